@@ -1,0 +1,30 @@
+//! What a person (or a script) can ask of a running search.
+
+use serde::{Deserialize, Serialize};
+
+use super::tree::NodeId;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "cmd")]
+pub enum Command {
+    /// Carry out `n` units of work (one batch of calls each), then pause.
+    Step { n: u32 },
+    /// Run until finished or paused.
+    Run,
+    /// Issue no new calls (calls in flight still land).
+    Pause,
+    /// Drop a subtree from the search and cancel its calls.
+    Prune { node: NodeId },
+    /// Undo a prune.
+    Unprune { node: NodeId },
+    /// Add a person's version of a thought as a sibling; it is evaluated and can be continued from.
+    Edit { node: NodeId, text: String },
+    /// BFS: abandon the current frontier for the next best states of the step before. DFS: pop to the parent.
+    Backtrack,
+    /// Generate more children of a node now.
+    Expand { node: NodeId },
+    /// Ask the evaluator again about a node (bypassing the cache).
+    Reevaluate { node: NodeId },
+    /// Continue the search from this node only.
+    Continue { node: NodeId },
+}

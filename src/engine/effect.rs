@@ -1,0 +1,17 @@
+//! What the engine asks its driver to do.
+
+use serde::{Deserialize, Serialize};
+
+use super::event::Event;
+use super::request::LlmRequest;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "type")]
+pub enum Effect {
+    /// Make a model call; answer with `Input::LlmReply { call, .. }`.
+    CallLlm { call: u64, request: LlmRequest },
+    /// These calls no longer matter (pruned, backtracked); their replies will be dropped.
+    Cancel { calls: Vec<u64> },
+    /// Something observers should see.
+    Emit { event: Event },
+}

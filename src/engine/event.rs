@@ -1,0 +1,80 @@
+//! What observers (the UI, the session file, the headless runner) see happen.
+
+use serde::{Deserialize, Serialize};
+
+use super::tree::{NodeId, NodeStatus};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "mode", content = "remaining")]
+pub enum RunMode {
+    Paused,
+    Step(u32),
+    Running,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "event")]
+pub enum Event {
+    NodeAdded {
+        id: NodeId,
+        parent: NodeId,
+        thought: String,
+    },
+    Scored {
+        id: NodeId,
+        value: f64,
+    },
+    Status {
+        id: NodeId,
+        status: NodeStatus,
+    },
+    /// Selection at the end of a BFS step: which candidates were kept.
+    Selected {
+        step: usize,
+        kept: Vec<NodeId>,
+        candidates: usize,
+    },
+    Backtracked {
+        from: Vec<NodeId>,
+        to: Vec<NodeId>,
+    },
+    Mode {
+        mode: RunMode,
+    },
+    CallFailed {
+        call: u64,
+        node: NodeId,
+        message: String,
+    },
+    ReplyDropped {
+        call: u64,
+        reason: String,
+    },
+    /// A line for the transcript: what the search did and why.
+    Log {
+        text: String,
+    },
+    /// A command that could not be carried out, and why.
+    Rejected {
+        reason: String,
+    },
+    Finished {
+        outcome: Outcome,
+    },
+}
+
+/// How a search ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Outcome {
+    /// Final states in rank order (best first).
+    pub finals: Vec<NodeId>,
+    /// The answer of the top-ranked final state.
+    pub answer: Option<String>,
+    /// The top-ranked answer is correct.
+    pub solved: bool,
+    /// Some final state's answer is correct.
+    pub solved_any: bool,
+    /// For io/cot/cot-sc: the share of samples whose answer is correct.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample_accuracy: Option<f64>,
+}

@@ -1,0 +1,26 @@
+//! Everything nondeterministic that enters the engine. A session file is the list
+//! of these, so feeding them again rebuilds every state.
+
+use serde::{Deserialize, Serialize};
+
+use super::command::Command;
+use super::request::{CallError, LlmResponse};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "type")]
+pub enum Input {
+    Command { command: Command },
+    LlmReply(LlmReply),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LlmReply {
+    pub call: u64,
+    pub result: Result<LlmResponse, CallError>,
+}
+
+impl Input {
+    pub fn command(command: Command) -> Self {
+        Input::Command { command }
+    }
+}

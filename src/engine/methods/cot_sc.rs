@@ -1,0 +1,89 @@
+//! Self-consistency over chains of thought: k CoT samples, majority vote on the
+//! final answer (ties go to the answer seen first).
+
+use std::collections::HashMap;
+
+use crate::engine::{Core, NodeId, Outcome, Purpose};
+
+use super::samples::SampleAnswers;
+use super::{Method, Progress};
+
+#[derive(Debug, Default)]
+pub struct CotSc {
+    samples: SampleAnswers,
+}
+
+impl CotSc {
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+impl Method for CotSc {
+    fn advance(&mut self, core: &mut Core) -> Progress {
+        self.samples.advance(core, Purpose::Cot)
+    }
+
+    fn settle(&mut self, core: &mut Core) {
+        self.samples.settle(core)
+    }
+
+    fn done(&self) -> bool {
+        self.samples.done
+    }
+
+    fn outcome(&mut self, core: &mut Core) -> Outcome {
+        let mut outcome = self.samples.finalize(core);
+        // Count normalised answers in order of first appearance.
+        let mut order: Vec<String> = Vec::new();
+        let mut counts: HashMap<String, (usize, NodeId)> = HashMap::new();
+        for &id in &outcome.finals {
+            let Some(answer) = core.tree.node(id).answer.clone() else { continue };
+            let key = core.task.answer_key(&answer);
+            let entry = counts.entry(key.clone()).or_insert_with(|| {
+                order.push(key.clone());
+                (0, id)
+            });
+            entry.0 += 1;
+        }
+        let mut best: Option<(&String, usize, NodeId)> = None;
+        for key in &order {
+            let (count, first) = counts[key];
+            if best.is_none_or(|(_, c, _)| count > c) {
+                best = Some((key, count, first));
+            }
+        }
+        match best {
+            Some((_, count, winner)) => {
+                let answer = core.tree.node(winner).answer.clone();
+                outcome.solved = answer.as_deref().is_some_and(|a| core.task.check(&core.x, a).is_ok());
+                // Rank the majority's representative first.
+                outcome.finals.retain(|&n| n != winner);
+                outcome.finals.insert(0, winner);
+                core.log(format!(
+                    "majority answer {:?} with {count} of {} votes",
+                    answer.as_deref().unwrap_or(""),
+                    self.samples.answers.len()
+                ));
+                outcome.answer = answer;
+            }
+            None => {
+                outcome.solved = false;
+                outcome.answer = None;
+            }
+        }
+        outcome
+    }
+
+    fn on_children(&mut self, _core: &mut Core, _parent: NodeId, children: &[NodeId], _by_hand: bool) {
+        self.samples.answers.extend_from_slice(children);
+    }
+
+    fn backtrack(&mut self, _core: &mut Core) -> Result<(), String> {
+        SampleAnswers::no_tree("cot-sc")
+    }
+
+    fn continue_from(&mut self, _core: &mut Core, _node: NodeId) -> Result<(), String> {
+        SampleAnswers::no_tree("cot-sc")
+    }
+}

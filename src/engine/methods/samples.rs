@@ -1,0 +1,51 @@
+//! Shared machinery of the sampling baselines (io, cot, cot-sc): one call for k
+//! whole answers from the root, each becoming a final child.
+
+use crate::engine::{CallKind, Core, LlmRequest, NodeId, Purpose};
+
+use super::Progress;
+
+#[derive(Debug, Default)]
+pub struct SampleAnswers {
+    pub asked: bool,
+    pub answers: Vec<NodeId>,
+    pub done: bool,
+}
+
+impl SampleAnswers {
+    pub fn advance(&mut self, core: &mut Core, purpose: Purpose) -> Progress {
+        if self.asked {
+            return Progress::Stuck("all samples are in".into());
+        }
+        let prompt = match purpose {
+            Purpose::Io => core.task.io_prompt(&core.x),
+            _ => core.task.cot_prompt(&core.x),
+        };
+        let request = LlmRequest::from_prompt(prompt, core.params.samples.max(1), core.params.temperature);
+        let root = core.tree.root();
+        core.issue(root, CallKind::Answer, request, false);
+        self.asked = true;
+        Progress::Issued(1)
+    }
+
+    pub fn settle(&mut self, core: &Core) {
+        if self.asked && !core.has_pending() {
+            self.done = true;
+        }
+    }
+
+    /// Finalize the usable answers; returns (outcome over them, share correct).
+    pub fn finalize(&self, core: &mut Core) -> crate::engine::Outcome {
+        let finals: Vec<NodeId> = self.answers.iter().copied().filter(|&n| core.usable(n)).collect();
+        let mut outcome = core.finalize(finals);
+        let total = outcome.finals.len();
+        let correct =
+            outcome.finals.iter().filter(|&&n| core.tree.node(n).status == crate::engine::NodeStatus::Solution).count();
+        outcome.sample_accuracy = Some(if total == 0 { 0.0 } else { correct as f64 / total as f64 });
+        outcome
+    }
+
+    pub fn no_tree(what: &str) -> Result<(), String> {
+        Err(format!("{what} samples whole answers; there is no tree to backtrack or continue in"))
+    }
+}

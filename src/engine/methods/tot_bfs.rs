@@ -1,0 +1,255 @@
+//! Tree-of-Thoughts BFS (the paper's Algorithm 1). For each of T steps: generate
+//! candidates from every kept state (propose, or sample k), evaluate them (value
+//! with n samples, or vote), keep the best b (greedy: stable sort by value,
+//! descending; or sampled in proportion to value). After T steps the kept states,
+//! in rank order, are the output.
+
+use std::collections::BTreeSet;
+
+use crate::engine::event::Event;
+use crate::engine::{Core, NodeId, NodeStatus, Outcome, Selection};
+
+use super::{rank_by_value, Method, Progress};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Generate,
+    Generating,
+    Evaluate,
+    Evaluating,
+    Done,
+}
+
+#[derive(Debug)]
+pub struct TotBfs {
+    /// Selections made so far; the frontier is expanded at step `step`.
+    step: usize,
+    frontier: Vec<NodeId>,
+    /// Candidates of the current step.
+    pool: Vec<NodeId>,
+    phase: Phase,
+    /// Each finished step's candidates, ranked, for backtracking.
+    history: Vec<Vec<NodeId>>,
+    /// Every node that was ever in a frontier.
+    explored: BTreeSet<NodeId>,
+    finals: Vec<NodeId>,
+}
+
+impl TotBfs {
+    pub fn new() -> Self {
+        TotBfs {
+            step: 0,
+            frontier: vec![NodeId(0)],
+            pool: Vec::new(),
+            phase: Phase::Generate,
+            history: Vec::new(),
+            explored: BTreeSet::from([NodeId(0)]),
+            finals: Vec::new(),
+        }
+    }
+
+    pub fn step(&self) -> usize {
+        self.step
+    }
+
+    pub fn frontier(&self) -> &[NodeId] {
+        &self.frontier
+    }
+
+    fn select(&mut self, core: &mut Core) {
+        let candidates: Vec<NodeId> =
+            self.pool.iter().copied().filter(|&n| core.usable(n) && core.tree.node(n).score.is_some()).collect();
+        let ranked = rank_by_value(core, &candidates);
+        let b = core.params.breadth.max(1);
+        let kept: Vec<NodeId> = match core.params.select {
+            Selection::Greedy => ranked.iter().copied().take(b).collect(),
+            Selection::Sample => sample_by_value(core, &candidates, b),
+        };
+        for &id in &ranked {
+            if kept.contains(&id) {
+                core.set_status(id, NodeStatus::Frontier);
+            } else {
+                core.set_status(id, NodeStatus::Dropped(format!("below the beam of {b} at step {}", self.step + 1)));
+            }
+        }
+        core.emit(Event::Selected { step: self.step, kept: kept.clone(), candidates: self.pool.len() });
+        core.log(format!(
+            "step {}: kept {} of {} candidates ({} evaluated)",
+            self.step + 1,
+            kept.len(),
+            self.pool.len(),
+            candidates.len()
+        ));
+        self.explored.extend(kept.iter().copied());
+        self.history.truncate(self.step);
+        self.history.push(ranked);
+        self.frontier = kept;
+        self.pool.clear();
+        self.step += 1;
+        self.phase = Phase::Generate;
+    }
+}
+
+impl Default for TotBfs {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Choose `b` distinct candidates, each draw in proportion to value (without
+/// replacement, so no state is expanded twice).
+fn sample_by_value(core: &mut Core, candidates: &[NodeId], b: usize) -> Vec<NodeId> {
+    let mut left: Vec<NodeId> = candidates.to_vec();
+    let mut kept = Vec::new();
+    while kept.len() < b && !left.is_empty() {
+        let weights: Vec<f64> = left.iter().map(|&n| core.tree.value(n).unwrap_or(0.0).max(0.0)).collect();
+        let total: f64 = weights.iter().sum();
+        let i = if total <= 0.0 {
+            core.rng.below(left.len())
+        } else {
+            let mut r = core.rng.next_f64() * total;
+            let mut pick = left.len() - 1;
+            for (i, w) in weights.iter().enumerate() {
+                if r < *w {
+                    pick = i;
+                    break;
+                }
+                r -= w;
+            }
+            pick
+        };
+        kept.push(left.remove(i));
+    }
+    kept
+}
+
+impl Method for TotBfs {
+    fn advance(&mut self, core: &mut Core) -> Progress {
+        match self.phase {
+            Phase::Generate => {
+                if self.step >= core.steps() {
+                    self.finals = self.frontier.iter().copied().filter(|&n| core.usable(n)).collect();
+                    self.phase = Phase::Done;
+                    return Progress::Moved;
+                }
+                let targets: Vec<NodeId> = self.frontier.iter().copied().filter(|&n| core.usable(n)).collect();
+                if targets.is_empty() {
+                    core.log(format!("step {}: no states left to expand; the search ends unsolved", self.step + 1));
+                    self.finals.clear();
+                    self.phase = Phase::Done;
+                    return Progress::Moved;
+                }
+                for &n in &targets {
+                    core.generate(n, false);
+                }
+                core.log(format!("step {}: expanding {} states", self.step + 1, targets.len()));
+                self.pool.clear();
+                self.phase = Phase::Generating;
+                Progress::Issued(targets.len())
+            }
+            Phase::Evaluate => {
+                let pool = self.pool.clone();
+                let issued = core.evaluate(&pool, false);
+                self.phase = Phase::Evaluating;
+                if issued == 0 {
+                    Progress::Moved
+                } else {
+                    Progress::Issued(issued)
+                }
+            }
+            Phase::Generating | Phase::Evaluating => Progress::Stuck("waiting for replies".into()),
+            Phase::Done => Progress::Stuck("the search is finished".into()),
+        }
+    }
+
+    fn settle(&mut self, core: &mut Core) {
+        match self.phase {
+            Phase::Generating => self.phase = Phase::Evaluate,
+            Phase::Evaluating => self.select(core),
+            _ => {}
+        }
+    }
+
+    fn done(&self) -> bool {
+        self.phase == Phase::Done
+    }
+
+    fn outcome(&mut self, core: &mut Core) -> Outcome {
+        core.finalize(self.finals.clone())
+    }
+
+    fn on_children(&mut self, core: &mut Core, parent: NodeId, children: &[NodeId], by_hand: bool) {
+        let in_step = matches!(self.phase, Phase::Generating | Phase::Evaluate | Phase::Evaluating)
+            && core.tree.node(parent).depth == self.step;
+        if !by_hand || in_step {
+            self.pool.extend_from_slice(children);
+        }
+    }
+
+    fn on_edit(&mut self, core: &mut Core, original: NodeId, new: NodeId) {
+        if !core.usable(new) {
+            return;
+        }
+        if self.pool.contains(&original) {
+            self.pool.push(new);
+        } else if self.frontier.contains(&original) {
+            self.frontier.push(new);
+            self.explored.insert(new);
+            core.set_status(new, NodeStatus::Frontier);
+            if self.phase == Phase::Generating {
+                core.generate(new, false);
+            }
+        }
+    }
+
+    fn backtrack(&mut self, core: &mut Core) -> Result<(), String> {
+        let Some(previous) = self.step.checked_sub(1).and_then(|s| self.history.get(s)) else {
+            return Err("nothing to backtrack to: no step has been selected yet".into());
+        };
+        let b = core.params.breadth.max(1);
+        let alternatives: Vec<NodeId> =
+            previous.iter().copied().filter(|n| !self.explored.contains(n) && core.usable(*n)).take(b).collect();
+        if alternatives.is_empty() {
+            return Err(format!("step {}: every candidate has been explored already", self.step));
+        }
+        core.cancel_scheduled();
+        let from = std::mem::take(&mut self.frontier);
+        for &n in from.iter().chain(self.pool.iter()) {
+            if core.usable(n) {
+                core.set_status(n, NodeStatus::Dropped("backtracked by hand".into()));
+            }
+        }
+        self.pool.clear();
+        for &n in &alternatives {
+            core.set_status(n, NodeStatus::Frontier);
+        }
+        self.explored.extend(alternatives.iter().copied());
+        core.emit(Event::Backtracked { from, to: alternatives.clone() });
+        core.log(format!(
+            "backtracked at step {}: {} unexplored states of the step before",
+            self.step + 1,
+            alternatives.len()
+        ));
+        self.frontier = alternatives;
+        self.phase = Phase::Generate;
+        Ok(())
+    }
+
+    fn continue_from(&mut self, core: &mut Core, node: NodeId) -> Result<(), String> {
+        core.cancel_scheduled();
+        for &n in self.frontier.iter().chain(self.pool.iter()) {
+            if n != node && matches!(core.tree.node(n).status, NodeStatus::Frontier | NodeStatus::Candidate) {
+                core.set_status(n, NodeStatus::Dropped(format!("the search continued from {node}")));
+            }
+        }
+        self.pool.clear();
+        self.step = core.tree.node(node).depth;
+        self.history.truncate(self.step);
+        self.frontier = vec![node];
+        self.explored.insert(node);
+        core.set_status(node, NodeStatus::Frontier);
+        self.finals.clear();
+        self.phase = Phase::Generate;
+        Ok(())
+    }
+}

@@ -1,0 +1,53 @@
+//! The interface a task gives the engine: it renders prompts, parses replies, says
+//! when a state is final and checks answers. Tasks are pure logic (no I/O).
+
+use super::request::Prompt;
+
+/// One candidate next state, as parsed from a model reply or a person's edit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Proposal {
+    /// The new thought (one step).
+    pub thought: String,
+    /// The whole partial output after this step.
+    pub path: String,
+    /// Why the task rejects this step, if it does (kept as a rejected candidate).
+    pub problem: Option<String>,
+}
+
+pub trait Task: Send + Sync {
+    fn name(&self) -> &str;
+    /// Number of thought steps for tree search (T in the paper).
+    fn default_steps(&self) -> usize;
+    fn io_prompt(&self, x: &str) -> Prompt;
+    fn cot_prompt(&self, x: &str) -> Prompt;
+    /// Prompt to propose several next steps from partial output `y`.
+    fn propose_prompt(&self, x: &str, y: &str) -> Prompt;
+    /// Prompt to sample one next step from `y`.
+    fn sample_prompt(&self, x: &str, y: &str) -> Prompt;
+    /// Split a propose reply into candidates. Never fails: bad lines become candidates with a problem.
+    fn parse_proposals(&self, x: &str, y: &str, reply: &str) -> Vec<Proposal>;
+    /// Read a sampled continuation as one candidate.
+    fn parse_sample(&self, x: &str, y: &str, reply: &str) -> Proposal;
+    /// A person's text as the next step after `y`.
+    fn parse_edit(&self, x: &str, y: &str, text: &str) -> Proposal;
+    /// Prompt asking how promising state `y` is.
+    fn value_prompt(&self, x: &str, y: &str) -> Prompt;
+    /// A value the task fixes without asking, with the reason (e.g. a last step that
+    /// gives no answer is worth 0). Skipped in lenient (reference) mode.
+    fn fixed_value(&self, _x: &str, _y: &str) -> Option<(f64, String)> {
+        None
+    }
+    /// Value from the evaluator's samples, and the class read from each.
+    fn parse_value(&self, x: &str, y: &str, samples: &[String]) -> (f64, Vec<String>);
+    fn vote_prompt(&self, x: &str, ys: &[String]) -> Prompt;
+    /// Which of `n_choices` states a vote sample chose (0-based), if it is readable.
+    fn parse_vote(&self, reply: &str, n_choices: usize) -> Option<usize>;
+    /// The answer a final path or a whole io/cot reply states, if any.
+    fn extract_answer(&self, x: &str, y: &str) -> Option<String>;
+    /// Exact check of an answer.
+    fn check(&self, x: &str, answer: &str) -> Result<(), String>;
+    /// Normal form of an answer for majority voting.
+    fn answer_key(&self, answer: &str) -> String {
+        answer.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+}

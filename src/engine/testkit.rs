@@ -1,0 +1,100 @@
+//! Helpers for synchronous engine tests: scripted replies, no runtime, no sleeps.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use super::*;
+use crate::llm::sim::{SimConfig, SimProvider};
+use crate::tasks::game24::Game24;
+
+pub fn params(method: MethodKind) -> Params {
+    Params { method, ..Params::default() }
+}
+
+pub fn engine(x: &str, params: Params) -> Engine {
+    Engine::new(Arc::new(Game24::builtin()), x, params)
+}
+
+pub fn reply(call: u64, texts: &[&str]) -> Input {
+    Input::LlmReply(LlmReply {
+        call,
+        result: Ok(LlmResponse {
+            completions: texts.iter().map(|t| Completion { text: t.to_string(), finish_reason: None }).collect(),
+            usage: Usage::default(),
+            latency_ms: 0,
+            model: "test".into(),
+            simulated: false,
+            cached: false,
+        }),
+    })
+}
+
+pub fn failure(call: u64, message: &str) -> Input {
+    Input::LlmReply(LlmReply { call, result: Err(CallError { kind: "test".into(), message: message.into() }) })
+}
+
+pub fn calls(effects: &[Effect]) -> Vec<(u64, LlmRequest)> {
+    effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::CallLlm { call, request } => Some((*call, request.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+pub fn events(effects: &[Effect]) -> Vec<Event> {
+    effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Emit { event } => Some(event.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+pub fn cancelled(effects: &[Effect]) -> Vec<u64> {
+    effects
+        .iter()
+        .flat_map(|e| match e {
+            Effect::Cancel { calls } => calls.clone(),
+            _ => vec![],
+        })
+        .collect()
+}
+
+/// Feed `first`, then answer every call in request order with `answer` until the
+/// engine issues no more; returns every event.
+pub fn run_sync(engine: &mut Engine, first: Input, mut answer: impl FnMut(&LlmRequest) -> Vec<String>) -> Vec<Event> {
+    let mut queue: VecDeque<(u64, LlmRequest)> = VecDeque::new();
+    let mut all = Vec::new();
+    let mut input = first;
+    loop {
+        let effects = engine.handle(input);
+        all.extend(events(&effects));
+        let gone = cancelled(&effects);
+        queue.retain(|(c, _)| !gone.contains(c));
+        queue.extend(calls(&effects));
+        let Some((call, request)) = queue.pop_front() else { return all };
+        let texts = answer(&request);
+        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+        input = reply(call, &texts);
+    }
+}
+
+/// A responder backed by the simulated model.
+pub fn sim(noise: f64, seed: u64) -> impl FnMut(&LlmRequest) -> Vec<String> {
+    let provider = SimProvider::new(SimConfig { seed, noise, ..SimConfig::default() });
+    move |request| match provider.answer(request) {
+        Ok(r) => r.completions.into_iter().map(|c| c.text).collect(),
+        Err(e) => vec![format!("error: {e}")],
+    }
+}
+
+pub fn run_cmd() -> Input {
+    Input::command(Command::Run)
+}
+
+pub fn cmd(command: Command) -> Input {
+    Input::command(command)
+}

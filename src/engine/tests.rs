@@ -1,0 +1,346 @@
+//! Synchronous engine tests: inputs in, effects and tree shape out.
+
+use super::testkit::*;
+use super::*;
+
+const X: &str = "4 5 6 10";
+const PROPOSALS: &str = "4 + 5 = 9 (left: 6 9 10)\n10 - 4 = 6 (left: 5 6 6)\n4 * 5 = 21 (left: 6 10 21)\n10 - 6 = 4 (left: 4 4 5)\n10 - 4 = 6 (left: 5 6 6)";
+
+fn bfs(breadth: usize) -> Engine {
+    engine(X, Params { breadth, n_evaluate: 1, ..params(MethodKind::TotBfs) })
+}
+
+/// Step through the first BFS step: proposals, then values (likely, sure, likely).
+fn first_step(e: &mut Engine) -> Vec<Effect> {
+    let fx = e.handle(cmd(Command::Step { n: 1 }));
+    let c = calls(&fx);
+    assert_eq!(c.len(), 1, "one propose call from the root");
+    assert_eq!(c[0].1.purpose, Purpose::Propose);
+    let fx = e.handle(reply(c[0].0, &[PROPOSALS]));
+    assert!(calls(&fx).is_empty(), "stepping stops after the proposals");
+    assert_eq!(e.mode(), RunMode::Paused);
+    let fx = e.handle(cmd(Command::Step { n: 1 }));
+    let c = calls(&fx);
+    let mut out = fx.clone();
+    for ((call, _), class) in c.iter().zip(["likely", "sure", "likely"]) {
+        out.extend(e.handle(reply(*call, &[class])));
+    }
+    out
+}
+
+#[test]
+fn bfs_step_proposes_then_evaluates_then_selects_stably() {
+    let mut e = bfs(2);
+    let fx = first_step(&mut e);
+    let t = e.tree();
+    assert_eq!(t.len(), 6);
+    // 4 * 5 = 21 is rejected with the reason, and never evaluated.
+    match &t.node(NodeId(3)).status {
+        NodeStatus::Invalid(r) => assert!(r.contains("20"), "{r}"),
+        s => panic!("expected invalid, got {s:?}"),
+    }
+    assert!(t.node(NodeId(3)).score.is_none());
+    // The repeated candidate is worth 0, as in the reference.
+    assert_eq!(t.value(NodeId(5)), Some(0.0));
+    assert_eq!(t.node(NodeId(5)).score.as_ref().unwrap().note.as_deref(), Some("duplicate candidate in this step"));
+    // sure (20) first, then the two likely (1) in their original order; b = 2.
+    let selected: Vec<Event> = events(&fx).into_iter().filter(|e| matches!(e, Event::Selected { .. })).collect();
+    assert_eq!(selected, vec![Event::Selected { step: 0, kept: vec![NodeId(2), NodeId(1)], candidates: 5 }]);
+    assert_eq!(t.node(NodeId(2)).status, NodeStatus::Frontier);
+    assert!(matches!(t.node(NodeId(4)).status, NodeStatus::Dropped(_)));
+    assert_eq!(e.mode(), RunMode::Paused);
+}
+
+#[test]
+fn run_and_pause() {
+    let mut e = bfs(2);
+    let fx = e.handle(run_cmd());
+    let c = calls(&fx);
+    e.handle(cmd(Command::Pause));
+    let fx = e.handle(reply(c[0].0, &[PROPOSALS]));
+    assert!(calls(&fx).is_empty(), "paused: no new calls after replies land");
+    let fx = e.handle(run_cmd());
+    assert_eq!(calls(&fx).len(), 3, "running again evaluates the three usable candidates");
+}
+
+#[test]
+fn backtrack_returns_to_unexplored_states_of_the_step_before() {
+    let mut e = bfs(2);
+    first_step(&mut e);
+    let fx = e.handle(cmd(Command::Backtrack));
+    assert!(
+        events(&fx).contains(&Event::Backtracked { from: vec![NodeId(2), NodeId(1)], to: vec![NodeId(4), NodeId(5)] })
+    );
+    assert!(matches!(e.tree().node(NodeId(2)).status, NodeStatus::Dropped(_)));
+    assert_eq!(e.tree().node(NodeId(4)).status, NodeStatus::Frontier);
+    let fx = e.handle(cmd(Command::Step { n: 1 }));
+    let nodes: Vec<NodeId> = calls(&fx).iter().map(|(c, _)| e.core.calls[c].node).collect();
+    assert_eq!(nodes, vec![NodeId(4), NodeId(5)]);
+    // Nothing unexplored is left at that step now.
+    let fx = e.handle(cmd(Command::Backtrack));
+    assert!(events(&fx).iter().any(|e| matches!(e, Event::Rejected { .. })));
+}
+
+#[test]
+fn prune_cancels_calls_and_drops_late_replies() {
+    let mut e = bfs(2);
+    first_step(&mut e);
+    let fx = e.handle(cmd(Command::Step { n: 1 }));
+    let c = calls(&fx);
+    assert_eq!(c.len(), 2);
+    let (call_for_1, _) = c.iter().find(|(call, _)| e.core.calls[call].node == NodeId(1)).cloned().unwrap();
+    let fx = e.handle(cmd(Command::Prune { node: NodeId(1) }));
+    assert_eq!(cancelled(&fx), vec![call_for_1]);
+    assert_eq!(e.tree().node(NodeId(1)).status, NodeStatus::Pruned);
+    let fx = e.handle(reply(call_for_1, &["9 + 6 = 15 (left: 10 15)"]));
+    assert!(matches!(events(&fx)[..], [Event::ReplyDropped { .. }]));
+    assert!(e.tree().node(NodeId(1)).children.is_empty());
+    // Un-prune restores the old status.
+    e.handle(cmd(Command::Unprune { node: NodeId(1) }));
+    assert_eq!(e.tree().node(NodeId(1)).status, NodeStatus::Expanded);
+    // The root cannot be pruned.
+    let fx = e.handle(cmd(Command::Prune { node: NodeId(0) }));
+    assert!(events(&fx).iter().any(|e| matches!(e, Event::Rejected { .. })));
+}
+
+#[test]
+fn generation_guards_against_late_replies_after_prune_and_unprune() {
+    let mut e = bfs(2);
+    first_step(&mut e);
+    let fx = e.handle(cmd(Command::Step { n: 1 }));
+    let call = calls(&fx).iter().find(|(c, _)| e.core.calls[c].node == NodeId(2)).unwrap().0;
+    e.handle(cmd(Command::Prune { node: NodeId(2) }));
+    e.handle(cmd(Command::Unprune { node: NodeId(2) }));
+    // The call was cancelled and the generation moved on: its reply must not land.
+    let fx = e.handle(reply(call, &["9 + 6 = 15 (left: 10 15)"]));
+    assert!(events(&fx).iter().any(|e| matches!(e, Event::ReplyDropped { .. })));
+    assert!(e.tree().node(NodeId(2)).children.is_empty());
+}
+
+#[test]
+fn edit_adds_a_human_sibling_that_is_evaluated_and_selectable() {
+    let mut e = bfs(2);
+    let fx = e.handle(cmd(Command::Step { n: 1 }));
+    e.handle(reply(calls(&fx)[0].0, &[PROPOSALS]));
+    let fx = e.handle(cmd(Command::Edit { node: NodeId(3), text: "4 * 5 = 20 (left: 6 10 20)".into() }));
+    let new = NodeId(6);
+    let n = e.tree().node(new);
+    assert_eq!(n.origin, Origin::Human { edited_from: Some(NodeId(3)) });
+    assert_eq!(n.parent, Some(NodeId(0)));
+    assert_eq!(n.status, NodeStatus::Candidate);
+    assert!(matches!(e.tree().node(NodeId(3)).status, NodeStatus::Invalid(_)), "the original stays");
+    let c = calls(&fx);
+    assert_eq!(c.len(), 1, "the edit is evaluated at once");
+    assert_eq!(e.core.calls[&c[0].0].node, new);
+    e.handle(reply(c[0].0, &["sure"]));
+    // Evaluate the rest; the edit is not asked about twice.
+    let fx = e.handle(cmd(Command::Step { n: 1 }));
+    let c = calls(&fx);
+    assert_eq!(c.len(), 3);
+    let mut all = Vec::new();
+    for ((call, _), class) in c.iter().zip(["likely", "likely", "likely"]) {
+        all.extend(events(&e.handle(reply(*call, &[class]))));
+    }
+    assert!(all.contains(&Event::Selected { step: 0, kept: vec![new, NodeId(1)], candidates: 6 }));
+    // A bad edit is kept, marked invalid with the reason.
+    let fx = e.handle(cmd(Command::Edit { node: NodeId(1), text: "4 + 5 = 10 (left: 6 10 10)".into() }));
+    assert!(calls(&fx).is_empty());
+    assert!(matches!(e.tree().node(NodeId(7)).status, NodeStatus::Invalid(_)), "{:?}", e.tree().node(NodeId(7)));
+    let fx = e.handle(cmd(Command::Edit { node: NodeId(0), text: "x".into() }));
+    assert!(events(&fx).iter().any(|e| matches!(e, Event::Rejected { .. })));
+}
+
+#[test]
+fn expand_and_reevaluate_by_hand() {
+    let mut e = bfs(2);
+    first_step(&mut e);
+    let fx = e.handle(cmd(Command::Expand { node: NodeId(4) }));
+    let c = calls(&fx);
+    assert_eq!(c.len(), 1);
+    assert_eq!(c[0].1.purpose, Purpose::Propose);
+    let fx = e.handle(reply(c[0].0, &["4 * 4 = 16 (left: 5 16)\n5 + 4 = 9 (left: 4 9)"]));
+    let c = calls(&fx);
+    assert_eq!(c.len(), 2, "children made by hand are evaluated at once");
+    assert!(c.iter().all(|(_, r)| r.purpose == Purpose::Value));
+    let fx = e.handle(cmd(Command::Reevaluate { node: NodeId(2) }));
+    let c = calls(&fx);
+    assert_eq!(c.len(), 1);
+    assert!(c[0].1.nonce > 0, "a fresh answer, not the cached one");
+    e.handle(reply(c[0].0, &["impossible"]));
+    assert_eq!(e.tree().value(NodeId(2)), Some(0.001));
+}
+
+#[test]
+fn continue_from_a_node_makes_it_the_frontier() {
+    let mut e = bfs(2);
+    first_step(&mut e);
+    e.handle(cmd(Command::Continue { node: NodeId(4) }));
+    let fx = e.handle(cmd(Command::Step { n: 1 }));
+    let nodes: Vec<NodeId> = calls(&fx).iter().map(|(c, _)| e.core.calls[c].node).collect();
+    assert_eq!(nodes, vec![NodeId(4)]);
+    assert!(matches!(e.tree().node(NodeId(2)).status, NodeStatus::Dropped(_)));
+    let fx = e.handle(cmd(Command::Continue { node: NodeId(3) }));
+    assert!(
+        events(&fx).iter().any(|e| matches!(e, Event::Rejected { .. })),
+        "an invalid node cannot be continued from"
+    );
+}
+
+#[test]
+fn failed_and_unknown_calls_are_reported_not_fatal() {
+    let mut e = bfs(2);
+    let fx = e.handle(run_cmd());
+    let call = calls(&fx)[0].0;
+    let fx = e.handle(failure(call, "server said no"));
+    let ev = events(&fx);
+    assert!(ev.iter().any(|e| matches!(e, Event::CallFailed { message, .. } if message.contains("server said no"))));
+    assert!(e.is_finished());
+    assert!(!e.outcome().unwrap().solved);
+    let fx = e.handle(reply(99, &["x"]));
+    assert!(matches!(events(&fx)[..], [Event::ReplyDropped { .. }]));
+}
+
+#[test]
+fn bfs_with_a_perfect_sim_solves() {
+    for x in ["4 9 10 13", "1 1 4 6", "4 5 6 10", "2 9 10 12"] {
+        let mut e = engine(x, params(MethodKind::TotBfs));
+        let events = run_sync(&mut e, run_cmd(), sim(0.0, 7));
+        let o = e.outcome().unwrap_or_else(|| panic!("{x}: did not finish"));
+        assert!(o.solved, "{x}: {o:?}");
+        let selections = events.iter().filter(|e| matches!(e, Event::Selected { .. })).count();
+        assert_eq!(selections, 4, "T = 4 steps");
+        assert!(matches!(events.last(), Some(Event::Mode { .. }) | Some(Event::Finished { .. })));
+        let answer = o.answer.clone().unwrap();
+        assert!(e.core.task.check(x, &answer).is_ok(), "{answer}");
+    }
+}
+
+#[test]
+fn bfs_sample_generator_vote_evaluator_and_sampled_selection_run() {
+    let p = Params {
+        generator: Generator::Sample,
+        n_generate: 3,
+        evaluator: Evaluator::Vote,
+        n_evaluate: 5,
+        select: Selection::Sample,
+        ..params(MethodKind::TotBfs)
+    };
+    let mut e = engine("4 9 10 13", p);
+    let events = run_sync(&mut e, run_cmd(), sim(0.0, 1));
+    assert!(e.is_finished());
+    let kept: Vec<&Event> = events.iter().filter(|e| matches!(e, Event::Selected { .. })).collect();
+    assert_eq!(kept.len(), 4);
+    // Votes are scores: every evaluated candidate got a count.
+    assert!(e
+        .tree()
+        .nodes()
+        .filter(|n| n.depth == 1)
+        .all(|n| n.score.is_some() || matches!(n.status, NodeStatus::Invalid(_))));
+}
+
+#[test]
+fn dfs_backtracks_when_no_child_passes_the_threshold() {
+    let mut e = engine(X, Params { n_evaluate: 1, threshold: 3.0, ..params(MethodKind::TotDfs) });
+    let fx = e.handle(run_cmd());
+    let c = calls(&fx);
+    let fx = e.handle(reply(c[0].0, &["4 + 5 = 9 (left: 6 9 10)\n10 - 4 = 6 (left: 5 6 6)"]));
+    let c = calls(&fx);
+    assert_eq!(c.len(), 2);
+    e.handle(reply(c[0].0, &["sure"]));
+    let fx = e.handle(reply(c[1].0, &["sure"]));
+    let c = calls(&fx);
+    assert_eq!(e.core.calls[&c[0].0].node, NodeId(1), "the first of equal children is tried first");
+    let fx = e.handle(reply(c[0].0, &["6 + 9 = 15 (left: 10 15)"]));
+    let c = calls(&fx);
+    let fx = e.handle(reply(c[0].0, &["impossible"]));
+    let ev = events(&fx);
+    assert!(ev.contains(&Event::Backtracked { from: vec![NodeId(1)], to: vec![NodeId(0)] }), "{ev:?}");
+    assert!(matches!(e.tree().node(NodeId(3)).status, NodeStatus::Dropped(_)));
+    let c = calls(&fx);
+    assert_eq!(e.core.calls[&c[0].0].node, NodeId(2), "then the next sibling");
+    // A backtrack by hand pops to the parent.
+    let fx = e.handle(cmd(Command::Backtrack));
+    assert!(events(&fx).contains(&Event::Backtracked { from: vec![NodeId(2)], to: vec![NodeId(0)] }));
+    assert_eq!(cancelled(&fx), vec![c[0].0]);
+}
+
+#[test]
+fn dfs_with_a_perfect_sim_solves_and_respects_the_state_cap() {
+    let mut e = engine("4 9 10 13", params(MethodKind::TotDfs));
+    run_sync(&mut e, run_cmd(), sim(0.0, 3));
+    assert!(e.outcome().unwrap().solved);
+    let mut e = engine("4 9 10 13", Params { max_states: 2, ..params(MethodKind::TotDfs) });
+    let events = run_sync(&mut e, run_cmd(), sim(1.0, 3));
+    let proposes = e.core.calls.values().filter(|c| c.request.purpose == Purpose::Propose).count();
+    assert!(proposes <= 2, "{proposes} expansions");
+    assert!(events.iter().any(|e| matches!(e, Event::Finished { .. })));
+}
+
+#[test]
+fn io_scores_each_sample_and_best_of_k() {
+    let mut e = engine("4 9 10 13", Params { samples: 3, ..params(MethodKind::Io) });
+    let fx = e.handle(run_cmd());
+    let c = calls(&fx);
+    assert_eq!(c.len(), 1);
+    assert_eq!(c[0].1.n, 3);
+    assert_eq!(c[0].1.purpose, Purpose::Io);
+    e.handle(reply(c[0].0, &["4 + 9 + 10 + 13 = 24", "(10 - 4) * (13 - 9) = 24", "Answer: 13 + 10 - 9 + 4 = 18"]));
+    let o = e.outcome().unwrap();
+    assert!(!o.solved, "the first sample is wrong");
+    assert!(o.solved_any);
+    assert!((o.sample_accuracy.unwrap() - 1.0 / 3.0).abs() < 1e-9);
+    assert_eq!(e.tree().node(NodeId(2)).status, NodeStatus::Solution);
+    let fx = e.handle(cmd(Command::Backtrack));
+    assert!(events(&fx).iter().any(|e| matches!(e, Event::Rejected { .. })));
+}
+
+#[test]
+fn cot_reads_the_answer_line() {
+    let mut e = engine("4 9 10 13", Params { samples: 2, ..params(MethodKind::Cot) });
+    let fx = e.handle(run_cmd());
+    let chain =
+        "13 - 9 = 4 (left: 4 4 10)\n10 - 4 = 6 (left: 4 6)\n4 * 6 = 24 (left: 24)\nAnswer: (13 - 9) * (10 - 4) = 24";
+    e.handle(reply(calls(&fx)[0].0, &[chain, "10 + 13 = 23 (left: 4 9 23)\nAnswer: 23 + 9 - 4 = 24"]));
+    let o = e.outcome().unwrap();
+    assert!(o.solved);
+    assert_eq!(o.answer.as_deref(), Some("(13 - 9) * (10 - 4) = 24"));
+    assert_eq!(o.sample_accuracy, Some(0.5));
+}
+
+#[test]
+fn cot_sc_takes_the_majority_answer() {
+    let mut e = engine("4 9 10 13", Params { samples: 5, ..params(MethodKind::CotSc) });
+    let fx = e.handle(run_cmd());
+    let right = "Answer: (10 - 4) * (13 - 9) = 24";
+    let wrong = "Answer: 4 * 9 - 13 + 10 = 24";
+    e.handle(reply(calls(&fx)[0].0, &[right, wrong, wrong, "no idea", "Answer: 4*9 - 13+10 = 24"]));
+    let o = e.outcome().unwrap();
+    assert!(!o.solved, "three samples agree on a wrong answer");
+    assert!(o.solved_any);
+    assert_eq!(o.answer.as_deref(), Some("4 * 9 - 13 + 10 = 24"));
+    let mut e = engine("4 9 10 13", Params { samples: 3, ..params(MethodKind::CotSc) });
+    let fx = e.handle(run_cmd());
+    e.handle(reply(calls(&fx)[0].0, &[wrong, right, right]));
+    assert!(e.outcome().unwrap().solved);
+}
+
+#[test]
+fn lenient_mode_keeps_malformed_proposals_like_the_reference() {
+    let mut e = engine(X, Params { lenient: true, breadth: 5, n_evaluate: 1, ..params(MethodKind::TotBfs) });
+    let fx = e.handle(run_cmd());
+    let fx = e.handle(reply(calls(&fx)[0].0, &[PROPOSALS]));
+    // All five are candidates: the bad arithmetic is noted but kept; the duplicate gets 0 without a call.
+    assert_eq!(calls(&fx).len(), 4);
+    let n3 = e.tree().node(NodeId(3));
+    assert_eq!(n3.status, NodeStatus::Candidate);
+    assert!(n3.issues[0].contains("20"));
+}
+
+#[test]
+fn same_inputs_give_the_same_effects() {
+    let run = || {
+        let mut e = engine("4 9 10 13", params(MethodKind::TotBfs));
+        run_sync(&mut e, run_cmd(), sim(1.0, 11))
+    };
+    assert_eq!(run(), run());
+}

@@ -1,0 +1,292 @@
+//! The arena search tree: every thought the search (or a person) produced, with its
+//! scores, status and origin. Nodes are never removed, only marked, so a session
+//! replays to the same ids and a pruned branch stays visible.
+
+use serde::{Deserialize, Serialize};
+
+/// Index of a node in the arena. The root is always `NodeId(0)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct NodeId(pub usize);
+
+impl std::fmt::Display for NodeId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "#{}", self.0)
+    }
+}
+
+/// Where a node's thought came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    /// The puzzle input itself.
+    Root,
+    /// Proposed or sampled by the model.
+    Model,
+    /// Written or edited by a person (the id of the node that was edited, if any).
+    Human { edited_from: Option<NodeId> },
+}
+
+/// What the search has done with a node.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "status", content = "reason")]
+pub enum NodeStatus {
+    /// Generated, waiting for (or without) evaluation.
+    Candidate,
+    /// Kept by selection; waiting to be expanded.
+    Frontier,
+    /// Children were generated from it.
+    Expanded,
+    /// Cut by the beam, a threshold or a backtrack.
+    Dropped(String),
+    /// Pruned by a person.
+    Pruned,
+    /// The task rejected the thought (malformed, wrong arithmetic, ...).
+    Invalid(String),
+    /// A final state the method outputs (answer not yet known to be right).
+    Final,
+    /// A final state whose answer the task's checker accepts.
+    Solution,
+}
+
+impl NodeStatus {
+    pub fn label(&self) -> &'static str {
+        match self {
+            NodeStatus::Candidate => "candidate",
+            NodeStatus::Frontier => "frontier",
+            NodeStatus::Expanded => "expanded",
+            NodeStatus::Dropped(_) => "dropped",
+            NodeStatus::Pruned => "pruned",
+            NodeStatus::Invalid(_) => "invalid",
+            NodeStatus::Final => "final",
+            NodeStatus::Solution => "solution",
+        }
+    }
+}
+
+/// The evaluator's verdict on a node.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Score {
+    /// The value used for ranking (sum of mapped classes, or vote count).
+    pub value: f64,
+    /// The class or vote read from each sample, e.g. `["sure", "likely", "sure"]`.
+    pub samples: Vec<String>,
+    /// Why the value was fixed without asking (duplicate in step, last step without an answer, ...).
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Node {
+    pub id: NodeId,
+    pub parent: Option<NodeId>,
+    pub children: Vec<NodeId>,
+    pub depth: usize,
+    /// The new thought this node adds (one line for Game of 24).
+    pub thought: String,
+    /// The whole partial output from the root to here (the reference's `y`).
+    pub path: String,
+    pub status: NodeStatus,
+    pub score: Option<Score>,
+    pub origin: Origin,
+    /// Problems the task found with the thought (kept even when the thought is used).
+    pub issues: Vec<String>,
+    /// Bumped when the node's subtree is pruned, edited around or backtracked over;
+    /// replies to calls made under an older generation are dropped.
+    pub generation: u64,
+    /// Calls made for this node (to generate its children, or to evaluate it).
+    pub calls: Vec<u64>,
+    /// The final answer this node states, if it is a final state.
+    pub answer: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct SearchTree {
+    nodes: Vec<Node>,
+}
+
+impl SearchTree {
+    pub fn new(root_thought: &str) -> Self {
+        let root = Node {
+            id: NodeId(0),
+            parent: None,
+            children: Vec::new(),
+            depth: 0,
+            thought: root_thought.to_string(),
+            path: String::new(),
+            status: NodeStatus::Frontier,
+            score: None,
+            origin: Origin::Root,
+            issues: Vec::new(),
+            generation: 0,
+            calls: Vec::new(),
+            answer: None,
+        };
+        SearchTree { nodes: vec![root] }
+    }
+
+    pub fn root(&self) -> NodeId {
+        NodeId(0)
+    }
+
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    pub fn get(&self, id: NodeId) -> Option<&Node> {
+        self.nodes.get(id.0)
+    }
+
+    /// Ids handed out by the engine are always valid; this panics only on a bug.
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id.0]
+    }
+
+    pub fn node_mut(&mut self, id: NodeId) -> &mut Node {
+        &mut self.nodes[id.0]
+    }
+
+    pub fn nodes(&self) -> impl Iterator<Item = &Node> {
+        self.nodes.iter()
+    }
+
+    pub fn contains(&self, id: NodeId) -> bool {
+        id.0 < self.nodes.len()
+    }
+
+    pub fn add_child(&mut self, parent: NodeId, thought: String, path: String, origin: Origin) -> NodeId {
+        let id = NodeId(self.nodes.len());
+        let depth = self.nodes[parent.0].depth + 1;
+        let generation = self.nodes[parent.0].generation;
+        self.nodes.push(Node {
+            id,
+            parent: Some(parent),
+            children: Vec::new(),
+            depth,
+            thought,
+            path,
+            status: NodeStatus::Candidate,
+            score: None,
+            origin,
+            issues: Vec::new(),
+            generation,
+            calls: Vec::new(),
+            answer: None,
+        });
+        self.nodes[parent.0].children.push(id);
+        id
+    }
+
+    /// The node and all its descendants, in pre-order.
+    pub fn subtree(&self, id: NodeId) -> Vec<NodeId> {
+        let mut out = Vec::new();
+        let mut stack = vec![id];
+        while let Some(n) = stack.pop() {
+            out.push(n);
+            for &c in self.nodes[n.0].children.iter().rev() {
+                stack.push(c);
+            }
+        }
+        out
+    }
+
+    /// True if `id` is `ancestor` or lies below it.
+    pub fn is_within(&self, id: NodeId, ancestor: NodeId) -> bool {
+        let mut cur = Some(id);
+        while let Some(n) = cur {
+            if n == ancestor {
+                return true;
+            }
+            cur = self.nodes[n.0].parent;
+        }
+        false
+    }
+
+    /// True if the node or one of its ancestors was pruned by hand.
+    pub fn is_pruned(&self, id: NodeId) -> bool {
+        let mut cur = Some(id);
+        while let Some(n) = cur {
+            if self.nodes[n.0].status == NodeStatus::Pruned {
+                return true;
+            }
+            cur = self.nodes[n.0].parent;
+        }
+        false
+    }
+
+    pub fn value(&self, id: NodeId) -> Option<f64> {
+        self.nodes[id.0].score.as_ref().map(|s| s.value)
+    }
+
+    /// Bump the generation of a whole subtree so late replies for it are dropped.
+    pub fn bump_generation(&mut self, id: NodeId) {
+        for n in self.subtree(id) {
+            self.nodes[n.0].generation += 1;
+        }
+    }
+}
+
+impl SearchTree {
+    /// The tree as indented text, one node a line: status, value, thought, and the
+    /// reason a node was dropped or rejected.
+    pub fn render_text(&self) -> String {
+        let mut out = String::new();
+        let mut stack = vec![(self.root(), 0usize)];
+        while let Some((id, indent)) = stack.pop() {
+            let n = self.node(id);
+            let value = n.score.as_ref().map(|s| format!(" [{}]", format_value(s.value))).unwrap_or_default();
+            let edited = if matches!(n.origin, Origin::Human { .. }) { " (edited by hand)" } else { "" };
+            let reason = match &n.status {
+                NodeStatus::Dropped(r) | NodeStatus::Invalid(r) => format!(" — {r}"),
+                _ => String::new(),
+            };
+            let thought = n.thought.lines().next().unwrap_or("");
+            out.push_str(&format!(
+                "{}{} {}{}{} {}{}\n",
+                "  ".repeat(indent),
+                id,
+                n.status.label(),
+                value,
+                edited,
+                thought,
+                reason
+            ));
+            for &c in n.children.iter().rev() {
+                stack.push((c, indent + 1));
+            }
+        }
+        out
+    }
+}
+
+/// Values as the reference prints them: 60, 3, 1.002.
+pub fn format_value(v: f64) -> String {
+    let s = format!("{v:.3}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    s.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subtree_and_ancestry() {
+        let mut t = SearchTree::new("4 5 6 10");
+        let a = t.add_child(t.root(), "a".into(), "a\n".into(), Origin::Model);
+        let b = t.add_child(t.root(), "b".into(), "b\n".into(), Origin::Model);
+        let a1 = t.add_child(a, "a1".into(), "a\na1\n".into(), Origin::Model);
+        assert_eq!(t.subtree(t.root()), vec![NodeId(0), a, a1, b]);
+        assert!(t.is_within(a1, a));
+        assert!(!t.is_within(a1, b));
+        assert_eq!(t.node(a1).depth, 2);
+        t.node_mut(a).status = NodeStatus::Pruned;
+        assert!(t.is_pruned(a1));
+        assert!(!t.is_pruned(b));
+        t.bump_generation(a);
+        assert_eq!(t.node(a1).generation, 1);
+        assert_eq!(t.node(b).generation, 0);
+    }
+}

@@ -1,0 +1,307 @@
+//! The simulated model's Game-of-24 behaviour, driven by the exact solver.
+
+use serde_json::Value;
+
+use super::SimConfig;
+use crate::engine::rng::{stable_hash, SplitMix64};
+use crate::engine::{CallError, LlmRequest, Purpose};
+use crate::tasks::game24::logic::{self, Q};
+
+/// How many steps a proposal lists at most (real models list 6 to 12).
+const PROPOSE_WIDTH: usize = 8;
+
+fn field<'a>(request: &'a LlmRequest, key: &str) -> &'a str {
+    request.context.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+fn bad_request(what: &str) -> CallError {
+    CallError { kind: "sim".into(), message: format!("game24 request without {what}") }
+}
+
+pub fn answer(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64) -> Result<String, CallError> {
+    let input = logic::parse_numbers(field(request, "input")).ok_or_else(|| bad_request("a readable input"))?;
+    match request.purpose {
+        Purpose::Io => Ok(io(cfg, &input, rng)),
+        Purpose::Cot => Ok(cot(cfg, &input, rng)),
+        Purpose::Propose => {
+            if request.context.get("final").and_then(Value::as_bool).unwrap_or(false) {
+                Ok(final_answer(cfg, &input, field(request, "y"), rng))
+            } else {
+                Ok(propose(cfg, field(request, "numbers"), rng))
+            }
+        }
+        Purpose::Sample => {
+            let numbers = field(request, "numbers");
+            if numbers.trim() == "24" {
+                Ok(final_answer(cfg, &input, field(request, "y"), rng))
+            } else {
+                Ok(propose(cfg, numbers, rng).lines().next().unwrap_or("").to_string())
+            }
+        }
+        Purpose::Value => match request.context.get("answer").and_then(Value::as_str) {
+            Some(answer) => Ok(judge_answer(cfg, &input, answer, rng)),
+            None => Ok(judge_numbers(cfg, field(request, "numbers"), rng)),
+        },
+        Purpose::Vote => {
+            let ys: Vec<String> = request
+                .context
+                .get("ys")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+                .unwrap_or_default();
+            Ok(vote(cfg, &input, &ys, rng))
+        }
+    }
+}
+
+/// A wrong but plausible result for `a op b`.
+fn slip(value: Q, rng: &mut SplitMix64) -> Q {
+    let delta = Q::from_integer([1, 2, -1, 3][rng.below(4)]);
+    value + delta
+}
+
+fn step_line(a: &Q, op: logic::Op, b: &Q, result: &Q, rest: &[Q]) -> String {
+    let mut left: Vec<Q> = rest.to_vec();
+    left.push(*result);
+    left.sort();
+    format!(
+        "{} {} {} = {} (left: {})",
+        logic::format_number(a),
+        op.symbol(),
+        logic::format_number(b),
+        logic::format_number(result),
+        logic::format_numbers(&left)
+    )
+}
+
+/// Remove one `a` and one `b` from `numbers`.
+fn rest_after(numbers: &[Q], a: &Q, b: &Q) -> Vec<Q> {
+    let mut rest = numbers.to_vec();
+    for x in [a, b] {
+        if let Some(i) = rest.iter().position(|n| n == x) {
+            rest.remove(i);
+        }
+    }
+    rest
+}
+
+fn propose(cfg: &SimConfig, numbers_text: &str, rng: &mut SplitMix64) -> String {
+    let Some(numbers) = logic::parse_numbers(numbers_text) else {
+        return "I cannot read these numbers.".into();
+    };
+    if numbers.len() < 2 {
+        return format!("Only {} is left; there is no step to take.", numbers_text.trim());
+    }
+    let mut moves = logic::moves(&numbers);
+    rng.shuffle(&mut moves);
+    let (mut good, mut bad): (Vec<_>, Vec<_>) = moves.into_iter().partition(|m| logic::solvable(&m.left));
+    if rng.chance(cfg.rate(cfg.rates.miss)) {
+        good.clear();
+    }
+    // A real proposer lists a few promising steps among many others.
+    let n_good = good.len().min(1 + rng.below(3));
+    let mut chosen: Vec<logic::Move> = good.drain(..n_good).collect();
+    chosen.extend(bad.drain(..bad.len().min(PROPOSE_WIDTH.saturating_sub(chosen.len()))));
+    rng.shuffle(&mut chosen);
+    let slip_rate = cfg.rate(cfg.rates.slip);
+    chosen
+        .iter()
+        .map(|m| {
+            if rng.chance(slip_rate) {
+                let wrong = slip(m.result, rng);
+                step_line(&m.a, m.op, &m.b, &wrong, &rest_after(&numbers, &m.a, &m.b))
+            } else {
+                m.line.clone()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn steps_of(y: &str) -> Vec<&str> {
+    y.lines().map(str::trim).filter(|l| !l.is_empty()).collect()
+}
+
+fn final_answer(cfg: &SimConfig, input: &[Q], y: &str, rng: &mut SplitMix64) -> String {
+    let steps = steps_of(y);
+    match logic::answer_from_steps(input, &steps) {
+        Some(expr) if !rng.chance(cfg.rate(cfg.rates.answer)) => format!("Answer: {expr} = 24"),
+        Some(expr) => format!("Answer: {} = 24", garble(&expr, rng)),
+        None => format!("Answer: {} = 24", wrong_expression(input, rng)),
+    }
+}
+
+/// Change one number in an expression (a copying mistake).
+fn garble(expr: &str, rng: &mut SplitMix64) -> String {
+    let digits: Vec<usize> = expr.char_indices().filter(|(_, c)| c.is_ascii_digit()).map(|(i, _)| i).collect();
+    if digits.is_empty() {
+        return format!("{expr} + 1");
+    }
+    let at = digits[rng.below(digits.len())];
+    let mut out = String::with_capacity(expr.len());
+    for (i, c) in expr.char_indices() {
+        if i == at {
+            let d = c.to_digit(10).unwrap_or(0);
+            out.push(char::from_digit((d + 1 + rng.below(8) as u32) % 10, 10).unwrap_or('1'));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// An expression over the input numbers that does not make 24.
+fn wrong_expression(input: &[Q], rng: &mut SplitMix64) -> String {
+    for _ in 0..20 {
+        let mut nums: Vec<String> = input.iter().map(logic::format_number).collect();
+        rng.shuffle(&mut nums);
+        let ops = ['+', '-', '*', '/'];
+        let mut expr = nums[0].clone();
+        for n in &nums[1..] {
+            let op = ops[rng.below(4)];
+            expr = if rng.chance(0.5) { format!("({expr}) {op} {n}") } else { format!("{expr} {op} {n}") };
+        }
+        if logic::check_answer(input, &expr).is_err() {
+            return expr;
+        }
+    }
+    input.iter().map(logic::format_number).collect::<Vec<_>>().join(" + ")
+}
+
+/// How easy a puzzle is for this simulated model, in [0, 1): fixed per seed and puzzle,
+/// so repeated samples of one puzzle succeed or fail together, as real models' do.
+fn ease(cfg: &SimConfig, input: &[Q]) -> f64 {
+    let key = logic::format_numbers(&logic::canonical(input));
+    SplitMix64::from_parts(&[cfg.seed, stable_hash(key.as_bytes()), 0xea5e]).next_f64()
+}
+
+/// Whether one whole-answer sample (io or cot) is right. With error rate r the chance is
+/// (1 - r)^g, where g grows fast as a puzzle gets harder: most puzzles are out of reach
+/// and a few are easy, so best-of-k and majority votes behave as with real models
+/// (r = 0 is always right, r = 1 never).
+fn sample_is_right(cfg: &SimConfig, base_rate: f64, input: &[Q], rng: &mut SplitMix64) -> bool {
+    let r = cfg.rate(base_rate);
+    let hard = 1.0 - ease(cfg, input);
+    let g = 20.0 * hard * hard + 0.3;
+    rng.chance((1.0 - r).powf(g))
+}
+
+/// A generator for the puzzle's "habit": the same favourite answer (right or wrong)
+/// comes back across samples, so answers cluster.
+fn habit(cfg: &SimConfig, input: &[Q], which: u64) -> SplitMix64 {
+    let key = logic::format_numbers(&logic::canonical(input));
+    SplitMix64::from_parts(&[cfg.seed, stable_hash(key.as_bytes()), which])
+}
+
+fn io(cfg: &SimConfig, input: &[Q], rng: &mut SplitMix64) -> String {
+    if sample_is_right(cfg, cfg.rates.io, input, rng) {
+        if let Some(expr) = logic::solve(input) {
+            return format!("{expr} = 24");
+        }
+    }
+    let mut source = if rng.chance(0.5) { habit(cfg, input, 1) } else { rng.clone() };
+    rng.next_u64();
+    format!("{} = 24", wrong_expression(input, &mut source))
+}
+
+/// A chain of three steps and an answer. A right chain follows solvable moves; a
+/// wrong one takes a hopeless first step and then claims 24 anyway.
+fn cot(cfg: &SimConfig, input: &[Q], rng: &mut SplitMix64) -> String {
+    let right = sample_is_right(cfg, cfg.rates.cot, input, rng);
+    let (which, share) = if right { (2, 0.8) } else { (3, 0.5) };
+    let mut walk = if rng.chance(share) { habit(cfg, input, which) } else { rng.clone() };
+    rng.next_u64();
+    let mut numbers = input.to_vec();
+    let mut lines = Vec::new();
+    for step in 0..3 {
+        let mut moves = logic::moves(&numbers);
+        if moves.is_empty() {
+            break;
+        }
+        walk.shuffle(&mut moves);
+        let want_good = right || step > 0;
+        let pick = moves.iter().position(|m| logic::solvable(&m.left) == want_good).unwrap_or(0);
+        let m = moves.swap_remove(pick);
+        lines.push(m.line.clone());
+        numbers = m.left;
+    }
+    let steps: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let expr = logic::answer_from_steps(input, &steps).unwrap_or_else(|| wrong_expression(input, &mut walk));
+    format!("{}\nAnswer: {expr} = 24", lines.join("\n"))
+}
+
+fn mislabel(truth: &'static str, rng: &mut SplitMix64) -> &'static str {
+    let others: [&'static str; 2] = match truth {
+        "sure" => ["likely", "impossible"],
+        "likely" => ["sure", "impossible"],
+        _ => ["likely", "sure"],
+    };
+    // Confident wrong verdicts are rarer than hedged ones.
+    if rng.chance(0.7) {
+        if others[0] == "likely" {
+            others[0]
+        } else {
+            others[1]
+        }
+    } else if others[0] == "likely" {
+        others[1]
+    } else {
+        others[0]
+    }
+}
+
+fn judge_numbers(cfg: &SimConfig, numbers_text: &str, rng: &mut SplitMix64) -> String {
+    let Some(numbers) = logic::parse_numbers(numbers_text) else {
+        return format!("{} cannot be read as numbers\nimpossible", numbers_text.trim());
+    };
+    let solution = logic::solve(&numbers);
+    let truth = match (&solution, numbers.len()) {
+        (Some(_), 1..=3) => "sure",
+        (Some(_), _) => "likely",
+        (None, _) => "impossible",
+    };
+    let verdict = if rng.chance(cfg.rate(cfg.rates.misjudge)) { mislabel(truth, rng) } else { truth };
+    let work = match (&solution, verdict) {
+        (Some(expr), "sure") => format!("{expr} = 24"),
+        _ => format!(
+            "{} = {}",
+            numbers.iter().map(logic::format_number).collect::<Vec<_>>().join(" + "),
+            logic::format_number(&numbers.iter().copied().sum::<Q>())
+        ),
+    };
+    format!("{work}\n{verdict}")
+}
+
+fn judge_answer(cfg: &SimConfig, input: &[Q], answer: &str, rng: &mut SplitMix64) -> String {
+    let right = logic::check_answer(input, answer);
+    let truth = if right.is_ok() { "sure" } else { "impossible" };
+    let flip = rng.chance(cfg.rate(cfg.rates.misjudge) / 3.0);
+    let verdict = match (truth, flip) {
+        ("sure", true) => "impossible",
+        ("impossible", true) => "sure",
+        (t, _) => t,
+    };
+    let why = match right {
+        Ok(()) => "it uses each number once and makes 24".to_string(),
+        Err(reason) => reason,
+    };
+    format!("{why}\n{verdict}")
+}
+
+fn vote(cfg: &SimConfig, input: &[Q], ys: &[String], rng: &mut SplitMix64) -> String {
+    if ys.is_empty() {
+        return "There are no choices.".into();
+    }
+    let promising: Vec<usize> = (0..ys.len())
+        .filter(|&i| {
+            let numbers = crate::tasks::game24::current_numbers_text(&logic::format_numbers(input), &ys[i]);
+            logic::parse_numbers(&numbers).is_some_and(|n| logic::solvable(&n))
+        })
+        .collect();
+    let pick = if !promising.is_empty() && !rng.chance(cfg.rate(cfg.rates.misjudge)) {
+        promising[rng.below(promising.len())]
+    } else {
+        rng.below(ys.len())
+    };
+    format!("Choice {} keeps the most options open.\nThe best choice is {}", pick + 1, pick + 1)
+}

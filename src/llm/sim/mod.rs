@@ -1,0 +1,132 @@
+//! `sim`: a simulated model, the offline default. It is not a language model and
+//! says so (`simulated: true` on every reply, "simulated" in the UI and summaries).
+//! It answers the built-in tasks' requests from the task's own logic, reading the
+//! structured context each request carries, never the prompt text, with seeded,
+//! tunable mistakes so searches behave like they do with a real model.
+//!
+//! Error model (each rate is multiplied by `--sim-noise`, default 1.0; 0 is a
+//! perfect model):
+//! * `slip`     — a proposed step has wrong arithmetic (the search should reject it);
+//! * `miss`     — a proposal lists no step that keeps the puzzle solvable;
+//! * `misjudge` — an evaluator sample names the wrong class (sure/likely/impossible);
+//! * `answer`   — the final expression written from correct steps is wrong;
+//! * `io`       — a direct (io) answer is wrong;
+//! * `cot`      — a chain of thought goes wrong at its first step.
+//!
+//! Randomness comes from the seed and the request itself (messages, nonce, sample
+//! index), never from call order, so concurrency does not change any answer.
+
+mod game24;
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::{estimate_prompt_tokens, estimate_tokens, BoxFuture, Provider};
+use crate::engine::rng::{stable_hash, SplitMix64};
+use crate::engine::{CallError, Completion, LlmRequest, LlmResponse, Usage};
+
+pub const SIM_MODEL: &str = "sim-1 (simulated)";
+
+/// Base error rates at `--sim-noise 1`, calibrated so the Tree-of-Thoughts paper's
+/// Game-of-24 pattern appears (see README).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SimRates {
+    pub slip: f64,
+    pub miss: f64,
+    pub misjudge: f64,
+    pub answer: f64,
+    pub io: f64,
+    pub cot: f64,
+}
+
+impl Default for SimRates {
+    fn default() -> Self {
+        SimRates { slip: 0.08, miss: 0.05, misjudge: 0.33, answer: 0.05, io: 0.93, cot: 0.95 }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SimConfig {
+    pub seed: u64,
+    /// One overall dial on every error rate.
+    pub noise: f64,
+    pub rates: SimRates,
+    pub latency_ms: u64,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        SimConfig { seed: 0, noise: 1.0, rates: SimRates::default(), latency_ms: 0 }
+    }
+}
+
+impl SimConfig {
+    /// The effective rate of one kind of mistake.
+    pub fn rate(&self, base: f64) -> f64 {
+        (base * self.noise).clamp(0.0, 1.0)
+    }
+}
+
+pub struct SimProvider {
+    pub config: SimConfig,
+}
+
+impl SimProvider {
+    pub fn new(config: SimConfig) -> Self {
+        SimProvider { config }
+    }
+
+    /// The answer without latency (used by the async path and by synchronous tools).
+    pub fn answer(&self, request: &LlmRequest) -> Result<LlmResponse, CallError> {
+        let task = request.context.get("task").and_then(|t| t.as_str()).unwrap_or("");
+        let identity = serde_json::to_string(&request.messages).unwrap_or_default();
+        let base = [self.config.seed, stable_hash(identity.as_bytes()), request.nonce as u64];
+        let mut completions = Vec::with_capacity(request.n as usize);
+        for i in 0..request.n.max(1) {
+            let mut rng = SplitMix64::from_parts(&[base[0], base[1], base[2], i as u64 + 1]);
+            let text = match task {
+                "game24" => game24::answer(&self.config, request, &mut rng)?,
+                other => {
+                    return Err(CallError {
+                        kind: "sim".into(),
+                        message: format!("the sim provider does not know the task {other:?}"),
+                    })
+                }
+            };
+            completions.push(Completion { text, finish_reason: Some("stop".into()) });
+        }
+        let completion_tokens = completions.iter().map(|c| estimate_tokens(&c.text)).sum();
+        Ok(LlmResponse {
+            completions,
+            usage: Usage { prompt_tokens: estimate_prompt_tokens(request), completion_tokens, estimated: true },
+            latency_ms: self.config.latency_ms,
+            model: SIM_MODEL.into(),
+            simulated: true,
+            cached: false,
+        })
+    }
+}
+
+impl Provider for SimProvider {
+    fn name(&self) -> &str {
+        "sim"
+    }
+
+    fn model(&self) -> &str {
+        SIM_MODEL
+    }
+
+    fn simulated(&self) -> bool {
+        true
+    }
+
+    fn complete<'a>(&'a self, request: &'a LlmRequest) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
+        Box::pin(async move {
+            if self.config.latency_ms > 0 {
+                tokio::time::sleep(Duration::from_millis(self.config.latency_ms)).await;
+            }
+            self.answer(request)
+        })
+    }
+}

@@ -1,0 +1,506 @@
+//! The `thoughtscope` command line.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use clap::{Args, Parser, Subcommand};
+use color_eyre::eyre::{bail, eyre, Result, WrapErr};
+
+use thoughtscope::engine::{Evaluator, Generator, MethodKind, Params, Selection};
+use thoughtscope::llm::sim::{SimConfig, SimProvider, SimRates};
+use thoughtscope::llm::Provider;
+use thoughtscope::runtime::headless::{run_problems, ProblemResult, RunSetup, Summary};
+use thoughtscope::session::{import_tot, replay, Session};
+use thoughtscope::tasks::{self, Problem};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "thoughtscope",
+    version,
+    about = "A terminal workbench for LLM reasoning searches (Tree of Thoughts, ReAct, ReTreVal)"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Cmd>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Cmd {
+    /// Run a search headless over one or more problems and print a summary.
+    Run(Box<RunArgs>),
+    /// Rebuild recorded sessions with no provider calls and print their summary.
+    Replay(ReplayArgs),
+    /// Turn other tools' logs into sessions.
+    #[command(subcommand)]
+    Import(ImportCmd),
+    /// Measure speed: concurrent vs serial calls with simulated latency, and engine throughput.
+    Bench(BenchArgs),
+}
+
+#[derive(Args, Debug)]
+struct BenchArgs {
+    /// Puzzles to run (0-based, like Python's range).
+    #[arg(long, default_value = "900..910")]
+    range: String,
+    /// Simulated latency of each call for the concurrency comparison.
+    #[arg(long, default_value_t = 50)]
+    latency_ms: u64,
+    /// The concurrency compared against 1.
+    #[arg(long, default_value_t = 16)]
+    concurrency: usize,
+}
+
+#[derive(Args, Debug, Clone)]
+struct RunArgs {
+    /// Task to solve.
+    #[arg(long, default_value = "game24")]
+    task: String,
+    /// Search method.
+    #[arg(long, value_enum, default_value = "tot-bfs")]
+    method: MethodKind,
+    /// Model provider (offline default: the simulated model `sim`).
+    #[arg(long, default_value = "sim")]
+    provider: String,
+    /// Problems by 0-based index, like Python's range: `900..1000`, `..10`, `5`.
+    #[arg(long, conflicts_with = "input")]
+    range: Option<String>,
+    /// One problem written out, e.g. "4 9 10 13".
+    #[arg(long)]
+    input: Option<String>,
+    /// Print the summary as one JSON object.
+    #[arg(long)]
+    json: bool,
+    /// Write one JSON line per problem to this file.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Record sessions: a file for one problem, a directory for several.
+    #[arg(long)]
+    record: Option<PathBuf>,
+    /// Directory of prompt templates overriding the built-in ones (same file names).
+    #[arg(long)]
+    prompts: Option<PathBuf>,
+    #[command(flatten)]
+    search: SearchArgs,
+    #[command(flatten)]
+    sim: SimArgs,
+    /// Most model calls in flight at once.
+    #[arg(long, default_value_t = 8)]
+    concurrency: usize,
+}
+
+/// Method parameters, named as in the Tree-of-Thoughts paper.
+#[derive(Args, Debug, Clone)]
+struct SearchArgs {
+    /// b: states kept per step (tot-bfs).
+    #[arg(long, default_value_t = 5)]
+    breadth: usize,
+    /// k: samples per state with `--generator sample`.
+    #[arg(long, default_value_t = 1)]
+    n_generate: u32,
+    /// Evaluator samples per state (value) or per step (vote).
+    #[arg(long, default_value_t = 3)]
+    n_evaluate: u32,
+    #[arg(long, value_enum, default_value = "propose")]
+    generator: Generator,
+    #[arg(long, value_enum, default_value = "value")]
+    evaluator: Evaluator,
+    #[arg(long, value_enum, default_value = "greedy")]
+    select: Selection,
+    /// T: thought steps (default: the task's, 4 for game24).
+    #[arg(long)]
+    steps: Option<usize>,
+    /// tot-dfs: prune children valued below this.
+    #[arg(long, default_value_t = 3.0)]
+    threshold: f64,
+    /// tot-dfs: cap on states expanded.
+    #[arg(long, default_value_t = 100)]
+    max_states: usize,
+    /// k for io / cot / cot-sc.
+    #[arg(long, default_value_t = 10)]
+    samples: u32,
+    #[arg(long, default_value_t = 0.7)]
+    temperature: f32,
+    /// Keep malformed proposals as candidates, as the reference implementation does.
+    #[arg(long)]
+    lenient: bool,
+    /// Seed for the method's own random choices and for `sim`.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+}
+
+/// The simulated model's error model (see `thoughtscope::llm::sim`).
+#[derive(Args, Debug, Clone)]
+struct SimArgs {
+    /// One dial on every sim error rate: 0 = a perfect model, 1 = the calibrated default.
+    #[arg(long, default_value_t = 1.0)]
+    sim_noise: f64,
+    /// Base rate of a proposed step with wrong arithmetic.
+    #[arg(long)]
+    sim_slip: Option<f64>,
+    /// Base rate of a proposal that misses every step keeping the puzzle solvable.
+    #[arg(long)]
+    sim_miss: Option<f64>,
+    /// Base rate of an evaluator sample naming the wrong class.
+    #[arg(long)]
+    sim_misjudge: Option<f64>,
+    /// Base rate of a wrong final expression written from right steps.
+    #[arg(long)]
+    sim_answer: Option<f64>,
+    /// Base rate of a wrong direct (io) answer.
+    #[arg(long)]
+    sim_io: Option<f64>,
+    /// Base rate of a chain of thought going wrong at its first step.
+    #[arg(long)]
+    sim_cot: Option<f64>,
+    /// Each sim call takes this long, so concurrency can be seen offline.
+    #[arg(long, default_value_t = 0)]
+    sim_latency_ms: u64,
+}
+
+#[derive(Args, Debug)]
+struct ReplayArgs {
+    /// A session file, or a directory of them.
+    path: PathBuf,
+    /// Rebuild without the terminal UI and print a summary.
+    #[arg(long)]
+    headless: bool,
+    /// Print the summary as one JSON object.
+    #[arg(long)]
+    json: bool,
+    /// Prompt template directory the run used, if not the built-in one.
+    #[arg(long)]
+    prompts: Option<PathBuf>,
+}
+
+#[derive(Subcommand, Debug)]
+enum ImportCmd {
+    /// The reference Tree-of-Thoughts implementation's Game-of-24 BFS log (JSON).
+    TotLog {
+        file: PathBuf,
+        /// Directory for the sessions, one per puzzle.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Re-run our tot-bfs on the log's replies and report agreement with its selections.
+        #[arg(long)]
+        verify: bool,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn main() -> Result<()> {
+    color_eyre::install()?;
+    let cli = Cli::parse();
+    match cli.command {
+        Some(Cmd::Run(args)) => run(*args),
+        Some(Cmd::Replay(args)) => replay_cmd(args),
+        Some(Cmd::Import(ImportCmd::TotLog { file, out, verify, json })) => {
+            import_tot_log(&file, out.as_deref(), verify, json)
+        }
+        Some(Cmd::Bench(args)) => bench(args),
+        None => demo_run(),
+    }
+}
+
+/// Without a command: one Game-of-24 puzzle with ToT-BFS on the simulated model, shown as a tree.
+fn demo_run() -> Result<()> {
+    let cli = Cli::try_parse_from(["thoughtscope", "run", "--range", "900", "--record", "thoughtscope-demo.jsonl"])
+        .map_err(|e| eyre!(e.to_string()))?;
+    let Some(Cmd::Run(args)) = cli.command else { bail!("the demo's own arguments did not parse") };
+    let (setup, problems) = setup_run(&args)?;
+    let rt = tokio::runtime::Runtime::new()?;
+    let results = rt.block_on(run_problems(&setup, &problems, |_| {}));
+    if let Some(path) = results.first().and_then(|r| r.session.clone()) {
+        let session = Session::load(Path::new(&path))?;
+        let rebuilt = replay::rebuild(&session, None, None)?;
+        print!("{}", rebuilt.engine.tree().render_text());
+        println!("session recorded to {path}; replay it with `thoughtscope replay {path} --headless`");
+    }
+    let summary = summarize(&setup, &results, 0);
+    print_summary(&summary, false);
+    Ok(())
+}
+
+/// Time one headless run of `args` in this process.
+fn timed_run(args: &[&str]) -> Result<(Summary, f64)> {
+    let mut full = vec!["thoughtscope", "run"];
+    full.extend_from_slice(args);
+    let cli = Cli::try_parse_from(full).map_err(|e| eyre!(e.to_string()))?;
+    let Some(Cmd::Run(run_args)) = cli.command else { bail!("bench arguments did not parse") };
+    let (setup, problems) = setup_run(&run_args)?;
+    let rt = tokio::runtime::Runtime::new()?;
+    let started = Instant::now();
+    let results = rt.block_on(run_problems(&setup, &problems, |_| {}));
+    let secs = started.elapsed().as_secs_f64();
+    Ok((summarize(&setup, &results, (secs * 1000.0) as u64), secs))
+}
+
+fn bench(args: BenchArgs) -> Result<()> {
+    let latency = args.latency_ms.to_string();
+    let c = args.concurrency.to_string();
+    println!("concurrency: tot-bfs on game24 {} with --sim-latency-ms {latency}", args.range);
+    let (serial, t1) = timed_run(&["--range", &args.range, "--sim-latency-ms", &latency, "--concurrency", "1"])?;
+    let (parallel, tn) = timed_run(&["--range", &args.range, "--sim-latency-ms", &latency, "--concurrency", &c])?;
+    println!("  --concurrency 1   {t1:8.2} s  ({} calls)", serial.llm_calls);
+    println!("  --concurrency {c:<3} {tn:8.2} s  ({} calls)", parallel.llm_calls);
+    println!(
+        "  speed-up {:.1}x; summaries identical apart from time: {}",
+        t1 / tn,
+        serial.without_time() == parallel.without_time()
+    );
+    println!("engine throughput: tot-bfs on game24 0..200, sim without latency");
+    let (s, t) = timed_run(&["--range", "0..200", "--concurrency", "1"])?;
+    let calls = (s.llm_calls + s.cache_hits) as f64;
+    println!("  {:.0} puzzles/s, {:.0} replies/s ({} replies in {t:.2} s)", s.n as f64 / t, calls / t, calls);
+    Ok(())
+}
+
+fn sim_config(args: &RunArgs) -> SimConfig {
+    let d = SimRates::default();
+    let s = &args.sim;
+    SimConfig {
+        seed: args.search.seed,
+        noise: s.sim_noise.max(0.0),
+        rates: SimRates {
+            slip: s.sim_slip.unwrap_or(d.slip),
+            miss: s.sim_miss.unwrap_or(d.miss),
+            misjudge: s.sim_misjudge.unwrap_or(d.misjudge),
+            answer: s.sim_answer.unwrap_or(d.answer),
+            io: s.sim_io.unwrap_or(d.io),
+            cot: s.sim_cot.unwrap_or(d.cot),
+        },
+        latency_ms: s.sim_latency_ms,
+    }
+}
+
+fn params(args: &RunArgs) -> Params {
+    let s = &args.search;
+    Params {
+        method: args.method,
+        breadth: s.breadth,
+        n_generate: s.n_generate,
+        n_evaluate: s.n_evaluate,
+        generator: s.generator,
+        evaluator: s.evaluator,
+        select: s.select,
+        steps: s.steps,
+        threshold: s.threshold,
+        max_states: s.max_states,
+        samples: s.samples,
+        temperature: s.temperature,
+        lenient: s.lenient,
+        seed: s.seed,
+    }
+}
+
+fn setup_run(args: &RunArgs) -> Result<(RunSetup, Vec<Problem>)> {
+    let task = tasks::by_name(&args.task, args.prompts.as_deref())?;
+    let problems: Vec<Problem> = match (&args.input, &args.range) {
+        (Some(input), _) => vec![task.parse_input(input)?],
+        (None, Some(range)) => {
+            let r = tasks::parse_range(range, task.problem_count())?;
+            r.filter_map(|i| task.problem(i)).collect()
+        }
+        (None, None) => bail!("say which problems: --range A..B (0-based, like Python) or --input \"4 9 10 13\""),
+    };
+    let (provider, sim): (Arc<dyn Provider>, Option<SimConfig>) = match args.provider.as_str() {
+        "sim" => {
+            let cfg = sim_config(args);
+            (Arc::new(SimProvider::new(cfg.clone())), Some(cfg))
+        }
+        other => bail!(
+            "provider {other:?} is not available in this build: only `sim` (the offline simulated model) is; \
+             OpenAI-compatible and Anthropic providers are tracked in issue 4"
+        ),
+    };
+    if args.concurrency == 0 {
+        bail!("--concurrency must be at least 1");
+    }
+    let setup = RunSetup {
+        task,
+        params: params(args),
+        provider,
+        sim,
+        concurrency: args.concurrency,
+        record: args.record.clone(),
+    };
+    Ok((setup, problems))
+}
+
+fn summarize(setup: &RunSetup, results: &[ProblemResult], wall_ms: u64) -> Summary {
+    Summary::from_results(
+        setup.task.name(),
+        &setup.params,
+        setup.provider.name(),
+        setup.provider.model(),
+        setup.provider.simulated(),
+        results,
+        wall_ms,
+    )
+}
+
+fn print_summary(s: &Summary, json: bool) {
+    if json {
+        println!("{}", serde_json::to_string(s).unwrap_or_default());
+        return;
+    }
+    let label = if s.simulated { format!("{} [simulated]", s.model) } else { s.model.clone() };
+    println!("task {}  method {}  provider {}  model {}", s.task, s.method, s.provider, label);
+    println!(
+        "solved {}/{} ({:.1}%)  any final path correct {}/{}",
+        s.solved,
+        s.n,
+        100.0 * s.success_rate,
+        s.solved_any,
+        s.n
+    );
+    if let Some(a) = s.mean_sample_accuracy {
+        println!("mean correct per sample {:.1}%  best of k {}/{}", 100.0 * a, s.solved_any, s.n);
+    }
+    println!(
+        "calls {}  cache hits {}  tokens {} prompt + {} completion  {} ms",
+        s.llm_calls, s.cache_hits, s.prompt_tokens, s.completion_tokens, s.wall_ms
+    );
+}
+
+fn run(args: RunArgs) -> Result<()> {
+    let (setup, problems) = setup_run(&args)?;
+    let bar = if std::io::stderr().is_terminal() && problems.len() > 1 {
+        let bar = indicatif::ProgressBar::new(problems.len() as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} solved {msg} [{elapsed}<{eta}]")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        Some(bar)
+    } else {
+        None
+    };
+    let started = Instant::now();
+    let rt = tokio::runtime::Runtime::new()?;
+    let mut solved = 0;
+    let results = rt.block_on(run_problems(&setup, &problems, |r| {
+        solved += r.correct as usize;
+        if let Some(b) = &bar {
+            b.set_message(solved.to_string());
+            b.inc(1);
+        }
+        if let Some(e) = &r.error {
+            eprintln!("problem {:?} ({}): {e}", r.index, r.input);
+        }
+    }));
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let wall_ms = started.elapsed().as_millis() as u64;
+    if let Some(out) = &args.out {
+        write_results(out, &results)?;
+    }
+    print_summary(&summarize(&setup, &results, wall_ms), args.json);
+    Ok(())
+}
+
+fn write_results(path: &Path, results: &[ProblemResult]) -> Result<()> {
+    let mut text = String::new();
+    for r in results {
+        text.push_str(&serde_json::to_string(r)?);
+        text.push('\n');
+    }
+    std::fs::write(path, text).wrap_err_with(|| format!("writing {}", path.display()))
+}
+
+fn session_files(path: &Path) -> Result<Vec<PathBuf>> {
+    if path.is_dir() {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(path)
+            .wrap_err_with(|| format!("reading {}", path.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+            .collect();
+        files.sort();
+        if files.is_empty() {
+            bail!("{}: no session files (*.jsonl) in this directory", path.display());
+        }
+        Ok(files)
+    } else {
+        Ok(vec![path.to_path_buf()])
+    }
+}
+
+fn replay_cmd(args: ReplayArgs) -> Result<()> {
+    let files = session_files(&args.path)?;
+    let mut results = Vec::new();
+    let mut first: Option<Session> = None;
+    let mut mismatches = 0;
+    let single = files.len() == 1;
+    for file in &files {
+        let session = Session::load(file)?;
+        for w in &session.warnings {
+            eprintln!("warning: {w}");
+        }
+        let rebuilt = replay::rebuild(&session, args.prompts.as_deref(), None)?;
+        for m in &rebuilt.mismatches {
+            eprintln!("replay differs: {m}");
+        }
+        mismatches += rebuilt.mismatches.len();
+        let problem = Problem { index: session.header.index, input: session.header.input.clone() };
+        let mut r = ProblemResult::new(&problem, rebuilt.engine.outcome(), rebuilt.totals, rebuilt.wall_ms);
+        r.session = Some(file.display().to_string());
+        if single && !args.json {
+            print!("{}", rebuilt.engine.tree().render_text());
+        }
+        results.push(r);
+        if first.is_none() {
+            first = Some(session);
+        }
+    }
+    let Some(first) = first else { bail!("no sessions to replay") };
+    let h = &first.header;
+    let wall_ms = results.iter().map(|r| r.wall_ms).sum();
+    let summary = Summary::from_results(&h.task, &h.params, &h.provider, &h.model, h.simulated, &results, wall_ms);
+    print_summary(&summary, args.json);
+    if mismatches > 0 {
+        bail!("{mismatches} differences between the rebuilt run and the record");
+    }
+    Ok(())
+}
+
+fn import_tot_log(file: &Path, out: Option<&Path>, verify: bool, json: bool) -> Result<()> {
+    if out.is_none() && !verify {
+        bail!("say where the sessions go with --out DIR (or only check fidelity with --verify)");
+    }
+    let report = import_tot::import(file, out)?;
+    if verify {
+        for c in &report.checks {
+            for d in &c.disagreements {
+                eprintln!("puzzle {} ({}): {d}", c.idx, c.input);
+            }
+        }
+    }
+    if json {
+        let brief = serde_json::json!({
+            "puzzles": report.puzzles,
+            "steps": report.steps,
+            "steps_agreeing": report.steps_agreeing,
+            "solved": report.solved,
+            "solved_any": report.solved_any,
+            "sessions": out.map(|o| o.display().to_string()),
+        });
+        println!("{brief}");
+    } else {
+        if let Some(o) = out {
+            println!("wrote {} sessions to {}", report.puzzles, o.display());
+        }
+        if verify {
+            println!("{} of {} steps select the same candidates as the log", report.steps_agreeing, report.steps);
+            println!(
+                "solved_any {}/{}  solved (top-ranked) {}/{}",
+                report.solved_any, report.puzzles, report.solved, report.puzzles
+            );
+        }
+    }
+    if verify && report.steps_agreeing != report.steps {
+        bail!("{} steps disagree with the log", report.steps - report.steps_agreeing);
+    }
+    Ok(())
+}

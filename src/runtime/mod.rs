@@ -1,0 +1,202 @@
+//! The tokio driver: the only place that awaits I/O for a search. It carries out the
+//! engine's effects (model calls run concurrently under a global limit), answers
+//! identical requests from the cache (coalescing identical calls in flight), and
+//! hands replies back in request order — not arrival order — so the engine sees
+//! the same sequence of inputs whatever the timing.
+
+pub mod headless;
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use tokio::sync::Semaphore;
+use tokio::task::{AbortHandle, JoinSet};
+
+use crate::engine::{CallError, Effect, LlmReply, LlmRequest, LlmResponse};
+use crate::llm::cache::ResponseCache;
+use crate::llm::Provider;
+
+type CallResult = Result<LlmResponse, CallError>;
+
+pub struct Driver {
+    provider: Arc<dyn Provider>,
+    limit: Arc<Semaphore>,
+    cache: Arc<Mutex<ResponseCache>>,
+    /// Outstanding calls in the order the engine issued them.
+    order: VecDeque<u64>,
+    requests: HashMap<u64, LlmRequest>,
+    ready: HashMap<u64, CallResult>,
+    /// Identical requests in flight: cache key -> leader call; leader -> followers.
+    inflight: HashMap<String, u64>,
+    followers: HashMap<u64, Vec<u64>>,
+    tasks: JoinSet<(u64, CallResult)>,
+    aborts: HashMap<u64, AbortHandle>,
+    /// Calls sent to the provider (not answered from the cache).
+    pub calls_made: u64,
+}
+
+impl Driver {
+    /// `limit` bounds concurrent provider calls; share one semaphore to bound a whole program.
+    pub fn new(provider: Arc<dyn Provider>, limit: Arc<Semaphore>, cache: Arc<Mutex<ResponseCache>>) -> Self {
+        Driver {
+            provider,
+            limit,
+            cache,
+            order: VecDeque::new(),
+            requests: HashMap::new(),
+            ready: HashMap::new(),
+            inflight: HashMap::new(),
+            followers: HashMap::new(),
+            tasks: JoinSet::new(),
+            aborts: HashMap::new(),
+            calls_made: 0,
+        }
+    }
+
+    pub fn provider(&self) -> &Arc<dyn Provider> {
+        &self.provider
+    }
+
+    pub fn outstanding(&self) -> usize {
+        self.order.len()
+    }
+
+    /// Start the calls and cancellations among `effects` (events are for the caller).
+    pub fn execute(&mut self, effects: &[Effect]) {
+        for effect in effects {
+            match effect {
+                Effect::CallLlm { call, request } => self.start(*call, request.clone()),
+                Effect::Cancel { calls } => self.cancel(calls),
+                Effect::Emit { .. } => {}
+            }
+        }
+    }
+
+    fn start(&mut self, call: u64, request: LlmRequest) {
+        let model = self.provider.model().to_string();
+        let key = request.cache_key(&model);
+        self.order.push_back(call);
+        self.requests.insert(call, request.clone());
+        let cached = self.cache.lock().ok().and_then(|mut c| c.get(&model, &request));
+        if let Some(reply) = cached {
+            self.ready.insert(call, Ok(reply));
+            return;
+        }
+        if let Some(&leader) = self.inflight.get(&key) {
+            self.followers.entry(leader).or_default().push(call);
+            return;
+        }
+        self.inflight.insert(key, call);
+        self.calls_made += 1;
+        let provider = Arc::clone(&self.provider);
+        let limit = Arc::clone(&self.limit);
+        let handle = self.tasks.spawn(async move {
+            let permit = limit.acquire_owned().await;
+            let started = Instant::now();
+            let mut result = match permit {
+                Ok(_permit) => provider.complete(&request).await,
+                Err(_) => Err(CallError { kind: "shutdown".into(), message: "the program is shutting down".into() }),
+            };
+            if let Ok(reply) = result.as_mut() {
+                if !reply.simulated {
+                    reply.latency_ms = started.elapsed().as_millis() as u64;
+                }
+            }
+            (call, result)
+        });
+        self.aborts.insert(call, handle);
+    }
+
+    fn cancel(&mut self, calls: &[u64]) {
+        for call in calls {
+            self.order.retain(|c| c != call);
+            self.ready.remove(call);
+            // Keep a leader running while someone still waits for its reply.
+            let has_followers = self.followers.get(call).is_some_and(|f| f.iter().any(|x| self.order.contains(x)));
+            if !has_followers {
+                if let Some(h) = self.aborts.remove(call) {
+                    h.abort();
+                }
+                self.inflight.retain(|_, leader| leader != call);
+                self.followers.remove(call);
+            }
+        }
+    }
+
+    fn complete(&mut self, call: u64, result: CallResult) {
+        self.aborts.remove(&call);
+        let model = self.provider.model().to_string();
+        if let Some(request) = self.requests.get(&call) {
+            let key = request.cache_key(&model);
+            if self.inflight.get(&key) == Some(&call) {
+                self.inflight.remove(&key);
+            }
+            if let Ok(reply) = &result {
+                if let Ok(mut cache) = self.cache.lock() {
+                    cache.put(&model, request, reply);
+                }
+            }
+        }
+        for follower in self.followers.remove(&call).unwrap_or_default() {
+            let shared = match &result {
+                Ok(reply) => {
+                    let mut r = reply.clone();
+                    r.cached = true;
+                    r.latency_ms = 0;
+                    r.usage.prompt_tokens = 0;
+                    r.usage.completion_tokens = 0;
+                    if let Ok(mut cache) = self.cache.lock() {
+                        cache.hits += 1;
+                    }
+                    Ok(r)
+                }
+                Err(e) => Err(e.clone()),
+            };
+            if self.order.contains(&follower) {
+                self.ready.insert(follower, shared);
+            }
+        }
+        if self.order.contains(&call) {
+            self.ready.insert(call, result);
+        }
+    }
+
+    /// The next reply in request order, with its request; `None` when nothing is outstanding.
+    pub async fn next_reply(&mut self) -> Option<(LlmReply, LlmRequest)> {
+        loop {
+            let front = *self.order.front()?;
+            if let Some(result) = self.ready.remove(&front) {
+                self.order.pop_front();
+                let request = self.requests.remove(&front)?;
+                return Some((LlmReply { call: front, result }, request));
+            }
+            match self.tasks.join_next().await {
+                Some(Ok((call, result))) => self.complete(call, result),
+                Some(Err(join_error)) => {
+                    if join_error.is_cancelled() {
+                        continue;
+                    }
+                    // A provider panicked: fail the call it was running, keep the run going.
+                    let id = join_error.id();
+                    let call = self.aborts.iter().find(|(_, h)| h.id() == id).map(|(c, _)| *c);
+                    if let Some(call) = call {
+                        let err = CallError {
+                            kind: "internal".into(),
+                            message: format!("the provider crashed: {join_error}"),
+                        };
+                        self.complete(call, Err(err));
+                    }
+                }
+                None => {
+                    // Nothing is running yet the front has no reply: fail it rather than wait forever.
+                    let err = CallError { kind: "internal".into(), message: "the call was lost by the driver".into() };
+                    self.ready.insert(front, Err(err));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

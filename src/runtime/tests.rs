@@ -1,0 +1,146 @@
+//! Driver tests on tokio's paused clock: sleeps advance instantly and in order, so
+//! these check concurrency and ordering without real waiting or timing.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::Semaphore;
+
+use super::Driver;
+use crate::engine::{CallError, Completion, Effect, LlmRequest, LlmResponse, Message, Purpose, Usage};
+use crate::llm::cache::ResponseCache;
+use crate::llm::{BoxFuture, Provider};
+
+/// Answers with the request's first message after a delay given by `delay(text)`,
+/// counting how many calls are in flight at once.
+struct Probe {
+    in_flight: AtomicUsize,
+    peak: AtomicUsize,
+    calls: AtomicUsize,
+    delay: fn(&str) -> u64,
+}
+
+impl Probe {
+    fn new(delay: fn(&str) -> u64) -> Arc<Self> {
+        Arc::new(Probe { in_flight: AtomicUsize::new(0), peak: AtomicUsize::new(0), calls: AtomicUsize::new(0), delay })
+    }
+}
+
+impl Provider for Probe {
+    fn name(&self) -> &str {
+        "probe"
+    }
+
+    fn model(&self) -> &str {
+        "probe-model"
+    }
+
+    fn complete<'a>(&'a self, request: &'a LlmRequest) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
+        Box::pin(async move {
+            self.calls.fetch_add(1, Ordering::SeqCst);
+            let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+            self.peak.fetch_max(now, Ordering::SeqCst);
+            let text = request.messages[0].content.clone();
+            tokio::time::sleep(Duration::from_millis((self.delay)(&text))).await;
+            self.in_flight.fetch_sub(1, Ordering::SeqCst);
+            if text == "fail" {
+                return Err(CallError { kind: "http".into(), message: "boom".into() });
+            }
+            Ok(LlmResponse {
+                completions: vec![Completion { text, finish_reason: None }],
+                usage: Usage { prompt_tokens: 3, completion_tokens: 1, estimated: false },
+                latency_ms: 0,
+                model: "probe-model".into(),
+                simulated: false,
+                cached: false,
+            })
+        })
+    }
+}
+
+fn call(id: u64, text: &str) -> Effect {
+    Effect::CallLlm {
+        call: id,
+        request: LlmRequest {
+            purpose: Purpose::Value,
+            messages: vec![Message::user(text)],
+            n: 1,
+            temperature: 0.7,
+            max_tokens: None,
+            stop: vec![],
+            context: serde_json::Value::Null,
+            nonce: 0,
+        },
+    }
+}
+
+fn driver(provider: Arc<Probe>, limit: usize) -> Driver {
+    Driver::new(provider, Arc::new(Semaphore::new(limit)), Arc::new(Mutex::new(ResponseCache::new())))
+}
+
+async fn drain(d: &mut Driver) -> Vec<(u64, String)> {
+    let mut out = Vec::new();
+    while let Some((reply, _)) = d.next_reply().await {
+        let text = match reply.result {
+            Ok(r) => format!("{}{}", r.completions[0].text, if r.cached { " (cached)" } else { "" }),
+            Err(e) => format!("error: {e}"),
+        };
+        out.push((reply.call, text));
+    }
+    out
+}
+
+#[tokio::test(start_paused = true)]
+async fn replies_come_back_in_request_order_not_arrival_order() {
+    // Later calls finish first.
+    let probe = Probe::new(|t| 100 - t.parse::<u64>().unwrap_or(0) * 10);
+    let mut d = driver(probe.clone(), 8);
+    d.execute(&(0..6).map(|i| call(i, &i.to_string())).collect::<Vec<_>>());
+    let got = drain(&mut d).await;
+    let ids: Vec<u64> = got.iter().map(|(c, _)| *c).collect();
+    assert_eq!(ids, vec![0, 1, 2, 3, 4, 5]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn concurrency_is_bounded_by_the_limit() {
+    for (limit, expected_peak) in [(1, 1), (4, 4), (16, 10)] {
+        let probe = Probe::new(|_| 50);
+        let mut d = driver(probe.clone(), limit);
+        d.execute(&(0..10).map(|i| call(i, &format!("q{i}"))).collect::<Vec<_>>());
+        let started = tokio::time::Instant::now();
+        drain(&mut d).await;
+        assert_eq!(probe.peak.load(Ordering::SeqCst), expected_peak, "limit {limit}");
+        // On the paused clock, time only passes in sleeps: 10 calls of 50 ms in waves of `limit`.
+        let waves = 10u64.div_ceil(limit as u64);
+        assert_eq!(started.elapsed().as_millis() as u64 / 50, waves, "limit {limit}");
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn identical_requests_are_answered_once() {
+    let probe = Probe::new(|_| 10);
+    let mut d = driver(probe.clone(), 8);
+    d.execute(&[call(0, "same"), call(1, "same"), call(2, "other")]);
+    let got = drain(&mut d).await;
+    assert_eq!(got, vec![(0, "same".into()), (1, "same (cached)".into()), (2, "other".into())]);
+    d.execute(&[call(3, "same")]);
+    assert_eq!(drain(&mut d).await, vec![(3, "same (cached)".into())]);
+    assert_eq!(probe.calls.load(Ordering::SeqCst), 2);
+    assert_eq!(d.calls_made, 2);
+}
+
+#[tokio::test(start_paused = true)]
+async fn cancelled_calls_are_not_waited_for_and_failures_are_replies() {
+    let probe = Probe::new(|t| if t == "slow" { 10_000 } else { 10 });
+    let mut d = driver(probe.clone(), 8);
+    d.execute(&[call(0, "slow"), call(1, "fail"), call(2, "ok")]);
+    d.execute(&[Effect::Cancel { calls: vec![0] }]);
+    let started = tokio::time::Instant::now();
+    let got = drain(&mut d).await;
+    assert_eq!(got, vec![(1, "error: http: boom".into()), (2, "ok".into())]);
+    assert!(started.elapsed() < Duration::from_millis(1000), "the slow call was aborted");
+    // An identical request after the cancelled leader is called afresh, not stuck behind it.
+    d.execute(&[call(3, "slow")]);
+    assert_eq!(drain(&mut d).await, vec![(3, "slow".into())]);
+}

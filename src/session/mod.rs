@@ -1,0 +1,289 @@
+//! Session files: JSON Lines. The first line is a header (format version, task,
+//! input, method parameters, provider and model — never a secret); then one line
+//! per recorded input (with the request behind each model reply), the events it
+//! caused, and an `end` line with the run's totals. Lines are appended and flushed
+//! as the run goes, so a crash loses at most the line being written.
+
+pub mod import_tot;
+pub mod replay;
+
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::{Event, Input, LlmRequest, Params};
+use crate::llm::sim::SimConfig;
+
+pub const FORMAT: &str = "thoughtscope-session";
+pub const VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Header {
+    pub format: String,
+    pub version: u32,
+    pub task: String,
+    /// The problem's input text, e.g. `"4 5 6 10"`.
+    pub input: String,
+    /// 0-based index in the task's list, if it came from there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<usize>,
+    pub params: Params,
+    pub provider: String,
+    pub model: String,
+    /// The replies come from the `sim` provider, not a language model.
+    #[serde(default)]
+    pub simulated: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sim: Option<SimConfig>,
+    /// Where this session came from if it was imported (e.g. `tot-log:FILE#idx`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// The session this one was forked from, and after how many inputs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<ForkPoint>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ForkPoint {
+    pub path: String,
+    pub inputs: usize,
+}
+
+/// Totals of a run, from its recorded replies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Totals {
+    /// Calls that reached the provider.
+    pub llm_calls: u64,
+    pub cache_hits: u64,
+    pub failed_calls: u64,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+}
+
+impl Totals {
+    pub fn count(&mut self, input: &Input) {
+        if let Input::LlmReply(reply) = input {
+            match &reply.result {
+                Ok(r) if r.cached => self.cache_hits += 1,
+                Ok(r) => {
+                    self.llm_calls += 1;
+                    self.prompt_tokens += r.usage.prompt_tokens;
+                    self.completion_tokens += r.usage.completion_tokens;
+                }
+                Err(_) => {
+                    self.llm_calls += 1;
+                    self.failed_calls += 1;
+                }
+            }
+        }
+    }
+
+    pub fn add(&mut self, other: &Totals) {
+        self.llm_calls += other.llm_calls;
+        self.cache_hits += other.cache_hits;
+        self.failed_calls += other.failed_calls;
+        self.prompt_tokens += other.prompt_tokens;
+        self.completion_tokens += other.completion_tokens;
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Record {
+    Header(Header),
+    Input {
+        seq: u64,
+        input: Input,
+        /// The request a model reply answers (recorded for people and for replay checks).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request: Option<LlmRequest>,
+    },
+    Event {
+        seq: u64,
+        event: Event,
+    },
+    End {
+        totals: Totals,
+        wall_ms: u64,
+    },
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("{path}: {source}")]
+    Io { path: String, source: std::io::Error },
+    #[error("{path}:{line}: {message}")]
+    Format { path: String, line: usize, message: String },
+}
+
+/// Appends records to a session file, flushing after each input and its events.
+pub struct SessionWriter {
+    path: PathBuf,
+    file: File,
+    seq: u64,
+}
+
+impl SessionWriter {
+    pub fn create(path: &Path, header: &Header) -> Result<Self, SessionError> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
+        }
+        let file =
+            OpenOptions::new().create(true).write(true).truncate(true).open(path).map_err(|e| io_err(path, e))?;
+        let mut w = SessionWriter { path: path.to_path_buf(), file, seq: 0 };
+        w.write(&[Record::Header(header.clone())])?;
+        Ok(w)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Record one input, the request it answers, and the events handling it caused.
+    pub fn input(&mut self, input: &Input, request: Option<&LlmRequest>, events: &[Event]) -> Result<(), SessionError> {
+        let seq = self.seq;
+        self.seq += 1;
+        let mut records = Vec::with_capacity(1 + events.len());
+        records.push(Record::Input { seq, input: input.clone(), request: request.cloned() });
+        records.extend(events.iter().map(|e| Record::Event { seq, event: e.clone() }));
+        self.write(&records)
+    }
+
+    pub fn end(&mut self, totals: Totals, wall_ms: u64) -> Result<(), SessionError> {
+        self.write(&[Record::End { totals, wall_ms }])
+    }
+
+    fn write(&mut self, records: &[Record]) -> Result<(), SessionError> {
+        let mut buf = String::new();
+        for r in records {
+            // Records are plain data; serialising them cannot fail.
+            buf.push_str(&serde_json::to_string(r).unwrap_or_default());
+            buf.push('\n');
+        }
+        self.file.write_all(buf.as_bytes()).map_err(|e| io_err(&self.path, e))?;
+        self.file.flush().map_err(|e| io_err(&self.path, e))
+    }
+}
+
+fn io_err(path: &Path, source: std::io::Error) -> SessionError {
+    SessionError::Io { path: path.display().to_string(), source }
+}
+
+/// A loaded session: everything up to the first unreadable line.
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub path: PathBuf,
+    pub header: Header,
+    pub records: Vec<Record>,
+    /// Problems met while loading (a torn last line, a malformed line), each naming file and line.
+    pub warnings: Vec<String>,
+}
+
+impl Session {
+    pub fn load(path: &Path) -> Result<Session, SessionError> {
+        let file = File::open(path).map_err(|e| io_err(path, e))?;
+        let name = path.display().to_string();
+        let mut lines = BufReader::new(file).lines().enumerate().peekable();
+        let mut header = None;
+        let mut records = Vec::new();
+        let mut warnings = Vec::new();
+        while let Some((i, line)) = lines.next() {
+            let n = i + 1;
+            let line = match line {
+                Ok(l) => l,
+                Err(e) => {
+                    warnings
+                        .push(format!("{name}:{n}: unreadable ({e}); kept the {} records before it", records.len()));
+                    break;
+                }
+            };
+            if line.trim().is_empty() {
+                continue;
+            }
+            match serde_json::from_str::<Record>(&line) {
+                Ok(Record::Header(h)) if header.is_none() => {
+                    if h.format != FORMAT {
+                        return Err(SessionError::Format {
+                            path: name,
+                            line: n,
+                            message: format!("not a session (format {:?})", h.format),
+                        });
+                    }
+                    if h.version > VERSION {
+                        return Err(SessionError::Format {
+                            path: name,
+                            line: n,
+                            message: format!(
+                                "session format version {} is newer than this build understands ({VERSION})",
+                                h.version
+                            ),
+                        });
+                    }
+                    header = Some(h);
+                }
+                Ok(Record::Header(_)) => {
+                    warnings.push(format!(
+                        "{name}:{n}: a second header; stopped reading here, kept {} records",
+                        records.len()
+                    ));
+                    break;
+                }
+                Ok(r) if header.is_some() => records.push(r),
+                Ok(_) | Err(_) if header.is_none() => {
+                    return Err(SessionError::Format {
+                        path: name,
+                        line: n,
+                        message: "the first line is not a session header".into(),
+                    });
+                }
+                Ok(_) => unreachable!("handled above"),
+                Err(e) => {
+                    let last = lines.peek().is_none();
+                    if last {
+                        warnings
+                            .push(format!("{name}:{n}: torn last line skipped ({e}); kept {} records", records.len()));
+                    } else {
+                        warnings.push(format!(
+                            "{name}:{n}: malformed line ({e}); stopped reading here, kept {} records",
+                            records.len()
+                        ));
+                    }
+                    break;
+                }
+            }
+        }
+        let header = header.ok_or_else(|| SessionError::Format {
+            path: name,
+            line: 1,
+            message: "empty file: no session header".into(),
+        })?;
+        Ok(Session { path: path.to_path_buf(), header, records, warnings })
+    }
+
+    /// The recorded inputs in order, with the request each reply answers.
+    pub fn inputs(&self) -> impl Iterator<Item = (&Input, Option<&LlmRequest>)> {
+        self.records.iter().filter_map(|r| match r {
+            Record::Input { input, request, .. } => Some((input, request.as_ref())),
+            _ => None,
+        })
+    }
+
+    pub fn events(&self) -> impl Iterator<Item = &Event> {
+        self.records.iter().filter_map(|r| match r {
+            Record::Event { event, .. } => Some(event),
+            _ => None,
+        })
+    }
+
+    pub fn end(&self) -> Option<(Totals, u64)> {
+        self.records.iter().rev().find_map(|r| match r {
+            Record::End { totals, wall_ms } => Some((*totals, *wall_ms)),
+            _ => None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;

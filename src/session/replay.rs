@@ -1,0 +1,100 @@
+//! Rebuild a recorded run from its session file, with no provider at all: the
+//! recorded inputs are fed to a fresh engine in order. Every reply must answer a
+//! call the engine really made with the recorded request, and the events must come
+//! out as recorded; any difference is reported.
+
+use std::sync::Arc;
+
+use super::{Record, Session, Totals};
+use crate::engine::{Effect, Engine, Event, Input, Task};
+use crate::tasks::{self, TaskError};
+
+pub struct Rebuilt {
+    pub engine: Engine,
+    pub totals: Totals,
+    /// Wall time of the original run, if the session recorded its end.
+    pub wall_ms: u64,
+    /// Where the rebuilt run differs from the record (empty for an exact replay).
+    pub mismatches: Vec<String>,
+    pub inputs: usize,
+}
+
+/// Feed the first `limit` inputs (all if `None`) of `session` to a new engine.
+pub fn rebuild(
+    session: &Session,
+    prompt_dir: Option<&std::path::Path>,
+    limit: Option<usize>,
+) -> Result<Rebuilt, TaskError> {
+    let h = &session.header;
+    let task: Arc<dyn Task> = tasks::by_name(&h.task, prompt_dir)? as Arc<dyn Task>;
+    let mut engine = Engine::new(task, &h.input, h.params.clone());
+    let mut totals = Totals::default();
+    let mut mismatches = Vec::new();
+    let name = session.path.display();
+    let mut recorded_events: Vec<(u64, &Event)> = Vec::new();
+    for r in &session.records {
+        if let Record::Event { seq, event } = r {
+            recorded_events.push((*seq, event));
+        }
+    }
+    // In a torn file the last input's events may be cut short: do not hold them against it.
+    let last_seq = session.records.iter().rev().find_map(|r| match r {
+        Record::Input { seq, .. } => Some(*seq),
+        _ => None,
+    });
+    let torn = !session.warnings.is_empty();
+    let mut inputs = 0;
+    for r in &session.records {
+        let Record::Input { seq, input, request } = r else { continue };
+        if limit.is_some_and(|l| inputs >= l) {
+            break;
+        }
+        inputs += 1;
+        if let Input::LlmReply(reply) = input {
+            match engine.core.calls.get(&reply.call) {
+                None => mismatches
+                    .push(format!("{name}: input {seq} answers call {} that the engine never made", reply.call)),
+                Some(made) => {
+                    if let Some(req) = request {
+                        if &made.request != req {
+                            mismatches.push(format!(
+                                "{name}: input {seq}: call {} was made with a different request",
+                                reply.call
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        totals.count(input);
+        let effects = engine.handle(input.clone());
+        let events: Vec<&Event> = effects
+            .iter()
+            .filter_map(|e| match e {
+                Effect::Emit { event } => Some(event),
+                _ => None,
+            })
+            .collect();
+        let expected: Vec<&Event> = recorded_events.iter().filter(|(s, _)| s == seq).map(|(_, e)| *e).collect();
+        let complete = !(torn && Some(*seq) == last_seq);
+        if complete && events != expected && mismatches.len() < 20 {
+            mismatches.push(format!(
+                "{name}: input {seq} caused {} events, the record has {} (first difference: {})",
+                events.len(),
+                expected.len(),
+                first_difference(&events, &expected)
+            ));
+        }
+    }
+    let wall_ms = session.end().map(|(_, w)| w).unwrap_or(0);
+    Ok(Rebuilt { engine, totals, wall_ms, mismatches, inputs })
+}
+
+fn first_difference(a: &[&Event], b: &[&Event]) -> String {
+    for (i, (x, y)) in a.iter().zip(b.iter()).enumerate() {
+        if x != y {
+            return format!("event {i}: rebuilt {:?}, recorded {:?}", x, y);
+        }
+    }
+    format!("event {}", a.len().min(b.len()))
+}

@@ -1,0 +1,306 @@
+//! Game of 24: four numbers, + - * /, make 24. Thought steps follow the
+//! Tree-of-Thoughts format `a op b = r (left: ...)`, four steps with the last one
+//! `Answer: <expr> = 24`. Candidate and value semantics follow the reference
+//! implementation (see `docs` in README): proposals are the reply's lines, values
+//! are sure/likely/impossible mapped to 20/1/0.001 and summed over samples.
+
+pub mod logic;
+
+use std::path::Path;
+
+use serde_json::json;
+
+use super::{prompts, Problem, TaskError, TaskSource};
+use crate::engine::{Message, Prompt, Proposal, Purpose, Task};
+use logic::Q;
+
+const IO: &str = include_str!("../../../assets/prompts/game24/io.txt");
+const COT: &str = include_str!("../../../assets/prompts/game24/cot.txt");
+const PROPOSE: &str = include_str!("../../../assets/prompts/game24/propose.txt");
+const VALUE: &str = include_str!("../../../assets/prompts/game24/value.txt");
+const VALUE_LAST: &str = include_str!("../../../assets/prompts/game24/value_last.txt");
+const VOTE: &str = include_str!("../../../assets/prompts/game24/vote.txt");
+
+/// The evaluator's classes and their values, in the order the reference sums them.
+pub const VALUE_CLASSES: [(&str, f64); 3] = [("impossible", 0.001), ("likely", 1.0), ("sure", 20.0)];
+
+pub struct Game24 {
+    io: String,
+    cot: String,
+    propose: String,
+    value: String,
+    value_last: String,
+    vote: String,
+    puzzles: Vec<(u32, Vec<Q>)>,
+}
+
+impl Game24 {
+    pub fn new(prompt_dir: Option<&Path>) -> Result<Self, TaskError> {
+        let load = |name: &str, builtin: &str, vars: &[&str]| -> Result<String, TaskError> {
+            let text = prompts::load(prompt_dir, name, builtin)?;
+            prompts::require(&text, name, vars)?;
+            Ok(text)
+        };
+        Ok(Game24 {
+            io: load("io.txt", IO, &["input"])?,
+            cot: load("cot.txt", COT, &["input"])?,
+            propose: load("propose.txt", PROPOSE, &["numbers"])?,
+            value: load("value.txt", VALUE, &["numbers"])?,
+            value_last: load("value_last.txt", VALUE_LAST, &["input", "answer"])?,
+            vote: load("vote.txt", VOTE, &["input", "choices"])?,
+            puzzles: logic::puzzles().map_err(TaskError::Data)?,
+        })
+    }
+
+    /// The built-in prompts only.
+    pub fn builtin() -> Self {
+        match Game24::new(None) {
+            Ok(t) => t,
+            // The built-ins are compiled in and covered by tests.
+            Err(e) => unreachable!("built-in game24 assets are broken: {e}"),
+        }
+    }
+
+    pub fn rank(&self, index: usize) -> Option<u32> {
+        self.puzzles.get(index).map(|p| p.0)
+    }
+}
+
+/// The numbers left after partial output `y`, as the reference reads them: the text
+/// after `left: ` up to `)` on the last line, or the input when `y` is empty.
+pub fn current_numbers_text(x: &str, y: &str) -> String {
+    let y = y.trim();
+    if y.is_empty() {
+        return x.trim().to_string();
+    }
+    let last = y.rsplit('\n').next().unwrap_or("");
+    let after = last.rsplit("left: ").next().unwrap_or(last);
+    after.split(')').next().unwrap_or(after).to_string()
+}
+
+/// Whether the last line of `y` states a final answer.
+fn has_answer(y: &str) -> bool {
+    y.to_lowercase().contains("answer")
+}
+
+fn last_line(text: &str) -> &str {
+    text.trim().rsplit('\n').next().unwrap_or("").trim()
+}
+
+fn strip_answer_prefix(line: &str) -> &str {
+    let lower = line.to_lowercase();
+    match lower.find("answer:") {
+        Some(i) => line[i + "answer:".len()..].trim(),
+        None => line.trim(),
+    }
+}
+
+/// Read one evaluator sample: the class named on its last non-empty line.
+pub fn read_value_class(sample: &str) -> Option<&'static str> {
+    let line = sample.lines().rev().map(str::trim).find(|l| !l.is_empty())?;
+    let cleaned: String =
+        line.to_lowercase().chars().map(|c| if c.is_alphabetic() || c.is_whitespace() { c } else { ' ' }).collect();
+    let words: Vec<&str> = cleaned.split_whitespace().collect();
+    let found: Vec<&'static str> = VALUE_CLASSES.iter().map(|(n, _)| *n).filter(|n| words.contains(n)).collect();
+    match found.as_slice() {
+        [one] => Some(one),
+        _ => None,
+    }
+}
+
+impl Task for Game24 {
+    fn name(&self) -> &str {
+        "game24"
+    }
+
+    fn default_steps(&self) -> usize {
+        4
+    }
+
+    fn io_prompt(&self, x: &str) -> Prompt {
+        Prompt {
+            purpose: Purpose::Io,
+            messages: vec![Message::user(prompts::render(&self.io, &[("input", x)]))],
+            context: json!({"task": "game24", "input": x}),
+            stop: vec![],
+            max_tokens: Some(100),
+        }
+    }
+
+    fn cot_prompt(&self, x: &str) -> Prompt {
+        Prompt {
+            purpose: Purpose::Cot,
+            messages: vec![Message::user(prompts::render(&self.cot, &[("input", x)]))],
+            context: json!({"task": "game24", "input": x}),
+            stop: vec![],
+            max_tokens: Some(200),
+        }
+    }
+
+    fn propose_prompt(&self, x: &str, y: &str) -> Prompt {
+        let numbers = current_numbers_text(x, y);
+        let text = if numbers.trim() == "24" {
+            // All numbers are combined: ask for the whole expression, continuing the steps.
+            prompts::render(&self.cot, &[("input", x)]) + y
+        } else {
+            prompts::render(&self.propose, &[("numbers", &numbers)])
+        };
+        Prompt {
+            purpose: Purpose::Propose,
+            messages: vec![Message::user(text)],
+            context: json!({"task": "game24", "input": x, "y": y, "numbers": numbers, "final": numbers.trim() == "24"}),
+            stop: vec![],
+            max_tokens: Some(400),
+        }
+    }
+
+    fn sample_prompt(&self, x: &str, y: &str) -> Prompt {
+        Prompt {
+            purpose: Purpose::Sample,
+            messages: vec![Message::user(prompts::render(&self.cot, &[("input", x)]) + y)],
+            context: json!({"task": "game24", "input": x, "y": y, "numbers": current_numbers_text(x, y)}),
+            stop: vec!["\n".into()],
+            max_tokens: Some(60),
+        }
+    }
+
+    fn parse_proposals(&self, x: &str, y: &str, reply: &str) -> Vec<Proposal> {
+        reply.split('\n').map(|line| self.parse_edit(x, y, line)).collect()
+    }
+
+    fn parse_sample(&self, x: &str, y: &str, reply: &str) -> Proposal {
+        let line = reply.trim_start_matches('\n').split('\n').next().unwrap_or("");
+        self.parse_edit(x, y, line)
+    }
+
+    fn parse_edit(&self, x: &str, y: &str, line: &str) -> Proposal {
+        let numbers_text = current_numbers_text(x, y);
+        let thought = line.trim().to_string();
+        let problem = if thought.is_empty() {
+            Some("empty line".to_string())
+        } else if numbers_text.trim() == "24" {
+            if thought.to_lowercase().contains("answer:") {
+                None
+            } else {
+                Some("all numbers are combined: expected the final `Answer:` line".to_string())
+            }
+        } else {
+            match logic::parse_numbers(&numbers_text) {
+                None => Some(format!("cannot read the numbers left before this step ({numbers_text:?})")),
+                Some(numbers) => logic::check_step(&numbers, &thought).err(),
+            }
+        };
+        Proposal { thought, path: format!("{y}{line}\n"), problem }
+    }
+
+    fn value_prompt(&self, x: &str, y: &str) -> Prompt {
+        let last = last_line(y);
+        let (text, context) = if !last.contains("left: ") {
+            let answer = last.to_lowercase().replace("answer: ", "");
+            let text = prompts::render(&self.value_last, &[("input", x), ("answer", &answer)]);
+            (text, json!({"task": "game24", "input": x, "y": y, "answer": answer}))
+        } else {
+            let numbers = current_numbers_text(x, y);
+            let text = prompts::render(&self.value, &[("numbers", &numbers)]);
+            (text, json!({"task": "game24", "input": x, "y": y, "numbers": numbers}))
+        };
+        Prompt {
+            purpose: Purpose::Value,
+            messages: vec![Message::user(text)],
+            context,
+            stop: vec![],
+            max_tokens: Some(200),
+        }
+    }
+
+    fn fixed_value(&self, _x: &str, y: &str) -> Option<(f64, String)> {
+        let lines = y.trim().split('\n').count();
+        if lines == 4 && !has_answer(y) {
+            Some((0.0, "the last step gives no answer".into()))
+        } else {
+            None
+        }
+    }
+
+    fn parse_value(&self, _x: &str, _y: &str, samples: &[String]) -> (f64, Vec<String>) {
+        let classes: Vec<Option<&'static str>> = samples.iter().map(|s| read_value_class(s)).collect();
+        // Summed class by class, in the reference's order, so the floats match exactly.
+        let mut value = 0.0;
+        for (name, v) in VALUE_CLASSES {
+            let count = classes.iter().filter(|c| **c == Some(name)).count();
+            value += v * count as f64;
+        }
+        let labels = classes.iter().map(|c| c.unwrap_or("?").to_string()).collect();
+        (value, labels)
+    }
+
+    fn vote_prompt(&self, x: &str, ys: &[String]) -> Prompt {
+        let choices: String = ys
+            .iter()
+            .enumerate()
+            .map(|(i, y)| format!("Choice {}:\n{}", i + 1, y.trim_end()))
+            .collect::<Vec<_>>()
+            .join("\n");
+        Prompt {
+            purpose: Purpose::Vote,
+            messages: vec![Message::user(prompts::render(&self.vote, &[("input", x), ("choices", &choices)]))],
+            context: json!({"task": "game24", "input": x, "ys": ys}),
+            stop: vec![],
+            max_tokens: Some(400),
+        }
+    }
+
+    fn parse_vote(&self, reply: &str, n_choices: usize) -> Option<usize> {
+        let lower = reply.to_lowercase();
+        let at = lower.rfind("best choice is")?;
+        let digits: String =
+            lower[at..].chars().skip_while(|c| !c.is_ascii_digit()).take_while(|c| c.is_ascii_digit()).collect();
+        let n: usize = digits.parse().ok()?;
+        (1..=n_choices).contains(&n).then(|| n - 1)
+    }
+
+    fn extract_answer(&self, _x: &str, y: &str) -> Option<String> {
+        // The reference reads the last line; a reply with an explicit `Answer:` line is read there.
+        let line = y.lines().rev().find(|l| l.to_lowercase().contains("answer:")).unwrap_or_else(|| last_line(y));
+        let answer = strip_answer_prefix(line);
+        (!answer.is_empty()).then(|| answer.to_string())
+    }
+
+    fn check(&self, x: &str, answer: &str) -> Result<(), String> {
+        let input = logic::parse_numbers(x).ok_or_else(|| format!("cannot read the puzzle {x:?}"))?;
+        logic::check_answer(&input, answer)
+    }
+
+    fn answer_key(&self, answer: &str) -> String {
+        let answer = strip_answer_prefix(answer);
+        let expr = answer.split('=').next().unwrap_or(answer);
+        expr.chars().filter(|c| !c.is_whitespace()).collect()
+    }
+}
+
+impl TaskSource for Game24 {
+    fn problem_count(&self) -> usize {
+        self.puzzles.len()
+    }
+
+    fn problem(&self, index: usize) -> Option<Problem> {
+        self.puzzles
+            .get(index)
+            .map(|(_, numbers)| Problem { index: Some(index), input: logic::format_numbers(numbers) })
+    }
+
+    fn parse_input(&self, text: &str) -> Result<Problem, TaskError> {
+        let mut numbers = logic::parse_numbers(text)
+            .ok_or_else(|| TaskError::Input(text.into(), "expected numbers separated by spaces".into()))?;
+        numbers.sort();
+        if numbers.len() != 4 {
+            return Err(TaskError::Input(text.into(), format!("expected 4 numbers, got {}", numbers.len())));
+        }
+        let input = logic::format_numbers(&numbers);
+        let index = self.puzzles.iter().position(|(_, p)| logic::format_numbers(p) == input);
+        Ok(Problem { index, input })
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,112 @@
+use super::*;
+
+fn task() -> Game24 {
+    Game24::builtin()
+}
+
+#[test]
+fn reads_numbers_left_like_the_reference() {
+    assert_eq!(current_numbers_text("4 5 6 10", ""), "4 5 6 10");
+    assert_eq!(current_numbers_text("4 5 6 10", "4 + 5 = 9 (left: 6 9 10)\n"), "6 9 10");
+    assert_eq!(current_numbers_text("x", "a (left: 1 2)\n10 - 4 = 6 (left: 4 6) (if allowed)\n"), "4 6");
+}
+
+#[test]
+fn proposals_accept_messy_output_and_reject_bad_steps_with_reasons() {
+    let t = task();
+    let reply = "Possible next steps:\n4 + 5 = 9 (left: 6 9 10)\n**6 * 4 = 24 (left: 5 10 24)**\n10 / 1.5 ≈ 6.67 (left: 6.67)\n5 - 10 = -4 (left: -4 4 6)\n4 * 6 = 24 (left: 5 6 10)\n";
+    let ps = t.parse_proposals("4 5 6 10", "", reply);
+    assert_eq!(ps.len(), 7, "one candidate per line, as the reference splits");
+    assert!(ps[0].problem.is_some(), "prose is rejected");
+    assert!(ps[1].problem.is_none(), "{:?}", ps[1].problem);
+    assert_eq!(ps[1].path, "4 + 5 = 9 (left: 6 9 10)\n");
+    assert!(ps[2].problem.is_none(), "markdown bold is tolerated: {:?}", ps[2].problem);
+    assert!(ps[3].problem.is_some(), "1.5 is not among the numbers");
+    assert!(ps[4].problem.as_deref().unwrap_or("").contains("-5"), "5 - 10 is -5: {:?}", ps[4].problem);
+    assert!(ps[5].problem.is_some(), "wrong left list");
+    assert_eq!(ps[6].problem.as_deref(), Some("empty line"));
+}
+
+#[test]
+fn final_step_expects_an_answer_line() {
+    let t = task();
+    let y = "4 * 5 = 20 (left: 6 10 20)\n10 - 6 = 4 (left: 4 20)\n4 + 20 = 24 (left: 24)\n";
+    let p = t.propose_prompt("4 5 6 10", y);
+    assert_eq!(p.context["final"], true);
+    assert!(p.messages[0].content.ends_with(y), "the answer prompt continues the steps");
+    let ps = t.parse_proposals("4 5 6 10", y, "Answer: (4 * 5) + (10 - 6) = 24");
+    assert!(ps[0].problem.is_none());
+    let answer = t.extract_answer("4 5 6 10", &ps[0].path).unwrap();
+    assert_eq!(answer, "(4 * 5) + (10 - 6) = 24");
+    assert!(t.check("4 5 6 10", &answer).is_ok());
+    assert!(t.parse_proposals("4 5 6 10", y, "4 + 20 = 24")[0].problem.is_some());
+}
+
+#[test]
+fn value_prompts_and_the_last_step_rule() {
+    let t = task();
+    let p = t.value_prompt("4 5 6 10", "4 + 5 = 9 (left: 6 9 10)\n");
+    assert!(p.messages[0].content.ends_with("6 9 10\n"));
+    assert_eq!(p.context["numbers"], "6 9 10");
+    let last = "a (left: 1)\nb (left: 1)\nc (left: 24)\nAnswer: (4 * 5) + (10 - 6) = 24\n";
+    let p = t.value_prompt("4 5 6 10", last);
+    assert_eq!(p.context["answer"], "(4 * 5) + (10 - 6) = 24");
+    assert!(p.messages[0].content.contains("Answer: (4 * 5) + (10 - 6) = 24"));
+    let four = "a (left: 1 2 3)\nb (left: 1 2)\nc (left: 3)\nd (left: 3)\n";
+    assert_eq!(t.fixed_value("x", four).map(|v| v.0), Some(0.0));
+    assert_eq!(t.fixed_value("x", last), None);
+    assert_eq!(t.fixed_value("x", "a (left: 1 2 3)\n"), None);
+}
+
+#[test]
+fn values_sum_classes_as_the_reference_does() {
+    let t = task();
+    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    assert_eq!(t.parse_value("", "", &s(&["sure", "sure", "sure"])).0, 60.0);
+    let (v, labels) = t.parse_value("", "", &s(&["10 + 14 = 24\nlikely", "impossible", "Impossible."]));
+    assert_eq!(v, 0.001 * 2.0 + 1.0);
+    assert_eq!(v, 1.002, "same float as Python's sum");
+    assert_eq!(labels, vec!["likely", "impossible", "impossible"]);
+    let (v, labels) = t.parse_value("", "", &s(&["I think so", "", "sure or likely"]));
+    assert_eq!(v, 0.0);
+    assert_eq!(labels, vec!["?", "?", "?"]);
+    assert_eq!(read_value_class("**Sure**\n\n"), Some("sure"));
+}
+
+#[test]
+fn votes_and_answers() {
+    let t = task();
+    assert_eq!(t.parse_vote("Choice 2 looks good.\nThe best choice is 2", 3), Some(1));
+    assert_eq!(t.parse_vote("The best choice is 7", 3), None);
+    assert_eq!(t.parse_vote("no idea", 3), None);
+    assert_eq!(t.extract_answer("", "(10 - 4) * (13 - 9) = 24"), Some("(10 - 4) * (13 - 9) = 24".into()));
+    assert!(t.check("4 9 10 13", "(10 - 4) * (13 - 9) = 24").is_ok());
+    assert!(t.check("4 9 10 13", "(10 - 4) * (13 - 9) + 1 = 24").is_err());
+    assert_eq!(t.answer_key("Answer: 4*9 - 13+10 = 24"), t.answer_key("4 * 9 - 13 + 10"));
+}
+
+#[test]
+fn puzzles_and_inputs() {
+    let t = task();
+    assert_eq!(t.problem_count(), 1362);
+    let p = t.problem(900).unwrap();
+    assert_eq!(p.index, Some(900));
+    let again = t.parse_input(&p.input).unwrap();
+    assert_eq!(again.index, Some(900));
+    let typed = t.parse_input("13 10 9 4").unwrap();
+    assert_eq!(typed.input, "4 9 10 13", "numbers are put in the list's order");
+    assert!(t.parse_input("1 2 3").is_err());
+    assert!(t.parse_input("one two").is_err());
+}
+
+#[test]
+fn prompt_overrides_from_a_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("propose.txt"), "MY PROPOSE {numbers}\n").unwrap();
+    let t = Game24::new(Some(dir.path())).unwrap();
+    let p = t.propose_prompt("4 5 6 10", "");
+    assert_eq!(p.messages[0].content, "MY PROPOSE 4 5 6 10\n");
+    std::fs::write(dir.path().join("value.txt"), "no placeholder\n").unwrap();
+    let err = Game24::new(Some(dir.path())).err().unwrap().to_string();
+    assert!(err.contains("value.txt") && err.contains("{numbers}"), "{err}");
+}

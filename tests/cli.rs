@@ -1,0 +1,179 @@
+//! End-to-end checks of the `thoughtscope` binary: headless runs, sessions, replay
+//! and the reference-log import.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_thoughtscope"))
+}
+
+fn run_json(args: &[&str]) -> Value {
+    let out = bin().args(args).output().expect("the binary runs");
+    assert!(out.status.success(), "{args:?} failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout.lines().last().unwrap_or_else(|| panic!("no output from {args:?}"));
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+}
+
+fn without_time(mut v: Value) -> Value {
+    v.as_object_mut().unwrap().remove("wall_ms");
+    v
+}
+
+const BASE: [&str; 8] = ["run", "--task", "game24", "--method", "tot-bfs", "--provider", "sim", "--json"];
+
+#[test]
+fn perfect_sim_solves_the_whole_test_set() {
+    let mut args = BASE.to_vec();
+    args.extend(["--sim-noise", "0", "--range", "900..1000"]);
+    let s = run_json(&args);
+    assert_eq!(s["n"], 100);
+    assert_eq!(s["solved"], 100, "{s}");
+    for key in [
+        "task",
+        "method",
+        "provider",
+        "model",
+        "n",
+        "solved",
+        "solved_any",
+        "success_rate",
+        "llm_calls",
+        "cache_hits",
+        "prompt_tokens",
+        "completion_tokens",
+        "wall_ms",
+    ] {
+        assert!(s.get(key).is_some(), "summary lacks {key}: {s}");
+    }
+    assert_eq!(s["provider"], "sim");
+    assert!(s["model"].as_str().unwrap().contains("simulated"));
+    assert!(s["cache_hits"].as_u64().unwrap() > 0, "duplicate value prompts hit the cache");
+}
+
+#[test]
+fn default_sim_shows_the_papers_pattern() {
+    let range = ["--range", "900..960", "--seed", "1"];
+    let rate = |method: &str, extra: &[&str]| -> f64 {
+        let mut args = vec!["run", "--method", method, "--json"];
+        args.extend(range);
+        args.extend(extra);
+        run_json(&args)["success_rate"].as_f64().unwrap()
+    };
+    let b5 = rate("tot-bfs", &["--breadth", "5"]);
+    let b1 = rate("tot-bfs", &["--breadth", "1"]);
+    let cot = rate("cot", &["--samples", "1"]);
+    assert!(b5 > b1 && b1 > cot, "b5 {b5}, b1 {b1}, cot {cot}");
+    assert!(b5 < 1.0, "b=5 is high but not perfect: {b5}");
+}
+
+#[test]
+fn concurrency_changes_nothing_but_time() {
+    let mut a = BASE.to_vec();
+    a.extend(["--range", "900..906", "--seed", "5", "--concurrency", "1"]);
+    let mut b = BASE.to_vec();
+    b.extend(["--range", "900..906", "--seed", "5", "--concurrency", "16"]);
+    assert_eq!(without_time(run_json(&a)), without_time(run_json(&b)));
+}
+
+#[test]
+fn recorded_runs_replay_to_the_same_summary_with_no_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("sessions");
+    let out = dir.path().join("per-puzzle.jsonl");
+    let mut args = BASE.to_vec();
+    let (rec_s, out_s) = (rec.to_str().unwrap(), out.to_str().unwrap());
+    args.extend(["--range", "900..904", "--record", rec_s, "--out", out_s]);
+    let original = run_json(&args);
+    let lines = std::fs::read_to_string(&out).unwrap();
+    let rows: Vec<Value> = lines.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(rows.len(), 4);
+    for r in &rows {
+        for key in ["input", "answer", "correct", "calls", "prompt_tokens", "session"] {
+            assert!(r.get(key).is_some(), "row lacks {key}: {r}");
+        }
+        assert!(Path::new(r["session"].as_str().unwrap()).exists());
+    }
+    let replayed = run_json(&["replay", rec_s, "--headless", "--json"]);
+    assert_eq!(without_time(replayed), without_time(original));
+    // Every line of a session is a header, an input, an event or the end; sim replies are labelled.
+    let first = PathBuf::from(rows[0]["session"].as_str().unwrap());
+    let text = std::fs::read_to_string(&first).unwrap();
+    assert!(text.lines().next().unwrap().contains("\"simulated\":true"));
+    assert!(text.contains("\"request\""), "requests are recorded with their replies");
+}
+
+#[test]
+fn a_torn_session_replays_what_it_kept_and_names_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("one.jsonl");
+    let f = file.to_str().unwrap();
+    run_json(&["run", "--input", "4 9 10 13", "--record", f, "--json"]);
+    let text = std::fs::read_to_string(&file).unwrap();
+    let n = text.lines().count();
+    let kept: Vec<&str> = text.lines().take(n / 2).collect();
+    let torn = format!("{}\n{}", kept.join("\n"), &text.lines().nth(n / 2).unwrap()[..10]);
+    std::fs::write(&file, torn).unwrap();
+    let out = bin().args(["replay", f, "--headless", "--json"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(&format!("one.jsonl:{}: torn last line", n / 2 + 1)), "{stderr}");
+    assert!(out.status.success(), "a torn file still replays: {stderr}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("\"n\":1"));
+}
+
+#[test]
+fn bad_arguments_get_clear_errors() {
+    let out = bin().args(["run", "--range", "0..5000"]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("1362 problems"));
+    let out = bin().args(["run", "--input", "1 2 3"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("expected 4 numbers"));
+    let out = bin().args(["replay", "/nonexistent/x.jsonl", "--headless"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/x.jsonl"));
+}
+
+fn shared_log() -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/data/tot/gpt-4_0.7_propose1_value3_greedy5_start900_end1000.json");
+    if p.exists() {
+        Some(p)
+    } else {
+        eprintln!("skipped: {} is absent (the shared data folder is not next to this clone)", p.display());
+        None
+    }
+}
+
+#[test]
+fn reference_log_verifies_400_of_400_steps() {
+    let Some(log) = shared_log() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("imported");
+    let s = run_json(&[
+        "import",
+        "tot-log",
+        log.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--verify",
+        "--json",
+    ]);
+    assert_eq!(s["steps"], 400);
+    assert_eq!(s["steps_agreeing"], 400, "{s}");
+    assert_eq!(s["solved_any"], 69);
+    assert_eq!(s["solved"], 62);
+    let replayed = run_json(&["replay", out_dir.to_str().unwrap(), "--headless", "--json"]);
+    assert_eq!(replayed["n"], 100);
+    assert_eq!(replayed["solved_any"], 69);
+    assert_eq!(replayed["solved"], 62);
+}
+
+#[test]
+fn fixture_log_verifies_without_shared_data() {
+    let log = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tot-log-3.json");
+    let s = run_json(&["import", "tot-log", log.to_str().unwrap(), "--verify", "--json"]);
+    assert_eq!(s["steps"], 12);
+    assert_eq!(s["steps_agreeing"], 12, "{s}");
+}
