@@ -1,0 +1,118 @@
+//! Everything a person can do in the explorer, as one documented enum. Keys map
+//! to actions through the TOML keymap (`assets/keymap.toml`), and the help popup is
+//! generated from the keymap's descriptions.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    // Steering the search (each becomes an engine command, recorded in the session).
+    /// Carry out one unit of work (one batch of model calls), then pause.
+    Step,
+    /// Run until finished, or pause a running search.
+    RunPause,
+    /// Prune the selected subtree, or un-prune it.
+    Prune,
+    /// Edit the selected thought in a popup; the edit becomes a new sibling.
+    Edit,
+    /// Force a backtrack (BFS: the next best states of the step before; DFS: pop to the parent).
+    Backtrack,
+    /// Generate more children of the selected node now.
+    Expand,
+    /// Ask the evaluator again about the selected node.
+    Reevaluate,
+    /// Continue the search from the selected node only.
+    Continue,
+    /// Start on a new problem (a puzzle number or the numbers themselves).
+    NewInput,
+    /// Start the same problem again from scratch.
+    Restart,
+    /// Save the session under a new name.
+    SaveAs,
+
+    // Moving around.
+    Up,
+    Down,
+    /// Collapse the selected node, or go to its parent.
+    Left,
+    /// Expand the selected node, or go to its first child.
+    Right,
+    PageUp,
+    PageDown,
+    Top,
+    Bottom,
+    /// Select the best-valued state of the deepest level reached.
+    JumpBest,
+    /// Select the next solution.
+    NextSolution,
+    /// Collapse or expand the selected node.
+    ToggleCollapse,
+    FocusNext,
+    FocusPrev,
+
+    // Replay.
+    /// One input back in the timeline.
+    ReplayBack,
+    /// One input forward in the timeline.
+    ReplayForward,
+    ReplayStart,
+    ReplayEnd,
+    /// Play the timeline forward, or stop playing.
+    ReplayPlay,
+    ReplaySlower,
+    ReplayFaster,
+    /// Start a live run from the state at the replay cursor, as a new session.
+    Fork,
+
+    // The screen.
+    CycleTheme,
+    Help,
+    Quit,
+}
+
+impl Action {
+    /// Every action, in help order.
+    pub const ALL: [Action; 35] = [
+        Action::Step,
+        Action::RunPause,
+        Action::Prune,
+        Action::Edit,
+        Action::Backtrack,
+        Action::Expand,
+        Action::Reevaluate,
+        Action::Continue,
+        Action::NewInput,
+        Action::Restart,
+        Action::SaveAs,
+        Action::Up,
+        Action::Down,
+        Action::Left,
+        Action::Right,
+        Action::PageUp,
+        Action::PageDown,
+        Action::Top,
+        Action::Bottom,
+        Action::JumpBest,
+        Action::NextSolution,
+        Action::ToggleCollapse,
+        Action::FocusNext,
+        Action::FocusPrev,
+        Action::ReplayBack,
+        Action::ReplayForward,
+        Action::ReplayStart,
+        Action::ReplayEnd,
+        Action::ReplayPlay,
+        Action::ReplaySlower,
+        Action::ReplayFaster,
+        Action::Fork,
+        Action::CycleTheme,
+        Action::Help,
+        Action::Quit,
+    ];
+
+    /// The snake_case name used in keymap files.
+    pub fn name(self) -> String {
+        serde_json::to_value(self).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+    }
+}
