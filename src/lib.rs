@@ -6,8 +6,11 @@
 //! * `session` — JSONL recording, loading, replay and importers;
 //! * `runtime` — the tokio driver and headless runs.
 
+pub mod config;
+pub mod demos;
 pub mod engine;
 pub mod llm;
 pub mod runtime;
 pub mod session;
 pub mod tasks;
+pub mod tui;

@@ -5,15 +5,21 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use color_eyre::eyre::{bail, eyre, Result, WrapErr};
 
+use thoughtscope::config::{data_dir, Config, RunDefaults};
+use thoughtscope::engine::Effect;
 use thoughtscope::engine::{Evaluator, Generator, MethodKind, Params, Selection};
 use thoughtscope::llm::sim::{SimConfig, SimProvider, SimRates};
 use thoughtscope::llm::Provider;
+use thoughtscope::runtime::headless::header_for;
 use thoughtscope::runtime::headless::{run_problems, ProblemResult, RunSetup, Summary};
 use thoughtscope::session::{import_tot, replay, Session};
 use thoughtscope::tasks::{self, Problem};
+use thoughtscope::tui::app::{App, Setup as AppSetup};
+use thoughtscope::tui::keymap::Keymap;
+use thoughtscope::tui::theme::ThemeSet;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -28,6 +34,18 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Cmd {
+    /// Open the explorer on a live run (the default with no command).
+    Tui(Box<RunArgs>),
+    /// List the demo sessions, or open one in the explorer.
+    Demo {
+        /// Which demo to open (its number in the list).
+        which: Option<usize>,
+        #[arg(long)]
+        theme: Option<String>,
+    },
+    /// Re-record the demo sessions into a directory (for maintainers).
+    #[command(hide = true)]
+    RecordDemos { dir: PathBuf },
     /// Run a search headless over one or more problems and print a summary.
     Run(Box<RunArgs>),
     /// Rebuild recorded sessions with no provider calls and print their summary.
@@ -52,17 +70,17 @@ struct BenchArgs {
     concurrency: usize,
 }
 
-#[derive(Args, Debug, Clone)]
+#[derive(Args, Debug, Clone, Default)]
 struct RunArgs {
-    /// Task to solve.
-    #[arg(long, default_value = "game24")]
-    task: String,
-    /// Search method.
-    #[arg(long, value_enum, default_value = "tot-bfs")]
-    method: MethodKind,
-    /// Model provider (offline default: the simulated model `sim`).
-    #[arg(long, default_value = "sim")]
-    provider: String,
+    /// Task to solve [default: game24].
+    #[arg(long)]
+    task: Option<String>,
+    /// Search method [default: tot-bfs].
+    #[arg(long, value_enum)]
+    method: Option<MethodKind>,
+    /// Model provider [default: sim, the offline simulated model].
+    #[arg(long)]
+    provider: Option<String>,
     /// Problems by 0-based index, like Python's range: `900..1000`, `..10`, `5`.
     #[arg(long, conflicts_with = "input")]
     range: Option<String>,
@@ -85,57 +103,65 @@ struct RunArgs {
     search: SearchArgs,
     #[command(flatten)]
     sim: SimArgs,
-    /// Most model calls in flight at once.
-    #[arg(long, default_value_t = 8)]
-    concurrency: usize,
+    /// Most model calls in flight at once [default: 8].
+    #[arg(long)]
+    concurrency: Option<usize>,
+    /// Colour theme for the explorer (dark, light, high-contrast, or a user theme).
+    #[arg(long)]
+    theme: Option<String>,
 }
 
-/// Method parameters, named as in the Tree-of-Thoughts paper.
-#[derive(Args, Debug, Clone)]
+/// Method parameters, named as in the Tree-of-Thoughts paper. Unset ones come from
+/// the config file's [defaults], then the built-in defaults shown.
+#[derive(Args, Debug, Clone, Default)]
 struct SearchArgs {
-    /// b: states kept per step (tot-bfs).
-    #[arg(long, default_value_t = 5)]
-    breadth: usize,
-    /// k: samples per state with `--generator sample`.
-    #[arg(long, default_value_t = 1)]
-    n_generate: u32,
-    /// Evaluator samples per state (value) or per step (vote).
-    #[arg(long, default_value_t = 3)]
-    n_evaluate: u32,
-    #[arg(long, value_enum, default_value = "propose")]
-    generator: Generator,
-    #[arg(long, value_enum, default_value = "value")]
-    evaluator: Evaluator,
-    #[arg(long, value_enum, default_value = "greedy")]
-    select: Selection,
+    /// b: states kept per step (tot-bfs) [default: 5].
+    #[arg(long)]
+    breadth: Option<usize>,
+    /// k: samples per state with `--generator sample` [default: 1].
+    #[arg(long)]
+    n_generate: Option<u32>,
+    /// Evaluator samples per state (value) or per step (vote) [default: 3].
+    #[arg(long)]
+    n_evaluate: Option<u32>,
+    /// [default: propose]
+    #[arg(long, value_enum)]
+    generator: Option<Generator>,
+    /// [default: value]
+    #[arg(long, value_enum)]
+    evaluator: Option<Evaluator>,
+    /// [default: greedy]
+    #[arg(long, value_enum)]
+    select: Option<Selection>,
     /// T: thought steps (default: the task's, 4 for game24).
     #[arg(long)]
     steps: Option<usize>,
-    /// tot-dfs: prune children valued below this.
-    #[arg(long, default_value_t = 3.0)]
-    threshold: f64,
-    /// tot-dfs: cap on states expanded.
-    #[arg(long, default_value_t = 100)]
-    max_states: usize,
-    /// k for io / cot / cot-sc.
-    #[arg(long, default_value_t = 10)]
-    samples: u32,
-    #[arg(long, default_value_t = 0.7)]
-    temperature: f32,
+    /// tot-dfs: prune children valued below this [default: 3].
+    #[arg(long)]
+    threshold: Option<f64>,
+    /// tot-dfs: cap on states expanded [default: 100].
+    #[arg(long)]
+    max_states: Option<usize>,
+    /// k for io / cot / cot-sc [default: 10].
+    #[arg(long)]
+    samples: Option<u32>,
+    /// [default: 0.7]
+    #[arg(long)]
+    temperature: Option<f32>,
     /// Keep malformed proposals as candidates, as the reference implementation does.
     #[arg(long)]
     lenient: bool,
-    /// Seed for the method's own random choices and for `sim`.
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
+    /// Seed for the method's own random choices and for `sim` [default: 0].
+    #[arg(long)]
+    seed: Option<u64>,
 }
 
 /// The simulated model's error model (see `thoughtscope::llm::sim`).
-#[derive(Args, Debug, Clone)]
+#[derive(Args, Debug, Clone, Default)]
 struct SimArgs {
     /// One dial on every sim error rate: 0 = a perfect model, 1 = the calibrated default.
-    #[arg(long, default_value_t = 1.0)]
-    sim_noise: f64,
+    #[arg(long)]
+    sim_noise: Option<f64>,
     /// Base rate of a proposed step with wrong arithmetic.
     #[arg(long)]
     sim_slip: Option<f64>,
@@ -166,6 +192,9 @@ struct ReplayArgs {
     /// Rebuild without the terminal UI and print a summary.
     #[arg(long)]
     headless: bool,
+    /// Colour theme for the explorer.
+    #[arg(long)]
+    theme: Option<String>,
     /// Print the summary as one JSON object.
     #[arg(long)]
     json: bool,
@@ -200,27 +229,11 @@ fn main() -> Result<()> {
             import_tot_log(&file, out.as_deref(), verify, json)
         }
         Some(Cmd::Bench(args)) => bench(args),
-        None => demo_run(),
+        Some(Cmd::Tui(args)) => tui_live(*args),
+        Some(Cmd::Demo { which, theme }) => demo(which, theme),
+        Some(Cmd::RecordDemos { dir }) => thoughtscope::demos::record_all(&dir).map_err(|e| eyre!(e)),
+        None => tui_live(RunArgs::default()),
     }
-}
-
-/// Without a command: one Game-of-24 puzzle with ToT-BFS on the simulated model, shown as a tree.
-fn demo_run() -> Result<()> {
-    let cli = Cli::try_parse_from(["thoughtscope", "run", "--range", "900", "--record", "thoughtscope-demo.jsonl"])
-        .map_err(|e| eyre!(e.to_string()))?;
-    let Some(Cmd::Run(args)) = cli.command else { bail!("the demo's own arguments did not parse") };
-    let (setup, problems) = setup_run(&args)?;
-    let rt = tokio::runtime::Runtime::new()?;
-    let results = rt.block_on(run_problems(&setup, &problems, |_| {}));
-    if let Some(path) = results.first().and_then(|r| r.session.clone()) {
-        let session = Session::load(Path::new(&path))?;
-        let rebuilt = replay::rebuild(&session, None, None)?;
-        print!("{}", rebuilt.engine.tree().render_text());
-        println!("session recorded to {path}; replay it with `thoughtscope replay {path} --headless`");
-    }
-    let summary = summarize(&setup, &results, 0);
-    print_summary(&summary, false);
-    Ok(())
 }
 
 /// Time one headless run of `args` in this process.
@@ -257,46 +270,181 @@ fn bench(args: BenchArgs) -> Result<()> {
     Ok(())
 }
 
-fn sim_config(args: &RunArgs) -> SimConfig {
-    let d = SimRates::default();
+/// Keymap, themes and theme name from the config file and flags; problems found go to `notes`.
+fn ui_settings(cfg: &Config, theme_flag: Option<String>, notes: &mut Vec<String>) -> (Keymap, ThemeSet, String) {
+    let (keymap, warnings) = cfg.build_keymap();
+    notes.extend(warnings);
+    let themes = cfg.theme_set();
+    notes.extend(themes.warnings().iter().cloned());
+    let wanted = theme_flag.or(cfg.theme.clone()).unwrap_or_else(|| "dark".into());
+    if themes.get(&wanted).is_none() {
+        notes.push(format!(
+            "no theme {wanted:?} (known: {}); using {}",
+            themes.names().join(", "),
+            themes.get_or_first(&wanted).name
+        ));
+    }
+    (keymap, themes, wanted)
+}
+
+fn no_color() -> bool {
+    std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
+}
+
+fn open_tui(
+    mut app: App,
+    provider: Arc<dyn Provider>,
+    concurrency: usize,
+    notes: Vec<String>,
+    initial: Vec<Effect>,
+) -> Result<()> {
+    if !std::io::stdout().is_terminal() {
+        bail!("the explorer needs a terminal; for scripts use `thoughtscope run ... --json` or `replay --headless`");
+    }
+    app.no_color = no_color();
+    if let Some(first) = notes.first() {
+        app.message =
+            Some(if notes.len() > 1 { format!("{first} (+{} more)", notes.len() - 1) } else { first.clone() });
+    }
+    let rt = tokio::runtime::Runtime::new()?;
+    let app = rt.block_on(thoughtscope::tui::run(app, provider, concurrency, initial))?;
+    for n in &notes {
+        eprintln!("warning: {n}");
+    }
+    if let Some(path) = app.session_path() {
+        if !app.is_replay() {
+            println!("session recorded in {}", path.display());
+        }
+    }
+    Ok(())
+}
+
+fn tui_live(mut args: RunArgs) -> Result<()> {
+    if args.input.is_none() && args.range.is_none() {
+        args.range = Some("900".into());
+    }
+    let cfg = config();
+    let (setup, problems) = setup_run_with(&args, &cfg)?;
+    let Some(problem) = problems.first() else { bail!("no problem to open") };
+    let mut notes = Vec::new();
+    let (keymap, themes, theme) = ui_settings(&cfg, args.theme.clone(), &mut notes);
+    let app_setup = AppSetup {
+        task: Arc::clone(&setup.task),
+        prompts: args.prompts.clone(),
+        header: header_for(&setup, problem),
+        sessions_dir: args.record.clone().unwrap_or_else(|| data_dir().join("sessions")),
+    };
+    let app = App::live(app_setup, problem, keymap, themes, &theme);
+    open_tui(app, Arc::clone(&setup.provider), setup.concurrency, notes, Vec::new())
+}
+
+fn tui_replay(session: Session, theme: Option<String>, prompts: Option<PathBuf>) -> Result<()> {
+    let cfg = config();
+    let mut notes: Vec<String> = session.warnings.clone();
+    let (keymap, themes, theme) = ui_settings(&cfg, theme, &mut notes);
+    let task = tasks::by_name(&session.header.task, prompts.as_deref())?;
+    // A fork continues with the simulated model the session used (or the default one).
+    let sim = session.header.sim.clone().unwrap_or_default();
+    let provider: Arc<dyn Provider> = Arc::new(SimProvider::new(sim));
+    let app_setup =
+        AppSetup { task, prompts, header: session.header.clone(), sessions_dir: data_dir().join("sessions") };
+    let app = App::replay(app_setup, session, keymap, themes, &theme).map_err(|e| eyre!(e))?;
+    open_tui(app, provider, cfg.defaults.concurrency.unwrap_or(8), notes, Vec::new())
+}
+
+fn demo(which: Option<usize>, theme: Option<String>) -> Result<()> {
+    let list: Vec<(usize, &thoughtscope::demos::Demo, Session)> = thoughtscope::demos::DEMOS
+        .iter()
+        .enumerate()
+        .map(|(i, d)| thoughtscope::demos::load(d).map(|s| (i + 1, d, s)).map_err(|e| eyre!(e)))
+        .collect::<Result<_>>()?;
+    let chosen = match which {
+        Some(n) => n,
+        None => {
+            for (n, d, s) in &list {
+                println!("{n}. {:<22} {}", d.file, s.header.note.clone().unwrap_or_default());
+            }
+            if !std::io::stdin().is_terminal() {
+                println!("open one with: thoughtscope demo N");
+                return Ok(());
+            }
+            print!("open which demo? [1-{}] ", list.len());
+            std::io::Write::flush(&mut std::io::stdout())?;
+            let mut line = String::new();
+            std::io::stdin().read_line(&mut line)?;
+            match line.trim().parse::<usize>() {
+                Ok(n) => n,
+                Err(_) => return Ok(()),
+            }
+        }
+    };
+    let Some((_, _, session)) = list.into_iter().find(|(n, _, _)| *n == chosen) else {
+        bail!("there is no demo {chosen}: run `thoughtscope demo` for the list");
+    };
+    tui_replay(session, theme, None)
+}
+
+fn sim_config(args: &RunArgs, d: &RunDefaults, seed: u64) -> SimConfig {
+    let base = SimRates::default();
     let s = &args.sim;
     SimConfig {
-        seed: args.search.seed,
-        noise: s.sim_noise.max(0.0),
+        seed,
+        noise: s.sim_noise.or(d.sim_noise).unwrap_or(1.0).max(0.0),
         rates: SimRates {
-            slip: s.sim_slip.unwrap_or(d.slip),
-            miss: s.sim_miss.unwrap_or(d.miss),
-            misjudge: s.sim_misjudge.unwrap_or(d.misjudge),
-            answer: s.sim_answer.unwrap_or(d.answer),
-            io: s.sim_io.unwrap_or(d.io),
-            cot: s.sim_cot.unwrap_or(d.cot),
+            slip: s.sim_slip.unwrap_or(base.slip),
+            miss: s.sim_miss.unwrap_or(base.miss),
+            misjudge: s.sim_misjudge.unwrap_or(base.misjudge),
+            answer: s.sim_answer.unwrap_or(base.answer),
+            io: s.sim_io.unwrap_or(base.io),
+            cot: s.sim_cot.unwrap_or(base.cot),
         },
         latency_ms: s.sim_latency_ms,
     }
 }
 
-fn params(args: &RunArgs) -> Params {
+/// A flag's value, else the config file's, else the built-in default.
+fn pick_enum<T: ValueEnum + Copy>(flag: Option<T>, config: Option<&String>, default: T) -> T {
+    flag.or_else(|| config.and_then(|c| T::from_str(c, true).ok())).unwrap_or(default)
+}
+
+fn params(args: &RunArgs, d: &RunDefaults) -> Params {
     let s = &args.search;
+    let base = Params::default();
     Params {
-        method: args.method,
-        breadth: s.breadth,
-        n_generate: s.n_generate,
-        n_evaluate: s.n_evaluate,
-        generator: s.generator,
-        evaluator: s.evaluator,
-        select: s.select,
-        steps: s.steps,
-        threshold: s.threshold,
-        max_states: s.max_states,
-        samples: s.samples,
-        temperature: s.temperature,
-        lenient: s.lenient,
-        seed: s.seed,
+        method: pick_enum(args.method, d.method.as_ref(), base.method),
+        breadth: s.breadth.or(d.breadth).unwrap_or(base.breadth),
+        n_generate: s.n_generate.or(d.n_generate).unwrap_or(base.n_generate),
+        n_evaluate: s.n_evaluate.or(d.n_evaluate).unwrap_or(base.n_evaluate),
+        generator: pick_enum(s.generator, d.generator.as_ref(), base.generator),
+        evaluator: pick_enum(s.evaluator, d.evaluator.as_ref(), base.evaluator),
+        select: pick_enum(s.select, d.select.as_ref(), base.select),
+        steps: s.steps.or(d.steps),
+        threshold: s.threshold.or(d.threshold).unwrap_or(base.threshold),
+        max_states: s.max_states.or(d.max_states).unwrap_or(base.max_states),
+        samples: s.samples.or(d.samples).unwrap_or(base.samples),
+        temperature: s.temperature.or(d.temperature).unwrap_or(base.temperature),
+        lenient: s.lenient || d.lenient.unwrap_or(false),
+        seed: s.seed.or(d.seed).unwrap_or(base.seed),
     }
 }
 
+/// The config file, with its warnings printed once.
+fn config() -> Config {
+    let (config, warnings) = Config::load();
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
+    config
+}
+
 fn setup_run(args: &RunArgs) -> Result<(RunSetup, Vec<Problem>)> {
-    let task = tasks::by_name(&args.task, args.prompts.as_deref())?;
+    setup_run_with(args, &config())
+}
+
+fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, Vec<Problem>)> {
+    let d = &cfg.defaults;
+    let task_name = args.task.clone().or(d.task.clone()).unwrap_or_else(|| "game24".into());
+    let task = tasks::by_name(&task_name, args.prompts.as_deref())?;
     let problems: Vec<Problem> = match (&args.input, &args.range) {
         (Some(input), _) => vec![task.parse_input(input)?],
         (None, Some(range)) => {
@@ -305,9 +453,11 @@ fn setup_run(args: &RunArgs) -> Result<(RunSetup, Vec<Problem>)> {
         }
         (None, None) => bail!("say which problems: --range A..B (0-based, like Python) or --input \"4 9 10 13\""),
     };
-    let (provider, sim): (Arc<dyn Provider>, Option<SimConfig>) = match args.provider.as_str() {
+    let params = params(args, d);
+    let provider_name = args.provider.clone().or(d.provider.clone()).unwrap_or_else(|| "sim".into());
+    let (provider, sim): (Arc<dyn Provider>, Option<SimConfig>) = match provider_name.as_str() {
         "sim" => {
-            let cfg = sim_config(args);
+            let cfg = sim_config(args, d, params.seed);
             (Arc::new(SimProvider::new(cfg.clone())), Some(cfg))
         }
         other => bail!(
@@ -315,17 +465,11 @@ fn setup_run(args: &RunArgs) -> Result<(RunSetup, Vec<Problem>)> {
              OpenAI-compatible and Anthropic providers are tracked in issue 4"
         ),
     };
-    if args.concurrency == 0 {
+    let concurrency = args.concurrency.or(d.concurrency).unwrap_or(8);
+    if concurrency == 0 {
         bail!("--concurrency must be at least 1");
     }
-    let setup = RunSetup {
-        task,
-        params: params(args),
-        provider,
-        sim,
-        concurrency: args.concurrency,
-        record: args.record.clone(),
-    };
+    let setup = RunSetup { task, params, provider, sim, concurrency, record: args.record.clone() };
     Ok((setup, problems))
 }
 
@@ -428,6 +572,13 @@ fn session_files(path: &Path) -> Result<Vec<PathBuf>> {
 }
 
 fn replay_cmd(args: ReplayArgs) -> Result<()> {
+    if !args.headless {
+        if args.path.is_dir() {
+            bail!("{}: the explorer opens one session file; use --headless for a directory", args.path.display());
+        }
+        let session = Session::load(&args.path)?;
+        return tui_replay(session, args.theme, args.prompts);
+    }
     let files = session_files(&args.path)?;
     let mut results = Vec::new();
     let mut first: Option<Session> = None;

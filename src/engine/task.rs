@@ -46,6 +46,10 @@ pub trait Task: Send + Sync {
     fn extract_answer(&self, x: &str, y: &str) -> Option<String>;
     /// Exact check of an answer.
     fn check(&self, x: &str, answer: &str) -> Result<(), String>;
+    /// A short description of state `y` for people (e.g. "numbers left: 6 9 10").
+    fn describe_state(&self, _x: &str, _y: &str) -> Option<String> {
+        None
+    }
     /// Normal form of an answer for majority voting.
     fn answer_key(&self, answer: &str) -> String {
         answer.split_whitespace().collect::<Vec<_>>().join(" ")

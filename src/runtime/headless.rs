@@ -159,6 +159,7 @@ pub fn header_for(setup: &RunSetup, problem: &Problem) -> Header {
         sim: setup.sim.clone(),
         source: None,
         parent: None,
+        note: None,
     }
 }
 

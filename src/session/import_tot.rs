@@ -11,10 +11,10 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Header, SessionWriter, Totals, FORMAT, VERSION};
+use super::{Header, SessionWriter, FORMAT, VERSION};
 use crate::engine::{
-    CallError, Command, Completion, Effect, Engine, Evaluator, Event, Generator, Input, LlmReply, LlmRequest,
-    LlmResponse, MethodKind, Params, Purpose, Selection, Usage,
+    CallError, Command, Completion, Engine, Evaluator, Event, Generator, Input, LlmRequest, LlmResponse, MethodKind,
+    Params, Purpose, Selection, Usage,
 };
 use crate::tasks::game24::{Game24, VALUE_CLASSES};
 
@@ -213,40 +213,21 @@ pub fn check_puzzle(entry: &LogEntry, source: &str, out: Option<&Path>) -> Resul
                 sim: None,
                 source: Some(format!("tot-log:{source}#{}", entry.idx)),
                 parent: None,
+                note: None,
             };
             Some(SessionWriter::create(&dir.join(format!("tot-log-{:04}.jsonl", entry.idx)), &header)?)
         }
         None => None,
     };
-    let mut queue: VecDeque<(u64, LlmRequest)> = VecDeque::new();
-    let mut selections: Vec<Vec<String>> = Vec::new();
-    let mut totals = Totals::default();
-    let mut input = Input::command(Command::Run);
-    let mut request_of_input: Option<LlmRequest> = None;
-    loop {
-        let effects = engine.handle(input.clone());
-        totals.count(&input);
-        let mut events = Vec::new();
-        for e in effects {
-            match e {
-                Effect::CallLlm { call, request } => queue.push_back((call, request)),
-                Effect::Cancel { calls } => queue.retain(|(c, _)| !calls.contains(c)),
-                Effect::Emit { event } => {
-                    if let Event::Selected { kept, .. } = &event {
-                        selections.push(kept.iter().map(|&id| engine.tree().node(id).path.clone()).collect());
-                    }
-                    events.push(event);
-                }
-            }
-        }
-        if let Some(w) = writer.as_mut() {
-            w.input(&input, request_of_input.as_ref(), &events)?;
-        }
-        let Some((call, request)) = queue.pop_front() else { break };
-        let result = answers.answer(&request);
-        input = Input::LlmReply(LlmReply { call, result });
-        request_of_input = Some(request);
-    }
+    let (totals, events) =
+        super::sync::drive(&mut engine, writer.as_mut(), vec![Input::command(Command::Run)], |r| answers.answer(r))?;
+    let selections: Vec<Vec<String>> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Selected { kept, .. } => Some(kept.iter().map(|&id| engine.tree().node(id).path.clone()).collect()),
+            _ => None,
+        })
+        .collect();
     if let Some(w) = writer.as_mut() {
         w.end(totals, 0)?;
     }

@@ -6,9 +6,10 @@
 
 pub mod import_tot;
 pub mod replay;
+pub mod sync;
 
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -43,6 +44,9 @@ pub struct Header {
     /// The session this one was forked from, and after how many inputs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent: Option<ForkPoint>,
+    /// A line on what this session shows (demo sessions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -141,6 +145,47 @@ impl SessionWriter {
         &self.path
     }
 
+    /// Number of inputs recorded so far.
+    pub fn inputs(&self) -> u64 {
+        self.seq
+    }
+
+    /// Start a new session at `path` holding the first `inputs` inputs of `parent`
+    /// (and the events they caused), with a header naming the parent and fork point.
+    pub fn fork(path: &Path, parent: &Session, inputs: usize) -> Result<Self, SessionError> {
+        let mut header = parent.header.clone();
+        header.parent = Some(ForkPoint { path: parent.path.display().to_string(), inputs });
+        header.note = None;
+        let mut w = SessionWriter::create(path, &header)?;
+        let mut copied = Vec::new();
+        for r in &parent.records {
+            match r {
+                Record::Input { seq, .. } | Record::Event { seq, .. } if (*seq as usize) < inputs => {
+                    copied.push(r.clone())
+                }
+                _ => {}
+            }
+        }
+        w.write(&copied)?;
+        w.seq = inputs as u64;
+        Ok(w)
+    }
+
+    /// Copy what is recorded so far to `path` and keep recording there.
+    pub fn save_as(&mut self, path: &Path) -> Result<(), SessionError> {
+        if path == self.path {
+            return Ok(());
+        }
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
+        }
+        std::fs::copy(&self.path, path).map_err(|e| io_err(path, e))?;
+        let file = OpenOptions::new().append(true).open(path).map_err(|e| io_err(path, e))?;
+        self.file = file;
+        self.path = path.to_path_buf();
+        Ok(())
+    }
+
     /// Record one input, the request it answers, and the events handling it caused.
     pub fn input(&mut self, input: &Input, request: Option<&LlmRequest>, events: &[Event]) -> Result<(), SessionError> {
         let seq = self.seq;
@@ -183,26 +228,24 @@ pub struct Session {
 
 impl Session {
     pub fn load(path: &Path) -> Result<Session, SessionError> {
-        let file = File::open(path).map_err(|e| io_err(path, e))?;
+        let text = std::fs::read(path).map_err(|e| io_err(path, e))?;
+        let text = String::from_utf8_lossy(&text);
+        Session::parse(&text, path)
+    }
+
+    /// Read a session from its text; `path` names it in messages.
+    pub fn parse(text: &str, path: &Path) -> Result<Session, SessionError> {
         let name = path.display().to_string();
-        let mut lines = BufReader::new(file).lines().enumerate().peekable();
+        let mut lines = text.lines().enumerate().peekable();
         let mut header = None;
         let mut records = Vec::new();
         let mut warnings = Vec::new();
         while let Some((i, line)) = lines.next() {
             let n = i + 1;
-            let line = match line {
-                Ok(l) => l,
-                Err(e) => {
-                    warnings
-                        .push(format!("{name}:{n}: unreadable ({e}); kept the {} records before it", records.len()));
-                    break;
-                }
-            };
             if line.trim().is_empty() {
                 continue;
             }
-            match serde_json::from_str::<Record>(&line) {
+            match serde_json::from_str::<Record>(line) {
                 Ok(Record::Header(h)) if header.is_none() => {
                     if h.format != FORMAT {
                         return Err(SessionError::Format {
@@ -240,7 +283,7 @@ impl Session {
                 }
                 Ok(_) => unreachable!("handled above"),
                 Err(e) => {
-                    let last = lines.peek().is_none();
+                    let last = lines.clone().all(|(_, l)| l.trim().is_empty());
                     if last {
                         warnings
                             .push(format!("{name}:{n}: torn last line skipped ({e}); kept {} records", records.len()));
@@ -260,6 +303,11 @@ impl Session {
             message: "empty file: no session header".into(),
         })?;
         Ok(Session { path: path.to_path_buf(), header, records, warnings })
+    }
+
+    /// Number of recorded inputs.
+    pub fn input_count(&self) -> usize {
+        self.records.iter().filter(|r| matches!(r, Record::Input { .. })).count()
     }
 
     /// The recorded inputs in order, with the request each reply answers.

@@ -17,6 +17,7 @@ fn header() -> Header {
         sim: None,
         source: None,
         parent: None,
+        note: None,
     }
 }
 

@@ -271,6 +271,10 @@ impl Task for Game24 {
         logic::check_answer(&input, answer)
     }
 
+    fn describe_state(&self, x: &str, y: &str) -> Option<String> {
+        Some(format!("numbers left: {}", current_numbers_text(x, y)))
+    }
+
     fn answer_key(&self, answer: &str) -> String {
         let answer = strip_answer_prefix(answer);
         let expr = answer.split('=').next().unwrap_or(answer);

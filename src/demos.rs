@@ -1,0 +1,191 @@
+//! Demo sessions the project records itself with the simulated model (in
+//! `sessions/`, bundled into the binary): each shows one idea of search over
+//! thoughts. `thoughtscope record-demos DIR` regenerates them deterministically.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::engine::{Command, Engine, Event, Input, MethodKind, NodeId, Params, Task};
+use crate::llm::sim::{SimConfig, SimProvider};
+use crate::runtime::headless::{header_for, RunSetup};
+use crate::session::{sync, Header, Session, SessionWriter};
+use crate::tasks::game24::{logic, Game24};
+use crate::tasks::{Problem, TaskSource};
+
+/// A bundled demo: its file name and text.
+pub struct Demo {
+    pub file: &'static str,
+    pub text: &'static str,
+}
+
+pub const DEMOS: [Demo; 3] = [
+    Demo { file: "bfs-solved.jsonl", text: include_str!("../sessions/bfs-solved.jsonl") },
+    Demo { file: "dfs-backtracks.jsonl", text: include_str!("../sessions/dfs-backtracks.jsonl") },
+    Demo { file: "edit-rescues.jsonl", text: include_str!("../sessions/edit-rescues.jsonl") },
+];
+
+/// Load a bundled demo as a session (named after its file in `sessions/`).
+pub fn load(demo: &Demo) -> Result<Session, String> {
+    Session::parse(demo.text, &PathBuf::from("sessions").join(demo.file)).map_err(|e| e.to_string())
+}
+
+fn setup(params: Params, seed: u64) -> (RunSetup, Arc<Game24>, SimProvider) {
+    let task = Arc::new(Game24::builtin());
+    let sim = SimConfig { seed, ..SimConfig::default() };
+    let provider = SimProvider::new(sim.clone());
+    let setup = RunSetup {
+        task: Arc::clone(&task) as Arc<dyn TaskSource>,
+        params,
+        provider: Arc::new(SimProvider::new(sim.clone())),
+        sim: Some(sim),
+        concurrency: 1,
+        record: None,
+    };
+    (setup, task, provider)
+}
+
+type Recorder<'a> = (Engine, Option<SessionWriter>, &'a SimProvider);
+
+fn step(rec: &mut Recorder, inputs: Vec<Input>) -> Result<Vec<Event>, String> {
+    let (engine, writer, sim) = rec;
+    let (_, events) = sync::drive(engine, writer.as_mut(), inputs, |r| sim.answer(r)).map_err(|e| e.to_string())?;
+    Ok(events)
+}
+
+fn start<'a>(
+    setup: &RunSetup,
+    task: &Arc<Game24>,
+    sim: &'a SimProvider,
+    problem: &Problem,
+    out: Option<(&Path, &str)>,
+) -> Result<Recorder<'a>, String> {
+    let engine = Engine::new(Arc::clone(task) as Arc<dyn Task>, &problem.input, setup.params.clone());
+    let writer = match out {
+        Some((path, note)) => {
+            let mut header: Header = header_for(setup, problem);
+            header.note = Some(note.to_string());
+            Some(SessionWriter::create(path, &header).map_err(|e| e.to_string())?)
+        }
+        None => None,
+    };
+    Ok((engine, writer, sim))
+}
+
+fn run(command: Command) -> Vec<Input> {
+    vec![Input::command(command)]
+}
+
+const BFS_NOTE: &str = "ToT-BFS keeps the 5 best-valued states per step and reaches 24 in four steps";
+const DFS_NOTE: &str = "ToT-DFS tries the best child first, prunes below the threshold and backtracks";
+const EDIT_NOTE: &str = "A greedy search (b=1) keeps a dead end; a person edits the step and the search recovers";
+
+/// BFS b=5 on the first test puzzle (from 900) that it solves.
+fn bfs(dir: Option<&Path>) -> Result<(), String> {
+    let params = Params { method: MethodKind::TotBfs, ..Params::default() };
+    let (setup, task, sim) = setup(params, 0);
+    for i in 900..1000 {
+        let problem = task.problem(i).ok_or("no puzzle")?;
+        let mut rec = start(&setup, &task, &sim, &problem, None)?;
+        step(&mut rec, run(Command::Run))?;
+        if rec.0.outcome().is_some_and(|o| o.solved) {
+            if let Some(dir) = dir {
+                let mut rec = start(&setup, &task, &sim, &problem, Some((&dir.join("bfs-solved.jsonl"), BFS_NOTE)))?;
+                step(&mut rec, run(Command::Run))?;
+            }
+            return Ok(());
+        }
+    }
+    Err("no test puzzle solved by BFS".into())
+}
+
+/// DFS on the first test puzzle where it backtracks and still solves.
+fn dfs(dir: Option<&Path>) -> Result<(), String> {
+    let params = Params { method: MethodKind::TotDfs, ..Params::default() };
+    let (setup, task, sim) = setup(params, 0);
+    for i in 900..1000 {
+        let problem = task.problem(i).ok_or("no puzzle")?;
+        let mut rec = start(&setup, &task, &sim, &problem, None)?;
+        let events = step(&mut rec, run(Command::Run))?;
+        let backtracks = events.iter().filter(|e| matches!(e, Event::Backtracked { .. })).count();
+        if backtracks >= 2 && rec.0.outcome().is_some_and(|o| o.solved) {
+            if let Some(dir) = dir {
+                let mut rec =
+                    start(&setup, &task, &sim, &problem, Some((&dir.join("dfs-backtracks.jsonl"), DFS_NOTE)))?;
+                step(&mut rec, run(Command::Run))?;
+            }
+            return Ok(());
+        }
+    }
+    Err("no test puzzle where DFS backtracks and solves".into())
+}
+
+/// The scripted rescue: step twice (propose, evaluate and keep one), edit the kept
+/// dead end into a step that can still reach 24, continue from the edit, run.
+fn rescue(rec: &mut Recorder, input: &str) -> Result<bool, String> {
+    let events = step(rec, vec![Input::command(Command::Step { n: 1 }), Input::command(Command::Step { n: 1 })])?;
+    let Some(kept) = events.iter().find_map(|e| match e {
+        Event::Selected { kept, .. } => kept.first().copied(),
+        _ => None,
+    }) else {
+        return Ok(false);
+    };
+    let numbers = logic::parse_numbers(input).ok_or("bad input")?;
+    let Some(good) = logic::moves(&numbers).into_iter().find(|m| logic::solvable(&m.left)) else { return Ok(false) };
+    let events = step(rec, run(Command::Edit { node: kept, text: good.line }))?;
+    let Some(edited) = events.iter().find_map(|e| match e {
+        Event::NodeAdded { id, .. } => Some(*id),
+        _ => None,
+    }) else {
+        return Ok(false);
+    };
+    step(rec, vec![Input::command(Command::Continue { node: edited }), Input::command(Command::Run)])?;
+    Ok(rec.0.outcome().is_some_and(|o| o.solved))
+}
+
+/// Greedy BFS on the first test puzzle where it fails alone, keeps a dead end at
+/// step 1, and the edit rescues it.
+fn edit(dir: Option<&Path>) -> Result<(), String> {
+    let params = Params { method: MethodKind::TotBfs, breadth: 1, ..Params::default() };
+    let (setup, task, sim) = setup(params, 0);
+    for i in 900..1000 {
+        let problem = task.problem(i).ok_or("no puzzle")?;
+        let mut alone = start(&setup, &task, &sim, &problem, None)?;
+        step(&mut alone, run(Command::Run))?;
+        if alone.0.outcome().is_some_and(|o| o.solved) {
+            continue;
+        }
+        // The step-1 choice must be a dead end for the edit to matter.
+        let first_kept = alone
+            .0
+            .tree()
+            .nodes()
+            .find(|n| n.depth == 1 && n.status != crate::engine::NodeStatus::Candidate && !n.children.is_empty())
+            .map(|n| n.id);
+        let dead_end = first_kept.is_some_and(|k: NodeId| {
+            let left = crate::tasks::game24::current_numbers_text(&problem.input, &alone.0.tree().node(k).path);
+            logic::parse_numbers(&left).is_some_and(|n| !logic::solvable(&n))
+        });
+        if !dead_end {
+            continue;
+        }
+        let mut trial = start(&setup, &task, &sim, &problem, None)?;
+        if rescue(&mut trial, &problem.input)? {
+            if let Some(dir) = dir {
+                let mut rec = start(&setup, &task, &sim, &problem, Some((&dir.join("edit-rescues.jsonl"), EDIT_NOTE)))?;
+                rescue(&mut rec, &problem.input)?;
+            }
+            return Ok(());
+        }
+    }
+    Err("no test puzzle for the edit demo".into())
+}
+
+/// Record the three demo sessions into `dir`.
+pub fn record_all(dir: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    bfs(Some(dir))?;
+    dfs(Some(dir))?;
+    edit(Some(dir))?;
+    println!("recorded the demo sessions into {}", dir.display());
+    Ok(())
+}

@@ -1,0 +1,133 @@
+//! The terminal explorer: the live thought tree, scores, detail and transcript,
+//! with steering, replay and fork. `app` holds the state and reacts to actions
+//! (synchronously, testable without a terminal); `ui` draws a snapshot; this
+//! module owns the terminal and the async loop.
+
+pub mod action;
+pub mod app;
+pub mod keymap;
+pub mod theme;
+pub mod ui;
+
+use std::io::Stdout;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use ratatui::backend::CrosstermBackend;
+use ratatui::crossterm::event::{DisableMouseCapture, EnableMouseCapture, Event as TermEvent, EventStream};
+use ratatui::crossterm::execute;
+use ratatui::crossterm::terminal::{disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen};
+use ratatui::Terminal;
+use tokio::sync::Semaphore;
+
+use crate::engine::{Effect, RunMode};
+use crate::llm::cache::ResponseCache;
+use crate::llm::Provider;
+use crate::runtime::Driver;
+use app::App;
+
+/// Puts the terminal back however the program leaves: normal return, error or panic.
+struct TerminalGuard;
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        restore_terminal();
+    }
+}
+
+pub fn restore_terminal() {
+    let _ = disable_raw_mode();
+    let _ = execute!(std::io::stdout(), LeaveAlternateScreen, DisableMouseCapture, ratatui::crossterm::cursor::Show);
+}
+
+fn install_panic_hook() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        restore_terminal();
+        previous(info);
+    }));
+}
+
+fn setup_terminal() -> std::io::Result<(Terminal<CrosstermBackend<Stdout>>, TerminalGuard)> {
+    enable_raw_mode()?;
+    let guard = TerminalGuard;
+    execute!(std::io::stdout(), EnterAlternateScreen, EnableMouseCapture)?;
+    let terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
+    Ok((terminal, guard))
+}
+
+/// Run the explorer until the person quits (or SIGTERM/SIGHUP arrives).
+pub async fn run(
+    mut app: App,
+    provider: Arc<dyn Provider>,
+    concurrency: usize,
+    initial: Vec<Effect>,
+) -> std::io::Result<App> {
+    install_panic_hook();
+    let (mut terminal, _guard) = setup_terminal()?;
+    let limit = Arc::new(Semaphore::new(concurrency.max(1)));
+    let cache = Arc::new(Mutex::new(ResponseCache::new()));
+    let new_driver = || Driver::new(Arc::clone(&provider), Arc::clone(&limit), Arc::clone(&cache));
+    let mut driver = new_driver();
+    app.reset_driver = false;
+    driver.execute(&initial);
+    let mut keys = EventStream::new();
+    let mut tick = tokio::time::interval(Duration::from_millis(33));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    let mut hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())?;
+    let mut run_started = Instant::now();
+    let mut last_play = Instant::now();
+    let mut drawn = u64::MAX;
+    loop {
+        let effects = tokio::select! {
+            event = keys.next() => match event {
+                Some(Ok(TermEvent::Key(key))) => app.handle_key(key),
+                Some(Ok(TermEvent::Mouse(mouse))) => app.handle_mouse(mouse),
+                Some(Ok(TermEvent::Resize(_, _))) => { drawn = u64::MAX; Vec::new() }
+                Some(Ok(_)) => Vec::new(),
+                Some(Err(e)) => return Err(e),
+                None => break,
+            },
+            Some((reply, request)) = driver.next_reply(), if driver.outstanding() > 0 => app.on_reply(reply, &request),
+            _ = tick.tick() => {
+                let busy = driver.outstanding() > 0 || app.engine.mode() != RunMode::Paused;
+                if app.replay.is_none() && busy && !app.engine.is_finished() {
+                    let ms = run_started.elapsed().as_millis() as u64;
+                    if ms / 250 != app.elapsed_ms / 250 {
+                        app.elapsed_ms = ms;
+                        drawn = u64::MAX;
+                    }
+                }
+                if let Some(interval) = app.play_interval() {
+                    if last_play.elapsed().as_secs_f64() >= interval {
+                        last_play = Instant::now();
+                        app.play_tick();
+                    }
+                }
+                if app.version != drawn {
+                    terminal.draw(|frame| {
+                        ui::draw_app(frame, &mut app);
+                    })?;
+                    drawn = app.version;
+                }
+                Vec::new()
+            },
+            _ = terminate.recv() => { app.quit = true; Vec::new() }
+            _ = hangup.recv() => { app.quit = true; Vec::new() }
+        };
+        if app.reset_driver {
+            driver = new_driver();
+            app.reset_driver = false;
+            run_started = Instant::now();
+        }
+        driver.execute(&effects);
+        if app.quit {
+            break;
+        }
+    }
+    app.finish_recording();
+    drop(terminal);
+    Ok(app)
+}

@@ -1,0 +1,117 @@
+//! The selected node in full: thought, state, scores, origin, and every prompt
+//! sent and raw reply received for it.
+
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+use ratatui::Frame;
+
+use super::super::theme::Slot;
+use super::View;
+use crate::engine::tree::format_value;
+use crate::engine::{NodeStatus, Origin};
+
+pub fn lines(view: &View) -> Vec<Line<'static>> {
+    let app = view.app;
+    let node_id = view.selected;
+    let tree = app.engine.tree();
+    let Some(n) = tree.get(node_id) else { return vec![] };
+    let head = view.style(Slot::Title);
+    let dim = view.style(Slot::Dim);
+    let text = view.style(Slot::Text);
+    let mut out = Vec::new();
+    let origin = match &n.origin {
+        Origin::Root => "the puzzle input".to_string(),
+        Origin::Model => format!("proposed by {}", app.header.model),
+        Origin::Human { edited_from: Some(from) } => format!("edited by hand from {from}"),
+        Origin::Human { edited_from: None } => "written by hand".to_string(),
+    };
+    out.push(Line::from(vec![
+        Span::styled(format!("{} ", n.id), head),
+        Span::styled(n.status.label().to_string(), view.style(super::tree::status_slot(n))),
+        Span::styled(format!(" · depth {} · {origin}", n.depth), dim),
+    ]));
+    match &n.status {
+        NodeStatus::Dropped(r) | NodeStatus::Invalid(r) => {
+            out.push(Line::from(Span::styled(format!("why: {r}"), view.style(Slot::Warning))))
+        }
+        _ => {}
+    }
+    out.push(Line::from(Span::styled("Thought", head)));
+    for l in n.thought.lines() {
+        out.push(Line::from(Span::styled(format!("  {l}"), view.style(Slot::Thought))));
+    }
+    if n.id != tree.root() {
+        out.push(Line::from(Span::styled("State", head)));
+        if let Some(state) = app.engine.core.task.describe_state(&app.engine.core.x, &n.path) {
+            out.push(Line::from(Span::styled(format!("  {state}"), text)));
+        }
+        for l in n.path.lines() {
+            out.push(Line::from(Span::styled(format!("  {l}"), dim)));
+        }
+    }
+    if let Some(s) = &n.score {
+        let mut v = format!("value {}", format_value(s.value));
+        if !s.samples.is_empty() {
+            v.push_str(&format!(" from {}", s.samples.join(", ")));
+        }
+        if let Some(note) = &s.note {
+            v.push_str(&format!(" ({note})"));
+        }
+        out.push(Line::from(vec![Span::styled("Score ", head), Span::styled(v, text)]));
+    }
+    if let Some(a) = &n.answer {
+        out.push(Line::from(vec![Span::styled("Answer ", head), Span::styled(a.clone(), text)]));
+    }
+    for issue in &n.issues {
+        out.push(Line::from(Span::styled(format!("! {issue}"), view.style(Slot::Warning))));
+    }
+    for call in &n.calls {
+        let Some(record) = app.engine.core.calls.get(call) else { continue };
+        let r = &record.request;
+        let mut title = format!("── call {call} · {} · n={}", r.purpose.label(), r.n);
+        match &record.reply {
+            Some(Ok(resp)) => {
+                let est = if resp.usage.estimated { " (estimated)" } else { "" };
+                title.push_str(&format!(
+                    " · {}+{} tokens{est} · {} ms",
+                    resp.usage.prompt_tokens, resp.usage.completion_tokens, resp.latency_ms
+                ));
+                if resp.cached {
+                    title.push_str(" · cached");
+                }
+                if resp.simulated {
+                    title.push_str(" · simulated");
+                }
+            }
+            Some(Err(e)) => title.push_str(&format!(" · failed: {e}")),
+            None => title.push_str(" · waiting"),
+        }
+        out.push(Line::from(Span::styled(title, view.style(Slot::Action))));
+        for m in &r.messages {
+            out.push(Line::from(Span::styled(format!("prompt ({:?}):", m.role).to_lowercase(), head)));
+            for l in m.content.lines() {
+                out.push(Line::from(Span::styled(format!("  {l}"), dim)));
+            }
+        }
+        if let Some(Ok(resp)) = &record.reply {
+            for (i, c) in resp.completions.iter().enumerate() {
+                out.push(Line::from(Span::styled(format!("reply {}:", i + 1), head)));
+                for l in c.text.lines() {
+                    out.push(Line::from(Span::styled(format!("  {l}"), view.style(Slot::Observation))));
+                }
+            }
+        }
+    }
+    out
+}
+
+pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
+    let all = lines(view);
+    let height = area.height.saturating_sub(2) as usize;
+    let max_scroll = all.len().saturating_sub(height) as u16;
+    let scroll = view.app.detail_scroll.min(max_scroll);
+    let extra = if max_scroll > 0 { format!("{}/{}", scroll as usize + 1, all.len()) } else { String::new() };
+    let block = view.block(super::Pane::Detail, &extra);
+    frame.render_widget(Paragraph::new(all).block(block).wrap(Wrap { trim: false }).scroll((scroll, 0)), area);
+}

@@ -1,0 +1,108 @@
+//! Drawing: pure functions from a `View` (a snapshot of the app) to the screen.
+//! Only the tree widget's scroll state is mutable, as ratatui's stateful widgets need.
+
+mod detail;
+mod popup;
+mod scores;
+mod status;
+mod transcript;
+mod tree;
+
+use ratatui::layout::{Constraint, Direction, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Borders};
+use ratatui::Frame;
+use tui_tree_widget::TreeState;
+
+use super::action::Action;
+use super::app::{App, Pane};
+use super::theme::{Slot, Theme};
+use crate::engine::NodeId;
+
+/// What drawing needs, borrowed from the app.
+pub struct View<'a> {
+    pub app: &'a App,
+    pub theme: Theme,
+    /// The selected node (read before the tree state is lent to the tree widget).
+    pub selected: NodeId,
+}
+
+impl<'a> View<'a> {
+    pub fn new(app: &'a App, selected: NodeId) -> Self {
+        View { app, theme: app.theme(), selected }
+    }
+
+    pub fn style(&self, slot: Slot) -> Style {
+        self.theme.style(slot)
+    }
+
+    /// A pane's frame: title with its focus key, highlighted when focused.
+    pub fn block(&self, pane: Pane, extra: &str) -> Block<'static> {
+        let focused = self.app.focus == pane;
+        let border = if focused { self.style(Slot::BorderFocused) } else { self.style(Slot::Border) };
+        let n = pane.index() + 1;
+        let mut title = vec![Span::styled(format!(" {n} {} ", pane.title()), self.style(Slot::Title))];
+        if !extra.is_empty() {
+            title.push(Span::styled(format!("{extra} "), self.style(Slot::Dim)));
+        }
+        Block::default()
+            .borders(Borders::ALL)
+            .border_type(if focused { BorderType::Thick } else { BorderType::Plain })
+            .border_style(border)
+            .title(Line::from(title))
+    }
+
+    /// Keys bound to an action, for hints ("? help").
+    pub fn key(&self, action: Action) -> String {
+        self.app.keymap.key_hint(action).unwrap_or_default()
+    }
+}
+
+/// The four pane areas and the status line for a screen of `area`.
+pub fn layout(area: Rect, split: u16) -> ([Rect; 4], Rect) {
+    let [main, status] = Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(area);
+    let transcript_height = if main.height >= 40 {
+        12
+    } else if main.height >= 20 {
+        6
+    } else {
+        4
+    };
+    let [top, transcript] = Layout::vertical([Constraint::Min(3), Constraint::Length(transcript_height)]).areas(main);
+    let split = split.clamp(20, 80);
+    let [left, right] = Layout::default()
+        .direction(Direction::Horizontal)
+        .constraints([Constraint::Percentage(split), Constraint::Percentage(100 - split)])
+        .areas(top);
+    let scores_height = (right.height / 3).clamp(3, 14);
+    let [scores, detail] = Layout::vertical([Constraint::Length(scores_height), Constraint::Min(3)]).areas(right);
+    ([left, scores, detail, transcript], status)
+}
+
+/// Draw the whole app into a frame (lending it the tree state); returns the pane areas.
+pub fn draw_app(frame: &mut Frame, app: &mut App) -> [Rect; 4] {
+    let selected = app.selected();
+    let mut state = std::mem::take(&mut app.tree_state);
+    let areas = {
+        let view = View::new(app, selected);
+        draw(frame, &view, &mut state)
+    };
+    app.tree_state = state;
+    app.areas = areas;
+    areas
+}
+
+/// Draw everything; returns where each pane went (for mouse clicks).
+pub fn draw(frame: &mut Frame, view: &View, tree_state: &mut TreeState<usize>) -> [Rect; 4] {
+    let area = frame.area();
+    frame.render_widget(Block::default().style(view.style(Slot::Background)), area);
+    let (panes, status_area) = layout(area, view.app.split);
+    tree::draw(frame, view, tree_state, panes[0]);
+    scores::draw(frame, view, panes[1]);
+    detail::draw(frame, view, panes[2]);
+    transcript::draw(frame, view, panes[3]);
+    status::draw(frame, view, status_area);
+    popup::draw(frame, view, area);
+    panes
+}

@@ -1,0 +1,52 @@
+//! For tree methods: the step-by-step log of what the search did and why.
+
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+
+use super::super::theme::Slot;
+use super::View;
+use crate::engine::event::Event;
+
+pub fn lines(view: &View) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    for e in &view.app.events {
+        let (slot, text) = match e {
+            Event::Log { text } => (Slot::Text, text.clone()),
+            Event::Backtracked { from, to } => (
+                Slot::Warning,
+                format!(
+                    "backtracked from {} to {}",
+                    from.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(" "),
+                    to.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(" ")
+                ),
+            ),
+            Event::CallFailed { call, node, message } => {
+                (Slot::Error, format!("call {call} for {node} failed: {message}"))
+            }
+            Event::Rejected { reason } => (Slot::Warning, format!("not done: {reason}")),
+            Event::Finished { outcome } => (
+                if outcome.solved { Slot::NodeSolution } else { Slot::Warning },
+                match &outcome.answer {
+                    Some(a) if outcome.solved => format!("finished: solved — {a}"),
+                    Some(a) => format!("finished: not solved — top answer {a}"),
+                    None => "finished: no answer".to_string(),
+                },
+            ),
+            _ => continue,
+        };
+        out.push(Line::from(Span::styled(text, view.style(slot))));
+    }
+    out
+}
+
+pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
+    let all = lines(view);
+    let height = area.height.saturating_sub(2) as usize;
+    let from_end = (view.app.transcript_scroll as usize).min(all.len().saturating_sub(height));
+    let start = all.len().saturating_sub(height + from_end);
+    let shown: Vec<Line> = all.iter().skip(start).take(height).cloned().collect();
+    let extra = if from_end > 0 { format!("{from_end} lines up") } else { String::new() };
+    frame.render_widget(Paragraph::new(shown).block(view.block(super::Pane::Transcript, &extra)), area);
+}

@@ -1,0 +1,117 @@
+//! The thought tree: one line per node with status, score badge and the thought.
+
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::Frame;
+use tui_tree_widget::{Tree, TreeItem, TreeState};
+
+use super::super::theme::Slot;
+use super::View;
+use crate::engine::tree::format_value;
+use crate::engine::{Node, NodeId, NodeStatus, Origin, SearchTree};
+
+pub fn status_slot(node: &Node) -> Slot {
+    match &node.status {
+        NodeStatus::Candidate => Slot::NodeCandidate,
+        NodeStatus::Frontier => Slot::NodeFrontier,
+        NodeStatus::Expanded => Slot::NodeExpanded,
+        NodeStatus::Dropped(_) => Slot::NodeDropped,
+        NodeStatus::Pruned => Slot::NodePruned,
+        NodeStatus::Invalid(_) => Slot::NodeInvalid,
+        NodeStatus::Final => Slot::NodeFinal,
+        NodeStatus::Solution => Slot::NodeSolution,
+    }
+}
+
+/// A short glyph for the status, so it reads without colour too.
+pub fn status_glyph(node: &Node) -> &'static str {
+    match &node.status {
+        NodeStatus::Candidate => "·",
+        NodeStatus::Frontier => "○",
+        NodeStatus::Expanded => "●",
+        NodeStatus::Dropped(_) => "–",
+        NodeStatus::Pruned => "✂",
+        NodeStatus::Invalid(_) => "✗",
+        NodeStatus::Final => "◇",
+        NodeStatus::Solution => "★",
+    }
+}
+
+/// The score badge: the value with the classes behind it, e.g. `60 sss`.
+pub fn badge(node: &Node) -> Option<String> {
+    let score = node.score.as_ref()?;
+    let classes: String = score
+        .samples
+        .iter()
+        .filter_map(|s| match s.as_str() {
+            "sure" => Some('s'),
+            "likely" => Some('l'),
+            "impossible" => Some('i'),
+            "?" => Some('?'),
+            _ => None,
+        })
+        .collect();
+    Some(if classes.is_empty() {
+        format_value(score.value)
+    } else {
+        format!("{} {classes}", format_value(score.value))
+    })
+}
+
+fn label(view: &View, tree: &SearchTree, node: &Node) -> Line<'static> {
+    let mut spans = vec![
+        Span::styled(format!("{} ", status_glyph(node)), view.style(status_slot(node))),
+        Span::styled(format!("{} ", node.id), view.style(Slot::Dim)),
+    ];
+    if let Some(b) = badge(node) {
+        let slot = match node.score.as_ref().map(|s| s.value).unwrap_or(0.0) {
+            v if v >= 20.0 => Slot::ScoreHigh,
+            v if v >= 1.0 => Slot::ScoreMid,
+            _ => Slot::ScoreLow,
+        };
+        spans.push(Span::styled(format!("[{b}] "), view.style(slot)));
+    }
+    if matches!(node.origin, Origin::Human { .. }) {
+        spans.push(Span::styled("✎ ", view.style(Slot::NodeEdited)));
+    }
+    let text = if node.id == tree.root() {
+        format!("input {}", node.thought)
+    } else {
+        node.thought.lines().next().unwrap_or("").to_string()
+    };
+    let mut style = view.style(status_slot(node));
+    if matches!(node.origin, Origin::Human { .. }) {
+        style = style.patch(view.style(Slot::NodeEdited)).add_modifier(Modifier::ITALIC);
+    }
+    spans.push(Span::styled(text, style));
+    Line::from(spans)
+}
+
+fn item(view: &View, tree: &SearchTree, id: NodeId) -> TreeItem<'static, usize> {
+    let node = tree.node(id);
+    let children: Vec<TreeItem<'static, usize>> = node.children.iter().map(|&c| item(view, tree, c)).collect();
+    let text = label(view, tree, node);
+    if children.is_empty() {
+        TreeItem::new_leaf(id.0, text)
+    } else {
+        // Ids are unique in the arena, so building the item cannot fail.
+        TreeItem::new(id.0, text.clone(), children).unwrap_or_else(|_| TreeItem::new_leaf(id.0, text))
+    }
+}
+
+pub fn draw(frame: &mut Frame, view: &View, state: &mut TreeState<usize>, area: Rect) {
+    let tree = view.app.engine.tree();
+    let items = vec![item(view, tree, tree.root())];
+    let solved = tree.nodes().filter(|n| n.status == NodeStatus::Solution).count();
+    let extra =
+        format!("{} nodes{}", tree.len(), if solved > 0 { format!(", {solved} solved") } else { String::new() });
+    let block = view.block(super::Pane::Tree, &extra);
+    match Tree::new(&items) {
+        Ok(widget) => {
+            let widget = widget.block(block).highlight_style(view.style(Slot::Selection)).highlight_symbol("");
+            frame.render_stateful_widget(widget, area, state);
+        }
+        Err(_) => frame.render_widget(block, area),
+    }
+}
