@@ -131,3 +131,6 @@ pub async fn run(
     drop(terminal);
     Ok(app)
 }
+
+#[cfg(test)]
+mod tests;

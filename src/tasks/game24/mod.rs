@@ -272,6 +272,10 @@ impl Task for Game24 {
     }
 
     fn describe_state(&self, x: &str, y: &str) -> Option<String> {
+        let last = last_line(y);
+        if !y.trim().is_empty() && !last.contains("left: ") {
+            return None;
+        }
         Some(format!("numbers left: {}", current_numbers_text(x, y)))
     }
 

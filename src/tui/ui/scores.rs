@@ -53,6 +53,8 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
     let inner_width = area.width.saturating_sub(2) as usize;
     let max = nodes.iter().filter_map(|n| n.score.as_ref().map(|s| s.value)).fold(0.0f64, f64::max).max(1.0);
     let mut lines = Vec::new();
+    let label_of = |n: &Node| format!("{} {}", n.id, badge(n).unwrap_or_else(|| "…".into()));
+    let label_width = nodes.iter().map(|n| label_of(n).chars().count()).max().unwrap_or(0);
     let mut usable_seen = 0;
     let mut cut_drawn = false;
     for n in &nodes {
@@ -69,9 +71,9 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
         if value.is_some() && !matches!(n.status, NodeStatus::Invalid(_) | NodeStatus::Pruned) {
             usable_seen += 1;
         }
-        let label = format!("{} {:<7}", n.id, badge(n).unwrap_or_else(|| "…".into()));
+        let label = format!("{:<label_width$}", label_of(n));
         let thought: String = n.thought.chars().take(28).collect();
-        let bar_width = inner_width.saturating_sub(label.chars().count() + thought.chars().count() + 3).min(30);
+        let bar_width = (inner_width / 3).clamp(4, 30);
         let filled = value.map(|v| ((v.max(0.0) / max) * bar_width as f64).round() as usize).unwrap_or(0);
         let bar_slot = if kept(n) { Slot::BarKept } else { Slot::Bar };
         let text_slot = if kept(n) { Slot::NodeKept } else { super::tree::status_slot(n) };

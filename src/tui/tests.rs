@@ -1,0 +1,382 @@
+//! The explorer driven by actions until idle — no terminal, no runtime, no sleeps —
+//! and drawn into ratatui's TestBackend for snapshot tests.
+
+use std::collections::VecDeque;
+use std::path::Path;
+use std::sync::Arc;
+
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+
+use super::action::Action;
+use super::app::{App, Pane, Prompting, Setup};
+use super::keymap::Keymap;
+use super::theme::ThemeSet;
+use super::ui;
+use crate::engine::{
+    Command, Effect, Event, Input, LlmReply, LlmRequest, MethodKind, NodeId, NodeStatus, Origin, Params,
+};
+use crate::llm::sim::{SimConfig, SimProvider};
+use crate::session::{Record, Session, FORMAT, VERSION};
+use crate::tasks::game24::Game24;
+use crate::tasks::{Problem, TaskSource};
+
+fn setup(dir: &Path, params: Params) -> Setup {
+    let task: Arc<dyn TaskSource> = Arc::new(Game24::builtin());
+    let header = crate::session::Header {
+        format: FORMAT.into(),
+        version: VERSION,
+        task: "game24".into(),
+        input: String::new(),
+        index: None,
+        params,
+        provider: "sim".into(),
+        model: crate::llm::sim::SIM_MODEL.into(),
+        simulated: true,
+        sim: Some(SimConfig::default()),
+        source: None,
+        parent: None,
+        note: None,
+    };
+    Setup { task, prompts: None, header, sessions_dir: dir.to_path_buf() }
+}
+
+fn live(dir: &Path, params: Params) -> App {
+    let problem = Problem { index: Some(900), input: "4 5 6 10".into() };
+    App::live(setup(dir, params), &problem, Keymap::default(), ThemeSet::default(), "dark")
+}
+
+/// Carry out effects like the driver does (in request order), with the sim
+/// answering at once, until nothing is outstanding.
+fn settle(app: &mut App, effects: Vec<Effect>) {
+    let sim = SimProvider::new(SimConfig::default());
+    let mut queue: VecDeque<(u64, LlmRequest)> = VecDeque::new();
+    let push = |queue: &mut VecDeque<(u64, LlmRequest)>, effects: Vec<Effect>| {
+        for e in effects {
+            match e {
+                Effect::CallLlm { call, request } => queue.push_back((call, request)),
+                Effect::Cancel { calls } => queue.retain(|(c, _)| !calls.contains(c)),
+                Effect::Emit { .. } => {}
+            }
+        }
+    };
+    push(&mut queue, effects);
+    while let Some((call, request)) = queue.pop_front() {
+        let effects = app.on_reply(LlmReply { call, result: sim.answer(&request) }, &request);
+        push(&mut queue, effects);
+    }
+}
+
+fn act(app: &mut App, action: Action) {
+    let effects = app.handle_action(action);
+    settle(app, effects);
+}
+
+fn recorded_commands(path: &Path) -> Vec<Command> {
+    let session = Session::load(path).unwrap();
+    session
+        .records
+        .iter()
+        .filter_map(|r| match r {
+            Record::Input { input: Input::Command { command }, .. } => Some(command.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn select(app: &mut App, node: NodeId) {
+    app.tree_state.select(app.path_to(node));
+}
+
+#[test]
+fn step_and_run_pause() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = live(dir.path(), Params::default());
+    act(&mut app, Action::Step);
+    let after_one = app.engine.tree().len();
+    assert!(after_one > 1, "a step proposes children of the root");
+    assert!(app.engine.tree().nodes().all(|n| n.score.is_none()), "one step: proposals only");
+    act(&mut app, Action::Step);
+    assert!(app.engine.tree().nodes().any(|n| n.score.is_some()), "the next step evaluates");
+    act(&mut app, Action::RunPause);
+    assert!(app.engine.is_finished());
+    let path = app.session_path().unwrap();
+    assert_eq!(recorded_commands(&path), vec![Command::Step { n: 1 }, Command::Step { n: 1 }, Command::Run]);
+    // The recorded session replays to the same tree.
+    let session = Session::load(&path).unwrap();
+    let rebuilt = crate::session::replay::rebuild(&session, None, None).unwrap();
+    assert!(rebuilt.mismatches.is_empty(), "{:?}", rebuilt.mismatches);
+    assert_eq!(rebuilt.engine.tree().len(), app.engine.tree().len());
+}
+
+#[test]
+fn pause_stops_new_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = live(dir.path(), Params::default());
+    let effects = app.handle_action(Action::RunPause);
+    assert_eq!(app.engine.mode(), crate::engine::RunMode::Running);
+    let paused = app.handle_action(Action::RunPause);
+    assert!(paused.is_empty());
+    settle(&mut app, effects);
+    assert!(!app.engine.is_finished(), "paused after the first batch");
+    assert!(app.engine.is_idle());
+}
+
+#[test]
+fn prune_edit_backtrack_expand_through_actions() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = live(dir.path(), Params { breadth: 2, ..Params::default() });
+    act(&mut app, Action::Step);
+    act(&mut app, Action::Step);
+    let kept: Vec<NodeId> =
+        app.engine.tree().nodes().filter(|n| n.status == NodeStatus::Frontier).map(|n| n.id).collect();
+    assert_eq!(kept.len(), 2);
+
+    // Prune the first kept state, then un-prune it.
+    select(&mut app, kept[0]);
+    act(&mut app, Action::Prune);
+    assert_eq!(app.engine.tree().node(kept[0]).status, NodeStatus::Pruned);
+    act(&mut app, Action::Prune);
+    assert_ne!(app.engine.tree().node(kept[0]).status, NodeStatus::Pruned);
+
+    // Edit it through the popup: a new sibling, marked as human-edited.
+    select(&mut app, kept[0]);
+    act(&mut app, Action::Edit);
+    assert!(matches!(app.popup, Some(super::app::Popup::Edit { .. })));
+    app.popup = None;
+    let before = app.engine.tree().len();
+    let effects = app.submit_edit(kept[0], "10 - 4 = 6 (left: 5 6 6)".into());
+    settle(&mut app, effects);
+    let edited = NodeId(before);
+    assert_eq!(app.engine.tree().node(edited).origin, Origin::Human { edited_from: Some(kept[0]) });
+    assert!(app.engine.tree().node(edited).score.is_some(), "the edit was evaluated");
+
+    // Backtrack to the unexplored states of step 1.
+    act(&mut app, Action::Backtrack);
+    assert!(app.events.iter().any(|e| matches!(e, Event::Backtracked { .. })));
+    assert!(matches!(app.engine.tree().node(kept[1]).status, NodeStatus::Dropped(_)));
+
+    // Expand a node by hand.
+    let leaf =
+        app.engine.tree().nodes().find(|n| n.depth == 1 && n.children.is_empty() && n.score.is_some()).unwrap().id;
+    select(&mut app, leaf);
+    act(&mut app, Action::Expand);
+    assert!(!app.engine.tree().node(leaf).children.is_empty());
+
+    let commands = recorded_commands(&app.session_path().unwrap());
+    assert!(commands.contains(&Command::Prune { node: kept[0] }));
+    assert!(commands.contains(&Command::Unprune { node: kept[0] }));
+    assert!(commands.contains(&Command::Edit { node: kept[0], text: "10 - 4 = 6 (left: 5 6 6)".into() }));
+    assert!(commands.contains(&Command::Backtrack));
+    assert!(commands.contains(&Command::Expand { node: leaf }));
+}
+
+#[test]
+fn keys_go_through_the_keymap_and_popups_take_text() {
+    use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = live(dir.path(), Params::default());
+    let key = |c: char| KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
+    let effects = app.handle_key(KeyEvent::new(KeyCode::Char(' '), KeyModifiers::NONE));
+    settle(&mut app, effects);
+    assert!(app.engine.tree().len() > 1);
+    app.handle_key(key('?'));
+    assert!(matches!(app.popup, Some(super::app::Popup::Help { .. })));
+    app.handle_key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+    assert!(app.popup.is_none());
+    // New input through the popup: a puzzle number.
+    app.handle_key(key('i'));
+    for c in "901".chars() {
+        app.handle_key(key(c));
+    }
+    app.handle_key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
+    assert_eq!(app.header.index, Some(901));
+    assert_eq!(app.engine.tree().len(), 1, "a fresh run");
+    let bad = app.answer(Prompting::NewInput, "1 2 3");
+    assert!(bad.is_empty());
+    assert!(app.message.as_deref().unwrap_or("").contains("expected 4 numbers"));
+    app.handle_key(KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE));
+    assert_eq!(app.focus, Pane::Scores);
+    app.handle_key(key('t'));
+    assert_ne!(app.theme_name, "dark");
+    app.handle_key(key('q'));
+    assert!(app.quit);
+}
+
+#[test]
+fn save_as_moves_recording() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = live(dir.path(), Params::default());
+    act(&mut app, Action::Step);
+    let target = dir.path().join("kept/mine.jsonl");
+    app.answer(Prompting::SaveAs, target.to_str().unwrap());
+    act(&mut app, Action::Step);
+    assert_eq!(app.session_path().unwrap(), target);
+    assert_eq!(recorded_commands(&target), vec![Command::Step { n: 1 }, Command::Step { n: 1 }]);
+}
+
+fn demo_replay(dir: &Path, which: usize) -> App {
+    let session = crate::demos::load(&crate::demos::DEMOS[which]).unwrap();
+    let params = session.header.params.clone();
+    App::replay(setup(dir, params), session, Keymap::default(), ThemeSet::default(), "dark").unwrap()
+}
+
+#[test]
+fn replay_moves_through_the_timeline_and_forks() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = demo_replay(dir.path(), 0);
+    let total = app.replay.as_ref().unwrap().total;
+    let full = app.engine.tree().len();
+    assert!(app.engine.outcome().is_some_and(|o| o.solved));
+    act(&mut app, Action::ReplayStart);
+    assert_eq!(app.engine.tree().len(), 1);
+    act(&mut app, Action::ReplayForward);
+    act(&mut app, Action::ReplayForward);
+    assert_eq!(app.replay.as_ref().unwrap().cursor, 2);
+    let at_two = app.engine.tree().len();
+    assert!(at_two > 1);
+    act(&mut app, Action::ReplayBack);
+    assert_eq!(app.replay.as_ref().unwrap().cursor, 1);
+    act(&mut app, Action::ReplayEnd);
+    assert_eq!(app.engine.tree().len(), full);
+    // Steering is refused in a replay.
+    act(&mut app, Action::Step);
+    assert!(app.message.as_deref().unwrap_or("").contains("read-only"));
+    // Fork at input 20: a live run from exactly that state, in a new session naming its parent.
+    app.seek(20);
+    let nodes_at_fork = app.engine.tree().len();
+    let effects = app.handle_action(Action::Fork);
+    assert!(!app.is_replay());
+    let forked = app.session_path().unwrap();
+    let session = Session::load(&forked).unwrap();
+    let parent = session.header.parent.clone().unwrap();
+    assert_eq!(parent.inputs, 20);
+    assert!(parent.path.ends_with("bfs-solved.jsonl"));
+    assert_eq!(app.engine.tree().len(), nodes_at_fork);
+    settle(&mut app, effects);
+    act(&mut app, Action::RunPause);
+    assert!(app.engine.is_finished(), "the fork runs to the end");
+    // The fork replays on its own.
+    let session = Session::load(&forked).unwrap();
+    assert!(session.input_count() > 20 && total > 20);
+    let rebuilt = crate::session::replay::rebuild(&session, None, None).unwrap();
+    assert!(rebuilt.mismatches.is_empty(), "{:?}", rebuilt.mismatches);
+}
+
+#[test]
+fn demo_sessions_replay_exactly_and_show_what_they_claim() {
+    for (i, demo) in crate::demos::DEMOS.iter().enumerate() {
+        let session = crate::demos::load(demo).unwrap();
+        assert!(session.warnings.is_empty(), "{}: {:?}", demo.file, session.warnings);
+        assert!(session.header.note.is_some());
+        let rebuilt = crate::session::replay::rebuild(&session, None, None).unwrap();
+        assert!(rebuilt.mismatches.is_empty(), "{}: {:?}", demo.file, rebuilt.mismatches);
+        assert!(rebuilt.engine.outcome().is_some_and(|o| o.solved), "{} is solved", demo.file);
+        let events: Vec<&Event> = session.events().collect();
+        match i {
+            0 => assert_eq!(session.header.params.method, MethodKind::TotBfs),
+            1 => assert!(events.iter().filter(|e| matches!(e, Event::Backtracked { .. })).count() >= 2),
+            _ => {
+                let tree = rebuilt.engine.tree();
+                let edited = tree.nodes().find(|n| matches!(n.origin, Origin::Human { .. })).expect("a human edit");
+                let solution = tree.nodes().find(|n| n.status == NodeStatus::Solution).expect("a solution");
+                assert!(tree.is_within(solution.id, edited.id), "the solution grows from the edit");
+            }
+        }
+    }
+}
+
+#[test]
+fn demo_recording_is_reproducible() {
+    let dir = tempfile::tempdir().unwrap();
+    crate::demos::record_all(dir.path()).unwrap();
+    for demo in &crate::demos::DEMOS {
+        let fresh = std::fs::read_to_string(dir.path().join(demo.file)).unwrap();
+        assert_eq!(fresh, demo.text, "{} differs from a fresh recording", demo.file);
+    }
+}
+
+fn render(app: &mut App, width: u16, height: u16) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal
+        .draw(|f| {
+            ui::draw_app(f, app);
+        })
+        .unwrap();
+    format!("{}", terminal.backend())
+}
+
+#[test]
+fn snapshots_of_the_whole_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = demo_replay(dir.path(), 0);
+    app.seek(40);
+    insta::assert_snapshot!("layout_80x24", render(&mut app, 80, 24));
+    insta::assert_snapshot!("layout_160x50", render(&mut app, 160, 50));
+    let mut app = demo_replay(dir.path(), 2);
+    insta::assert_snapshot!("edit_demo_160x50", render(&mut app, 160, 50));
+}
+
+#[test]
+fn snapshots_of_each_pane_and_popup() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = demo_replay(dir.path(), 1);
+    app.seek(30);
+    let full = render(&mut app, 120, 40);
+    let areas = app.areas;
+    let crop = |r: ratatui::layout::Rect| -> String {
+        full.lines()
+            .skip(r.y as usize + 1)
+            .take(r.height as usize)
+            .map(|l| {
+                // TestBackend's Display quotes each line; strip the quotes before cropping.
+                let inner: String = l
+                    .trim_start_matches('"')
+                    .trim_end_matches('"')
+                    .chars()
+                    .skip(r.x as usize)
+                    .take(r.width as usize)
+                    .collect();
+                inner
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    insta::assert_snapshot!("pane_tree", crop(areas[Pane::Tree.index()]));
+    insta::assert_snapshot!("pane_scores", crop(areas[Pane::Scores.index()]));
+    insta::assert_snapshot!("pane_detail", crop(areas[Pane::Detail.index()]));
+    insta::assert_snapshot!("pane_transcript", crop(areas[Pane::Transcript.index()]));
+    insta::assert_snapshot!("status_bar", full.lines().nth(40).unwrap_or(""));
+    app.handle_action(Action::Help);
+    insta::assert_snapshot!("popup_help", render(&mut app, 120, 40));
+    app.popup = None;
+    let mut app = live(dir.path(), Params::default());
+    act(&mut app, Action::Step);
+    let node = NodeId(1);
+    select(&mut app, node);
+    app.handle_action(Action::Edit);
+    insta::assert_snapshot!("popup_edit", render(&mut app, 80, 24));
+}
+
+#[test]
+fn no_color_draws_without_colours() {
+    use ratatui::style::Color;
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = demo_replay(dir.path(), 0);
+    app.no_color = true;
+    let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
+    terminal
+        .draw(|f| {
+            ui::draw_app(f, &mut app);
+        })
+        .unwrap();
+    let buffer = terminal.backend().buffer();
+    assert!(buffer.content().iter().all(|c| c.fg == Color::Reset && c.bg == Color::Reset));
+    app.no_color = false;
+    terminal
+        .draw(|f| {
+            ui::draw_app(f, &mut app);
+        })
+        .unwrap();
+    assert!(terminal.backend().buffer().content().iter().any(|c| c.fg != Color::Reset));
+}

@@ -1,0 +1,107 @@
+//! End to end: the binary in a pseudo-terminal, keys in, screen out — and the
+//! terminal left in its normal mode after `q`.
+
+use std::io::{Read, Write};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use portable_pty::{native_pty_system, CommandBuilder, PtySize};
+
+struct Screen {
+    parser: Arc<Mutex<vt100::Parser>>,
+}
+
+impl Screen {
+    fn text(&self) -> String {
+        self.parser.lock().unwrap().screen().contents()
+    }
+
+    /// Wait (bounded) until the screen shows `needle`.
+    fn wait_for(&self, needle: &str) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Instant::now() < deadline {
+            if self.text().contains(needle) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        panic!("the screen never showed {needle:?}; it shows:\n{}", self.text());
+    }
+
+    /// Wait (bounded) until `needle` is gone from the screen.
+    fn wait_gone(&self, needle: &str) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Instant::now() < deadline {
+            if !self.text().contains(needle) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        panic!("the screen still shows {needle:?}:\n{}", self.text());
+    }
+}
+
+#[test]
+fn explorer_steps_runs_and_quits_cleanly() {
+    let home = tempfile::tempdir().unwrap();
+    let pair = native_pty_system().openpty(PtySize { rows: 30, cols: 110, pixel_width: 0, pixel_height: 0 }).unwrap();
+    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_thoughtscope"));
+    cmd.cwd(home.path());
+    cmd.env("THOUGHTSCOPE_DATA_DIR", home.path().join("data"));
+    cmd.env("THOUGHTSCOPE_CONFIG_DIR", home.path().join("config"));
+    cmd.env("TERM", "xterm-256color");
+    let mut child = pair.slave.spawn_command(cmd).unwrap();
+    drop(pair.slave);
+    let parser = Arc::new(Mutex::new(vt100::Parser::new(30, 110, 0)));
+    let mut reader = pair.master.try_clone_reader().unwrap();
+    let mut writer = pair.master.take_writer().unwrap();
+    let sink = Arc::clone(&parser);
+    let pump = std::thread::spawn(move || {
+        let mut buf = [0u8; 8192];
+        while let Ok(n) = reader.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            sink.lock().unwrap().process(&buf[..n]);
+        }
+    });
+    let screen = Screen { parser: Arc::clone(&parser) };
+    screen.wait_for("1 Tree");
+    screen.wait_for("PAUSED");
+    assert!(parser.lock().unwrap().screen().alternate_screen(), "the explorer uses the alternate screen");
+    writer.write_all(b" ").unwrap();
+    screen.wait_for("step 1: expanding 1 states");
+    writer.write_all(b"r").unwrap();
+    screen.wait_for("finished:");
+    writer.write_all(b"?").unwrap();
+    screen.wait_for(" Keys ");
+    // Esc alone (a terminal reads Esc followed at once by q as alt-q).
+    writer.write_all(b"\x1b").unwrap();
+    screen.wait_gone(" Keys ");
+    writer.write_all(b"q").unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "q did not quit");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success(), "{status:?}");
+    // Let the last bytes arrive, then check the terminal is back to normal.
+    std::thread::sleep(Duration::from_millis(100));
+    {
+        let p = parser.lock().unwrap();
+        assert!(!p.screen().alternate_screen(), "left the alternate screen");
+        assert!(!p.screen().hide_cursor(), "the cursor is visible again");
+    }
+    if let Some(termios) = pair.master.get_termios() {
+        let flags = format!("{:?}", termios.local_flags);
+        assert!(flags.contains("ICANON") && flags.contains("ECHO"), "raw mode is off again: {flags}");
+    }
+    let sessions = std::fs::read_dir(home.path().join("data/sessions")).unwrap().count();
+    assert_eq!(sessions, 1, "the run was recorded");
+    drop(writer);
+    drop(pair.master);
+    let _ = pump.join();
+}
