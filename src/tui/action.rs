@@ -50,6 +50,14 @@ pub enum Action {
     ToggleCollapse,
     FocusNext,
     FocusPrev,
+    /// Focus a pane by its number (shown in its title).
+    FocusTree,
+    FocusScores,
+    FocusDetail,
+    FocusTranscript,
+    /// Give the tree pane more (or less) of the width.
+    WiderTree,
+    NarrowerTree,
 
     // Replay.
     /// One input back in the timeline.
@@ -73,7 +81,7 @@ pub enum Action {
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 35] = [
+    pub const ALL: [Action; 41] = [
         Action::Step,
         Action::RunPause,
         Action::Prune,
@@ -98,6 +106,12 @@ impl Action {
         Action::ToggleCollapse,
         Action::FocusNext,
         Action::FocusPrev,
+        Action::FocusTree,
+        Action::FocusScores,
+        Action::FocusDetail,
+        Action::FocusTranscript,
+        Action::WiderTree,
+        Action::NarrowerTree,
         Action::ReplayBack,
         Action::ReplayForward,
         Action::ReplayStart,

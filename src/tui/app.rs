@@ -556,6 +556,23 @@ impl App {
                 self.focus = Pane::ALL[next];
                 Vec::new()
             }
+            Action::FocusTree | Action::FocusScores | Action::FocusDetail | Action::FocusTranscript => {
+                self.focus = match action {
+                    Action::FocusTree => Pane::Tree,
+                    Action::FocusScores => Pane::Scores,
+                    Action::FocusDetail => Pane::Detail,
+                    _ => Pane::Transcript,
+                };
+                Vec::new()
+            }
+            Action::WiderTree => {
+                self.split = (self.split + 5).min(80);
+                Vec::new()
+            }
+            Action::NarrowerTree => {
+                self.split = self.split.saturating_sub(5).max(20);
+                Vec::new()
+            }
             Action::ReplayBack => self.replay_move(|c, _| c.saturating_sub(1)),
             Action::ReplayForward => self.replay_move(|c, t| (c + 1).min(t)),
             Action::ReplayStart => self.replay_move(|_, _| 0),

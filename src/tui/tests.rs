@@ -197,6 +197,11 @@ fn keys_go_through_the_keymap_and_popups_take_text() {
     assert!(app.message.as_deref().unwrap_or("").contains("expected 4 numbers"));
     app.handle_key(KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE));
     assert_eq!(app.focus, Pane::Scores);
+    app.handle_key(key('3'));
+    assert_eq!(app.focus, Pane::Detail);
+    let split = app.split;
+    app.handle_key(key('>'));
+    assert_eq!(app.split, split + 5);
     app.handle_key(key('t'));
     assert_ne!(app.theme_name, "dark");
     app.handle_key(key('q'));
