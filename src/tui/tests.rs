@@ -385,3 +385,34 @@ fn no_color_draws_without_colours() {
         .unwrap();
     assert!(terminal.backend().buffer().content().iter().any(|c| c.fg != Color::Reset));
 }
+
+#[test]
+fn mouse_clicks_select_and_focus() {
+    use ratatui::crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = demo_replay(dir.path(), 2);
+    app.seek(0);
+    app.seek(3);
+    render(&mut app, 100, 30);
+    let tree = app.areas[Pane::Tree.index()];
+    let click = |column, row| MouseEvent {
+        kind: MouseEventKind::Down(MouseButton::Left),
+        column,
+        row,
+        modifiers: KeyModifiers::NONE,
+    };
+    // The second line inside the tree pane is the root's first child.
+    app.handle_mouse(click(tree.x + 6, tree.y + 2));
+    assert_eq!(app.selected(), NodeId(1));
+    let detail = app.areas[Pane::Detail.index()];
+    app.handle_mouse(click(detail.x + 2, detail.y + 2));
+    assert_eq!(app.focus, Pane::Detail);
+    let scroll = MouseEvent {
+        kind: MouseEventKind::ScrollDown,
+        column: detail.x + 2,
+        row: detail.y + 2,
+        modifiers: KeyModifiers::NONE,
+    };
+    app.handle_mouse(scroll);
+    assert_eq!(app.detail_scroll, 1);
+}

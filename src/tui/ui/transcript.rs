@@ -47,6 +47,21 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
     let from_end = (view.app.transcript_scroll as usize).min(all.len().saturating_sub(height));
     let start = all.len().saturating_sub(height + from_end);
     let shown: Vec<Line> = all.iter().skip(start).take(height).cloned().collect();
-    let extra = if from_end > 0 { format!("{from_end} lines up") } else { String::new() };
-    frame.render_widget(Paragraph::new(shown).block(view.block(super::Pane::Transcript, &extra)), area);
+    let mut extra = if from_end > 0 { format!("{from_end} lines up") } else { String::new() };
+    let mut block = view.block(super::Pane::Transcript, &extra);
+    if let Some(r) = &view.app.replay {
+        // The replay timeline: where the cursor is among the session's inputs.
+        let width = (area.width as usize / 3).clamp(10, 60);
+        let filled = if r.total == 0 { width } else { r.cursor * width / r.total };
+        extra = format!(
+            " timeline {}{} {}/{} {} ",
+            "█".repeat(filled),
+            "░".repeat(width - filled),
+            r.cursor,
+            r.total,
+            if r.playing { format!("▶ {}/s", r.speed) } else { "[ ] { } P".to_string() }
+        );
+        block = block.title_bottom(Line::from(Span::styled(extra, view.style(Slot::Timeline))));
+    }
+    frame.render_widget(Paragraph::new(shown).block(block), area);
 }
