@@ -52,7 +52,7 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
     if let Some(r) = &view.app.replay {
         // The replay timeline: where the cursor is among the session's inputs.
         let width = (area.width as usize / 3).clamp(10, 60);
-        let filled = if r.total == 0 { width } else { r.cursor * width / r.total };
+        let filled = (r.cursor * width).checked_div(r.total).unwrap_or(width);
         extra = format!(
             " timeline {}{} {}/{} {} ",
             "█".repeat(filled),
