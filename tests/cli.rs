@@ -177,3 +177,45 @@ fn fixture_log_verifies_without_shared_data() {
     assert_eq!(s["steps"], 12);
     assert_eq!(s["steps_agreeing"], 12, "{s}");
 }
+
+#[test]
+fn the_explorer_needs_a_terminal_and_says_so() {
+    let out = bin().env("THOUGHTSCOPE_DATA_DIR", std::env::temp_dir()).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("needs a terminal"));
+}
+
+#[test]
+fn config_defaults_apply_and_bad_keys_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("config.toml"), "[defaults]\nmethod = \"tot-bs\"\nbreadth = 1\nsim_noise = 0\n")
+        .unwrap();
+    let out = bin()
+        .env("THOUGHTSCOPE_CONFIG_DIR", dir.path())
+        .args(["run", "--input", "4 9 10 13", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("config.toml") && stderr.contains("defaults.method"), "{stderr}");
+    let s: Value = serde_json::from_str(String::from_utf8_lossy(&out.stdout).trim()).unwrap();
+    assert_eq!(s["method"], "tot-bfs", "the bad key falls back to the default");
+    assert_eq!(s["solved"], 1, "sim_noise = 0 from the config makes the model perfect");
+    std::fs::write(dir.path().join("config.toml"), "[defaults\n").unwrap();
+    let out = bin()
+        .env("THOUGHTSCOPE_CONFIG_DIR", dir.path())
+        .args(["run", "--input", "4 9 10 13", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "a malformed config does not stop a run");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("config.toml: line 1"));
+}
+
+#[test]
+fn demo_lists_the_bundled_sessions() {
+    let out = bin().arg("demo").output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert_eq!(stdout.lines().filter(|l| l.contains(".jsonl")).count(), 3, "{stdout}");
+    assert!(stdout.contains("edits the step"));
+}
