@@ -69,7 +69,11 @@ async fn a_429_with_retry_after_is_waited_out_then_answered() {
     assert_eq!(reply.completions[0].text, "sure");
     assert_eq!(server.requests(), 2);
     assert_eq!(p.http().retries_made.load(std::sync::atomic::Ordering::SeqCst), 1);
-    assert!(started.elapsed() >= Duration::from_millis(950), "waited the server's Retry-After: {:?}", started.elapsed());
+    assert!(
+        started.elapsed() >= Duration::from_millis(950),
+        "waited the server's Retry-After: {:?}",
+        started.elapsed()
+    );
     assert_eq!((reply.usage.prompt_tokens, reply.usage.completion_tokens, reply.usage.estimated), (20, 1, false));
 }
 
@@ -96,7 +100,10 @@ async fn a_401_fails_at_once_with_the_servers_words_and_never_the_key() {
     let server = FakeServer::start(|_, seen| {
         // Like OpenAI, echo (part of) the key back.
         let sent = seen.header("authorization").unwrap_or("").trim_start_matches("Bearer ").to_string();
-        Reply::json(401, format!(r#"{{"error":{{"message":"Incorrect API key provided: {sent}","type":"invalid_request_error"}}}}"#))
+        Reply::json(
+            401,
+            format!(r#"{{"error":{{"message":"Incorrect API key provided: {sent}","type":"invalid_request_error"}}}}"#),
+        )
     });
     let err = openai(&server).complete(&request(1)).await.unwrap_err();
     assert_eq!(server.requests(), 1, "authentication errors are not retried");
@@ -143,7 +150,9 @@ async fn malformed_and_empty_replies_fail_that_call_only() {
     let server = FakeServer::start(|i, _| match i {
         0 => Reply::json(200, r#"{"choices":[{"message":{"content":"su"#),
         1 => Reply::json(200, r#"{"id":"x","choices":[]}"#),
-        2 => Reply::Raw(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 9\r\n\r\n<html>hi".to_vec()),
+        2 => Reply::Raw(
+            b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 9\r\n\r\n<html>hi".to_vec(),
+        ),
         _ => Reply::chat(&["sure"], None),
     });
     let p = openai(&server);
@@ -256,12 +265,9 @@ async fn the_driver_streams_deltas_tagged_with_their_call() {
     });
     let provider: Arc<dyn Provider> = Arc::new(openai(&server));
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let mut driver = Driver::new(
-        provider,
-        Arc::new(tokio::sync::Semaphore::new(2)),
-        Arc::new(Mutex::new(ResponseCache::new())),
-    )
-    .with_deltas(tx);
+    let mut driver =
+        Driver::new(provider, Arc::new(tokio::sync::Semaphore::new(2)), Arc::new(Mutex::new(ResponseCache::new())))
+            .with_deltas(tx);
     let mut first = request(1);
     first.messages = vec![Message::user("first")];
     let mut second = request(1);
@@ -325,7 +331,9 @@ async fn anthropic_overloaded_is_retried_and_requests_have_its_shape() {
     let p = AnthropicProvider::new(&resolved("anthropic", &server.url, |_| {})).unwrap();
     let err = p.complete(&request(1)).await.unwrap_err();
     assert_eq!((err.kind.as_str(), server.requests()), ("auth", 1));
-    assert!(err.message.contains("invalid x-api-key (authentication_error)") && err.message.contains("ANTHROPIC_API_KEY"));
+    assert!(
+        err.message.contains("invalid x-api-key (authentication_error)") && err.message.contains("ANTHROPIC_API_KEY")
+    );
 }
 
 #[tokio::test]

@@ -40,10 +40,17 @@ impl Seen {
 }
 
 pub enum Reply {
-    Json { status: u16, headers: Vec<(String, String)>, body: String },
+    Json {
+        status: u16,
+        headers: Vec<(String, String)>,
+        body: String,
+    },
     /// `data:` payloads of an event stream; `cut` drops the connection after them
     /// without ending the chunked body.
-    Sse { events: Vec<String>, cut: bool },
+    Sse {
+        events: Vec<String>,
+        cut: bool,
+    },
     /// Read the request and never answer (the connection is dropped after 20 s).
     Hang,
     Raw(Vec<u8>),
@@ -63,7 +70,8 @@ impl Reply {
                 serde_json::json!({"index": i, "message": {"role": "assistant", "content": t}, "finish_reason": "stop"})
             })
             .collect();
-        let mut body = serde_json::json!({"id": "x", "object": "chat.completion", "model": "fake-model", "choices": choices});
+        let mut body =
+            serde_json::json!({"id": "x", "object": "chat.completion", "model": "fake-model", "choices": choices});
         if let Some((p, c)) = usage {
             body["usage"] = serde_json::json!({"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c});
         }
@@ -77,7 +85,8 @@ impl Reply {
             .map(|p| serde_json::json!({"choices": [{"index": 0, "delta": {"content": p}}]}).to_string())
             .collect();
         if !cut {
-            events.push(serde_json::json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}).to_string());
+            events
+                .push(serde_json::json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}).to_string());
             events.push("[DONE]".into());
         }
         Reply::Sse { events, cut }
@@ -123,13 +132,7 @@ impl FakeServer {
             rt.shutdown_timeout(Duration::from_millis(100));
         });
         let port = port_rx.recv_timeout(Duration::from_secs(10)).expect("the fake server starts");
-        FakeServer {
-            url: format!("http://127.0.0.1:{port}/v1"),
-            seen,
-            count,
-            shutdown: Some(tx),
-            thread: Some(thread),
-        }
+        FakeServer { url: format!("http://127.0.0.1:{port}/v1"), seen, count, shutdown: Some(tx), thread: Some(thread) }
     }
 
     /// Requests received so far.
