@@ -186,8 +186,14 @@ impl HttpCore {
         } else {
             ("connection", "the connection failed".to_string())
         };
-        let detail = self.scrub(&error_chain(e));
-        let error = CallError { kind: kind.into(), message: format!("{what} to {url}: {detail}") };
+        // The causes say what went wrong; reqwest's own line only repeats the URL.
+        let detail = match std::error::Error::source(e) {
+            Some(cause) => error_chain(cause),
+            None => e.to_string(),
+        };
+        let shown = redact_url(url);
+        let detail = self.scrub(&detail.replace(url, &shown));
+        let error = CallError { kind: kind.into(), message: format!("{what} to {shown}: {detail}") };
         Attempt::Retry { error, after: None }
     }
 
@@ -196,7 +202,7 @@ impl HttpCore {
         let server = self.scrub(&server_message(body));
         let code = status.as_u16();
         let reason = status.canonical_reason().unwrap_or("");
-        let mut message = format!("HTTP {code} {reason} from {url}: {server}");
+        let mut message = format!("HTTP {code} {reason} from {}: {server}", redact_url(url));
         let kind = match code {
             400 => "bad_request",
             401 => "auth",
@@ -229,6 +235,23 @@ impl HttpCore {
         } else {
             Attempt::Fail(error)
         }
+    }
+}
+
+/// A URL fit to show: without user name, password or query (which can hold keys).
+pub fn redact_url(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut u) => {
+            if !u.username().is_empty() || u.password().is_some() {
+                let _ = u.set_username("");
+                let _ = u.set_password(None);
+            }
+            if u.query().is_some() {
+                u.set_query(None);
+            }
+            u.to_string()
+        }
+        Err(_) => url.to_string(),
     }
 }
 
@@ -478,6 +501,15 @@ mod tests {
             let b = core.backoff(i);
             assert!(b >= full / 2 && b <= full, "retry {i}: {b:?}");
         }
+    }
+
+    #[test]
+    fn urls_are_shown_without_credentials() {
+        assert_eq!(redact_url("https://u:pw@h.example/v1/chat?api-key=k"), "https://h.example/v1/chat");
+        assert_eq!(
+            redact_url("http://127.0.0.1:8080/v1/chat/completions"),
+            "http://127.0.0.1:8080/v1/chat/completions"
+        );
     }
 
     #[test]

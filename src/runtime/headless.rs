@@ -239,8 +239,9 @@ impl RunLimits {
 }
 
 /// Call errors that every later call would meet too: stop rather than fail them all.
+/// (`connect` comes after every retry failed to reach the server at all.)
 pub fn is_fatal(kind: &str) -> bool {
-    matches!(kind, "auth" | "forbidden" | "not_found")
+    matches!(kind, "auth" | "forbidden" | "not_found" | "connect")
 }
 
 /// Where problem `p`'s session goes.
@@ -409,7 +410,9 @@ pub async fn run_problems(
         let stop = |input: &Input, totals: &Totals| {
             if let Input::LlmReply(LlmReply { result: Err(e), .. }) = input {
                 if is_fatal(&e.kind) {
-                    return Some(format!("the server refused the call: {e}"));
+                    let what =
+                        if e.kind == "connect" { "the server is unreachable" } else { "the server refused the call" };
+                    return Some(format!("{what}: {}", e.message));
                 }
             }
             let mut all = spent;
@@ -435,7 +438,16 @@ pub async fn run_problems(
         if engine.outcome().is_none() && error.is_none() {
             error = Some(match &stopped {
                 Some(reason) => format!("stopped: {reason}"),
-                None => "the search stopped before finishing (no states left to expand)".into(),
+                None => {
+                    let failure = engine.core.calls.values().find_map(|c| match &c.reply {
+                        Some(Err(e)) => Some(e.to_string()),
+                        _ => None,
+                    });
+                    match failure {
+                        Some(f) => format!("the search stopped before finishing; first failed call: {f}"),
+                        None => "the search stopped before finishing (no states left to expand)".into(),
+                    }
+                }
             });
         }
         result.session = writer.as_ref().map(|w| w.path().display().to_string());
