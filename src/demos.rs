@@ -40,6 +40,7 @@ fn setup(params: Params, seed: u64) -> (RunSetup, Arc<Game24>, SimProvider) {
         sim: Some(sim),
         concurrency: 1,
         record: None,
+        limits: Default::default(),
     };
     (setup, task, provider)
 }

@@ -11,6 +11,7 @@ use color_eyre::eyre::{bail, eyre, Result, WrapErr};
 use thoughtscope::config::{data_dir, Config, RunDefaults};
 use thoughtscope::engine::Effect;
 use thoughtscope::engine::{Evaluator, Generator, MethodKind, Params, Selection};
+use thoughtscope::llm::config::ProviderArgs;
 use thoughtscope::llm::sim::{SimConfig, SimProvider, SimRates};
 use thoughtscope::llm::Provider;
 use thoughtscope::runtime::headless::header_for;
@@ -78,7 +79,7 @@ struct RunArgs {
     /// Search method [default: tot-bfs].
     #[arg(long, value_enum)]
     method: Option<MethodKind>,
-    /// Model provider [default: sim, the offline simulated model].
+    /// Model provider: sim (offline default), openai, anthropic, replay, or a profile (ollama, vllm, llamacpp, ...).
     #[arg(long)]
     provider: Option<String>,
     /// Problems by 0-based index, like Python's range: `900..1000`, `..10`, `5`.
@@ -103,6 +104,11 @@ struct RunArgs {
     search: SearchArgs,
     #[command(flatten)]
     sim: SimArgs,
+    #[command(flatten)]
+    connect: ProviderArgs,
+    /// `--provider replay`: the session file (or directory) whose recorded replies answer.
+    #[arg(long)]
+    replay_from: Option<PathBuf>,
     /// Most model calls in flight at once [default: 8].
     #[arg(long)]
     concurrency: Option<usize>,
@@ -460,16 +466,19 @@ fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, Vec<Problem
             let cfg = sim_config(args, d, params.seed);
             (Arc::new(SimProvider::new(cfg.clone())), Some(cfg))
         }
-        other => bail!(
-            "provider {other:?} is not available in this build: only `sim` (the offline simulated model) is; \
-             OpenAI-compatible and Anthropic providers are tracked in issue 4"
-        ),
+        "replay" => {
+            let from =
+                args.replay_from.as_deref().ok_or_else(|| eyre!("--provider replay needs --replay-from SESSION"))?;
+            (Arc::new(thoughtscope::llm::replay::ReplayProvider::load(from)?), None)
+        }
+        name => (thoughtscope::llm::config::build(name, &args.connect, params.seed)?, None),
     };
     let concurrency = args.concurrency.or(d.concurrency).unwrap_or(8);
     if concurrency == 0 {
         bail!("--concurrency must be at least 1");
     }
-    let setup = RunSetup { task, params, provider, sim, concurrency, record: args.record.clone() };
+    let limits = thoughtscope::runtime::headless::RunLimits::from_args(&args.connect, provider.as_ref())?;
+    let setup = RunSetup { task, params, provider, sim, concurrency, record: args.record.clone(), limits };
     Ok((setup, problems))
 }
 
@@ -483,6 +492,7 @@ fn summarize(setup: &RunSetup, results: &[ProblemResult], wall_ms: u64) -> Summa
         results,
         wall_ms,
     )
+    .priced(setup.limits.price.as_ref())
 }
 
 fn print_summary(s: &Summary, json: bool) {
@@ -507,6 +517,13 @@ fn print_summary(s: &Summary, json: bool) {
         "calls {}  cache hits {}  tokens {} prompt + {} completion  {} ms",
         s.llm_calls, s.cache_hits, s.prompt_tokens, s.completion_tokens, s.wall_ms
     );
+    if s.failed_calls > 0 || s.cost_usd.is_some() {
+        let cost = s.cost_usd.map(|c| format!("cost ${c:.4}  ")).unwrap_or_default();
+        println!("{cost}failed calls {}", s.failed_calls);
+    }
+    if let Some(reason) = &s.stopped {
+        println!("stopped early: {reason}");
+    }
 }
 
 fn run(args: RunArgs) -> Result<()> {
@@ -541,8 +558,12 @@ fn run(args: RunArgs) -> Result<()> {
     if let Some(out) = &args.out {
         write_results(out, &results)?;
     }
-    print_summary(&summarize(&setup, &results, wall_ms), args.json);
-    Ok(())
+    let summary = summarize(&setup, &results, wall_ms);
+    print_summary(&summary, args.json);
+    match &summary.stopped {
+        Some(reason) if !reason.starts_with("budget") => bail!("the run stopped: {reason}"),
+        _ => Ok(()),
+    }
 }
 
 fn write_results(path: &Path, results: &[ProblemResult]) -> Result<()> {
@@ -595,8 +616,10 @@ fn replay_cmd(args: ReplayArgs) -> Result<()> {
         }
         mismatches += rebuilt.mismatches.len();
         let problem = Problem { index: session.header.index, input: session.header.input.clone() };
-        let mut r = ProblemResult::new(&problem, rebuilt.engine.outcome(), rebuilt.totals, rebuilt.wall_ms);
+        let mut r = ProblemResult::new(&problem, rebuilt.engine.outcome(), rebuilt.totals, rebuilt.wall_ms)
+            .priced(session.header.price.as_ref());
         r.session = Some(file.display().to_string());
+        r.stopped = session.stopped().map(str::to_string);
         if single && !args.json {
             print!("{}", rebuilt.engine.tree().render_text());
         }
@@ -608,7 +631,8 @@ fn replay_cmd(args: ReplayArgs) -> Result<()> {
     let Some(first) = first else { bail!("no sessions to replay") };
     let h = &first.header;
     let wall_ms = results.iter().map(|r| r.wall_ms).sum();
-    let summary = Summary::from_results(&h.task, &h.params, &h.provider, &h.model, h.simulated, &results, wall_ms);
+    let summary = Summary::from_results(&h.task, &h.params, &h.provider, &h.model, h.simulated, &results, wall_ms)
+        .priced(h.price.as_ref());
     print_summary(&summary, args.json);
     if mismatches > 0 {
         bail!("{mismatches} differences between the rebuilt run and the record");

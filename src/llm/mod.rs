@@ -1,11 +1,22 @@
 //! Model providers. A `Provider` turns an `LlmRequest` into completions with token
-//! usage. `sim` (the offline default) answers from the task's own logic.
+//! usage. `sim` (the offline default) answers from the task's own logic; `openai`
+//! speaks OpenAI's chat-completions API (OpenAI, Ollama, vLLM, llama.cpp, LM Studio,
+//! OpenRouter), `anthropic` Anthropic's Messages API, and `replay` answers from
+//! recorded sessions. `config` chooses one from the command line, the environment
+//! and the config file.
 
+pub mod anthropic;
 pub mod cache;
+pub mod config;
+pub mod http;
+pub mod openai;
+pub mod replay;
+pub mod secret;
 pub mod sim;
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 
 use crate::engine::{CallError, LlmRequest, LlmResponse};
 
@@ -20,6 +31,39 @@ pub trait Provider: Send + Sync {
         false
     }
     fn complete<'a>(&'a self, request: &'a LlmRequest) -> BoxFuture<'a, Result<LlmResponse, CallError>>;
+
+    /// Like `complete`, reporting text as it arrives through `deltas` (sample index,
+    /// new text). Providers that cannot stream just complete.
+    fn complete_streaming<'a>(
+        &'a self,
+        request: &'a LlmRequest,
+        deltas: DeltaFn,
+    ) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
+        let _ = deltas;
+        self.complete(request)
+    }
+
+    /// What cached replies are keyed to besides the request: the model, and for a
+    /// server its address (the same model name on two servers is two models).
+    fn cache_scope(&self) -> String {
+        self.model().to_string()
+    }
+
+    /// What the model costs, if known (US dollars per million tokens).
+    fn price(&self) -> Option<config::Price> {
+        None
+    }
+}
+
+/// Receives a streamed reply's text as it arrives: (sample index, new text).
+pub type DeltaFn = Arc<dyn Fn(u32, &str) + Send + Sync>;
+
+/// Build the real provider a resolved profile describes.
+pub fn build_http(resolved: &config::Resolved, price: Option<config::Price>) -> Result<Arc<dyn Provider>, CallError> {
+    Ok(match resolved.kind {
+        config::ProviderKind::Openai => Arc::new(openai::OpenAiProvider::new(resolved)?.priced(price)),
+        config::ProviderKind::Anthropic => Arc::new(anthropic::AnthropicProvider::new(resolved)?.priced(price)),
+    })
 }
 
 /// Rough token count for text without a tokenizer (about four characters a token).

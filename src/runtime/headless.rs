@@ -8,9 +8,10 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use tokio::sync::Semaphore;
 
-use super::Driver;
-use crate::engine::{Command, Effect, Engine, Event, Input, Outcome, Params};
-use crate::llm::cache::ResponseCache;
+use super::{Driver, NOT_SENT};
+use crate::engine::{Command, Effect, Engine, Event, Input, LlmReply, Outcome, Params};
+use crate::llm::cache::{CacheMode, ResponseCache};
+use crate::llm::config::{ConfigError, Price, ProviderArgs};
 use crate::llm::sim::SimConfig;
 use crate::llm::Provider;
 use crate::session::{Header, SessionError, SessionWriter, Totals, FORMAT, VERSION};
@@ -39,6 +40,19 @@ pub struct ProblemResult {
     /// Why the run stopped short, if it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Calls that failed (each recorded on its node; the search went on without them).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub failed_calls: u64,
+    /// What the calls cost, if the model's price is known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+    /// The whole run stopped issuing calls here (a budget used up, the key refused).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl ProblemResult {
@@ -57,7 +71,16 @@ impl ProblemResult {
             session: None,
             wall_ms,
             error: None,
+            failed_calls: totals.failed_calls,
+            cost_usd: None,
+            stopped: None,
         }
+    }
+
+    /// Set the cost from the model's price, if known.
+    pub fn priced(mut self, price: Option<&Price>) -> Self {
+        self.cost_usd = price.map(|p| p.cost(self.prompt_tokens, self.completion_tokens));
+        self
     }
 }
 
@@ -81,6 +104,14 @@ pub struct Summary {
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
     pub wall_ms: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub failed_calls: u64,
+    /// US dollars by the price table, when the model's price is known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+    /// Why the run stopped before every problem was done (budget, refused key, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
 }
 
 impl Summary {
@@ -112,7 +143,16 @@ impl Summary {
             prompt_tokens: results.iter().map(|r| r.prompt_tokens).sum(),
             completion_tokens: results.iter().map(|r| r.completion_tokens).sum(),
             wall_ms,
+            failed_calls: results.iter().map(|r| r.failed_calls).sum(),
+            cost_usd: None,
+            stopped: results.iter().find_map(|r| r.stopped.clone()),
         }
+    }
+
+    /// Set the cost from the model's price, if known.
+    pub fn priced(mut self, price: Option<&Price>) -> Self {
+        self.cost_usd = price.map(|p| p.cost(self.prompt_tokens, self.completion_tokens));
+        self
     }
 
     /// The summary without the wall-clock time, for comparing runs.
@@ -130,6 +170,78 @@ pub struct RunSetup {
     pub concurrency: usize,
     /// A file for one problem, a directory for several.
     pub record: Option<PathBuf>,
+    /// Cache, price and budgets.
+    pub limits: RunLimits,
+}
+
+/// Spending limits for a whole run; a run stops issuing calls when one is reached.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Budget {
+    pub usd: Option<f64>,
+    pub tokens: Option<u64>,
+}
+
+impl Budget {
+    /// Why `spent` is over budget, if it is.
+    pub fn exceeded(&self, spent: &Totals, price: Option<&Price>) -> Option<String> {
+        let tokens = spent.prompt_tokens + spent.completion_tokens;
+        if let Some(max) = self.tokens.filter(|&m| tokens >= m) {
+            return Some(format!("budget exceeded: {tokens} tokens used, --budget-tokens {max}"));
+        }
+        if let (Some(max), Some(p)) = (self.usd, price) {
+            let cost = p.cost(spent.prompt_tokens, spent.completion_tokens);
+            if cost >= max {
+                return Some(format!("budget exceeded: ${cost:.4} spent, --budget-usd {max}"));
+            }
+        }
+        None
+    }
+}
+
+/// What a run may spend and where replies are kept.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunLimits {
+    pub budget: Budget,
+    /// The model's price, for costs (US dollars per million tokens).
+    pub price: Option<Price>,
+    pub cache: CacheMode,
+    /// Directory of the disk cache (default: under the user cache directory).
+    pub cache_dir: Option<PathBuf>,
+}
+
+impl RunLimits {
+    /// The limits `args` ask for, with `provider`'s price.
+    pub fn from_args(args: &ProviderArgs, provider: &dyn Provider) -> Result<RunLimits, ConfigError> {
+        let price = provider.price();
+        if let Some(b) = args.budget_usd {
+            if !(b.is_finite() && b > 0.0) {
+                return Err(ConfigError::Invalid(format!("--budget-usd must be a positive amount, not {b}")));
+            }
+            if price.is_none() && !provider.simulated() {
+                return Err(ConfigError::Invalid(format!(
+                    "--budget-usd needs the price of model {:?}: add [prices.\"{}\"] with input and output \
+                     (US dollars per million tokens) to the config file",
+                    provider.model(),
+                    provider.model()
+                )));
+            }
+        }
+        if args.budget_tokens == Some(0) {
+            return Err(ConfigError::Invalid("--budget-tokens must be at least 1".into()));
+        }
+        Ok(RunLimits {
+            budget: Budget { usd: args.budget_usd, tokens: args.budget_tokens },
+            price,
+            cache: args.cache,
+            cache_dir: None,
+        })
+    }
+}
+
+/// Call errors that every later call would meet too: stop rather than fail them all.
+/// (`connect` comes after every retry failed to reach the server at all.)
+pub fn is_fatal(kind: &str) -> bool {
+    matches!(kind, "auth" | "forbidden" | "not_found" | "connect")
 }
 
 /// Where problem `p`'s session goes.
@@ -157,6 +269,7 @@ pub fn header_for(setup: &RunSetup, problem: &Problem) -> Header {
         model: setup.provider.model().to_string(),
         simulated: setup.provider.simulated(),
         sim: setup.sim.clone(),
+        price: setup.limits.price,
         source: None,
         parent: None,
         note: None,
@@ -177,10 +290,35 @@ fn events_of(effects: &[Effect]) -> Vec<Event> {
 pub async fn drive(
     engine: &mut Engine,
     driver: &mut Driver,
-    mut writer: Option<&mut SessionWriter>,
+    writer: Option<&mut SessionWriter>,
     first: Vec<Input>,
 ) -> Result<Totals, SessionError> {
+    Ok(drive_with(engine, driver, writer, first, |_, _| None).await?.0)
+}
+
+/// Start the calls among `effects`, or after a stop only their cancellations.
+fn execute(driver: &mut Driver, effects: &[Effect], stopped: bool) {
+    if stopped {
+        let cancels: Vec<Effect> = effects.iter().filter(|e| matches!(e, Effect::Cancel { .. })).cloned().collect();
+        driver.execute(&cancels);
+    } else {
+        driver.execute(effects);
+    }
+}
+
+/// Like [`drive`], asking `stop` after every reply whether to stop issuing calls.
+/// On a stop the engine is paused (an input, so replay agrees), calls not yet sent
+/// are dropped, calls already sent land and are recorded, and the session gets a
+/// `stopped` record with the reason, which is returned.
+pub async fn drive_with(
+    engine: &mut Engine,
+    driver: &mut Driver,
+    mut writer: Option<&mut SessionWriter>,
+    first: Vec<Input>,
+    mut stop: impl FnMut(&Input, &Totals) -> Option<String>,
+) -> Result<(Totals, Option<String>), SessionError> {
     let mut totals = Totals::default();
+    let mut stopped: Option<String> = None;
     for input in first {
         let effects = engine.handle(input.clone());
         if let Some(w) = writer.as_deref_mut() {
@@ -189,35 +327,76 @@ pub async fn drive(
         driver.execute(&effects);
     }
     while let Some((reply, request)) = driver.next_reply().await {
+        if stopped.is_some() && matches!(&reply.result, Err(e) if e.kind == NOT_SENT) {
+            // Never sent: not an input the engine saw.
+            continue;
+        }
         let input = Input::LlmReply(reply);
         totals.count(&input);
         let effects = engine.handle(input.clone());
         if let Some(w) = writer.as_deref_mut() {
             w.input(&input, Some(&request), &events_of(&effects))?;
         }
-        driver.execute(&effects);
+        if stopped.is_none() {
+            if let Some(reason) = stop(&input, &totals) {
+                driver.halt();
+                execute(driver, &effects, true);
+                let pause = Input::command(Command::Pause);
+                let effects = engine.handle(pause.clone());
+                if let Some(w) = writer.as_deref_mut() {
+                    w.input(&pause, None, &events_of(&effects))?;
+                    w.stopped(&reason)?;
+                }
+                execute(driver, &effects, true);
+                stopped = Some(reason);
+                continue;
+            }
+        }
+        execute(driver, &effects, stopped.is_some());
     }
-    Ok(totals)
+    Ok((totals, stopped))
 }
 
 /// Run every problem, one after another (calls within a problem run concurrently).
-/// The cache is shared across problems, like the reference implementation's.
+/// The cache is shared across problems, like the reference implementation's. A run
+/// whose budget is used up, or whose server refuses the key or the model, stops
+/// issuing calls; the problems after it are not started.
 pub async fn run_problems(
     setup: &RunSetup,
     problems: &[Problem],
     mut progress: impl FnMut(&ProblemResult),
 ) -> Vec<ProblemResult> {
     let limit = Arc::new(Semaphore::new(setup.concurrency.max(1)));
-    let cache = Arc::new(Mutex::new(ResponseCache::new()));
+    let mut cache_note = None;
+    let cache = match setup.limits.cache {
+        CacheMode::Memory => ResponseCache::new(),
+        CacheMode::Disk => {
+            let dir = setup.limits.cache_dir.clone().or_else(crate::llm::cache::default_disk_dir);
+            match dir.as_deref().map(ResponseCache::with_disk) {
+                Some(Ok(c)) => c,
+                Some(Err(e)) => {
+                    cache_note = Some(format!("the disk cache is unavailable ({e}); replies are kept in memory only"));
+                    ResponseCache::new()
+                }
+                None => {
+                    cache_note = Some("no user cache directory; replies are kept in memory only".to_string());
+                    ResponseCache::new()
+                }
+            }
+        }
+    };
+    let cache = Arc::new(Mutex::new(cache));
     let many = problems.len() > 1;
     let mut results = Vec::with_capacity(problems.len());
+    let mut spent = Totals::default();
+    let price = setup.limits.price;
     for problem in problems {
         let started = Instant::now();
         let task: Arc<dyn crate::engine::Task> = Arc::clone(&setup.task) as Arc<dyn crate::engine::Task>;
         let mut engine = Engine::new(task, &problem.input, setup.params.clone());
         let mut driver = Driver::new(Arc::clone(&setup.provider), Arc::clone(&limit), Arc::clone(&cache));
         let path = setup.record.as_ref().map(|r| session_path(r, setup.task.name(), problem, many));
-        let mut error = None;
+        let mut error = cache_note.take();
         let mut writer = match &path {
             Some(p) => match SessionWriter::create(p, &header_for(setup, problem)) {
                 Ok(w) => Some(w),
@@ -228,27 +407,58 @@ pub async fn run_problems(
             },
             None => None,
         };
-        let totals = match drive(&mut engine, &mut driver, writer.as_mut(), vec![Input::command(Command::Run)]).await {
+        let budget = setup.limits.budget;
+        let stop = |input: &Input, totals: &Totals| {
+            if let Input::LlmReply(LlmReply { result: Err(e), .. }) = input {
+                if is_fatal(&e.kind) {
+                    let what =
+                        if e.kind == "connect" { "the server is unreachable" } else { "the server refused the call" };
+                    return Some(format!("{what}: {}", e.message));
+                }
+            }
+            let mut all = spent;
+            all.add(totals);
+            budget.exceeded(&all, price.as_ref())
+        };
+        let first = vec![Input::command(Command::Run)];
+        let (totals, stopped) = match drive_with(&mut engine, &mut driver, writer.as_mut(), first, stop).await {
             Ok(t) => t,
             Err(e) => {
                 error = Some(e.to_string());
-                Totals::default()
+                (Totals::default(), None)
             }
         };
+        spent.add(&totals);
         let wall_ms = started.elapsed().as_millis() as u64;
         if let Some(w) = writer.as_mut() {
             if let Err(e) = w.end(totals, wall_ms) {
                 error = Some(e.to_string());
             }
         }
-        let mut result = ProblemResult::new(problem, engine.outcome(), totals, wall_ms);
+        let mut result = ProblemResult::new(problem, engine.outcome(), totals, wall_ms).priced(price.as_ref());
         if engine.outcome().is_none() && error.is_none() {
-            error = Some("the search stopped before finishing (no states left to expand)".into());
+            error = Some(match &stopped {
+                Some(reason) => format!("stopped: {reason}"),
+                None => {
+                    let failure = engine.core.calls.values().find_map(|c| match &c.reply {
+                        Some(Err(e)) => Some(e.to_string()),
+                        _ => None,
+                    });
+                    match failure {
+                        Some(f) => format!("the search stopped before finishing; first failed call: {f}"),
+                        None => "the search stopped before finishing (no states left to expand)".into(),
+                    }
+                }
+            });
         }
         result.session = writer.as_ref().map(|w| w.path().display().to_string());
         result.error = error;
+        result.stopped = stopped.clone();
         progress(&result);
         results.push(result);
+        if stopped.is_some() {
+            break;
+        }
     }
     results
 }

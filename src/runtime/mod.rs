@@ -7,6 +7,7 @@
 pub mod headless;
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -15,9 +16,18 @@ use tokio::task::{AbortHandle, JoinSet};
 
 use crate::engine::{CallError, Effect, LlmReply, LlmRequest, LlmResponse};
 use crate::llm::cache::ResponseCache;
-use crate::llm::Provider;
+use crate::llm::{DeltaFn, Provider};
 
 type CallResult = Result<LlmResponse, CallError>;
+
+/// Part of a reply as it streams in, for showing a thought as it arrives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Delta {
+    pub call: u64,
+    /// Which of the call's `n` samples the text belongs to.
+    pub sample: u32,
+    pub text: String,
+}
 
 pub struct Driver {
     provider: Arc<dyn Provider>,
@@ -34,7 +44,14 @@ pub struct Driver {
     aborts: HashMap<u64, AbortHandle>,
     /// Calls sent to the provider (not answered from the cache).
     pub calls_made: u64,
+    /// Where streamed text goes, if someone is watching.
+    deltas: Option<tokio::sync::mpsc::UnboundedSender<Delta>>,
+    /// Set when the run must send nothing more (a budget is used up).
+    halted: Arc<AtomicBool>,
 }
+
+/// The kind of error a call gets when the driver was halted before it was sent.
+pub const NOT_SENT: &str = "not_sent";
 
 impl Driver {
     /// `limit` bounds concurrent provider calls; share one semaphore to bound a whole program.
@@ -51,7 +68,22 @@ impl Driver {
             tasks: JoinSet::new(),
             aborts: HashMap::new(),
             calls_made: 0,
+            deltas: None,
+            halted: Arc::new(AtomicBool::new(false)),
         }
+    }
+
+    /// Send no more calls: those waiting for a slot (and any started later) fail at
+    /// once with kind [`NOT_SENT`]; calls already sent still land.
+    pub fn halt(&self) {
+        self.halted.store(true, Ordering::SeqCst);
+    }
+
+    /// Ask providers to stream, and send their text as it arrives to `tx` (replies
+    /// still come whole from `next_reply`; coalesced and cached calls send nothing).
+    pub fn with_deltas(mut self, tx: tokio::sync::mpsc::UnboundedSender<Delta>) -> Self {
+        self.deltas = Some(tx);
+        self
     }
 
     pub fn provider(&self) -> &Arc<dyn Provider> {
@@ -74,7 +106,7 @@ impl Driver {
     }
 
     fn start(&mut self, call: u64, request: LlmRequest) {
-        let model = self.provider.model().to_string();
+        let model = self.provider.cache_scope();
         let key = request.cache_key(&model);
         self.order.push_back(call);
         self.requests.insert(call, request.clone());
@@ -91,11 +123,24 @@ impl Driver {
         self.calls_made += 1;
         let provider = Arc::clone(&self.provider);
         let limit = Arc::clone(&self.limit);
+        let sink: Option<DeltaFn> = self.deltas.clone().map(|tx| -> DeltaFn {
+            Arc::new(move |sample, text: &str| {
+                // A watcher that has gone away is not an error for the call.
+                let _ = tx.send(Delta { call, sample, text: text.to_string() });
+            })
+        });
+        let halted = Arc::clone(&self.halted);
         let handle = self.tasks.spawn(async move {
             let permit = limit.acquire_owned().await;
             let started = Instant::now();
             let mut result = match permit {
-                Ok(_permit) => provider.complete(&request).await,
+                Ok(_permit) if halted.load(Ordering::SeqCst) => {
+                    Err(CallError { kind: NOT_SENT.into(), message: "not sent: the run had stopped".into() })
+                }
+                Ok(_permit) => match sink {
+                    Some(sink) => provider.complete_streaming(&request, sink).await,
+                    None => provider.complete(&request).await,
+                },
                 Err(_) => Err(CallError { kind: "shutdown".into(), message: "the program is shutting down".into() }),
             };
             if let Ok(reply) = result.as_mut() {
@@ -126,7 +171,7 @@ impl Driver {
 
     fn complete(&mut self, call: u64, result: CallResult) {
         self.aborts.remove(&call);
-        let model = self.provider.model().to_string();
+        let model = self.provider.cache_scope();
         if let Some(request) = self.requests.get(&call) {
             let key = request.cache_key(&model);
             if self.inflight.get(&key) == Some(&call) {

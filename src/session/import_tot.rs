@@ -211,6 +211,7 @@ pub fn check_puzzle(entry: &LogEntry, source: &str, out: Option<&Path>) -> Resul
                 model: "gpt-4".into(),
                 simulated: false,
                 sim: None,
+                price: None,
                 source: Some(format!("tot-log:{source}#{}", entry.idx)),
                 parent: None,
                 note: None,

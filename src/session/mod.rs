@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::{Event, Input, LlmRequest, Params};
+use crate::llm::config::Price;
 use crate::llm::sim::SimConfig;
 
 pub const FORMAT: &str = "thoughtscope-session";
@@ -38,6 +39,9 @@ pub struct Header {
     pub simulated: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sim: Option<SimConfig>,
+    /// The model's price when the run was made (US dollars per million tokens), for costs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price: Option<Price>,
     /// Where this session came from if it was imported (e.g. `tot-log:FILE#idx`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
@@ -111,6 +115,11 @@ pub enum Record {
     End {
         totals: Totals,
         wall_ms: u64,
+    },
+    /// The run stopped issuing calls before the search finished (a budget was
+    /// exceeded, the server refused the key, ...), and why.
+    Stopped {
+        reason: String,
     },
 }
 
@@ -194,6 +203,11 @@ impl SessionWriter {
         records.push(Record::Input { seq, input: input.clone(), request: request.cloned() });
         records.extend(events.iter().map(|e| Record::Event { seq, event: e.clone() }));
         self.write(&records)
+    }
+
+    /// Record that the run stopped issuing calls, and why.
+    pub fn stopped(&mut self, reason: &str) -> Result<(), SessionError> {
+        self.write(&[Record::Stopped { reason: reason.to_string() }])
     }
 
     pub fn end(&mut self, totals: Totals, wall_ms: u64) -> Result<(), SessionError> {
@@ -321,6 +335,14 @@ impl Session {
     pub fn events(&self) -> impl Iterator<Item = &Event> {
         self.records.iter().filter_map(|r| match r {
             Record::Event { event, .. } => Some(event),
+            _ => None,
+        })
+    }
+
+    /// Why the run stopped early, if it did.
+    pub fn stopped(&self) -> Option<&str> {
+        self.records.iter().find_map(|r| match r {
+            Record::Stopped { reason } => Some(reason.as_str()),
             _ => None,
         })
     }

@@ -15,6 +15,7 @@ fn header() -> Header {
         model: "sim-1".into(),
         simulated: true,
         sim: None,
+        price: None,
         source: None,
         parent: None,
         note: None,

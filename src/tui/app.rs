@@ -114,6 +114,8 @@ pub struct App {
     pub areas: [Rect; 4],
     /// Bumped on every change that needs a redraw.
     pub version: u64,
+    /// Text streamed so far for calls still in flight: (call, sample) -> text.
+    pub streaming: std::collections::BTreeMap<(u64, u32), String>,
 }
 
 fn events_of(effects: &[Effect]) -> impl Iterator<Item = &Event> {
@@ -152,6 +154,7 @@ impl App {
             elapsed_ms: 0,
             areas: [Rect::default(); 4],
             version: 0,
+            streaming: Default::default(),
         }
     }
 
@@ -263,11 +266,25 @@ impl App {
         effects.into_iter().filter(|e| !matches!(e, Effect::Emit { .. })).collect()
     }
 
+    /// Text arriving on a streamed call (shown in the detail pane until the reply lands).
+    pub fn on_delta(&mut self, call: u64, sample: u32, text: &str) {
+        if self.replay.is_none() && self.engine.pending_calls().contains(&call) {
+            self.streaming.entry((call, sample)).or_default().push_str(text);
+            self.touch();
+        }
+    }
+
+    /// The money spent so far, if the provider has a price.
+    pub fn cost_usd(&self) -> Option<f64> {
+        self.header.price.as_ref().map(|p| p.cost(self.totals.prompt_tokens, self.totals.completion_tokens))
+    }
+
     /// A model reply from the driver.
     pub fn on_reply(&mut self, reply: LlmReply, request: &LlmRequest) -> Vec<Effect> {
         if self.replay.is_some() {
             return Vec::new();
         }
+        self.streaming.retain(|(call, _), _| *call != reply.call);
         self.feed(Input::LlmReply(reply), Some(request))
     }
 

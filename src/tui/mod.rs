@@ -68,7 +68,9 @@ pub async fn run(
     let (mut terminal, _guard) = setup_terminal()?;
     let limit = Arc::new(Semaphore::new(concurrency.max(1)));
     let cache = Arc::new(Mutex::new(ResponseCache::new()));
-    let new_driver = || Driver::new(Arc::clone(&provider), Arc::clone(&limit), Arc::clone(&cache));
+    let (delta_tx, mut deltas) = tokio::sync::mpsc::unbounded_channel();
+    let new_driver =
+        || Driver::new(Arc::clone(&provider), Arc::clone(&limit), Arc::clone(&cache)).with_deltas(delta_tx.clone());
     let mut driver = new_driver();
     app.reset_driver = false;
     driver.execute(&initial);
@@ -91,6 +93,7 @@ pub async fn run(
                 None => break,
             },
             Some((reply, request)) = driver.next_reply(), if driver.outstanding() > 0 => app.on_reply(reply, &request),
+            Some(delta) = deltas.recv() => { app.on_delta(delta.call, delta.sample, &delta.text); Vec::new() }
             _ = tick.tick() => {
                 let busy = driver.outstanding() > 0 || app.engine.mode() != RunMode::Paused;
                 if app.replay.is_none() && busy && !app.engine.is_finished() {

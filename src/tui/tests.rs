@@ -34,6 +34,7 @@ fn setup(dir: &Path, params: Params) -> Setup {
         model: crate::llm::sim::SIM_MODEL.into(),
         simulated: true,
         sim: Some(SimConfig::default()),
+        price: None,
         source: None,
         parent: None,
         note: None,
@@ -415,4 +416,30 @@ fn mouse_clicks_select_and_focus() {
     };
     app.handle_mouse(scroll);
     assert_eq!(app.detail_scroll, 1);
+}
+
+#[test]
+fn streamed_text_shows_until_the_reply_lands_and_cost_is_priced() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = live(dir.path(), Params::default());
+    let effects = app.handle_action(Action::Step);
+    let Some(Effect::CallLlm { call, request }) = effects.into_iter().find(|e| matches!(e, Effect::CallLlm { .. }))
+    else {
+        panic!("a call")
+    };
+    app.on_delta(call, 0, "4 + 5 = 9 ");
+    app.on_delta(call, 0, "(left: 6 9 10)");
+    app.on_delta(999, 0, "not a call of this run");
+    assert_eq!(app.streaming.len(), 1);
+    let screen = render(&mut app, 160, 120);
+    assert!(screen.contains("receiving sample 1:"), "{screen}");
+    assert!(screen.contains("4 + 5 = 9 (left: 6 9 10)"));
+    let sim = SimProvider::new(SimConfig::default());
+    app.on_reply(LlmReply { call, result: sim.answer(&request) }, &request);
+    assert!(app.streaming.is_empty());
+    assert_eq!(app.cost_usd(), None, "sim has no price");
+    app.header.price = Some(crate::llm::config::Price { input: 1.0, output: 2.0 });
+    let expected = (app.totals.prompt_tokens as f64 + 2.0 * app.totals.completion_tokens as f64) / 1e6;
+    assert_eq!(app.cost_usd(), Some(expected));
+    assert!(render(&mut app, 160, 40).contains("$0.0"));
 }

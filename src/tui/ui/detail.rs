@@ -94,6 +94,14 @@ pub fn lines(view: &View) -> Vec<Line<'static>> {
                 out.push(Line::from(Span::styled(format!("  {l}"), dim)));
             }
         }
+        if record.reply.is_none() {
+            for ((_, sample), text) in app.streaming.range((*call, 0)..=(*call, u32::MAX)) {
+                out.push(Line::from(Span::styled(format!("receiving sample {}:", sample + 1), head)));
+                for l in text.lines() {
+                    out.push(Line::from(Span::styled(format!("  {l}"), view.style(Slot::Observation))));
+                }
+            }
+        }
         if let Some(Ok(resp)) = &record.reply {
             for (i, c) in resp.completions.iter().enumerate() {
                 out.push(Line::from(Span::styled(format!("reply {}:", i + 1), head)));

@@ -57,6 +57,12 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
         t.cache_hits,
         t.prompt_tokens + t.completion_tokens
     );
+    if let Some(cost) = app.cost_usd() {
+        stats.push_str(&format!(" · ${cost:.4}"));
+    }
+    if !app.streaming.is_empty() {
+        stats.push_str(&format!(" · receiving {}", app.streaming.len()));
+    }
     if let Some(r) = &app.replay {
         stats.push_str(&format!(" · input {}/{}", r.cursor, r.total));
     } else {

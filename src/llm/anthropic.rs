@@ -1,0 +1,373 @@
+//! Anthropic's Messages API. Its differences from chat completions: the system
+//! prompt is a separate field, `max_tokens` is required, stops are
+//! `stop_sequences` (and may not be whitespace only, so those are applied here),
+//! there is no `n` (one request per sample), usage is `input_tokens` /
+//! `output_tokens`, a streamed reply is a sequence of typed events, and an
+//! overloaded service answers 529 (retried like 5xx).
+
+use futures::StreamExt;
+use serde_json::{json, Value};
+
+use super::config::{Price, Resolved};
+use super::http::{apply_stops, server_message, shorten, Attempt, HttpCore, SseParser};
+use super::openai::{assemble, malformed, truncated, Part};
+use super::{BoxFuture, DeltaFn, Provider};
+use crate::engine::request::Role;
+use crate::engine::{CallError, Completion, LlmRequest, LlmResponse};
+
+pub const API_VERSION: &str = "2023-06-01";
+/// Used when a request does not say how long a reply may be (the API requires it).
+pub const DEFAULT_MAX_TOKENS: u32 = 1024;
+
+pub struct AnthropicProvider {
+    name: String,
+    model: String,
+    base_url: String,
+    http: HttpCore,
+    price: Option<Price>,
+}
+
+/// The API's stop reasons in the words the rest of the program uses.
+fn finish_reason(stop_reason: &str) -> String {
+    match stop_reason {
+        "end_turn" | "stop_sequence" => "stop".into(),
+        "max_tokens" => "length".into(),
+        other => other.into(),
+    }
+}
+
+/// Stops the API accepts (it rejects whitespace-only ones).
+fn api_stops(stops: &[String]) -> Vec<&String> {
+    stops.iter().filter(|s| !s.trim().is_empty()).collect()
+}
+
+pub(crate) fn parse_message(text: &str) -> Result<Part, CallError> {
+    let v: Value = serde_json::from_str(text)
+        .map_err(|e| malformed(format!("the reply is not valid JSON ({e}): {}", shorten(text, 200))))?;
+    if v.get("type").and_then(Value::as_str) == Some("error") {
+        return Err(CallError { kind: "server".into(), message: server_message(text) });
+    }
+    let content = v
+        .get("content")
+        .and_then(Value::as_array)
+        .ok_or_else(|| malformed(format!("the reply has no content list: {}", shorten(text, 200))))?;
+    let texts: Vec<&str> = content
+        .iter()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+        .filter_map(|b| b.get("text").and_then(Value::as_str))
+        .collect();
+    if texts.is_empty() && content.is_empty() && v.get("stop_reason").and_then(Value::as_str) != Some("max_tokens") {
+        return Err(CallError { kind: "empty".into(), message: "the reply has no content".into() });
+    }
+    let usage =
+        v.get("usage").and_then(|u| Some((u.get("input_tokens")?.as_u64()?, u.get("output_tokens")?.as_u64()?)));
+    Ok(Part {
+        completions: vec![Completion {
+            text: texts.concat(),
+            finish_reason: v.get("stop_reason").and_then(Value::as_str).map(finish_reason),
+        }],
+        usage,
+        model: v.get("model").and_then(Value::as_str).map(str::to_string),
+    })
+}
+
+/// Accumulates a streamed reply from its events.
+#[derive(Default)]
+struct StreamState {
+    text: String,
+    stop_reason: Option<String>,
+    input_tokens: Option<u64>,
+    output_tokens: Option<u64>,
+    model: Option<String>,
+    done: bool,
+}
+
+impl StreamState {
+    fn event(&mut self, data: &str, sample: u32, deltas: &DeltaFn) -> Result<(), CallError> {
+        let v: Value = serde_json::from_str(data).map_err(|e| {
+            malformed(format!(
+                "a stream event is not valid JSON ({e}) after {} characters: {}",
+                self.text.len(),
+                shorten(data, 200)
+            ))
+        })?;
+        match v.get("type").and_then(Value::as_str).unwrap_or("") {
+            "message_start" => {
+                let m = v.get("message");
+                self.model = m.and_then(|m| m.get("model")).and_then(Value::as_str).map(str::to_string);
+                self.input_tokens = m.and_then(|m| m.pointer("/usage/input_tokens")).and_then(Value::as_u64);
+            }
+            "content_block_delta" => {
+                if let Some(t) = v.pointer("/delta/text").and_then(Value::as_str) {
+                    self.text.push_str(t);
+                    deltas(sample, t);
+                }
+            }
+            "message_delta" => {
+                if let Some(r) = v.pointer("/delta/stop_reason").and_then(Value::as_str) {
+                    self.stop_reason = Some(r.to_string());
+                }
+                if let Some(o) = v.pointer("/usage/output_tokens").and_then(Value::as_u64) {
+                    self.output_tokens = Some(o);
+                }
+            }
+            "message_stop" => self.done = true,
+            "error" => {
+                let kind = if v.pointer("/error/type").and_then(Value::as_str) == Some("overloaded_error") {
+                    "overloaded"
+                } else {
+                    "server"
+                };
+                return Err(CallError {
+                    kind: kind.into(),
+                    message: format!("the server reported an error mid-stream: {}", server_message(data)),
+                });
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> Result<Part, CallError> {
+        if !self.done {
+            return Err(truncated(format!(
+                "the stream ended early, after {} characters, without message_stop",
+                self.text.len()
+            )));
+        }
+        let usage = self.input_tokens.zip(self.output_tokens);
+        Ok(Part {
+            completions: vec![Completion {
+                text: self.text,
+                finish_reason: self.stop_reason.as_deref().map(finish_reason),
+            }],
+            usage,
+            model: self.model,
+        })
+    }
+}
+
+impl AnthropicProvider {
+    pub fn new(r: &Resolved) -> Result<AnthropicProvider, CallError> {
+        Ok(AnthropicProvider {
+            name: r.name.clone(),
+            model: r.model.clone(),
+            base_url: r.base_url.clone(),
+            http: HttpCore::new(r.http.clone(), r.key.clone(), r.key_source.clone())?,
+            price: None,
+        })
+    }
+
+    /// With the model's price, for costs and budgets.
+    pub fn priced(mut self, price: Option<Price>) -> Self {
+        self.price = price;
+        self
+    }
+
+    pub fn http(&self) -> &HttpCore {
+        &self.http
+    }
+
+    pub(crate) fn body(&self, request: &LlmRequest, stream: bool) -> Value {
+        let system: Vec<&str> =
+            request.messages.iter().filter(|m| m.role == Role::System).map(|m| m.content.as_str()).collect();
+        let messages: Vec<Value> = request
+            .messages
+            .iter()
+            .filter(|m| m.role != Role::System)
+            .map(|m| {
+                let role = if m.role == Role::Assistant { "assistant" } else { "user" };
+                json!({"role": role, "content": m.content})
+            })
+            .collect();
+        let mut body = json!({
+            "model": self.model,
+            "max_tokens": request.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
+            "messages": messages,
+            // The API's range is 0..=1.
+            "temperature": request.temperature.clamp(0.0, 1.0),
+        });
+        let obj = body.as_object_mut().expect("a JSON object literal");
+        if !system.is_empty() {
+            obj.insert("system".into(), json!(system.join("\n\n")));
+        }
+        let stops = api_stops(&request.stop);
+        if !stops.is_empty() {
+            obj.insert("stop_sequences".into(), json!(stops));
+        }
+        if stream {
+            obj.insert("stream".into(), json!(true));
+        }
+        body
+    }
+
+    async fn one(&self, request: &LlmRequest, sample: u32, deltas: Option<&DeltaFn>) -> Result<Part, CallError> {
+        let body = self.body(request, deltas.is_some());
+        let url = format!("{}/messages", self.base_url);
+        let (body, url, http) = (&body, url.as_str(), &self.http);
+        let mut part = http
+            .with_retries(|| async move {
+                let mut rb = http.client.post(url).header("anthropic-version", API_VERSION).json(body);
+                if let Some(k) = &http.key {
+                    rb = rb.header("x-api-key", k.expose());
+                }
+                let resp = match rb.send().await {
+                    Ok(r) => r,
+                    Err(e) => return http.transport_error(url, &e),
+                };
+                let status = resp.status();
+                if !status.is_success() {
+                    let headers = resp.headers().clone();
+                    let text = resp.text().await.unwrap_or_default();
+                    return http.status_error(url, status, &headers, &text);
+                }
+                let parsed = match deltas {
+                    Some(d) => read_stream(resp, sample, d).await,
+                    None => match resp.text().await {
+                        Err(e) => return http.transport_error(url, &e),
+                        Ok(text) => parse_message(&text),
+                    },
+                };
+                match parsed {
+                    Ok(p) => Attempt::Done(p),
+                    Err(e) => Attempt::Fail(CallError { message: http.scrub(&e.message), ..e }),
+                }
+            })
+            .await?;
+        // Whitespace-only stops were not sent: cut at them here.
+        for c in &mut part.completions {
+            if let Some(cut) = apply_stops(&c.text, &request.stop) {
+                c.text = cut;
+                c.finish_reason = Some("stop".into());
+            }
+        }
+        Ok(part)
+    }
+
+    async fn call(&self, request: &LlmRequest, deltas: Option<DeltaFn>) -> Result<LlmResponse, CallError> {
+        let want = request.n.max(1);
+        let mut parts = Vec::with_capacity(want as usize);
+        for sample in 0..want {
+            parts.push(self.one(request, sample, deltas.as_ref()).await?);
+        }
+        Ok(assemble(request, parts, want as usize, &self.model))
+    }
+}
+
+async fn read_stream(resp: reqwest::Response, sample: u32, deltas: &DeltaFn) -> Result<Part, CallError> {
+    let mut parser = SseParser::default();
+    let mut state = StreamState::default();
+    let mut body = resp.bytes_stream();
+    while let Some(chunk) = body.next().await {
+        let bytes = chunk.map_err(|e| {
+            let what = if e.is_timeout() { "timed out" } else { "was cut" };
+            truncated(format!("the stream {what} after {} characters: {e}", state.text.len()))
+        })?;
+        for ev in parser.push(&bytes) {
+            state.event(&ev.data, sample, deltas)?;
+        }
+    }
+    for ev in parser.finish() {
+        state.event(&ev.data, sample, deltas)?;
+    }
+    state.finish()
+}
+
+impl Provider for AnthropicProvider {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn model(&self) -> &str {
+        &self.model
+    }
+
+    fn complete<'a>(&'a self, request: &'a LlmRequest) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
+        Box::pin(self.call(request, None))
+    }
+
+    fn complete_streaming<'a>(
+        &'a self,
+        request: &'a LlmRequest,
+        deltas: DeltaFn,
+    ) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
+        Box::pin(self.call(request, Some(deltas)))
+    }
+
+    fn price(&self) -> Option<Price> {
+        self.price
+    }
+
+    fn cache_scope(&self) -> String {
+        format!("{} {}", self.base_url, self.model)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{Message, Purpose};
+    use crate::llm::config::{resolve, FileConfig, ProviderArgs};
+
+    fn provider() -> AnthropicProvider {
+        let env = |k: &str| (k == "ANTHROPIC_API_KEY").then(|| "sk-ant-test".to_string());
+        let args = ProviderArgs { model: Some("claude-3-5-haiku-latest".into()), ..Default::default() };
+        let r = resolve("anthropic", &args, &FileConfig::default(), &env, 0).unwrap();
+        AnthropicProvider::new(&r).unwrap()
+    }
+
+    #[test]
+    fn requests_carry_system_max_tokens_and_only_accepted_stops() {
+        let request = LlmRequest {
+            purpose: Purpose::Sample,
+            messages: vec![Message { role: Role::System, content: "be brief".into() }, Message::user("4 4 6 8")],
+            n: 1,
+            temperature: 1.3,
+            max_tokens: None,
+            stop: vec!["\n".into(), "Input:".into()],
+            context: Value::Null,
+            nonce: 0,
+        };
+        let b = provider().body(&request, false);
+        assert_eq!(b["system"], "be brief");
+        assert_eq!(b["messages"], json!([{"role": "user", "content": "4 4 6 8"}]));
+        assert_eq!(b["max_tokens"], DEFAULT_MAX_TOKENS);
+        assert_eq!(b["temperature"], 1.0);
+        assert_eq!(b["stop_sequences"], json!(["Input:"]));
+        assert!(b.get("n").is_none() && b.get("stream").is_none());
+    }
+
+    #[test]
+    fn replies_and_stream_events_parse() {
+        let text = r#"{"type":"message","model":"claude-x","content":[{"type":"text","text":"4 + 4 = 8"}],
+                      "stop_reason":"max_tokens","usage":{"input_tokens":12,"output_tokens":5}}"#;
+        let p = parse_message(text).unwrap();
+        assert_eq!(p.completions[0].text, "4 + 4 = 8");
+        assert_eq!(p.completions[0].finish_reason.as_deref(), Some("length"));
+        assert_eq!(p.usage, Some((12, 5)));
+        let err = parse_message(r#"{"type":"error","error":{"type":"invalid_request_error","message":"bad"}}"#);
+        assert_eq!(err.unwrap_err().message, "bad (invalid_request_error)");
+        assert_eq!(parse_message("{").unwrap_err().kind, "malformed");
+
+        let got = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let g = got.clone();
+        let d: DeltaFn = std::sync::Arc::new(move |_, t: &str| g.lock().unwrap().push_str(t));
+        let mut st = StreamState::default();
+        for e in [
+            r#"{"type":"message_start","message":{"model":"claude-x","usage":{"input_tokens":9,"output_tokens":1}}}"#,
+            r#"{"type":"ping"}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"sure"}}"#,
+            r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}"#,
+            r#"{"type":"message_stop"}"#,
+        ] {
+            st.event(e, 0, &d).unwrap();
+        }
+        let p = st.finish().unwrap();
+        assert_eq!((p.completions[0].text.as_str(), p.usage), ("sure", Some((9, 2))));
+        assert_eq!(*got.lock().unwrap(), "sure");
+        let mut st = StreamState::default();
+        let overloaded = r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
+        assert_eq!(st.event(overloaded, 0, &d).unwrap_err().kind, "overloaded");
+        assert_eq!(StreamState::default().finish().unwrap_err().kind, "truncated");
+    }
+}

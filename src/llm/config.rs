@@ -1,0 +1,528 @@
+//! Which model to talk to, and how: provider profiles and prices.
+//!
+//! The config file is `<config dir>/thoughtscope/config.toml` (or `--config FILE`,
+//! or `$THOUGHTSCOPE_CONFIG`). This module reads its `[providers.<name>]` and
+//! `[prices."<model>"]` sections and ignores the others (UI settings live there too):
+//!
+//! ```toml
+//! [providers.ollama]            # built in; a section here overrides its fields
+//! model = "qwen2.5:7b"
+//!
+//! [providers.work]
+//! kind = "openai"               # openai (any OpenAI-compatible server) | anthropic
+//! base_url = "https://llm.example.com/v1"
+//! model = "llama-3.1-70b"
+//! api_key_cmd = "pass show work/llm"   # or api_key_env = "WORK_LLM_KEY"
+//!
+//! [prices."llama-3.1-70b"]      # US dollars per million tokens
+//! input = 0.6
+//! output = 0.8
+//! ```
+//!
+//! Keys come from an environment variable or a command and go straight into the
+//! provider as a [`Secret`]; nothing here prints, records or returns them.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::cache::CacheMode;
+use super::http::HttpOptions;
+use super::secret::Secret;
+
+/// The compiled-in price table (`assets/prices.toml`).
+const DEFAULT_PRICES: &str = include_str!("../../assets/prices.toml");
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProviderKind {
+    /// OpenAI's chat-completions API: OpenAI, Ollama, vLLM, llama.cpp, LM Studio, OpenRouter, ...
+    Openai,
+    /// Anthropic's Messages API.
+    Anthropic,
+}
+
+/// A `[providers.<name>]` section. Every field is optional so a section can
+/// override single fields of a built-in profile.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    pub kind: Option<ProviderKind>,
+    pub base_url: Option<String>,
+    /// The model used when `--model` is not given.
+    pub model: Option<String>,
+    /// Environment variable holding the API key.
+    pub api_key_env: Option<String>,
+    /// Shell command printing the API key (e.g. `pass show openai`); wins over `api_key_env`.
+    pub api_key_cmd: Option<String>,
+    /// Overall limit on one HTTP request, in seconds.
+    pub timeout_secs: Option<f64>,
+    pub connect_timeout_secs: Option<f64>,
+    /// Retries after the first attempt on connection errors, timeouts, 408, 409, 429 and 5xx.
+    pub retries: Option<u32>,
+    /// Most requests per minute sent to this provider.
+    pub rpm: Option<u32>,
+    /// Whether the server honours `n` (several choices per request). Unset: find out
+    /// from the first reply and fall back to one request per sample if it does not.
+    pub n: Option<bool>,
+    /// Send `seed` with each request (OpenAI-compatible servers; default true).
+    pub seed: Option<bool>,
+    /// Name of the max-tokens field: `max_tokens` (default) or `max_completion_tokens`
+    /// (OpenAI's reasoning models).
+    pub max_tokens_param: Option<String>,
+    /// Ask for token usage in streamed replies (`stream_options.include_usage`; default true).
+    pub stream_usage: Option<bool>,
+}
+
+impl Profile {
+    /// `self` with the fields `over` sets replaced.
+    fn overlay(mut self, over: &Profile) -> Profile {
+        macro_rules! take {
+            ($($f:ident),*) => { $( if over.$f.is_some() { self.$f = over.$f.clone(); } )* };
+        }
+        take!(
+            kind,
+            base_url,
+            model,
+            api_key_env,
+            api_key_cmd,
+            timeout_secs,
+            connect_timeout_secs,
+            retries,
+            rpm,
+            n,
+            seed,
+            max_tokens_param,
+            stream_usage
+        );
+        self
+    }
+}
+
+/// Built-in profiles: the two APIs and the usual OpenAI-compatible servers.
+pub fn builtin_profile(name: &str) -> Option<Profile> {
+    let openai =
+        |url: &str| Profile { kind: Some(ProviderKind::Openai), base_url: Some(url.to_string()), ..Profile::default() };
+    Some(match name {
+        "openai" => Profile { api_key_env: Some("OPENAI_API_KEY".into()), ..openai("https://api.openai.com/v1") },
+        "anthropic" => Profile {
+            kind: Some(ProviderKind::Anthropic),
+            base_url: Some("https://api.anthropic.com/v1".into()),
+            api_key_env: Some("ANTHROPIC_API_KEY".into()),
+            ..Profile::default()
+        },
+        "ollama" => openai("http://localhost:11434/v1"),
+        "vllm" => openai("http://localhost:8000/v1"),
+        "llamacpp" => Profile { n: Some(false), ..openai("http://localhost:8080/v1") },
+        "lmstudio" => openai("http://localhost:1234/v1"),
+        "openrouter" => {
+            Profile { api_key_env: Some("OPENROUTER_API_KEY".into()), ..openai("https://openrouter.ai/api/v1") }
+        }
+        _ => return None,
+    })
+}
+
+pub const BUILTIN_PROFILES: [&str; 7] = ["openai", "anthropic", "ollama", "vllm", "llamacpp", "lmstudio", "openrouter"];
+
+/// Price of a model in US dollars per million tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Price {
+    /// Per million prompt (input) tokens.
+    pub input: f64,
+    /// Per million completion (output) tokens.
+    pub output: f64,
+}
+
+impl Price {
+    pub const FREE: Price = Price { input: 0.0, output: 0.0 };
+
+    pub fn cost(&self, prompt_tokens: u64, completion_tokens: u64) -> f64 {
+        (prompt_tokens as f64 * self.input + completion_tokens as f64 * self.output) / 1e6
+    }
+}
+
+/// The parts of the config file this module reads.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct FileConfig {
+    #[serde(default)]
+    pub providers: BTreeMap<String, Profile>,
+    #[serde(default)]
+    pub prices: BTreeMap<String, Price>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{path}: {message}")]
+    File { path: String, message: String },
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// Where the config file is: `$THOUGHTSCOPE_CONFIG`, else `<config dir>/thoughtscope/config.toml`.
+pub fn default_config_path() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("THOUGHTSCOPE_CONFIG").filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(p));
+    }
+    directories::BaseDirs::new().map(|d| d.config_dir().join("thoughtscope").join("config.toml"))
+}
+
+impl FileConfig {
+    pub fn parse(text: &str, path: &Path) -> Result<FileConfig, ConfigError> {
+        toml::from_str(text).map_err(|e| ConfigError::File { path: path.display().to_string(), message: e.to_string() })
+    }
+
+    /// Read `explicit` (which must exist), else the default file if there is one.
+    pub fn load(explicit: Option<&Path>) -> Result<FileConfig, ConfigError> {
+        let (path, required) = match explicit {
+            Some(p) => (p.to_path_buf(), true),
+            None => match default_config_path() {
+                Some(p) => (p, false),
+                None => return Ok(FileConfig::default()),
+            },
+        };
+        match std::fs::read_to_string(&path) {
+            Ok(text) => FileConfig::parse(&text, &path),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => Ok(FileConfig::default()),
+            Err(e) => Err(ConfigError::File { path: path.display().to_string(), message: e.to_string() }),
+        }
+    }
+
+    /// The profile called `name`: a built-in one with the file's fields laid over it.
+    pub fn profile(&self, name: &str) -> Option<Profile> {
+        match (builtin_profile(name), self.providers.get(name)) {
+            (Some(b), Some(f)) => Some(b.overlay(f)),
+            (Some(b), None) => Some(b),
+            (None, Some(f)) => Some(f.clone()),
+            (None, None) => None,
+        }
+    }
+
+    /// The default price table with the file's prices laid over it.
+    pub fn price_table(&self) -> PriceTable {
+        let mut table = PriceTable::defaults();
+        table.entries.extend(self.prices.iter().map(|(k, v)| (k.clone(), *v)));
+        table
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PriceTable {
+    pub entries: BTreeMap<String, Price>,
+}
+
+impl PriceTable {
+    pub fn defaults() -> PriceTable {
+        // The compiled-in table is checked by a test; an error here cannot happen at run time.
+        let file: FileConfig = toml::from_str(DEFAULT_PRICES).unwrap_or_default();
+        PriceTable { entries: file.prices }
+    }
+
+    /// The price of `model`: its exact entry, else the longest entry it begins with.
+    pub fn lookup(&self, model: &str) -> Option<Price> {
+        if let Some(p) = self.entries.get(model) {
+            return Some(*p);
+        }
+        self.entries
+            .iter()
+            .filter(|(name, _)| model.starts_with(name.as_str()))
+            .max_by_key(|(n, _)| n.len())
+            .map(|(_, p)| *p)
+    }
+}
+
+/// True for a URL whose host is on this machine (no proxy, no key needed, no price).
+pub fn is_loopback(url: &str) -> bool {
+    let Ok(u) = reqwest::Url::parse(url) else { return false };
+    match u.host_str() {
+        Some("localhost") => true,
+        Some(h) => h.trim_matches(['[', ']']).parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback()),
+        None => false,
+    }
+}
+
+/// Options of `run` (and the UI) that choose and configure a real provider.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct ProviderArgs {
+    /// Model name (default: the profile's model).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// API base URL, e.g. http://localhost:11434/v1 (default: the profile's; for `openai`, $OPENAI_BASE_URL).
+    #[arg(long)]
+    pub base_url: Option<String>,
+    /// Config file with [providers.NAME] profiles and [prices."MODEL"] (default: <config dir>/thoughtscope/config.toml).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// memory: identical requests answered once per run; disk: also across runs, under the user cache directory.
+    #[arg(long, value_enum, default_value = "memory")]
+    pub cache: CacheMode,
+    /// Stop issuing calls once the run has cost this many US dollars (by the price table).
+    #[arg(long)]
+    pub budget_usd: Option<f64>,
+    /// Stop issuing calls once the run has used this many tokens (prompt + completion).
+    #[arg(long)]
+    pub budget_tokens: Option<u64>,
+    /// Overall limit on one HTTP request, in seconds (default 300).
+    #[arg(long)]
+    pub timeout: Option<f64>,
+    /// Limit on connecting to the server, in seconds (default 10).
+    #[arg(long)]
+    pub connect_timeout: Option<f64>,
+    /// Retries on connection errors, timeouts, 408, 409, 429 and 5xx (default 4).
+    #[arg(long)]
+    pub retries: Option<u32>,
+    /// Most requests per minute sent to the provider.
+    #[arg(long)]
+    pub rpm: Option<u32>,
+}
+
+/// Everything needed to build a real provider.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    /// The profile's name as chosen (`openai`, `ollama`, `work`, ...).
+    pub name: String,
+    pub kind: ProviderKind,
+    pub base_url: String,
+    pub model: String,
+    pub key: Option<Secret>,
+    /// Where the key was to come from, named in authentication errors (never the key).
+    pub key_source: Option<String>,
+    pub http: HttpOptions,
+    pub n_supported: Option<bool>,
+    pub seed: Option<u64>,
+    pub max_tokens_param: String,
+    pub stream_usage: bool,
+}
+
+fn secs(value: Option<f64>, what: &str, default: Duration) -> Result<Duration, ConfigError> {
+    match value {
+        None => Ok(default),
+        Some(s) if s.is_finite() && s > 0.0 => Ok(Duration::from_secs_f64(s)),
+        Some(s) => Err(ConfigError::Invalid(format!("{what} must be a positive number of seconds, not {s}"))),
+    }
+}
+
+/// Run `cmd` with `sh -c` and take its trimmed output as the key.
+fn key_from_command(cmd: &str, profile: &str) -> Result<Option<Secret>, ConfigError> {
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(cmd)
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .map_err(|e| ConfigError::Invalid(format!("profile {profile:?}: could not run its api_key_cmd: {e}")))?;
+    if !out.status.success() {
+        return Err(ConfigError::Invalid(format!("profile {profile:?}: its api_key_cmd failed ({})", out.status)));
+    }
+    let key = Secret::new(String::from_utf8_lossy(&out.stdout).to_string());
+    if key.is_none() {
+        return Err(ConfigError::Invalid(format!("profile {profile:?}: its api_key_cmd printed nothing")));
+    }
+    Ok(key)
+}
+
+/// Choose the provider `name` (a profile) with the command-line overrides in `args`,
+/// reading keys and defaults from `env`.
+pub fn resolve(
+    name: &str,
+    args: &ProviderArgs,
+    file: &FileConfig,
+    env: &dyn Fn(&str) -> Option<String>,
+    seed: u64,
+) -> Result<Resolved, ConfigError> {
+    let Some(profile) = file.profile(name) else {
+        let mut known: Vec<String> = BUILTIN_PROFILES.iter().map(|s| s.to_string()).collect();
+        known.extend(file.providers.keys().filter(|k| !BUILTIN_PROFILES.contains(&k.as_str())).cloned());
+        return Err(ConfigError::Invalid(format!(
+            "unknown provider {name:?}: use sim, replay, {} or a [providers.{name}] section in the config file",
+            known.join(", ")
+        )));
+    };
+    let kind = profile.kind.ok_or_else(|| {
+        ConfigError::Invalid(format!("profile {name:?} needs kind = \"openai\" or \"anthropic\" in the config file"))
+    })?;
+    let env_url = match name {
+        "openai" => env("OPENAI_BASE_URL"),
+        "anthropic" => env("ANTHROPIC_BASE_URL"),
+        _ => None,
+    }
+    .filter(|u| !u.trim().is_empty());
+    let user_url = file.providers.get(name).and_then(|p| p.base_url.clone());
+    let base_url = args
+        .base_url
+        .clone()
+        .or(user_url)
+        .or(env_url)
+        .or(profile.base_url.clone())
+        .ok_or_else(|| ConfigError::Invalid(format!("profile {name:?} has no base_url; give --base-url")))?;
+    let base_url = base_url.trim().trim_end_matches('/').to_string();
+    let parsed = reqwest::Url::parse(&base_url)
+        .map_err(|e| ConfigError::Invalid(format!("--base-url {base_url:?} is not a URL: {e}")))?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Err(ConfigError::Invalid(format!("--base-url {base_url:?} must start with http:// or https://")));
+    }
+    let model = args.model.clone().or(profile.model.clone()).filter(|m| !m.trim().is_empty()).ok_or_else(|| {
+        ConfigError::Invalid(format!(
+            "say which model: --model NAME (e.g. gpt-4o-mini, claude-3-5-haiku-latest, llama3.2), \
+             or set model in [providers.{name}] of the config file"
+        ))
+    })?;
+    let (key, key_source) = if let Some(cmd) = &profile.api_key_cmd {
+        (key_from_command(cmd, name)?, Some(format!("the api_key_cmd of profile {name:?}")))
+    } else if let Some(var) = &profile.api_key_env {
+        (env(var).and_then(Secret::new), Some(var.clone()))
+    } else {
+        (None, None)
+    };
+    if kind == ProviderKind::Anthropic && key.is_none() {
+        return Err(ConfigError::Invalid(format!(
+            "the Anthropic API needs a key: set {} (or api_key_cmd in [providers.{name}])",
+            key_source.as_deref().unwrap_or("ANTHROPIC_API_KEY")
+        )));
+    }
+    let d = HttpOptions::default();
+    let http = HttpOptions {
+        connect_timeout: secs(
+            args.connect_timeout.or(profile.connect_timeout_secs),
+            "the connect timeout",
+            d.connect_timeout,
+        )?,
+        timeout: secs(args.timeout.or(profile.timeout_secs), "the timeout", d.timeout)?,
+        retries: args.retries.or(profile.retries).unwrap_or(d.retries),
+        rpm: args.rpm.or(profile.rpm).filter(|&r| r > 0),
+        no_proxy: is_loopback(&base_url),
+        ..d
+    };
+    Ok(Resolved {
+        name: name.to_string(),
+        kind,
+        base_url,
+        model,
+        key,
+        key_source,
+        http,
+        n_supported: profile.n,
+        seed: profile.seed.unwrap_or(true).then_some(seed),
+        max_tokens_param: profile.max_tokens_param.clone().unwrap_or_else(|| "max_tokens".into()),
+        stream_usage: profile.stream_usage.unwrap_or(true),
+    })
+}
+
+/// Build the provider `name` (a built-in or configured profile) as the command line,
+/// the environment and the config file say.
+pub fn build(name: &str, args: &ProviderArgs, seed: u64) -> Result<std::sync::Arc<dyn super::Provider>, ConfigError> {
+    let file = FileConfig::load(args.config.as_deref())?;
+    let env = |k: &str| std::env::var(k).ok();
+    let resolved = resolve(name, args, &file, &env, seed)?;
+    let price = resolved.price(&file.price_table());
+    super::build_http(&resolved, price).map_err(|e| ConfigError::Invalid(e.message))
+}
+
+impl Resolved {
+    /// The model's price: the table's, else free for a server on this machine, else unknown.
+    pub fn price(&self, table: &PriceTable) -> Option<Price> {
+        table.lookup(&self.model).or_else(|| is_loopback(&self.base_url).then_some(Price::FREE))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env_of(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+        move |k| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string())
+    }
+
+    #[test]
+    fn the_default_price_table_parses_and_matches_by_prefix() {
+        let parsed: FileConfig = toml::from_str(DEFAULT_PRICES).expect("assets/prices.toml parses");
+        assert!(parsed.prices.len() >= 10);
+        let t = PriceTable::defaults();
+        assert_eq!(t.lookup("gpt-4o-mini-2024-07-18"), Some(Price { input: 0.15, output: 0.60 }));
+        assert_eq!(t.lookup("gpt-4o"), Some(Price { input: 2.5, output: 10.0 }));
+        assert_eq!(t.lookup("claude-sonnet-4-20250514").map(|p| p.output), Some(15.0));
+        assert_eq!(t.lookup("smollm2"), None);
+        let p = Price { input: 2.5, output: 10.0 };
+        assert!((p.cost(1_000_000, 100_000) - 3.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn profiles_from_the_file_overlay_builtins_and_other_sections_are_ignored() {
+        let text = r#"
+            [ui]
+            theme = "dark"
+            [providers.ollama]
+            model = "qwen2.5:7b"
+            [providers.work]
+            kind = "openai"
+            base_url = "https://llm.example.com/v1/"
+            model = "big"
+            api_key_env = "WORK_KEY"
+            retries = 1
+            [prices."big"]
+            input = 1.0
+            output = 2.0
+        "#;
+        let file = FileConfig::parse(text, Path::new("c.toml")).unwrap();
+        let env = env_of(&[("WORK_KEY", "k-123"), ("OPENAI_API_KEY", "sk-x")]);
+        let r = resolve("ollama", &ProviderArgs::default(), &file, &env, 7).unwrap();
+        assert_eq!((r.base_url.as_str(), r.model.as_str()), ("http://localhost:11434/v1", "qwen2.5:7b"));
+        assert!(r.key.is_none(), "a local server is not sent the OpenAI key");
+        assert!(r.http.no_proxy);
+        assert_eq!(r.price(&file.price_table()), Some(Price::FREE));
+        let r = resolve("work", &ProviderArgs::default(), &file, &env, 7).unwrap();
+        assert_eq!(r.base_url, "https://llm.example.com/v1");
+        assert_eq!(r.key.as_ref().map(|k| k.expose()), Some("k-123"));
+        assert_eq!(r.http.retries, 1);
+        assert_eq!(r.seed, Some(7));
+        assert_eq!(r.price(&file.price_table()), Some(Price { input: 1.0, output: 2.0 }));
+        assert!(!format!("{r:?}").contains("k-123"), "Debug never shows the key");
+    }
+
+    #[test]
+    fn openai_reads_the_usual_environment_and_flags_win() {
+        let file = FileConfig::default();
+        let env = env_of(&[("OPENAI_API_KEY", "sk-abc"), ("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")]);
+        let args = ProviderArgs { model: Some("m".into()), ..Default::default() };
+        let r = resolve("openai", &args, &file, &env, 0).unwrap();
+        assert_eq!(r.base_url, "http://127.0.0.1:9/v1");
+        assert_eq!(r.key.as_ref().map(|k| k.expose()), Some("sk-abc"));
+        assert_eq!(r.key_source.as_deref(), Some("OPENAI_API_KEY"));
+        let args = ProviderArgs { base_url: Some("http://localhost:1/v1".into()), timeout: Some(2.5), ..args };
+        let r = resolve("openai", &args, &file, &env, 0).unwrap();
+        assert_eq!(r.base_url, "http://localhost:1/v1");
+        assert_eq!(r.http.timeout, Duration::from_millis(2500));
+    }
+
+    #[test]
+    fn mistakes_get_clear_errors() {
+        let file = FileConfig::default();
+        let none = env_of(&[]);
+        let m = ProviderArgs { model: Some("m".into()), ..Default::default() };
+        let err = |name: &str, args: &ProviderArgs| resolve(name, args, &file, &none, 0).unwrap_err().to_string();
+        assert!(err("nope", &m).contains("unknown provider \"nope\""));
+        assert!(err("openai", &ProviderArgs::default()).contains("--model"));
+        assert!(err("anthropic", &m).contains("ANTHROPIC_API_KEY"));
+        let bad = ProviderArgs { base_url: Some("ftp://x".into()), ..m.clone() };
+        assert!(err("openai", &bad).contains("http://"));
+        let bad = ProviderArgs { timeout: Some(-1.0), ..m.clone() };
+        assert!(err("openai", &bad).contains("positive"));
+        let e = FileConfig::parse("[providers.x]\nkynd = \"openai\"\n", Path::new("/c.toml")).unwrap_err();
+        assert!(e.to_string().contains("/c.toml") && e.to_string().contains("kynd"), "{e}");
+    }
+
+    #[test]
+    fn a_key_command_is_run_and_its_failure_does_not_echo_output() {
+        let text = "[providers.p]\nkind = \"openai\"\nbase_url = \"http://127.0.0.1:1/v1\"\nmodel = \"m\"\n\
+                    api_key_cmd = \"echo sk-from-cmd\"\n[providers.q]\nkind = \"openai\"\n\
+                    base_url = \"http://127.0.0.1:1/v1\"\nmodel = \"m\"\napi_key_cmd = \"echo sk-leak; exit 3\"\n";
+        let file = FileConfig::parse(text, Path::new("c.toml")).unwrap();
+        let none = env_of(&[]);
+        let r = resolve("p", &ProviderArgs::default(), &file, &none, 0).unwrap();
+        assert_eq!(r.key.as_ref().map(|k| k.expose()), Some("sk-from-cmd"));
+        let e = resolve("q", &ProviderArgs::default(), &file, &none, 0).unwrap_err().to_string();
+        assert!(e.contains("api_key_cmd failed") && !e.contains("sk-leak"), "{e}");
+    }
+}

@@ -1,0 +1,463 @@
+//! OpenAI's chat-completions API, as spoken by OpenAI, Ollama, vLLM, the llama.cpp
+//! server, LM Studio and OpenRouter.
+//!
+//! Servers differ in what they honour. Many ignore `n` (the llama.cpp server returns
+//! one choice): when a reply has fewer choices than asked, the missing samples are
+//! fetched one request each (with seeds `seed+1`, `seed+2`, ... so they differ), and
+//! later calls go straight to one request per sample. A reply without token usage
+//! gets an estimate, marked as such.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use futures::StreamExt;
+use serde_json::{json, Value};
+
+use super::config::{Price, Resolved};
+use super::http::{shorten, Attempt, HttpCore, SseParser};
+use super::{estimate_prompt_tokens, estimate_tokens, BoxFuture, DeltaFn, Provider};
+use crate::engine::request::Role;
+use crate::engine::{CallError, Completion, LlmRequest, LlmResponse, Usage};
+
+const N_UNKNOWN: u8 = 0;
+const N_HONOURED: u8 = 1;
+const N_IGNORED: u8 = 2;
+
+pub struct OpenAiProvider {
+    name: String,
+    model: String,
+    base_url: String,
+    http: HttpCore,
+    price: Option<Price>,
+    n_mode: AtomicU8,
+    seed: Option<u64>,
+    max_tokens_param: String,
+    stream_usage: bool,
+}
+
+/// What one HTTP request brought back.
+#[derive(Debug, Default)]
+pub(crate) struct Part {
+    pub completions: Vec<Completion>,
+    /// (prompt, completion) tokens, if the server said.
+    pub usage: Option<(u64, u64)>,
+    pub model: Option<String>,
+}
+
+pub(crate) fn malformed(message: String) -> CallError {
+    CallError { kind: "malformed".into(), message }
+}
+
+pub(crate) fn truncated(message: String) -> CallError {
+    CallError { kind: "truncated".into(), message }
+}
+
+/// Put the parts of a call together: completions in sample order, usage summed
+/// (estimated for parts whose server did not say).
+pub(crate) fn assemble(request: &LlmRequest, parts: Vec<Part>, want: usize, model: &str) -> LlmResponse {
+    let mut usage = Usage::default();
+    let mut completions = Vec::with_capacity(want);
+    let mut served_by = None;
+    for part in parts {
+        match part.usage {
+            Some((p, c)) => {
+                usage.prompt_tokens += p;
+                usage.completion_tokens += c;
+            }
+            None => {
+                usage.estimated = true;
+                usage.prompt_tokens += estimate_prompt_tokens(request);
+                usage.completion_tokens += part.completions.iter().map(|c| estimate_tokens(&c.text)).sum::<u64>();
+            }
+        }
+        served_by = served_by.or(part.model);
+        completions.extend(part.completions);
+    }
+    completions.truncate(want);
+    LlmResponse {
+        completions,
+        usage,
+        latency_ms: 0,
+        model: served_by.filter(|m| !m.is_empty()).unwrap_or_else(|| model.to_string()),
+        simulated: false,
+        cached: false,
+    }
+}
+
+fn role(r: Role) -> &'static str {
+    match r {
+        Role::System => "system",
+        Role::User => "user",
+        Role::Assistant => "assistant",
+    }
+}
+
+/// Parse a whole (not streamed) chat-completions reply.
+pub(crate) fn parse_chat(text: &str) -> Result<Part, CallError> {
+    let v: Value = serde_json::from_str(text)
+        .map_err(|e| malformed(format!("the reply is not valid JSON ({e}): {}", shorten(text, 200))))?;
+    if v.get("error").is_some_and(|e| !e.is_null()) {
+        return Err(CallError { kind: "server".into(), message: super::http::server_message(text) });
+    }
+    let choices = v
+        .get("choices")
+        .and_then(Value::as_array)
+        .ok_or_else(|| malformed(format!("the reply has no list of choices: {}", shorten(text, 200))))?;
+    if choices.is_empty() {
+        return Err(CallError { kind: "empty".into(), message: "the server returned an empty list of choices".into() });
+    }
+    let mut indexed = Vec::with_capacity(choices.len());
+    for (i, c) in choices.iter().enumerate() {
+        let index = c.get("index").and_then(Value::as_u64).unwrap_or(i as u64);
+        let content = c.pointer("/message/content").or_else(|| c.get("text"));
+        let text = match content {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Null) | None if c.get("message").is_some() => String::new(),
+            _ => return Err(malformed(format!("choice {i} has no message content: {}", shorten(&c.to_string(), 200)))),
+        };
+        let finish_reason = c.get("finish_reason").and_then(Value::as_str).map(str::to_string);
+        indexed.push((index, Completion { text, finish_reason }));
+    }
+    indexed.sort_by_key(|(i, _)| *i);
+    Ok(Part {
+        completions: indexed.into_iter().map(|(_, c)| c).collect(),
+        usage: usage_of(&v),
+        model: v.get("model").and_then(Value::as_str).map(str::to_string),
+    })
+}
+
+fn usage_of(v: &Value) -> Option<(u64, u64)> {
+    let u = v.get("usage")?;
+    Some((u.get("prompt_tokens")?.as_u64()?, u.get("completion_tokens")?.as_u64()?))
+}
+
+/// Accumulates a streamed reply.
+#[derive(Default)]
+struct StreamState {
+    texts: BTreeMap<u64, String>,
+    finish: BTreeMap<u64, String>,
+    usage: Option<(u64, u64)>,
+    model: Option<String>,
+    done: bool,
+    chars: usize,
+}
+
+impl StreamState {
+    fn event(&mut self, data: &str, first_sample: u32, deltas: Option<&DeltaFn>) -> Result<(), CallError> {
+        if data.trim() == "[DONE]" {
+            self.done = true;
+            return Ok(());
+        }
+        let v: Value = serde_json::from_str(data).map_err(|e| {
+            malformed(format!(
+                "a stream event is not valid JSON ({e}) after {} characters: {}",
+                self.chars,
+                shorten(data, 200)
+            ))
+        })?;
+        if v.get("error").is_some_and(|e| !e.is_null()) {
+            return Err(CallError {
+                kind: "server".into(),
+                message: format!("the server reported an error mid-stream: {}", super::http::server_message(data)),
+            });
+        }
+        if let Some(u) = usage_of(&v) {
+            self.usage = Some(u);
+        }
+        if self.model.is_none() {
+            self.model = v.get("model").and_then(Value::as_str).map(str::to_string);
+        }
+        for (i, c) in v.get("choices").and_then(Value::as_array).into_iter().flatten().enumerate() {
+            let index = c.get("index").and_then(Value::as_u64).unwrap_or(i as u64);
+            let piece = c.pointer("/delta/content").or_else(|| c.get("text")).and_then(Value::as_str).unwrap_or("");
+            let text = self.texts.entry(index).or_default();
+            if !piece.is_empty() {
+                text.push_str(piece);
+                self.chars += piece.len();
+                if let Some(d) = deltas {
+                    d(first_sample + index as u32, piece);
+                }
+            }
+            if let Some(f) = c.get("finish_reason").and_then(Value::as_str) {
+                self.finish.insert(index, f.to_string());
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> Result<Part, CallError> {
+        let complete = self.done || (!self.texts.is_empty() && self.texts.keys().all(|k| self.finish.contains_key(k)));
+        if !complete {
+            return Err(truncated(format!(
+                "the stream ended early, after {} characters, without [DONE] or a finish reason",
+                self.chars
+            )));
+        }
+        if self.texts.is_empty() {
+            return Err(CallError { kind: "empty".into(), message: "the stream carried no choices".into() });
+        }
+        let mut finish = self.finish;
+        let completions =
+            self.texts.into_iter().map(|(i, text)| Completion { text, finish_reason: finish.remove(&i) }).collect();
+        Ok(Part { completions, usage: self.usage, model: self.model })
+    }
+}
+
+impl OpenAiProvider {
+    pub fn new(r: &Resolved) -> Result<OpenAiProvider, CallError> {
+        let n_mode = match r.n_supported {
+            Some(true) => N_HONOURED,
+            Some(false) => N_IGNORED,
+            None => N_UNKNOWN,
+        };
+        Ok(OpenAiProvider {
+            name: r.name.clone(),
+            model: r.model.clone(),
+            base_url: r.base_url.clone(),
+            http: HttpCore::new(r.http.clone(), r.key.clone(), r.key_source.clone())?,
+            price: None,
+            n_mode: AtomicU8::new(n_mode),
+            seed: r.seed,
+            max_tokens_param: r.max_tokens_param.clone(),
+            stream_usage: r.stream_usage,
+        })
+    }
+
+    /// The shared HTTP machinery (retry counters, options).
+    /// With the model's price, for costs and budgets.
+    pub fn priced(mut self, price: Option<Price>) -> Self {
+        self.price = price;
+        self
+    }
+
+    pub fn http(&self) -> &HttpCore {
+        &self.http
+    }
+
+    /// Whether the server was found to honour `n` (`None` before the first call with n > 1).
+    pub fn honours_n(&self) -> Option<bool> {
+        match self.n_mode.load(Ordering::Relaxed) {
+            N_HONOURED => Some(true),
+            N_IGNORED => Some(false),
+            _ => None,
+        }
+    }
+
+    fn body(&self, request: &LlmRequest, n: u32, sample: u32, stream: bool) -> Value {
+        let messages: Vec<Value> =
+            request.messages.iter().map(|m| json!({"role": role(m.role), "content": m.content})).collect();
+        let mut body = json!({
+            "model": self.model,
+            "messages": messages,
+            "temperature": request.temperature,
+        });
+        let obj = body.as_object_mut().expect("a JSON object literal");
+        if let Some(m) = request.max_tokens {
+            obj.insert(self.max_tokens_param.clone(), json!(m));
+        }
+        if !request.stop.is_empty() {
+            obj.insert("stop".into(), json!(request.stop));
+        }
+        if n > 1 {
+            obj.insert("n".into(), json!(n));
+        }
+        if let Some(seed) = self.seed {
+            obj.insert("seed".into(), json!(seed.wrapping_add(sample as u64)));
+        }
+        if stream {
+            obj.insert("stream".into(), json!(true));
+            if self.stream_usage {
+                obj.insert("stream_options".into(), json!({"include_usage": true}));
+            }
+        }
+        body
+    }
+
+    /// One HTTP request (with retries) for `n` choices, the first being sample `sample`.
+    async fn one(
+        &self,
+        request: &LlmRequest,
+        n: u32,
+        sample: u32,
+        deltas: Option<&DeltaFn>,
+    ) -> Result<Part, CallError> {
+        let body = self.body(request, n, sample, deltas.is_some());
+        let url = format!("{}/chat/completions", self.base_url);
+        let (body, url, http) = (&body, url.as_str(), &self.http);
+        http.with_retries(|| async move {
+            let mut rb = http.client.post(url).json(body);
+            if let Some(k) = &http.key {
+                rb = rb.bearer_auth(k.expose());
+            }
+            let resp = match rb.send().await {
+                Ok(r) => r,
+                Err(e) => return http.transport_error(url, &e),
+            };
+            let status = resp.status();
+            if !status.is_success() {
+                let headers = resp.headers().clone();
+                let text = resp.text().await.unwrap_or_default();
+                return http.status_error(url, status, &headers, &text);
+            }
+            match deltas {
+                Some(d) => match read_stream(resp, sample, d).await {
+                    Ok(p) => Attempt::Done(p),
+                    Err(e) => Attempt::Fail(CallError { message: http.scrub(&e.message), ..e }),
+                },
+                None => match resp.text().await {
+                    Err(e) => http.transport_error(url, &e),
+                    Ok(text) => match parse_chat(&text) {
+                        Ok(p) => Attempt::Done(p),
+                        Err(e) => Attempt::Fail(CallError { message: http.scrub(&e.message), ..e }),
+                    },
+                },
+            }
+        })
+        .await
+    }
+
+    async fn call(&self, request: &LlmRequest, deltas: Option<DeltaFn>) -> Result<LlmResponse, CallError> {
+        let want = request.n.max(1);
+        let first_n = if self.n_mode.load(Ordering::Relaxed) == N_IGNORED { 1 } else { want };
+        let first = self.one(request, first_n, 0, deltas.as_ref()).await?;
+        let mut got = first.completions.len() as u32;
+        if first_n > 1 && self.n_mode.load(Ordering::Relaxed) == N_UNKNOWN {
+            let mode = if got >= first_n { N_HONOURED } else { N_IGNORED };
+            self.n_mode.store(mode, Ordering::Relaxed);
+        }
+        let mut parts = vec![first];
+        while got < want {
+            let part = self.one(request, 1, got, deltas.as_ref()).await?;
+            got += part.completions.len().max(1) as u32;
+            parts.push(part);
+        }
+        Ok(assemble(request, parts, want as usize, &self.model))
+    }
+}
+
+/// Read a `text/event-stream` reply to the end, reporting text as it arrives.
+async fn read_stream(resp: reqwest::Response, first_sample: u32, deltas: &DeltaFn) -> Result<Part, CallError> {
+    let mut parser = SseParser::default();
+    let mut state = StreamState::default();
+    let mut body = resp.bytes_stream();
+    while let Some(chunk) = body.next().await {
+        let bytes = chunk.map_err(|e| {
+            let what = if e.is_timeout() { "timed out" } else { "was cut" };
+            truncated(format!("the stream {what} after {} characters: {e}", state.chars))
+        })?;
+        for ev in parser.push(&bytes) {
+            state.event(&ev.data, first_sample, Some(deltas))?;
+        }
+    }
+    for ev in parser.finish() {
+        state.event(&ev.data, first_sample, Some(deltas))?;
+    }
+    state.finish()
+}
+
+impl Provider for OpenAiProvider {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn model(&self) -> &str {
+        &self.model
+    }
+
+    fn complete<'a>(&'a self, request: &'a LlmRequest) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
+        Box::pin(self.call(request, None))
+    }
+
+    fn complete_streaming<'a>(
+        &'a self,
+        request: &'a LlmRequest,
+        deltas: DeltaFn,
+    ) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
+        Box::pin(self.call(request, Some(deltas)))
+    }
+
+    fn price(&self) -> Option<Price> {
+        self.price
+    }
+
+    fn cache_scope(&self) -> String {
+        format!("{} {} seed={:?}", self.base_url, self.model, self.seed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whole_replies_parse_and_bad_ones_name_the_problem() {
+        let ok = r#"{"model":"m1","choices":[{"index":1,"message":{"content":"b"},"finish_reason":"length"},
+                    {"index":0,"message":{"role":"assistant","content":"a"},"finish_reason":"stop"}],
+                    "usage":{"prompt_tokens":7,"completion_tokens":3}}"#;
+        let p = parse_chat(ok).unwrap();
+        assert_eq!(p.completions.iter().map(|c| c.text.as_str()).collect::<Vec<_>>(), ["a", "b"]);
+        assert_eq!(p.completions[1].finish_reason.as_deref(), Some("length"));
+        assert_eq!(p.usage, Some((7, 3)));
+        assert_eq!(parse_chat(r#"{"choices":[]}"#).unwrap_err().kind, "empty");
+        assert_eq!(parse_chat(r#"{"choices":[{"message":{"con"#).unwrap_err().kind, "malformed");
+        assert_eq!(parse_chat(r#"{"object":"x"}"#).unwrap_err().kind, "malformed");
+        assert_eq!(parse_chat(r#"{"error":{"message":"boom"}}"#).unwrap_err().message, "boom");
+        let no_usage = parse_chat(r#"{"choices":[{"message":{"content":null}}]}"#).unwrap();
+        assert_eq!((no_usage.usage, no_usage.completions[0].text.as_str()), (None, ""));
+    }
+
+    #[test]
+    fn streams_accumulate_by_choice_and_report_deltas() {
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let s2 = seen.clone();
+        let d: DeltaFn = std::sync::Arc::new(move |i, t: &str| s2.lock().unwrap().push((i, t.to_string())));
+        let mut st = StreamState::default();
+        for data in [
+            r#"{"model":"m","choices":[{"index":0,"delta":{"role":"assistant"}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"content":"He"}}]}"#,
+            r#"{"choices":[{"index":1,"delta":{"content":"X"},"finish_reason":"stop"}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"content":"llo"},"finish_reason":"length"}]}"#,
+            r#"{"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":4}}"#,
+            "[DONE]",
+        ] {
+            st.event(data, 3, Some(&d)).unwrap();
+        }
+        let p = st.finish().unwrap();
+        assert_eq!(p.completions[0].text, "Hello");
+        assert_eq!(p.completions[0].finish_reason.as_deref(), Some("length"));
+        assert_eq!(p.completions[1].text, "X");
+        assert_eq!(p.usage, Some((5, 4)));
+        assert_eq!(*seen.lock().unwrap(), vec![(3, "He".into()), (4, "X".into()), (3, "llo".into())]);
+        // Cut before the end: a failure, not a short answer.
+        let mut st = StreamState::default();
+        st.event(r#"{"choices":[{"index":0,"delta":{"content":"4 + 4"}}]}"#, 0, None).unwrap();
+        assert_eq!(st.finish().unwrap_err().kind, "truncated");
+        let mut st = StreamState::default();
+        assert_eq!(st.event("{\"choices\":[", 0, None).unwrap_err().kind, "malformed");
+    }
+
+    #[test]
+    fn missing_usage_is_estimated_and_marked() {
+        let request = LlmRequest {
+            purpose: crate::engine::Purpose::Value,
+            messages: vec![crate::engine::Message::user("12345678")],
+            n: 2,
+            temperature: 0.7,
+            max_tokens: None,
+            stop: vec![],
+            context: Value::Null,
+            nonce: 0,
+        };
+        let part = |text: &str, usage| Part {
+            completions: vec![Completion { text: text.into(), finish_reason: None }],
+            usage,
+            model: None,
+        };
+        let r = assemble(&request, vec![part("abcd", Some((10, 1))), part("abcdefgh", None)], 2, "m");
+        assert_eq!(r.completions.len(), 2);
+        assert!(r.usage.estimated);
+        assert_eq!(r.usage.prompt_tokens, 10 + estimate_prompt_tokens(&request));
+        assert_eq!(r.usage.completion_tokens, 1 + 2);
+        assert_eq!(r.model, "m");
+    }
+}

@@ -1,0 +1,363 @@
+//! The HTTP providers against a local fault-injecting server: retries (and how many),
+//! Retry-After, timeouts, the errors people see, malformed and cut replies, servers
+//! that ignore `n`, streaming through the driver, and Anthropic's request shape.
+
+mod support;
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use support::{FakeServer, Reply};
+use thoughtscope::engine::request::Role;
+use thoughtscope::engine::{Effect, LlmRequest, Message, Purpose};
+use thoughtscope::llm::anthropic::AnthropicProvider;
+use thoughtscope::llm::cache::ResponseCache;
+use thoughtscope::llm::config::{resolve, FileConfig, ProviderArgs, Resolved};
+use thoughtscope::llm::openai::OpenAiProvider;
+use thoughtscope::llm::{DeltaFn, Provider};
+use thoughtscope::runtime::Driver;
+
+const KEY: &str = "sk-fault-test-0123456789";
+
+fn resolved(name: &str, url: &str, tweak: impl FnOnce(&mut ProviderArgs)) -> Resolved {
+    let mut args = ProviderArgs {
+        model: Some("fake-model".into()),
+        base_url: Some(url.into()),
+        timeout: Some(5.0),
+        retries: Some(3),
+        ..Default::default()
+    };
+    tweak(&mut args);
+    let env = |k: &str| matches!(k, "OPENAI_API_KEY" | "ANTHROPIC_API_KEY").then(|| KEY.to_string());
+    let mut r = resolve(name, &args, &FileConfig::default(), &env, 11).expect("profile resolves");
+    // Short backoff so retries take milliseconds.
+    r.http.backoff_base = Duration::from_millis(20);
+    r.http.backoff_max = Duration::from_millis(100);
+    r
+}
+
+fn openai(server: &FakeServer) -> OpenAiProvider {
+    OpenAiProvider::new(&resolved("openai", &server.url, |_| {})).unwrap()
+}
+
+fn request(n: u32) -> LlmRequest {
+    LlmRequest {
+        purpose: Purpose::Value,
+        messages: vec![Message::user("Evaluate if given numbers can reach 24: 4 4 10")],
+        n,
+        temperature: 0.7,
+        max_tokens: Some(50),
+        stop: vec![],
+        context: serde_json::Value::Null,
+        nonce: 0,
+    }
+}
+
+#[tokio::test]
+async fn a_429_with_retry_after_is_waited_out_then_answered() {
+    let server = FakeServer::start(|i, _| match i {
+        0 => Reply::Json {
+            status: 429,
+            headers: vec![("retry-after".into(), "1".into())],
+            body: r#"{"error":{"message":"Rate limit reached","type":"requests"}}"#.into(),
+        },
+        _ => Reply::chat(&["sure"], Some((20, 1))),
+    });
+    let p = openai(&server);
+    let started = Instant::now();
+    let reply = p.complete(&request(1)).await.expect("answered after the wait");
+    assert_eq!(reply.completions[0].text, "sure");
+    assert_eq!(server.requests(), 2);
+    assert_eq!(p.http().retries_made.load(std::sync::atomic::Ordering::SeqCst), 1);
+    assert!(
+        started.elapsed() >= Duration::from_millis(950),
+        "waited the server's Retry-After: {:?}",
+        started.elapsed()
+    );
+    assert_eq!((reply.usage.prompt_tokens, reply.usage.completion_tokens, reply.usage.estimated), (20, 1, false));
+}
+
+#[tokio::test]
+async fn a_500_is_retried_and_a_persistent_one_gives_up_quoting_the_server() {
+    let server = FakeServer::start(|i, _| match i {
+        0 => Reply::json(500, r#"{"error":{"message":"upstream hiccup"}}"#),
+        _ => Reply::chat(&["likely"], Some((20, 1))),
+    });
+    let reply = openai(&server).complete(&request(1)).await.unwrap();
+    assert_eq!(reply.completions[0].text, "likely");
+    assert_eq!(server.requests(), 2);
+
+    let server = FakeServer::start(|_, _| Reply::json(503, r#"{"error":{"message":"model is loading"}}"#));
+    let err = openai(&server).complete(&request(1)).await.unwrap_err();
+    assert_eq!(server.requests(), 4, "one attempt and three retries");
+    assert_eq!(err.kind, "server");
+    assert!(err.message.contains("HTTP 503") && err.message.contains("model is loading"), "{err}");
+    assert!(err.message.contains("gave up after 4 attempts"), "{err}");
+}
+
+#[tokio::test]
+async fn a_401_fails_at_once_with_the_servers_words_and_never_the_key() {
+    let server = FakeServer::start(|_, seen| {
+        // Like OpenAI, echo (part of) the key back.
+        let sent = seen.header("authorization").unwrap_or("").trim_start_matches("Bearer ").to_string();
+        Reply::json(
+            401,
+            format!(r#"{{"error":{{"message":"Incorrect API key provided: {sent}","type":"invalid_request_error"}}}}"#),
+        )
+    });
+    let err = openai(&server).complete(&request(1)).await.unwrap_err();
+    assert_eq!(server.requests(), 1, "authentication errors are not retried");
+    assert_eq!(err.kind, "auth");
+    assert!(err.message.contains("HTTP 401 Unauthorized"), "{err}");
+    assert!(err.message.contains("Incorrect API key provided: ***"), "{err}");
+    assert!(err.message.contains("OPENAI_API_KEY"), "names where the key came from: {err}");
+    assert!(!err.message.contains(KEY), "{err}");
+    assert_eq!(server.seen()[0].header("authorization"), Some(format!("Bearer {KEY}").as_str()));
+
+    let server = FakeServer::start(|_, _| Reply::json(404, r#"{"error":{"message":"model 'nope' not found"}}"#));
+    let err = openai(&server).complete(&request(1)).await.unwrap_err();
+    assert_eq!((err.kind.as_str(), server.requests()), ("not_found", 1));
+    assert!(err.message.contains("model 'nope' not found") && err.message.contains("--model"), "{err}");
+}
+
+#[tokio::test]
+async fn a_hanging_server_times_out_each_attempt() {
+    let server = FakeServer::start(|_, _| Reply::Hang);
+    let r = resolved("openai", &server.url, |a| {
+        a.timeout = Some(0.4);
+        a.retries = Some(1);
+    });
+    let p = OpenAiProvider::new(&r).unwrap();
+    let started = Instant::now();
+    let err = p.complete(&request(1)).await.unwrap_err();
+    assert_eq!(err.kind, "timeout");
+    assert!(err.message.contains("no reply within 0.4 s") && err.message.contains("gave up after 2 attempts"), "{err}");
+    assert_eq!(server.requests(), 2);
+    assert!(started.elapsed() < Duration::from_secs(5), "bounded by the timeout: {:?}", started.elapsed());
+}
+
+#[tokio::test]
+async fn nothing_listening_is_a_connection_error_retried_then_reported() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let r = resolved("openai", &format!("http://127.0.0.1:{port}/v1"), |a| a.retries = Some(2));
+    let err = OpenAiProvider::new(&r).unwrap().complete(&request(1)).await.unwrap_err();
+    assert_eq!(err.kind, "connect");
+    assert!(err.message.contains("could not connect") && err.message.contains("gave up after 3 attempts"), "{err}");
+}
+
+#[tokio::test]
+async fn malformed_and_empty_replies_fail_that_call_only() {
+    let server = FakeServer::start(|i, _| match i {
+        0 => Reply::json(200, r#"{"choices":[{"message":{"content":"su"#),
+        1 => Reply::json(200, r#"{"id":"x","choices":[]}"#),
+        2 => Reply::Raw(
+            b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 9\r\n\r\n<html>hi".to_vec(),
+        ),
+        _ => Reply::chat(&["sure"], None),
+    });
+    let p = openai(&server);
+    let e = p.complete(&request(1)).await.unwrap_err();
+    assert_eq!(e.kind, "malformed", "{e}");
+    assert!(e.message.contains("not valid JSON"), "{e}");
+    assert_eq!(p.complete(&request(1)).await.unwrap_err().kind, "empty");
+    // A body shorter than its content-length is a broken connection: retried.
+    let ok = p.complete(&request(1)).await.expect("the retry succeeds");
+    assert_eq!(server.requests(), 4, "malformed and empty replies are not retried");
+    assert!(ok.usage.estimated, "no usage from the server: estimated and marked");
+    assert!(ok.usage.prompt_tokens > 0 && ok.usage.completion_tokens > 0);
+}
+
+#[tokio::test]
+async fn a_stream_cut_midway_fails_after_showing_what_arrived() {
+    let server = FakeServer::start(|i, _| match i {
+        0 => Reply::chat_stream(&["4 + 4", " = 8"], true),
+        _ => Reply::chat_stream(&["4 + 4", " = 8 ", "(left: 8 10)"], false),
+    });
+    let p = openai(&server);
+    let got = Arc::new(Mutex::new(Vec::new()));
+    let g = got.clone();
+    let deltas: DeltaFn = Arc::new(move |i, t: &str| g.lock().unwrap().push((i, t.to_string())));
+    let err = p.complete_streaming(&request(1), deltas.clone()).await.unwrap_err();
+    assert_eq!(err.kind, "truncated", "{err}");
+    assert!(err.message.contains("after 9 characters"), "{err}");
+    assert_eq!(got.lock().unwrap().len(), 2, "the pieces before the cut were shown");
+    assert_eq!(server.requests(), 1, "a stream that already showed text is not silently retried");
+    got.lock().unwrap().clear();
+    let reply = p.complete_streaming(&request(1), deltas).await.unwrap();
+    assert_eq!(reply.completions[0].text, "4 + 4 = 8 (left: 8 10)");
+    assert_eq!(reply.completions[0].finish_reason.as_deref(), Some("stop"));
+    let joined: String = got.lock().unwrap().iter().map(|(_, t)| t.as_str()).collect();
+    assert_eq!(joined, reply.completions[0].text);
+    assert!(reply.usage.estimated);
+    let body = &server.seen()[1].body;
+    assert_eq!((body["stream"].as_bool(), body["stream_options"]["include_usage"].as_bool()), (Some(true), Some(true)));
+}
+
+#[tokio::test]
+async fn a_server_ignoring_n_is_asked_once_per_sample() {
+    let server = FakeServer::start(|i, _| Reply::chat(&[&format!("sample {i}")], Some((30, 2))));
+    let p = openai(&server);
+    assert_eq!(p.honours_n(), None);
+    let reply = p.complete(&request(3)).await.unwrap();
+    let texts: Vec<&str> = reply.completions.iter().map(|c| c.text.as_str()).collect();
+    assert_eq!(texts, ["sample 0", "sample 1", "sample 2"]);
+    assert_eq!((reply.usage.prompt_tokens, reply.usage.completion_tokens), (90, 6), "usage of all three requests");
+    assert_eq!(p.honours_n(), Some(false));
+    let seen = server.seen();
+    assert_eq!(seen[0].body["n"], 3);
+    assert!(seen[1].body.get("n").is_none() && seen[2].body.get("n").is_none());
+    let seeds: Vec<u64> = seen.iter().map(|s| s.body["seed"].as_u64().unwrap()).collect();
+    assert_eq!(seeds, [11, 12, 13], "each sample its own seed");
+    // Now known: the next call goes straight to one request per sample.
+    let reply = p.complete(&request(2)).await.unwrap();
+    assert_eq!(reply.completions.len(), 2);
+    assert_eq!(server.requests(), 5);
+    assert!(server.seen()[3].body.get("n").is_none());
+
+    // A server that honours n is asked once.
+    let server = FakeServer::start(|_, s| {
+        let n = s.body["n"].as_u64().unwrap_or(1) as usize;
+        let texts: Vec<String> = (0..n).map(|i| format!("c{i}")).collect();
+        Reply::chat(&texts.iter().map(String::as_str).collect::<Vec<_>>(), Some((30, 2)))
+    });
+    let p = openai(&server);
+    assert_eq!(p.complete(&request(5)).await.unwrap().completions.len(), 5);
+    assert_eq!((server.requests(), p.honours_n()), (1, Some(true)));
+}
+
+#[tokio::test]
+async fn requests_carry_the_parameters() {
+    let server = FakeServer::start(|_, _| Reply::chat(&["x"], Some((1, 1))));
+    let p = openai(&server);
+    let mut r = request(1);
+    r.messages.insert(0, Message { role: Role::System, content: "be brief".into() });
+    r.stop = vec!["\n".into()];
+    r.temperature = 0.0;
+    p.complete(&r).await.unwrap();
+    let s = &server.seen()[0];
+    assert_eq!((s.method.as_str(), s.path.as_str()), ("POST", "/v1/chat/completions"));
+    assert_eq!(s.body["model"], "fake-model");
+    assert_eq!(s.body["messages"][0], serde_json::json!({"role": "system", "content": "be brief"}));
+    assert_eq!(s.body["messages"][1]["role"], "user");
+    assert_eq!((s.body["max_tokens"].as_u64(), s.body["temperature"].as_f64()), (Some(50), Some(0.0)));
+    assert_eq!(s.body["stop"], serde_json::json!(["\n"]));
+    assert!(s.body.get("n").is_none() && s.body.get("stream").is_none());
+}
+
+#[tokio::test]
+async fn a_requests_per_minute_limit_spaces_requests() {
+    let server = FakeServer::start(|_, _| Reply::chat(&["x"], Some((1, 1))));
+    let p = OpenAiProvider::new(&resolved("openai", &server.url, |a| a.rpm = Some(600))).unwrap();
+    let started = Instant::now();
+    let mut req = request(1);
+    for i in 0..3 {
+        req.nonce = i;
+        p.complete(&req).await.unwrap();
+    }
+    assert!(started.elapsed() >= Duration::from_millis(190), "600/min = one per 100 ms: {:?}", started.elapsed());
+}
+
+#[tokio::test]
+async fn the_driver_streams_deltas_tagged_with_their_call() {
+    let server = FakeServer::start(|_, s| {
+        let which = if s.prompt().contains("first") { "one" } else { "two" };
+        Reply::chat_stream(&[which, "!"], false)
+    });
+    let provider: Arc<dyn Provider> = Arc::new(openai(&server));
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let mut driver =
+        Driver::new(provider, Arc::new(tokio::sync::Semaphore::new(2)), Arc::new(Mutex::new(ResponseCache::new())))
+            .with_deltas(tx);
+    let mut first = request(1);
+    first.messages = vec![Message::user("first")];
+    let mut second = request(1);
+    second.messages = vec![Message::user("second")];
+    driver.execute(&[Effect::CallLlm { call: 7, request: first }, Effect::CallLlm { call: 8, request: second }]);
+    let mut replies = Vec::new();
+    while let Some((reply, _)) = driver.next_reply().await {
+        replies.push((reply.call, reply.result.unwrap().completions[0].text.clone()));
+    }
+    assert_eq!(replies, vec![(7, "one!".to_string()), (8, "two!".to_string())]);
+    drop(driver);
+    let mut by_call = std::collections::BTreeMap::<u64, String>::new();
+    while let Some(d) = rx.recv().await {
+        assert_eq!(d.sample, 0);
+        by_call.entry(d.call).or_default().push_str(&d.text);
+    }
+    assert_eq!(by_call.get(&7).map(String::as_str), Some("one!"));
+    assert_eq!(by_call.get(&8).map(String::as_str), Some("two!"));
+}
+
+fn anthropic_reply(text: &str) -> Reply {
+    Reply::json(
+        200,
+        serde_json::json!({
+            "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test",
+            "content": [{"type": "text", "text": text}],
+            "stop_reason": "end_turn", "usage": {"input_tokens": 15, "output_tokens": 3}
+        })
+        .to_string(),
+    )
+}
+
+#[tokio::test]
+async fn anthropic_overloaded_is_retried_and_requests_have_its_shape() {
+    let server = FakeServer::start(|i, _| match i {
+        0 => Reply::json(529, r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#),
+        _ => anthropic_reply("sure\nmore"),
+    });
+    let p = AnthropicProvider::new(&resolved("anthropic", &server.url, |_| {})).unwrap();
+    let mut r = request(2);
+    r.messages.insert(0, Message { role: Role::System, content: "judge".into() });
+    r.stop = vec!["\n".into(), "Input:".into()];
+    let reply = p.complete(&r).await.unwrap();
+    assert_eq!(server.requests(), 3, "one overloaded attempt, then one request per sample");
+    assert_eq!(reply.completions.len(), 2);
+    assert_eq!(reply.completions[0].text, "sure", "whitespace stops are applied locally");
+    assert_eq!(reply.completions[0].finish_reason.as_deref(), Some("stop"));
+    assert_eq!((reply.usage.prompt_tokens, reply.usage.completion_tokens, reply.usage.estimated), (30, 6, false));
+    let s = &server.seen()[1];
+    assert_eq!(s.path, "/v1/messages");
+    assert_eq!(s.header("x-api-key"), Some(KEY));
+    assert_eq!(s.header("anthropic-version"), Some("2023-06-01"));
+    assert_eq!(s.body["system"], "judge");
+    assert_eq!(s.body["max_tokens"], 50);
+    assert_eq!(s.body["stop_sequences"], serde_json::json!(["Input:"]));
+    assert_eq!(s.body["messages"].as_array().unwrap().len(), 1);
+
+    let server = FakeServer::start(|_, _| {
+        Reply::json(401, r#"{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}"#)
+    });
+    let p = AnthropicProvider::new(&resolved("anthropic", &server.url, |_| {})).unwrap();
+    let err = p.complete(&request(1)).await.unwrap_err();
+    assert_eq!((err.kind.as_str(), server.requests()), ("auth", 1));
+    assert!(
+        err.message.contains("invalid x-api-key (authentication_error)") && err.message.contains("ANTHROPIC_API_KEY")
+    );
+}
+
+#[tokio::test]
+async fn anthropic_streams() {
+    let events = [
+        r#"{"type":"message_start","message":{"model":"claude-test","usage":{"input_tokens":11,"output_tokens":1}}}"#,
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"impos"}}"#,
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"sible"}}"#,
+        r#"{"type":"message_delta","delta":{"stop_reason":"max_tokens"},"usage":{"output_tokens":2}}"#,
+        r#"{"type":"message_stop"}"#,
+    ];
+    let server = FakeServer::start(move |i, _| Reply::Sse {
+        events: events.iter().take(if i == 0 { 6 } else { 3 }).map(|s| s.to_string()).collect(),
+        cut: i != 0,
+    });
+    let p = AnthropicProvider::new(&resolved("anthropic", &server.url, |_| {})).unwrap();
+    let seen = Arc::new(Mutex::new(String::new()));
+    let s2 = seen.clone();
+    let d: DeltaFn = Arc::new(move |_, t: &str| s2.lock().unwrap().push_str(t));
+    let reply = p.complete_streaming(&request(1), d.clone()).await.unwrap();
+    assert_eq!(reply.completions[0].text, "impossible");
+    assert_eq!(reply.completions[0].finish_reason.as_deref(), Some("length"));
+    assert_eq!((reply.usage.prompt_tokens, reply.usage.completion_tokens), (11, 2));
+    assert_eq!(*seen.lock().unwrap(), "impossible");
+    assert_eq!(p.complete_streaming(&request(1), d).await.unwrap_err().kind, "truncated");
+}

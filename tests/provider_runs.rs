@@ -1,0 +1,366 @@
+//! Whole `thoughtscope run`s against a local fault-injecting server: failures stay
+//! in their calls and the session stays loadable with every completed call in it; a
+//! refused key stops the run with the server's words; budgets stop a run cleanly; the
+//! disk cache answers a second run; profiles and prices come from the config file;
+//! and an API key in the environment appears in no file the program writes.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+use support::{FakeServer, Reply, Seen};
+use thoughtscope::engine::Input;
+use thoughtscope::session::{Record, Session};
+
+const KEY: &str = "sk-proj-THOUGHTSCOPE-leak-canary-42";
+
+/// A sandbox: home, config and cache directories of its own, and the API key set.
+struct Sandbox {
+    dir: tempfile::TempDir,
+}
+
+impl Sandbox {
+    fn new() -> Sandbox {
+        Sandbox { dir: tempfile::tempdir().unwrap() }
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        let d = self.dir.path();
+        Command::new(env!("CARGO_BIN_EXE_thoughtscope"))
+            .args(args)
+            .current_dir(d)
+            .env("HOME", d)
+            .env("XDG_CONFIG_HOME", d.join("config"))
+            .env("XDG_CACHE_HOME", d.join("cache"))
+            .env_remove("THOUGHTSCOPE_CONFIG")
+            .env_remove("OPENAI_BASE_URL")
+            .env("OPENAI_API_KEY", KEY)
+            .output()
+            .expect("the binary runs")
+    }
+
+    /// Every file under the sandbox, with its contents.
+    fn files(&self) -> Vec<(PathBuf, Vec<u8>)> {
+        fn walk(p: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
+            for e in std::fs::read_dir(p).unwrap() {
+                let path = e.unwrap().path();
+                if path.is_dir() {
+                    walk(&path, out);
+                } else {
+                    out.push((path.clone(), std::fs::read(&path).unwrap()));
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(self.dir.path(), &mut out);
+        out
+    }
+}
+
+fn summary(out: &Output) -> Value {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout.lines().last().unwrap_or_else(|| panic!("no output; stderr: {}", stderr(out)));
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).to_string()
+}
+
+fn contains(haystack: &[u8], needle: &str) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle.as_bytes())
+}
+
+/// Answers Game-of-24 prompts plausibly: two valid steps for a propose prompt (built
+/// from the numbers it names), "sure" otherwise; one choice per request (ignores n).
+fn game24_text(seen: &Seen) -> String {
+    let prompt = seen.prompt();
+    if !prompt.contains("Possible next steps") {
+        return "sure".into();
+    }
+    let last = prompt.rsplit("Input: ").next().unwrap_or("");
+    let numbers: Vec<i64> =
+        last.lines().next().unwrap_or("").split_whitespace().filter_map(|n| n.parse().ok()).collect();
+    if numbers.len() < 2 {
+        return "no idea".into();
+    }
+    let (a, b, rest) = (numbers[0], numbers[1], &numbers[2..]);
+    let step = |op: &str, r: i64| {
+        let mut left: Vec<i64> = rest.to_vec();
+        left.push(r);
+        left.sort();
+        let left: Vec<String> = left.iter().map(|n| n.to_string()).collect();
+        format!("{a} {op} {b} = {r} (left: {})", left.join(" "))
+    };
+    format!("{}\n{}", step("+", a + b), step("*", a * b))
+}
+
+fn game24_reply(seen: &Seen) -> Reply {
+    Reply::chat(&[&game24_text(seen)], Some((100, 10)))
+}
+
+const RUN: [&str; 8] = ["run", "--task", "game24", "--method", "tot-bfs", "--model", "fake-model", "--json"];
+
+fn run_args<'a>(server: &'a FakeServer, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut a = RUN.to_vec();
+    a.extend(["--provider", "openai", "--base-url", server.url.as_str(), "--retries", "2", "--timeout", "10"]);
+    a.extend_from_slice(extra);
+    a
+}
+
+fn llm_replies(session: &Session) -> Vec<&thoughtscope::engine::LlmReply> {
+    session
+        .inputs()
+        .filter_map(|(i, _)| match i {
+            Input::LlmReply(r) => Some(r),
+            _ => None,
+        })
+        .collect()
+}
+
+fn replay(sb: &Sandbox, path: &Path) -> Value {
+    let out = sb.run(&["replay", path.to_str().unwrap(), "--headless", "--json"]);
+    assert!(out.status.success(), "replay: {}", stderr(&out));
+    summary(&out)
+}
+
+fn without_time(mut v: Value) -> Value {
+    v.as_object_mut().unwrap().remove("wall_ms");
+    v
+}
+
+#[test]
+fn faults_fail_single_calls_and_the_session_keeps_every_completed_call() {
+    let server = FakeServer::start(|i, seen| match i {
+        0 => Reply::json(500, r#"{"error":{"message":"warming up"}}"#),
+        3 => Reply::json(200, r#"{"choices":[{"message":{"content":"su"#),
+        6 => Reply::Json {
+            status: 429,
+            headers: vec![("retry-after".into(), "0".into())],
+            body: r#"{"error":{"message":"slow down"}}"#.into(),
+        },
+        _ => game24_reply(seen),
+    });
+    let sb = Sandbox::new();
+    let rec = sb.path("s.jsonl");
+    let out = sb.run(&run_args(&server, &["--input", "4 5 6 10", "--record", rec.to_str().unwrap()]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let s = summary(&out);
+    assert_eq!(s["failed_calls"], 1, "only the malformed reply failed: {s}");
+    assert!(s["llm_calls"].as_u64().unwrap() >= 4, "{s}");
+    assert!(s["prompt_tokens"].as_u64().unwrap() > 0);
+    assert_eq!(s["cost_usd"], 0.0, "a server on this machine costs nothing");
+
+    let session = Session::load(&rec).expect("the session loads");
+    assert!(session.warnings.is_empty(), "{:?}", session.warnings);
+    let replies = llm_replies(&session);
+    let total = s["llm_calls"].as_u64().unwrap() + s["cache_hits"].as_u64().unwrap();
+    assert_eq!(replies.len() as u64, total, "every call is in the session");
+    let failed: Vec<_> = replies.iter().filter_map(|r| r.result.as_ref().err()).collect();
+    assert_eq!(failed.len(), 1);
+    assert_eq!(failed[0].kind, "malformed");
+    // Requests and raw replies are recorded for the explorer.
+    for (input, request) in session.inputs() {
+        if let Input::LlmReply(r) = input {
+            assert!(request.is_some(), "call {} has its request", r.call);
+        }
+    }
+    assert!(session.events().any(|e| matches!(e, thoughtscope::engine::Event::CallFailed { .. })));
+    assert!(session.end().is_some(), "the session was closed with totals");
+    assert_eq!(without_time(replay(&sb, &rec)), without_time(s));
+}
+
+#[test]
+fn a_refused_key_stops_the_run_with_the_servers_message() {
+    let server = FakeServer::start(|_, seen| {
+        let sent = seen.header("authorization").unwrap_or("").to_string();
+        Reply::json(401, format!(r#"{{"error":{{"message":"Incorrect API key provided: {sent}"}}}}"#))
+    });
+    let sb = Sandbox::new();
+    let rec = sb.path("sessions");
+    let out = sb.run(&run_args(&server, &["--range", "900..903", "--record", rec.to_str().unwrap()]));
+    assert!(!out.status.success(), "a refused key is an error");
+    let err = stderr(&out);
+    assert!(err.contains("HTTP 401 Unauthorized") && err.contains("Incorrect API key provided: Bearer ***"), "{err}");
+    assert!(err.contains("OPENAI_API_KEY"), "{err}");
+    assert_eq!(server.requests(), 1, "no retries, no further calls, no further problems");
+    let s = summary(&out);
+    assert_eq!(s["n"], 1, "the problems after the stop were not started");
+    assert!(s["stopped"].as_str().unwrap().contains("refused"), "{s}");
+    let session = Session::load(&rec.join("game24-0900.jsonl")).unwrap();
+    assert!(session.stopped().is_some());
+    assert_eq!(llm_replies(&session).len(), 1);
+    for (path, bytes) in sb.files() {
+        assert!(!contains(&bytes, KEY), "{} holds the key", path.display());
+    }
+    assert!(!contains(&out.stdout, KEY) && !contains(&out.stderr, KEY));
+}
+
+#[test]
+fn an_api_key_in_the_environment_appears_in_no_file_written() {
+    // The server echoes the key in a (non-fatal) error, as some servers do.
+    let server = FakeServer::start(|i, seen| {
+        if i == 2 {
+            let auth = seen.header("authorization").unwrap_or("").to_string();
+            return Reply::json(400, format!(r#"{{"error":{{"message":"bad request from {auth}"}}}}"#));
+        }
+        game24_reply(seen)
+    });
+    let sb = Sandbox::new();
+    let (rec, out_file) = (sb.path("rec"), sb.path("results.jsonl"));
+    let args = run_args(
+        &server,
+        &["--range", "900..902", "--record", rec.to_str().unwrap(), "--out", out_file.to_str().unwrap()],
+    );
+    let mut args = args;
+    args.extend(["--cache", "disk"]);
+    let out = sb.run(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(server.seen()[0].header("authorization"), Some(format!("Bearer {KEY}").as_str()), "the key was used");
+    let files = sb.files();
+    assert!(files.iter().any(|(p, _)| p.starts_with(sb.path("cache"))), "the disk cache wrote files");
+    assert!(files.len() >= 4, "sessions, results and cache entries: {}", files.len());
+    let mut saw_scrubbed = false;
+    for (path, bytes) in &files {
+        assert!(!contains(bytes, KEY), "{} holds the key", path.display());
+        saw_scrubbed |= contains(bytes, "bad request from Bearer ***");
+    }
+    assert!(saw_scrubbed, "the server's message is recorded, scrubbed");
+    assert!(!contains(&out.stdout, KEY) && !contains(&out.stderr, KEY));
+}
+
+#[test]
+fn a_token_budget_stops_the_run_cleanly_and_it_replays() {
+    let server = FakeServer::start(|_, seen| game24_reply(seen));
+    let sb = Sandbox::new();
+    let rec = sb.path("rec");
+    let out = sb
+        .run(&run_args(&server, &["--range", "900..903", "--record", rec.to_str().unwrap(), "--budget-tokens", "250"]));
+    assert!(out.status.success(), "a budget stop is a clean stop: {}", stderr(&out));
+    let s = summary(&out);
+    let reason = s["stopped"].as_str().unwrap();
+    assert!(reason.starts_with("budget exceeded") && reason.contains("--budget-tokens 250"), "{s}");
+    assert_eq!(s["n"], 1, "later problems are not started");
+    let used = s["prompt_tokens"].as_u64().unwrap() + s["completion_tokens"].as_u64().unwrap();
+    assert!(used >= 250, "{s}");
+    let file = rec.join("game24-0900.jsonl");
+    let session = Session::load(&file).unwrap();
+    assert!(session.warnings.is_empty());
+    assert_eq!(session.stopped(), Some(reason));
+    let stop_at = session.records.iter().position(|r| matches!(r, Record::Stopped { .. })).unwrap();
+    assert!(
+        matches!(&session.records[stop_at - 2], Record::Input { input: Input::Command { .. }, .. }),
+        "the pause that stopped the search is recorded as an input before the reason"
+    );
+    let unbudgeted = FakeServer::start(|_, seen| game24_reply(seen));
+    let full = sb.run(&run_args(&unbudgeted, &["--input", "4 5 6 10"]));
+    assert!(server.requests() < unbudgeted.requests(), "{} vs {}", server.requests(), unbudgeted.requests());
+    assert!(full.status.success());
+    let replayed = replay(&sb, &file);
+    assert_eq!(replayed["stopped"], s["stopped"]);
+    assert_eq!(replayed["llm_calls"], s["llm_calls"]);
+}
+
+#[test]
+fn profiles_and_prices_come_from_the_config_file_and_a_dollar_budget_stops() {
+    let server = FakeServer::start(|_, seen| game24_reply(seen));
+    let sb = Sandbox::new();
+    let cfg = sb.path("my.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "[ui]\ntheme = \"x\"\n\n[providers.fake]\nkind = \"openai\"\nbase_url = \"{}\"\nmodel = \"fake-model\"\n\
+             api_key_env = \"FAKE_KEY_UNSET\"\n\n[prices.\"fake-model\"]\ninput = 1000.0\noutput = 2000.0\n",
+            server.url
+        ),
+    )
+    .unwrap();
+    let rec = sb.path("one.jsonl");
+    let out = sb.run(&[
+        "run",
+        "--provider",
+        "fake",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--input",
+        "4 5 6 10",
+        "--budget-usd",
+        "0.25",
+        "--record",
+        rec.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let s = summary(&out);
+    assert_eq!((s["provider"].as_str(), s["model"].as_str()), (Some("fake"), Some("fake-model")));
+    let cost = s["cost_usd"].as_f64().unwrap();
+    let expected =
+        (s["prompt_tokens"].as_f64().unwrap() * 1000.0 + s["completion_tokens"].as_f64().unwrap() * 2000.0) / 1e6;
+    assert!((cost - expected).abs() < 1e-9 && cost >= 0.25, "{s}");
+    assert!(s["stopped"].as_str().unwrap().contains("--budget-usd 0.25"), "{s}");
+    assert!(server.seen()[0].header("authorization").is_none(), "this profile names an unset key: none is sent");
+    let header = Session::load(&rec).unwrap().header;
+    assert_eq!(header.price.map(|p| p.input), Some(1000.0));
+    assert_eq!(replay(&sb, &rec)["cost_usd"], s["cost_usd"]);
+
+    // Without a price a dollar budget is refused up front, naming the model.
+    let out = sb.run(&[
+        "run",
+        "--provider",
+        "openai",
+        "--base-url",
+        "https://llm.invalid/v1",
+        "--model",
+        "mystery-1",
+        "--input",
+        "4 5 6 10",
+        "--budget-usd",
+        "1",
+    ]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("[prices.\"mystery-1\"]"), "{}", stderr(&out));
+    let out = sb.run(&["run", "--provider", "nosuch", "--input", "4 5 6 10"]);
+    assert!(stderr(&out).contains("unknown provider \"nosuch\""), "{}", stderr(&out));
+}
+
+#[test]
+fn the_disk_cache_answers_a_second_run_and_replay_provider_answers_from_a_session() {
+    let server = FakeServer::start(|_, seen| game24_reply(seen));
+    let sb = Sandbox::new();
+    let rec = sb.path("first.jsonl");
+    let first =
+        sb.run(&run_args(&server, &["--input", "4 5 6 10", "--cache", "disk", "--record", rec.to_str().unwrap()]));
+    assert!(first.status.success(), "{}", stderr(&first));
+    let sent = server.requests();
+    assert!(sent > 0);
+    let second = sb.run(&run_args(&server, &["--input", "4 5 6 10", "--cache", "disk"]));
+    assert!(second.status.success(), "{}", stderr(&second));
+    assert_eq!(server.requests(), sent, "the second run sent nothing");
+    let (a, b) = (summary(&first), summary(&second));
+    assert_eq!(b["llm_calls"], 0);
+    assert_eq!(b["cache_hits"].as_u64().unwrap(), a["llm_calls"].as_u64().unwrap() + a["cache_hits"].as_u64().unwrap());
+    assert_eq!(a["solved_any"], b["solved_any"]);
+
+    drop(server);
+    let out = sb.run(&[
+        "run",
+        "--provider",
+        "replay",
+        "--replay-from",
+        rec.to_str().unwrap(),
+        "--input",
+        "4 5 6 10",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let r = summary(&out);
+    assert_eq!((r["provider"].as_str(), r["model"].as_str()), (Some("replay"), Some("fake-model")));
+    assert_eq!(r["failed_calls"], Value::Null, "every request was in the recording: {r}");
+    assert_eq!(r["llm_calls"], a["llm_calls"]);
+}
