@@ -129,6 +129,22 @@ fn request(prompt: &str, n: u32, max_tokens: u32, stop: &[&str]) -> LlmRequest {
     }
 }
 
+/// Open a session in the explorer (read-only, cursor at the end), select the root and draw it tall.
+fn explorer_screen(session: Session) -> String {
+    use thoughtscope::tui::app::{App, Setup};
+    let task = thoughtscope::tasks::by_name("game24", None).unwrap();
+    let setup = Setup { task, prompts: None, header: session.header.clone(), sessions_dir: std::env::temp_dir() };
+    let mut app = App::replay(setup, session, Default::default(), Default::default(), "dark").unwrap();
+    app.tree_state.select(vec![0]);
+    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(200, 200)).unwrap();
+    terminal
+        .draw(|f| {
+            thoughtscope::tui::ui::draw_app(f, &mut app);
+        })
+        .unwrap();
+    format!("{}", terminal.backend())
+}
+
 fn run_bin(args: &[&str]) -> Value {
     let out = Command::new(env!("CARGO_BIN_EXE_thoughtscope")).args(args).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -234,7 +250,14 @@ fn llama_cpp_server_end_to_end() {
         })
         .expect("a model reply is recorded");
     assert!(req.expect("with its request").messages[0].content.contains("4 5 6 10"), "the prompt is recorded");
-    assert!(!reply.result.expect("the raw reply").completions[0].text.is_empty());
+    let raw = reply.result.expect("the raw reply").completions[0].text.clone();
+    assert!(!raw.is_empty());
+    // The explorer opens that run and shows the root's prompt and the raw reply.
+    let screen = explorer_screen(session);
+    assert!(screen.contains("prompt (user):") && screen.contains("reply 1:"), "{screen}");
+    let first_line = raw.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    let shown: String = first_line.chars().take(30).collect();
+    assert!(screen.contains(&shown), "the raw reply {shown:?} is on screen:\n{screen}");
 
     // `--n-generate 5` yields 5 samples from a server that ignores n.
     let one = dir.path().join("sample.jsonl");
