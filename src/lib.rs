@@ -13,4 +13,5 @@ pub mod llm;
 pub mod runtime;
 pub mod session;
 pub mod tasks;
+pub mod tools;
 pub mod tui;

@@ -1,0 +1,208 @@
+//! The offline knowledge backend: a folder of documents.
+//!
+//! * `.txt` / `.md`: the title is the first line when it is a `# heading`, else the file
+//!   stem; the body is the rest;
+//! * `.jsonl`: one `{"title": ..., "text": ...}` per line.
+//!
+//! `questions.jsonl` (a task's questions next to its corpus) is not a document file. Bad
+//! files and lines become warnings naming the file and line; the rest is loaded.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use super::knowledge::{KnowledgeBackend, KnowledgeError, Page, SearchOutcome, SIMILAR_TITLES};
+use super::text::{overlap_score, split_sentences, title_key, tokens};
+use super::BoxFuture;
+
+/// The file in a corpus folder that holds questions, not documents.
+pub const QUESTIONS_FILE: &str = "questions.jsonl";
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Document {
+    pub title: String,
+    pub text: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CorpusError {
+    #[error("cannot read the corpus folder {path}: {source}")]
+    Folder { path: PathBuf, source: std::io::Error },
+}
+
+#[derive(Debug, Clone)]
+struct Entry {
+    page: Page,
+    title_tokens: Vec<String>,
+    body_tokens: HashSet<String>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Corpus {
+    entries: Vec<Entry>,
+    by_key: HashMap<String, usize>,
+    /// Problems met while loading ("file:line: why"), in file order.
+    pub warnings: Vec<String>,
+}
+
+impl Corpus {
+    /// Build from documents; a repeated title (by key) keeps the first and warns.
+    pub fn from_documents(docs: impl IntoIterator<Item = Document>) -> Corpus {
+        let mut corpus = Corpus::default();
+        for doc in docs {
+            corpus.add(doc, None);
+        }
+        corpus
+    }
+
+    /// Load every `.txt`, `.md` and `.jsonl` file of `dir` (not recursive), in name order.
+    pub fn load_dir(dir: &Path) -> Result<Corpus, CorpusError> {
+        let folder_error = |source| CorpusError::Folder { path: dir.to_path_buf(), source };
+        let mut files: Vec<PathBuf> = Vec::new();
+        for entry in std::fs::read_dir(dir).map_err(folder_error)? {
+            let path = entry.map_err(folder_error)?.path();
+            if path.is_file() {
+                files.push(path);
+            }
+        }
+        files.sort();
+        let mut corpus = Corpus::default();
+        for path in files {
+            let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).unwrap_or_default();
+            if !matches!(ext.as_str(), "txt" | "md" | "jsonl") || path.file_name().is_some_and(|n| n == QUESTIONS_FILE)
+            {
+                continue;
+            }
+            let text = match std::fs::read_to_string(&path) {
+                Ok(t) => t,
+                Err(e) => {
+                    corpus.warnings.push(format!("{}: cannot read: {e}", path.display()));
+                    continue;
+                }
+            };
+            if ext == "jsonl" {
+                corpus.load_jsonl(&path, &text);
+            } else {
+                let doc = parse_text_document(&path, &text);
+                if doc.text.trim().is_empty() {
+                    corpus.warnings.push(format!(
+                        "{}: the document '{}' has no text; skipped",
+                        path.display(),
+                        doc.title
+                    ));
+                } else {
+                    corpus.add(doc, Some(format!("{}", path.display())));
+                }
+            }
+        }
+        Ok(corpus)
+    }
+
+    fn load_jsonl(&mut self, path: &Path, text: &str) {
+        for (i, line) in text.lines().enumerate() {
+            let at = format!("{}:{}", path.display(), i + 1);
+            if line.trim().is_empty() {
+                continue;
+            }
+            let value: serde_json::Value = match serde_json::from_str(line) {
+                Ok(v) => v,
+                Err(e) => {
+                    self.warnings.push(format!("{at}: not valid JSON ({e}); line skipped"));
+                    continue;
+                }
+            };
+            let title = value.get("title").and_then(|t| t.as_str()).map(str::trim).filter(|t| !t.is_empty());
+            let body = value.get("text").and_then(|t| t.as_str()).filter(|t| !t.trim().is_empty());
+            match (title, body) {
+                (Some(title), Some(body)) => {
+                    self.add(Document { title: title.to_string(), text: body.to_string() }, Some(at));
+                }
+                (None, _) => self.warnings.push(format!("{at}: needs a non-empty string \"title\"; line skipped")),
+                (Some(_), None) => self.warnings.push(format!("{at}: needs a non-empty string \"text\"; line skipped")),
+            }
+        }
+    }
+
+    fn add(&mut self, doc: Document, at: Option<String>) {
+        let key = title_key(&doc.title);
+        if key.is_empty() {
+            self.warnings.push(format!(
+                "{}: the title '{}' has no letters or digits; skipped",
+                at.unwrap_or_default(),
+                doc.title
+            ));
+            return;
+        }
+        if let Some(&first) = self.by_key.get(&key) {
+            let kept = &self.entries[first].page.title;
+            self.warnings.push(format!(
+                "{}: a second document titled '{}' (the first, '{kept}', is kept)",
+                at.unwrap_or_else(|| "documents".into()),
+                doc.title
+            ));
+            return;
+        }
+        let title_tokens = tokens(&doc.title);
+        let body_tokens: HashSet<String> = tokens(&doc.text).into_iter().collect();
+        let page = Page { title: doc.title, sentences: split_sentences(&doc.text) };
+        self.by_key.insert(key, self.entries.len());
+        self.entries.push(Entry { page, title_tokens, body_tokens });
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    pub fn titles(&self) -> Vec<&str> {
+        self.entries.iter().map(|e| e.page.title.as_str()).collect()
+    }
+
+    pub fn page(&self, title: &str) -> Option<&Page> {
+        self.by_key.get(&title_key(title)).map(|&i| &self.entries[i].page)
+    }
+
+    /// The page titled `entity` (case, underscores and punctuation ignored), else the titles
+    /// sharing the most words with it.
+    pub fn find(&self, entity: &str) -> SearchOutcome {
+        if let Some(page) = self.page(entity) {
+            return SearchOutcome::Found(page.clone());
+        }
+        let query = tokens(entity);
+        let mut scored: Vec<(u32, &str)> = self
+            .entries
+            .iter()
+            .map(|e| (overlap_score(&query, &e.title_tokens, &e.body_tokens), e.page.title.as_str()))
+            .filter(|(score, _)| *score > 0)
+            .collect();
+        scored.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+        SearchOutcome::NotFound {
+            similar: scored.into_iter().take(SIMILAR_TITLES).map(|(_, t)| t.to_string()).collect(),
+        }
+    }
+}
+
+/// Title from a leading `# heading` line, else the file stem (underscores as spaces).
+fn parse_text_document(path: &Path, text: &str) -> Document {
+    let text = text.trim_start_matches('\u{feff}');
+    let mut lines = text.lines();
+    let first = lines.by_ref().find(|l| !l.trim().is_empty()).unwrap_or("");
+    if let Some(heading) = first.trim().strip_prefix("# ") {
+        let body: Vec<&str> = lines.collect();
+        return Document { title: heading.trim().to_string(), text: body.join("\n") };
+    }
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("untitled").replace('_', " ");
+    Document { title: stem, text: text.to_string() }
+}
+
+impl KnowledgeBackend for Corpus {
+    fn name(&self) -> &str {
+        "corpus"
+    }
+
+    fn search<'a>(&'a self, entity: &'a str) -> BoxFuture<'a, Result<SearchOutcome, KnowledgeError>> {
+        Box::pin(async move { Ok(self.find(entity)) })
+    }
+}
