@@ -79,22 +79,24 @@ impl Corpus {
                     continue;
                 }
             };
-            if ext == "jsonl" {
-                corpus.load_jsonl(&path, &text);
-            } else {
-                let doc = parse_text_document(&path, &text);
-                if doc.text.trim().is_empty() {
-                    corpus.warnings.push(format!(
-                        "{}: the document '{}' has no text; skipped",
-                        path.display(),
-                        doc.title
-                    ));
-                } else {
-                    corpus.add(doc, Some(format!("{}", path.display())));
-                }
-            }
+            corpus.load_text(&path, &text);
         }
         Ok(corpus)
+    }
+
+    /// Add the documents of one file's text; `path` names it in warnings and decides the format.
+    pub fn load_text(&mut self, path: &Path, text: &str) {
+        let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).unwrap_or_default();
+        if ext == "jsonl" {
+            self.load_jsonl(path, text);
+            return;
+        }
+        let doc = parse_text_document(path, text);
+        if doc.text.trim().is_empty() {
+            self.warnings.push(format!("{}: the document '{}' has no text; skipped", path.display(), doc.title));
+        } else {
+            self.add(doc, Some(format!("{}", path.display())));
+        }
     }
 
     fn load_jsonl(&mut self, path: &Path, text: &str) {
@@ -205,4 +207,83 @@ impl KnowledgeBackend for Corpus {
     fn search<'a>(&'a self, entity: &'a str) -> BoxFuture<'a, Result<SearchOutcome, KnowledgeError>> {
         Box::pin(async move { Ok(self.find(entity)) })
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The qa-demo corpus and questions, compiled in (the files live in assets/corpus/qa-demo/)
+// ---------------------------------------------------------------------------------------------
+
+/// The `qa-demo` documents: (file name, text).
+pub const QA_DEMO_FILES: [(&str, &str); 32] = [
+    ("ambry_river.md", include_str!("../../assets/corpus/qa-demo/ambry_river.md")),
+    ("anselm_kray.md", include_str!("../../assets/corpus/qa-demo/anselm_kray.md")),
+    ("callow_river.md", include_str!("../../assets/corpus/qa-demo/callow_river.md")),
+    ("comet_lund_hara.md", include_str!("../../assets/corpus/qa-demo/comet_lund_hara.md")),
+    ("corran_opera_house.md", include_str!("../../assets/corpus/qa-demo/corran_opera_house.md")),
+    ("dunhallow.md", include_str!("../../assets/corpus/qa-demo/dunhallow.md")),
+    ("eskerby.md", include_str!("../../assets/corpus/qa-demo/eskerby.md")),
+    ("grey_sea.md", include_str!("../../assets/corpus/qa-demo/grey_sea.md")),
+    ("halden_cross.md", include_str!("../../assets/corpus/qa-demo/halden_cross.md")),
+    ("harbour_at_dusk.md", include_str!("../../assets/corpus/qa-demo/harbour_at_dusk.md")),
+    ("ilse_varga.md", include_str!("../../assets/corpus/qa-demo/ilse_varga.md")),
+    ("jory_fenwick.md", include_str!("../../assets/corpus/qa-demo/jory_fenwick.md")),
+    ("kray_institute.md", include_str!("../../assets/corpus/qa-demo/kray_institute.md")),
+    ("maren_holt.md", include_str!("../../assets/corpus/qa-demo/maren_holt.md")),
+    ("marrowick.md", include_str!("../../assets/corpus/qa-demo/marrowick.md")),
+    ("mount_highfell.md", include_str!("../../assets/corpus/qa-demo/mount_highfell.md")),
+    ("northern_survey.md", include_str!("../../assets/corpus/qa-demo/northern_survey.md")),
+    ("oren_calloway.md", include_str!("../../assets/corpus/qa-demo/oren_calloway.md")),
+    ("petra_lund.md", include_str!("../../assets/corpus/qa-demo/petra_lund.md")),
+    ("port_celest.md", include_str!("../../assets/corpus/qa-demo/port_celest.md")),
+    ("sable_bridge.md", include_str!("../../assets/corpus/qa-demo/sable_bridge.md")),
+    ("saltmere_lighthouse.md", include_str!("../../assets/corpus/qa-demo/saltmere_lighthouse.md")),
+    ("saren_observatory.md", include_str!("../../assets/corpus/qa-demo/saren_observatory.md")),
+    ("tessel_river.md", include_str!("../../assets/corpus/qa-demo/tessel_river.md")),
+    ("the_glass_orchard.md", include_str!("../../assets/corpus/qa-demo/the_glass_orchard.md")),
+    ("the_lantern_keeper.md", include_str!("../../assets/corpus/qa-demo/the_lantern_keeper.md")),
+    ("tomas_reule.md", include_str!("../../assets/corpus/qa-demo/tomas_reule.md")),
+    ("university_of_marrowick.md", include_str!("../../assets/corpus/qa-demo/university_of_marrowick.md")),
+    ("veloria.md", include_str!("../../assets/corpus/qa-demo/veloria.md")),
+    ("velorian_mark.md", include_str!("../../assets/corpus/qa-demo/velorian_mark.md")),
+    ("weller_gallery.md", include_str!("../../assets/corpus/qa-demo/weller_gallery.md")),
+    ("wend_river.md", include_str!("../../assets/corpus/qa-demo/wend_river.md")),
+];
+
+pub const QA_DEMO_QUESTIONS: &str = include_str!("../../assets/corpus/qa-demo/questions.jsonl");
+
+/// The built-in `qa-demo` corpus: fictional documents written for two-hop questions.
+pub fn qa_demo() -> Corpus {
+    let mut corpus = Corpus::default();
+    for (name, text) in QA_DEMO_FILES {
+        corpus.load_text(Path::new(name), text);
+    }
+    corpus
+}
+
+/// A question answered by combining two pages: search `hops[0]`, then `hops[1]`, then
+/// `lookup[keyword]` in the second finds a sentence with the answer.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct QaQuestion {
+    pub question: String,
+    pub answer: String,
+    pub hops: Vec<String>,
+    pub keyword: String,
+}
+
+/// Parse a questions file (JSON Lines); an error names the line.
+pub fn parse_questions(name: &str, text: &str) -> Result<Vec<QaQuestion>, String> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let q: QaQuestion = serde_json::from_str(line).map_err(|e| format!("{name}:{}: {e}", i + 1))?;
+        out.push(q);
+    }
+    Ok(out)
+}
+
+/// The built-in `qa-demo` questions.
+pub fn qa_demo_questions() -> Result<Vec<QaQuestion>, String> {
+    parse_questions(QUESTIONS_FILE, QA_DEMO_QUESTIONS)
 }

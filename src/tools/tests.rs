@@ -1,1 +1,384 @@
+use std::path::Path;
+use std::sync::Arc;
 
+use futures::executor::block_on;
+use serde_json::json;
+
+use super::corpus::{qa_demo, qa_demo_questions, Corpus, Document};
+use super::text::split_sentences;
+use super::*;
+
+fn demo_registry() -> ToolRegistry {
+    ToolRegistry::react(Arc::new(qa_demo())).with(CalculateTool)
+}
+
+fn run(registry: &ToolRegistry, state: &mut ToolState, action: &str) -> Observation {
+    let call = ToolCall::parse(action).expect("a well-formed action");
+    block_on(registry.call(&call, state))
+}
+
+#[test]
+fn specs_become_openai_and_anthropic_tool_definitions() {
+    let spec = SearchTool::new(Arc::new(qa_demo())).spec();
+    let openai = spec.to_openai();
+    assert_eq!(openai["type"], "function");
+    assert_eq!(openai["function"]["name"], "search");
+    assert!(openai["function"]["description"].as_str().is_some_and(|d| d.contains("similar")));
+    assert_eq!(openai["function"]["parameters"]["type"], "object");
+    assert_eq!(openai["function"]["parameters"]["properties"]["entity"]["type"], "string");
+    assert_eq!(openai["function"]["parameters"]["required"], json!(["entity"]));
+
+    let anthropic = spec.to_anthropic();
+    assert_eq!(anthropic["name"], "search");
+    assert_eq!(anthropic["description"], openai["function"]["description"]);
+    assert_eq!(anthropic["input_schema"], openai["function"]["parameters"]);
+    assert!(anthropic.get("type").is_none());
+
+    let registry = demo_registry();
+    assert_eq!(registry.names(), ["search", "lookup", "finish", "calculate"]);
+    assert_eq!(registry.openai_tools().as_array().map(Vec::len), Some(4));
+    assert_eq!(registry.anthropic_tools()[3]["input_schema"]["required"], json!(["expression"]));
+}
+
+#[test]
+fn prompt_lines_list_the_tools_in_order() {
+    let lines = demo_registry().prompt_lines();
+    let lines: Vec<&str> = lines.lines().collect();
+    assert_eq!(lines.len(), 4);
+    assert!(lines[0].starts_with("(1) search[entity]: "), "{}", lines[0]);
+    assert!(lines[1].starts_with("(2) lookup[keyword]: "), "{}", lines[1]);
+    assert!(lines[2].starts_with("(3) finish[answer]: "), "{}", lines[2]);
+    assert!(lines[3].starts_with("(4) calculate[expression]: "), "{}", lines[3]);
+}
+
+#[test]
+fn a_native_tool_use_input_becomes_a_call() {
+    let spec = FinishTool.spec();
+    assert_eq!(spec.call_from_input(&json!({"answer": "Port Celest"})), ToolCall::new("finish", "Port Celest"));
+    assert_eq!(spec.call_from_input(&json!("Eskerby")), ToolCall::new("finish", "Eskerby"));
+    assert_eq!(spec.call_from_input(&json!({"answer": 24})), ToolCall::new("finish", "24"));
+    assert_eq!(spec.call_from_input(&json!({"other": "x"})), ToolCall::new("finish", r#"{"other":"x"}"#));
+}
+
+#[test]
+fn actions_parse_as_the_react_paper_writes_them() {
+    assert_eq!(ToolCall::parse("Search[Colorado orogeny]"), Ok(ToolCall::new("Search", "Colorado orogeny")));
+    assert_eq!(ToolCall::parse("Action 2: Lookup[eastern sector]"), Ok(ToolCall::new("Lookup", "eastern sector")));
+    assert_eq!(ToolCall::parse("Action: finish[1,800 to 7,000 ft]"), Ok(ToolCall::new("finish", "1,800 to 7,000 ft")));
+    assert_eq!(ToolCall::parse("calculate[(1 + 2) * [3]]"), Ok(ToolCall::new("calculate", "(1 + 2) * [3]")));
+    assert_eq!(ToolCall::parse("search[Sable Bridge"), Ok(ToolCall::new("search", "Sable Bridge")));
+    assert!(ToolCall::parse("I think I should search").is_err_and(|e| e.contains("tool[argument]")));
+    assert!(ToolCall::parse("[x]").is_err());
+    assert_eq!(ToolCall::new("search", "X").to_string(), "search[X]");
+}
+
+#[test]
+fn calculate_is_exact() {
+    let registry = demo_registry();
+    let mut state = ToolState::default();
+    let half = run(&registry, &mut state, "calculate[1/3 + 1/6]");
+    assert_eq!((half.text.as_str(), half.ok), ("0.5", true));
+    assert_eq!(run(&registry, &mut state, "calculate[(3 + 5) * 2 / 4]").text, "4");
+    assert_eq!(run(&registry, &mut state, "calculate[1/3 + 1/3]").text, "2/3 (≈ 0.666667)");
+    assert_eq!(run(&registry, &mut state, "calculate[0.1 + 0.2]").text, "0.3");
+    assert_eq!(run(&registry, &mut state, "Calculate[-7 * 6]").text, "-42");
+    assert_eq!(state, ToolState::default(), "calculate keeps no state");
+}
+
+#[test]
+fn calculate_errors_are_explained() {
+    let registry = demo_registry();
+    let mut state = ToolState::default();
+    for (expr, why) in [("1 / 0", "divides by zero"), ("2 +", "missing"), ("(1 + 2", "parentheses"), ("", "nothing")] {
+        let obs = run(&registry, &mut state, &format!("calculate[{expr}]"));
+        assert!(!obs.ok, "{expr}");
+        assert!(obs.text.contains(why), "{expr}: {}", obs.text);
+        assert!(obs.text.contains("e.g. calculate["), "{expr}: {}", obs.text);
+    }
+    assert!(!run(&registry, &mut state, "calculate[two plus two]").ok);
+}
+
+#[test]
+fn an_unknown_tool_lists_the_valid_ones() {
+    let registry = demo_registry();
+    let mut state = ToolState::default();
+    let obs = run(&registry, &mut state, "browse[https://example.com]");
+    assert!(!obs.ok);
+    assert_eq!(
+        obs.text,
+        "There is no tool named 'browse'. Valid tools: search[entity], lookup[keyword], finish[answer], calculate[expression]."
+    );
+    assert!(!registry.is_finish(&ToolCall::new("browse", "")));
+    let empty = block_on(ToolRegistry::new().call(&ToolCall::new("search", "x"), &mut state));
+    assert!(!empty.ok && empty.text.contains("no tool named"), "{}", empty.text);
+}
+
+#[test]
+fn finish_is_detected_and_ends_the_episode() {
+    let registry = demo_registry();
+    assert!(registry.is_finish(&ToolCall::new("Finish", "Port Celest")));
+    assert!(registry.is_finish(&ToolCall::new(" finish ", "")));
+    assert!(!registry.is_finish(&ToolCall::new("search", "Finish")));
+    let mut state = ToolState::default();
+    let obs = run(&registry, &mut state, "Finish[Port Celest]");
+    assert_eq!((obs.text.as_str(), obs.ok), ("Episode finished", true));
+}
+
+#[test]
+fn registering_a_tool_with_a_known_name_replaces_it() {
+    struct Shout;
+    impl Tool for Shout {
+        fn spec(&self) -> ToolSpec {
+            ToolSpec::single("CALCULATE", "shouts", "text", "what to shout")
+        }
+        fn call<'a>(&'a self, arg: &'a str, _: &'a mut ToolState) -> BoxFuture<'a, Observation> {
+            Box::pin(async move { Observation::ok(arg.to_uppercase()) })
+        }
+    }
+    let registry = demo_registry().with(Shout);
+    assert_eq!(registry.names(), ["search", "lookup", "finish", "CALCULATE"]);
+    assert_eq!(run(&registry, &mut ToolState::default(), "calculate[1+1]").text, "1+1");
+}
+
+#[test]
+fn search_shows_the_first_five_sentences_of_an_exact_title() {
+    let registry = demo_registry();
+    let mut state = ToolState::default();
+    let obs = run(&registry, &mut state, "Search[Marrowick]");
+    assert!(obs.ok);
+    assert!(obs.text.starts_with("Marrowick is the second-largest city of Veloria"), "{}", obs.text);
+    assert!(obs.text.ends_with("grain and timber."), "the fifth sentence ends it: {}", obs.text);
+    assert!(!obs.text.contains("northern quarter"), "the sixth sentence is not shown");
+    let page = state.page.as_ref().expect("the search opened the page");
+    assert_eq!((page.title.as_str(), page.sentences.len()), ("Marrowick", 6));
+}
+
+#[test]
+fn search_ignores_case_underscores_and_punctuation_in_titles() {
+    let registry = demo_registry();
+    for entity in ["sable_bridge", "SABLE BRIDGE", "Sable  Bridge.", "the glass-orchard"] {
+        let mut state = ToolState::default();
+        let obs = run(&registry, &mut state, &format!("search[{entity}]"));
+        assert!(obs.ok && !obs.text.starts_with("Could not find"), "{entity}: {}", obs.text);
+        assert!(state.page.is_some(), "{entity}");
+    }
+}
+
+#[test]
+fn a_missing_page_lists_similar_titles() {
+    let registry = demo_registry();
+    let mut state = ToolState::default();
+    let obs = run(&registry, &mut state, "search[Lund]");
+    assert_eq!(obs.text, "Could not find Lund. Similar: ['Comet Lund-Hara', 'Petra Lund'].");
+    assert!(obs.ok, "a search that finds nothing still worked");
+    assert!(state.page.is_none());
+
+    let obs = run(&registry, &mut state, "search[Marrowick University]");
+    assert!(
+        obs.text.starts_with("Could not find Marrowick University. Similar: ['University of Marrowick', "),
+        "{}",
+        obs.text
+    );
+    let listed = obs.text.matches("', '").count() + 1;
+    assert!(listed <= 5, "{}", obs.text);
+
+    let obs = run(&registry, &mut state, "search[Zyxxq]");
+    assert_eq!(obs.text, "Could not find Zyxxq. Similar: [].");
+}
+
+#[test]
+fn a_failed_search_keeps_the_current_page_as_in_the_paper() {
+    let registry = demo_registry();
+    let mut state = ToolState::default();
+    run(&registry, &mut state, "search[Eskerby]");
+    run(&registry, &mut state, "search[Nowhere Town]");
+    assert_eq!(state.page.as_ref().map(|p| p.title.as_str()), Some("Eskerby"));
+    assert!(run(&registry, &mut state, "lookup[slate]").text.starts_with("(Result 1 / 1) Eskerby grew rich"));
+}
+
+#[test]
+fn lookup_advances_through_results_then_says_no_more() {
+    let registry = demo_registry();
+    let mut state = ToolState::default();
+    run(&registry, &mut state, "search[Marrowick]");
+    let first = run(&registry, &mut state, "lookup[river]");
+    assert_eq!(
+        first.text,
+        "(Result 1 / 3) The city lies on both banks of the Tessel River, about twenty kilometres from the coast."
+    );
+    let second = run(&registry, &mut state, "Lookup[river]");
+    assert!(second.text.starts_with("(Result 2 / 3) Its old town grew around a river crossing"), "{}", second.text);
+    let third = run(&registry, &mut state, "lookup[river]");
+    assert!(third.text.starts_with("(Result 3 / 3) The river port"), "{}", third.text);
+    assert_eq!(run(&registry, &mut state, "lookup[river]").text, "No more results.");
+    assert_eq!(run(&registry, &mut state, "lookup[river]").text, "No more results.");
+    assert_eq!(state.lookup, Some(LookupCursor { keyword: "river".into(), shown: 3 }));
+
+    // Another keyword starts again; so does a new search.
+    assert!(run(&registry, &mut state, "lookup[RIVER PORT]").text.starts_with("(Result 1 / 1) The river port"));
+    assert!(run(&registry, &mut state, "lookup[river]").text.starts_with("(Result 1 / 3)"));
+    run(&registry, &mut state, "search[Tessel River]");
+    assert_eq!(state.lookup, None);
+    assert!(run(&registry, &mut state, "lookup[river]")
+        .text
+        .starts_with("(Result 1 / 2) The Tessel River is the longest"));
+    assert_eq!(run(&registry, &mut state, "lookup[volcano]").text, "No more results.");
+}
+
+#[test]
+fn lookup_before_any_search_explains_what_to_do() {
+    let registry = demo_registry();
+    let mut state = ToolState::default();
+    let obs = run(&registry, &mut state, "lookup[river]");
+    assert!(!obs.ok);
+    assert!(obs.text.contains("search[entity]"), "{}", obs.text);
+    assert_eq!(state, ToolState::default());
+    run(&registry, &mut state, "search[Eskerby]");
+    assert!(!run(&registry, &mut state, "lookup[ ]").ok);
+}
+
+#[test]
+fn tool_state_and_observations_round_trip_through_json() {
+    let registry = demo_registry();
+    let mut state = ToolState::default();
+    run(&registry, &mut state, "search[Wend River]");
+    let obs = run(&registry, &mut state, "lookup[Eskerby]");
+    let saved = serde_json::to_string(&state).expect("state serialises");
+    let mut restored: ToolState = serde_json::from_str(&saved).expect("state loads");
+    assert_eq!(restored, state);
+    // A fork continues from the restored state exactly as the original would.
+    assert_eq!(run(&registry, &mut restored, "lookup[Eskerby]"), run(&registry, &mut state, "lookup[Eskerby]"));
+    let obs_json = serde_json::to_value(&obs).expect("observation serialises");
+    assert_eq!(obs_json["ok"], true);
+    assert!(obs_json["latency_ms"].is_u64());
+    assert_eq!(serde_json::from_value::<Observation>(obs_json).ok(), Some(obs));
+}
+
+#[test]
+fn a_backend_failure_is_an_observation() {
+    struct Down;
+    impl KnowledgeBackend for Down {
+        fn name(&self) -> &str {
+            "down"
+        }
+        fn search<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Result<SearchOutcome, KnowledgeError>> {
+            Box::pin(async { Err(KnowledgeError::Timeout { source_name: "wikipedia".into(), seconds: 2.0 }) })
+        }
+    }
+    let registry = ToolRegistry::react(Arc::new(Down));
+    let mut state = ToolState::default();
+    let obs = run(&registry, &mut state, "search[Anything]");
+    assert!(!obs.ok);
+    assert_eq!(obs.text, "Search failed: wikipedia did not answer within 2 s. Try again or search for something else.");
+    assert!(!run(&registry, &mut state, "search[]").ok);
+}
+
+#[test]
+fn sentences_split_without_breaking_abbreviations() {
+    let text = "Dr. Aldo Saren moved to the U.S. in 1910. He met J. R. Fenwick at St. Ives, e.g. at the harbour. \
+                It cost 3.5 marks! Was it worth it? \"Yes,\" he said. The end";
+    assert_eq!(
+        split_sentences(text),
+        [
+            "Dr. Aldo Saren moved to the U.S. in 1910.",
+            "He met J. R. Fenwick at St. Ives, e.g. at the harbour.",
+            "It cost 3.5 marks!",
+            "Was it worth it?",
+            "\"Yes,\" he said.",
+            "The end",
+        ]
+    );
+    let wiki =
+        "Intro sentence one. Intro two.\n\n== History ==\nFounded in 1903.\n=== Later ===\nClosed (in 1990.) Reopened.";
+    assert_eq!(
+        split_sentences(wiki),
+        ["Intro sentence one.", "Intro two.", "Founded in 1903.", "Closed (in 1990.)", "Reopened."]
+    );
+}
+
+#[test]
+fn corpus_loading_warns_about_bad_files_and_lines_and_keeps_the_rest() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).expect("write a test file");
+    write("a_heading.md", "# Blue Lake\n\nBlue Lake is cold. It is deep.\n");
+    write("Green_Hill.txt", "Green Hill is a hill. Sheep graze on it.");
+    write("empty.md", "# Empty Page\n\n");
+    write(
+        "more.jsonl",
+        "{\"title\": \"Red Rock\", \"text\": \"Red Rock is red. It is a rock.\"}\n\
+         {not json\n\
+         \n\
+         {\"text\": \"no title\"}\n\
+         {\"title\": \"No Text\"}\n\
+         {\"title\": \"blue_lake\", \"text\": \"A duplicate.\"}\n",
+    );
+    write("questions.jsonl", "{\"question\": \"q\", \"answer\": \"a\", \"hops\": [], \"keyword\": \"k\"}\n");
+    write("picture.png", "not text");
+    std::fs::write(dir.path().join("latin1.txt"), [0xff, 0xfe, 0x41]).expect("write a test file");
+
+    let corpus = Corpus::load_dir(dir.path()).expect("the folder loads");
+    // Files load in byte order of their names (capitals first).
+    assert_eq!(corpus.titles(), ["Green Hill", "Blue Lake", "Red Rock"]);
+    assert_eq!(corpus.page("Green Hill").map(|p| p.sentences.len()), Some(2));
+    let w = &corpus.warnings;
+    assert_eq!(w.len(), 6, "{w:#?}");
+    assert!(w[0].contains("empty.md") && w[0].contains("no text"), "{}", w[0]);
+    assert!(w[1].contains("latin1.txt") && w[1].contains("cannot read"), "{}", w[1]);
+    assert!(w[2].contains("more.jsonl:2:") && w[2].contains("not valid JSON"), "{}", w[2]);
+    assert!(w[3].contains("more.jsonl:4:") && w[3].contains("\"title\""), "{}", w[3]);
+    assert!(w[4].contains("more.jsonl:5:") && w[4].contains("\"text\""), "{}", w[4]);
+    assert!(w[5].contains("more.jsonl:6:") && w[5].contains("Blue Lake"), "{}", w[5]);
+
+    let missing = Corpus::load_dir(&dir.path().join("nope"));
+    assert!(missing.is_err_and(|e| e.to_string().contains("nope")));
+
+    let built = Corpus::from_documents([Document { title: "X".into(), text: "One. Two.".into() }]);
+    assert_eq!(built.len(), 1);
+}
+
+fn qa_demo_dir() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/corpus/qa-demo")
+}
+
+#[test]
+fn the_compiled_in_qa_demo_matches_its_folder() {
+    let from_disk = Corpus::load_dir(&qa_demo_dir()).expect("assets/corpus/qa-demo loads");
+    assert!(from_disk.warnings.is_empty(), "{:#?}", from_disk.warnings);
+    let built_in = qa_demo();
+    assert!(built_in.warnings.is_empty(), "{:#?}", built_in.warnings);
+    let mut a = from_disk.titles();
+    let mut b = built_in.titles();
+    a.sort_unstable();
+    b.sort_unstable();
+    assert_eq!(a, b, "a file was added to or removed from the folder: update QA_DEMO_FILES");
+    assert!((28..=35).contains(&built_in.len()), "{}", built_in.len());
+    for title in built_in.titles() {
+        let n = built_in.page(title).map_or(0, |p| p.sentences.len());
+        assert!((3..=8).contains(&n), "{title} has {n} sentences");
+    }
+}
+
+#[test]
+fn every_qa_demo_question_is_answered_by_its_two_hops() {
+    let questions = qa_demo_questions().expect("questions.jsonl parses");
+    assert!((12..=15).contains(&questions.len()), "{}", questions.len());
+    let corpus = qa_demo();
+    let registry = demo_registry();
+    for q in &questions {
+        assert_eq!(q.hops.len(), 2, "{}", q.question);
+        let [first, second] = [&q.hops[0], &q.hops[1]];
+        let hop1 = corpus.page(first).unwrap_or_else(|| panic!("no page '{first}' for: {}", q.question));
+        assert!(corpus.page(second).is_some(), "no page '{second}' for: {}", q.question);
+        // The bridge is named on the first page; the answer is not there.
+        assert!(hop1.sentences.iter().any(|s| s.contains(second.trim_start_matches("The "))), "{}", q.question);
+        assert!(!hop1.sentences.iter().any(|s| s.contains(&q.answer)), "hop 1 gives away: {}", q.question);
+
+        let mut state = ToolState::default();
+        assert!(run(&registry, &mut state, &format!("search[{first}]")).ok);
+        assert!(run(&registry, &mut state, &format!("search[{second}]")).ok);
+        let obs = run(&registry, &mut state, &format!("lookup[{}]", q.keyword));
+        assert!(obs.text.starts_with("(Result 1 / "), "{}: {}", q.question, obs.text);
+        assert!(obs.text.contains(&q.answer), "{}: {}", q.question, obs.text);
+        assert!(block_on(registry.call(&ToolCall::new("finish", &q.answer), &mut state)).ok);
+    }
+}
