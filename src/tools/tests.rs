@@ -382,3 +382,20 @@ fn every_qa_demo_question_is_answered_by_its_two_hops() {
         assert!(block_on(registry.call(&ToolCall::new("finish", &q.answer), &mut state)).ok);
     }
 }
+
+#[test]
+fn wikipedia_replies_parse_in_both_format_versions() {
+    use super::wikipedia::{parse_extract, parse_opensearch};
+    let v2 = json!({"query": {"pages": [{"pageid": 1, "title": "A", "extract": "One. Two."}]}});
+    let page = parse_extract(&v2).ok().flatten().expect("a page");
+    assert_eq!((page.title.as_str(), page.sentences.len()), ("A", 2));
+    assert_eq!(parse_extract(&json!({"query": {"pages": [{"title": "B", "missing": true}]}})).ok(), Some(None));
+    assert_eq!(parse_extract(&json!({"query": {"pages": {"-1": {"title": "<", "invalid": ""}}}})).ok(), Some(None));
+    assert_eq!(parse_extract(&json!({"query": {"pages": {"5": {"title": "C", "extract": ""}}}})).ok(), Some(None));
+    assert!(parse_extract(&json!({"batchcomplete": ""})).is_err());
+    assert_eq!(
+        parse_opensearch(&json!(["q", ["X", 3, "Y"], [], []])).ok(),
+        Some(vec!["X".to_string(), "Y".to_string()])
+    );
+    assert!(parse_opensearch(&json!({"q": 1})).is_err());
+}

@@ -71,7 +71,7 @@ impl Wikipedia {
         &self.options
     }
 
-    /// Searches answered from the cache so far are not counted; this is how many entries it holds.
+    /// How many searches (found or not) the in-memory cache holds.
     pub fn cached(&self) -> usize {
         self.cache.lock().map(|c| c.len()).unwrap_or(0)
     }
