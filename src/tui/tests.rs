@@ -443,3 +443,18 @@ fn streamed_text_shows_until_the_reply_lands_and_cost_is_priced() {
     assert_eq!(app.cost_usd(), Some(expected));
     assert!(render(&mut app, 160, 40).contains("$0.0"));
 }
+
+#[test]
+fn imported_sessions_open_and_say_where_nodes_came_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tot-log-3.json");
+    let report = crate::session::import_tot::import(&log, Some(dir.path())).unwrap();
+    let path = report.checks[0].session.clone().unwrap();
+    let session = Session::load(Path::new(&path)).unwrap();
+    let params = session.header.params.clone();
+    let mut app =
+        App::replay(setup(dir.path(), params), session, Keymap::default(), ThemeSet::default(), "dark").unwrap();
+    select(&mut app, NodeId(1));
+    let screen = render(&mut app, 160, 50);
+    assert!(screen.contains("imported from tot-log (model gpt-4)"), "{screen}");
+}

@@ -22,6 +22,9 @@ pub fn lines(view: &View) -> Vec<Line<'static>> {
     let mut out = Vec::new();
     let origin = match &n.origin {
         Origin::Root => "the puzzle input".to_string(),
+        Origin::Model if app.header.provider.starts_with("import:") => {
+            format!("imported from {} (model {})", app.header.provider.trim_start_matches("import:"), app.header.model)
+        }
         Origin::Model => format!("proposed by {}", app.header.model),
         Origin::Human { edited_from: Some(from) } => format!("edited by hand from {from}"),
         Origin::Human { edited_from: None } => "written by hand".to_string(),
