@@ -522,12 +522,21 @@ fn read_block(
             let (dict_no, _) = block[pos];
             // The dict is one line in ReAct's logs; allow it to span lines until it closes.
             let mut dict_text = String::new();
-            for (_, line) in &block[pos..] {
+            let mut after = block.len();
+            for (i, (_, line)) in block.iter().enumerate().skip(pos) {
                 dict_text.push_str(line);
                 dict_text.push('\n');
                 if line.trim_end().ends_with('}') {
+                    after = i + 1;
                     break;
                 }
+            }
+            // After the dict only ReAct's timing line (numbers) is expected.
+            let timing = |l: &str| l.split_whitespace().all(|w| w.parse::<f64>().is_ok());
+            if let Some((no, _)) = block[after..].iter().find(|(_, l)| !timing(l)) {
+                warnings.push(format!(
+                    "{source}:{no}: unexpected text after the results dict (a missing `-----------`?); ignored"
+                ));
             }
             let value = parse_python_literal(&dict_text).map_err(|e| (dict_no, format!("results dict: {e}")))?;
             let result = result_from(&value).map_err(|e| (dict_no, format!("results dict: {e}")))?;

@@ -336,6 +336,14 @@ fn react_malformed_blocks_are_skipped_with_warnings() {
     assert_eq!(ts[1].result, None);
     assert_eq!(ts[1].steps[0].thought, None);
 
+    // Text after the results dict (two trajectories without a separator) is reported.
+    let text = "1 Claim: A.\nAction 1: Finish[x]\n{'steps': 1, 'answer': 'x', 'gt_answer': 'x', 'em': 1, 'reward': 1, \
+                'f1': 1}\n\n1 1 1.0 2.5\n2 Claim: B.\nAction 1: Finish[y]\n";
+    let (ts, warnings) = read_trajectories(text, "f");
+    assert_eq!(ts.len(), 1);
+    assert_eq!(ts[0].question_idx, Some(1));
+    assert_eq!(warnings, vec!["f:6: unexpected text after the results dict (a missing `-----------`?); ignored"]);
+
     // Missing keys name the key.
     let (ts, warnings) = read_trajectories("1 Claim: A.\nAction 1: Finish[x]\n{'steps': 1, 'answer': 'x'}\n", "f");
     assert!(ts.is_empty());
