@@ -3,6 +3,7 @@
 
 pub mod game24;
 pub mod prompts;
+pub mod react_text;
 
 use std::sync::Arc;
 

@@ -1,0 +1,903 @@
+//! The ReAct text format (Yao et al.): `Thought i: ...` / `Action i: Tool[arg]` /
+//! `Observation i: ...`. Pure text handling, no I/O except the data readers:
+//!
+//! * [`parse_step`] reads a model's reply in one ReAct step, tolerantly (any case, missing
+//!   or wrong step numbers, markdown, an action on the line after `Action i:`, several
+//!   actions, a model that writes its own observation, `search("x")` and `Finish: x`);
+//! * [`format_step`] writes the canonical text, [`STOP_SEQUENCES`] go with requests;
+//! * [`read_trajectories`] reads ReAct's logged trajectories (blocks separated by
+//!   `-----------`, each ending in a Python dict of results);
+//! * [`normalize_answer`], [`exact_match`] and [`f1`] score like the HotpotQA script the
+//!   ReAct code uses;
+//! * [`read_hotpotqa`] reads `hotpot_dev_v1_simplified.json`.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+/// Stop sequences for a ReAct step request: the model must stop before writing the
+/// observation itself (the ReAct code stops at `\nObservation {i}:`).
+pub const STOP_SEQUENCES: &[&str] = &["\nObservation"];
+
+/// One tool call: `Search[Paramore]` is `{ tool: "search", arg: "Paramore" }`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolAction {
+    /// The tool name, lowercase.
+    pub tool: String,
+    pub arg: String,
+}
+
+impl ToolAction {
+    pub fn new(tool: &str, arg: &str) -> Self {
+        ToolAction { tool: tool.to_lowercase(), arg: arg.to_string() }
+    }
+}
+
+/// The canonical form: the tool name capitalised, the argument in brackets (`Search[x]`).
+impl fmt::Display for ToolAction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut chars = self.tool.chars();
+        if let Some(first) = chars.next() {
+            write!(f, "{}{}", first.to_uppercase(), chars.as_str())?;
+        }
+        write!(f, "[{}]", self.arg)
+    }
+}
+
+/// What a model's reply in one ReAct step says.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ParsedStep {
+    pub thought: Option<String>,
+    /// The action to take: the first readable one.
+    pub action: Option<ToolAction>,
+    /// Further actions the reply wrote, as written: noted, not taken.
+    pub extra_actions: Vec<String>,
+    /// Why the reply is unusable (no readable action); the message restates the format
+    /// and is meant to be shown to the agent as its observation.
+    pub problem: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Label {
+    Thought,
+    Action,
+    Observation,
+}
+
+/// A line that starts with a label: `Thought 1:`, `action:`, `OBSERVATION 12 :`.
+/// Returns the label, its number if any, and the text after the colon.
+fn label_of(line: &str) -> Option<(Label, Option<usize>, &str)> {
+    let line = line.trim_start();
+    let word_end = line.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(line.len());
+    let label = match line[..word_end].to_ascii_lowercase().as_str() {
+        "thought" => Label::Thought,
+        "action" => Label::Action,
+        "observation" => Label::Observation,
+        _ => return None,
+    };
+    let rest = line[word_end..].trim_start();
+    let digits_end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+    let number = rest[..digits_end].parse().ok();
+    let rest = rest[digits_end..].trim_start().strip_prefix(':')?;
+    Some((label, number, rest))
+}
+
+/// A line without markdown decoration: no `**` or backticks, no leading list marker,
+/// quote marker or heading hashes.
+fn clean_line(line: &str) -> String {
+    let line = line.replace("**", "").replace('`', "");
+    let mut s = line.trim();
+    loop {
+        let before = s;
+        s = s.trim_start_matches('#').trim_start();
+        for marker in ["- ", "* ", "> "] {
+            if let Some(rest) = s.strip_prefix(marker) {
+                s = rest.trim_start();
+            }
+        }
+        if s == before {
+            break;
+        }
+    }
+    s.to_string()
+}
+
+fn strip_quotes(s: &str) -> &str {
+    let s = s.trim();
+    for q in ['"', '\''] {
+        if s.len() >= 2 && s.starts_with(q) && s.ends_with(q) {
+            return &s[1..s.len() - 1];
+        }
+    }
+    s
+}
+
+/// The text between an opening bracket at the start of `s` and its matching close,
+/// and what follows the close.
+fn bracketed(s: &str, open: char, close: char) -> Option<(&str, &str)> {
+    let mut depth = 0usize;
+    for (i, c) in s.char_indices() {
+        if c == open {
+            depth += 1;
+        } else if c == close {
+            depth = depth.saturating_sub(1);
+            if depth == 0 {
+                return Some((&s[open.len_utf8()..i], &s[i + close.len_utf8()..]));
+            }
+        }
+    }
+    None
+}
+
+/// One tool call at the start of a (cleaned) line: `Search[x]`, `Search [x]`,
+/// `search("x")`, `search(query="x")` or (if `allow_colon`) `Finish: x`. Text after the
+/// call is ignored. The second value tells whether the call fills the line (only
+/// trailing punctuation after it).
+fn parse_call(line: &str, allow_colon: bool) -> Option<(ToolAction, bool)> {
+    let line = clean_line(line);
+    if !line.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        return None;
+    }
+    let name_end = line.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(line.len());
+    let name = &line[..name_end];
+    let rest = line[name_end..].trim_start();
+    let whole = |after: &str| after.trim().trim_matches(|c: char| c == '.' || c == ',' || c == ';').is_empty();
+    if rest.starts_with('[') {
+        let (inner, after) = bracketed(rest, '[', ']')?;
+        Some((ToolAction::new(name, strip_quotes(inner)), whole(after)))
+    } else if rest.starts_with('(') {
+        let (inner, after) = bracketed(rest, '(', ')')?;
+        let mut arg = inner.trim();
+        // One keyword argument: `search(query="x")`.
+        if let Some((key, value)) = arg.split_once('=') {
+            let key = key.trim();
+            let value = value.trim();
+            if !key.is_empty()
+                && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && (value.starts_with('"') || value.starts_with('\''))
+            {
+                arg = value;
+            }
+        }
+        Some((ToolAction::new(name, strip_quotes(arg)), whole(after)))
+    } else if let Some(arg) = rest.strip_prefix(':').filter(|_| allow_colon) {
+        let arg = strip_quotes(arg.trim().trim_end_matches('.'));
+        if arg.is_empty() {
+            return None;
+        }
+        Some((ToolAction::new(name, arg), false))
+    } else {
+        None
+    }
+}
+
+/// The first readable call among the non-empty lines of an action's text (`Tool: arg`
+/// only on the first line).
+fn first_call(text: &str) -> Option<ToolAction> {
+    text.lines().filter(|l| !l.trim().is_empty()).enumerate().find_map(|(i, l)| parse_call(l, i == 0).map(|(a, _)| a))
+}
+
+fn shorten(s: &str, max: usize) -> String {
+    let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if s.chars().count() <= max {
+        s
+    } else {
+        format!("{}...", s.chars().take(max).collect::<String>())
+    }
+}
+
+/// The message for a reply without a usable action; it restates the format.
+fn problem_message(step: usize, detail: &str) -> String {
+    format!(
+        "Invalid action: {detail}. Reply with one thought and one action, in this form:\n\
+         Thought {step}: <your reasoning>\n\
+         Action {step}: Tool[argument]\n\
+         for example Action {step}: Search[entity], Lookup[keyword] or Finish[answer]."
+    )
+}
+
+struct Section {
+    label: Option<Label>,
+    lines: Vec<String>,
+}
+
+impl Section {
+    fn text(&self) -> String {
+        self.lines.join("\n").trim().to_string()
+    }
+}
+
+fn non_empty(s: String) -> Option<String> {
+    if s.is_empty() {
+        None
+    } else {
+        Some(s)
+    }
+}
+
+/// Read a model's reply in ReAct step `step` (its `Thought`/`Action` for that step).
+///
+/// The thought is the labelled thought before the first action, or else the unlabelled
+/// text before it (the prompt usually ends with `Thought i:`, so the reply starts with
+/// the thought's text). The action is the first readable one; later ones go to
+/// `extra_actions`. Anything from a line starting with `Observation` on is cut off.
+/// A reply with no readable action gets a `problem`.
+pub fn parse_step(reply: &str, step: usize) -> ParsedStep {
+    let mut sections = vec![Section { label: None, lines: Vec::new() }];
+    for raw in reply.lines() {
+        let trimmed = raw.trim();
+        if trimmed.starts_with("```") {
+            continue;
+        }
+        let line = clean_line(raw);
+        match label_of(&line) {
+            Some((Label::Observation, _, _)) => break,
+            Some((label, _, rest)) => sections.push(Section { label: Some(label), lines: vec![rest.to_string()] }),
+            None => {
+                if let Some(last) = sections.last_mut() {
+                    last.lines.push(line);
+                }
+            }
+        }
+    }
+
+    let mut parsed = ParsedStep::default();
+    let first_action = sections.iter().position(|s| s.label == Some(Label::Action));
+    let before = &sections[..first_action.unwrap_or(sections.len())];
+    let labelled_thought = before.iter().rev().find(|s| s.label == Some(Label::Thought)).map(Section::text);
+    let unlabelled = before.first().map(Section::text).unwrap_or_default();
+
+    match first_action {
+        Some(first) => {
+            parsed.thought = labelled_thought.and_then(non_empty).or_else(|| non_empty(unlabelled));
+            let mut unreadable = None;
+            for section in sections[first..].iter().filter(|s| s.label == Some(Label::Action)) {
+                let text = section.text();
+                if parsed.action.is_some() {
+                    if !text.is_empty() {
+                        parsed.extra_actions.push(shorten(&text, 200));
+                    }
+                    continue;
+                }
+                let mut calls = text.lines().filter(|l| !l.trim().is_empty()).enumerate().filter_map(|(i, l)| {
+                    // `Tool: arg` only as the action's first line; later lines may be prose.
+                    parse_call(l, i == 0).map(|(call, _)| (call, l))
+                });
+                match calls.next() {
+                    Some((call, _)) => {
+                        parsed.action = Some(call);
+                        // Further calls on their own lines: noted.
+                        parsed.extra_actions.extend(calls.map(|(_, l)| shorten(l, 200)));
+                    }
+                    None => {
+                        if unreadable.is_none() {
+                            unreadable = Some(text);
+                        }
+                    }
+                }
+            }
+            if parsed.action.is_none() {
+                let detail = match unreadable.filter(|t| !t.is_empty()) {
+                    Some(text) => format!("could not read the action {:?}", shorten(&text, 80)),
+                    None => "the action is empty".to_string(),
+                };
+                parsed.problem = Some(problem_message(step, &detail));
+            }
+        }
+        None => {
+            // No `Action` label: accept a line that is nothing but a bracket call.
+            let text = labelled_thought.unwrap_or(unlabelled);
+            let lines: Vec<&str> = text.lines().collect();
+            let found = lines.iter().position(|l| matches!(parse_call(l, false), Some((_, true))));
+            match found {
+                Some(i) => {
+                    parsed.action = parse_call(lines[i], false).map(|(a, _)| a);
+                    parsed.thought = non_empty(lines[..i].join("\n").trim().to_string());
+                    parsed.extra_actions = lines[i + 1..]
+                        .iter()
+                        .filter(|l| matches!(parse_call(l, false), Some((_, true))))
+                        .map(|l| shorten(l, 200))
+                        .collect();
+                }
+                None => {
+                    parsed.thought = non_empty(text);
+                    parsed.problem = Some(problem_message(step, "no action found in the reply"));
+                }
+            }
+        }
+    }
+    parsed
+}
+
+/// The canonical text of one step: `Thought i: ...\nAction i: Tool[arg]\nObservation i: ...\n`.
+/// Missing parts are left out (a sparse thought, or a step whose observation is not known yet).
+pub fn format_step(
+    step: usize,
+    thought: Option<&str>,
+    action: Option<&ToolAction>,
+    observation: Option<&str>,
+) -> String {
+    let mut out = String::new();
+    if let Some(thought) = thought {
+        out.push_str(&format!("Thought {step}: {}\n", thought.trim()));
+    }
+    if let Some(action) = action {
+        out.push_str(&format!("Action {step}: {action}\n"));
+    }
+    if let Some(observation) = observation {
+        out.push_str(&format!("Observation {step}: {}\n", observation.trim()));
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------
+// Trajectories
+
+/// Whether a trajectory checks a claim (FEVER) or answers a question (HotpotQA).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QuestionKind {
+    Claim,
+    Question,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrajectoryStep {
+    /// The step number as written (or counted when the log has none).
+    pub n: usize,
+    pub thought: Option<String>,
+    /// The action text as written, e.g. `Finish[NOT ENOUGH INFO]` (empty if none).
+    pub action_raw: String,
+    /// The action as read tolerantly; `None` when unreadable. A log's environment may
+    /// still have called it invalid (see the observation).
+    pub action: Option<ToolAction>,
+    pub observation: String,
+}
+
+/// The results dict at the end of a trajectory.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrajectoryResult {
+    pub steps: usize,
+    pub answer: String,
+    pub gt_answer: String,
+    pub em: f64,
+    pub reward: f64,
+    pub f1: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Trajectory {
+    pub question_idx: Option<usize>,
+    pub kind: QuestionKind,
+    pub question: String,
+    pub steps: Vec<TrajectoryStep>,
+    pub result: Option<TrajectoryResult>,
+}
+
+fn is_separator(line: &str) -> bool {
+    let t = line.trim();
+    t.len() >= 5 && t.chars().all(|c| c == '-')
+}
+
+/// `3687 Claim: ...`, `Question: ...`: the index (if any), the kind and the text.
+fn header_of(line: &str) -> Option<(Option<usize>, QuestionKind, String)> {
+    let line = line.trim();
+    let digits_end = line.find(|c: char| !c.is_ascii_digit()).unwrap_or(line.len());
+    let idx = line[..digits_end].parse().ok();
+    let rest = line[digits_end..].trim_start();
+    let word_end = rest.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(rest.len());
+    let kind = match rest[..word_end].to_ascii_lowercase().as_str() {
+        "claim" => QuestionKind::Claim,
+        "question" => QuestionKind::Question,
+        _ => return None,
+    };
+    let text = rest[word_end..].trim_start().strip_prefix(':')?;
+    Some((idx, kind, text.trim().to_string()))
+}
+
+/// Read ReAct text trajectories. `source` names the text in warnings
+/// (`source:line: message`). A malformed block is skipped with a warning; the rest are kept.
+pub fn read_trajectories(text: &str, source: &str) -> (Vec<Trajectory>, Vec<String>) {
+    let mut trajectories = Vec::new();
+    let mut warnings = Vec::new();
+    let mut block: Vec<(usize, &str)> = Vec::new();
+    let mut flush = |block: &mut Vec<(usize, &str)>| {
+        if block.iter().any(|(_, l)| !l.trim().is_empty()) {
+            match read_block(block, source, &mut warnings) {
+                Ok(t) => trajectories.push(t),
+                Err((line, message)) => warnings.push(format!("{source}:{line}: {message}; block skipped")),
+            }
+        }
+        block.clear();
+    };
+    for (i, line) in text.lines().enumerate() {
+        if is_separator(line) {
+            flush(&mut block);
+        } else {
+            block.push((i + 1, line));
+        }
+    }
+    flush(&mut block);
+    (trajectories, warnings)
+}
+
+fn read_block(
+    block: &[(usize, &str)],
+    source: &str,
+    warnings: &mut Vec<String>,
+) -> Result<Trajectory, (usize, String)> {
+    let non_blank: Vec<usize> = (0..block.len()).filter(|&i| !block[i].1.trim().is_empty()).collect();
+    let Some(&h) = non_blank.first() else {
+        return Err((block.first().map_or(0, |(n, _)| *n), "empty block".to_string()));
+    };
+    let (first_no, first) = block[h];
+    // The header, possibly with the index alone on the line before it.
+    let header = match header_of(first) {
+        Some(header) => Some((header, h + 1)),
+        None => match (first.trim().parse::<usize>(), non_blank.get(1)) {
+            (Ok(idx), Some(&j)) => match header_of(block[j].1) {
+                Some((None, kind, text)) => Some(((Some(idx), kind, text), j + 1)),
+                _ => None,
+            },
+            _ => None,
+        },
+    };
+    let Some(((mut question_idx, kind, question), body_start)) = header else {
+        return Err((
+            first_no,
+            format!("expected `<index> Claim: ...` or `<index> Question: ...`, found {:?}", shorten(first, 60)),
+        ));
+    };
+
+    // Body: question continuation, labelled sections, then the results dict.
+    let mut question_lines = vec![question];
+    let mut sections: Vec<(Label, Option<usize>, Vec<&str>)> = Vec::new();
+    let mut result_at: Option<usize> = None;
+    for (pos, &(_, line)) in block.iter().enumerate().skip(body_start) {
+        let trimmed = line.trim();
+        if (trimmed.starts_with("{'") || trimmed.starts_with("{\"")) && !sections.is_empty() {
+            result_at = Some(pos);
+            break;
+        }
+        match label_of(line) {
+            Some((label, n, rest)) => sections.push((label, n, vec![rest])),
+            None => match sections.last_mut() {
+                Some(section) => section.2.push(line),
+                None => question_lines.push(trimmed.to_string()),
+            },
+        }
+    }
+    if sections.is_empty() {
+        return Err((first_no, "no `Thought`/`Action`/`Observation` lines".to_string()));
+    }
+
+    let mut steps: Vec<TrajectoryStep> = Vec::new();
+    // Whether the last step has its action and its observation yet.
+    let (mut has_action, mut has_observation) = (false, false);
+    for (label, n, body) in &sections {
+        let text = body.join("\n").trim().to_string();
+        let new_step = match label {
+            Label::Thought => true,
+            Label::Action => has_action || has_observation,
+            Label::Observation => has_observation,
+        };
+        if new_step || steps.is_empty() {
+            let n = n.unwrap_or_else(|| steps.last().map_or(1, |s| s.n + 1));
+            steps.push(TrajectoryStep {
+                n,
+                thought: None,
+                action_raw: String::new(),
+                action: None,
+                observation: String::new(),
+            });
+            (has_action, has_observation) = (false, false);
+        }
+        let Some(step) = steps.last_mut() else { continue };
+        match label {
+            Label::Thought => {
+                step.thought = non_empty(text);
+            }
+            Label::Action => {
+                step.action_raw = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("\n");
+                step.action = first_call(&step.action_raw);
+                has_action = true;
+            }
+            Label::Observation => {
+                step.observation = text;
+                has_observation = true;
+            }
+        }
+    }
+
+    let result = match result_at {
+        None => {
+            let last = block.last().map_or(first_no, |(n, _)| *n);
+            warnings
+                .push(format!("{source}:{last}: no results dict at the end of the trajectory; kept without a result"));
+            None
+        }
+        Some(pos) => {
+            let (dict_no, _) = block[pos];
+            // The dict is one line in ReAct's logs; allow it to span lines until it closes.
+            let mut dict_text = String::new();
+            let mut after = block.len();
+            for (i, (_, line)) in block.iter().enumerate().skip(pos) {
+                dict_text.push_str(line);
+                dict_text.push('\n');
+                if line.trim_end().ends_with('}') {
+                    after = i + 1;
+                    break;
+                }
+            }
+            // After the dict only ReAct's timing line (numbers) is expected.
+            let timing = |l: &str| l.split_whitespace().all(|w| w.parse::<f64>().is_ok());
+            if let Some((no, _)) = block[after..].iter().find(|(_, l)| !timing(l)) {
+                warnings.push(format!(
+                    "{source}:{no}: unexpected text after the results dict (a missing `-----------`?); ignored"
+                ));
+            }
+            let value = parse_python_literal(&dict_text).map_err(|e| (dict_no, format!("results dict: {e}")))?;
+            let result = result_from(&value).map_err(|e| (dict_no, format!("results dict: {e}")))?;
+            if let Some(Py::Int(i)) = dict_get(&value, "question_idx") {
+                match question_idx {
+                    None => question_idx = usize::try_from(*i).ok(),
+                    Some(idx) if i64::try_from(idx).ok() != Some(*i) => warnings.push(format!(
+                        "{source}:{dict_no}: the results dict says question_idx {i}, the header says {idx}; keeping {idx}"
+                    )),
+                    Some(_) => {}
+                }
+            }
+            Some(result)
+        }
+    };
+
+    Ok(Trajectory { question_idx, kind, question: question_lines.join("\n").trim().to_string(), steps, result })
+}
+
+fn dict_get<'a>(value: &'a Py, key: &str) -> Option<&'a Py> {
+    match value {
+        Py::Dict(items) => items.iter().find(|(k, _)| matches!(k, Py::Str(s) if s == key)).map(|(_, v)| v),
+        _ => None,
+    }
+}
+
+fn result_from(value: &Py) -> Result<TrajectoryResult, String> {
+    if !matches!(value, Py::Dict(_)) {
+        return Err("not a dict".to_string());
+    }
+    let get = |key: &str| dict_get(value, key).ok_or_else(|| format!("no {key:?}"));
+    let number = |key: &str| -> Result<f64, String> {
+        match get(key)? {
+            Py::Int(i) => Ok(*i as f64),
+            Py::Float(f) => Ok(*f),
+            Py::Bool(b) => Ok(if *b { 1.0 } else { 0.0 }),
+            other => Err(format!("{key:?} is {other:?}, not a number")),
+        }
+    };
+    let text = |key: &str| -> Result<String, String> {
+        match get(key)? {
+            Py::Str(s) => Ok(s.clone()),
+            Py::None => Ok(String::new()),
+            Py::Int(i) => Ok(i.to_string()),
+            Py::Float(f) => Ok(f.to_string()),
+            Py::Bool(b) => Ok(if *b { "True" } else { "False" }.to_string()),
+            other => Err(format!("{key:?} is {other:?}, not a string")),
+        }
+    };
+    let steps = match get("steps")? {
+        Py::Int(i) if *i >= 0 => *i as usize,
+        other => return Err(format!("\"steps\" is {other:?}, not a count")),
+    };
+    Ok(TrajectoryResult {
+        steps,
+        answer: text("answer")?,
+        gt_answer: text("gt_answer")?,
+        em: number("em")?,
+        reward: number("reward")?,
+        f1: number("f1")?,
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Python literals (the repr of a dict of numbers and strings), without Python.
+
+#[derive(Debug, Clone, PartialEq)]
+enum Py {
+    None,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(String),
+    List(Vec<Py>),
+    Dict(Vec<(Py, Py)>),
+}
+
+/// Parse one Python literal: dicts, lists, tuples, strings (either quote, escapes, an
+/// `u`/`b`/`r` prefix), ints, floats, `None`, `True`, `False`, `nan`, `inf`.
+fn parse_python_literal(text: &str) -> Result<Py, String> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut p = PyParser { chars, pos: 0 };
+    let value = p.value()?;
+    p.ws();
+    if p.pos < p.chars.len() {
+        return Err(format!("unexpected {:?} at column {}", p.chars[p.pos], p.pos + 1));
+    }
+    Ok(value)
+}
+
+struct PyParser {
+    chars: Vec<char>,
+    pos: usize,
+}
+
+impl PyParser {
+    fn peek(&self) -> Option<char> {
+        self.chars.get(self.pos).copied()
+    }
+
+    fn ws(&mut self) {
+        while self.peek().is_some_and(char::is_whitespace) {
+            self.pos += 1;
+        }
+    }
+
+    fn err(&self, what: &str) -> String {
+        match self.peek() {
+            Some(c) => format!("{what}, found {c:?} at column {}", self.pos + 1),
+            None => format!("{what}, found the end of the text"),
+        }
+    }
+
+    fn value(&mut self) -> Result<Py, String> {
+        self.ws();
+        match self.peek() {
+            Some('{') => self.dict(),
+            Some('[') => self.seq(']').map(Py::List),
+            Some('(') => self.seq(')').map(Py::List),
+            Some('\'') | Some('"') => self.string().map(Py::Str),
+            Some(c) if c.is_ascii_digit() || c == '-' || c == '+' || c == '.' => self.number(),
+            Some(c) if c.is_ascii_alphabetic() => {
+                let start = self.pos;
+                while self.peek().is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+                    self.pos += 1;
+                }
+                let word: String = self.chars[start..self.pos].iter().collect();
+                match word.as_str() {
+                    "None" => Ok(Py::None),
+                    "True" => Ok(Py::Bool(true)),
+                    "False" => Ok(Py::Bool(false)),
+                    "nan" => Ok(Py::Float(f64::NAN)),
+                    "inf" => Ok(Py::Float(f64::INFINITY)),
+                    "u" | "U" | "b" | "B" | "r" | "R" if matches!(self.peek(), Some('\'') | Some('"')) => {
+                        self.string().map(Py::Str)
+                    }
+                    _ => Err(format!("unknown name {word:?} at column {}", start + 1)),
+                }
+            }
+            _ => Err(self.err("expected a value")),
+        }
+    }
+
+    fn dict(&mut self) -> Result<Py, String> {
+        self.pos += 1; // '{'
+        let mut items = Vec::new();
+        loop {
+            self.ws();
+            if self.peek() == Some('}') {
+                self.pos += 1;
+                return Ok(Py::Dict(items));
+            }
+            let key = self.value()?;
+            self.ws();
+            if self.peek() != Some(':') {
+                return Err(self.err("expected ':' after a key"));
+            }
+            self.pos += 1;
+            let value = self.value()?;
+            items.push((key, value));
+            self.ws();
+            match self.peek() {
+                Some(',') => self.pos += 1,
+                Some('}') => {}
+                _ => return Err(self.err("expected ',' or '}'")),
+            }
+        }
+    }
+
+    fn seq(&mut self, close: char) -> Result<Vec<Py>, String> {
+        self.pos += 1;
+        let mut items = Vec::new();
+        loop {
+            self.ws();
+            if self.peek() == Some(close) {
+                self.pos += 1;
+                return Ok(items);
+            }
+            items.push(self.value()?);
+            self.ws();
+            match self.peek() {
+                Some(',') => self.pos += 1,
+                Some(c) if c == close => {}
+                _ => return Err(self.err(&format!("expected ',' or '{close}'"))),
+            }
+        }
+    }
+
+    fn string(&mut self) -> Result<String, String> {
+        let start = self.pos;
+        let Some(quote) = self.peek() else { return Err(self.err("expected a string")) };
+        self.pos += 1;
+        let mut out = String::new();
+        loop {
+            let Some(c) = self.peek() else {
+                return Err(format!("unterminated string starting at column {}", start + 1));
+            };
+            self.pos += 1;
+            if c == quote {
+                return Ok(out);
+            }
+            if c != '\\' {
+                out.push(c);
+                continue;
+            }
+            let Some(e) = self.peek() else { continue };
+            self.pos += 1;
+            match e {
+                'n' => out.push('\n'),
+                't' => out.push('\t'),
+                'r' => out.push('\r'),
+                '0' => out.push('\0'),
+                '\\' | '\'' | '"' => out.push(e),
+                '\n' => {}
+                'x' | 'u' | 'U' => {
+                    let len = match e {
+                        'x' => 2,
+                        'u' => 4,
+                        _ => 8,
+                    };
+                    let hex: String = self.chars.iter().skip(self.pos).take(len).collect();
+                    let ch = u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32).filter(|_| hex.len() == len);
+                    match ch {
+                        Some(ch) => {
+                            out.push(ch);
+                            self.pos += len;
+                        }
+                        None => return Err(format!("bad \\{e} escape at column {}", self.pos)),
+                    }
+                }
+                other => {
+                    out.push('\\');
+                    out.push(other);
+                }
+            }
+        }
+    }
+
+    fn number(&mut self) -> Result<Py, String> {
+        let start = self.pos;
+        if matches!(self.peek(), Some('-') | Some('+')) {
+            self.pos += 1;
+        }
+        if self.chars[self.pos..].starts_with(&['i', 'n', 'f']) {
+            self.pos += 3;
+            let negative = self.chars[start] == '-';
+            return Ok(Py::Float(if negative { f64::NEG_INFINITY } else { f64::INFINITY }));
+        }
+        let mut float = false;
+        while let Some(c) = self.peek() {
+            if c.is_ascii_digit() || c == '_' {
+                self.pos += 1;
+            } else if c == '.' || c == 'e' || c == 'E' {
+                float = true;
+                self.pos += 1;
+                if (c == 'e' || c == 'E') && matches!(self.peek(), Some('-') | Some('+')) {
+                    self.pos += 1;
+                }
+            } else {
+                break;
+            }
+        }
+        let text: String = self.chars[start..self.pos].iter().filter(|c| **c != '_').collect();
+        let bad = || format!("bad number {text:?} at column {}", start + 1);
+        if float {
+            text.parse().map(Py::Float).map_err(|_| bad())
+        } else {
+            text.parse().map(Py::Int).map_err(|_| bad())
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Scoring, as in the HotpotQA evaluation script the ReAct code uses.
+
+/// Lowercase, drop ASCII punctuation, drop the articles a/an/the (as whole words), and
+/// collapse whitespace.
+pub fn normalize_answer(s: &str) -> String {
+    let lower = s.to_lowercase();
+    let no_punct: String = lower.chars().filter(|c| !c.is_ascii_punctuation()).collect();
+    // Python's `re.sub(r'\b(a|an|the)\b', ' ', text)`: words are runs of \w characters.
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    let mut no_articles = String::with_capacity(no_punct.len());
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        if matches!(word.as_str(), "a" | "an" | "the") {
+            out.push(' ');
+        } else {
+            out.push_str(word);
+        }
+        word.clear();
+    };
+    for c in no_punct.chars() {
+        if is_word(c) {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut no_articles);
+            no_articles.push(c);
+        }
+    }
+    flush(&mut word, &mut no_articles);
+    no_articles.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Exact match after [`normalize_answer`].
+pub fn exact_match(pred: &str, gold: &str) -> bool {
+    normalize_answer(pred) == normalize_answer(gold)
+}
+
+/// Token-level F1 after [`normalize_answer`]. If either side is `yes`, `no` or
+/// `noanswer` and they differ, the score is 0 (the HotpotQA script's rule).
+pub fn f1(pred: &str, gold: &str) -> f64 {
+    let p = normalize_answer(pred);
+    let g = normalize_answer(gold);
+    let special = ["yes", "no", "noanswer"];
+    if (special.contains(&p.as_str()) || special.contains(&g.as_str())) && p != g {
+        return 0.0;
+    }
+    let p_tokens: Vec<&str> = p.split_whitespace().collect();
+    let g_tokens: Vec<&str> = g.split_whitespace().collect();
+    let mut gold_counts: HashMap<&str, usize> = HashMap::new();
+    for t in &g_tokens {
+        *gold_counts.entry(t).or_default() += 1;
+    }
+    let mut same = 0usize;
+    for t in &p_tokens {
+        if let Some(n) = gold_counts.get_mut(t) {
+            if *n > 0 {
+                *n -= 1;
+                same += 1;
+            }
+        }
+    }
+    if same == 0 {
+        return 0.0;
+    }
+    let precision = same as f64 / p_tokens.len() as f64;
+    let recall = same as f64 / g_tokens.len() as f64;
+    2.0 * precision * recall / (precision + recall)
+}
+
+// ---------------------------------------------------------------------------------------
+// Data
+
+/// One HotpotQA question with its gold answer and type (`bridge`, `comparison`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QaItem {
+    pub question: String,
+    pub answer: String,
+    #[serde(rename = "type", default)]
+    pub kind: String,
+}
+
+/// Read `hotpot_dev_v1_simplified.json`: a JSON list of `{question, answer, type}`.
+/// Errors name the file (and the line and column serde reports).
+pub fn read_hotpotqa(path: &Path) -> Result<Vec<QaItem>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    serde_json::from_str(&text)
+        .map_err(|e| format!("{}: not a HotpotQA list of {{question, answer, type}}: {e}", path.display()))
+}
+
+#[cfg(test)]
+#[path = "react_text_tests.rs"]
+mod tests;
