@@ -151,6 +151,9 @@ struct SearchArgs {
     /// k for io / cot / cot-sc [default: 10].
     #[arg(long)]
     samples: Option<u32>,
+    /// react: most thought/action/observation steps [default: 7].
+    #[arg(long)]
+    max_steps: Option<usize>,
     /// [default: 0.7]
     #[arg(long)]
     temperature: Option<f32>,
@@ -428,6 +431,7 @@ fn params(args: &RunArgs, d: &RunDefaults) -> Params {
         threshold: s.threshold.or(d.threshold).unwrap_or(base.threshold),
         max_states: s.max_states.or(d.max_states).unwrap_or(base.max_states),
         samples: s.samples.or(d.samples).unwrap_or(base.samples),
+        max_steps: s.max_steps.unwrap_or(base.max_steps),
         temperature: s.temperature.or(d.temperature).unwrap_or(base.temperature),
         lenient: s.lenient || d.lenient.unwrap_or(false),
         seed: s.seed.or(d.seed).unwrap_or(base.seed),
@@ -460,6 +464,14 @@ fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, Vec<Problem
         (None, None) => bail!("say which problems: --range A..B (0-based, like Python) or --input \"4 9 10 13\""),
     };
     let params = params(args, d);
+    let react_task = task.tools().is_some();
+    match (params.method, react_task) {
+        (MethodKind::React, false) => bail!("--method react needs a task with tools (qa-demo); {task_name} has none"),
+        (MethodKind::TotBfs | MethodKind::TotDfs, true) => {
+            bail!("{task_name} is answered with react, cot, cot-sc or io; tree search over its steps is not defined")
+        }
+        _ => {}
+    }
     let provider_name = args.provider.clone().or(d.provider.clone()).unwrap_or_else(|| "sim".into());
     let (provider, sim): (Arc<dyn Provider>, Option<SimConfig>) = match provider_name.as_str() {
         "sim" => {
@@ -510,6 +522,15 @@ fn print_summary(s: &Summary, json: bool) {
         s.solved_any,
         s.n
     );
+    if let (Some(em), Some(f1)) = (s.em, s.f1) {
+        println!(
+            "em {em}/{}  f1 {f1:.3}  mean steps {:.1}  bad calls {}  tool calls {}",
+            s.n,
+            s.mean_steps.unwrap_or(0.0),
+            s.bad_calls.unwrap_or(0),
+            s.tool_calls.unwrap_or(0)
+        );
+    }
     if let Some(a) = s.mean_sample_accuracy {
         println!("mean correct per sample {:.1}%  best of k {}/{}", 100.0 * a, s.solved_any, s.n);
     }
@@ -617,7 +638,8 @@ fn replay_cmd(args: ReplayArgs) -> Result<()> {
         mismatches += rebuilt.mismatches.len();
         let problem = Problem { index: session.header.index, input: session.header.input.clone() };
         let mut r = ProblemResult::new(&problem, rebuilt.engine.outcome(), rebuilt.totals, rebuilt.wall_ms)
-            .priced(session.header.price.as_ref());
+            .priced(session.header.price.as_ref())
+            .with_qa(&rebuilt.engine);
         r.session = Some(file.display().to_string());
         r.stopped = session.stopped().map(str::to_string);
         if single && !args.json {

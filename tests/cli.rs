@@ -219,3 +219,32 @@ fn demo_lists_the_bundled_sessions() {
     assert_eq!(stdout.lines().filter(|l| l.contains(".jsonl")).count(), 3, "{stdout}");
     assert!(stdout.contains("edits the step"));
 }
+
+#[test]
+fn react_on_qa_demo_beats_cot_and_replays() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("react");
+    let react = run_json(&[
+        "run",
+        "--task",
+        "qa-demo",
+        "--method",
+        "react",
+        "--range",
+        "0..15",
+        "--record",
+        rec.to_str().unwrap(),
+        "--json",
+    ]);
+    let cot =
+        run_json(&["run", "--task", "qa-demo", "--method", "cot", "--samples", "1", "--range", "0..15", "--json"]);
+    for key in ["n", "em", "f1", "mean_steps", "bad_calls", "llm_calls", "tool_calls", "tokens"] {
+        assert!(react.get(key).is_some(), "summary lacks {key}: {react}");
+    }
+    let (r, c) = (react["em"].as_u64().unwrap(), cot["em"].as_u64().unwrap());
+    assert!(r >= 11, "react answers most questions: {react}");
+    assert!(r >= c + 5, "cot clearly fewer: react {r}, cot {c}");
+    assert!(react["tool_calls"].as_u64().unwrap() >= 45);
+    let replayed = run_json(&["replay", rec.to_str().unwrap(), "--headless", "--json"]);
+    assert_eq!(without_time(replayed), without_time(react));
+}

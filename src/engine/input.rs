@@ -4,13 +4,20 @@
 use serde::{Deserialize, Serialize};
 
 use super::command::Command;
-use super::request::{CallError, LlmResponse};
+use super::request::{CallError, LlmResponse, ToolResult};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "type")]
 pub enum Input {
     Command { command: Command },
     LlmReply(LlmReply),
+    ToolReply(ToolReply),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolReply {
+    pub call: u64,
+    pub result: ToolResult,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -22,9 +22,11 @@ use serde::{Deserialize, Serialize};
 pub use command::Command;
 pub use effect::Effect;
 pub use event::{Event, Outcome, RunMode};
-pub use input::{Input, LlmReply};
-pub use request::{CallError, Completion, LlmRequest, LlmResponse, Message, Prompt, Purpose, Usage};
-pub use task::{Proposal, Task};
+pub use input::{Input, LlmReply, ToolReply};
+pub use request::{
+    CallError, Completion, LlmRequest, LlmResponse, Message, Prompt, Purpose, ToolRequest, ToolResult, Usage,
+};
+pub use task::{Proposal, ReactStep, Task};
 pub use tree::{Node, NodeId, NodeStatus, Origin, Score, SearchTree};
 
 use methods::{Method, Progress};
@@ -38,6 +40,7 @@ pub enum MethodKind {
     CotSc,
     TotBfs,
     TotDfs,
+    React,
 }
 
 impl MethodKind {
@@ -48,6 +51,7 @@ impl MethodKind {
             MethodKind::CotSc => "cot-sc",
             MethodKind::TotBfs => "tot-bfs",
             MethodKind::TotDfs => "tot-dfs",
+            MethodKind::React => "react",
         }
     }
 }
@@ -94,6 +98,9 @@ pub struct Params {
     pub max_states: usize,
     /// k for io / cot / cot-sc.
     pub samples: u32,
+    /// ReAct: most thought/action/observation steps.
+    #[serde(default = "default_max_steps")]
+    pub max_steps: usize,
     pub temperature: f32,
     /// Keep malformed proposals as candidates, like the reference implementation,
     /// instead of rejecting them.
@@ -116,11 +123,16 @@ impl Default for Params {
             threshold: 3.0,
             max_states: 100,
             samples: 10,
+            max_steps: 7,
             temperature: 0.7,
             lenient: false,
             seed: 0,
         }
     }
+}
+
+fn default_max_steps() -> usize {
+    7
 }
 
 /// Why a call was made; decides what its reply does.
@@ -134,6 +146,10 @@ pub enum CallKind {
     Vote { nodes: Vec<NodeId> },
     /// Whole answers (io / cot): each completion becomes a final child.
     Answer,
+    /// ReAct: the next thought and action after the node.
+    Act,
+    /// ReAct: the tool call of the node's action.
+    Tool,
 }
 
 #[derive(Debug, Clone)]
@@ -214,6 +230,17 @@ impl Core {
         self.calls.insert(call, CallRecord { node, request: request.clone(), reply: None });
         self.tree.node_mut(node).calls.push(call);
         self.out.push(Effect::CallLlm { call, request });
+        call
+    }
+
+    /// Ask the runtime to run a tool for `node` (ReAct), continuing the tool state of `after`.
+    pub fn issue_tool(&mut self, node: NodeId, after: NodeId, tool: ToolRequest) -> u64 {
+        let call = self.next_call;
+        self.next_call += 1;
+        let generation = self.tree.node(node).generation;
+        self.pending.insert(call, Pending { node, kind: CallKind::Tool, generation, by_hand: false });
+        self.tree.node_mut(node).calls.push(call);
+        self.out.push(Effect::CallTool { call, tool, node, after });
         call
     }
 
@@ -425,6 +452,7 @@ impl Engine {
         match input {
             Input::Command { command } => self.command(command),
             Input::LlmReply(reply) => self.reply(reply),
+            Input::ToolReply(reply) => self.tool_reply(reply),
         }
         self.pump();
         std::mem::take(&mut self.core.out)
@@ -555,6 +583,19 @@ impl Engine {
         }
     }
 
+    fn tool_reply(&mut self, reply: ToolReply) {
+        let call = reply.call;
+        let Some(pending) = self.core.pending.remove(&call) else {
+            self.core.emit(Event::ReplyDropped { call, reason: "no such tool call in flight".into() });
+            return;
+        };
+        if self.core.tree.node(pending.node).generation != pending.generation {
+            self.core.emit(Event::ReplyDropped { call, reason: "the node changed since the call was made".into() });
+            return;
+        }
+        self.method.on_tool(&mut self.core, pending.node, reply.result);
+    }
+
     fn reply(&mut self, reply: LlmReply) {
         let call = reply.call;
         let Some(pending) = self.core.pending.remove(&call) else {
@@ -578,6 +619,9 @@ impl Engine {
                 let message = err.to_string();
                 self.core.tree.node_mut(node).issues.push(format!("call {call} failed: {message}"));
                 self.core.emit(Event::CallFailed { call, node, message: message.clone() });
+                if pending.kind == CallKind::Act {
+                    self.method.on_act_failed(&mut self.core, node, &message);
+                }
                 if pending.kind == CallKind::Evaluate {
                     let note = format!("evaluation failed: {message}");
                     self.core.set_score(node, Score { value: 0.0, samples: vec![], note: Some(note) });
@@ -618,6 +662,11 @@ impl Engine {
                     self.core.set_score(id, Score { value: votes[i], samples, note: None });
                 }
             }
+            CallKind::Act => {
+                let text = texts.first().cloned().unwrap_or_default();
+                self.method.on_act(&mut self.core, node, &text);
+            }
+            CallKind::Tool => {}
             CallKind::Answer => {
                 let proposals = texts
                     .iter()

@@ -19,6 +19,8 @@ pub enum Purpose {
     Value,
     /// Vote for the most promising of several states.
     Vote,
+    /// Think and choose the next action (ReAct).
+    Act,
 }
 
 impl Purpose {
@@ -30,6 +32,7 @@ impl Purpose {
             Purpose::Sample => "sample",
             Purpose::Value => "value",
             Purpose::Vote => "vote",
+            Purpose::Act => "act",
         }
     }
 }
@@ -152,4 +155,20 @@ pub struct LlmResponse {
 pub struct CallError {
     pub kind: String,
     pub message: String,
+}
+
+/// A tool call the engine asks the runtime to make (ReAct): `name[arg]`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolRequest {
+    pub name: String,
+    pub arg: String,
+}
+
+/// What a tool answered: the observation text, whether it worked, how long it took.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolResult {
+    pub text: String,
+    pub ok: bool,
+    #[serde(default)]
+    pub latency_ms: u64,
 }

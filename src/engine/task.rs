@@ -14,6 +14,16 @@ pub struct Proposal {
     pub problem: Option<String>,
 }
 
+/// One ReAct step as read from a model reply.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReactStep {
+    pub thought: Option<String>,
+    /// The tool and its argument.
+    pub action: Option<(String, String)>,
+    /// Why the reply cannot be used (becomes the observation; a bad call).
+    pub problem: Option<String>,
+}
+
 pub trait Task: Send + Sync {
     fn name(&self) -> &str;
     /// Number of thought steps for tree search (T in the paper).
@@ -46,6 +56,22 @@ pub trait Task: Send + Sync {
     fn extract_answer(&self, x: &str, y: &str) -> Option<String>;
     /// Exact check of an answer.
     fn check(&self, x: &str, answer: &str) -> Result<(), String>;
+    /// ReAct: the prompt for step `step` given the trajectory text so far, if the task supports ReAct.
+    fn react_prompt(&self, _x: &str, _trajectory: &str, _step: usize) -> Option<Prompt> {
+        None
+    }
+    /// ReAct: read a step from a reply.
+    fn parse_react(&self, _reply: &str, _step: usize) -> ReactStep {
+        ReactStep { thought: None, action: None, problem: Some("this task has no ReAct format".into()) }
+    }
+    /// Partial credit for an answer in [0, 1] (token F1 for QA); 1 or 0 by `check` otherwise.
+    fn score(&self, x: &str, answer: &str) -> f64 {
+        if self.check(x, answer).is_ok() {
+            1.0
+        } else {
+            0.0
+        }
+    }
     /// A short description of state `y` for people (e.g. "numbers left: 6 9 10").
     fn describe_state(&self, _x: &str, _y: &str) -> Option<String> {
         None

@@ -344,3 +344,104 @@ fn same_inputs_give_the_same_effects() {
     };
     assert_eq!(run(), run());
 }
+
+mod react {
+    use std::sync::Arc;
+
+    use super::super::testkit::*;
+    use super::super::*;
+    use crate::tasks::qa_demo::QaDemo;
+    use crate::tasks::TaskSource;
+
+    fn qa_engine(max_steps: usize) -> (Engine, String) {
+        let task = Arc::new(QaDemo::new(None).unwrap());
+        let x = task.problem(0).unwrap().input;
+        let params = Params { method: MethodKind::React, max_steps, ..Params::default() };
+        (Engine::new(task, &x, params), x)
+    }
+
+    fn tool_calls(effects: &[Effect]) -> Vec<(u64, ToolRequest, NodeId)> {
+        effects
+            .iter()
+            .filter_map(|e| match e {
+                Effect::CallTool { call, tool, node, .. } => Some((*call, tool.clone(), *node)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn observe(call: u64, text: &str) -> Input {
+        Input::ToolReply(ToolReply { call, result: ToolResult { text: text.into(), ok: true, latency_ms: 0 } })
+    }
+
+    #[test]
+    fn thought_action_observation_until_finish() {
+        let (mut e, x) = qa_engine(7);
+        let fx = e.handle(run_cmd());
+        let c = calls(&fx);
+        assert_eq!(c.len(), 1);
+        assert_eq!(c[0].1.purpose, Purpose::Act);
+        assert!(c[0].1.stop.iter().any(|s| s.contains("Observation")), "stop before the model writes observations");
+        assert!(c[0].1.messages[0].content.contains(&x));
+        let fx = e.handle(reply(c[0].0, &["I need Ilse Varga first.\nAction 1: Search[Ilse Varga]"]));
+        let t = tool_calls(&fx);
+        assert_eq!(t.len(), 1);
+        assert_eq!(t[0].1, ToolRequest { name: "search".into(), arg: "Ilse Varga".into() });
+        let fx = e.handle(observe(t[0].0, "Ilse Varga was born in Marrowick."));
+        let c = calls(&fx);
+        assert!(c[0].1.messages[0].content.contains("Observation 1: Ilse Varga was born in Marrowick."));
+        let fx = e.handle(reply(
+            c[0].0,
+            &["Thought 2: She was born in Marrowick; its river is the answer.\nAction 2: Finish[Tessel River]"],
+        ));
+        let t = tool_calls(&fx);
+        assert_eq!(t[0].1.name, "finish");
+        e.handle(observe(t[0].0, "Episode finished"));
+        let o = e.outcome().unwrap();
+        assert!(o.solved, "{o:?}");
+        assert_eq!(o.answer.as_deref(), Some("Tessel River"));
+        assert_eq!(e.tree().node(NodeId(2)).status, NodeStatus::Solution);
+    }
+
+    #[test]
+    fn unreadable_replies_are_bad_calls_and_steps_are_capped() {
+        let (mut e, _) = qa_engine(3);
+        let mut fx = e.handle(run_cmd());
+        for _ in 0..3 {
+            let c = calls(&fx);
+            assert_eq!(c.len(), 1, "one step at a time");
+            fx = e.handle(reply(c[0].0, &["I am not sure what to do here."]));
+            assert!(tool_calls(&fx).is_empty(), "no tool for a reply without an action");
+        }
+        let o = e.outcome().expect("finished after max steps");
+        assert!(!o.solved && o.answer.is_none());
+        let bad = e.tree().nodes().filter(|n| n.issues.iter().any(|i| i.starts_with("bad call"))).count();
+        assert_eq!(bad, 3);
+        assert!(
+            e.tree().node(NodeId(1)).path.contains("Observation 1: Invalid action"),
+            "{}",
+            e.tree().node(NodeId(1)).path
+        );
+    }
+
+    #[test]
+    fn continue_from_a_past_step_branches() {
+        let (mut e, _) = qa_engine(7);
+        let fx = e.handle(run_cmd());
+        let fx = e.handle(reply(calls(&fx)[0].0, &["Action 1: Search[Ilse Varga]"]));
+        let fx = e.handle(observe(tool_calls(&fx)[0].0, "Ilse Varga was born in Marrowick."));
+        let fx = e.handle(reply(calls(&fx)[0].0, &["Action 2: Search[Nowhere]"]));
+        e.handle(observe(tool_calls(&fx)[0].0, "Could not find Nowhere."));
+        // Go back to step 1 and continue from there: a second branch under it.
+        let fx = e.handle(cmd(Command::Continue { node: NodeId(1) }));
+        let c = calls(&fx);
+        assert_eq!(c.len(), 1);
+        assert_eq!(e.core.calls[&c[0].0].node, NodeId(1));
+        let fx = e.handle(reply(c[0].0, &["Action 2: Search[Marrowick]"]));
+        let t = tool_calls(&fx);
+        assert_eq!(t[0].1.arg, "Marrowick");
+        assert_eq!(e.tree().node(NodeId(1)).children.len(), 2, "both continuations stay as branches");
+        let fx = e.handle(cmd(Command::Backtrack));
+        assert!(events(&fx).iter().any(|ev| matches!(ev, Event::Rejected { .. })));
+    }
+}

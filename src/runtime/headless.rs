@@ -49,6 +49,37 @@ pub struct ProblemResult {
     /// The whole run stopped issuing calls here (a budget used up, the key refused).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped: Option<String>,
+    /// Question answering: token F1, ReAct steps and bad calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub qa: Option<QaStats>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub tool_calls: u64,
+}
+
+/// Per-question scores of question answering (ReAct or CoT on QA tasks).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct QaStats {
+    pub f1: f64,
+    /// ReAct steps taken (0 for methods without steps).
+    pub steps: usize,
+    /// Replies without a readable action.
+    pub bad_calls: usize,
+}
+
+impl QaStats {
+    /// For QA tasks (those with tools) and ReAct runs; `None` otherwise.
+    pub fn of(engine: &Engine) -> Option<QaStats> {
+        let core = &engine.core;
+        let react = core.params.method == crate::engine::MethodKind::React;
+        if !react && core.task.name() != "qa-demo" {
+            return None;
+        }
+        let f1 = engine.outcome().and_then(|o| o.answer.as_deref()).map_or(0.0, |a| core.task.score(&core.x, a));
+        let tree = engine.tree();
+        let steps = if react { tree.nodes().map(|n| n.depth).max().unwrap_or(0) } else { 0 };
+        let bad_calls = tree.nodes().filter(|n| n.issues.iter().any(|i| i.starts_with("bad call"))).count();
+        Some(QaStats { f1, steps, bad_calls })
+    }
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -74,12 +105,20 @@ impl ProblemResult {
             failed_calls: totals.failed_calls,
             cost_usd: None,
             stopped: None,
+            qa: None,
+            tool_calls: totals.tool_calls,
         }
     }
 
     /// Set the cost from the model's price, if known.
     pub fn priced(mut self, price: Option<&Price>) -> Self {
         self.cost_usd = price.map(|p| p.cost(self.prompt_tokens, self.completion_tokens));
+        self
+    }
+
+    /// Add the question-answering scores of the run, if it is one.
+    pub fn with_qa(mut self, engine: &Engine) -> Self {
+        self.qa = QaStats::of(engine);
         self
     }
 }
@@ -112,6 +151,20 @@ pub struct Summary {
     /// Why the run stopped before every problem was done (budget, refused key, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped: Option<String>,
+    /// Question answering: exact matches (the same as `solved`), mean token F1,
+    /// mean ReAct steps, bad calls, tool calls and all tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub em: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub f1: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_steps: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bad_calls: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_calls: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<u64>,
 }
 
 impl Summary {
@@ -146,7 +199,29 @@ impl Summary {
             failed_calls: results.iter().map(|r| r.failed_calls).sum(),
             cost_usd: None,
             stopped: results.iter().find_map(|r| r.stopped.clone()),
+            em: None,
+            f1: None,
+            mean_steps: None,
+            bad_calls: None,
+            tool_calls: None,
+            tokens: None,
         }
+        .with_qa(results)
+    }
+
+    fn with_qa(mut self, results: &[ProblemResult]) -> Self {
+        let qa: Vec<QaStats> = results.iter().filter_map(|r| r.qa).collect();
+        if qa.is_empty() {
+            return self;
+        }
+        let n = results.len().max(1) as f64;
+        self.em = Some(self.solved);
+        self.f1 = Some(qa.iter().map(|q| q.f1).sum::<f64>() / n);
+        self.mean_steps = Some(qa.iter().map(|q| q.steps).sum::<usize>() as f64 / n);
+        self.bad_calls = Some(qa.iter().map(|q| q.bad_calls).sum());
+        self.tool_calls = Some(results.iter().map(|r| r.tool_calls).sum());
+        self.tokens = Some(self.prompt_tokens + self.completion_tokens);
+        self
     }
 
     /// Set the cost from the model's price, if known.
@@ -326,16 +401,17 @@ pub async fn drive_with(
         }
         driver.execute(&effects);
     }
-    while let Some((reply, request)) = driver.next_reply().await {
-        if stopped.is_some() && matches!(&reply.result, Err(e) if e.kind == NOT_SENT) {
+    while let Some((input, request)) = driver.next_input().await {
+        if stopped.is_some()
+            && matches!(&input, Input::LlmReply(r) if matches!(&r.result, Err(e) if e.kind == NOT_SENT))
+        {
             // Never sent: not an input the engine saw.
             continue;
         }
-        let input = Input::LlmReply(reply);
         totals.count(&input);
         let effects = engine.handle(input.clone());
         if let Some(w) = writer.as_deref_mut() {
-            w.input(&input, Some(&request), &events_of(&effects))?;
+            w.input(&input, request.as_ref(), &events_of(&effects))?;
         }
         if stopped.is_none() {
             if let Some(reason) = stop(&input, &totals) {
@@ -395,6 +471,9 @@ pub async fn run_problems(
         let task: Arc<dyn crate::engine::Task> = Arc::clone(&setup.task) as Arc<dyn crate::engine::Task>;
         let mut engine = Engine::new(task, &problem.input, setup.params.clone());
         let mut driver = Driver::new(Arc::clone(&setup.provider), Arc::clone(&limit), Arc::clone(&cache));
+        if let Some(tools) = setup.task.tools() {
+            driver = driver.with_tools(super::tools::ToolRunner::new(tools));
+        }
         let path = setup.record.as_ref().map(|r| session_path(r, setup.task.name(), problem, many));
         let mut error = cache_note.take();
         let mut writer = match &path {
@@ -435,7 +514,8 @@ pub async fn run_problems(
                 error = Some(e.to_string());
             }
         }
-        let mut result = ProblemResult::new(problem, engine.outcome(), totals, wall_ms).priced(price.as_ref());
+        let mut result =
+            ProblemResult::new(problem, engine.outcome(), totals, wall_ms).priced(price.as_ref()).with_qa(&engine);
         if engine.outcome().is_none() && error.is_none() {
             error = Some(match &stopped {
                 Some(reason) => format!("stopped: {reason}"),

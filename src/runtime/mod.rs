@@ -5,6 +5,7 @@
 //! the same sequence of inputs whatever the timing.
 
 pub mod headless;
+pub mod tools;
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -14,7 +15,9 @@ use std::time::Instant;
 use tokio::sync::Semaphore;
 use tokio::task::{AbortHandle, JoinSet};
 
-use crate::engine::{CallError, Effect, LlmReply, LlmRequest, LlmResponse};
+use crate::engine::{
+    CallError, Effect, Input, LlmReply, LlmRequest, LlmResponse, NodeId, ToolReply, ToolRequest, ToolResult,
+};
 use crate::llm::cache::ResponseCache;
 use crate::llm::{DeltaFn, Provider};
 
@@ -48,6 +51,9 @@ pub struct Driver {
     deltas: Option<tokio::sync::mpsc::UnboundedSender<Delta>>,
     /// Set when the run must send nothing more (a budget is used up).
     halted: Arc<AtomicBool>,
+    /// Runs tool calls (ReAct), in request order with the model calls.
+    tools: Option<tools::ToolRunner>,
+    tool_calls: HashMap<u64, (ToolRequest, NodeId, NodeId)>,
 }
 
 /// The kind of error a call gets when the driver was halted before it was sent.
@@ -70,7 +76,15 @@ impl Driver {
             calls_made: 0,
             deltas: None,
             halted: Arc::new(AtomicBool::new(false)),
+            tools: None,
+            tool_calls: HashMap::new(),
         }
+    }
+
+    /// Run the engine's tool calls with these tools.
+    pub fn with_tools(mut self, runner: tools::ToolRunner) -> Self {
+        self.tools = Some(runner);
+        self
     }
 
     /// Send no more calls: those waiting for a slot (and any started later) fail at
@@ -99,7 +113,16 @@ impl Driver {
         for effect in effects {
             match effect {
                 Effect::CallLlm { call, request } => self.start(*call, request.clone()),
-                Effect::Cancel { calls } => self.cancel(calls),
+                Effect::CallTool { call, tool, node, after } => {
+                    self.order.push_back(*call);
+                    self.tool_calls.insert(*call, (tool.clone(), *node, *after));
+                }
+                Effect::Cancel { calls } => {
+                    for c in calls {
+                        self.tool_calls.remove(c);
+                    }
+                    self.cancel(calls)
+                }
                 Effect::Emit { .. } => {}
             }
         }
@@ -207,10 +230,32 @@ impl Driver {
         }
     }
 
+    /// The next input in request order — a model reply (with its request) or a tool
+    /// observation; `None` when nothing is outstanding.
+    pub async fn next_input(&mut self) -> Option<(Input, Option<LlmRequest>)> {
+        let front = *self.order.front()?;
+        if let Some((tool, node, after)) = self.tool_calls.get(&front).cloned() {
+            // Tools run here, in order; the call stays queued until it is done (cancel-safe).
+            let result = match self.tools.as_mut() {
+                Some(runner) => runner.run(&tool, node, after).await,
+                None => ToolResult { text: "No tools are available in this run.".into(), ok: false, latency_ms: 0 },
+            };
+            self.tool_calls.remove(&front);
+            self.order.pop_front();
+            return Some((Input::ToolReply(ToolReply { call: front, result }), None));
+        }
+        let (reply, request) = self.next_reply().await?;
+        Some((Input::LlmReply(reply), Some(request)))
+    }
+
     /// The next reply in request order, with its request; `None` when nothing is outstanding.
     pub async fn next_reply(&mut self) -> Option<(LlmReply, LlmRequest)> {
         loop {
             let front = *self.order.front()?;
+            if self.tool_calls.contains_key(&front) {
+                // A tool call is next: only `next_input` delivers it.
+                return None;
+            }
             if let Some(result) = self.ready.remove(&front) {
                 self.order.pop_front();
                 let request = self.requests.remove(&front)?;

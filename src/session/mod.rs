@@ -68,10 +68,16 @@ pub struct Totals {
     pub failed_calls: u64,
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
+    /// Tool calls answered (ReAct).
+    #[serde(default)]
+    pub tool_calls: u64,
 }
 
 impl Totals {
     pub fn count(&mut self, input: &Input) {
+        if let Input::ToolReply(_) = input {
+            self.tool_calls += 1;
+        }
         if let Input::LlmReply(reply) = input {
             match &reply.result {
                 Ok(r) if r.cached => self.cache_hits += 1,
@@ -94,6 +100,7 @@ impl Totals {
         self.failed_calls += other.failed_calls;
         self.prompt_tokens += other.prompt_tokens;
         self.completion_tokens += other.completion_tokens;
+        self.tool_calls += other.tool_calls;
     }
 }
 

@@ -3,6 +3,7 @@
 
 pub mod game24;
 pub mod prompts;
+pub mod qa_demo;
 pub mod react_text;
 
 use std::sync::Arc;
@@ -11,7 +12,7 @@ use crate::engine::Task;
 
 #[derive(Debug, thiserror::Error)]
 pub enum TaskError {
-    #[error("unknown task {0:?} (known: game24)")]
+    #[error("unknown task {0:?} (known: game24, qa-demo)")]
     Unknown(String),
     #[error("bad --range {0:?}: {1}")]
     Range(String, String),
@@ -38,6 +39,10 @@ pub trait TaskSource: Task {
     fn problem(&self, index: usize) -> Option<Problem>;
     /// A problem written by the user (e.g. `"4 9 10 13"`), normalised and checked.
     fn parse_input(&self, text: &str) -> Result<Problem, TaskError>;
+    /// The tools ReAct may use on this task, if it supports ReAct.
+    fn tools(&self) -> Option<std::sync::Arc<crate::tools::ToolRegistry>> {
+        None
+    }
 }
 
 /// Parse a Python-style range `A..B` (0-based, end exclusive) or a single index `A`.
@@ -68,6 +73,7 @@ pub fn parse_range(text: &str, len: usize) -> Result<std::ops::Range<usize>, Tas
 pub fn by_name(name: &str, prompt_dir: Option<&std::path::Path>) -> Result<Arc<dyn TaskSource>, TaskError> {
     match name {
         "game24" | "24" => Ok(Arc::new(game24::Game24::new(prompt_dir)?)),
+        "qa-demo" => Ok(Arc::new(qa_demo::QaDemo::new(prompt_dir)?)),
         other => Err(TaskError::Unknown(other.to_string())),
     }
 }

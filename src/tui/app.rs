@@ -279,6 +279,15 @@ impl App {
         self.header.price.as_ref().map(|p| p.cost(self.totals.prompt_tokens, self.totals.completion_tokens))
     }
 
+    /// A model reply or tool observation from the driver.
+    pub fn on_input(&mut self, input: Input, request: Option<&LlmRequest>) -> Vec<Effect> {
+        match (input, request) {
+            (Input::LlmReply(reply), Some(request)) => self.on_reply(reply, request),
+            (input, _) if self.replay.is_none() => self.feed(input, None),
+            _ => Vec::new(),
+        }
+    }
+
     /// A model reply from the driver.
     pub fn on_reply(&mut self, reply: LlmReply, request: &LlmRequest) -> Vec<Effect> {
         if self.replay.is_some() {

@@ -69,8 +69,15 @@ pub async fn run(
     let limit = Arc::new(Semaphore::new(concurrency.max(1)));
     let cache = Arc::new(Mutex::new(ResponseCache::new()));
     let (delta_tx, mut deltas) = tokio::sync::mpsc::unbounded_channel();
-    let new_driver =
-        || Driver::new(Arc::clone(&provider), Arc::clone(&limit), Arc::clone(&cache)).with_deltas(delta_tx.clone());
+    let tools = app.setup.task.tools();
+    let new_driver = || {
+        let driver =
+            Driver::new(Arc::clone(&provider), Arc::clone(&limit), Arc::clone(&cache)).with_deltas(delta_tx.clone());
+        match &tools {
+            Some(t) => driver.with_tools(crate::runtime::tools::ToolRunner::new(Arc::clone(t))),
+            None => driver,
+        }
+    };
     let mut driver = new_driver();
     app.reset_driver = false;
     driver.execute(&initial);
@@ -92,7 +99,7 @@ pub async fn run(
                 Some(Err(e)) => return Err(e),
                 None => break,
             },
-            Some((reply, request)) = driver.next_reply(), if driver.outstanding() > 0 => app.on_reply(reply, &request),
+            Some((input, request)) = driver.next_input(), if driver.outstanding() > 0 => app.on_input(input, request.as_ref()),
             Some(delta) = deltas.recv() => { app.on_delta(delta.call, delta.sample, &delta.text); Vec::new() }
             _ = tick.tick() => {
                 let busy = driver.outstanding() > 0 || app.engine.mode() != RunMode::Paused;

@@ -57,7 +57,7 @@ fn settle(app: &mut App, effects: Vec<Effect>) {
             match e {
                 Effect::CallLlm { call, request } => queue.push_back((call, request)),
                 Effect::Cancel { calls } => queue.retain(|(c, _)| !calls.contains(c)),
-                Effect::Emit { .. } => {}
+                Effect::Emit { .. } | Effect::CallTool { .. } => {}
             }
         }
     };
@@ -298,7 +298,11 @@ fn demo_recording_is_reproducible() {
     crate::demos::record_all(dir.path()).unwrap();
     for demo in &crate::demos::DEMOS {
         let fresh = std::fs::read_to_string(dir.path().join(demo.file)).unwrap();
-        assert_eq!(fresh, demo.text, "{} differs from a fresh recording", demo.file);
+        assert!(
+            fresh == demo.text,
+            "{} differs from a fresh recording: run `thoughtscope record-demos sessions`",
+            demo.file
+        );
     }
 }
 

@@ -5,6 +5,7 @@
 pub mod cot;
 pub mod cot_sc;
 pub mod io;
+pub mod react;
 mod samples;
 pub mod tot_bfs;
 pub mod tot_dfs;
@@ -34,6 +35,12 @@ pub trait Method: Send {
     fn on_prune(&mut self, _core: &mut Core, _node: NodeId) {}
     /// A person added `new` as an edited version of `original`.
     fn on_edit(&mut self, _core: &mut Core, _original: NodeId, _new: NodeId) {}
+    /// ReAct: the model's reply for the step after `node`.
+    fn on_act(&mut self, _core: &mut Core, _node: NodeId, _reply: &str) {}
+    /// ReAct: the step's model call failed.
+    fn on_act_failed(&mut self, _core: &mut Core, _node: NodeId, _message: &str) {}
+    /// ReAct: the observation for `node`'s action.
+    fn on_tool(&mut self, _core: &mut Core, _node: NodeId, _result: crate::engine::ToolResult) {}
     fn backtrack(&mut self, core: &mut Core) -> Result<(), String>;
     fn continue_from(&mut self, core: &mut Core, node: NodeId) -> Result<(), String>;
 }
@@ -45,6 +52,7 @@ pub fn build(params: &Params) -> Box<dyn Method> {
         MethodKind::CotSc => Box::new(cot_sc::CotSc::new()),
         MethodKind::TotBfs => Box::new(tot_bfs::TotBfs::new()),
         MethodKind::TotDfs => Box::new(tot_dfs::TotDfs::new()),
+        MethodKind::React => Box::new(react::React::new()),
     }
 }
 

@@ -21,6 +21,7 @@ fn bad_request(what: &str) -> CallError {
 pub fn answer(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64) -> Result<String, CallError> {
     let input = logic::parse_numbers(field(request, "input")).ok_or_else(|| bad_request("a readable input"))?;
     match request.purpose {
+        Purpose::Act => Err(CallError { kind: "sim".into(), message: "game24 has no ReAct actions".into() }),
         Purpose::Io => Ok(io(cfg, &input, rng)),
         Purpose::Cot => Ok(cot(cfg, &input, rng)),
         Purpose::Propose => {

@@ -17,6 +17,7 @@
 //! index), never from call order, so concurrency does not change any answer.
 
 mod game24;
+mod qa_demo;
 
 use std::time::Duration;
 
@@ -87,6 +88,7 @@ impl SimProvider {
             let mut rng = SplitMix64::from_parts(&[base[0], base[1], base[2], i as u64 + 1]);
             let text = match task {
                 "game24" => game24::answer(&self.config, request, &mut rng)?,
+                "qa-demo" => qa_demo::answer(&self.config, request, &mut rng)?,
                 other => {
                     return Err(CallError {
                         kind: "sim".into(),

@@ -1,0 +1,195 @@
+//! `qa-demo`: two-hop questions over a small corpus the project wrote
+//! (`assets/corpus/qa-demo/`), so ReAct works offline on a fresh machine. Answers are
+//! scored by exact match and token F1 as in the ReAct paper.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use serde_json::json;
+
+use super::react_text::{self, exact_match, f1, parse_step};
+use super::{prompts, Problem, TaskError, TaskSource};
+use crate::engine::{Message, Prompt, Proposal, Purpose, ReactStep, Task};
+use crate::tools::corpus::{qa_demo, qa_demo_questions, QaQuestion};
+use crate::tools::{CalculateTool, ToolRegistry};
+
+const REACT: &str = include_str!("../../assets/prompts/qa-demo/react.txt");
+const COT: &str = include_str!("../../assets/prompts/qa-demo/cot.txt");
+const IO: &str = include_str!("../../assets/prompts/qa-demo/io.txt");
+
+pub struct QaDemo {
+    react: String,
+    cot: String,
+    io: String,
+    questions: Vec<QaQuestion>,
+    tools: Arc<ToolRegistry>,
+}
+
+impl QaDemo {
+    pub fn new(prompt_dir: Option<&Path>) -> Result<Self, TaskError> {
+        let load = |name: &str, builtin: &str, vars: &[&str]| -> Result<String, TaskError> {
+            let text = prompts::load(prompt_dir, name, builtin)?;
+            prompts::require(&text, name, vars)?;
+            Ok(text)
+        };
+        let tools = ToolRegistry::react(Arc::new(qa_demo())).with(CalculateTool);
+        Ok(QaDemo {
+            react: load("react.txt", REACT, &["question", "trajectory", "step", "tools"])?,
+            cot: load("cot.txt", COT, &["question"])?,
+            io: load("io.txt", IO, &["question"])?,
+            questions: qa_demo_questions().map_err(TaskError::Data)?,
+            tools: Arc::new(tools),
+        })
+    }
+
+    fn gold(&self, question: &str) -> Option<&QaQuestion> {
+        self.questions.iter().find(|q| q.question.trim() == question.trim())
+    }
+
+    fn prompt(&self, purpose: Purpose, text: String, x: &str, extra: serde_json::Value) -> Prompt {
+        let mut context = json!({"task": "qa-demo", "question": x});
+        if let (Some(c), Some(e)) = (context.as_object_mut(), extra.as_object()) {
+            c.extend(e.clone());
+        }
+        let stop = if purpose == Purpose::Act {
+            react_text::STOP_SEQUENCES.iter().map(|s| s.to_string()).collect()
+        } else {
+            vec![]
+        };
+        Prompt { purpose, messages: vec![Message::user(text)], context, stop, max_tokens: Some(200) }
+    }
+
+    fn unsupported(&self, x: &str) -> Prompt {
+        // Tree search over QA steps is not defined for this task; the CLI refuses those methods.
+        self.prompt(Purpose::Cot, prompts::render(&self.cot, &[("question", x)]), x, json!({}))
+    }
+}
+
+impl Task for QaDemo {
+    fn name(&self) -> &str {
+        "qa-demo"
+    }
+
+    fn default_steps(&self) -> usize {
+        7
+    }
+
+    fn io_prompt(&self, x: &str) -> Prompt {
+        self.prompt(Purpose::Io, prompts::render(&self.io, &[("question", x)]), x, json!({}))
+    }
+
+    fn cot_prompt(&self, x: &str) -> Prompt {
+        self.prompt(Purpose::Cot, prompts::render(&self.cot, &[("question", x)]), x, json!({}))
+    }
+
+    fn propose_prompt(&self, x: &str, _y: &str) -> Prompt {
+        self.unsupported(x)
+    }
+
+    fn sample_prompt(&self, x: &str, _y: &str) -> Prompt {
+        self.unsupported(x)
+    }
+
+    fn parse_proposals(&self, x: &str, y: &str, reply: &str) -> Vec<Proposal> {
+        vec![self.parse_edit(x, y, reply)]
+    }
+
+    fn parse_sample(&self, x: &str, y: &str, reply: &str) -> Proposal {
+        self.parse_edit(x, y, reply)
+    }
+
+    fn parse_edit(&self, _x: &str, y: &str, text: &str) -> Proposal {
+        Proposal { thought: text.trim().to_string(), path: format!("{y}{}\n", text.trim()), problem: None }
+    }
+
+    fn value_prompt(&self, x: &str, _y: &str) -> Prompt {
+        self.unsupported(x)
+    }
+
+    fn parse_value(&self, _x: &str, _y: &str, _samples: &[String]) -> (f64, Vec<String>) {
+        (0.0, vec![])
+    }
+
+    fn vote_prompt(&self, x: &str, _ys: &[String]) -> Prompt {
+        self.unsupported(x)
+    }
+
+    fn parse_vote(&self, _reply: &str, _n_choices: usize) -> Option<usize> {
+        None
+    }
+
+    fn react_prompt(&self, x: &str, trajectory: &str, step: usize) -> Option<Prompt> {
+        let text = prompts::render(
+            &self.react,
+            &[
+                ("question", x),
+                ("trajectory", trajectory),
+                ("step", &step.to_string()),
+                ("tools", &self.tools.prompt_lines()),
+            ],
+        );
+        let gold = self.gold(x).map(|q| json!({"hops": q.hops, "keyword": q.keyword, "answer": q.answer}));
+        Some(self.prompt(Purpose::Act, text, x, json!({"step": step, "trajectory": trajectory, "gold": gold})))
+    }
+
+    fn parse_react(&self, reply: &str, step: usize) -> ReactStep {
+        let parsed = parse_step(reply, step);
+        ReactStep { thought: parsed.thought, action: parsed.action.map(|a| (a.tool, a.arg)), problem: parsed.problem }
+    }
+
+    fn extract_answer(&self, _x: &str, y: &str) -> Option<String> {
+        // A ReAct trajectory ends with Finish[answer]; a chain of thought with "Answer: ...".
+        for line in y.lines().rev() {
+            let lower = line.to_lowercase();
+            if let Some(at) = lower.find("finish[") {
+                let rest = &line[at + "finish[".len()..];
+                return Some(rest.rsplit_once(']').map_or(rest, |(a, _)| a).trim().to_string());
+            }
+            if let Some(at) = lower.find("answer:") {
+                return Some(line[at + "answer:".len()..].trim().to_string());
+            }
+        }
+        None
+    }
+
+    fn check(&self, x: &str, answer: &str) -> Result<(), String> {
+        let gold = self.gold(x).ok_or_else(|| format!("no gold answer for {x:?}"))?;
+        if exact_match(answer, &gold.answer) {
+            Ok(())
+        } else {
+            Err(format!("expected {:?}", gold.answer))
+        }
+    }
+
+    fn score(&self, x: &str, answer: &str) -> f64 {
+        self.gold(x).map_or(0.0, |g| f1(answer, &g.answer))
+    }
+
+    fn describe_state(&self, _x: &str, y: &str) -> Option<String> {
+        let steps = y.lines().filter(|l| l.to_lowercase().starts_with("action")).count();
+        Some(format!("{steps} actions taken"))
+    }
+}
+
+impl TaskSource for QaDemo {
+    fn problem_count(&self) -> usize {
+        self.questions.len()
+    }
+
+    fn problem(&self, index: usize) -> Option<Problem> {
+        self.questions.get(index).map(|q| Problem { index: Some(index), input: q.question.clone() })
+    }
+
+    /// Search and lookup over the corpus, calculate, finish.
+    fn tools(&self) -> Option<Arc<ToolRegistry>> {
+        Some(Arc::clone(&self.tools))
+    }
+
+    fn parse_input(&self, text: &str) -> Result<Problem, TaskError> {
+        let index = self.questions.iter().position(|q| q.question.trim() == text.trim());
+        if text.trim().is_empty() {
+            return Err(TaskError::Input(text.into(), "a question is needed".into()));
+        }
+        Ok(Problem { index, input: text.trim().to_string() })
+    }
+}
