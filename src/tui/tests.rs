@@ -462,3 +462,41 @@ fn imported_sessions_open_and_say_where_nodes_came_from() {
     let screen = render(&mut app, 160, 50);
     assert!(screen.contains("imported from tot-log (model gpt-4)"), "{screen}");
 }
+
+#[test]
+fn react_runs_in_the_explorer_with_a_styled_transcript() {
+    use crate::tasks::qa_demo::QaDemo;
+    let dir = tempfile::tempdir().unwrap();
+    let task: Arc<dyn TaskSource> = Arc::new(QaDemo::new(None).unwrap());
+    let mut s = setup(dir.path(), Params { method: MethodKind::React, ..Params::default() });
+    s.task = Arc::clone(&task);
+    s.header.task = "qa-demo".into();
+    let problem = task.problem(0).unwrap();
+    let mut app = App::live(s, &problem, Keymap::default(), ThemeSet::default(), "dark");
+    // One step: the model's thought and action; the tool call goes to the driver.
+    let effects = app.handle_action(Action::Step);
+    let sim = SimProvider::new(SimConfig::default());
+    let Some(Effect::CallLlm { call, request }) = effects.into_iter().next() else { panic!("a model call") };
+    let effects = app.on_reply(LlmReply { call, result: sim.answer(&request) }, &request);
+    let Some(Effect::CallTool { call, tool, .. }) = effects.into_iter().next() else { panic!("a tool call") };
+    assert_eq!(tool.name, "search");
+    let reply = Input::ToolReply(crate::engine::ToolReply {
+        call,
+        result: crate::engine::ToolResult {
+            text: "Ilse Varga was a composer born in Marrowick.".into(),
+            ok: true,
+            latency_ms: 3,
+        },
+    });
+    app.on_input(reply, None);
+    let screen = render(&mut app, 160, 50);
+    assert!(screen.contains("Action 1: Search["), "{screen}");
+    assert!(screen.contains("Observation 1: Ilse Varga was a composer born in Marrowick."), "{screen}");
+    let commands = recorded_commands(&app.session_path().unwrap());
+    assert_eq!(commands, vec![Command::Step { n: 1 }]);
+    let session = Session::load(&app.session_path().unwrap()).unwrap();
+    assert!(
+        session.records.iter().any(|r| matches!(r, Record::Input { input: Input::ToolReply(_), .. })),
+        "the observation is recorded"
+    );
+}

@@ -9,7 +9,30 @@ use super::super::theme::Slot;
 use super::View;
 use crate::engine::event::Event;
 
+/// ReAct: the trajectory up to the selected step, Thought / Action / Observation styled apart.
+fn trajectory(view: &View) -> Vec<Line<'static>> {
+    let tree = view.app.engine.tree();
+    let Some(node) = tree.get(view.selected) else { return Vec::new() };
+    let mut out =
+        vec![Line::from(Span::styled(format!("Question: {}", view.app.engine.core.x), view.style(Slot::Title)))];
+    for line in node.path.lines() {
+        let lower = line.to_lowercase();
+        let slot = if lower.starts_with("action") {
+            Slot::Action
+        } else if lower.starts_with("observation") {
+            Slot::Observation
+        } else {
+            Slot::Thought
+        };
+        out.push(Line::from(Span::styled(line.to_string(), view.style(slot))));
+    }
+    out
+}
+
 pub fn lines(view: &View) -> Vec<Line<'static>> {
+    if view.app.header.params.method == crate::engine::MethodKind::React {
+        return trajectory(view);
+    }
     let mut out = Vec::new();
     for e in &view.app.events {
         let (slot, text) = match e {
