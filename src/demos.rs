@@ -80,44 +80,31 @@ const BFS_NOTE: &str = "ToT-BFS keeps the 5 best-valued states per step and reac
 const DFS_NOTE: &str = "ToT-DFS tries the best child first, prunes below the threshold and backtracks";
 const EDIT_NOTE: &str = "A greedy search (b=1) keeps a dead end; a person edits the step and the search recovers";
 
-/// BFS b=5 on the first test puzzle (from 900) that it solves.
-fn bfs(dir: Option<&Path>) -> Result<(), String> {
-    let params = Params { method: MethodKind::TotBfs, ..Params::default() };
-    let (setup, task, sim) = setup(params, 0);
-    for i in 900..1000 {
-        let problem = task.problem(i).ok_or("no puzzle")?;
-        let mut rec = start(&setup, &task, &sim, &problem, None)?;
-        step(&mut rec, run(Command::Run))?;
-        if rec.0.outcome().is_some_and(|o| o.solved) {
-            if let Some(dir) = dir {
-                let mut rec = start(&setup, &task, &sim, &problem, Some((&dir.join("bfs-solved.jsonl"), BFS_NOTE)))?;
-                step(&mut rec, run(Command::Run))?;
-            }
-            return Ok(());
-        }
-    }
-    Err("no test puzzle solved by BFS".into())
-}
-
-/// DFS on the first test puzzle where it backtracks and still solves.
-fn dfs(dir: Option<&Path>) -> Result<(), String> {
-    let params = Params { method: MethodKind::TotDfs, ..Params::default() };
+/// Record, into `dir/file`, a plain run of `params` on the first test puzzle (from
+/// 900) whose run `shows` what the demo is about.
+fn first_run(
+    dir: &Path,
+    file: &str,
+    note: &str,
+    params: Params,
+    shows: impl Fn(&Engine, &[Event]) -> bool,
+) -> Result<(), String> {
     let (setup, task, sim) = setup(params, 0);
     for i in 900..1000 {
         let problem = task.problem(i).ok_or("no puzzle")?;
         let mut rec = start(&setup, &task, &sim, &problem, None)?;
         let events = step(&mut rec, run(Command::Run))?;
-        let backtracks = events.iter().filter(|e| matches!(e, Event::Backtracked { .. })).count();
-        if backtracks >= 2 && rec.0.outcome().is_some_and(|o| o.solved) {
-            if let Some(dir) = dir {
-                let mut rec =
-                    start(&setup, &task, &sim, &problem, Some((&dir.join("dfs-backtracks.jsonl"), DFS_NOTE)))?;
-                step(&mut rec, run(Command::Run))?;
-            }
+        if shows(&rec.0, &events) {
+            let mut rec = start(&setup, &task, &sim, &problem, Some((&dir.join(file), note)))?;
+            step(&mut rec, run(Command::Run))?;
             return Ok(());
         }
     }
-    Err("no test puzzle where DFS backtracks and solves".into())
+    Err(format!("no test puzzle for the demo {file}"))
+}
+
+fn solved(engine: &Engine) -> bool {
+    engine.outcome().is_some_and(|o| o.solved)
 }
 
 /// The scripted rescue: step twice (propose, evaluate and keep one), edit the kept
@@ -140,19 +127,19 @@ fn rescue(rec: &mut Recorder, input: &str) -> Result<bool, String> {
         return Ok(false);
     };
     step(rec, vec![Input::command(Command::Continue { node: edited }), Input::command(Command::Run)])?;
-    Ok(rec.0.outcome().is_some_and(|o| o.solved))
+    Ok(solved(&rec.0))
 }
 
 /// Greedy BFS on the first test puzzle where it fails alone, keeps a dead end at
 /// step 1, and the edit rescues it.
-fn edit(dir: Option<&Path>) -> Result<(), String> {
+fn edit(dir: &Path) -> Result<(), String> {
     let params = Params { method: MethodKind::TotBfs, breadth: 1, ..Params::default() };
     let (setup, task, sim) = setup(params, 0);
     for i in 900..1000 {
         let problem = task.problem(i).ok_or("no puzzle")?;
         let mut alone = start(&setup, &task, &sim, &problem, None)?;
         step(&mut alone, run(Command::Run))?;
-        if alone.0.outcome().is_some_and(|o| o.solved) {
+        if solved(&alone.0) {
             continue;
         }
         // The step-1 choice must be a dead end for the edit to matter.
@@ -171,10 +158,8 @@ fn edit(dir: Option<&Path>) -> Result<(), String> {
         }
         let mut trial = start(&setup, &task, &sim, &problem, None)?;
         if rescue(&mut trial, &problem.input)? {
-            if let Some(dir) = dir {
-                let mut rec = start(&setup, &task, &sim, &problem, Some((&dir.join("edit-rescues.jsonl"), EDIT_NOTE)))?;
-                rescue(&mut rec, &problem.input)?;
-            }
+            let mut rec = start(&setup, &task, &sim, &problem, Some((&dir.join("edit-rescues.jsonl"), EDIT_NOTE)))?;
+            rescue(&mut rec, &problem.input)?;
             return Ok(());
         }
     }
@@ -184,9 +169,13 @@ fn edit(dir: Option<&Path>) -> Result<(), String> {
 /// Record the three demo sessions into `dir`.
 pub fn record_all(dir: &Path) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    bfs(Some(dir))?;
-    dfs(Some(dir))?;
-    edit(Some(dir))?;
+    let bfs = Params { method: MethodKind::TotBfs, ..Params::default() };
+    first_run(dir, "bfs-solved.jsonl", BFS_NOTE, bfs, |e, _| solved(e))?;
+    let dfs = Params { method: MethodKind::TotDfs, ..Params::default() };
+    first_run(dir, "dfs-backtracks.jsonl", DFS_NOTE, dfs, |e, events| {
+        solved(e) && events.iter().filter(|ev| matches!(ev, Event::Backtracked { .. })).count() >= 2
+    })?;
+    edit(dir)?;
     println!("recorded the demo sessions into {}", dir.display());
     Ok(())
 }

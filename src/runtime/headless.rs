@@ -361,16 +361,6 @@ fn events_of(effects: &[Effect]) -> Vec<Event> {
         .collect()
 }
 
-/// Drive one engine until it finishes (or stalls), recording every input.
-pub async fn drive(
-    engine: &mut Engine,
-    driver: &mut Driver,
-    writer: Option<&mut SessionWriter>,
-    first: Vec<Input>,
-) -> Result<Totals, SessionError> {
-    Ok(drive_with(engine, driver, writer, first, |_, _| None).await?.0)
-}
-
 /// Start the calls among `effects`, or after a stop only their cancellations.
 fn execute(driver: &mut Driver, effects: &[Effect], stopped: bool) {
     if stopped {
@@ -381,7 +371,7 @@ fn execute(driver: &mut Driver, effects: &[Effect], stopped: bool) {
     }
 }
 
-/// Like [`drive`], asking `stop` after every reply whether to stop issuing calls.
+/// Drive one engine until it finishes (or stalls), recording every input, asking `stop` after every reply whether to stop issuing calls.
 /// On a stop the engine is paused (an input, so replay agrees), calls not yet sent
 /// are dropped, calls already sent land and are recorded, and the session gets a
 /// `stopped` record with the reason, which is returned.

@@ -100,10 +100,6 @@ impl Driver {
         self
     }
 
-    pub fn provider(&self) -> &Arc<dyn Provider> {
-        &self.provider
-    }
-
     pub fn outstanding(&self) -> usize {
         self.order.len()
     }

@@ -18,10 +18,6 @@ impl ToolRunner {
         ToolRunner { registry, states: HashMap::new() }
     }
 
-    pub fn registry(&self) -> &ToolRegistry {
-        &self.registry
-    }
-
     /// Run `tool` for step `node`, starting from the state step `after` left.
     pub async fn run(&mut self, tool: &ToolRequest, node: NodeId, after: NodeId) -> ToolResult {
         let mut state = self.states.get(&after).cloned().unwrap_or_default();

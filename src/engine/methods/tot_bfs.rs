@@ -48,14 +48,6 @@ impl TotBfs {
         }
     }
 
-    pub fn step(&self) -> usize {
-        self.step
-    }
-
-    pub fn frontier(&self) -> &[NodeId] {
-        &self.frontier
-    }
-
     fn select(&mut self, core: &mut Core) {
         let candidates: Vec<NodeId> =
             self.pool.iter().copied().filter(|&n| core.usable(n) && core.tree.node(n).score.is_some()).collect();

@@ -42,11 +42,6 @@ impl TotDfs {
         TotDfs { stack: vec![frame(NodeId(0))], phase: Phase::Expand, expansions: 0, best: None, finals: Vec::new() }
     }
 
-    /// The path from the root to the current state.
-    pub fn path(&self) -> Vec<NodeId> {
-        self.stack.iter().map(|f| f.node).collect()
-    }
-
     fn consider_best(&mut self, core: &Core, id: NodeId) {
         let key = |n: NodeId| (core.tree.node(n).depth, core.tree.value(n).unwrap_or(0.0));
         match self.best {
