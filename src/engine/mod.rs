@@ -526,6 +526,16 @@ impl Engine {
                 if text.is_empty() {
                     return self.reject("an edited thought cannot be empty");
                 }
+                if let Some(result) = self.method.edit(&mut self.core, node, &text) {
+                    match result {
+                        Ok(new) => {
+                            self.core.log(format!("edited {node} by hand as {new}; the old continuation stays"));
+                            self.outcome = None;
+                        }
+                        Err(reason) => self.reject(reason),
+                    }
+                    return;
+                }
                 let y = self.core.tree.node(parent).path.clone();
                 let proposal = self.core.task.parse_edit(&self.core.x, &y, &text);
                 let origin = Origin::Human { edited_from: Some(node) };

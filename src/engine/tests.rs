@@ -444,4 +444,89 @@ mod react {
         let fx = e.handle(cmd(Command::Backtrack));
         assert!(events(&fx).iter().any(|ev| matches!(ev, Event::Rejected { .. })));
     }
+
+    /// Steps 1 and 2 of a trajectory, paused after the second observation; returns the
+    /// engine and the step nodes.
+    fn two_steps() -> (Engine, NodeId, NodeId) {
+        let (mut e, _) = qa_engine(7);
+        let fx = e.handle(cmd(Command::Step { n: 2 }));
+        let fx = e.handle(reply(calls(&fx)[0].0, &["Thought 1: Start with her.\nAction 1: Search[Ilse Varga]"]));
+        let fx = e.handle(observe(tool_calls(&fx)[0].0, "Ilse Varga was born in Marrowick."));
+        let fx = e.handle(reply(calls(&fx)[0].0, &["Thought 2: Wrong way.\nAction 2: Search[Nowhere]"]));
+        let fx = e.handle(observe(tool_calls(&fx)[0].0, "Could not find Nowhere."));
+        assert!(calls(&fx).is_empty(), "paused after two steps");
+        (e, NodeId(1), NodeId(2))
+    }
+
+    #[test]
+    fn editing_a_thought_asks_the_model_for_the_action_and_keeps_the_old_branch() {
+        let (mut e, s1, s2) = two_steps();
+        let fx = e.handle(cmd(Command::Edit { node: s2, text: "Marrowick is where she was born; search it.".into() }));
+        let c = calls(&fx);
+        assert_eq!(c.len(), 1, "one call: the action after the person's thought");
+        let new = e.core.calls[&c[0].0].node;
+        assert_ne!(new, s2);
+        let prompt = &c[0].1.messages[0].content;
+        assert!(prompt.ends_with("Thought 2: Marrowick is where she was born; search it.\nAction 2:"), "{prompt}");
+        assert!(!prompt.contains("Nowhere"), "the old continuation is not in the prompt");
+        assert_eq!(e.tree().node(new).origin, Origin::Human { edited_from: Some(s2) });
+        assert_eq!(e.tree().node(new).parent, Some(s1));
+        // The model continues after "Action 2:" with just the action.
+        let fx = e.handle(reply(c[0].0, &[" Search[Marrowick]"]));
+        let t = tool_calls(&fx);
+        assert_eq!(t.len(), 1);
+        assert_eq!(t[0].1, ToolRequest { name: "search".into(), arg: "Marrowick".into() });
+        assert_eq!(t[0].2, new);
+        let fx = e.handle(observe(t[0].0, "Marrowick lies on the Tessel River."));
+        assert!(calls(&fx).is_empty(), "the edit runs its own step, then the run mode (paused) holds");
+        let n = e.tree().node(new);
+        assert!(n.path.ends_with(
+            "Thought 2: Marrowick is where she was born; search it.\nAction 2: Search[Marrowick]\nObservation 2: Marrowick lies on the Tessel River.\n"
+        ), "{}", n.path);
+        // Both branches stay under step 1, and the next step goes on from the edited one.
+        assert_eq!(e.tree().node(s1).children, vec![s2, new]);
+        assert!(e.tree().node(s2).path.contains("Nowhere"));
+        let fx = e.handle(cmd(Command::Step { n: 1 }));
+        let c = calls(&fx);
+        assert_eq!(e.core.calls[&c[0].0].node, new);
+        assert!(c[0].1.messages[0].content.contains("Observation 2: Marrowick lies on the Tessel River."));
+    }
+
+    #[test]
+    fn editing_an_action_runs_it_and_drops_the_old_branch_calls() {
+        let (mut e, s1, s2) = two_steps();
+        // Step 3 in flight on the old branch.
+        let fx = e.handle(cmd(Command::Step { n: 1 }));
+        let old_call = calls(&fx)[0].0;
+        let fx = e.handle(cmd(Command::Edit {
+            node: s2,
+            text: "Thought 2: Her birthplace next.\nAction 2: search[Marrowick]\nObservation 2: (left over)".into(),
+        }));
+        assert_eq!(cancelled(&fx), vec![old_call], "the old continuation's call is cancelled");
+        assert!(calls(&fx).is_empty(), "an edit with an action needs no model call");
+        let t = tool_calls(&fx);
+        assert_eq!(t[0].1.arg, "Marrowick");
+        let new = t[0].2;
+        assert_eq!(e.tree().node(new).thought, "Thought 2: Her birthplace next.\nAction 2: Search[Marrowick]");
+        // A late reply for the cancelled call changes nothing.
+        let fx = e.handle(reply(old_call, &["Action 3: Finish[wrong]"]));
+        assert!(events(&fx).iter().any(|ev| matches!(ev, Event::ReplyDropped { .. })));
+        assert_eq!(e.tree().node(s2).children.len(), 0);
+        e.handle(observe(t[0].0, "Marrowick lies on the Tessel River."));
+        let fx = e.handle(cmd(Command::Run));
+        let fx = e.handle(reply(calls(&fx)[0].0, &["Action 3: Finish[Tessel River]"]));
+        e.handle(observe(tool_calls(&fx)[0].0, "Episode finished"));
+        let o = e.outcome().expect("finished on the edited branch");
+        assert!(o.solved);
+        assert!(e.tree().is_within(o.finals[0], new));
+        assert_eq!(e.tree().node(s1).children.len(), 2);
+    }
+
+    #[test]
+    fn an_empty_react_edit_is_rejected() {
+        let (mut e, _, s2) = two_steps();
+        let fx = e.handle(cmd(Command::Edit { node: s2, text: "Observation 2: only this".into() }));
+        assert!(events(&fx).iter().any(|ev| matches!(ev, Event::Rejected { .. })));
+        assert_eq!(e.tree().len(), 3);
+    }
 }

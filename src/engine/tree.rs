@@ -96,6 +96,9 @@ pub struct Node {
     pub calls: Vec<u64>,
     /// The final answer this node states, if it is a final state.
     pub answer: Option<String>,
+    /// ReAct: how long the tool behind this step's action took to answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_ms: Option<u64>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -119,6 +122,7 @@ impl SearchTree {
             generation: 0,
             calls: Vec::new(),
             answer: None,
+            tool_ms: None,
         };
         SearchTree { nodes: vec![root] }
     }
@@ -174,6 +178,7 @@ impl SearchTree {
             generation,
             calls: Vec::new(),
             answer: None,
+            tool_ms: None,
         });
         self.nodes[parent.0].children.push(id);
         id

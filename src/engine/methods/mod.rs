@@ -35,6 +35,12 @@ pub trait Method: Send {
     fn on_prune(&mut self, _core: &mut Core, _node: NodeId) {}
     /// A person added `new` as an edited version of `original`.
     fn on_edit(&mut self, _core: &mut Core, _original: NodeId, _new: NodeId) {}
+    /// A person rewrote `node` as `text`. Methods that follow one trajectory (ReAct)
+    /// handle it themselves and return the new node; `None` leaves it to the engine's
+    /// tree-search edit (a new sibling, evaluated).
+    fn edit(&mut self, _core: &mut Core, _node: NodeId, _text: &str) -> Option<Result<NodeId, String>> {
+        None
+    }
     /// ReAct: the model's reply for the step after `node`.
     fn on_act(&mut self, _core: &mut Core, _node: NodeId, _reply: &str) {}
     /// ReAct: the step's model call failed.

@@ -2,6 +2,11 @@
 //! `max_steps`. Each step is a node (its thought and action); the observation is
 //! appended to its path when the tool answers. A reply without a readable action
 //! becomes an observation restating the format and counts as a bad call.
+//!
+//! A person may rewrite any step (`Command::Edit`): the edited step becomes a new
+//! sibling and the agent goes on from it, while the old continuation stays as a
+//! branch (its calls in flight are cancelled). An edit with an action runs that
+//! action; a thought alone is given back to the model, which writes the action.
 
 use crate::engine::{CallKind, Core, LlmRequest, NodeId, NodeStatus, Origin, Outcome, ToolRequest, ToolResult};
 
@@ -23,12 +28,14 @@ pub struct React {
     finals: Vec<NodeId>,
     /// The tool of the step being acted on.
     acting: Option<ToolRequest>,
+    /// A person's step with a thought and no action yet: the model is asked for the action.
+    completing: Option<NodeId>,
     pub bad_calls: usize,
 }
 
 impl React {
     pub fn new() -> Self {
-        React { tip: NodeId(0), phase: Phase::Think, finals: Vec::new(), acting: None, bad_calls: 0 }
+        React { tip: NodeId(0), phase: Phase::Think, finals: Vec::new(), acting: None, completing: None, bad_calls: 0 }
     }
 
     fn observe(core: &mut Core, node: NodeId, text: &str) {
@@ -37,6 +44,105 @@ impl React {
         let text = text.trim();
         n.path.push_str(&format!("Observation {step}: {text}\n"));
         n.thought.push_str(&format!("\nObservation {step}: {text}"));
+    }
+}
+
+impl React {
+    /// Run the step's action, or record why there is none (a bad call).
+    fn act(&mut self, core: &mut Core, step_node: NodeId, action: Option<(String, String)>, problem: Option<String>) {
+        let after = core.tree.node(step_node).parent.unwrap_or(NodeId(0));
+        match (problem, action) {
+            (None, Some((tool, arg))) => {
+                let request = ToolRequest { name: tool, arg };
+                self.acting = Some(request.clone());
+                core.issue_tool(step_node, after, request);
+                self.phase = Phase::Acting;
+            }
+            (problem, _) => {
+                let problem = problem.unwrap_or_else(|| "no action".into());
+                self.bad_calls += 1;
+                core.tree.node_mut(step_node).issues.push(format!("bad call: {problem}"));
+                React::observe(core, step_node, &problem);
+                self.phase = Phase::Think;
+            }
+        }
+    }
+
+    /// The model wrote the action for a person's thought (`node`).
+    fn complete(&mut self, core: &mut Core, node: NodeId, reply: &str) {
+        let step = core.tree.node(node).depth;
+        // The model continues after `Action i:`, so a bare `Search[x]` is the action;
+        // a reply that restates a thought and an action is read as a whole.
+        let text = if reply.to_lowercase().contains("action") {
+            reply.to_string()
+        } else {
+            format!("Action {step}: {}", reply.trim())
+        };
+        let parsed = core.task.parse_react(&text, step);
+        if let Some((tool, arg)) = &parsed.action {
+            let line = format!("Action {step}: {}[{arg}]", capitalise(tool));
+            let n = core.tree.node_mut(node);
+            n.thought.push_str(&format!("\n{line}"));
+            n.path.push_str(&format!("{line}\n"));
+        }
+        let problem = if parsed.action.is_some() { None } else { parsed.problem };
+        self.act(core, node, parsed.action, problem);
+    }
+
+    fn edit_step(&mut self, core: &mut Core, node: NodeId, text: &str) -> Result<NodeId, String> {
+        let parent = core.tree.node(node).parent.ok_or("the question itself cannot be edited")?;
+        let step = core.tree.node(node).depth;
+        // Observations come from the tools: drop any the person left in the text.
+        let text: Vec<&str> =
+            text.lines().take_while(|l| !l.trim_start().to_lowercase().starts_with("observation")).collect();
+        let parsed = core.task.parse_react(&text.join("\n"), step);
+        let thought = parsed.thought.as_deref().map(str::trim).filter(|t| !t.is_empty()).map(str::to_string);
+        if thought.is_none() && parsed.action.is_none() {
+            return Err("write a thought, an action such as Search[entity], or both".into());
+        }
+        // The old continuation stays as a branch; whatever is still running for it is stale.
+        core.cancel_scheduled();
+        core.tree.bump_generation(node);
+        let mut lines = Vec::new();
+        if let Some(t) = &thought {
+            lines.push(format!("Thought {step}: {t}"));
+        }
+        if let Some((tool, arg)) = &parsed.action {
+            lines.push(format!("Action {step}: {}[{arg}]", capitalise(tool)));
+        }
+        let step_text = lines.join("\n");
+        let path = format!("{}{step_text}\n", core.tree.node(parent).path);
+        let origin = Origin::Human { edited_from: Some(node) };
+        let child = core.tree.add_child(parent, step_text.clone(), path, origin);
+        core.emit(crate::engine::Event::NodeAdded { id: child, parent, thought: step_text });
+        core.set_status(child, NodeStatus::Expanded);
+        self.tip = child;
+        self.finals.clear();
+        self.acting = None;
+        self.completing = None;
+        if parsed.action.is_some() {
+            self.act(core, child, parsed.action, None);
+            return Ok(child);
+        }
+        // A thought alone: the model writes the action that follows it.
+        let trajectory = core.tree.node(parent).path.clone();
+        let thought = thought.unwrap_or_default();
+        let Some(mut prompt) = core.task.react_prompt(&core.x, &trajectory, step) else {
+            return Err(format!("the task {} has no ReAct prompt", core.task.name()));
+        };
+        if let Some(last) = prompt.messages.last_mut() {
+            // The prompt ends with `Thought i:`; the person's thought follows it.
+            last.content.truncate(last.content.trim_end().len());
+            last.content.push_str(&format!(" {thought}\nAction {step}:"));
+        }
+        if let Some(c) = prompt.context.as_object_mut() {
+            c.insert("thought".into(), serde_json::Value::String(thought));
+        }
+        let request = LlmRequest::from_prompt(prompt, 1, core.params.temperature);
+        core.issue(child, CallKind::Act, request, false);
+        self.completing = Some(child);
+        self.phase = Phase::Thinking;
+        Ok(child)
     }
 }
 
@@ -87,6 +193,10 @@ impl Method for React {
     fn on_children(&mut self, _core: &mut Core, _parent: NodeId, _children: &[NodeId], _by_hand: bool) {}
 
     fn on_act(&mut self, core: &mut Core, node: NodeId, reply: &str) {
+        if self.completing == Some(node) {
+            self.completing = None;
+            return self.complete(core, node, reply);
+        }
         let step = core.tree.node(node).depth + 1;
         let parsed = core.task.parse_react(reply, step);
         let mut text = String::new();
@@ -106,26 +216,20 @@ impl Method for React {
         let child = core.tree.add_child(node, text.clone(), path, Origin::Model);
         core.emit(crate::engine::Event::NodeAdded { id: child, parent: node, thought: text });
         core.set_status(child, NodeStatus::Expanded);
-        let after = node;
         self.tip = child;
-        match (parsed.problem, parsed.action) {
-            (None, Some((tool, arg))) => {
-                let request = ToolRequest { name: tool, arg };
-                self.acting = Some(request.clone());
-                core.issue_tool(child, after, request);
-                self.phase = Phase::Acting;
-            }
-            (problem, _) => {
-                let problem = problem.unwrap_or_else(|| "no action".into());
-                self.bad_calls += 1;
-                core.tree.node_mut(child).issues.push(format!("bad call: {problem}"));
-                React::observe(core, child, &problem);
-                self.phase = Phase::Think;
-            }
-        }
+        self.act(core, child, parsed.action, parsed.problem);
     }
 
     fn on_act_failed(&mut self, core: &mut Core, node: NodeId, message: &str) {
+        if self.completing == Some(node) {
+            // A person's thought whose action the model could not write: keep the thought.
+            self.completing = None;
+            core.tree.node_mut(node).issues.push(format!("the model call for the action failed: {message}"));
+            self.bad_calls += 1;
+            React::observe(core, node, &format!("(the model call failed: {message})"));
+            self.phase = Phase::Think;
+            return;
+        }
         // The step is lost; count it so a dead server cannot loop forever.
         let step = core.tree.node(node).depth + 1;
         let path = format!("{}Thought {step}: (the model call failed: {message})\n", core.tree.node(node).path);
@@ -137,6 +241,7 @@ impl Method for React {
     }
 
     fn on_tool(&mut self, core: &mut Core, node: NodeId, result: ToolResult) {
+        core.tree.node_mut(node).tool_ms = Some(result.latency_ms);
         React::observe(core, node, &result.text);
         let finished = self.acting.take().is_some_and(|t| t.name.eq_ignore_ascii_case("finish"));
         if finished {
@@ -145,6 +250,10 @@ impl Method for React {
         } else {
             self.phase = Phase::Think;
         }
+    }
+
+    fn edit(&mut self, core: &mut Core, node: NodeId, text: &str) -> Option<Result<NodeId, String>> {
+        Some(self.edit_step(core, node, text))
     }
 
     fn backtrack(&mut self, _core: &mut Core) -> Result<(), String> {
@@ -156,6 +265,7 @@ impl Method for React {
         self.tip = node;
         self.finals.clear();
         self.acting = None;
+        self.completing = None;
         self.phase = Phase::Think;
         Ok(())
     }
