@@ -54,6 +54,11 @@ impl MethodKind {
             MethodKind::React => "react",
         }
     }
+
+    /// Methods that follow a ReAct trajectory (thought, action, observation).
+    pub fn is_react(self) -> bool {
+        matches!(self, MethodKind::React)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]

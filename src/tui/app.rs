@@ -508,7 +508,18 @@ impl App {
                     self.message = Some("the root is the puzzle itself: press i for a new input".into());
                     return Vec::new();
                 }
-                let mut editor = TextArea::new(vec![self.engine.tree().node(node).thought.clone()]);
+                let thought = &self.engine.tree().node(node).thought;
+                let lines: Vec<String> = if self.header.params.method.is_react() {
+                    // A ReAct step: its thought and action; the observation comes from the tool.
+                    thought
+                        .lines()
+                        .filter(|l| !l.trim_start().to_lowercase().starts_with("observation"))
+                        .map(str::to_string)
+                        .collect()
+                } else {
+                    vec![thought.clone()]
+                };
+                let mut editor = TextArea::new(lines);
                 editor.move_cursor(ratatui_textarea::CursorMove::End);
                 self.popup = Some(Popup::Edit { node, editor: Box::new(editor) });
                 Vec::new()
@@ -679,6 +690,20 @@ impl App {
                     Action::Top => 0,
                     _ => u16::MAX / 2,
                 }
+            }
+            Pane::Transcript if self.header.params.method.is_react() && matches!(action, Action::Up | Action::Down) => {
+                // A ReAct trajectory: up and down walk its steps (down follows the newest branch).
+                self.follow = false;
+                let tree = self.engine.tree();
+                let node = self.selected();
+                let next = match action {
+                    Action::Up => tree.node(node).parent,
+                    _ => tree.node(node).children.last().copied(),
+                };
+                if let Some(next) = next {
+                    self.select(next);
+                }
+                self.transcript_scroll = 0;
             }
             Pane::Transcript => {
                 // Offsets count lines up from the newest.

@@ -500,3 +500,97 @@ fn react_runs_in_the_explorer_with_a_styled_transcript() {
         "the observation is recorded"
     );
 }
+
+/// Carry out effects like the driver does, with the sim answering model calls and
+/// the task's own tools (the qa-demo corpus) answering tool calls, until idle.
+fn settle_react(app: &mut App, effects: Vec<Effect>, tools: &mut crate::runtime::tools::ToolRunner) {
+    let sim = SimProvider::new(SimConfig::default());
+    let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let mut queue: VecDeque<Effect> = effects.into();
+    while let Some(e) = queue.pop_front() {
+        let more = match e {
+            Effect::CallLlm { call, request } => {
+                app.on_reply(LlmReply { call, result: sim.answer(&request) }, &request)
+            }
+            Effect::CallTool { call, tool, node, after } => {
+                let result = rt.block_on(tools.run(&tool, node, after));
+                app.on_input(Input::ToolReply(crate::engine::ToolReply { call, result }), None)
+            }
+            Effect::Cancel { calls } => {
+                queue.retain(|q| !matches!(q, Effect::CallLlm { call, .. } | Effect::CallTool { call, .. } if calls.contains(call)));
+                Vec::new()
+            }
+            Effect::Emit { .. } => Vec::new(),
+        };
+        queue.extend(more);
+    }
+}
+
+#[test]
+fn an_edited_react_thought_keeps_both_branches_after_save_and_reopen() {
+    use crate::tasks::qa_demo::QaDemo;
+    let dir = tempfile::tempdir().unwrap();
+    let task: Arc<dyn TaskSource> = Arc::new(QaDemo::new(None).unwrap());
+    let mut tools = crate::runtime::tools::ToolRunner::new(task.tools().unwrap());
+    let mut s = setup(dir.path(), Params { method: MethodKind::React, ..Params::default() });
+    s.task = Arc::clone(&task);
+    s.header.task = "qa-demo".into();
+    let problem = task.problem(0).unwrap();
+    let mut app = App::live(s.clone(), &problem, Keymap::default(), ThemeSet::default(), "dark");
+    let fx = app.handle_action(Action::RunPause);
+    settle_react(&mut app, fx, &mut tools);
+    assert!(app.engine.is_finished());
+    let first_len = app.engine.tree().len();
+    assert!(first_len >= 4, "a few steps to the answer");
+
+    // Select step 2 in the transcript pane (up from the end walks the steps) and edit its thought.
+    app.focus = Pane::Transcript;
+    let tip = NodeId(first_len - 1);
+    select(&mut app, tip);
+    for _ in 0..(app.engine.tree().node(tip).depth - 2) {
+        app.handle_action(Action::Up);
+    }
+    let step2 = app.selected();
+    assert_eq!(app.engine.tree().node(step2).depth, 2);
+    app.handle_action(Action::Edit);
+    let Some(super::app::Popup::Edit { editor, .. }) = &app.popup else { panic!("the edit popup opens") };
+    assert!(editor.lines().iter().all(|l| !l.starts_with("Observation")), "{:?}", editor.lines());
+    assert!(editor.lines().iter().any(|l| l.starts_with("Thought 2:")), "{:?}", editor.lines());
+    app.popup = None;
+    let fx = app.submit_edit(step2, "Thought 2: Let me check the lighthouse record before anything else.".into());
+    settle_react(&mut app, fx, &mut tools);
+    let edited = app
+        .engine
+        .tree()
+        .nodes()
+        .find(|n| matches!(n.origin, Origin::Human { edited_from: Some(f) } if f == step2))
+        .map(|n| n.id)
+        .expect("the edited step is a new node");
+    assert!(app.engine.tree().node(edited).thought.contains("\nAction 2: "), "the model wrote the action");
+    assert!(app.engine.tree().node(edited).tool_ms.is_some());
+    let fx = app.handle_action(Action::RunPause);
+    settle_react(&mut app, fx, &mut tools);
+    assert!(app.engine.is_finished(), "the agent carried on from the edit to an answer");
+    let outcome = app.engine.outcome().unwrap().clone();
+    assert!(app.engine.tree().is_within(outcome.finals[0], edited), "the answer is on the edited branch");
+
+    // Save, reopen as a replay: both branches are there and each reads in the transcript.
+    let target = dir.path().join("edited.jsonl");
+    app.answer(Prompting::SaveAs, target.to_str().unwrap());
+    app.finish_recording();
+    let session = Session::load(&target).unwrap();
+    let mut replayed = App::replay(s, session, Keymap::default(), ThemeSet::default(), "dark").unwrap();
+    let parent = replayed.engine.tree().node(edited).parent.unwrap();
+    assert_eq!(replayed.engine.tree().node(parent).children, vec![step2, edited]);
+    assert_eq!(replayed.engine.tree().len(), app.engine.tree().len());
+    select(&mut replayed, step2);
+    let old = render(&mut replayed, 160, 50);
+    assert!(old.contains("[branch 1 of 2]"), "{old}");
+    select(&mut replayed, edited);
+    let new = render(&mut replayed, 160, 50);
+    assert!(new.contains("✎ Thought 2: Let me check the lighthouse record"), "{new}");
+    assert!(new.contains("[branch 2 of 2]"), "{new}");
+    assert!(new.contains("Observation 2: (0 ms) Marrowick"), "tool latency on observations: {new}");
+    // The tree pane labels steps by their actions, so the branches read side by side.
+    assert!(new.contains("2 Search["), "{new}");
+}

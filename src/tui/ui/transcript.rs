@@ -8,30 +8,95 @@ use ratatui::Frame;
 use super::super::theme::Slot;
 use super::View;
 use crate::engine::event::Event;
+use crate::engine::{NodeId, NodeStatus, Origin, SearchTree};
 
-/// ReAct: the trajectory up to the selected step, Thought / Action / Observation styled apart.
-fn trajectory(view: &View) -> Vec<Line<'static>> {
-    let tree = view.app.engine.tree();
-    let Some(node) = tree.get(view.selected) else { return Vec::new() };
-    let mut out =
-        vec![Line::from(Span::styled(format!("Question: {}", view.app.engine.core.x), view.style(Slot::Title)))];
-    for line in node.path.lines() {
-        let lower = line.to_lowercase();
-        let slot = if lower.starts_with("action") {
-            Slot::Action
-        } else if lower.starts_with("observation") {
-            Slot::Observation
-        } else {
-            Slot::Thought
-        };
-        out.push(Line::from(Span::styled(line.to_string(), view.style(slot))));
+/// The steps of the branch through `selected`: its ancestors, itself, then the newest
+/// continuation below it (the last child at each step), root excluded.
+pub fn branch(tree: &SearchTree, selected: NodeId) -> Vec<NodeId> {
+    let mut out = Vec::new();
+    let mut cur = Some(selected);
+    while let Some(n) = cur {
+        if n == tree.root() {
+            break;
+        }
+        out.push(n);
+        cur = tree.node(n).parent;
+    }
+    out.reverse();
+    let mut cur = selected;
+    while let Some(&next) = tree.node(cur).children.last() {
+        out.push(next);
+        cur = next;
     }
     out
 }
 
+/// ReAct: the trajectory through the selected step, Thought / Action / Observation
+/// styled apart, the selected step marked, tool latency on each observation, and a
+/// note where the trajectory branches. Returns the lines and the line range of the
+/// selected step.
+fn trajectory(view: &View) -> (Vec<Line<'static>>, std::ops::Range<usize>) {
+    let tree = view.app.engine.tree();
+    if !tree.contains(view.selected) {
+        return (Vec::new(), 0..0);
+    }
+    let mut out =
+        vec![Line::from(Span::styled(format!("Question: {}", view.app.engine.core.x), view.style(Slot::Title)))];
+    let mut selected = 0..0;
+    for id in branch(tree, view.selected) {
+        let node = tree.node(id);
+        let here = id == view.selected;
+        let first = out.len();
+        let siblings = node.parent.map_or(0, |p| tree.node(p).children.len());
+        for (i, line) in node.thought.lines().enumerate() {
+            let lower = line.trim_start().to_lowercase();
+            let slot = if lower.starts_with("action") {
+                Slot::Action
+            } else if lower.starts_with("observation") {
+                Slot::Observation
+            } else {
+                Slot::Thought
+            };
+            let marker = match (here, i) {
+                (true, 0) => "▶ ",
+                (true, _) => "│ ",
+                _ => "  ",
+            };
+            let mut spans = vec![Span::styled(marker, view.style(Slot::Selection))];
+            if i == 0 && matches!(node.origin, Origin::Human { .. }) {
+                spans.push(Span::styled("✎ ", view.style(Slot::NodeEdited)));
+            }
+            match (slot, node.tool_ms, line.split_once(':')) {
+                // The tool's latency right after the label, where a long observation cannot hide it.
+                (Slot::Observation, Some(ms), Some((label, rest))) => {
+                    spans.push(Span::styled(format!("{label}:"), view.style(slot)));
+                    spans.push(Span::styled(format!(" ({ms} ms)"), view.style(Slot::Dim)));
+                    spans.push(Span::styled(rest.to_string(), view.style(slot)));
+                }
+                _ => spans.push(Span::styled(line.to_string(), view.style(slot))),
+            }
+            if i == 0 && siblings > 1 {
+                let p = node.parent.map(|p| tree.node(p).children.iter().position(|&c| c == id).unwrap_or(0));
+                let k = p.unwrap_or(0) + 1;
+                spans.push(Span::styled(format!("  [branch {k} of {siblings}]"), view.style(Slot::Dim)));
+            }
+            if let NodeStatus::Invalid(reason) = &node.status {
+                if i == 0 {
+                    spans.push(Span::styled(format!("  ({reason})"), view.style(Slot::Error)));
+                }
+            }
+            out.push(Line::from(spans));
+        }
+        if here {
+            selected = first..out.len();
+        }
+    }
+    (out, selected)
+}
+
 pub fn lines(view: &View) -> Vec<Line<'static>> {
-    if view.app.header.params.method == crate::engine::MethodKind::React {
-        return trajectory(view);
+    if view.app.header.params.method.is_react() {
+        return trajectory(view).0;
     }
     let mut out = Vec::new();
     for e in &view.app.events {
@@ -65,10 +130,24 @@ pub fn lines(view: &View) -> Vec<Line<'static>> {
 }
 
 pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
-    let all = lines(view);
     let height = area.height.saturating_sub(2) as usize;
-    let from_end = (view.app.transcript_scroll as usize).min(all.len().saturating_sub(height));
-    let start = all.len().saturating_sub(height + from_end);
+    let (all, end) = if view.app.header.params.method.is_react() {
+        // Keep the selected step in view, with what follows it below when there is room.
+        let (all, sel) = trajectory(view);
+        let end = if sel.is_empty() {
+            all.len()
+        } else {
+            let below = height.saturating_sub(sel.len()) / 2;
+            (sel.end + below).min(all.len()).max(sel.start.min(all.len()))
+        };
+        (all, end)
+    } else {
+        let all = lines(view);
+        let end = all.len();
+        (all, end)
+    };
+    let from_end = (view.app.transcript_scroll as usize).min(end.saturating_sub(height));
+    let start = end.saturating_sub(height + from_end);
     let shown: Vec<Line> = all.iter().skip(start).take(height).cloned().collect();
     let mut extra = if from_end > 0 { format!("{from_end} lines up") } else { String::new() };
     let mut block = view.block(super::Pane::Transcript, &extra);

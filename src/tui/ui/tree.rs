@@ -77,6 +77,8 @@ fn label(view: &View, tree: &SearchTree, node: &Node) -> Line<'static> {
     }
     let text = if node.id == tree.root() {
         format!("input {}", node.thought)
+    } else if view.app.header.params.method.is_react() {
+        react_label(node)
     } else {
         node.thought.lines().next().unwrap_or("").to_string()
     };
@@ -86,6 +88,26 @@ fn label(view: &View, tree: &SearchTree, node: &Node) -> Line<'static> {
     }
     spans.push(Span::styled(text, style));
     Line::from(spans)
+}
+
+/// A ReAct step in one line: `2 Search[Corve River] · the thought`, so the actions of
+/// sibling branches read side by side.
+pub fn react_label(node: &Node) -> String {
+    let field = |prefix: &str| {
+        node.thought.lines().find_map(|l| {
+            let t = l.trim_start();
+            let lower = t.to_lowercase();
+            lower.starts_with(prefix).then(|| t.split_once(':').map_or(t, |(_, rest)| rest).trim().to_string())
+        })
+    };
+    let action = field("action");
+    let thought = field("thought");
+    match (action, thought) {
+        (Some(a), Some(t)) => format!("{} {a} · {t}", node.depth),
+        (Some(a), None) => format!("{} {a}", node.depth),
+        (None, Some(t)) => format!("{} · {t}", node.depth),
+        (None, None) => node.thought.lines().next().unwrap_or("").to_string(),
+    }
 }
 
 fn item(view: &View, tree: &SearchTree, id: NodeId) -> TreeItem<'static, usize> {
