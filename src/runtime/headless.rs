@@ -70,13 +70,16 @@ impl QaStats {
     /// For QA tasks (those with tools) and ReAct runs; `None` otherwise.
     pub fn of(engine: &Engine) -> Option<QaStats> {
         let core = &engine.core;
-        let react = core.params.method == crate::engine::MethodKind::React;
+        let react = core.params.method.is_react();
         if !react && core.task.name() != "qa-demo" {
             return None;
         }
         let f1 = engine.outcome().and_then(|o| o.answer.as_deref()).map_or(0.0, |a| core.task.score(&core.x, a));
         let tree = engine.tree();
-        let steps = if react { tree.nodes().map(|n| n.depth).max().unwrap_or(0) } else { 0 };
+        // The steps of the trajectory that answered (edits leave other branches beside it).
+        let answered = engine.outcome().and_then(|o| o.finals.first()).map(|&f| tree.node(f).depth);
+        let steps =
+            if react { answered.unwrap_or_else(|| tree.nodes().map(|n| n.depth).max().unwrap_or(0)) } else { 0 };
         let bad_calls = tree.nodes().filter(|n| n.issues.iter().any(|i| i.starts_with("bad call"))).count();
         Some(QaStats { f1, steps, bad_calls })
     }
