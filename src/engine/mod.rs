@@ -646,6 +646,16 @@ impl Engine {
         };
         let texts: Vec<String> = response.completions.iter().map(|c| c.text.clone()).collect();
         let (x, y) = (self.core.x.clone(), self.core.tree.node(node).path.clone());
+        let before = self.core.tree.len();
+        self.apply_reply(node, pending, texts, x, y);
+        // Remember which call wrote each new node, for the detail view.
+        for id in before..self.core.tree.len() {
+            self.core.tree.node_mut(NodeId(id)).made_by = Some(call);
+        }
+    }
+
+    /// What a successful reply does, by the kind of call.
+    fn apply_reply(&mut self, node: NodeId, pending: Pending, texts: Vec<String>, x: String, y: String) {
         match pending.kind {
             CallKind::Generate => {
                 let proposals: Vec<Proposal> = match self.core.params.generator {

@@ -96,6 +96,9 @@ pub struct Node {
     pub calls: Vec<u64>,
     /// The final answer this node states, if it is a final state.
     pub answer: Option<String>,
+    /// The model call whose reply produced this node, if one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub made_by: Option<u64>,
     /// ReAct: how long the tool behind this step's action took to answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_ms: Option<u64>,
@@ -122,6 +125,7 @@ impl SearchTree {
             generation: 0,
             calls: Vec::new(),
             answer: None,
+            made_by: None,
             tool_ms: None,
         };
         SearchTree { nodes: vec![root] }
@@ -178,6 +182,7 @@ impl SearchTree {
             generation,
             calls: Vec::new(),
             answer: None,
+            made_by: None,
             tool_ms: None,
         });
         self.nodes[parent.0].children.push(id);

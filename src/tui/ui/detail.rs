@@ -69,10 +69,15 @@ pub fn lines(view: &View) -> Vec<Line<'static>> {
     for issue in &n.issues {
         out.push(Line::from(Span::styled(format!("! {issue}"), view.style(Slot::Warning))));
     }
-    for call in &n.calls {
+    // The call that wrote this node (on its parent, for model-made nodes) comes first.
+    let mut calls: Vec<(u64, &str)> =
+        n.made_by.filter(|c| !n.calls.contains(c)).map(|c| (c, " · wrote this")).into_iter().collect();
+    let later = if app.header.params.method.is_react() { " · for the next step" } else { "" };
+    calls.extend(n.calls.iter().map(|&c| (c, if Some(c) == n.made_by { " · wrote this" } else { later })));
+    for (call, role) in &calls {
         let Some(record) = app.engine.core.calls.get(call) else { continue };
         let r = &record.request;
-        let mut title = format!("── call {call} · {} · n={}", r.purpose.label(), r.n);
+        let mut title = format!("── call {call} · {} · n={}{role}", r.purpose.label(), r.n);
         match &record.reply {
             Some(Ok(resp)) => {
                 let est = if resp.usage.estimated { " (estimated)" } else { "" };
