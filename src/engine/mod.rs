@@ -647,10 +647,15 @@ impl Engine {
         let texts: Vec<String> = response.completions.iter().map(|c| c.text.clone()).collect();
         let (x, y) = (self.core.x.clone(), self.core.tree.node(node).path.clone());
         let before = self.core.tree.len();
+        let kind = pending.kind.clone();
         self.apply_reply(node, pending, texts, x, y);
-        // Remember which call wrote each new node, for the detail view.
+        // Remember which call wrote each new node, for the detail view (or, for a
+        // person's ReAct thought the model completed, which call wrote its action).
         for id in before..self.core.tree.len() {
             self.core.tree.node_mut(NodeId(id)).made_by = Some(call);
+        }
+        if self.core.tree.len() == before && kind == CallKind::Act {
+            self.core.tree.node_mut(node).made_by.get_or_insert(call);
         }
     }
 

@@ -590,7 +590,17 @@ fn an_edited_react_thought_keeps_both_branches_after_save_and_reopen() {
     let new = render(&mut replayed, 160, 50);
     assert!(new.contains("✎ Thought 2: Let me check the lighthouse record"), "{new}");
     assert!(new.contains("[branch 2 of 2]"), "{new}");
-    assert!(new.contains("· act · n=1 · wrote this"), "the detail pane shows the call behind the step: {new}");
+    // The detail pane has the call that wrote the step's action, below its text.
+    replayed.focus = Pane::Detail;
+    let mut detail = new.clone();
+    for _ in 0..12 {
+        if detail.contains("· act · n=1 · wrote this") {
+            break;
+        }
+        replayed.handle_action(Action::PageDown);
+        detail = render(&mut replayed, 160, 50);
+    }
+    assert!(detail.contains("· act · n=1 · wrote this"), "the detail pane shows the call behind the step: {detail}");
     assert!(new.contains("Observation 2: (0 ms) Marrowick"), "tool latency on observations: {new}");
     // The tree pane labels steps by their actions, so the branches read side by side.
     assert!(new.contains("2 Search["), "{new}");
