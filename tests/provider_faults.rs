@@ -50,6 +50,7 @@ fn request(n: u32) -> LlmRequest {
         stop: vec![],
         context: serde_json::Value::Null,
         nonce: 0,
+        tools: vec![],
     }
 }
 

@@ -19,7 +19,7 @@ pub fn reply(call: u64, texts: &[&str]) -> Input {
     Input::LlmReply(LlmReply {
         call,
         result: Ok(LlmResponse {
-            completions: texts.iter().map(|t| Completion { text: t.to_string(), finish_reason: None }).collect(),
+            completions: texts.iter().map(|t| Completion::text(*t, None)).collect(),
             usage: Usage::default(),
             latency_ms: 0,
             model: "test".into(),
