@@ -521,7 +521,11 @@ fn print_summary(s: &Summary, json: bool) {
         return;
     }
     let label = if s.simulated { format!("{} [simulated]", s.model) } else { s.model.clone() };
-    println!("task {}  method {}  provider {}  model {}", s.task, s.method, s.provider, label);
+    let method = match &s.tool_mode {
+        Some(mode) => format!("{} (tool mode {mode})", s.method),
+        None => s.method.clone(),
+    };
+    println!("task {}  method {method}  provider {}  model {}", s.task, s.provider, label);
     println!(
         "solved {}/{} ({:.1}%)  any final path correct {}/{}",
         s.solved,
