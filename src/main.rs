@@ -477,7 +477,7 @@ fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, Vec<Problem
         }
         _ => {}
     }
-    if args.search.tool_mode.is_some() && params.method != MethodKind::React {
+    if args.search.tool_mode == Some(ToolMode::Native) && params.method != MethodKind::React {
         bail!("--tool-mode is for --method react (the method is {})", params.method.label());
     }
     let provider_name = args.provider.clone().or(d.provider.clone()).unwrap_or_else(|| "sim".into());
