@@ -29,6 +29,7 @@ pub const METHODS: &[&str] = &["io", "cot", "cot-sc", "tot-bfs", "tot-dfs"];
 pub const GENERATORS: &[&str] = &["propose", "sample"];
 pub const EVALUATORS: &[&str] = &["value", "vote"];
 pub const SELECTIONS: &[&str] = &["greedy", "sample"];
+pub const TOOL_MODES: &[&str] = &["text", "native"];
 
 /// Defaults for a run, each overriding the built-in default when set (command-line
 /// flags override these in turn). The enum-like values are checked against the
@@ -52,6 +53,8 @@ pub struct RunDefaults {
     pub threshold: Option<f64>,
     pub max_states: Option<usize>,
     pub samples: Option<u32>,
+    /// One of [`TOOL_MODES`] (ReAct).
+    pub tool_mode: Option<String>,
     pub temperature: Option<f32>,
     pub lenient: Option<bool>,
     pub seed: Option<u64>,
@@ -73,6 +76,7 @@ const DEFAULT_KEYS: &[&str] = &[
     "threshold",
     "max_states",
     "samples",
+    "tool_mode",
     "temperature",
     "lenient",
     "seed",
@@ -209,6 +213,7 @@ fn parse_defaults(table: &toml::Table, warn: &mut impl FnMut(&str, String)) -> R
         threshold: reader.number("threshold", f64::MIN),
         max_states: reader.whole("max_states", 1),
         samples: reader.whole("samples", 1),
+        tool_mode: reader.choice("tool_mode", TOOL_MODES),
         temperature: reader.number("temperature", 0.0).map(|t| t as f32),
         lenient: reader.boolean("lenient"),
         seed: reader.whole("seed", 0),
@@ -332,6 +337,7 @@ select = "greedy"
 threshold = 3
 max_states = 100
 samples = 10
+tool_mode = "native"
 temperature = 0.7
 seed = 42
 sim_noise = 1.5
@@ -372,6 +378,7 @@ run = "none"
             threshold: Some(3.0),
             max_states: Some(100),
             samples: Some(10),
+            tool_mode: Some("native".into()),
             temperature: Some(0.7),
             lenient: None,
             seed: Some(42),

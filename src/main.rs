@@ -10,7 +10,7 @@ use color_eyre::eyre::{bail, eyre, Result, WrapErr};
 
 use thoughtscope::config::{data_dir, Config, RunDefaults};
 use thoughtscope::engine::Effect;
-use thoughtscope::engine::{Evaluator, Generator, MethodKind, Params, Selection};
+use thoughtscope::engine::{Evaluator, Generator, MethodKind, Params, Selection, ToolMode};
 use thoughtscope::llm::config::ProviderArgs;
 use thoughtscope::llm::sim::{SimConfig, SimProvider, SimRates};
 use thoughtscope::llm::Provider;
@@ -154,6 +154,10 @@ struct SearchArgs {
     /// react: most thought/action/observation steps [default: 7].
     #[arg(long)]
     max_steps: Option<usize>,
+    /// react: actions in the paper's text format (`Action i: Tool[arg]`), or as native tool
+    /// calls (OpenAI `tools`, Anthropic `tool_use`) [default: text].
+    #[arg(long, value_enum)]
+    tool_mode: Option<ToolMode>,
     /// [default: 0.7]
     #[arg(long)]
     temperature: Option<f32>,
@@ -432,6 +436,7 @@ fn params(args: &RunArgs, d: &RunDefaults) -> Params {
         max_states: s.max_states.or(d.max_states).unwrap_or(base.max_states),
         samples: s.samples.or(d.samples).unwrap_or(base.samples),
         max_steps: s.max_steps.unwrap_or(base.max_steps),
+        tool_mode: pick_enum(s.tool_mode, d.tool_mode.as_ref(), base.tool_mode),
         temperature: s.temperature.or(d.temperature).unwrap_or(base.temperature),
         lenient: s.lenient || d.lenient.unwrap_or(false),
         seed: s.seed.or(d.seed).unwrap_or(base.seed),
@@ -471,6 +476,9 @@ fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, Vec<Problem
             bail!("{task_name} is answered with react, cot, cot-sc or io; tree search over its steps is not defined")
         }
         _ => {}
+    }
+    if args.search.tool_mode == Some(ToolMode::Native) && params.method != MethodKind::React {
+        bail!("--tool-mode is for --method react (the method is {})", params.method.label());
     }
     let provider_name = args.provider.clone().or(d.provider.clone()).unwrap_or_else(|| "sim".into());
     let (provider, sim): (Arc<dyn Provider>, Option<SimConfig>) = match provider_name.as_str() {
@@ -513,7 +521,11 @@ fn print_summary(s: &Summary, json: bool) {
         return;
     }
     let label = if s.simulated { format!("{} [simulated]", s.model) } else { s.model.clone() };
-    println!("task {}  method {}  provider {}  model {}", s.task, s.method, s.provider, label);
+    let method = match &s.tool_mode {
+        Some(mode) => format!("{} (tool mode {mode})", s.method),
+        None => s.method.clone(),
+    };
+    println!("task {}  method {method}  provider {}  model {}", s.task, s.provider, label);
     println!(
         "solved {}/{} ({:.1}%)  any final path correct {}/{}",
         s.solved,

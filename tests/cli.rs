@@ -248,3 +248,53 @@ fn react_on_qa_demo_beats_cot_and_replays() {
     let replayed = run_json(&["replay", rec.to_str().unwrap(), "--headless", "--json"]);
     assert_eq!(without_time(replayed), without_time(react));
 }
+
+#[test]
+fn react_with_native_tool_calls_answers_like_text_mode_and_replays() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("native");
+    let react = ["run", "--task", "qa-demo", "--method", "react", "--range", "0..15", "--json"];
+    let mut native_args = react.to_vec();
+    native_args.extend(["--tool-mode", "native", "--record", rec.to_str().unwrap()]);
+    let native = run_json(&native_args);
+    let text = run_json(&react);
+    assert_eq!((native["tool_mode"].as_str(), text["tool_mode"].as_str()), (Some("native"), Some("text")));
+    let (n, t) = (native["em"].as_u64().unwrap(), text["em"].as_u64().unwrap());
+    assert!(n >= 11, "native tool calling answers most questions: {native}");
+    assert!(n + 2 >= t, "about as well as text mode: native {n}, text {t}");
+    assert_eq!(native["bad_calls"], 0, "{native}");
+    assert!(native["tool_calls"].as_u64().unwrap() >= 45, "{native}");
+    // The sessions hold the tool calls, and the transcript in the canonical text.
+    let first = std::fs::read_to_string(rec.join("qa-demo-0000.jsonl")).unwrap();
+    assert!(first.contains("\"tool_calls\":[{") && first.contains("\"tools\":[{"), "tool calls are recorded");
+    assert!(first.contains("Action 1: Search["), "steps are written as Thought/Action text");
+    let replayed = run_json(&["replay", rec.to_str().unwrap(), "--headless", "--json"]);
+    assert_eq!(without_time(replayed), without_time(native));
+
+    let out =
+        bin().args(["run", "--task", "qa-demo", "--method", "cot", "--tool-mode", "native", "--range", "0"]).output();
+    let out = out.unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--tool-mode is for --method react"));
+}
+
+#[test]
+fn tool_mode_comes_from_the_config_defaults() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("config.toml"), "[defaults]\ntask = \"qa-demo\"\ntool_mode = \"native\"\n").unwrap();
+    let out = bin()
+        .env("THOUGHTSCOPE_CONFIG_DIR", dir.path())
+        .args(["run", "--method", "react", "--range", "0", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let s: Value = serde_json::from_str(String::from_utf8_lossy(&out.stdout).trim()).unwrap();
+    assert_eq!(s["tool_mode"], "native", "{s}");
+    let out = bin()
+        .env("THOUGHTSCOPE_CONFIG_DIR", dir.path())
+        .args(["run", "--method", "react", "--tool-mode", "text", "--range", "0", "--json"])
+        .output()
+        .unwrap();
+    let s: Value = serde_json::from_str(String::from_utf8_lossy(&out.stdout).trim()).unwrap();
+    assert_eq!(s["tool_mode"], "text", "the flag wins over the config");
+}

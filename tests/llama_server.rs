@@ -126,6 +126,7 @@ fn request(prompt: &str, n: u32, max_tokens: u32, stop: &[&str]) -> LlmRequest {
         stop: stop.iter().map(|s| s.to_string()).collect(),
         context: Value::Null,
         nonce: 0,
+        tools: vec![],
     }
 }
 

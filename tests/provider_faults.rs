@@ -1,15 +1,17 @@
 //! The HTTP providers against a local fault-injecting server: retries (and how many),
 //! Retry-After, timeouts, the errors people see, malformed and cut replies, servers
-//! that ignore `n`, streaming through the driver, and Anthropic's request shape.
+//! that ignore `n`, streaming through the driver, Anthropic's request shape, and native
+//! tool calling (tools sent, tool calls read, whole and streamed) with both.
 
 mod support;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use serde_json::json;
 use support::{FakeServer, Reply};
 use thoughtscope::engine::request::Role;
-use thoughtscope::engine::{Effect, LlmRequest, Message, Purpose};
+use thoughtscope::engine::{Effect, LlmRequest, Message, Purpose, ToolDef};
 use thoughtscope::llm::anthropic::AnthropicProvider;
 use thoughtscope::llm::cache::ResponseCache;
 use thoughtscope::llm::config::{resolve, FileConfig, ProviderArgs, Resolved};
@@ -50,6 +52,7 @@ fn request(n: u32) -> LlmRequest {
         stop: vec![],
         context: serde_json::Value::Null,
         nonce: 0,
+        tools: vec![],
     }
 }
 
@@ -360,4 +363,162 @@ async fn anthropic_streams() {
     assert_eq!((reply.usage.prompt_tokens, reply.usage.completion_tokens), (11, 2));
     assert_eq!(*seen.lock().unwrap(), "impossible");
     assert_eq!(p.complete_streaming(&request(1), d).await.unwrap_err().kind, "truncated");
+}
+
+/// A ReAct step request offering two tools natively.
+fn tool_request() -> LlmRequest {
+    let tool = |name: &str, arg: &str| ToolDef {
+        name: name.into(),
+        description: format!("{name} something"),
+        parameters: json!({"type": "object", "properties": {arg: {"type": "string"}}, "required": [arg]}),
+    };
+    LlmRequest {
+        purpose: Purpose::Act,
+        messages: vec![Message::user("Question: where was Ilse Varga born? Think, then call one tool.")],
+        n: 1,
+        temperature: 0.0,
+        max_tokens: Some(200),
+        stop: vec!["\nObservation".into()],
+        context: serde_json::Value::Null,
+        nonce: 0,
+        tools: vec![tool("search", "entity"), tool("finish", "answer")],
+    }
+}
+
+#[tokio::test]
+async fn openai_tools_are_sent_and_tool_calls_read() {
+    let server = FakeServer::start(|_, _| {
+        let message = json!({
+            "role": "assistant",
+            "content": "I need to find Ilse Varga first.",
+            "tool_calls": [
+                {"id": "call_1", "type": "function",
+                 "function": {"name": "search", "arguments": "{\"entity\": \"Ilse Varga\"}"}},
+                {"id": "call_2", "type": "function", "function": {"name": "finish", "arguments": "{answer: oops"}}
+            ]
+        });
+        let body = json!({"model": "fake-model", "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}],
+                          "usage": {"prompt_tokens": 40, "completion_tokens": 12}});
+        Reply::json(200, body.to_string())
+    });
+    let reply = openai(&server).complete(&tool_request()).await.expect("a tool_calls finish is a normal reply");
+    let s = &server.seen()[0];
+    assert_eq!(s.body["tools"].as_array().map(Vec::len), Some(2));
+    assert_eq!(s.body["tools"][0]["type"], "function");
+    assert_eq!(s.body["tools"][0]["function"]["name"], "search");
+    assert_eq!(s.body["tools"][0]["function"]["description"], "search something");
+    assert_eq!(s.body["tools"][0]["function"]["parameters"]["required"], json!(["entity"]));
+    assert_eq!(s.body["tool_choice"], "auto");
+    let c = &reply.completions[0];
+    assert_eq!(c.text, "I need to find Ilse Varga first.");
+    assert_eq!(c.finish_reason.as_deref(), Some("tool_calls"));
+    assert_eq!(c.tool_calls.len(), 2);
+    assert_eq!((c.tool_calls[0].id.as_deref(), c.tool_calls[0].name.as_str()), (Some("call_1"), "search"));
+    assert_eq!(c.tool_calls[0].arguments, json!({"entity": "Ilse Varga"}), "arguments parsed from their JSON string");
+    assert_eq!(c.tool_calls[1].arguments, json!("{answer: oops"), "invalid JSON is kept as the string for the method");
+    assert_eq!((reply.usage.prompt_tokens, reply.usage.completion_tokens), (40, 12));
+
+    // A request without tools sends none.
+    let server = FakeServer::start(|_, _| Reply::chat(&["x"], Some((1, 1))));
+    openai(&server).complete(&request(1)).await.unwrap();
+    let s = &server.seen()[0];
+    assert!(s.body.get("tools").is_none() && s.body.get("tool_choice").is_none());
+}
+
+#[tokio::test]
+async fn openai_streamed_tool_calls_are_put_together() {
+    let server = FakeServer::start(|_, _| {
+        let events = [
+            json!({"choices": [{"index": 0, "delta": {"role": "assistant", "content": "Find "}}]}),
+            json!({"choices": [{"index": 0, "delta": {"content": "her."}}]}),
+            json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "call_a", "type": "function",
+                    "function": {"name": "search", "arguments": ""}}]}}]}),
+            json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": "{\"enti"}}]}}]}),
+            json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": "ty\": \"Ilse Varga\"}"}}]}}]}),
+            json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
+        ];
+        let mut events: Vec<String> = events.iter().map(|e| e.to_string()).collect();
+        events.push("[DONE]".into());
+        Reply::Sse { events, cut: false }
+    });
+    let seen = Arc::new(Mutex::new(String::new()));
+    let s2 = seen.clone();
+    let d: DeltaFn = Arc::new(move |_, t: &str| s2.lock().unwrap().push_str(t));
+    let reply = openai(&server).complete_streaming(&tool_request(), d).await.unwrap();
+    assert_eq!(server.seen()[0].body["stream"], true, "replies with tools stream too");
+    let c = &reply.completions[0];
+    assert_eq!(c.text, "Find her.");
+    assert_eq!(*seen.lock().unwrap(), "Find her.", "only the text is streamed as it arrives");
+    assert_eq!(c.finish_reason.as_deref(), Some("tool_calls"));
+    assert_eq!(c.tool_calls.len(), 1);
+    assert_eq!(c.tool_calls[0].id.as_deref(), Some("call_a"));
+    assert_eq!(c.tool_calls[0].arguments, json!({"entity": "Ilse Varga"}));
+}
+
+#[tokio::test]
+async fn anthropic_tools_are_sent_and_tool_use_blocks_read() {
+    let server = FakeServer::start(|_, _| {
+        Reply::json(
+            200,
+            json!({
+                "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test",
+                "content": [
+                    {"type": "text", "text": "I need to find Ilse Varga first."},
+                    {"type": "tool_use", "id": "toolu_1", "name": "search", "input": {"entity": "Ilse Varga"}}
+                ],
+                "stop_reason": "tool_use", "usage": {"input_tokens": 50, "output_tokens": 20}
+            })
+            .to_string(),
+        )
+    });
+    let p = AnthropicProvider::new(&resolved("anthropic", &server.url, |_| {})).unwrap();
+    let reply = p.complete(&tool_request()).await.expect("a tool_use stop is a normal reply");
+    let s = &server.seen()[0];
+    assert_eq!(
+        s.body["tools"][0],
+        json!({"name": "search", "description": "search something",
+               "input_schema": {"type": "object", "properties": {"entity": {"type": "string"}}, "required": ["entity"]}})
+    );
+    assert_eq!(s.body["tools"].as_array().map(Vec::len), Some(2));
+    assert_eq!(s.body["stop_sequences"], json!(["\nObservation"]));
+    let c = &reply.completions[0];
+    assert_eq!(c.text, "I need to find Ilse Varga first.");
+    assert_eq!(c.finish_reason.as_deref(), Some("tool_calls"));
+    assert_eq!(c.tool_calls.len(), 1);
+    assert_eq!((c.tool_calls[0].id.as_deref(), c.tool_calls[0].name.as_str()), (Some("toolu_1"), "search"));
+    assert_eq!(c.tool_calls[0].arguments, json!({"entity": "Ilse Varga"}));
+    assert_eq!((reply.usage.prompt_tokens, reply.usage.completion_tokens), (50, 20));
+}
+
+#[tokio::test]
+async fn anthropic_streamed_tool_use_is_put_together() {
+    let events = [
+        r#"{"type":"message_start","message":{"model":"claude-test","usage":{"input_tokens":30,"output_tokens":1}}}"#,
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Find her."}}"#,
+        r#"{"type":"content_block_stop","index":0}"#,
+        r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_9","name":"search","input":{}}}"#,
+        r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":""}}"#,
+        r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"entity\": \"Ilse"}}"#,
+        r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":" Varga\"}"}}"#,
+        r#"{"type":"content_block_stop","index":1}"#,
+        r#"{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":25}}"#,
+        r#"{"type":"message_stop"}"#,
+    ];
+    let server = FakeServer::start(move |_, _| Reply::Sse {
+        events: events.iter().map(|s| s.to_string()).collect(),
+        cut: false,
+    });
+    let p = AnthropicProvider::new(&resolved("anthropic", &server.url, |_| {})).unwrap();
+    let seen = Arc::new(Mutex::new(String::new()));
+    let s2 = seen.clone();
+    let d: DeltaFn = Arc::new(move |_, t: &str| s2.lock().unwrap().push_str(t));
+    let reply = p.complete_streaming(&tool_request(), d).await.unwrap();
+    let c = &reply.completions[0];
+    assert_eq!((c.text.as_str(), seen.lock().unwrap().as_str()), ("Find her.", "Find her."));
+    assert_eq!(c.finish_reason.as_deref(), Some("tool_calls"));
+    assert_eq!(c.tool_calls.len(), 1);
+    assert_eq!((c.tool_calls[0].id.as_deref(), c.tool_calls[0].name.as_str()), (Some("toolu_9"), "search"));
+    assert_eq!(c.tool_calls[0].arguments, json!({"entity": "Ilse Varga"}));
+    assert_eq!((reply.usage.prompt_tokens, reply.usage.completion_tokens), (30, 25));
 }

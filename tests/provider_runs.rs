@@ -364,3 +364,117 @@ fn the_disk_cache_answers_a_second_run_and_replay_provider_answers_from_a_sessio
     assert_eq!(r["failed_calls"], Value::Null, "every request was in the recording: {r}");
     assert_eq!(r["llm_calls"], a["llm_calls"]);
 }
+
+/// Plays the ReAct agent on qa-demo question 0 through OpenAI native tool calls: search
+/// the composer, search her city (with a second call the method must ignore), finish.
+fn tool_calling_agent(seen: &Seen) -> Reply {
+    assert!(seen.body["tools"].as_array().is_some_and(|t| !t.is_empty()), "every step offers the tools");
+    let prompt = seen.prompt();
+    let current = prompt.rsplit("Question: ").next().unwrap_or("");
+    let step = current.lines().filter(|l| l.starts_with("Observation")).count() + 1;
+    let call = |id: &str, name: &str, args: Value| serde_json::json!({"id": id, "type": "function", "function": {"name": name, "arguments": args.to_string()}});
+    let (text, calls) = match step {
+        1 => (
+            "I need to find where Ilse Varga was born.",
+            vec![call("c1", "search", serde_json::json!({"entity": "Ilse Varga"}))],
+        ),
+        2 => (
+            "She was born in Marrowick; now the river of Marrowick.",
+            vec![
+                call("c2", "search", serde_json::json!({"entity": "Marrowick"})),
+                call("c3", "lookup", serde_json::json!({"keyword": "river"})),
+            ],
+        ),
+        _ => (
+            "Marrowick lies on the Tessel River.",
+            vec![call("c4", "finish", serde_json::json!({"answer": "Tessel River"}))],
+        ),
+    };
+    let body = serde_json::json!({
+        "model": "fake-model",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text, "tool_calls": calls},
+                     "finish_reason": "tool_calls"}],
+        "usage": {"prompt_tokens": 300, "completion_tokens": 30},
+    });
+    Reply::json(200, body.to_string())
+}
+
+#[test]
+fn native_react_against_a_tool_calling_server_records_and_replays() {
+    let server = FakeServer::start(|_, seen| tool_calling_agent(seen));
+    let sb = Sandbox::new();
+    let rec = sb.path("native.jsonl");
+    let rec_s = rec.to_str().unwrap();
+    let url = server.url.clone();
+    let args = [
+        "run",
+        "--task",
+        "qa-demo",
+        "--method",
+        "react",
+        "--tool-mode",
+        "native",
+        "--range",
+        "0",
+        "--provider",
+        "openai",
+        "--base-url",
+        url.as_str(),
+        "--model",
+        "fake-model",
+        "--retries",
+        "0",
+        "--json",
+    ];
+    let mut with_record = args.to_vec();
+    with_record.extend(["--record", rec_s]);
+    let out = sb.run(&with_record);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let s = summary(&out);
+    assert_eq!(
+        (s["solved"].as_u64(), s["bad_calls"].as_u64(), s["tool_calls"].as_u64()),
+        (Some(1), Some(0), Some(3)),
+        "{s}"
+    );
+    assert_eq!(s["tool_mode"], "native");
+    assert_eq!(server.requests(), 3);
+    let body = &server.seen()[0].body;
+    assert_eq!(body["tool_choice"], "auto");
+    let names: Vec<&str> =
+        body["tools"].as_array().unwrap().iter().filter_map(|t| t["function"]["name"].as_str()).collect();
+    assert_eq!(names, ["search", "lookup", "finish", "calculate"]);
+    assert_eq!(body["tools"][0]["function"]["parameters"]["required"], serde_json::json!(["entity"]));
+
+    // The session has the tool calls and the canonical transcript; it replays with no calls.
+    let text = std::fs::read_to_string(&rec).unwrap();
+    assert!(text.contains("\"tool_mode\":\"native\"") && text.contains("\"tool_calls\""));
+    let session = Session::load(&rec).unwrap();
+    let replayed = thoughtscope::session::replay::rebuild(&session, None, None).unwrap();
+    assert!(replayed.mismatches.is_empty(), "{:?}", replayed.mismatches);
+    let tree = replayed.engine.tree();
+    let step2 =
+        tree.nodes().find(|n| n.thought.contains("Action 2: Search[Marrowick]")).expect("step 2 in canonical text");
+    assert!(step2.issues.iter().any(|i| i.contains("2 tool calls")), "{:?}", step2.issues);
+    assert_eq!(without_time(replay(&sb, &rec)), without_time(s.clone()));
+
+    // And the recorded replies answer the same run again, tools and all, with no server.
+    drop(server);
+    let again = sb.run(&[
+        "run",
+        "--task",
+        "qa-demo",
+        "--method",
+        "react",
+        "--tool-mode",
+        "native",
+        "--range",
+        "0",
+        "--provider",
+        "replay",
+        "--replay-from",
+        rec_s,
+        "--json",
+    ]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert_eq!(summary(&again)["solved"], 1, "{}", stderr(&again));
+}

@@ -24,7 +24,8 @@ pub use effect::Effect;
 pub use event::{Event, Outcome, RunMode};
 pub use input::{Input, LlmReply, ToolReply};
 pub use request::{
-    CallError, Completion, LlmRequest, LlmResponse, Message, Prompt, Purpose, ToolRequest, ToolResult, Usage,
+    CallError, Completion, LlmRequest, LlmResponse, Message, Prompt, Purpose, ToolCallOut, ToolDef, ToolRequest,
+    ToolResult, Usage,
 };
 pub use task::{Proposal, ReactStep, Task};
 pub use tree::{Node, NodeId, NodeStatus, Origin, Score, SearchTree};
@@ -82,6 +83,31 @@ pub enum Selection {
     Sample,
 }
 
+/// How a ReAct agent writes its actions: in the paper's text format (`Action i: Tool[arg]`,
+/// with stop sequences), or as native tool calls (OpenAI `tools`, Anthropic `tool_use`),
+/// where the reply's text is the thought and the tool call is the action.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum ToolMode {
+    #[default]
+    Text,
+    Native,
+}
+
+impl ToolMode {
+    pub fn label(self) -> &'static str {
+        match self {
+            ToolMode::Text => "text",
+            ToolMode::Native => "native",
+        }
+    }
+
+    /// Sessions of text-mode runs leave the field out, so they read as they did before it existed.
+    fn is_text(&self) -> bool {
+        *self == ToolMode::Text
+    }
+}
+
 /// Method parameters, named as in the Tree-of-Thoughts paper.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Params {
@@ -106,6 +132,9 @@ pub struct Params {
     /// ReAct: most thought/action/observation steps.
     #[serde(default = "default_max_steps")]
     pub max_steps: usize,
+    /// ReAct: actions as text or as native tool calls.
+    #[serde(default, skip_serializing_if = "ToolMode::is_text")]
+    pub tool_mode: ToolMode,
     pub temperature: f32,
     /// Keep malformed proposals as candidates, like the reference implementation,
     /// instead of rejecting them.
@@ -129,6 +158,7 @@ impl Default for Params {
             max_states: 100,
             samples: 10,
             max_steps: 7,
+            tool_mode: ToolMode::Text,
             temperature: 0.7,
             lenient: false,
             seed: 0,
@@ -644,11 +674,9 @@ impl Engine {
                 return;
             }
         };
-        let texts: Vec<String> = response.completions.iter().map(|c| c.text.clone()).collect();
-        let (x, y) = (self.core.x.clone(), self.core.tree.node(node).path.clone());
         let before = self.core.tree.len();
         let kind = pending.kind.clone();
-        self.apply_reply(node, pending, texts, x, y);
+        self.apply_reply(node, pending, response);
         // Remember which call wrote each new node, for the detail view (or, for a
         // person's ReAct thought the model completed, which call wrote its action).
         for id in before..self.core.tree.len() {
@@ -660,7 +688,9 @@ impl Engine {
     }
 
     /// What a successful reply does, by the kind of call.
-    fn apply_reply(&mut self, node: NodeId, pending: Pending, texts: Vec<String>, x: String, y: String) {
+    fn apply_reply(&mut self, node: NodeId, pending: Pending, response: LlmResponse) {
+        let texts: Vec<String> = response.completions.iter().map(|c| c.text.clone()).collect();
+        let (x, y) = (self.core.x.clone(), self.core.tree.node(node).path.clone());
         match pending.kind {
             CallKind::Generate => {
                 let proposals: Vec<Proposal> = match self.core.params.generator {
@@ -693,8 +723,9 @@ impl Engine {
                 }
             }
             CallKind::Act => {
-                let text = texts.first().cloned().unwrap_or_default();
-                self.method.on_act(&mut self.core, node, &text);
+                // The first completion: its text, and its native tool calls if any.
+                let completion = response.completions.first().cloned().unwrap_or_else(|| Completion::text("", None));
+                self.method.on_act(&mut self.core, node, &completion);
             }
             CallKind::Tool => {}
             CallKind::Answer => {

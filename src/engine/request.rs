@@ -84,6 +84,9 @@ pub struct LlmRequest {
     /// does not hand back the old one.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub nonce: u32,
+    /// Tools the model may call natively (ReAct `--tool-mode native`); empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<ToolDef>,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -101,13 +104,14 @@ impl LlmRequest {
             stop: prompt.stop,
             context: prompt.context,
             nonce: 0,
+            tools: Vec::new(),
         }
     }
 
     /// The key under which identical requests share one answer: everything that
     /// changes what a model would say (not the structured context, which only mirrors it).
     pub fn cache_key(&self, model: &str) -> String {
-        let key = serde_json::json!({
+        let mut key = serde_json::json!({
             "model": model,
             "messages": self.messages,
             "n": self.n,
@@ -116,6 +120,12 @@ impl LlmRequest {
             "stop": self.stop,
             "nonce": self.nonce,
         });
+        // Only requests with tools name them, so keys of requests without stay as they were.
+        if !self.tools.is_empty() {
+            if let Some(obj) = key.as_object_mut() {
+                obj.insert("tools".into(), serde_json::json!(self.tools));
+            }
+        }
         key.to_string()
     }
 }
@@ -125,6 +135,16 @@ pub struct Completion {
     pub text: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finish_reason: Option<String>,
+    /// Native tool calls the reply made (empty for plain text replies).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCallOut>,
+}
+
+impl Completion {
+    /// A plain text reply.
+    pub fn text(text: impl Into<String>, finish_reason: Option<String>) -> Self {
+        Completion { text: text.into(), finish_reason, tool_calls: Vec::new() }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -171,4 +191,80 @@ pub struct ToolResult {
     pub ok: bool,
     #[serde(default)]
     pub latency_ms: u64,
+}
+
+/// A tool offered to a model for native tool calling: its name, what it does and a
+/// JSON schema of its arguments (an object). Providers turn it into OpenAI `tools` /
+/// Anthropic `tools` entries.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolDef {
+    pub name: String,
+    pub description: String,
+    pub parameters: serde_json::Value,
+}
+
+impl ToolDef {
+    /// The single argument's name: the first required property, else the first property.
+    pub fn arg_name(&self) -> Option<&str> {
+        let required = self.parameters["required"].as_array().and_then(|r| r.first()).and_then(|v| v.as_str());
+        required.or_else(|| self.parameters["properties"].as_object().and_then(|p| p.keys().next()).map(String::as_str))
+    }
+}
+
+/// A native tool call in a model's reply. `arguments` is the parsed JSON object; when a
+/// server sent arguments that are not valid JSON they are kept as a string, so the
+/// method can report the bad call instead of the provider failing the whole reply.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCallOut {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    pub name: String,
+    pub arguments: serde_json::Value,
+}
+
+impl ToolCallOut {
+    /// The call as `name[arg]` for a tool taking one argument, given the tools offered.
+    /// A tool not offered keeps its first string argument (the tool runner then names the
+    /// valid tools); arguments that are not a JSON object, or lack the argument, are an error.
+    pub fn to_request(&self, tools: &[ToolDef]) -> Result<ToolRequest, String> {
+        let name = self.name.trim().to_lowercase();
+        if name.is_empty() {
+            return Err("the tool call has no tool name".into());
+        }
+        let def = tools.iter().find(|t| t.name.eq_ignore_ascii_case(&name));
+        let arg = match &self.arguments {
+            serde_json::Value::Object(map) => {
+                let wanted = def.and_then(ToolDef::arg_name);
+                let value = match wanted.and_then(|a| map.get(a)) {
+                    Some(v) => Some(v),
+                    // A single argument under another name is still the argument.
+                    None if map.len() == 1 => map.values().next(),
+                    // A tool not offered: its first string (the runner answers that there is no such tool).
+                    None if def.is_none() => map.values().find(|v| v.is_string()),
+                    None => None,
+                };
+                match value {
+                    Some(serde_json::Value::String(s)) => s.trim().to_string(),
+                    Some(serde_json::Value::Null) | None if def.is_some() => {
+                        return Err(format!("the call of {name} has no \"{}\" argument", wanted.unwrap_or("argument")))
+                    }
+                    Some(serde_json::Value::Null) | None => String::new(),
+                    Some(other) => other.to_string(),
+                }
+            }
+            serde_json::Value::String(raw) => {
+                return Err(format!(
+                    "the arguments of {name} are not a JSON object: {}",
+                    raw.chars().take(80).collect::<String>()
+                ))
+            }
+            other => return Err(format!("the arguments of {name} are not a JSON object: {other}")),
+        };
+        Ok(ToolRequest { name, arg })
+    }
+
+    /// The call as the model made it, `name({json})`, for notes.
+    pub fn describe(&self) -> String {
+        format!("{}({})", self.name, self.arguments)
+    }
 }

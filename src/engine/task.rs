@@ -1,7 +1,7 @@
 //! The interface a task gives the engine: it renders prompts, parses replies, says
 //! when a state is final and checks answers. Tasks are pure logic (no I/O).
 
-use super::request::Prompt;
+use super::request::{Prompt, ToolDef};
 
 /// One candidate next state, as parsed from a model reply or a person's edit.
 #[derive(Debug, Clone, PartialEq)]
@@ -59,6 +59,16 @@ pub trait Task: Send + Sync {
     /// ReAct: the prompt for step `step` given the trajectory text so far, if the task supports ReAct.
     fn react_prompt(&self, _x: &str, _trajectory: &str, _step: usize) -> Option<Prompt> {
         None
+    }
+    /// ReAct with native tool calling (`--tool-mode native`): the prompt for step `step`,
+    /// asking the model to think in text and call exactly one of [`Task::react_tools`].
+    /// `None` if the task has no such prompt.
+    fn react_native_prompt(&self, _x: &str, _trajectory: &str, _step: usize) -> Option<Prompt> {
+        None
+    }
+    /// ReAct: the tools the agent may call, as native tool definitions (empty if none).
+    fn react_tools(&self) -> Vec<ToolDef> {
+        Vec::new()
     }
     /// ReAct: read a step from a reply.
     fn parse_react(&self, _reply: &str, _step: usize) -> ReactStep {

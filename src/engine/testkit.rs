@@ -19,7 +19,7 @@ pub fn reply(call: u64, texts: &[&str]) -> Input {
     Input::LlmReply(LlmReply {
         call,
         result: Ok(LlmResponse {
-            completions: texts.iter().map(|t| Completion { text: t.to_string(), finish_reason: None }).collect(),
+            completions: texts.iter().map(|t| Completion::text(*t, None)).collect(),
             usage: Usage::default(),
             latency_ms: 0,
             model: "test".into(),
@@ -27,6 +27,35 @@ pub fn reply(call: u64, texts: &[&str]) -> Input {
             cached: false,
         }),
     })
+}
+
+/// A reply of whole completions (with native tool calls, say).
+pub fn reply_with(call: u64, completions: Vec<Completion>) -> Input {
+    Input::LlmReply(LlmReply {
+        call,
+        result: Ok(LlmResponse {
+            completions,
+            usage: Usage::default(),
+            latency_ms: 0,
+            model: "test".into(),
+            simulated: false,
+            cached: false,
+        }),
+    })
+}
+
+/// A native reply: `text` as the thought and these tool calls (name, JSON arguments).
+pub fn native(call: u64, text: &str, tool_calls: &[(&str, serde_json::Value)]) -> Input {
+    let tool_calls = tool_calls
+        .iter()
+        .enumerate()
+        .map(|(i, (name, arguments))| ToolCallOut {
+            id: Some(format!("call_{i}")),
+            name: name.to_string(),
+            arguments: arguments.clone(),
+        })
+        .collect();
+    reply_with(call, vec![Completion { text: text.into(), finish_reason: Some("tool_calls".into()), tool_calls }])
 }
 
 pub fn failure(call: u64, message: &str) -> Input {

@@ -354,9 +354,13 @@ mod react {
     use crate::tasks::TaskSource;
 
     fn qa_engine(max_steps: usize) -> (Engine, String) {
+        qa_engine_in(ToolMode::Text, max_steps)
+    }
+
+    fn qa_engine_in(tool_mode: ToolMode, max_steps: usize) -> (Engine, String) {
         let task = Arc::new(QaDemo::new(None).unwrap());
         let x = task.problem(0).unwrap().input;
-        let params = Params { method: MethodKind::React, max_steps, ..Params::default() };
+        let params = Params { method: MethodKind::React, max_steps, tool_mode, ..Params::default() };
         (Engine::new(task, &x, params), x)
     }
 
@@ -528,5 +532,165 @@ mod react {
         let fx = e.handle(cmd(Command::Edit { node: s2, text: "Observation 2: only this".into() }));
         assert!(events(&fx).iter().any(|ev| matches!(ev, Event::Rejected { .. })));
         assert_eq!(e.tree().len(), 3);
+    }
+
+    mod native {
+        use serde_json::json;
+
+        use super::super::super::testkit::*;
+        use super::super::super::*;
+        use super::{observe, qa_engine_in, tool_calls};
+
+        fn issues(e: &Engine, id: usize) -> Vec<String> {
+            e.tree().node(NodeId(id)).issues.clone()
+        }
+
+        #[test]
+        fn the_request_offers_the_tools_and_the_tool_call_is_the_action() {
+            let (mut e, x) = qa_engine_in(ToolMode::Native, 7);
+            let c = calls(&e.handle(run_cmd()));
+            assert_eq!(c.len(), 1);
+            let request = &c[0].1;
+            let names: Vec<&str> = request.tools.iter().map(|t| t.name.as_str()).collect();
+            assert_eq!(names, ["search", "lookup", "finish", "calculate"]);
+            assert_eq!(request.tools[0].arg_name(), Some("entity"));
+            assert!(request.messages[0].content.contains(&x));
+            assert!(request.messages[0].content.contains("call exactly one of the tools"), "the native prompt");
+            let fx =
+                e.handle(native(c[0].0, "I need Ilse Varga first.", &[("search", json!({"entity": "Ilse Varga"}))]));
+            let t = tool_calls(&fx);
+            assert_eq!(t.len(), 1);
+            assert_eq!(t[0].1, ToolRequest { name: "search".into(), arg: "Ilse Varga".into() });
+            // Written in the canonical text, so the transcript and later prompts read as in text mode.
+            assert_eq!(
+                e.tree().node(NodeId(1)).thought,
+                "Thought 1: I need Ilse Varga first.\nAction 1: Search[Ilse Varga]"
+            );
+            assert!(issues(&e, 1).is_empty(), "{:?}", issues(&e, 1));
+            let c = calls(&e.handle(observe(t[0].0, "Ilse Varga was born in Marrowick.")));
+            let prompt = &c[0].1.messages[0].content;
+            assert!(prompt.contains("Action 1: Search[Ilse Varga]\nObservation 1: Ilse Varga was born in Marrowick."));
+            assert!(!c[0].1.tools.is_empty(), "every step offers the tools");
+            let fx = e.handle(native(c[0].0, "", &[("Finish", json!({"answer": "Tessel River"}))]));
+            let t = tool_calls(&fx);
+            assert_eq!(t[0].1, ToolRequest { name: "finish".into(), arg: "Tessel River".into() });
+            assert_eq!(e.tree().node(NodeId(2)).thought, "Action 2: Finish[Tessel River]", "no text, no thought line");
+            e.handle(observe(t[0].0, "Episode finished"));
+            let o = e.outcome().unwrap();
+            assert!(o.solved, "{o:?}");
+            assert_eq!(o.answer.as_deref(), Some("Tessel River"));
+        }
+
+        #[test]
+        fn of_two_tool_calls_the_first_is_taken_and_the_second_noted() {
+            let (mut e, _) = qa_engine_in(ToolMode::Native, 7);
+            let c = calls(&e.handle(run_cmd()));
+            let fx = e.handle(native(
+                c[0].0,
+                "Thought 1: Two things to find.",
+                &[("search", json!({"entity": "Ilse Varga"})), ("lookup", json!({"keyword": "born"}))],
+            ));
+            let t = tool_calls(&fx);
+            assert_eq!(t.len(), 1, "one action per step");
+            assert_eq!(t[0].1.arg, "Ilse Varga");
+            assert_eq!(
+                e.tree().node(NodeId(1)).thought,
+                "Thought 1: Two things to find.\nAction 1: Search[Ilse Varga]"
+            );
+            let notes = issues(&e, 1);
+            assert_eq!(notes.len(), 1, "{notes:?}");
+            assert!(notes[0].contains("2 tool calls") && notes[0].contains("lookup"), "{notes:?}");
+            assert!(!notes[0].starts_with("bad call"), "not a bad call");
+        }
+
+        #[test]
+        fn without_a_tool_call_a_text_action_is_read_and_noted() {
+            let (mut e, _) = qa_engine_in(ToolMode::Native, 7);
+            let c = calls(&e.handle(run_cmd()));
+            let fx = e.handle(reply(c[0].0, &["I need Ilse Varga first.\nAction 1: Search[Ilse Varga]"]));
+            let t = tool_calls(&fx);
+            assert_eq!(t[0].1, ToolRequest { name: "search".into(), arg: "Ilse Varga".into() });
+            let notes = issues(&e, 1);
+            assert!(notes.iter().any(|n| n.contains("no native tool call")), "{notes:?}");
+        }
+
+        #[test]
+        fn a_reply_with_neither_a_tool_call_nor_an_action_is_a_bad_call() {
+            let (mut e, _) = qa_engine_in(ToolMode::Native, 7);
+            let c = calls(&e.handle(run_cmd()));
+            let fx = e.handle(reply(c[0].0, &["I am not sure what to do here."]));
+            assert!(tool_calls(&fx).is_empty(), "no tool for a reply without an action");
+            let next = calls(&fx);
+            assert_eq!(next.len(), 1, "the agent gets another step");
+            let node = e.tree().node(NodeId(1));
+            assert_eq!(node.issues.iter().filter(|i| i.starts_with("bad call")).count(), 1, "{:?}", node.issues);
+            assert!(node.path.contains("Thought 1: I am not sure what to do here."), "{}", node.path);
+            // The observation restates what is expected, naming the tools and their arguments.
+            let observation = node.path.lines().find(|l| l.starts_with("Observation 1:")).unwrap();
+            assert!(observation.contains("Invalid action: the reply called no tool"), "{observation}");
+            assert!(observation.contains("search(entity)") && observation.contains("finish(answer)"), "{observation}");
+            assert!(next[0].1.messages[0].content.contains(observation), "the model sees it");
+        }
+
+        #[test]
+        fn unusable_tool_arguments_are_bad_calls_naming_the_problem() {
+            let (mut e, _) = qa_engine_in(ToolMode::Native, 7);
+            let c = calls(&e.handle(run_cmd()));
+            // Arguments that were not valid JSON reach the engine as a string.
+            let fx = e.handle(native(c[0].0, "Search.", &[("search", json!("{\"entity\": \"Ilse"))]));
+            assert!(tool_calls(&fx).is_empty());
+            let node = e.tree().node(NodeId(1));
+            assert!(node.path.contains("Observation 1: Invalid action: the arguments of search are not a JSON object"));
+            let c = calls(&fx);
+            let fx = e.handle(native(c[0].0, "Look it up.", &[("lookup", json!({"word": "born", "page": 2}))]));
+            assert!(tool_calls(&fx).is_empty());
+            let node = e.tree().node(NodeId(2));
+            assert!(node.path.contains("the call of lookup has no \"keyword\" argument"), "{}", node.path);
+            // A single argument under another name is still the argument.
+            let c = calls(&fx);
+            let fx = e.handle(native(c[0].0, "", &[("search", json!({"query": "Ilse Varga"}))]));
+            assert_eq!(tool_calls(&fx)[0].1.arg, "Ilse Varga");
+            let bad = e.tree().nodes().filter(|n| n.issues.iter().any(|i| i.starts_with("bad call"))).count();
+            assert_eq!(bad, 2);
+        }
+
+        #[test]
+        fn text_mode_sessions_and_cache_keys_are_unchanged() {
+            let text = serde_json::to_value(Params::default()).unwrap();
+            assert!(text.get("tool_mode").is_none(), "text mode is left out of sessions: {text}");
+            let back: Params = serde_json::from_value(text).unwrap();
+            assert_eq!(back.tool_mode, ToolMode::Text, "old sessions read as text mode");
+            let native = Params { tool_mode: ToolMode::Native, ..Params::default() };
+            let v = serde_json::to_value(&native).unwrap();
+            assert_eq!(v["tool_mode"], "native");
+            assert_eq!(serde_json::from_value::<Params>(v).unwrap(), native);
+
+            let (mut e, _) = qa_engine_in(ToolMode::Text, 7);
+            let text_request = calls(&e.handle(run_cmd()))[0].1.clone();
+            assert!(text_request.tools.is_empty());
+            let key = text_request.cache_key("m");
+            assert!(!key.contains("tools"), "{key}");
+            assert!(!serde_json::to_string(&text_request).unwrap().contains("tools"));
+            let (mut e, _) = qa_engine_in(ToolMode::Native, 7);
+            let native_request = calls(&e.handle(run_cmd()))[0].1.clone();
+            let mut without_tools = native_request.clone();
+            without_tools.tools.clear();
+            assert_ne!(native_request.cache_key("m"), without_tools.cache_key("m"), "the tools are part of the key");
+        }
+
+        #[test]
+        fn the_sim_answers_native_requests_with_tool_calls() {
+            let (mut e, _) = qa_engine_in(ToolMode::Native, 7);
+            let c = calls(&e.handle(run_cmd()));
+            let sim =
+                crate::llm::sim::SimProvider::new(crate::llm::sim::SimConfig { noise: 0.0, ..Default::default() });
+            let response = sim.answer(&c[0].1).unwrap();
+            let completion = &response.completions[0];
+            assert_eq!(completion.tool_calls.len(), 1, "{completion:?}");
+            assert_eq!(completion.tool_calls[0].name, "search");
+            assert_eq!(completion.tool_calls[0].arguments, json!({"entity": "Ilse Varga"}));
+            assert!(!completion.text.contains("Action"), "the text is only the thought: {}", completion.text);
+            assert_eq!(completion.finish_reason.as_deref(), Some("tool_calls"));
+        }
     }
 }

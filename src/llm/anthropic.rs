@@ -10,10 +10,10 @@ use serde_json::{json, Value};
 
 use super::config::{Price, Resolved};
 use super::http::{apply_stops, server_message, shorten, Attempt, HttpCore, SseParser};
-use super::openai::{assemble, malformed, truncated, Part};
+use super::openai::{assemble, malformed, tool_arguments, truncated, Part};
 use super::{BoxFuture, DeltaFn, Provider};
 use crate::engine::request::Role;
-use crate::engine::{CallError, Completion, LlmRequest, LlmResponse};
+use crate::engine::{CallError, Completion, LlmRequest, LlmResponse, ToolCallOut};
 
 pub const API_VERSION: &str = "2023-06-01";
 /// Used when a request does not say how long a reply may be (the API requires it).
@@ -32,6 +32,8 @@ fn finish_reason(stop_reason: &str) -> String {
     match stop_reason {
         "end_turn" | "stop_sequence" => "stop".into(),
         "max_tokens" => "length".into(),
+        // A normal end: the reply's tool_use blocks are its tool calls.
+        "tool_use" => "tool_calls".into(),
         other => other.into(),
     }
 }
@@ -56,6 +58,15 @@ pub(crate) fn parse_message(text: &str) -> Result<Part, CallError> {
         .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
         .filter_map(|b| b.get("text").and_then(Value::as_str))
         .collect();
+    let tool_calls: Vec<ToolCallOut> = content
+        .iter()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
+        .map(|b| ToolCallOut {
+            id: b.get("id").and_then(Value::as_str).map(str::to_string),
+            name: b.get("name").and_then(Value::as_str).unwrap_or("").to_string(),
+            arguments: b.get("input").cloned().unwrap_or_else(|| json!({})),
+        })
+        .collect();
     if texts.is_empty() && content.is_empty() && v.get("stop_reason").and_then(Value::as_str) != Some("max_tokens") {
         return Err(CallError { kind: "empty".into(), message: "the reply has no content".into() });
     }
@@ -65,6 +76,7 @@ pub(crate) fn parse_message(text: &str) -> Result<Part, CallError> {
         completions: vec![Completion {
             text: texts.concat(),
             finish_reason: v.get("stop_reason").and_then(Value::as_str).map(finish_reason),
+            tool_calls,
         }],
         usage,
         model: v.get("model").and_then(Value::as_str).map(str::to_string),
@@ -75,6 +87,8 @@ pub(crate) fn parse_message(text: &str) -> Result<Part, CallError> {
 #[derive(Default)]
 struct StreamState {
     text: String,
+    /// `tool_use` blocks by content-block index: id, name and the input JSON as it arrives.
+    calls: std::collections::BTreeMap<u64, (Option<String>, String, String)>,
     stop_reason: Option<String>,
     input_tokens: Option<u64>,
     output_tokens: Option<u64>,
@@ -97,10 +111,25 @@ impl StreamState {
                 self.model = m.and_then(|m| m.get("model")).and_then(Value::as_str).map(str::to_string);
                 self.input_tokens = m.and_then(|m| m.pointer("/usage/input_tokens")).and_then(Value::as_u64);
             }
+            "content_block_start" => {
+                let block = v.get("content_block");
+                if block.and_then(|b| b.get("type")).and_then(Value::as_str) == Some("tool_use") {
+                    let index = v.get("index").and_then(Value::as_u64).unwrap_or(self.calls.len() as u64);
+                    let id = block.and_then(|b| b.get("id")).and_then(Value::as_str).map(str::to_string);
+                    let name = block.and_then(|b| b.get("name")).and_then(Value::as_str).unwrap_or("").to_string();
+                    self.calls.insert(index, (id, name, String::new()));
+                }
+            }
             "content_block_delta" => {
                 if let Some(t) = v.pointer("/delta/text").and_then(Value::as_str) {
                     self.text.push_str(t);
                     deltas(sample, t);
+                }
+                if let Some(piece) = v.pointer("/delta/partial_json").and_then(Value::as_str) {
+                    let index = v.get("index").and_then(Value::as_u64).unwrap_or(0);
+                    if let Some((_, _, input)) = self.calls.get_mut(&index) {
+                        input.push_str(piece);
+                    }
                 }
             }
             "message_delta" => {
@@ -140,6 +169,15 @@ impl StreamState {
             completions: vec![Completion {
                 text: self.text,
                 finish_reason: self.stop_reason.as_deref().map(finish_reason),
+                tool_calls: self
+                    .calls
+                    .into_values()
+                    .map(|(id, name, input)| ToolCallOut {
+                        id,
+                        name,
+                        arguments: tool_arguments(Some(&Value::String(input))),
+                    })
+                    .collect(),
             }],
             usage,
             model: self.model,
@@ -195,6 +233,15 @@ impl AnthropicProvider {
         if !stops.is_empty() {
             obj.insert("stop_sequences".into(), json!(stops));
         }
+        if !request.tools.is_empty() {
+            // Answered with `tool_use` content blocks; the model chooses (the default `auto`).
+            let tools: Vec<Value> = request
+                .tools
+                .iter()
+                .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.parameters}))
+                .collect();
+            obj.insert("tools".into(), Value::Array(tools));
+        }
         if stream {
             obj.insert("stream".into(), json!(true));
         }
@@ -238,7 +285,9 @@ impl AnthropicProvider {
         for c in &mut part.completions {
             if let Some(cut) = apply_stops(&c.text, &request.stop) {
                 c.text = cut;
-                c.finish_reason = Some("stop".into());
+                if c.tool_calls.is_empty() {
+                    c.finish_reason = Some("stop".into());
+                }
             }
         }
         Ok(part)
@@ -327,6 +376,7 @@ mod tests {
             stop: vec!["\n".into(), "Input:".into()],
             context: Value::Null,
             nonce: 0,
+            tools: vec![],
         };
         let b = provider().body(&request, false);
         assert_eq!(b["system"], "be brief");

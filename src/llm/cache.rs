@@ -131,6 +131,7 @@ mod tests {
             stop: vec![],
             context: serde_json::Value::Null,
             nonce: 0,
+            tools: vec![],
         }
     }
 
@@ -138,7 +139,7 @@ mod tests {
     fn same_request_hits_and_nonce_misses() {
         let mut cache = ResponseCache::new();
         let reply = LlmResponse {
-            completions: vec![Completion { text: "sure".into(), finish_reason: None }],
+            completions: vec![Completion::text("sure", None)],
             usage: Usage { prompt_tokens: 10, completion_tokens: 2, estimated: false },
             latency_ms: 5,
             model: "m".into(),
@@ -167,7 +168,7 @@ mod tests {
     fn the_disk_cache_answers_a_later_run() {
         let dir = tempfile::tempdir().unwrap();
         let reply = LlmResponse {
-            completions: vec![Completion { text: "likely".into(), finish_reason: Some("stop".into()) }],
+            completions: vec![Completion::text("likely", Some("stop".into()))],
             usage: Usage { prompt_tokens: 10, completion_tokens: 2, estimated: false },
             latency_ms: 5,
             model: "m".into(),

@@ -73,5 +73,9 @@ pub fn estimate_tokens(text: &str) -> u64 {
 
 /// Estimated prompt tokens of a request.
 pub fn estimate_prompt_tokens(request: &LlmRequest) -> u64 {
-    request.messages.iter().map(|m| estimate_tokens(&m.content) + 4).sum()
+    let messages: u64 = request.messages.iter().map(|m| estimate_tokens(&m.content) + 4).sum();
+    // Tool definitions count as prompt too (none for most requests).
+    let tools =
+        if request.tools.is_empty() { 0 } else { estimate_tokens(&serde_json::json!(request.tools).to_string()) };
+    messages + tools
 }

@@ -17,7 +17,7 @@ use super::config::{Price, Resolved};
 use super::http::{shorten, Attempt, HttpCore, SseParser};
 use super::{estimate_prompt_tokens, estimate_tokens, BoxFuture, DeltaFn, Provider};
 use crate::engine::request::Role;
-use crate::engine::{CallError, Completion, LlmRequest, LlmResponse, Usage};
+use crate::engine::{CallError, Completion, LlmRequest, LlmResponse, ToolCallOut, ToolDef, Usage};
 
 const N_UNKNOWN: u8 = 0;
 const N_HONOURED: u8 = 1;
@@ -92,6 +92,40 @@ fn role(r: Role) -> &'static str {
     }
 }
 
+/// A `tools` entry of a chat-completions request.
+pub(crate) fn tool_json(tool: &ToolDef) -> Value {
+    json!({
+        "type": "function",
+        "function": {"name": tool.name, "description": tool.description, "parameters": tool.parameters},
+    })
+}
+
+/// A tool call's arguments: chat completions sends them as a JSON string. Arguments that
+/// are not valid JSON stay a string, for the method to report as a bad call; an object
+/// (as some servers send) is kept; nothing at all is an empty object.
+pub(crate) fn tool_arguments(raw: Option<&Value>) -> Value {
+    match raw {
+        Some(Value::String(s)) if s.trim().is_empty() => json!({}),
+        Some(Value::String(s)) => serde_json::from_str(s).unwrap_or_else(|_| Value::String(s.clone())),
+        Some(Value::Null) | None => json!({}),
+        Some(other) => other.clone(),
+    }
+}
+
+/// The `tool_calls` of a whole reply's message.
+fn tool_calls_of(message: Option<&Value>) -> Vec<ToolCallOut> {
+    let calls = message.and_then(|m| m.get("tool_calls")).and_then(Value::as_array);
+    calls
+        .into_iter()
+        .flatten()
+        .map(|c| ToolCallOut {
+            id: c.get("id").and_then(Value::as_str).map(str::to_string),
+            name: c.pointer("/function/name").and_then(Value::as_str).unwrap_or("").to_string(),
+            arguments: tool_arguments(c.pointer("/function/arguments")),
+        })
+        .collect()
+}
+
 /// Parse a whole (not streamed) chat-completions reply.
 pub(crate) fn parse_chat(text: &str) -> Result<Part, CallError> {
     let v: Value = serde_json::from_str(text)
@@ -115,8 +149,10 @@ pub(crate) fn parse_chat(text: &str) -> Result<Part, CallError> {
             Some(Value::Null) | None if c.get("message").is_some() => String::new(),
             _ => return Err(malformed(format!("choice {i} has no message content: {}", shorten(&c.to_string(), 200)))),
         };
+        // "tool_calls" is a normal finish: the calls are read with the text.
         let finish_reason = c.get("finish_reason").and_then(Value::as_str).map(str::to_string);
-        indexed.push((index, Completion { text, finish_reason }));
+        let tool_calls = tool_calls_of(c.get("message"));
+        indexed.push((index, Completion { text, finish_reason, tool_calls }));
     }
     indexed.sort_by_key(|(i, _)| *i);
     Ok(Part {
@@ -131,10 +167,28 @@ fn usage_of(v: &Value) -> Option<(u64, u64)> {
     Some((u.get("prompt_tokens")?.as_u64()?, u.get("completion_tokens")?.as_u64()?))
 }
 
+/// A tool call being streamed: its id and name come first, its arguments in pieces.
+#[derive(Debug, Default)]
+struct PartialCall {
+    /// The `index` the stream gives the call within its choice.
+    index: u64,
+    id: Option<String>,
+    name: String,
+    arguments: String,
+}
+
+impl PartialCall {
+    fn finish(self) -> ToolCallOut {
+        ToolCallOut { id: self.id, name: self.name, arguments: tool_arguments(Some(&Value::String(self.arguments))) }
+    }
+}
+
 /// Accumulates a streamed reply.
 #[derive(Default)]
 struct StreamState {
     texts: BTreeMap<u64, String>,
+    /// Tool calls by choice, in the order they began.
+    calls: BTreeMap<u64, Vec<PartialCall>>,
     finish: BTreeMap<u64, String>,
     usage: Option<(u64, u64)>,
     model: Option<String>,
@@ -178,11 +232,44 @@ impl StreamState {
                     d(first_sample + index as u32, piece);
                 }
             }
+            for (k, d) in c.pointer("/delta/tool_calls").and_then(Value::as_array).into_iter().flatten().enumerate() {
+                self.tool_delta(index, k as u64, d);
+            }
             if let Some(f) = c.get("finish_reason").and_then(Value::as_str) {
                 self.finish.insert(index, f.to_string());
             }
         }
         Ok(())
+    }
+
+    /// One piece of a streamed tool call. A piece with an id not seen before starts a new
+    /// call (some servers reuse index 0 for every call of a reply); one without continues
+    /// the latest call at its index.
+    fn tool_delta(&mut self, choice: u64, position: u64, d: &Value) {
+        let index = d.get("index").and_then(Value::as_u64).unwrap_or(position);
+        let id = d.get("id").and_then(Value::as_str).filter(|i| !i.is_empty());
+        let calls = self.calls.entry(choice).or_default();
+        let existing = match id {
+            Some(id) => calls.iter().position(|c| c.id.as_deref() == Some(id)),
+            None => calls.iter().rposition(|c| c.index == index),
+        };
+        let at = match existing {
+            Some(at) => at,
+            None => {
+                calls.push(PartialCall { index, id: id.map(str::to_string), ..PartialCall::default() });
+                calls.len() - 1
+            }
+        };
+        let call = &mut calls[at];
+        if let Some(name) = d.pointer("/function/name").and_then(Value::as_str) {
+            if call.name.is_empty() {
+                call.name = name.to_string();
+            }
+        }
+        if let Some(piece) = d.pointer("/function/arguments").and_then(Value::as_str) {
+            call.arguments.push_str(piece);
+            self.chars += piece.len();
+        }
     }
 
     fn finish(self) -> Result<Part, CallError> {
@@ -196,9 +283,16 @@ impl StreamState {
         if self.texts.is_empty() {
             return Err(CallError { kind: "empty".into(), message: "the stream carried no choices".into() });
         }
-        let mut finish = self.finish;
-        let completions =
-            self.texts.into_iter().map(|(i, text)| Completion { text, finish_reason: finish.remove(&i) }).collect();
+        let (mut finish, mut calls) = (self.finish, self.calls);
+        let completions = self
+            .texts
+            .into_iter()
+            .map(|(i, text)| Completion {
+                text,
+                finish_reason: finish.remove(&i),
+                tool_calls: calls.remove(&i).unwrap_or_default().into_iter().map(PartialCall::finish).collect(),
+            })
+            .collect();
         Ok(Part { completions, usage: self.usage, model: self.model })
     }
 }
@@ -257,6 +351,10 @@ impl OpenAiProvider {
         }
         if !request.stop.is_empty() {
             obj.insert("stop".into(), json!(request.stop));
+        }
+        if !request.tools.is_empty() {
+            obj.insert("tools".into(), Value::Array(request.tools.iter().map(tool_json).collect()));
+            obj.insert("tool_choice".into(), json!("auto"));
         }
         if n > 1 {
             obj.insert("n".into(), json!(n));
@@ -447,12 +545,9 @@ mod tests {
             stop: vec![],
             context: Value::Null,
             nonce: 0,
+            tools: vec![],
         };
-        let part = |text: &str, usage| Part {
-            completions: vec![Completion { text: text.into(), finish_reason: None }],
-            usage,
-            model: None,
-        };
+        let part = |text: &str, usage| Part { completions: vec![Completion::text(text, None)], usage, model: None };
         let r = assemble(&request, vec![part("abcd", Some((10, 1))), part("abcdefgh", None)], 2, "m");
         assert_eq!(r.completions.len(), 2);
         assert!(r.usage.estimated);

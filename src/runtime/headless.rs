@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::Semaphore;
 
 use super::{Driver, NOT_SENT};
-use crate::engine::{Command, Effect, Engine, Event, Input, LlmReply, Outcome, Params};
+use crate::engine::{Command, Effect, Engine, Event, Input, LlmReply, MethodKind, Outcome, Params};
 use crate::llm::cache::{CacheMode, ResponseCache};
 use crate::llm::config::{ConfigError, Price, ProviderArgs};
 use crate::llm::sim::SimConfig;
@@ -131,6 +131,9 @@ impl ProblemResult {
 pub struct Summary {
     pub task: String,
     pub method: String,
+    /// ReAct: how actions were written, `text` or `native` (tool calls).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_mode: Option<String>,
     pub provider: String,
     pub model: String,
     pub simulated: bool,
@@ -186,6 +189,7 @@ impl Summary {
         Summary {
             task: task.to_string(),
             method: params.method.label().to_string(),
+            tool_mode: (params.method == MethodKind::React).then(|| params.tool_mode.label().to_string()),
             provider: provider.to_string(),
             model: model.to_string(),
             simulated,

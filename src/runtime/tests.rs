@@ -48,7 +48,7 @@ impl Provider for Probe {
                 return Err(CallError { kind: "http".into(), message: "boom".into() });
             }
             Ok(LlmResponse {
-                completions: vec![Completion { text, finish_reason: None }],
+                completions: vec![Completion::text(text, None)],
                 usage: Usage { prompt_tokens: 3, completion_tokens: 1, estimated: false },
                 latency_ms: 0,
                 model: "probe-model".into(),
@@ -71,6 +71,7 @@ fn call(id: u64, text: &str) -> Effect {
             stop: vec![],
             context: serde_json::Value::Null,
             nonce: 0,
+            tools: vec![],
         },
     }
 }

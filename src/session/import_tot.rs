@@ -180,7 +180,7 @@ impl LogAnswers {
             }
         };
         Ok(LlmResponse {
-            completions: texts.into_iter().map(|text| Completion { text, finish_reason: None }).collect(),
+            completions: texts.into_iter().map(|text| Completion::text(text, None)).collect(),
             usage: Usage { prompt_tokens: 0, completion_tokens: 0, estimated: true },
             latency_ms: 0,
             model: "gpt-4".into(),

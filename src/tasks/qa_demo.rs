@@ -9,16 +9,18 @@ use serde_json::json;
 
 use super::react_text::{self, exact_match, f1, parse_step};
 use super::{prompts, Problem, TaskError, TaskSource};
-use crate::engine::{Message, Prompt, Proposal, Purpose, ReactStep, Task};
+use crate::engine::{Message, Prompt, Proposal, Purpose, ReactStep, Task, ToolDef};
 use crate::tools::corpus::{qa_demo, qa_demo_questions, QaQuestion};
 use crate::tools::{CalculateTool, ToolRegistry};
 
 const REACT: &str = include_str!("../../assets/prompts/qa-demo/react.txt");
+const REACT_NATIVE: &str = include_str!("../../assets/prompts/qa-demo/react-native.txt");
 const COT: &str = include_str!("../../assets/prompts/qa-demo/cot.txt");
 const IO: &str = include_str!("../../assets/prompts/qa-demo/io.txt");
 
 pub struct QaDemo {
     react: String,
+    react_native: String,
     cot: String,
     io: String,
     questions: Vec<QaQuestion>,
@@ -35,6 +37,8 @@ impl QaDemo {
         let tools = ToolRegistry::react(Arc::new(qa_demo())).with(CalculateTool);
         Ok(QaDemo {
             react: load("react.txt", REACT, &["question", "trajectory", "step", "tools"])?,
+            // The tools go with the request as native definitions, so this prompt need not list them.
+            react_native: load("react-native.txt", REACT_NATIVE, &["question", "trajectory", "step"])?,
             cot: load("cot.txt", COT, &["question"])?,
             io: load("io.txt", IO, &["question"])?,
             questions: qa_demo_questions().map_err(TaskError::Data)?,
@@ -57,6 +61,14 @@ impl QaDemo {
             vec![]
         };
         Prompt { purpose, messages: vec![Message::user(text)], context, stop, max_tokens: Some(200) }
+    }
+
+    /// A ReAct step's prompt with the structured context `sim` plays the agent from.
+    /// (Its stop sequences stay in native mode too: harmless there, and they still keep a
+    /// model that writes its action as text from writing the observation as well.)
+    fn act_prompt(&self, text: String, x: &str, trajectory: &str, step: usize) -> Prompt {
+        let gold = self.gold(x).map(|q| json!({"hops": q.hops, "keyword": q.keyword, "answer": q.answer}));
+        self.prompt(Purpose::Act, text, x, json!({"step": step, "trajectory": trajectory, "gold": gold}))
     }
 
     fn unsupported(&self, x: &str) -> Prompt {
@@ -128,8 +140,24 @@ impl Task for QaDemo {
                 ("tools", &self.tools.prompt_lines()),
             ],
         );
-        let gold = self.gold(x).map(|q| json!({"hops": q.hops, "keyword": q.keyword, "answer": q.answer}));
-        Some(self.prompt(Purpose::Act, text, x, json!({"step": step, "trajectory": trajectory, "gold": gold})))
+        Some(self.act_prompt(text, x, trajectory, step))
+    }
+
+    fn react_native_prompt(&self, x: &str, trajectory: &str, step: usize) -> Option<Prompt> {
+        let text = prompts::render(
+            &self.react_native,
+            &[
+                ("question", x),
+                ("trajectory", trajectory),
+                ("step", &step.to_string()),
+                ("tools", &self.tools.prompt_lines()),
+            ],
+        );
+        Some(self.act_prompt(text, x, trajectory, step))
+    }
+
+    fn react_tools(&self) -> Vec<ToolDef> {
+        self.tools.tool_defs()
     }
 
     fn parse_react(&self, reply: &str, step: usize) -> ReactStep {

@@ -55,6 +55,15 @@ impl ToolSpec {
         })
     }
 
+    /// The engine's plain definition, which requests carry and providers send natively.
+    pub fn to_def(&self) -> crate::engine::ToolDef {
+        crate::engine::ToolDef {
+            name: self.name.clone(),
+            description: self.description.clone(),
+            parameters: self.args.clone(),
+        }
+    }
+
     /// An Anthropic Messages `tools` entry (answered with `tool_use` blocks).
     pub fn to_anthropic(&self) -> Value {
         json!({"name": self.name, "description": self.description, "input_schema": self.args})
@@ -226,6 +235,11 @@ impl ToolRegistry {
 
     pub fn is_empty(&self) -> bool {
         self.tools.is_empty()
+    }
+
+    /// Every tool's definition for native tool calling, in order.
+    pub fn tool_defs(&self) -> Vec<crate::engine::ToolDef> {
+        self.specs().iter().map(ToolSpec::to_def).collect()
     }
 
     pub fn openai_tools(&self) -> Value {

@@ -464,6 +464,35 @@ fn imported_sessions_open_and_say_where_nodes_came_from() {
 }
 
 #[test]
+fn native_tool_calls_show_in_the_explorer_as_the_same_transcript() {
+    use crate::tasks::qa_demo::QaDemo;
+    let dir = tempfile::tempdir().unwrap();
+    let task: Arc<dyn TaskSource> = Arc::new(QaDemo::new(None).unwrap());
+    let params = Params { method: MethodKind::React, tool_mode: crate::engine::ToolMode::Native, ..Params::default() };
+    let mut s = setup(dir.path(), params);
+    s.task = Arc::clone(&task);
+    s.header.task = "qa-demo".into();
+    let problem = task.problem(0).unwrap();
+    let mut app = App::live(s, &problem, Keymap::default(), ThemeSet::default(), "dark");
+    let effects = app.handle_action(Action::Step);
+    let Some(Effect::CallLlm { call, request }) = effects.into_iter().next() else { panic!("a model call") };
+    assert!(!request.tools.is_empty());
+    let sim = SimProvider::new(SimConfig::default());
+    let effects = app.on_reply(LlmReply { call, result: sim.answer(&request) }, &request);
+    let Some(Effect::CallTool { tool, .. }) = effects.into_iter().next() else { panic!("a tool call") };
+    assert_eq!(tool.name, "search");
+    let screen = render(&mut app, 160, 50);
+    assert!(screen.contains("Action 1: Search["), "{screen}");
+    for _ in 0..2 {
+        app.handle_action(Action::Up);
+    }
+    // Tall enough for the whole prompt in the detail pane.
+    let screen = render(&mut app, 160, 200);
+    assert!(screen.contains("tools offered: search, lookup, finish, calculate"), "{screen}");
+    assert!(screen.contains("tool call search({\"entity\":"), "the raw reply shows the tool call: {screen}");
+}
+
+#[test]
 fn react_runs_in_the_explorer_with_a_styled_transcript() {
     use crate::tasks::qa_demo::QaDemo;
     let dir = tempfile::tempdir().unwrap();

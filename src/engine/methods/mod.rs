@@ -41,8 +41,8 @@ pub trait Method: Send {
     fn edit(&mut self, _core: &mut Core, _node: NodeId, _text: &str) -> Option<Result<NodeId, String>> {
         None
     }
-    /// ReAct: the model's reply for the step after `node`.
-    fn on_act(&mut self, _core: &mut Core, _node: NodeId, _reply: &str) {}
+    /// ReAct: the model's reply for the step after `node` (its text and any native tool calls).
+    fn on_act(&mut self, _core: &mut Core, _node: NodeId, _reply: &crate::engine::Completion) {}
     /// ReAct: the step's model call failed.
     fn on_act_failed(&mut self, _core: &mut Core, _node: NodeId, _message: &str) {}
     /// ReAct: the observation for `node`'s action.

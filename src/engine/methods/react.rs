@@ -7,8 +7,17 @@
 //! sibling and the agent goes on from it, while the old continuation stays as a
 //! branch (its calls in flight are cancelled). An edit with an action runs that
 //! action; a thought alone is given back to the model, which writes the action.
+//!
+//! With `--tool-mode native` the request offers the task's tools for native tool
+//! calling: the reply's text is the thought and its first tool call the action (a
+//! reply that calls no tool may still write a text action, which is read as in text
+//! mode). Either way the step is written in the canonical `Thought i:` / `Action i:
+//! Tool[arg]` text, so transcripts and prompts look the same in both modes.
 
-use crate::engine::{CallKind, Core, LlmRequest, NodeId, NodeStatus, Origin, Outcome, ToolRequest, ToolResult};
+use crate::engine::{
+    CallKind, Completion, Core, LlmRequest, NodeId, NodeStatus, Origin, Outcome, ToolDef, ToolMode, ToolRequest,
+    ToolResult,
+};
 
 use super::{Method, Progress};
 
@@ -49,11 +58,10 @@ impl React {
 
 impl React {
     /// Run the step's action, or record why there is none (a bad call).
-    fn act(&mut self, core: &mut Core, step_node: NodeId, action: Option<(String, String)>, problem: Option<String>) {
+    fn act(&mut self, core: &mut Core, step_node: NodeId, action: Option<ToolRequest>, problem: Option<String>) {
         let after = core.tree.node(step_node).parent.unwrap_or(NodeId(0));
         match (problem, action) {
-            (None, Some((tool, arg))) => {
-                let request = ToolRequest { name: tool, arg };
+            (None, Some(request)) => {
                 self.acting = Some(request.clone());
                 core.issue_tool(step_node, after, request);
                 self.phase = Phase::Acting;
@@ -69,24 +77,25 @@ impl React {
     }
 
     /// The model wrote the action for a person's thought (`node`).
-    fn complete(&mut self, core: &mut Core, node: NodeId, reply: &str) {
+    fn complete(&mut self, core: &mut Core, node: NodeId, reply: &Completion) {
         let step = core.tree.node(node).depth;
         // The model continues after `Action i:`, so a bare `Search[x]` is the action;
-        // a reply that restates a thought and an action is read as a whole.
-        let text = if reply.to_lowercase().contains("action") {
-            reply.to_string()
-        } else {
-            format!("Action {step}: {}", reply.trim())
-        };
-        let parsed = core.task.parse_react(&text, step);
-        if let Some((tool, arg)) = &parsed.action {
-            let line = format!("Action {step}: {}[{arg}]", capitalise(tool));
+        // a reply that restates a thought and an action is read as a whole, and a
+        // native tool call is the action.
+        let mut reply = reply.clone();
+        if reply.tool_calls.is_empty() && !reply.text.to_lowercase().contains("action") {
+            reply.text = format!("Action {step}: {}", reply.text.trim());
+        }
+        let read = read_step(core, &reply, step);
+        if let Some(action) = &read.action {
+            let line = format!("Action {step}: {}[{}]", capitalise(&action.name), action.arg);
             let n = core.tree.node_mut(node);
             n.thought.push_str(&format!("\n{line}"));
             n.path.push_str(&format!("{line}\n"));
         }
-        let problem = if parsed.action.is_some() { None } else { parsed.problem };
-        self.act(core, node, parsed.action, problem);
+        core.tree.node_mut(node).issues.extend(read.notes);
+        let problem = if read.action.is_some() { None } else { read.problem };
+        self.act(core, node, read.action, problem);
     }
 
     fn edit_step(&mut self, core: &mut Core, node: NodeId, text: &str) -> Result<NodeId, String> {
@@ -121,24 +130,28 @@ impl React {
         self.acting = None;
         self.completing = None;
         if parsed.action.is_some() {
-            self.act(core, child, parsed.action, None);
+            let action = parsed.action.map(|(name, arg)| ToolRequest { name, arg });
+            self.act(core, child, action, None);
             return Ok(child);
         }
         // A thought alone: the model writes the action that follows it.
         let trajectory = core.tree.node(parent).path.clone();
         let thought = thought.unwrap_or_default();
-        let Some(mut prompt) = core.task.react_prompt(&core.x, &trajectory, step) else {
-            return Err(format!("the task {} has no ReAct prompt", core.task.name()));
-        };
-        if let Some(last) = prompt.messages.last_mut() {
-            // The prompt ends with `Thought i:`; the person's thought follows it.
-            last.content.truncate(last.content.trim_end().len());
-            last.content.push_str(&format!(" {thought}\nAction {step}:"));
+        let mut request = step_request(core, &trajectory, step)?;
+        if let Some(last) = request.messages.last_mut() {
+            if request.tools.is_empty() {
+                // The text prompt ends with `Thought i:`; the person's thought follows it.
+                last.content.truncate(last.content.trim_end().len());
+                last.content.push_str(&format!(" {thought}\nAction {step}:"));
+            } else {
+                last.content.push_str(&format!(
+                    "\nThought {step} is already written: {thought}\nCall the one tool that follows from it."
+                ));
+            }
         }
-        if let Some(c) = prompt.context.as_object_mut() {
+        if let Some(c) = request.context.as_object_mut() {
             c.insert("thought".into(), serde_json::Value::String(thought));
         }
-        let request = LlmRequest::from_prompt(prompt, 1, core.params.temperature);
         core.issue(child, CallKind::Act, request, false);
         self.completing = Some(child);
         self.phase = Phase::Thinking;
@@ -164,12 +177,14 @@ impl Method for React {
                     return Progress::Moved;
                 }
                 let trajectory = core.tree.node(self.tip).path.clone();
-                let Some(prompt) = core.task.react_prompt(&core.x, &trajectory, step) else {
-                    core.log(format!("the task {} has no ReAct prompt", core.task.name()));
-                    self.phase = Phase::Done;
-                    return Progress::Moved;
+                let request = match step_request(core, &trajectory, step) {
+                    Ok(r) => r,
+                    Err(why) => {
+                        core.log(why);
+                        self.phase = Phase::Done;
+                        return Progress::Moved;
+                    }
                 };
-                let request = LlmRequest::from_prompt(prompt, 1, core.params.temperature);
                 let tip = self.tip;
                 core.issue(tip, CallKind::Act, request, false);
                 self.phase = Phase::Thinking;
@@ -192,32 +207,33 @@ impl Method for React {
 
     fn on_children(&mut self, _core: &mut Core, _parent: NodeId, _children: &[NodeId], _by_hand: bool) {}
 
-    fn on_act(&mut self, core: &mut Core, node: NodeId, reply: &str) {
+    fn on_act(&mut self, core: &mut Core, node: NodeId, reply: &Completion) {
         if self.completing == Some(node) {
             self.completing = None;
             return self.complete(core, node, reply);
         }
         let step = core.tree.node(node).depth + 1;
-        let parsed = core.task.parse_react(reply, step);
+        let read = read_step(core, reply, step);
         let mut text = String::new();
-        if let Some(t) = &parsed.thought {
+        if let Some(t) = &read.thought {
             text.push_str(&format!("Thought {step}: {}", t.trim()));
         }
-        if let Some((tool, arg)) = &parsed.action {
+        if let Some(action) = &read.action {
             if !text.is_empty() {
                 text.push('\n');
             }
-            text.push_str(&format!("Action {step}: {}[{arg}]", capitalise(tool)));
+            text.push_str(&format!("Action {step}: {}[{}]", capitalise(&action.name), action.arg));
         }
         if text.is_empty() {
-            text = format!("Thought {step}: {}", reply.trim());
+            text = format!("Thought {step}: {}", read.raw);
         }
         let path = format!("{}{text}\n", core.tree.node(node).path);
         let child = core.tree.add_child(node, text.clone(), path, Origin::Model);
         core.emit(crate::engine::Event::NodeAdded { id: child, parent: node, thought: text });
         core.set_status(child, NodeStatus::Expanded);
+        core.tree.node_mut(child).issues.extend(read.notes);
         self.tip = child;
-        self.act(core, child, parsed.action, parsed.problem);
+        self.act(core, child, read.action, read.problem);
     }
 
     fn on_act_failed(&mut self, core: &mut Core, node: NodeId, message: &str) {
@@ -277,4 +293,90 @@ fn capitalise(tool: &str) -> String {
         Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
         None => String::new(),
     }
+}
+
+/// The request for step `step` after `trajectory`, in the run's tool mode.
+fn step_request(core: &Core, trajectory: &str, step: usize) -> Result<LlmRequest, String> {
+    let native = core.params.tool_mode == ToolMode::Native;
+    let prompt = if native {
+        core.task.react_native_prompt(&core.x, trajectory, step)
+    } else {
+        core.task.react_prompt(&core.x, trajectory, step)
+    };
+    let tools = if native { core.task.react_tools() } else { Vec::new() };
+    let Some(prompt) = prompt.filter(|_| !native || !tools.is_empty()) else {
+        let what = if native { "native tool-calling ReAct prompt and tools" } else { "ReAct prompt" };
+        return Err(format!("the task {} has no {what}", core.task.name()));
+    };
+    let mut request = LlmRequest::from_prompt(prompt, 1, core.params.temperature);
+    request.tools = tools;
+    Ok(request)
+}
+
+/// One step as read from a reply, in either tool mode.
+struct ReadStep {
+    thought: Option<String>,
+    action: Option<ToolRequest>,
+    /// Why the reply cannot be used: the observation the agent gets (a bad call).
+    problem: Option<String>,
+    /// Things worth knowing that do not make the call bad (extra tool calls, ...).
+    notes: Vec<String>,
+    /// The reply as it came, for a step that has neither thought nor action.
+    raw: String,
+}
+
+/// Read a reply: its first native tool call is the action and its text the thought;
+/// without a tool call, the text is read in the paper's format.
+fn read_step(core: &Core, reply: &Completion, step: usize) -> ReadStep {
+    let native = core.params.tool_mode == ToolMode::Native;
+    let parsed = core.task.parse_react(&reply.text, step);
+    let mut raw = reply.text.trim().to_string();
+    for call in &reply.tool_calls {
+        raw.push_str(&format!("\n(tool call {})", call.describe()));
+    }
+    let raw = raw.trim().to_string();
+    let mut notes = Vec::new();
+    let Some(first) = reply.tool_calls.first() else {
+        // No native call: the text format (in native mode a fallback, noted).
+        let action = parsed.action.map(|(name, arg)| ToolRequest { name, arg });
+        let mut problem = parsed.problem;
+        if native {
+            match (&action, &problem) {
+                (Some(_), None) => notes.push("no native tool call: the action was read from the reply's text".into()),
+                _ => problem = Some(native_problem("the reply called no tool", step, &core.task.react_tools())),
+            }
+        }
+        return ReadStep { thought: parsed.thought, action, problem, notes, raw };
+    };
+    // The text is the thought: as the text parser reads it (labels and a written action
+    // left out), else as it is.
+    let thought = parsed.thought.or_else(|| Some(reply.text.trim().to_string()).filter(|t| !t.is_empty()));
+    if let Some((name, arg)) = &parsed.action {
+        notes.push(format!("the text also wrote an action, {name}[{arg}]; the tool call was taken"));
+    }
+    if reply.tool_calls.len() > 1 {
+        let ignored: Vec<String> = reply.tool_calls[1..].iter().map(|c| c.describe()).collect();
+        notes.push(format!(
+            "{} tool calls in one reply: only the first was taken; ignored {}",
+            reply.tool_calls.len(),
+            ignored.join(", ")
+        ));
+    }
+    let tools = core.task.react_tools();
+    match first.to_request(&tools) {
+        Ok(action) => ReadStep { thought, action: Some(action), problem: None, notes, raw },
+        Err(detail) => {
+            ReadStep { thought, action: None, problem: Some(native_problem(&detail, step, &tools)), notes, raw }
+        }
+    }
+}
+
+/// The observation for an unusable native reply: what was wrong and what is expected.
+fn native_problem(detail: &str, step: usize, tools: &[ToolDef]) -> String {
+    let list: Vec<String> = tools.iter().map(|t| format!("{}({})", t.name, t.arg_name().unwrap_or(""))).collect();
+    format!(
+        "Invalid action: {detail}. For step {step}, write your thought as text, then call exactly one tool \
+         with its argument: {}.",
+        list.join(", ")
+    )
 }

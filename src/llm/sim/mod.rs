@@ -25,7 +25,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{estimate_prompt_tokens, estimate_tokens, BoxFuture, Provider};
 use crate::engine::rng::{stable_hash, SplitMix64};
-use crate::engine::{CallError, Completion, LlmRequest, LlmResponse, Usage};
+use crate::engine::{CallError, Completion, LlmRequest, LlmResponse, ToolCallOut, Usage};
+use crate::tasks::react_text::parse_step;
 
 pub const SIM_MODEL: &str = "sim-1 (simulated)";
 
@@ -96,9 +97,14 @@ impl SimProvider {
                     })
                 }
             };
-            completions.push(Completion { text, finish_reason: Some("stop".into()) });
+            let completion = if request.tools.is_empty() {
+                Completion::text(text, Some("stop".into()))
+            } else {
+                as_tool_call(&text, request)
+            };
+            completions.push(completion);
         }
-        let completion_tokens = completions.iter().map(|c| estimate_tokens(&c.text)).sum();
+        let completion_tokens = completions.iter().map(completion_tokens).sum();
         Ok(LlmResponse {
             completions,
             usage: Usage { prompt_tokens: estimate_prompt_tokens(request), completion_tokens, estimated: true },
@@ -108,6 +114,40 @@ impl SimProvider {
             cached: false,
         })
     }
+}
+
+/// A ReAct reply written in the text format, as a model with native tool calling would
+/// give it: the thought as text and the action as a tool call whose argument is named
+/// as the offered tool's schema says. The same seeded choices as in text mode.
+fn as_tool_call(text: &str, request: &LlmRequest) -> Completion {
+    let parsed = parse_step(text, 0);
+    let Some(action) = parsed.action else {
+        return Completion::text(text, Some("stop".into()));
+    };
+    let arg_name = request
+        .tools
+        .iter()
+        .find(|t| t.name.eq_ignore_ascii_case(&action.tool))
+        .and_then(|t| t.arg_name())
+        .unwrap_or("input")
+        .to_string();
+    let mut arguments = serde_json::Map::new();
+    arguments.insert(arg_name, serde_json::Value::String(action.arg));
+    Completion {
+        text: parsed.thought.unwrap_or_default(),
+        finish_reason: Some("tool_calls".into()),
+        tool_calls: vec![ToolCallOut {
+            id: Some("sim-call-1".into()),
+            name: action.tool,
+            arguments: serde_json::Value::Object(arguments),
+        }],
+    }
+}
+
+/// Estimated tokens of a reply: its text and its tool calls as JSON.
+fn completion_tokens(c: &Completion) -> u64 {
+    let calls = if c.tool_calls.is_empty() { 0 } else { estimate_tokens(&serde_json::json!(c.tool_calls).to_string()) };
+    estimate_tokens(&c.text) + calls
 }
 
 impl Provider for SimProvider {

@@ -96,6 +96,10 @@ pub fn lines(view: &View) -> Vec<Line<'static>> {
             None => title.push_str(" · waiting"),
         }
         out.push(Line::from(Span::styled(title, view.style(Slot::Action))));
+        if !r.tools.is_empty() {
+            let names: Vec<&str> = r.tools.iter().map(|t| t.name.as_str()).collect();
+            out.push(Line::from(Span::styled(format!("tools offered: {}", names.join(", ")), head)));
+        }
         for m in &r.messages {
             out.push(Line::from(Span::styled(format!("prompt ({:?}):", m.role).to_lowercase(), head)));
             for l in m.content.lines() {
@@ -115,6 +119,11 @@ pub fn lines(view: &View) -> Vec<Line<'static>> {
                 out.push(Line::from(Span::styled(format!("reply {}:", i + 1), head)));
                 for l in c.text.lines() {
                     out.push(Line::from(Span::styled(format!("  {l}"), view.style(Slot::Observation))));
+                }
+                // Native tool calls are part of the raw reply too.
+                for call in &c.tool_calls {
+                    let line = format!("  tool call {}", call.describe());
+                    out.push(Line::from(Span::styled(line, view.style(Slot::Action))));
                 }
             }
         }
