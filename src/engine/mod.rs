@@ -41,6 +41,10 @@ pub enum MethodKind {
     TotBfs,
     TotDfs,
     React,
+    /// ReAct, backing off to CoT-SC when it does not finish within its steps (ReAct paper §3.3).
+    ReactCotSc,
+    /// CoT-SC, backing off to ReAct when the majority answer is weak (ReAct paper §3.3).
+    CotScReact,
 }
 
 impl MethodKind {
@@ -52,6 +56,8 @@ impl MethodKind {
             MethodKind::TotBfs => "tot-bfs",
             MethodKind::TotDfs => "tot-dfs",
             MethodKind::React => "react",
+            MethodKind::ReactCotSc => "react-cot-sc",
+            MethodKind::CotScReact => "cot-sc-react",
         }
     }
 }
@@ -101,6 +107,9 @@ pub struct Params {
     /// ReAct: most thought/action/observation steps.
     #[serde(default = "default_max_steps")]
     pub max_steps: usize,
+    /// cot-sc-react: switch to ReAct when the majority answer has fewer than this share of the samples.
+    #[serde(default = "default_majority_threshold", skip_serializing_if = "is_default_majority_threshold")]
+    pub majority_threshold: f64,
     pub temperature: f32,
     /// Keep malformed proposals as candidates, like the reference implementation,
     /// instead of rejecting them.
@@ -124,6 +133,7 @@ impl Default for Params {
             max_states: 100,
             samples: 10,
             max_steps: 7,
+            majority_threshold: default_majority_threshold(),
             temperature: 0.7,
             lenient: false,
             seed: 0,
@@ -133,6 +143,15 @@ impl Default for Params {
 
 fn default_max_steps() -> usize {
     7
+}
+
+/// The ReAct paper's n/2.
+fn default_majority_threshold() -> f64 {
+    0.5
+}
+
+fn is_default_majority_threshold(t: &f64) -> bool {
+    *t == default_majority_threshold()
 }
 
 /// Why a call was made; decides what its reply does.
@@ -392,6 +411,7 @@ impl Core {
             answer,
             finals,
             sample_accuracy: None,
+            answered_by: None,
         }
     }
 }
