@@ -29,9 +29,19 @@ fn trajectory(view: &View) -> Vec<Line<'static>> {
     out
 }
 
+fn is_react_step(view: &View) -> bool {
+    let tree = view.app.engine.tree();
+    tree.get(view.selected)
+        .is_some_and(|n| n.id != tree.root() && n.path.lines().any(|l| l.to_lowercase().starts_with("action")))
+}
+
 pub fn lines(view: &View) -> Vec<Line<'static>> {
-    if view.app.header.params.method == crate::engine::MethodKind::React {
-        return trajectory(view);
+    use crate::engine::MethodKind;
+    match view.app.header.params.method {
+        MethodKind::React => return trajectory(view),
+        // Hybrids: a ReAct step shows its trajectory; the question and the CoT-SC samples show the log (the switch).
+        MethodKind::ReactCotSc | MethodKind::CotScReact if is_react_step(view) => return trajectory(view),
+        _ => {}
     }
     let mut out = Vec::new();
     for e in &view.app.events {
