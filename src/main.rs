@@ -148,7 +148,7 @@ struct SearchArgs {
     /// tot-dfs: cap on states expanded [default: 100].
     #[arg(long)]
     max_states: Option<usize>,
-    /// k for io / cot / cot-sc [default: 10].
+    /// k for io / cot / cot-sc [default: 10; 21 for react-cot-sc and cot-sc-react, as in the ReAct paper].
     #[arg(long)]
     samples: Option<u32>,
     /// react: most thought/action/observation steps [default: 7].
@@ -158,6 +158,10 @@ struct SearchArgs {
     /// calls (OpenAI `tools`, Anthropic `tool_use`) [default: text].
     #[arg(long, value_enum)]
     tool_mode: Option<ToolMode>,
+    /// cot-sc-react: back off to ReAct when the majority answer has fewer than this share of the samples
+    /// [default: 0.5, the ReAct paper's n/2].
+    #[arg(long)]
+    majority_threshold: Option<f64>,
     /// [default: 0.7]
     #[arg(long)]
     temperature: Option<f32>,
@@ -423,8 +427,10 @@ fn pick_enum<T: ValueEnum + Copy>(flag: Option<T>, config: Option<&String>, defa
 fn params(args: &RunArgs, d: &RunDefaults) -> Params {
     let s = &args.search;
     let base = Params::default();
+    let method = pick_enum(args.method, d.method.as_ref(), base.method);
+    let hybrid = matches!(method, MethodKind::ReactCotSc | MethodKind::CotScReact);
     Params {
-        method: pick_enum(args.method, d.method.as_ref(), base.method),
+        method,
         breadth: s.breadth.or(d.breadth).unwrap_or(base.breadth),
         n_generate: s.n_generate.or(d.n_generate).unwrap_or(base.n_generate),
         n_evaluate: s.n_evaluate.or(d.n_evaluate).unwrap_or(base.n_evaluate),
@@ -434,9 +440,10 @@ fn params(args: &RunArgs, d: &RunDefaults) -> Params {
         steps: s.steps.or(d.steps),
         threshold: s.threshold.or(d.threshold).unwrap_or(base.threshold),
         max_states: s.max_states.or(d.max_states).unwrap_or(base.max_states),
-        samples: s.samples.or(d.samples).unwrap_or(base.samples),
+        samples: s.samples.or(d.samples).unwrap_or(if hybrid { 21 } else { base.samples }),
         max_steps: s.max_steps.unwrap_or(base.max_steps),
         tool_mode: pick_enum(s.tool_mode, d.tool_mode.as_ref(), base.tool_mode),
+        majority_threshold: s.majority_threshold.unwrap_or(base.majority_threshold),
         temperature: s.temperature.or(d.temperature).unwrap_or(base.temperature),
         lenient: s.lenient || d.lenient.unwrap_or(false),
         seed: s.seed.or(d.seed).unwrap_or(base.seed),
@@ -469,11 +476,20 @@ fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, Vec<Problem
         (None, None) => bail!("say which problems: --range A..B (0-based, like Python) or --input \"4 9 10 13\""),
     };
     let params = params(args, d);
+    let t = params.majority_threshold;
+    if !(0.0..=1.0).contains(&t) {
+        bail!("--majority-threshold is a share of the samples, from 0 to 1 (0.5 = the ReAct paper's n/2), not {t}");
+    }
     let react_task = task.tools().is_some();
     match (params.method, react_task) {
-        (MethodKind::React, false) => bail!("--method react needs a task with tools (qa-demo); {task_name} has none"),
+        (MethodKind::React | MethodKind::ReactCotSc | MethodKind::CotScReact, false) => {
+            bail!("--method {} needs a task with tools (qa-demo); {task_name} has none", params.method.label())
+        }
         (MethodKind::TotBfs | MethodKind::TotDfs, true) => {
-            bail!("{task_name} is answered with react, cot, cot-sc or io; tree search over its steps is not defined")
+            bail!(
+                "{task_name} is answered with react, cot, cot-sc, io or the hybrids react-cot-sc and cot-sc-react; \
+                 tree search over its steps is not defined"
+            )
         }
         _ => {}
     }
@@ -542,6 +558,10 @@ fn print_summary(s: &Summary, json: bool) {
             s.bad_calls.unwrap_or(0),
             s.tool_calls.unwrap_or(0)
         );
+    }
+    if let Some(parts) = &s.answered_by {
+        let parts: Vec<String> = parts.iter().map(|(part, n)| format!("{part} {n}")).collect();
+        println!("answered by {}", if parts.is_empty() { "none".to_string() } else { parts.join(", ") });
     }
     if let Some(a) = s.mean_sample_accuracy {
         println!("mean correct per sample {:.1}%  best of k {}/{}", 100.0 * a, s.solved_any, s.n);

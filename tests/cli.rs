@@ -298,3 +298,45 @@ fn tool_mode_comes_from_the_config_defaults() {
     let s: Value = serde_json::from_str(String::from_utf8_lossy(&out.stdout).trim()).unwrap();
     assert_eq!(s["tool_mode"], "text", "the flag wins over the config");
 }
+
+/// The ReAct paper's hybrids on qa-demo with the sim: each switches on some
+/// questions and not on others, and the recorded sessions replay to the same summary.
+#[test]
+fn hybrids_on_qa_demo_switch_parts_and_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |method: &str, extra: &[&str]| {
+        let rec = dir.path().join(method);
+        let mut args = vec!["run", "--task", "qa-demo", "--method", method, "--range", "0..15"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--record", rec.to_str().unwrap(), "--json"]);
+        let summary = run_json(&args);
+        for key in ["em", "f1", "mean_steps", "bad_calls", "tool_calls", "tokens", "answered_by"] {
+            assert!(summary.get(key).is_some(), "{method} summary lacks {key}: {summary}");
+        }
+        let replayed = run_json(&["replay", rec.to_str().unwrap(), "--headless", "--json"]);
+        assert_eq!(without_time(replayed), without_time(summary.clone()), "{method} replays");
+        let header = std::fs::read_to_string(rec.join("qa-demo-0000.jsonl")).unwrap();
+        let header: Value = serde_json::from_str(header.lines().next().unwrap()).unwrap();
+        assert_eq!(header["params"]["samples"], 21, "the paper's 21 CoT-SC samples by default");
+        assert!(header["params"].get("majority_threshold").is_none(), "the default threshold is not written");
+        let part = |p: &str| summary["answered_by"][p].as_u64().unwrap_or(0);
+        (summary.clone(), part("react"), part("cot-sc"))
+    };
+    // Four steps are too few when the sim slips once: those questions fall back to CoT-SC.
+    let (s, react, cot_sc) = run("react-cot-sc", &["--max-steps", "4"]);
+    assert!(react >= 5 && cot_sc >= 2 && react + cot_sc == 15, "{s}");
+    assert!(s["mean_steps"].as_f64().unwrap() <= 4.0, "ReAct steps only: {s}");
+    assert!(s["em"].as_u64().unwrap() >= react, "the sim's finished ReAct episodes are right: {s}");
+    // The sim wavers on some questions, so CoT-SC's majority is weak there and ReAct takes over.
+    let (s, react, cot_sc) = run("cot-sc-react", &[]);
+    assert!(react >= 2 && cot_sc >= 2 && react + cot_sc == 15, "{s}");
+    assert!(s["tool_calls"].as_u64().unwrap() >= 4 * react, "{s}");
+    assert!(s["em"].as_u64().unwrap() >= react, "{s}");
+    // A task without tools cannot run them; the threshold is a share.
+    let out = bin().args(["run", "--method", "cot-sc-react", "--range", "0..1"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--method cot-sc-react needs a task with tools"));
+    let args = ["run", "--task", "qa-demo", "--method", "cot-sc-react", "--range", "0..1", "--majority-threshold", "2"];
+    let out = bin().args(args).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--majority-threshold"));
+}

@@ -77,4 +77,7 @@ pub struct Outcome {
     /// For io/cot/cot-sc: the share of samples whose answer is correct.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sample_accuracy: Option<f64>,
+    /// For the hybrids (react-cot-sc, cot-sc-react): the part that gave the answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answered_by: Option<super::MethodKind>,
 }

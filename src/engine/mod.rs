@@ -42,6 +42,10 @@ pub enum MethodKind {
     TotBfs,
     TotDfs,
     React,
+    /// ReAct, backing off to CoT-SC when it does not finish within its steps (ReAct paper §3.3).
+    ReactCotSc,
+    /// CoT-SC, backing off to ReAct when the majority answer is weak (ReAct paper §3.3).
+    CotScReact,
 }
 
 impl MethodKind {
@@ -53,12 +57,15 @@ impl MethodKind {
             MethodKind::TotBfs => "tot-bfs",
             MethodKind::TotDfs => "tot-dfs",
             MethodKind::React => "react",
+            MethodKind::ReactCotSc => "react-cot-sc",
+            MethodKind::CotScReact => "cot-sc-react",
         }
     }
 
-    /// Methods that follow a ReAct trajectory (thought, action, observation).
-    pub fn is_react(self) -> bool {
-        matches!(self, MethodKind::React)
+    /// Methods that follow a ReAct trajectory (thought, action, observation), alone
+    /// or as a part of a hybrid.
+    pub fn has_react_steps(self) -> bool {
+        matches!(self, MethodKind::React | MethodKind::ReactCotSc | MethodKind::CotScReact)
     }
 }
 
@@ -135,6 +142,9 @@ pub struct Params {
     /// ReAct: actions as text or as native tool calls.
     #[serde(default, skip_serializing_if = "ToolMode::is_text")]
     pub tool_mode: ToolMode,
+    /// cot-sc-react: switch to ReAct when the majority answer has fewer than this share of the samples.
+    #[serde(default = "default_majority_threshold", skip_serializing_if = "is_default_majority_threshold")]
+    pub majority_threshold: f64,
     pub temperature: f32,
     /// Keep malformed proposals as candidates, like the reference implementation,
     /// instead of rejecting them.
@@ -159,6 +169,7 @@ impl Default for Params {
             samples: 10,
             max_steps: 7,
             tool_mode: ToolMode::Text,
+            majority_threshold: default_majority_threshold(),
             temperature: 0.7,
             lenient: false,
             seed: 0,
@@ -168,6 +179,15 @@ impl Default for Params {
 
 fn default_max_steps() -> usize {
     7
+}
+
+/// The ReAct paper's n/2.
+fn default_majority_threshold() -> f64 {
+    0.5
+}
+
+fn is_default_majority_threshold(t: &f64) -> bool {
+    *t == default_majority_threshold()
 }
 
 /// Why a call was made; decides what its reply does.
@@ -427,6 +447,7 @@ impl Core {
             answer,
             finals,
             sample_accuracy: None,
+            answered_by: None,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Headless runs: one problem at a time through the same engine and driver the UI
 //! uses, recording a session per problem if asked, with a summary at the end.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -9,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::Semaphore;
 
 use super::{Driver, NOT_SENT};
-use crate::engine::{Command, Effect, Engine, Event, Input, LlmReply, MethodKind, Outcome, Params};
+use crate::engine::{Command, Effect, Engine, Event, Input, LlmReply, MethodKind, Outcome, Params, Purpose};
 use crate::llm::cache::{CacheMode, ResponseCache};
 use crate::llm::config::{ConfigError, Price, ProviderArgs};
 use crate::llm::sim::SimConfig;
@@ -54,6 +55,9 @@ pub struct ProblemResult {
     pub qa: Option<QaStats>,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub tool_calls: u64,
+    /// Hybrids: the part that gave the answer (react or cot-sc).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answered_by: Option<MethodKind>,
 }
 
 /// Per-question scores of question answering (ReAct or CoT on QA tasks).
@@ -70,16 +74,24 @@ impl QaStats {
     /// For QA tasks (those with tools) and ReAct runs; `None` otherwise.
     pub fn of(engine: &Engine) -> Option<QaStats> {
         let core = &engine.core;
-        let react = core.params.method.is_react();
-        if !react && core.task.name() != "qa-demo" {
+        let method = core.params.method;
+        let hybrid = matches!(method, MethodKind::ReactCotSc | MethodKind::CotScReact);
+        let react = method == MethodKind::React;
+        if !react && !hybrid && core.task.name() != "qa-demo" {
             return None;
         }
         let f1 = engine.outcome().and_then(|o| o.answer.as_deref()).map_or(0.0, |a| core.task.score(&core.x, a));
         let tree = engine.tree();
-        // The steps of the trajectory that answered (edits leave other branches beside it).
-        let answered = engine.outcome().and_then(|o| o.finals.first()).map(|&f| tree.node(f).depth);
-        let steps =
-            if react { answered.unwrap_or_else(|| tree.nodes().map(|n| n.depth).max().unwrap_or(0)) } else { 0 };
+        let steps = if react {
+            // The steps of the trajectory that answered (edits leave other branches beside it).
+            let answered = engine.outcome().and_then(|o| o.finals.first()).map(|&f| tree.node(f).depth);
+            answered.unwrap_or_else(|| tree.nodes().map(|n| n.depth).max().unwrap_or(0))
+        } else if hybrid {
+            // CoT-SC samples are depth-1 nodes too: count the answered ReAct calls instead.
+            core.calls.values().filter(|c| c.request.purpose == Purpose::Act && c.reply.is_some()).count()
+        } else {
+            0
+        };
         let bad_calls = tree.nodes().filter(|n| n.issues.iter().any(|i| i.starts_with("bad call"))).count();
         Some(QaStats { f1, steps, bad_calls })
     }
@@ -110,6 +122,7 @@ impl ProblemResult {
             stopped: None,
             qa: None,
             tool_calls: totals.tool_calls,
+            answered_by: outcome.and_then(|o| o.answered_by),
         }
     }
 
@@ -171,6 +184,9 @@ pub struct Summary {
     pub tool_calls: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tokens: Option<u64>,
+    /// Hybrids: how many answers each part gave, e.g. `{"cot-sc": 4, "react": 11}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answered_by: Option<BTreeMap<String, usize>>,
 }
 
 impl Summary {
@@ -212,8 +228,10 @@ impl Summary {
             bad_calls: None,
             tool_calls: None,
             tokens: None,
+            answered_by: None,
         }
         .with_qa(results)
+        .with_parts(params.method, results)
     }
 
     fn with_qa(mut self, results: &[ProblemResult]) -> Self {
@@ -234,6 +252,17 @@ impl Summary {
     /// Set the cost from the model's price, if known.
     pub fn priced(mut self, price: Option<&Price>) -> Self {
         self.cost_usd = price.map(|p| p.cost(self.prompt_tokens, self.completion_tokens));
+        self
+    }
+
+    fn with_parts(mut self, method: MethodKind, results: &[ProblemResult]) -> Self {
+        if matches!(method, MethodKind::ReactCotSc | MethodKind::CotScReact) {
+            let mut parts = BTreeMap::new();
+            for by in results.iter().filter_map(|r| r.answered_by) {
+                *parts.entry(by.label().to_string()).or_insert(0) += 1;
+            }
+            self.answered_by = Some(parts);
+        }
         self
     }
 

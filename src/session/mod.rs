@@ -107,7 +107,8 @@ impl Totals {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Record {
-    Header(Header),
+    /// Boxed: the header is much larger than the other records.
+    Header(Box<Header>),
     Input {
         seq: u64,
         input: Input,
@@ -153,7 +154,7 @@ impl SessionWriter {
         let file =
             OpenOptions::new().create(true).write(true).truncate(true).open(path).map_err(|e| io_err(path, e))?;
         let mut w = SessionWriter { path: path.to_path_buf(), file, seq: 0 };
-        w.write(&[Record::Header(header.clone())])?;
+        w.write(&[Record::Header(Box::new(header.clone()))])?;
         Ok(w)
     }
 
@@ -285,7 +286,7 @@ impl Session {
                             ),
                         });
                     }
-                    header = Some(h);
+                    header = Some(*h);
                 }
                 Ok(Record::Header(_)) => {
                     warnings.push(format!(

@@ -509,7 +509,7 @@ impl App {
                     return Vec::new();
                 }
                 let thought = &self.engine.tree().node(node).thought;
-                let lines: Vec<String> = if self.header.params.method.is_react() {
+                let lines: Vec<String> = if self.header.params.method.has_react_steps() {
                     // A ReAct step: its thought and action; the observation comes from the tool.
                     thought
                         .lines()
@@ -691,7 +691,9 @@ impl App {
                     _ => u16::MAX / 2,
                 }
             }
-            Pane::Transcript if self.header.params.method.is_react() && matches!(action, Action::Up | Action::Down) => {
+            Pane::Transcript
+                if self.header.params.method.has_react_steps() && matches!(action, Action::Up | Action::Down) =>
+            {
                 // A ReAct trajectory: up and down walk its steps (down follows the newest branch).
                 self.follow = false;
                 let tree = self.engine.tree();

@@ -634,3 +634,47 @@ fn an_edited_react_thought_keeps_both_branches_after_save_and_reopen() {
     // The tree pane labels steps by their actions, so the branches read side by side.
     assert!(new.contains("2 Search["), "{new}");
 }
+
+#[test]
+fn a_hybrid_shows_the_switch_in_the_log_and_react_steps_as_a_trajectory() {
+    use crate::engine::{Completion, LlmResponse, Usage};
+    use crate::tasks::qa_demo::QaDemo;
+    let dir = tempfile::tempdir().unwrap();
+    let task: Arc<dyn TaskSource> = Arc::new(QaDemo::new(None).unwrap());
+    let mut s = setup(dir.path(), Params { method: MethodKind::CotScReact, samples: 4, ..Params::default() });
+    s.task = Arc::clone(&task);
+    s.header.task = "qa-demo".into();
+    let problem = task.problem(0).unwrap();
+    let mut app = App::live(s, &problem, Keymap::default(), ThemeSet::default(), "dark");
+    let effects = app.handle_action(Action::RunPause);
+    let Some(Effect::CallLlm { call, request }) = effects.into_iter().find(|e| matches!(e, Effect::CallLlm { .. }))
+    else {
+        panic!("the CoT-SC call")
+    };
+    // Four different answers: the majority (1 of 4) is weak, so ReAct takes over.
+    let completions = ["Marrowick", "Ilse Varga", "Tessel River", "Grey Sea"]
+        .map(|a| Completion::text(format!("Answer: {a}"), None))
+        .to_vec();
+    let response = LlmResponse {
+        completions,
+        usage: Usage::default(),
+        latency_ms: 0,
+        model: "test".into(),
+        simulated: true,
+        cached: false,
+    };
+    let effects = app.on_reply(LlmReply { call, result: Ok(response) }, &request);
+    let Some(Effect::CallLlm { call, request }) = effects.into_iter().find(|e| matches!(e, Effect::CallLlm { .. }))
+    else {
+        panic!("the first ReAct call")
+    };
+    let sim = SimProvider::new(SimConfig { noise: 0.0, ..SimConfig::default() });
+    app.on_reply(LlmReply { call, result: sim.answer(&request) }, &request);
+    select(&mut app, NodeId(0));
+    let screen = render(&mut app, 160, 50);
+    assert!(screen.contains("backing off to ReAct"), "{screen}");
+    select(&mut app, NodeId(5));
+    let screen = render(&mut app, 160, 50);
+    assert!(screen.contains("Action 1: Search[Ilse Varga]"), "{screen}");
+    assert!(!screen.contains("backing off to ReAct"), "the trajectory in place of the log: {screen}");
+}

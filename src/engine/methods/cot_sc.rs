@@ -11,6 +11,15 @@ use super::{Method, Progress};
 #[derive(Debug, Default)]
 pub struct CotSc {
     samples: SampleAnswers,
+    /// Set by `outcome`: how strong the majority was.
+    pub majority: Option<Majority>,
+}
+
+/// The majority answer's votes among the samples that came back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Majority {
+    pub votes: usize,
+    pub samples: usize,
 }
 
 impl CotSc {
@@ -53,6 +62,8 @@ impl Method for CotSc {
                 best = Some((key, count, first));
             }
         }
+        let samples = self.samples.answers.len();
+        self.majority = Some(Majority { votes: best.map_or(0, |(_, count, _)| count), samples });
         match best {
             Some((_, count, winner)) => {
                 let answer = core.tree.node(winner).answer.clone();
@@ -63,7 +74,7 @@ impl Method for CotSc {
                 core.log(format!(
                     "majority answer {:?} with {count} of {} votes",
                     answer.as_deref().unwrap_or(""),
-                    self.samples.answers.len()
+                    samples
                 ));
                 outcome.answer = answer;
             }

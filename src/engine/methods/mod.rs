@@ -4,6 +4,7 @@
 
 pub mod cot;
 pub mod cot_sc;
+pub mod hybrid;
 pub mod io;
 pub mod react;
 mod samples;
@@ -59,6 +60,8 @@ pub fn build(params: &Params) -> Box<dyn Method> {
         MethodKind::TotBfs => Box::new(tot_bfs::TotBfs::new()),
         MethodKind::TotDfs => Box::new(tot_dfs::TotDfs::new()),
         MethodKind::React => Box::new(react::React::new()),
+        MethodKind::ReactCotSc => Box::new(hybrid::Hybrid::react_cot_sc()),
+        MethodKind::CotScReact => Box::new(hybrid::Hybrid::cot_sc_react()),
     }
 }
 
@@ -70,3 +73,6 @@ pub fn rank_by_value(core: &Core, nodes: &[NodeId]) -> Vec<NodeId> {
     ranked.sort_by(|a, b| v(b).partial_cmp(&v(a)).unwrap_or(std::cmp::Ordering::Equal));
     ranked
 }
+
+#[cfg(test)]
+mod hybrid_tests;

@@ -2,12 +2,14 @@
 //! task's own data implies — search the first page, search the second, look up the
 //! keyword, finish — with seeded mistakes (a search for the wrong entity, a lookup
 //! that finds nothing) from which it recovers on later steps. Without tools (cot,
-//! io) it can only guess from its "memory", and is usually wrong.
+//! io) it can only guess from its "memory", and is usually wrong: on some questions
+//! always with the same wrong entity (so CoT-SC agrees on it), on others wavering
+//! between two (so CoT-SC's majority is weak and cot-sc-react backs off to ReAct).
 
 use serde_json::Value;
 
 use super::SimConfig;
-use crate::engine::rng::SplitMix64;
+use crate::engine::rng::{stable_hash, SplitMix64};
 use crate::engine::{CallError, LlmRequest, Purpose};
 use crate::tasks::react_text::parse_step;
 
@@ -72,14 +74,18 @@ pub fn answer(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64) -> Re
             Ok(text)
         }
         Purpose::Cot | Purpose::Io => {
-            let (right, distractor) = match gold_from_context(request) {
+            let (right, distractors) = match gold_from_context(request) {
                 Some(v) => v,
-                None => (None, "I am not sure".to_string()),
+                None => (None, vec!["I am not sure".to_string()]),
             };
             let guess_wrong = rng.chance(cfg.rate(GUESS_WRONG));
             let answer = match right {
                 Some(r) if !guess_wrong => r,
-                _ => distractor,
+                // A second draw only on wavering questions: which samples are right stays the same.
+                _ if distractors.len() > 1 && wavers(cfg, question) => {
+                    distractors[rng.below(distractors.len())].clone()
+                }
+                _ => distractors[0].clone(),
             };
             Ok(format!("Thinking about what I remember of it.\nAnswer: {answer}"))
         }
@@ -87,10 +93,19 @@ pub fn answer(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64) -> Re
     }
 }
 
-/// The right answer and a plausible wrong one (the first hop's name), for tool-less answers.
-fn gold_from_context(request: &LlmRequest) -> Option<(Option<String>, String)> {
+/// The right answer and plausible wrong ones (the hops' names, the first hop's first), for tool-less answers.
+fn gold_from_context(request: &LlmRequest) -> Option<(Option<String>, Vec<String>)> {
     let question = request.context.get("question").and_then(Value::as_str)?;
     let q = crate::tools::corpus::qa_demo_questions().ok()?.into_iter().find(|q| q.question == question)?;
-    let distractor = q.hops.first().cloned().unwrap_or_else(|| "unknown".into());
-    Some((Some(q.answer), distractor))
+    let mut distractors: Vec<String> = q.hops.iter().filter(|h| **h != q.answer).cloned().collect();
+    if distractors.is_empty() {
+        distractors.push("unknown".into());
+    }
+    Some((Some(q.answer), distractors))
+}
+
+/// Whether the sim's "memory" of a question wavers between wrong entities (about half
+/// the questions, by seed) rather than settling on one.
+fn wavers(cfg: &SimConfig, question: &str) -> bool {
+    SplitMix64::from_parts(&[cfg.seed, stable_hash(question.as_bytes()), 0xa5e7]).chance(0.5)
 }

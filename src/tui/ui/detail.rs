@@ -72,7 +72,7 @@ pub fn lines(view: &View) -> Vec<Line<'static>> {
     // The call that wrote this node (on its parent, for model-made nodes) comes first.
     let mut calls: Vec<(u64, &str)> =
         n.made_by.filter(|c| !n.calls.contains(c)).map(|c| (c, " · wrote this")).into_iter().collect();
-    let later = if app.header.params.method.is_react() { " · for the next step" } else { "" };
+    let later = if app.header.params.method.has_react_steps() { " · for the next step" } else { "" };
     calls.extend(n.calls.iter().map(|&c| (c, if Some(c) == n.made_by { " · wrote this" } else { later })));
     for (call, role) in &calls {
         let Some(record) = app.engine.core.calls.get(call) else { continue };

@@ -8,7 +8,7 @@ use ratatui::Frame;
 use super::super::theme::Slot;
 use super::View;
 use crate::engine::event::Event;
-use crate::engine::{NodeId, NodeStatus, Origin, SearchTree};
+use crate::engine::{MethodKind, NodeId, NodeStatus, Origin, SearchTree};
 
 /// The steps of the branch through `selected`: its ancestors, itself, then the newest
 /// continuation below it (the last child at each step), root excluded.
@@ -94,8 +94,21 @@ fn trajectory(view: &View) -> (Vec<Line<'static>>, std::ops::Range<usize>) {
     (out, selected)
 }
 
+/// Whether the pane shows a ReAct trajectory: always for ReAct; for the hybrids when
+/// a ReAct step is selected (the question and the CoT-SC samples show the log, with the switch).
+fn shows_trajectory(view: &View) -> bool {
+    let tree = view.app.engine.tree();
+    match view.app.header.params.method {
+        MethodKind::React => true,
+        MethodKind::ReactCotSc | MethodKind::CotScReact => tree
+            .get(view.selected)
+            .is_some_and(|n| n.id != tree.root() && n.path.lines().any(|l| l.to_lowercase().starts_with("action"))),
+        _ => false,
+    }
+}
+
 pub fn lines(view: &View) -> Vec<Line<'static>> {
-    if view.app.header.params.method.is_react() {
+    if shows_trajectory(view) {
         return trajectory(view).0;
     }
     let mut out = Vec::new();
@@ -131,7 +144,7 @@ pub fn lines(view: &View) -> Vec<Line<'static>> {
 
 pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
     let height = area.height.saturating_sub(2) as usize;
-    let (all, end) = if view.app.header.params.method.is_react() {
+    let (all, end) = if shows_trajectory(view) {
         // Keep the selected step in view, with what follows it below when there is room.
         let (all, sel) = trajectory(view);
         let end = if sel.is_empty() {

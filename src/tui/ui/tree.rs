@@ -77,7 +77,7 @@ fn label(view: &View, tree: &SearchTree, node: &Node) -> Line<'static> {
     }
     let text = if node.id == tree.root() {
         format!("input {}", node.thought)
-    } else if view.app.header.params.method.is_react() {
+    } else if view.app.header.params.method.has_react_steps() {
         react_label(node)
     } else {
         node.thought.lines().next().unwrap_or("").to_string()

@@ -1,0 +1,241 @@
+//! The ReAct paper's hybrids (Yao et al. 2023, §3.3), built from the `React` and
+//! `CotSc` state machines and delegating to whichever part is running:
+//!
+//! * `react-cot-sc`: ReAct first; when it gives no answer within `max_steps`, back
+//!   off to CoT-SC with `samples` samples and take the majority answer.
+//! * `cot-sc-react`: CoT-SC first; when the majority answer has fewer than
+//!   `majority_threshold` × n votes (the paper's n/2), back off to ReAct.
+//!
+//! Both parts grow the same tree under the root (ReAct steps as a chain, CoT-SC
+//! samples as whole answers), and the switch is logged with its reason.
+
+use std::collections::BTreeSet;
+
+use crate::engine::{Core, MethodKind, NodeId, Outcome, ToolResult};
+
+use super::cot_sc::CotSc;
+use super::react::React;
+use super::{Method, Progress};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Part {
+    React,
+    CotSc,
+    Done,
+}
+
+#[derive(Debug)]
+pub struct Hybrid {
+    /// `ReactCotSc` or `CotScReact`: which part runs first.
+    kind: MethodKind,
+    react: React,
+    cot_sc: CotSc,
+    part: Part,
+    /// The CoT-SC samples, to tell them from ReAct steps.
+    samples: BTreeSet<NodeId>,
+    /// The CoT-SC result once its samples are in (it is worked out once).
+    cot_sc_outcome: Option<Outcome>,
+    outcome: Option<Outcome>,
+}
+
+impl Hybrid {
+    pub fn react_cot_sc() -> Self {
+        Hybrid::new(MethodKind::ReactCotSc, Part::React)
+    }
+
+    pub fn cot_sc_react() -> Self {
+        Hybrid::new(MethodKind::CotScReact, Part::CotSc)
+    }
+
+    fn new(kind: MethodKind, first: Part) -> Self {
+        Hybrid {
+            kind,
+            react: React::new(),
+            cot_sc: CotSc::new(),
+            part: first,
+            samples: BTreeSet::new(),
+            cot_sc_outcome: None,
+            outcome: None,
+        }
+    }
+
+    fn finish(&mut self, mut outcome: Outcome, by: MethodKind) {
+        outcome.answered_by = outcome.answer.is_some().then_some(by);
+        self.outcome = Some(outcome);
+        self.part = Part::Done;
+    }
+
+    /// ReAct stopped: with an answer it is the result; without one, fall back.
+    fn react_finished(&mut self, core: &mut Core) {
+        let mut outcome = self.react.outcome(core);
+        if outcome.answer.is_some() {
+            // cot-sc-react: the samples that were not trusted stay as further finals.
+            if let Some(sc) = &self.cot_sc_outcome {
+                outcome.finals.extend(sc.finals.iter().copied());
+                outcome.solved_any |= sc.solved_any;
+                outcome.sample_accuracy = sc.sample_accuracy;
+            }
+            return self.finish(outcome, MethodKind::React);
+        }
+        match (self.kind, self.cot_sc_outcome.clone()) {
+            (MethodKind::CotScReact, Some(sc)) => {
+                core.log("ReAct gave no answer either: keeping the CoT-SC majority answer");
+                self.finish(sc, MethodKind::CotSc);
+            }
+            (_, Some(sc)) => {
+                core.log("ReAct gave no answer: keeping the CoT-SC majority answer from before");
+                self.finish(sc, MethodKind::CotSc);
+            }
+            (_, None) => {
+                core.log(format!(
+                    "ReAct gave no answer within {} steps: backing off to CoT-SC with {} samples",
+                    core.params.max_steps,
+                    core.params.samples.max(1)
+                ));
+                self.part = Part::CotSc;
+            }
+        }
+    }
+
+    /// CoT-SC's samples are in: react-cot-sc takes the majority; cot-sc-react
+    /// takes it only if it is strong enough.
+    fn cot_sc_finished(&mut self, core: &mut Core) {
+        let outcome = self.cot_sc.outcome(core);
+        self.cot_sc_outcome = Some(outcome.clone());
+        if self.kind != MethodKind::CotScReact {
+            return self.finish(outcome, MethodKind::CotSc);
+        }
+        let majority = self.cot_sc.majority.unwrap_or(super::cot_sc::Majority { votes: 0, samples: 0 });
+        let threshold = core.params.majority_threshold;
+        let needed = threshold * majority.samples as f64;
+        let (votes, n) = (majority.votes, majority.samples);
+        if votes > 0 && votes as f64 >= needed {
+            core.log(format!(
+                "the majority has {votes} of {n} votes (at least {threshold} × {n}): keeping the CoT-SC answer"
+            ));
+            self.finish(outcome, MethodKind::CotSc);
+        } else {
+            core.log(format!(
+                "the majority has only {votes} of {n} votes (fewer than {threshold} × {n} = {needed}): \
+                 backing off to ReAct"
+            ));
+            self.part = Part::React;
+        }
+    }
+}
+
+impl Method for Hybrid {
+    fn advance(&mut self, core: &mut Core) -> Progress {
+        match self.part {
+            Part::React => self.react.advance(core),
+            Part::CotSc => self.cot_sc.advance(core),
+            Part::Done => Progress::Stuck("the episode is finished".into()),
+        }
+    }
+
+    fn settle(&mut self, core: &mut Core) {
+        match self.part {
+            Part::React => {
+                self.react.settle(core);
+                if self.react.done() {
+                    self.react_finished(core);
+                }
+            }
+            Part::CotSc => {
+                self.cot_sc.settle(core);
+                if self.cot_sc.done() {
+                    self.cot_sc_finished(core);
+                }
+            }
+            Part::Done => {}
+        }
+    }
+
+    fn done(&self) -> bool {
+        self.part == Part::Done
+    }
+
+    fn outcome(&mut self, _core: &mut Core) -> Outcome {
+        self.outcome.clone().unwrap_or_default()
+    }
+
+    fn on_children(&mut self, core: &mut Core, parent: NodeId, children: &[NodeId], by_hand: bool) {
+        if self.part == Part::CotSc && !by_hand {
+            self.samples.extend(children.iter().copied());
+            self.cot_sc.on_children(core, parent, children, by_hand);
+        } else {
+            self.react.on_children(core, parent, children, by_hand);
+        }
+    }
+
+    fn on_prune(&mut self, core: &mut Core, node: NodeId) {
+        if self.samples.contains(&node) {
+            self.cot_sc.on_prune(core, node);
+        } else {
+            self.react.on_prune(core, node);
+        }
+    }
+
+    fn on_edit(&mut self, core: &mut Core, original: NodeId, new: NodeId) {
+        if self.samples.contains(&original) {
+            self.cot_sc.on_edit(core, original, new);
+        } else {
+            self.react.on_edit(core, original, new);
+        }
+    }
+
+    fn on_act(&mut self, core: &mut Core, node: NodeId, reply: &crate::engine::Completion) {
+        self.react.on_act(core, node, reply);
+    }
+
+    /// A ReAct step is edited as in ReAct (the agent goes on from the edit); a CoT-SC
+    /// sample is a whole answer, edited like a tree node by the engine.
+    fn edit(&mut self, core: &mut Core, node: NodeId, text: &str) -> Option<Result<NodeId, String>> {
+        if self.samples.contains(&node) {
+            return None;
+        }
+        let result = self.react.edit(core, node, text)?;
+        if result.is_ok() {
+            if self.cot_sc_outcome.is_none() {
+                self.cot_sc = CotSc::new();
+            }
+            self.outcome = None;
+            self.part = Part::React;
+        }
+        Some(result)
+    }
+
+    fn on_act_failed(&mut self, core: &mut Core, node: NodeId, message: &str) {
+        self.react.on_act_failed(core, node, message);
+    }
+
+    fn on_tool(&mut self, core: &mut Core, node: NodeId, result: ToolResult) {
+        self.react.on_tool(core, node, result);
+    }
+
+    fn backtrack(&mut self, _core: &mut Core) -> Result<(), String> {
+        Err(format!(
+            "{} follows one ReAct trajectory and samples whole CoT answers: select a ReAct step and continue \
+             from it (enter), or edit it",
+            self.kind.label()
+        ))
+    }
+
+    /// Continue the ReAct part from the root or one of its steps; when it stops,
+    /// the hybrid's rule applies again (CoT-SC runs at most once).
+    fn continue_from(&mut self, core: &mut Core, node: NodeId) -> Result<(), String> {
+        if self.samples.contains(&node) {
+            return Err(format!(
+                "{node} is a CoT-SC sample, a whole answer: continue from the question or a ReAct step"
+            ));
+        }
+        self.react.continue_from(core, node)?;
+        if self.cot_sc_outcome.is_none() {
+            // Its call (if any) was just cancelled: start CoT-SC afresh if it is needed.
+            self.cot_sc = CotSc::new();
+        }
+        self.outcome = None;
+        self.part = Part::React;
+        Ok(())
+    }
+}
