@@ -25,7 +25,7 @@ use crate::tui::theme::ThemeSet;
 /// Environment variable naming a directory that holds config.toml and themes/.
 pub const CONFIG_DIR_ENV: &str = "THOUGHTSCOPE_CONFIG_DIR";
 
-pub const METHODS: &[&str] = &["io", "cot", "cot-sc", "tot-bfs", "tot-dfs"];
+pub const METHODS: &[&str] = &["io", "cot", "cot-sc", "tot-bfs", "tot-dfs", "react", "react-cot-sc", "cot-sc-react"];
 pub const GENERATORS: &[&str] = &["propose", "sample"];
 pub const EVALUATORS: &[&str] = &["value", "vote"];
 pub const SELECTIONS: &[&str] = &["greedy", "sample"];
@@ -55,6 +55,10 @@ pub struct RunDefaults {
     pub samples: Option<u32>,
     /// One of [`TOOL_MODES`] (ReAct).
     pub tool_mode: Option<String>,
+    /// ReAct: most thought/action/observation steps.
+    pub max_steps: Option<usize>,
+    /// cot-sc-react: the majority share below which ReAct takes over.
+    pub majority_threshold: Option<f64>,
     pub temperature: Option<f32>,
     pub lenient: Option<bool>,
     pub seed: Option<u64>,
@@ -77,6 +81,8 @@ const DEFAULT_KEYS: &[&str] = &[
     "max_states",
     "samples",
     "tool_mode",
+    "max_steps",
+    "majority_threshold",
     "temperature",
     "lenient",
     "seed",
@@ -214,6 +220,8 @@ fn parse_defaults(table: &toml::Table, warn: &mut impl FnMut(&str, String)) -> R
         max_states: reader.whole("max_states", 1),
         samples: reader.whole("samples", 1),
         tool_mode: reader.choice("tool_mode", TOOL_MODES),
+        max_steps: reader.whole("max_steps", 1),
+        majority_threshold: reader.number("majority_threshold", 0.0),
         temperature: reader.number("temperature", 0.0).map(|t| t as f32),
         lenient: reader.boolean("lenient"),
         seed: reader.whole("seed", 0),
@@ -338,6 +346,8 @@ threshold = 3
 max_states = 100
 samples = 10
 tool_mode = "native"
+max_steps = 5
+majority_threshold = 0.6
 temperature = 0.7
 seed = 42
 sim_noise = 1.5
@@ -379,6 +389,8 @@ run = "none"
             max_states: Some(100),
             samples: Some(10),
             tool_mode: Some("native".into()),
+            max_steps: Some(5),
+            majority_threshold: Some(0.6),
             temperature: Some(0.7),
             lenient: None,
             seed: Some(42),
@@ -435,7 +447,7 @@ run = "stepp"
         let expected = [
             "config.toml: theme: expected a theme name, found integer 3; ignored",
             "config.toml: defaults.breadth: expected a whole number of at least 1, found string \"five\"; using the default",
-            "config.toml: defaults.method: expected one of io, cot, cot-sc, tot-bfs, tot-dfs, found string \"tot-bs\"; using the default",
+            "config.toml: defaults.method: expected one of io, cot, cot-sc, tot-bfs, tot-dfs, react, react-cot-sc, cot-sc-react, found string \"tot-bs\"; using the default",
             "config.toml: defaults.n_evaluate: expected a whole number of at least 0, found integer -1; using the default",
         ];
         for line in expected {
