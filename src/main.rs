@@ -17,7 +17,7 @@ use thoughtscope::llm::Provider;
 use thoughtscope::runtime::headless::header_for;
 use thoughtscope::runtime::headless::{run_problems, ProblemResult, RunSetup, Summary};
 use thoughtscope::session::{import_tot, replay, Session};
-use thoughtscope::tasks::{self, Problem};
+use thoughtscope::tasks::{self, Problem, TaskOptions};
 use thoughtscope::tui::app::{App, Setup as AppSetup};
 use thoughtscope::tui::keymap::Keymap;
 use thoughtscope::tui::theme::ThemeSet;
@@ -100,6 +100,9 @@ struct RunArgs {
     /// Directory of prompt templates overriding the built-in ones (same file names).
     #[arg(long)]
     prompts: Option<PathBuf>,
+    /// hotpotqa / fever: the questions (HotpotQA JSON, FEVER JSONL, or ReAct trajectory text).
+    #[arg(long)]
+    data: Option<PathBuf>,
     #[command(flatten)]
     search: SearchArgs,
     #[command(flatten)]
@@ -329,10 +332,12 @@ fn open_tui(
 }
 
 fn tui_live(mut args: RunArgs) -> Result<()> {
-    if args.input.is_none() && args.range.is_none() {
-        args.range = Some("900".into());
-    }
     let cfg = config();
+    if args.input.is_none() && args.range.is_none() {
+        // Game of 24 opens on the paper's first test puzzle; other tasks on their first problem.
+        let task = args.task.as_deref().or(cfg.defaults.task.as_deref()).unwrap_or("game24");
+        args.range = Some(if matches!(task, "game24" | "24") { "900" } else { "0" }.into());
+    }
     let (setup, problems) = setup_run_with(&args, &cfg)?;
     let Some(problem) = problems.first() else { bail!("no problem to open") };
     let mut notes = Vec::new();
@@ -351,7 +356,7 @@ fn tui_replay(session: Session, theme: Option<String>, prompts: Option<PathBuf>)
     let cfg = config();
     let mut notes: Vec<String> = session.warnings.clone();
     let (keymap, themes, theme) = ui_settings(&cfg, theme, &mut notes);
-    let task = tasks::by_name(&session.header.task, prompts.as_deref())?;
+    let task = tasks::for_header(&session.header, &TaskOptions::prompts(prompts.as_deref()))?;
     // A fork continues with the simulated model the session used (or the default one).
     let sim = session.header.sim.clone().unwrap_or_default();
     let provider: Arc<dyn Provider> = Arc::new(SimProvider::new(sim));
@@ -454,7 +459,15 @@ fn setup_run(args: &RunArgs) -> Result<(RunSetup, Vec<Problem>)> {
 fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, Vec<Problem>)> {
     let d = &cfg.defaults;
     let task_name = args.task.clone().or(d.task.clone()).unwrap_or_else(|| "game24".into());
-    let task = tasks::by_name(&task_name, args.prompts.as_deref())?;
+    let options = TaskOptions { prompts: args.prompts.clone(), data: args.data.clone(), knowledge: None };
+    let mut warnings = Vec::new();
+    let task = tasks::build(&task_name, &options, &mut warnings)?;
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
+    if task.problem_count() == 0 && args.input.is_none() {
+        bail!("{task_name} has no questions of its own: name a data file with --data FILE (or one with --input)");
+    }
     let problems: Vec<Problem> = match (&args.input, &args.range) {
         (Some(input), _) => vec![task.parse_input(input)?],
         (None, Some(range)) => {
@@ -466,7 +479,9 @@ fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, Vec<Problem
     let params = params(args, d);
     let react_task = task.tools().is_some();
     match (params.method, react_task) {
-        (MethodKind::React, false) => bail!("--method react needs a task with tools (qa-demo); {task_name} has none"),
+        (MethodKind::React, false) => {
+            bail!("--method react needs a task with tools (qa-demo, hotpotqa, fever); {task_name} has none")
+        }
         (MethodKind::TotBfs | MethodKind::TotDfs, true) => {
             bail!("{task_name} is answered with react, cot, cot-sc or io; tree search over its steps is not defined")
         }
@@ -474,6 +489,9 @@ fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, Vec<Problem
     }
     let provider_name = args.provider.clone().or(d.provider.clone()).unwrap_or_else(|| "sim".into());
     let (provider, sim): (Arc<dyn Provider>, Option<SimConfig>) = match provider_name.as_str() {
+        "sim" if matches!(task.name(), "hotpotqa" | "fever") => {
+            bail!("the sim provider plays only game24 and qa-demo; run {task_name} with a model (--provider ...)")
+        }
         "sim" => {
             let cfg = sim_config(args, d, params.seed);
             (Arc::new(SimProvider::new(cfg.clone())), Some(cfg))

@@ -71,7 +71,7 @@ impl QaStats {
     pub fn of(engine: &Engine) -> Option<QaStats> {
         let core = &engine.core;
         let react = core.params.method == crate::engine::MethodKind::React;
-        if !react && core.task.name() != "qa-demo" {
+        if !react && !matches!(core.task.name(), "qa-demo" | "hotpotqa" | "fever") {
             return None;
         }
         let f1 = engine.outcome().and_then(|o| o.answer.as_deref()).map_or(0.0, |a| core.task.score(&core.x, a));
@@ -348,6 +348,8 @@ pub fn header_for(setup: &RunSetup, problem: &Problem) -> Header {
         source: None,
         parent: None,
         note: None,
+        gold: setup.task.gold(&problem.input),
+        actions: None,
     }
 }
 

@@ -51,6 +51,14 @@ pub struct Header {
     /// A line on what this session shows (demo sessions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The problem's gold answer, for tasks whose answers come from a data file
+    /// (hotpotqa, fever), so replay checks and scores without the file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gold: Option<String>,
+    /// How ReAct actions were read, if not tolerantly (imported trajectories: as the
+    /// reference environment read them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actions: Option<crate::tasks::react_text::ActionRules>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -107,7 +115,8 @@ impl Totals {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Record {
-    Header(Header),
+    /// Boxed: far larger than the other records (serialised the same).
+    Header(Box<Header>),
     Input {
         seq: u64,
         input: Input,
@@ -153,7 +162,7 @@ impl SessionWriter {
         let file =
             OpenOptions::new().create(true).write(true).truncate(true).open(path).map_err(|e| io_err(path, e))?;
         let mut w = SessionWriter { path: path.to_path_buf(), file, seq: 0 };
-        w.write(&[Record::Header(header.clone())])?;
+        w.write(&[Record::Header(Box::new(header.clone()))])?;
         Ok(w)
     }
 
@@ -285,7 +294,7 @@ impl Session {
                             ),
                         });
                     }
-                    header = Some(h);
+                    header = Some(*h);
                 }
                 Ok(Record::Header(_)) => {
                     warnings.push(format!(

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::{Record, Session, Totals};
 use crate::engine::{Effect, Engine, Event, Input, Task};
-use crate::tasks::{self, TaskError};
+use crate::tasks::{self, TaskError, TaskOptions};
 
 pub struct Rebuilt {
     pub engine: Engine,
@@ -26,7 +26,7 @@ pub fn rebuild(
     limit: Option<usize>,
 ) -> Result<Rebuilt, TaskError> {
     let h = &session.header;
-    let task: Arc<dyn Task> = tasks::by_name(&h.task, prompt_dir)? as Arc<dyn Task>;
+    let task: Arc<dyn Task> = tasks::for_header(h, &TaskOptions::prompts(prompt_dir))? as Arc<dyn Task>;
     let mut engine = Engine::new(task, &h.input, h.params.clone());
     let mut totals = Totals::default();
     let mut mismatches = Vec::new();

@@ -311,6 +311,60 @@ pub fn parse_step(reply: &str, step: usize) -> ParsedStep {
     parsed
 }
 
+/// How a ReAct reply's action is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ActionRules {
+    /// [`parse_step`]: any case, markdown, an action on the next line, `search("x")`, ...
+    #[default]
+    Tolerant,
+    /// [`parse_step_reference`]: exactly as the ReAct paper's code and environment read
+    /// them, so imported trajectories replay with the environment's `Invalid action` steps.
+    Reference,
+}
+
+/// Read a reply in step `step` by `rules`.
+pub fn parse_step_with(rules: ActionRules, reply: &str, step: usize) -> ParsedStep {
+    match rules {
+        ActionRules::Tolerant => parse_step(reply, step),
+        ActionRules::Reference => parse_step_reference(reply, step),
+    }
+}
+
+/// Read a reply as the ReAct paper's code does: the stripped reply is split at
+/// `\nAction {step}: ` (a reply may also start with `Action {step}: `); the action, its
+/// first letter lowercased and then stripped, must be `search[...]`, `lookup[...]` or
+/// `finish[...]`, anything else gets the environment's observation `Invalid action: {action}`
+/// as its problem. So `Action 3: \n\nFinish[x]` is invalid there (and here), as it was in
+/// the paper's runs. A leading `Thought {step}:` label is dropped from the thought.
+pub fn parse_step_reference(reply: &str, step: usize) -> ParsedStep {
+    let text = reply.trim();
+    let marker = format!("Action {step}: ");
+    let (thought, action) = match text.strip_prefix(&marker) {
+        Some(action) => ("", action),
+        None => text.split_once(&format!("\n{marker}")).unwrap_or((text, "")),
+    };
+    let thought = thought.trim();
+    let label = format!("Thought {step}:");
+    let thought = thought.strip_prefix(&label).unwrap_or(thought).trim().to_string();
+    let mut chars = action.chars();
+    let action: String = match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    };
+    let action = action.trim();
+    let mut parsed = ParsedStep { thought: non_empty(thought), ..ParsedStep::default() };
+    for tool in ["search", "lookup", "finish"] {
+        let inner = action.strip_prefix(tool).and_then(|r| r.strip_prefix('[')).and_then(|r| r.strip_suffix(']'));
+        if let Some(arg) = inner {
+            parsed.action = Some(ToolAction::new(tool, arg));
+            return parsed;
+        }
+    }
+    parsed.problem = Some(format!("Invalid action: {action}"));
+    parsed
+}
+
 /// The canonical text of one step: `Thought i: ...\nAction i: Tool[arg]\nObservation i: ...\n`.
 /// Missing parts are left out (a sparse thought, or a step whose observation is not known yet).
 pub fn format_step(
@@ -348,8 +402,13 @@ pub struct TrajectoryStep {
     /// The step number as written (or counted when the log has none).
     pub n: usize,
     pub thought: Option<String>,
-    /// The action text as written, e.g. `Finish[NOT ENOUGH INFO]` (empty if none).
+    /// The action text as written, e.g. `Finish[NOT ENOUGH INFO]` (empty if none), its
+    /// lines trimmed and blank ones dropped.
     pub action_raw: String,
+    /// The action exactly as the log has it after `Action i: `, leading blank lines kept
+    /// (`\n\nFinish[x]`: what made the reference environment call it invalid).
+    #[serde(default)]
+    pub action_text: String,
     /// The action as read tolerantly; `None` when unreadable. A log's environment may
     /// still have called it invalid (see the observation).
     pub action: Option<ToolAction>,
@@ -489,6 +548,7 @@ fn read_block(
                 n,
                 thought: None,
                 action_raw: String::new(),
+                action_text: String::new(),
                 action: None,
                 observation: String::new(),
             });
@@ -500,6 +560,8 @@ fn read_block(
                 step.thought = non_empty(text);
             }
             Label::Action => {
+                let exact = body.join("\n");
+                step.action_text = exact.strip_prefix(' ').unwrap_or(&exact).trim_end().to_string();
                 step.action_raw = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("\n");
                 step.action = first_call(&step.action_raw);
                 has_action = true;

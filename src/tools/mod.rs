@@ -7,6 +7,7 @@
 //! `ToolState`, so a replay or a fork can carry it instead of re-running searches.
 
 pub mod calculate;
+pub mod choice;
 pub mod corpus;
 pub mod finish;
 pub mod knowledge;

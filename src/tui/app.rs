@@ -216,6 +216,7 @@ impl App {
         let mut header = self.setup.header.clone();
         header.input = problem.input.clone();
         header.index = problem.index;
+        header.gold = self.setup.task.gold(&problem.input);
         self.header = header;
         self.replay = None;
         self.events.clear();
