@@ -18,6 +18,7 @@ use thoughtscope::runtime::headless::header_for;
 use thoughtscope::runtime::headless::{run_problems, ProblemResult, RunSetup, Summary};
 use thoughtscope::session::{import_tot, replay, Session};
 use thoughtscope::tasks::{self, Problem, TaskOptions};
+use thoughtscope::tools::choice::ToolArgs;
 use thoughtscope::tui::app::{App, Setup as AppSetup};
 use thoughtscope::tui::keymap::Keymap;
 use thoughtscope::tui::theme::ThemeSet;
@@ -103,6 +104,8 @@ struct RunArgs {
     /// hotpotqa / fever: the questions (HotpotQA JSON, FEVER JSONL, or ReAct trajectory text).
     #[arg(long)]
     data: Option<PathBuf>,
+    #[command(flatten)]
+    tools: ToolArgs,
     #[command(flatten)]
     search: SearchArgs,
     #[command(flatten)]
@@ -213,6 +216,9 @@ struct ReplayArgs {
     /// Prompt template directory the run used, if not the built-in one.
     #[arg(long)]
     prompts: Option<PathBuf>,
+    /// Tools of live runs forked from the session in the explorer.
+    #[command(flatten)]
+    tools: ToolArgs,
 }
 
 #[derive(Subcommand, Debug)]
@@ -352,11 +358,13 @@ fn tui_live(mut args: RunArgs) -> Result<()> {
     open_tui(app, Arc::clone(&setup.provider), setup.concurrency, notes, Vec::new())
 }
 
-fn tui_replay(session: Session, theme: Option<String>, prompts: Option<PathBuf>) -> Result<()> {
+fn tui_replay(session: Session, theme: Option<String>, prompts: Option<PathBuf>, tools: &ToolArgs) -> Result<()> {
     let cfg = config();
     let mut notes: Vec<String> = session.warnings.clone();
     let (keymap, themes, theme) = ui_settings(&cfg, theme, &mut notes);
-    let task = tasks::for_header(&session.header, &TaskOptions::prompts(prompts.as_deref()))?;
+    let knowledge = tools.knowledge(&mut notes)?;
+    let options = TaskOptions { prompts: prompts.clone(), data: None, knowledge };
+    let task = tasks::for_header(&session.header, &options)?;
     // A fork continues with the simulated model the session used (or the default one).
     let sim = session.header.sim.clone().unwrap_or_default();
     let provider: Arc<dyn Provider> = Arc::new(SimProvider::new(sim));
@@ -395,7 +403,7 @@ fn demo(which: Option<usize>, theme: Option<String>) -> Result<()> {
     let Some((_, _, session)) = list.into_iter().find(|(n, _, _)| *n == chosen) else {
         bail!("there is no demo {chosen}: run `thoughtscope demo` for the list");
     };
-    tui_replay(session, theme, None)
+    tui_replay(session, theme, None, &ToolArgs::default())
 }
 
 fn sim_config(args: &RunArgs, d: &RunDefaults, seed: u64) -> SimConfig {
@@ -459,8 +467,9 @@ fn setup_run(args: &RunArgs) -> Result<(RunSetup, Vec<Problem>)> {
 fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, Vec<Problem>)> {
     let d = &cfg.defaults;
     let task_name = args.task.clone().or(d.task.clone()).unwrap_or_else(|| "game24".into());
-    let options = TaskOptions { prompts: args.prompts.clone(), data: args.data.clone(), knowledge: None };
     let mut warnings = Vec::new();
+    let knowledge = args.tools.knowledge(&mut warnings)?;
+    let options = TaskOptions { prompts: args.prompts.clone(), data: args.data.clone(), knowledge };
     let task = tasks::build(&task_name, &options, &mut warnings)?;
     for w in warnings {
         eprintln!("warning: {w}");
@@ -637,7 +646,7 @@ fn replay_cmd(args: ReplayArgs) -> Result<()> {
             bail!("{}: the explorer opens one session file; use --headless for a directory", args.path.display());
         }
         let session = Session::load(&args.path)?;
-        return tui_replay(session, args.theme, args.prompts);
+        return tui_replay(session, args.theme, args.prompts, &args.tools);
     }
     let files = session_files(&args.path)?;
     let mut results = Vec::new();
