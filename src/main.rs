@@ -16,7 +16,7 @@ use thoughtscope::llm::sim::{SimConfig, SimProvider, SimRates};
 use thoughtscope::llm::Provider;
 use thoughtscope::runtime::headless::header_for;
 use thoughtscope::runtime::headless::{run_problems, ProblemResult, RunSetup, Summary};
-use thoughtscope::session::{import_tot, replay, Session};
+use thoughtscope::session::{import_react, import_tot, replay, Session};
 use thoughtscope::tasks::{self, Problem, TaskOptions};
 use thoughtscope::tools::choice::ToolArgs;
 use thoughtscope::tui::app::{App, Setup as AppSetup};
@@ -223,6 +223,15 @@ struct ReplayArgs {
 
 #[derive(Subcommand, Debug)]
 enum ImportCmd {
+    /// ReAct's logged trajectories (text: FEVER `Claim:` / HotpotQA `Question:` blocks), one session each.
+    ReactText {
+        file: PathBuf,
+        /// Directory for the sessions (named by task and question index).
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
     /// The reference Tree-of-Thoughts implementation's Game-of-24 BFS log (JSON).
     TotLog {
         file: PathBuf,
@@ -246,6 +255,7 @@ fn main() -> Result<()> {
         Some(Cmd::Import(ImportCmd::TotLog { file, out, verify, json })) => {
             import_tot_log(&file, out.as_deref(), verify, json)
         }
+        Some(Cmd::Import(ImportCmd::ReactText { file, out, json })) => import_react_text(&file, &out, json),
         Some(Cmd::Bench(args)) => bench(args),
         Some(Cmd::Tui(args)) => tui_live(*args),
         Some(Cmd::Demo { which, theme }) => demo(which, theme),
@@ -725,6 +735,40 @@ fn import_tot_log(file: &Path, out: Option<&Path>, verify: bool, json: bool) -> 
     }
     if verify && report.steps_agreeing != report.steps {
         bail!("{} steps disagree with the log", report.steps - report.steps_agreeing);
+    }
+    Ok(())
+}
+
+fn import_react_text(file: &Path, out: &Path, json: bool) -> Result<()> {
+    let report = import_react::import(file, out)?;
+    for w in &report.warnings {
+        eprintln!("warning: {w}");
+    }
+    for t in &report.trajectories {
+        for d in &t.differences {
+            eprintln!("{}: {d}", t.session);
+        }
+    }
+    let n = report.sessions;
+    if json {
+        let brief = serde_json::json!({
+            "sessions": n,
+            "out": out.display().to_string(),
+            "em_log": report.em_log,
+            "em": report.em,
+            "f1_log": report.f1_log,
+            "f1": report.f1,
+            "differences": report.differences,
+            "warnings": report.warnings.len(),
+        });
+        println!("{brief}");
+    } else {
+        println!("wrote {n} sessions to {}", out.display());
+        println!(
+            "em {}/{n} in the log, {}/{n} by our scoring (f1 {:.3} / {:.3})",
+            report.em_log, report.em, report.f1_log, report.f1
+        );
+        println!("{} places where a session shows something other than the log", report.differences);
     }
     Ok(())
 }

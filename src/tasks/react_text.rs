@@ -342,7 +342,11 @@ pub fn parse_step_reference(reply: &str, step: usize) -> ParsedStep {
     let marker = format!("Action {step}: ");
     let (thought, action) = match text.strip_prefix(&marker) {
         Some(action) => ("", action),
-        None => text.split_once(&format!("\n{marker}")).unwrap_or((text, "")),
+        None => match text.split_once(&format!("\n{marker}")) {
+            Some(split) => split,
+            // An empty action at the very end (`Action 3:` lost its space to the strip).
+            None => (text.strip_suffix(&format!("\n{}", marker.trim_end())).unwrap_or(text), ""),
+        },
     };
     let thought = thought.trim();
     let label = format!("Thought {step}:");
