@@ -51,7 +51,7 @@ enum Cmd {
     /// Run a search headless over one or more problems and print a summary.
     Run(Box<RunArgs>),
     /// Rebuild recorded sessions with no provider calls and print their summary.
-    Replay(ReplayArgs),
+    Replay(Box<ReplayArgs>),
     /// Turn other tools' logs into sessions.
     #[command(subcommand)]
     Import(ImportCmd),
@@ -216,7 +216,19 @@ struct ReplayArgs {
     /// Prompt template directory the run used, if not the built-in one.
     #[arg(long)]
     prompts: Option<PathBuf>,
-    /// Tools of live runs forked from the session in the explorer.
+    #[command(flatten)]
+    fork: ForkArgs,
+}
+
+/// Who answers a live run forked from a replay in the explorer (`f`).
+#[derive(Args, Debug, Clone, Default)]
+struct ForkArgs {
+    /// The model of forks: sim (the default: the session's own sim settings) or a real provider.
+    #[arg(long)]
+    provider: Option<String>,
+    #[command(flatten)]
+    connect: ProviderArgs,
+    /// Tools of forks: actions the session recorded are answered from it, new ones here.
     #[command(flatten)]
     tools: ToolArgs,
 }
@@ -251,7 +263,7 @@ fn main() -> Result<()> {
     let cli = Cli::parse();
     match cli.command {
         Some(Cmd::Run(args)) => run(*args),
-        Some(Cmd::Replay(args)) => replay_cmd(args),
+        Some(Cmd::Replay(args)) => replay_cmd(*args),
         Some(Cmd::Import(ImportCmd::TotLog { file, out, verify, json })) => {
             import_tot_log(&file, out.as_deref(), verify, json)
         }
@@ -368,16 +380,19 @@ fn tui_live(mut args: RunArgs) -> Result<()> {
     open_tui(app, Arc::clone(&setup.provider), setup.concurrency, notes, Vec::new())
 }
 
-fn tui_replay(session: Session, theme: Option<String>, prompts: Option<PathBuf>, tools: &ToolArgs) -> Result<()> {
+fn tui_replay(session: Session, theme: Option<String>, prompts: Option<PathBuf>, fork: &ForkArgs) -> Result<()> {
     let cfg = config();
     let mut notes: Vec<String> = session.warnings.clone();
     let (keymap, themes, theme) = ui_settings(&cfg, theme, &mut notes);
-    let knowledge = tools.knowledge(&mut notes)?;
+    let knowledge = fork.tools.knowledge(&mut notes)?;
     let options = TaskOptions { prompts: prompts.clone(), data: None, knowledge };
     let task = tasks::for_header(&session.header, &options)?;
-    // A fork continues with the simulated model the session used (or the default one).
-    let sim = session.header.sim.clone().unwrap_or_default();
-    let provider: Arc<dyn Provider> = Arc::new(SimProvider::new(sim));
+    // A fork continues with the simulated model the session used (or the default one),
+    // unless a provider is named.
+    let provider: Arc<dyn Provider> = match fork.provider.as_deref() {
+        None | Some("sim") => Arc::new(SimProvider::new(session.header.sim.clone().unwrap_or_default())),
+        Some(name) => thoughtscope::llm::config::build(name, &fork.connect, session.header.params.seed)?,
+    };
     let app_setup =
         AppSetup { task, prompts, header: session.header.clone(), sessions_dir: data_dir().join("sessions") };
     let app = App::replay(app_setup, session, keymap, themes, &theme).map_err(|e| eyre!(e))?;
@@ -413,7 +428,7 @@ fn demo(which: Option<usize>, theme: Option<String>) -> Result<()> {
     let Some((_, _, session)) = list.into_iter().find(|(n, _, _)| *n == chosen) else {
         bail!("there is no demo {chosen}: run `thoughtscope demo` for the list");
     };
-    tui_replay(session, theme, None, &ToolArgs::default())
+    tui_replay(session, theme, None, &ForkArgs::default())
 }
 
 fn sim_config(args: &RunArgs, d: &RunDefaults, seed: u64) -> SimConfig {
@@ -656,7 +671,7 @@ fn replay_cmd(args: ReplayArgs) -> Result<()> {
             bail!("{}: the explorer opens one session file; use --headless for a directory", args.path.display());
         }
         let session = Session::load(&args.path)?;
-        return tui_replay(session, args.theme, args.prompts, &args.tools);
+        return tui_replay(session, args.theme, args.prompts, &args.fork);
     }
     let files = session_files(&args.path)?;
     let mut results = Vec::new();

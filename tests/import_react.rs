@@ -136,3 +136,192 @@ fn an_imported_session_shows_its_trajectory_in_the_transcript_pane() {
         assert!(screen.contains(expected), "{expected:?} is not on screen:\n{screen}");
     }
 }
+
+// ---- Forking an imported trajectory: recorded actions from the recording, new ones live ----
+
+use std::sync::{Arc, Mutex};
+
+use thoughtscope::engine::{CallError, Completion, LlmRequest, LlmResponse, Usage};
+use thoughtscope::llm::cache::ResponseCache;
+use thoughtscope::llm::{BoxFuture, Provider};
+use thoughtscope::runtime::tools::ToolRunner;
+use thoughtscope::runtime::Driver;
+use thoughtscope::tools::corpus::{Corpus, Document};
+use thoughtscope::tools::recorded::RecordedTools;
+use thoughtscope::tools::{KnowledgeBackend, KnowledgeError, SearchOutcome};
+use thoughtscope::tui::action::Action;
+
+/// A corpus that notes every search it is asked for.
+struct Counting {
+    corpus: Corpus,
+    searches: Mutex<Vec<String>>,
+}
+
+impl KnowledgeBackend for Counting {
+    fn name(&self) -> &str {
+        "corpus"
+    }
+
+    fn search<'a>(&'a self, entity: &'a str) -> BoxFuture<'a, Result<SearchOutcome, KnowledgeError>> {
+        self.searches.lock().unwrap().push(entity.to_string());
+        Box::pin(async move { Ok(self.corpus.find(entity)) })
+    }
+}
+
+/// A model that answers each ReAct step from a script (by the step the request is for).
+struct Script(Vec<&'static str>);
+
+impl Provider for Script {
+    fn name(&self) -> &str {
+        "script"
+    }
+
+    fn model(&self) -> &str {
+        "script"
+    }
+
+    fn complete<'a>(&'a self, request: &'a LlmRequest) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
+        let step = request.context["step"].as_u64().unwrap_or(0) as usize;
+        let result = match self.0.get(step.wrapping_sub(1)) {
+            Some(text) => Ok(LlmResponse {
+                completions: vec![Completion { text: text.to_string(), finish_reason: None }],
+                usage: Usage { prompt_tokens: 1, completion_tokens: 1, estimated: false },
+                latency_ms: 0,
+                model: "script".into(),
+                simulated: false,
+                cached: false,
+            }),
+            None => Err(CallError { kind: "script".into(), message: format!("no reply for step {step}") }),
+        };
+        Box::pin(async move { result })
+    }
+}
+
+#[tokio::test]
+async fn a_fork_of_an_imported_session_answers_recorded_actions_from_the_recording() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixture()).unwrap();
+    import_react::import_text(&text, "sample.txt", dir.path()).unwrap();
+    let session = Session::load(&dir.path().join("fever-00033.jsonl")).unwrap();
+    let backend = Arc::new(Counting {
+        corpus: Corpus::from_documents([
+            Document {
+                title: "Grace Hopper".into(),
+                text: "Grace Hopper was a computer pioneer. She helped develop COBOL, an early programming language. \
+                       Later COBOL became widely used in business."
+                    .into(),
+            },
+            Document { title: "COBOL".into(), text: "COBOL is a programming language designed in 1959.".into() },
+        ]),
+        searches: Mutex::new(Vec::new()),
+    });
+    let options =
+        TaskOptions { knowledge: Some(backend.clone() as Arc<dyn KnowledgeBackend>), ..TaskOptions::default() };
+    let task = tasks::for_header(&session.header, &options).unwrap();
+    let registry = task.tools().unwrap();
+    let recorded = RecordedTools::from_session(&session, None).map(Arc::new);
+    assert_eq!(recorded.as_ref().map(|r| r.len()), Some(3), "search, lookup and finish were recorded");
+    let setup = Setup { task, prompts: None, header: session.header.clone(), sessions_dir: dir.path().join("forks") };
+    let mut app = App::replay(setup, session, Keymap::default(), ThemeSet::default(), "dark").unwrap();
+
+    // Fork after step 2's reply, before its observation: the pending lookup is made again.
+    app.seek(4);
+    let mut effects = app.handle_action(Action::Fork);
+    assert!(!app.is_replay(), "{:?}", app.message);
+    // The continuation: a lookup the log did not make, a search it did, a new search, the log's finish.
+    let script = Script(vec![
+        "",
+        "",
+        "Thought 3: I want the next result.\nAction 3: Lookup[COBOL]",
+        "Thought 4: Back to her page.\nAction 4: Search[Grace Hopper]",
+        "Thought 5: What is COBOL?\nAction 5: Search[COBOL]",
+        "Thought 6: She worked on COBOL.\nAction 6: Finish[SUPPORTS]",
+    ]);
+    let mut driver = Driver::new(
+        Arc::new(script),
+        Arc::new(tokio::sync::Semaphore::new(2)),
+        Arc::new(Mutex::new(ResponseCache::new())),
+    )
+    .with_tools(ToolRunner::new(registry).with_recorded(recorded));
+    driver.execute(&effects);
+    effects = app.handle_action(Action::RunPause);
+    driver.execute(&effects);
+    while let Some((input, request)) = driver.next_input().await {
+        let effects = app.on_input(input, request.as_ref());
+        driver.execute(&effects);
+    }
+    let outcome = app.engine.outcome().cloned().expect("the fork finished");
+    assert!(outcome.solved);
+    let path = &app.engine.tree().node(outcome.finals[0]).path;
+    for expected in [
+        // Recorded (the pending call of the fork point): the log's observation.
+        "Observation 2: (Result 1 / 2) She helped develop COBOL, an early programming language.\n",
+        // New: the page the log's search opened, fetched from the backend, its next result.
+        "Observation 3: (Result 2 / 2) Later COBOL became widely used in business.\n",
+        // Recorded again: the log's page, not the backend's.
+        "Observation 4: Grace Brewster Hopper (1906–1992) was an American computer scientist",
+        // New.
+        "Observation 5: COBOL is a programming language designed in 1959.\n",
+        "Observation 6: Episode finished, reward = 1\n",
+    ] {
+        assert!(path.contains(expected), "{expected:?} not in\n{path}");
+    }
+    assert_eq!(*backend.searches.lock().unwrap(), ["Grace Hopper", "COBOL"], "only new actions reach the backend");
+
+    // The fork is a session of its own that replays exactly.
+    app.finish_recording();
+    let fork = Session::load(&app.session_path().unwrap()).unwrap();
+    assert_eq!(fork.header.parent.as_ref().map(|p| p.inputs), Some(4));
+    let rebuilt = replay::rebuild(&fork, None, None).unwrap();
+    assert!(rebuilt.mismatches.is_empty(), "{:?}", rebuilt.mismatches);
+    assert!(rebuilt.engine.outcome().unwrap().solved);
+}
+
+#[tokio::test]
+async fn a_new_lookup_after_an_invalid_action_reads_the_page_the_log_opened() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixture()).unwrap();
+    import_react::import_text(&text, "sample.txt", dir.path()).unwrap();
+    let session = Session::load(&dir.path().join("fever-00022.jsonl")).unwrap();
+    let backend = Arc::new(Counting {
+        corpus: Corpus::from_documents([Document {
+            title: "Mount Kilimanjaro".into(),
+            text: "Mount Kilimanjaro is a volcano. It stands in Tanzania, in East Africa.".into(),
+        }]),
+        searches: Mutex::new(Vec::new()),
+    });
+    let options =
+        TaskOptions { knowledge: Some(backend.clone() as Arc<dyn KnowledgeBackend>), ..TaskOptions::default() };
+    let task = tasks::for_header(&session.header, &options).unwrap();
+    let registry = task.tools().unwrap();
+    let recorded = RecordedTools::from_session(&session, None).map(Arc::new);
+    let setup = Setup { task, prompts: None, header: session.header.clone(), sessions_dir: dir.path().join("forks") };
+    let mut app = App::replay(setup, session, Keymap::default(), ThemeSet::default(), "dark").unwrap();
+    // Inputs: run, step 1 and its observation, step 2 (an invalid action, no tool call).
+    app.seek(4);
+    let effects = app.handle_action(Action::Fork);
+    let script = Script(vec![
+        "",
+        "",
+        "Thought 3: Which continent?\nAction 3: Lookup[Africa]",
+        "Thought 4: It is in Africa.\nAction 4: Finish[REFUTES]",
+    ]);
+    let mut driver = Driver::new(
+        Arc::new(script),
+        Arc::new(tokio::sync::Semaphore::new(2)),
+        Arc::new(Mutex::new(ResponseCache::new())),
+    )
+    .with_tools(ToolRunner::new(registry).with_recorded(recorded));
+    driver.execute(&effects);
+    driver.execute(&app.handle_action(Action::RunPause));
+    while let Some((input, request)) = driver.next_input().await {
+        let effects = app.on_input(input, request.as_ref());
+        driver.execute(&effects);
+    }
+    let outcome = app.engine.outcome().cloned().expect("the fork finished");
+    let path = &app.engine.tree().node(outcome.finals[0]).path;
+    assert!(path.contains("Observation 2: Invalid action: Finish[REFUTES]\n"), "{path}");
+    assert!(path.contains("Observation 3: (Result 1 / 1) It stands in Tanzania, in East Africa.\n"), "{path}");
+    assert!(outcome.solved);
+    assert_eq!(*backend.searches.lock().unwrap(), ["Mount Kilimanjaro"]);
+}

@@ -106,7 +106,9 @@ impl Method for React {
         let child = core.tree.add_child(node, text.clone(), path, Origin::Model);
         core.emit(crate::engine::Event::NodeAdded { id: child, parent: node, thought: text });
         core.set_status(child, NodeStatus::Expanded);
-        let after = node;
+        // The tool state (page, lookup cursor) goes on from the last step that ran a tool;
+        // a bad call runs none.
+        let after = last_tool_step(core, node);
         self.tip = child;
         match (parsed.problem, parsed.action) {
             (None, Some((tool, arg))) => {
@@ -158,6 +160,21 @@ impl Method for React {
         self.acting = None;
         self.phase = Phase::Think;
         Ok(())
+    }
+}
+
+/// `node` or its nearest ancestor that made a tool call (the root if none did).
+fn last_tool_step(core: &Core, mut node: NodeId) -> NodeId {
+    loop {
+        let n = core.tree.node(node);
+        // Model calls are in `core.calls`; a node's other calls are tool calls.
+        if n.calls.iter().any(|c| !core.calls.contains_key(c)) {
+            return node;
+        }
+        match n.parent {
+            Some(parent) => node = parent,
+            None => return node,
+        }
     }
 }
 
