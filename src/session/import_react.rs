@@ -72,7 +72,7 @@ pub fn step_reply(t: &Trajectory, step: usize) -> Option<String> {
 fn finishes(t: &Trajectory) -> bool {
     let n = t.steps.len();
     step_reply(t, n).is_some_and(|r| {
-        react_text::parse_step_reference(&r, n).action.is_some_and(|a| a.tool.eq_ignore_ascii_case("finish"))
+        react_text::parse_step_reference(&r, n).action.is_some_and(|a| a.name.eq_ignore_ascii_case("finish"))
     })
 }
 

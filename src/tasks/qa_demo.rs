@@ -142,7 +142,7 @@ impl Task for QaDemo {
 
     fn parse_react(&self, reply: &str, step: usize) -> ReactStep {
         let parsed = parse_step(reply, step);
-        ReactStep { thought: parsed.thought, action: parsed.action.map(|a| (a.tool, a.arg)), problem: parsed.problem }
+        ReactStep { thought: parsed.thought, action: parsed.action.map(|a| (a.name, a.arg)), problem: parsed.problem }
     }
 
     fn extract_answer(&self, _x: &str, y: &str) -> Option<String> {

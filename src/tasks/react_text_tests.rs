@@ -2,8 +2,8 @@ use std::path::{Path, PathBuf};
 
 use super::*;
 
-fn act(tool: &str, arg: &str) -> Option<ToolAction> {
-    Some(ToolAction::new(tool, arg))
+fn act(tool: &str, arg: &str) -> Option<ToolCall> {
+    Some(ToolCall::action(tool, arg))
 }
 
 fn fixture(name: &str) -> PathBuf {
@@ -218,16 +218,16 @@ fn react_parse_multiline_thought() {
 
 #[test]
 fn react_format_step_is_canonical_and_parses_back() {
-    let action = ToolAction::new("Search", "Paramore");
-    assert_eq!(action.tool, "search");
-    assert_eq!(action.to_string(), "Search[Paramore]");
+    let action = ToolCall::action("Search", "Paramore");
+    assert_eq!(action.name, "search");
+    assert_eq!(action.react_text(), "Search[Paramore]");
     let text = format_step(1, Some("I should search Paramore."), Some(&action), Some("Paramore is a band."));
     assert_eq!(
         text,
         "Thought 1: I should search Paramore.\nAction 1: Search[Paramore]\nObservation 1: Paramore is a band.\n"
     );
     assert_eq!(
-        format_step(2, None, Some(&ToolAction::new("finish", "SUPPORTS")), None),
+        format_step(2, None, Some(&ToolCall::action("finish", "SUPPORTS")), None),
         "Action 2: Finish[SUPPORTS]\n"
     );
     let p = parse_step(&format_step(1, Some("I should search Paramore."), Some(&action), None), 1);

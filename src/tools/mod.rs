@@ -101,6 +101,20 @@ impl ToolCall {
         ToolCall { name: name.into(), arg: arg.into() }
     }
 
+    /// A ReAct action as read from text: the tool name lowercased (`Search[x]` is
+    /// `{name: "search", arg: "x"}`).
+    pub fn action(name: &str, arg: &str) -> ToolCall {
+        ToolCall { name: name.trim().to_lowercase(), arg: arg.to_string() }
+    }
+
+    /// The canonical ReAct text: the tool name capitalised, the argument in brackets
+    /// (`Search[x]`), as prompts and trajectories write it.
+    pub fn react_text(&self) -> String {
+        let mut chars = self.name.chars();
+        let first = chars.next().map(|c| c.to_uppercase().collect::<String>()).unwrap_or_default();
+        format!("{first}{}[{}]", chars.as_str(), self.arg)
+    }
+
     /// Parse a ReAct action, `Search[Colorado orogeny]` (an optional `Action:` / `Action 3:`
     /// prefix is skipped; a missing closing bracket is tolerated).
     pub fn parse(action: &str) -> Result<ToolCall, String> {
