@@ -16,8 +16,9 @@ use thoughtscope::llm::sim::{SimConfig, SimProvider, SimRates};
 use thoughtscope::llm::Provider;
 use thoughtscope::runtime::headless::header_for;
 use thoughtscope::runtime::headless::{run_problems, ProblemResult, RunSetup, Summary};
-use thoughtscope::session::{import_tot, replay, Session};
-use thoughtscope::tasks::{self, Problem};
+use thoughtscope::session::{import_react, import_tot, replay, Session};
+use thoughtscope::tasks::{self, Problem, TaskOptions};
+use thoughtscope::tools::choice::ToolArgs;
 use thoughtscope::tui::app::{App, Setup as AppSetup};
 use thoughtscope::tui::keymap::Keymap;
 use thoughtscope::tui::theme::ThemeSet;
@@ -50,7 +51,7 @@ enum Cmd {
     /// Run a search headless over one or more problems and print a summary.
     Run(Box<RunArgs>),
     /// Rebuild recorded sessions with no provider calls and print their summary.
-    Replay(ReplayArgs),
+    Replay(Box<ReplayArgs>),
     /// Turn other tools' logs into sessions.
     #[command(subcommand)]
     Import(ImportCmd),
@@ -100,6 +101,11 @@ struct RunArgs {
     /// Directory of prompt templates overriding the built-in ones (same file names).
     #[arg(long)]
     prompts: Option<PathBuf>,
+    /// hotpotqa / fever: the questions (HotpotQA JSON, FEVER JSONL, or ReAct trajectory text).
+    #[arg(long)]
+    data: Option<PathBuf>,
+    #[command(flatten)]
+    tools: ToolArgs,
     #[command(flatten)]
     search: SearchArgs,
     #[command(flatten)]
@@ -218,10 +224,34 @@ struct ReplayArgs {
     /// Prompt template directory the run used, if not the built-in one.
     #[arg(long)]
     prompts: Option<PathBuf>,
+    #[command(flatten)]
+    fork: ForkArgs,
+}
+
+/// Who answers a live run forked from a replay in the explorer (`f`).
+#[derive(Args, Debug, Clone, Default)]
+struct ForkArgs {
+    /// The model of forks: sim (the default: the session's own sim settings) or a real provider.
+    #[arg(long)]
+    provider: Option<String>,
+    #[command(flatten)]
+    connect: ProviderArgs,
+    /// Tools of forks: actions the session recorded are answered from it, new ones here.
+    #[command(flatten)]
+    tools: ToolArgs,
 }
 
 #[derive(Subcommand, Debug)]
 enum ImportCmd {
+    /// ReAct's logged trajectories (text: FEVER `Claim:` / HotpotQA `Question:` blocks), one session each.
+    ReactText {
+        file: PathBuf,
+        /// Directory for the sessions (named by task and question index).
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
     /// The reference Tree-of-Thoughts implementation's Game-of-24 BFS log (JSON).
     TotLog {
         file: PathBuf,
@@ -241,10 +271,11 @@ fn main() -> Result<()> {
     let cli = Cli::parse();
     match cli.command {
         Some(Cmd::Run(args)) => run(*args),
-        Some(Cmd::Replay(args)) => replay_cmd(args),
+        Some(Cmd::Replay(args)) => replay_cmd(*args),
         Some(Cmd::Import(ImportCmd::TotLog { file, out, verify, json })) => {
             import_tot_log(&file, out.as_deref(), verify, json)
         }
+        Some(Cmd::Import(ImportCmd::ReactText { file, out, json })) => import_react_text(&file, &out, json),
         Some(Cmd::Bench(args)) => bench(args),
         Some(Cmd::Tui(args)) => tui_live(*args),
         Some(Cmd::Demo { which, theme }) => demo(which, theme),
@@ -337,10 +368,12 @@ fn open_tui(
 }
 
 fn tui_live(mut args: RunArgs) -> Result<()> {
-    if args.input.is_none() && args.range.is_none() {
-        args.range = Some("900".into());
-    }
     let cfg = config();
+    if args.input.is_none() && args.range.is_none() {
+        // Game of 24 opens on the paper's first test puzzle; other tasks on their first problem.
+        let task = args.task.as_deref().or(cfg.defaults.task.as_deref()).unwrap_or("game24");
+        args.range = Some(if matches!(task, "game24" | "24") { "900" } else { "0" }.into());
+    }
     let (setup, problems) = setup_run_with(&args, &cfg)?;
     let Some(problem) = problems.first() else { bail!("no problem to open") };
     let mut notes = Vec::new();
@@ -355,14 +388,19 @@ fn tui_live(mut args: RunArgs) -> Result<()> {
     open_tui(app, Arc::clone(&setup.provider), setup.concurrency, notes, Vec::new())
 }
 
-fn tui_replay(session: Session, theme: Option<String>, prompts: Option<PathBuf>) -> Result<()> {
+fn tui_replay(session: Session, theme: Option<String>, prompts: Option<PathBuf>, fork: &ForkArgs) -> Result<()> {
     let cfg = config();
     let mut notes: Vec<String> = session.warnings.clone();
     let (keymap, themes, theme) = ui_settings(&cfg, theme, &mut notes);
-    let task = tasks::by_name(&session.header.task, prompts.as_deref())?;
-    // A fork continues with the simulated model the session used (or the default one).
-    let sim = session.header.sim.clone().unwrap_or_default();
-    let provider: Arc<dyn Provider> = Arc::new(SimProvider::new(sim));
+    let knowledge = fork.tools.knowledge(&mut notes)?;
+    let options = TaskOptions { prompts: prompts.clone(), data: None, knowledge };
+    let task = tasks::for_header(&session.header, &options)?;
+    // A fork continues with the simulated model the session used (or the default one),
+    // unless a provider is named.
+    let provider: Arc<dyn Provider> = match fork.provider.as_deref() {
+        None | Some("sim") => Arc::new(SimProvider::new(session.header.sim.clone().unwrap_or_default())),
+        Some(name) => thoughtscope::llm::config::build(name, &fork.connect, session.header.params.seed)?,
+    };
     let app_setup =
         AppSetup { task, prompts, header: session.header.clone(), sessions_dir: data_dir().join("sessions") };
     let app = App::replay(app_setup, session, keymap, themes, &theme).map_err(|e| eyre!(e))?;
@@ -398,7 +436,7 @@ fn demo(which: Option<usize>, theme: Option<String>) -> Result<()> {
     let Some((_, _, session)) = list.into_iter().find(|(n, _, _)| *n == chosen) else {
         bail!("there is no demo {chosen}: run `thoughtscope demo` for the list");
     };
-    tui_replay(session, theme, None)
+    tui_replay(session, theme, None, &ForkArgs::default())
 }
 
 fn sim_config(args: &RunArgs, d: &RunDefaults, seed: u64) -> SimConfig {
@@ -466,7 +504,16 @@ fn setup_run(args: &RunArgs) -> Result<(RunSetup, Vec<Problem>)> {
 fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, Vec<Problem>)> {
     let d = &cfg.defaults;
     let task_name = args.task.clone().or(d.task.clone()).unwrap_or_else(|| "game24".into());
-    let task = tasks::by_name(&task_name, args.prompts.as_deref())?;
+    let mut warnings = Vec::new();
+    let knowledge = args.tools.knowledge(&mut warnings)?;
+    let options = TaskOptions { prompts: args.prompts.clone(), data: args.data.clone(), knowledge };
+    let task = tasks::build(&task_name, &options, &mut warnings)?;
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
+    if task.problem_count() == 0 && args.input.is_none() {
+        bail!("{task_name} has no questions of its own: name a data file with --data FILE (or one with --input)");
+    }
     let problems: Vec<Problem> = match (&args.input, &args.range) {
         (Some(input), _) => vec![task.parse_input(input)?],
         (None, Some(range)) => {
@@ -483,7 +530,10 @@ fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, Vec<Problem
     let react_task = task.tools().is_some();
     match (params.method, react_task) {
         (MethodKind::React | MethodKind::ReactCotSc | MethodKind::CotScReact, false) => {
-            bail!("--method {} needs a task with tools (qa-demo); {task_name} has none", params.method.label())
+            bail!(
+                "--method {} needs a task with tools (qa-demo, hotpotqa, fever); {task_name} has none",
+                params.method.label()
+            )
         }
         (MethodKind::TotBfs | MethodKind::TotDfs, true) => {
             bail!(
@@ -498,6 +548,9 @@ fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, Vec<Problem
     }
     let provider_name = args.provider.clone().or(d.provider.clone()).unwrap_or_else(|| "sim".into());
     let (provider, sim): (Arc<dyn Provider>, Option<SimConfig>) = match provider_name.as_str() {
+        "sim" if matches!(task.name(), "hotpotqa" | "fever") => {
+            bail!("the sim provider plays only game24 and qa-demo; run {task_name} with a model (--provider ...)")
+        }
         "sim" => {
             let cfg = sim_config(args, d, params.seed);
             (Arc::new(SimProvider::new(cfg.clone())), Some(cfg))
@@ -651,7 +704,7 @@ fn replay_cmd(args: ReplayArgs) -> Result<()> {
             bail!("{}: the explorer opens one session file; use --headless for a directory", args.path.display());
         }
         let session = Session::load(&args.path)?;
-        return tui_replay(session, args.theme, args.prompts);
+        return tui_replay(session, args.theme, args.prompts, &args.fork);
     }
     let files = session_files(&args.path)?;
     let mut results = Vec::new();
@@ -730,6 +783,40 @@ fn import_tot_log(file: &Path, out: Option<&Path>, verify: bool, json: bool) -> 
     }
     if verify && report.steps_agreeing != report.steps {
         bail!("{} steps disagree with the log", report.steps - report.steps_agreeing);
+    }
+    Ok(())
+}
+
+fn import_react_text(file: &Path, out: &Path, json: bool) -> Result<()> {
+    let report = import_react::import(file, out)?;
+    for w in &report.warnings {
+        eprintln!("warning: {w}");
+    }
+    for t in &report.trajectories {
+        for d in &t.differences {
+            eprintln!("{}: {d}", t.session);
+        }
+    }
+    let n = report.sessions;
+    if json {
+        let brief = serde_json::json!({
+            "sessions": n,
+            "out": out.display().to_string(),
+            "em_log": report.em_log,
+            "em": report.em,
+            "f1_log": report.f1_log,
+            "f1": report.f1,
+            "differences": report.differences,
+            "warnings": report.warnings.len(),
+        });
+        println!("{brief}");
+    } else {
+        println!("wrote {n} sessions to {}", out.display());
+        println!(
+            "em {}/{n} in the log, {}/{n} by our scoring (f1 {:.3} / {:.3})",
+            report.em_log, report.em, report.f1_log, report.f1
+        );
+        println!("{} places where a session shows something other than the log", report.differences);
     }
     Ok(())
 }

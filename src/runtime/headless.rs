@@ -77,7 +77,7 @@ impl QaStats {
         let method = core.params.method;
         let hybrid = matches!(method, MethodKind::ReactCotSc | MethodKind::CotScReact);
         let react = method == MethodKind::React;
-        if !react && !hybrid && core.task.name() != "qa-demo" {
+        if !react && !hybrid && !matches!(core.task.name(), "qa-demo" | "hotpotqa" | "fever") {
             return None;
         }
         let f1 = engine.outcome().and_then(|o| o.answer.as_deref()).map_or(0.0, |a| core.task.score(&core.x, a));
@@ -384,6 +384,8 @@ pub fn header_for(setup: &RunSetup, problem: &Problem) -> Header {
         source: None,
         parent: None,
         note: None,
+        gold: setup.task.gold(&problem.input),
+        actions: None,
     }
 }
 

@@ -1,28 +1,93 @@
 //! Runs the engine's tool calls (ReAct) against a registry. Each trajectory step
 //! continues the tool state (current page, lookup cursor) its previous step left,
-//! so branches made by edits keep their own state.
+//! so branches made by edits keep their own state. With a recording in front
+//! ([`ToolRunner::with_recorded`]), actions the recording has are answered from it and
+//! only new ones reach the registry's backends.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::engine::{NodeId, ToolRequest, ToolResult};
-use crate::tools::{ToolCall, ToolRegistry, ToolState};
+use crate::tools::recorded::{Context, RecordedTools};
+use crate::tools::{LookupCursor, ToolCall, ToolRegistry, ToolState};
 
 pub struct ToolRunner {
     registry: Arc<ToolRegistry>,
     states: HashMap<NodeId, ToolState>,
+    recorded: Option<Arc<RecordedTools>>,
+    /// With a recording: what each step run here left (see [`Context`]).
+    contexts: HashMap<NodeId, Context>,
+    /// Calls answered from the recording, and calls sent to the registry.
+    pub answered_from_recording: usize,
+    pub sent_to_tools: usize,
 }
 
 impl ToolRunner {
     pub fn new(registry: Arc<ToolRegistry>) -> Self {
-        ToolRunner { registry, states: HashMap::new() }
+        ToolRunner {
+            registry,
+            states: HashMap::new(),
+            recorded: None,
+            contexts: HashMap::new(),
+            answered_from_recording: 0,
+            sent_to_tools: 0,
+        }
+    }
+
+    /// Answer actions `recorded` has from it (a run forked from a session), if given.
+    pub fn with_recorded(mut self, recorded: Option<Arc<RecordedTools>>) -> Self {
+        self.recorded = recorded.filter(|r| !r.is_empty());
+        self
     }
 
     /// Run `tool` for step `node`, starting from the state step `after` left.
     pub async fn run(&mut self, tool: &ToolRequest, node: NodeId, after: NodeId) -> ToolResult {
         let mut state = self.states.get(&after).cloned().unwrap_or_default();
-        let obs = self.registry.call(&ToolCall::new(tool.name.clone(), tool.arg.clone()), &mut state).await;
+        let call = ToolCall::new(tool.name.clone(), tool.arg.clone());
+        let Some(recorded) = self.recorded.clone() else {
+            let obs = self.registry.call(&call, &mut state).await;
+            self.sent_to_tools += 1;
+            self.states.insert(node, state);
+            return ToolResult { text: obs.text, ok: obs.ok, latency_ms: obs.latency_ms };
+        };
+        let context = self.contexts.get(&after).or_else(|| recorded.context(after)).cloned().unwrap_or_default();
+        let from_recording = recorded.answer(&context, &call).cloned();
+        let result = match &from_recording {
+            Some(result) => {
+                self.answered_from_recording += 1;
+                result.clone()
+            }
+            None => {
+                if call.name.eq_ignore_ascii_case("lookup") {
+                    self.open_page(&context, &mut state).await;
+                }
+                let obs = self.registry.call(&call, &mut state).await;
+                self.sent_to_tools += 1;
+                ToolResult { text: obs.text, ok: obs.ok, latency_ms: obs.latency_ms }
+            }
+        };
+        let next = context.after(&call, &result);
+        if from_recording.is_some() && next.page != context.page {
+            // A recorded search opened a page the backend has not fetched; a new lookup fetches it.
+            state.page = None;
+            state.lookup = None;
+        }
+        self.contexts.insert(node, next);
         self.states.insert(node, state);
-        ToolResult { text: obs.text, ok: obs.ok, latency_ms: obs.latency_ms }
+        result
+    }
+
+    /// Before a new lookup: fetch the page the recorded steps opened, if the backend has
+    /// not, and carry the lookup cursor over.
+    async fn open_page(&mut self, context: &Context, state: &mut ToolState) {
+        if state.page.is_none() {
+            if let Some(entity) = &context.page {
+                let mut fetched = ToolState::default();
+                self.registry.call(&ToolCall::new("search", entity.clone()), &mut fetched).await;
+                self.sent_to_tools += 1;
+                state.page = fetched.page;
+            }
+        }
+        state.lookup = context.lookup.clone().map(|(keyword, shown)| LookupCursor { keyword, shown });
     }
 }

@@ -215,6 +215,8 @@ pub fn check_puzzle(entry: &LogEntry, source: &str, out: Option<&Path>) -> Resul
                 source: Some(format!("tot-log:{source}#{}", entry.idx)),
                 parent: None,
                 note: None,
+                gold: None,
+                actions: None,
             };
             Some(SessionWriter::create(&dir.join(format!("tot-log-{:04}.jsonl", entry.idx)), &header)?)
         }

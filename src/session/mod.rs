@@ -4,6 +4,7 @@
 //! caused, and an `end` line with the run's totals. Lines are appended and flushed
 //! as the run goes, so a crash loses at most the line being written.
 
+pub mod import_react;
 pub mod import_tot;
 pub mod replay;
 pub mod sync;
@@ -51,6 +52,14 @@ pub struct Header {
     /// A line on what this session shows (demo sessions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The problem's gold answer, for tasks whose answers come from a data file
+    /// (hotpotqa, fever), so replay checks and scores without the file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gold: Option<String>,
+    /// How ReAct actions were read, if not tolerantly (imported trajectories: as the
+    /// reference environment read them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actions: Option<crate::tasks::react_text::ActionRules>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

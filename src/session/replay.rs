@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use super::{Record, Session, Totals};
-use crate::engine::{Effect, Engine, Event, Input, Task};
-use crate::tasks::{self, TaskError};
+use crate::engine::{Effect, Engine, Event, Input, NodeId, Task, ToolRequest, ToolResult};
+use crate::tasks::{self, TaskError, TaskOptions};
 
 pub struct Rebuilt {
     pub engine: Engine,
@@ -17,6 +17,20 @@ pub struct Rebuilt {
     /// Where the rebuilt run differs from the record (empty for an exact replay).
     pub mismatches: Vec<String>,
     pub inputs: usize,
+    /// The tool calls the inputs answered (ReAct), in order, with their observations.
+    pub tool_calls: Vec<RecordedToolCall>,
+    /// Tool calls made and not answered by the inputs fed (a fork makes them again).
+    pub pending_tools: Vec<Effect>,
+}
+
+/// One answered tool call: what the engine asked, for which step, and what came back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordedToolCall {
+    pub tool: ToolRequest,
+    /// The step the call belongs to, and the step whose tool state it continues.
+    pub node: NodeId,
+    pub after: NodeId,
+    pub result: ToolResult,
 }
 
 /// Feed the first `limit` inputs (all if `None`) of `session` to a new engine.
@@ -26,7 +40,7 @@ pub fn rebuild(
     limit: Option<usize>,
 ) -> Result<Rebuilt, TaskError> {
     let h = &session.header;
-    let task: Arc<dyn Task> = tasks::by_name(&h.task, prompt_dir)? as Arc<dyn Task>;
+    let task: Arc<dyn Task> = tasks::for_header(h, &TaskOptions::prompts(prompt_dir))? as Arc<dyn Task>;
     let mut engine = Engine::new(task, &h.input, h.params.clone());
     let mut totals = Totals::default();
     let mut mismatches = Vec::new();
@@ -44,6 +58,8 @@ pub fn rebuild(
     });
     let torn = !session.warnings.is_empty();
     let mut inputs = 0;
+    let mut tool_calls = Vec::new();
+    let mut issued_tools: Vec<Effect> = Vec::new();
     for r in &session.records {
         let Record::Input { seq, input, request } = r else { continue };
         if limit.is_some_and(|l| inputs >= l) {
@@ -67,7 +83,15 @@ pub fn rebuild(
             }
         }
         totals.count(input);
+        if let Input::ToolReply(reply) = input {
+            let issued =
+                issued_tools.iter().position(|e| matches!(e, Effect::CallTool { call, .. } if *call == reply.call));
+            if let Some(Effect::CallTool { tool, node, after, .. }) = issued.map(|i| issued_tools.remove(i)) {
+                tool_calls.push(RecordedToolCall { tool, node, after, result: reply.result.clone() });
+            }
+        }
         let effects = engine.handle(input.clone());
+        issued_tools.extend(effects.iter().filter(|e| matches!(e, Effect::CallTool { .. })).cloned());
         let events: Vec<&Event> = effects
             .iter()
             .filter_map(|e| match e {
@@ -87,7 +111,9 @@ pub fn rebuild(
         }
     }
     let wall_ms = session.end().map(|(_, w)| w).unwrap_or(0);
-    Ok(Rebuilt { engine, totals, wall_ms, mismatches, inputs })
+    let pending = engine.pending_calls();
+    issued_tools.retain(|e| matches!(e, Effect::CallTool { call, .. } if pending.contains(call)));
+    Ok(Rebuilt { engine, totals, wall_ms, mismatches, inputs, tool_calls, pending_tools: issued_tools })
 }
 
 fn first_difference(a: &[&Event], b: &[&Event]) -> String {

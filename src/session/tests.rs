@@ -19,6 +19,8 @@ fn header() -> Header {
         source: None,
         parent: None,
         note: None,
+        gold: None,
+        actions: None,
     }
 }
 

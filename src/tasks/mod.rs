@@ -3,16 +3,20 @@
 
 pub mod game24;
 pub mod prompts;
+pub mod qa_data;
 pub mod qa_demo;
 pub mod react_text;
 
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::engine::Task;
+use crate::session::Header;
+use crate::tools::KnowledgeBackend;
 
 #[derive(Debug, thiserror::Error)]
 pub enum TaskError {
-    #[error("unknown task {0:?} (known: game24, qa-demo)")]
+    #[error("unknown task {0:?} (known: game24, qa-demo, hotpotqa, fever)")]
     Unknown(String),
     #[error("bad --range {0:?}: {1}")]
     Range(String, String),
@@ -43,6 +47,67 @@ pub trait TaskSource: Task {
     fn tools(&self) -> Option<std::sync::Arc<crate::tools::ToolRegistry>> {
         None
     }
+    /// The gold answer of a problem, when the task has one outside its own logic (QA data);
+    /// recorded in session headers so replays need no data file.
+    fn gold(&self, _input: &str) -> Option<String> {
+        None
+    }
+}
+
+/// What building a task may take besides its name.
+#[derive(Clone, Default)]
+pub struct TaskOptions {
+    /// Prompt templates overriding the built-in ones (same file names).
+    pub prompts: Option<PathBuf>,
+    /// The problems (`--data FILE`): hotpotqa and fever read them from here.
+    pub data: Option<PathBuf>,
+    /// The knowledge backend of search/lookup, if not the task's own (qa-demo: its corpus;
+    /// hotpotqa, fever: Wikipedia).
+    pub knowledge: Option<Arc<dyn KnowledgeBackend>>,
+}
+
+impl TaskOptions {
+    pub fn prompts(dir: Option<&Path>) -> TaskOptions {
+        TaskOptions { prompts: dir.map(Path::to_path_buf), ..TaskOptions::default() }
+    }
+}
+
+/// Build a task by name. `warnings` gets problems met reading its data (skipped items).
+pub fn build(name: &str, options: &TaskOptions, warnings: &mut Vec<String>) -> Result<Arc<dyn TaskSource>, TaskError> {
+    let prompts = options.prompts.as_deref();
+    if let Some(kind) = qa_data::QaKind::from_name(name) {
+        let items = match &options.data {
+            Some(path) => {
+                let (items, w) = qa_data::read_data(kind, path)?;
+                warnings.extend(w);
+                items
+            }
+            None => Vec::new(),
+        };
+        return Ok(Arc::new(qa_data::QaData::new(kind, prompts, items, options.knowledge.clone())?));
+    }
+    if options.data.is_some() {
+        return Err(TaskError::Data(format!("{name} has its problems built in; --data is for hotpotqa and fever")));
+    }
+    match name {
+        "game24" | "24" => Ok(Arc::new(game24::Game24::new(prompts)?)),
+        "qa-demo" => Ok(Arc::new(qa_demo::QaDemo::new(prompts)?.with_knowledge(options.knowledge.clone()))),
+        other => Err(TaskError::Unknown(other.to_string())),
+    }
+}
+
+/// The task a session ran, from its header alone (no data file): replay, the explorer's
+/// replay and fork. QA tasks take the gold answer and the action rules the header records.
+pub fn for_header(header: &Header, options: &TaskOptions) -> Result<Arc<dyn TaskSource>, TaskError> {
+    match qa_data::QaKind::from_name(&header.task) {
+        Some(kind) => Ok(Arc::new(qa_data::QaData::from_header(
+            kind,
+            header,
+            options.prompts.as_deref(),
+            options.knowledge.clone(),
+        )?)),
+        None => build(&header.task, &TaskOptions { data: None, ..options.clone() }, &mut Vec::new()),
+    }
 }
 
 /// Parse a Python-style range `A..B` (0-based, end exclusive) or a single index `A`.
@@ -70,12 +135,9 @@ pub fn parse_range(text: &str, len: usize) -> Result<std::ops::Range<usize>, Tas
     Ok(a..b)
 }
 
-pub fn by_name(name: &str, prompt_dir: Option<&std::path::Path>) -> Result<Arc<dyn TaskSource>, TaskError> {
-    match name {
-        "game24" | "24" => Ok(Arc::new(game24::Game24::new(prompt_dir)?)),
-        "qa-demo" => Ok(Arc::new(qa_demo::QaDemo::new(prompt_dir)?)),
-        other => Err(TaskError::Unknown(other.to_string())),
-    }
+/// A task by name with its built-in problems and tools (no data file).
+pub fn by_name(name: &str, prompt_dir: Option<&Path>) -> Result<Arc<dyn TaskSource>, TaskError> {
+    build(name, &TaskOptions::prompts(prompt_dir), &mut Vec::new())
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use super::react_text::{self, exact_match, f1, parse_step};
 use super::{prompts, Problem, TaskError, TaskSource};
 use crate::engine::{Message, Prompt, Proposal, Purpose, ReactStep, Task, ToolDef};
 use crate::tools::corpus::{qa_demo, qa_demo_questions, QaQuestion};
-use crate::tools::{CalculateTool, ToolRegistry};
+use crate::tools::{CalculateTool, KnowledgeBackend, ToolRegistry};
 
 const REACT: &str = include_str!("../../assets/prompts/qa-demo/react.txt");
 const REACT_NATIVE: &str = include_str!("../../assets/prompts/qa-demo/react-native.txt");
@@ -25,6 +25,9 @@ pub struct QaDemo {
     io: String,
     questions: Vec<QaQuestion>,
     tools: Arc<ToolRegistry>,
+    /// The tool lines of the prompt: always the built-in corpus's, so a run with another
+    /// backend sends the same prompts (and its sessions replay with the default task).
+    prompt_tools: String,
 }
 
 impl QaDemo {
@@ -35,6 +38,7 @@ impl QaDemo {
             Ok(text)
         };
         let tools = ToolRegistry::react(Arc::new(qa_demo())).with(CalculateTool);
+        let prompt_tools = tools.prompt_lines();
         Ok(QaDemo {
             react: load("react.txt", REACT, &["question", "trajectory", "step", "tools"])?,
             // The tools go with the request as native definitions, so this prompt need not list them.
@@ -43,7 +47,16 @@ impl QaDemo {
             io: load("io.txt", IO, &["question"])?,
             questions: qa_demo_questions().map_err(TaskError::Data)?,
             tools: Arc::new(tools),
+            prompt_tools,
         })
+    }
+
+    /// Search and lookup over `backend` instead of the compiled-in corpus (if given).
+    pub fn with_knowledge(mut self, backend: Option<Arc<dyn KnowledgeBackend>>) -> Self {
+        if let Some(backend) = backend {
+            self.tools = Arc::new(ToolRegistry::react(backend).with(CalculateTool));
+        }
+        self
     }
 
     fn gold(&self, question: &str) -> Option<&QaQuestion> {
@@ -133,12 +146,7 @@ impl Task for QaDemo {
     fn react_prompt(&self, x: &str, trajectory: &str, step: usize) -> Option<Prompt> {
         let text = prompts::render(
             &self.react,
-            &[
-                ("question", x),
-                ("trajectory", trajectory),
-                ("step", &step.to_string()),
-                ("tools", &self.tools.prompt_lines()),
-            ],
+            &[("question", x), ("trajectory", trajectory), ("step", &step.to_string()), ("tools", &self.prompt_tools)],
         );
         Some(self.act_prompt(text, x, trajectory, step))
     }
@@ -162,7 +170,7 @@ impl Task for QaDemo {
 
     fn parse_react(&self, reply: &str, step: usize) -> ReactStep {
         let parsed = parse_step(reply, step);
-        ReactStep { thought: parsed.thought, action: parsed.action.map(|a| (a.tool, a.arg)), problem: parsed.problem }
+        ReactStep { thought: parsed.thought, action: parsed.action.map(|a| (a.name, a.arg)), problem: parsed.problem }
     }
 
     fn extract_answer(&self, _x: &str, y: &str) -> Option<String> {

@@ -12,46 +12,23 @@
 //! * [`read_hotpotqa`] reads `hotpot_dev_v1_simplified.json`.
 
 use std::collections::HashMap;
-use std::fmt;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+/// Actions are tool calls: `Search[Paramore]` is `ToolCall { name: "search", arg: "Paramore" }`.
+pub use crate::tools::ToolCall;
+
 /// Stop sequences for a ReAct step request: the model must stop before writing the
 /// observation itself (the ReAct code stops at `\nObservation {i}:`).
 pub const STOP_SEQUENCES: &[&str] = &["\nObservation"];
-
-/// One tool call: `Search[Paramore]` is `{ tool: "search", arg: "Paramore" }`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ToolAction {
-    /// The tool name, lowercase.
-    pub tool: String,
-    pub arg: String,
-}
-
-impl ToolAction {
-    pub fn new(tool: &str, arg: &str) -> Self {
-        ToolAction { tool: tool.to_lowercase(), arg: arg.to_string() }
-    }
-}
-
-/// The canonical form: the tool name capitalised, the argument in brackets (`Search[x]`).
-impl fmt::Display for ToolAction {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut chars = self.tool.chars();
-        if let Some(first) = chars.next() {
-            write!(f, "{}{}", first.to_uppercase(), chars.as_str())?;
-        }
-        write!(f, "[{}]", self.arg)
-    }
-}
 
 /// What a model's reply in one ReAct step says.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ParsedStep {
     pub thought: Option<String>,
     /// The action to take: the first readable one.
-    pub action: Option<ToolAction>,
+    pub action: Option<ToolCall>,
     /// Further actions the reply wrote, as written: noted, not taken.
     pub extra_actions: Vec<String>,
     /// Why the reply is unusable (no readable action); the message restates the format
@@ -135,7 +112,7 @@ fn bracketed(s: &str, open: char, close: char) -> Option<(&str, &str)> {
 /// `search("x")`, `search(query="x")` or (if `allow_colon`) `Finish: x`. Text after the
 /// call is ignored. The second value tells whether the call fills the line (only
 /// trailing punctuation after it).
-fn parse_call(line: &str, allow_colon: bool) -> Option<(ToolAction, bool)> {
+fn parse_call(line: &str, allow_colon: bool) -> Option<(ToolCall, bool)> {
     let line = clean_line(line);
     if !line.starts_with(|c: char| c.is_ascii_alphabetic()) {
         return None;
@@ -146,7 +123,7 @@ fn parse_call(line: &str, allow_colon: bool) -> Option<(ToolAction, bool)> {
     let whole = |after: &str| after.trim().trim_matches(|c: char| c == '.' || c == ',' || c == ';').is_empty();
     if rest.starts_with('[') {
         let (inner, after) = bracketed(rest, '[', ']')?;
-        Some((ToolAction::new(name, strip_quotes(inner)), whole(after)))
+        Some((ToolCall::action(name, strip_quotes(inner)), whole(after)))
     } else if rest.starts_with('(') {
         let (inner, after) = bracketed(rest, '(', ')')?;
         let mut arg = inner.trim();
@@ -161,13 +138,13 @@ fn parse_call(line: &str, allow_colon: bool) -> Option<(ToolAction, bool)> {
                 arg = value;
             }
         }
-        Some((ToolAction::new(name, strip_quotes(arg)), whole(after)))
+        Some((ToolCall::action(name, strip_quotes(arg)), whole(after)))
     } else if let Some(arg) = rest.strip_prefix(':').filter(|_| allow_colon) {
         let arg = strip_quotes(arg.trim().trim_end_matches('.'));
         if arg.is_empty() {
             return None;
         }
-        Some((ToolAction::new(name, arg), false))
+        Some((ToolCall::action(name, arg), false))
     } else {
         None
     }
@@ -175,7 +152,7 @@ fn parse_call(line: &str, allow_colon: bool) -> Option<(ToolAction, bool)> {
 
 /// The first readable call among the non-empty lines of an action's text (`Tool: arg`
 /// only on the first line).
-fn first_call(text: &str) -> Option<ToolAction> {
+fn first_call(text: &str) -> Option<ToolCall> {
     text.lines().filter(|l| !l.trim().is_empty()).enumerate().find_map(|(i, l)| parse_call(l, i == 0).map(|(a, _)| a))
 }
 
@@ -311,20 +288,73 @@ pub fn parse_step(reply: &str, step: usize) -> ParsedStep {
     parsed
 }
 
+/// How a ReAct reply's action is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ActionRules {
+    /// [`parse_step`]: any case, markdown, an action on the next line, `search("x")`, ...
+    #[default]
+    Tolerant,
+    /// [`parse_step_reference`]: exactly as the ReAct paper's code and environment read
+    /// them, so imported trajectories replay with the environment's `Invalid action` steps.
+    Reference,
+}
+
+/// Read a reply in step `step` by `rules`.
+pub fn parse_step_with(rules: ActionRules, reply: &str, step: usize) -> ParsedStep {
+    match rules {
+        ActionRules::Tolerant => parse_step(reply, step),
+        ActionRules::Reference => parse_step_reference(reply, step),
+    }
+}
+
+/// Read a reply as the ReAct paper's code does: the stripped reply is split at
+/// `\nAction {step}: ` (a reply may also start with `Action {step}: `); the action, its
+/// first letter lowercased and then stripped, must be `search[...]`, `lookup[...]` or
+/// `finish[...]`, anything else gets the environment's observation `Invalid action: {action}`
+/// as its problem. So `Action 3: \n\nFinish[x]` is invalid there (and here), as it was in
+/// the paper's runs. A leading `Thought {step}:` label is dropped from the thought.
+pub fn parse_step_reference(reply: &str, step: usize) -> ParsedStep {
+    let text = reply.trim();
+    let marker = format!("Action {step}: ");
+    let (thought, action) = match text.strip_prefix(&marker) {
+        Some(action) => ("", action),
+        None => match text.split_once(&format!("\n{marker}")) {
+            Some(split) => split,
+            // An empty action at the very end (`Action 3:` lost its space to the strip).
+            None => (text.strip_suffix(&format!("\n{}", marker.trim_end())).unwrap_or(text), ""),
+        },
+    };
+    let thought = thought.trim();
+    let label = format!("Thought {step}:");
+    let thought = thought.strip_prefix(&label).unwrap_or(thought).trim().to_string();
+    let mut chars = action.chars();
+    let action: String = match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    };
+    let action = action.trim();
+    let mut parsed = ParsedStep { thought: non_empty(thought), ..ParsedStep::default() };
+    for tool in ["search", "lookup", "finish"] {
+        let inner = action.strip_prefix(tool).and_then(|r| r.strip_prefix('[')).and_then(|r| r.strip_suffix(']'));
+        if let Some(arg) = inner {
+            parsed.action = Some(ToolCall::action(tool, arg));
+            return parsed;
+        }
+    }
+    parsed.problem = Some(format!("Invalid action: {action}"));
+    parsed
+}
+
 /// The canonical text of one step: `Thought i: ...\nAction i: Tool[arg]\nObservation i: ...\n`.
 /// Missing parts are left out (a sparse thought, or a step whose observation is not known yet).
-pub fn format_step(
-    step: usize,
-    thought: Option<&str>,
-    action: Option<&ToolAction>,
-    observation: Option<&str>,
-) -> String {
+pub fn format_step(step: usize, thought: Option<&str>, action: Option<&ToolCall>, observation: Option<&str>) -> String {
     let mut out = String::new();
     if let Some(thought) = thought {
         out.push_str(&format!("Thought {step}: {}\n", thought.trim()));
     }
     if let Some(action) = action {
-        out.push_str(&format!("Action {step}: {action}\n"));
+        out.push_str(&format!("Action {step}: {}\n", action.react_text()));
     }
     if let Some(observation) = observation {
         out.push_str(&format!("Observation {step}: {}\n", observation.trim()));
@@ -348,11 +378,16 @@ pub struct TrajectoryStep {
     /// The step number as written (or counted when the log has none).
     pub n: usize,
     pub thought: Option<String>,
-    /// The action text as written, e.g. `Finish[NOT ENOUGH INFO]` (empty if none).
+    /// The action text as written, e.g. `Finish[NOT ENOUGH INFO]` (empty if none), its
+    /// lines trimmed and blank ones dropped.
     pub action_raw: String,
+    /// The action exactly as the log has it after `Action i: `, leading blank lines kept
+    /// (`\n\nFinish[x]`: what made the reference environment call it invalid).
+    #[serde(default)]
+    pub action_text: String,
     /// The action as read tolerantly; `None` when unreadable. A log's environment may
     /// still have called it invalid (see the observation).
-    pub action: Option<ToolAction>,
+    pub action: Option<ToolCall>,
     pub observation: String,
 }
 
@@ -489,6 +524,7 @@ fn read_block(
                 n,
                 thought: None,
                 action_raw: String::new(),
+                action_text: String::new(),
                 action: None,
                 observation: String::new(),
             });
@@ -500,6 +536,8 @@ fn read_block(
                 step.thought = non_empty(text);
             }
             Label::Action => {
+                let exact = body.join("\n");
+                step.action_text = exact.strip_prefix(' ').unwrap_or(&exact).trim_end().to_string();
                 step.action_raw = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("\n");
                 step.action = first_call(&step.action_raw);
                 has_action = true;

@@ -2,8 +2,8 @@ use std::path::{Path, PathBuf};
 
 use super::*;
 
-fn act(tool: &str, arg: &str) -> Option<ToolAction> {
-    Some(ToolAction::new(tool, arg))
+fn act(tool: &str, arg: &str) -> Option<ToolCall> {
+    Some(ToolCall::action(tool, arg))
 }
 
 fn fixture(name: &str) -> PathBuf {
@@ -218,16 +218,16 @@ fn react_parse_multiline_thought() {
 
 #[test]
 fn react_format_step_is_canonical_and_parses_back() {
-    let action = ToolAction::new("Search", "Paramore");
-    assert_eq!(action.tool, "search");
-    assert_eq!(action.to_string(), "Search[Paramore]");
+    let action = ToolCall::action("Search", "Paramore");
+    assert_eq!(action.name, "search");
+    assert_eq!(action.react_text(), "Search[Paramore]");
     let text = format_step(1, Some("I should search Paramore."), Some(&action), Some("Paramore is a band."));
     assert_eq!(
         text,
         "Thought 1: I should search Paramore.\nAction 1: Search[Paramore]\nObservation 1: Paramore is a band.\n"
     );
     assert_eq!(
-        format_step(2, None, Some(&ToolAction::new("finish", "SUPPORTS")), None),
+        format_step(2, None, Some(&ToolCall::action("finish", "SUPPORTS")), None),
         "Action 2: Finish[SUPPORTS]\n"
     );
     let p = parse_step(&format_step(1, Some("I should search Paramore."), Some(&action), None), 1);
@@ -447,4 +447,39 @@ fn react_reads_the_shared_hotpotqa_dev_set() {
     assert_eq!(items[0].question, "Were Scott Derrickson and Ed Wood of the same nationality?");
     assert_eq!(items[0].answer, "yes");
     assert!(items.iter().all(|i| i.kind == "bridge" || i.kind == "comparison"));
+}
+
+// ---- parse_step_reference: the ReAct paper's own reading of an action ----
+
+#[test]
+fn react_reference_rules_match_the_papers_environment() {
+    let p = parse_step_reference(" I should search Paramore.\nAction 1: Search[Paramore]", 1);
+    assert_eq!(p.thought.as_deref(), Some("I should search Paramore."));
+    assert_eq!(p.action, act("search", "Paramore"));
+    assert_eq!(p.problem, None);
+    // The first letter is lowercased, nothing else: `SEARCH[x]` is not an action there.
+    let p = parse_step_reference("Thought 2: t\nAction 2: SEARCH[x]", 2);
+    assert_eq!(p.problem.as_deref(), Some("Invalid action: sEARCH[x]"));
+    // Blank lines before the action keep its capital: invalid, as in the logged runs.
+    let p = parse_step_reference("Thought 3: t\nAction 3: \n\nFinish[NOT ENOUGH INFO]", 3);
+    assert_eq!(p.action, None);
+    assert_eq!(p.problem.as_deref(), Some("Invalid action: Finish[NOT ENOUGH INFO]"));
+    let p = parse_step_reference("Thought 2: I will look.\nAction 2: look for Africa", 2);
+    assert_eq!(p.problem.as_deref(), Some("Invalid action: look for Africa"));
+    // No thought; text after the bracket; an empty finish.
+    let p = parse_step_reference("Action 2: Search[First for Women]", 2);
+    assert_eq!((p.thought, p.action), (None, act("search", "First for Women")));
+    let p = parse_step_reference("Thought 1: t\nAction 1: Search[x] now", 1);
+    assert_eq!(p.problem.as_deref(), Some("Invalid action: search[x] now"));
+    assert_eq!(parse_step_reference("Action 4: finish[]", 4).action, act("finish", ""));
+    assert_eq!(parse_step_with(ActionRules::Tolerant, "Action 3:\n\nFinish[x]", 3).action, act("finish", "x"));
+}
+
+#[test]
+fn react_trajectories_keep_the_exact_action_text() {
+    let text = std::fs::read_to_string(fixture("react-text-sample.txt")).unwrap();
+    let (ts, _) = read_trajectories(&text, "sample");
+    assert_eq!(ts[0].steps[0].action_text, "Search[Nikolaj Coster-Waldau]");
+    assert_eq!(ts[1].steps[1].action_text, "\n\nFinish[REFUTES]");
+    assert_eq!(ts[2].steps[1].action_text, "look for Africa");
 }

@@ -7,9 +7,11 @@
 //! `ToolState`, so a replay or a fork can carry it instead of re-running searches.
 
 pub mod calculate;
+pub mod choice;
 pub mod corpus;
 pub mod finish;
 pub mod knowledge;
+pub mod recorded;
 pub mod text;
 pub mod wikipedia;
 
@@ -106,6 +108,20 @@ pub struct ToolCall {
 impl ToolCall {
     pub fn new(name: impl Into<String>, arg: impl Into<String>) -> ToolCall {
         ToolCall { name: name.into(), arg: arg.into() }
+    }
+
+    /// A ReAct action as read from text: the tool name lowercased (`Search[x]` is
+    /// `{name: "search", arg: "x"}`).
+    pub fn action(name: &str, arg: &str) -> ToolCall {
+        ToolCall { name: name.trim().to_lowercase(), arg: arg.to_string() }
+    }
+
+    /// The canonical ReAct text: the tool name capitalised, the argument in brackets
+    /// (`Search[x]`), as prompts and trajectories write it.
+    pub fn react_text(&self) -> String {
+        let mut chars = self.name.chars();
+        let first = chars.next().map(|c| c.to_uppercase().collect::<String>()).unwrap_or_default();
+        format!("{first}{}[{}]", chars.as_str(), self.arg)
     }
 
     /// Parse a ReAct action, `Search[Colorado orogeny]` (an optional `Action:` / `Action 3:`

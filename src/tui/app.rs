@@ -216,6 +216,7 @@ impl App {
         let mut header = self.setup.header.clone();
         header.input = problem.input.clone();
         header.index = problem.index;
+        header.gold = self.setup.task.gold(&problem.input);
         self.header = header;
         self.replay = None;
         self.events.clear();
@@ -827,6 +828,10 @@ impl App {
                 self.engine.core.calls.get(&call).map(|c| Effect::CallLlm { call, request: c.request.clone() })
             })
             .collect();
+        // So are tool calls (ReAct), which the engine keeps no request for.
+        if let Ok(rebuilt) = replay::rebuild(&r.session, self.setup.prompts.as_deref(), Some(r.cursor)) {
+            effects.extend(rebuilt.pending_tools);
+        }
         // A fork starts paused, so the person steers from here.
         effects.extend(self.feed(Input::command(Command::Pause), None));
         effects

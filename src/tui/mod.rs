@@ -70,11 +70,17 @@ pub async fn run(
     let cache = Arc::new(Mutex::new(ResponseCache::new()));
     let (delta_tx, mut deltas) = tokio::sync::mpsc::unbounded_channel();
     let tools = app.setup.task.tools();
+    // A fork of a recorded session answers the actions the recording has from it.
+    let recorded = app.replay.as_ref().and_then(|r| {
+        crate::tools::recorded::RecordedTools::from_session(&r.session, app.setup.prompts.as_deref()).map(Arc::new)
+    });
     let new_driver = || {
         let driver =
             Driver::new(Arc::clone(&provider), Arc::clone(&limit), Arc::clone(&cache)).with_deltas(delta_tx.clone());
         match &tools {
-            Some(t) => driver.with_tools(crate::runtime::tools::ToolRunner::new(Arc::clone(t))),
+            Some(t) => {
+                driver.with_tools(crate::runtime::tools::ToolRunner::new(Arc::clone(t)).with_recorded(recorded.clone()))
+            }
             None => driver,
         }
     };

@@ -38,6 +38,8 @@ fn setup(dir: &Path, params: Params) -> Setup {
         source: None,
         parent: None,
         note: None,
+        gold: None,
+        actions: None,
     };
     Setup { task, prompts: None, header, sessions_dir: dir.to_path_buf() }
 }

@@ -59,7 +59,9 @@ impl React {
 impl React {
     /// Run the step's action, or record why there is none (a bad call).
     fn act(&mut self, core: &mut Core, step_node: NodeId, action: Option<ToolRequest>, problem: Option<String>) {
-        let after = core.tree.node(step_node).parent.unwrap_or(NodeId(0));
+        // The tool state (page, lookup cursor) goes on from the last step that ran a tool;
+        // a bad call runs none.
+        let after = last_tool_step(core, core.tree.node(step_node).parent.unwrap_or(NodeId(0)));
         match (problem, action) {
             (None, Some(request)) => {
                 self.acting = Some(request.clone());
@@ -284,6 +286,21 @@ impl Method for React {
         self.completing = None;
         self.phase = Phase::Think;
         Ok(())
+    }
+}
+
+/// `node` or its nearest ancestor that made a tool call (the root if none did).
+fn last_tool_step(core: &Core, mut node: NodeId) -> NodeId {
+    loop {
+        let n = core.tree.node(node);
+        // Model calls are in `core.calls`; a node's other calls are tool calls.
+        if n.calls.iter().any(|c| !core.calls.contains_key(c)) {
+            return node;
+        }
+        match n.parent {
+            Some(parent) => node = parent,
+            None => return node,
+        }
     }
 }
 

@@ -127,7 +127,7 @@ fn as_tool_call(text: &str, request: &LlmRequest) -> Completion {
     let arg_name = request
         .tools
         .iter()
-        .find(|t| t.name.eq_ignore_ascii_case(&action.tool))
+        .find(|t| t.name.eq_ignore_ascii_case(&action.name))
         .and_then(|t| t.arg_name())
         .unwrap_or("input")
         .to_string();
@@ -138,7 +138,7 @@ fn as_tool_call(text: &str, request: &LlmRequest) -> Completion {
         finish_reason: Some("tool_calls".into()),
         tool_calls: vec![ToolCallOut {
             id: Some("sim-call-1".into()),
-            name: action.tool,
+            name: action.name,
             arguments: serde_json::Value::Object(arguments),
         }],
     }

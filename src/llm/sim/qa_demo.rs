@@ -31,7 +31,7 @@ fn taken(trajectory: &str) -> Vec<(String, String)> {
         .lines()
         .filter(|l| l.to_lowercase().starts_with("action"))
         .filter_map(|l| parse_step(l, 0).action)
-        .map(|a| (a.tool.to_lowercase(), a.arg.to_lowercase()))
+        .map(|a| (a.name.to_lowercase(), a.arg.to_lowercase()))
         .collect()
 }
 

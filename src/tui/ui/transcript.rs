@@ -66,7 +66,9 @@ fn trajectory(view: &View) -> (Vec<Line<'static>>, std::ops::Range<usize>) {
             if i == 0 && matches!(node.origin, Origin::Human { .. }) {
                 spans.push(Span::styled("✎ ", view.style(Slot::NodeEdited)));
             }
-            match (slot, node.tool_ms, line.split_once(':')) {
+            // Imported logs carry no tool timings.
+            let latency = node.tool_ms.filter(|_| !view.app.header.provider.starts_with("import"));
+            match (slot, latency, line.split_once(':')) {
                 // The tool's latency right after the label, where a long observation cannot hide it.
                 (Slot::Observation, Some(ms), Some((label, rest))) => {
                     spans.push(Span::styled(format!("{label}:"), view.style(slot)));

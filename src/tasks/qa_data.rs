@@ -1,0 +1,399 @@
+//! `hotpotqa` and `fever`: the ReAct paper's question answering (HotpotQA) and fact
+//! checking (FEVER) tasks over data the user names with `--data FILE`. Prompts follow the
+//! paper's format (`assets/prompts/hotpotqa/`, `assets/prompts/fever/`); answers come from
+//! `Finish[...]` and are scored by exact match and token F1; the tools are search, lookup
+//! and finish over a knowledge backend (Wikipedia unless the CLI chooses a corpus).
+//!
+//! Data files:
+//! * hotpotqa: a JSON list of `{question, answer, type}` (`hotpot_dev_v1_simplified.json`),
+//!   or JSON Lines of the same;
+//! * fever: JSON Lines of `{claim, label}` (label SUPPORTS, REFUTES or NOT ENOUGH INFO), or
+//!   a JSON list of them;
+//! * either: ReAct's logged trajectories (text, blocks separated by `-----------`): the
+//!   claims or questions with the `gt_answer` of their results.
+//!
+//! A session records the gold answer in its header, so replay needs no data file
+//! ([`QaData::from_header`]).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use super::react_text::{self, exact_match, f1, parse_step_with, ActionRules, QaItem, QuestionKind};
+use super::{prompts, Problem, TaskError, TaskSource};
+use crate::engine::{Message, Prompt, Proposal, Purpose, ReactStep, Task};
+use crate::session::Header;
+use crate::tools::choice::LazyBackend;
+use crate::tools::wikipedia::WikipediaOptions;
+use crate::tools::{KnowledgeBackend, ToolRegistry};
+
+/// Which of the two tasks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QaKind {
+    HotpotQa,
+    Fever,
+}
+
+/// FEVER's three labels.
+pub const FEVER_LABELS: [&str; 3] = ["SUPPORTS", "REFUTES", "NOT ENOUGH INFO"];
+
+impl QaKind {
+    pub fn from_name(name: &str) -> Option<QaKind> {
+        match name {
+            "hotpotqa" => Some(QaKind::HotpotQa),
+            "fever" => Some(QaKind::Fever),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            QaKind::HotpotQa => "hotpotqa",
+            QaKind::Fever => "fever",
+        }
+    }
+
+    /// The placeholder the prompts put the problem in.
+    fn var(self) -> &'static str {
+        match self {
+            QaKind::HotpotQa => "question",
+            QaKind::Fever => "claim",
+        }
+    }
+
+    /// The kind of trajectory (in ReAct's text logs) this task reads.
+    pub fn trajectory_kind(self) -> QuestionKind {
+        match self {
+            QaKind::HotpotQa => QuestionKind::Question,
+            QaKind::Fever => QuestionKind::Claim,
+        }
+    }
+
+    fn builtin(self) -> [&'static str; 3] {
+        match self {
+            QaKind::HotpotQa => [
+                include_str!("../../assets/prompts/hotpotqa/react.txt"),
+                include_str!("../../assets/prompts/hotpotqa/cot.txt"),
+                include_str!("../../assets/prompts/hotpotqa/io.txt"),
+            ],
+            QaKind::Fever => [
+                include_str!("../../assets/prompts/fever/react.txt"),
+                include_str!("../../assets/prompts/fever/cot.txt"),
+                include_str!("../../assets/prompts/fever/io.txt"),
+            ],
+        }
+    }
+}
+
+pub struct QaData {
+    kind: QaKind,
+    react: String,
+    cot: String,
+    io: String,
+    items: Vec<QaItem>,
+    tools: Arc<ToolRegistry>,
+    rules: ActionRules,
+}
+
+/// The default knowledge backend of these tasks: Wikipedia, built on first use.
+pub fn default_backend() -> Arc<dyn KnowledgeBackend> {
+    Arc::new(LazyBackend::wikipedia(WikipediaOptions::default()))
+}
+
+impl QaData {
+    /// The task over `items`, with search/lookup/finish over `backend` (Wikipedia if `None`).
+    pub fn new(
+        kind: QaKind,
+        prompt_dir: Option<&Path>,
+        items: Vec<QaItem>,
+        backend: Option<Arc<dyn KnowledgeBackend>>,
+    ) -> Result<Self, TaskError> {
+        let [react, cot, io] = kind.builtin();
+        let var = kind.var();
+        let load = |name: &str, builtin: &str, vars: &[&str]| -> Result<String, TaskError> {
+            let text = prompts::load(prompt_dir, name, builtin)?;
+            prompts::require(&text, name, vars)?;
+            Ok(text)
+        };
+        let backend = backend.unwrap_or_else(default_backend);
+        Ok(QaData {
+            kind,
+            react: load("react.txt", react, &[var, "trajectory", "step"])?,
+            cot: load("cot.txt", cot, &[var])?,
+            io: load("io.txt", io, &[var])?,
+            items,
+            tools: Arc::new(ToolRegistry::react(backend)),
+            rules: ActionRules::Tolerant,
+        })
+    }
+
+    /// Read actions by these rules (imported trajectories use the reference environment's).
+    pub fn with_rules(mut self, rules: ActionRules) -> Self {
+        self.rules = rules;
+        self
+    }
+
+    /// The task a session ran, from its header alone: its one problem with the gold
+    /// answer the header records, and the action rules it used.
+    pub fn from_header(
+        kind: QaKind,
+        header: &Header,
+        prompt_dir: Option<&Path>,
+        backend: Option<Arc<dyn KnowledgeBackend>>,
+    ) -> Result<Self, TaskError> {
+        let items = header
+            .gold
+            .iter()
+            .map(|gold| QaItem { question: header.input.clone(), answer: gold.clone(), kind: String::new() })
+            .collect();
+        Ok(QaData::new(kind, prompt_dir, items, backend)?.with_rules(header.actions.unwrap_or_default()))
+    }
+
+    pub fn kind(&self) -> QaKind {
+        self.kind
+    }
+
+    fn gold_of(&self, x: &str) -> Option<&str> {
+        let x = x.trim();
+        self.items.iter().find(|q| q.question.trim() == x).map(|q| q.answer.as_str())
+    }
+
+    fn prompt(&self, purpose: Purpose, text: String, x: &str, extra: Value) -> Prompt {
+        let mut context = json!({"task": self.kind.name(), "question": x});
+        if let (Some(c), Some(e)) = (context.as_object_mut(), extra.as_object()) {
+            c.extend(e.clone());
+        }
+        let stop = if purpose == Purpose::Act {
+            react_text::STOP_SEQUENCES.iter().map(|s| s.to_string()).collect()
+        } else {
+            vec![]
+        };
+        Prompt { purpose, messages: vec![Message::user(text)], context, stop, max_tokens: Some(300) }
+    }
+
+    /// Fill a template; the prompt ends where the model goes on (`Thought 2:`, `Answer:`),
+    /// without the file's last newline.
+    fn render(&self, template: &str, vars: &[(&str, &str)]) -> String {
+        prompts::render(template, vars).trim_end_matches(['\n', '\r']).to_string()
+    }
+}
+
+impl Task for QaData {
+    fn name(&self) -> &str {
+        self.kind.name()
+    }
+
+    fn default_steps(&self) -> usize {
+        7
+    }
+
+    fn io_prompt(&self, x: &str) -> Prompt {
+        self.prompt(Purpose::Io, self.render(&self.io, &[(self.kind.var(), x)]), x, json!({}))
+    }
+
+    fn cot_prompt(&self, x: &str) -> Prompt {
+        self.prompt(Purpose::Cot, self.render(&self.cot, &[(self.kind.var(), x)]), x, json!({}))
+    }
+
+    // Tree search over QA steps is not defined for these tasks; the CLI refuses those methods.
+    fn propose_prompt(&self, x: &str, _y: &str) -> Prompt {
+        self.cot_prompt(x)
+    }
+
+    fn sample_prompt(&self, x: &str, _y: &str) -> Prompt {
+        self.cot_prompt(x)
+    }
+
+    fn parse_proposals(&self, x: &str, y: &str, reply: &str) -> Vec<Proposal> {
+        vec![self.parse_edit(x, y, reply)]
+    }
+
+    fn parse_sample(&self, x: &str, y: &str, reply: &str) -> Proposal {
+        self.parse_edit(x, y, reply)
+    }
+
+    fn parse_edit(&self, _x: &str, y: &str, text: &str) -> Proposal {
+        Proposal { thought: text.trim().to_string(), path: format!("{y}{}\n", text.trim()), problem: None }
+    }
+
+    fn value_prompt(&self, x: &str, _y: &str) -> Prompt {
+        self.cot_prompt(x)
+    }
+
+    fn parse_value(&self, _x: &str, _y: &str, _samples: &[String]) -> (f64, Vec<String>) {
+        (0.0, vec![])
+    }
+
+    fn vote_prompt(&self, x: &str, _ys: &[String]) -> Prompt {
+        self.cot_prompt(x)
+    }
+
+    fn parse_vote(&self, _reply: &str, _n_choices: usize) -> Option<usize> {
+        None
+    }
+
+    fn react_prompt(&self, x: &str, trajectory: &str, step: usize) -> Option<Prompt> {
+        let text =
+            self.render(&self.react, &[(self.kind.var(), x), ("trajectory", trajectory), ("step", &step.to_string())]);
+        Some(self.prompt(Purpose::Act, text, x, json!({"step": step, "trajectory": trajectory})))
+    }
+
+    fn parse_react(&self, reply: &str, step: usize) -> ReactStep {
+        let parsed = parse_step_with(self.rules, reply, step);
+        ReactStep { thought: parsed.thought, action: parsed.action.map(|a| (a.name, a.arg)), problem: parsed.problem }
+    }
+
+    fn extract_answer(&self, _x: &str, y: &str) -> Option<String> {
+        extract_answer(y)
+    }
+
+    fn check(&self, x: &str, answer: &str) -> Result<(), String> {
+        let gold = self.gold_of(x).ok_or_else(|| format!("no gold answer for {x:?}"))?;
+        if exact_match(answer, gold) {
+            Ok(())
+        } else {
+            Err(format!("expected {gold:?}"))
+        }
+    }
+
+    fn score(&self, x: &str, answer: &str) -> f64 {
+        self.gold_of(x).map_or(0.0, |g| f1(answer, g))
+    }
+
+    fn describe_state(&self, _x: &str, y: &str) -> Option<String> {
+        let steps = y.lines().filter(|l| l.to_lowercase().starts_with("action")).count();
+        Some(format!("{steps} actions taken"))
+    }
+}
+
+/// The answer of a final state: the argument of its last `Finish[...]` action (ReAct), else
+/// the text after its last `Answer:` (cot, io), else its last line (a bare io answer).
+pub fn extract_answer(y: &str) -> Option<String> {
+    let finish = y.lines().rev().find_map(|line| {
+        let t = line.trim_start();
+        let lower = t.to_lowercase();
+        if !lower.starts_with("action") {
+            return None;
+        }
+        let at = lower.find("finish[")?;
+        let rest = &t[at + "finish[".len()..];
+        Some(rest.rsplit_once(']').map_or(rest, |(a, _)| a).trim().to_string())
+    });
+    if finish.is_some() {
+        return finish;
+    }
+    let answer = y.lines().rev().find_map(|line| {
+        let lower = line.to_lowercase();
+        lower.find("answer:").map(|at| line[at + "answer:".len()..].trim().to_string())
+    });
+    answer.or_else(|| y.lines().rev().map(str::trim).find(|l| !l.is_empty()).map(str::to_string))
+}
+
+impl TaskSource for QaData {
+    fn problem_count(&self) -> usize {
+        self.items.len()
+    }
+
+    fn problem(&self, index: usize) -> Option<Problem> {
+        self.items.get(index).map(|q| Problem { index: Some(index), input: q.question.clone() })
+    }
+
+    fn tools(&self) -> Option<Arc<ToolRegistry>> {
+        Some(Arc::clone(&self.tools))
+    }
+
+    fn parse_input(&self, text: &str) -> Result<Problem, TaskError> {
+        if text.trim().is_empty() {
+            return Err(TaskError::Input(text.into(), format!("a {} is needed", self.kind.var())));
+        }
+        let index = self.items.iter().position(|q| q.question.trim() == text.trim());
+        Ok(Problem { index, input: text.trim().to_string() })
+    }
+
+    fn gold(&self, input: &str) -> Option<String> {
+        self.gold_of(input).map(str::to_string)
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Data files
+
+/// Read `path` for task `kind` (see the module notes for the formats). Returns the
+/// questions and warnings (trajectories skipped, ...), each naming the file.
+pub fn read_data(kind: QaKind, path: &Path) -> Result<(Vec<QaItem>, Vec<String>), TaskError> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| TaskError::Data(format!("{name}: cannot read: {e}")))?;
+    let (items, warnings) = parse_data(kind, &text, &name)?;
+    if items.is_empty() {
+        return Err(TaskError::Data(format!("{name}: no {}s in the file", kind.var())));
+    }
+    Ok((items, warnings))
+}
+
+/// [`read_data`] on text; `name` names it in messages.
+pub fn parse_data(kind: QaKind, text: &str, name: &str) -> Result<(Vec<QaItem>, Vec<String>), TaskError> {
+    let data_err = |m: String| TaskError::Data(format!("{name}{m}"));
+    match text.trim_start().chars().next() {
+        Some('[') => {
+            let values: Vec<Value> =
+                serde_json::from_str(text).map_err(|e| data_err(format!(": not a JSON list: {e}")))?;
+            let items = values
+                .iter()
+                .enumerate()
+                .map(|(i, v)| item_of(kind, v).map_err(|m| data_err(format!(": item {i}: {m}"))))
+                .collect::<Result<_, _>>()?;
+            Ok((items, Vec::new()))
+        }
+        Some('{') => {
+            let mut items = Vec::new();
+            for (i, line) in text.lines().enumerate() {
+                if line.trim().is_empty() {
+                    continue;
+                }
+                let at = |m: String| data_err(format!(":{}: {m}", i + 1));
+                let value: Value = serde_json::from_str(line).map_err(|e| at(format!("not JSON: {e}")))?;
+                items.push(item_of(kind, &value).map_err(at)?);
+            }
+            Ok((items, Vec::new()))
+        }
+        _ => {
+            let (trajectories, mut warnings) = react_text::read_trajectories(text, name);
+            let mut items = Vec::new();
+            for (i, t) in trajectories.into_iter().enumerate() {
+                let which = t.question_idx.map_or_else(|| format!("trajectory {i}"), |q| format!("question {q}"));
+                if t.kind != kind.trajectory_kind() {
+                    warnings.push(format!("{name}: {which} is not a {}; skipped", kind.var()));
+                    continue;
+                }
+                match t.result {
+                    Some(r) => items.push(QaItem { question: t.question, answer: r.gt_answer, kind: String::new() }),
+                    None => warnings.push(format!("{name}: {which} has no results dict (no gold answer); skipped")),
+                }
+            }
+            Ok((items, warnings))
+        }
+    }
+}
+
+/// One question from a JSON object: `{question, answer, type}` or `{claim, label}`.
+fn item_of(kind: QaKind, value: &Value) -> Result<QaItem, String> {
+    let text = |keys: &[&str]| keys.iter().find_map(|k| value.get(*k).and_then(Value::as_str)).map(str::to_string);
+    let (question_keys, answer_keys): (&[&str], &[&str]) = match kind {
+        QaKind::HotpotQa => (&["question"], &["answer"]),
+        QaKind::Fever => (&["claim", "question"], &["label", "answer"]),
+    };
+    let question = text(question_keys)
+        .filter(|q| !q.trim().is_empty())
+        .ok_or_else(|| format!("needs a non-empty string {:?}", question_keys[0]))?;
+    let answer = text(answer_keys).ok_or_else(|| format!("needs a string {:?}", answer_keys[0]))?;
+    if kind == QaKind::Fever && !FEVER_LABELS.iter().any(|l| l.eq_ignore_ascii_case(answer.trim())) {
+        return Err(format!("the label {answer:?} is not one of {}", FEVER_LABELS.join(", ")));
+    }
+    let kind_text = text(&["type"]).unwrap_or_default();
+    Ok(QaItem { question: question.trim().to_string(), answer, kind: kind_text })
+}
+
+#[cfg(test)]
+#[path = "qa_data_tests.rs"]
+mod tests;

@@ -1,0 +1,181 @@
+//! Which knowledge backend `search` and `lookup` use, and building it on first use.
+
+use std::sync::{Arc, OnceLock};
+
+use super::knowledge::{KnowledgeBackend, KnowledgeError, SearchOutcome};
+use super::wikipedia::{Wikipedia, WikipediaOptions};
+use super::BoxFuture;
+
+type Made = Result<Arc<dyn KnowledgeBackend>, KnowledgeError>;
+
+/// A backend built the first time it is searched: replays and imports call no tools,
+/// so they never build an HTTP client.
+pub struct LazyBackend {
+    name: String,
+    make: Box<dyn Fn() -> Made + Send + Sync>,
+    made: OnceLock<Made>,
+}
+
+impl LazyBackend {
+    pub fn new(name: &str, make: impl Fn() -> Made + Send + Sync + 'static) -> LazyBackend {
+        LazyBackend { name: name.to_string(), make: Box::new(make), made: OnceLock::new() }
+    }
+
+    /// Wikipedia through `options` (the real one by default).
+    pub fn wikipedia(options: WikipediaOptions) -> LazyBackend {
+        LazyBackend::new("wikipedia", move || {
+            Wikipedia::new(options.clone()).map(|w| Arc::new(w) as Arc<dyn KnowledgeBackend>)
+        })
+    }
+}
+
+impl KnowledgeBackend for LazyBackend {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn search<'a>(&'a self, entity: &'a str) -> BoxFuture<'a, Result<SearchOutcome, KnowledgeError>> {
+        Box::pin(async move {
+            match self.made.get_or_init(|| (self.make)()) {
+                Ok(backend) => backend.search(entity).await,
+                Err(e) => Err(e.clone()),
+            }
+        })
+    }
+}
+
+/// The knowledge backends the CLI offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum BackendKind {
+    /// The MediaWiki API (Wikipedia, or `--wikipedia-url`).
+    Wikipedia,
+    /// A folder of documents (`--corpus DIR`).
+    Corpus,
+}
+
+/// `--tools`, `--corpus`, `--wikipedia-url`: where search and lookup look.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ToolArgs {
+    /// Where search and lookup look: wikipedia or corpus [default: the task's own: qa-demo's
+    /// compiled-in corpus, wikipedia for hotpotqa and fever].
+    #[arg(long, value_enum)]
+    pub tools: Option<BackendKind>,
+    /// A folder of .md, .txt and .jsonl documents to search (implies --tools corpus).
+    #[arg(long, value_name = "DIR")]
+    pub corpus: Option<std::path::PathBuf>,
+    /// The MediaWiki API endpoint (api.php) of the wikipedia backend (implies --tools wikipedia)
+    /// [default: https://en.wikipedia.org/w/api.php].
+    #[arg(long, value_name = "URL")]
+    pub wikipedia_url: Option<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ToolChoiceError {
+    #[error("{0}")]
+    Invalid(String),
+    #[error(transparent)]
+    Corpus(#[from] super::corpus::CorpusError),
+}
+
+impl ToolArgs {
+    /// The backend these flags choose, or `None` for the task's own. Problems met loading
+    /// a corpus (bad files and lines) go to `warnings`.
+    pub fn knowledge(&self, warnings: &mut Vec<String>) -> Result<Option<Arc<dyn KnowledgeBackend>>, ToolChoiceError> {
+        let invalid = |m: &str| Err(ToolChoiceError::Invalid(m.to_string()));
+        let kind = self
+            .tools
+            .or(self.corpus.as_ref().map(|_| BackendKind::Corpus))
+            .or(self.wikipedia_url.as_ref().map(|_| BackendKind::Wikipedia));
+        match kind {
+            None => Ok(None),
+            Some(BackendKind::Corpus) => {
+                if self.wikipedia_url.is_some() {
+                    return invalid("--wikipedia-url is for --tools wikipedia, not a corpus");
+                }
+                let Some(dir) = &self.corpus else {
+                    return invalid("--tools corpus needs the folder of documents: --corpus DIR");
+                };
+                let corpus = super::corpus::Corpus::load_dir(dir)?;
+                warnings.extend(corpus.warnings.iter().cloned());
+                if corpus.is_empty() {
+                    return Err(ToolChoiceError::Invalid(format!(
+                        "{}: no documents (.md, .txt or .jsonl with title and text)",
+                        dir.display()
+                    )));
+                }
+                Ok(Some(Arc::new(corpus)))
+            }
+            Some(BackendKind::Wikipedia) => {
+                if self.corpus.is_some() {
+                    return invalid("--corpus is for --tools corpus, not wikipedia");
+                }
+                let mut options = WikipediaOptions::default();
+                if let Some(url) = &self.wikipedia_url {
+                    let Some(rest) = url.strip_prefix("http://").or_else(|| url.strip_prefix("https://")) else {
+                        return Err(ToolChoiceError::Invalid(format!(
+                            "--wikipedia-url {url:?}: expected an http:// or https:// URL of api.php"
+                        )));
+                    };
+                    let host = rest.split(['/', '?']).next().unwrap_or("");
+                    let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
+                    let name = if host.starts_with('[') {
+                        host.split(']').next().unwrap_or(host).trim_start_matches('[')
+                    } else {
+                        host.split(':').next().unwrap_or(host)
+                    };
+                    // A server on this machine is reached directly, never through a proxy.
+                    options.no_proxy =
+                        name == "localhost" || name.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
+                    options.api_url = url.clone();
+                }
+                Ok(Some(Arc::new(LazyBackend::wikipedia(options))))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(tools: Option<BackendKind>, corpus: Option<&std::path::Path>, url: Option<&str>) -> ToolArgs {
+        ToolArgs { tools, corpus: corpus.map(|p| p.to_path_buf()), wikipedia_url: url.map(str::to_string) }
+    }
+
+    #[test]
+    fn tool_flags_choose_a_backend_or_leave_the_tasks_own() {
+        let mut warnings = Vec::new();
+        assert!(args(None, None, None).knowledge(&mut warnings).unwrap().is_none());
+        let wiki = args(None, None, Some("http://127.0.0.1:9/w/api.php")).knowledge(&mut warnings).unwrap().unwrap();
+        assert_eq!(wiki.name(), "wikipedia");
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.md"), "# Alpha\nAlpha is a letter.\n").unwrap();
+        std::fs::write(dir.path().join("b.jsonl"), "{\"title\": \"Beta\", \"text\": \"Beta too.\"}\nnot json\n")
+            .unwrap();
+        let corpus = args(None, Some(dir.path()), None).knowledge(&mut warnings).unwrap().unwrap();
+        assert_eq!(corpus.name(), "corpus");
+        assert!(warnings.iter().any(|w| w.contains("b.jsonl:2")), "{warnings:?}");
+        let err = |a: ToolArgs| a.knowledge(&mut Vec::new()).err().unwrap().to_string();
+        assert!(err(args(Some(BackendKind::Corpus), None, None)).contains("--corpus DIR"));
+        assert!(err(args(Some(BackendKind::Wikipedia), Some(dir.path()), None)).contains("--corpus is for"));
+        assert!(err(args(None, Some(dir.path()), Some("http://x"))).contains("--wikipedia-url is for"));
+        assert!(err(args(None, None, Some("ftp://x"))).contains("http://"));
+        assert!(err(args(None, Some(&dir.path().join("missing")), None)).contains("missing"));
+    }
+
+    #[tokio::test]
+    async fn a_lazy_backend_is_built_once_on_first_search() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let made = Arc::new(AtomicUsize::new(0));
+        let counter = Arc::clone(&made);
+        let lazy = LazyBackend::new("corpus", move || {
+            counter.fetch_add(1, Ordering::SeqCst);
+            let docs = [super::super::corpus::Document { title: "Alpha".into(), text: "Alpha is first.".into() }];
+            Ok(Arc::new(super::super::corpus::Corpus::from_documents(docs)) as Arc<dyn KnowledgeBackend>)
+        });
+        assert_eq!(made.load(Ordering::SeqCst), 0);
+        assert!(matches!(lazy.search("Alpha").await, Ok(SearchOutcome::Found(_))));
+        assert!(matches!(lazy.search("Gamma").await, Ok(SearchOutcome::NotFound { .. })));
+        assert_eq!(made.load(Ordering::SeqCst), 1);
+    }
+}

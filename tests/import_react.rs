@@ -1,0 +1,327 @@
+//! `thoughtscope import react-text`: ReAct's logged trajectories as sessions that replay
+//! exactly (the fixture everywhere, the shared 100 FEVER trajectories when present), and
+//! an imported session in the explorer's transcript pane.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+use serde_json::Value;
+use thoughtscope::engine::Input;
+use thoughtscope::session::{import_react, replay, Session};
+use thoughtscope::tasks::{self, TaskOptions};
+use thoughtscope::tui::app::{App, Setup};
+use thoughtscope::tui::keymap::Keymap;
+use thoughtscope::tui::theme::ThemeSet;
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/react-import-sample.txt")
+}
+
+fn run_json(args: &[&str]) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_thoughtscope")).args(args).output().expect("the binary runs");
+    assert!(out.status.success(), "{args:?} failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout.lines().last().unwrap_or_else(|| panic!("no output from {args:?}"));
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+}
+
+fn observations(session: &Session) -> Vec<String> {
+    session
+        .inputs()
+        .filter_map(|(i, _)| match i {
+            Input::ToolReply(r) => Some(r.result.text.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn fixture_trajectories_import_and_replay_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("imported");
+    let log = fixture();
+    let s = run_json(&["import", "react-text", log.to_str().unwrap(), "--out", out.to_str().unwrap(), "--json"]);
+    assert_eq!(s["sessions"], 5);
+    assert_eq!(s["em_log"], 3.0);
+    assert_eq!(s["em"], 3, "{s}");
+    assert_eq!(s["differences"], 0, "{s}");
+    let mut names: Vec<String> =
+        std::fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().to_string()).collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["fever-00011.jsonl", "fever-00022.jsonl", "fever-00033.jsonl", "fever-00044.jsonl", "hotpotqa-00055.jsonl"]
+    );
+
+    // The odd ones: a multi-line observation, then `Action i: \n\nFinish[...]` six times,
+    // which the reference environment called invalid, and no finish at all.
+    let odd = Session::load(&out.join("fever-00022.jsonl")).unwrap();
+    let h = &odd.header;
+    assert_eq!((h.task.as_str(), h.index, h.gold.as_deref()), ("fever", Some(22), Some("REFUTES")));
+    assert_eq!((h.provider.as_str(), h.model.as_str(), h.simulated), ("import:react-text", "gpt-3 (recorded)", false));
+    assert!(h.source.as_deref().unwrap().starts_with("react-text:") && h.source.as_deref().unwrap().ends_with("#22"));
+    assert_eq!(h.params.max_steps, 7);
+    assert_eq!(
+        observations(&odd),
+        ["Mount Kilimanjaro is a dormant volcano in Tanzania.\nIt is the highest mountain in Africa.\n\n\
+          It rises about 5,895 metres above sea level."]
+    );
+    let rebuilt = replay::rebuild(&odd, None, None).unwrap();
+    assert!(rebuilt.mismatches.is_empty(), "{:?}", rebuilt.mismatches);
+    let outcome = rebuilt.engine.outcome().unwrap();
+    assert_eq!((outcome.solved, outcome.answer.as_deref()), (false, None));
+    let last = rebuilt.engine.tree().nodes().max_by_key(|n| n.depth).unwrap();
+    assert_eq!(last.depth, 7);
+    assert!(last.path.contains("Observation 7: Invalid action: Finish[REFUTES]\n"), "{}", last.path);
+    // A free-text action is the environment's invalid action; HotpotQA answers are normalised.
+    let free = replay::rebuild(&Session::load(&out.join("fever-00044.jsonl")).unwrap(), None, None).unwrap();
+    let path = &free.engine.tree().nodes().max_by_key(|n| n.depth).unwrap().path;
+    assert!(path.contains("Observation 1: Invalid action: check the Nobel Prizes of Marie Curie\n"), "{path}");
+    let hotpot = replay::rebuild(&Session::load(&out.join("hotpotqa-00055.jsonl")).unwrap(), None, None).unwrap();
+    assert!(hotpot.engine.outcome().unwrap().solved, "'the Danube' matches 'Danube'");
+
+    let r = run_json(&["replay", out.to_str().unwrap(), "--headless", "--json"]);
+    assert_eq!((r["n"].as_u64(), r["em"].as_u64()), (Some(5), Some(3)), "{r}");
+    assert_eq!(r["bad_calls"], 7, "six invalid finishes and one free-text action: {r}");
+}
+
+#[test]
+fn the_shared_fever_log_imports_as_100_sessions_with_em_52() {
+    let log = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/react/fever_react_gpt3_first100.txt");
+    if !log.exists() {
+        eprintln!("skipped: {} is absent (the shared data folder is not next to this clone)", log.display());
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("fever");
+    let s = run_json(&["import", "react-text", log.to_str().unwrap(), "--out", out.to_str().unwrap(), "--json"]);
+    assert_eq!(s["sessions"], 100);
+    assert_eq!(s["em_log"], 52.0);
+    assert_eq!(s["em"], 52, "{s}");
+    assert_eq!(s["differences"], 0, "{s}");
+    // `replay` fails (exit status 1) on any difference between the rebuilt run and the record.
+    let r = run_json(&["replay", out.to_str().unwrap(), "--headless", "--json"]);
+    assert_eq!((r["n"].as_u64(), r["em"].as_u64(), r["solved"].as_u64()), (Some(100), Some(52), Some(52)), "{r}");
+}
+
+#[test]
+fn an_imported_session_shows_its_trajectory_in_the_transcript_pane() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixture()).unwrap();
+    let report = import_react::import_text(&text, "sample.txt", dir.path()).unwrap();
+    assert_eq!(report.differences, 0);
+    let session = Session::load(&dir.path().join("fever-00033.jsonl")).unwrap();
+    let task = tasks::for_header(&session.header, &TaskOptions::default()).unwrap();
+    let setup = Setup { task, prompts: None, header: session.header.clone(), sessions_dir: dir.path().to_path_buf() };
+    let mut app = App::replay(setup, session, Keymap::default(), ThemeSet::default(), "dark").unwrap();
+    let mut terminal = Terminal::new(TestBackend::new(160, 50)).unwrap();
+    terminal
+        .draw(|f| {
+            thoughtscope::tui::ui::draw_app(f, &mut app);
+        })
+        .unwrap();
+    let screen = format!("{}", terminal.backend());
+    for expected in [
+        "Question: Grace Hopper worked on COBOL.",
+        "Thought 1: I should search Grace Hopper.",
+        "Action 1: Search[Grace Hopper]",
+        "Observation 1: Grace Brewster Hopper (1906–1992) was an American computer scientist",
+        "Action 2: Lookup[COBOL]",
+        "Observation 2: (Result 1 / 2) She helped develop COBOL, an early programming language.",
+        "Action 3: Finish[SUPPORTS]",
+        "Observation 3: Episode finished, reward = 1",
+    ] {
+        assert!(screen.contains(expected), "{expected:?} is not on screen:\n{screen}");
+    }
+}
+
+// ---- Forking an imported trajectory: recorded actions from the recording, new ones live ----
+
+use std::sync::{Arc, Mutex};
+
+use thoughtscope::engine::{CallError, Completion, LlmRequest, LlmResponse, Usage};
+use thoughtscope::llm::cache::ResponseCache;
+use thoughtscope::llm::{BoxFuture, Provider};
+use thoughtscope::runtime::tools::ToolRunner;
+use thoughtscope::runtime::Driver;
+use thoughtscope::tools::corpus::{Corpus, Document};
+use thoughtscope::tools::recorded::RecordedTools;
+use thoughtscope::tools::{KnowledgeBackend, KnowledgeError, SearchOutcome};
+use thoughtscope::tui::action::Action;
+
+/// A corpus that notes every search it is asked for.
+struct Counting {
+    corpus: Corpus,
+    searches: Mutex<Vec<String>>,
+}
+
+impl KnowledgeBackend for Counting {
+    fn name(&self) -> &str {
+        "corpus"
+    }
+
+    fn search<'a>(&'a self, entity: &'a str) -> BoxFuture<'a, Result<SearchOutcome, KnowledgeError>> {
+        self.searches.lock().unwrap().push(entity.to_string());
+        Box::pin(async move { Ok(self.corpus.find(entity)) })
+    }
+}
+
+/// A model that answers each ReAct step from a script (by the step the request is for).
+struct Script(Vec<&'static str>);
+
+impl Provider for Script {
+    fn name(&self) -> &str {
+        "script"
+    }
+
+    fn model(&self) -> &str {
+        "script"
+    }
+
+    fn complete<'a>(&'a self, request: &'a LlmRequest) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
+        let step = request.context["step"].as_u64().unwrap_or(0) as usize;
+        let result = match self.0.get(step.wrapping_sub(1)) {
+            Some(text) => Ok(LlmResponse {
+                completions: vec![Completion::text(text.to_string(), None)],
+                usage: Usage { prompt_tokens: 1, completion_tokens: 1, estimated: false },
+                latency_ms: 0,
+                model: "script".into(),
+                simulated: false,
+                cached: false,
+            }),
+            None => Err(CallError { kind: "script".into(), message: format!("no reply for step {step}") }),
+        };
+        Box::pin(async move { result })
+    }
+}
+
+#[tokio::test]
+async fn a_fork_of_an_imported_session_answers_recorded_actions_from_the_recording() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixture()).unwrap();
+    import_react::import_text(&text, "sample.txt", dir.path()).unwrap();
+    let session = Session::load(&dir.path().join("fever-00033.jsonl")).unwrap();
+    let backend = Arc::new(Counting {
+        corpus: Corpus::from_documents([
+            Document {
+                title: "Grace Hopper".into(),
+                text: "Grace Hopper was a computer pioneer. She helped develop COBOL, an early programming language. \
+                       Later COBOL became widely used in business."
+                    .into(),
+            },
+            Document { title: "COBOL".into(), text: "COBOL is a programming language designed in 1959.".into() },
+        ]),
+        searches: Mutex::new(Vec::new()),
+    });
+    let options =
+        TaskOptions { knowledge: Some(backend.clone() as Arc<dyn KnowledgeBackend>), ..TaskOptions::default() };
+    let task = tasks::for_header(&session.header, &options).unwrap();
+    let registry = task.tools().unwrap();
+    let recorded = RecordedTools::from_session(&session, None).map(Arc::new);
+    assert_eq!(recorded.as_ref().map(|r| r.len()), Some(3), "search, lookup and finish were recorded");
+    let setup = Setup { task, prompts: None, header: session.header.clone(), sessions_dir: dir.path().join("forks") };
+    let mut app = App::replay(setup, session, Keymap::default(), ThemeSet::default(), "dark").unwrap();
+
+    // Fork after step 2's reply, before its observation: the pending lookup is made again.
+    app.seek(4);
+    let mut effects = app.handle_action(Action::Fork);
+    assert!(!app.is_replay(), "{:?}", app.message);
+    // The continuation: a lookup the log did not make, a search it did, a new search, the log's finish.
+    let script = Script(vec![
+        "",
+        "",
+        "Thought 3: I want the next result.\nAction 3: Lookup[COBOL]",
+        "Thought 4: Back to her page.\nAction 4: Search[Grace Hopper]",
+        "Thought 5: What is COBOL?\nAction 5: Search[COBOL]",
+        "Thought 6: She worked on COBOL.\nAction 6: Finish[SUPPORTS]",
+    ]);
+    let mut driver = Driver::new(
+        Arc::new(script),
+        Arc::new(tokio::sync::Semaphore::new(2)),
+        Arc::new(Mutex::new(ResponseCache::new())),
+    )
+    .with_tools(ToolRunner::new(registry).with_recorded(recorded));
+    driver.execute(&effects);
+    effects = app.handle_action(Action::RunPause);
+    driver.execute(&effects);
+    while let Some((input, request)) = driver.next_input().await {
+        let effects = app.on_input(input, request.as_ref());
+        driver.execute(&effects);
+    }
+    let outcome = app.engine.outcome().cloned().expect("the fork finished");
+    assert!(outcome.solved);
+    let path = &app.engine.tree().node(outcome.finals[0]).path;
+    for expected in [
+        // Recorded (the pending call of the fork point): the log's observation.
+        "Observation 2: (Result 1 / 2) She helped develop COBOL, an early programming language.\n",
+        // New: the page the log's search opened, fetched from the backend, its next result.
+        "Observation 3: (Result 2 / 2) Later COBOL became widely used in business.\n",
+        // Recorded again: the log's page, not the backend's.
+        "Observation 4: Grace Brewster Hopper (1906–1992) was an American computer scientist",
+        // New.
+        "Observation 5: COBOL is a programming language designed in 1959.\n",
+        "Observation 6: Episode finished, reward = 1\n",
+    ] {
+        assert!(path.contains(expected), "{expected:?} not in\n{path}");
+    }
+    assert_eq!(*backend.searches.lock().unwrap(), ["Grace Hopper", "COBOL"], "only new actions reach the backend");
+
+    // The fork is a session of its own that replays exactly.
+    app.finish_recording();
+    let fork = Session::load(&app.session_path().unwrap()).unwrap();
+    assert_eq!(fork.header.parent.as_ref().map(|p| p.inputs), Some(4));
+    let rebuilt = replay::rebuild(&fork, None, None).unwrap();
+    assert!(rebuilt.mismatches.is_empty(), "{:?}", rebuilt.mismatches);
+    assert!(rebuilt.engine.outcome().unwrap().solved);
+}
+
+#[tokio::test]
+async fn a_new_lookup_after_an_invalid_action_reads_the_page_the_log_opened() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixture()).unwrap();
+    import_react::import_text(&text, "sample.txt", dir.path()).unwrap();
+    let session = Session::load(&dir.path().join("fever-00022.jsonl")).unwrap();
+    let backend = Arc::new(Counting {
+        corpus: Corpus::from_documents([Document {
+            title: "Mount Kilimanjaro".into(),
+            text: "Mount Kilimanjaro is a volcano. It stands in Tanzania, in East Africa.".into(),
+        }]),
+        searches: Mutex::new(Vec::new()),
+    });
+    let options =
+        TaskOptions { knowledge: Some(backend.clone() as Arc<dyn KnowledgeBackend>), ..TaskOptions::default() };
+    let task = tasks::for_header(&session.header, &options).unwrap();
+    let registry = task.tools().unwrap();
+    let recorded = RecordedTools::from_session(&session, None).map(Arc::new);
+    let setup = Setup { task, prompts: None, header: session.header.clone(), sessions_dir: dir.path().join("forks") };
+    let mut app = App::replay(setup, session, Keymap::default(), ThemeSet::default(), "dark").unwrap();
+    // Inputs: run, step 1 and its observation, step 2 (an invalid action, no tool call).
+    app.seek(4);
+    let effects = app.handle_action(Action::Fork);
+    let script = Script(vec![
+        "",
+        "",
+        "Thought 3: Which continent?\nAction 3: Lookup[Africa]",
+        "Thought 4: It is in Africa.\nAction 4: Finish[REFUTES]",
+    ]);
+    let mut driver = Driver::new(
+        Arc::new(script),
+        Arc::new(tokio::sync::Semaphore::new(2)),
+        Arc::new(Mutex::new(ResponseCache::new())),
+    )
+    .with_tools(ToolRunner::new(registry).with_recorded(recorded));
+    driver.execute(&effects);
+    driver.execute(&app.handle_action(Action::RunPause));
+    while let Some((input, request)) = driver.next_input().await {
+        let effects = app.on_input(input, request.as_ref());
+        driver.execute(&effects);
+    }
+    let outcome = app.engine.outcome().cloned().expect("the fork finished");
+    let path = &app.engine.tree().node(outcome.finals[0]).path;
+    assert!(path.contains("Observation 2: Invalid action: Finish[REFUTES]\n"), "{path}");
+    assert!(path.contains("Observation 3: (Result 1 / 1) It stands in Tanzania, in East Africa.\n"), "{path}");
+    assert!(outcome.solved);
+    assert_eq!(*backend.searches.lock().unwrap(), ["Mount Kilimanjaro"]);
+}
