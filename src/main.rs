@@ -543,8 +543,8 @@ fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, Vec<Problem
         }
         _ => {}
     }
-    if args.search.tool_mode == Some(ToolMode::Native) && params.method != MethodKind::React {
-        bail!("--tool-mode is for --method react (the method is {})", params.method.label());
+    if args.search.tool_mode == Some(ToolMode::Native) && !params.method.has_react_steps() {
+        bail!("--tool-mode is for --method react and its hybrids (the method is {})", params.method.label());
     }
     let provider_name = args.provider.clone().or(d.provider.clone()).unwrap_or_else(|| "sim".into());
     let (provider, sim): (Arc<dyn Provider>, Option<SimConfig>) = match provider_name.as_str() {

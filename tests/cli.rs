@@ -276,6 +276,23 @@ fn react_with_native_tool_calls_answers_like_text_mode_and_replays() {
     let out = out.unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--tool-mode is for --method react"));
+
+    // The hybrids' ReAct part acts with native tool calls too.
+    let hybrid = run_json(&[
+        "run",
+        "--task",
+        "qa-demo",
+        "--method",
+        "react-cot-sc",
+        "--tool-mode",
+        "native",
+        "--range",
+        "0..5",
+        "--json",
+    ]);
+    assert_eq!(hybrid["tool_mode"], "native", "{hybrid}");
+    assert!(hybrid["em"].as_u64().unwrap() >= 4, "{hybrid}");
+    assert!(hybrid["tool_calls"].as_u64().unwrap() >= 15, "{hybrid}");
 }
 
 #[test]

@@ -124,7 +124,7 @@ fn an_imported_session_shows_its_trajectory_in_the_transcript_pane() {
         .unwrap();
     let screen = format!("{}", terminal.backend());
     for expected in [
-        "Question: Grace Hopper worked on COBOL.",
+        "Claim: Grace Hopper worked on COBOL.",
         "Thought 1: I should search Grace Hopper.",
         "Action 1: Search[Grace Hopper]",
         "Observation 1: Grace Brewster Hopper (1906–1992) was an American computer scientist",

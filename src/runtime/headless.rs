@@ -205,7 +205,7 @@ impl Summary {
         Summary {
             task: task.to_string(),
             method: params.method.label().to_string(),
-            tool_mode: (params.method == MethodKind::React).then(|| params.tool_mode.label().to_string()),
+            tool_mode: params.method.has_react_steps().then(|| params.tool_mode.label().to_string()),
             provider: provider.to_string(),
             model: model.to_string(),
             simulated,

@@ -40,8 +40,9 @@ fn trajectory(view: &View) -> (Vec<Line<'static>>, std::ops::Range<usize>) {
     if !tree.contains(view.selected) {
         return (Vec::new(), 0..0);
     }
+    let what = if view.app.header.task == "fever" { "Claim" } else { "Question" };
     let mut out =
-        vec![Line::from(Span::styled(format!("Question: {}", view.app.engine.core.x), view.style(Slot::Title)))];
+        vec![Line::from(Span::styled(format!("{what}: {}", view.app.engine.core.x), view.style(Slot::Title)))];
     let mut selected = 0..0;
     for id in branch(tree, view.selected) {
         let node = tree.node(id);
