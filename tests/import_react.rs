@@ -104,6 +104,35 @@ fn the_shared_fever_log_imports_as_100_sessions_with_em_52() {
     // `replay` fails (exit status 1) on any difference between the rebuilt run and the record.
     let r = run_json(&["replay", out.to_str().unwrap(), "--headless", "--json"]);
     assert_eq!((r["n"].as_u64(), r["em"].as_u64(), r["solved"].as_u64()), (Some(100), Some(52), Some(52)), "{r}");
+    // Each one opens in the explorer with its trajectory in the transcript pane.
+    let mut rendered = 0;
+    for entry in std::fs::read_dir(&out).unwrap() {
+        let path = entry.unwrap().path();
+        let session = Session::load(&path).unwrap();
+        let rebuilt = replay::rebuild(&session, None, None).unwrap();
+        let last = rebuilt.engine.tree().nodes().max_by_key(|n| n.depth).unwrap();
+        let last_line: String = last.thought.lines().last().unwrap_or("").chars().take(50).collect();
+        let screen = render(session, dir.path());
+        // The transcript follows the last step: its last line (the observation) is on screen.
+        let transcript = screen.split_once("4 Transcript").map(|(_, t)| t).unwrap_or_default();
+        assert!(transcript.contains(&last_line), "{}: {last_line:?} not in the transcript\n{screen}", path.display());
+        rendered += 1;
+    }
+    assert_eq!(rendered, 100);
+}
+
+/// An imported session opened in the explorer (replay, cursor at the end), drawn at 160×50.
+fn render(session: Session, sessions_dir: &Path) -> String {
+    let task = tasks::for_header(&session.header, &TaskOptions::default()).unwrap();
+    let setup = Setup { task, prompts: None, header: session.header.clone(), sessions_dir: sessions_dir.to_path_buf() };
+    let mut app = App::replay(setup, session, Keymap::default(), ThemeSet::default(), "dark").unwrap();
+    let mut terminal = Terminal::new(TestBackend::new(160, 50)).unwrap();
+    terminal
+        .draw(|f| {
+            thoughtscope::tui::ui::draw_app(f, &mut app);
+        })
+        .unwrap();
+    format!("{}", terminal.backend())
 }
 
 #[test]
@@ -113,16 +142,7 @@ fn an_imported_session_shows_its_trajectory_in_the_transcript_pane() {
     let report = import_react::import_text(&text, "sample.txt", dir.path()).unwrap();
     assert_eq!(report.differences, 0);
     let session = Session::load(&dir.path().join("fever-00033.jsonl")).unwrap();
-    let task = tasks::for_header(&session.header, &TaskOptions::default()).unwrap();
-    let setup = Setup { task, prompts: None, header: session.header.clone(), sessions_dir: dir.path().to_path_buf() };
-    let mut app = App::replay(setup, session, Keymap::default(), ThemeSet::default(), "dark").unwrap();
-    let mut terminal = Terminal::new(TestBackend::new(160, 50)).unwrap();
-    terminal
-        .draw(|f| {
-            thoughtscope::tui::ui::draw_app(f, &mut app);
-        })
-        .unwrap();
-    let screen = format!("{}", terminal.backend());
+    let screen = render(session, dir.path());
     for expected in [
         "Claim: Grace Hopper worked on COBOL.",
         "Thought 1: I should search Grace Hopper.",
