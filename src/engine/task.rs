@@ -15,13 +15,15 @@ pub struct Proposal {
 }
 
 /// One ReAct step as read from a model reply.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ReactStep {
     pub thought: Option<String>,
     /// The tool and its argument.
     pub action: Option<(String, String)>,
     /// Why the reply cannot be used (becomes the observation; a bad call).
     pub problem: Option<String>,
+    /// Further actions the reply wrote after the first, as written: noted on the step, not taken.
+    pub extra_actions: Vec<String>,
 }
 
 pub trait Task: Send + Sync {
@@ -72,7 +74,7 @@ pub trait Task: Send + Sync {
     }
     /// ReAct: read a step from a reply.
     fn parse_react(&self, _reply: &str, _step: usize) -> ReactStep {
-        ReactStep { thought: None, action: None, problem: Some("this task has no ReAct format".into()) }
+        ReactStep { problem: Some("this task has no ReAct format".into()), ..ReactStep::default() }
     }
     /// Partial credit for an answer in [0, 1] (token F1 for QA); 1 or 0 by `check` otherwise.
     fn score(&self, x: &str, answer: &str) -> f64 {

@@ -534,6 +534,21 @@ mod react {
         assert_eq!(e.tree().len(), 3);
     }
 
+    #[test]
+    fn of_several_text_actions_the_first_is_taken_and_the_rest_noted() {
+        let (mut e, _) = qa_engine(7);
+        let fx = e.handle(run_cmd());
+        let fx = e.handle(reply(
+            calls(&fx)[0].0,
+            &["Thought 1: Two at once.\nAction 1: Search[Ilse Varga]\nAction 2: Search[Marrowick]"],
+        ));
+        let t = tool_calls(&fx);
+        assert_eq!(t.len(), 1, "one action a step");
+        assert_eq!(t[0].1.arg, "Ilse Varga");
+        let issues = &e.tree().node(t[0].2).issues;
+        assert!(issues.iter().any(|i| i.contains("not taken") && i.contains("Search[Marrowick]")), "{issues:?}");
+    }
+
     mod native {
         use serde_json::json;
 

@@ -241,7 +241,12 @@ impl Task for QaData {
 
     fn parse_react(&self, reply: &str, step: usize) -> ReactStep {
         let parsed = parse_step_with(self.rules, reply, step);
-        ReactStep { thought: parsed.thought, action: parsed.action.map(|a| (a.name, a.arg)), problem: parsed.problem }
+        ReactStep {
+            thought: parsed.thought,
+            action: parsed.action.map(|a| (a.name, a.arg)),
+            problem: parsed.problem,
+            extra_actions: parsed.extra_actions,
+        }
     }
 
     fn extract_answer(&self, _x: &str, y: &str) -> Option<String> {

@@ -170,7 +170,12 @@ impl Task for QaDemo {
 
     fn parse_react(&self, reply: &str, step: usize) -> ReactStep {
         let parsed = parse_step(reply, step);
-        ReactStep { thought: parsed.thought, action: parsed.action.map(|a| (a.name, a.arg)), problem: parsed.problem }
+        ReactStep {
+            thought: parsed.thought,
+            action: parsed.action.map(|a| (a.name, a.arg)),
+            problem: parsed.problem,
+            extra_actions: parsed.extra_actions,
+        }
     }
 
     fn extract_answer(&self, _x: &str, y: &str) -> Option<String> {

@@ -353,6 +353,13 @@ fn read_step(core: &Core, reply: &Completion, step: usize) -> ReadStep {
     }
     let raw = raw.trim().to_string();
     let mut notes = Vec::new();
+    if !parsed.extra_actions.is_empty() && parsed.action.is_some() {
+        notes.push(format!(
+            "{} more actions in the reply were not taken (one action a step): {}",
+            parsed.extra_actions.len(),
+            parsed.extra_actions.join(", ")
+        ));
+    }
     let Some(first) = reply.tool_calls.first() else {
         // No native call: the text format (in native mode a fallback, noted).
         let action = parsed.action.map(|(name, arg)| ToolRequest { name, arg });
