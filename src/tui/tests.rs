@@ -621,6 +621,7 @@ fn an_edited_react_thought_keeps_both_branches_after_save_and_reopen() {
     let new = render(&mut replayed, 160, 50);
     assert!(new.contains("✎ Thought 2: Let me check the lighthouse record"), "{new}");
     assert!(new.contains("[branch 2 of 2]"), "{new}");
+    assert!(new.contains("tools: search[entity] · lookup[keyword] · finish[answer] · calculate[expression]"), "{new}");
     // The detail pane has the call that wrote the step's action, below its text.
     replayed.focus = Pane::Detail;
     let mut detail = new.clone();

@@ -43,6 +43,12 @@ fn trajectory(view: &View) -> (Vec<Line<'static>>, std::ops::Range<usize>) {
     let what = if view.app.header.task == "fever" { "Claim" } else { "Question" };
     let mut out =
         vec![Line::from(Span::styled(format!("{what}: {}", view.app.engine.core.x), view.style(Slot::Title)))];
+    if let Some(tools) = view.app.setup.task.tools() {
+        // The tools the agent has, as its prompt names them.
+        let names: Vec<String> =
+            tools.specs().iter().map(|t| format!("{}[{}]", t.name, t.arg_name().unwrap_or(""))).collect();
+        out.push(Line::from(Span::styled(format!("tools: {}", names.join(" · ")), view.style(Slot::Dim))));
+    }
     let mut selected = 0..0;
     for id in branch(tree, view.selected) {
         let node = tree.node(id);
