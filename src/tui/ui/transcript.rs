@@ -43,12 +43,6 @@ fn trajectory(view: &View) -> (Vec<Line<'static>>, std::ops::Range<usize>) {
     let what = if view.app.header.task == "fever" { "Claim" } else { "Question" };
     let mut out =
         vec![Line::from(Span::styled(format!("{what}: {}", view.app.engine.core.x), view.style(Slot::Title)))];
-    if let Some(tools) = view.app.setup.task.tools() {
-        // The tools the agent has, as its prompt names them.
-        let names: Vec<String> =
-            tools.specs().iter().map(|t| format!("{}[{}]", t.name, t.arg_name().unwrap_or(""))).collect();
-        out.push(Line::from(Span::styled(format!("tools: {}", names.join(" · ")), view.style(Slot::Dim))));
-    }
     let mut selected = 0..0;
     for id in branch(tree, view.selected) {
         let node = tree.node(id);
@@ -172,6 +166,15 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
     let start = end.saturating_sub(height + from_end);
     let shown: Vec<Line> = all.iter().skip(start).take(height).cloned().collect();
     let mut extra = if from_end > 0 { format!("{from_end} lines up") } else { String::new() };
+    if shows_trajectory(view) {
+        if let Some(tools) = view.app.setup.task.tools() {
+            // The tools the agent has, as its prompt names them.
+            let names: Vec<String> =
+                tools.specs().iter().map(|t| format!("{}[{}]", t.name, t.arg_name().unwrap_or(""))).collect();
+            let sep = if extra.is_empty() { "" } else { " · " };
+            extra = format!("{extra}{sep}tools: {}", names.join(" · "));
+        }
+    }
     let mut block = view.block(super::Pane::Transcript, &extra);
     if let Some(r) = &view.app.replay {
         // The replay timeline: where the cursor is among the session's inputs.
