@@ -598,7 +598,7 @@ impl Engine {
                 let ids = self.core.add_proposals(parent, vec![proposal], origin);
                 let new = ids[0];
                 self.core.log(format!("edited {node} by hand as {new}"));
-                if self.core.usable(new) {
+                if self.core.usable(new) && self.core.task.has_evaluator() {
                     self.core.evaluate(&[new], true);
                 }
                 self.method.on_edit(&mut self.core, node, new);
@@ -628,6 +628,9 @@ impl Engine {
                 }
                 if node == self.core.tree.root() {
                     return self.reject("the root has no value to re-evaluate");
+                }
+                if !self.core.task.has_evaluator() {
+                    return self.reject(format!("{} has no evaluator to ask", self.core.task.name()));
                 }
                 self.core.reevaluate(node);
             }

@@ -44,6 +44,11 @@ pub trait Task: Send + Sync {
     fn parse_edit(&self, x: &str, y: &str, text: &str) -> Proposal;
     /// Prompt asking how promising state `y` is.
     fn value_prompt(&self, x: &str, y: &str) -> Prompt;
+    /// Whether states can be valued or voted on (tree search). QA tasks answer whole
+    /// and have no evaluator, so an edited answer is not sent to one.
+    fn has_evaluator(&self) -> bool {
+        true
+    }
     /// A value the task fixes without asking, with the reason (e.g. a last step that
     /// gives no answer is worth 0). Skipped in lenient (reference) mode.
     fn fixed_value(&self, _x: &str, _y: &str) -> Option<(f64, String)> {

@@ -127,6 +127,10 @@ impl Task for QaDemo {
         Proposal { thought: text.trim().to_string(), path: format!("{y}{}\n", text.trim()), problem: None }
     }
 
+    fn has_evaluator(&self) -> bool {
+        false
+    }
+
     fn value_prompt(&self, x: &str, _y: &str) -> Prompt {
         self.unsupported(x)
     }
