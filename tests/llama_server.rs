@@ -295,8 +295,76 @@ fn llama_cpp_server_end_to_end() {
     });
     assert_eq!(first, Some(5));
 
-    // With the server gone, the recorded run replays with zero calls to the same summary.
+    // ReAct against the real server: qa-demo over the project's corpus, and hotpotqa from
+    // --data over a corpus folder. A 135M model writes few usable actions; what is checked
+    // is that every reply is read (a tool call, or a bad call whose observation restates the
+    // format), that the summary has the QA fields, and that the sessions replay.
+    let corpus = dir.path().join("corpus");
+    std::fs::create_dir(&corpus).unwrap();
+    std::fs::write(
+        corpus.join("scott-derrickson.md"),
+        "# Scott Derrickson\nScott Derrickson is an American film director and screenwriter.\n",
+    )
+    .unwrap();
+    std::fs::write(corpus.join("ed-wood.md"), "# Ed Wood\nEd Wood was an American filmmaker and actor.\n").unwrap();
+    let hotpot = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hotpot-sample.json");
+    let runs: [(&str, Vec<&str>); 2] = [
+        ("qa-demo", vec!["--task", "qa-demo", "--range", "0..2"]),
+        (
+            "hotpotqa",
+            vec![
+                "--task",
+                "hotpotqa",
+                "--data",
+                hotpot.to_str().unwrap(),
+                "--tools",
+                "corpus",
+                "--corpus",
+                corpus.to_str().unwrap(),
+                "--range",
+                "0..2",
+            ],
+        ),
+    ];
+    let mut react_runs = Vec::new();
+    for (name, task_args) in runs {
+        let rec = dir.path().join(format!("react-{name}"));
+        let mut args = vec!["run", "--provider", "openai", "--base-url", &server.url, "--model", MODEL];
+        args.extend(task_args);
+        args.extend(["--method", "react", "--max-steps", "3", "--json", "--record", rec.to_str().unwrap()]);
+        let t = Instant::now();
+        let s = run_bin(&args);
+        eprintln!("react on {name} in {:.1} s: {s}", t.elapsed().as_secs_f64());
+        for key in ["n", "em", "f1", "mean_steps", "bad_calls", "llm_calls", "tool_calls", "tokens"] {
+            assert!(s.get(key).is_some(), "{key} is reported: {s}");
+        }
+        assert_eq!(s["n"], 2);
+        let (calls, tools, bad) =
+            (s["llm_calls"].as_u64().unwrap(), s["tool_calls"].as_u64().unwrap(), s["bad_calls"].as_u64().unwrap());
+        assert!(calls >= 2, "{s}");
+        assert_eq!(calls, tools + bad, "each model reply is a step that calls a tool or is a bad call: {s}");
+        assert!(s["tokens"].as_u64().unwrap() > 100, "{s}");
+        let first = std::fs::read_dir(&rec).unwrap().next().unwrap().unwrap().path();
+        let replies: Vec<String> = Session::load(&first)
+            .unwrap()
+            .inputs()
+            .filter_map(|(i, _)| match i {
+                Input::LlmReply(r) => r.result.as_ref().ok().map(|r| r.completions[0].text.clone()),
+                _ => None,
+            })
+            .collect();
+        eprintln!("{name}: the model's replies: {replies:?}");
+        react_runs.push((rec, s));
+    }
+
+    // With the server gone, the recorded runs replay with zero calls to the same summaries.
     drop(server);
+    for (rec, s) in &react_runs {
+        let replayed = run_bin(&["replay", rec.to_str().unwrap(), "--headless", "--json"]);
+        for key in ["n", "em", "f1", "mean_steps", "bad_calls", "llm_calls", "tool_calls", "tokens"] {
+            assert_eq!(replayed[key], s[key], "{key} after replay");
+        }
+    }
     let replayed = run_bin(&["replay", rec.to_str().unwrap(), "--headless", "--json"]);
     for key in ["n", "solved", "solved_any", "llm_calls", "cache_hits", "prompt_tokens", "completion_tokens"] {
         assert_eq!(replayed[key], summary[key], "{key}");
