@@ -32,22 +32,38 @@ pub trait Task: Send + Sync {
     fn default_steps(&self) -> usize;
     fn io_prompt(&self, x: &str) -> Prompt;
     fn cot_prompt(&self, x: &str) -> Prompt;
+    // Tree search (ToT). The defaults describe a task that answers whole (QA): its
+    // "steps" are whole answers, it has no evaluator, and the CLI refuses tree methods
+    // for it; the prompts fall back to chain of thought.
+
     /// Prompt to propose several next steps from partial output `y`.
-    fn propose_prompt(&self, x: &str, y: &str) -> Prompt;
+    fn propose_prompt(&self, x: &str, _y: &str) -> Prompt {
+        self.cot_prompt(x)
+    }
     /// Prompt to sample one next step from `y`.
-    fn sample_prompt(&self, x: &str, y: &str) -> Prompt;
+    fn sample_prompt(&self, x: &str, _y: &str) -> Prompt {
+        self.cot_prompt(x)
+    }
     /// Split a propose reply into candidates. Never fails: bad lines become candidates with a problem.
-    fn parse_proposals(&self, x: &str, y: &str, reply: &str) -> Vec<Proposal>;
+    fn parse_proposals(&self, x: &str, y: &str, reply: &str) -> Vec<Proposal> {
+        vec![self.parse_edit(x, y, reply)]
+    }
     /// Read a sampled continuation as one candidate.
-    fn parse_sample(&self, x: &str, y: &str, reply: &str) -> Proposal;
+    fn parse_sample(&self, x: &str, y: &str, reply: &str) -> Proposal {
+        self.parse_edit(x, y, reply)
+    }
     /// A person's text as the next step after `y`.
-    fn parse_edit(&self, x: &str, y: &str, text: &str) -> Proposal;
-    /// Prompt asking how promising state `y` is.
-    fn value_prompt(&self, x: &str, y: &str) -> Prompt;
-    /// Whether states can be valued or voted on (tree search). QA tasks answer whole
-    /// and have no evaluator, so an edited answer is not sent to one.
+    fn parse_edit(&self, _x: &str, y: &str, text: &str) -> Proposal {
+        Proposal { thought: text.trim().to_string(), path: format!("{y}{}\n", text.trim()), problem: None }
+    }
+    /// Whether states can be valued or voted on (tree search). Tasks that answer whole
+    /// have no evaluator, so an edited answer is not sent to one.
     fn has_evaluator(&self) -> bool {
-        true
+        false
+    }
+    /// Prompt asking how promising state `y` is.
+    fn value_prompt(&self, x: &str, _y: &str) -> Prompt {
+        self.cot_prompt(x)
     }
     /// A value the task fixes without asking, with the reason (e.g. a last step that
     /// gives no answer is worth 0). Skipped in lenient (reference) mode.
@@ -55,10 +71,16 @@ pub trait Task: Send + Sync {
         None
     }
     /// Value from the evaluator's samples, and the class read from each.
-    fn parse_value(&self, x: &str, y: &str, samples: &[String]) -> (f64, Vec<String>);
-    fn vote_prompt(&self, x: &str, ys: &[String]) -> Prompt;
+    fn parse_value(&self, _x: &str, _y: &str, _samples: &[String]) -> (f64, Vec<String>) {
+        (0.0, vec![])
+    }
+    fn vote_prompt(&self, x: &str, _ys: &[String]) -> Prompt {
+        self.cot_prompt(x)
+    }
     /// Which of `n_choices` states a vote sample chose (0-based), if it is readable.
-    fn parse_vote(&self, reply: &str, n_choices: usize) -> Option<usize>;
+    fn parse_vote(&self, _reply: &str, _n_choices: usize) -> Option<usize> {
+        None
+    }
     /// The answer a final path or a whole io/cot reply states, if any.
     fn extract_answer(&self, x: &str, y: &str) -> Option<String>;
     /// Exact check of an answer.

@@ -22,7 +22,7 @@ use serde_json::{json, Value};
 
 use super::react_text::{self, exact_match, f1, parse_step_with, ActionRules, QaItem, QuestionKind};
 use super::{prompts, Problem, TaskError, TaskSource};
-use crate::engine::{Message, Prompt, Proposal, Purpose, ReactStep, Task};
+use crate::engine::{Message, Prompt, Purpose, ReactStep, Task};
 use crate::session::Header;
 use crate::tools::choice::LazyBackend;
 use crate::tools::wikipedia::WikipediaOptions;
@@ -194,47 +194,6 @@ impl Task for QaData {
 
     fn cot_prompt(&self, x: &str) -> Prompt {
         self.prompt(Purpose::Cot, self.render(&self.cot, &[(self.kind.var(), x)]), x, json!({}))
-    }
-
-    // Tree search over QA steps is not defined for these tasks; the CLI refuses those methods.
-    fn propose_prompt(&self, x: &str, _y: &str) -> Prompt {
-        self.cot_prompt(x)
-    }
-
-    fn sample_prompt(&self, x: &str, _y: &str) -> Prompt {
-        self.cot_prompt(x)
-    }
-
-    fn parse_proposals(&self, x: &str, y: &str, reply: &str) -> Vec<Proposal> {
-        vec![self.parse_edit(x, y, reply)]
-    }
-
-    fn parse_sample(&self, x: &str, y: &str, reply: &str) -> Proposal {
-        self.parse_edit(x, y, reply)
-    }
-
-    fn parse_edit(&self, _x: &str, y: &str, text: &str) -> Proposal {
-        Proposal { thought: text.trim().to_string(), path: format!("{y}{}\n", text.trim()), problem: None }
-    }
-
-    fn has_evaluator(&self) -> bool {
-        false
-    }
-
-    fn value_prompt(&self, x: &str, _y: &str) -> Prompt {
-        self.cot_prompt(x)
-    }
-
-    fn parse_value(&self, _x: &str, _y: &str, _samples: &[String]) -> (f64, Vec<String>) {
-        (0.0, vec![])
-    }
-
-    fn vote_prompt(&self, x: &str, _ys: &[String]) -> Prompt {
-        self.cot_prompt(x)
-    }
-
-    fn parse_vote(&self, _reply: &str, _n_choices: usize) -> Option<usize> {
-        None
     }
 
     fn react_prompt(&self, x: &str, trajectory: &str, step: usize) -> Option<Prompt> {

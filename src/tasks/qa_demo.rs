@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::react_text::{self, exact_match, f1, parse_step};
 use super::{prompts, Problem, TaskError, TaskSource};
-use crate::engine::{Message, Prompt, Proposal, Purpose, ReactStep, Task, ToolDef};
+use crate::engine::{Message, Prompt, Purpose, ReactStep, Task, ToolDef};
 use crate::tools::corpus::{qa_demo, qa_demo_questions, QaQuestion};
 use crate::tools::{CalculateTool, KnowledgeBackend, ToolRegistry};
 
@@ -83,11 +83,6 @@ impl QaDemo {
         let gold = self.gold(x).map(|q| json!({"hops": q.hops, "keyword": q.keyword, "answer": q.answer}));
         self.prompt(Purpose::Act, text, x, json!({"step": step, "trajectory": trajectory, "gold": gold}))
     }
-
-    fn unsupported(&self, x: &str) -> Prompt {
-        // Tree search over QA steps is not defined for this task; the CLI refuses those methods.
-        self.prompt(Purpose::Cot, prompts::render(&self.cot, &[("question", x)]), x, json!({}))
-    }
 }
 
 impl Task for QaDemo {
@@ -105,46 +100,6 @@ impl Task for QaDemo {
 
     fn cot_prompt(&self, x: &str) -> Prompt {
         self.prompt(Purpose::Cot, prompts::render(&self.cot, &[("question", x)]), x, json!({}))
-    }
-
-    fn propose_prompt(&self, x: &str, _y: &str) -> Prompt {
-        self.unsupported(x)
-    }
-
-    fn sample_prompt(&self, x: &str, _y: &str) -> Prompt {
-        self.unsupported(x)
-    }
-
-    fn parse_proposals(&self, x: &str, y: &str, reply: &str) -> Vec<Proposal> {
-        vec![self.parse_edit(x, y, reply)]
-    }
-
-    fn parse_sample(&self, x: &str, y: &str, reply: &str) -> Proposal {
-        self.parse_edit(x, y, reply)
-    }
-
-    fn parse_edit(&self, _x: &str, y: &str, text: &str) -> Proposal {
-        Proposal { thought: text.trim().to_string(), path: format!("{y}{}\n", text.trim()), problem: None }
-    }
-
-    fn has_evaluator(&self) -> bool {
-        false
-    }
-
-    fn value_prompt(&self, x: &str, _y: &str) -> Prompt {
-        self.unsupported(x)
-    }
-
-    fn parse_value(&self, _x: &str, _y: &str, _samples: &[String]) -> (f64, Vec<String>) {
-        (0.0, vec![])
-    }
-
-    fn vote_prompt(&self, x: &str, _ys: &[String]) -> Prompt {
-        self.unsupported(x)
-    }
-
-    fn parse_vote(&self, _reply: &str, _n_choices: usize) -> Option<usize> {
-        None
     }
 
     fn react_prompt(&self, x: &str, trajectory: &str, step: usize) -> Option<Prompt> {
