@@ -143,6 +143,11 @@ fn an_imported_session_shows_its_trajectory_in_the_transcript_pane() {
     assert_eq!(report.differences, 0);
     let session = Session::load(&dir.path().join("fever-00033.jsonl")).unwrap();
     let screen = render(session, dir.path());
+    // A step whose action the reference called invalid shows the action as written.
+    let odd = render(Session::load(&dir.path().join("fever-00022.jsonl")).unwrap(), dir.path());
+    let transcript = odd.split_once("4 Transcript").map(|(_, t)| t).unwrap_or_default();
+    assert!(transcript.contains("Action 7: ⏎⏎Finish[REFUTES]"), "{odd}");
+    assert!(transcript.contains("Observation 7: Invalid action: Finish[REFUTES]"), "{odd}");
     for expected in [
         "Claim: Grace Hopper worked on COBOL.",
         "Thought 1: I should search Grace Hopper.",

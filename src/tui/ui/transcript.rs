@@ -49,7 +49,8 @@ fn trajectory(view: &View) -> (Vec<Line<'static>>, std::ops::Range<usize>) {
         let here = id == view.selected;
         let first = out.len();
         let siblings = node.parent.map_or(0, |p| tree.node(p).children.len());
-        for (i, line) in node.thought.lines().enumerate() {
+        for (i, line) in step_lines(view, node).iter().enumerate() {
+            let line = line.as_str();
             let lower = line.trim_start().to_lowercase();
             let slot = if lower.starts_with("action") {
                 Slot::Action
@@ -95,6 +96,36 @@ fn trajectory(view: &View) -> (Vec<Line<'static>>, std::ops::Range<usize>) {
         }
     }
     (out, selected)
+}
+
+/// A step's lines as the transcript shows them. A step the agent could not act on (a
+/// bad call) has no action in the tree; its raw action, as the model wrote it, is shown
+/// before the observation that rejected it (line breaks as `⏎`).
+fn step_lines(view: &View, node: &crate::engine::Node) -> Vec<String> {
+    let mut lines: Vec<String> = node.thought.lines().map(str::to_string).collect();
+    let bad = node.issues.iter().any(|i| i.starts_with("bad call"));
+    if !bad || lines.iter().any(|l| l.trim_start().to_lowercase().starts_with("action")) {
+        return lines;
+    }
+    let reply = node
+        .made_by
+        .and_then(|c| view.app.engine.core.calls.get(&c))
+        .and_then(|r| r.reply.as_ref())
+        .and_then(|r| r.as_ref().ok())
+        .and_then(|r| r.completions.first())
+        .map(|c| c.text.clone())
+        .unwrap_or_default();
+    let is = |l: &str, word: &str| l.trim_start().to_lowercase().starts_with(word);
+    let taken: Vec<&str> =
+        reply.lines().skip_while(|l| !is(l, "action")).take_while(|l| !is(l, "observation")).collect();
+    if taken.is_empty() {
+        return lines;
+    }
+    let raw = taken.join("⏎").trim_end_matches('⏎').to_string();
+    let pos =
+        lines.iter().position(|l| l.trim_start().to_lowercase().starts_with("observation")).unwrap_or(lines.len());
+    lines.insert(pos, raw);
+    lines
 }
 
 /// Whether the pane shows a ReAct trajectory: always for ReAct; for the hybrids when
