@@ -240,7 +240,7 @@ impl Task for QaData {
 pub fn extract_answer(y: &str) -> Option<String> {
     let finish = y.lines().rev().find_map(|line| {
         let t = line.trim_start();
-        let lower = t.to_lowercase();
+        let lower = t.to_ascii_lowercase();
         if !lower.starts_with("action") {
             return None;
         }
@@ -252,7 +252,7 @@ pub fn extract_answer(y: &str) -> Option<String> {
         return finish;
     }
     let answer = y.lines().rev().find_map(|line| {
-        let lower = line.to_lowercase();
+        let lower = line.to_ascii_lowercase();
         lower.find("answer:").map(|at| line[at + "answer:".len()..].trim().to_string())
     });
     answer.or_else(|| y.lines().rev().map(str::trim).find(|l| !l.is_empty()).map(str::to_string))

@@ -204,3 +204,15 @@ fn a_session_replays_without_its_data_file() {
     let again = for_header(&session.header, &TaskOptions::default()).unwrap();
     assert_eq!(again.gold(&problem.input).as_deref(), Some("Arthur's Magazine"));
 }
+
+#[test]
+fn answers_after_letters_that_change_length_in_lower_case_do_not_panic() {
+    use crate::engine::Task;
+    // 'İ' is 2 bytes but 3 in lower case: a byte offset found in the lower-cased text
+    // would cut the 'é' after the label in half.
+    let demo = crate::tasks::qa_demo::QaDemo::new(None).unwrap();
+    assert_eq!(demo.extract_answer("", "İ answer:é").as_deref(), Some("é"));
+    assert_eq!(demo.extract_answer("", "İ Action 3: Finish[é]").as_deref(), Some("é"));
+    assert_eq!(super::extract_answer("İ answer:é").as_deref(), Some("é"));
+    assert_eq!(super::extract_answer("Action 1: İ Finish[é]").as_deref(), Some("é"));
+}

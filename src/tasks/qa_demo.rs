@@ -140,7 +140,7 @@ impl Task for QaDemo {
     fn extract_answer(&self, _x: &str, y: &str) -> Option<String> {
         // A ReAct trajectory ends with Finish[answer]; a chain of thought with "Answer: ...".
         for line in y.lines().rev() {
-            let lower = line.to_lowercase();
+            let lower = line.to_ascii_lowercase();
             if let Some(at) = lower.find("finish[") {
                 let rest = &line[at + "finish[".len()..];
                 return Some(rest.rsplit_once(']').map_or(rest, |(a, _)| a).trim().to_string());

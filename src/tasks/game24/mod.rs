@@ -88,7 +88,7 @@ fn last_line(text: &str) -> &str {
 }
 
 fn strip_answer_prefix(line: &str) -> &str {
-    let lower = line.to_lowercase();
+    let lower = line.to_ascii_lowercase();
     match lower.find("answer:") {
         Some(i) => line[i + "answer:".len()..].trim(),
         None => line.trim(),

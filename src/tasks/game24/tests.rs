@@ -110,3 +110,9 @@ fn prompt_overrides_from_a_directory() {
     let err = Game24::new(Some(dir.path())).err().unwrap().to_string();
     assert!(err.contains("value.txt") && err.contains("{numbers}"), "{err}");
 }
+
+#[test]
+fn an_answer_after_a_letter_that_grows_in_lower_case_does_not_panic() {
+    // 'İ' is 2 bytes but 3 in lower case; the label's offset must come from the text itself.
+    assert_eq!(task().extract_answer("4 4 6 8", "İ answer:é").as_deref(), Some("é"));
+}
