@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::react_text::{self, exact_match, f1, parse_step_with, ActionRules, QaItem, QuestionKind};
+use super::react_text::{self, check_answer, f1, parse_step_with, ActionRules, QaItem, QuestionKind};
 use super::{prompts, Problem, TaskError, TaskSource};
 use crate::engine::{Message, Prompt, Purpose, ReactStep, Task};
 use crate::session::Header;
@@ -203,13 +203,7 @@ impl Task for QaData {
     }
 
     fn parse_react(&self, reply: &str, step: usize) -> ReactStep {
-        let parsed = parse_step_with(self.rules, reply, step);
-        ReactStep {
-            thought: parsed.thought,
-            action: parsed.action.map(|a| (a.name, a.arg)),
-            problem: parsed.problem,
-            extra_actions: parsed.extra_actions,
-        }
+        parse_step_with(self.rules, reply, step).into()
     }
 
     fn extract_answer(&self, _x: &str, y: &str) -> Option<String> {
@@ -218,11 +212,7 @@ impl Task for QaData {
 
     fn check(&self, x: &str, answer: &str) -> Result<(), String> {
         let gold = self.gold_of(x).ok_or_else(|| format!("no gold answer for {x:?}"))?;
-        if exact_match(answer, gold) {
-            Ok(())
-        } else {
-            Err(format!("expected {gold:?}"))
-        }
+        check_answer(answer, gold)
     }
 
     fn score(&self, x: &str, answer: &str) -> f64 {
@@ -230,8 +220,7 @@ impl Task for QaData {
     }
 
     fn describe_state(&self, _x: &str, y: &str) -> Option<String> {
-        let steps = y.lines().filter(|l| l.to_lowercase().starts_with("action")).count();
-        Some(format!("{steps} actions taken"))
+        Some(react_text::describe_trajectory(y))
     }
 }
 

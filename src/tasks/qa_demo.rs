@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::json;
 
-use super::react_text::{self, exact_match, f1, parse_step};
+use super::react_text::{self, check_answer, f1, parse_step};
 use super::{prompts, Problem, TaskError, TaskSource};
 use crate::engine::{Message, Prompt, Purpose, ReactStep, Task, ToolDef};
 use crate::tools::corpus::{qa_demo, qa_demo_questions, QaQuestion};
@@ -128,13 +128,7 @@ impl Task for QaDemo {
     }
 
     fn parse_react(&self, reply: &str, step: usize) -> ReactStep {
-        let parsed = parse_step(reply, step);
-        ReactStep {
-            thought: parsed.thought,
-            action: parsed.action.map(|a| (a.name, a.arg)),
-            problem: parsed.problem,
-            extra_actions: parsed.extra_actions,
-        }
+        parse_step(reply, step).into()
     }
 
     fn extract_answer(&self, _x: &str, y: &str) -> Option<String> {
@@ -154,11 +148,7 @@ impl Task for QaDemo {
 
     fn check(&self, x: &str, answer: &str) -> Result<(), String> {
         let gold = self.gold(x).ok_or_else(|| format!("no gold answer for {x:?}"))?;
-        if exact_match(answer, &gold.answer) {
-            Ok(())
-        } else {
-            Err(format!("expected {:?}", gold.answer))
-        }
+        check_answer(answer, &gold.answer)
     }
 
     fn score(&self, x: &str, answer: &str) -> f64 {
@@ -166,8 +156,7 @@ impl Task for QaDemo {
     }
 
     fn describe_state(&self, _x: &str, y: &str) -> Option<String> {
-        let steps = y.lines().filter(|l| l.to_lowercase().starts_with("action")).count();
-        Some(format!("{steps} actions taken"))
+        Some(react_text::describe_trajectory(y))
     }
 }
 

@@ -36,6 +36,18 @@ pub struct ParsedStep {
     pub problem: Option<String>,
 }
 
+/// The engine's view of a parsed step: the action as (tool, argument).
+impl From<ParsedStep> for crate::engine::ReactStep {
+    fn from(p: ParsedStep) -> Self {
+        crate::engine::ReactStep {
+            thought: p.thought,
+            action: p.action.map(|a| (a.name, a.arg)),
+            problem: p.problem,
+            extra_actions: p.extra_actions,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Label {
     Thought,
@@ -880,6 +892,21 @@ pub fn normalize_answer(s: &str) -> String {
 }
 
 /// Exact match after [`normalize_answer`].
+/// A ReAct state for people: how many actions its trajectory took.
+pub fn describe_trajectory(y: &str) -> String {
+    let steps = y.lines().filter(|l| l.to_lowercase().starts_with("action")).count();
+    format!("{steps} actions taken")
+}
+
+/// A QA task's check of an answer against its gold answer: exact match after normalising.
+pub fn check_answer(answer: &str, gold: &str) -> Result<(), String> {
+    if exact_match(answer, gold) {
+        Ok(())
+    } else {
+        Err(format!("expected {gold:?}"))
+    }
+}
+
 pub fn exact_match(pred: &str, gold: &str) -> bool {
     normalize_answer(pred) == normalize_answer(gold)
 }
