@@ -8,7 +8,8 @@ use std::sync::Arc;
 use crate::engine::{Command, Engine, Event, Input, MethodKind, NodeId, Params, Task};
 use crate::llm::sim::{SimConfig, SimProvider};
 use crate::runtime::headless::{header_for, RunSetup};
-use crate::session::{sync, Header, Session, SessionWriter};
+use crate::runtime::{sync, Run, StopPolicy};
+use crate::session::{Header, Session, SessionWriter};
 use crate::tasks::game24::{logic, Game24};
 use crate::tasks::{Problem, TaskSource};
 
@@ -45,12 +46,11 @@ fn setup(params: Params, seed: u64) -> (RunSetup, Arc<Game24>, SimProvider) {
     (setup, task, provider)
 }
 
-type Recorder<'a> = (Engine, Option<SessionWriter>, &'a SimProvider);
+type Recorder<'a> = (Run, &'a SimProvider);
 
 fn step(rec: &mut Recorder, inputs: Vec<Input>) -> Result<Vec<Event>, String> {
-    let (engine, writer, sim) = rec;
-    let (_, events) = sync::drive(engine, writer.as_mut(), inputs, |r| sim.answer(r)).map_err(|e| e.to_string())?;
-    Ok(events)
+    let (run, sim) = rec;
+    sync::drive(run, inputs, |r| sim.answer(r)).map_err(|e| e.to_string())
 }
 
 fn start<'a>(
@@ -69,7 +69,7 @@ fn start<'a>(
         }
         None => None,
     };
-    Ok((engine, writer, sim))
+    Ok((Run::new(engine, writer, StopPolicy::default()), sim))
 }
 
 fn run(command: Command) -> Vec<Input> {
@@ -94,7 +94,7 @@ fn first_run(
         let problem = task.problem(i).ok_or("no puzzle")?;
         let mut rec = start(&setup, &task, &sim, &problem, None)?;
         let events = step(&mut rec, run(Command::Run))?;
-        if shows(&rec.0, &events) {
+        if shows(&rec.0.engine, &events) {
             let mut rec = start(&setup, &task, &sim, &problem, Some((&dir.join(file), note)))?;
             step(&mut rec, run(Command::Run))?;
             return Ok(());
@@ -127,7 +127,7 @@ fn rescue(rec: &mut Recorder, input: &str) -> Result<bool, String> {
         return Ok(false);
     };
     step(rec, vec![Input::command(Command::Continue { node: edited }), Input::command(Command::Run)])?;
-    Ok(solved(&rec.0))
+    Ok(solved(&rec.0.engine))
 }
 
 /// Greedy BFS on the first test puzzle where it fails alone, keeps a dead end at
@@ -139,18 +139,19 @@ fn edit(dir: &Path) -> Result<(), String> {
         let problem = task.problem(i).ok_or("no puzzle")?;
         let mut alone = start(&setup, &task, &sim, &problem, None)?;
         step(&mut alone, run(Command::Run))?;
-        if solved(&alone.0) {
+        if solved(&alone.0.engine) {
             continue;
         }
         // The step-1 choice must be a dead end for the edit to matter.
         let first_kept = alone
             .0
+            .engine
             .tree()
             .nodes()
             .find(|n| n.depth == 1 && n.status != crate::engine::NodeStatus::Candidate && !n.children.is_empty())
             .map(|n| n.id);
         let dead_end = first_kept.is_some_and(|k: NodeId| {
-            let left = crate::tasks::game24::current_numbers_text(&problem.input, &alone.0.tree().node(k).path);
+            let left = crate::tasks::game24::current_numbers_text(&problem.input, &alone.0.engine.tree().node(k).path);
             logic::parse_numbers(&left).is_some_and(|n| !logic::solvable(&n))
         });
         if !dead_end {

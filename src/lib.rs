@@ -9,6 +9,7 @@
 pub mod config;
 pub mod demos;
 pub mod engine;
+pub mod import;
 pub mod llm;
 pub mod runtime;
 pub mod session;

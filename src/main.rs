@@ -11,12 +11,13 @@ use color_eyre::eyre::{bail, eyre, Result, WrapErr};
 use thoughtscope::config::{data_dir, Config, RunDefaults};
 use thoughtscope::engine::Effect;
 use thoughtscope::engine::{Evaluator, Generator, MethodKind, Params, Selection, ToolMode};
+use thoughtscope::import::{react as import_react, tot as import_tot};
 use thoughtscope::llm::config::ProviderArgs;
 use thoughtscope::llm::sim::{SimConfig, SimProvider, SimRates};
 use thoughtscope::llm::Provider;
 use thoughtscope::runtime::headless::header_for;
 use thoughtscope::runtime::headless::{run_problems, ProblemResult, RunSetup, Summary};
-use thoughtscope::session::{import_react, import_tot, replay, Session};
+use thoughtscope::session::{replay, Session};
 use thoughtscope::tasks::{self, Problem, TaskOptions};
 use thoughtscope::tools::choice::ToolArgs;
 use thoughtscope::tui::app::{App, Setup as AppSetup};
@@ -383,6 +384,7 @@ fn tui_live(mut args: RunArgs) -> Result<()> {
         prompts: args.prompts.clone(),
         header: header_for(&setup, problem),
         sessions_dir: args.record.clone().unwrap_or_else(|| data_dir().join("sessions")),
+        limits: setup.limits.clone(),
     };
     let app = App::live(app_setup, problem, keymap, themes, &theme);
     open_tui(app, Arc::clone(&setup.provider), setup.concurrency, notes, Vec::new())
@@ -401,8 +403,10 @@ fn tui_replay(session: Session, theme: Option<String>, prompts: Option<PathBuf>,
         None | Some("sim") => Arc::new(SimProvider::new(session.header.sim.clone().unwrap_or_default())),
         Some(name) => thoughtscope::llm::config::build(name, &fork.connect, session.header.params.seed)?,
     };
+    // A fork spends like a live run: the same budgets, price and cache flags.
+    let limits = thoughtscope::runtime::headless::RunLimits::from_args(&fork.connect, provider.as_ref())?;
     let app_setup =
-        AppSetup { task, prompts, header: session.header.clone(), sessions_dir: data_dir().join("sessions") };
+        AppSetup { task, prompts, header: session.header.clone(), sessions_dir: data_dir().join("sessions"), limits };
     let app = App::replay(app_setup, session, keymap, themes, &theme).map_err(|e| eyre!(e))?;
     open_tui(app, provider, cfg.defaults.concurrency.unwrap_or(8), notes, Vec::new())
 }

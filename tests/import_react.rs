@@ -9,7 +9,8 @@ use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 use serde_json::Value;
 use thoughtscope::engine::Input;
-use thoughtscope::session::{import_react, replay, Session};
+use thoughtscope::import::react as import_react;
+use thoughtscope::session::{replay, Session};
 use thoughtscope::tasks::{self, TaskOptions};
 use thoughtscope::tui::app::{App, Setup};
 use thoughtscope::tui::keymap::Keymap;
@@ -124,7 +125,13 @@ fn the_shared_fever_log_imports_as_100_sessions_with_em_52() {
 /// An imported session opened in the explorer (replay, cursor at the end), drawn at 160×50.
 fn render(session: Session, sessions_dir: &Path) -> String {
     let task = tasks::for_header(&session.header, &TaskOptions::default()).unwrap();
-    let setup = Setup { task, prompts: None, header: session.header.clone(), sessions_dir: sessions_dir.to_path_buf() };
+    let setup = Setup {
+        task,
+        prompts: None,
+        header: session.header.clone(),
+        sessions_dir: sessions_dir.to_path_buf(),
+        limits: Default::default(),
+    };
     let mut app = App::replay(setup, session, Keymap::default(), ThemeSet::default(), "dark").unwrap();
     let mut terminal = Terminal::new(TestBackend::new(160, 50)).unwrap();
     terminal
@@ -246,7 +253,13 @@ async fn a_fork_of_an_imported_session_answers_recorded_actions_from_the_recordi
     let registry = task.tools().unwrap();
     let recorded = RecordedTools::from_session(&session, None).map(Arc::new);
     assert_eq!(recorded.as_ref().map(|r| r.len()), Some(3), "search, lookup and finish were recorded");
-    let setup = Setup { task, prompts: None, header: session.header.clone(), sessions_dir: dir.path().join("forks") };
+    let setup = Setup {
+        task,
+        prompts: None,
+        header: session.header.clone(),
+        sessions_dir: dir.path().join("forks"),
+        limits: Default::default(),
+    };
     let mut app = App::replay(setup, session, Keymap::default(), ThemeSet::default(), "dark").unwrap();
 
     // Fork after step 2's reply, before its observation: the pending lookup is made again.
@@ -275,9 +288,9 @@ async fn a_fork_of_an_imported_session_answers_recorded_actions_from_the_recordi
         let effects = app.on_input(input, request.as_ref());
         driver.execute(&effects);
     }
-    let outcome = app.engine.outcome().cloned().expect("the fork finished");
+    let outcome = app.run.engine.outcome().cloned().expect("the fork finished");
     assert!(outcome.solved);
-    let path = &app.engine.tree().node(outcome.finals[0]).path;
+    let path = &app.run.engine.tree().node(outcome.finals[0]).path;
     for expected in [
         // Recorded (the pending call of the fork point): the log's observation.
         "Observation 2: (Result 1 / 2) She helped develop COBOL, an early programming language.\n",
@@ -320,7 +333,13 @@ async fn a_new_lookup_after_an_invalid_action_reads_the_page_the_log_opened() {
     let task = tasks::for_header(&session.header, &options).unwrap();
     let registry = task.tools().unwrap();
     let recorded = RecordedTools::from_session(&session, None).map(Arc::new);
-    let setup = Setup { task, prompts: None, header: session.header.clone(), sessions_dir: dir.path().join("forks") };
+    let setup = Setup {
+        task,
+        prompts: None,
+        header: session.header.clone(),
+        sessions_dir: dir.path().join("forks"),
+        limits: Default::default(),
+    };
     let mut app = App::replay(setup, session, Keymap::default(), ThemeSet::default(), "dark").unwrap();
     // Inputs: run, step 1 and its observation, step 2 (an invalid action, no tool call).
     app.seek(4);
@@ -343,8 +362,8 @@ async fn a_new_lookup_after_an_invalid_action_reads_the_page_the_log_opened() {
         let effects = app.on_input(input, request.as_ref());
         driver.execute(&effects);
     }
-    let outcome = app.engine.outcome().cloned().expect("the fork finished");
-    let path = &app.engine.tree().node(outcome.finals[0]).path;
+    let outcome = app.run.engine.outcome().cloned().expect("the fork finished");
+    let path = &app.run.engine.tree().node(outcome.finals[0]).path;
     assert!(path.contains("Observation 2: Invalid action: Finish[REFUTES]\n"), "{path}");
     assert!(path.contains("Observation 3: (Result 1 / 1) It stands in Tanzania, in East Africa.\n"), "{path}");
     assert!(outcome.solved);

@@ -134,7 +134,13 @@ fn request(prompt: &str, n: u32, max_tokens: u32, stop: &[&str]) -> LlmRequest {
 fn explorer_screen(session: Session) -> String {
     use thoughtscope::tui::app::{App, Setup};
     let task = thoughtscope::tasks::by_name("game24", None).unwrap();
-    let setup = Setup { task, prompts: None, header: session.header.clone(), sessions_dir: std::env::temp_dir() };
+    let setup = Setup {
+        task,
+        prompts: None,
+        header: session.header.clone(),
+        sessions_dir: std::env::temp_dir(),
+        limits: Default::default(),
+    };
     let mut app = App::replay(setup, session, Default::default(), Default::default(), "dark").unwrap();
     app.tree_state.select(vec![0]);
     let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(200, 200)).unwrap();

@@ -9,13 +9,13 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use tokio::sync::Semaphore;
 
-use super::{Driver, NOT_SENT};
-use crate::engine::{Command, Effect, Engine, Event, Input, LlmReply, MethodKind, Outcome, Params, Purpose};
+use super::{Driver, Run, StopPolicy};
+use crate::engine::{Command, Engine, Input, MethodKind, Outcome, Params, Purpose};
 use crate::llm::cache::{CacheMode, ResponseCache};
 use crate::llm::config::{ConfigError, Price, ProviderArgs};
 use crate::llm::sim::SimConfig;
 use crate::llm::Provider;
-use crate::session::{Header, SessionError, SessionWriter, Totals, FORMAT, VERSION};
+use crate::session::{Header, SessionWriter, Totals, FORMAT, VERSION};
 use crate::tasks::{Problem, TaskSource};
 
 /// The result of one problem, as written to `--out` (one JSON line each).
@@ -349,12 +349,6 @@ impl RunLimits {
     }
 }
 
-/// Call errors that every later call would meet too: stop rather than fail them all.
-/// (`connect` comes after every retry failed to reach the server at all.)
-pub fn is_fatal(kind: &str) -> bool {
-    matches!(kind, "auth" | "forbidden" | "not_found" | "connect")
-}
-
 /// Where problem `p`'s session goes.
 pub fn session_path(record: &Path, task: &str, problem: &Problem, many: bool) -> PathBuf {
     if many {
@@ -389,76 +383,38 @@ pub fn header_for(setup: &RunSetup, problem: &Problem) -> Header {
     }
 }
 
-fn events_of(effects: &[Effect]) -> Vec<Event> {
-    effects
-        .iter()
-        .filter_map(|e| match e {
-            Effect::Emit { event } => Some(event.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
-/// Start the calls among `effects`, or after a stop only their cancellations.
-fn execute(driver: &mut Driver, effects: &[Effect], stopped: bool) {
-    if stopped {
-        let cancels: Vec<Effect> = effects.iter().filter(|e| matches!(e, Effect::Cancel { .. })).cloned().collect();
-        driver.execute(&cancels);
-    } else {
-        driver.execute(effects);
-    }
-}
-
-/// Drive one engine until it finishes (or stalls), recording every input, asking `stop` after every reply whether to stop issuing calls.
-/// On a stop the engine is paused (an input, so replay agrees), calls not yet sent
-/// are dropped, calls already sent land and are recorded, and the session gets a
-/// `stopped` record with the reason, which is returned.
-pub async fn drive_with(
-    engine: &mut Engine,
-    driver: &mut Driver,
-    mut writer: Option<&mut SessionWriter>,
-    first: Vec<Input>,
-    mut stop: impl FnMut(&Input, &Totals) -> Option<String>,
-) -> Result<(Totals, Option<String>), SessionError> {
-    let mut totals = Totals::default();
-    let mut stopped: Option<String> = None;
+/// Drive a run until its engine finishes or stalls (nothing outstanding), after
+/// feeding `first`. A stop (budget, fatal error, recording failure) halts the driver:
+/// calls not yet sent are dropped, calls already sent land and are recorded.
+pub async fn drive(run: &mut Run, driver: &mut Driver, first: Vec<Input>) {
     for input in first {
-        let effects = engine.handle(input.clone());
-        if let Some(w) = writer.as_deref_mut() {
-            w.input(&input, None, &events_of(&effects))?;
-        }
-        driver.execute(&effects);
+        let fed = run.feed(input, None);
+        driver.apply(&fed);
     }
     while let Some((input, request)) = driver.next_input().await {
-        if stopped.is_some()
-            && matches!(&input, Input::LlmReply(r) if matches!(&r.result, Err(e) if e.kind == NOT_SENT))
-        {
-            // Never sent: not an input the engine saw.
-            continue;
-        }
-        totals.count(&input);
-        let effects = engine.handle(input.clone());
-        if let Some(w) = writer.as_deref_mut() {
-            w.input(&input, request.as_ref(), &events_of(&effects))?;
-        }
-        if stopped.is_none() {
-            if let Some(reason) = stop(&input, &totals) {
-                driver.halt();
-                execute(driver, &effects, true);
-                let pause = Input::command(Command::Pause);
-                let effects = engine.handle(pause.clone());
-                if let Some(w) = writer.as_deref_mut() {
-                    w.input(&pause, None, &events_of(&effects))?;
-                    w.stopped(&reason)?;
+        let fed = run.feed(input, request.as_ref());
+        driver.apply(&fed);
+    }
+}
+
+/// The response cache `limits` ask for, and a note if the disk cache could not be had.
+pub fn open_cache(limits: &RunLimits) -> (ResponseCache, Option<String>) {
+    match limits.cache {
+        CacheMode::Memory => (ResponseCache::new(), None),
+        CacheMode::Disk => {
+            let dir = limits.cache_dir.clone().or_else(crate::llm::cache::default_disk_dir);
+            match dir.as_deref().map(ResponseCache::with_disk) {
+                Some(Ok(c)) => (c, None),
+                Some(Err(e)) => (
+                    ResponseCache::new(),
+                    Some(format!("the disk cache is unavailable ({e}); replies are kept in memory only")),
+                ),
+                None => {
+                    (ResponseCache::new(), Some("no user cache directory; replies are kept in memory only".to_string()))
                 }
-                execute(driver, &effects, true);
-                stopped = Some(reason);
-                continue;
             }
         }
-        execute(driver, &effects, stopped.is_some());
     }
-    Ok((totals, stopped))
 }
 
 /// Run every problem, one after another (calls within a problem run concurrently).
@@ -471,24 +427,7 @@ pub async fn run_problems(
     mut progress: impl FnMut(&ProblemResult),
 ) -> Vec<ProblemResult> {
     let limit = Arc::new(Semaphore::new(setup.concurrency.max(1)));
-    let mut cache_note = None;
-    let cache = match setup.limits.cache {
-        CacheMode::Memory => ResponseCache::new(),
-        CacheMode::Disk => {
-            let dir = setup.limits.cache_dir.clone().or_else(crate::llm::cache::default_disk_dir);
-            match dir.as_deref().map(ResponseCache::with_disk) {
-                Some(Ok(c)) => c,
-                Some(Err(e)) => {
-                    cache_note = Some(format!("the disk cache is unavailable ({e}); replies are kept in memory only"));
-                    ResponseCache::new()
-                }
-                None => {
-                    cache_note = Some("no user cache directory; replies are kept in memory only".to_string());
-                    ResponseCache::new()
-                }
-            }
-        }
-    };
+    let (cache, mut cache_note) = open_cache(&setup.limits);
     let cache = Arc::new(Mutex::new(cache));
     let many = problems.len() > 1;
     let mut results = Vec::with_capacity(problems.len());
@@ -497,14 +436,14 @@ pub async fn run_problems(
     for problem in problems {
         let started = Instant::now();
         let task: Arc<dyn crate::engine::Task> = Arc::clone(&setup.task) as Arc<dyn crate::engine::Task>;
-        let mut engine = Engine::new(task, &problem.input, setup.params.clone());
+        let engine = Engine::new(task, &problem.input, setup.params.clone());
         let mut driver = Driver::new(Arc::clone(&setup.provider), Arc::clone(&limit), Arc::clone(&cache));
         if let Some(tools) = setup.task.tools() {
             driver = driver.with_tools(super::tools::ToolRunner::new(tools));
         }
         let path = setup.record.as_ref().map(|r| session_path(r, setup.task.name(), problem, many));
         let mut error = cache_note.take();
-        let mut writer = match &path {
+        let writer = match &path {
             Some(p) => match SessionWriter::create(p, &header_for(setup, problem)) {
                 Ok(w) => Some(w),
                 Err(e) => {
@@ -514,34 +453,19 @@ pub async fn run_problems(
             },
             None => None,
         };
-        let budget = setup.limits.budget;
-        let stop = |input: &Input, totals: &Totals| {
-            if let Input::LlmReply(LlmReply { result: Err(e), .. }) = input {
-                if is_fatal(&e.kind) {
-                    let what =
-                        if e.kind == "connect" { "the server is unreachable" } else { "the server refused the call" };
-                    return Some(format!("{what}: {}", e.message));
-                }
-            }
-            let mut all = spent;
-            all.add(totals);
-            budget.exceeded(&all, price.as_ref())
-        };
-        let first = vec![Input::command(Command::Run)];
-        let (totals, stopped) = match drive_with(&mut engine, &mut driver, writer.as_mut(), first, stop).await {
-            Ok(t) => t,
-            Err(e) => {
-                error = Some(e.to_string());
-                (Totals::default(), None)
-            }
-        };
+        let recorded = writer.is_some();
+        let policy = StopPolicy { budget: setup.limits.budget, price, spent_before: spent, stop_on_fatal: true };
+        let mut run = Run::new(engine, writer, policy);
+        drive(&mut run, &mut driver, vec![Input::command(Command::Run)]).await;
+        let stopped = run.stopped().map(|r| r.to_string());
+        let totals = run.totals;
         spent.add(&totals);
         let wall_ms = started.elapsed().as_millis() as u64;
-        if let Some(w) = writer.as_mut() {
-            if let Err(e) = w.end(totals, wall_ms) {
-                error = Some(e.to_string());
-            }
+        if let Err(e) = run.end(wall_ms) {
+            error = Some(e.to_string());
         }
+        let session = path.filter(|_| recorded).map(|p| p.display().to_string());
+        let (engine, _, _) = run.into_parts();
         let mut result =
             ProblemResult::new(problem, engine.outcome(), totals, wall_ms).priced(price.as_ref()).with_qa(&engine);
         if engine.outcome().is_none() && error.is_none() {
@@ -559,7 +483,7 @@ pub async fn run_problems(
                 }
             });
         }
-        result.session = writer.as_ref().map(|w| w.path().display().to_string());
+        result.session = session;
         result.error = error;
         result.stopped = stopped.clone();
         progress(&result);

@@ -5,7 +5,11 @@
 //! the same sequence of inputs whatever the timing.
 
 pub mod headless;
+pub mod run;
+pub mod sync;
 pub mod tools;
+
+pub use run::{Fed, Run, StopPolicy, StopReason};
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -23,6 +27,12 @@ use crate::llm::{DeltaFn, Provider};
 
 type CallResult = Result<LlmResponse, CallError>;
 
+/// What a finished task of the driver produced.
+enum Done {
+    Llm(CallResult),
+    Tool(ToolResult),
+}
+
 /// Part of a reply as it streams in, for showing a thought as it arrives.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Delta {
@@ -39,11 +49,13 @@ pub struct Driver {
     /// Outstanding calls in the order the engine issued them.
     order: VecDeque<u64>,
     requests: HashMap<u64, LlmRequest>,
-    ready: HashMap<u64, CallResult>,
+    ready: HashMap<u64, Done>,
     /// Identical requests in flight: cache key -> leader call; leader -> followers.
     inflight: HashMap<String, u64>,
     followers: HashMap<u64, Vec<u64>>,
-    tasks: JoinSet<(u64, CallResult)>,
+    /// Model calls and tool calls in flight; their state lives here, not in a
+    /// future the caller may drop, so a `select!` that loses never restarts them.
+    tasks: JoinSet<(u64, Done)>,
     aborts: HashMap<u64, AbortHandle>,
     /// Calls sent to the provider (not answered from the cache).
     pub calls_made: u64,
@@ -51,9 +63,8 @@ pub struct Driver {
     deltas: Option<tokio::sync::mpsc::UnboundedSender<Delta>>,
     /// Set when the run must send nothing more (a budget is used up).
     halted: Arc<AtomicBool>,
-    /// Runs tool calls (ReAct), in request order with the model calls.
-    tools: Option<tools::ToolRunner>,
-    tool_calls: HashMap<u64, (ToolRequest, NodeId, NodeId)>,
+    /// Runs tool calls (ReAct); one at a time, in the order they were issued.
+    tools: Option<Arc<tokio::sync::Mutex<tools::ToolRunner>>>,
 }
 
 /// The kind of error a call gets when the driver was halted before it was sent.
@@ -77,13 +88,12 @@ impl Driver {
             deltas: None,
             halted: Arc::new(AtomicBool::new(false)),
             tools: None,
-            tool_calls: HashMap::new(),
         }
     }
 
     /// Run the engine's tool calls with these tools.
     pub fn with_tools(mut self, runner: tools::ToolRunner) -> Self {
-        self.tools = Some(runner);
+        self.tools = Some(Arc::new(tokio::sync::Mutex::new(runner)));
         self
     }
 
@@ -100,6 +110,14 @@ impl Driver {
         self
     }
 
+    /// Carry out what feeding an input asked for: after a stop, send nothing new.
+    pub fn apply(&mut self, fed: &Fed) {
+        if fed.stopped.is_some() {
+            self.halt();
+        }
+        self.execute(&fed.effects);
+    }
+
     pub fn outstanding(&self) -> usize {
         self.order.len()
     }
@@ -109,16 +127,8 @@ impl Driver {
         for effect in effects {
             match effect {
                 Effect::CallLlm { call, request } => self.start(*call, request.clone()),
-                Effect::CallTool { call, tool, node, after } => {
-                    self.order.push_back(*call);
-                    self.tool_calls.insert(*call, (tool.clone(), *node, *after));
-                }
-                Effect::Cancel { calls } => {
-                    for c in calls {
-                        self.tool_calls.remove(c);
-                    }
-                    self.cancel(calls)
-                }
+                Effect::CallTool { call, tool, node, after } => self.start_tool(*call, tool.clone(), *node, *after),
+                Effect::Cancel { calls } => self.cancel(calls),
                 Effect::Emit { .. } => {}
             }
         }
@@ -131,7 +141,7 @@ impl Driver {
         self.requests.insert(call, request.clone());
         let cached = self.cache.lock().ok().and_then(|mut c| c.get(&model, &request));
         if let Some(reply) = cached {
-            self.ready.insert(call, Ok(reply));
+            self.ready.insert(call, Done::Llm(Ok(reply)));
             return;
         }
         if let Some(&leader) = self.inflight.get(&key) {
@@ -167,9 +177,35 @@ impl Driver {
                     reply.latency_ms = started.elapsed().as_millis() as u64;
                 }
             }
-            (call, result)
+            (call, Done::Llm(result))
         });
         self.aborts.insert(call, handle);
+    }
+
+    /// Start a tool call as a task of the driver (tools are not money: no permit).
+    fn start_tool(&mut self, call: u64, tool: ToolRequest, node: NodeId, after: NodeId) {
+        self.order.push_back(call);
+        let Some(runner) = self.tools.clone() else {
+            let text = "No tools are available in this run.".to_string();
+            self.ready.insert(call, Done::Tool(ToolResult { text, ok: false, latency_ms: 0 }));
+            return;
+        };
+        let handle = self.tasks.spawn(async move {
+            let mut runner = runner.lock_owned().await;
+            (call, Done::Tool(runner.run(&tool, node, after).await))
+        });
+        self.aborts.insert(call, handle);
+    }
+
+    /// Calls answered from a recording and calls sent to the tools, so far.
+    pub async fn tool_counts(&self) -> (usize, usize) {
+        match &self.tools {
+            Some(t) => {
+                let t = t.lock().await;
+                (t.answered_from_recording, t.sent_to_tools)
+            }
+            None => (0, 0),
+        }
     }
 
     fn cancel(&mut self, calls: &[u64]) {
@@ -188,8 +224,17 @@ impl Driver {
         }
     }
 
-    fn complete(&mut self, call: u64, result: CallResult) {
+    fn complete(&mut self, call: u64, done: Done) {
         self.aborts.remove(&call);
+        let result = match done {
+            Done::Tool(result) => {
+                if self.order.contains(&call) {
+                    self.ready.insert(call, Done::Tool(result));
+                }
+                return;
+            }
+            Done::Llm(result) => result,
+        };
         let model = self.provider.cache_scope();
         if let Some(request) = self.requests.get(&call) {
             let key = request.cache_key(&model);
@@ -218,67 +263,85 @@ impl Driver {
                 Err(e) => Err(e.clone()),
             };
             if self.order.contains(&follower) {
-                self.ready.insert(follower, shared);
+                self.ready.insert(follower, Done::Llm(shared));
             }
         }
         if self.order.contains(&call) {
-            self.ready.insert(call, result);
+            self.ready.insert(call, Done::Llm(result));
         }
     }
 
     /// The next input in request order — a model reply (with its request) or a tool
-    /// observation; `None` when nothing is outstanding.
+    /// observation; `None` when nothing is outstanding. Cancel-safe: everything in
+    /// flight is a task of the driver, so dropping this future loses nothing.
     pub async fn next_input(&mut self) -> Option<(Input, Option<LlmRequest>)> {
-        let front = *self.order.front()?;
-        if let Some((tool, node, after)) = self.tool_calls.get(&front).cloned() {
-            // Tools run here, in order; the call stays queued until it is done (cancel-safe).
-            let result = match self.tools.as_mut() {
-                Some(runner) => runner.run(&tool, node, after).await,
-                None => ToolResult { text: "No tools are available in this run.".into(), ok: false, latency_ms: 0 },
-            };
-            self.tool_calls.remove(&front);
-            self.order.pop_front();
-            return Some((Input::ToolReply(ToolReply { call: front, result }), None));
+        loop {
+            let front = *self.order.front()?;
+            if let Some(done) = self.ready.remove(&front) {
+                self.order.pop_front();
+                return Some(match done {
+                    Done::Tool(result) => (Input::ToolReply(ToolReply { call: front, result }), None),
+                    Done::Llm(result) => {
+                        let request = self.requests.remove(&front);
+                        (Input::LlmReply(LlmReply { call: front, result }), request)
+                    }
+                });
+            }
+            self.wait_one(front).await;
         }
-        let (reply, request) = self.next_reply().await?;
-        Some((Input::LlmReply(reply), Some(request)))
     }
 
-    /// The next reply in request order, with its request; `None` when nothing is outstanding.
+    /// The next model reply in request order, with its request; `None` when nothing is
+    /// outstanding or a tool call is next (only `next_input` delivers those).
     pub async fn next_reply(&mut self) -> Option<(LlmReply, LlmRequest)> {
         loop {
             let front = *self.order.front()?;
-            if self.tool_calls.contains_key(&front) {
-                // A tool call is next: only `next_input` delivers it.
-                return None;
-            }
-            if let Some(result) = self.ready.remove(&front) {
-                self.order.pop_front();
-                let request = self.requests.remove(&front)?;
-                return Some((LlmReply { call: front, result }, request));
-            }
-            match self.tasks.join_next().await {
-                Some(Ok((call, result))) => self.complete(call, result),
-                Some(Err(join_error)) => {
-                    if join_error.is_cancelled() {
-                        continue;
-                    }
-                    // A provider panicked: fail the call it was running, keep the run going.
-                    let id = join_error.id();
-                    let call = self.aborts.iter().find(|(_, h)| h.id() == id).map(|(c, _)| *c);
-                    if let Some(call) = call {
-                        let err = CallError {
-                            kind: "internal".into(),
-                            message: format!("the provider crashed: {join_error}"),
-                        };
-                        self.complete(call, Err(err));
-                    }
+            match self.ready.remove(&front) {
+                Some(Done::Llm(result)) => {
+                    self.order.pop_front();
+                    let request = self.requests.remove(&front)?;
+                    return Some((LlmReply { call: front, result }, request));
                 }
-                None => {
-                    // Nothing is running yet the front has no reply: fail it rather than wait forever.
-                    let err = CallError { kind: "internal".into(), message: "the call was lost by the driver".into() };
-                    self.ready.insert(front, Err(err));
+                Some(tool @ Done::Tool(_)) => {
+                    self.ready.insert(front, tool);
+                    return None;
                 }
+                None if !self.requests.contains_key(&front) => return None,
+                None => self.wait_one(front).await,
+            }
+        }
+    }
+
+    /// Wait for one task to finish and file its result.
+    async fn wait_one(&mut self, front: u64) {
+        match self.tasks.join_next().await {
+            Some(Ok((call, done))) => self.complete(call, done),
+            Some(Err(join_error)) => {
+                if join_error.is_cancelled() {
+                    return;
+                }
+                // A provider or tool panicked: fail the call it was running, keep the run going.
+                let id = join_error.id();
+                let call = self.aborts.iter().find(|(_, h)| h.id() == id).map(|(c, _)| *c);
+                if let Some(call) = call {
+                    let message = format!("the call crashed: {join_error}");
+                    let done = if self.requests.contains_key(&call) {
+                        Done::Llm(Err(CallError { kind: "internal".into(), message }))
+                    } else {
+                        Done::Tool(ToolResult { text: message, ok: false, latency_ms: 0 })
+                    };
+                    self.complete(call, done);
+                }
+            }
+            None => {
+                // Nothing is running yet the front has no reply: fail it rather than wait forever.
+                let message = "the call was lost by the driver".to_string();
+                let done = if self.requests.contains_key(&front) {
+                    Done::Llm(Err(CallError { kind: "internal".into(), message }))
+                } else {
+                    Done::Tool(ToolResult { text: message, ok: false, latency_ms: 0 })
+                };
+                self.ready.insert(front, done);
             }
         }
     }

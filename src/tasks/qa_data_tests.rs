@@ -173,17 +173,17 @@ fn a_session_replays_without_its_data_file() {
     };
     assert_eq!(header.gold.as_deref(), Some("Arthur's Magazine"));
     let path = dir.path().join("s.jsonl");
-    let mut writer = SessionWriter::create(&path, &header).unwrap();
-    let mut engine = Engine::new(task.clone() as Arc<dyn Task>, &problem.input, params);
+    let writer = SessionWriter::create(&path, &header).unwrap();
+    let engine = Engine::new(task.clone() as Arc<dyn Task>, &problem.input, params);
+    let mut run = crate::runtime::Run::new(engine, Some(writer), Default::default());
     let replies = [
         "Thought 1: I need both start dates.\nAction 1: Search[Arthur's Magazine]",
         "Thought 2: Now the other.\nAction 2: Search[First for Women]",
         "Thought 3: 1844 is before 1989.\nAction 3: Finish[Arthur's Magazine]",
     ];
     let mut step = 0;
-    let (totals, _) = crate::session::sync::drive_with_tools(
-        &mut engine,
-        Some(&mut writer),
+    crate::runtime::sync::drive_with_tools(
+        &mut run,
         vec![Input::command(Command::Run)],
         |_| {
             step += 1;
@@ -192,8 +192,8 @@ fn a_session_replays_without_its_data_file() {
         |tool| ToolResult { text: format!("(page of {})", tool.arg), ok: true, latency_ms: 0 },
     )
     .unwrap();
-    writer.end(totals, 0).unwrap();
-    assert!(engine.outcome().unwrap().solved);
+    run.end(0).unwrap();
+    assert!(run.engine.outcome().unwrap().solved);
 
     let session = Session::load(&path).unwrap();
     assert_eq!(session.header.gold.as_deref(), Some("Arthur's Magazine"));

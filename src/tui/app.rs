@@ -17,7 +17,9 @@ use super::action::Action;
 use super::keymap::Keymap;
 use super::theme::{Theme, ThemeSet};
 use crate::engine::{Command, Effect, Engine, Event, Input, LlmReply, LlmRequest, NodeId, NodeStatus, Task};
-use crate::session::{replay, Header, Record, Session, SessionWriter, Totals};
+use crate::runtime::headless::RunLimits;
+use crate::runtime::{Run, StopPolicy};
+use crate::session::{replay, Header, Record, Session, SessionWriter};
 use crate::tasks::{Problem, TaskSource};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,17 +79,18 @@ pub struct Setup {
     /// Header of new live runs (its input/index are replaced per problem).
     pub header: Header,
     pub sessions_dir: PathBuf,
+    /// Budgets, price and cache, as for headless runs.
+    pub limits: RunLimits,
 }
 
 pub struct App {
     pub setup: Setup,
-    pub engine: Engine,
+    /// The engine with its recording, totals and stop policy: the one run loop's state.
+    pub run: Run,
     pub header: Header,
-    writer: Option<SessionWriter>,
     pub replay: Option<Replay>,
     /// Everything the engine reported, for the transcript.
     pub events: Vec<Event>,
-    pub totals: Totals,
     pub focus: Pane,
     pub tree_state: TreeState<usize>,
     collapsed: BTreeSet<usize>,
@@ -118,24 +121,15 @@ pub struct App {
     pub streaming: std::collections::BTreeMap<(u64, u32), String>,
 }
 
-fn events_of(effects: &[Effect]) -> impl Iterator<Item = &Event> {
-    effects.iter().filter_map(|e| match e {
-        Effect::Emit { event } => Some(event),
-        _ => None,
-    })
-}
-
 impl App {
     fn base(setup: Setup, engine: Engine, header: Header, keymap: Keymap, themes: ThemeSet, theme: &str) -> App {
         let theme_name = themes.get_or_first(theme).name.clone();
         App {
             setup,
-            engine,
+            run: Run::new(engine, None, StopPolicy::default()),
             header,
-            writer: None,
             replay: None,
             events: Vec::new(),
-            totals: Totals::default(),
             focus: Pane::Tree,
             tree_state: TreeState::default(),
             collapsed: BTreeSet::new(),
@@ -197,7 +191,7 @@ impl App {
     pub fn session_path(&self) -> Option<PathBuf> {
         match &self.replay {
             Some(r) => Some(r.session.path.clone()),
-            None => self.writer.as_ref().map(|w| w.path().to_path_buf()),
+            None => self.run.writer().map(|w| w.path().to_path_buf()),
         }
     }
 
@@ -212,7 +206,7 @@ impl App {
     /// Begin a fresh live run on `problem` (new engine, new session file).
     fn start(&mut self, problem: Problem) {
         let task: Arc<dyn Task> = Arc::clone(&self.setup.task) as Arc<dyn Task>;
-        self.engine = Engine::new(task, &problem.input, self.setup.header.params.clone());
+        let engine = Engine::new(task, &problem.input, self.setup.header.params.clone());
         let mut header = self.setup.header.clone();
         header.input = problem.input.clone();
         header.index = problem.index;
@@ -220,7 +214,6 @@ impl App {
         self.header = header;
         self.replay = None;
         self.events.clear();
-        self.totals = Totals::default();
         self.tree_state = TreeState::default();
         self.collapsed.clear();
         self.follow = true;
@@ -233,27 +226,30 @@ impl App {
             self.header.params.method.label()
         );
         let path = unique_path(&self.setup.sessions_dir, &name);
-        self.writer = match SessionWriter::create(&path, &self.header) {
+        let writer = match SessionWriter::create(&path, &self.header) {
             Ok(w) => Some(w),
             Err(e) => {
                 self.message = Some(format!("not recording: {e}"));
                 None
             }
         };
+        let limits = &self.setup.limits;
+        self.run = Run::new(engine, writer, StopPolicy::live(limits.budget, limits.price));
         self.select(NodeId(0));
         self.touch();
     }
 
     /// Give the engine an input, record it, remember its events; returns the effects for the driver.
     fn feed(&mut self, input: Input, request: Option<&LlmRequest>) -> Vec<Effect> {
-        self.totals.count(&input);
-        let effects = self.engine.handle(input.clone());
-        let events: Vec<Event> = events_of(&effects).cloned().collect();
-        if let Some(w) = self.writer.as_mut() {
-            if let Err(e) = w.input(&input, request, &events) {
-                self.message = Some(format!("recording stopped: {e}"));
-                self.writer = None;
-            }
+        let fed = self.run.feed(input, request);
+        if let Some(refused) = fed.refused {
+            self.message = Some(refused);
+            self.touch();
+            return Vec::new();
+        }
+        let events = fed.events;
+        if let Some(reason) = &fed.stopped {
+            self.message = Some(format!("stopped: {reason}"));
         }
         for event in &events {
             match event {
@@ -264,12 +260,12 @@ impl App {
         }
         self.events.extend(events);
         self.touch();
-        effects.into_iter().filter(|e| !matches!(e, Effect::Emit { .. })).collect()
+        fed.effects
     }
 
     /// Text arriving on a streamed call (shown in the detail pane until the reply lands).
     pub fn on_delta(&mut self, call: u64, sample: u32, text: &str) {
-        if self.replay.is_none() && self.engine.pending_calls().contains(&call) {
+        if self.replay.is_none() && self.run.engine.pending_calls().contains(&call) {
             self.streaming.entry((call, sample)).or_default().push_str(text);
             self.touch();
         }
@@ -277,7 +273,8 @@ impl App {
 
     /// The money spent so far, if the provider has a price.
     pub fn cost_usd(&self) -> Option<f64> {
-        self.header.price.as_ref().map(|p| p.cost(self.totals.prompt_tokens, self.totals.completion_tokens))
+        let t = &self.run.totals;
+        self.header.price.as_ref().map(|p| p.cost(t.prompt_tokens, t.completion_tokens))
     }
 
     /// A model reply or tool observation from the driver.
@@ -312,13 +309,13 @@ impl App {
             .selected()
             .last()
             .map(|&i| NodeId(i))
-            .filter(|&n| self.engine.tree().contains(n))
+            .filter(|&n| self.run.engine.tree().contains(n))
             .unwrap_or(NodeId(0))
     }
 
     /// The ids from the root down to `node`, as the tree widget names it.
     pub fn path_to(&self, node: NodeId) -> Vec<usize> {
-        let tree = self.engine.tree();
+        let tree = self.run.engine.tree();
         let mut path = vec![node.0];
         let mut cur = tree.get(node).and_then(|n| n.parent);
         while let Some(p) = cur {
@@ -330,7 +327,7 @@ impl App {
     }
 
     fn select(&mut self, node: NodeId) {
-        if !self.engine.tree().contains(node) {
+        if !self.run.engine.tree().contains(node) {
             return;
         }
         let path = self.path_to(node);
@@ -345,6 +342,7 @@ impl App {
     /// Open every node with children except the ones collapsed by hand.
     pub fn open_all(&mut self) {
         let ids: Vec<NodeId> = self
+            .run
             .engine
             .tree()
             .nodes()
@@ -433,7 +431,7 @@ impl App {
             },
             Prompting::SaveAs => {
                 let path = PathBuf::from(text);
-                self.message = Some(match self.writer.as_mut() {
+                self.message = Some(match self.run.writer_mut() {
                     Some(w) => match w.save_as(&path) {
                         Ok(()) => format!("saved; recording continues in {}", path.display()),
                         Err(e) => format!("could not save: {e}"),
@@ -494,11 +492,11 @@ impl App {
             }
             Action::RunPause => {
                 self.follow = true;
-                let running = matches!(self.engine.mode(), crate::engine::RunMode::Running);
+                let running = matches!(self.run.engine.mode(), crate::engine::RunMode::Running);
                 self.command(if running { Command::Pause } else { Command::Run })
             }
             Action::Prune => {
-                let pruned = self.engine.tree().node(node).status == NodeStatus::Pruned;
+                let pruned = self.run.engine.tree().node(node).status == NodeStatus::Pruned;
                 self.command(if pruned { Command::Unprune { node } } else { Command::Prune { node } })
             }
             Action::Edit => {
@@ -509,7 +507,7 @@ impl App {
                     self.message = Some("the root is the puzzle itself: press i for a new input".into());
                     return Vec::new();
                 }
-                let thought = &self.engine.tree().node(node).thought;
+                let thought = &self.run.engine.tree().node(node).thought;
                 let lines: Vec<String> = if self.header.params.method.has_react_steps() {
                     // A ReAct step: its thought and action; the observation comes from the tool.
                     thought
@@ -580,7 +578,7 @@ impl App {
             Action::NextSolution => {
                 self.follow = false;
                 let solutions: Vec<NodeId> =
-                    self.engine.tree().nodes().filter(|n| n.status == NodeStatus::Solution).map(|n| n.id).collect();
+                    self.run.engine.tree().nodes().filter(|n| n.status == NodeStatus::Solution).map(|n| n.id).collect();
                 match solutions.iter().find(|&&s| s > node).or(solutions.first()) {
                     Some(&s) => self.select(s),
                     None => self.message = Some("no solution yet".into()),
@@ -697,7 +695,7 @@ impl App {
             {
                 // A ReAct trajectory: up and down walk its steps (down follows the newest branch).
                 self.follow = false;
-                let tree = self.engine.tree();
+                let tree = self.run.engine.tree();
                 let node = self.selected();
                 let next = match action {
                     Action::Up => tree.node(node).parent,
@@ -724,7 +722,7 @@ impl App {
 
     /// The best state: a solution if there is one, else the highest value at the deepest scored level.
     fn best_node(&self) -> Option<NodeId> {
-        let tree = self.engine.tree();
+        let tree = self.run.engine.tree();
         if let Some(s) = tree.nodes().find(|n| n.status == NodeStatus::Solution) {
             return Some(s.id);
         }
@@ -758,8 +756,8 @@ impl App {
         match replay::rebuild(&r.session, self.setup.prompts.as_deref(), Some(cursor)) {
             Ok(rebuilt) => {
                 r.cursor = cursor;
-                self.engine = rebuilt.engine;
-                self.totals = rebuilt.totals;
+                self.run.engine = rebuilt.engine;
+                self.run.totals = rebuilt.totals;
                 self.events = r
                     .session
                     .records
@@ -775,7 +773,7 @@ impl App {
                     _ => None,
                 });
                 let target = if self.follow { last_added.unwrap_or(NodeId(0)) } else { keep };
-                self.select(if self.engine.tree().contains(target) { target } else { NodeId(0) });
+                self.select(if self.run.engine.tree().contains(target) { target } else { NodeId(0) });
             }
             Err(e) => self.message = Some(format!("cannot rebuild: {e}")),
         }
@@ -808,7 +806,11 @@ impl App {
             r.session.path.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_else(|| "session".into());
         let path = unique_path(&self.setup.sessions_dir, &format!("{stem}-fork-{}.jsonl", r.cursor));
         match SessionWriter::fork(&path, &r.session, r.cursor) {
-            Ok(w) => self.writer = Some(w),
+            Ok(w) => {
+                // The budget counts the whole session, the parent's part included.
+                let limits = &self.setup.limits;
+                self.run.go_live(Some(w), StopPolicy::live(limits.budget, limits.price));
+            }
             Err(e) => {
                 self.message = Some(format!("cannot fork: {e}"));
                 self.replay = Some(r);
@@ -821,11 +823,12 @@ impl App {
         self.message = Some(format!("forked at input {} of {} into {}", r.cursor, r.total, path.display()));
         // Calls made before the fork point but not answered in it are made again.
         let mut effects: Vec<Effect> = self
+            .run
             .engine
             .pending_calls()
             .into_iter()
             .filter_map(|call| {
-                self.engine.core.calls.get(&call).map(|c| Effect::CallLlm { call, request: c.request.clone() })
+                self.run.engine.core.calls.get(&call).map(|c| Effect::CallLlm { call, request: c.request.clone() })
             })
             .collect();
         // So are tool calls (ReAct), which the engine keeps no request for.
@@ -839,9 +842,7 @@ impl App {
 
     /// Record the end of the run (totals and time) when leaving.
     pub fn finish_recording(&mut self) {
-        if let Some(w) = self.writer.as_mut() {
-            let _ = w.end(self.totals, self.elapsed_ms);
-        }
+        let _ = self.run.end(self.elapsed_ms);
     }
 
     /// The step counter for the status bar: BFS selections, or DFS expansions.
@@ -850,7 +851,7 @@ impl App {
         if selections > 0 {
             selections
         } else {
-            self.engine.core.calls.values().filter(|c| c.request.purpose == crate::engine::Purpose::Propose).count()
+            self.run.engine.core.calls.values().filter(|c| c.request.purpose == crate::engine::Purpose::Propose).count()
         }
     }
 }

@@ -9,12 +9,13 @@ pub mod keymap;
 pub mod theme;
 pub mod ui;
 
+use std::future::Future;
 use std::io::Stdout;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use futures::StreamExt;
-use ratatui::backend::CrosstermBackend;
+use futures::{Stream, StreamExt};
+use ratatui::backend::{Backend, CrosstermBackend};
 use ratatui::crossterm::event::{DisableMouseCapture, EnableMouseCapture, Event as TermEvent, EventStream};
 use ratatui::crossterm::execute;
 use ratatui::crossterm::terminal::{disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen};
@@ -22,8 +23,8 @@ use ratatui::Terminal;
 use tokio::sync::Semaphore;
 
 use crate::engine::{Effect, RunMode};
-use crate::llm::cache::ResponseCache;
 use crate::llm::Provider;
+use crate::runtime::headless::open_cache;
 use crate::runtime::Driver;
 use app::App;
 
@@ -59,15 +60,47 @@ fn setup_terminal() -> std::io::Result<(Terminal<CrosstermBackend<Stdout>>, Term
 
 /// Run the explorer until the person quits (or SIGTERM/SIGHUP arrives).
 pub async fn run(
-    mut app: App,
+    app: App,
     provider: Arc<dyn Provider>,
     concurrency: usize,
     initial: Vec<Effect>,
 ) -> std::io::Result<App> {
     install_panic_hook();
     let (mut terminal, _guard) = setup_terminal()?;
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    let mut hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())?;
+    let quit = Box::pin(async move {
+        tokio::select! {
+            _ = terminate.recv() => {}
+            _ = hangup.recv() => {}
+        }
+    });
+    let app = drive(app, &mut terminal, EventStream::new(), quit, provider, concurrency, initial).await?;
+    drop(terminal);
+    Ok(app)
+}
+
+/// The explorer's loop on any backend and any stream of terminal events (tests give
+/// a `TestBackend` and scripted keys): keys become engine commands through the app,
+/// the driver carries out calls and tool calls as its own tasks, every reply goes
+/// through the app's [`crate::runtime::Run`] (recording, totals, budgets, fatal-error
+/// stop), and frames are drawn on a tick when something changed. Ends when the app
+/// quits, the events end, or `quit` resolves.
+pub async fn drive<B: Backend>(
+    mut app: App,
+    terminal: &mut Terminal<B>,
+    mut keys: impl Stream<Item = std::io::Result<TermEvent>> + Unpin,
+    mut quit: impl Future<Output = ()> + Unpin,
+    provider: Arc<dyn Provider>,
+    concurrency: usize,
+    initial: Vec<Effect>,
+) -> std::io::Result<App> {
     let limit = Arc::new(Semaphore::new(concurrency.max(1)));
-    let cache = Arc::new(Mutex::new(ResponseCache::new()));
+    let (cache, note) = open_cache(&app.setup.limits);
+    if let Some(note) = note {
+        app.message = Some(note);
+    }
+    let cache = Arc::new(Mutex::new(cache));
     let (delta_tx, mut deltas) = tokio::sync::mpsc::unbounded_channel();
     let tools = app.setup.task.tools();
     // A fork of a recorded session answers the actions the recording has from it.
@@ -84,14 +117,12 @@ pub async fn run(
             None => driver,
         }
     };
+    let draw_error = |e: B::Error| std::io::Error::other(e.to_string());
     let mut driver = new_driver();
     app.reset_driver = false;
     driver.execute(&initial);
-    let mut keys = EventStream::new();
     let mut tick = tokio::time::interval(Duration::from_millis(33));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
-    let mut hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())?;
     let mut run_started = Instant::now();
     let mut last_play = Instant::now();
     let mut drawn = u64::MAX;
@@ -105,11 +136,12 @@ pub async fn run(
                 Some(Err(e)) => return Err(e),
                 None => break,
             },
+            // Cancel-safe: the calls and tool calls are tasks of the driver, so losing this race restarts nothing.
             Some((input, request)) = driver.next_input(), if driver.outstanding() > 0 => app.on_input(input, request.as_ref()),
             Some(delta) = deltas.recv() => { app.on_delta(delta.call, delta.sample, &delta.text); Vec::new() }
             _ = tick.tick() => {
-                let busy = driver.outstanding() > 0 || app.engine.mode() != RunMode::Paused;
-                if app.replay.is_none() && busy && !app.engine.is_finished() {
+                let busy = driver.outstanding() > 0 || app.run.engine.mode() != RunMode::Paused;
+                if app.replay.is_none() && busy && !app.run.engine.is_finished() {
                     let ms = run_started.elapsed().as_millis() as u64;
                     if ms / 250 != app.elapsed_ms / 250 {
                         app.elapsed_ms = ms;
@@ -125,18 +157,21 @@ pub async fn run(
                 if app.version != drawn {
                     terminal.draw(|frame| {
                         ui::draw_app(frame, &mut app);
-                    })?;
+                    }).map_err(draw_error)?;
                     drawn = app.version;
                 }
                 Vec::new()
             },
-            _ = terminate.recv() => { app.quit = true; Vec::new() }
-            _ = hangup.recv() => { app.quit = true; Vec::new() }
+            _ = &mut quit => { app.quit = true; Vec::new() }
         };
         if app.reset_driver {
             driver = new_driver();
             app.reset_driver = false;
             run_started = Instant::now();
+        }
+        if app.run.stopped().is_some() {
+            // A budget, a refused key or a failed recording: send nothing more.
+            driver.halt();
         }
         driver.execute(&effects);
         if app.quit {
@@ -144,7 +179,6 @@ pub async fn run(
         }
     }
     app.finish_recording();
-    drop(terminal);
     Ok(app)
 }
 

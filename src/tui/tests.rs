@@ -41,7 +41,7 @@ fn setup(dir: &Path, params: Params) -> Setup {
         gold: None,
         actions: None,
     };
-    Setup { task, prompts: None, header, sessions_dir: dir.to_path_buf() }
+    Setup { task, prompts: None, header, sessions_dir: dir.to_path_buf(), limits: Default::default() }
 }
 
 fn live(dir: &Path, params: Params) -> App {
@@ -96,20 +96,20 @@ fn step_and_run_pause() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = live(dir.path(), Params::default());
     act(&mut app, Action::Step);
-    let after_one = app.engine.tree().len();
+    let after_one = app.run.engine.tree().len();
     assert!(after_one > 1, "a step proposes children of the root");
-    assert!(app.engine.tree().nodes().all(|n| n.score.is_none()), "one step: proposals only");
+    assert!(app.run.engine.tree().nodes().all(|n| n.score.is_none()), "one step: proposals only");
     act(&mut app, Action::Step);
-    assert!(app.engine.tree().nodes().any(|n| n.score.is_some()), "the next step evaluates");
+    assert!(app.run.engine.tree().nodes().any(|n| n.score.is_some()), "the next step evaluates");
     act(&mut app, Action::RunPause);
-    assert!(app.engine.is_finished());
+    assert!(app.run.engine.is_finished());
     let path = app.session_path().unwrap();
     assert_eq!(recorded_commands(&path), vec![Command::Step { n: 1 }, Command::Step { n: 1 }, Command::Run]);
     // The recorded session replays to the same tree.
     let session = Session::load(&path).unwrap();
     let rebuilt = crate::session::replay::rebuild(&session, None, None).unwrap();
     assert!(rebuilt.mismatches.is_empty(), "{:?}", rebuilt.mismatches);
-    assert_eq!(rebuilt.engine.tree().len(), app.engine.tree().len());
+    assert_eq!(rebuilt.engine.tree().len(), app.run.engine.tree().len());
 }
 
 #[test]
@@ -117,12 +117,12 @@ fn pause_stops_new_calls() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = live(dir.path(), Params::default());
     let effects = app.handle_action(Action::RunPause);
-    assert_eq!(app.engine.mode(), crate::engine::RunMode::Running);
+    assert_eq!(app.run.engine.mode(), crate::engine::RunMode::Running);
     let paused = app.handle_action(Action::RunPause);
     assert!(paused.is_empty());
     settle(&mut app, effects);
-    assert!(!app.engine.is_finished(), "paused after the first batch");
-    assert!(app.engine.is_idle());
+    assert!(!app.run.engine.is_finished(), "paused after the first batch");
+    assert!(app.run.engine.is_idle());
 }
 
 #[test]
@@ -132,39 +132,39 @@ fn prune_edit_backtrack_expand_through_actions() {
     act(&mut app, Action::Step);
     act(&mut app, Action::Step);
     let kept: Vec<NodeId> =
-        app.engine.tree().nodes().filter(|n| n.status == NodeStatus::Frontier).map(|n| n.id).collect();
+        app.run.engine.tree().nodes().filter(|n| n.status == NodeStatus::Frontier).map(|n| n.id).collect();
     assert_eq!(kept.len(), 2);
 
     // Prune the first kept state, then un-prune it.
     select(&mut app, kept[0]);
     act(&mut app, Action::Prune);
-    assert_eq!(app.engine.tree().node(kept[0]).status, NodeStatus::Pruned);
+    assert_eq!(app.run.engine.tree().node(kept[0]).status, NodeStatus::Pruned);
     act(&mut app, Action::Prune);
-    assert_ne!(app.engine.tree().node(kept[0]).status, NodeStatus::Pruned);
+    assert_ne!(app.run.engine.tree().node(kept[0]).status, NodeStatus::Pruned);
 
     // Edit it through the popup: a new sibling, marked as human-edited.
     select(&mut app, kept[0]);
     act(&mut app, Action::Edit);
     assert!(matches!(app.popup, Some(super::app::Popup::Edit { .. })));
     app.popup = None;
-    let before = app.engine.tree().len();
+    let before = app.run.engine.tree().len();
     let effects = app.submit_edit(kept[0], "10 - 4 = 6 (left: 5 6 6)".into());
     settle(&mut app, effects);
     let edited = NodeId(before);
-    assert_eq!(app.engine.tree().node(edited).origin, Origin::Human { edited_from: Some(kept[0]) });
-    assert!(app.engine.tree().node(edited).score.is_some(), "the edit was evaluated");
+    assert_eq!(app.run.engine.tree().node(edited).origin, Origin::Human { edited_from: Some(kept[0]) });
+    assert!(app.run.engine.tree().node(edited).score.is_some(), "the edit was evaluated");
 
     // Backtrack to the unexplored states of step 1.
     act(&mut app, Action::Backtrack);
     assert!(app.events.iter().any(|e| matches!(e, Event::Backtracked { .. })));
-    assert!(matches!(app.engine.tree().node(kept[1]).status, NodeStatus::Dropped(_)));
+    assert!(matches!(app.run.engine.tree().node(kept[1]).status, NodeStatus::Dropped(_)));
 
     // Expand a node by hand.
     let leaf =
-        app.engine.tree().nodes().find(|n| n.depth == 1 && n.children.is_empty() && n.score.is_some()).unwrap().id;
+        app.run.engine.tree().nodes().find(|n| n.depth == 1 && n.children.is_empty() && n.score.is_some()).unwrap().id;
     select(&mut app, leaf);
     act(&mut app, Action::Expand);
-    assert!(!app.engine.tree().node(leaf).children.is_empty());
+    assert!(!app.run.engine.tree().node(leaf).children.is_empty());
 
     let commands = recorded_commands(&app.session_path().unwrap());
     assert!(commands.contains(&Command::Prune { node: kept[0] }));
@@ -182,7 +182,7 @@ fn keys_go_through_the_keymap_and_popups_take_text() {
     let key = |c: char| KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
     let effects = app.handle_key(KeyEvent::new(KeyCode::Char(' '), KeyModifiers::NONE));
     settle(&mut app, effects);
-    assert!(app.engine.tree().len() > 1);
+    assert!(app.run.engine.tree().len() > 1);
     app.handle_key(key('?'));
     assert!(matches!(app.popup, Some(super::app::Popup::Help { .. })));
     app.handle_key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
@@ -194,7 +194,7 @@ fn keys_go_through_the_keymap_and_popups_take_text() {
     }
     app.handle_key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
     assert_eq!(app.header.index, Some(901));
-    assert_eq!(app.engine.tree().len(), 1, "a fresh run");
+    assert_eq!(app.run.engine.tree().len(), 1, "a fresh run");
     let bad = app.answer(Prompting::NewInput, "1 2 3");
     assert!(bad.is_empty());
     assert!(app.message.as_deref().unwrap_or("").contains("expected 4 numbers"));
@@ -234,25 +234,25 @@ fn replay_moves_through_the_timeline_and_forks() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = demo_replay(dir.path(), 0);
     let total = app.replay.as_ref().unwrap().total;
-    let full = app.engine.tree().len();
-    assert!(app.engine.outcome().is_some_and(|o| o.solved));
+    let full = app.run.engine.tree().len();
+    assert!(app.run.engine.outcome().is_some_and(|o| o.solved));
     act(&mut app, Action::ReplayStart);
-    assert_eq!(app.engine.tree().len(), 1);
+    assert_eq!(app.run.engine.tree().len(), 1);
     act(&mut app, Action::ReplayForward);
     act(&mut app, Action::ReplayForward);
     assert_eq!(app.replay.as_ref().unwrap().cursor, 2);
-    let at_two = app.engine.tree().len();
+    let at_two = app.run.engine.tree().len();
     assert!(at_two > 1);
     act(&mut app, Action::ReplayBack);
     assert_eq!(app.replay.as_ref().unwrap().cursor, 1);
     act(&mut app, Action::ReplayEnd);
-    assert_eq!(app.engine.tree().len(), full);
+    assert_eq!(app.run.engine.tree().len(), full);
     // Steering is refused in a replay.
     act(&mut app, Action::Step);
     assert!(app.message.as_deref().unwrap_or("").contains("read-only"));
     // Fork at input 20: a live run from exactly that state, in a new session naming its parent.
     app.seek(20);
-    let nodes_at_fork = app.engine.tree().len();
+    let nodes_at_fork = app.run.engine.tree().len();
     let effects = app.handle_action(Action::Fork);
     assert!(!app.is_replay());
     let forked = app.session_path().unwrap();
@@ -260,10 +260,10 @@ fn replay_moves_through_the_timeline_and_forks() {
     let parent = session.header.parent.clone().unwrap();
     assert_eq!(parent.inputs, 20);
     assert!(parent.path.ends_with("bfs-solved.jsonl"));
-    assert_eq!(app.engine.tree().len(), nodes_at_fork);
+    assert_eq!(app.run.engine.tree().len(), nodes_at_fork);
     settle(&mut app, effects);
     act(&mut app, Action::RunPause);
-    assert!(app.engine.is_finished(), "the fork runs to the end");
+    assert!(app.run.engine.is_finished(), "the fork runs to the end");
     // The fork replays on its own.
     let session = Session::load(&forked).unwrap();
     assert!(session.input_count() > 20 && total > 20);
@@ -445,7 +445,7 @@ fn streamed_text_shows_until_the_reply_lands_and_cost_is_priced() {
     assert!(app.streaming.is_empty());
     assert_eq!(app.cost_usd(), None, "sim has no price");
     app.header.price = Some(crate::llm::config::Price { input: 1.0, output: 2.0 });
-    let expected = (app.totals.prompt_tokens as f64 + 2.0 * app.totals.completion_tokens as f64) / 1e6;
+    let expected = (app.run.totals.prompt_tokens as f64 + 2.0 * app.run.totals.completion_tokens as f64) / 1e6;
     assert_eq!(app.cost_usd(), Some(expected));
     assert!(render(&mut app, 160, 40).contains("$0.0"));
 }
@@ -454,7 +454,7 @@ fn streamed_text_shows_until_the_reply_lands_and_cost_is_priced() {
 fn imported_sessions_open_and_say_where_nodes_came_from() {
     let dir = tempfile::tempdir().unwrap();
     let log = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tot-log-3.json");
-    let report = crate::session::import_tot::import(&log, Some(dir.path())).unwrap();
+    let report = crate::import::tot::import(&log, Some(dir.path())).unwrap();
     let path = report.checks[0].session.clone().unwrap();
     let session = Session::load(Path::new(&path)).unwrap();
     let params = session.header.params.clone();
@@ -570,19 +570,19 @@ fn an_edited_react_thought_keeps_both_branches_after_save_and_reopen() {
     let mut app = App::live(s.clone(), &problem, Keymap::default(), ThemeSet::default(), "dark");
     let fx = app.handle_action(Action::RunPause);
     settle_react(&mut app, fx, &mut tools);
-    assert!(app.engine.is_finished());
-    let first_len = app.engine.tree().len();
+    assert!(app.run.engine.is_finished());
+    let first_len = app.run.engine.tree().len();
     assert!(first_len >= 4, "a few steps to the answer");
 
     // Select step 2 in the transcript pane (up from the end walks the steps) and edit its thought.
     app.focus = Pane::Transcript;
     let tip = NodeId(first_len - 1);
     select(&mut app, tip);
-    for _ in 0..(app.engine.tree().node(tip).depth - 2) {
+    for _ in 0..(app.run.engine.tree().node(tip).depth - 2) {
         app.handle_action(Action::Up);
     }
     let step2 = app.selected();
-    assert_eq!(app.engine.tree().node(step2).depth, 2);
+    assert_eq!(app.run.engine.tree().node(step2).depth, 2);
     app.handle_action(Action::Edit);
     let Some(super::app::Popup::Edit { editor, .. }) = &app.popup else { panic!("the edit popup opens") };
     assert!(editor.lines().iter().all(|l| !l.starts_with("Observation")), "{:?}", editor.lines());
@@ -591,19 +591,20 @@ fn an_edited_react_thought_keeps_both_branches_after_save_and_reopen() {
     let fx = app.submit_edit(step2, "Thought 2: Let me check the lighthouse record before anything else.".into());
     settle_react(&mut app, fx, &mut tools);
     let edited = app
+        .run
         .engine
         .tree()
         .nodes()
         .find(|n| matches!(n.origin, Origin::Human { edited_from: Some(f) } if f == step2))
         .map(|n| n.id)
         .expect("the edited step is a new node");
-    assert!(app.engine.tree().node(edited).thought.contains("\nAction 2: "), "the model wrote the action");
-    assert!(app.engine.tree().node(edited).tool_ms.is_some());
+    assert!(app.run.engine.tree().node(edited).thought.contains("\nAction 2: "), "the model wrote the action");
+    assert!(app.run.engine.tree().node(edited).tool_ms.is_some());
     let fx = app.handle_action(Action::RunPause);
     settle_react(&mut app, fx, &mut tools);
-    assert!(app.engine.is_finished(), "the agent carried on from the edit to an answer");
-    let outcome = app.engine.outcome().unwrap().clone();
-    assert!(app.engine.tree().is_within(outcome.finals[0], edited), "the answer is on the edited branch");
+    assert!(app.run.engine.is_finished(), "the agent carried on from the edit to an answer");
+    let outcome = app.run.engine.outcome().unwrap().clone();
+    assert!(app.run.engine.tree().is_within(outcome.finals[0], edited), "the answer is on the edited branch");
 
     // Save, reopen as a replay: both branches are there and each reads in the transcript.
     let target = dir.path().join("edited.jsonl");
@@ -611,9 +612,9 @@ fn an_edited_react_thought_keeps_both_branches_after_save_and_reopen() {
     app.finish_recording();
     let session = Session::load(&target).unwrap();
     let mut replayed = App::replay(s, session, Keymap::default(), ThemeSet::default(), "dark").unwrap();
-    let parent = replayed.engine.tree().node(edited).parent.unwrap();
-    assert_eq!(replayed.engine.tree().node(parent).children, vec![step2, edited]);
-    assert_eq!(replayed.engine.tree().len(), app.engine.tree().len());
+    let parent = replayed.run.engine.tree().node(edited).parent.unwrap();
+    assert_eq!(replayed.run.engine.tree().node(parent).children, vec![step2, edited]);
+    assert_eq!(replayed.run.engine.tree().len(), app.run.engine.tree().len());
     select(&mut replayed, step2);
     let old = render(&mut replayed, 160, 50);
     assert!(old.contains("[branch 1 of 2]"), "{old}");
@@ -680,4 +681,163 @@ fn a_hybrid_shows_the_switch_in_the_log_and_react_steps_as_a_trajectory() {
     let screen = render(&mut app, 160, 50);
     assert!(screen.contains("Action 1: Search[Ilse Varga]"), "{screen}");
     assert!(!screen.contains("backing off to ReAct"), "the trajectory in place of the log: {screen}");
+}
+
+/// A knowledge backend that answers from the qa-demo corpus after `delay`, counting searches.
+struct SlowCorpus {
+    inner: crate::tools::corpus::Corpus,
+    delay: std::time::Duration,
+    searches: std::sync::atomic::AtomicUsize,
+}
+
+impl crate::tools::KnowledgeBackend for SlowCorpus {
+    fn name(&self) -> &str {
+        "slow corpus"
+    }
+
+    fn search<'a>(
+        &'a self,
+        entity: &'a str,
+    ) -> crate::llm::BoxFuture<
+        'a,
+        Result<crate::tools::knowledge::SearchOutcome, crate::tools::knowledge::KnowledgeError>,
+    > {
+        Box::pin(async move {
+            self.searches.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            tokio::time::sleep(self.delay).await;
+            Ok(self.inner.find(entity))
+        })
+    }
+}
+
+/// The real explorer loop (`tui::drive`: key stream, 33 ms frame tick, driver,
+/// drawing into a TestBackend) runs a ReAct agent whose search tool takes 200 ms on
+/// tokio's paused clock. The tick fires about six times while each search is in
+/// flight; a tool call that the loop's `select!` restarted would search again on
+/// every tick. Each search must reach the backend exactly once.
+#[tokio::test(start_paused = true)]
+async fn explorer_loop_runs_a_slow_tool_once() {
+    use futures::StreamExt;
+    let dir = tempfile::tempdir().unwrap();
+    let slow = Arc::new(SlowCorpus {
+        inner: crate::tools::corpus::qa_demo(),
+        delay: std::time::Duration::from_millis(200),
+        searches: Default::default(),
+    });
+    let task = crate::tasks::qa_demo::QaDemo::new(None).unwrap().with_knowledge(Some(slow.clone()));
+    let task: Arc<dyn TaskSource> = Arc::new(task);
+    let problem = task.problem(0).unwrap();
+    let params = Params { method: MethodKind::React, ..Params::default() };
+    let mut setup = setup(dir.path(), params);
+    setup.header.task = "qa-demo".into();
+    setup.task = Arc::clone(&task);
+    let app = App::live(setup, &problem, Keymap::default(), ThemeSet::default(), "dark");
+    let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
+    // `r` runs the agent; the key stream then stays open (no more keys) until the run is done.
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let key = |c| {
+        Ok(ratatui::crossterm::event::Event::Key(ratatui::crossterm::event::KeyEvent::from(
+            ratatui::crossterm::event::KeyCode::Char(c),
+        )))
+    };
+    tx.send(key('r')).unwrap();
+    let keys = tokio_stream_from(rx);
+    let provider: Arc<dyn crate::llm::Provider> = Arc::new(SimProvider::new(SimConfig::default()));
+    // The run takes a few simulated seconds (the paused clock jumps when all is idle);
+    // after a simulated minute the loop is asked to quit.
+    let quit = Box::pin(tokio::time::sleep(std::time::Duration::from_secs(60)));
+    let app = super::drive(app, &mut terminal, keys.boxed(), quit, provider, 8, Vec::new()).await.unwrap();
+    drop(tx);
+    let outcome = app.run.engine.outcome().cloned();
+    assert!(outcome.is_some(), "the agent finished within a simulated minute");
+    let tool_calls = app.run.totals.tool_calls as usize;
+    // Each step's thought holds its `Action i: Search[...]` line.
+    let searches: usize =
+        app.run.engine.tree().nodes().filter(|n| n.depth > 0 && n.thought.to_lowercase().contains(": search[")).count();
+    assert!(searches >= 1, "the agent searched at least once");
+    assert_eq!(
+        slow.searches.load(std::sync::atomic::Ordering::SeqCst),
+        searches,
+        "each search reached the backend once ({tool_calls} tool calls in all)"
+    );
+}
+
+fn tokio_stream_from<T: Send + 'static>(
+    mut rx: tokio::sync::mpsc::UnboundedReceiver<T>,
+) -> impl futures::Stream<Item = T> + Send {
+    futures::stream::poll_fn(move |cx| rx.poll_recv(cx))
+}
+
+/// `--budget-tokens` stops the explorer's run as it stops a headless one: the engine is
+/// paused, the session records why, and later commands that could call are refused.
+#[test]
+fn explorer_stops_at_the_token_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut unlimited = live(dir.path(), Params::default());
+    act(&mut unlimited, Action::RunPause);
+    let all_tokens = unlimited.run.totals.prompt_tokens + unlimited.run.totals.completion_tokens;
+
+    let mut setup = setup(dir.path(), Params::default());
+    let budget = all_tokens / 3;
+    setup.limits.budget.tokens = Some(budget);
+    let problem = Problem { index: Some(900), input: "4 5 6 10".into() };
+    let mut app = App::live(setup, &problem, Keymap::default(), ThemeSet::default(), "dark");
+    act(&mut app, Action::RunPause);
+    let stopped = app.run.stopped().cloned().expect("the budget stopped the run");
+    assert!(matches!(stopped, crate::runtime::StopReason::Budget(_)), "{stopped:?}");
+    let spent = app.run.totals.prompt_tokens + app.run.totals.completion_tokens;
+    assert!(spent >= budget && spent < all_tokens, "spent {spent} of {all_tokens} with a budget of {budget}");
+    assert!(app.message.as_deref().unwrap_or("").contains("budget exceeded"), "{:?}", app.message);
+    assert_eq!(app.run.engine.mode(), crate::engine::RunMode::Paused);
+    // Stepping again would spend: refused, with a line saying what to do.
+    let effects = app.handle_action(Action::Step);
+    assert!(effects.iter().all(|e| !matches!(e, Effect::CallLlm { .. })));
+    assert!(app.message.as_deref().unwrap_or("").contains("start a new run"), "{:?}", app.message);
+    let session = Session::load(&app.session_path().unwrap()).unwrap();
+    assert!(session.stopped().is_some_and(|r| r.contains("budget exceeded")), "{:?}", session.stopped());
+}
+
+/// A refused key stops the explorer's run at the first reply, as headless.
+#[test]
+fn explorer_stops_on_a_fatal_provider_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = live(dir.path(), Params::default());
+    let effects = app.handle_action(Action::RunPause);
+    let Some(Effect::CallLlm { call, request }) = effects.into_iter().find(|e| matches!(e, Effect::CallLlm { .. }))
+    else {
+        panic!("running issues a call")
+    };
+    let refused = crate::engine::CallError { kind: "auth".into(), message: "401 invalid key".into() };
+    let effects = app.on_reply(LlmReply { call, result: Err(refused) }, &request);
+    assert!(effects.iter().all(|e| !matches!(e, Effect::CallLlm { .. })), "nothing more is sent");
+    assert!(matches!(app.run.stopped(), Some(crate::runtime::StopReason::Fatal { unreachable: false, .. })));
+    assert!(app.message.as_deref().unwrap_or("").contains("the server refused the call"), "{:?}", app.message);
+}
+
+/// `--cache disk` works in the explorer: a second live run of the same puzzle is
+/// answered from the disk cache by the real loop.
+#[tokio::test(start_paused = true)]
+async fn explorer_uses_the_disk_cache() {
+    use futures::StreamExt;
+    let dir = tempfile::tempdir().unwrap();
+    let mut totals = Vec::new();
+    for _ in 0..2 {
+        let mut setup = setup(dir.path(), Params::default());
+        setup.limits.cache = crate::llm::cache::CacheMode::Disk;
+        setup.limits.cache_dir = Some(dir.path().join("cache"));
+        let problem = Problem { index: Some(900), input: "4 5 6 10".into() };
+        let app = App::live(setup, &problem, Keymap::default(), ThemeSet::default(), "dark");
+        let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
+        let key = ratatui::crossterm::event::KeyEvent::from(ratatui::crossterm::event::KeyCode::Char('r'));
+        let keys = futures::stream::iter(vec![Ok(ratatui::crossterm::event::Event::Key(key))])
+            .chain(futures::stream::pending());
+        let quit = Box::pin(tokio::time::sleep(std::time::Duration::from_secs(30)));
+        let provider: Arc<dyn crate::llm::Provider> = Arc::new(SimProvider::new(SimConfig::default()));
+        let app = super::drive(app, &mut terminal, keys.boxed(), quit, provider, 8, Vec::new()).await.unwrap();
+        assert!(app.run.engine.is_finished());
+        totals.push(app.run.totals);
+    }
+    assert!(totals[0].llm_calls > 0);
+    assert_eq!(totals[1].llm_calls, 0, "{:?}", totals[1]);
+    assert_eq!(totals[1].cache_hits, totals[0].llm_calls + totals[0].cache_hits);
 }

@@ -14,7 +14,7 @@ use crate::engine::{NodeStatus, Origin};
 pub fn lines(view: &View) -> Vec<Line<'static>> {
     let app = view.app;
     let node_id = view.selected;
-    let tree = app.engine.tree();
+    let tree = app.run.engine.tree();
     let Some(n) = tree.get(node_id) else { return vec![] };
     let head = view.style(Slot::Title);
     let dim = view.style(Slot::Dim);
@@ -46,7 +46,7 @@ pub fn lines(view: &View) -> Vec<Line<'static>> {
     }
     if n.id != tree.root() {
         out.push(Line::from(Span::styled("State", head)));
-        if let Some(state) = app.engine.core.task.describe_state(&app.engine.core.x, &n.path) {
+        if let Some(state) = app.run.engine.core.task.describe_state(&app.run.engine.core.x, &n.path) {
             out.push(Line::from(Span::styled(format!("  {state}"), text)));
         }
         for l in n.path.lines() {
@@ -75,7 +75,7 @@ pub fn lines(view: &View) -> Vec<Line<'static>> {
     let later = if app.header.params.method.has_react_steps() { " · for the next step" } else { "" };
     calls.extend(n.calls.iter().map(|&c| (c, if Some(c) == n.made_by { " · wrote this" } else { later })));
     for (call, role) in &calls {
-        let Some(record) = app.engine.core.calls.get(call) else { continue };
+        let Some(record) = app.run.engine.core.calls.get(call) else { continue };
         let r = &record.request;
         let mut title = format!("── call {call} · {} · n={}{role}", r.purpose.label(), r.n);
         match &record.reply {

@@ -16,7 +16,7 @@ use crate::engine::{MethodKind, Node, NodeId, NodeStatus};
 /// of the latest scored node.
 pub fn current_candidates<'a>(view: &View<'a>) -> Vec<&'a Node> {
     let app = view.app;
-    let tree = app.engine.tree();
+    let tree = app.run.engine.tree();
     let last: Option<NodeId> = app.events.iter().rev().find_map(|e| match e {
         Event::Scored { id, .. } => Some(*id),
         _ => None,

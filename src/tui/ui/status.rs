@@ -27,7 +27,7 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
     let app = view.app;
     let bar = view.style(Slot::StatusBar);
     let mut spans = Vec::new();
-    let (mode, slot) = match (&app.replay, app.engine.mode()) {
+    let (mode, slot) = match (&app.replay, app.run.engine.mode()) {
         (Some(r), _) if r.playing => (format!(" REPLAY ▶ {}/s ", r.speed), Slot::ModeReplay),
         (Some(_), _) => (" REPLAY ".to_string(), Slot::ModeReplay),
         (None, RunMode::Running) => (" RUNNING ".to_string(), Slot::ModeRunning),
@@ -49,7 +49,7 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
     } else {
         spans.push(Span::styled(format!("{} ", h.model), bar));
     }
-    let t = &app.totals;
+    let t = &app.run.totals;
     let mut stats = format!(
         "step {} · calls {} (+{} cached) · tok {}",
         app.step_count(),
@@ -69,7 +69,7 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
         stats.push_str(&format!(" · {:.1}s", app.elapsed_ms as f64 / 1000.0));
     }
     spans.push(Span::styled(stats, bar));
-    if let Some(o) = app.engine.outcome() {
+    if let Some(o) = app.run.engine.outcome() {
         let (text, slot) = if o.solved {
             (format!(" ★ solved {} ", o.answer.clone().unwrap_or_default()), Slot::NodeSolution)
         } else if o.solved_any {

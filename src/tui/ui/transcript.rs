@@ -36,13 +36,13 @@ pub fn branch(tree: &SearchTree, selected: NodeId) -> Vec<NodeId> {
 /// note where the trajectory branches. Returns the lines and the line range of the
 /// selected step.
 fn trajectory(view: &View) -> (Vec<Line<'static>>, std::ops::Range<usize>) {
-    let tree = view.app.engine.tree();
+    let tree = view.app.run.engine.tree();
     if !tree.contains(view.selected) {
         return (Vec::new(), 0..0);
     }
     let what = if view.app.header.task == "fever" { "Claim" } else { "Question" };
     let mut out =
-        vec![Line::from(Span::styled(format!("{what}: {}", view.app.engine.core.x), view.style(Slot::Title)))];
+        vec![Line::from(Span::styled(format!("{what}: {}", view.app.run.engine.core.x), view.style(Slot::Title)))];
     let mut selected = 0..0;
     for id in branch(tree, view.selected) {
         let node = tree.node(id);
@@ -109,7 +109,7 @@ fn step_lines(view: &View, node: &crate::engine::Node) -> Vec<String> {
     }
     let reply = node
         .made_by
-        .and_then(|c| view.app.engine.core.calls.get(&c))
+        .and_then(|c| view.app.run.engine.core.calls.get(&c))
         .and_then(|r| r.reply.as_ref())
         .and_then(|r| r.as_ref().ok())
         .and_then(|r| r.completions.first())
@@ -131,7 +131,7 @@ fn step_lines(view: &View, node: &crate::engine::Node) -> Vec<String> {
 /// Whether the pane shows a ReAct trajectory: always for ReAct; for the hybrids when
 /// a ReAct step is selected (the question and the CoT-SC samples show the log, with the switch).
 fn shows_trajectory(view: &View) -> bool {
-    let tree = view.app.engine.tree();
+    let tree = view.app.run.engine.tree();
     match view.app.header.params.method {
         MethodKind::React => true,
         MethodKind::ReactCotSc | MethodKind::CotScReact => tree

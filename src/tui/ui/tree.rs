@@ -123,7 +123,7 @@ fn item(view: &View, tree: &SearchTree, id: NodeId) -> TreeItem<'static, usize> 
 }
 
 pub fn draw(frame: &mut Frame, view: &View, state: &mut TreeState<usize>, area: Rect) {
-    let tree = view.app.engine.tree();
+    let tree = view.app.run.engine.tree();
     let items = vec![item(view, tree, tree.root())];
     let solved = tree.nodes().filter(|n| n.status == NodeStatus::Solution).count();
     let extra =

@@ -13,11 +13,12 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::import_tot::ImportError;
-use super::{Header, SessionWriter, FORMAT, VERSION};
+use super::tot::ImportError;
 use crate::engine::{
     CallError, Command, Completion, Engine, Input, LlmRequest, LlmResponse, MethodKind, Params, Task, ToolResult, Usage,
 };
+use crate::runtime::{sync, Run, StopPolicy};
+use crate::session::{Header, SessionWriter, FORMAT, VERSION};
 use crate::tasks::qa_data::{QaData, QaKind};
 use crate::tasks::react_text::{self, ActionRules, QaItem, QuestionKind, Trajectory};
 
@@ -150,8 +151,9 @@ pub fn import_trajectory(
         actions: Some(ActionRules::Reference),
     };
     let path = out.join(name);
-    let mut writer = SessionWriter::create(&path, &header)?;
-    let mut engine = Engine::new(Arc::clone(&task), &t.question, params);
+    let writer = SessionWriter::create(&path, &header)?;
+    let engine = Engine::new(Arc::clone(&task), &t.question, params);
+    let mut run = Run::new(engine, Some(writer), StopPolicy::default());
     // The step whose reply was given last: its observation answers the next tool call.
     let step = std::cell::Cell::new(0usize);
     let answer = |request: &LlmRequest| -> Result<LlmResponse, CallError> {
@@ -165,14 +167,9 @@ pub fn import_trajectory(
         let observation = t.steps.get(step.get().wrapping_sub(1)).map(|s| s.observation.clone()).unwrap_or_default();
         ToolResult { text: observation, ok: true, latency_ms: 0 }
     };
-    let (totals, _) = super::sync::drive_with_tools(
-        &mut engine,
-        Some(&mut writer),
-        vec![Input::command(Command::Run)],
-        answer,
-        tool,
-    )?;
-    writer.end(totals, 0)?;
+    sync::drive_with_tools(&mut run, vec![Input::command(Command::Run)], answer, tool)?;
+    run.end(0)?;
+    let engine = run.engine;
 
     let mut differences = Vec::new();
     let shown = shown_observations(&engine);

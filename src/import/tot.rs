@@ -11,11 +11,12 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Header, SessionWriter, FORMAT, VERSION};
 use crate::engine::{
     CallError, Command, Completion, Engine, Evaluator, Event, Generator, Input, LlmRequest, LlmResponse, MethodKind,
     Params, Purpose, Selection, Usage,
 };
+use crate::runtime::{sync, Run, StopPolicy};
+use crate::session::{Header, SessionWriter, FORMAT, VERSION};
 use crate::tasks::game24::{Game24, VALUE_CLASSES};
 
 #[derive(Debug, Clone, Deserialize)]
@@ -45,7 +46,7 @@ pub enum ImportError {
     #[error("{path}: puzzle {idx}: {message}")]
     Entry { path: String, idx: usize, message: String },
     #[error(transparent)]
-    Session(#[from] super::SessionError),
+    Session(#[from] crate::session::SessionError),
 }
 
 /// Per puzzle: how our run compared with the log.
@@ -197,8 +198,8 @@ pub fn check_puzzle(entry: &LogEntry, source: &str, out: Option<&Path>) -> Resul
     let mut answers = LogAnswers::new(entry).map_err(err)?;
     let params = reference_params();
     let task = Arc::new(Game24::builtin());
-    let mut engine = Engine::new(task, &x, params.clone());
-    let mut writer = match out {
+    let engine = Engine::new(task, &x, params.clone());
+    let writer = match out {
         Some(dir) => {
             let header = Header {
                 format: FORMAT.into(),
@@ -222,8 +223,11 @@ pub fn check_puzzle(entry: &LogEntry, source: &str, out: Option<&Path>) -> Resul
         }
         None => None,
     };
-    let (totals, events) =
-        super::sync::drive(&mut engine, writer.as_mut(), vec![Input::command(Command::Run)], |r| answers.answer(r))?;
+    let session = writer.as_ref().map(|w| w.path().display().to_string());
+    let mut run = Run::new(engine, writer, StopPolicy::default());
+    let events = sync::drive(&mut run, vec![Input::command(Command::Run)], |r| answers.answer(r))?;
+    run.end(0)?;
+    let engine = run.engine;
     let selections: Vec<Vec<String>> = events
         .iter()
         .filter_map(|e| match e {
@@ -231,9 +235,6 @@ pub fn check_puzzle(entry: &LogEntry, source: &str, out: Option<&Path>) -> Resul
             _ => None,
         })
         .collect();
-    if let Some(w) = writer.as_mut() {
-        w.end(totals, 0)?;
-    }
     let mut disagreements = Vec::new();
     let mut agreeing = 0;
     for (i, s) in entry.steps.iter().enumerate() {
@@ -258,7 +259,7 @@ pub fn check_puzzle(entry: &LogEntry, source: &str, out: Option<&Path>) -> Resul
         solved: outcome.solved,
         solved_any: outcome.solved_any,
         disagreements,
-        session: writer.map(|w| w.path().display().to_string()),
+        session,
     })
 }
 

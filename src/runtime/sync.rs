@@ -1,15 +1,16 @@
 //! A synchronous driver for runs whose replies need no waiting (importers, demo
 //! recording, tests): calls are answered in request order as they are made, and
-//! every input is recorded like a live run records it. Tool calls are answered by the
-//! caller's `tool` function ([`drive_with_tools`]) or, in [`drive`], with an observation
-//! saying there are no tools.
+//! every input goes through [`Run::feed`] like a live run's. Tool calls are answered
+//! by the caller's `tool` function ([`drive_with_tools`]) or, in [`drive`], with an
+//! observation saying there are no tools.
 
 use std::collections::VecDeque;
 
-use super::{SessionError, SessionWriter, Totals};
+use super::Run;
 use crate::engine::{
-    CallError, Effect, Engine, Event, Input, LlmReply, LlmRequest, LlmResponse, ToolReply, ToolRequest, ToolResult,
+    CallError, Effect, Event, Input, LlmReply, LlmRequest, LlmResponse, ToolReply, ToolRequest, ToolResult,
 };
+use crate::session::SessionError;
 
 /// An outstanding call: a model request or a tool call.
 enum Call {
@@ -17,33 +18,29 @@ enum Call {
     Tool(ToolRequest),
 }
 
-struct Run<'a> {
-    engine: &'a mut Engine,
-    writer: Option<&'a mut SessionWriter>,
+struct Sync<'a> {
+    run: &'a mut Run,
     /// Outstanding calls in request order.
     queue: VecDeque<(u64, Call)>,
-    totals: Totals,
     events: Vec<Event>,
 }
 
-impl Run<'_> {
+impl Sync<'_> {
     fn apply(&mut self, input: Input, request: Option<&LlmRequest>) -> Result<(), SessionError> {
-        self.totals.count(&input);
-        let effects = self.engine.handle(input.clone());
-        let mut events = Vec::new();
-        for e in effects {
+        let fed = self.run.feed(input, request);
+        for e in fed.effects {
             match e {
                 Effect::CallLlm { call, request } => self.queue.push_back((call, Call::Llm(request))),
                 Effect::CallTool { call, tool, .. } => self.queue.push_back((call, Call::Tool(tool))),
                 Effect::Cancel { calls } => self.queue.retain(|(c, _)| !calls.contains(c)),
-                Effect::Emit { event } => events.push(event),
+                Effect::Emit { .. } => {}
             }
         }
-        if let Some(w) = self.writer.as_deref_mut() {
-            w.input(&input, request, &events)?;
+        self.events.extend(fed.events);
+        match self.run.take_write_error() {
+            Some(e) => Err(e),
+            None => Ok(()),
         }
-        self.events.extend(events);
-        Ok(())
     }
 
     fn settle(
@@ -67,34 +64,32 @@ impl Run<'_> {
     }
 }
 
-/// Feed `inputs` (then every reply they lead to) to `engine`, answering calls with
-/// `answer`. Returns the totals and every event. Calls left pending when the inputs
-/// run out are answered too, so the run settles.
+/// Feed `inputs` (then every reply they lead to) to `run`, answering calls with
+/// `answer`. Returns every event. Calls left pending when the inputs run out are
+/// answered too, so the run settles. A session that cannot be written is an error.
 pub fn drive(
-    engine: &mut Engine,
-    writer: Option<&mut SessionWriter>,
+    run: &mut Run,
     inputs: Vec<Input>,
     answer: impl FnMut(&LlmRequest) -> Result<LlmResponse, CallError>,
-) -> Result<(Totals, Vec<Event>), SessionError> {
+) -> Result<Vec<Event>, SessionError> {
     let no_tools =
         |_: &ToolRequest| ToolResult { text: "No tools are available in this run.".into(), ok: false, latency_ms: 0 };
-    drive_with_tools(engine, writer, inputs, answer, no_tools)
+    drive_with_tools(run, inputs, answer, no_tools)
 }
 
 /// [`drive`], with tool calls answered by `tool`.
 pub fn drive_with_tools(
-    engine: &mut Engine,
-    writer: Option<&mut SessionWriter>,
+    run: &mut Run,
     inputs: Vec<Input>,
     mut answer: impl FnMut(&LlmRequest) -> Result<LlmResponse, CallError>,
     mut tool: impl FnMut(&ToolRequest) -> ToolResult,
-) -> Result<(Totals, Vec<Event>), SessionError> {
-    let mut run = Run { engine, writer, queue: VecDeque::new(), totals: Totals::default(), events: Vec::new() };
+) -> Result<Vec<Event>, SessionError> {
+    let mut sync = Sync { run, queue: VecDeque::new(), events: Vec::new() };
     for input in inputs {
         // Answer what the previous input asked before the next command, as a person would wait.
-        run.settle(&mut answer, &mut tool)?;
-        run.apply(input, None)?;
+        sync.settle(&mut answer, &mut tool)?;
+        sync.apply(input, None)?;
     }
-    run.settle(&mut answer, &mut tool)?;
-    Ok((run.totals, run.events))
+    sync.settle(&mut answer, &mut tool)?;
+    Ok(sync.events)
 }

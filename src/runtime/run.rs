@@ -1,0 +1,227 @@
+//! The one run loop's synchronous half: an engine, the session it records to, the
+//! running totals and the stop policy. Every driver — headless, the explorer, the
+//! synchronous drivers of importers and demos — feeds inputs through [`Run::feed`],
+//! so counting, recording and stopping behave the same everywhere. The async half
+//! ([`super::Driver`]) carries out the effects this returns.
+
+use crate::engine::{Command, Effect, Engine, Event, Input, LlmReply, LlmRequest};
+use crate::llm::config::Price;
+use crate::session::{SessionError, SessionWriter, Totals};
+
+use super::headless::Budget;
+use super::NOT_SENT;
+
+/// Call-error kinds that every later call would meet too: stop rather than fail them all.
+/// (`connect` comes after every retry failed to reach the server at all.)
+pub fn is_fatal(kind: &str) -> bool {
+    matches!(kind, "auth" | "forbidden" | "not_found" | "connect")
+}
+
+/// Why a run stopped issuing calls.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StopReason {
+    /// A spending limit was reached (the text names the limit and what was spent).
+    Budget(String),
+    /// The server cannot be reached, or refused the key or the model: every later call would fail too.
+    Fatal { unreachable: bool, message: String },
+    /// The session file could not be written: going on would spend without a record.
+    Recording(String),
+}
+
+impl std::fmt::Display for StopReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StopReason::Budget(text) => f.write_str(text),
+            StopReason::Fatal { unreachable: true, message } => write!(f, "the server is unreachable: {message}"),
+            StopReason::Fatal { unreachable: false, message } => write!(f, "the server refused the call: {message}"),
+            StopReason::Recording(message) => write!(f, "the session could not be written: {message}"),
+        }
+    }
+}
+
+/// When a run stops issuing calls: budgets (over this run and what earlier runs of
+/// the same batch spent) and call errors no retry can mend.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StopPolicy {
+    pub budget: Budget,
+    pub price: Option<Price>,
+    /// Spent before this run (earlier problems of a batch), counted against the budget.
+    pub spent_before: Totals,
+    /// Stop on a fatal call error (auth, forbidden, not found, unreachable).
+    pub stop_on_fatal: bool,
+}
+
+impl StopPolicy {
+    /// The policy of a live run: stop on fatal errors, with `budget` at `price`.
+    pub fn live(budget: Budget, price: Option<Price>) -> Self {
+        StopPolicy { budget, price, spent_before: Totals::default(), stop_on_fatal: true }
+    }
+
+    /// Whether `input` (just counted into `totals`) ends the run's calls.
+    pub fn check(&self, input: &Input, totals: &Totals) -> Option<StopReason> {
+        if self.stop_on_fatal {
+            if let Input::LlmReply(LlmReply { result: Err(e), .. }) = input {
+                if is_fatal(&e.kind) {
+                    return Some(StopReason::Fatal { unreachable: e.kind == "connect", message: e.message.clone() });
+                }
+            }
+        }
+        let mut all = self.spent_before;
+        all.add(totals);
+        self.budget.exceeded(&all, self.price.as_ref()).map(StopReason::Budget)
+    }
+}
+
+/// What feeding one input did.
+#[derive(Debug, Default)]
+pub struct Fed {
+    /// Calls and cancellations for the driver (after a stop: cancellations only).
+    pub effects: Vec<Effect>,
+    /// What the engine reported, in order.
+    pub events: Vec<Event>,
+    /// The run stopped with this input: the driver must send nothing more.
+    pub stopped: Option<StopReason>,
+    /// The input was a command refused because the run had stopped (not given to the engine).
+    pub refused: Option<String>,
+}
+
+/// An engine with its recording, totals and stop policy.
+pub struct Run {
+    pub engine: Engine,
+    writer: Option<SessionWriter>,
+    pub totals: Totals,
+    policy: StopPolicy,
+    stopped: Option<StopReason>,
+    /// The error that stopped the recording, until someone takes it.
+    write_error: Option<SessionError>,
+}
+
+impl Run {
+    pub fn new(engine: Engine, writer: Option<SessionWriter>, policy: StopPolicy) -> Self {
+        Run { engine, writer, totals: Totals::default(), policy, stopped: None, write_error: None }
+    }
+
+    /// Why the run stopped issuing calls, if it did.
+    pub fn stopped(&self) -> Option<&StopReason> {
+        self.stopped.as_ref()
+    }
+
+    pub fn writer(&self) -> Option<&SessionWriter> {
+        self.writer.as_ref()
+    }
+
+    pub fn writer_mut(&mut self) -> Option<&mut SessionWriter> {
+        self.writer.as_mut()
+    }
+
+    /// Record from here on to `writer` under `policy` (a fork of a replay going live).
+    pub fn go_live(&mut self, writer: Option<SessionWriter>, policy: StopPolicy) {
+        self.writer = writer;
+        self.policy = policy;
+        self.stopped = None;
+    }
+
+    pub fn policy(&self) -> &StopPolicy {
+        &self.policy
+    }
+
+    /// Handle one input: count it, give it to the engine, record it with the events it
+    /// caused, and apply the stop policy. `request` is the model request a reply answers.
+    pub fn feed(&mut self, input: Input, request: Option<&LlmRequest>) -> Fed {
+        if let Some(reason) = &self.stopped {
+            if is_not_sent(&input) {
+                // Failed by the driver because the run had stopped: never sent, not an input.
+                return Fed::default();
+            }
+            if let Input::Command { command } = &input {
+                if !matches!(command, Command::Pause | Command::Prune { .. } | Command::Unprune { .. }) {
+                    // Anything else may ask for calls that would never be sent.
+                    let refused = format!("the run has stopped ({reason}); start a new run to go on");
+                    return Fed { refused: Some(refused), ..Fed::default() };
+                }
+            }
+        }
+        self.totals.count(&input);
+        let effects = self.engine.handle(input.clone());
+        let (mut fed, newly) = self.record(&input, request, effects);
+        if self.stopped.is_none() {
+            let reason = newly.or_else(|| self.policy.check(&input, &self.totals));
+            if let Some(reason) = reason {
+                fed.stopped = Some(self.stop(reason, &mut fed));
+            }
+        }
+        if self.stopped.is_some() {
+            fed.effects.retain(|e| matches!(e, Effect::Cancel { .. }));
+        }
+        fed
+    }
+
+    /// Split effects into driver work and events, and record the input with its events.
+    /// Returns a stop reason if the recording failed.
+    fn record(
+        &mut self,
+        input: &Input,
+        request: Option<&LlmRequest>,
+        effects: Vec<Effect>,
+    ) -> (Fed, Option<StopReason>) {
+        let mut fed = Fed::default();
+        for effect in effects {
+            match effect {
+                Effect::Emit { event } => fed.events.push(event),
+                other => fed.effects.push(other),
+            }
+        }
+        let failed = match self.writer.as_mut().map(|w| w.input(input, request, &fed.events)) {
+            Some(Err(e)) => {
+                // What was written stays readable; nothing more is written to a failing file.
+                self.writer = None;
+                let reason = StopReason::Recording(e.to_string());
+                self.write_error = Some(e);
+                Some(reason)
+            }
+            _ => None,
+        };
+        (fed, failed)
+    }
+
+    /// Stop issuing calls: pause the engine (an input, so a replay agrees) and note why.
+    fn stop(&mut self, reason: StopReason, fed: &mut Fed) -> StopReason {
+        self.stopped = Some(reason.clone());
+        let pause = Input::command(Command::Pause);
+        let effects = self.engine.handle(pause.clone());
+        let (more, failed) = self.record(&pause, None, effects);
+        fed.effects.extend(more.effects);
+        fed.events.extend(more.events);
+        if failed.is_none() {
+            if let Some(w) = self.writer.as_mut() {
+                if w.stopped(&reason.to_string()).is_err() {
+                    self.writer = None;
+                }
+            }
+        }
+        reason
+    }
+
+    /// The error that stopped the recording, if any (once).
+    pub fn take_write_error(&mut self) -> Option<SessionError> {
+        self.write_error.take()
+    }
+
+    /// Record the end of the run (totals and wall time); a failure is returned, the
+    /// session keeps what it had.
+    pub fn end(&mut self, wall_ms: u64) -> Result<(), SessionError> {
+        match self.writer.as_mut() {
+            Some(w) => w.end(self.totals, wall_ms),
+            None => Ok(()),
+        }
+    }
+
+    /// Take the engine and writer apart (for callers that keep the engine after the run).
+    pub fn into_parts(self) -> (Engine, Option<SessionWriter>, Totals) {
+        (self.engine, self.writer, self.totals)
+    }
+}
+
+fn is_not_sent(input: &Input) -> bool {
+    matches!(input, Input::LlmReply(r) if matches!(&r.result, Err(e) if e.kind == NOT_SENT))
+}
