@@ -25,7 +25,6 @@ use crate::tui::theme::ThemeSet;
 /// Environment variable naming a directory that holds config.toml and themes/.
 pub const CONFIG_DIR_ENV: &str = "THOUGHTSCOPE_CONFIG_DIR";
 
-pub const METHODS: &[&str] = &["io", "cot", "cot-sc", "tot-bfs", "tot-dfs", "react", "react-cot-sc", "cot-sc-react"];
 pub const GENERATORS: &[&str] = &["propose", "sample"];
 pub const EVALUATORS: &[&str] = &["value", "vote"];
 pub const SELECTIONS: &[&str] = &["greedy", "sample"];
@@ -37,7 +36,7 @@ pub const TOOL_MODES: &[&str] = &["text", "native"];
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RunDefaults {
     pub task: Option<String>,
-    /// One of [`METHODS`].
+    /// A registered method (`engine::methods::REGISTRY`).
     pub method: Option<String>,
     pub provider: Option<String>,
     pub breadth: Option<usize>,
@@ -207,7 +206,7 @@ fn parse_defaults(table: &toml::Table, warn: &mut impl FnMut(&str, String)) -> R
     let mut reader = Reader { table, warn };
     let defaults = RunDefaults {
         task: reader.string("task"),
-        method: reader.choice("method", METHODS),
+        method: reader.choice("method", &crate::engine::methods::names()),
         provider: reader.string("provider"),
         breadth: reader.whole("breadth", 1),
         n_generate: reader.whole("n_generate", 1),

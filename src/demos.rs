@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::engine::{Command, Engine, Event, Input, MethodKind, NodeId, Params, Task};
+use crate::engine::{Command, Engine, Event, Input, NodeId, Params, Task};
 use crate::llm::sim::{SimConfig, SimProvider};
 use crate::runtime::headless::{header_for, RunSetup};
 use crate::runtime::{sync, Run, StopPolicy};
@@ -133,7 +133,7 @@ fn rescue(rec: &mut Recorder, input: &str) -> Result<bool, String> {
 /// Greedy BFS on the first test puzzle where it fails alone, keeps a dead end at
 /// step 1, and the edit rescues it.
 fn edit(dir: &Path) -> Result<(), String> {
-    let params = Params { method: MethodKind::TotBfs, breadth: 1, ..Params::default() };
+    let params = Params { method: crate::engine::methods::tot_bfs::KIND, breadth: 1, ..Params::default() };
     let (setup, task, sim) = setup(params, 0);
     for i in 900..1000 {
         let problem = task.problem(i).ok_or("no puzzle")?;
@@ -170,9 +170,9 @@ fn edit(dir: &Path) -> Result<(), String> {
 /// Record the three demo sessions into `dir`.
 pub fn record_all(dir: &Path) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let bfs = Params { method: MethodKind::TotBfs, ..Params::default() };
+    let bfs = Params { method: crate::engine::methods::tot_bfs::KIND, ..Params::default() };
     first_run(dir, "bfs-solved.jsonl", BFS_NOTE, bfs, |e, _| solved(e))?;
-    let dfs = Params { method: MethodKind::TotDfs, ..Params::default() };
+    let dfs = Params { method: crate::engine::methods::tot_dfs::KIND, ..Params::default() };
     first_run(dir, "dfs-backtracks.jsonl", DFS_NOTE, dfs, |e, events| {
         solved(e) && events.iter().filter(|ev| matches!(ev, Event::Backtracked { .. })).count() >= 2
     })?;

@@ -73,13 +73,23 @@ struct BenchArgs {
     concurrency: usize,
 }
 
+/// `--method`: one of the registered methods, each listed in help with its line.
+fn method_parser() -> impl clap::builder::TypedValueParser<Value = MethodKind> {
+    use clap::builder::TypedValueParser;
+    let values = thoughtscope::engine::methods::REGISTRY
+        .iter()
+        .map(|info| clap::builder::PossibleValue::new(info.kind.label()).help(info.about));
+    clap::builder::PossibleValuesParser::new(values)
+        .try_map(|name: String| MethodKind::from_name(&name).ok_or_else(|| format!("unknown method {name}")))
+}
+
 #[derive(Args, Debug, Clone, Default)]
 struct RunArgs {
     /// Task to solve [default: game24].
     #[arg(long)]
     task: Option<String>,
     /// Search method [default: tot-bfs].
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = method_parser())]
     method: Option<MethodKind>,
     /// Model provider: sim (offline default), openai, anthropic, replay, or a profile (ollama, vllm, llamacpp, ...).
     #[arg(long)]
@@ -469,8 +479,11 @@ fn pick_enum<T: ValueEnum + Copy>(flag: Option<T>, config: Option<&String>, defa
 fn params(args: &RunArgs, d: &RunDefaults) -> Params {
     let s = &args.search;
     let base = Params::default();
-    let method = pick_enum(args.method, d.method.as_ref(), base.method);
-    let hybrid = matches!(method, MethodKind::ReactCotSc | MethodKind::CotScReact);
+    let method = args.method.or_else(|| d.method.as_deref().and_then(MethodKind::from_name)).unwrap_or(base.method);
+    let hybrid = matches!(
+        method,
+        thoughtscope::engine::methods::hybrid::REACT_COT_SC | thoughtscope::engine::methods::hybrid::COT_SC_REACT
+    );
     Params {
         method,
         breadth: s.breadth.or(d.breadth).unwrap_or(base.breadth),
@@ -489,6 +502,7 @@ fn params(args: &RunArgs, d: &RunDefaults) -> Params {
         temperature: s.temperature.or(d.temperature).unwrap_or(base.temperature),
         lenient: s.lenient || d.lenient.unwrap_or(false),
         seed: s.seed.or(d.seed).unwrap_or(base.seed),
+        extra: Default::default(),
     }
 }
 
@@ -533,13 +547,18 @@ fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, Vec<Problem
     }
     let react_task = task.tools().is_some();
     match (params.method, react_task) {
-        (MethodKind::React | MethodKind::ReactCotSc | MethodKind::CotScReact, false) => {
+        (
+            thoughtscope::engine::methods::react::KIND
+            | thoughtscope::engine::methods::hybrid::REACT_COT_SC
+            | thoughtscope::engine::methods::hybrid::COT_SC_REACT,
+            false,
+        ) => {
             bail!(
                 "--method {} needs a task with tools (qa-demo, hotpotqa, fever); {task_name} has none",
                 params.method.label()
             )
         }
-        (MethodKind::TotBfs | MethodKind::TotDfs, true) => {
+        (method, true) if method.info().tree_search => {
             bail!(
                 "{task_name} is answered with react, cot, cot-sc, io or the hybrids react-cot-sc and cot-sc-react; \
                  tree search over its steps is not defined"

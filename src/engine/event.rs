@@ -38,6 +38,11 @@ pub enum Event {
         from: Vec<NodeId>,
         to: Vec<NodeId>,
     },
+    /// The method set some of a node's numbers (MCTS: N and Q).
+    Metrics {
+        id: NodeId,
+        metrics: std::collections::BTreeMap<String, f64>,
+    },
     Mode {
         mode: RunMode,
     },

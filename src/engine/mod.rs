@@ -33,39 +33,51 @@ pub use tree::{Node, NodeId, NodeStatus, Origin, Score, SearchTree};
 use methods::{Method, Progress};
 use rng::SplitMix64;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "kebab-case")]
-pub enum MethodKind {
-    Io,
-    Cot,
-    CotSc,
-    TotBfs,
-    TotDfs,
-    React,
-    /// ReAct, backing off to CoT-SC when it does not finish within its steps (ReAct paper §3.3).
-    ReactCotSc,
-    /// CoT-SC, backing off to ReAct when the majority answer is weak (ReAct paper §3.3).
-    CotScReact,
-}
+/// A search method, by its registered name (`methods::REGISTRY`). Each method's
+/// module defines its own `KIND`; sessions store the name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct MethodKind(pub(crate) &'static str);
 
 impl MethodKind {
     pub fn label(self) -> &'static str {
-        match self {
-            MethodKind::Io => "io",
-            MethodKind::Cot => "cot",
-            MethodKind::CotSc => "cot-sc",
-            MethodKind::TotBfs => "tot-bfs",
-            MethodKind::TotDfs => "tot-dfs",
-            MethodKind::React => "react",
-            MethodKind::ReactCotSc => "react-cot-sc",
-            MethodKind::CotScReact => "cot-sc-react",
-        }
+        self.0
+    }
+
+    /// The registered method with this name.
+    pub fn from_name(name: &str) -> Option<MethodKind> {
+        methods::find(name).map(|info| info.kind)
+    }
+
+    /// Its registration (every `MethodKind` is registered: they come from the registry).
+    pub fn info(self) -> &'static methods::MethodInfo {
+        methods::find(self.0).unwrap_or(methods::REGISTRY[0])
     }
 
     /// Methods that follow a ReAct trajectory (thought, action, observation), alone
     /// or as a part of a hybrid.
     pub fn has_react_steps(self) -> bool {
-        matches!(self, MethodKind::React | MethodKind::ReactCotSc | MethodKind::CotScReact)
+        self.info().react_steps
+    }
+}
+
+impl std::fmt::Display for MethodKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl Serialize for MethodKind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for MethodKind {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        MethodKind::from_name(&name).ok_or_else(|| {
+            serde::de::Error::custom(format!("unknown method {name:?} (known: {})", methods::names().join(", ")))
+        })
     }
 }
 
@@ -151,12 +163,16 @@ pub struct Params {
     pub lenient: bool,
     /// Seed for the method's own choices (`--select sample`).
     pub seed: u64,
+    /// The parameters of methods that keep their own (e.g. MCTS's `uct_c`,
+    /// `iterations`), by name, flattened into the header; each method reads its own.
+    #[serde(flatten, default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub extra: serde_json::Map<String, serde_json::Value>,
 }
 
 impl Default for Params {
     fn default() -> Self {
         Params {
-            method: MethodKind::TotBfs,
+            method: methods::tot_bfs::KIND,
             breadth: 5,
             n_generate: 1,
             n_evaluate: 3,
@@ -173,6 +189,7 @@ impl Default for Params {
             temperature: 0.7,
             lenient: false,
             seed: 0,
+            extra: serde_json::Map::new(),
         }
     }
 }
@@ -205,6 +222,9 @@ pub enum CallKind {
     Act,
     /// ReAct: the tool call of the node's action.
     Tool,
+    /// A call of the method's own kind (its tag is the method's to choose); the reply
+    /// goes to `Method::on_reply`.
+    Own(u32),
 }
 
 #[derive(Debug, Clone)]
@@ -263,6 +283,21 @@ impl Core {
         if self.tree.node(id).status != status {
             self.tree.node_mut(id).status = status.clone();
             self.emit(Event::Status { id, status });
+        }
+    }
+
+    /// Set some of the node's metrics (the method's own numbers), shown by the panes.
+    pub fn set_metrics(&mut self, id: NodeId, metrics: &[(&str, f64)]) {
+        let node = self.tree.node_mut(id);
+        let mut changed = std::collections::BTreeMap::new();
+        for (key, value) in metrics {
+            if node.metrics.get(*key) != Some(value) {
+                node.metrics.insert(key.to_string(), *value);
+                changed.insert(key.to_string(), *value);
+            }
+        }
+        if !changed.is_empty() {
+            self.emit(Event::Metrics { id, metrics: changed });
         }
     }
 
@@ -489,6 +524,11 @@ impl Engine {
 
     pub fn outcome(&self) -> Option<&Outcome> {
         self.outcome.as_ref()
+    }
+
+    /// What the explorer shows of the method's state.
+    pub fn view(&self) -> methods::MethodView {
+        self.method.view(&self.core)
     }
 
     pub fn is_finished(&self) -> bool {
@@ -752,6 +792,7 @@ impl Engine {
                 self.method.on_act(&mut self.core, node, &completion);
             }
             CallKind::Tool => {}
+            CallKind::Own(tag) => self.method.on_reply(&mut self.core, node, tag, &response),
             CallKind::Answer => {
                 let proposals = texts
                     .iter()

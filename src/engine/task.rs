@@ -70,6 +70,12 @@ pub trait Task: Send + Sync {
     fn fixed_value(&self, _x: &str, _y: &str) -> Option<(f64, String)> {
         None
     }
+    /// The evaluator's value classes, lowest first, with the value each sample adds
+    /// (e.g. impossible 0.001, likely 1, sure 20): for badges, colours and scaling
+    /// values to rewards. Empty when values are plain numbers.
+    fn value_classes(&self) -> &[(&'static str, f64)] {
+        &[]
+    }
     /// Value from the evaluator's samples, and the class read from each.
     fn parse_value(&self, _x: &str, _y: &str, _samples: &[String]) -> (f64, Vec<String>) {
         (0.0, vec![])

@@ -7,7 +7,7 @@ const X: &str = "4 5 6 10";
 const PROPOSALS: &str = "4 + 5 = 9 (left: 6 9 10)\n10 - 4 = 6 (left: 5 6 6)\n4 * 5 = 21 (left: 6 10 21)\n10 - 6 = 4 (left: 4 4 5)\n10 - 4 = 6 (left: 5 6 6)";
 
 fn bfs(breadth: usize) -> Engine {
-    engine(X, Params { breadth, n_evaluate: 1, ..params(MethodKind::TotBfs) })
+    engine(X, Params { breadth, n_evaluate: 1, ..params(crate::engine::methods::tot_bfs::KIND) })
 }
 
 /// Step through the first BFS step: proposals, then values (likely, sure, likely).
@@ -203,7 +203,7 @@ fn failed_and_unknown_calls_are_reported_not_fatal() {
 #[test]
 fn bfs_with_a_perfect_sim_solves() {
     for x in ["4 9 10 13", "1 1 4 6", "4 5 6 10", "2 9 10 12"] {
-        let mut e = engine(x, params(MethodKind::TotBfs));
+        let mut e = engine(x, params(crate::engine::methods::tot_bfs::KIND));
         let events = run_sync(&mut e, run_cmd(), sim(0.0, 7));
         let o = e.outcome().unwrap_or_else(|| panic!("{x}: did not finish"));
         assert!(o.solved, "{x}: {o:?}");
@@ -223,7 +223,7 @@ fn bfs_sample_generator_vote_evaluator_and_sampled_selection_run() {
         evaluator: Evaluator::Vote,
         n_evaluate: 5,
         select: Selection::Sample,
-        ..params(MethodKind::TotBfs)
+        ..params(crate::engine::methods::tot_bfs::KIND)
     };
     let mut e = engine("4 9 10 13", p);
     let events = run_sync(&mut e, run_cmd(), sim(0.0, 1));
@@ -240,7 +240,7 @@ fn bfs_sample_generator_vote_evaluator_and_sampled_selection_run() {
 
 #[test]
 fn dfs_backtracks_when_no_child_passes_the_threshold() {
-    let mut e = engine(X, Params { n_evaluate: 1, threshold: 3.0, ..params(MethodKind::TotDfs) });
+    let mut e = engine(X, Params { n_evaluate: 1, threshold: 3.0, ..params(crate::engine::methods::tot_dfs::KIND) });
     let fx = e.handle(run_cmd());
     let c = calls(&fx);
     let fx = e.handle(reply(c[0].0, &["4 + 5 = 9 (left: 6 9 10)\n10 - 4 = 6 (left: 5 6 6)"]));
@@ -266,10 +266,10 @@ fn dfs_backtracks_when_no_child_passes_the_threshold() {
 
 #[test]
 fn dfs_with_a_perfect_sim_solves_and_respects_the_state_cap() {
-    let mut e = engine("4 9 10 13", params(MethodKind::TotDfs));
+    let mut e = engine("4 9 10 13", params(crate::engine::methods::tot_dfs::KIND));
     run_sync(&mut e, run_cmd(), sim(0.0, 3));
     assert!(e.outcome().unwrap().solved);
-    let mut e = engine("4 9 10 13", Params { max_states: 2, ..params(MethodKind::TotDfs) });
+    let mut e = engine("4 9 10 13", Params { max_states: 2, ..params(crate::engine::methods::tot_dfs::KIND) });
     let events = run_sync(&mut e, run_cmd(), sim(1.0, 3));
     let proposes = e.core.calls.values().filter(|c| c.request.purpose == Purpose::Propose).count();
     assert!(proposes <= 2, "{proposes} expansions");
@@ -278,7 +278,7 @@ fn dfs_with_a_perfect_sim_solves_and_respects_the_state_cap() {
 
 #[test]
 fn io_scores_each_sample_and_best_of_k() {
-    let mut e = engine("4 9 10 13", Params { samples: 3, ..params(MethodKind::Io) });
+    let mut e = engine("4 9 10 13", Params { samples: 3, ..params(crate::engine::methods::io::KIND) });
     let fx = e.handle(run_cmd());
     let c = calls(&fx);
     assert_eq!(c.len(), 1);
@@ -296,7 +296,7 @@ fn io_scores_each_sample_and_best_of_k() {
 
 #[test]
 fn cot_reads_the_answer_line() {
-    let mut e = engine("4 9 10 13", Params { samples: 2, ..params(MethodKind::Cot) });
+    let mut e = engine("4 9 10 13", Params { samples: 2, ..params(crate::engine::methods::cot::KIND) });
     let fx = e.handle(run_cmd());
     let chain =
         "13 - 9 = 4 (left: 4 4 10)\n10 - 4 = 6 (left: 4 6)\n4 * 6 = 24 (left: 24)\nAnswer: (13 - 9) * (10 - 4) = 24";
@@ -309,7 +309,7 @@ fn cot_reads_the_answer_line() {
 
 #[test]
 fn cot_sc_takes_the_majority_answer() {
-    let mut e = engine("4 9 10 13", Params { samples: 5, ..params(MethodKind::CotSc) });
+    let mut e = engine("4 9 10 13", Params { samples: 5, ..params(crate::engine::methods::cot_sc::KIND) });
     let fx = e.handle(run_cmd());
     let right = "Answer: (10 - 4) * (13 - 9) = 24";
     let wrong = "Answer: 4 * 9 - 13 + 10 = 24";
@@ -318,7 +318,7 @@ fn cot_sc_takes_the_majority_answer() {
     assert!(!o.solved, "three samples agree on a wrong answer");
     assert!(o.solved_any);
     assert_eq!(o.answer.as_deref(), Some("4 * 9 - 13 + 10 = 24"));
-    let mut e = engine("4 9 10 13", Params { samples: 3, ..params(MethodKind::CotSc) });
+    let mut e = engine("4 9 10 13", Params { samples: 3, ..params(crate::engine::methods::cot_sc::KIND) });
     let fx = e.handle(run_cmd());
     e.handle(reply(calls(&fx)[0].0, &[wrong, right, right]));
     assert!(e.outcome().unwrap().solved);
@@ -326,7 +326,8 @@ fn cot_sc_takes_the_majority_answer() {
 
 #[test]
 fn lenient_mode_keeps_malformed_proposals_like_the_reference() {
-    let mut e = engine(X, Params { lenient: true, breadth: 5, n_evaluate: 1, ..params(MethodKind::TotBfs) });
+    let mut e =
+        engine(X, Params { lenient: true, breadth: 5, n_evaluate: 1, ..params(crate::engine::methods::tot_bfs::KIND) });
     let fx = e.handle(run_cmd());
     let fx = e.handle(reply(calls(&fx)[0].0, &[PROPOSALS]));
     // All five are candidates: the bad arithmetic is noted but kept; the duplicate gets 0 without a call.
@@ -339,7 +340,7 @@ fn lenient_mode_keeps_malformed_proposals_like_the_reference() {
 #[test]
 fn same_inputs_give_the_same_effects() {
     let run = || {
-        let mut e = engine("4 9 10 13", params(MethodKind::TotBfs));
+        let mut e = engine("4 9 10 13", params(crate::engine::methods::tot_bfs::KIND));
         run_sync(&mut e, run_cmd(), sim(1.0, 11))
     };
     assert_eq!(run(), run());
@@ -360,7 +361,7 @@ mod react {
     fn qa_engine_in(tool_mode: ToolMode, max_steps: usize) -> (Engine, String) {
         let task = Arc::new(QaDemo::new(None).unwrap());
         let x = task.problem(0).unwrap().input;
-        let params = Params { method: MethodKind::React, max_steps, tool_mode, ..Params::default() };
+        let params = Params { method: crate::engine::methods::react::KIND, max_steps, tool_mode, ..Params::default() };
         (Engine::new(task, &x, params), x)
     }
 

@@ -102,6 +102,10 @@ pub struct Node {
     /// ReAct: how long the tool behind this step's action took to answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_ms: Option<u64>,
+    /// The method's own numbers for the node (MCTS: N and Q; ...), shown by the panes
+    /// without knowing the method, in key order.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub metrics: std::collections::BTreeMap<String, f64>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -127,6 +131,7 @@ impl SearchTree {
             answer: None,
             made_by: None,
             tool_ms: None,
+            metrics: Default::default(),
         };
         SearchTree { nodes: vec![root] }
     }
@@ -184,12 +189,24 @@ impl SearchTree {
             answer: None,
             made_by: None,
             tool_ms: None,
+            metrics: Default::default(),
         });
         self.nodes[parent.0].children.push(id);
         id
     }
 
     /// The node and all its descendants, in pre-order.
+    /// The strict ancestors of `id`, nearest first (its parent, ..., the root).
+    pub fn ancestors(&self, id: NodeId) -> Vec<NodeId> {
+        let mut out = Vec::new();
+        let mut at = self.get(id).and_then(|n| n.parent);
+        while let Some(p) = at {
+            out.push(p);
+            at = self.nodes[p.0].parent;
+        }
+        out
+    }
+
     pub fn subtree(&self, id: NodeId) -> Vec<NodeId> {
         let mut out = Vec::new();
         let mut stack = vec![id];

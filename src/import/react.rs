@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use super::tot::ImportError;
 use crate::engine::{
-    CallError, Command, Completion, Engine, Input, LlmRequest, LlmResponse, MethodKind, Params, Task, ToolResult, Usage,
+    CallError, Command, Completion, Engine, Input, LlmRequest, LlmResponse, Params, Task, ToolResult, Usage,
 };
 use crate::runtime::{sync, Run, StopPolicy};
 use crate::session::{Header, SessionWriter, FORMAT, VERSION};
@@ -82,7 +82,7 @@ fn finishes(t: &Trajectory) -> bool {
 pub fn params_for(t: &Trajectory) -> Params {
     let n = t.steps.len().max(1);
     let max_steps = if finishes(t) { n.max(7) } else { n };
-    Params { method: MethodKind::React, max_steps, temperature: 0.0, ..Params::default() }
+    Params { method: crate::engine::methods::react::KIND, max_steps, temperature: 0.0, ..Params::default() }
 }
 
 fn recorded(text: String) -> LlmResponse {

@@ -12,8 +12,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::engine::{
-    CallError, Command, Completion, Engine, Evaluator, Event, Generator, Input, LlmRequest, LlmResponse, MethodKind,
-    Params, Purpose, Selection, Usage,
+    CallError, Command, Completion, Engine, Evaluator, Event, Generator, Input, LlmRequest, LlmResponse, Params,
+    Purpose, Selection, Usage,
 };
 use crate::runtime::{sync, Run, StopPolicy};
 use crate::session::{Header, SessionWriter, FORMAT, VERSION};
@@ -86,7 +86,7 @@ pub fn read_log(path: &Path) -> Result<Vec<LogEntry>, ImportError> {
 /// keeping malformed proposals as the reference does.
 pub fn reference_params() -> Params {
     Params {
-        method: MethodKind::TotBfs,
+        method: crate::engine::methods::tot_bfs::KIND,
         breadth: 5,
         n_generate: 1,
         n_evaluate: 3,

@@ -75,8 +75,11 @@ impl QaStats {
     pub fn of(engine: &Engine) -> Option<QaStats> {
         let core = &engine.core;
         let method = core.params.method;
-        let hybrid = matches!(method, MethodKind::ReactCotSc | MethodKind::CotScReact);
-        let react = method == MethodKind::React;
+        let hybrid = matches!(
+            method,
+            crate::engine::methods::hybrid::REACT_COT_SC | crate::engine::methods::hybrid::COT_SC_REACT
+        );
+        let react = method == crate::engine::methods::react::KIND;
         if !react && !hybrid && !matches!(core.task.name(), "qa-demo" | "hotpotqa" | "fever") {
             return None;
         }
@@ -256,7 +259,8 @@ impl Summary {
     }
 
     fn with_parts(mut self, method: MethodKind, results: &[ProblemResult]) -> Self {
-        if matches!(method, MethodKind::ReactCotSc | MethodKind::CotScReact) {
+        if matches!(method, crate::engine::methods::hybrid::REACT_COT_SC | crate::engine::methods::hybrid::COT_SC_REACT)
+        {
             let mut parts = BTreeMap::new();
             for by in results.iter().filter_map(|r| r.answered_by) {
                 *parts.entry(by.label().to_string()).or_insert(0) += 1;

@@ -1,7 +1,7 @@
 use std::io::Write;
 
 use super::*;
-use crate::engine::{Command, MethodKind};
+use crate::engine::Command;
 
 fn header() -> Header {
     Header {
@@ -10,7 +10,7 @@ fn header() -> Header {
         task: "game24".into(),
         input: "4 5 6 10".into(),
         index: Some(900),
-        params: Params { method: MethodKind::TotBfs, ..Params::default() },
+        params: Params { method: crate::engine::methods::tot_bfs::KIND, ..Params::default() },
         provider: "sim".into(),
         model: "sim-1".into(),
         simulated: true,

@@ -1,7 +1,7 @@
 use std::path::{Path, PathBuf};
 
 use super::*;
-use crate::engine::{Command, Completion, Engine, Input, LlmResponse, MethodKind, Params, ToolResult, Usage};
+use crate::engine::{Command, Completion, Engine, Input, LlmResponse, Params, ToolResult, Usage};
 use crate::session::{replay, Session, SessionWriter, FORMAT, VERSION};
 use crate::tasks::{build, for_header, TaskOptions};
 
@@ -152,7 +152,7 @@ fn a_session_replays_without_its_data_file() {
     let options = TaskOptions { data: Some(fixture("hotpot-sample.json")), ..TaskOptions::default() };
     let task = build("hotpotqa", &options, &mut Vec::new()).unwrap();
     let problem = task.problem(2).unwrap();
-    let params = Params { method: MethodKind::React, max_steps: 7, ..Params::default() };
+    let params = Params { method: crate::engine::methods::react::KIND, max_steps: 7, ..Params::default() };
     let header = crate::session::Header {
         format: FORMAT.into(),
         version: VERSION,

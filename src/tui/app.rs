@@ -845,14 +845,9 @@ impl App {
         let _ = self.run.end(self.elapsed_ms);
     }
 
-    /// The step counter for the status bar: BFS selections, or DFS expansions.
+    /// The step counter for the status bar: the method's own.
     pub fn step_count(&self) -> usize {
-        let selections = self.events.iter().filter(|e| matches!(e, Event::Selected { .. })).count();
-        if selections > 0 {
-            selections
-        } else {
-            self.run.engine.core.calls.values().filter(|c| c.request.purpose == crate::engine::Purpose::Propose).count()
-        }
+        self.run.engine.view().step
     }
 }
 

@@ -13,9 +13,7 @@ use super::app::{App, Pane, Prompting, Setup};
 use super::keymap::Keymap;
 use super::theme::ThemeSet;
 use super::ui;
-use crate::engine::{
-    Command, Effect, Event, Input, LlmReply, LlmRequest, MethodKind, NodeId, NodeStatus, Origin, Params,
-};
+use crate::engine::{Command, Effect, Event, Input, LlmReply, LlmRequest, NodeId, NodeStatus, Origin, Params};
 use crate::llm::sim::{SimConfig, SimProvider};
 use crate::session::{Record, Session, FORMAT, VERSION};
 use crate::tasks::game24::Game24;
@@ -282,7 +280,7 @@ fn demo_sessions_replay_exactly_and_show_what_they_claim() {
         assert!(rebuilt.engine.outcome().is_some_and(|o| o.solved), "{} is solved", demo.file);
         let events: Vec<&Event> = session.events().collect();
         match i {
-            0 => assert_eq!(session.header.params.method, MethodKind::TotBfs),
+            0 => assert_eq!(session.header.params.method, crate::engine::methods::tot_bfs::KIND),
             1 => assert!(events.iter().filter(|e| matches!(e, Event::Backtracked { .. })).count() >= 2),
             _ => {
                 let tree = rebuilt.engine.tree();
@@ -470,7 +468,11 @@ fn native_tool_calls_show_in_the_explorer_as_the_same_transcript() {
     use crate::tasks::qa_demo::QaDemo;
     let dir = tempfile::tempdir().unwrap();
     let task: Arc<dyn TaskSource> = Arc::new(QaDemo::new(None).unwrap());
-    let params = Params { method: MethodKind::React, tool_mode: crate::engine::ToolMode::Native, ..Params::default() };
+    let params = Params {
+        method: crate::engine::methods::react::KIND,
+        tool_mode: crate::engine::ToolMode::Native,
+        ..Params::default()
+    };
     let mut s = setup(dir.path(), params);
     s.task = Arc::clone(&task);
     s.header.task = "qa-demo".into();
@@ -499,7 +501,7 @@ fn react_runs_in_the_explorer_with_a_styled_transcript() {
     use crate::tasks::qa_demo::QaDemo;
     let dir = tempfile::tempdir().unwrap();
     let task: Arc<dyn TaskSource> = Arc::new(QaDemo::new(None).unwrap());
-    let mut s = setup(dir.path(), Params { method: MethodKind::React, ..Params::default() });
+    let mut s = setup(dir.path(), Params { method: crate::engine::methods::react::KIND, ..Params::default() });
     s.task = Arc::clone(&task);
     s.header.task = "qa-demo".into();
     let problem = task.problem(0).unwrap();
@@ -563,7 +565,7 @@ fn an_edited_react_thought_keeps_both_branches_after_save_and_reopen() {
     let dir = tempfile::tempdir().unwrap();
     let task: Arc<dyn TaskSource> = Arc::new(QaDemo::new(None).unwrap());
     let mut tools = crate::runtime::tools::ToolRunner::new(task.tools().unwrap());
-    let mut s = setup(dir.path(), Params { method: MethodKind::React, ..Params::default() });
+    let mut s = setup(dir.path(), Params { method: crate::engine::methods::react::KIND, ..Params::default() });
     s.task = Arc::clone(&task);
     s.header.task = "qa-demo".into();
     let problem = task.problem(0).unwrap();
@@ -645,7 +647,10 @@ fn a_hybrid_shows_the_switch_in_the_log_and_react_steps_as_a_trajectory() {
     use crate::tasks::qa_demo::QaDemo;
     let dir = tempfile::tempdir().unwrap();
     let task: Arc<dyn TaskSource> = Arc::new(QaDemo::new(None).unwrap());
-    let mut s = setup(dir.path(), Params { method: MethodKind::CotScReact, samples: 4, ..Params::default() });
+    let mut s = setup(
+        dir.path(),
+        Params { method: crate::engine::methods::hybrid::COT_SC_REACT, samples: 4, ..Params::default() },
+    );
     s.task = Arc::clone(&task);
     s.header.task = "qa-demo".into();
     let problem = task.problem(0).unwrap();
@@ -727,7 +732,7 @@ async fn explorer_loop_runs_a_slow_tool_once() {
     let task = crate::tasks::qa_demo::QaDemo::new(None).unwrap().with_knowledge(Some(slow.clone()));
     let task: Arc<dyn TaskSource> = Arc::new(task);
     let problem = task.problem(0).unwrap();
-    let params = Params { method: MethodKind::React, ..Params::default() };
+    let params = Params { method: crate::engine::methods::react::KIND, ..Params::default() };
     let mut setup = setup(dir.path(), params);
     setup.header.task = "qa-demo".into();
     setup.task = Arc::clone(&task);

@@ -1,9 +1,20 @@
 //! Chain-of-thought prompting: k step-by-step answers; success per sample and best-of-k.
 
+use crate::engine::MethodKind;
 use crate::engine::{Core, NodeId, Outcome, Purpose};
 
 use super::samples::SampleAnswers;
-use super::{Method, Progress};
+use super::{Method, MethodInfo, Progress};
+
+/// Registration (see `methods::REGISTRY`).
+pub const KIND: MethodKind = MethodKind("cot");
+pub const INFO: MethodInfo = MethodInfo {
+    kind: KIND,
+    about: "chain of thought: k whole answers with their reasoning",
+    react_steps: false,
+    tree_search: false,
+    build: |_| Box::new(Cot::new()),
+};
 
 #[derive(Debug, Default)]
 pub struct Cot {

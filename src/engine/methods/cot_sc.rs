@@ -1,12 +1,23 @@
 //! Self-consistency over chains of thought: k CoT samples, majority vote on the
 //! final answer (ties go to the answer seen first).
 
+use crate::engine::MethodKind;
 use std::collections::HashMap;
 
 use crate::engine::{Core, NodeId, Outcome, Purpose};
 
 use super::samples::SampleAnswers;
-use super::{Method, Progress};
+use super::{Method, MethodInfo, Progress};
+
+/// Registration (see `methods::REGISTRY`).
+pub const KIND: MethodKind = MethodKind("cot-sc");
+pub const INFO: MethodInfo = MethodInfo {
+    kind: KIND,
+    about: "CoT with self-consistency: the majority answer of k samples",
+    react_steps: false,
+    tree_search: false,
+    build: |_| Box::new(CotSc::new()),
+};
 
 #[derive(Debug, Default)]
 pub struct CotSc {

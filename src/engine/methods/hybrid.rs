@@ -15,7 +15,25 @@ use crate::engine::{Core, MethodKind, NodeId, Outcome, ToolResult};
 
 use super::cot_sc::CotSc;
 use super::react::React;
-use super::{Method, Progress};
+use super::{Method, MethodInfo, MethodView, Progress};
+
+/// Registrations (see `methods::REGISTRY`).
+pub const REACT_COT_SC: MethodKind = MethodKind("react-cot-sc");
+pub const COT_SC_REACT: MethodKind = MethodKind("cot-sc-react");
+pub const REACT_COT_SC_INFO: MethodInfo = MethodInfo {
+    kind: REACT_COT_SC,
+    about: "ReAct, backing off to CoT-SC when it does not finish within its steps (ReAct paper §3.3)",
+    react_steps: true,
+    tree_search: false,
+    build: |_| Box::new(Hybrid::react_cot_sc()),
+};
+pub const COT_SC_REACT_INFO: MethodInfo = MethodInfo {
+    kind: COT_SC_REACT,
+    about: "CoT-SC, backing off to ReAct when the majority answer is weak (ReAct paper §3.3)",
+    react_steps: true,
+    tree_search: false,
+    build: |_| Box::new(Hybrid::cot_sc_react()),
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Part {
@@ -40,11 +58,11 @@ pub struct Hybrid {
 
 impl Hybrid {
     pub fn react_cot_sc() -> Self {
-        Hybrid::new(MethodKind::ReactCotSc, Part::React)
+        Hybrid::new(REACT_COT_SC, Part::React)
     }
 
     pub fn cot_sc_react() -> Self {
-        Hybrid::new(MethodKind::CotScReact, Part::CotSc)
+        Hybrid::new(COT_SC_REACT, Part::CotSc)
     }
 
     fn new(kind: MethodKind, first: Part) -> Self {
@@ -75,16 +93,16 @@ impl Hybrid {
                 outcome.solved_any |= sc.solved_any;
                 outcome.sample_accuracy = sc.sample_accuracy;
             }
-            return self.finish(outcome, MethodKind::React);
+            return self.finish(outcome, super::react::KIND);
         }
         match (self.kind, self.cot_sc_outcome.clone()) {
-            (MethodKind::CotScReact, Some(sc)) => {
+            (COT_SC_REACT, Some(sc)) => {
                 core.log("ReAct gave no answer either: keeping the CoT-SC majority answer");
-                self.finish(sc, MethodKind::CotSc);
+                self.finish(sc, super::cot_sc::KIND);
             }
             (_, Some(sc)) => {
                 core.log("ReAct gave no answer: keeping the CoT-SC majority answer from before");
-                self.finish(sc, MethodKind::CotSc);
+                self.finish(sc, super::cot_sc::KIND);
             }
             (_, None) => {
                 core.log(format!(
@@ -102,8 +120,8 @@ impl Hybrid {
     fn cot_sc_finished(&mut self, core: &mut Core) {
         let outcome = self.cot_sc.outcome(core);
         self.cot_sc_outcome = Some(outcome.clone());
-        if self.kind != MethodKind::CotScReact {
-            return self.finish(outcome, MethodKind::CotSc);
+        if self.kind != COT_SC_REACT {
+            return self.finish(outcome, super::cot_sc::KIND);
         }
         let majority = self.cot_sc.majority.unwrap_or(super::cot_sc::Majority { votes: 0, samples: 0 });
         let threshold = core.params.majority_threshold;
@@ -113,7 +131,7 @@ impl Hybrid {
             core.log(format!(
                 "the majority has {votes} of {n} votes (at least {threshold} × {n}): keeping the CoT-SC answer"
             ));
-            self.finish(outcome, MethodKind::CotSc);
+            self.finish(outcome, super::cot_sc::KIND);
         } else {
             core.log(format!(
                 "the majority has only {votes} of {n} votes (fewer than {threshold} × {n} = {needed}): \
@@ -237,5 +255,17 @@ impl Method for Hybrid {
         self.outcome = None;
         self.part = Part::React;
         Ok(())
+    }
+
+    fn view(&self, core: &Core) -> MethodView {
+        let p = &core.params;
+        let react = self.react.view(core);
+        MethodView {
+            params: format!("{} max {} steps k={}", self.kind.label(), p.max_steps, p.samples),
+            step: react.step,
+            step_noun: "ReAct step",
+            cutoff: None,
+            candidates_by_depth: false,
+        }
     }
 }

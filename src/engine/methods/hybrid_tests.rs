@@ -63,7 +63,7 @@ fn react_step(e: &mut Engine, call: u64, action: &str, observation: &str) -> Vec
 
 #[test]
 fn react_cot_sc_that_finishes_in_react_never_samples() {
-    let mut e = qa_engine(hybrid(MethodKind::ReactCotSc, 7, 5));
+    let mut e = qa_engine(hybrid(crate::engine::methods::hybrid::REACT_COT_SC, 7, 5));
     let fx = e.handle(run_cmd());
     let c = calls(&fx);
     assert_eq!(c.len(), 1);
@@ -75,14 +75,14 @@ fn react_cot_sc_that_finishes_in_react_never_samples() {
     let o = e.outcome().expect("finished");
     assert!(o.solved);
     assert_eq!(o.answer.as_deref(), Some(RIGHT));
-    assert_eq!(o.answered_by, Some(MethodKind::React));
+    assert_eq!(o.answered_by, Some(crate::engine::methods::react::KIND));
     assert_eq!(o.sample_accuracy, None);
     assert!(e.core.calls.values().all(|c| c.request.purpose == Purpose::Act));
 }
 
 #[test]
 fn react_cot_sc_falls_back_to_the_majority_after_max_steps() {
-    let mut e = qa_engine(hybrid(MethodKind::ReactCotSc, 2, 5));
+    let mut e = qa_engine(hybrid(crate::engine::methods::hybrid::REACT_COT_SC, 2, 5));
     let fx = e.handle(run_cmd());
     let c = calls(&fx);
     let fx = react_step(&mut e, c[0].0, "Action 1: Search[Ilse Varga]", "Ilse Varga was born in Marrowick.");
@@ -101,14 +101,14 @@ fn react_cot_sc_falls_back_to_the_majority_after_max_steps() {
     let o = e.outcome().expect("finished");
     assert!(o.solved, "{o:?}");
     assert_eq!(o.answer.as_deref(), Some(RIGHT));
-    assert_eq!(o.answered_by, Some(MethodKind::CotSc));
+    assert_eq!(o.answered_by, Some(crate::engine::methods::cot_sc::KIND));
     assert_eq!(o.sample_accuracy, Some(0.6));
     assert_eq!(e.tree().node(e.tree().root()).children.len(), 1 + 5, "the ReAct chain and the five samples");
 }
 
 #[test]
 fn cot_sc_react_keeps_a_strong_majority() {
-    let mut e = qa_engine(hybrid(MethodKind::CotScReact, 7, 5));
+    let mut e = qa_engine(hybrid(crate::engine::methods::hybrid::COT_SC_REACT, 7, 5));
     let fx = e.handle(run_cmd());
     let c = calls(&fx);
     assert_eq!(c.len(), 1);
@@ -121,13 +121,13 @@ fn cot_sc_react_keeps_a_strong_majority() {
     let o = e.outcome().expect("finished");
     assert_eq!(o.answer.as_deref(), Some("Marrowick"));
     assert!(!o.solved && o.solved_any);
-    assert_eq!(o.answered_by, Some(MethodKind::CotSc));
+    assert_eq!(o.answered_by, Some(crate::engine::methods::cot_sc::KIND));
     assert!(e.core.calls.values().all(|c| c.request.purpose != Purpose::Act));
 }
 
 #[test]
 fn cot_sc_react_switches_to_react_on_a_weak_majority() {
-    let mut e = qa_engine(hybrid(MethodKind::CotScReact, 7, 5));
+    let mut e = qa_engine(hybrid(crate::engine::methods::hybrid::COT_SC_REACT, 7, 5));
     let fx = e.handle(run_cmd());
     let c = calls(&fx);
     // 2 of 5 < 5/2: back off to ReAct.
@@ -145,7 +145,7 @@ fn cot_sc_react_switches_to_react_on_a_weak_majority() {
     let o = e.outcome().expect("finished");
     assert!(o.solved, "{o:?}");
     assert_eq!(o.answer.as_deref(), Some(RIGHT));
-    assert_eq!(o.answered_by, Some(MethodKind::React));
+    assert_eq!(o.answered_by, Some(crate::engine::methods::react::KIND));
     assert_eq!(o.finals.len(), 1 + 5, "ReAct's answer first, then the samples");
     assert_eq!(o.sample_accuracy, Some(0.2));
     // Both parts are in the tree: the samples and the ReAct chain under the root.
@@ -154,7 +154,7 @@ fn cot_sc_react_switches_to_react_on_a_weak_majority() {
 
 #[test]
 fn cot_sc_react_keeps_the_majority_when_react_gives_no_answer_either() {
-    let mut e = qa_engine(hybrid(MethodKind::CotScReact, 1, 4));
+    let mut e = qa_engine(hybrid(crate::engine::methods::hybrid::COT_SC_REACT, 1, 4));
     let fx = e.handle(run_cmd());
     let c = calls(&fx);
     let fx = e.handle(reply_all(c[0].0, &answers(&["Marrowick", RIGHT, "Ilse Varga", "Tessel"])));
@@ -164,14 +164,17 @@ fn cot_sc_react_keeps_the_majority_when_react_gives_no_answer_either() {
     assert!(logs(&fx).iter().any(|l| l.contains("keeping the CoT-SC majority")), "{:?}", logs(&fx));
     let o = e.outcome().expect("finished");
     assert_eq!(o.answer.as_deref(), Some("Marrowick"), "ties go to the answer seen first");
-    assert_eq!(o.answered_by, Some(MethodKind::CotSc));
+    assert_eq!(o.answered_by, Some(crate::engine::methods::cot_sc::KIND));
 }
 
 #[test]
 fn the_majority_threshold_decides_the_switch() {
     let weak_for_half = answers(&["Marrowick", "Marrowick", RIGHT, "Ilse Varga", "Tessel"]);
     let switches = |threshold: f64, texts: &[String]| {
-        let mut e = qa_engine(Params { majority_threshold: threshold, ..hybrid(MethodKind::CotScReact, 7, 5) });
+        let mut e = qa_engine(Params {
+            majority_threshold: threshold,
+            ..hybrid(crate::engine::methods::hybrid::COT_SC_REACT, 7, 5)
+        });
         let fx = e.handle(run_cmd());
         let fx = e.handle(reply_all(calls(&fx)[0].0, texts));
         calls(&fx).iter().any(|(_, r)| r.purpose == Purpose::Act)
@@ -186,12 +189,12 @@ fn the_majority_threshold_decides_the_switch() {
 
 #[test]
 fn a_person_continues_react_steps_not_samples() {
-    let mut e = qa_engine(hybrid(MethodKind::ReactCotSc, 1, 3));
+    let mut e = qa_engine(hybrid(crate::engine::methods::hybrid::REACT_COT_SC, 1, 3));
     let fx = e.handle(run_cmd());
     let fx = react_step(&mut e, calls(&fx)[0].0, "Action 1: Search[Ilse Varga]", "Ilse Varga was born in Marrowick.");
     let c = calls(&fx);
     e.handle(reply_all(c[0].0, &answers(&["Marrowick", "Marrowick", RIGHT])));
-    assert_eq!(e.outcome().unwrap().answered_by, Some(MethodKind::CotSc));
+    assert_eq!(e.outcome().unwrap().answered_by, Some(crate::engine::methods::cot_sc::KIND));
     let sample = *e.tree().node(e.tree().root()).children.last().unwrap();
     let fx = e.handle(cmd(Command::Continue { node: sample }));
     assert!(events(&fx).iter().any(|ev| matches!(ev, Event::Rejected { reason } if reason.contains("CoT-SC sample"))));
@@ -206,7 +209,7 @@ fn a_person_continues_react_steps_not_samples() {
     assert_eq!(c[0].1.purpose, Purpose::Act);
     react_step(&mut e, c[0].0, &format!("Action 1: Finish[{RIGHT}]"), "Episode finished");
     let o = e.outcome().expect("finished again");
-    assert_eq!(o.answered_by, Some(MethodKind::React));
+    assert_eq!(o.answered_by, Some(crate::engine::methods::react::KIND));
     assert!(o.solved);
 }
 
@@ -214,25 +217,25 @@ fn a_person_continues_react_steps_not_samples() {
 fn the_threshold_and_the_part_serialize_only_when_used() {
     let plain = serde_json::to_string(&Params::default()).unwrap();
     assert!(!plain.contains("majority_threshold"), "existing sessions stay byte-identical: {plain}");
-    let p = Params { majority_threshold: 0.7, ..hybrid(MethodKind::CotScReact, 7, 21) };
+    let p = Params { majority_threshold: 0.7, ..hybrid(crate::engine::methods::hybrid::COT_SC_REACT, 7, 21) };
     let text = serde_json::to_string(&p).unwrap();
     assert!(text.contains("\"majority_threshold\":0.7") && text.contains("\"cot-sc-react\""), "{text}");
     assert_eq!(serde_json::from_str::<Params>(&text).unwrap(), p);
     assert_eq!(serde_json::from_str::<Params>(&plain).unwrap().majority_threshold, 0.5);
     assert!(!serde_json::to_string(&Outcome::default()).unwrap().contains("answered_by"));
-    let o = Outcome { answered_by: Some(MethodKind::CotSc), ..Outcome::default() };
+    let o = Outcome { answered_by: Some(crate::engine::methods::cot_sc::KIND), ..Outcome::default() };
     assert!(serde_json::to_string(&o).unwrap().contains("\"answered_by\":\"cot-sc\""));
 }
 
 #[test]
 fn a_person_edits_react_steps_in_a_hybrid_and_the_agent_goes_on_from_the_edit() {
-    let mut e = qa_engine(hybrid(MethodKind::ReactCotSc, 1, 3));
+    let mut e = qa_engine(hybrid(crate::engine::methods::hybrid::REACT_COT_SC, 1, 3));
     let fx = e.handle(run_cmd());
     let fx = react_step(&mut e, calls(&fx)[0].0, "Action 1: Search[Nowhere]", "Could not find Nowhere.");
     let c = calls(&fx);
     assert_eq!(c[0].1.purpose, Purpose::Cot, "one step was too few: CoT-SC");
     e.handle(reply_all(c[0].0, &answers(&["Marrowick", "Marrowick", RIGHT])));
-    assert_eq!(e.outcome().unwrap().answered_by, Some(MethodKind::CotSc));
+    assert_eq!(e.outcome().unwrap().answered_by, Some(crate::engine::methods::cot_sc::KIND));
     // Rewrite the ReAct step with the right action: ReAct answers this time.
     let step = e.tree().node(e.tree().root()).children[0];
     let fx =
@@ -242,7 +245,7 @@ fn a_person_edits_react_steps_in_a_hybrid_and_the_agent_goes_on_from_the_edit() 
     assert_eq!(t.len(), 1);
     e.handle(observe(t[0], "Episode finished"));
     let o = e.outcome().expect("finished on the edit");
-    assert_eq!(o.answered_by, Some(MethodKind::React));
+    assert_eq!(o.answered_by, Some(crate::engine::methods::react::KIND));
     assert!(o.solved);
     // A CoT-SC sample is a whole answer: edited as a tree node (a sibling), not run as a step.
     let sample = *e

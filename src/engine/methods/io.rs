@@ -1,9 +1,20 @@
 //! Input-output prompting: k direct answers; success per sample and best-of-k.
 
+use crate::engine::MethodKind;
 use crate::engine::{Core, NodeId, Outcome, Purpose};
 
 use super::samples::SampleAnswers;
-use super::{Method, Progress};
+use super::{Method, MethodInfo, Progress};
+
+/// Registration (see `methods::REGISTRY`).
+pub const KIND: MethodKind = MethodKind("io");
+pub const INFO: MethodInfo = MethodInfo {
+    kind: KIND,
+    about: "IO prompting: k whole answers, no reasoning",
+    react_steps: false,
+    tree_search: false,
+    build: |_| Box::new(Io::new()),
+};
 
 #[derive(Debug, Default)]
 pub struct Io {

@@ -50,18 +50,87 @@ pub trait Method: Send {
     fn on_tool(&mut self, _core: &mut Core, _node: NodeId, _result: crate::engine::ToolResult) {}
     fn backtrack(&mut self, core: &mut Core) -> Result<(), String>;
     fn continue_from(&mut self, core: &mut Core, node: NodeId) -> Result<(), String>;
+    /// A reply to one of the method's own calls (`CallKind::Own(tag)`), successful.
+    fn on_reply(&mut self, _core: &mut Core, _node: NodeId, _tag: u32, _reply: &crate::engine::LlmResponse) {}
+    /// What the explorer shows of the method (step counter, cut-off, parameters).
+    fn view(&self, core: &Core) -> MethodView {
+        MethodView {
+            params: format!("{} k={}", core.params.method.label(), core.params.samples),
+            step: 0,
+            step_noun: "step",
+            cutoff: None,
+            candidates_by_depth: false,
+        }
+    }
+}
+
+/// A method's registration: its name (in sessions and on the command line), a line
+/// for help, and how to build its state for a run.
+pub struct MethodInfo {
+    pub kind: MethodKind,
+    pub about: &'static str,
+    /// Follows a ReAct trajectory (alone or as a part), so its steps are edited and shown as such.
+    pub react_steps: bool,
+    /// Searches a tree of thoughts with the task's generator and evaluator (needs a task that has them).
+    pub tree_search: bool,
+    pub build: fn(&Params) -> Box<dyn Method>,
+}
+
+/// Every method, in the order help lists them: one line each.
+pub const REGISTRY: &[&MethodInfo] = &[
+    &io::INFO,
+    &cot::INFO,
+    &cot_sc::INFO,
+    &tot_bfs::INFO,
+    &tot_dfs::INFO,
+    &react::INFO,
+    &hybrid::REACT_COT_SC_INFO,
+    &hybrid::COT_SC_REACT_INFO,
+];
+
+pub fn find(name: &str) -> Option<&'static MethodInfo> {
+    REGISTRY.iter().copied().find(|info| info.kind.0 == name)
+}
+
+/// The registered names, for help and errors.
+pub fn names() -> Vec<&'static str> {
+    REGISTRY.iter().map(|info| info.kind.0).collect()
 }
 
 pub fn build(params: &Params) -> Box<dyn Method> {
-    match params.method {
-        MethodKind::Io => Box::new(io::Io::new()),
-        MethodKind::Cot => Box::new(cot::Cot::new()),
-        MethodKind::CotSc => Box::new(cot_sc::CotSc::new()),
-        MethodKind::TotBfs => Box::new(tot_bfs::TotBfs::new()),
-        MethodKind::TotDfs => Box::new(tot_dfs::TotDfs::new()),
-        MethodKind::React => Box::new(react::React::new()),
-        MethodKind::ReactCotSc => Box::new(hybrid::Hybrid::react_cot_sc()),
-        MethodKind::CotScReact => Box::new(hybrid::Hybrid::cot_sc_react()),
+    (params.method.info().build)(params)
+}
+
+/// What the explorer shows of a method's state, so no pane needs to know the method.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MethodView {
+    /// The method and its parameters, for the status bar (`tot-bfs b=5 n=3 propose/value`).
+    pub params: String,
+    /// The method's own step counter (BFS steps, DFS expansions, ReAct steps, MCTS iterations).
+    pub step: usize,
+    /// What `step` counts, e.g. `step`, `iteration`.
+    pub step_noun: &'static str,
+    /// The scores pane's cut-off among the current candidates, if the method has one.
+    pub cutoff: Option<Cutoff>,
+    /// Which nodes the scores pane ranks: the latest scored node's whole depth (a BFS
+    /// step) or its siblings.
+    pub candidates_by_depth: bool,
+}
+
+/// Where the scores pane draws its cut-off line.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cutoff {
+    /// After the first `n` usable candidates (a beam).
+    Beam { n: usize, label: String },
+    /// Before the first candidate valued below `value`.
+    Threshold { value: f64, label: String },
+}
+
+impl Cutoff {
+    pub fn label(&self) -> &str {
+        match self {
+            Cutoff::Beam { label, .. } | Cutoff::Threshold { label, .. } => label,
+        }
     }
 }
 

@@ -14,12 +14,13 @@
 //! mode). Either way the step is written in the canonical `Thought i:` / `Action i:
 //! Tool[arg]` text, so transcripts and prompts look the same in both modes.
 
+use crate::engine::MethodKind;
 use crate::engine::{
     CallKind, Completion, Core, LlmRequest, NodeId, NodeStatus, Origin, Outcome, ToolDef, ToolMode, ToolRequest,
     ToolResult,
 };
 
-use super::{Method, Progress};
+use super::{Method, MethodInfo, MethodView, Progress};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -28,6 +29,16 @@ enum Phase {
     Acting,
     Done,
 }
+
+/// Registration (see `methods::REGISTRY`).
+pub const KIND: MethodKind = MethodKind("react");
+pub const INFO: MethodInfo = MethodInfo {
+    kind: KIND,
+    about: "ReAct: thought, action, observation with tools",
+    react_steps: true,
+    tree_search: false,
+    build: |_| Box::new(React::new()),
+};
 
 #[derive(Debug)]
 pub struct React {
@@ -286,6 +297,16 @@ impl Method for React {
         self.completing = None;
         self.phase = Phase::Think;
         Ok(())
+    }
+
+    fn view(&self, core: &Core) -> MethodView {
+        MethodView {
+            params: format!("react max {} steps", core.params.max_steps),
+            step: core.tree.node(self.tip).depth,
+            step_noun: "step",
+            cutoff: None,
+            candidates_by_depth: false,
+        }
     }
 }
 

@@ -4,12 +4,13 @@
 //! descending; or sampled in proportion to value). After T steps the kept states,
 //! in rank order, are the output.
 
+use crate::engine::MethodKind;
 use std::collections::BTreeSet;
 
 use crate::engine::event::Event;
 use crate::engine::{Core, NodeId, NodeStatus, Outcome, Selection};
 
-use super::{rank_by_value, Method, Progress};
+use super::{rank_by_value, Cutoff, Method, MethodInfo, MethodView, Progress};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -19,6 +20,16 @@ enum Phase {
     Evaluating,
     Done,
 }
+
+/// Registration (see `methods::REGISTRY`).
+pub const KIND: MethodKind = MethodKind("tot-bfs");
+pub const INFO: MethodInfo = MethodInfo {
+    kind: KIND,
+    about: "Tree of Thoughts, breadth-first: keep the b best states per step",
+    react_steps: false,
+    tree_search: true,
+    build: |_| Box::new(TotBfs::new()),
+};
 
 #[derive(Debug)]
 pub struct TotBfs {
@@ -243,5 +254,17 @@ impl Method for TotBfs {
         self.finals.clear();
         self.phase = Phase::Generate;
         Ok(())
+    }
+
+    fn view(&self, core: &Core) -> MethodView {
+        let p = &core.params;
+        let params = format!("tot-bfs b={} n={} {:?}/{:?}", p.breadth, p.n_evaluate, p.generator, p.evaluator);
+        MethodView {
+            params: params.to_lowercase(),
+            step: self.step,
+            step_noun: "step",
+            cutoff: Some(Cutoff::Beam { n: p.breadth, label: format!("beam b={}", p.breadth) }),
+            candidates_by_depth: true,
+        }
     }
 }

@@ -5,9 +5,10 @@
 //! the best (deepest, then highest-valued) state seen.
 
 use crate::engine::event::Event;
+use crate::engine::MethodKind;
 use crate::engine::{Core, NodeId, NodeStatus, Outcome};
 
-use super::{rank_by_value, Method, Progress};
+use super::{rank_by_value, Cutoff, Method, MethodInfo, MethodView, Progress};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -27,6 +28,16 @@ struct Frame {
     /// Children generated for this frame (before evaluation).
     fresh: Vec<NodeId>,
 }
+
+/// Registration (see `methods::REGISTRY`).
+pub const KIND: MethodKind = MethodKind("tot-dfs");
+pub const INFO: MethodInfo = MethodInfo {
+    kind: KIND,
+    about: "Tree of Thoughts, depth-first: best child first, prune below a threshold, backtrack",
+    react_steps: false,
+    tree_search: true,
+    build: |_| Box::new(TotDfs::new()),
+};
 
 #[derive(Debug)]
 pub struct TotDfs {
@@ -261,5 +272,16 @@ impl Method for TotDfs {
         self.finals.clear();
         self.phase = Phase::Expand;
         Ok(())
+    }
+
+    fn view(&self, core: &Core) -> MethodView {
+        let p = &core.params;
+        MethodView {
+            params: format!("tot-dfs v≥{} max {}", p.threshold, p.max_states),
+            step: self.expansions,
+            step_noun: "expansion",
+            cutoff: Some(Cutoff::Threshold { value: p.threshold, label: format!("threshold {}", p.threshold) }),
+            candidates_by_depth: false,
+        }
     }
 }

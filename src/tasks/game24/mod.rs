@@ -109,6 +109,10 @@ pub fn read_value_class(sample: &str) -> Option<&'static str> {
 }
 
 impl Task for Game24 {
+    fn value_classes(&self) -> &[(&'static str, f64)] {
+        &VALUE_CLASSES
+    }
+
     fn has_evaluator(&self) -> bool {
         true
     }

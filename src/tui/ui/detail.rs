@@ -63,6 +63,9 @@ pub fn lines(view: &View) -> Vec<Line<'static>> {
         }
         out.push(Line::from(vec![Span::styled("Score ", head), Span::styled(v, text)]));
     }
+    if let Some(m) = super::tree::metrics_text(n) {
+        out.push(Line::from(vec![Span::styled("Metrics ", head), Span::styled(m, text)]));
+    }
     if let Some(a) = &n.answer {
         out.push(Line::from(vec![Span::styled("Answer ", head), Span::styled(a.clone(), text)]));
     }

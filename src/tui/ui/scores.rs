@@ -10,7 +10,8 @@ use super::super::theme::Slot;
 use super::tree::badge;
 use super::View;
 use crate::engine::event::Event;
-use crate::engine::{MethodKind, Node, NodeId, NodeStatus};
+use crate::engine::methods::Cutoff;
+use crate::engine::{Node, NodeId, NodeStatus};
 
 /// The nodes of the latest evaluation round: BFS's whole step, or the siblings
 /// of the latest scored node.
@@ -23,7 +24,7 @@ pub fn current_candidates<'a>(view: &View<'a>) -> Vec<&'a Node> {
     });
     let Some(last) = last.filter(|&n| tree.contains(n)) else { return Vec::new() };
     let anchor = tree.node(last);
-    let mut nodes: Vec<&Node> = if app.header.params.method == MethodKind::TotBfs {
+    let mut nodes: Vec<&Node> = if app.run.engine.view().candidates_by_depth {
         tree.nodes().filter(|n| n.depth == anchor.depth && n.id != tree.root()).collect()
     } else {
         let parent = anchor.parent.unwrap_or(tree.root());
@@ -42,25 +43,30 @@ fn kept(node: &Node) -> bool {
 
 pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
     let app = view.app;
-    let params = &app.header.params;
     let nodes = current_candidates(view);
-    let cut = match params.method {
-        MethodKind::TotBfs => format!("beam b={}", params.breadth),
-        MethodKind::TotDfs => format!("threshold {}", params.threshold),
-        _ => String::new(),
-    };
+    let cutoff = app.run.engine.view().cutoff;
+    let cut = cutoff.as_ref().map(|c| c.label().to_string()).unwrap_or_default();
     let block = view.block(super::Pane::Scores, &cut);
     let inner_width = area.width.saturating_sub(2) as usize;
     let max = nodes.iter().filter_map(|n| n.score.as_ref().map(|s| s.value)).fold(0.0f64, f64::max).max(1.0);
     let mut lines = Vec::new();
-    let label_of = |n: &Node| format!("{} {}", n.id, badge(n).unwrap_or_else(|| "…".into()));
+    let label_of = |n: &Node| {
+        let mut label = format!("{} {}", n.id, badge(n).unwrap_or_else(|| "…".into()));
+        if let Some(m) = super::tree::metrics_text(n) {
+            label.push_str(&format!(" {m}"));
+        }
+        label
+    };
     let label_width = nodes.iter().map(|n| label_of(n).chars().count()).max().unwrap_or(0);
     let mut usable_seen = 0;
     let mut cut_drawn = false;
     for n in &nodes {
         let value = n.score.as_ref().map(|s| s.value);
-        let below_threshold = params.method == MethodKind::TotDfs && value.is_some_and(|v| v < params.threshold);
-        let past_beam = params.method == MethodKind::TotBfs && usable_seen == params.breadth;
+        let (past_beam, below_threshold) = match &cutoff {
+            Some(Cutoff::Beam { n, .. }) => (usable_seen == *n, false),
+            Some(Cutoff::Threshold { value: t, .. }) => (false, value.is_some_and(|v| v < *t)),
+            None => (false, false),
+        };
         if !cut_drawn && value.is_some() && (past_beam || below_threshold) {
             lines.push(Line::from(Span::styled(
                 format!("{:─^w$}", format!(" {cut} "), w = inner_width),

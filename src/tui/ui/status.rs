@@ -10,17 +10,10 @@ use ratatui::Frame;
 use super::super::action::Action;
 use super::super::theme::Slot;
 use super::View;
-use crate::engine::{MethodKind, RunMode};
+use crate::engine::RunMode;
 
 fn params_text(view: &View) -> String {
-    let p = &view.app.header.params;
-    match p.method {
-        MethodKind::TotBfs => {
-            format!("tot-bfs b={} n={} {:?}/{:?}", p.breadth, p.n_evaluate, p.generator, p.evaluator).to_lowercase()
-        }
-        MethodKind::TotDfs => format!("tot-dfs v≥{} max {}", p.threshold, p.max_states),
-        m => format!("{} k={}", m.label(), p.samples),
-    }
+    view.app.run.engine.view().params
 }
 
 pub fn draw(frame: &mut Frame, view: &View, area: Rect) {

@@ -8,7 +8,7 @@ use ratatui::Frame;
 use super::super::theme::Slot;
 use super::View;
 use crate::engine::event::Event;
-use crate::engine::{MethodKind, NodeId, NodeStatus, Origin, SearchTree};
+use crate::engine::{NodeId, NodeStatus, Origin, SearchTree};
 
 /// The steps of the branch through `selected`: its ancestors, itself, then the newest
 /// continuation below it (the last child at each step), root excluded.
@@ -133,8 +133,8 @@ fn step_lines(view: &View, node: &crate::engine::Node) -> Vec<String> {
 fn shows_trajectory(view: &View) -> bool {
     let tree = view.app.run.engine.tree();
     match view.app.header.params.method {
-        MethodKind::React => true,
-        MethodKind::ReactCotSc | MethodKind::CotScReact => tree
+        crate::engine::methods::react::KIND => true,
+        crate::engine::methods::hybrid::REACT_COT_SC | crate::engine::methods::hybrid::COT_SC_REACT => tree
             .get(view.selected)
             .is_some_and(|n| n.id != tree.root() && n.path.lines().any(|l| l.to_lowercase().starts_with("action"))),
         _ => false,

@@ -59,6 +59,19 @@ pub fn badge(node: &Node) -> Option<String> {
     })
 }
 
+/// The method's numbers for a node, e.g. `N=3 Q=0.52` (whole numbers without decimals).
+pub fn metrics_text(node: &Node) -> Option<String> {
+    if node.metrics.is_empty() {
+        return None;
+    }
+    let parts: Vec<String> = node
+        .metrics
+        .iter()
+        .map(|(k, v)| if v.fract() == 0.0 && v.abs() < 1e15 { format!("{k}={v:.0}") } else { format!("{k}={v:.2}") })
+        .collect();
+    Some(parts.join(" "))
+}
+
 fn label(view: &View, tree: &SearchTree, node: &Node) -> Line<'static> {
     let mut spans = vec![
         Span::styled(format!("{} ", status_glyph(node)), view.style(status_slot(node))),
@@ -71,6 +84,9 @@ fn label(view: &View, tree: &SearchTree, node: &Node) -> Line<'static> {
             _ => Slot::ScoreLow,
         };
         spans.push(Span::styled(format!("[{b}] "), view.style(slot)));
+    }
+    if let Some(m) = metrics_text(node) {
+        spans.push(Span::styled(format!("{m} "), view.style(Slot::Dim)));
     }
     if matches!(node.origin, Origin::Human { .. }) {
         spans.push(Span::styled("✎ ", view.style(Slot::NodeEdited)));
