@@ -19,10 +19,11 @@ pub struct Demo {
     pub text: &'static str,
 }
 
-pub const DEMOS: [Demo; 3] = [
+pub const DEMOS: [Demo; 4] = [
     Demo { file: "bfs-solved.jsonl", text: include_str!("../sessions/bfs-solved.jsonl") },
     Demo { file: "dfs-backtracks.jsonl", text: include_str!("../sessions/dfs-backtracks.jsonl") },
     Demo { file: "edit-rescues.jsonl", text: include_str!("../sessions/edit-rescues.jsonl") },
+    Demo { file: "mcts.jsonl", text: include_str!("../sessions/mcts.jsonl") },
 ];
 
 /// Load a bundled demo as a session (named after its file in `sessions/`).
@@ -78,6 +79,8 @@ fn run(command: Command) -> Vec<Input> {
 
 const BFS_NOTE: &str = "ToT-BFS keeps the 5 best-valued states per step and reaches 24 in four steps";
 const DFS_NOTE: &str = "ToT-DFS tries the best child first, prunes below the threshold and backtracks";
+const MCTS_NOTE: &str =
+    "MCTS picks children by UCT (mean value plus exploration), values them and backs rewards up; N and Q on each node";
 const EDIT_NOTE: &str = "A greedy search (b=1) keeps a dead end; a person edits the step and the search recovers";
 
 /// Record, into `dir/file`, a plain run of `params` on the first test puzzle (from
@@ -167,7 +170,7 @@ fn edit(dir: &Path) -> Result<(), String> {
     Err("no test puzzle for the edit demo".into())
 }
 
-/// Record the three demo sessions into `dir`.
+/// Record the demo sessions into `dir`.
 pub fn record_all(dir: &Path) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let bfs = Params { method: crate::engine::methods::tot_bfs::KIND, ..Params::default() };
@@ -177,6 +180,8 @@ pub fn record_all(dir: &Path) -> Result<(), String> {
         solved(e) && events.iter().filter(|ev| matches!(ev, Event::Backtracked { .. })).count() >= 2
     })?;
     edit(dir)?;
+    let mcts = Params { method: crate::engine::methods::mcts::KIND, ..Params::default() };
+    first_run(dir, "mcts.jsonl", MCTS_NOTE, mcts, |e, _| solved(e) && e.view().step >= 3)?;
     println!("recorded the demo sessions into {}", dir.display());
     Ok(())
 }

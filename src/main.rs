@@ -138,6 +138,15 @@ struct RunArgs {
 /// the config file's [defaults], then the built-in defaults shown.
 #[derive(Args, Debug, Clone, Default)]
 struct SearchArgs {
+    /// MCTS: the exploration constant c of UCT [default: 1.0].
+    #[arg(long)]
+    uct_c: Option<f64>,
+    /// MCTS: iterations (select, expand, evaluate, back up) [default: 30].
+    #[arg(long)]
+    iterations: Option<usize>,
+    /// MCTS: levels to go on greedily from the best new child before backing up [default: 0].
+    #[arg(long)]
+    rollout_depth: Option<usize>,
     /// b: states kept per step (tot-bfs) [default: 5].
     #[arg(long)]
     breadth: Option<usize>,
@@ -502,8 +511,24 @@ fn params(args: &RunArgs, d: &RunDefaults) -> Params {
         temperature: s.temperature.or(d.temperature).unwrap_or(base.temperature),
         lenient: s.lenient || d.lenient.unwrap_or(false),
         seed: s.seed.or(d.seed).unwrap_or(base.seed),
-        extra: Default::default(),
+        extra: method_extra(s),
     }
+}
+
+/// Parameters of methods that keep their own, by the names the method reads.
+fn method_extra(s: &SearchArgs) -> serde_json::Map<String, serde_json::Value> {
+    use thoughtscope::engine::methods::mcts::MctsParams;
+    let mut extra = serde_json::Map::new();
+    if let Some(c) = s.uct_c {
+        extra.insert(MctsParams::UCT_C.into(), serde_json::json!(c));
+    }
+    if let Some(n) = s.iterations {
+        extra.insert(MctsParams::ITERATIONS.into(), serde_json::json!(n));
+    }
+    if let Some(d) = s.rollout_depth {
+        extra.insert(MctsParams::ROLLOUT_DEPTH.into(), serde_json::json!(d));
+    }
+    extra
 }
 
 /// The config file, with its warnings printed once.
@@ -565,6 +590,21 @@ fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, Vec<Problem
             )
         }
         _ => {}
+    }
+    let s = &args.search;
+    if (s.uct_c.is_some() || s.iterations.is_some() || s.rollout_depth.is_some())
+        && params.method != thoughtscope::engine::methods::mcts::KIND
+    {
+        bail!("--uct-c, --iterations and --rollout-depth are for --method mcts (the method is {})", params.method);
+    }
+    if let Some(c) = s.uct_c.filter(|c| !(c.is_finite() && *c >= 0.0 && *c <= 100.0)) {
+        bail!("--uct-c is the exploration constant, a number from 0 to 100 (about 1 is usual), not {c}");
+    }
+    if s.iterations.is_some_and(|n| n == 0 || n > 100_000) {
+        bail!("--iterations must be from 1 to 100000");
+    }
+    if s.rollout_depth.is_some_and(|d| d > 100) {
+        bail!("--rollout-depth must be at most 100");
     }
     if args.search.tool_mode == Some(ToolMode::Native) && !params.method.has_react_steps() {
         bail!("--tool-mode is for --method react and its hybrids (the method is {})", params.method.label());

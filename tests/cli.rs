@@ -216,7 +216,8 @@ fn demo_lists_the_bundled_sessions() {
     let out = bin().arg("demo").output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success());
-    assert_eq!(stdout.lines().filter(|l| l.contains(".jsonl")).count(), 3, "{stdout}");
+    assert_eq!(stdout.lines().filter(|l| l.contains(".jsonl")).count(), 4, "{stdout}");
+    assert!(stdout.contains("mcts.jsonl"));
     assert!(stdout.contains("edits the step"));
 }
 
@@ -356,4 +357,45 @@ fn hybrids_on_qa_demo_switch_parts_and_replay() {
     let out = bin().args(args).output().unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--majority-threshold"));
+}
+
+/// MCTS runs headless like the other methods: its parameters go into the session
+/// header, the run replays to the same summary, and its flags are refused elsewhere.
+#[test]
+fn mcts_runs_headless_records_its_parameters_and_replays() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("sessions");
+    let rec_s = rec.to_str().unwrap();
+    let args = [
+        "run",
+        "--method",
+        "mcts",
+        "--uct-c",
+        "0.7",
+        "--iterations",
+        "12",
+        "--range",
+        "900..905",
+        "--record",
+        rec_s,
+        "--json",
+    ];
+    let original = run_json(&args);
+    assert_eq!(original["method"], "mcts");
+    assert_eq!(original["n"], 5);
+    assert!(original["llm_calls"].as_u64().unwrap() > 5, "{original}");
+    let replayed = run_json(&["replay", rec_s, "--headless", "--json"]);
+    assert_eq!(without_time(replayed), without_time(original));
+    let first = std::fs::read_dir(&rec).unwrap().next().unwrap().unwrap().path();
+    let header: Value = serde_json::from_str(std::fs::read_to_string(first).unwrap().lines().next().unwrap()).unwrap();
+    assert_eq!(header["params"]["uct_c"], 0.7);
+    assert_eq!(header["params"]["iterations"], 12);
+    // Its flags belong to it; bad values get one plain line.
+    let out = bin().args(["run", "--method", "tot-bfs", "--iterations", "5", "--input", "4 9 10 13"]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("are for --method mcts"));
+    let out = bin().args(["run", "--method", "mcts", "--uct-c", "nan", "--input", "4 9 10 13"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("exploration constant"));
+    let out = bin().args(["run", "--method", "mcts", "--task", "qa-demo", "--range", "0..1"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("tree search over its steps is not defined"));
 }

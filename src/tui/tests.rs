@@ -282,6 +282,12 @@ fn demo_sessions_replay_exactly_and_show_what_they_claim() {
         match i {
             0 => assert_eq!(session.header.params.method, crate::engine::methods::tot_bfs::KIND),
             1 => assert!(events.iter().filter(|e| matches!(e, Event::Backtracked { .. })).count() >= 2),
+            3 => {
+                assert_eq!(session.header.params.method, crate::engine::methods::mcts::KIND);
+                let root = rebuilt.engine.tree().node(NodeId(0));
+                assert!(root.metrics.get("N").is_some_and(|&n| n >= 3.0), "several iterations: {:?}", root.metrics);
+                assert!(events.iter().any(|e| matches!(e, Event::Metrics { .. })));
+            }
             _ => {
                 let tree = rebuilt.engine.tree();
                 let edited = tree.nodes().find(|n| matches!(n.origin, Origin::Human { .. })).expect("a human edit");
@@ -845,4 +851,23 @@ async fn explorer_uses_the_disk_cache() {
     assert!(totals[0].llm_calls > 0);
     assert_eq!(totals[1].llm_calls, 0, "{:?}", totals[1]);
     assert_eq!(totals[1].cache_hits, totals[0].llm_calls + totals[0].cache_hits);
+}
+
+/// MCTS in the explorer: space runs one iteration, the status bar counts iterations,
+/// and N and Q show on the nodes of the tree pane.
+#[test]
+fn mcts_steps_by_iteration_and_shows_n_and_q() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = live(dir.path(), Params { method: crate::engine::methods::mcts::KIND, ..Params::default() });
+    act(&mut app, Action::Step);
+    assert_eq!(app.step_count(), 1);
+    let root = app.run.engine.tree().node(NodeId(0));
+    assert_eq!(root.metrics.get("N"), Some(&1.0));
+    act(&mut app, Action::Step);
+    assert_eq!(app.step_count(), 2);
+    assert_eq!(app.run.engine.tree().node(NodeId(0)).metrics.get("N"), Some(&2.0));
+    let screen = render(&mut app, 180, 40);
+    assert!(screen.contains("#0 N=2 Q="), "{screen}");
+    assert!(screen.contains("mcts c=1 iters 30"), "{screen}");
+    assert!(screen.contains("iteration 2 ·"), "{screen}");
 }

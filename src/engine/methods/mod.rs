@@ -6,6 +6,7 @@ pub mod cot;
 pub mod cot_sc;
 pub mod hybrid;
 pub mod io;
+pub mod mcts;
 pub mod react;
 mod samples;
 pub mod tot_bfs;
@@ -86,6 +87,7 @@ pub const REGISTRY: &[&MethodInfo] = &[
     &react::INFO,
     &hybrid::REACT_COT_SC_INFO,
     &hybrid::COT_SC_REACT_INFO,
+    &mcts::INFO,
 ];
 
 pub fn find(name: &str) -> Option<&'static MethodInfo> {

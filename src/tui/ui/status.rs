@@ -43,9 +43,11 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
         spans.push(Span::styled(format!("{} ", h.model), bar));
     }
     let t = &app.run.totals;
+    let method = app.run.engine.view();
     let mut stats = format!(
-        "step {} · calls {} (+{} cached) · tok {}",
-        app.step_count(),
+        "{} {} · calls {} (+{} cached) · tok {}",
+        method.step_noun,
+        method.step,
         t.llm_calls,
         t.cache_hits,
         t.prompt_tokens + t.completion_tokens
