@@ -5,12 +5,15 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::arith::parse_numbers;
 use crate::engine::{Command, Engine, Event, Input, NodeId, Params, Task};
 use crate::llm::sim::{SimConfig, SimProvider};
 use crate::runtime::headless::{header_for, RunSetup};
 use crate::runtime::{sync, Run, StopPolicy};
 use crate::session::{Header, Session, SessionWriter};
-use crate::tasks::game24::{logic, Game24};
+use crate::tasks::game24::solver::solvable;
+use crate::tasks::game24::steps::moves;
+use crate::tasks::game24::Game24;
 use crate::tasks::{Problem, TaskSource};
 
 /// A bundled demo: its file name and text.
@@ -120,8 +123,8 @@ fn rescue(rec: &mut Recorder, input: &str) -> Result<bool, String> {
     }) else {
         return Ok(false);
     };
-    let numbers = logic::parse_numbers(input).ok_or("bad input")?;
-    let Some(good) = logic::moves(&numbers).into_iter().find(|m| logic::solvable(&m.left)) else { return Ok(false) };
+    let numbers = parse_numbers(input).ok_or("bad input")?;
+    let Some(good) = moves(&numbers).into_iter().find(|m| solvable(&m.left)) else { return Ok(false) };
     let events = step(rec, run(Command::Edit { node: kept, text: good.line }))?;
     let Some(edited) = events.iter().find_map(|e| match e {
         Event::NodeAdded { id, .. } => Some(*id),
@@ -155,7 +158,7 @@ fn edit(dir: &Path) -> Result<(), String> {
             .map(|n| n.id);
         let dead_end = first_kept.is_some_and(|k: NodeId| {
             let left = crate::tasks::game24::current_numbers_text(&problem.input, &alone.0.engine.tree().node(k).path);
-            logic::parse_numbers(&left).is_some_and(|n| !logic::solvable(&n))
+            parse_numbers(&left).is_some_and(|n| !solvable(&n))
         });
         if !dead_end {
             continue;

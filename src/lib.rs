@@ -1,11 +1,13 @@
 //! thoughtscope: a terminal workbench for LLM reasoning searches.
 //!
+//! * `arith` — exact rational arithmetic and expressions, shared by tasks and tools;
 //! * `engine` — the sans-IO search core (tree, methods, commands, events);
 //! * `tasks` — problems (Game of 24, ...) with prompts, parsers and checkers;
 //! * `llm` — providers (`sim`, `replay`) and the response cache;
 //! * `session` — JSONL recording, loading, replay and importers;
 //! * `runtime` — the tokio driver and headless runs.
 
+pub mod arith;
 pub mod config;
 pub mod demos;
 pub mod engine;

@@ -1,8 +1,8 @@
-//! `calculate[expr]`: exact arithmetic over rationals (+ - * / and parentheses), with the
-//! Game of 24 evaluator.
+//! `calculate[expr]`: exact arithmetic over rationals (+ - * / and parentheses), with the shared
+//! expression evaluator of `crate::arith`.
 
 use super::{BoxFuture, Observation, Tool, ToolSpec, ToolState};
-use crate::tasks::game24::logic::{eval_expr, format_number, Q};
+use crate::arith::{eval_expr, format_number, Q};
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CalculateTool;

@@ -3,9 +3,12 @@
 use serde_json::Value;
 
 use super::SimConfig;
+use crate::arith::{canonical, format_number, format_numbers, parse_numbers, Op, Q};
 use crate::engine::rng::{stable_hash, SplitMix64};
 use crate::engine::{CallError, LlmRequest, Purpose};
-use crate::tasks::game24::logic::{self, Q};
+use crate::tasks::game24::answer::{answer_from_steps, check_answer};
+use crate::tasks::game24::solver::{solvable, solve};
+use crate::tasks::game24::steps::{moves, Move};
 
 /// How many steps a proposal lists at most (real models list 6 to 12).
 const PROPOSE_WIDTH: usize = 8;
@@ -19,7 +22,7 @@ fn bad_request(what: &str) -> CallError {
 }
 
 pub fn answer(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64) -> Result<String, CallError> {
-    let input = logic::parse_numbers(field(request, "input")).ok_or_else(|| bad_request("a readable input"))?;
+    let input = parse_numbers(field(request, "input")).ok_or_else(|| bad_request("a readable input"))?;
     match request.purpose {
         Purpose::Act => Err(CallError { kind: "sim".into(), message: "game24 has no ReAct actions".into() }),
         Purpose::Io => Ok(io(cfg, &input, rng)),
@@ -61,17 +64,17 @@ fn slip(value: Q, rng: &mut SplitMix64) -> Q {
     value + delta
 }
 
-fn step_line(a: &Q, op: logic::Op, b: &Q, result: &Q, rest: &[Q]) -> String {
+fn step_line(a: &Q, op: Op, b: &Q, result: &Q, rest: &[Q]) -> String {
     let mut left: Vec<Q> = rest.to_vec();
     left.push(*result);
     left.sort();
     format!(
         "{} {} {} = {} (left: {})",
-        logic::format_number(a),
+        format_number(a),
         op.symbol(),
-        logic::format_number(b),
-        logic::format_number(result),
-        logic::format_numbers(&left)
+        format_number(b),
+        format_number(result),
+        format_numbers(&left)
     )
 }
 
@@ -87,21 +90,21 @@ fn rest_after(numbers: &[Q], a: &Q, b: &Q) -> Vec<Q> {
 }
 
 fn propose(cfg: &SimConfig, numbers_text: &str, rng: &mut SplitMix64) -> String {
-    let Some(numbers) = logic::parse_numbers(numbers_text) else {
+    let Some(numbers) = parse_numbers(numbers_text) else {
         return "I cannot read these numbers.".into();
     };
     if numbers.len() < 2 {
         return format!("Only {} is left; there is no step to take.", numbers_text.trim());
     }
-    let mut moves = logic::moves(&numbers);
+    let mut moves = moves(&numbers);
     rng.shuffle(&mut moves);
-    let (mut good, mut bad): (Vec<_>, Vec<_>) = moves.into_iter().partition(|m| logic::solvable(&m.left));
+    let (mut good, mut bad): (Vec<_>, Vec<_>) = moves.into_iter().partition(|m| solvable(&m.left));
     if rng.chance(cfg.rate(cfg.rates.miss)) {
         good.clear();
     }
     // A real proposer lists a few promising steps among many others.
     let n_good = good.len().min(1 + rng.below(3));
-    let mut chosen: Vec<logic::Move> = good.drain(..n_good).collect();
+    let mut chosen: Vec<Move> = good.drain(..n_good).collect();
     chosen.extend(bad.drain(..bad.len().min(PROPOSE_WIDTH.saturating_sub(chosen.len()))));
     rng.shuffle(&mut chosen);
     let slip_rate = cfg.rate(cfg.rates.slip);
@@ -125,7 +128,7 @@ fn steps_of(y: &str) -> Vec<&str> {
 
 fn final_answer(cfg: &SimConfig, input: &[Q], y: &str, rng: &mut SplitMix64) -> String {
     let steps = steps_of(y);
-    match logic::answer_from_steps(input, &steps) {
+    match answer_from_steps(input, &steps) {
         Some(expr) if !rng.chance(cfg.rate(cfg.rates.answer)) => format!("Answer: {expr} = 24"),
         Some(expr) => format!("Answer: {} = 24", garble(&expr, rng)),
         None => format!("Answer: {} = 24", wrong_expression(input, rng)),
@@ -154,7 +157,7 @@ fn garble(expr: &str, rng: &mut SplitMix64) -> String {
 /// An expression over the input numbers that does not make 24.
 fn wrong_expression(input: &[Q], rng: &mut SplitMix64) -> String {
     for _ in 0..20 {
-        let mut nums: Vec<String> = input.iter().map(logic::format_number).collect();
+        let mut nums: Vec<String> = input.iter().map(format_number).collect();
         rng.shuffle(&mut nums);
         let ops = ['+', '-', '*', '/'];
         let mut expr = nums[0].clone();
@@ -162,17 +165,17 @@ fn wrong_expression(input: &[Q], rng: &mut SplitMix64) -> String {
             let op = ops[rng.below(4)];
             expr = if rng.chance(0.5) { format!("({expr}) {op} {n}") } else { format!("{expr} {op} {n}") };
         }
-        if logic::check_answer(input, &expr).is_err() {
+        if check_answer(input, &expr).is_err() {
             return expr;
         }
     }
-    input.iter().map(logic::format_number).collect::<Vec<_>>().join(" + ")
+    input.iter().map(format_number).collect::<Vec<_>>().join(" + ")
 }
 
 /// How easy a puzzle is for this simulated model, in [0, 1): fixed per seed and puzzle,
 /// so repeated samples of one puzzle succeed or fail together, as real models' do.
 fn ease(cfg: &SimConfig, input: &[Q]) -> f64 {
-    let key = logic::format_numbers(&logic::canonical(input));
+    let key = format_numbers(&canonical(input));
     SplitMix64::from_parts(&[cfg.seed, stable_hash(key.as_bytes()), 0xea5e]).next_f64()
 }
 
@@ -190,13 +193,13 @@ fn sample_is_right(cfg: &SimConfig, base_rate: f64, input: &[Q], rng: &mut Split
 /// A generator for the puzzle's "habit": the same favourite answer (right or wrong)
 /// comes back across samples, so answers cluster.
 fn habit(cfg: &SimConfig, input: &[Q], which: u64) -> SplitMix64 {
-    let key = logic::format_numbers(&logic::canonical(input));
+    let key = format_numbers(&canonical(input));
     SplitMix64::from_parts(&[cfg.seed, stable_hash(key.as_bytes()), which])
 }
 
 fn io(cfg: &SimConfig, input: &[Q], rng: &mut SplitMix64) -> String {
     if sample_is_right(cfg, cfg.rates.io, input, rng) {
-        if let Some(expr) = logic::solve(input) {
+        if let Some(expr) = solve(input) {
             return format!("{expr} = 24");
         }
     }
@@ -215,19 +218,19 @@ fn cot(cfg: &SimConfig, input: &[Q], rng: &mut SplitMix64) -> String {
     let mut numbers = input.to_vec();
     let mut lines = Vec::new();
     for step in 0..3 {
-        let mut moves = logic::moves(&numbers);
+        let mut moves = moves(&numbers);
         if moves.is_empty() {
             break;
         }
         walk.shuffle(&mut moves);
         let want_good = right || step > 0;
-        let pick = moves.iter().position(|m| logic::solvable(&m.left) == want_good).unwrap_or(0);
+        let pick = moves.iter().position(|m| solvable(&m.left) == want_good).unwrap_or(0);
         let m = moves.swap_remove(pick);
         lines.push(m.line.clone());
         numbers = m.left;
     }
     let steps: Vec<&str> = lines.iter().map(String::as_str).collect();
-    let expr = logic::answer_from_steps(input, &steps).unwrap_or_else(|| wrong_expression(input, &mut walk));
+    let expr = answer_from_steps(input, &steps).unwrap_or_else(|| wrong_expression(input, &mut walk));
     format!("{}\nAnswer: {expr} = 24", lines.join("\n"))
 }
 
@@ -252,10 +255,10 @@ fn mislabel(truth: &'static str, rng: &mut SplitMix64) -> &'static str {
 }
 
 fn judge_numbers(cfg: &SimConfig, numbers_text: &str, rng: &mut SplitMix64) -> String {
-    let Some(numbers) = logic::parse_numbers(numbers_text) else {
+    let Some(numbers) = parse_numbers(numbers_text) else {
         return format!("{} cannot be read as numbers\nimpossible", numbers_text.trim());
     };
-    let solution = logic::solve(&numbers);
+    let solution = solve(&numbers);
     let truth = match (&solution, numbers.len()) {
         (Some(_), 1..=3) => "sure",
         (Some(_), _) => "likely",
@@ -266,15 +269,15 @@ fn judge_numbers(cfg: &SimConfig, numbers_text: &str, rng: &mut SplitMix64) -> S
         (Some(expr), "sure") => format!("{expr} = 24"),
         _ => format!(
             "{} = {}",
-            numbers.iter().map(logic::format_number).collect::<Vec<_>>().join(" + "),
-            logic::format_number(&numbers.iter().copied().sum::<Q>())
+            numbers.iter().map(format_number).collect::<Vec<_>>().join(" + "),
+            format_number(&numbers.iter().copied().sum::<Q>())
         ),
     };
     format!("{work}\n{verdict}")
 }
 
 fn judge_answer(cfg: &SimConfig, input: &[Q], answer: &str, rng: &mut SplitMix64) -> String {
-    let right = logic::check_answer(input, answer);
+    let right = check_answer(input, answer);
     let truth = if right.is_ok() { "sure" } else { "impossible" };
     let flip = rng.chance(cfg.rate(cfg.rates.misjudge) / 3.0);
     let verdict = match (truth, flip) {
@@ -295,8 +298,8 @@ fn vote(cfg: &SimConfig, input: &[Q], ys: &[String], rng: &mut SplitMix64) -> St
     }
     let promising: Vec<usize> = (0..ys.len())
         .filter(|&i| {
-            let numbers = crate::tasks::game24::current_numbers_text(&logic::format_numbers(input), &ys[i]);
-            logic::parse_numbers(&numbers).is_some_and(|n| logic::solvable(&n))
+            let numbers = crate::tasks::game24::current_numbers_text(&format_numbers(input), &ys[i]);
+            parse_numbers(&numbers).is_some_and(|n| solvable(&n))
         })
         .collect();
     let pick = if !promising.is_empty() && !rng.chance(cfg.rate(cfg.rates.misjudge)) {

@@ -3,16 +3,26 @@
 //! `Answer: <expr> = 24`. Candidate and value semantics follow the reference
 //! implementation (see `docs` in README): proposals are the reply's lines, values
 //! are sure/likely/impossible mapped to 20/1/0.001 and summed over samples.
+//!
+//! The game's own logic sits beside this file, one concern each: `steps` (reading and checking
+//! step lines, moves), `answer` (the answer checker, answers from steps), `solver` and `puzzles`.
+//! The exact arithmetic they share with the tools is `crate::arith`.
 
-pub mod logic;
+pub mod answer;
+pub mod puzzles;
+pub mod solver;
+pub mod steps;
 
 use std::path::Path;
 
 use serde_json::json;
 
+use answer::check_answer;
+use steps::check_step;
+
 use super::{prompts, Problem, TaskError, TaskSource};
+use crate::arith::{format_numbers, parse_numbers, Q};
 use crate::engine::{Message, Prompt, Proposal, Purpose, Task};
-use logic::Q;
 
 const IO: &str = include_str!("../../../assets/prompts/game24/io.txt");
 const COT: &str = include_str!("../../../assets/prompts/game24/cot.txt");
@@ -20,6 +30,13 @@ const PROPOSE: &str = include_str!("../../../assets/prompts/game24/propose.txt")
 const VALUE: &str = include_str!("../../../assets/prompts/game24/value.txt");
 const VALUE_LAST: &str = include_str!("../../../assets/prompts/game24/value_last.txt");
 const VOTE: &str = include_str!("../../../assets/prompts/game24/vote.txt");
+
+/// The value every puzzle must reach.
+pub const TARGET: i64 = 24;
+
+fn target() -> Q {
+    Q::from_integer(TARGET)
+}
 
 /// The evaluator's classes and their values, in the order the reference sums them.
 pub const VALUE_CLASSES: [(&str, f64); 3] = [("impossible", 0.001), ("likely", 1.0), ("sure", 20.0)];
@@ -48,7 +65,7 @@ impl Game24 {
             value: load("value.txt", VALUE, &["numbers"])?,
             value_last: load("value_last.txt", VALUE_LAST, &["input", "answer"])?,
             vote: load("vote.txt", VOTE, &["input", "choices"])?,
-            puzzles: logic::puzzles().map_err(TaskError::Data)?,
+            puzzles: puzzles::puzzles().map_err(TaskError::Data)?,
         })
     }
 
@@ -193,9 +210,9 @@ impl Task for Game24 {
                 Some("all numbers are combined: expected the final `Answer:` line".to_string())
             }
         } else {
-            match logic::parse_numbers(&numbers_text) {
+            match parse_numbers(&numbers_text) {
                 None => Some(format!("cannot read the numbers left before this step ({numbers_text:?})")),
-                Some(numbers) => logic::check_step(&numbers, &thought).err(),
+                Some(numbers) => check_step(&numbers, &thought).err(),
             }
         };
         Proposal { thought, path: format!("{y}{line}\n"), problem }
@@ -275,8 +292,8 @@ impl Task for Game24 {
     }
 
     fn check(&self, x: &str, answer: &str) -> Result<(), String> {
-        let input = logic::parse_numbers(x).ok_or_else(|| format!("cannot read the puzzle {x:?}"))?;
-        logic::check_answer(&input, answer)
+        let input = parse_numbers(x).ok_or_else(|| format!("cannot read the puzzle {x:?}"))?;
+        check_answer(&input, answer)
     }
 
     fn describe_state(&self, x: &str, y: &str) -> Option<String> {
@@ -300,20 +317,18 @@ impl TaskSource for Game24 {
     }
 
     fn problem(&self, index: usize) -> Option<Problem> {
-        self.puzzles
-            .get(index)
-            .map(|(_, numbers)| Problem { index: Some(index), input: logic::format_numbers(numbers) })
+        self.puzzles.get(index).map(|(_, numbers)| Problem { index: Some(index), input: format_numbers(numbers) })
     }
 
     fn parse_input(&self, text: &str) -> Result<Problem, TaskError> {
-        let mut numbers = logic::parse_numbers(text)
+        let mut numbers = parse_numbers(text)
             .ok_or_else(|| TaskError::Input(text.into(), "expected numbers separated by spaces".into()))?;
         numbers.sort();
         if numbers.len() != 4 {
             return Err(TaskError::Input(text.into(), format!("expected 4 numbers, got {}", numbers.len())));
         }
-        let input = logic::format_numbers(&numbers);
-        let index = self.puzzles.iter().position(|(_, p)| logic::format_numbers(p) == input);
+        let input = format_numbers(&numbers);
+        let index = self.puzzles.iter().position(|(_, p)| format_numbers(p) == input);
         Ok(Problem { index, input })
     }
 }

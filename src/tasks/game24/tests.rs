@@ -116,3 +116,122 @@ fn an_answer_after_a_letter_that_grows_in_lower_case_does_not_panic() {
     // 'İ' is 2 bytes but 3 in lower case; the label's offset must come from the text itself.
     assert_eq!(task().extract_answer("4 4 6 8", "İ answer:é").as_deref(), Some("é"));
 }
+
+/// Everything a model writes is untrusted: the parsers, checkers and the solver never panic.
+mod robustness {
+    use super::super::answer::{answer_from_steps, check_answer};
+    use super::super::solver::{solvable, solve};
+    use super::super::steps::{check_step, moves, parse_step_line};
+    use crate::arith::{eval_expr, format_numbers, parse_number, parse_numbers, Q};
+
+    fn q(n: i64) -> Q {
+        Q::from_integer(n)
+    }
+
+    fn fr(n: i64, d: i64) -> Q {
+        Q::new(n, d)
+    }
+
+    fn qs(s: &str) -> Vec<Q> {
+        parse_numbers(s).expect("test numbers")
+    }
+
+    /// Small deterministic generator (no external crates).
+    struct Lcg(u64);
+
+    impl Lcg {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            self.0 >> 33
+        }
+
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+    }
+
+    #[test]
+    fn fuzz_never_panics() {
+        let pieces = [
+            "0",
+            "1",
+            "4",
+            "9",
+            "10",
+            "24",
+            "-",
+            "+",
+            "*",
+            "/",
+            "x",
+            "(",
+            ")",
+            "=",
+            " ",
+            ".",
+            ",",
+            "\u{2212}",
+            "\u{d7}",
+            "\u{f7}",
+            "\u{2248}",
+            "left:",
+            "(left: ",
+            "approx.",
+            "Answer:",
+            "**",
+            "1. ",
+            "- ",
+            "2/3",
+            "9223372036854775807",
+            "99999999999999999999",
+            "0.",
+            "é",
+            "[",
+            "]",
+            "~",
+            "...",
+            "\u{2026}",
+            "remaining:",
+            ":",
+            "\n",
+            "\t",
+            "e",
+            "round",
+        ];
+        let mut rng = Lcg(42);
+        let numbers = qs("4 5 6 10");
+        for _ in 0..20_000 {
+            let len = rng.below(16);
+            let s: String = (0..len).map(|_| pieces[rng.below(pieces.len())]).collect();
+            let _ = parse_number(&s);
+            let _ = parse_numbers(&s);
+            let _ = parse_step_line(&s);
+            let _ = check_step(&numbers, &s);
+            let _ = eval_expr(&s);
+            let _ = check_answer(&numbers, &s);
+            let _ = answer_from_steps(&numbers, &[&s]);
+        }
+    }
+
+    #[test]
+    fn fuzz_step_lines_from_moves_never_panic_on_extremes() {
+        let extremes = [q(i64::MAX), q(-i64::MAX), fr(1, i64::MAX), fr(i64::MAX, i64::MAX - 1), q(0), q(1), q(-1)];
+        let mut rng = Lcg(7);
+        for _ in 0..500 {
+            let n = 1 + rng.below(4);
+            let nums: Vec<Q> = (0..n).map(|_| extremes[rng.below(extremes.len())]).collect();
+            let _ = solvable(&nums);
+            let _ = solve(&nums);
+            for m in moves(&nums) {
+                assert_eq!(check_step(&nums, &m.line), Ok(m.left.clone()), "{}", m.line);
+            }
+        }
+        // Ratios built by callers with the extreme i64::MIN value don't panic either.
+        let weird = [q(i64::MIN), Q::new_raw(i64::MIN, i64::MIN), q(3)];
+        let _ = moves(&weird);
+        let _ = solvable(&weird);
+        let _ = format_numbers(&weird);
+        let _ = check_step(&weird, "3 + 3 = 6 (left: 6)");
+        let _ = check_answer(&weird, "3 * 8");
+    }
+}

@@ -1,0 +1,21 @@
+//! Exact arithmetic shared by tasks and tools: rational numbers and their text forms
+//! ([`number`]), the four checked operations ([`op`]) and an expression evaluator ([`expr`]).
+//!
+//! Everything a model writes is untrusted: every function here accepts any string and never panics.
+//! All arithmetic is exact (`Ratio<i64>`) and checked with num-traits' `CheckedAdd`, `CheckedSub`,
+//! `CheckedMul` and `CheckedDiv` on `Ratio`: an overflow or a division by zero is an error, never a
+//! panic or a silently wrong value.
+
+pub mod expr;
+pub mod number;
+pub mod op;
+
+pub use expr::eval_expr;
+pub use number::{
+    canonical, compare, format_number, format_numbers, format_operand, neg, normalized, parse_number, parse_numbers,
+    same_multiset, same_value, sort_values, Q,
+};
+pub use op::Op;
+
+/// Longest line/expression (in bytes) the parsers will look at.
+pub const MAX_INPUT_LEN: usize = 4096;
