@@ -390,9 +390,10 @@ fn open_tui(
 fn tui_live(mut args: RunArgs) -> Result<()> {
     let cfg = config();
     if args.input.is_none() && args.range.is_none() {
-        // Game of 24 opens on the paper's first test puzzle; other tasks on their first problem.
-        let task = args.task.as_deref().or(cfg.defaults.task.as_deref()).unwrap_or("game24");
-        args.range = Some(if matches!(task, "game24" | "24") { "900" } else { "0" }.into());
+        // Each task names the problem it opens on (Game of 24: the paper's first test puzzle).
+        let name = args.task.as_deref().or(cfg.defaults.task.as_deref()).unwrap_or(tasks::default_task().name);
+        let entry = tasks::find(name).ok_or_else(|| tasks::TaskError::Unknown(name.to_string()))?;
+        args.range = Some(entry.info.default_problem.to_string());
     }
     let (setup, problems) = setup_run_with(&args, &cfg)?;
     let Some(problem) = problems.first() else { bail!("no problem to open") };
@@ -546,7 +547,7 @@ fn setup_run(args: &RunArgs) -> Result<(RunSetup, Vec<Problem>)> {
 
 fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, Vec<Problem>)> {
     let d = &cfg.defaults;
-    let task_name = args.task.clone().or(d.task.clone()).unwrap_or_else(|| "game24".into());
+    let task_name = args.task.clone().or(d.task.clone()).unwrap_or_else(|| tasks::default_task().name.into());
     let mut warnings = Vec::new();
     let knowledge = args.tools.knowledge(&mut warnings)?;
     let options = TaskOptions { prompts: args.prompts.clone(), data: args.data.clone(), knowledge };
@@ -611,8 +612,9 @@ fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, Vec<Problem
     }
     let provider_name = args.provider.clone().or(d.provider.clone()).unwrap_or_else(|| "sim".into());
     let (provider, sim): (Arc<dyn Provider>, Option<SimConfig>) = match provider_name.as_str() {
-        "sim" if matches!(task.name(), "hotpotqa" | "fever") => {
-            bail!("the sim provider plays only game24 and qa-demo; run {task_name} with a model (--provider ...)")
+        "sim" if !task.info().sim_plays => {
+            let plays: Vec<&str> = tasks::REGISTRY.iter().filter(|e| e.info.sim_plays).map(|e| e.info.name).collect();
+            bail!("the sim provider plays only {}; run {task_name} with a model (--provider ...)", plays.join(" and "))
         }
         "sim" => {
             let cfg = sim_config(args, d, params.seed);

@@ -27,7 +27,7 @@ pub use request::{
     CallError, Completion, LlmRequest, LlmResponse, Message, Prompt, Purpose, ToolCallOut, ToolDef, ToolRequest,
     ToolResult, Usage,
 };
-pub use task::{Proposal, ReactStep, Task};
+pub use task::{AnswerKind, Proposal, ReactStep, Task, TaskInfo};
 pub use tree::{Node, NodeId, NodeStatus, Origin, Score, SearchTree};
 
 use methods::{Method, Progress};

@@ -26,8 +26,44 @@ pub struct ReactStep {
     pub extra_actions: Vec<String>,
 }
 
+/// What kind of answer a task checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AnswerKind {
+    /// An arithmetic expression or a number, checked exactly.
+    Expression,
+    /// A short text answer, scored by exact match and token F1 (QA).
+    ShortText,
+    /// One label of a fixed set (e.g. SUPPORTS / REFUTES / NOT ENOUGH INFO).
+    Label,
+}
+
+/// What a task says about itself, so generic layers (the explorer, the CLI, the
+/// runner) need not know it by name.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TaskInfo {
+    /// The task's name (sessions, `--task`).
+    pub name: &'static str,
+    /// A line for help.
+    pub about: &'static str,
+    /// What one input is called: `puzzle`, `question`, `claim`.
+    pub input_noun: &'static str,
+    /// How a person writes a new input in the explorer.
+    pub input_hint: &'static str,
+    /// The problem the explorer opens on when none is named.
+    pub default_problem: usize,
+    pub answer_kind: AnswerKind,
+    /// The offline simulated model can play it (answers its requests from the task's logic).
+    pub sim_plays: bool,
+    /// Its problems come from a file (`--data`), not built in.
+    pub reads_data: bool,
+}
+
 pub trait Task: Send + Sync {
-    fn name(&self) -> &str;
+    /// What the task says about itself.
+    fn info(&self) -> &'static TaskInfo;
+    fn name(&self) -> &str {
+        self.info().name
+    }
     /// Number of thought steps for tree search (T in the paper).
     fn default_steps(&self) -> usize;
     fn io_prompt(&self, x: &str) -> Prompt;

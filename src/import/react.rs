@@ -228,7 +228,7 @@ pub fn import_text(text: &str, source: &str, out: &Path) -> Result<ImportReport,
     let mut names = HashSet::new();
     let mut imported = Vec::with_capacity(trajectories.len());
     for (position, t) in trajectories.iter().enumerate() {
-        let task = if t.kind == QuestionKind::Claim { "fever" } else { "hotpotqa" };
+        let task = if t.kind == QuestionKind::Claim { QaKind::Fever } else { QaKind::HotpotQa }.name();
         let stem = format!("{task}-{:05}", t.question_idx.unwrap_or(position));
         let name = (1..).map(|i| if i == 1 { format!("{stem}.jsonl") } else { format!("{stem}-{i}.jsonl") });
         let name = name.into_iter().find(|n| names.insert(n.clone())).unwrap_or_default();

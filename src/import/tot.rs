@@ -204,7 +204,7 @@ pub fn check_puzzle(entry: &LogEntry, source: &str, out: Option<&Path>) -> Resul
             let header = Header {
                 format: FORMAT.into(),
                 version: VERSION,
-                task: "game24".into(),
+                task: crate::tasks::game24::INFO.name.into(),
                 input: x.clone(),
                 index: Some(entry.idx),
                 params,

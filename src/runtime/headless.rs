@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::Semaphore;
 
 use super::{Driver, Run, StopPolicy};
-use crate::engine::{Command, Engine, Input, MethodKind, Outcome, Params, Purpose};
+use crate::engine::{AnswerKind, Command, Engine, Input, MethodKind, Outcome, Params, Purpose};
 use crate::llm::cache::{CacheMode, ResponseCache};
 use crate::llm::config::{ConfigError, Price, ProviderArgs};
 use crate::llm::sim::SimConfig;
@@ -80,7 +80,8 @@ impl QaStats {
             crate::engine::methods::hybrid::REACT_COT_SC | crate::engine::methods::hybrid::COT_SC_REACT
         );
         let react = method == crate::engine::methods::react::KIND;
-        if !react && !hybrid && !matches!(core.task.name(), "qa-demo" | "hotpotqa" | "fever") {
+        let qa = matches!(core.task.info().answer_kind, AnswerKind::ShortText | AnswerKind::Label);
+        if !react && !hybrid && !qa {
             return None;
         }
         let f1 = engine.outcome().and_then(|o| o.answer.as_deref()).map_or(0.0, |a| core.task.score(&core.x, a));

@@ -10,13 +10,47 @@ pub mod react_text;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::engine::Task;
+use crate::engine::{Task, TaskInfo};
 use crate::session::Header;
 use crate::tools::KnowledgeBackend;
 
+/// How a registered task is built: its info, the options, and a place for warnings.
+pub type BuildTask = fn(&TaskInfo, &TaskOptions, &mut Vec<String>) -> Result<Arc<dyn TaskSource>, TaskError>;
+
+/// A task's registration: what it says about itself, other names it answers to, and
+/// how to build it.
+pub struct TaskEntry {
+    pub info: &'static TaskInfo,
+    pub aliases: &'static [&'static str],
+    pub build: BuildTask,
+}
+
+/// Every task, the default first: one line each.
+pub const REGISTRY: &[TaskEntry] = &[
+    TaskEntry { info: &game24::INFO, aliases: &["24"], build: game24::Game24::build },
+    TaskEntry { info: &qa_demo::INFO, aliases: &[], build: qa_demo::QaDemo::build },
+    TaskEntry { info: &qa_data::HOTPOTQA, aliases: &[], build: qa_data::QaData::build },
+    TaskEntry { info: &qa_data::FEVER, aliases: &[], build: qa_data::QaData::build },
+];
+
+/// The registered task named `name` (or one of its aliases).
+pub fn find(name: &str) -> Option<&'static TaskEntry> {
+    REGISTRY.iter().find(|e| e.info.name == name || e.aliases.contains(&name))
+}
+
+/// The registered names, for help and errors.
+pub fn names() -> Vec<&'static str> {
+    REGISTRY.iter().map(|e| e.info.name).collect()
+}
+
+/// The task runs use when none is named.
+pub fn default_task() -> &'static TaskInfo {
+    REGISTRY[0].info
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum TaskError {
-    #[error("unknown task {0:?} (known: game24, qa-demo, hotpotqa, fever)")]
+    #[error("unknown task {0:?} (known: {known})", known = names().join(", "))]
     Unknown(String),
     #[error("bad --range {0:?}: {1}")]
     Range(String, String),
@@ -74,25 +108,22 @@ impl TaskOptions {
 
 /// Build a task by name. `warnings` gets problems met reading its data (skipped items).
 pub fn build(name: &str, options: &TaskOptions, warnings: &mut Vec<String>) -> Result<Arc<dyn TaskSource>, TaskError> {
-    let prompts = options.prompts.as_deref();
-    if let Some(kind) = qa_data::QaKind::from_name(name) {
-        let items = match &options.data {
-            Some(path) => {
-                let (items, w) = qa_data::read_data(kind, path)?;
-                warnings.extend(w);
-                items
-            }
-            None => Vec::new(),
-        };
-        return Ok(Arc::new(qa_data::QaData::new(kind, prompts, items, options.knowledge.clone())?));
-    }
-    if options.data.is_some() {
-        return Err(TaskError::Data(format!("{name} has its problems built in; --data is for hotpotqa and fever")));
-    }
-    match name {
-        "game24" | "24" => Ok(Arc::new(game24::Game24::new(prompts)?)),
-        "qa-demo" => Ok(Arc::new(qa_demo::QaDemo::new(prompts)?.with_knowledge(options.knowledge.clone()))),
-        other => Err(TaskError::Unknown(other.to_string())),
+    let entry = find(name).ok_or_else(|| TaskError::Unknown(name.to_string()))?;
+    (entry.build)(entry.info, options, warnings)
+}
+
+/// For tasks whose problems are built in: `--data` is a mistake.
+pub fn no_data(info: &TaskInfo, options: &TaskOptions) -> Result<(), TaskError> {
+    match options.data {
+        Some(_) => {
+            let with_data: Vec<&str> = REGISTRY.iter().filter(|e| e.info.reads_data).map(|e| e.info.name).collect();
+            Err(TaskError::Data(format!(
+                "{} has its problems built in; --data is for {}",
+                info.name,
+                with_data.join(" and ")
+            )))
+        }
+        None => Ok(()),
     }
 }
 
@@ -143,6 +174,27 @@ pub fn by_name(name: &str, prompt_dir: Option<&Path>) -> Result<Arc<dyn TaskSour
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_registered_task_builds_and_says_who_it_is() {
+        for entry in REGISTRY {
+            let task = build(entry.info.name, &TaskOptions::default(), &mut Vec::new()).unwrap();
+            assert_eq!(task.name(), entry.info.name);
+            assert_eq!(task.info(), entry.info, "{} returns its own info", entry.info.name);
+            assert!(!entry.info.input_noun.is_empty() && !entry.info.input_hint.is_empty());
+            if entry.info.reads_data {
+                assert_eq!(task.problem_count(), 0, "no problems without --data");
+            } else {
+                assert!(task.problem(entry.info.default_problem).is_some(), "{} opens on a problem", entry.info.name);
+                let data = TaskOptions { data: Some("x.jsonl".into()), ..TaskOptions::default() };
+                let err = build(entry.info.name, &data, &mut Vec::new()).err().expect("--data refused");
+                assert!(err.to_string().contains("--data is for hotpotqa and fever"), "{err}");
+            }
+        }
+        assert_eq!(find("24").map(|e| e.info.name), Some("game24"));
+        let err = build("chess", &TaskOptions::default(), &mut Vec::new()).err().unwrap();
+        assert_eq!(err.to_string(), "unknown task \"chess\" (known: game24, qa-demo, hotpotqa, fever)");
+    }
 
     #[test]
     fn ranges_follow_python() {

@@ -21,8 +21,8 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use super::react_text::{self, check_answer, f1, parse_step_with, ActionRules, QaItem, QuestionKind};
-use super::{prompts, Problem, TaskError, TaskSource};
-use crate::engine::{Message, Prompt, Purpose, ReactStep, Task};
+use super::{prompts, Problem, TaskError, TaskOptions, TaskSource};
+use crate::engine::{AnswerKind, Message, Prompt, Purpose, ReactStep, Task, TaskInfo};
 use crate::session::Header;
 use crate::tools::choice::LazyBackend;
 use crate::tools::wikipedia::WikipediaOptions;
@@ -38,20 +38,42 @@ pub enum QaKind {
 /// FEVER's three labels.
 pub const FEVER_LABELS: [&str; 3] = ["SUPPORTS", "REFUTES", "NOT ENOUGH INFO"];
 
+/// Registrations (see `tasks::REGISTRY`).
+pub const HOTPOTQA: TaskInfo = TaskInfo {
+    name: "hotpotqa",
+    about: "HotpotQA multi-hop questions from --data (JSON or ReAct trajectory text)",
+    input_noun: "question",
+    input_hint: "a question",
+    default_problem: 0,
+    answer_kind: AnswerKind::ShortText,
+    sim_plays: false,
+    reads_data: true,
+};
+pub const FEVER: TaskInfo = TaskInfo {
+    name: "fever",
+    about: "FEVER claims to verify from --data (JSONL or ReAct trajectory text)",
+    input_noun: "claim",
+    input_hint: "a claim to verify",
+    default_problem: 0,
+    answer_kind: AnswerKind::Label,
+    sim_plays: false,
+    reads_data: true,
+};
+
 impl QaKind {
     pub fn from_name(name: &str) -> Option<QaKind> {
-        match name {
-            "hotpotqa" => Some(QaKind::HotpotQa),
-            "fever" => Some(QaKind::Fever),
-            _ => None,
+        [QaKind::HotpotQa, QaKind::Fever].into_iter().find(|k| k.name() == name)
+    }
+
+    pub fn info(self) -> &'static TaskInfo {
+        match self {
+            QaKind::HotpotQa => &HOTPOTQA,
+            QaKind::Fever => &FEVER,
         }
     }
 
     pub fn name(self) -> &'static str {
-        match self {
-            QaKind::HotpotQa => "hotpotqa",
-            QaKind::Fever => "fever",
-        }
+        self.info().name
     }
 
     /// The placeholder the prompts put the problem in.
@@ -103,6 +125,24 @@ pub fn default_backend() -> Arc<dyn KnowledgeBackend> {
 
 impl QaData {
     /// The task over `items`, with search/lookup/finish over `backend` (Wikipedia if `None`).
+    /// Build for `tasks::REGISTRY`: the problems come from `--data` (none without it).
+    pub fn build(
+        info: &TaskInfo,
+        options: &TaskOptions,
+        warnings: &mut Vec<String>,
+    ) -> Result<Arc<dyn TaskSource>, TaskError> {
+        let kind = QaKind::from_name(info.name).ok_or_else(|| TaskError::Unknown(info.name.to_string()))?;
+        let items = match &options.data {
+            Some(path) => {
+                let (items, w) = read_data(kind, path)?;
+                warnings.extend(w);
+                items
+            }
+            None => Vec::new(),
+        };
+        Ok(Arc::new(QaData::new(kind, options.prompts.as_deref(), items, options.knowledge.clone())?))
+    }
+
     pub fn new(
         kind: QaKind,
         prompt_dir: Option<&Path>,
@@ -180,8 +220,8 @@ impl QaData {
 }
 
 impl Task for QaData {
-    fn name(&self) -> &str {
-        self.kind.name()
+    fn info(&self) -> &'static TaskInfo {
+        self.kind.info()
     }
 
     fn default_steps(&self) -> usize {

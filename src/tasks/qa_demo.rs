@@ -8,8 +8,8 @@ use std::sync::Arc;
 use serde_json::json;
 
 use super::react_text::{self, check_answer, f1, parse_step};
-use super::{prompts, Problem, TaskError, TaskSource};
-use crate::engine::{Message, Prompt, Purpose, ReactStep, Task, ToolDef};
+use super::{prompts, Problem, TaskError, TaskOptions, TaskSource};
+use crate::engine::{AnswerKind, Message, Prompt, Purpose, ReactStep, Task, TaskInfo, ToolDef};
 use crate::tools::corpus::{qa_demo, qa_demo_questions, QaQuestion};
 use crate::tools::{CalculateTool, KnowledgeBackend, ToolRegistry};
 
@@ -30,7 +30,29 @@ pub struct QaDemo {
     prompt_tools: String,
 }
 
+/// Registration (see `tasks::REGISTRY`).
+pub const INFO: TaskInfo = TaskInfo {
+    name: "qa-demo",
+    about: "15 two-hop questions over a small bundled corpus, for ReAct offline",
+    input_noun: "question",
+    input_hint: "a question (one of the demo's, or your own)",
+    default_problem: 0,
+    answer_kind: AnswerKind::ShortText,
+    sim_plays: true,
+    reads_data: false,
+};
+
 impl QaDemo {
+    /// Build for `tasks::REGISTRY`.
+    pub fn build(
+        info: &TaskInfo,
+        options: &TaskOptions,
+        _warnings: &mut Vec<String>,
+    ) -> Result<Arc<dyn TaskSource>, TaskError> {
+        super::no_data(info, options)?;
+        Ok(Arc::new(QaDemo::new(options.prompts.as_deref())?.with_knowledge(options.knowledge.clone())))
+    }
+
     pub fn new(prompt_dir: Option<&Path>) -> Result<Self, TaskError> {
         let load = |name: &str, builtin: &str, vars: &[&str]| -> Result<String, TaskError> {
             let text = prompts::load(prompt_dir, name, builtin)?;
@@ -86,8 +108,8 @@ impl QaDemo {
 }
 
 impl Task for QaDemo {
-    fn name(&self) -> &str {
-        "qa-demo"
+    fn info(&self) -> &'static TaskInfo {
+        &INFO
     }
 
     fn default_steps(&self) -> usize {

@@ -529,7 +529,7 @@ impl App {
             Action::Continue => self.command(Command::Continue { node }),
             Action::NewInput => {
                 let mut editor = TextArea::default();
-                editor.set_placeholder_text("a puzzle number (e.g. 900) or four numbers (e.g. 4 9 10 13)");
+                editor.set_placeholder_text(self.setup.task.info().input_hint);
                 self.popup = Some(Popup::Ask { what: Prompting::NewInput, editor: Box::new(editor) });
                 Vec::new()
             }

@@ -14,15 +14,16 @@ pub mod solver;
 pub mod steps;
 
 use std::path::Path;
+use std::sync::Arc;
 
 use serde_json::json;
 
 use answer::check_answer;
 use steps::check_step;
 
-use super::{prompts, Problem, TaskError, TaskSource};
+use super::{prompts, Problem, TaskError, TaskOptions, TaskSource};
 use crate::arith::{format_numbers, parse_numbers, Q};
-use crate::engine::{Message, Prompt, Proposal, Purpose, Task};
+use crate::engine::{AnswerKind, Message, Prompt, Proposal, Purpose, Task, TaskInfo};
 
 const IO: &str = include_str!("../../../assets/prompts/game24/io.txt");
 const COT: &str = include_str!("../../../assets/prompts/game24/cot.txt");
@@ -41,6 +42,19 @@ fn target() -> Q {
 /// The evaluator's classes and their values, in the order the reference sums them.
 pub const VALUE_CLASSES: [(&str, f64); 3] = [("impossible", 0.001), ("likely", 1.0), ("sure", 20.0)];
 
+/// Registration (see `tasks::REGISTRY`).
+pub const INFO: TaskInfo = TaskInfo {
+    name: "game24",
+    about: "Game of 24: reach 24 with four numbers and + - * / (the Tree-of-Thoughts puzzles)",
+    input_noun: "puzzle",
+    input_hint: "a puzzle number (e.g. 900) or four numbers (e.g. 4 9 10 13)",
+    // The paper's first test puzzle.
+    default_problem: 900,
+    answer_kind: AnswerKind::Expression,
+    sim_plays: true,
+    reads_data: false,
+};
+
 pub struct Game24 {
     io: String,
     cot: String,
@@ -52,6 +66,16 @@ pub struct Game24 {
 }
 
 impl Game24 {
+    /// Build for `tasks::REGISTRY`.
+    pub fn build(
+        info: &TaskInfo,
+        options: &TaskOptions,
+        _warnings: &mut Vec<String>,
+    ) -> Result<Arc<dyn TaskSource>, TaskError> {
+        super::no_data(info, options)?;
+        Ok(Arc::new(Game24::new(options.prompts.as_deref())?))
+    }
+
     pub fn new(prompt_dir: Option<&Path>) -> Result<Self, TaskError> {
         let load = |name: &str, builtin: &str, vars: &[&str]| -> Result<String, TaskError> {
             let text = prompts::load(prompt_dir, name, builtin)?;
@@ -134,8 +158,8 @@ impl Task for Game24 {
         true
     }
 
-    fn name(&self) -> &str {
-        "game24"
+    fn info(&self) -> &'static TaskInfo {
+        &INFO
     }
 
     fn default_steps(&self) -> usize {

@@ -58,12 +58,12 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
         }
         Popup::Ask { what, editor } => {
             let title = match what {
-                Prompting::NewInput => "New input: a puzzle number or four numbers",
-                Prompting::SaveAs => "Save the session as",
+                Prompting::NewInput => format!("New input: {}", view.app.setup.task.info().input_hint),
+                Prompting::SaveAs => "Save the session as".to_string(),
             };
             let rect = centered(area, 70, 3);
             frame.render_widget(Clear, rect);
-            let block = frame_block(view, title.into(), "enter ok · esc cancel");
+            let block = frame_block(view, title, "enter ok · esc cancel");
             let [inner] = Layout::vertical([Constraint::Length(1)]).areas(block.inner(rect));
             frame.render_widget(block, rect);
             frame.render_widget(&**editor, inner);

@@ -51,7 +51,8 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
     let max = nodes.iter().filter_map(|n| n.score.as_ref().map(|s| s.value)).fold(0.0f64, f64::max).max(1.0);
     let mut lines = Vec::new();
     let label_of = |n: &Node| {
-        let mut label = format!("{} {}", n.id, badge(n).unwrap_or_else(|| "…".into()));
+        let classes = app.run.engine.core.task.value_classes();
+        let mut label = format!("{} {}", n.id, badge(n, classes).unwrap_or_else(|| "…".into()));
         if let Some(m) = super::tree::metrics_text(n) {
             label.push_str(&format!(" {m}"));
         }

@@ -40,7 +40,7 @@ fn trajectory(view: &View) -> (Vec<Line<'static>>, std::ops::Range<usize>) {
     if !tree.contains(view.selected) {
         return (Vec::new(), 0..0);
     }
-    let what = if view.app.header.task == "fever" { "Claim" } else { "Question" };
+    let what = capitalized(view.app.run.engine.core.task.info().input_noun);
     let mut out =
         vec![Line::from(Span::styled(format!("{what}: {}", view.app.run.engine.core.x), view.style(Slot::Title)))];
     let mut selected = 0..0;
@@ -222,4 +222,10 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
         block = block.title_bottom(Line::from(Span::styled(extra, view.style(Slot::Timeline))));
     }
     frame.render_widget(Paragraph::new(shown).block(block), area);
+}
+
+/// `claim` → `Claim`.
+fn capitalized(word: &str) -> String {
+    let mut chars = word.chars();
+    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }

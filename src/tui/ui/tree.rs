@@ -38,25 +38,37 @@ pub fn status_glyph(node: &Node) -> &'static str {
     }
 }
 
-/// The score badge: the value with the classes behind it, e.g. `60 sss`.
-pub fn badge(node: &Node) -> Option<String> {
+/// The score badge: the value with the evaluator's classes behind it by their first
+/// letters (Game of 24: `60 sss` for sure, sure, sure), from the task's value classes.
+pub fn badge(node: &Node, classes: &[(&str, f64)]) -> Option<String> {
     let score = node.score.as_ref()?;
-    let classes: String = score
+    let letters: String = score
         .samples
         .iter()
         .filter_map(|s| match s.as_str() {
-            "sure" => Some('s'),
-            "likely" => Some('l'),
-            "impossible" => Some('i'),
             "?" => Some('?'),
-            _ => None,
+            s => classes.iter().find(|(name, _)| *name == s).and_then(|(name, _)| name.chars().next()),
         })
         .collect();
-    Some(if classes.is_empty() {
+    Some(if letters.is_empty() {
         format_value(score.value)
     } else {
-        format!("{} {classes}", format_value(score.value))
+        format!("{} {letters}", format_value(score.value))
     })
+}
+
+/// The colour of a value on the task's scale: at least the top class's value is high,
+/// at least the next one's is middling (Game of 24: 20 and 1), lower is low.
+pub fn value_slot(value: f64, classes: &[(&str, f64)]) -> Slot {
+    let mut values: Vec<f64> = classes.iter().map(|(_, v)| *v).collect();
+    values.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    match values.as_slice() {
+        [.., mid, high] if value >= *high => Slot::ScoreHigh,
+        [.., mid, _] if value >= *mid => Slot::ScoreMid,
+        [_, _, ..] => Slot::ScoreLow,
+        // No classes: plain numbers, no scale to place them on.
+        _ => Slot::ScoreMid,
+    }
 }
 
 /// The method's numbers for a node, e.g. `N=3 Q=0.52` (whole numbers without decimals).
@@ -77,12 +89,9 @@ fn label(view: &View, tree: &SearchTree, node: &Node) -> Line<'static> {
         Span::styled(format!("{} ", status_glyph(node)), view.style(status_slot(node))),
         Span::styled(format!("{} ", node.id), view.style(Slot::Dim)),
     ];
-    if let Some(b) = badge(node) {
-        let slot = match node.score.as_ref().map(|s| s.value).unwrap_or(0.0) {
-            v if v >= 20.0 => Slot::ScoreHigh,
-            v if v >= 1.0 => Slot::ScoreMid,
-            _ => Slot::ScoreLow,
-        };
+    let classes = view.app.run.engine.core.task.value_classes();
+    if let Some(b) = badge(node, classes) {
+        let slot = value_slot(node.score.as_ref().map(|s| s.value).unwrap_or(0.0), classes);
         spans.push(Span::styled(format!("[{b}] "), view.style(slot)));
     }
     if let Some(m) = metrics_text(node) {
@@ -151,5 +160,30 @@ pub fn draw(frame: &mut Frame, view: &View, state: &mut TreeState<usize>, area: 
             frame.render_stateful_widget(widget, area, state);
         }
         Err(_) => frame.render_widget(block, area),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn badges_and_colours_come_from_the_tasks_value_classes() {
+        let classes = crate::tasks::game24::VALUE_CLASSES;
+        assert_eq!(value_slot(60.0, &classes), Slot::ScoreHigh);
+        assert_eq!(value_slot(20.0, &classes), Slot::ScoreHigh);
+        assert_eq!(value_slot(2.0, &classes), Slot::ScoreMid);
+        assert_eq!(value_slot(0.003, &classes), Slot::ScoreLow);
+        assert_eq!(value_slot(0.5, &[]), Slot::ScoreMid, "no scale without classes");
+        let mut tree = SearchTree::new("4 9 10 13");
+        let id = tree.add_child(NodeId(0), "t".into(), "t".into(), Origin::Model);
+        let samples = vec!["sure".to_string(), "likely".into(), "?".into()];
+        tree.node_mut(id).score = Some(crate::engine::Score { value: 21.0, samples, note: None });
+        assert_eq!(badge(tree.node(id), &classes).as_deref(), Some("21 sl?"));
+        // Another task's classes give their own letters.
+        let other = [("no", 0.0), ("yes", 1.0)];
+        let samples = vec!["yes".to_string(), "no".into()];
+        tree.node_mut(id).score = Some(crate::engine::Score { value: 1.0, samples, note: None });
+        assert_eq!(badge(tree.node(id), &other).as_deref(), Some("1 yn"));
     }
 }
