@@ -225,6 +225,7 @@ pub struct CallRecord {
 }
 
 /// Shared state and helpers the methods work through.
+#[derive(Clone)]
 pub struct Core {
     pub tree: SearchTree,
     pub task: Arc<dyn Task>,
@@ -453,6 +454,7 @@ impl Core {
 }
 
 /// A search: the tree, the method's state and the run mode.
+#[derive(Clone)]
 pub struct Engine {
     pub core: Core,
     method: Box<dyn Method>,

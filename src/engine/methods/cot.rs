@@ -5,7 +5,7 @@ use crate::engine::{Core, NodeId, Outcome, Purpose};
 use super::samples::SampleAnswers;
 use super::{Method, Progress};
 
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Cot {
     samples: SampleAnswers,
 }

@@ -8,7 +8,7 @@ use crate::engine::{Core, NodeId, Outcome, Purpose};
 use super::samples::SampleAnswers;
 use super::{Method, Progress};
 
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct CotSc {
     samples: SampleAnswers,
     /// Set by `outcome`: how strong the majority was.

@@ -24,7 +24,8 @@ pub enum Progress {
     Stuck(String),
 }
 
-pub trait Method: Send {
+/// Cloneable (through `dyn-clone`) so an engine can be checkpointed for replay.
+pub trait Method: dyn_clone::DynClone + Send {
     fn advance(&mut self, core: &mut Core) -> Progress;
     /// All calls are answered: close the current batch (select, sort, ...).
     fn settle(&mut self, core: &mut Core);
@@ -51,6 +52,8 @@ pub trait Method: Send {
     fn backtrack(&mut self, core: &mut Core) -> Result<(), String>;
     fn continue_from(&mut self, core: &mut Core, node: NodeId) -> Result<(), String>;
 }
+
+dyn_clone::clone_trait_object!(Method);
 
 pub fn build(params: &Params) -> Box<dyn Method> {
     match params.method {

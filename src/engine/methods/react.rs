@@ -29,7 +29,7 @@ enum Phase {
     Done,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct React {
     /// The last step of the trajectory (the root before the first).
     tip: NodeId,

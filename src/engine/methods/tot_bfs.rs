@@ -20,7 +20,7 @@ enum Phase {
     Done,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct TotBfs {
     /// Selections made so far; the frontier is expanded at step `step`.
     step: usize,

@@ -28,7 +28,7 @@ struct Frame {
     fresh: Vec<NodeId>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct TotDfs {
     stack: Vec<Frame>,
     phase: Phase,
