@@ -4,6 +4,7 @@
 //! caused, and an `end` line with the run's totals. Lines are appended and flushed
 //! as the run goes, so a crash loses at most the line being written.
 
+pub mod cursor;
 pub mod import_react;
 pub mod import_tot;
 pub mod replay;
