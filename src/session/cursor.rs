@@ -51,6 +51,32 @@ struct State {
     issued_tools: Vec<Effect>,
 }
 
+/// What the inputs produced in order (events, answered tool calls, mismatches). What
+/// a run produces up to an input is a prefix of what it produces up to a later one, so
+/// the cursor keeps everything it ever produced and shows the prefix up to `position`;
+/// going back past a checkpoint and forward again re-walks what it already has.
+struct Prefix<T> {
+    items: Vec<T>,
+    shown: usize,
+}
+
+impl<T> Prefix<T> {
+    fn new() -> Self {
+        Prefix { items: Vec::new(), shown: 0 }
+    }
+
+    fn push(&mut self, item: T) {
+        if self.shown == self.items.len() {
+            self.items.push(item);
+        }
+        self.shown += 1;
+    }
+
+    fn shown(&self) -> &[T] {
+        &self.items[..self.shown]
+    }
+}
+
 struct Checkpoint {
     state: State,
     events: usize,
@@ -71,10 +97,10 @@ pub struct ReplayCursor<'s> {
     checkpoints: Vec<Checkpoint>,
     position: usize,
     state: State,
-    /// The events the engine emitted for the inputs applied so far.
-    events: Vec<Event>,
-    tool_calls: Vec<RecordedToolCall>,
-    mismatches: Vec<String>,
+    /// The events the engine emitted.
+    events: Prefix<Event>,
+    tool_calls: Prefix<RecordedToolCall>,
+    mismatches: Prefix<String>,
 }
 
 impl ReplayCursor<'static> {
@@ -127,9 +153,9 @@ impl<'s> ReplayCursor<'s> {
             checkpoints: vec![start],
             position: 0,
             state,
-            events: Vec::new(),
-            tool_calls: Vec::new(),
-            mismatches: Vec::new(),
+            events: Prefix::new(),
+            tool_calls: Prefix::new(),
+            mismatches: Prefix::new(),
         }
     }
 
@@ -185,16 +211,16 @@ impl<'s> ReplayCursor<'s> {
 
     /// The events the engine emitted for the inputs applied so far.
     pub fn events(&self) -> &[Event] {
-        &self.events
+        self.events.shown()
     }
 
     pub fn tool_calls(&self) -> &[RecordedToolCall] {
-        &self.tool_calls
+        self.tool_calls.shown()
     }
 
     /// Where the replayed run differs from the record, up to `position`.
     pub fn mismatches(&self) -> &[String] {
-        &self.mismatches
+        self.mismatches.shown()
     }
 
     /// Tool calls made and not answered by the inputs applied (a fork makes them again).
@@ -234,9 +260,9 @@ impl<'s> ReplayCursor<'s> {
             engine: self.state.engine,
             totals: self.state.totals,
             wall_ms,
-            mismatches: self.mismatches,
+            mismatches: self.mismatches.shown().to_vec(),
             inputs: self.position,
-            tool_calls: self.tool_calls,
+            tool_calls: self.tool_calls.shown().to_vec(),
             pending_tools,
         }
     }
@@ -244,9 +270,9 @@ impl<'s> ReplayCursor<'s> {
     fn restore(&mut self, i: usize) {
         let c = &self.checkpoints[i];
         self.state = c.state.clone();
-        self.events.truncate(c.events);
-        self.tool_calls.truncate(c.tool_calls);
-        self.mismatches.truncate(c.mismatches);
+        self.events.shown = c.events;
+        self.tool_calls.shown = c.tool_calls;
+        self.mismatches.shown = c.mismatches;
         self.position = i * self.interval;
     }
 
@@ -284,15 +310,14 @@ impl<'s> ReplayCursor<'s> {
                 self.tool_calls.push(RecordedToolCall { tool, node, after, result: reply.result.clone() });
             }
         }
-        let from = self.events.len();
+        let mut emitted = Vec::new();
         for effect in state.engine.handle(input.clone()) {
             match effect {
-                Effect::Emit { event } => self.events.push(event),
+                Effect::Emit { event } => emitted.push(event),
                 e @ Effect::CallTool { .. } => state.issued_tools.push(e),
                 _ => {}
             }
         }
-        let emitted = &self.events[from..];
         let expected = &self.events_by_seq[at.events.clone()];
         let same = emitted.len() == expected.len()
             && emitted
@@ -300,7 +325,7 @@ impl<'s> ReplayCursor<'s> {
                 .zip(expected)
                 .all(|(e, &r)| matches!(&session.records[r], Record::Event { event, .. } if event == e));
         let complete = self.torn_seq != Some(*seq);
-        if complete && !same && self.mismatches.len() < 20 {
+        if complete && !same && self.mismatches.shown < 20 {
             let expected: Vec<&Event> = expected
                 .iter()
                 .filter_map(|&r| match &session.records[r] {
@@ -316,13 +341,16 @@ impl<'s> ReplayCursor<'s> {
                 first_difference(&emitted, &expected)
             ));
         }
+        for event in emitted {
+            self.events.push(event);
+        }
         self.position += 1;
         if self.position % self.interval == 0 && self.position / self.interval == self.checkpoints.len() {
             self.checkpoints.push(Checkpoint {
                 state: self.state.clone(),
-                events: self.events.len(),
-                tool_calls: self.tool_calls.len(),
-                mismatches: self.mismatches.len(),
+                events: self.events.shown,
+                tool_calls: self.tool_calls.shown,
+                mismatches: self.mismatches.shown,
             });
         }
     }
