@@ -143,19 +143,21 @@ pub fn replay_bench(dir: &Path, inputs: usize, seeks: usize, seed: u64, out: &mu
 
     // Every forward step from the start, timed one by one.
     cursor.seek(0);
-    let (mut sum, mut max) = (0.0f64, 0.0f64);
-    for _ in 0..total {
+    let (mut sum, mut max, mut slowest) = (0.0f64, 0.0f64, 0);
+    for i in 0..total {
         let t = Instant::now();
         cursor.forward(1);
         let m = ms(t);
         sum += m;
-        max = max.max(m);
+        if m > max {
+            (max, slowest) = (m, i);
+        }
     }
     let mean = sum / total.max(1) as f64;
     w(
         out,
         format!(
-            "  forward step        mean {mean:8.4} ms  max {max:8.3} ms   goal ≤ {STEP_GOAL_MS} ms: mean {:.3}x, max {:.2}x of it",
+            "  forward step        mean {mean:8.4} ms  max {max:8.3} ms   goal ≤ {STEP_GOAL_MS} ms: mean {:.3}x, max {:.2}x of it (slowest: input {slowest})",
             mean / STEP_GOAL_MS,
             max / STEP_GOAL_MS
         ),

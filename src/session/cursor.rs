@@ -97,6 +97,8 @@ pub struct ReplayCursor<'s> {
     checkpoints: Vec<Checkpoint>,
     position: usize,
     state: State,
+    /// Inputs applied since the state last shared its nodes and calls with a checkpoint.
+    unshared: usize,
     /// The events the engine emitted.
     events: Prefix<Event>,
     tool_calls: Prefix<RecordedToolCall>,
@@ -153,6 +155,7 @@ impl<'s> ReplayCursor<'s> {
             checkpoints: vec![start],
             position: 0,
             state,
+            unshared: 0,
             events: Prefix::new(),
             tool_calls: Prefix::new(),
             mismatches: Prefix::new(),
@@ -269,7 +272,14 @@ impl<'s> ReplayCursor<'s> {
 
     fn restore(&mut self, i: usize) {
         let c = &self.checkpoints[i];
-        self.state = c.state.clone();
+        let old = std::mem::replace(&mut self.state, c.state.clone());
+        // Freeing a long run's state takes milliseconds (a pointer per node and call to
+        // release, and all of it when a long playback walked past the checkpoints without
+        // sharing them), so it is done off this thread; short sessions free it here.
+        if self.position > self.interval || self.unshared > self.interval {
+            std::thread::spawn(move || drop(old));
+        }
+        self.unshared = 0;
         self.events.shown = c.events;
         self.tool_calls.shown = c.tool_calls;
         self.mismatches.shown = c.mismatches;
@@ -345,7 +355,9 @@ impl<'s> ReplayCursor<'s> {
             self.events.push(event);
         }
         self.position += 1;
+        self.unshared += 1;
         if self.position % self.interval == 0 && self.position / self.interval == self.checkpoints.len() {
+            self.unshared = 0;
             self.checkpoints.push(Checkpoint {
                 state: self.state.clone(),
                 events: self.events.shown,
