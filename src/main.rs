@@ -71,6 +71,18 @@ struct BenchArgs {
     /// The concurrency compared against 1.
     #[arg(long, default_value_t = 16)]
     concurrency: usize,
+    /// Inputs in the session the replay cursor is timed on.
+    #[arg(long, default_value_t = 100_000)]
+    replay_inputs: usize,
+    /// Random seeks timed.
+    #[arg(long, default_value_t = 200)]
+    replay_seeks: usize,
+    /// Seed of the random seeks.
+    #[arg(long, default_value_t = 7)]
+    replay_seed: u64,
+    /// Only the replay section.
+    #[arg(long)]
+    replay_only: bool,
 }
 
 /// `--method`: one of the registered methods, each listed in help with its line.
@@ -319,6 +331,29 @@ fn timed_run(args: &[&str]) -> Result<(Summary, f64)> {
 }
 
 fn bench(args: BenchArgs) -> Result<()> {
+    if !args.replay_only {
+        bench_runs(&args)?;
+    }
+    let dir = tempfile_dir()?;
+    let result = thoughtscope::runtime::bench::replay_bench(
+        &dir,
+        args.replay_inputs,
+        args.replay_seeks,
+        args.replay_seed,
+        &mut std::io::stdout(),
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    result.map_err(|e| eyre!(e))
+}
+
+/// A fresh directory under the system's temporary directory, for the bench's session.
+fn tempfile_dir() -> Result<PathBuf> {
+    let dir = std::env::temp_dir().join(format!("thoughtscope-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}
+
+fn bench_runs(args: &BenchArgs) -> Result<()> {
     let latency = args.latency_ms.to_string();
     let c = args.concurrency.to_string();
     println!("concurrency: tot-bfs on game24 {} with --sim-latency-ms {latency}", args.range);

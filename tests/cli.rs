@@ -399,3 +399,22 @@ fn mcts_runs_headless_records_its_parameters_and_replays() {
     let out = bin().args(["run", "--method", "mcts", "--task", "qa-demo", "--range", "0..1"]).output().unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("tree search over its steps is not defined"));
 }
+
+#[test]
+fn bench_times_the_replay_cursor_on_a_long_session() {
+    let out =
+        bin().args(["bench", "--replay-only", "--replay-inputs", "1500", "--replay-seeks", "5"]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<&str> = stdout.lines().collect();
+    let find = |start: &str| lines.iter().find(|l| l.trim_start().starts_with(start)).copied();
+    let head = find("replay:").unwrap_or_else(|| panic!("{stdout}"));
+    let total: usize = head.split(", ").nth(1).and_then(|s| s.split(' ').next()).and_then(|n| n.parse().ok()).unwrap();
+    assert!(total >= 1500, "{head}");
+    assert!(find("open").is_some_and(|l| l.contains(" ms") && l.contains("checkpoints")), "{stdout}");
+    assert!(find("forward step").is_some_and(|l| l.contains("mean") && l.contains("goal ≤ 1 ms")), "{stdout}");
+    assert!(find("seek (5 random").is_some_and(|l| l.contains("max") && l.contains("goal ≤ 50 ms")), "{stdout}");
+    assert!(find("full rebuild").is_some_and(|l| l.contains("seek mean / rebuild")), "{stdout}");
+    // Only the replay section was asked for.
+    assert!(!stdout.contains("concurrency:"), "{stdout}");
+}

@@ -245,12 +245,14 @@ pub struct CallRecord {
 }
 
 /// Shared state and helpers the methods work through.
+#[derive(Clone)]
 pub struct Core {
     pub tree: SearchTree,
     pub task: Arc<dyn Task>,
     pub x: String,
     pub params: Params,
-    pub calls: BTreeMap<u64, CallRecord>,
+    /// Shared, so cloning the engine for a replay checkpoint does not copy every prompt.
+    pub calls: BTreeMap<u64, Arc<CallRecord>>,
     pending: BTreeMap<u64, Pending>,
     next_call: u64,
     out: Vec<Effect>,
@@ -317,7 +319,7 @@ impl Core {
         self.next_call += 1;
         let generation = self.tree.node(node).generation;
         self.pending.insert(call, Pending { node, kind, generation, by_hand });
-        self.calls.insert(call, CallRecord { node, request: request.clone(), reply: None });
+        self.calls.insert(call, Arc::new(CallRecord { node, request: request.clone(), reply: None }));
         self.tree.node_mut(node).calls.push(call);
         self.out.push(Effect::CallLlm { call, request });
         call
@@ -488,6 +490,7 @@ impl Core {
 }
 
 /// A search: the tree, the method's state and the run mode.
+#[derive(Clone)]
 pub struct Engine {
     pub core: Core,
     method: Box<dyn Method>,
@@ -714,7 +717,7 @@ impl Engine {
             return;
         };
         if let Some(record) = self.core.calls.get_mut(&call) {
-            record.reply = Some(reply.result.clone());
+            Arc::make_mut(record).reply = Some(reply.result.clone());
         }
         if self.core.tree.node(pending.node).generation != pending.generation {
             let reason = "the node changed since the call was made".to_string();

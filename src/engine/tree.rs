@@ -2,6 +2,8 @@
 //! scores, status and origin. Nodes are never removed, only marked, so a session
 //! replays to the same ids and a pruned branch stays visible.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 /// Index of a node in the arena. The root is always `NodeId(0)`.
@@ -108,9 +110,29 @@ pub struct Node {
     pub metrics: std::collections::BTreeMap<String, f64>,
 }
 
+/// Nodes are shared (copy-on-write), so cloning a tree for a replay checkpoint costs
+/// a pointer per node and a node is copied only when a clone changes it.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct SearchTree {
-    nodes: Vec<Node>,
+    #[serde(with = "shared_nodes")]
+    nodes: Vec<Arc<Node>>,
+}
+
+/// Serialised as a plain list of nodes.
+mod shared_nodes {
+    use std::sync::Arc;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    use super::Node;
+
+    pub fn serialize<S: Serializer>(nodes: &[Arc<Node>], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(nodes.iter().map(|n| &**n))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Arc<Node>>, D::Error> {
+        Ok(Vec::<Node>::deserialize(d)?.into_iter().map(Arc::new).collect())
+    }
 }
 
 impl SearchTree {
@@ -133,7 +155,7 @@ impl SearchTree {
             tool_ms: None,
             metrics: Default::default(),
         };
-        SearchTree { nodes: vec![root] }
+        SearchTree { nodes: vec![Arc::new(root)] }
     }
 
     pub fn root(&self) -> NodeId {
@@ -149,7 +171,7 @@ impl SearchTree {
     }
 
     pub fn get(&self, id: NodeId) -> Option<&Node> {
-        self.nodes.get(id.0)
+        self.nodes.get(id.0).map(|n| &**n)
     }
 
     /// Ids handed out by the engine are always valid; this panics only on a bug.
@@ -158,11 +180,11 @@ impl SearchTree {
     }
 
     pub fn node_mut(&mut self, id: NodeId) -> &mut Node {
-        &mut self.nodes[id.0]
+        Arc::make_mut(&mut self.nodes[id.0])
     }
 
     pub fn nodes(&self) -> impl Iterator<Item = &Node> {
-        self.nodes.iter()
+        self.nodes.iter().map(|n| &**n)
     }
 
     pub fn contains(&self, id: NodeId) -> bool {
@@ -173,7 +195,7 @@ impl SearchTree {
         let id = NodeId(self.nodes.len());
         let depth = self.nodes[parent.0].depth + 1;
         let generation = self.nodes[parent.0].generation;
-        self.nodes.push(Node {
+        self.nodes.push(Arc::new(Node {
             id,
             parent: Some(parent),
             children: Vec::new(),
@@ -190,12 +212,11 @@ impl SearchTree {
             made_by: None,
             tool_ms: None,
             metrics: Default::default(),
-        });
-        self.nodes[parent.0].children.push(id);
+        }));
+        self.node_mut(parent).children.push(id);
         id
     }
 
-    /// The node and all its descendants, in pre-order.
     /// The strict ancestors of `id`, nearest first (its parent, ..., the root).
     pub fn ancestors(&self, id: NodeId) -> Vec<NodeId> {
         let mut out = Vec::new();
@@ -207,6 +228,7 @@ impl SearchTree {
         out
     }
 
+    /// The node and all its descendants, in pre-order.
     pub fn subtree(&self, id: NodeId) -> Vec<NodeId> {
         let mut out = Vec::new();
         let mut stack = vec![id];
@@ -250,7 +272,7 @@ impl SearchTree {
     /// Bump the generation of a whole subtree so late replies for it are dropped.
     pub fn bump_generation(&mut self, id: NodeId) {
         for n in self.subtree(id) {
-            self.nodes[n.0].generation += 1;
+            self.node_mut(n).generation += 1;
         }
     }
 }

@@ -4,6 +4,7 @@
 //! hands replies back in request order — not arrival order — so the engine sees
 //! the same sequence of inputs whatever the timing.
 
+pub mod bench;
 pub mod headless;
 pub mod run;
 pub mod sync;

@@ -4,6 +4,7 @@
 //! caused, and an `end` line with the run's totals. Lines are appended and flushed
 //! as the run goes, so a crash loses at most the line being written.
 
+pub mod cursor;
 pub mod replay;
 
 use std::fs::{File, OpenOptions};
@@ -369,5 +370,7 @@ impl Session {
     }
 }
 
+#[cfg(test)]
+mod cursor_tests;
 #[cfg(test)]
 mod tests;

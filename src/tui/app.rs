@@ -19,7 +19,8 @@ use super::theme::{Theme, ThemeSet};
 use crate::engine::{Command, Effect, Engine, Event, Input, LlmReply, LlmRequest, NodeId, NodeStatus, Task};
 use crate::runtime::headless::RunLimits;
 use crate::runtime::{Run, StopPolicy};
-use crate::session::{replay, Header, Record, Session, SessionWriter};
+use crate::session::cursor::ReplayCursor;
+use crate::session::{Header, Session, SessionWriter};
 use crate::tasks::{Problem, TaskSource};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,14 +62,22 @@ pub enum Popup {
 
 /// A session opened read-only, with a cursor over its inputs.
 pub struct Replay {
-    pub session: Session,
+    pub session: Arc<Session>,
     /// Inputs applied so far (0 = the start).
     pub cursor: usize,
     pub total: usize,
     pub playing: bool,
     /// Inputs per second while playing.
     pub speed: f64,
+    /// Inputs due while playing but not yet played (the fraction carried between frames).
+    pub carry: f64,
+    /// Applies the inputs. Its engine slot is swapped with `App::engine` while it works,
+    /// so the app shows the cursor's engine without cloning it.
+    pub timeline: ReplayCursor<'static>,
 }
+
+/// Fastest playback, in inputs per second (`>` doubles the speed up to this).
+pub const MAX_PLAY_SPEED: f64 = 16384.0;
 
 /// What the app needs to start runs: the task, the run's header template and where
 /// new sessions go.
@@ -170,11 +179,16 @@ impl App {
         themes: ThemeSet,
         theme: &str,
     ) -> Result<App, String> {
-        let total = session.input_count();
-        let rebuilt = replay::rebuild(&session, setup.prompts.as_deref(), None).map_err(|e| e.to_string())?;
+        let session = Arc::new(session);
+        let timeline =
+            ReplayCursor::shared(Arc::clone(&session), setup.prompts.as_deref()).map_err(|e| e.to_string())?;
+        let total = timeline.total();
+        // The engine at input 0, like the cursor's: the two are swapped on every move.
+        let h = &session.header;
+        let engine = Engine::new(Arc::clone(timeline.task()), &h.input, h.params.clone());
         let header = session.header.clone();
-        let mut app = App::base(setup, rebuilt.engine, header, keymap, themes, theme);
-        app.replay = Some(Replay { session, cursor: total, total, playing: false, speed: 8.0 });
+        let mut app = App::base(setup, engine, header, keymap, themes, theme);
+        app.replay = Some(Replay { session, cursor: 0, total, playing: false, speed: 8.0, carry: 0.0, timeline });
         app.seek(total);
         Ok(app)
     }
@@ -620,6 +634,7 @@ impl App {
                             r.cursor = 0;
                         }
                         r.playing = !r.playing;
+                        r.carry = 0.0;
                     }
                     None => self.message = Some("play works in a replay (thoughtscope replay FILE)".into()),
                 }
@@ -628,7 +643,7 @@ impl App {
             Action::ReplaySlower | Action::ReplayFaster => {
                 if let Some(r) = self.replay.as_mut() {
                     r.speed = if action == Action::ReplayFaster {
-                        (r.speed * 2.0).min(256.0)
+                        (r.speed * 2.0).min(MAX_PLAY_SPEED)
                     } else {
                         (r.speed / 2.0).max(0.5)
                     };
@@ -746,48 +761,49 @@ impl App {
         Vec::new()
     }
 
-    /// Rebuild the state after the first `cursor` inputs of the replayed session.
+    /// Show the state after the first `cursor` inputs of the replayed session.
     pub fn seek(&mut self, cursor: usize) {
         let Some(r) = self.replay.as_mut() else { return };
         let cursor = cursor.min(r.total);
         if cursor >= r.total {
             r.playing = false;
         }
-        match replay::rebuild(&r.session, self.setup.prompts.as_deref(), Some(cursor)) {
-            Ok(rebuilt) => {
-                r.cursor = cursor;
-                self.run.engine = rebuilt.engine;
-                self.run.totals = rebuilt.totals;
-                self.events = r
-                    .session
-                    .records
-                    .iter()
-                    .filter_map(|rec| match rec {
-                        Record::Event { seq, event } if (*seq as usize) < cursor => Some(event.clone()),
-                        _ => None,
-                    })
-                    .collect();
-                let keep = self.selected();
-                let last_added = self.events.iter().rev().find_map(|e| match e {
-                    Event::NodeAdded { id, .. } => Some(*id),
-                    _ => None,
-                });
-                let target = if self.follow { last_added.unwrap_or(NodeId(0)) } else { keep };
-                self.select(if self.run.engine.tree().contains(target) { target } else { NodeId(0) });
-            }
-            Err(e) => self.message = Some(format!("cannot rebuild: {e}")),
+        std::mem::swap(&mut self.run.engine, r.timeline.engine_mut());
+        r.timeline.seek(cursor);
+        std::mem::swap(&mut self.run.engine, r.timeline.engine_mut());
+        r.cursor = r.timeline.position();
+        self.run.totals = r.timeline.totals();
+        // The events at any input are a prefix of those at a later one: cut or extend.
+        let events = r.timeline.events();
+        if self.events.len() > events.len() {
+            self.events.truncate(events.len());
+        } else {
+            self.events.extend_from_slice(&events[self.events.len()..]);
         }
+        let keep = self.selected();
+        let last_added = self.events.iter().rev().find_map(|e| match e {
+            Event::NodeAdded { id, .. } => Some(*id),
+            _ => None,
+        });
+        let target = if self.follow { last_added.unwrap_or(NodeId(0)) } else { keep };
+        self.select(if self.run.engine.tree().contains(target) { target } else { NodeId(0) });
         self.touch();
     }
 
-    /// One step of replay playback (the loop calls this on its timer).
-    pub fn play_tick(&mut self) {
-        if let Some(r) = self.replay.as_ref() {
-            if r.playing {
-                let next = r.cursor + 1;
-                self.follow = true;
-                self.seek(next);
-            }
+    /// Playback: play the inputs due after `elapsed` seconds at the replay speed,
+    /// carrying the fraction to the next frame (the loop passes the time; the app reads no clock).
+    pub fn play_tick(&mut self, elapsed: f64) {
+        let Some(r) = self.replay.as_mut() else { return };
+        if !r.playing {
+            return;
+        }
+        let due = r.carry + r.speed * elapsed.max(0.0);
+        let n = due.floor();
+        r.carry = due - n;
+        if n >= 1.0 {
+            let next = r.cursor.saturating_add(n as usize);
+            self.follow = true;
+            self.seek(next);
         }
     }
 
@@ -832,9 +848,10 @@ impl App {
             })
             .collect();
         // So are tool calls (ReAct), which the engine keeps no request for.
-        if let Ok(rebuilt) = replay::rebuild(&r.session, self.setup.prompts.as_deref(), Some(r.cursor)) {
-            effects.extend(rebuilt.pending_tools);
-        }
+        let mut timeline = r.timeline;
+        std::mem::swap(&mut self.run.engine, timeline.engine_mut());
+        effects.extend(timeline.pending_tools());
+        std::mem::swap(&mut self.run.engine, timeline.engine_mut());
         // A fork starts paused, so the person steers from here.
         effects.extend(self.feed(Input::command(Command::Pause), None));
         effects

@@ -148,12 +148,12 @@ pub async fn drive<B: Backend>(
                         drawn = u64::MAX;
                     }
                 }
-                if let Some(interval) = app.play_interval() {
-                    if last_play.elapsed().as_secs_f64() >= interval {
-                        last_play = Instant::now();
-                        app.play_tick();
-                    }
+                // Play the inputs due since the last frame (none are due while paused).
+                let now = Instant::now();
+                if app.play_interval().is_some() {
+                    app.play_tick(now.duration_since(last_play).as_secs_f64());
                 }
+                last_play = now;
                 if app.version != drawn {
                     terminal.draw(|frame| {
                         ui::draw_app(frame, &mut app);

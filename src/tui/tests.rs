@@ -871,3 +871,81 @@ fn mcts_steps_by_iteration_and_shows_n_and_q() {
     assert!(screen.contains("mcts c=1 iters 30"), "{screen}");
     assert!(screen.contains("iteration 2 ·"), "{screen}");
 }
+
+/// The explorer's state after input `k` must be a fresh rebuild's, with the events recorded so far.
+fn assert_replay_state(app: &App, k: usize) {
+    let r = app.replay.as_ref().unwrap();
+    assert_eq!(r.cursor, k);
+    let rebuilt = crate::session::replay::rebuild(&r.session, None, Some(k)).unwrap();
+    let tree = |e: &crate::engine::Engine| serde_json::to_string(e.tree()).unwrap();
+    assert_eq!(tree(&app.run.engine), tree(&rebuilt.engine), "tree at input {k}");
+    assert_eq!(app.run.engine.pending_calls(), rebuilt.engine.pending_calls(), "pending calls at input {k}");
+    assert_eq!(app.run.totals, rebuilt.totals, "totals at input {k}");
+    let recorded: Vec<Event> = r
+        .session
+        .records
+        .iter()
+        .filter_map(|rec| match rec {
+            Record::Event { seq, event } if (*seq as usize) < k => Some(event.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(app.events, recorded, "events at input {k}");
+}
+
+#[test]
+fn explorer_seeks_through_the_cursor_back_and_forth() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = demo_replay(dir.path(), 1);
+    let total = app.replay.as_ref().unwrap().total;
+    assert_replay_state(&app, total);
+    for k in [0, 5, 4, total, 1, total - 1, 17, 16, 30, 2] {
+        app.seek(k);
+        assert_replay_state(&app, k);
+    }
+    act(&mut app, Action::ReplayStart);
+    assert_replay_state(&app, 0);
+    act(&mut app, Action::ReplayForward);
+    act(&mut app, Action::ReplayForward);
+    assert_replay_state(&app, 2);
+    act(&mut app, Action::ReplayEnd);
+    assert_replay_state(&app, total);
+    act(&mut app, Action::ReplayBack);
+    assert_replay_state(&app, total - 1);
+}
+
+#[test]
+fn playback_plays_the_inputs_due_since_the_last_frame() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = demo_replay(dir.path(), 0);
+    let total = app.replay.as_ref().unwrap().total;
+    // Play from the end starts again at the beginning.
+    act(&mut app, Action::ReplayPlay);
+    assert!(app.replay.as_ref().unwrap().playing);
+    app.replay.as_mut().unwrap().speed = 300.0;
+    // 33 ms at 300 inputs/s: 9.9 inputs due, 9 played and 0.9 carried.
+    app.play_tick(0.033);
+    assert_replay_state(&app, 9);
+    app.play_tick(0.033);
+    assert_replay_state(&app, 19);
+    // A frame too short for a whole input plays none, but counts towards the next.
+    app.play_tick(0.0001);
+    assert_replay_state(&app, 19);
+    app.play_tick(0.0);
+    assert_replay_state(&app, 19);
+    // Paused: nothing plays however long the frame.
+    act(&mut app, Action::ReplayPlay);
+    app.play_tick(10.0);
+    assert_replay_state(&app, 19);
+    assert!(app.play_interval().is_none());
+    // Playing on to the end stops there.
+    act(&mut app, Action::ReplayPlay);
+    app.play_tick(10.0);
+    assert_replay_state(&app, total);
+    assert!(!app.replay.as_ref().unwrap().playing);
+    // Faster is capped, and still plays many inputs in one frame.
+    for _ in 0..20 {
+        act(&mut app, Action::ReplayFaster);
+    }
+    assert_eq!(app.replay.as_ref().unwrap().speed, super::app::MAX_PLAY_SPEED);
+}

@@ -16,7 +16,7 @@ pub const INFO: MethodInfo = MethodInfo {
     build: |_| Box::new(Cot::new()),
 };
 
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Cot {
     samples: SampleAnswers,
 }

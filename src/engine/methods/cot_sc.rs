@@ -19,7 +19,7 @@ pub const INFO: MethodInfo = MethodInfo {
     build: |_| Box::new(CotSc::new()),
 };
 
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct CotSc {
     samples: SampleAnswers,
     /// Set by `outcome`: how strong the majority was.

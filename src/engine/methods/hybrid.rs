@@ -42,7 +42,7 @@ enum Part {
     Done,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Hybrid {
     /// `ReactCotSc` or `CotScReact`: which part runs first.
     kind: MethodKind,

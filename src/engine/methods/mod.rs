@@ -25,7 +25,8 @@ pub enum Progress {
     Stuck(String),
 }
 
-pub trait Method: Send {
+/// Cloneable (through `dyn-clone`) so an engine can be checkpointed for replay.
+pub trait Method: dyn_clone::DynClone + Send {
     fn advance(&mut self, core: &mut Core) -> Progress;
     /// All calls are answered: close the current batch (select, sort, ...).
     fn settle(&mut self, core: &mut Core);
@@ -98,6 +99,8 @@ pub fn find(name: &str) -> Option<&'static MethodInfo> {
 pub fn names() -> Vec<&'static str> {
     REGISTRY.iter().map(|info| info.kind.0).collect()
 }
+
+dyn_clone::clone_trait_object!(Method);
 
 pub fn build(params: &Params) -> Box<dyn Method> {
     (params.method.info().build)(params)

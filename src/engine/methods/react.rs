@@ -40,7 +40,7 @@ pub const INFO: MethodInfo = MethodInfo {
     build: |_| Box::new(React::new()),
 };
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct React {
     /// The last step of the trajectory (the root before the first).
     tip: NodeId,

@@ -5,7 +5,7 @@ use crate::engine::{CallKind, Core, LlmRequest, NodeId, Purpose};
 
 use super::Progress;
 
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct SampleAnswers {
     pub asked: bool,
     pub answers: Vec<NodeId>,

@@ -31,7 +31,7 @@ pub const INFO: MethodInfo = MethodInfo {
     build: |_| Box::new(TotBfs::new()),
 };
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct TotBfs {
     /// Selections made so far; the frontier is expanded at step `step`.
     step: usize,

@@ -39,7 +39,7 @@ pub const INFO: MethodInfo = MethodInfo {
     build: |_| Box::new(TotDfs::new()),
 };
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct TotDfs {
     stack: Vec<Frame>,
     phase: Phase,

@@ -1,0 +1,382 @@
+//! A replay cursor over a recorded session: the task is built once, the recorded
+//! inputs are applied forward one at a time, and a clone of the engine is kept every
+//! `interval` inputs so that going back costs at most `interval` inputs of work.
+//! Every reply must answer a call the engine really made with the recorded request,
+//! and the events must come out as recorded; any difference is kept as a mismatch.
+
+use std::ops::Deref;
+use std::sync::Arc;
+
+use super::replay::{Rebuilt, RecordedToolCall};
+use super::{Record, Session, Totals};
+use crate::engine::{Effect, Engine, Event, Input, Task};
+use crate::tasks::{self, TaskError, TaskOptions};
+
+/// Checkpoints kept at most for a long session: the spacing grows past the default
+/// so that memory stays bounded (each checkpoint is a whole engine).
+const MAX_CHECKPOINTS: usize = 128;
+/// The default spacing of checkpoints, in inputs.
+pub const DEFAULT_INTERVAL: usize = 1024;
+
+/// The session a cursor reads: borrowed (a one-off rebuild) or shared (the explorer).
+enum Source<'s> {
+    Borrowed(&'s Session),
+    Shared(Arc<Session>),
+}
+
+impl Deref for Source<'_> {
+    type Target = Session;
+    fn deref(&self) -> &Session {
+        match self {
+            Source::Borrowed(s) => s,
+            Source::Shared(s) => s,
+        }
+    }
+}
+
+/// One recorded input: where it is in the records, and its recorded events
+/// (a range of `ReplayCursor::events_by_seq`).
+struct InputAt {
+    record: usize,
+    events: std::ops::Range<usize>,
+}
+
+/// The state after some inputs, as far as it cannot be recovered by truncating
+/// the append-only lists.
+#[derive(Clone)]
+struct State {
+    engine: Engine,
+    totals: Totals,
+    /// Tool calls made and not yet answered (ReAct).
+    issued_tools: Vec<Effect>,
+}
+
+/// What the inputs produced in order (events, answered tool calls, mismatches). What
+/// a run produces up to an input is a prefix of what it produces up to a later one, so
+/// the cursor keeps everything it ever produced and shows the prefix up to `position`;
+/// going back past a checkpoint and forward again re-walks what it already has.
+struct Prefix<T> {
+    items: Vec<T>,
+    shown: usize,
+}
+
+impl<T> Prefix<T> {
+    fn new() -> Self {
+        Prefix { items: Vec::new(), shown: 0 }
+    }
+
+    fn push(&mut self, item: T) {
+        if self.shown == self.items.len() {
+            self.items.push(item);
+        }
+        self.shown += 1;
+    }
+
+    fn shown(&self) -> &[T] {
+        &self.items[..self.shown]
+    }
+}
+
+struct Checkpoint {
+    state: State,
+    events: usize,
+    tool_calls: usize,
+    mismatches: usize,
+}
+
+pub struct ReplayCursor<'s> {
+    session: Source<'s>,
+    task: Arc<dyn Task>,
+    inputs: Vec<InputAt>,
+    /// Record indices of the recorded events, ordered by the seq of their input.
+    events_by_seq: Vec<usize>,
+    /// In a torn file the last input's events may be cut short: they are not held against it.
+    torn_seq: Option<u64>,
+    interval: usize,
+    /// `checkpoints[i]` is the state after `i * interval` inputs.
+    checkpoints: Vec<Checkpoint>,
+    position: usize,
+    state: State,
+    /// Inputs applied since the state last shared its nodes and calls with a checkpoint.
+    unshared: usize,
+    /// The events the engine emitted.
+    events: Prefix<Event>,
+    tool_calls: Prefix<RecordedToolCall>,
+    mismatches: Prefix<String>,
+}
+
+impl ReplayCursor<'static> {
+    /// A cursor that shares the session (the explorer keeps it next to the cursor).
+    pub fn shared(session: Arc<Session>, prompt_dir: Option<&std::path::Path>) -> Result<Self, TaskError> {
+        let task = task_for(&session, prompt_dir)?;
+        Ok(ReplayCursor::build(Source::Shared(session), task))
+    }
+}
+
+impl<'s> ReplayCursor<'s> {
+    /// A cursor over a borrowed session, at input 0.
+    pub fn new(session: &'s Session, prompt_dir: Option<&std::path::Path>) -> Result<Self, TaskError> {
+        let task = task_for(session, prompt_dir)?;
+        Ok(ReplayCursor::build(Source::Borrowed(session), task))
+    }
+
+    fn build(session: Source<'s>, task: Arc<dyn Task>) -> Self {
+        // Index the recorded events by input once, rather than scanning them per input.
+        let mut events: Vec<(u64, usize)> = Vec::new();
+        for (i, r) in session.records.iter().enumerate() {
+            if let Record::Event { seq, .. } = r {
+                events.push((*seq, i));
+            }
+        }
+        events.sort_by_key(|(seq, _)| *seq);
+        let mut inputs = Vec::new();
+        let mut last_seq = None;
+        for (i, r) in session.records.iter().enumerate() {
+            if let Record::Input { seq, .. } = r {
+                let start = events.partition_point(|(s, _)| s < seq);
+                let end = events.partition_point(|(s, _)| s <= seq);
+                inputs.push(InputAt { record: i, events: start..end });
+                last_seq = Some(*seq);
+            }
+        }
+        let torn_seq = if session.warnings.is_empty() { None } else { last_seq };
+        let interval = DEFAULT_INTERVAL.max(inputs.len().div_ceil(MAX_CHECKPOINTS));
+        let h = &session.header;
+        let engine = Engine::new(Arc::clone(&task), &h.input, h.params.clone());
+        let state = State { engine, totals: Totals::default(), issued_tools: Vec::new() };
+        let start = Checkpoint { state: state.clone(), events: 0, tool_calls: 0, mismatches: 0 };
+        ReplayCursor {
+            session,
+            task,
+            inputs,
+            events_by_seq: events.into_iter().map(|(_, i)| i).collect(),
+            torn_seq,
+            interval,
+            checkpoints: vec![start],
+            position: 0,
+            state,
+            unshared: 0,
+            events: Prefix::new(),
+            tool_calls: Prefix::new(),
+            mismatches: Prefix::new(),
+        }
+    }
+
+    /// Keep a checkpoint every `interval` inputs (at least 1) instead of the default.
+    pub fn with_interval(mut self, interval: usize) -> Self {
+        self.interval = interval.max(1);
+        self.checkpoints.truncate(1);
+        let target = self.position;
+        self.restore(0);
+        self.forward(target);
+        self
+    }
+
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    pub fn task(&self) -> &Arc<dyn Task> {
+        &self.task
+    }
+
+    /// Inputs applied so far.
+    pub fn position(&self) -> usize {
+        self.position
+    }
+
+    /// Inputs recorded.
+    pub fn total(&self) -> usize {
+        self.inputs.len()
+    }
+
+    pub fn interval(&self) -> usize {
+        self.interval
+    }
+
+    pub fn checkpoints(&self) -> usize {
+        self.checkpoints.len()
+    }
+
+    pub fn engine(&self) -> &Engine {
+        &self.state.engine
+    }
+
+    /// The engine, to swap with one the caller holds (the explorer shows the cursor's
+    /// engine as its own). Whatever is put here must be the engine at `position`.
+    pub fn engine_mut(&mut self) -> &mut Engine {
+        &mut self.state.engine
+    }
+
+    pub fn totals(&self) -> Totals {
+        self.state.totals
+    }
+
+    /// The events the engine emitted for the inputs applied so far.
+    pub fn events(&self) -> &[Event] {
+        self.events.shown()
+    }
+
+    pub fn tool_calls(&self) -> &[RecordedToolCall] {
+        self.tool_calls.shown()
+    }
+
+    /// Where the replayed run differs from the record, up to `position`.
+    pub fn mismatches(&self) -> &[String] {
+        self.mismatches.shown()
+    }
+
+    /// Tool calls made and not answered by the inputs applied (a fork makes them again).
+    pub fn pending_tools(&self) -> Vec<Effect> {
+        let pending = self.state.engine.pending_calls();
+        let mut tools = self.state.issued_tools.clone();
+        tools.retain(|e| matches!(e, Effect::CallTool { call, .. } if pending.contains(call)));
+        tools
+    }
+
+    /// Apply the next `n` inputs (fewer at the end); returns how many were applied.
+    pub fn forward(&mut self, n: usize) -> usize {
+        let end = self.position.saturating_add(n).min(self.inputs.len());
+        let applied = end - self.position;
+        while self.position < end {
+            self.step();
+        }
+        applied
+    }
+
+    /// Go to just after the first `k` inputs (clamped to the session), from the
+    /// nearest checkpoint at or before `k` unless the cursor is already closer.
+    pub fn seek(&mut self, k: usize) {
+        let k = k.min(self.inputs.len());
+        let nearest = (k / self.interval).min(self.checkpoints.len() - 1);
+        if k < self.position || self.position < nearest * self.interval {
+            self.restore(nearest);
+        }
+        self.forward(k - self.position);
+    }
+
+    /// The run after the inputs applied so far, as `rebuild` reports it.
+    pub fn into_rebuilt(self) -> Rebuilt {
+        let pending_tools = self.pending_tools();
+        let wall_ms = self.session.end().map(|(_, w)| w).unwrap_or(0);
+        Rebuilt {
+            engine: self.state.engine,
+            totals: self.state.totals,
+            wall_ms,
+            mismatches: self.mismatches.shown().to_vec(),
+            inputs: self.position,
+            tool_calls: self.tool_calls.shown().to_vec(),
+            pending_tools,
+        }
+    }
+
+    fn restore(&mut self, i: usize) {
+        let c = &self.checkpoints[i];
+        let old = std::mem::replace(&mut self.state, c.state.clone());
+        // Freeing a long run's state takes milliseconds (a pointer per node and call to
+        // release, and all of it when a long playback walked past the checkpoints without
+        // sharing them), so it is done off this thread; short sessions free it here.
+        if self.position > self.interval || self.unshared > self.interval {
+            std::thread::spawn(move || drop(old));
+        }
+        self.unshared = 0;
+        self.events.shown = c.events;
+        self.tool_calls.shown = c.tool_calls;
+        self.mismatches.shown = c.mismatches;
+        self.position = i * self.interval;
+    }
+
+    /// Apply input `position` and check it against the record.
+    fn step(&mut self) {
+        let at = &self.inputs[self.position];
+        let session: &Session = &self.session;
+        let Record::Input { seq, input, request } = &session.records[at.record] else {
+            unreachable!("inputs index Input records")
+        };
+        let name = session.path.display();
+        let state = &mut self.state;
+        if let Input::LlmReply(reply) = input {
+            match state.engine.core.calls.get(&reply.call) {
+                None => self
+                    .mismatches
+                    .push(format!("{name}: input {seq} answers call {} that the engine never made", reply.call)),
+                Some(made) => {
+                    if request.as_ref().is_some_and(|req| &made.request != req) {
+                        self.mismatches.push(format!(
+                            "{name}: input {seq}: call {} was made with a different request",
+                            reply.call
+                        ));
+                    }
+                }
+            }
+        }
+        state.totals.count(input);
+        if let Input::ToolReply(reply) = input {
+            let issued = state
+                .issued_tools
+                .iter()
+                .position(|e| matches!(e, Effect::CallTool { call, .. } if *call == reply.call));
+            if let Some(Effect::CallTool { tool, node, after, .. }) = issued.map(|i| state.issued_tools.remove(i)) {
+                self.tool_calls.push(RecordedToolCall { tool, node, after, result: reply.result.clone() });
+            }
+        }
+        let mut emitted = Vec::new();
+        for effect in state.engine.handle(input.clone()) {
+            match effect {
+                Effect::Emit { event } => emitted.push(event),
+                e @ Effect::CallTool { .. } => state.issued_tools.push(e),
+                _ => {}
+            }
+        }
+        let expected = &self.events_by_seq[at.events.clone()];
+        let same = emitted.len() == expected.len()
+            && emitted
+                .iter()
+                .zip(expected)
+                .all(|(e, &r)| matches!(&session.records[r], Record::Event { event, .. } if event == e));
+        let complete = self.torn_seq != Some(*seq);
+        if complete && !same && self.mismatches.shown < 20 {
+            let expected: Vec<&Event> = expected
+                .iter()
+                .filter_map(|&r| match &session.records[r] {
+                    Record::Event { event, .. } => Some(event),
+                    _ => None,
+                })
+                .collect();
+            let emitted: Vec<&Event> = emitted.iter().collect();
+            self.mismatches.push(format!(
+                "{name}: input {seq} caused {} events, the record has {} (first difference: {})",
+                emitted.len(),
+                expected.len(),
+                first_difference(&emitted, &expected)
+            ));
+        }
+        for event in emitted {
+            self.events.push(event);
+        }
+        self.position += 1;
+        self.unshared += 1;
+        if self.position % self.interval == 0 && self.position / self.interval == self.checkpoints.len() {
+            self.unshared = 0;
+            self.checkpoints.push(Checkpoint {
+                state: self.state.clone(),
+                events: self.events.shown,
+                tool_calls: self.tool_calls.shown,
+                mismatches: self.mismatches.shown,
+            });
+        }
+    }
+}
+
+fn task_for(session: &Session, prompt_dir: Option<&std::path::Path>) -> Result<Arc<dyn Task>, TaskError> {
+    Ok(tasks::for_header(&session.header, &TaskOptions::prompts(prompt_dir))? as Arc<dyn Task>)
+}
+
+fn first_difference(a: &[&Event], b: &[&Event]) -> String {
+    for (i, (x, y)) in a.iter().zip(b.iter()).enumerate() {
+        if x != y {
+            return format!("event {i}: rebuilt {:?}, recorded {:?}", x, y);
+        }
+    }
+    format!("event {}", a.len().min(b.len()))
+}

@@ -1,0 +1,124 @@
+//! The cursor must reach exactly the state a fresh rebuild reaches, whichever way it
+//! got there: forward, back to a checkpoint and on, or across several checkpoints.
+
+use super::cursor::ReplayCursor;
+use super::replay::rebuild;
+use super::{Record, Session};
+use crate::engine::{Engine, Event, Input};
+
+/// Everything observable of an engine (its method's private state shows in what it does next).
+fn fingerprint(engine: &Engine) -> String {
+    format!(
+        "{}\n{:?}\n{:?}\n{:?}\n{:?}",
+        serde_json::to_string(engine.tree()).unwrap(),
+        engine.core.calls,
+        engine.pending_calls(),
+        engine.mode(),
+        engine.outcome()
+    )
+}
+
+fn recorded_events(session: &Session, k: usize) -> Vec<Event> {
+    session
+        .records
+        .iter()
+        .filter_map(|r| match r {
+            Record::Event { seq, event } if (*seq as usize) < k => Some(event.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Positions to visit, in an order that goes forward, back and across checkpoints.
+fn positions(total: usize, interval: usize) -> Vec<usize> {
+    let mut at = vec![total, 0, 1, interval + 1, interval - 1, interval, 3, total.saturating_sub(1)];
+    for c in [2, 3, 5] {
+        at.extend([c * interval + 1, c * interval, c * interval - 1]);
+    }
+    at.extend([total / 2, 2, total, total / 3, 0]);
+    at.into_iter().map(|k| k.min(total)).collect()
+}
+
+/// Seek through `positions` and compare each state with a fresh rebuild to there.
+fn check_against_rebuild(session: &Session, interval: usize, exact: bool) {
+    let name = session.path.display();
+    let mut cursor = ReplayCursor::new(session, None).unwrap().with_interval(interval);
+    let total = cursor.total();
+    assert_eq!(total, session.input_count());
+    for k in positions(total, interval) {
+        cursor.seek(k);
+        let fresh = rebuild(session, None, Some(k)).unwrap();
+        assert_eq!(cursor.position(), k, "{name}");
+        assert_eq!(fresh.inputs, k, "{name}");
+        assert_eq!(fingerprint(cursor.engine()), fingerprint(&fresh.engine), "{name}: engine at input {k}");
+        assert_eq!(cursor.totals(), fresh.totals, "{name}: totals at input {k}");
+        assert_eq!(cursor.tool_calls(), &fresh.tool_calls[..], "{name}: tool calls at input {k}");
+        assert_eq!(cursor.pending_tools(), fresh.pending_tools, "{name}: pending tools at input {k}");
+        assert_eq!(cursor.mismatches(), &fresh.mismatches[..], "{name}: mismatches at input {k}");
+        if exact {
+            assert!(fresh.mismatches.is_empty(), "{name}: {:?}", fresh.mismatches);
+            assert_eq!(cursor.events(), &recorded_events(session, k)[..], "{name}: events at input {k}");
+        }
+    }
+    // One more step forward from a checkpoint goes on exactly as the record does.
+    cursor.seek(interval.min(total));
+    cursor.forward(total);
+    assert_eq!(cursor.position(), total);
+    assert_eq!(fingerprint(cursor.engine()), fingerprint(&rebuild(session, None, None).unwrap().engine));
+    assert_eq!(cursor.checkpoints(), 1 + total / interval, "{name}: a checkpoint every {interval} inputs");
+}
+
+#[test]
+fn cursor_matches_a_fresh_rebuild_on_the_demo_sessions() {
+    for demo in crate::demos::DEMOS.iter() {
+        let session = crate::demos::load(demo).unwrap();
+        for interval in [1, 7, 16, super::cursor::DEFAULT_INTERVAL] {
+            check_against_rebuild(&session, interval, true);
+        }
+    }
+}
+
+#[test]
+fn cursor_matches_a_fresh_rebuild_on_react_sessions() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = include_str!("../../tests/fixtures/react-import-sample.txt");
+    let report = crate::import::react::import_text(text, "sample.txt", dir.path()).unwrap();
+    assert!(report.sessions > 0);
+    let mut tool_replies = 0;
+    for t in &report.trajectories {
+        let session = Session::load(std::path::Path::new(&t.session)).unwrap();
+        tool_replies += session.inputs().filter(|(i, _)| matches!(i, Input::ToolReply(_))).count();
+        for interval in [1, 3, 5] {
+            check_against_rebuild(&session, interval, true);
+        }
+    }
+    assert!(tool_replies > 0, "the sessions answer tool calls");
+}
+
+#[test]
+fn cursor_matches_a_fresh_rebuild_on_a_long_session_with_default_checkpoints() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = crate::runtime::bench::record_steered_session(&dir.path().join("long.jsonl"), 2600).unwrap();
+    let cursor = ReplayCursor::new(&session, None).unwrap();
+    assert_eq!(cursor.interval(), super::cursor::DEFAULT_INTERVAL);
+    assert!(session.input_count() > 2 * cursor.interval());
+    check_against_rebuild(&session, cursor.interval(), true);
+}
+
+#[test]
+fn mismatches_are_found_again_after_going_back() {
+    let mut session = crate::demos::load(&crate::demos::DEMOS[0]).unwrap();
+    // Change what input 5 caused, as a tampered or diverging record would.
+    let i = session.records.iter().position(|r| matches!(r, Record::Event { seq: 5, .. })).unwrap();
+    session.records[i] = Record::Event { seq: 5, event: Event::Log { text: "not what happened".into() } };
+    let mut cursor = ReplayCursor::new(&session, None).unwrap().with_interval(4);
+    cursor.seek(session.input_count());
+    assert_eq!(cursor.mismatches().len(), 1, "{:?}", cursor.mismatches());
+    assert!(cursor.mismatches()[0].contains("input 5 caused"), "{:?}", cursor.mismatches());
+    cursor.seek(5);
+    assert!(cursor.mismatches().is_empty());
+    cursor.seek(6);
+    assert_eq!(cursor.mismatches(), &rebuild(&session, None, Some(6)).unwrap().mismatches[..]);
+    assert_eq!(cursor.mismatches().len(), 1);
+    check_against_rebuild(&session, 4, false);
+}
