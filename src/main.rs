@@ -451,7 +451,7 @@ fn tui_replay(session: Session, theme: Option<String>, prompts: Option<PathBuf>,
     let (keymap, themes, theme) = ui_settings(&cfg, theme, &mut notes);
     let knowledge = fork.tools.knowledge(&mut notes)?;
     let options = TaskOptions { prompts: prompts.clone(), data: None, knowledge };
-    let task = tasks::for_header(&session.header, &options)?;
+    let task = session.header.build_task(&options)?;
     // A fork continues with the simulated model the session used (or the default one),
     // unless a provider is named.
     let provider: Arc<dyn Provider> = match fork.provider.as_deref() {

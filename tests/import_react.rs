@@ -11,7 +11,7 @@ use serde_json::Value;
 use thoughtscope::engine::Input;
 use thoughtscope::import::react as import_react;
 use thoughtscope::session::{replay, Session};
-use thoughtscope::tasks::{self, TaskOptions};
+use thoughtscope::tasks::TaskOptions;
 use thoughtscope::tui::app::{App, Setup};
 use thoughtscope::tui::keymap::Keymap;
 use thoughtscope::tui::theme::ThemeSet;
@@ -124,7 +124,7 @@ fn the_shared_fever_log_imports_as_100_sessions_with_em_52() {
 
 /// An imported session opened in the explorer (replay, cursor at the end), drawn at 160×50.
 fn render(session: Session, sessions_dir: &Path) -> String {
-    let task = tasks::for_header(&session.header, &TaskOptions::default()).unwrap();
+    let task = session.header.build_task(&TaskOptions::default()).unwrap();
     let setup = Setup {
         task,
         prompts: None,
@@ -249,9 +249,9 @@ async fn a_fork_of_an_imported_session_answers_recorded_actions_from_the_recordi
     });
     let options =
         TaskOptions { knowledge: Some(backend.clone() as Arc<dyn KnowledgeBackend>), ..TaskOptions::default() };
-    let task = tasks::for_header(&session.header, &options).unwrap();
+    let task = session.header.build_task(&options).unwrap();
     let registry = task.tools().unwrap();
-    let recorded = RecordedTools::from_session(&session, None).map(Arc::new);
+    let recorded = RecordedTools::from_calls(&replay::rebuild(&session, None, None).unwrap().tool_calls).map(Arc::new);
     assert_eq!(recorded.as_ref().map(|r| r.len()), Some(3), "search, lookup and finish were recorded");
     let setup = Setup {
         task,
@@ -330,9 +330,9 @@ async fn a_new_lookup_after_an_invalid_action_reads_the_page_the_log_opened() {
     });
     let options =
         TaskOptions { knowledge: Some(backend.clone() as Arc<dyn KnowledgeBackend>), ..TaskOptions::default() };
-    let task = tasks::for_header(&session.header, &options).unwrap();
+    let task = session.header.build_task(&options).unwrap();
     let registry = task.tools().unwrap();
-    let recorded = RecordedTools::from_session(&session, None).map(Arc::new);
+    let recorded = RecordedTools::from_calls(&replay::rebuild(&session, None, None).unwrap().tool_calls).map(Arc::new);
     let setup = Setup {
         task,
         prompts: None,

@@ -14,7 +14,7 @@ use crate::llm::sim::{SimConfig, SimProvider, SIM_MODEL};
 use crate::session::cursor::ReplayCursor;
 use crate::session::replay::rebuild;
 use crate::session::{Header, Session, SessionWriter, FORMAT, VERSION};
-use crate::tasks::{self, TaskOptions};
+use crate::tasks::TaskOptions;
 
 /// The goals the figures are printed against.
 pub const STEP_GOAL_MS: f64 = 1.0;
@@ -44,7 +44,7 @@ pub fn record_steered_session(path: &Path, inputs: usize) -> Result<Session, Str
         gold: None,
         actions: None,
     };
-    let task = tasks::for_header(&header, &TaskOptions::default()).map_err(|e| e.to_string())? as Arc<dyn Task>;
+    let task = header.build_task(&TaskOptions::default()).map_err(|e| e.to_string())? as Arc<dyn Task>;
     let engine = Engine::new(task, PUZZLE, header.params.clone());
     let writer = SessionWriter::create(path, &header).map_err(|e| e.to_string())?;
     let mut run = Run::new(engine, Some(writer), StopPolicy::default());

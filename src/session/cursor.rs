@@ -10,7 +10,7 @@ use std::sync::Arc;
 use super::replay::{Rebuilt, RecordedToolCall};
 use super::{Record, Session, Totals};
 use crate::engine::{Effect, Engine, Event, Input, Task};
-use crate::tasks::{self, TaskError, TaskOptions};
+use crate::tasks::{TaskError, TaskOptions};
 
 /// Checkpoints kept at most for a long session: the spacing grows past the default
 /// so that memory stays bounded (each checkpoint is a whole engine).
@@ -217,6 +217,12 @@ impl<'s> ReplayCursor<'s> {
         self.events.shown()
     }
 
+    /// Every tool call the cursor has answered, also those past its position (after it
+    /// has been at the end once: the whole recording's).
+    pub fn all_tool_calls(&self) -> &[RecordedToolCall] {
+        &self.tool_calls.items
+    }
+
     pub fn tool_calls(&self) -> &[RecordedToolCall] {
         self.tool_calls.shown()
     }
@@ -369,7 +375,7 @@ impl<'s> ReplayCursor<'s> {
 }
 
 fn task_for(session: &Session, prompt_dir: Option<&std::path::Path>) -> Result<Arc<dyn Task>, TaskError> {
-    Ok(tasks::for_header(&session.header, &TaskOptions::prompts(prompt_dir))? as Arc<dyn Task>)
+    Ok(session.header.build_task(&TaskOptions::prompts(prompt_dir))? as Arc<dyn Task>)
 }
 
 fn first_difference(a: &[&Event], b: &[&Event]) -> String {

@@ -60,6 +60,26 @@ pub struct Header {
     pub actions: Option<crate::tasks::react_text::ActionRules>,
 }
 
+impl Header {
+    /// What the header says about its task, for `tasks::for_spec`.
+    pub fn task_spec(&self) -> crate::tasks::TaskSpec<'_> {
+        crate::tasks::TaskSpec {
+            name: &self.task,
+            input: &self.input,
+            gold: self.gold.as_deref(),
+            actions: self.actions,
+        }
+    }
+
+    /// The task the session ran, built from the header alone (no data file).
+    pub fn build_task(
+        &self,
+        options: &crate::tasks::TaskOptions,
+    ) -> Result<std::sync::Arc<dyn crate::tasks::TaskSource>, crate::tasks::TaskError> {
+        crate::tasks::for_spec(&self.task_spec(), options)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ForkPoint {
     pub path: String,

@@ -5,7 +5,7 @@
 
 use super::cursor::ReplayCursor;
 use super::{Session, Totals};
-use crate::engine::{Effect, Engine, NodeId, ToolRequest, ToolResult};
+use crate::engine::{Effect, Engine};
 use crate::tasks::TaskError;
 
 pub struct Rebuilt {
@@ -22,15 +22,7 @@ pub struct Rebuilt {
     pub pending_tools: Vec<Effect>,
 }
 
-/// One answered tool call: what the engine asked, for which step, and what came back.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RecordedToolCall {
-    pub tool: ToolRequest,
-    /// The step the call belongs to, and the step whose tool state it continues.
-    pub node: NodeId,
-    pub after: NodeId,
-    pub result: ToolResult,
-}
+pub use crate::tools::recorded::RecordedToolCall;
 
 /// Feed the first `limit` inputs (all if `None`) of `session` to a new engine.
 pub fn rebuild(

@@ -11,7 +11,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::engine::{Task, TaskInfo};
-use crate::session::Header;
 use crate::tools::KnowledgeBackend;
 
 /// How a registered task is built: its info, the options, and a place for warnings.
@@ -127,17 +126,26 @@ pub fn no_data(info: &TaskInfo, options: &TaskOptions) -> Result<(), TaskError> 
     }
 }
 
-/// The task a session ran, from its header alone (no data file): replay, the explorer's
-/// replay and fork. QA tasks take the gold answer and the action rules the header records.
-pub fn for_header(header: &Header, options: &TaskOptions) -> Result<Arc<dyn TaskSource>, TaskError> {
-    match qa_data::QaKind::from_name(&header.task) {
-        Some(kind) => Ok(Arc::new(qa_data::QaData::from_header(
-            kind,
-            header,
-            options.prompts.as_deref(),
-            options.knowledge.clone(),
-        )?)),
-        None => build(&header.task, &TaskOptions { data: None, ..options.clone() }, &mut Vec::new()),
+/// What a session header records about its task: enough to build it again with no
+/// data file (the header holds these fields; `session::Header::task_spec` lends them).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TaskSpec<'a> {
+    pub name: &'a str,
+    pub input: &'a str,
+    /// The problem's gold answer, for tasks whose answers come from a data file.
+    pub gold: Option<&'a str>,
+    /// How ReAct actions were read (imported trajectories: as the reference did).
+    pub actions: Option<react_text::ActionRules>,
+}
+
+/// The task a session ran, from its header's spec alone (no data file): replay, the
+/// explorer's replay and fork. QA tasks take the gold answer and the action rules recorded.
+pub fn for_spec(spec: &TaskSpec, options: &TaskOptions) -> Result<Arc<dyn TaskSource>, TaskError> {
+    match qa_data::QaKind::from_name(spec.name) {
+        Some(kind) => {
+            Ok(Arc::new(qa_data::QaData::from_spec(kind, spec, options.prompts.as_deref(), options.knowledge.clone())?))
+        }
+        None => build(spec.name, &TaskOptions { data: None, ..options.clone() }, &mut Vec::new()),
     }
 }
 

@@ -13,7 +13,7 @@
 //!   claims or questions with the `gt_answer` of their results.
 //!
 //! A session records the gold answer in its header, so replay needs no data file
-//! ([`QaData::from_header`]).
+//! ([`QaData::from_spec`]).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -23,7 +23,6 @@ use serde_json::{json, Value};
 use super::react_text::{self, check_answer, f1, parse_step_with, ActionRules, QaItem, QuestionKind};
 use super::{prompts, Problem, TaskError, TaskOptions, TaskSource};
 use crate::engine::{AnswerKind, Message, Prompt, Purpose, ReactStep, Task, TaskInfo};
-use crate::session::Header;
 use crate::tools::choice::LazyBackend;
 use crate::tools::wikipedia::WikipediaOptions;
 use crate::tools::{KnowledgeBackend, ToolRegistry};
@@ -176,18 +175,18 @@ impl QaData {
 
     /// The task a session ran, from its header alone: its one problem with the gold
     /// answer the header records, and the action rules it used.
-    pub fn from_header(
+    pub fn from_spec(
         kind: QaKind,
-        header: &Header,
+        spec: &super::TaskSpec,
         prompt_dir: Option<&Path>,
         backend: Option<Arc<dyn KnowledgeBackend>>,
     ) -> Result<Self, TaskError> {
-        let items = header
+        let items = spec
             .gold
             .iter()
-            .map(|gold| QaItem { question: header.input.clone(), answer: gold.clone(), kind: String::new() })
+            .map(|gold| QaItem { question: spec.input.to_string(), answer: gold.to_string(), kind: String::new() })
             .collect();
-        Ok(QaData::new(kind, prompt_dir, items, backend)?.with_rules(header.actions.unwrap_or_default()))
+        Ok(QaData::new(kind, prompt_dir, items, backend)?.with_rules(spec.actions.unwrap_or_default()))
     }
 
     pub fn kind(&self) -> QaKind {

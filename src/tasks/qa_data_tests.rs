@@ -3,7 +3,7 @@ use std::path::{Path, PathBuf};
 use super::*;
 use crate::engine::{Command, Completion, Engine, Input, LlmResponse, Params, ToolResult, Usage};
 use crate::session::{replay, Session, SessionWriter, FORMAT, VERSION};
-use crate::tasks::{build, for_header, TaskOptions};
+use crate::tasks::{build, TaskOptions};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
@@ -201,7 +201,7 @@ fn a_session_replays_without_its_data_file() {
     assert!(rebuilt.mismatches.is_empty(), "{:?}", rebuilt.mismatches);
     assert!(rebuilt.engine.outcome().unwrap().solved, "checked against the header's gold");
     assert_eq!(rebuilt.totals.tool_calls, 3);
-    let again = for_header(&session.header, &TaskOptions::default()).unwrap();
+    let again = session.header.build_task(&TaskOptions::default()).unwrap();
     assert_eq!(again.gold(&problem.input).as_deref(), Some("Arthur's Magazine"));
 }
 

@@ -11,11 +11,20 @@
 
 use std::collections::HashMap;
 
-use crate::engine::{NodeId, ToolResult};
-use crate::session::replay::RecordedToolCall;
-use crate::session::Session;
+use crate::engine::{NodeId, ToolRequest, ToolResult};
 
 use super::ToolCall;
+
+/// One answered tool call of a recorded run: what the engine asked, for which step,
+/// and what came back (a replay lists them in order).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordedToolCall {
+    pub tool: ToolRequest,
+    /// The step the call belongs to, and the step whose tool state it continues.
+    pub node: NodeId,
+    pub after: NodeId,
+    pub result: ToolResult,
+}
 
 /// What the steps so far left for the next tool call: the open page (the entity of the
 /// last search that found one) and the lookup cursor (keyword, results shown).
@@ -94,11 +103,9 @@ impl RecordedTools {
         recorded
     }
 
-    /// From a session's recorded tool replies (the session is rebuilt to pair each reply
-    /// with its call). `None` when the session has none or cannot be rebuilt.
-    pub fn from_session(session: &Session, prompt_dir: Option<&std::path::Path>) -> Option<RecordedTools> {
-        let rebuilt = crate::session::replay::rebuild(session, prompt_dir, None).ok()?;
-        let recorded = RecordedTools::new(&rebuilt.tool_calls);
+    /// From a replay's answered tool calls; `None` when there are none.
+    pub fn from_calls(calls: &[RecordedToolCall]) -> Option<RecordedTools> {
+        let recorded = RecordedTools::new(calls);
         (!recorded.is_empty()).then_some(recorded)
     }
 

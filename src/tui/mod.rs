@@ -104,9 +104,10 @@ pub async fn drive<B: Backend>(
     let (delta_tx, mut deltas) = tokio::sync::mpsc::unbounded_channel();
     let tools = app.setup.task.tools();
     // A fork of a recorded session answers the actions the recording has from it.
-    let recorded = app.replay.as_ref().and_then(|r| {
-        crate::tools::recorded::RecordedTools::from_session(&r.session, app.setup.prompts.as_deref()).map(Arc::new)
-    });
+    let recorded = app
+        .replay
+        .as_ref()
+        .and_then(|r| crate::tools::recorded::RecordedTools::from_calls(r.timeline.all_tool_calls()).map(Arc::new));
     let new_driver = || {
         let driver =
             Driver::new(Arc::clone(&provider), Arc::clone(&limit), Arc::clone(&cache)).with_deltas(delta_tx.clone());
