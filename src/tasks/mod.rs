@@ -1,5 +1,19 @@
 //! Tasks: the problems a search works on. Each implements `engine::Task` (pure
 //! prompt rendering, reply parsing and answer checking) and knows its inputs.
+//!
+//! To add a task:
+//! 1. Write `tasks/<name>.rs` (or a folder) with a type implementing `engine::Task`
+//!    and [`TaskSource`], a `pub const INFO: TaskInfo` (its name, input noun and hint
+//!    for the explorer, default problem, answer kind, whether `sim` plays it, whether
+//!    it reads `--data`) and a `build` function of type [`BuildTask`].
+//! 2. Add `pub mod <name>;` and a [`TaskEntry`] line to [`REGISTRY`] below.
+//!
+//! Prompts are templates in `assets/prompts/<name>/` loaded through [`prompts`], so a
+//! user can edit them; `Task::value_classes` gives the evaluator's classes that badges,
+//! colours and MCTS's rewards use. The CLI, the explorer and the runner read the
+//! task's `TaskInfo` and never name it. (The simulated model answers only the tasks
+//! it knows, `game24` and `qa-demo`; a task with `sim_plays: false` is refused on `sim`
+//! up front.)
 
 pub mod game24;
 pub mod prompts;

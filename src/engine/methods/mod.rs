@@ -1,6 +1,20 @@
 //! One file per search method. A method is a state machine driven by the engine:
 //! `advance` issues the next unit of work (a batch of calls), `settle` finishes a
 //! batch once all its replies are in, and human commands reshape its state.
+//!
+//! To add a method (see `mcts.rs`, which was added this way):
+//! 1. Write `methods/<name>.rs` with a struct implementing [`Method`] (derive `Clone`:
+//!    the replay cursor checkpoints engines) and a `pub const INFO: MethodInfo` whose
+//!    `kind` is `MethodKind("<name>")` — the name sessions and `--method` use.
+//! 2. Add `pub mod <name>;` and `&<name>::INFO` to [`REGISTRY`] below.
+//!
+//! The engine's `Core` gives what a method needs: `generate` and `evaluate` with the
+//! task's prompts, `issue` for calls of the method's own kind (`CallKind::Own(tag)`,
+//! answered in `Method::on_reply`), `set_status`, `set_metrics` (numbers the panes show
+//! on each node, e.g. N and Q), `log`, and `finalize` for the outcome. Parameters of
+//! its own are read from `Params::extra` (flattened into the session header);
+//! `Method::view` gives the explorer its step counter, status parameters and the
+//! scores pane's cut-off. Nothing outside the file names the method.
 
 pub mod cot;
 pub mod cot_sc;
