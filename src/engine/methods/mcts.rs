@@ -235,6 +235,10 @@ impl Mcts {
         if Self::terminal(core, best) && reward >= 1.0 {
             self.finals.push(best);
         }
+        core.log(format!(
+            "iteration {}: best child {best}, reward {reward:.2} backed up to the root",
+            self.iterations + 1
+        ));
         self.backup(core, &path, reward);
     }
 
@@ -294,6 +298,8 @@ impl Method for Mcts {
             return Progress::Moved;
         }
         self.expanded.insert(leaf);
+        let route: Vec<String> = path.iter().map(|n| n.to_string()).collect();
+        core.log(format!("iteration {}: UCT descends {}; expanding {leaf}", self.iterations + 1, route.join(" → ")));
         core.set_status(leaf, NodeStatus::Expanded);
         core.generate(leaf, false);
         self.phase = Phase::Expanding { leaf, path, rollout: 0 };
