@@ -1,0 +1,313 @@
+//! Keys, mouse and actions: what a person asks for, turned into engine commands or app changes.
+
+use super::*;
+
+impl App {
+    pub(super) fn command(&mut self, command: Command) -> Vec<Effect> {
+        if self.replay.is_some() {
+            self.message = Some("this is a read-only replay: press f to fork a live run from here".into());
+            self.touch();
+            return Vec::new();
+        }
+        self.feed(Input::command(command), None)
+    }
+
+    pub fn handle_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        if key.kind == KeyEventKind::Release {
+            return Vec::new();
+        }
+        if self.popup.is_some() {
+            return self.popup_key(key);
+        }
+        match self.keymap.action_for(&key) {
+            Some(action) => self.handle_action(action),
+            None => Vec::new(),
+        }
+    }
+
+    pub(super) fn popup_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let alt = key.modifiers.contains(KeyModifiers::ALT);
+        self.touch();
+        match self.popup.take() {
+            Some(Popup::Help { scroll }) => {
+                let scroll = match key.code {
+                    KeyCode::Down | KeyCode::Char('j') => scroll.saturating_add(1),
+                    KeyCode::Up | KeyCode::Char('k') => scroll.saturating_sub(1),
+                    KeyCode::PageDown => scroll.saturating_add(10),
+                    KeyCode::PageUp => scroll.saturating_sub(10),
+                    _ => return Vec::new(),
+                };
+                self.popup = Some(Popup::Help { scroll });
+                Vec::new()
+            }
+            Some(Popup::Edit { node, mut editor }) => match key.code {
+                KeyCode::Esc => Vec::new(),
+                KeyCode::Char('s') if ctrl => self.submit_edit(node, editor.lines().join("\n")),
+                KeyCode::Enter if alt || ctrl => self.submit_edit(node, editor.lines().join("\n")),
+                _ => {
+                    editor.input(key);
+                    self.popup = Some(Popup::Edit { node, editor });
+                    Vec::new()
+                }
+            },
+            Some(Popup::Ask { what, mut editor }) => match key.code {
+                KeyCode::Esc => Vec::new(),
+                KeyCode::Enter => {
+                    let text = editor.lines().join(" ").trim().to_string();
+                    self.answer(what, &text)
+                }
+                _ => {
+                    editor.input(key);
+                    self.popup = Some(Popup::Ask { what, editor });
+                    Vec::new()
+                }
+            },
+            None => Vec::new(),
+        }
+    }
+
+    /// An edit from the popup (also used by tests and scripts).
+    pub fn submit_edit(&mut self, node: NodeId, text: String) -> Vec<Effect> {
+        self.follow = true;
+        self.command(Command::Edit { node, text })
+    }
+
+    /// An answer to a one-line question popup.
+    pub fn answer(&mut self, what: Prompting, text: &str) -> Vec<Effect> {
+        match what {
+            Prompting::NewInput => match self.parse_problem(text) {
+                Ok(problem) => {
+                    self.start(problem);
+                    Vec::new()
+                }
+                Err(e) => {
+                    self.message = Some(e);
+                    Vec::new()
+                }
+            },
+            Prompting::SaveAs => {
+                let path = PathBuf::from(text);
+                self.message = Some(match self.run.writer_mut() {
+                    Some(w) => match w.save_as(&path) {
+                        Ok(()) => format!("saved; recording continues in {}", path.display()),
+                        Err(e) => format!("could not save: {e}"),
+                    },
+                    None => "nothing is being recorded (fork the replay first)".into(),
+                });
+                Vec::new()
+            }
+        }
+    }
+
+    pub(super) fn parse_problem(&self, text: &str) -> Result<Problem, String> {
+        let task = &self.setup.task;
+        if let Ok(i) = text.trim().parse::<usize>() {
+            return task.problem(i).ok_or_else(|| {
+                format!("there is no puzzle {i}: the list has {} (0..{})", task.problem_count(), task.problem_count())
+            });
+        }
+        task.parse_input(text).map_err(|e| e.to_string())
+    }
+
+    pub fn handle_mouse(&mut self, mouse: MouseEvent) -> Vec<Effect> {
+        if self.popup.is_some() {
+            return Vec::new();
+        }
+        let at = Position { x: mouse.column, y: mouse.row };
+        let pane = Pane::ALL.iter().copied().find(|p| self.areas[p.index()].contains(at));
+        match mouse.kind {
+            MouseEventKind::Down(MouseButton::Left) => {
+                if let Some(p) = pane {
+                    self.focus = p;
+                    if p == Pane::Tree && self.tree_state.click_at(at) {
+                        self.follow = false;
+                        self.detail_scroll = 0;
+                    }
+                    self.touch();
+                }
+                Vec::new()
+            }
+            MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => {
+                if let Some(p) = pane {
+                    self.focus = p;
+                }
+                let down = matches!(mouse.kind, MouseEventKind::ScrollDown);
+                self.handle_action(if down { Action::Down } else { Action::Up })
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    pub fn handle_action(&mut self, action: Action) -> Vec<Effect> {
+        self.touch();
+        let node = self.selected();
+        match action {
+            Action::Step => {
+                self.follow = true;
+                self.command(Command::Step { n: 1 })
+            }
+            Action::RunPause => {
+                self.follow = true;
+                let running = matches!(self.run.engine.mode(), crate::engine::RunMode::Running);
+                self.command(if running { Command::Pause } else { Command::Run })
+            }
+            Action::Prune => {
+                let pruned = self.run.engine.tree().node(node).status == NodeStatus::Pruned;
+                self.command(if pruned { Command::Unprune { node } } else { Command::Prune { node } })
+            }
+            Action::Edit => {
+                if self.replay.is_some() {
+                    return self.command(Command::Pause);
+                }
+                if node == NodeId(0) {
+                    self.message = Some("the root is the puzzle itself: press i for a new input".into());
+                    return Vec::new();
+                }
+                let thought = &self.run.engine.tree().node(node).thought;
+                let lines: Vec<String> = if self.header.params.method.has_react_steps() {
+                    // A ReAct step: its thought and action; the observation comes from the tool.
+                    thought
+                        .lines()
+                        .filter(|l| !l.trim_start().to_lowercase().starts_with("observation"))
+                        .map(str::to_string)
+                        .collect()
+                } else {
+                    vec![thought.clone()]
+                };
+                let mut editor = TextArea::new(lines);
+                editor.move_cursor(ratatui_textarea::CursorMove::End);
+                self.popup = Some(Popup::Edit { node, editor: Box::new(editor) });
+                Vec::new()
+            }
+            Action::Backtrack => self.command(Command::Backtrack),
+            Action::Expand => self.command(Command::Expand { node }),
+            Action::Reevaluate => self.command(Command::Reevaluate { node }),
+            Action::Continue => self.command(Command::Continue { node }),
+            Action::NewInput => {
+                let mut editor = TextArea::default();
+                editor.set_placeholder_text(self.setup.task.info().input_hint);
+                self.popup = Some(Popup::Ask { what: Prompting::NewInput, editor: Box::new(editor) });
+                Vec::new()
+            }
+            Action::Restart => {
+                let problem = Problem { index: self.header.index, input: self.header.input.clone() };
+                self.start(problem);
+                Vec::new()
+            }
+            Action::SaveAs => {
+                let current = self.session_path().map(|p| p.display().to_string()).unwrap_or_default();
+                let editor = TextArea::new(vec![current]);
+                let mut editor = Box::new(editor);
+                editor.move_cursor(ratatui_textarea::CursorMove::End);
+                self.popup = Some(Popup::Ask { what: Prompting::SaveAs, editor });
+                Vec::new()
+            }
+            Action::Up | Action::Down | Action::PageUp | Action::PageDown | Action::Top | Action::Bottom => {
+                self.scroll(action);
+                Vec::new()
+            }
+            Action::Left => {
+                self.follow = false;
+                self.tree_state.key_left();
+                Vec::new()
+            }
+            Action::Right => {
+                self.follow = false;
+                self.collapsed.remove(&node.0);
+                self.tree_state.key_right();
+                Vec::new()
+            }
+            Action::ToggleCollapse => {
+                if !self.collapsed.remove(&node.0) {
+                    self.collapsed.insert(node.0);
+                }
+                self.tree_state.toggle_selected();
+                Vec::new()
+            }
+            Action::JumpBest => {
+                self.follow = false;
+                if let Some(best) = self.best_node() {
+                    self.select(best);
+                }
+                Vec::new()
+            }
+            Action::NextSolution => {
+                self.follow = false;
+                let solutions: Vec<NodeId> =
+                    self.run.engine.tree().nodes().filter(|n| n.status == NodeStatus::Solution).map(|n| n.id).collect();
+                match solutions.iter().find(|&&s| s > node).or(solutions.first()) {
+                    Some(&s) => self.select(s),
+                    None => self.message = Some("no solution yet".into()),
+                }
+                Vec::new()
+            }
+            Action::FocusNext | Action::FocusPrev => {
+                let i = self.focus.index();
+                let n = Pane::ALL.len();
+                let next = if action == Action::FocusNext { (i + 1) % n } else { (i + n - 1) % n };
+                self.focus = Pane::ALL[next];
+                Vec::new()
+            }
+            Action::FocusTree | Action::FocusScores | Action::FocusDetail | Action::FocusTranscript => {
+                self.focus = match action {
+                    Action::FocusTree => Pane::Tree,
+                    Action::FocusScores => Pane::Scores,
+                    Action::FocusDetail => Pane::Detail,
+                    _ => Pane::Transcript,
+                };
+                Vec::new()
+            }
+            Action::WiderTree => {
+                self.split = (self.split + 5).min(80);
+                Vec::new()
+            }
+            Action::NarrowerTree => {
+                self.split = self.split.saturating_sub(5).max(20);
+                Vec::new()
+            }
+            Action::ReplayBack => self.replay_move(|c, _| c.saturating_sub(1)),
+            Action::ReplayForward => self.replay_move(|c, t| (c + 1).min(t)),
+            Action::ReplayStart => self.replay_move(|_, _| 0),
+            Action::ReplayEnd => self.replay_move(|_, t| t),
+            Action::ReplayPlay => {
+                match self.replay.as_mut() {
+                    Some(r) => {
+                        if !r.playing && r.cursor >= r.total {
+                            r.cursor = 0;
+                        }
+                        r.playing = !r.playing;
+                        r.carry = 0.0;
+                    }
+                    None => self.message = Some("play works in a replay (thoughtscope replay FILE)".into()),
+                }
+                Vec::new()
+            }
+            Action::ReplaySlower | Action::ReplayFaster => {
+                if let Some(r) = self.replay.as_mut() {
+                    r.speed = if action == Action::ReplayFaster {
+                        (r.speed * 2.0).min(MAX_PLAY_SPEED)
+                    } else {
+                        (r.speed / 2.0).max(0.5)
+                    };
+                    self.message = Some(format!("replay speed {} inputs/s", r.speed));
+                }
+                Vec::new()
+            }
+            Action::Fork => self.fork(),
+            Action::CycleTheme => {
+                self.theme_name = self.themes.next_after(&self.theme_name).name.clone();
+                self.message = Some(format!("theme {}", self.theme_name));
+                Vec::new()
+            }
+            Action::Help => {
+                self.popup = Some(Popup::Help { scroll: 0 });
+                Vec::new()
+            }
+            Action::Quit => {
+                self.quit = true;
+                Vec::new()
+            }
+        }
+    }
+}

@@ -1,0 +1,339 @@
+//! The explorer's state and its reactions to actions and replies. Everything here
+//! is synchronous: the async loop (`tui::run`) feeds keys and model replies in and
+//! carries the returned effects out, so tests drive an `App` without a runtime.
+//!
+//! `mod.rs` holds the state, its construction and the one place inputs reach the run
+//! (`feed`); `actions.rs` turns keys, mouse and actions into commands; `navigation.rs`
+//! moves the selection and scrolls; `replay.rs` is the timeline, playback and fork.
+
+mod actions;
+mod navigation;
+mod replay;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use ratatui::crossterm::event::{
+    KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
+use ratatui::layout::{Position, Rect};
+use ratatui_textarea::TextArea;
+use tui_tree_widget::TreeState;
+
+use super::action::Action;
+use super::keymap::Keymap;
+use super::theme::{Theme, ThemeSet};
+use crate::engine::{Command, Effect, Engine, Event, Input, LlmReply, LlmRequest, NodeId, NodeStatus, Task};
+use crate::runtime::headless::RunLimits;
+use crate::runtime::{Run, StopPolicy};
+use crate::session::cursor::ReplayCursor;
+use crate::session::{Header, Session, SessionWriter};
+use crate::tasks::{Problem, TaskSource};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pane {
+    Tree,
+    Scores,
+    Detail,
+    Transcript,
+}
+
+impl Pane {
+    pub const ALL: [Pane; 4] = [Pane::Tree, Pane::Scores, Pane::Detail, Pane::Transcript];
+
+    pub fn index(self) -> usize {
+        Pane::ALL.iter().position(|p| *p == self).unwrap_or(0)
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Pane::Tree => "Tree",
+            Pane::Scores => "Scores",
+            Pane::Detail => "Detail",
+            Pane::Transcript => "Transcript",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Prompting {
+    NewInput,
+    SaveAs,
+}
+
+pub enum Popup {
+    Help { scroll: u16 },
+    Edit { node: NodeId, editor: Box<TextArea<'static>> },
+    Ask { what: Prompting, editor: Box<TextArea<'static>> },
+}
+
+/// A session opened read-only, with a cursor over its inputs.
+pub struct Replay {
+    pub session: Arc<Session>,
+    /// Inputs applied so far (0 = the start).
+    pub cursor: usize,
+    pub total: usize,
+    pub playing: bool,
+    /// Inputs per second while playing.
+    pub speed: f64,
+    /// Inputs due while playing but not yet played (the fraction carried between frames).
+    pub carry: f64,
+    /// Applies the inputs. Its engine slot is swapped with `App::engine` while it works,
+    /// so the app shows the cursor's engine without cloning it.
+    pub timeline: ReplayCursor<'static>,
+}
+
+/// Fastest playback, in inputs per second (`>` doubles the speed up to this).
+pub const MAX_PLAY_SPEED: f64 = 16384.0;
+
+/// What the app needs to start runs: the task, the run's header template and where
+/// new sessions go.
+#[derive(Clone)]
+pub struct Setup {
+    pub task: Arc<dyn TaskSource>,
+    pub prompts: Option<PathBuf>,
+    /// Header of new live runs (its input/index are replaced per problem).
+    pub header: Header,
+    pub sessions_dir: PathBuf,
+    /// Budgets, price and cache, as for headless runs.
+    pub limits: RunLimits,
+}
+
+pub struct App {
+    pub setup: Setup,
+    /// The engine with its recording, totals and stop policy: the one run loop's state.
+    pub run: Run,
+    pub header: Header,
+    pub replay: Option<Replay>,
+    /// Everything the engine reported, for the transcript.
+    pub events: Vec<Event>,
+    pub focus: Pane,
+    pub tree_state: TreeState<usize>,
+    collapsed: BTreeSet<usize>,
+    /// Keep the selection on the newest node while the search runs.
+    follow: bool,
+    pub popup: Option<Popup>,
+    pub keymap: Keymap,
+    pub themes: ThemeSet,
+    pub theme_name: String,
+    pub no_color: bool,
+    /// A line for the status bar (errors, confirmations).
+    pub message: Option<String>,
+    /// Scroll offsets of the detail and transcript panes (transcript: lines up from the end).
+    pub detail_scroll: u16,
+    pub transcript_scroll: u16,
+    /// Left column width in percent.
+    pub split: u16,
+    pub quit: bool,
+    /// The engine was replaced: the driver must drop its calls.
+    pub reset_driver: bool,
+    /// Milliseconds since the current run started (set by the loop; the app reads no clock).
+    pub elapsed_ms: u64,
+    /// Where each pane was drawn last, for mouse clicks.
+    pub areas: [Rect; 4],
+    /// Bumped on every change that needs a redraw.
+    pub version: u64,
+    /// Text streamed so far for calls still in flight: (call, sample) -> text.
+    pub streaming: std::collections::BTreeMap<(u64, u32), String>,
+}
+
+impl App {
+    fn base(setup: Setup, engine: Engine, header: Header, keymap: Keymap, themes: ThemeSet, theme: &str) -> App {
+        let theme_name = themes.get_or_first(theme).name.clone();
+        App {
+            setup,
+            run: Run::new(engine, None, StopPolicy::default()),
+            header,
+            replay: None,
+            events: Vec::new(),
+            focus: Pane::Tree,
+            tree_state: TreeState::default(),
+            collapsed: BTreeSet::new(),
+            follow: true,
+            popup: None,
+            keymap,
+            themes,
+            theme_name,
+            no_color: false,
+            message: None,
+            detail_scroll: 0,
+            transcript_scroll: 0,
+            split: 48,
+            quit: false,
+            reset_driver: false,
+            elapsed_ms: 0,
+            areas: [Rect::default(); 4],
+            version: 0,
+            streaming: Default::default(),
+        }
+    }
+
+    /// A live run on `problem`, recording to a new session file.
+    pub fn live(setup: Setup, problem: &Problem, keymap: Keymap, themes: ThemeSet, theme: &str) -> App {
+        let task: Arc<dyn Task> = Arc::clone(&setup.task) as Arc<dyn Task>;
+        let engine = Engine::new(task, &problem.input, setup.header.params.clone());
+        let header = setup.header.clone();
+        let mut app = App::base(setup, engine, header, keymap, themes, theme);
+        app.start(problem.clone());
+        app
+    }
+
+    /// A recorded session, read-only, with the cursor at its end.
+    pub fn replay(
+        setup: Setup,
+        session: Session,
+        keymap: Keymap,
+        themes: ThemeSet,
+        theme: &str,
+    ) -> Result<App, String> {
+        let session = Arc::new(session);
+        let timeline =
+            ReplayCursor::shared(Arc::clone(&session), setup.prompts.as_deref()).map_err(|e| e.to_string())?;
+        let total = timeline.total();
+        // The engine at input 0, like the cursor's: the two are swapped on every move.
+        let h = &session.header;
+        let engine = Engine::new(Arc::clone(timeline.task()), &h.input, h.params.clone());
+        let header = session.header.clone();
+        let mut app = App::base(setup, engine, header, keymap, themes, theme);
+        app.replay = Some(Replay { session, cursor: 0, total, playing: false, speed: 8.0, carry: 0.0, timeline });
+        app.seek(total);
+        Ok(app)
+    }
+
+    pub fn theme(&self) -> Theme {
+        let t = self.themes.get_or_first(&self.theme_name).clone();
+        if self.no_color {
+            t.no_color()
+        } else {
+            t
+        }
+    }
+
+    pub fn session_path(&self) -> Option<PathBuf> {
+        match &self.replay {
+            Some(r) => Some(r.session.path.clone()),
+            None => self.run.writer().map(|w| w.path().to_path_buf()),
+        }
+    }
+
+    pub fn is_replay(&self) -> bool {
+        self.replay.is_some()
+    }
+
+    fn touch(&mut self) {
+        self.version += 1;
+    }
+
+    /// Begin a fresh live run on `problem` (new engine, new session file).
+    fn start(&mut self, problem: Problem) {
+        let task: Arc<dyn Task> = Arc::clone(&self.setup.task) as Arc<dyn Task>;
+        let engine = Engine::new(task, &problem.input, self.setup.header.params.clone());
+        let mut header = self.setup.header.clone();
+        header.input = problem.input.clone();
+        header.index = problem.index;
+        header.gold = self.setup.task.gold(&problem.input);
+        self.header = header;
+        self.replay = None;
+        self.events.clear();
+        self.tree_state = TreeState::default();
+        self.collapsed.clear();
+        self.follow = true;
+        self.reset_driver = true;
+        self.elapsed_ms = 0;
+        let name = format!(
+            "{}-{}-{}.jsonl",
+            self.header.task,
+            problem.index.map(|i| i.to_string()).unwrap_or_else(|| problem.input.replace(' ', "_")),
+            self.header.params.method.label()
+        );
+        let path = unique_path(&self.setup.sessions_dir, &name);
+        let writer = match SessionWriter::create(&path, &self.header) {
+            Ok(w) => Some(w),
+            Err(e) => {
+                self.message = Some(format!("not recording: {e}"));
+                None
+            }
+        };
+        let limits = &self.setup.limits;
+        self.run = Run::new(engine, writer, StopPolicy::live(limits.budget, limits.price));
+        self.select(NodeId(0));
+        self.touch();
+    }
+
+    /// Give the engine an input, record it, remember its events; returns the effects for the driver.
+    fn feed(&mut self, input: Input, request: Option<&LlmRequest>) -> Vec<Effect> {
+        let fed = self.run.feed(input, request);
+        if let Some(refused) = fed.refused {
+            self.message = Some(refused);
+            self.touch();
+            return Vec::new();
+        }
+        let events = fed.events;
+        if let Some(reason) = &fed.stopped {
+            self.message = Some(format!("stopped: {reason}"));
+        }
+        for event in &events {
+            match event {
+                Event::Rejected { reason } => self.message = Some(reason.clone()),
+                Event::NodeAdded { id, .. } if self.follow => self.select(*id),
+                _ => {}
+            }
+        }
+        self.events.extend(events);
+        self.touch();
+        fed.effects
+    }
+
+    /// Text arriving on a streamed call (shown in the detail pane until the reply lands).
+    pub fn on_delta(&mut self, call: u64, sample: u32, text: &str) {
+        if self.replay.is_none() && self.run.engine.pending_calls().contains(&call) {
+            self.streaming.entry((call, sample)).or_default().push_str(text);
+            self.touch();
+        }
+    }
+
+    /// The money spent so far, if the provider has a price.
+    pub fn cost_usd(&self) -> Option<f64> {
+        let t = &self.run.totals;
+        self.header.price.as_ref().map(|p| p.cost(t.prompt_tokens, t.completion_tokens))
+    }
+
+    /// A model reply or tool observation from the driver.
+    pub fn on_input(&mut self, input: Input, request: Option<&LlmRequest>) -> Vec<Effect> {
+        match (input, request) {
+            (Input::LlmReply(reply), Some(request)) => self.on_reply(reply, request),
+            (input, _) if self.replay.is_none() => self.feed(input, None),
+            _ => Vec::new(),
+        }
+    }
+
+    /// A model reply from the driver.
+    pub fn on_reply(&mut self, reply: LlmReply, request: &LlmRequest) -> Vec<Effect> {
+        if self.replay.is_some() {
+            return Vec::new();
+        }
+        self.streaming.retain(|(call, _), _| *call != reply.call);
+        self.feed(Input::LlmReply(reply), Some(request))
+    }
+
+    /// Record the end of the run (totals and time) when leaving.
+    pub fn finish_recording(&mut self) {
+        let _ = self.run.end(self.elapsed_ms);
+    }
+
+    /// The step counter for the status bar: the method's own.
+    pub fn step_count(&self) -> usize {
+        self.run.engine.view().step
+    }
+}
+
+/// `dir/name`, or `dir/name-2`, `-3`, ... if taken.
+pub fn unique_path(dir: &Path, name: &str) -> PathBuf {
+    let first = dir.join(name);
+    if !first.exists() {
+        return first;
+    }
+    let (stem, ext) = name.rsplit_once('.').unwrap_or((name, "jsonl"));
+    (2..).map(|i| dir.join(format!("{stem}-{i}.{ext}"))).find(|p| !p.exists()).unwrap_or(first)
+}

@@ -1,0 +1,139 @@
+//! The selection in the tree, folding, scrolling and jumps.
+
+use super::*;
+
+impl App {
+    pub fn selected(&self) -> NodeId {
+        self.tree_state
+            .selected()
+            .last()
+            .map(|&i| NodeId(i))
+            .filter(|&n| self.run.engine.tree().contains(n))
+            .unwrap_or(NodeId(0))
+    }
+
+    /// The ids from the root down to `node`, as the tree widget names it.
+    pub fn path_to(&self, node: NodeId) -> Vec<usize> {
+        let tree = self.run.engine.tree();
+        let mut path = vec![node.0];
+        let mut cur = tree.get(node).and_then(|n| n.parent);
+        while let Some(p) = cur {
+            path.push(p.0);
+            cur = tree.node(p).parent;
+        }
+        path.reverse();
+        path
+    }
+
+    pub(super) fn select(&mut self, node: NodeId) {
+        if !self.run.engine.tree().contains(node) {
+            return;
+        }
+        let path = self.path_to(node);
+        for i in 1..path.len() {
+            self.collapsed.remove(&path[i - 1]);
+        }
+        self.open_all();
+        self.tree_state.select(path);
+        self.detail_scroll = 0;
+    }
+
+    /// Open every node with children except the ones collapsed by hand.
+    pub fn open_all(&mut self) {
+        let ids: Vec<NodeId> = self
+            .run
+            .engine
+            .tree()
+            .nodes()
+            .filter(|n| !n.children.is_empty() && !self.collapsed.contains(&n.id.0))
+            .map(|n| n.id)
+            .collect();
+        for id in ids {
+            let path = self.path_to(id);
+            self.tree_state.open(path);
+        }
+    }
+
+    pub(super) fn scroll(&mut self, action: Action) {
+        let page = 10u16;
+        match self.focus {
+            Pane::Tree | Pane::Scores => {
+                self.follow = false;
+                match action {
+                    Action::Up => {
+                        self.tree_state.key_up();
+                    }
+                    Action::Down => {
+                        self.tree_state.key_down();
+                    }
+                    Action::PageUp => {
+                        self.tree_state.select_relative(|c| c.map_or(0, |c| c.saturating_sub(page as usize)));
+                    }
+                    Action::PageDown => {
+                        self.tree_state.select_relative(|c| c.map_or(0, |c| c.saturating_add(page as usize)));
+                    }
+                    Action::Top => {
+                        self.tree_state.select_first();
+                    }
+                    _ => {
+                        self.tree_state.select_last();
+                    }
+                }
+                self.detail_scroll = 0;
+            }
+            Pane::Detail => {
+                self.detail_scroll = match action {
+                    Action::Up => self.detail_scroll.saturating_sub(1),
+                    Action::Down => self.detail_scroll.saturating_add(1),
+                    Action::PageUp => self.detail_scroll.saturating_sub(page),
+                    Action::PageDown => self.detail_scroll.saturating_add(page),
+                    Action::Top => 0,
+                    _ => u16::MAX / 2,
+                }
+            }
+            Pane::Transcript
+                if self.header.params.method.has_react_steps() && matches!(action, Action::Up | Action::Down) =>
+            {
+                // A ReAct trajectory: up and down walk its steps (down follows the newest branch).
+                self.follow = false;
+                let tree = self.run.engine.tree();
+                let node = self.selected();
+                let next = match action {
+                    Action::Up => tree.node(node).parent,
+                    _ => tree.node(node).children.last().copied(),
+                };
+                if let Some(next) = next {
+                    self.select(next);
+                }
+                self.transcript_scroll = 0;
+            }
+            Pane::Transcript => {
+                // Offsets count lines up from the newest.
+                self.transcript_scroll = match action {
+                    Action::Up => self.transcript_scroll.saturating_add(1),
+                    Action::Down => self.transcript_scroll.saturating_sub(1),
+                    Action::PageUp => self.transcript_scroll.saturating_add(page),
+                    Action::PageDown => self.transcript_scroll.saturating_sub(page),
+                    Action::Top => u16::MAX / 2,
+                    _ => 0,
+                }
+            }
+        }
+    }
+
+    /// The best state: a solution if there is one, else the highest value at the deepest scored level.
+    pub(super) fn best_node(&self) -> Option<NodeId> {
+        let tree = self.run.engine.tree();
+        if let Some(s) = tree.nodes().find(|n| n.status == NodeStatus::Solution) {
+            return Some(s.id);
+        }
+        let depth = tree.nodes().filter(|n| n.score.is_some()).map(|n| n.depth).max()?;
+        tree.nodes()
+            .filter(|n| n.depth == depth && n.score.is_some())
+            .max_by(|a, b| {
+                let (x, y) = (a.score.as_ref().map_or(0.0, |s| s.value), b.score.as_ref().map_or(0.0, |s| s.value));
+                x.partial_cmp(&y).unwrap_or(std::cmp::Ordering::Equal).then(b.id.cmp(&a.id))
+            })
+            .map(|n| n.id)
+    }
+}
