@@ -39,7 +39,7 @@ pub enum NodeStatus {
     /// Children were generated from it.
     Expanded,
     /// Cut by the beam, a threshold or a backtrack.
-    Dropped(String),
+    Dropped(DropReason),
     /// Pruned by a person.
     Pruned,
     /// The task rejected the thought (malformed, wrong arithmetic, ...).
@@ -48,6 +48,82 @@ pub enum NodeStatus {
     Final,
     /// A final state whose answer the task's checker accepts.
     Solution,
+}
+
+/// Why a method dropped a node. Recorded as its sentence (sessions hold the text), and
+/// read back into the variant, so replays compare typed reasons.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DropReason {
+    /// Not among the `beam` best candidates of BFS step `step`.
+    BelowBeam { beam: usize, step: usize },
+    /// Valued below the DFS threshold.
+    BelowThreshold { value: f64, threshold: f64 },
+    /// No child of it is worth trying (DFS popped it).
+    NoChildLeft,
+    /// A person forced a backtrack over it.
+    Backtracked,
+    /// A person continued the search from another node.
+    ContinuedFrom(NodeId),
+    /// Nothing below it can be tried any more (MCTS).
+    Exhausted,
+    /// A reason of another kind, kept as written.
+    Other(String),
+}
+
+// Values are finite (never NaN), so equality is total.
+impl Eq for DropReason {}
+
+impl std::fmt::Display for DropReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DropReason::BelowBeam { beam, step } => write!(f, "below the beam of {beam} at step {step}"),
+            DropReason::BelowThreshold { value, threshold } => {
+                write!(f, "value {value} is below the threshold {threshold}")
+            }
+            DropReason::NoChildLeft => f.write_str("no child above the threshold left"),
+            DropReason::Backtracked => f.write_str("backtracked by hand"),
+            DropReason::ContinuedFrom(node) => write!(f, "the search continued from {node}"),
+            DropReason::Exhausted => f.write_str("nothing left to try below it"),
+            DropReason::Other(text) => f.write_str(text),
+        }
+    }
+}
+
+impl DropReason {
+    /// The reason a sentence states (the inverse of `Display`); unknown text is `Other`.
+    pub fn parse(text: &str) -> DropReason {
+        let known = [DropReason::NoChildLeft, DropReason::Backtracked, DropReason::Exhausted];
+        if let Some(k) = known.into_iter().find(|k| k.to_string() == text) {
+            return k;
+        }
+        let parsed = if let Some(rest) = text.strip_prefix("below the beam of ") {
+            rest.split_once(" at step ")
+                .and_then(|(b, s)| Some(DropReason::BelowBeam { beam: b.parse().ok()?, step: s.parse().ok()? }))
+        } else if let Some(rest) = text.strip_prefix("value ") {
+            rest.split_once(" is below the threshold ").and_then(|(v, t)| {
+                let (value, threshold) = (v.parse::<f64>().ok()?, t.parse::<f64>().ok()?);
+                (value.is_finite() && threshold.is_finite()).then_some(DropReason::BelowThreshold { value, threshold })
+            })
+        } else if let Some(rest) = text.strip_prefix("the search continued from #") {
+            rest.parse().ok().map(|n| DropReason::ContinuedFrom(NodeId(n)))
+        } else {
+            None
+        };
+        // Only a reading that writes back the same text is taken.
+        parsed.filter(|r| r.to_string() == text).unwrap_or_else(|| DropReason::Other(text.to_string()))
+    }
+}
+
+impl Serialize for DropReason {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for DropReason {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(DropReason::parse(&String::deserialize(deserializer)?))
+    }
 }
 
 impl NodeStatus {
@@ -288,7 +364,8 @@ impl SearchTree {
             let value = n.score.as_ref().map(|s| format!(" [{}]", format_value(s.value))).unwrap_or_default();
             let edited = if matches!(n.origin, Origin::Human { .. }) { " (edited by hand)" } else { "" };
             let reason = match &n.status {
-                NodeStatus::Dropped(r) | NodeStatus::Invalid(r) => format!(" — {r}"),
+                NodeStatus::Dropped(r) => format!(" — {r}"),
+                NodeStatus::Invalid(r) => format!(" — {r}"),
                 _ => String::new(),
             };
             let thought = n.thought.lines().next().unwrap_or("");
@@ -337,5 +414,39 @@ mod tests {
         t.bump_generation(a);
         assert_eq!(t.node(a1).generation, 1);
         assert_eq!(t.node(b).generation, 0);
+    }
+}
+
+#[cfg(test)]
+mod drop_reason_tests {
+    use super::*;
+
+    /// Each reason is written as the sentence sessions have always held, and read back
+    /// into the same variant; other text stays as written.
+    #[test]
+    fn drop_reasons_round_trip_through_their_sentences() {
+        let reasons = [
+            DropReason::BelowBeam { beam: 5, step: 2 },
+            DropReason::BelowThreshold { value: 2.001, threshold: 3.0 },
+            DropReason::NoChildLeft,
+            DropReason::Backtracked,
+            DropReason::ContinuedFrom(NodeId(17)),
+            DropReason::Exhausted,
+        ];
+        for r in reasons {
+            let status = NodeStatus::Dropped(r.clone());
+            let json = serde_json::to_string(&status).unwrap();
+            assert_eq!(serde_json::from_str::<NodeStatus>(&json).unwrap(), status, "{json}");
+            assert_eq!(DropReason::parse(&r.to_string()), r);
+        }
+        let old = r#"{"status":"dropped","reason":"below the beam of 5 at step 1"}"#;
+        assert_eq!(
+            serde_json::from_str::<NodeStatus>(old).unwrap(),
+            NodeStatus::Dropped(DropReason::BelowBeam { beam: 5, step: 1 })
+        );
+        for odd in ["below the beam of five at step 1", "value 3 is below the threshold 03", "anything else"] {
+            assert_eq!(DropReason::parse(odd), DropReason::Other(odd.into()));
+            assert_eq!(DropReason::parse(odd).to_string(), odd);
+        }
     }
 }

@@ -15,6 +15,7 @@
 use std::collections::BTreeSet;
 
 use crate::engine::event::Event;
+use crate::engine::tree::DropReason;
 use crate::engine::{Core, Evaluator, MethodKind, NodeId, NodeStatus, Outcome, Params};
 
 use super::{Method, MethodInfo, MethodView, Progress};
@@ -190,7 +191,7 @@ impl Mcts {
     fn exhaust(&mut self, core: &mut Core, id: NodeId) {
         self.exhausted.insert(id);
         if id != core.tree.root() && core.usable(id) && !Self::terminal(core, id) {
-            core.set_status(id, NodeStatus::Dropped("nothing left to try below it".into()));
+            core.set_status(id, NodeStatus::Dropped(DropReason::Exhausted));
         }
     }
 
@@ -364,7 +365,7 @@ impl Method for Mcts {
         }
         let to = core.tree.node(leaf).parent.into_iter().collect::<Vec<_>>();
         self.exhausted.insert(leaf);
-        core.set_status(leaf, NodeStatus::Dropped("backtracked by hand".into()));
+        core.set_status(leaf, NodeStatus::Dropped(DropReason::Backtracked));
         core.emit(Event::Backtracked { from: vec![leaf], to });
         self.finals.retain(|&f| f != leaf);
         self.last_path = path[..path.len() - 1].to_vec();

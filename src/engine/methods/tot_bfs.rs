@@ -8,6 +8,7 @@ use crate::engine::MethodKind;
 use std::collections::BTreeSet;
 
 use crate::engine::event::Event;
+use crate::engine::tree::DropReason;
 use crate::engine::{Core, NodeId, NodeStatus, Outcome, Selection};
 
 use super::{rank_by_value, Cutoff, Method, MethodInfo, MethodView, Progress};
@@ -72,7 +73,7 @@ impl TotBfs {
             if kept.contains(&id) {
                 core.set_status(id, NodeStatus::Frontier);
             } else {
-                core.set_status(id, NodeStatus::Dropped(format!("below the beam of {b} at step {}", self.step + 1)));
+                core.set_status(id, NodeStatus::Dropped(DropReason::BelowBeam { beam: b, step: self.step + 1 }));
             }
         }
         core.emit(Event::Selected { step: self.step, kept: kept.clone(), candidates: self.pool.len() });
@@ -219,7 +220,7 @@ impl Method for TotBfs {
         let from = std::mem::take(&mut self.frontier);
         for &n in from.iter().chain(self.pool.iter()) {
             if core.usable(n) {
-                core.set_status(n, NodeStatus::Dropped("backtracked by hand".into()));
+                core.set_status(n, NodeStatus::Dropped(DropReason::Backtracked));
             }
         }
         self.pool.clear();
@@ -242,7 +243,7 @@ impl Method for TotBfs {
         core.cancel_scheduled();
         for &n in self.frontier.iter().chain(self.pool.iter()) {
             if n != node && matches!(core.tree.node(n).status, NodeStatus::Frontier | NodeStatus::Candidate) {
-                core.set_status(n, NodeStatus::Dropped(format!("the search continued from {node}")));
+                core.set_status(n, NodeStatus::Dropped(DropReason::ContinuedFrom(node)));
             }
         }
         self.pool.clear();

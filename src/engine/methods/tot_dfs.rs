@@ -5,6 +5,7 @@
 //! the best (deepest, then highest-valued) state seen.
 
 use crate::engine::event::Event;
+use crate::engine::tree::DropReason;
 use crate::engine::MethodKind;
 use crate::engine::{Core, NodeId, NodeStatus, Outcome};
 
@@ -66,10 +67,10 @@ impl TotDfs {
         self.phase = Phase::Done;
     }
 
-    fn pop(&mut self, core: &mut Core, why: &str) {
+    fn pop(&mut self, core: &mut Core, why: DropReason) {
         if let Some(f) = self.stack.pop() {
             if core.usable(f.node) && f.node != core.tree.root() {
-                core.set_status(f.node, NodeStatus::Dropped(why.to_string()));
+                core.set_status(f.node, NodeStatus::Dropped(why.clone()));
             }
             let to: Vec<NodeId> = self.stack.last().map(|p| p.node).into_iter().collect();
             core.emit(Event::Backtracked { from: vec![f.node], to: to.clone() });
@@ -147,7 +148,7 @@ impl Method for TotDfs {
                     self.stop_with_best();
                     return Progress::Moved;
                 }
-                self.pop(core, "no child above the threshold left");
+                self.pop(core, DropReason::NoChildLeft);
                 Progress::Moved
             }
             Phase::Generating | Phase::Evaluating => Progress::Stuck("waiting for replies".into()),
@@ -170,10 +171,7 @@ impl Method for TotDfs {
                     if v >= threshold {
                         keep.push(id);
                     } else {
-                        core.set_status(
-                            id,
-                            NodeStatus::Dropped(format!("value {v} is below the threshold {threshold}")),
-                        );
+                        core.set_status(id, NodeStatus::Dropped(DropReason::BelowThreshold { value: v, threshold }));
                     }
                 }
                 core.log(format!("{}: {} children pass the threshold", top.node, keep.len()));
@@ -234,7 +232,7 @@ impl Method for TotDfs {
             return Err("already at the root: nothing to backtrack from".into());
         }
         core.cancel_scheduled();
-        self.pop(core, "backtracked by hand");
+        self.pop(core, DropReason::Backtracked);
         self.phase = Phase::Choose;
         Ok(())
     }

@@ -35,9 +35,8 @@ pub fn lines(view: &View) -> Vec<Line<'static>> {
         Span::styled(format!(" · depth {} · {origin}", n.depth), dim),
     ]));
     match &n.status {
-        NodeStatus::Dropped(r) | NodeStatus::Invalid(r) => {
-            out.push(Line::from(Span::styled(format!("why: {r}"), view.style(Slot::Warning))))
-        }
+        NodeStatus::Dropped(r) => out.push(Line::from(Span::styled(format!("why: {r}"), view.style(Slot::Warning)))),
+        NodeStatus::Invalid(r) => out.push(Line::from(Span::styled(format!("why: {r}"), view.style(Slot::Warning)))),
         _ => {}
     }
     out.push(Line::from(Span::styled("Thought", head)));
