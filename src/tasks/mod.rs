@@ -214,6 +214,9 @@ mod tests {
             }
         }
         assert_eq!(find("24").map(|e| e.info.name), Some("game24"));
+        for entry in REGISTRY {
+            assert_eq!(entry.info.sim_plays, crate::llm::sim::plays(entry.info.name), "{}", entry.info.name);
+        }
         let err = build("chess", &TaskOptions::default(), &mut Vec::new()).err().unwrap();
         assert_eq!(err.to_string(), "unknown task \"chess\" (known: game24, qa-demo, hotpotqa, fever)");
     }

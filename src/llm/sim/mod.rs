@@ -70,6 +70,18 @@ impl SimConfig {
     }
 }
 
+/// How the simulated model answers one sample of a request of a task.
+type Play = fn(&SimConfig, &LlmRequest, &mut SplitMix64) -> Result<String, CallError>;
+
+/// The tasks the simulated model plays (each task's `TaskInfo::sim_plays` says so too).
+const PLAYERS: &[(&str, Play)] =
+    &[(crate::tasks::game24::INFO.name, game24::answer), (crate::tasks::qa_demo::INFO.name, qa_demo::answer)];
+
+/// Whether the simulated model can answer requests of the task named `task`.
+pub fn plays(task: &str) -> bool {
+    PLAYERS.iter().any(|(name, _)| *name == task)
+}
+
 pub struct SimProvider {
     pub config: SimConfig,
 }
@@ -87,16 +99,13 @@ impl SimProvider {
         let mut completions = Vec::with_capacity(request.n as usize);
         for i in 0..request.n.max(1) {
             let mut rng = SplitMix64::from_parts(&[base[0], base[1], base[2], i as u64 + 1]);
-            let text = match task {
-                "game24" => game24::answer(&self.config, request, &mut rng)?,
-                "qa-demo" => qa_demo::answer(&self.config, request, &mut rng)?,
-                other => {
-                    return Err(CallError {
-                        kind: "sim".into(),
-                        message: format!("the sim provider does not know the task {other:?}"),
-                    })
-                }
+            let Some((_, play)) = PLAYERS.iter().find(|(name, _)| *name == task) else {
+                return Err(CallError {
+                    kind: "sim".into(),
+                    message: format!("the sim provider does not know the task {task:?}"),
+                });
             };
+            let text = play(&self.config, request, &mut rng)?;
             let completion = if request.tools.is_empty() {
                 Completion::text(text, Some("stop".into()))
             } else {
