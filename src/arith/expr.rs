@@ -250,19 +250,8 @@ pub fn eval_expr(expr: &str) -> Result<(Q, Vec<Q>), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::arith::parse_numbers;
 
-    fn q(n: i64) -> Q {
-        Q::from_integer(n)
-    }
-
-    fn fr(n: i64, d: i64) -> Q {
-        Q::new(n, d)
-    }
-
-    fn qs(s: &str) -> Vec<Q> {
-        parse_numbers(s).expect("test numbers")
-    }
+    use crate::arith::testing::{fr, q, qs};
 
     #[test]
     fn eval_expr_basics() {

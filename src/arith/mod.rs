@@ -19,3 +19,21 @@ pub use op::Op;
 
 /// Longest line/expression (in bytes) the parsers will look at.
 pub const MAX_INPUT_LEN: usize = 4096;
+
+/// Short names for numbers in tests: `q(24)`, `fr(2, 3)`, `qs("4 9 10 13")`.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::{parse_numbers, Q};
+
+    pub fn q(n: i64) -> Q {
+        Q::from_integer(n)
+    }
+
+    pub fn fr(n: i64, d: i64) -> Q {
+        Q::new(n, d)
+    }
+
+    pub fn qs(s: &str) -> Vec<Q> {
+        parse_numbers(s).expect("test numbers")
+    }
+}

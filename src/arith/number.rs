@@ -227,13 +227,7 @@ pub fn format_operand(q: &Q) -> String {
 mod tests {
     use super::*;
 
-    fn q(n: i64) -> Q {
-        Q::from_integer(n)
-    }
-
-    fn fr(n: i64, d: i64) -> Q {
-        Q::new(n, d)
-    }
+    use crate::arith::testing::{fr, q};
 
     #[test]
     fn parse_number_forms() {

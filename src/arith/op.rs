@@ -75,13 +75,7 @@ mod tests {
     use super::*;
     use crate::arith::parse_number;
 
-    fn q(n: i64) -> Q {
-        Q::from_integer(n)
-    }
-
-    fn fr(n: i64, d: i64) -> Q {
-        Q::new(n, d)
-    }
+    use crate::arith::testing::{fr, q};
 
     #[test]
     fn op_apply_is_exact_and_checked() {

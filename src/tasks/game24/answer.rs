@@ -156,15 +156,8 @@ mod tests {
     use super::super::solver::solvable;
     use super::super::steps::{check_step, moves};
     use super::*;
-    use crate::arith::parse_numbers;
 
-    fn q(n: i64) -> Q {
-        Q::from_integer(n)
-    }
-
-    fn qs(s: &str) -> Vec<Q> {
-        parse_numbers(s).expect("test numbers")
-    }
+    use crate::arith::testing::{q, qs};
 
     #[test]
     fn check_answer_accepts() {

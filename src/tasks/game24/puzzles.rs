@@ -31,9 +31,7 @@ pub fn puzzles() -> Result<Vec<(u32, Vec<Q>)>, String> {
 mod tests {
     use super::*;
 
-    fn qs(s: &str) -> Vec<Q> {
-        parse_numbers(s).expect("test numbers")
-    }
+    use crate::arith::testing::qs;
 
     #[test]
     fn puzzle_asset() {

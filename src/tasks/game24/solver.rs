@@ -146,19 +146,8 @@ mod tests {
     use super::super::answer::check_answer;
     use super::super::puzzles::puzzles;
     use super::*;
-    use crate::arith::parse_numbers;
 
-    fn q(n: i64) -> Q {
-        Q::from_integer(n)
-    }
-
-    fn fr(n: i64, d: i64) -> Q {
-        Q::new(n, d)
-    }
-
-    fn qs(s: &str) -> Vec<Q> {
-        parse_numbers(s).expect("test numbers")
-    }
+    use crate::arith::testing::{fr, q, qs};
 
     #[test]
     fn solvable_known_cases() {

@@ -389,19 +389,8 @@ pub fn moves(numbers: &[Q]) -> Vec<Move> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::arith::parse_numbers;
 
-    fn q(n: i64) -> Q {
-        Q::from_integer(n)
-    }
-
-    fn fr(n: i64, d: i64) -> Q {
-        Q::new(n, d)
-    }
-
-    fn qs(s: &str) -> Vec<Q> {
-        parse_numbers(s).expect("test numbers")
-    }
+    use crate::arith::testing::{fr, q, qs};
 
     #[test]
     fn messy_fraction_result_parses_and_checks() {

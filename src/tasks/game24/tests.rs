@@ -124,17 +124,7 @@ mod robustness {
     use super::super::steps::{check_step, moves, parse_step_line};
     use crate::arith::{eval_expr, format_numbers, parse_number, parse_numbers, Q};
 
-    fn q(n: i64) -> Q {
-        Q::from_integer(n)
-    }
-
-    fn fr(n: i64, d: i64) -> Q {
-        Q::new(n, d)
-    }
-
-    fn qs(s: &str) -> Vec<Q> {
-        parse_numbers(s).expect("test numbers")
-    }
+    use crate::arith::testing::{fr, q, qs};
 
     /// Small deterministic generator (no external crates).
     struct Lcg(u64);
