@@ -5,12 +5,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand};
 use color_eyre::eyre::{bail, eyre, Result, WrapErr};
 
-use thoughtscope::config::{data_dir, Config, RunDefaults};
+use thoughtscope::config::{data_dir, Config, ParamPatch, RunDefaults};
 use thoughtscope::engine::Effect;
-use thoughtscope::engine::{Evaluator, Generator, MethodKind, Params, Selection, ToolMode};
+use thoughtscope::engine::ToolMode;
 use thoughtscope::import::{react as import_react, tot as import_tot};
 use thoughtscope::llm::config::ProviderArgs;
 use thoughtscope::llm::sim::{SimConfig, SimProvider, SimRates};
@@ -21,8 +21,6 @@ use thoughtscope::session::{replay, Session};
 use thoughtscope::tasks::{self, Problem, TaskOptions};
 use thoughtscope::tools::choice::ToolArgs;
 use thoughtscope::tui::app::{App, Setup as AppSetup};
-use thoughtscope::tui::keymap::Keymap;
-use thoughtscope::tui::theme::ThemeSet;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -85,24 +83,11 @@ struct BenchArgs {
     replay_only: bool,
 }
 
-/// `--method`: one of the registered methods, each listed in help with its line.
-fn method_parser() -> impl clap::builder::TypedValueParser<Value = MethodKind> {
-    use clap::builder::TypedValueParser;
-    let values = thoughtscope::engine::methods::REGISTRY
-        .iter()
-        .map(|info| clap::builder::PossibleValue::new(info.kind.label()).help(info.about));
-    clap::builder::PossibleValuesParser::new(values)
-        .try_map(|name: String| MethodKind::from_name(&name).ok_or_else(|| format!("unknown method {name}")))
-}
-
 #[derive(Args, Debug, Clone, Default)]
 struct RunArgs {
     /// Task to solve [default: game24].
     #[arg(long)]
     task: Option<String>,
-    /// Search method [default: tot-bfs].
-    #[arg(long, value_parser = method_parser())]
-    method: Option<MethodKind>,
     /// Model provider: sim (offline default), openai, anthropic, replay, or a profile (ollama, vllm, llamacpp, ...).
     #[arg(long)]
     provider: Option<String>,
@@ -130,7 +115,7 @@ struct RunArgs {
     #[command(flatten)]
     tools: ToolArgs,
     #[command(flatten)]
-    search: SearchArgs,
+    search: ParamPatch,
     #[command(flatten)]
     sim: SimArgs,
     #[command(flatten)]
@@ -144,71 +129,6 @@ struct RunArgs {
     /// Colour theme for the explorer (dark, light, high-contrast, or a user theme).
     #[arg(long)]
     theme: Option<String>,
-}
-
-/// Method parameters, named as in the Tree-of-Thoughts paper. Unset ones come from
-/// the config file's [defaults], then the built-in defaults shown.
-#[derive(Args, Debug, Clone, Default)]
-struct SearchArgs {
-    /// MCTS: the exploration constant c of UCT [default: 1.0].
-    #[arg(long)]
-    uct_c: Option<f64>,
-    /// MCTS: iterations (select, expand, evaluate, back up) [default: 30].
-    #[arg(long)]
-    iterations: Option<usize>,
-    /// MCTS: levels to go on greedily from the best new child before backing up [default: 0].
-    #[arg(long)]
-    rollout_depth: Option<usize>,
-    /// b: states kept per step (tot-bfs) [default: 5].
-    #[arg(long)]
-    breadth: Option<usize>,
-    /// k: samples per state with `--generator sample` [default: 1].
-    #[arg(long)]
-    n_generate: Option<u32>,
-    /// Evaluator samples per state (value) or per step (vote) [default: 3].
-    #[arg(long)]
-    n_evaluate: Option<u32>,
-    /// [default: propose]
-    #[arg(long, value_enum)]
-    generator: Option<Generator>,
-    /// [default: value]
-    #[arg(long, value_enum)]
-    evaluator: Option<Evaluator>,
-    /// [default: greedy]
-    #[arg(long, value_enum)]
-    select: Option<Selection>,
-    /// T: thought steps (default: the task's, 4 for game24).
-    #[arg(long)]
-    steps: Option<usize>,
-    /// tot-dfs: prune children valued below this [default: 3].
-    #[arg(long)]
-    threshold: Option<f64>,
-    /// tot-dfs: cap on states expanded [default: 100].
-    #[arg(long)]
-    max_states: Option<usize>,
-    /// k for io / cot / cot-sc [default: 10; 21 for react-cot-sc and cot-sc-react, as in the ReAct paper].
-    #[arg(long)]
-    samples: Option<u32>,
-    /// react: most thought/action/observation steps [default: 7].
-    #[arg(long)]
-    max_steps: Option<usize>,
-    /// react: actions in the paper's text format (`Action i: Tool[arg]`), or as native tool
-    /// calls (OpenAI `tools`, Anthropic `tool_use`) [default: text].
-    #[arg(long, value_enum)]
-    tool_mode: Option<ToolMode>,
-    /// cot-sc-react: back off to ReAct when the majority answer has fewer than this share of the samples
-    /// [default: 0.5, the ReAct paper's n/2].
-    #[arg(long)]
-    majority_threshold: Option<f64>,
-    /// [default: 0.7]
-    #[arg(long)]
-    temperature: Option<f32>,
-    /// Keep malformed proposals as candidates, as the reference implementation does.
-    #[arg(long)]
-    lenient: bool,
-    /// Seed for the method's own random choices and for `sim` [default: 0].
-    #[arg(long)]
-    seed: Option<u64>,
 }
 
 /// The simulated model's error model (see `thoughtscope::llm::sim`).
@@ -373,23 +293,6 @@ fn bench_runs(args: &BenchArgs) -> Result<()> {
     Ok(())
 }
 
-/// Keymap, themes and theme name from the config file and flags; problems found go to `notes`.
-fn ui_settings(cfg: &Config, theme_flag: Option<String>, notes: &mut Vec<String>) -> (Keymap, ThemeSet, String) {
-    let (keymap, warnings) = cfg.build_keymap();
-    notes.extend(warnings);
-    let themes = cfg.theme_set();
-    notes.extend(themes.warnings().iter().cloned());
-    let wanted = theme_flag.or(cfg.theme.clone()).unwrap_or_else(|| "dark".into());
-    if themes.get(&wanted).is_none() {
-        notes.push(format!(
-            "no theme {wanted:?} (known: {}); using {}",
-            themes.names().join(", "),
-            themes.get_or_first(&wanted).name
-        ));
-    }
-    (keymap, themes, wanted)
-}
-
 fn no_color() -> bool {
     std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
 }
@@ -423,7 +326,7 @@ fn open_tui(
 }
 
 fn tui_live(mut args: RunArgs) -> Result<()> {
-    let cfg = config();
+    let cfg = config(args.connect.config.as_deref());
     if args.input.is_none() && args.range.is_none() {
         // Each task names the problem it opens on (Game of 24: the paper's first test puzzle).
         let name = args.task.as_deref().or(cfg.defaults.task.as_deref()).unwrap_or(tasks::default_task().name);
@@ -433,7 +336,7 @@ fn tui_live(mut args: RunArgs) -> Result<()> {
     let (setup, problems) = setup_run_with(&args, &cfg)?;
     let Some(problem) = problems.first() else { bail!("no problem to open") };
     let mut notes = Vec::new();
-    let (keymap, themes, theme) = ui_settings(&cfg, args.theme.clone(), &mut notes);
+    let (keymap, themes, theme) = thoughtscope::tui::settings::ui_settings(&cfg, args.theme.clone(), &mut notes);
     let app_setup = AppSetup {
         task: Arc::clone(&setup.task),
         prompts: args.prompts.clone(),
@@ -446,9 +349,9 @@ fn tui_live(mut args: RunArgs) -> Result<()> {
 }
 
 fn tui_replay(session: Session, theme: Option<String>, prompts: Option<PathBuf>, fork: &ForkArgs) -> Result<()> {
-    let cfg = config();
+    let cfg = config(fork.connect.config.as_deref());
     let mut notes: Vec<String> = session.warnings.clone();
-    let (keymap, themes, theme) = ui_settings(&cfg, theme, &mut notes);
+    let (keymap, themes, theme) = thoughtscope::tui::settings::ui_settings(&cfg, theme, &mut notes);
     let knowledge = fork.tools.knowledge(&mut notes)?;
     let options = TaskOptions { prompts: prompts.clone(), data: None, knowledge };
     let task = tasks::for_header(&session.header, &options)?;
@@ -456,7 +359,9 @@ fn tui_replay(session: Session, theme: Option<String>, prompts: Option<PathBuf>,
     // unless a provider is named.
     let provider: Arc<dyn Provider> = match fork.provider.as_deref() {
         None | Some("sim") => Arc::new(SimProvider::new(session.header.sim.clone().unwrap_or_default())),
-        Some(name) => thoughtscope::llm::config::build(name, &fork.connect, session.header.params.seed)?,
+        Some(name) => {
+            thoughtscope::llm::config::build(name, &fork.connect, cfg.providers()?, session.header.params.seed)?
+        }
     };
     // A fork spends like a live run: the same budgets, price and cache flags.
     let limits = thoughtscope::runtime::headless::RunLimits::from_args(&fork.connect, provider.as_ref())?;
@@ -516,60 +421,9 @@ fn sim_config(args: &RunArgs, d: &RunDefaults, seed: u64) -> SimConfig {
     }
 }
 
-/// A flag's value, else the config file's, else the built-in default.
-fn pick_enum<T: ValueEnum + Copy>(flag: Option<T>, config: Option<&String>, default: T) -> T {
-    flag.or_else(|| config.and_then(|c| T::from_str(c, true).ok())).unwrap_or(default)
-}
-
-fn params(args: &RunArgs, d: &RunDefaults) -> Params {
-    let s = &args.search;
-    let base = Params::default();
-    let method = args.method.or_else(|| d.method.as_deref().and_then(MethodKind::from_name)).unwrap_or(base.method);
-    let hybrid = matches!(
-        method,
-        thoughtscope::engine::methods::hybrid::REACT_COT_SC | thoughtscope::engine::methods::hybrid::COT_SC_REACT
-    );
-    Params {
-        method,
-        breadth: s.breadth.or(d.breadth).unwrap_or(base.breadth),
-        n_generate: s.n_generate.or(d.n_generate).unwrap_or(base.n_generate),
-        n_evaluate: s.n_evaluate.or(d.n_evaluate).unwrap_or(base.n_evaluate),
-        generator: pick_enum(s.generator, d.generator.as_ref(), base.generator),
-        evaluator: pick_enum(s.evaluator, d.evaluator.as_ref(), base.evaluator),
-        select: pick_enum(s.select, d.select.as_ref(), base.select),
-        steps: s.steps.or(d.steps),
-        threshold: s.threshold.or(d.threshold).unwrap_or(base.threshold),
-        max_states: s.max_states.or(d.max_states).unwrap_or(base.max_states),
-        samples: s.samples.or(d.samples).unwrap_or(if hybrid { 21 } else { base.samples }),
-        max_steps: s.max_steps.or(d.max_steps).unwrap_or(base.max_steps),
-        tool_mode: pick_enum(s.tool_mode, d.tool_mode.as_ref(), base.tool_mode),
-        majority_threshold: s.majority_threshold.or(d.majority_threshold).unwrap_or(base.majority_threshold),
-        temperature: s.temperature.or(d.temperature).unwrap_or(base.temperature),
-        lenient: s.lenient || d.lenient.unwrap_or(false),
-        seed: s.seed.or(d.seed).unwrap_or(base.seed),
-        extra: method_extra(s),
-    }
-}
-
-/// Parameters of methods that keep their own, by the names the method reads.
-fn method_extra(s: &SearchArgs) -> serde_json::Map<String, serde_json::Value> {
-    use thoughtscope::engine::methods::mcts::MctsParams;
-    let mut extra = serde_json::Map::new();
-    if let Some(c) = s.uct_c {
-        extra.insert(MctsParams::UCT_C.into(), serde_json::json!(c));
-    }
-    if let Some(n) = s.iterations {
-        extra.insert(MctsParams::ITERATIONS.into(), serde_json::json!(n));
-    }
-    if let Some(d) = s.rollout_depth {
-        extra.insert(MctsParams::ROLLOUT_DEPTH.into(), serde_json::json!(d));
-    }
-    extra
-}
-
-/// The config file, with its warnings printed once.
-fn config() -> Config {
-    let (config, warnings) = Config::load();
+/// The config file (`--config FILE` or the usual place), with its warnings printed once.
+fn config(explicit: Option<&Path>) -> Config {
+    let (config, warnings) = Config::load(explicit);
     for w in warnings {
         eprintln!("warning: {w}");
     }
@@ -577,7 +431,7 @@ fn config() -> Config {
 }
 
 fn setup_run(args: &RunArgs) -> Result<(RunSetup, Vec<Problem>)> {
-    setup_run_with(args, &config())
+    setup_run_with(args, &config(args.connect.config.as_deref()))
 }
 
 fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, Vec<Problem>)> {
@@ -601,7 +455,7 @@ fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, Vec<Problem
         }
         (None, None) => bail!("say which problems: --range A..B (0-based, like Python) or --input \"4 9 10 13\""),
     };
-    let params = params(args, d);
+    let params = ParamPatch::merge(&args.search, &d.search);
     let t = params.majority_threshold;
     if !(0.0..=1.0).contains(&t) {
         bail!("--majority-threshold is a share of the samples, from 0 to 1 (0.5 = the ReAct paper's n/2), not {t}");
@@ -660,7 +514,7 @@ fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, Vec<Problem
                 args.replay_from.as_deref().ok_or_else(|| eyre!("--provider replay needs --replay-from SESSION"))?;
             (Arc::new(thoughtscope::llm::replay::ReplayProvider::load(from)?), None)
         }
-        name => (thoughtscope::llm::config::build(name, &args.connect, params.seed)?, None),
+        name => (thoughtscope::llm::config::build(name, &args.connect, cfg.providers()?, params.seed)?, None),
     };
     let concurrency = args.concurrency.or(d.concurrency).unwrap_or(8);
     if concurrency == 0 {
