@@ -212,6 +212,34 @@ fn config_defaults_apply_and_bad_keys_are_named() {
 }
 
 #[test]
+fn an_unknown_config_key_warns_naming_the_file_and_key_and_flags_win_over_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("config.toml");
+    std::fs::write(&file, "[defaults]\nbreadht = 2\nbreadth = 1\nsim_noise = 0\n[default]\nmethod = \"io\"\n").unwrap();
+    let rec = dir.path().join("one.jsonl");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", "--input", "4 9 10 13", "--record", rec.to_str().unwrap(), "--json"];
+        args.extend_from_slice(extra);
+        bin().env("THOUGHTSCOPE_CONFIG_DIR", dir.path()).args(args).output().unwrap()
+    };
+    let out = run(&[]);
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let name = file.display().to_string();
+    for key in ["defaults.breadht: unknown key", "default: unknown key"] {
+        let line = format!("warning: {name}: {key}");
+        assert_eq!(stderr.lines().filter(|l| l.starts_with(&line)).count(), 1, "{line} in {stderr}");
+    }
+    let breadth = || thoughtscope::session::Session::load(&rec).unwrap().header.params.breadth;
+    assert_eq!(breadth(), 1, "the file's value over the default (5)");
+    assert!(run(&["--breadth", "3"]).status.success());
+    assert_eq!(breadth(), 3, "the flag over the file");
+    std::fs::remove_file(&file).unwrap();
+    assert!(run(&[]).status.success());
+    assert_eq!(breadth(), 5, "the built-in default");
+}
+
+#[test]
 fn demo_lists_the_bundled_sessions() {
     let out = bin().arg("demo").output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -1,9 +1,9 @@
 //! The engine is pure logic: nothing under src/engine may use an async runtime,
-//! an HTTP client or a terminal library.
+//! an HTTP client, a terminal library or the command-line parser.
 
 use std::path::Path;
 
-const FORBIDDEN: [&str; 5] = ["tokio", "reqwest", "ratatui", "crossterm", "std::net"];
+const FORBIDDEN: [&str; 6] = ["tokio", "reqwest", "ratatui", "crossterm", "std::net", "clap"];
 
 fn scan(dir: &Path, offenders: &mut Vec<String>) {
     for entry in std::fs::read_dir(dir).expect("src/engine is readable") {

@@ -329,6 +329,46 @@ fn profiles_and_prices_come_from_the_config_file_and_a_dollar_budget_stops() {
     assert!(stderr(&out).contains("unknown provider \"nosuch\""), "{}", stderr(&out));
 }
 
+/// The one config file serves every section: a profile in `$THOUGHTSCOPE_CONFIG_DIR/config.toml`
+/// answers `--provider NAME`, and its `[defaults]` apply to the same run.
+#[test]
+fn a_profile_in_the_config_dir_is_used_with_the_defaults_beside_it() {
+    let server = FakeServer::start(|_, seen| game24_reply(seen));
+    let sb = Sandbox::new();
+    let dir = sb.path("conf");
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = format!(
+        "[defaults]\nbreadth = 1\nprovider = \"dirfake\"\n\n[providers.dirfake]\nkind = \"openai\"\n\
+         base_url = \"{}\"\nmodel = \"dir-model\"\n",
+        server.url
+    );
+    std::fs::write(dir.join("config.toml"), text).unwrap();
+    let rec = sb.path("dir.jsonl");
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_thoughtscope"))
+            .args(args)
+            .current_dir(sb.path(""))
+            .env("HOME", sb.path(""))
+            .env("XDG_CONFIG_HOME", sb.path("config"))
+            .env("XDG_CACHE_HOME", sb.path("cache"))
+            .env_remove("THOUGHTSCOPE_CONFIG")
+            .env("THOUGHTSCOPE_CONFIG_DIR", &dir)
+            .output()
+            .expect("the binary runs")
+    };
+    let out =
+        run(&["run", "--provider", "dirfake", "--input", "4 5 6 10", "--record", rec.to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let s = summary(&out);
+    assert_eq!((s["provider"].as_str(), s["model"].as_str()), (Some("dirfake"), Some("dir-model")), "{s}");
+    assert!(!server.seen().is_empty());
+    assert_eq!(Session::load(&rec).unwrap().header.params.breadth, 1, "[defaults] of the same file");
+    // The provider can come from [defaults] too.
+    let out = run(&["run", "--input", "4 5 6 10", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(summary(&out)["provider"], "dirfake");
+}
+
 #[test]
 fn the_disk_cache_answers_a_second_run_and_replay_provider_answers_from_a_session() {
     let server = FakeServer::start(|_, seen| game24_reply(seen));

@@ -1,7 +1,7 @@
 //! Which model to talk to, and how: provider profiles and prices.
 //!
-//! The config file is `<config dir>/thoughtscope/config.toml` (or `--config FILE`,
-//! or `$THOUGHTSCOPE_CONFIG`). This module reads its `[providers.<name>]` and
+//! The config file is found and read by [`crate::config::Config::load`] (one rule
+//! for every section); this module interprets its `[providers.<name>]` and
 //! `[prices."<model>"]` sections and ignores the others (UI settings live there too):
 //!
 //! ```toml
@@ -153,7 +153,7 @@ pub struct FileConfig {
     pub prices: BTreeMap<String, Price>,
 }
 
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ConfigError {
     #[error("{path}: {message}")]
     File { path: String, message: String },
@@ -161,33 +161,9 @@ pub enum ConfigError {
     Invalid(String),
 }
 
-/// Where the config file is: `$THOUGHTSCOPE_CONFIG`, else `<config dir>/thoughtscope/config.toml`.
-pub fn default_config_path() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("THOUGHTSCOPE_CONFIG").filter(|p| !p.is_empty()) {
-        return Some(PathBuf::from(p));
-    }
-    directories::BaseDirs::new().map(|d| d.config_dir().join("thoughtscope").join("config.toml"))
-}
-
 impl FileConfig {
     pub fn parse(text: &str, path: &Path) -> Result<FileConfig, ConfigError> {
         toml::from_str(text).map_err(|e| ConfigError::File { path: path.display().to_string(), message: e.to_string() })
-    }
-
-    /// Read `explicit` (which must exist), else the default file if there is one.
-    pub fn load(explicit: Option<&Path>) -> Result<FileConfig, ConfigError> {
-        let (path, required) = match explicit {
-            Some(p) => (p.to_path_buf(), true),
-            None => match default_config_path() {
-                Some(p) => (p, false),
-                None => return Ok(FileConfig::default()),
-            },
-        };
-        match std::fs::read_to_string(&path) {
-            Ok(text) => FileConfig::parse(&text, &path),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => Ok(FileConfig::default()),
-            Err(e) => Err(ConfigError::File { path: path.display().to_string(), message: e.to_string() }),
-        }
     }
 
     /// The profile called `name`: a built-in one with the file's fields laid over it.
@@ -252,7 +228,8 @@ pub struct ProviderArgs {
     /// API base URL, e.g. http://localhost:11434/v1 (default: the profile's; for `openai`, $OPENAI_BASE_URL).
     #[arg(long)]
     pub base_url: Option<String>,
-    /// Config file with [providers.NAME] profiles and [prices."MODEL"] (default: <config dir>/thoughtscope/config.toml).
+    /// The config file: [defaults], [providers.NAME] profiles, [prices."MODEL"], ... (default: $THOUGHTSCOPE_CONFIG,
+    /// else $THOUGHTSCOPE_CONFIG_DIR/config.toml, else <config dir>/thoughtscope/config.toml).
     #[arg(long)]
     pub config: Option<PathBuf>,
     /// memory: identical requests answered once per run; disk: also across runs, under the user cache directory.
@@ -411,11 +388,15 @@ pub fn resolve(
 }
 
 /// Build the provider `name` (a built-in or configured profile) as the command line,
-/// the environment and the config file say.
-pub fn build(name: &str, args: &ProviderArgs, seed: u64) -> Result<std::sync::Arc<dyn super::Provider>, ConfigError> {
-    let file = FileConfig::load(args.config.as_deref())?;
+/// the environment and the config file (`file`: its profiles and prices) say.
+pub fn build(
+    name: &str,
+    args: &ProviderArgs,
+    file: &FileConfig,
+    seed: u64,
+) -> Result<std::sync::Arc<dyn super::Provider>, ConfigError> {
     let env = |k: &str| std::env::var(k).ok();
-    let resolved = resolve(name, args, &file, &env, seed)?;
+    let resolved = resolve(name, args, file, &env, seed)?;
     let price = resolved.price(&file.price_table());
     super::build_http(&resolved, price).map_err(|e| ConfigError::Invalid(e.message))
 }

@@ -13,9 +13,10 @@ use std::fmt;
 use std::str::FromStr;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
-use serde::{Deserialize, Deserializer, Serialize};
 use thiserror::Error;
 
+use crate::config::raw::toml_error_message;
+pub use crate::config::raw::{raw_bindings_from_value, RawBinding};
 use crate::tui::action::Action;
 
 /// The default keymap, compiled in. A test parses it, so loading it cannot fail at runtime.
@@ -182,35 +183,6 @@ impl FromStr for KeySpec {
     }
 }
 
-/// A keymap entry as written in a file: `on` is one key or a list of alternative
-/// keys, `run` an action name (or `"none"`/`"noop"` to unbind), `desc` a one-liner.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawBinding {
-    #[serde(deserialize_with = "one_or_many")]
-    pub on: Vec<String>,
-    pub run: String,
-    #[serde(default)]
-    pub desc: Option<String>,
-    /// 1-based position of the entry in its file, for messages (0: use the position in the slice).
-    #[serde(skip)]
-    pub entry: usize,
-}
-
-fn one_or_many<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<String>, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum OneOrMany {
-        One(String),
-        Many(Vec<String>),
-    }
-    match OneOrMany::deserialize(deserializer) {
-        Ok(OneOrMany::One(key)) => Ok(vec![key]),
-        Ok(OneOrMany::Many(keys)) => Ok(keys),
-        Err(_) => Err(serde::de::Error::custom("`on` must be a key string or a list of key strings")),
-    }
-}
-
 /// One bound action: the keys that run it and what it does.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Binding {
@@ -363,30 +335,6 @@ impl Keymap {
     }
 }
 
-/// Read the `keymap` array of a parsed file into entries, numbering them from 1.
-/// Entries that are not shaped like a binding come back as (entry, message) problems
-/// (entry 0: the `keymap` value itself is wrong).
-pub fn raw_bindings_from_value(value: Option<&toml::Value>) -> (Vec<RawBinding>, Vec<(usize, String)>) {
-    let mut raws = Vec::new();
-    let mut problems = Vec::new();
-    match value {
-        None => {}
-        Some(toml::Value::Array(entries)) => {
-            for (i, entry) in entries.iter().enumerate() {
-                match entry.clone().try_into::<RawBinding>() {
-                    Ok(mut raw) => {
-                        raw.entry = i + 1;
-                        raws.push(raw);
-                    }
-                    Err(e) => problems.push((i + 1, e.message().trim().to_string())),
-                }
-            }
-        }
-        Some(_) => problems.push((0, "`keymap` must be an array of tables ([[keymap]])".to_string())),
-    }
-    (raws, problems)
-}
-
 /// Turn one entry into a binding; `Ok(None)` means "unbind these keys".
 fn parse_raw(raw: &RawBinding, fallback_desc: impl Fn(Action) -> String) -> Result<Option<Binding>, String> {
     if raw.on.is_empty() {
@@ -406,20 +354,6 @@ fn parse_raw(raw: &RawBinding, fallback_desc: impl Fn(Action) -> String) -> Resu
         _ => fallback_desc(action),
     };
     Ok(Some(Binding { keys, action, desc }))
-}
-
-/// A toml error as "line L, column C: message" (one line, no source snippet).
-pub(crate) fn toml_error_message(error: &toml::de::Error, text: &str) -> String {
-    let message = error.message().trim();
-    match error.span() {
-        Some(span) => {
-            let before = text.get(..span.start).unwrap_or(text);
-            let line = before.matches('\n').count() + 1;
-            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-            format!("line {line}, column {column}: {message}")
-        }
-        None => message.to_string(),
-    }
 }
 
 #[cfg(test)]

@@ -26,7 +26,7 @@ use std::sync::OnceLock;
 use ratatui::style::{Color, Modifier, Style};
 use thiserror::Error;
 
-use crate::tui::keymap::toml_error_message;
+use crate::config::raw::toml_error_message;
 
 const BUILTIN_SOURCES: [(&str, &str); 3] = [
     ("dark", include_str!("../../themes/dark.toml")),

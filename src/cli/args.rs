@@ -1,0 +1,100 @@
+//! Arguments shared by commands: what a run is (`run`, `tui`), the simulated
+//! model's dials, and who answers forks of a replay.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use thoughtscope::config::ParamPatch;
+use thoughtscope::llm::config::ProviderArgs;
+use thoughtscope::tools::choice::ToolArgs;
+
+#[derive(Args, Debug, Clone, Default)]
+pub(crate) struct RunArgs {
+    /// Task to solve [default: game24].
+    #[arg(long)]
+    pub(crate) task: Option<String>,
+    /// Model provider: sim (offline default), openai, anthropic, replay, or a profile (ollama, vllm, llamacpp, ...).
+    #[arg(long)]
+    pub(crate) provider: Option<String>,
+    /// Problems by 0-based index, like Python's range: `900..1000`, `..10`, `5`.
+    #[arg(long, conflicts_with = "input")]
+    pub(crate) range: Option<String>,
+    /// One problem written out, e.g. "4 9 10 13".
+    #[arg(long)]
+    pub(crate) input: Option<String>,
+    /// Print the summary as one JSON object.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Write one JSON line per problem to this file.
+    #[arg(long)]
+    pub(crate) out: Option<PathBuf>,
+    /// Record sessions: a file for one problem, a directory for several.
+    #[arg(long)]
+    pub(crate) record: Option<PathBuf>,
+    /// Directory of prompt templates overriding the built-in ones (same file names).
+    #[arg(long)]
+    pub(crate) prompts: Option<PathBuf>,
+    /// hotpotqa / fever: the questions (HotpotQA JSON, FEVER JSONL, or ReAct trajectory text).
+    #[arg(long)]
+    pub(crate) data: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) tools: ToolArgs,
+    #[command(flatten)]
+    pub(crate) search: ParamPatch,
+    #[command(flatten)]
+    pub(crate) sim: SimArgs,
+    #[command(flatten)]
+    pub(crate) connect: ProviderArgs,
+    /// `--provider replay`: the session file (or directory) whose recorded replies answer.
+    #[arg(long)]
+    pub(crate) replay_from: Option<PathBuf>,
+    /// Most model calls in flight at once [default: 8].
+    #[arg(long)]
+    pub(crate) concurrency: Option<usize>,
+    /// Colour theme for the explorer (dark, light, high-contrast, or a user theme).
+    #[arg(long)]
+    pub(crate) theme: Option<String>,
+}
+
+/// The simulated model's error model (see `thoughtscope::llm::sim`).
+#[derive(Args, Debug, Clone, Default)]
+pub(crate) struct SimArgs {
+    /// One dial on every sim error rate: 0 = a perfect model, 1 = the calibrated default.
+    #[arg(long)]
+    pub(crate) sim_noise: Option<f64>,
+    /// Base rate of a proposed step with wrong arithmetic.
+    #[arg(long)]
+    pub(crate) sim_slip: Option<f64>,
+    /// Base rate of a proposal that misses every step keeping the puzzle solvable.
+    #[arg(long)]
+    pub(crate) sim_miss: Option<f64>,
+    /// Base rate of an evaluator sample naming the wrong class.
+    #[arg(long)]
+    pub(crate) sim_misjudge: Option<f64>,
+    /// Base rate of a wrong final expression written from right steps.
+    #[arg(long)]
+    pub(crate) sim_answer: Option<f64>,
+    /// Base rate of a wrong direct (io) answer.
+    #[arg(long)]
+    pub(crate) sim_io: Option<f64>,
+    /// Base rate of a chain of thought going wrong at its first step.
+    #[arg(long)]
+    pub(crate) sim_cot: Option<f64>,
+    /// Each sim call takes this long, so concurrency can be seen offline.
+    #[arg(long, default_value_t = 0)]
+    pub(crate) sim_latency_ms: u64,
+}
+
+/// Who answers a live run forked from a replay in the explorer (`f`).
+#[derive(Args, Debug, Clone, Default)]
+pub(crate) struct ForkArgs {
+    /// The model of forks: sim (the default: the session's own sim settings) or a real provider.
+    #[arg(long)]
+    pub(crate) provider: Option<String>,
+    #[command(flatten)]
+    pub(crate) connect: ProviderArgs,
+    /// Tools of forks: actions the session recorded are answered from it, new ones here.
+    #[command(flatten)]
+    pub(crate) tools: ToolArgs,
+}

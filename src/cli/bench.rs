@@ -1,0 +1,95 @@
+//! `thoughtscope bench`: concurrent vs serial calls with simulated latency, engine
+//! throughput, and the replay cursor's step and seek times.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::{Args, Parser};
+use color_eyre::eyre::{bail, eyre, Result};
+
+use thoughtscope::runtime::headless::{run_problems, Summary};
+
+use super::run::{setup_run, summarize};
+use super::{Cli, Cmd};
+
+#[derive(Args, Debug)]
+pub(crate) struct BenchArgs {
+    /// Puzzles to run (0-based, like Python's range).
+    #[arg(long, default_value = "900..910")]
+    pub(crate) range: String,
+    /// Simulated latency of each call for the concurrency comparison.
+    #[arg(long, default_value_t = 50)]
+    pub(crate) latency_ms: u64,
+    /// The concurrency compared against 1.
+    #[arg(long, default_value_t = 16)]
+    pub(crate) concurrency: usize,
+    /// Inputs in the session the replay cursor is timed on.
+    #[arg(long, default_value_t = 100_000)]
+    pub(crate) replay_inputs: usize,
+    /// Random seeks timed.
+    #[arg(long, default_value_t = 200)]
+    pub(crate) replay_seeks: usize,
+    /// Seed of the random seeks.
+    #[arg(long, default_value_t = 7)]
+    pub(crate) replay_seed: u64,
+    /// Only the replay section.
+    #[arg(long)]
+    pub(crate) replay_only: bool,
+}
+
+/// Time one headless run of `args` in this process.
+pub(crate) fn timed_run(args: &[&str]) -> Result<(Summary, f64)> {
+    let mut full = vec!["thoughtscope", "run"];
+    full.extend_from_slice(args);
+    let cli = Cli::try_parse_from(full).map_err(|e| eyre!(e.to_string()))?;
+    let Some(Cmd::Run(run_args)) = cli.command else { bail!("bench arguments did not parse") };
+    let (setup, problems) = setup_run(&run_args)?;
+    let rt = tokio::runtime::Runtime::new()?;
+    let started = Instant::now();
+    let results = rt.block_on(run_problems(&setup, &problems, |_| {}));
+    let secs = started.elapsed().as_secs_f64();
+    Ok((summarize(&setup, &results, (secs * 1000.0) as u64), secs))
+}
+
+pub(crate) fn bench(args: BenchArgs) -> Result<()> {
+    if !args.replay_only {
+        bench_runs(&args)?;
+    }
+    let dir = tempfile_dir()?;
+    let result = thoughtscope::runtime::bench::replay_bench(
+        &dir,
+        args.replay_inputs,
+        args.replay_seeks,
+        args.replay_seed,
+        &mut std::io::stdout(),
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    result.map_err(|e| eyre!(e))
+}
+
+/// A fresh directory under the system's temporary directory, for the bench's session.
+pub(crate) fn tempfile_dir() -> Result<PathBuf> {
+    let dir = std::env::temp_dir().join(format!("thoughtscope-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}
+
+pub(crate) fn bench_runs(args: &BenchArgs) -> Result<()> {
+    let latency = args.latency_ms.to_string();
+    let c = args.concurrency.to_string();
+    println!("concurrency: tot-bfs on game24 {} with --sim-latency-ms {latency}", args.range);
+    let (serial, t1) = timed_run(&["--range", &args.range, "--sim-latency-ms", &latency, "--concurrency", "1"])?;
+    let (parallel, tn) = timed_run(&["--range", &args.range, "--sim-latency-ms", &latency, "--concurrency", &c])?;
+    println!("  --concurrency 1   {t1:8.2} s  ({} calls)", serial.llm_calls);
+    println!("  --concurrency {c:<3} {tn:8.2} s  ({} calls)", parallel.llm_calls);
+    println!(
+        "  speed-up {:.1}x; summaries identical apart from time: {}",
+        t1 / tn,
+        serial.without_time() == parallel.without_time()
+    );
+    println!("engine throughput: tot-bfs on game24 0..200, sim without latency");
+    let (s, t) = timed_run(&["--range", "0..200", "--concurrency", "1"])?;
+    let calls = (s.llm_calls + s.cache_hits) as f64;
+    println!("  {:.0} puzzles/s, {:.0} replies/s ({} replies in {t:.2} s)", s.n as f64 / t, calls / t, calls);
+    Ok(())
+}

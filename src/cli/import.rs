@@ -1,0 +1,114 @@
+//! `thoughtscope import`: other tools' logs as sessions.
+
+use std::path::{Path, PathBuf};
+
+use clap::Subcommand;
+use color_eyre::eyre::{bail, Result};
+
+use thoughtscope::import::{react as import_react, tot as import_tot};
+
+#[derive(Subcommand, Debug)]
+pub(crate) enum ImportCmd {
+    /// ReAct's logged trajectories (text: FEVER `Claim:` / HotpotQA `Question:` blocks), one session each.
+    ReactText {
+        file: PathBuf,
+        /// Directory for the sessions (named by task and question index).
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The reference Tree-of-Thoughts implementation's Game-of-24 BFS log (JSON).
+    TotLog {
+        file: PathBuf,
+        /// Directory for the sessions, one per puzzle.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Re-run our tot-bfs on the log's replies and report agreement with its selections.
+        #[arg(long)]
+        verify: bool,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub(crate) fn import(cmd: ImportCmd) -> Result<()> {
+    match cmd {
+        ImportCmd::TotLog { file, out, verify, json } => import_tot_log(&file, out.as_deref(), verify, json),
+        ImportCmd::ReactText { file, out, json } => import_react_text(&file, &out, json),
+    }
+}
+
+fn import_tot_log(file: &Path, out: Option<&Path>, verify: bool, json: bool) -> Result<()> {
+    if out.is_none() && !verify {
+        bail!("say where the sessions go with --out DIR (or only check fidelity with --verify)");
+    }
+    let report = import_tot::import(file, out)?;
+    if verify {
+        for c in &report.checks {
+            for d in &c.disagreements {
+                eprintln!("puzzle {} ({}): {d}", c.idx, c.input);
+            }
+        }
+    }
+    if json {
+        let brief = serde_json::json!({
+            "puzzles": report.puzzles,
+            "steps": report.steps,
+            "steps_agreeing": report.steps_agreeing,
+            "solved": report.solved,
+            "solved_any": report.solved_any,
+            "sessions": out.map(|o| o.display().to_string()),
+        });
+        println!("{brief}");
+    } else {
+        if let Some(o) = out {
+            println!("wrote {} sessions to {}", report.puzzles, o.display());
+        }
+        if verify {
+            println!("{} of {} steps select the same candidates as the log", report.steps_agreeing, report.steps);
+            println!(
+                "solved_any {}/{}  solved (top-ranked) {}/{}",
+                report.solved_any, report.puzzles, report.solved, report.puzzles
+            );
+        }
+    }
+    if verify && report.steps_agreeing != report.steps {
+        bail!("{} steps disagree with the log", report.steps - report.steps_agreeing);
+    }
+    Ok(())
+}
+
+fn import_react_text(file: &Path, out: &Path, json: bool) -> Result<()> {
+    let report = import_react::import(file, out)?;
+    for w in &report.warnings {
+        eprintln!("warning: {w}");
+    }
+    for t in &report.trajectories {
+        for d in &t.differences {
+            eprintln!("{}: {d}", t.session);
+        }
+    }
+    let n = report.sessions;
+    if json {
+        let brief = serde_json::json!({
+            "sessions": n,
+            "out": out.display().to_string(),
+            "em_log": report.em_log,
+            "em": report.em,
+            "f1_log": report.f1_log,
+            "f1": report.f1,
+            "differences": report.differences,
+            "warnings": report.warnings.len(),
+        });
+        println!("{brief}");
+    } else {
+        println!("wrote {n} sessions to {}", out.display());
+        println!(
+            "em {}/{n} in the log, {}/{n} by our scoring (f1 {:.3} / {:.3})",
+            report.em_log, report.em, report.f1_log, report.f1
+        );
+        println!("{} places where a session shows something other than the log", report.differences);
+    }
+    Ok(())
+}

@@ -1,0 +1,137 @@
+//! `thoughtscope tui` (the default: the explorer on a live run) and `thoughtscope
+//! demo`; replays open in the explorer through here too.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use color_eyre::eyre::{bail, eyre, Result};
+
+use thoughtscope::config::data_dir;
+use thoughtscope::engine::Effect;
+use thoughtscope::llm::sim::SimProvider;
+use thoughtscope::llm::Provider;
+use thoughtscope::runtime::headless::header_for;
+use thoughtscope::session::Session;
+use thoughtscope::tasks::{self, TaskOptions};
+use thoughtscope::tui::app::{App, Setup as AppSetup};
+use thoughtscope::tui::settings::ui_settings;
+
+use super::args::{ForkArgs, RunArgs};
+use super::config;
+use super::run::setup_run_with;
+
+pub(crate) fn no_color() -> bool {
+    std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
+}
+
+pub(crate) fn open_tui(
+    mut app: App,
+    provider: Arc<dyn Provider>,
+    concurrency: usize,
+    notes: Vec<String>,
+    initial: Vec<Effect>,
+) -> Result<()> {
+    if !std::io::stdout().is_terminal() {
+        bail!("the explorer needs a terminal; for scripts use `thoughtscope run ... --json` or `replay --headless`");
+    }
+    app.no_color = no_color();
+    if let Some(first) = notes.first() {
+        app.message =
+            Some(if notes.len() > 1 { format!("{first} (+{} more)", notes.len() - 1) } else { first.clone() });
+    }
+    let rt = tokio::runtime::Runtime::new()?;
+    let app = rt.block_on(thoughtscope::tui::run(app, provider, concurrency, initial))?;
+    for n in &notes {
+        eprintln!("warning: {n}");
+    }
+    if let Some(path) = app.session_path() {
+        if !app.is_replay() {
+            println!("session recorded in {}", path.display());
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn tui_live(mut args: RunArgs) -> Result<()> {
+    let cfg = config(args.connect.config.as_deref());
+    if args.input.is_none() && args.range.is_none() {
+        // Each task names the problem it opens on (Game of 24: the paper's first test puzzle).
+        let name = args.task.as_deref().or(cfg.defaults.task.as_deref()).unwrap_or(tasks::default_task().name);
+        let entry = tasks::find(name).ok_or_else(|| tasks::TaskError::Unknown(name.to_string()))?;
+        args.range = Some(entry.info.default_problem.to_string());
+    }
+    let (setup, problems) = setup_run_with(&args, &cfg)?;
+    let Some(problem) = problems.first() else { bail!("no problem to open") };
+    let mut notes = Vec::new();
+    let (keymap, themes, theme) = ui_settings(&cfg, args.theme.clone(), &mut notes);
+    let app_setup = AppSetup {
+        task: Arc::clone(&setup.task),
+        prompts: args.prompts.clone(),
+        header: header_for(&setup, problem),
+        sessions_dir: args.record.clone().unwrap_or_else(|| data_dir().join("sessions")),
+        limits: setup.limits.clone(),
+    };
+    let app = App::live(app_setup, problem, keymap, themes, &theme);
+    open_tui(app, Arc::clone(&setup.provider), setup.concurrency, notes, Vec::new())
+}
+
+pub(crate) fn tui_replay(
+    session: Session,
+    theme: Option<String>,
+    prompts: Option<PathBuf>,
+    fork: &ForkArgs,
+) -> Result<()> {
+    let cfg = config(fork.connect.config.as_deref());
+    let mut notes: Vec<String> = session.warnings.clone();
+    let (keymap, themes, theme) = ui_settings(&cfg, theme, &mut notes);
+    let knowledge = fork.tools.knowledge(&mut notes)?;
+    let options = TaskOptions { prompts: prompts.clone(), data: None, knowledge };
+    let task = session.header.build_task(&options)?;
+    // A fork continues with the simulated model the session used (or the default one),
+    // unless a provider is named.
+    let provider: Arc<dyn Provider> = match fork.provider.as_deref() {
+        None | Some("sim") => Arc::new(SimProvider::new(session.header.sim.clone().unwrap_or_default())),
+        Some(name) => {
+            thoughtscope::llm::config::build(name, &fork.connect, cfg.providers()?, session.header.params.seed)?
+        }
+    };
+    // A fork spends like a live run: the same budgets, price and cache flags.
+    let limits = thoughtscope::runtime::headless::RunLimits::from_args(&fork.connect, provider.as_ref())?;
+    let app_setup =
+        AppSetup { task, prompts, header: session.header.clone(), sessions_dir: data_dir().join("sessions"), limits };
+    let app = App::replay(app_setup, session, keymap, themes, &theme).map_err(|e| eyre!(e))?;
+    open_tui(app, provider, cfg.defaults.concurrency.unwrap_or(8), notes, Vec::new())
+}
+
+pub(crate) fn demo(which: Option<usize>, theme: Option<String>) -> Result<()> {
+    let list: Vec<(usize, &thoughtscope::demos::Demo, Session)> = thoughtscope::demos::DEMOS
+        .iter()
+        .enumerate()
+        .map(|(i, d)| thoughtscope::demos::load(d).map(|s| (i + 1, d, s)).map_err(|e| eyre!(e)))
+        .collect::<Result<_>>()?;
+    let chosen = match which {
+        Some(n) => n,
+        None => {
+            for (n, d, s) in &list {
+                println!("{n}. {:<22} {}", d.file, s.header.note.clone().unwrap_or_default());
+            }
+            if !std::io::stdin().is_terminal() {
+                println!("open one with: thoughtscope demo N");
+                return Ok(());
+            }
+            print!("open which demo? [1-{}] ", list.len());
+            std::io::Write::flush(&mut std::io::stdout())?;
+            let mut line = String::new();
+            std::io::stdin().read_line(&mut line)?;
+            match line.trim().parse::<usize>() {
+                Ok(n) => n,
+                Err(_) => return Ok(()),
+            }
+        }
+    };
+    let Some((_, _, session)) = list.into_iter().find(|(n, _, _)| *n == chosen) else {
+        bail!("there is no demo {chosen}: run `thoughtscope demo` for the list");
+    };
+    tui_replay(session, theme, None, &ForkArgs::default())
+}

@@ -1,0 +1,334 @@
+//! The user's config file, read by one loader for everything in it. Which file:
+//!
+//! 1. `--config FILE` (it must exist);
+//! 2. else `$THOUGHTSCOPE_CONFIG` (a file);
+//! 3. else `$THOUGHTSCOPE_CONFIG_DIR/config.toml`;
+//! 4. else `<config dir>/thoughtscope/config.toml` (`~/.config/thoughtscope` on Linux).
+//!
+//! User themes are in `themes/` next to that file.
+//!
+//! ```toml
+//! theme = "dark"
+//! [defaults]          # defaults for a run; every key optional; flags override them
+//! method = "tot-bfs"
+//! breadth = 5
+//! [[keymap]]          # overrides, same shape as assets/keymap.toml
+//! on = "ctrl-s"
+//! run = "save_as"
+//! desc = "Save"
+//! [providers.work]    # provider profiles and prices: see `crate::llm::config`
+//! kind = "openai"
+//! ```
+//!
+//! Loading never fails: problems with the theme, `[defaults]` and `[[keymap]]` become
+//! warnings naming the file and key, and the affected keys fall back to the built-in
+//! defaults. The `[providers.*]` and `[prices.*]` sections are checked strictly, but
+//! only a run that builds a real provider fails on them ([`Config::providers`]).
+//! This module holds the raw data; the explorer builds its keymap and themes from it.
+
+pub mod params;
+pub mod raw;
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use crate::llm::config::{ConfigError, FileConfig};
+pub use params::{named, Named, ParamPatch};
+use raw::{raw_bindings_from_value, toml_error_message, RawBinding};
+
+/// Environment variable naming a directory that holds config.toml and themes/.
+pub const CONFIG_DIR_ENV: &str = "THOUGHTSCOPE_CONFIG_DIR";
+/// Environment variable naming the config file itself.
+pub const CONFIG_FILE_ENV: &str = "THOUGHTSCOPE_CONFIG";
+
+/// `[defaults]`: the search parameters, and the run's other settings, each
+/// overriding the built-in default when set (command-line flags override these in turn).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunDefaults {
+    pub task: Option<String>,
+    pub provider: Option<String>,
+    pub sim_noise: Option<f64>,
+    pub concurrency: Option<usize>,
+    /// The search parameters (`method`, `breadth`, ...).
+    pub search: ParamPatch,
+}
+
+/// The top-level keys and sections of the file.
+const TOP_KEYS: &[&str] = &["theme", "defaults", "keymap", "providers", "prices"];
+
+/// The `[defaults]` keys that are not search parameters.
+const RUN_KEYS: &[&str] = &["task", "provider", "sim_noise", "concurrency"];
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    /// The theme to start with (checked against the loaded themes by the explorer).
+    pub theme: Option<String>,
+    pub defaults: RunDefaults,
+    /// `[[keymap]]` overrides, in file order, as written (the explorer applies them).
+    pub keymap: Vec<RawBinding>,
+    /// `[providers.*]` and `[prices.*]`, or why they cannot be used.
+    providers: Result<FileConfig, ConfigError>,
+    /// The config.toml this came from (set even when the file does not exist).
+    pub path: Option<PathBuf>,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            theme: None,
+            defaults: RunDefaults::default(),
+            keymap: Vec::new(),
+            providers: Ok(FileConfig::default()),
+            path: None,
+        }
+    }
+}
+
+/// Which config file to read, by the rule in the module docs; `explicit` is `--config`.
+/// The flag is true when the file must exist.
+pub fn locate(explicit: Option<&Path>) -> Option<(PathBuf, bool)> {
+    locate_with(explicit, &|name| std::env::var_os(name), default_dir())
+}
+
+fn locate_with(
+    explicit: Option<&Path>,
+    env: &dyn Fn(&str) -> Option<OsString>,
+    platform_dir: Option<PathBuf>,
+) -> Option<(PathBuf, bool)> {
+    if let Some(path) = explicit {
+        return Some((path.to_path_buf(), true));
+    }
+    let set = |name: &str| env(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    if let Some(file) = set(CONFIG_FILE_ENV) {
+        return Some((file, false));
+    }
+    let dir = set(CONFIG_DIR_ENV).or(platform_dir)?;
+    Some((dir.join("config.toml"), false))
+}
+
+/// The platform's config directory for thoughtscope (`~/.config/thoughtscope` on Linux).
+fn default_dir() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "thoughtscope").map(|p| p.config_dir().to_path_buf())
+}
+
+impl Config {
+    /// Find and read the config file (`explicit` is `--config`). Never fails; see the module docs.
+    pub fn load(explicit: Option<&Path>) -> (Config, Vec<String>) {
+        match locate(explicit) {
+            Some((path, required)) => Config::load_file(&path, required),
+            None => (Config::default(), Vec::new()),
+        }
+    }
+
+    /// Load `dir/config.toml`. A missing file is no problem.
+    pub fn load_from(dir: &Path) -> (Config, Vec<String>) {
+        Config::load_file(&dir.join("config.toml"), false)
+    }
+
+    /// Load `path`. A missing file is no problem unless `required`; an unreadable or
+    /// malformed one gives one warning and the defaults.
+    pub fn load_file(path: &Path, required: bool) -> (Config, Vec<String>) {
+        let source = path.display().to_string();
+        let (mut config, warnings) = match std::fs::read_to_string(path) {
+            Ok(text) => Config::parse(&text, &source),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => (Config::default(), Vec::new()),
+            Err(e) => {
+                let config = Config {
+                    providers: Err(ConfigError::File { path: source.clone(), message: e.to_string() }),
+                    ..Config::default()
+                };
+                (config, vec![format!("{source}: cannot read: {e}; using the defaults")])
+            }
+        };
+        config.path = Some(path.to_path_buf());
+        (config, warnings)
+    }
+
+    /// Parse config text leniently: a bad key is warned about (naming `source` and
+    /// the key) and skipped, and everything else is kept.
+    pub fn parse(text: &str, source: &str) -> (Config, Vec<String>) {
+        let mut config = Config { providers: FileConfig::parse(text, Path::new(source)), ..Config::default() };
+        let mut warnings = Vec::new();
+        let table: toml::Table = match toml::from_str(text) {
+            Ok(table) => table,
+            Err(e) => {
+                warnings.push(format!("{source}: {}; using the defaults", toml_error_message(&e, text)));
+                return (config, warnings);
+            }
+        };
+        let mut warn = |key: &str, message: String| warnings.push(format!("{source}: {key}: {message}"));
+
+        match table.get("theme") {
+            None => {}
+            Some(toml::Value::String(name)) => config.theme = Some(name.clone()),
+            Some(other) => warn("theme", format!("expected a theme name, found {}; ignored", describe(other))),
+        }
+
+        match table.get("defaults") {
+            None => {}
+            Some(toml::Value::Table(defaults)) => config.defaults = parse_defaults(defaults, &mut warn),
+            Some(other) => {
+                warn("defaults", format!("expected a table ([defaults]), found {}; ignored", describe(other)))
+            }
+        }
+
+        for key in table.keys().filter(|k| !TOP_KEYS.contains(&k.as_str())) {
+            warn(key, format!("unknown key (known: {}); ignored", TOP_KEYS.join(", ")));
+        }
+
+        let (raws, problems) = raw_bindings_from_value(table.get("keymap"));
+        for (entry, message) in problems {
+            match entry {
+                0 => warn("keymap", format!("{message}; ignored")),
+                n => warn(&format!("keymap entry {n}"), format!("{message}; entry skipped")),
+            }
+        }
+        config.keymap = raws;
+        (config, warnings)
+    }
+
+    /// The `[providers.*]` profiles and `[prices.*]`, for building a real provider:
+    /// an error names the file and the bad key (or why the file could not be read).
+    pub fn providers(&self) -> Result<&FileConfig, ConfigError> {
+        self.providers.as_ref().map_err(Clone::clone)
+    }
+
+    /// Where user themes live: `themes/` next to config.toml.
+    pub fn themes_dir(&self) -> Option<PathBuf> {
+        let path = self.path.clone().or_else(|| locate(None).map(|(path, _)| path))?;
+        path.parent().map(|dir| dir.join("themes"))
+    }
+
+    /// The file's name for messages.
+    pub fn source(&self) -> String {
+        self.path.as_ref().map_or_else(|| "config.toml".to_string(), |p| p.display().to_string())
+    }
+}
+
+fn describe(value: &toml::Value) -> String {
+    match value {
+        toml::Value::String(s) => format!("string \"{s}\""),
+        toml::Value::Table(_) | toml::Value::Array(_) => value.type_str().to_string(),
+        other => format!("{} {other}", other.type_str()),
+    }
+}
+
+fn parse_defaults(table: &toml::Table, warn: &mut impl FnMut(&str, String)) -> RunDefaults {
+    let mut reader = Reader { table, warn };
+    let defaults = RunDefaults {
+        task: reader.string("task"),
+        provider: reader.string("provider"),
+        sim_noise: reader.number("sim_noise", 0.0),
+        concurrency: reader.whole("concurrency", 1),
+        search: ParamPatch::read(&mut reader),
+    };
+    let known: Vec<&str> = RUN_KEYS.iter().chain(ParamPatch::KEYS).copied().collect();
+    for key in table.keys() {
+        if !known.contains(&key.as_str()) {
+            (reader.warn)(&format!("defaults.{key}"), format!("unknown key (known: {}); ignored", known.join(", ")));
+        }
+    }
+    defaults
+}
+
+/// A number in the file, read as `f64` and kept as the parameter's type.
+pub(crate) trait FromNumber {
+    fn from_number(x: f64) -> Self;
+}
+
+impl FromNumber for f64 {
+    fn from_number(x: f64) -> f64 {
+        x
+    }
+}
+
+impl FromNumber for f32 {
+    fn from_number(x: f64) -> f32 {
+        x as f32
+    }
+}
+
+/// Picks typed keys out of `[defaults]`, warning about each one it cannot use.
+pub(crate) struct Reader<'a, W: FnMut(&str, String)> {
+    table: &'a toml::Table,
+    warn: &'a mut W,
+}
+
+impl<W: FnMut(&str, String)> Reader<'_, W> {
+    fn reject(&mut self, key: &str, expected: &str, value: &toml::Value) {
+        (self.warn)(
+            &format!("defaults.{key}"),
+            format!("expected {expected}, found {}; using the default", describe(value)),
+        );
+    }
+
+    pub(crate) fn string(&mut self, key: &str) -> Option<String> {
+        match self.table.get(key)? {
+            toml::Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_string()),
+            other => {
+                self.reject(key, "a non-empty string", other);
+                None
+            }
+        }
+    }
+
+    fn choice<T: Named>(&mut self, key: &str) -> Option<T> {
+        let value = self.table.get(key)?;
+        let parsed = value.as_str().map(str::trim).and_then(T::from_name);
+        if parsed.is_none() {
+            self.reject(key, &format!("one of {}", T::names().join(", ")), value);
+        }
+        parsed
+    }
+
+    fn whole<T: TryFrom<i64>>(&mut self, key: &str, min: i64) -> Option<T> {
+        let value = self.table.get(key)?;
+        let parsed = value.as_integer().filter(|n| *n >= min).and_then(|n| T::try_from(n).ok());
+        if parsed.is_none() {
+            self.reject(key, &format!("a whole number of at least {min}"), value);
+        }
+        parsed
+    }
+
+    fn number<T: FromNumber>(&mut self, key: &str, min: f64) -> Option<T> {
+        let value = self.table.get(key)?;
+        let parsed = match value {
+            toml::Value::Float(x) => Some(*x),
+            toml::Value::Integer(n) => Some(*n as f64),
+            _ => None,
+        };
+        let parsed = parsed.filter(|x| x.is_finite() && *x >= min);
+        if parsed.is_none() {
+            let expected = if min == f64::MIN { "a number".to_string() } else { format!("a number of at least {min}") };
+            self.reject(key, &expected, value);
+        }
+        parsed.map(T::from_number)
+    }
+
+    fn boolean(&mut self, key: &str) -> Option<bool> {
+        let value = self.table.get(key)?;
+        let parsed = value.as_bool();
+        if parsed.is_none() {
+            self.reject(key, "true or false", value);
+        }
+        parsed
+    }
+}
+
+/// Environment variable naming the directory for sessions the explorer records.
+pub const DATA_DIR_ENV: &str = "THOUGHTSCOPE_DATA_DIR";
+
+/// Where the explorer keeps its sessions: `$THOUGHTSCOPE_DATA_DIR`, else the
+/// platform's data directory (`~/.local/share/thoughtscope` on Linux), else
+/// `.thoughtscope` in the current directory.
+pub fn data_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os(DATA_DIR_ENV).filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    directories::ProjectDirs::from("", "", "thoughtscope")
+        .map(|d| d.data_dir().to_path_buf())
+        .unwrap_or_else(|| PathBuf::from(".thoughtscope"))
+}
+
+#[cfg(test)]
+mod tests;
