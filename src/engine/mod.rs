@@ -1,7 +1,7 @@
 //! The sans-IO core. `Engine::handle(Input) -> Vec<Effect>` is the whole interface:
 //! the engine owns the tree and the method's state, does no I/O and reads no clock.
 //! Everything nondeterministic arrives as an `Input`; everything to be done leaves as
-//! an `Effect`. This module must never import tokio, reqwest, ratatui or crossterm
+//! an `Effect`. This module must never import tokio, reqwest, ratatui, crossterm or clap
 //! (checked by `tests/engine_is_sans_io.rs`).
 
 pub mod command;
