@@ -173,7 +173,7 @@ fn an_imported_session_shows_its_trajectory_in_the_transcript_pane() {
 
 use std::sync::{Arc, Mutex};
 
-use thoughtscope::engine::{CallError, Completion, LlmRequest, LlmResponse, Usage};
+use thoughtscope::engine::{CallError, CallErrorKind, Completion, LlmRequest, LlmResponse, Usage};
 use thoughtscope::llm::cache::ResponseCache;
 use thoughtscope::llm::{BoxFuture, Provider};
 use thoughtscope::runtime::tools::ToolRunner;
@@ -223,7 +223,10 @@ impl Provider for Script {
                 simulated: false,
                 cached: false,
             }),
-            None => Err(CallError { kind: "script".into(), message: format!("no reply for step {step}") }),
+            None => Err(CallError {
+                kind: CallErrorKind::Other("script".into()),
+                message: format!("no reply for step {step}"),
+            }),
         };
         Box::pin(async move { result })
     }

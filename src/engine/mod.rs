@@ -24,8 +24,8 @@ pub use effect::Effect;
 pub use event::{Event, Outcome, RunMode};
 pub use input::{Input, LlmReply, ToolReply};
 pub use request::{
-    CallError, Completion, LlmRequest, LlmResponse, Message, Prompt, Purpose, ToolCallOut, ToolDef, ToolRequest,
-    ToolResult, Usage,
+    CallError, CallErrorKind, Completion, LlmRequest, LlmResponse, Message, Prompt, Purpose, ToolCallOut, ToolDef,
+    ToolRequest, ToolResult, Usage,
 };
 pub use task::{AnswerKind, Proposal, ReactStep, Task, TaskInfo};
 pub use tree::{Node, NodeId, NodeStatus, Origin, Score, SearchTree};
