@@ -111,6 +111,14 @@ fn the_shared_fever_log_imports_as_100_sessions_with_em_52() {
         let path = entry.unwrap().path();
         let session = Session::load(&path).unwrap();
         let rebuilt = replay::rebuild(&session, None, None).unwrap();
+        // Every step is typed on its node and its text is the step's, written once.
+        let tree = rebuilt.engine.tree();
+        for node in tree.nodes().filter(|n| n.depth > 0) {
+            let step = node.step.as_ref().unwrap_or_else(|| panic!("{}: node {} has no step", path.display(), node.id));
+            assert_eq!(node.thought, step.text());
+            assert_eq!(node.path, format!("{}{}", tree.node(node.parent.unwrap()).path, step.path_text()));
+            assert_eq!(step.is_bad_call(), node.issues.iter().any(|i| i.is_bad_call()));
+        }
         let last = rebuilt.engine.tree().nodes().max_by_key(|n| n.depth).unwrap();
         let last_line: String = last.thought.lines().last().unwrap_or("").chars().take(50).collect();
         let screen = render(session, dir.path());

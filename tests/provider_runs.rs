@@ -454,7 +454,7 @@ fn native_react_against_a_tool_calling_server_records_and_replays() {
     let tree = replayed.engine.tree();
     let step2 =
         tree.nodes().find(|n| n.thought.contains("Action 2: Search[Marrowick]")).expect("step 2 in canonical text");
-    assert!(step2.issues.iter().any(|i| i.contains("2 tool calls")), "{:?}", step2.issues);
+    assert!(step2.issues.iter().any(|i| i.to_string().contains("2 tool calls")), "{:?}", step2.issues);
     assert_eq!(without_time(replay(&sb, &rec)), without_time(s.clone()));
 
     // And the recorded replies answer the same run again, tools and all, with no server.

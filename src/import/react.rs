@@ -103,11 +103,7 @@ fn shown_observations(engine: &Engine) -> Vec<(usize, String)> {
     let mut out: Vec<(usize, String)> = tree
         .nodes()
         .filter(|n| n.depth > 0)
-        .map(|n| {
-            let marker = format!("Observation {}: ", n.depth);
-            let shown = n.thought.split_once(&marker).map(|(_, o)| o.to_string()).unwrap_or_default();
-            (n.depth, shown)
-        })
+        .map(|n| (n.depth, n.step.as_ref().and_then(|s| s.observation.clone()).unwrap_or_default()))
         .collect();
     out.sort_by_key(|(d, _)| *d);
     out
