@@ -111,6 +111,14 @@ fn the_shared_fever_log_imports_as_100_sessions_with_em_52() {
         let path = entry.unwrap().path();
         let session = Session::load(&path).unwrap();
         let rebuilt = replay::rebuild(&session, None, None).unwrap();
+        // Every step is typed on its node and its text is the step's, written once.
+        let tree = rebuilt.engine.tree();
+        for node in tree.nodes().filter(|n| n.depth > 0) {
+            let step = node.step.as_ref().unwrap_or_else(|| panic!("{}: node {} has no step", path.display(), node.id));
+            assert_eq!(node.thought, step.text());
+            assert_eq!(node.path, format!("{}{}", tree.node(node.parent.unwrap()).path, step.path_text()));
+            assert_eq!(step.is_bad_call(), node.issues.iter().any(|i| i.is_bad_call()));
+        }
         let last = rebuilt.engine.tree().nodes().max_by_key(|n| n.depth).unwrap();
         let last_line: String = last.thought.lines().last().unwrap_or("").chars().take(50).collect();
         let screen = render(session, dir.path());
@@ -173,7 +181,7 @@ fn an_imported_session_shows_its_trajectory_in_the_transcript_pane() {
 
 use std::sync::{Arc, Mutex};
 
-use thoughtscope::engine::{CallError, Completion, LlmRequest, LlmResponse, Usage};
+use thoughtscope::engine::{CallError, CallErrorKind, Completion, LlmRequest, LlmResponse, Usage};
 use thoughtscope::llm::cache::ResponseCache;
 use thoughtscope::llm::{BoxFuture, Provider};
 use thoughtscope::runtime::tools::ToolRunner;
@@ -223,7 +231,10 @@ impl Provider for Script {
                 simulated: false,
                 cached: false,
             }),
-            None => Err(CallError { kind: "script".into(), message: format!("no reply for step {step}") }),
+            None => Err(CallError {
+                kind: CallErrorKind::Other("script".into()),
+                message: format!("no reply for step {step}"),
+            }),
         };
         Box::pin(async move { result })
     }

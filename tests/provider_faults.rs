@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use support::{FakeServer, Reply};
 use thoughtscope::engine::request::Role;
-use thoughtscope::engine::{Effect, LlmRequest, Message, Purpose, ToolDef};
+use thoughtscope::engine::{CallErrorKind, Effect, LlmRequest, Message, Purpose, ToolDef};
 use thoughtscope::llm::anthropic::AnthropicProvider;
 use thoughtscope::llm::cache::ResponseCache;
 use thoughtscope::llm::config::{resolve, FileConfig, ProviderArgs, Resolved};
@@ -93,7 +93,7 @@ async fn a_500_is_retried_and_a_persistent_one_gives_up_quoting_the_server() {
     let server = FakeServer::start(|_, _| Reply::json(503, r#"{"error":{"message":"model is loading"}}"#));
     let err = openai(&server).complete(&request(1)).await.unwrap_err();
     assert_eq!(server.requests(), 4, "one attempt and three retries");
-    assert_eq!(err.kind, "server");
+    assert_eq!(err.kind, CallErrorKind::Server);
     assert!(err.message.contains("HTTP 503") && err.message.contains("model is loading"), "{err}");
     assert!(err.message.contains("gave up after 4 attempts"), "{err}");
 }
@@ -110,7 +110,7 @@ async fn a_401_fails_at_once_with_the_servers_words_and_never_the_key() {
     });
     let err = openai(&server).complete(&request(1)).await.unwrap_err();
     assert_eq!(server.requests(), 1, "authentication errors are not retried");
-    assert_eq!(err.kind, "auth");
+    assert_eq!(err.kind, CallErrorKind::Auth);
     assert!(err.message.contains("HTTP 401 Unauthorized"), "{err}");
     assert!(err.message.contains("Incorrect API key provided: ***"), "{err}");
     assert!(err.message.contains("OPENAI_API_KEY"), "names where the key came from: {err}");
@@ -133,7 +133,7 @@ async fn a_hanging_server_times_out_each_attempt() {
     let p = OpenAiProvider::new(&r).unwrap();
     let started = Instant::now();
     let err = p.complete(&request(1)).await.unwrap_err();
-    assert_eq!(err.kind, "timeout");
+    assert_eq!(err.kind, CallErrorKind::Timeout);
     assert!(err.message.contains("no reply within 0.4 s") && err.message.contains("gave up after 2 attempts"), "{err}");
     assert_eq!(server.requests(), 2);
     assert!(started.elapsed() < Duration::from_secs(5), "bounded by the timeout: {:?}", started.elapsed());
@@ -144,7 +144,7 @@ async fn nothing_listening_is_a_connection_error_retried_then_reported() {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let r = resolved("openai", &format!("http://127.0.0.1:{port}/v1"), |a| a.retries = Some(2));
     let err = OpenAiProvider::new(&r).unwrap().complete(&request(1)).await.unwrap_err();
-    assert_eq!(err.kind, "connect");
+    assert_eq!(err.kind, CallErrorKind::Connect);
     assert!(err.message.contains("could not connect") && err.message.contains("gave up after 3 attempts"), "{err}");
 }
 
@@ -160,9 +160,9 @@ async fn malformed_and_empty_replies_fail_that_call_only() {
     });
     let p = openai(&server);
     let e = p.complete(&request(1)).await.unwrap_err();
-    assert_eq!(e.kind, "malformed", "{e}");
+    assert_eq!(e.kind, CallErrorKind::Malformed, "{e}");
     assert!(e.message.contains("not valid JSON"), "{e}");
-    assert_eq!(p.complete(&request(1)).await.unwrap_err().kind, "empty");
+    assert_eq!(p.complete(&request(1)).await.unwrap_err().kind, CallErrorKind::Empty);
     // A body shorter than its content-length is a broken connection: retried.
     let ok = p.complete(&request(1)).await.expect("the retry succeeds");
     assert_eq!(server.requests(), 4, "malformed and empty replies are not retried");
@@ -181,7 +181,7 @@ async fn a_stream_cut_midway_fails_after_showing_what_arrived() {
     let g = got.clone();
     let deltas: DeltaFn = Arc::new(move |i, t: &str| g.lock().unwrap().push((i, t.to_string())));
     let err = p.complete_streaming(&request(1), deltas.clone()).await.unwrap_err();
-    assert_eq!(err.kind, "truncated", "{err}");
+    assert_eq!(err.kind, CallErrorKind::Truncated, "{err}");
     assert!(err.message.contains("after 9 characters"), "{err}");
     assert_eq!(got.lock().unwrap().len(), 2, "the pieces before the cut were shown");
     assert_eq!(server.requests(), 1, "a stream that already showed text is not silently retried");
@@ -362,7 +362,7 @@ async fn anthropic_streams() {
     assert_eq!(reply.completions[0].finish_reason.as_deref(), Some("length"));
     assert_eq!((reply.usage.prompt_tokens, reply.usage.completion_tokens), (11, 2));
     assert_eq!(*seen.lock().unwrap(), "impossible");
-    assert_eq!(p.complete_streaming(&request(1), d).await.unwrap_err().kind, "truncated");
+    assert_eq!(p.complete_streaming(&request(1), d).await.unwrap_err().kind, CallErrorKind::Truncated);
 }
 
 /// A ReAct step request offering two tools natively.

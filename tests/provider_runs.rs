@@ -164,7 +164,7 @@ fn faults_fail_single_calls_and_the_session_keeps_every_completed_call() {
     assert_eq!(replies.len() as u64, total, "every call is in the session");
     let failed: Vec<_> = replies.iter().filter_map(|r| r.result.as_ref().err()).collect();
     assert_eq!(failed.len(), 1);
-    assert_eq!(failed[0].kind, "malformed");
+    assert_eq!(failed[0].kind, thoughtscope::engine::CallErrorKind::Malformed);
     // Requests and raw replies are recorded for the explorer.
     for (input, request) in session.inputs() {
         if let Input::LlmReply(r) = input {
@@ -494,7 +494,7 @@ fn native_react_against_a_tool_calling_server_records_and_replays() {
     let tree = replayed.engine.tree();
     let step2 =
         tree.nodes().find(|n| n.thought.contains("Action 2: Search[Marrowick]")).expect("step 2 in canonical text");
-    assert!(step2.issues.iter().any(|i| i.contains("2 tool calls")), "{:?}", step2.issues);
+    assert!(step2.issues.iter().any(|i| i.to_string().contains("2 tool calls")), "{:?}", step2.issues);
     assert_eq!(without_time(replay(&sb, &rec)), without_time(s.clone()));
 
     // And the recorded replies answer the same run again, tools and all, with no server.

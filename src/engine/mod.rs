@@ -11,6 +11,7 @@ pub mod input;
 pub mod methods;
 pub mod request;
 pub mod rng;
+pub mod step;
 pub mod task;
 pub mod tree;
 
@@ -24,11 +25,12 @@ pub use effect::Effect;
 pub use event::{Event, Outcome, RunMode};
 pub use input::{Input, LlmReply, ToolReply};
 pub use request::{
-    CallError, Completion, LlmRequest, LlmResponse, Message, Prompt, Purpose, ToolCallOut, ToolDef, ToolRequest,
-    ToolResult, Usage,
+    CallError, CallErrorKind, Completion, LlmRequest, LlmResponse, Message, Prompt, Purpose, ToolCallOut, ToolDef,
+    ToolRequest, ToolResult, Usage,
 };
+pub use step::{Step, StepPart};
 pub use task::{AnswerKind, Proposal, ReactStep, Task, TaskInfo};
-pub use tree::{Node, NodeId, NodeStatus, Origin, Score, SearchTree};
+pub use tree::{Issue, Node, NodeId, NodeStatus, Origin, Score, SearchTree};
 
 use methods::{Method, Progress};
 use rng::SplitMix64;
@@ -439,7 +441,7 @@ impl Core {
             let id = self.tree.add_child(parent, p.thought.clone(), p.path, origin.clone());
             self.emit(Event::NodeAdded { id, parent, thought: p.thought });
             if let Some(problem) = p.problem {
-                self.tree.node_mut(id).issues.push(problem.clone());
+                self.tree.node_mut(id).issues.push(Issue::Proposal(problem.clone()));
                 if !self.params.lenient {
                     self.set_status(id, NodeStatus::Invalid(problem));
                 }
@@ -729,7 +731,7 @@ impl Engine {
             Ok(r) => r,
             Err(err) => {
                 let message = err.to_string();
-                self.core.tree.node_mut(node).issues.push(format!("call {call} failed: {message}"));
+                self.core.tree.node_mut(node).issues.push(Issue::CallFailed { call, message: message.clone() });
                 self.core.emit(Event::CallFailed { call, node, message: message.clone() });
                 if pending.kind == CallKind::Act {
                     self.method.on_act_failed(&mut self.core, node, &message);

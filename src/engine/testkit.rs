@@ -59,7 +59,10 @@ pub fn native(call: u64, text: &str, tool_calls: &[(&str, serde_json::Value)]) -
 }
 
 pub fn failure(call: u64, message: &str) -> Input {
-    Input::LlmReply(LlmReply { call, result: Err(CallError { kind: "test".into(), message: message.into() }) })
+    Input::LlmReply(LlmReply {
+        call,
+        result: Err(CallError { kind: CallErrorKind::Other("test".into()), message: message.into() }),
+    })
 }
 
 pub fn calls(effects: &[Effect]) -> Vec<(u64, LlmRequest)> {

@@ -334,7 +334,7 @@ fn lenient_mode_keeps_malformed_proposals_like_the_reference() {
     assert_eq!(calls(&fx).len(), 4);
     let n3 = e.tree().node(NodeId(3));
     assert_eq!(n3.status, NodeStatus::Candidate);
-    assert!(n3.issues[0].contains("20"));
+    assert!(matches!(&n3.issues[0], Issue::Proposal(p) if p.contains("20")), "{:?}", n3.issues);
 }
 
 #[test]
@@ -420,7 +420,7 @@ mod react {
         }
         let o = e.outcome().expect("finished after max steps");
         assert!(!o.solved && o.answer.is_none());
-        let bad = e.tree().nodes().filter(|n| n.issues.iter().any(|i| i.starts_with("bad call"))).count();
+        let bad = e.tree().nodes().filter(|n| n.issues.iter().any(Issue::is_bad_call)).count();
         assert_eq!(bad, 3);
         assert!(
             e.tree().node(NodeId(1)).path.contains("Observation 1: Invalid action"),
@@ -547,7 +547,105 @@ mod react {
         assert_eq!(t.len(), 1, "one action a step");
         assert_eq!(t[0].1.arg, "Ilse Varga");
         let issues = &e.tree().node(t[0].2).issues;
-        assert!(issues.iter().any(|i| i.contains("not taken") && i.contains("Search[Marrowick]")), "{issues:?}");
+        let shown: Vec<String> = issues.iter().map(ToString::to_string).collect();
+        assert!(shown.iter().any(|i| i.contains("not taken") && i.contains("Search[Marrowick]")), "{issues:?}");
+        let step = e.tree().node(t[0].2).step.as_ref().unwrap();
+        assert_eq!(step.extra_actions, ["Search[Marrowick]"]);
+    }
+
+    /// Every step node's text is its typed step as the one formatter writes it, and the
+    /// task's parser reads that text back to the same thought and action.
+    fn assert_steps_round_trip(e: &Engine) -> usize {
+        let tree = e.tree();
+        let mut checked = 0;
+        for node in tree.nodes() {
+            let Some(step) = &node.step else { continue };
+            assert_eq!(step.n, node.depth);
+            assert_eq!(node.thought, step.text());
+            let parent = tree.node(node.parent.unwrap());
+            assert_eq!(node.path, format!("{}{}", parent.path, step.path_text()));
+            let parsed = crate::tasks::react_text::parse_step(&node.thought, step.n);
+            assert_eq!(parsed.thought, step.thought, "{}", node.thought);
+            let action = parsed.action.map(|a| ToolRequest { name: a.name, arg: a.arg });
+            assert_eq!(action, step.action, "{}", node.thought);
+            checked += 1;
+        }
+        checked
+    }
+
+    #[test]
+    fn steps_are_typed_and_their_text_round_trips() {
+        let (mut e, _) = qa_engine(7);
+        let fx = e.handle(run_cmd());
+        let fx = e.handle(reply(calls(&fx)[0].0, &["I need Ilse Varga first.\nAction 1: Search[Ilse Varga]"]));
+        let fx = e.handle(observe(tool_calls(&fx)[0].0, "  Ilse Varga was born in Marrowick.  "));
+        let step = e.tree().node(NodeId(1)).step.clone().unwrap();
+        assert_eq!(step.thought.as_deref(), Some("I need Ilse Varga first."));
+        assert_eq!(step.action, Some(ToolRequest { name: "search".into(), arg: "Ilse Varga".into() }));
+        assert_eq!(step.observation.as_deref(), Some("Ilse Varga was born in Marrowick."));
+        assert_eq!(step.problem, None);
+        // A bad call: no action; the problem is the observation.
+        let fx = e.handle(reply(calls(&fx)[0].0, &["Thought 2: I am not sure what to do here."]));
+        let bad = e.tree().node(NodeId(2));
+        let step = bad.step.clone().unwrap();
+        assert!(step.is_bad_call() && step.action.is_none());
+        assert_eq!(step.observation, step.problem);
+        assert!(bad.issues.iter().any(Issue::is_bad_call));
+        assert!(bad.issues[0].to_string().starts_with("bad call: Invalid action"), "{}", bad.issues[0]);
+        // Two actions: the first is taken, the second kept on the step.
+        let fx = e.handle(reply(
+            calls(&fx)[0].0,
+            &["Thought 3: Two at once.\nAction 3: Lookup[river]\nAction 4: Search[Marrowick]"],
+        ));
+        let step = e.tree().node(NodeId(3)).step.clone().unwrap();
+        assert_eq!(step.extra_actions, ["Search[Marrowick]"]);
+        e.handle(observe(tool_calls(&fx)[0].0, "(Result 1 / 1) The Tessel runs through Marrowick."));
+        assert_eq!(assert_steps_round_trip(&e), 3);
+    }
+
+    #[test]
+    fn native_tool_call_steps_round_trip_too() {
+        use serde_json::json;
+        let (mut e, _) = qa_engine_in(ToolMode::Native, 7);
+        let c = calls(&e.handle(run_cmd()));
+        let fx = e.handle(native(c[0].0, "I need Ilse Varga first.", &[("search", json!({"entity": "Ilse Varga"}))]));
+        let fx = e.handle(observe(tool_calls(&fx)[0].0, "Ilse Varga was born in Marrowick."));
+        // Unusable arguments: a bad call.
+        let fx = e.handle(native(calls(&fx)[0].0, "Search.", &[("search", json!("{\"entity\": \"Ilse"))]));
+        assert!(e.tree().node(NodeId(2)).step.as_ref().unwrap().is_bad_call());
+        let fx = e.handle(native(
+            calls(&fx)[0].0,
+            "",
+            &[("finish", json!({"answer": "Tessel River"})), ("search", json!({"entity": "x"}))],
+        ));
+        let step = e.tree().node(NodeId(3)).step.clone().unwrap();
+        assert_eq!((step.thought.as_deref(), step.text().as_str()), (None, "Action 3: Finish[Tessel River]"));
+        assert_eq!(step.extra_actions, [r#"search({"entity":"x"})"#]);
+        e.handle(observe(tool_calls(&fx)[0].0, "Episode finished"));
+        assert_eq!(assert_steps_round_trip(&e), 3);
+        assert!(e.outcome().unwrap().solved);
+    }
+
+    #[test]
+    fn issues_show_the_text_they_always_had() {
+        let cases = [
+            (Issue::Proposal("uses 20, which is not left".into()), "uses 20, which is not left"),
+            (Issue::CallFailed { call: 4, message: "http: boom".into() }, "call 4 failed: http: boom"),
+            (Issue::BadCall("Invalid action: x".into()), "bad call: Invalid action: x"),
+            (Issue::ActionFailed("timeout: slow".into()), "the model call for the action failed: timeout: slow"),
+            (
+                Issue::Note("1 more actions in the reply were not taken".into()),
+                "1 more actions in the reply were not taken",
+            ),
+        ];
+        for (issue, text) in cases {
+            assert_eq!(issue.to_string(), text);
+            assert_eq!(issue.is_bad_call(), text.starts_with("bad call"));
+            let json = serde_json::to_string(&issue).unwrap();
+            assert_eq!(serde_json::from_str::<Issue>(&json).unwrap(), issue, "{json}");
+        }
+        let json = serde_json::to_string(&Issue::CallFailed { call: 4, message: "m".into() }).unwrap();
+        assert_eq!(json, r#"{"call_failed":{"call":4,"message":"m"}}"#);
     }
 
     mod native {
@@ -558,7 +656,7 @@ mod react {
         use super::{observe, qa_engine_in, tool_calls};
 
         fn issues(e: &Engine, id: usize) -> Vec<String> {
-            e.tree().node(NodeId(id)).issues.clone()
+            e.tree().node(NodeId(id)).issues.iter().map(ToString::to_string).collect()
         }
 
         #[test]
@@ -639,7 +737,7 @@ mod react {
             let next = calls(&fx);
             assert_eq!(next.len(), 1, "the agent gets another step");
             let node = e.tree().node(NodeId(1));
-            assert_eq!(node.issues.iter().filter(|i| i.starts_with("bad call")).count(), 1, "{:?}", node.issues);
+            assert_eq!(node.issues.iter().filter(|i| i.is_bad_call()).count(), 1, "{:?}", node.issues);
             assert!(node.path.contains("Thought 1: I am not sure what to do here."), "{}", node.path);
             // The observation restates what is expected, naming the tools and their arguments.
             let observation = node.path.lines().find(|l| l.starts_with("Observation 1:")).unwrap();
@@ -666,7 +764,7 @@ mod react {
             let c = calls(&fx);
             let fx = e.handle(native(c[0].0, "", &[("search", json!({"query": "Ilse Varga"}))]));
             assert_eq!(tool_calls(&fx)[0].1.arg, "Ilse Varga");
-            let bad = e.tree().nodes().filter(|n| n.issues.iter().any(|i| i.starts_with("bad call"))).count();
+            let bad = e.tree().nodes().filter(|n| n.issues.iter().any(Issue::is_bad_call)).count();
             assert_eq!(bad, 2);
         }
 

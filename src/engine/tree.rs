@@ -6,6 +6,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use super::step::Step;
+
 /// Index of a node in the arena. The root is always `NodeId(0)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct NodeId(pub usize);
@@ -152,6 +154,40 @@ pub struct Score {
     pub note: Option<String>,
 }
 
+/// A problem found with a node (kept even when the node is used). Shown as its text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Issue {
+    /// The task's objection to a proposed thought.
+    Proposal(String),
+    /// A model call made for the node failed.
+    CallFailed { call: u64, message: String },
+    /// ReAct: the reply had no usable action; the reason is what the agent was told.
+    BadCall(String),
+    /// ReAct: the model call for the action after a person's thought failed.
+    ActionFailed(String),
+    /// ReAct: something about the reply worth knowing that did not make the call bad
+    /// (actions not taken, a text action in native mode, ...).
+    Note(String),
+}
+
+impl Issue {
+    pub fn is_bad_call(&self) -> bool {
+        matches!(self, Issue::BadCall(_))
+    }
+}
+
+impl std::fmt::Display for Issue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Issue::Proposal(text) | Issue::Note(text) => f.write_str(text),
+            Issue::CallFailed { call, message } => write!(f, "call {call} failed: {message}"),
+            Issue::BadCall(problem) => write!(f, "bad call: {problem}"),
+            Issue::ActionFailed(message) => write!(f, "the model call for the action failed: {message}"),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Node {
     pub id: NodeId,
@@ -165,8 +201,8 @@ pub struct Node {
     pub status: NodeStatus,
     pub score: Option<Score>,
     pub origin: Origin,
-    /// Problems the task found with the thought (kept even when the thought is used).
-    pub issues: Vec<String>,
+    /// Problems found with the thought (kept even when the thought is used).
+    pub issues: Vec<Issue>,
     /// Bumped when the node's subtree is pruned, edited around or backtracked over;
     /// replies to calls made under an older generation are dropped.
     pub generation: u64,
@@ -184,6 +220,10 @@ pub struct Node {
     /// without knowing the method, in key order.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub metrics: std::collections::BTreeMap<String, f64>,
+    /// ReAct: the step this node is, typed; its text is `thought` (derived state, rebuilt
+    /// from the replies on replay).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<Step>,
 }
 
 /// Nodes are shared (copy-on-write), so cloning a tree for a replay checkpoint costs
@@ -230,6 +270,7 @@ impl SearchTree {
             made_by: None,
             tool_ms: None,
             metrics: Default::default(),
+            step: None,
         };
         SearchTree { nodes: vec![Arc::new(root)] }
     }
@@ -288,6 +329,7 @@ impl SearchTree {
             made_by: None,
             tool_ms: None,
             metrics: Default::default(),
+            step: None,
         }));
         self.node_mut(parent).children.push(id);
         id

@@ -15,7 +15,8 @@ use serde::Serialize;
 
 use super::tot::ImportError;
 use crate::engine::{
-    CallError, Command, Completion, Engine, Input, LlmRequest, LlmResponse, Params, Task, ToolResult, Usage,
+    CallError, CallErrorKind, Command, Completion, Engine, Input, LlmRequest, LlmResponse, Params, Task, ToolResult,
+    Usage,
 };
 use crate::runtime::{sync, Run, StopPolicy};
 use crate::session::{Header, SessionWriter, FORMAT, VERSION};
@@ -102,11 +103,7 @@ fn shown_observations(engine: &Engine) -> Vec<(usize, String)> {
     let mut out: Vec<(usize, String)> = tree
         .nodes()
         .filter(|n| n.depth > 0)
-        .map(|n| {
-            let marker = format!("Observation {}: ", n.depth);
-            let shown = n.thought.split_once(&marker).map(|(_, o)| o.to_string()).unwrap_or_default();
-            (n.depth, shown)
-        })
+        .map(|n| (n.depth, n.step.as_ref().and_then(|s| s.observation.clone()).unwrap_or_default()))
         .collect();
     out.sort_by_key(|(d, _)| *d);
     out
@@ -161,7 +158,7 @@ pub fn import_trajectory(
         step.set(n);
         step_reply(t, n)
             .map(recorded)
-            .ok_or_else(|| CallError { kind: "import".into(), message: format!("the log has no step {n}") })
+            .ok_or_else(|| CallError { kind: CallErrorKind::Import, message: format!("the log has no step {n}") })
     };
     let tool = |_: &crate::engine::ToolRequest| {
         let observation = t.steps.get(step.get().wrapping_sub(1)).map(|s| s.observation.clone()).unwrap_or_default();

@@ -12,8 +12,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::engine::{
-    CallError, Command, Completion, Engine, Evaluator, Event, Generator, Input, LlmRequest, LlmResponse, Params,
-    Purpose, Selection, Usage,
+    CallError, CallErrorKind, Command, Completion, Engine, Evaluator, Event, Generator, Input, LlmRequest, LlmResponse,
+    Params, Purpose, Selection, Usage,
 };
 use crate::runtime::{sync, Run, StopPolicy};
 use crate::session::{Header, SessionWriter, FORMAT, VERSION};
@@ -167,7 +167,7 @@ impl LogAnswers {
     fn answer(&mut self, request: &LlmRequest) -> Result<LlmResponse, CallError> {
         let y = request.context.get("y").and_then(Value::as_str).unwrap_or("");
         let missing =
-            |what: &str| CallError { kind: "import".into(), message: format!("the log has no {what} for {y:?}") };
+            |what: &str| CallError { kind: CallErrorKind::Import, message: format!("the log has no {what} for {y:?}") };
         let texts = match request.purpose {
             Purpose::Propose => {
                 vec![self.proposals.get_mut(y).and_then(VecDeque::pop_front).ok_or_else(|| missing("proposal"))?]
@@ -175,7 +175,7 @@ impl LogAnswers {
             Purpose::Value => value_samples(*self.values.get(y).ok_or_else(|| missing("value"))?, request.n as usize),
             other => {
                 return Err(CallError {
-                    kind: "import".into(),
+                    kind: CallErrorKind::Import,
                     message: format!("the log has no {} calls", other.label()),
                 })
             }

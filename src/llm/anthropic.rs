@@ -13,7 +13,7 @@ use super::http::{apply_stops, server_message, shorten, Attempt, HttpCore, SsePa
 use super::openai::{assemble, malformed, tool_arguments, truncated, Part};
 use super::{BoxFuture, DeltaFn, Provider};
 use crate::engine::request::Role;
-use crate::engine::{CallError, Completion, LlmRequest, LlmResponse, ToolCallOut};
+use crate::engine::{CallError, CallErrorKind, Completion, LlmRequest, LlmResponse, ToolCallOut};
 
 pub const API_VERSION: &str = "2023-06-01";
 /// Used when a request does not say how long a reply may be (the API requires it).
@@ -47,7 +47,7 @@ pub(crate) fn parse_message(text: &str) -> Result<Part, CallError> {
     let v: Value = serde_json::from_str(text)
         .map_err(|e| malformed(format!("the reply is not valid JSON ({e}): {}", shorten(text, 200))))?;
     if v.get("type").and_then(Value::as_str) == Some("error") {
-        return Err(CallError { kind: "server".into(), message: server_message(text) });
+        return Err(CallError { kind: CallErrorKind::Server, message: server_message(text) });
     }
     let content = v
         .get("content")
@@ -68,7 +68,7 @@ pub(crate) fn parse_message(text: &str) -> Result<Part, CallError> {
         })
         .collect();
     if texts.is_empty() && content.is_empty() && v.get("stop_reason").and_then(Value::as_str) != Some("max_tokens") {
-        return Err(CallError { kind: "empty".into(), message: "the reply has no content".into() });
+        return Err(CallError { kind: CallErrorKind::Empty, message: "the reply has no content".into() });
     }
     let usage =
         v.get("usage").and_then(|u| Some((u.get("input_tokens")?.as_u64()?, u.get("output_tokens")?.as_u64()?)));
@@ -143,12 +143,12 @@ impl StreamState {
             "message_stop" => self.done = true,
             "error" => {
                 let kind = if v.pointer("/error/type").and_then(Value::as_str) == Some("overloaded_error") {
-                    "overloaded"
+                    CallErrorKind::Overloaded
                 } else {
-                    "server"
+                    CallErrorKind::Server
                 };
                 return Err(CallError {
-                    kind: kind.into(),
+                    kind,
                     message: format!("the server reported an error mid-stream: {}", server_message(data)),
                 });
             }
@@ -397,7 +397,7 @@ mod tests {
         assert_eq!(p.usage, Some((12, 5)));
         let err = parse_message(r#"{"type":"error","error":{"type":"invalid_request_error","message":"bad"}}"#);
         assert_eq!(err.unwrap_err().message, "bad (invalid_request_error)");
-        assert_eq!(parse_message("{").unwrap_err().kind, "malformed");
+        assert_eq!(parse_message("{").unwrap_err().kind, CallErrorKind::Malformed);
 
         let got = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
         let g = got.clone();
@@ -417,7 +417,7 @@ mod tests {
         assert_eq!(*got.lock().unwrap(), "sure");
         let mut st = StreamState::default();
         let overloaded = r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
-        assert_eq!(st.event(overloaded, 0, &d).unwrap_err().kind, "overloaded");
-        assert_eq!(StreamState::default().finish().unwrap_err().kind, "truncated");
+        assert_eq!(st.event(overloaded, 0, &d).unwrap_err().kind, CallErrorKind::Overloaded);
+        assert_eq!(StreamState::default().finish().unwrap_err().kind, CallErrorKind::Truncated);
     }
 }

@@ -13,7 +13,7 @@ use reqwest::StatusCode;
 
 use super::secret::Secret;
 use crate::engine::rng::SplitMix64;
-use crate::engine::CallError;
+use crate::engine::{CallError, CallErrorKind};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct HttpOptions {
@@ -104,7 +104,7 @@ impl HttpCore {
         if options.no_proxy {
             builder = builder.no_proxy();
         }
-        let client = builder.build().map_err(|e| CallError { kind: "config".into(), message: e.to_string() })?;
+        let client = builder.build().map_err(|e| CallError { kind: CallErrorKind::Config, message: e.to_string() })?;
         let limiter = options.rpm.map(|rpm| RateLimiter {
             interval: Duration::from_secs_f64(60.0 / rpm.max(1) as f64),
             next: tokio::sync::Mutex::new(None),
@@ -180,11 +180,11 @@ impl HttpCore {
     /// Classify a failure to send or to read a reply.
     pub fn transport_error<T>(&self, url: &str, e: &reqwest::Error) -> Attempt<T> {
         let (kind, what) = if e.is_timeout() {
-            ("timeout", format!("no reply within {} s", self.options.timeout.as_secs_f64()))
+            (CallErrorKind::Timeout, format!("no reply within {} s", self.options.timeout.as_secs_f64()))
         } else if e.is_connect() {
-            ("connect", "could not connect".to_string())
+            (CallErrorKind::Connect, "could not connect".to_string())
         } else {
-            ("connection", "the connection failed".to_string())
+            (CallErrorKind::Connection, "the connection failed".to_string())
         };
         // The causes say what went wrong; reqwest's own line only repeats the URL.
         let detail = match std::error::Error::source(e) {
@@ -193,7 +193,7 @@ impl HttpCore {
         };
         let shown = redact_url(url);
         let detail = self.scrub(&detail.replace(url, &shown));
-        let error = CallError { kind: kind.into(), message: format!("{what} to {shown}: {detail}") };
+        let error = CallError { kind, message: format!("{what} to {shown}: {detail}") };
         Attempt::Retry { error, after: None }
     }
 
@@ -204,17 +204,17 @@ impl HttpCore {
         let reason = status.canonical_reason().unwrap_or("");
         let mut message = format!("HTTP {code} {reason} from {}: {server}", redact_url(url));
         let kind = match code {
-            400 => "bad_request",
-            401 => "auth",
-            403 => "forbidden",
-            404 => "not_found",
-            408 => "timeout",
-            409 => "conflict",
-            413 => "too_large",
-            429 => "rate_limited",
-            529 => "overloaded",
-            500..=599 => "server",
-            _ => "http",
+            400 => CallErrorKind::BadRequest,
+            401 => CallErrorKind::Auth,
+            403 => CallErrorKind::Forbidden,
+            404 => CallErrorKind::NotFound,
+            408 => CallErrorKind::Timeout,
+            409 => CallErrorKind::Conflict,
+            413 => CallErrorKind::TooLarge,
+            429 => CallErrorKind::RateLimited,
+            529 => CallErrorKind::Overloaded,
+            500..=599 => CallErrorKind::Server,
+            _ => CallErrorKind::Http,
         };
         match code {
             401 | 403 => {
@@ -229,7 +229,7 @@ impl HttpCore {
             404 => message.push_str(" (check --model and --base-url)"),
             _ => {}
         }
-        let error = CallError { kind: kind.into(), message };
+        let error = CallError { kind, message };
         if matches!(code, 408 | 409 | 429) || (500..=599).contains(&code) {
             Attempt::Retry { error, after: retry_after(headers) }
         } else {
@@ -488,7 +488,7 @@ mod tests {
         let Attempt::Fail(e) = core.status_error::<()>("http://h/v1", StatusCode::UNAUTHORIZED, &h, body) else {
             panic!("401 fails")
         };
-        assert_eq!(e.kind, "auth");
+        assert_eq!(e.kind, CallErrorKind::Auth);
         assert!(e.message.contains("HTTP 401 Unauthorized from http://h/v1: Incorrect API key provided: ***"));
         assert!(e.message.contains("check the key from OPENAI_API_KEY") && !e.message.contains("sk-secret-1"));
     }

@@ -17,7 +17,7 @@ use super::config::{Price, Resolved};
 use super::http::{shorten, Attempt, HttpCore, SseParser};
 use super::{estimate_prompt_tokens, estimate_tokens, BoxFuture, DeltaFn, Provider};
 use crate::engine::request::Role;
-use crate::engine::{CallError, Completion, LlmRequest, LlmResponse, ToolCallOut, ToolDef, Usage};
+use crate::engine::{CallError, CallErrorKind, Completion, LlmRequest, LlmResponse, ToolCallOut, ToolDef, Usage};
 
 const N_UNKNOWN: u8 = 0;
 const N_HONOURED: u8 = 1;
@@ -45,11 +45,11 @@ pub(crate) struct Part {
 }
 
 pub(crate) fn malformed(message: String) -> CallError {
-    CallError { kind: "malformed".into(), message }
+    CallError { kind: CallErrorKind::Malformed, message }
 }
 
 pub(crate) fn truncated(message: String) -> CallError {
-    CallError { kind: "truncated".into(), message }
+    CallError { kind: CallErrorKind::Truncated, message }
 }
 
 /// Put the parts of a call together: completions in sample order, usage summed
@@ -131,14 +131,17 @@ pub(crate) fn parse_chat(text: &str) -> Result<Part, CallError> {
     let v: Value = serde_json::from_str(text)
         .map_err(|e| malformed(format!("the reply is not valid JSON ({e}): {}", shorten(text, 200))))?;
     if v.get("error").is_some_and(|e| !e.is_null()) {
-        return Err(CallError { kind: "server".into(), message: super::http::server_message(text) });
+        return Err(CallError { kind: CallErrorKind::Server, message: super::http::server_message(text) });
     }
     let choices = v
         .get("choices")
         .and_then(Value::as_array)
         .ok_or_else(|| malformed(format!("the reply has no list of choices: {}", shorten(text, 200))))?;
     if choices.is_empty() {
-        return Err(CallError { kind: "empty".into(), message: "the server returned an empty list of choices".into() });
+        return Err(CallError {
+            kind: CallErrorKind::Empty,
+            message: "the server returned an empty list of choices".into(),
+        });
     }
     let mut indexed = Vec::with_capacity(choices.len());
     for (i, c) in choices.iter().enumerate() {
@@ -211,7 +214,7 @@ impl StreamState {
         })?;
         if v.get("error").is_some_and(|e| !e.is_null()) {
             return Err(CallError {
-                kind: "server".into(),
+                kind: CallErrorKind::Server,
                 message: format!("the server reported an error mid-stream: {}", super::http::server_message(data)),
             });
         }
@@ -281,7 +284,7 @@ impl StreamState {
             )));
         }
         if self.texts.is_empty() {
-            return Err(CallError { kind: "empty".into(), message: "the stream carried no choices".into() });
+            return Err(CallError { kind: CallErrorKind::Empty, message: "the stream carried no choices".into() });
         }
         let (mut finish, mut calls) = (self.finish, self.calls);
         let completions = self
@@ -496,9 +499,9 @@ mod tests {
         assert_eq!(p.completions.iter().map(|c| c.text.as_str()).collect::<Vec<_>>(), ["a", "b"]);
         assert_eq!(p.completions[1].finish_reason.as_deref(), Some("length"));
         assert_eq!(p.usage, Some((7, 3)));
-        assert_eq!(parse_chat(r#"{"choices":[]}"#).unwrap_err().kind, "empty");
-        assert_eq!(parse_chat(r#"{"choices":[{"message":{"con"#).unwrap_err().kind, "malformed");
-        assert_eq!(parse_chat(r#"{"object":"x"}"#).unwrap_err().kind, "malformed");
+        assert_eq!(parse_chat(r#"{"choices":[]}"#).unwrap_err().kind, CallErrorKind::Empty);
+        assert_eq!(parse_chat(r#"{"choices":[{"message":{"con"#).unwrap_err().kind, CallErrorKind::Malformed);
+        assert_eq!(parse_chat(r#"{"object":"x"}"#).unwrap_err().kind, CallErrorKind::Malformed);
         assert_eq!(parse_chat(r#"{"error":{"message":"boom"}}"#).unwrap_err().message, "boom");
         let no_usage = parse_chat(r#"{"choices":[{"message":{"content":null}}]}"#).unwrap();
         assert_eq!((no_usage.usage, no_usage.completions[0].text.as_str()), (None, ""));
@@ -529,9 +532,9 @@ mod tests {
         // Cut before the end: a failure, not a short answer.
         let mut st = StreamState::default();
         st.event(r#"{"choices":[{"index":0,"delta":{"content":"4 + 4"}}]}"#, 0, None).unwrap();
-        assert_eq!(st.finish().unwrap_err().kind, "truncated");
+        assert_eq!(st.finish().unwrap_err().kind, CallErrorKind::Truncated);
         let mut st = StreamState::default();
-        assert_eq!(st.event("{\"choices\":[", 0, None).unwrap_err().kind, "malformed");
+        assert_eq!(st.event("{\"choices\":[", 0, None).unwrap_err().kind, CallErrorKind::Malformed);
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::{BoxFuture, Provider};
-use crate::engine::{CallError, Input, LlmRequest, LlmResponse};
+use crate::engine::{CallError, CallErrorKind, Input, LlmRequest, LlmResponse};
 use crate::session::{Session, SessionError};
 
 pub struct ReplayProvider {
@@ -80,7 +80,7 @@ impl Provider for ReplayProvider {
     fn complete<'a>(&'a self, request: &'a LlmRequest) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
         Box::pin(async move {
             self.replies.get(&request.cache_key(&self.model)).cloned().ok_or_else(|| CallError {
-                kind: "not_recorded".into(),
+                kind: CallErrorKind::NotRecorded,
                 message: format!(
                     "no recorded reply for this {} request (the prompt or parameters differ from the recording)",
                     request.purpose.label()

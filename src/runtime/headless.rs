@@ -96,7 +96,7 @@ impl QaStats {
         } else {
             0
         };
-        let bad_calls = tree.nodes().filter(|n| n.issues.iter().any(|i| i.starts_with("bad call"))).count();
+        let bad_calls = tree.nodes().filter(|n| n.issues.iter().any(crate::engine::Issue::is_bad_call)).count();
         Some(QaStats { f1, steps, bad_calls })
     }
 }

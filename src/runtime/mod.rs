@@ -21,7 +21,8 @@ use tokio::sync::Semaphore;
 use tokio::task::{AbortHandle, JoinSet};
 
 use crate::engine::{
-    CallError, Effect, Input, LlmReply, LlmRequest, LlmResponse, NodeId, ToolReply, ToolRequest, ToolResult,
+    CallError, CallErrorKind, Effect, Input, LlmReply, LlmRequest, LlmResponse, NodeId, ToolReply, ToolRequest,
+    ToolResult,
 };
 use crate::llm::cache::ResponseCache;
 use crate::llm::{DeltaFn, Provider};
@@ -68,9 +69,6 @@ pub struct Driver {
     tools: Option<Arc<tokio::sync::Mutex<tools::ToolRunner>>>,
 }
 
-/// The kind of error a call gets when the driver was halted before it was sent.
-pub const NOT_SENT: &str = "not_sent";
-
 impl Driver {
     /// `limit` bounds concurrent provider calls; share one semaphore to bound a whole program.
     pub fn new(provider: Arc<dyn Provider>, limit: Arc<Semaphore>, cache: Arc<Mutex<ResponseCache>>) -> Self {
@@ -99,7 +97,7 @@ impl Driver {
     }
 
     /// Send no more calls: those waiting for a slot (and any started later) fail at
-    /// once with kind [`NOT_SENT`]; calls already sent still land.
+    /// once with kind [`CallErrorKind::NotSent`]; calls already sent still land.
     pub fn halt(&self) {
         self.halted.store(true, Ordering::SeqCst);
     }
@@ -165,13 +163,15 @@ impl Driver {
             let started = Instant::now();
             let mut result = match permit {
                 Ok(_permit) if halted.load(Ordering::SeqCst) => {
-                    Err(CallError { kind: NOT_SENT.into(), message: "not sent: the run had stopped".into() })
+                    Err(CallError { kind: CallErrorKind::NotSent, message: "not sent: the run had stopped".into() })
                 }
                 Ok(_permit) => match sink {
                     Some(sink) => provider.complete_streaming(&request, sink).await,
                     None => provider.complete(&request).await,
                 },
-                Err(_) => Err(CallError { kind: "shutdown".into(), message: "the program is shutting down".into() }),
+                Err(_) => {
+                    Err(CallError { kind: CallErrorKind::Shutdown, message: "the program is shutting down".into() })
+                }
             };
             if let Ok(reply) = result.as_mut() {
                 if !reply.simulated {
@@ -327,7 +327,7 @@ impl Driver {
                 if let Some(call) = call {
                     let message = format!("the call crashed: {join_error}");
                     let done = if self.requests.contains_key(&call) {
-                        Done::Llm(Err(CallError { kind: "internal".into(), message }))
+                        Done::Llm(Err(CallError { kind: CallErrorKind::Internal, message }))
                     } else {
                         Done::Tool(ToolResult { text: message, ok: false, latency_ms: 0 })
                     };
@@ -338,7 +338,7 @@ impl Driver {
                 // Nothing is running yet the front has no reply: fail it rather than wait forever.
                 let message = "the call was lost by the driver".to_string();
                 let done = if self.requests.contains_key(&front) {
-                    Done::Llm(Err(CallError { kind: "internal".into(), message }))
+                    Done::Llm(Err(CallError { kind: CallErrorKind::Internal, message }))
                 } else {
                     Done::Tool(ToolResult { text: message, ok: false, latency_ms: 0 })
                 };

@@ -4,18 +4,11 @@
 //! so counting, recording and stopping behave the same everywhere. The async half
 //! ([`super::Driver`]) carries out the effects this returns.
 
-use crate::engine::{Command, Effect, Engine, Event, Input, LlmReply, LlmRequest};
+use crate::engine::{CallErrorKind, Command, Effect, Engine, Event, Input, LlmReply, LlmRequest};
 use crate::llm::config::Price;
 use crate::session::{SessionError, SessionWriter, Totals};
 
 use super::headless::Budget;
-use super::NOT_SENT;
-
-/// Call-error kinds that every later call would meet too: stop rather than fail them all.
-/// (`connect` comes after every retry failed to reach the server at all.)
-pub fn is_fatal(kind: &str) -> bool {
-    matches!(kind, "auth" | "forbidden" | "not_found" | "connect")
-}
 
 /// Why a run stopped issuing calls.
 #[derive(Debug, Clone, PartialEq)]
@@ -61,8 +54,11 @@ impl StopPolicy {
     pub fn check(&self, input: &Input, totals: &Totals) -> Option<StopReason> {
         if self.stop_on_fatal {
             if let Input::LlmReply(LlmReply { result: Err(e), .. }) = input {
-                if is_fatal(&e.kind) {
-                    return Some(StopReason::Fatal { unreachable: e.kind == "connect", message: e.message.clone() });
+                if e.kind.is_fatal() {
+                    return Some(StopReason::Fatal {
+                        unreachable: e.kind == CallErrorKind::Connect,
+                        message: e.message.clone(),
+                    });
                 }
             }
         }
@@ -223,5 +219,5 @@ impl Run {
 }
 
 fn is_not_sent(input: &Input) -> bool {
-    matches!(input, Input::LlmReply(r) if matches!(&r.result, Err(e) if e.kind == NOT_SENT))
+    matches!(input, Input::LlmReply(r) if matches!(&r.result, Err(e) if e.kind == CallErrorKind::NotSent))
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 use tokio::sync::Semaphore;
 
 use super::Driver;
-use crate::engine::{CallError, Completion, Effect, LlmRequest, LlmResponse, Message, Purpose, Usage};
+use crate::engine::{CallError, CallErrorKind, Completion, Effect, LlmRequest, LlmResponse, Message, Purpose, Usage};
 use crate::llm::cache::ResponseCache;
 use crate::llm::{BoxFuture, Provider};
 
@@ -45,7 +45,7 @@ impl Provider for Probe {
             tokio::time::sleep(Duration::from_millis((self.delay)(&text))).await;
             self.in_flight.fetch_sub(1, Ordering::SeqCst);
             if text == "fail" {
-                return Err(CallError { kind: "http".into(), message: "boom".into() });
+                return Err(CallError { kind: CallErrorKind::Http, message: "boom".into() });
             }
             Ok(LlmResponse {
                 completions: vec![Completion::text(text, None)],

@@ -360,18 +360,15 @@ pub fn parse_step_reference(reply: &str, step: usize) -> ParsedStep {
 
 /// The canonical text of one step: `Thought i: ...\nAction i: Tool[arg]\nObservation i: ...\n`.
 /// Missing parts are left out (a sparse thought, or a step whose observation is not known yet).
+/// Written by the engine's one step formatter, [`crate::engine::Step::path_text`].
 pub fn format_step(step: usize, thought: Option<&str>, action: Option<&ToolCall>, observation: Option<&str>) -> String {
-    let mut out = String::new();
-    if let Some(thought) = thought {
-        out.push_str(&format!("Thought {step}: {}\n", thought.trim()));
+    crate::engine::Step {
+        thought: thought.map(|t| t.trim().to_string()),
+        action: action.map(|a| crate::engine::ToolRequest { name: a.name.clone(), arg: a.arg.clone() }),
+        observation: observation.map(|o| o.trim().to_string()),
+        ..crate::engine::Step::new(step)
     }
-    if let Some(action) = action {
-        out.push_str(&format!("Action {step}: {}\n", action.react_text()));
-    }
-    if let Some(observation) = observation {
-        out.push_str(&format!("Observation {step}: {}\n", observation.trim()));
-    }
-    out
+    .path_text()
 }
 
 // ---------------------------------------------------------------------------------------

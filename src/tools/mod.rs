@@ -119,9 +119,7 @@ impl ToolCall {
     /// The canonical ReAct text: the tool name capitalised, the argument in brackets
     /// (`Search[x]`), as prompts and trajectories write it.
     pub fn react_text(&self) -> String {
-        let mut chars = self.name.chars();
-        let first = chars.next().map(|c| c.to_uppercase().collect::<String>()).unwrap_or_default();
-        format!("{first}{}[{}]", chars.as_str(), self.arg)
+        crate::engine::Step::action_text(&crate::engine::ToolRequest { name: self.name.clone(), arg: self.arg.clone() })
     }
 
     /// Parse a ReAct action, `Search[Colorado orogeny]` (an optional `Action:` / `Action 3:`

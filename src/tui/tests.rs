@@ -818,7 +818,8 @@ fn explorer_stops_on_a_fatal_provider_error() {
     else {
         panic!("running issues a call")
     };
-    let refused = crate::engine::CallError { kind: "auth".into(), message: "401 invalid key".into() };
+    let refused =
+        crate::engine::CallError { kind: crate::engine::CallErrorKind::Auth, message: "401 invalid key".into() };
     let effects = app.on_reply(LlmReply { call, result: Err(refused) }, &request);
     assert!(effects.iter().all(|e| !matches!(e, Effect::CallLlm { .. })), "nothing more is sent");
     assert!(matches!(app.run.stopped(), Some(crate::runtime::StopReason::Fatal { unreachable: false, .. })));

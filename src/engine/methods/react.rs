@@ -11,13 +11,14 @@
 //! With `--tool-mode native` the request offers the task's tools for native tool
 //! calling: the reply's text is the thought and its first tool call the action (a
 //! reply that calls no tool may still write a text action, which is read as in text
-//! mode). Either way the step is written in the canonical `Thought i:` / `Action i:
-//! Tool[arg]` text, so transcripts and prompts look the same in both modes.
+//! mode). Either way the step is kept typed on its node ([`Step`]) and written from it in
+//! the canonical `Thought i:` / `Action i: Tool[arg]` text, so transcripts and prompts
+//! look the same in both modes.
 
 use crate::engine::MethodKind;
 use crate::engine::{
-    CallKind, Completion, Core, LlmRequest, NodeId, NodeStatus, Origin, Outcome, ToolDef, ToolMode, ToolRequest,
-    ToolResult,
+    CallKind, Completion, Core, Issue, LlmRequest, NodeId, NodeStatus, Origin, Outcome, Step, ToolDef, ToolMode,
+    ToolRequest, ToolResult,
 };
 
 use super::{Method, MethodInfo, MethodView, Progress};
@@ -59,12 +60,42 @@ impl React {
     }
 
     fn observe(core: &mut Core, node: NodeId, text: &str) {
-        let step = core.tree.node(node).depth;
-        let n = core.tree.node_mut(node);
-        let text = text.trim();
-        n.path.push_str(&format!("Observation {step}: {text}\n"));
-        n.thought.push_str(&format!("\nObservation {step}: {text}"));
+        let mut step = step_of(core, node);
+        step.observation = Some(text.trim().to_string());
+        write_step(core, node, step);
     }
+}
+
+/// The step `node` is (every node the method acts on was made with one).
+fn step_of(core: &Core, node: NodeId) -> Step {
+    let n = core.tree.node(node);
+    n.step.clone().unwrap_or_else(|| Step::new(n.depth))
+}
+
+/// Keep `step` on `node` and write the node's text from it: its thought is the step's
+/// text, its path the parent's path and the step's lines.
+fn write_step(core: &mut Core, node: NodeId, step: Step) {
+    let (thought, path) = step_texts(core, core.tree.node(node).parent, &step);
+    let n = core.tree.node_mut(node);
+    n.thought = thought;
+    n.path = path;
+    n.step = Some(step);
+}
+
+/// The thought and the path of a node for `step` under `parent`.
+fn step_texts(core: &Core, parent: Option<NodeId>, step: &Step) -> (String, String) {
+    let before = parent.map_or("", |p| core.tree.node(p).path.as_str());
+    (step.text(), format!("{before}{}", step.path_text()))
+}
+
+/// Add a node for `step` under `parent`.
+fn add_step(core: &mut Core, parent: NodeId, step: Step, origin: Origin) -> NodeId {
+    let (thought, path) = step_texts(core, Some(parent), &step);
+    let child = core.tree.add_child(parent, thought.clone(), path, origin);
+    core.tree.node_mut(child).step = Some(step);
+    core.emit(crate::engine::Event::NodeAdded { id: child, parent, thought });
+    core.set_status(child, NodeStatus::Expanded);
+    child
 }
 
 impl React {
@@ -82,7 +113,10 @@ impl React {
             (problem, _) => {
                 let problem = problem.unwrap_or_else(|| "no action".into());
                 self.bad_calls += 1;
-                core.tree.node_mut(step_node).issues.push(format!("bad call: {problem}"));
+                core.tree.node_mut(step_node).issues.push(Issue::BadCall(problem.clone()));
+                let mut step = step_of(core, step_node);
+                step.problem = Some(problem.clone());
+                write_step(core, step_node, step);
                 React::observe(core, step_node, &problem);
                 self.phase = Phase::Think;
             }
@@ -100,13 +134,13 @@ impl React {
             reply.text = format!("Action {step}: {}", reply.text.trim());
         }
         let read = read_step(core, &reply, step);
-        if let Some(action) = &read.action {
-            let line = format!("Action {step}: {}[{}]", capitalise(&action.name), action.arg);
-            let n = core.tree.node_mut(node);
-            n.thought.push_str(&format!("\n{line}"));
-            n.path.push_str(&format!("{line}\n"));
+        if read.action.is_some() {
+            let mut typed = step_of(core, node);
+            typed.action = read.action.clone();
+            typed.extra_actions = read.extra_actions.clone();
+            write_step(core, node, typed);
         }
-        core.tree.node_mut(node).issues.extend(read.notes);
+        core.tree.node_mut(node).issues.extend(read.notes.into_iter().map(Issue::Note));
         let problem = if read.action.is_some() { None } else { read.problem };
         self.act(core, node, read.action, problem);
     }
@@ -125,25 +159,14 @@ impl React {
         // The old continuation stays as a branch; whatever is still running for it is stale.
         core.cancel_scheduled();
         core.tree.bump_generation(node);
-        let mut lines = Vec::new();
-        if let Some(t) = &thought {
-            lines.push(format!("Thought {step}: {t}"));
-        }
-        if let Some((tool, arg)) = &parsed.action {
-            lines.push(format!("Action {step}: {}[{arg}]", capitalise(tool)));
-        }
-        let step_text = lines.join("\n");
-        let path = format!("{}{step_text}\n", core.tree.node(parent).path);
-        let origin = Origin::Human { edited_from: Some(node) };
-        let child = core.tree.add_child(parent, step_text.clone(), path, origin);
-        core.emit(crate::engine::Event::NodeAdded { id: child, parent, thought: step_text });
-        core.set_status(child, NodeStatus::Expanded);
+        let action = parsed.action.map(|(name, arg)| ToolRequest { name, arg });
+        let typed = Step { thought: thought.clone(), action: action.clone(), ..Step::new(step) };
+        let child = add_step(core, parent, typed, Origin::Human { edited_from: Some(node) });
         self.tip = child;
         self.finals.clear();
         self.acting = None;
         self.completing = None;
-        if parsed.action.is_some() {
-            let action = parsed.action.map(|(name, arg)| ToolRequest { name, arg });
+        if action.is_some() {
             self.act(core, child, action, None);
             return Ok(child);
         }
@@ -227,24 +250,15 @@ impl Method for React {
         }
         let step = core.tree.node(node).depth + 1;
         let read = read_step(core, reply, step);
-        let mut text = String::new();
-        if let Some(t) = &read.thought {
-            text.push_str(&format!("Thought {step}: {}", t.trim()));
+        let mut thought = read.thought.as_deref().map(|t| t.trim().to_string());
+        if thought.is_none() && read.action.is_none() {
+            // Neither: the reply as it came is the thought.
+            thought = Some(read.raw.clone());
         }
-        if let Some(action) = &read.action {
-            if !text.is_empty() {
-                text.push('\n');
-            }
-            text.push_str(&format!("Action {step}: {}[{}]", capitalise(&action.name), action.arg));
-        }
-        if text.is_empty() {
-            text = format!("Thought {step}: {}", read.raw);
-        }
-        let path = format!("{}{text}\n", core.tree.node(node).path);
-        let child = core.tree.add_child(node, text.clone(), path, Origin::Model);
-        core.emit(crate::engine::Event::NodeAdded { id: child, parent: node, thought: text });
-        core.set_status(child, NodeStatus::Expanded);
-        core.tree.node_mut(child).issues.extend(read.notes);
+        let typed =
+            Step { thought, action: read.action.clone(), extra_actions: read.extra_actions.clone(), ..Step::new(step) };
+        let child = add_step(core, node, typed, Origin::Model);
+        core.tree.node_mut(child).issues.extend(read.notes.into_iter().map(Issue::Note));
         self.tip = child;
         self.act(core, child, read.action, read.problem);
     }
@@ -253,7 +267,7 @@ impl Method for React {
         if self.completing == Some(node) {
             // A person's thought whose action the model could not write: keep the thought.
             self.completing = None;
-            core.tree.node_mut(node).issues.push(format!("the model call for the action failed: {message}"));
+            core.tree.node_mut(node).issues.push(Issue::ActionFailed(message.to_string()));
             self.bad_calls += 1;
             React::observe(core, node, &format!("(the model call failed: {message})"));
             self.phase = Phase::Think;
@@ -261,7 +275,9 @@ impl Method for React {
         }
         // The step is lost; count it so a dead server cannot loop forever.
         let step = core.tree.node(node).depth + 1;
-        let path = format!("{}Thought {step}: (the model call failed: {message})\n", core.tree.node(node).path);
+        // The prompt shows it as the step's thought; the node, which is no step, says it briefly.
+        let lost = Step { thought: Some(format!("(the model call failed: {message})")), ..Step::new(step) };
+        let (_, path) = step_texts(core, Some(node), &lost);
         let child = core.tree.add_child(node, format!("(call failed: {message})"), path, Origin::Model);
         core.emit(crate::engine::Event::NodeAdded { id: child, parent: node, thought: "(call failed)".into() });
         core.set_status(child, NodeStatus::Invalid(message.to_string()));
@@ -325,14 +341,6 @@ fn last_tool_step(core: &Core, mut node: NodeId) -> NodeId {
     }
 }
 
-fn capitalise(tool: &str) -> String {
-    let mut c = tool.chars();
-    match c.next() {
-        Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
-        None => String::new(),
-    }
-}
-
 /// The request for step `step` after `trajectory`, in the run's tool mode.
 fn step_request(core: &Core, trajectory: &str, step: usize) -> Result<LlmRequest, String> {
     let native = core.params.tool_mode == ToolMode::Native;
@@ -359,6 +367,8 @@ struct ReadStep {
     problem: Option<String>,
     /// Things worth knowing that do not make the call bad (extra tool calls, ...).
     notes: Vec<String>,
+    /// Further actions or tool calls in the reply, not taken.
+    extra_actions: Vec<String>,
     /// The reply as it came, for a step that has neither thought nor action.
     raw: String,
 }
@@ -391,7 +401,8 @@ fn read_step(core: &Core, reply: &Completion, step: usize) -> ReadStep {
                 _ => problem = Some(native_problem("the reply called no tool", step, &core.task.react_tools())),
             }
         }
-        return ReadStep { thought: parsed.thought, action, problem, notes, raw };
+        let extra_actions = parsed.extra_actions;
+        return ReadStep { thought: parsed.thought, action, problem, notes, extra_actions, raw };
     };
     // The text is the thought: as the text parser reads it (labels and a written action
     // left out), else as it is.
@@ -399,8 +410,8 @@ fn read_step(core: &Core, reply: &Completion, step: usize) -> ReadStep {
     if let Some((name, arg)) = &parsed.action {
         notes.push(format!("the text also wrote an action, {name}[{arg}]; the tool call was taken"));
     }
+    let ignored: Vec<String> = reply.tool_calls[1..].iter().map(|c| c.describe()).collect();
     if reply.tool_calls.len() > 1 {
-        let ignored: Vec<String> = reply.tool_calls[1..].iter().map(|c| c.describe()).collect();
         notes.push(format!(
             "{} tool calls in one reply: only the first was taken; ignored {}",
             reply.tool_calls.len(),
@@ -409,9 +420,10 @@ fn read_step(core: &Core, reply: &Completion, step: usize) -> ReadStep {
     }
     let tools = core.task.react_tools();
     match first.to_request(&tools) {
-        Ok(action) => ReadStep { thought, action: Some(action), problem: None, notes, raw },
+        Ok(action) => ReadStep { thought, action: Some(action), problem: None, notes, extra_actions: ignored, raw },
         Err(detail) => {
-            ReadStep { thought, action: None, problem: Some(native_problem(&detail, step, &tools)), notes, raw }
+            let problem = Some(native_problem(&detail, step, &tools));
+            ReadStep { thought, action: None, problem, notes, extra_actions: ignored, raw }
         }
     }
 }

@@ -5,7 +5,7 @@ use serde_json::Value;
 use super::SimConfig;
 use crate::arith::{canonical, format_number, format_numbers, parse_numbers, Op, Q};
 use crate::engine::rng::{stable_hash, SplitMix64};
-use crate::engine::{CallError, LlmRequest, Purpose};
+use crate::engine::{CallError, CallErrorKind, LlmRequest, Purpose};
 use crate::tasks::game24::answer::{answer_from_steps, check_answer};
 use crate::tasks::game24::solver::{solvable, solve};
 use crate::tasks::game24::steps::{moves, Move};
@@ -18,13 +18,13 @@ fn field<'a>(request: &'a LlmRequest, key: &str) -> &'a str {
 }
 
 fn bad_request(what: &str) -> CallError {
-    CallError { kind: "sim".into(), message: format!("game24 request without {what}") }
+    CallError { kind: CallErrorKind::Sim, message: format!("game24 request without {what}") }
 }
 
 pub fn answer(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64) -> Result<String, CallError> {
     let input = parse_numbers(field(request, "input")).ok_or_else(|| bad_request("a readable input"))?;
     match request.purpose {
-        Purpose::Act => Err(CallError { kind: "sim".into(), message: "game24 has no ReAct actions".into() }),
+        Purpose::Act => Err(CallError { kind: CallErrorKind::Sim, message: "game24 has no ReAct actions".into() }),
         Purpose::Io => Ok(io(cfg, &input, rng)),
         Purpose::Cot => Ok(cot(cfg, &input, rng)),
         Purpose::Propose => {

@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{estimate_prompt_tokens, estimate_tokens, BoxFuture, Provider};
 use crate::engine::rng::{stable_hash, SplitMix64};
-use crate::engine::{CallError, Completion, LlmRequest, LlmResponse, ToolCallOut, Usage};
+use crate::engine::{CallError, CallErrorKind, Completion, LlmRequest, LlmResponse, ToolCallOut, Usage};
 use crate::tasks::react_text::parse_step;
 
 pub const SIM_MODEL: &str = "sim-1 (simulated)";
@@ -101,7 +101,7 @@ impl SimProvider {
             let mut rng = SplitMix64::from_parts(&[base[0], base[1], base[2], i as u64 + 1]);
             let Some((_, play)) = PLAYERS.iter().find(|(name, _)| *name == task) else {
                 return Err(CallError {
-                    kind: "sim".into(),
+                    kind: CallErrorKind::Sim,
                     message: format!("the sim provider does not know the task {task:?}"),
                 });
             };

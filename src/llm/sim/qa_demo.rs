@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::SimConfig;
 use crate::engine::rng::{stable_hash, SplitMix64};
-use crate::engine::{CallError, LlmRequest, Purpose};
+use crate::engine::{CallError, CallErrorKind, LlmRequest, Purpose};
 use crate::tasks::react_text::parse_step;
 
 /// Base rate of a wrong action in a ReAct step, and of a wrong CoT/IO answer.
@@ -89,7 +89,9 @@ pub fn answer(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64) -> Re
             };
             Ok(format!("Thinking about what I remember of it.\nAnswer: {answer}"))
         }
-        other => Err(CallError { kind: "sim".into(), message: format!("qa-demo has no {} requests", other.label()) }),
+        other => {
+            Err(CallError { kind: CallErrorKind::Sim, message: format!("qa-demo has no {} requests", other.label()) })
+        }
     }
 }
 

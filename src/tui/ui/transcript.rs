@@ -8,7 +8,7 @@ use ratatui::Frame;
 use super::super::theme::Slot;
 use super::View;
 use crate::engine::event::Event;
-use crate::engine::{NodeId, NodeStatus, Origin, SearchTree};
+use crate::engine::{Issue, NodeId, NodeStatus, Origin, SearchTree, StepPart};
 
 /// The steps of the branch through `selected`: its ancestors, itself, then the newest
 /// continuation below it (the last child at each step), root excluded.
@@ -49,16 +49,8 @@ fn trajectory(view: &View) -> (Vec<Line<'static>>, std::ops::Range<usize>) {
         let here = id == view.selected;
         let first = out.len();
         let siblings = node.parent.map_or(0, |p| tree.node(p).children.len());
-        for (i, line) in step_lines(view, node).iter().enumerate() {
+        for (i, (slot, labelled, line)) in step_lines(view, node).into_iter().enumerate() {
             let line = line.as_str();
-            let lower = line.trim_start().to_lowercase();
-            let slot = if lower.starts_with("action") {
-                Slot::Action
-            } else if lower.starts_with("observation") {
-                Slot::Observation
-            } else {
-                Slot::Thought
-            };
             let marker = match (here, i) {
                 (true, 0) => "▶ ",
                 (true, _) => "│ ",
@@ -70,7 +62,7 @@ fn trajectory(view: &View) -> (Vec<Line<'static>>, std::ops::Range<usize>) {
             }
             // Imported logs carry no tool timings.
             let latency = node.tool_ms.filter(|_| !view.app.header.provider.starts_with("import"));
-            match (slot, latency, line.split_once(':')) {
+            match (slot, latency.filter(|_| labelled), line.split_once(':')) {
                 // The tool's latency right after the label, where a long observation cannot hide it.
                 (Slot::Observation, Some(ms), Some((label, rest))) => {
                     spans.push(Span::styled(format!("{label}:"), view.style(slot)));
@@ -98,13 +90,26 @@ fn trajectory(view: &View) -> (Vec<Line<'static>>, std::ops::Range<usize>) {
     (out, selected)
 }
 
-/// A step's lines as the transcript shows them. A step the agent could not act on (a
-/// bad call) has no action in the tree; its raw action, as the model wrote it, is shown
-/// before the observation that rejected it (line breaks as `⏎`).
-fn step_lines(view: &View, node: &crate::engine::Node) -> Vec<String> {
-    let mut lines: Vec<String> = node.thought.lines().map(str::to_string).collect();
-    let bad = node.issues.iter().any(|i| i.starts_with("bad call"));
-    if !bad || lines.iter().any(|l| l.trim_start().to_lowercase().starts_with("action")) {
+/// A step's lines as the transcript shows them, each with its slot and whether it is the
+/// first (labelled) line of its part. A step the agent could not act on (a bad call) has
+/// no action in the tree; its raw action, as the model wrote it, is shown before the
+/// observation that rejected it (line breaks as `⏎`). A node that is no step (a lost
+/// call) shows its text.
+fn step_lines(view: &View, node: &crate::engine::Node) -> Vec<(Slot, bool, String)> {
+    let Some(step) = &node.step else {
+        return node.thought.lines().map(|l| (Slot::Thought, false, l.to_string())).collect();
+    };
+    let mut lines = Vec::new();
+    for (part, text) in step.parts() {
+        let slot = match part {
+            StepPart::Thought => Slot::Thought,
+            StepPart::Action => Slot::Action,
+            StepPart::Observation => Slot::Observation,
+        };
+        lines.extend(text.lines().enumerate().map(|(i, l)| (slot, i == 0, l.to_string())));
+    }
+    let bad = node.issues.iter().any(Issue::is_bad_call);
+    if !bad || step.action.is_some() {
         return lines;
     }
     let reply = node
@@ -122,9 +127,8 @@ fn step_lines(view: &View, node: &crate::engine::Node) -> Vec<String> {
         return lines;
     }
     let raw = taken.join("⏎").trim_end_matches('⏎').to_string();
-    let pos =
-        lines.iter().position(|l| l.trim_start().to_lowercase().starts_with("observation")).unwrap_or(lines.len());
-    lines.insert(pos, raw);
+    let pos = lines.iter().position(|(slot, _, _)| *slot == Slot::Observation).unwrap_or(lines.len());
+    lines.insert(pos, (Slot::Action, true, raw));
     lines
 }
 
@@ -134,9 +138,13 @@ fn shows_trajectory(view: &View) -> bool {
     let tree = view.app.run.engine.tree();
     match view.app.header.params.method {
         crate::engine::methods::react::KIND => true,
-        crate::engine::methods::hybrid::REACT_COT_SC | crate::engine::methods::hybrid::COT_SC_REACT => tree
-            .get(view.selected)
-            .is_some_and(|n| n.id != tree.root() && n.path.lines().any(|l| l.to_lowercase().starts_with("action"))),
+        crate::engine::methods::hybrid::REACT_COT_SC | crate::engine::methods::hybrid::COT_SC_REACT => {
+            // A step of the ReAct part, or a node below one.
+            tree.contains(view.selected)
+                && std::iter::once(view.selected)
+                    .chain(tree.ancestors(view.selected))
+                    .any(|id| tree.node(id).step.as_ref().is_some_and(|s| s.action.is_some()))
+        }
         _ => false,
     }
 }

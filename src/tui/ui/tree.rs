@@ -118,15 +118,11 @@ fn label(view: &View, tree: &SearchTree, node: &Node) -> Line<'static> {
 /// A ReAct step in one line: `2 Search[Corve River] · the thought`, so the actions of
 /// sibling branches read side by side.
 pub fn react_label(node: &Node) -> String {
-    let field = |prefix: &str| {
-        node.thought.lines().find_map(|l| {
-            let t = l.trim_start();
-            let lower = t.to_lowercase();
-            lower.starts_with(prefix).then(|| t.split_once(':').map_or(t, |(_, rest)| rest).trim().to_string())
-        })
+    let Some(step) = &node.step else {
+        return node.thought.lines().next().unwrap_or("").to_string();
     };
-    let action = field("action");
-    let thought = field("thought");
+    let action = step.action.as_ref().map(crate::engine::Step::action_text);
+    let thought = step.thought.as_deref().map(|t| t.lines().next().unwrap_or("").trim().to_string());
     match (action, thought) {
         (Some(a), Some(t)) => format!("{} {a} · {t}", node.depth),
         (Some(a), None) => format!("{} {a}", node.depth),
