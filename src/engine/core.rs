@@ -1,0 +1,286 @@
+//! What every method works through: the tree, the task, the calls in flight, and the
+//! helpers that issue calls and set statuses, scores and metrics.
+
+use super::*;
+
+/// Why a call was made; decides what its reply does.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallKind {
+    /// Propose or sample children of the node.
+    Generate,
+    /// Value the node.
+    Evaluate,
+    /// Vote among these nodes (the call's node is their parent).
+    Vote { nodes: Vec<NodeId> },
+    /// Whole answers (io / cot): each completion becomes a final child.
+    Answer,
+    /// ReAct: the next thought and action after the node.
+    Act,
+    /// ReAct: the tool call of the node's action.
+    Tool,
+    /// A call of the method's own kind (its tag is the method's to choose); the reply
+    /// goes to `Method::on_reply`.
+    Own(u32),
+}
+
+#[derive(Debug, Clone)]
+pub struct Pending {
+    pub node: NodeId,
+    pub kind: CallKind,
+    pub generation: u64,
+    /// Asked for by a person (expand, re-evaluate, edit), not by the method's own schedule.
+    pub by_hand: bool,
+}
+
+/// The request and reply behind a call, kept for the detail view.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CallRecord {
+    pub node: NodeId,
+    pub request: LlmRequest,
+    pub reply: Option<Result<LlmResponse, CallError>>,
+}
+
+/// Shared state and helpers the methods work through.
+#[derive(Clone)]
+pub struct Core {
+    pub tree: SearchTree,
+    pub task: Arc<dyn Task>,
+    pub x: String,
+    pub params: Params,
+    /// Shared, so cloning the engine for a replay checkpoint does not copy every prompt.
+    pub calls: BTreeMap<u64, Arc<CallRecord>>,
+    pub(super) pending: BTreeMap<u64, Pending>,
+    pub(super) next_call: u64,
+    pub(super) out: Vec<Effect>,
+    pub(super) pruned_from: HashMap<NodeId, NodeStatus>,
+    pub rng: SplitMix64,
+}
+
+impl Core {
+    pub fn steps(&self) -> usize {
+        self.params.steps.unwrap_or_else(|| self.task.default_steps())
+    }
+
+    pub fn emit(&mut self, event: Event) {
+        self.out.push(Effect::Emit { event });
+    }
+
+    pub fn log(&mut self, text: impl Into<String>) {
+        self.emit(Event::Log { text: text.into() });
+    }
+
+    pub fn has_pending(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
+    pub fn evaluation_pending(&self, node: NodeId) -> bool {
+        self.pending.values().any(|p| p.node == node && p.kind == CallKind::Evaluate)
+    }
+
+    pub fn set_status(&mut self, id: NodeId, status: NodeStatus) {
+        if self.tree.node(id).status != status {
+            self.tree.node_mut(id).status = status.clone();
+            self.emit(Event::Status { id, status });
+        }
+    }
+
+    /// Set some of the node's metrics (the method's own numbers), shown by the panes.
+    pub fn set_metrics(&mut self, id: NodeId, metrics: &[(&str, f64)]) {
+        let node = self.tree.node_mut(id);
+        let mut changed = std::collections::BTreeMap::new();
+        for (key, value) in metrics {
+            if node.metrics.get(*key) != Some(value) {
+                node.metrics.insert(key.to_string(), *value);
+                changed.insert(key.to_string(), *value);
+            }
+        }
+        if !changed.is_empty() {
+            self.emit(Event::Metrics { id, metrics: changed });
+        }
+    }
+
+    pub fn set_score(&mut self, id: NodeId, score: Score) {
+        let value = score.value;
+        self.tree.node_mut(id).score = Some(score);
+        self.emit(Event::Scored { id, value });
+    }
+
+    /// A node the search may still use: not pruned by hand, not rejected.
+    pub fn usable(&self, id: NodeId) -> bool {
+        !self.tree.is_pruned(id) && !matches!(self.tree.node(id).status, NodeStatus::Invalid(_))
+    }
+
+    pub fn issue(&mut self, node: NodeId, kind: CallKind, request: LlmRequest, by_hand: bool) -> u64 {
+        let call = self.next_call;
+        self.next_call += 1;
+        let generation = self.tree.node(node).generation;
+        self.pending.insert(call, Pending { node, kind, generation, by_hand });
+        self.calls.insert(call, Arc::new(CallRecord { node, request: request.clone(), reply: None }));
+        self.tree.node_mut(node).calls.push(call);
+        self.out.push(Effect::CallLlm { call, request });
+        call
+    }
+
+    /// Ask the runtime to run a tool for `node` (ReAct), continuing the tool state of `after`.
+    pub fn issue_tool(&mut self, node: NodeId, after: NodeId, tool: ToolRequest) -> u64 {
+        let call = self.next_call;
+        self.next_call += 1;
+        let generation = self.tree.node(node).generation;
+        self.pending.insert(call, Pending { node, kind: CallKind::Tool, generation, by_hand: false });
+        self.tree.node_mut(node).calls.push(call);
+        self.out.push(Effect::CallTool { call, tool, node, after });
+        call
+    }
+
+    /// Ask for children of `node` with the configured generator.
+    pub fn generate(&mut self, node: NodeId, by_hand: bool) {
+        let y = self.tree.node(node).path.clone();
+        let request = match self.params.generator {
+            Generator::Propose => {
+                LlmRequest::from_prompt(self.task.propose_prompt(&self.x, &y), 1, self.params.temperature)
+            }
+            Generator::Sample => LlmRequest::from_prompt(
+                self.task.sample_prompt(&self.x, &y),
+                self.params.n_generate.max(1),
+                self.params.temperature,
+            ),
+        };
+        self.issue(node, CallKind::Generate, request, by_hand);
+        if self.tree.node(node).status == NodeStatus::Frontier {
+            self.set_status(node, NodeStatus::Expanded);
+        }
+    }
+
+    /// Evaluate `nodes` as one step's candidates: duplicates (same path) after the
+    /// first get 0, as in the reference; fixed values are set at once.
+    /// Returns the number of calls issued.
+    pub fn evaluate(&mut self, nodes: &[NodeId], by_hand: bool) -> usize {
+        let usable: Vec<NodeId> = nodes.iter().copied().filter(|&n| self.usable(n)).collect();
+        match self.params.evaluator {
+            Evaluator::Value => {
+                let mut seen = BTreeSet::new();
+                let mut issued = 0;
+                for id in usable {
+                    let y = self.tree.node(id).path.clone();
+                    if !seen.insert(y.clone()) {
+                        if self.tree.node(id).score.is_none() {
+                            let note = "duplicate candidate in this step".to_string();
+                            self.set_score(id, Score { value: 0.0, samples: vec![], note: Some(note) });
+                        }
+                        continue;
+                    }
+                    if self.tree.node(id).score.is_some() || self.evaluation_pending(id) {
+                        continue;
+                    }
+                    if self.fix_value(id) {
+                        continue;
+                    }
+                    let prompt = self.task.value_prompt(&self.x, &y);
+                    let request = LlmRequest::from_prompt(prompt, self.params.n_evaluate, self.params.temperature);
+                    self.issue(id, CallKind::Evaluate, request, by_hand);
+                    issued += 1;
+                }
+                issued
+            }
+            Evaluator::Vote => {
+                if usable.is_empty() {
+                    return 0;
+                }
+                let ys: Vec<String> = usable.iter().map(|&n| self.tree.node(n).path.clone()).collect();
+                let parent = self.tree.node(usable[0]).parent.unwrap_or(self.tree.root());
+                let prompt = self.task.vote_prompt(&self.x, &ys);
+                let request = LlmRequest::from_prompt(prompt, self.params.n_evaluate, self.params.temperature);
+                self.issue(parent, CallKind::Vote { nodes: usable }, request, by_hand);
+                1
+            }
+        }
+    }
+
+    /// Set the task's fixed value for a node, if it has one (not in lenient mode).
+    fn fix_value(&mut self, id: NodeId) -> bool {
+        if self.params.lenient {
+            return false;
+        }
+        let y = &self.tree.node(id).path;
+        match self.task.fixed_value(&self.x, y) {
+            Some((value, note)) => {
+                self.set_score(id, Score { value, samples: vec![], note: Some(note) });
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Ask again about one node, bypassing the cache.
+    pub fn reevaluate(&mut self, id: NodeId) {
+        if self.fix_value(id) {
+            return;
+        }
+        let y = self.tree.node(id).path.clone();
+        let prompt = self.task.value_prompt(&self.x, &y);
+        let mut request = LlmRequest::from_prompt(prompt, self.params.n_evaluate, self.params.temperature);
+        request.nonce = self.tree.node(id).calls.len() as u32 + 1;
+        self.issue(id, CallKind::Evaluate, request, true);
+    }
+
+    /// Add candidates under `parent`. In strict mode a proposal with a problem is
+    /// kept as an invalid node with the reason; in lenient mode it stays usable.
+    pub fn add_proposals(&mut self, parent: NodeId, proposals: Vec<Proposal>, origin: Origin) -> Vec<NodeId> {
+        let mut ids = Vec::with_capacity(proposals.len());
+        for p in proposals {
+            // Blank lines are candidates only in lenient mode (the reference keeps them).
+            if p.thought.is_empty() && !self.params.lenient {
+                continue;
+            }
+            let id = self.tree.add_child(parent, p.thought.clone(), p.path, origin.clone());
+            self.emit(Event::NodeAdded { id, parent, thought: p.thought });
+            if let Some(problem) = p.problem {
+                self.tree.node_mut(id).issues.push(Issue::Proposal(problem.clone()));
+                if !self.params.lenient {
+                    self.set_status(id, NodeStatus::Invalid(problem));
+                }
+            }
+            ids.push(id);
+        }
+        ids
+    }
+
+    /// Cancel pending calls that satisfy `pred`; returns their ids.
+    pub fn cancel_where(&mut self, pred: impl Fn(&Pending) -> bool) -> Vec<u64> {
+        let calls: Vec<u64> = self.pending.iter().filter(|(_, p)| pred(p)).map(|(&c, _)| c).collect();
+        for c in &calls {
+            self.pending.remove(c);
+        }
+        if !calls.is_empty() {
+            self.out.push(Effect::Cancel { calls: calls.clone() });
+        }
+        calls
+    }
+
+    /// Cancel the method's own scheduled calls (not ones a person asked for).
+    pub fn cancel_scheduled(&mut self) -> Vec<u64> {
+        self.cancel_where(|p| !p.by_hand)
+    }
+
+    /// Rank the final states, check their answers and build the outcome.
+    pub fn finalize(&mut self, finals: Vec<NodeId>) -> Outcome {
+        let mut correct = Vec::with_capacity(finals.len());
+        for &id in &finals {
+            let y = self.tree.node(id).path.clone();
+            let answer = self.task.extract_answer(&self.x, &y);
+            let ok = answer.as_deref().map(|a| self.task.check(&self.x, a).is_ok()).unwrap_or(false);
+            self.tree.node_mut(id).answer = answer;
+            self.set_status(id, if ok { NodeStatus::Solution } else { NodeStatus::Final });
+            correct.push(ok);
+        }
+        let answer = finals.first().and_then(|&id| self.tree.node(id).answer.clone());
+        Outcome {
+            solved: correct.first().copied().unwrap_or(false),
+            solved_any: correct.iter().any(|&c| c),
+            answer,
+            finals,
+            sample_accuracy: None,
+            answered_by: None,
+        }
+    }
+}

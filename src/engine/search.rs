@@ -1,0 +1,360 @@
+//! The engine: a method driven by inputs (commands, replies, tool observations) in one
+//! deterministic order, its run mode, and the outcome.
+
+use super::*;
+
+/// A search: the tree, the method's state and the run mode.
+#[derive(Clone)]
+pub struct Engine {
+    pub core: Core,
+    method: Box<dyn Method>,
+    mode: RunMode,
+    outcome: Option<Outcome>,
+}
+
+impl Engine {
+    pub fn new(task: Arc<dyn Task>, x: &str, params: Params) -> Engine {
+        let method = methods::build(&params);
+        let rng = SplitMix64::new(params.seed ^ 0x5eed_7007);
+        let core = Core {
+            tree: SearchTree::new(x),
+            task,
+            x: x.to_string(),
+            params,
+            calls: BTreeMap::new(),
+            pending: BTreeMap::new(),
+            next_call: 0,
+            out: Vec::new(),
+            pruned_from: HashMap::new(),
+            rng,
+        };
+        Engine { core, method, mode: RunMode::Paused, outcome: None }
+    }
+
+    pub fn tree(&self) -> &SearchTree {
+        &self.core.tree
+    }
+
+    pub fn mode(&self) -> RunMode {
+        self.mode
+    }
+
+    pub fn outcome(&self) -> Option<&Outcome> {
+        self.outcome.as_ref()
+    }
+
+    /// What the explorer shows of the method's state.
+    pub fn view(&self) -> methods::MethodView {
+        self.method.view(&self.core)
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.outcome.is_some()
+    }
+
+    /// Calls issued and not yet answered (or cancelled).
+    pub fn pending_calls(&self) -> Vec<u64> {
+        self.core.pending.keys().copied().collect()
+    }
+
+    pub fn is_idle(&self) -> bool {
+        self.core.pending.is_empty()
+    }
+
+    pub fn handle(&mut self, input: Input) -> Vec<Effect> {
+        match input {
+            Input::Command { command } => self.command(command),
+            Input::LlmReply(reply) => self.reply(reply),
+            Input::ToolReply(reply) => self.tool_reply(reply),
+        }
+        self.pump();
+        std::mem::take(&mut self.core.out)
+    }
+
+    fn set_mode(&mut self, mode: RunMode) {
+        if self.mode != mode {
+            self.mode = mode;
+            self.core.emit(Event::Mode { mode });
+        }
+    }
+
+    fn reject(&mut self, reason: impl Into<String>) {
+        self.core.emit(Event::Rejected { reason: reason.into() });
+    }
+
+    fn check_node(&mut self, node: NodeId) -> bool {
+        if self.core.tree.contains(node) {
+            true
+        } else {
+            self.reject(format!("there is no node {node}"));
+            false
+        }
+    }
+
+    fn command(&mut self, command: Command) {
+        match command {
+            Command::Run => self.set_mode(RunMode::Running),
+            Command::Pause => self.set_mode(RunMode::Paused),
+            Command::Step { n } => self.set_mode(RunMode::Step(n.max(1))),
+            Command::Prune { node } => {
+                if !self.check_node(node) {
+                    return;
+                }
+                if node == self.core.tree.root() {
+                    return self.reject("the root cannot be pruned");
+                }
+                if self.core.tree.node(node).status == NodeStatus::Pruned {
+                    return self.reject(format!("{node} is already pruned"));
+                }
+                let old = self.core.tree.node(node).status.clone();
+                self.core.pruned_from.insert(node, old);
+                self.core.set_status(node, NodeStatus::Pruned);
+                self.core.tree.bump_generation(node);
+                let tree = &self.core.tree;
+                let inside: BTreeSet<NodeId> = tree.subtree(node).into_iter().collect();
+                let cancelled = self.core.cancel_where(|p| inside.contains(&p.node));
+                self.core.log(format!("pruned {node} ({} calls cancelled)", cancelled.len()));
+                self.method.on_prune(&mut self.core, node);
+            }
+            Command::Unprune { node } => {
+                if !self.check_node(node) {
+                    return;
+                }
+                match self.core.pruned_from.remove(&node) {
+                    Some(old) => {
+                        self.core.set_status(node, old);
+                        self.core.log(format!("un-pruned {node}"));
+                    }
+                    None => self.reject(format!("{node} is not pruned")),
+                }
+            }
+            Command::Edit { node, text } => {
+                if !self.check_node(node) {
+                    return;
+                }
+                let Some(parent) = self.core.tree.node(node).parent else {
+                    return self.reject("the root (the puzzle input) cannot be edited; use a new input instead");
+                };
+                let text = text.trim().to_string();
+                if text.is_empty() {
+                    return self.reject("an edited thought cannot be empty");
+                }
+                if let Some(result) = self.method.edit(&mut self.core, node, &text) {
+                    match result {
+                        Ok(new) => {
+                            self.core.log(format!("edited {node} by hand as {new}; the old continuation stays"));
+                            self.outcome = None;
+                        }
+                        Err(reason) => self.reject(reason),
+                    }
+                    return;
+                }
+                let y = self.core.tree.node(parent).path.clone();
+                let proposal = self.core.task.parse_edit(&self.core.x, &y, &text);
+                let origin = Origin::Human { edited_from: Some(node) };
+                let ids = self.core.add_proposals(parent, vec![proposal], origin);
+                let new = ids[0];
+                self.core.log(format!("edited {node} by hand as {new}"));
+                if self.core.usable(new) && self.core.task.has_evaluator() {
+                    self.core.evaluate(&[new], true);
+                }
+                self.method.on_edit(&mut self.core, node, new);
+                // A finished search can go on from an edit.
+                self.outcome = None;
+            }
+            Command::Backtrack => {
+                if let Err(reason) = self.method.backtrack(&mut self.core) {
+                    self.reject(reason);
+                } else {
+                    self.outcome = None;
+                }
+            }
+            Command::Expand { node } => {
+                if !self.check_node(node) {
+                    return;
+                }
+                if !self.core.usable(node) {
+                    return self.reject(format!("{node} is pruned or invalid"));
+                }
+                self.core.generate(node, true);
+                self.core.log(format!("expanding {node} by hand"));
+            }
+            Command::Reevaluate { node } => {
+                if !self.check_node(node) {
+                    return;
+                }
+                if node == self.core.tree.root() {
+                    return self.reject("the root has no value to re-evaluate");
+                }
+                if !self.core.task.has_evaluator() {
+                    return self.reject(format!("{} has no evaluator to ask", self.core.task.name()));
+                }
+                self.core.reevaluate(node);
+            }
+            Command::Continue { node } => {
+                if !self.check_node(node) {
+                    return;
+                }
+                if !self.core.usable(node) {
+                    return self.reject(format!("{node} is pruned or invalid"));
+                }
+                match self.method.continue_from(&mut self.core, node) {
+                    Ok(()) => {
+                        self.outcome = None;
+                        self.core.log(format!("continuing from {node}"));
+                    }
+                    Err(reason) => self.reject(reason),
+                }
+            }
+        }
+    }
+
+    fn tool_reply(&mut self, reply: ToolReply) {
+        let call = reply.call;
+        let Some(pending) = self.core.pending.remove(&call) else {
+            self.core.emit(Event::ReplyDropped { call, reason: "no such tool call in flight".into() });
+            return;
+        };
+        if self.core.tree.node(pending.node).generation != pending.generation {
+            self.core.emit(Event::ReplyDropped { call, reason: "the node changed since the call was made".into() });
+            return;
+        }
+        self.method.on_tool(&mut self.core, pending.node, reply.result);
+    }
+
+    fn reply(&mut self, reply: LlmReply) {
+        let call = reply.call;
+        let Some(pending) = self.core.pending.remove(&call) else {
+            let reason =
+                if self.core.calls.contains_key(&call) { "cancelled or already answered" } else { "no such call" };
+            self.core.emit(Event::ReplyDropped { call, reason: reason.into() });
+            return;
+        };
+        if let Some(record) = self.core.calls.get_mut(&call) {
+            Arc::make_mut(record).reply = Some(reply.result.clone());
+        }
+        if self.core.tree.node(pending.node).generation != pending.generation {
+            let reason = "the node changed since the call was made".to_string();
+            self.core.emit(Event::ReplyDropped { call, reason });
+            return;
+        }
+        let node = pending.node;
+        let response = match reply.result {
+            Ok(r) => r,
+            Err(err) => {
+                let message = err.to_string();
+                self.core.tree.node_mut(node).issues.push(Issue::CallFailed { call, message: message.clone() });
+                self.core.emit(Event::CallFailed { call, node, message: message.clone() });
+                if pending.kind == CallKind::Act {
+                    self.method.on_act_failed(&mut self.core, node, &message);
+                }
+                if pending.kind == CallKind::Evaluate {
+                    let note = format!("evaluation failed: {message}");
+                    self.core.set_score(node, Score { value: 0.0, samples: vec![], note: Some(note) });
+                }
+                return;
+            }
+        };
+        let before = self.core.tree.len();
+        let kind = pending.kind.clone();
+        self.apply_reply(node, pending, response);
+        // Remember which call wrote each new node, for the detail view (or, for a
+        // person's ReAct thought the model completed, which call wrote its action).
+        for id in before..self.core.tree.len() {
+            self.core.tree.node_mut(NodeId(id)).made_by = Some(call);
+        }
+        if self.core.tree.len() == before && kind == CallKind::Act {
+            self.core.tree.node_mut(node).made_by.get_or_insert(call);
+        }
+    }
+
+    /// What a successful reply does, by the kind of call.
+    fn apply_reply(&mut self, node: NodeId, pending: Pending, response: LlmResponse) {
+        let texts: Vec<String> = response.completions.iter().map(|c| c.text.clone()).collect();
+        let (x, y) = (self.core.x.clone(), self.core.tree.node(node).path.clone());
+        match pending.kind {
+            CallKind::Generate => {
+                let proposals: Vec<Proposal> = match self.core.params.generator {
+                    Generator::Propose => {
+                        texts.iter().flat_map(|t| self.core.task.parse_proposals(&x, &y, t)).collect()
+                    }
+                    Generator::Sample => texts.iter().map(|t| self.core.task.parse_sample(&x, &y, t)).collect(),
+                };
+                let children = self.core.add_proposals(node, proposals, Origin::Model);
+                if pending.by_hand {
+                    let fresh: Vec<NodeId> = children.clone();
+                    self.core.evaluate(&fresh, true);
+                }
+                self.method.on_children(&mut self.core, node, &children, pending.by_hand);
+            }
+            CallKind::Evaluate => {
+                let (value, samples) = self.core.task.parse_value(&x, &y, &texts);
+                self.core.set_score(node, Score { value, samples, note: None });
+            }
+            CallKind::Vote { nodes } => {
+                let mut votes = vec![0.0; nodes.len()];
+                for t in &texts {
+                    if let Some(i) = self.core.task.parse_vote(t, nodes.len()) {
+                        votes[i] += 1.0;
+                    }
+                }
+                for (i, &id) in nodes.iter().enumerate() {
+                    let samples = vec![format!("{} of {} votes", votes[i], texts.len())];
+                    self.core.set_score(id, Score { value: votes[i], samples, note: None });
+                }
+            }
+            CallKind::Act => {
+                // The first completion: its text, and its native tool calls if any.
+                let completion = response.completions.first().cloned().unwrap_or_else(|| Completion::text("", None));
+                self.method.on_act(&mut self.core, node, &completion);
+            }
+            CallKind::Tool => {}
+            CallKind::Own(tag) => self.method.on_reply(&mut self.core, node, tag, &response),
+            CallKind::Answer => {
+                let proposals = texts
+                    .iter()
+                    .map(|t| Proposal { thought: t.trim().to_string(), path: t.clone(), problem: None })
+                    .collect();
+                let children = self.core.add_proposals(node, proposals, Origin::Model);
+                self.method.on_children(&mut self.core, node, &children, pending.by_hand);
+            }
+        }
+    }
+
+    /// Settle finished batches and issue new ones as the run mode allows.
+    fn pump(&mut self) {
+        loop {
+            if self.outcome.is_some() || self.core.has_pending() {
+                return;
+            }
+            self.method.settle(&mut self.core);
+            if self.method.done() {
+                let outcome = self.method.outcome(&mut self.core);
+                return self.finish(outcome);
+            }
+            match self.mode {
+                RunMode::Paused => return,
+                RunMode::Step(0) => return self.set_mode(RunMode::Paused),
+                _ => {}
+            }
+            match self.method.advance(&mut self.core) {
+                Progress::Issued(_) => {
+                    if let RunMode::Step(k) = self.mode {
+                        self.mode = RunMode::Step(k.saturating_sub(1));
+                    }
+                }
+                Progress::Moved => {}
+                Progress::Stuck(reason) => {
+                    self.core.log(reason);
+                    return self.set_mode(RunMode::Paused);
+                }
+            }
+        }
+    }
+
+    fn finish(&mut self, outcome: Outcome) {
+        self.core.emit(Event::Finished { outcome: outcome.clone() });
+        self.outcome = Some(outcome);
+        self.set_mode(RunMode::Paused);
+    }
+}
