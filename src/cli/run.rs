@@ -117,7 +117,7 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
         "replay" => {
             let from =
                 args.replay_from.as_deref().ok_or_else(|| eyre!("--provider replay needs --replay-from SESSION"))?;
-            (Arc::new(thoughtscope::llm::replay::ReplayProvider::load(from)?), None)
+            (Arc::new(thoughtscope::session::provider::ReplayProvider::load(from)?), None)
         }
         name => (thoughtscope::llm::config::build(name, &args.connect, cfg.providers()?, params.seed)?, None),
     };

@@ -1,16 +1,16 @@
 //! Model providers. A `Provider` turns an `LlmRequest` into completions with token
 //! usage. `sim` (the offline default) answers from the task's own logic; `openai`
 //! speaks OpenAI's chat-completions API (OpenAI, Ollama, vLLM, llama.cpp, LM Studio,
-//! OpenRouter), `anthropic` Anthropic's Messages API, and `replay` answers from
-//! recorded sessions. `config` chooses one from the command line, the environment
-//! and the config file.
+//! OpenRouter), and `anthropic` Anthropic's Messages API (`replay`, which answers
+//! from recorded sessions, lives with them in `session::provider`). `config` chooses
+//! one from the command line, the environment and the config file.
 
 pub mod anthropic;
 pub mod cache;
 pub mod config;
 pub mod http;
 pub mod openai;
-pub mod replay;
+
 pub mod secret;
 pub mod sim;
 

@@ -5,6 +5,7 @@
 //! as the run goes, so a crash loses at most the line being written.
 
 pub mod cursor;
+pub mod provider;
 pub mod replay;
 
 use std::fs::{File, OpenOptions};

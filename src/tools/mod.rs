@@ -21,7 +21,9 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-pub use crate::llm::BoxFuture;
+/// A boxed future, as tools return them (the same type as `llm::BoxFuture`; tools do
+/// not depend on the providers).
+pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
 pub use calculate::CalculateTool;
 pub use finish::FinishTool;
 pub use knowledge::{KnowledgeBackend, KnowledgeError, LookupTool, Page, SearchOutcome, SearchTool};

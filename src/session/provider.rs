@@ -1,12 +1,12 @@
-//! `replay`: answers requests with the replies recorded in session files, with no
+//! The `replay` provider: answers requests with the replies recorded in session files, with no
 //! network. A request that was never recorded fails with a clear error, so a
 //! changed prompt or parameter shows up at once.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::{BoxFuture, Provider};
 use crate::engine::{CallError, CallErrorKind, Input, LlmRequest, LlmResponse};
+use crate::llm::{BoxFuture, Provider};
 use crate::session::{Session, SessionError};
 
 pub struct ReplayProvider {
