@@ -40,6 +40,16 @@ pub struct CallRecord {
     pub reply: Option<Result<LlmResponse, CallError>>,
 }
 
+/// What a batch evaluation does with a candidate whose path an earlier one in the batch has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Duplicates {
+    /// Value 0 without asking, as the reference Tree-of-Thoughts code does (its value cache
+    /// answers a repeated state in one step with 0).
+    ScoreZero,
+    /// Ask about each one (the response cache still answers repeats).
+    Evaluate,
+}
+
 /// Shared state and helpers the methods work through.
 #[derive(Clone)]
 pub struct Core {
@@ -151,10 +161,10 @@ impl Core {
         }
     }
 
-    /// Evaluate `nodes` as one step's candidates: duplicates (same path) after the
-    /// first get 0, as in the reference; fixed values are set at once.
-    /// Returns the number of calls issued.
-    pub fn evaluate(&mut self, nodes: &[NodeId], by_hand: bool) -> usize {
+    /// Evaluate `nodes` as one batch of candidates; fixed values are set at once.
+    /// `duplicates` says what a candidate with the same path as an earlier one in the
+    /// batch gets (the method's choice). Returns the number of calls issued.
+    pub fn evaluate(&mut self, nodes: &[NodeId], by_hand: bool, duplicates: Duplicates) -> usize {
         let usable: Vec<NodeId> = nodes.iter().copied().filter(|&n| self.usable(n)).collect();
         match self.params.evaluator {
             Evaluator::Value => {
@@ -162,7 +172,7 @@ impl Core {
                 let mut issued = 0;
                 for id in usable {
                     let y = self.tree.node(id).path.clone();
-                    if !seen.insert(y.clone()) {
+                    if duplicates == Duplicates::ScoreZero && !seen.insert(y.clone()) {
                         if self.tree.node(id).score.is_none() {
                             let note = "duplicate candidate in this step".to_string();
                             self.set_score(id, Score { value: 0.0, samples: vec![], note: Some(note) });

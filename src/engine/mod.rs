@@ -39,7 +39,7 @@ pub use tree::{Issue, Node, NodeId, NodeStatus, Origin, Score, SearchTree};
 use methods::{Method, Progress};
 use rng::SplitMix64;
 
-pub use self::core::{CallKind, CallRecord, Core, Pending};
+pub use self::core::{CallKind, CallRecord, Core, Duplicates, Pending};
 pub use self::params::{Evaluator, Generator, MethodKind, Params, Selection, ToolMode};
 pub use self::search::Engine;
 

@@ -156,7 +156,7 @@ impl Engine {
                 let new = ids[0];
                 self.core.log(format!("edited {node} by hand as {new}"));
                 if self.core.usable(new) && self.core.task.has_evaluator() {
-                    self.core.evaluate(&[new], true);
+                    self.core.evaluate(&[new], true, Duplicates::ScoreZero);
                 }
                 self.method.on_edit(&mut self.core, node, new);
                 // A finished search can go on from an edit.
@@ -283,7 +283,8 @@ impl Engine {
                 let children = self.core.add_proposals(node, proposals, Origin::Model);
                 if pending.by_hand {
                     let fresh: Vec<NodeId> = children.clone();
-                    self.core.evaluate(&fresh, true);
+                    // A person's expansion is valued as a ToT step is.
+                    self.core.evaluate(&fresh, true, Duplicates::ScoreZero);
                 }
                 self.method.on_children(&mut self.core, node, &children, pending.by_hand);
             }

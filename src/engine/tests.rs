@@ -808,3 +808,20 @@ mod react {
         }
     }
 }
+
+/// The duplicate rule is the method's choice: the reference's 0 for a repeated state
+/// in one batch, or a call for each.
+#[test]
+fn duplicates_in_a_batch_score_zero_or_are_asked_by_choice() {
+    for (rule, calls_expected) in [(Duplicates::ScoreZero, 1), (Duplicates::Evaluate, 2)] {
+        let mut e = engine(X, params(crate::engine::methods::tot_bfs::KIND));
+        let root = e.tree().root();
+        let same = "4 + 5 = 9 (left: 6 9 10)";
+        let proposals = (0..2).map(|_| Proposal { thought: same.into(), path: format!("{same}\n"), problem: None });
+        let ids = e.core.add_proposals(root, proposals.collect(), Origin::Model);
+        let issued = e.core.evaluate(&ids, false, rule);
+        assert_eq!(issued, calls_expected, "{rule:?}");
+        let zero = e.tree().node(ids[1]).score.as_ref().map(|s| s.value);
+        assert_eq!(zero, (rule == Duplicates::ScoreZero).then_some(0.0), "{rule:?}");
+    }
+}

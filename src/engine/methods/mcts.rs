@@ -16,7 +16,7 @@ use std::collections::BTreeSet;
 
 use crate::engine::event::Event;
 use crate::engine::tree::DropReason;
-use crate::engine::{Core, Evaluator, MethodKind, NodeId, NodeStatus, Outcome, Params};
+use crate::engine::{Core, Duplicates, Evaluator, MethodKind, NodeId, NodeStatus, Outcome, Params};
 
 use super::{Method, MethodInfo, MethodView, Progress};
 
@@ -342,7 +342,8 @@ impl Method for Mcts {
         }
         if let Phase::Expanding { leaf, path, rollout } = std::mem::replace(&mut self.phase, Phase::Select) {
             if leaf == parent {
-                core.evaluate(children, false);
+                // Children of one expansion are one batch, valued as a ToT step is.
+                core.evaluate(children, false, Duplicates::ScoreZero);
                 self.phase = Phase::Evaluating { leaf, path, rollout, children: children.to_vec() };
                 return;
             }

@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 
 use crate::engine::event::Event;
 use crate::engine::tree::DropReason;
-use crate::engine::{Core, NodeId, NodeStatus, Outcome, Selection};
+use crate::engine::{Core, Duplicates, NodeId, NodeStatus, Outcome, Selection};
 
 use super::{rank_by_value, Cutoff, Method, MethodInfo, MethodView, Progress};
 
@@ -153,7 +153,7 @@ impl Method for TotBfs {
             }
             Phase::Evaluate => {
                 let pool = self.pool.clone();
-                let issued = core.evaluate(&pool, false);
+                let issued = core.evaluate(&pool, false, Duplicates::ScoreZero);
                 self.phase = Phase::Evaluating;
                 if issued == 0 {
                     Progress::Moved

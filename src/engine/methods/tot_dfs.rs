@@ -7,7 +7,7 @@
 use crate::engine::event::Event;
 use crate::engine::tree::DropReason;
 use crate::engine::MethodKind;
-use crate::engine::{Core, NodeId, NodeStatus, Outcome};
+use crate::engine::{Core, Duplicates, NodeId, NodeStatus, Outcome};
 
 use super::{rank_by_value, Cutoff, Method, MethodInfo, MethodView, Progress};
 
@@ -119,7 +119,7 @@ impl Method for TotDfs {
             }
             Phase::Evaluate => {
                 let fresh = self.stack.last().map(|f| f.fresh.clone()).unwrap_or_default();
-                let issued = core.evaluate(&fresh, false);
+                let issued = core.evaluate(&fresh, false, Duplicates::ScoreZero);
                 self.phase = Phase::Evaluating;
                 if issued == 0 {
                     Progress::Moved
