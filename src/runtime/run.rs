@@ -6,7 +6,7 @@
 
 use crate::engine::{CallErrorKind, Command, Effect, Engine, Event, Input, LlmReply, LlmRequest};
 use crate::llm::config::Price;
-use crate::session::{SessionError, SessionWriter, Totals};
+use crate::session::{apply_input, Applied, SessionError, SessionWriter, Totals};
 
 use super::headless::Budget;
 
@@ -137,9 +137,8 @@ impl Run {
                 }
             }
         }
-        self.totals.count(&input);
-        let effects = self.engine.handle(input.clone());
-        let (mut fed, newly) = self.record(&input, request, effects);
+        let applied = apply_input(&mut self.engine, &mut self.totals, &input);
+        let (mut fed, newly) = self.record(&input, request, applied);
         if self.stopped.is_none() {
             let reason = newly.or_else(|| self.policy.check(&input, &self.totals));
             if let Some(reason) = reason {
@@ -154,19 +153,8 @@ impl Run {
 
     /// Split effects into driver work and events, and record the input with its events.
     /// Returns a stop reason if the recording failed.
-    fn record(
-        &mut self,
-        input: &Input,
-        request: Option<&LlmRequest>,
-        effects: Vec<Effect>,
-    ) -> (Fed, Option<StopReason>) {
-        let mut fed = Fed::default();
-        for effect in effects {
-            match effect {
-                Effect::Emit { event } => fed.events.push(event),
-                other => fed.effects.push(other),
-            }
-        }
+    fn record(&mut self, input: &Input, request: Option<&LlmRequest>, applied: Applied) -> (Fed, Option<StopReason>) {
+        let fed = Fed { effects: applied.effects, events: applied.events, ..Fed::default() };
         let failed = match self.writer.as_mut().map(|w| w.input(input, request, &fed.events)) {
             Some(Err(e)) => {
                 // What was written stays readable; nothing more is written to a failing file.
@@ -184,8 +172,8 @@ impl Run {
     fn stop(&mut self, reason: StopReason, fed: &mut Fed) -> StopReason {
         self.stopped = Some(reason.clone());
         let pause = Input::command(Command::Pause);
-        let effects = self.engine.handle(pause.clone());
-        let (more, failed) = self.record(&pause, None, effects);
+        let applied = apply_input(&mut self.engine, &mut self.totals, &pause);
+        let (more, failed) = self.record(&pause, None, applied);
         fed.effects.extend(more.effects);
         fed.events.extend(more.events);
         if failed.is_none() {

@@ -316,7 +316,6 @@ impl<'s> ReplayCursor<'s> {
                 }
             }
         }
-        state.totals.count(input);
         if let Input::ToolReply(reply) = input {
             let issued = state
                 .issued_tools
@@ -326,14 +325,10 @@ impl<'s> ReplayCursor<'s> {
                 self.tool_calls.push(RecordedToolCall { tool, node, after, result: reply.result.clone() });
             }
         }
-        let mut emitted = Vec::new();
-        for effect in state.engine.handle(input.clone()) {
-            match effect {
-                Effect::Emit { event } => emitted.push(event),
-                e @ Effect::CallTool { .. } => state.issued_tools.push(e),
-                _ => {}
-            }
-        }
+        // The same step a live run takes (`runtime::Run` feeds inputs through it too).
+        let applied = super::apply_input(&mut state.engine, &mut state.totals, input);
+        state.issued_tools.extend(applied.effects.into_iter().filter(|e| matches!(e, Effect::CallTool { .. })));
+        let emitted = applied.events;
         let expected = &self.events_by_seq[at.events.clone()];
         let same = emitted.len() == expected.len()
             && emitted

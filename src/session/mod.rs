@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{Event, Input, LlmRequest, Params};
+use crate::engine::{Effect, Engine, Event, Input, LlmRequest, Params};
 use crate::llm::config::Price;
 use crate::llm::sim::SimConfig;
 
@@ -130,6 +130,29 @@ impl Totals {
         self.completion_tokens += other.completion_tokens;
         self.tool_calls += other.tool_calls;
     }
+}
+
+/// What one input did to an engine: the work for a driver (calls, tool calls,
+/// cancellations) and the events, apart.
+#[derive(Debug, Default)]
+pub struct Applied {
+    pub effects: Vec<Effect>,
+    pub events: Vec<Event>,
+}
+
+/// One input through an engine, counted into `totals`: the step every run loop
+/// (`runtime::Run`) and the replay cursor take for each input, so live runs and
+/// replays count and handle inputs the same way.
+pub fn apply_input(engine: &mut Engine, totals: &mut Totals, input: &Input) -> Applied {
+    totals.count(input);
+    let mut applied = Applied::default();
+    for effect in engine.handle(input.clone()) {
+        match effect {
+            Effect::Emit { event } => applied.events.push(event),
+            other => applied.effects.push(other),
+        }
+    }
+    applied
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
