@@ -19,8 +19,13 @@ pub enum Command {
     Unprune { node: NodeId },
     /// Add a person's version of a thought as a sibling; it is evaluated and can be continued from.
     Edit { node: NodeId, text: String },
-    /// BFS: abandon the current frontier for the next best states of the step before. DFS: pop to the parent.
-    Backtrack,
+    /// Leave the current branch: BFS for the next best states of the step before (or the
+    /// state `to` among them), DFS popping to the parent (or up to `to`), MCTS dropping
+    /// the last branch it went down (or `to`).
+    Backtrack {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        to: Option<NodeId>,
+    },
     /// Generate more children of a node now.
     Expand { node: NodeId },
     /// Ask the evaluator again about a node (bypassing the cache).

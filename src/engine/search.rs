@@ -162,8 +162,13 @@ impl Engine {
                 // A finished search can go on from an edit.
                 self.outcome = None;
             }
-            Command::Backtrack => {
-                if let Err(reason) = self.method.backtrack(&mut self.core) {
+            Command::Backtrack { to } => {
+                if let Some(node) = to {
+                    if !self.check_node(node) {
+                        return;
+                    }
+                }
+                if let Err(reason) = self.method.backtrack(&mut self.core, to) {
                     self.reject(reason);
                 } else {
                     self.outcome = None;

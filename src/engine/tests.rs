@@ -67,7 +67,7 @@ fn run_and_pause() {
 fn backtrack_returns_to_unexplored_states_of_the_step_before() {
     let mut e = bfs(2);
     first_step(&mut e);
-    let fx = e.handle(cmd(Command::Backtrack));
+    let fx = e.handle(cmd(Command::Backtrack { to: None }));
     assert!(
         events(&fx).contains(&Event::Backtracked { from: vec![NodeId(2), NodeId(1)], to: vec![NodeId(4), NodeId(5)] })
     );
@@ -77,7 +77,7 @@ fn backtrack_returns_to_unexplored_states_of_the_step_before() {
     let nodes: Vec<NodeId> = calls(&fx).iter().map(|(c, _)| e.core.calls[c].node).collect();
     assert_eq!(nodes, vec![NodeId(4), NodeId(5)]);
     // Nothing unexplored is left at that step now.
-    let fx = e.handle(cmd(Command::Backtrack));
+    let fx = e.handle(cmd(Command::Backtrack { to: None }));
     assert!(events(&fx).iter().any(|e| matches!(e, Event::Rejected { .. })));
 }
 
@@ -259,7 +259,7 @@ fn dfs_backtracks_when_no_child_passes_the_threshold() {
     let c = calls(&fx);
     assert_eq!(e.core.calls[&c[0].0].node, NodeId(2), "then the next sibling");
     // A backtrack by hand pops to the parent.
-    let fx = e.handle(cmd(Command::Backtrack));
+    let fx = e.handle(cmd(Command::Backtrack { to: None }));
     assert!(events(&fx).contains(&Event::Backtracked { from: vec![NodeId(2)], to: vec![NodeId(0)] }));
     assert_eq!(cancelled(&fx), vec![c[0].0]);
 }
@@ -290,7 +290,7 @@ fn io_scores_each_sample_and_best_of_k() {
     assert!(o.solved_any);
     assert!((o.sample_accuracy.unwrap() - 1.0 / 3.0).abs() < 1e-9);
     assert_eq!(e.tree().node(NodeId(2)).status, NodeStatus::Solution);
-    let fx = e.handle(cmd(Command::Backtrack));
+    let fx = e.handle(cmd(Command::Backtrack { to: None }));
     assert!(events(&fx).iter().any(|e| matches!(e, Event::Rejected { .. })));
 }
 
@@ -446,7 +446,7 @@ mod react {
         let t = tool_calls(&fx);
         assert_eq!(t[0].1.arg, "Marrowick");
         assert_eq!(e.tree().node(NodeId(1)).children.len(), 2, "both continuations stay as branches");
-        let fx = e.handle(cmd(Command::Backtrack));
+        let fx = e.handle(cmd(Command::Backtrack { to: None }));
         assert!(events(&fx).iter().any(|ev| matches!(ev, Event::Rejected { .. })));
     }
 
@@ -824,4 +824,45 @@ fn duplicates_in_a_batch_score_zero_or_are_asked_by_choice() {
         let zero = e.tree().node(ids[1]).score.as_ref().map(|s| s.value);
         assert_eq!(zero, (rule == Duplicates::ScoreZero).then_some(0.0), "{rule:?}");
     }
+}
+
+/// A backtrack can name where to go: DFS pops up to an ancestor on its path (and
+/// refuses a node off it), BFS takes one chosen state of the step before.
+#[test]
+fn backtrack_to_a_named_node() {
+    // DFS two levels deep: root → #1 → #3; backtracking to the root drops #3 and #1.
+    let mut e = engine(X, Params { n_evaluate: 1, threshold: 3.0, ..params(crate::engine::methods::tot_dfs::KIND) });
+    let fx = e.handle(run_cmd());
+    let fx = e.handle(reply(calls(&fx)[0].0, &["4 + 5 = 9 (left: 6 9 10)\n10 - 4 = 6 (left: 5 6 6)"]));
+    let c = calls(&fx);
+    e.handle(reply(c[0].0, &["sure"]));
+    let fx = e.handle(reply(c[1].0, &["sure"]));
+    let fx = e.handle(reply(calls(&fx)[0].0, &["6 + 9 = 15 (left: 10 15)"]));
+    e.handle(reply(calls(&fx)[0].0, &["sure"]));
+    let fx = e.handle(cmd(Command::Backtrack { to: Some(NodeId(2)) }));
+    assert!(events(&fx)
+        .iter()
+        .any(|ev| matches!(ev, Event::Rejected { reason } if reason.contains("not on the search's path"))));
+    let fx = e.handle(cmd(Command::Backtrack { to: Some(NodeId(0)) }));
+    let ev = events(&fx);
+    assert!(ev.contains(&Event::Backtracked { from: vec![NodeId(3)], to: vec![NodeId(1)] }), "{ev:?}");
+    assert!(ev.contains(&Event::Backtracked { from: vec![NodeId(1)], to: vec![NodeId(0)] }), "{ev:?}");
+
+    // BFS with b=2 kept #2 and #1 at step 1: backtracking to #5 makes it the frontier alone.
+    let mut e = bfs(2);
+    first_step(&mut e);
+    let fx = e.handle(cmd(Command::Backtrack { to: Some(NodeId(5)) }));
+    let ev = events(&fx);
+    assert!(ev.contains(&Event::Backtracked { from: vec![NodeId(2), NodeId(1)], to: vec![NodeId(5)] }), "{ev:?}");
+    assert_eq!(e.tree().node(NodeId(5)).status, NodeStatus::Frontier);
+    assert_ne!(e.tree().node(NodeId(4)).status, NodeStatus::Frontier);
+    let fx = e.handle(cmd(Command::Backtrack { to: Some(NodeId(1)) }));
+    assert!(events(&fx).iter().any(|ev| matches!(ev, Event::Rejected { .. })), "#1 was explored");
+
+    // Sessions keep the old form when no node is named.
+    let json = serde_json::to_string(&Command::Backtrack { to: None }).unwrap();
+    assert_eq!(json, r#"{"cmd":"backtrack"}"#);
+    assert_eq!(serde_json::from_str::<Command>(&json).unwrap(), Command::Backtrack { to: None });
+    let to = serde_json::from_str::<Command>(r#"{"cmd":"backtrack","to":4}"#).unwrap();
+    assert_eq!(to, Command::Backtrack { to: Some(NodeId(4)) });
 }

@@ -168,7 +168,7 @@ fn prune_edit_backtrack_expand_through_actions() {
     assert!(commands.contains(&Command::Prune { node: kept[0] }));
     assert!(commands.contains(&Command::Unprune { node: kept[0] }));
     assert!(commands.contains(&Command::Edit { node: kept[0], text: "10 - 4 = 6 (left: 5 6 6)".into() }));
-    assert!(commands.contains(&Command::Backtrack));
+    assert!(commands.contains(&Command::Backtrack { to: None }));
     assert!(commands.contains(&Command::Expand { node: leaf }));
 }
 

@@ -48,7 +48,7 @@ impl Method for Cot {
         self.samples.answers.extend_from_slice(children);
     }
 
-    fn backtrack(&mut self, _core: &mut Core) -> Result<(), String> {
+    fn backtrack(&mut self, _core: &mut Core, _to: Option<NodeId>) -> Result<(), String> {
         SampleAnswers::no_tree("cot")
     }
 

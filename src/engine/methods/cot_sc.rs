@@ -101,7 +101,7 @@ impl Method for CotSc {
         self.samples.answers.extend_from_slice(children);
     }
 
-    fn backtrack(&mut self, _core: &mut Core) -> Result<(), String> {
+    fn backtrack(&mut self, _core: &mut Core, _to: Option<NodeId>) -> Result<(), String> {
         SampleAnswers::no_tree("cot-sc")
     }
 

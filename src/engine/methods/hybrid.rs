@@ -231,7 +231,7 @@ impl Method for Hybrid {
         self.react.on_tool(core, node, result);
     }
 
-    fn backtrack(&mut self, _core: &mut Core) -> Result<(), String> {
+    fn backtrack(&mut self, _core: &mut Core, _to: Option<NodeId>) -> Result<(), String> {
         Err(format!(
             "{} follows one ReAct trajectory and samples whole CoT answers: select a ReAct step and continue \
              from it (enter), or edit it",

@@ -351,11 +351,17 @@ impl Method for Mcts {
         }
     }
 
-    fn backtrack(&mut self, core: &mut Core) -> Result<(), String> {
-        // Leave the iteration in flight, or else the one before.
-        let path = match &self.phase {
-            Phase::Expanding { path, .. } | Phase::Evaluating { path, .. } => path.clone(),
-            _ => self.last_path.clone(),
+    fn backtrack(&mut self, core: &mut Core, to: Option<NodeId>) -> Result<(), String> {
+        // Leave the node named, or the iteration in flight, or else the one before.
+        let path = match (to, &self.phase) {
+            (Some(node), _) => {
+                let mut path = core.tree.ancestors(node);
+                path.reverse();
+                path.push(node);
+                path
+            }
+            (None, Phase::Expanding { path, .. } | Phase::Evaluating { path, .. }) => path.clone(),
+            (None, _) => self.last_path.clone(),
         };
         let Some(&leaf) = path.last().filter(|&&n| n != core.tree.root()) else {
             return Err("nothing to backtrack from yet: step the search first".into());
@@ -530,7 +536,7 @@ mod tests {
         let fx = e.handle(cmd(Command::Step { n: 1 }));
         let g = calls(&fx)[0].0;
         assert_eq!(e.core.calls[&g].node, NodeId(2));
-        let fx = e.handle(cmd(Command::Backtrack));
+        let fx = e.handle(cmd(Command::Backtrack { to: None }));
         assert!(events(&fx).contains(&Event::Backtracked { from: vec![NodeId(2)], to: vec![NodeId(0)] }));
         assert_eq!(cancelled(&fx), vec![g]);
         assert!(matches!(e.tree().node(NodeId(2)).status, NodeStatus::Dropped(_)));
@@ -538,5 +544,9 @@ mod tests {
         e.handle(cmd(Command::Continue { node: NodeId(1) }));
         let fx = e.handle(cmd(Command::Step { n: 1 }));
         assert_eq!(e.core.calls[&calls(&fx)[0].0].node, NodeId(1));
+        // A named node is left directly.
+        let fx = e.handle(cmd(Command::Backtrack { to: Some(NodeId(1)) }));
+        assert!(events(&fx).contains(&Event::Backtracked { from: vec![NodeId(1)], to: vec![NodeId(0)] }));
+        assert!(matches!(e.tree().node(NodeId(1)).status, NodeStatus::Dropped(DropReason::Backtracked)));
     }
 }

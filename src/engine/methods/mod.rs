@@ -64,7 +64,8 @@ pub trait Method: dyn_clone::DynClone + Send {
     fn on_act_failed(&mut self, _core: &mut Core, _node: NodeId, _message: &str) {}
     /// ReAct: the observation for `node`'s action.
     fn on_tool(&mut self, _core: &mut Core, _node: NodeId, _result: crate::engine::ToolResult) {}
-    fn backtrack(&mut self, core: &mut Core) -> Result<(), String>;
+    /// Leave the current branch, or go back to `to` if given; `Err` says why not.
+    fn backtrack(&mut self, core: &mut Core, to: Option<NodeId>) -> Result<(), String>;
     fn continue_from(&mut self, core: &mut Core, node: NodeId) -> Result<(), String>;
     /// A reply to one of the method's own calls (`CallKind::Own(tag)`), successful.
     fn on_reply(&mut self, _core: &mut Core, _node: NodeId, _tag: u32, _reply: &crate::engine::LlmResponse) {}

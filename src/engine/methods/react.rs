@@ -301,7 +301,7 @@ impl Method for React {
         Some(self.edit_step(core, node, text))
     }
 
-    fn backtrack(&mut self, _core: &mut Core) -> Result<(), String> {
+    fn backtrack(&mut self, _core: &mut Core, _to: Option<NodeId>) -> Result<(), String> {
         Err("ReAct follows one trajectory: select a step and continue from it (enter), or edit it".into())
     }
 

@@ -206,13 +206,23 @@ impl Method for TotBfs {
         }
     }
 
-    fn backtrack(&mut self, core: &mut Core) -> Result<(), String> {
+    fn backtrack(&mut self, core: &mut Core, to: Option<NodeId>) -> Result<(), String> {
         let Some(previous) = self.step.checked_sub(1).and_then(|s| self.history.get(s)) else {
             return Err("nothing to backtrack to: no step has been selected yet".into());
         };
         let b = core.params.breadth.max(1);
-        let alternatives: Vec<NodeId> =
-            previous.iter().copied().filter(|n| !self.explored.contains(n) && core.usable(*n)).take(b).collect();
+        let unexplored = |n: &NodeId| !self.explored.contains(n) && core.usable(*n);
+        let alternatives: Vec<NodeId> = match to {
+            None => previous.iter().copied().filter(unexplored).take(b).collect(),
+            // One chosen state of the step before, if it is still unexplored.
+            Some(node) if previous.contains(&node) && unexplored(&node) => vec![node],
+            Some(node) => {
+                return Err(format!(
+                    "{node} is not an unexplored candidate of step {}: BFS backtracks to the step before",
+                    self.step
+                ))
+            }
+        };
         if alternatives.is_empty() {
             return Err(format!("step {}: every candidate has been explored already", self.step));
         }

@@ -227,12 +227,23 @@ impl Method for TotDfs {
         }
     }
 
-    fn backtrack(&mut self, core: &mut Core) -> Result<(), String> {
+    fn backtrack(&mut self, core: &mut Core, to: Option<NodeId>) -> Result<(), String> {
         if self.stack.len() <= 1 {
             return Err("already at the root: nothing to backtrack from".into());
         }
+        // Pop to the parent, or until `to` is the state on top.
+        let keep = match to {
+            None => self.stack.len() - 1,
+            Some(node) => match self.stack.iter().position(|f| f.node == node) {
+                Some(i) if i + 1 < self.stack.len() => i + 1,
+                Some(_) => return Err(format!("{node} is the state being tried: nothing to backtrack from")),
+                None => return Err(format!("{node} is not on the search's path: DFS backtracks to an ancestor")),
+            },
+        };
         core.cancel_scheduled();
-        self.pop(core, DropReason::Backtracked);
+        while self.stack.len() > keep {
+            self.pop(core, DropReason::Backtracked);
+        }
         self.phase = Phase::Choose;
         Ok(())
     }

@@ -180,7 +180,7 @@ impl App {
                 self.popup = Some(Popup::Edit { node, editor: Box::new(editor) });
                 Vec::new()
             }
-            Action::Backtrack => self.command(Command::Backtrack),
+            Action::Backtrack => self.command(Command::Backtrack { to: None }),
             Action::Expand => self.command(Command::Expand { node }),
             Action::Reevaluate => self.command(Command::Reevaluate { node }),
             Action::Continue => self.command(Command::Continue { node }),
