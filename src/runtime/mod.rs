@@ -198,17 +198,6 @@ impl Driver {
         self.aborts.insert(call, handle);
     }
 
-    /// Calls answered from a recording and calls sent to the tools, so far.
-    pub async fn tool_counts(&self) -> (usize, usize) {
-        match &self.tools {
-            Some(t) => {
-                let t = t.lock().await;
-                (t.answered_from_recording, t.sent_to_tools)
-            }
-            None => (0, 0),
-        }
-    }
-
     fn cancel(&mut self, calls: &[u64]) {
         for call in calls {
             self.order.retain(|c| c != call);

@@ -117,10 +117,6 @@ impl Run {
         self.stopped = None;
     }
 
-    pub fn policy(&self) -> &StopPolicy {
-        &self.policy
-    }
-
     /// Handle one input: count it, give it to the engine, record it with the events it
     /// caused, and apply the stop policy. `request` is the model request a reply answers.
     pub fn feed(&mut self, input: Input, request: Option<&LlmRequest>) -> Fed {

@@ -861,11 +861,11 @@ fn mcts_steps_by_iteration_and_shows_n_and_q() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = live(dir.path(), Params { method: crate::engine::methods::mcts::KIND, ..Params::default() });
     act(&mut app, Action::Step);
-    assert_eq!(app.step_count(), 1);
+    assert_eq!(app.run.engine.view().step, 1);
     let root = app.run.engine.tree().node(NodeId(0));
     assert_eq!(root.metrics.get("N"), Some(&1.0));
     act(&mut app, Action::Step);
-    assert_eq!(app.step_count(), 2);
+    assert_eq!(app.run.engine.view().step, 2);
     assert_eq!(app.run.engine.tree().node(NodeId(0)).metrics.get("N"), Some(&2.0));
     let screen = render(&mut app, 180, 40);
     assert!(screen.contains("#0 N=2 Q="), "{screen}");

@@ -321,11 +321,6 @@ impl App {
     pub fn finish_recording(&mut self) {
         let _ = self.run.end(self.elapsed_ms);
     }
-
-    /// The step counter for the status bar: the method's own.
-    pub fn step_count(&self) -> usize {
-        self.run.engine.view().step
-    }
 }
 
 /// `dir/name`, or `dir/name-2`, `-3`, ... if taken.
