@@ -215,6 +215,7 @@ impl Mcts {
             if rollout == 0 {
                 self.exhaust(core, leaf);
             }
+            core.log(format!("iteration {}: nothing usable below {leaf}, reward 0 backed up", self.iterations + 1));
             self.backup(core, &path, 0.0);
             return;
         };
@@ -402,7 +403,10 @@ impl Method for Mcts {
         if p.rollout_depth > 0 {
             params.push_str(&format!(" rollout {}", p.rollout_depth));
         }
-        MethodView { params, step: self.iterations, step_noun: "iteration", cutoff: None, candidates_by_depth: false }
+        // The iteration in flight counts, so the status agrees with the transcript's latest line.
+        let in_flight = matches!(self.phase, Phase::Expanding { .. } | Phase::Evaluating { .. });
+        let step = self.iterations + usize::from(in_flight);
+        MethodView { params, step, step_noun: "iteration", cutoff: None, candidates_by_depth: false }
     }
 }
 
@@ -449,6 +453,7 @@ mod tests {
         let c = calls(&fx);
         assert_eq!(c.len(), 1, "the root's children are asked for");
         assert_eq!(e.core.calls[&c[0].0].node, NodeId(0));
+        assert_eq!(e.view().step, 1, "the iteration in flight is counted");
         let fx = e.handle(reply(c[0].0, &["4 + 5 = 9 (left: 6 9 10)\n10 - 4 = 6 (left: 5 6 6)"]));
         let c = calls(&fx);
         assert_eq!(c.len(), 2, "each child is valued");
