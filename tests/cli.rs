@@ -446,3 +446,24 @@ fn bench_times_the_replay_cursor_on_a_long_session() {
     // Only the replay section was asked for.
     assert!(!stdout.contains("concurrency:"), "{stdout}");
 }
+
+/// Method parameters out of range are refused before anything runs, with a line
+/// naming the parameter, its flag and its range (`--n-evaluate 4294967295` used to
+/// abort allocating 309 GB; `--breadth 0` and `--max-steps 0` ran silently).
+#[test]
+fn method_parameters_out_of_range_are_refused_up_front() {
+    for (flags, says) in [
+        (&["--n-evaluate", "4294967295"][..], "n_evaluate (--n-evaluate) is 4294967295: it must be from 1 to 1000"),
+        (&["--breadth", "0"][..], "breadth (--breadth) is 0: it must be from 1 to 100000"),
+        (&["--max-steps", "0"][..], "max_steps (--max-steps) is 0"),
+        (&["--method", "tot-dfs", "--max-states", "0"][..], "max_states (--max-states) is 0"),
+        (&["--method", "cot", "--samples", "0"][..], "samples (--samples) is 0"),
+        (&["--temperature=-1"][..], "temperature (--temperature) is -1"),
+        (&["--method", "mcts", "--iterations", "0"][..], "iterations (--iterations) is 0"),
+    ] {
+        let out = bin().args(["run", "--range", "900..901"]).args(flags).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{flags:?} ran: {err}");
+        assert!(err.contains(says), "{flags:?}: {err}");
+    }
+}

@@ -61,10 +61,7 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
         (None, None) => bail!("say which problems: --range A..B (0-based, like Python) or --input \"4 9 10 13\""),
     };
     let params = ParamPatch::merge(&args.search, &d.search);
-    let t = params.majority_threshold;
-    if !(0.0..=1.0).contains(&t) {
-        bail!("--majority-threshold is a share of the samples, from 0 to 1 (0.5 = the ReAct paper's n/2), not {t}");
-    }
+    params.check_all()?;
     let react_task = task.tools().is_some();
     match (params.method, react_task) {
         (

@@ -40,7 +40,7 @@ use methods::{Method, Progress};
 use rng::SplitMix64;
 
 pub use self::core::{CallKind, CallRecord, Core, Duplicates, Pending};
-pub use self::params::{Evaluator, Generator, MethodKind, Params, Selection, ToolMode};
+pub use self::params::{Evaluator, Generator, MethodKind, ParamError, Params, SearchParams, Selection, ToolMode};
 pub use self::search::Engine;
 
 #[cfg(test)]

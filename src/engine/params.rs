@@ -175,3 +175,157 @@ fn default_majority_threshold() -> f64 {
 fn is_default_majority_threshold(t: &f64) -> bool {
     *t == default_majority_threshold()
 }
+
+/// A parameter outside what it accepts, in one line: its name (as in the session
+/// header and `[defaults]`; the flag is the same with dashes), the value and the range.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{name} (--{flag}) is {value}: {expected}", flag = name.replace('_', "-"))]
+pub struct ParamError {
+    pub name: &'static str,
+    pub value: String,
+    pub expected: String,
+}
+
+/// Largest sample counts (`n_generate`, `n_evaluate`, `samples`): far above any
+/// published setting, and small enough that one call's replies fit in memory.
+pub const MAX_SAMPLES: u64 = 1000;
+
+/// `value` as a whole number within `min..=max`.
+pub fn whole<T: Copy + TryInto<u64> + std::fmt::Display>(
+    name: &'static str,
+    value: T,
+    min: u64,
+    max: u64,
+) -> Result<T, ParamError> {
+    match value.try_into() {
+        Ok(v) if (min..=max).contains(&v) => Ok(value),
+        _ => Err(ParamError {
+            name,
+            value: value.to_string(),
+            expected: if max == u64::MAX {
+                format!("it must be at least {min}")
+            } else {
+                format!("it must be from {min} to {max}")
+            },
+        }),
+    }
+}
+
+/// `value` as a finite number within `min..=max`.
+pub fn real(name: &'static str, value: f64, min: f64, max: f64) -> Result<f64, ParamError> {
+    if value.is_finite() && value >= min && value <= max {
+        return Ok(value);
+    }
+    let expected = match (min.is_finite(), max.is_finite()) {
+        (true, true) => format!("it must be a number from {min} to {max}"),
+        (true, false) => format!("it must be a number of at least {min}"),
+        (false, true) => format!("it must be a number of at most {max}"),
+        (false, false) => "it must be a finite number".to_string(),
+    };
+    Err(ParamError { name, value: value.to_string(), expected })
+}
+
+impl Params {
+    /// Whether every parameter is in range for its method: the shared ones here,
+    /// the method's own by building its parameter struct. Run on every parameter set
+    /// that comes from outside (flags, config, a session header, an imported log).
+    pub fn check(&self) -> Result<(), ParamError> {
+        real("temperature", f64::from(self.temperature), 0.0, 2.0)?;
+        methods::build(self).map(drop)
+    }
+
+    /// Like [`Params::check`], but for every method's parameters, not only those the
+    /// chosen method reads: a value no method accepts (`--max-steps 0` on a BFS run)
+    /// is a mistake worth saying. For parameters a person just gave.
+    pub fn check_all(&self) -> Result<(), ParamError> {
+        self.check()?;
+        for info in methods::REGISTRY {
+            (info.build)(&Params { method: info.kind, ..self.clone() })?;
+        }
+        Ok(())
+    }
+}
+
+/// The task components a tree search drives (the generator and the evaluator with
+/// their sample counts, the step count, temperature and leniency): the parameter
+/// struct every tree-search method embeds in its own. `Core` applies them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SearchParams {
+    pub generator: Generator,
+    pub n_generate: u32,
+    pub evaluator: Evaluator,
+    pub n_evaluate: u32,
+    /// `None`: the task's default.
+    pub steps: Option<usize>,
+}
+
+impl SearchParams {
+    pub fn read(p: &Params) -> Result<SearchParams, ParamError> {
+        Ok(SearchParams {
+            generator: p.generator,
+            n_generate: whole("n_generate", p.n_generate, 1, MAX_SAMPLES)?,
+            evaluator: p.evaluator,
+            n_evaluate: whole("n_evaluate", p.n_evaluate, 1, MAX_SAMPLES)?,
+            steps: p.steps.map(|s| whole("steps", s, 1, 1000)).transpose()?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with(method: &str, edit: impl Fn(&mut Params)) -> Params {
+        let mut p = Params { method: MethodKind::from_name(method).unwrap(), ..Params::default() };
+        edit(&mut p);
+        p
+    }
+
+    #[test]
+    fn every_method_reads_its_own_parameters_and_checks_their_ranges() {
+        // (method, the bad setting, the parameter the error names)
+        type Edit = fn(&mut Params);
+        let cases: [(&str, Edit, &str); 14] = [
+            ("tot-bfs", |p| p.breadth = 0, "breadth"),
+            ("tot-bfs", |p| p.n_evaluate = 0, "n_evaluate"),
+            ("tot-bfs", |p| p.n_evaluate = u32::MAX, "n_evaluate"),
+            ("tot-bfs", |p| p.n_generate = 1_000_000, "n_generate"),
+            ("tot-bfs", |p| p.steps = Some(0), "steps"),
+            ("tot-dfs", |p| p.max_states = 0, "max_states"),
+            ("tot-dfs", |p| p.threshold = f64::NAN, "threshold"),
+            ("mcts", |p| p.n_evaluate = 0, "n_evaluate"),
+            ("io", |p| p.samples = 0, "samples"),
+            ("cot-sc", |p| p.samples = u32::MAX, "samples"),
+            ("react", |p| p.max_steps = 0, "max_steps"),
+            ("cot-sc-react", |p| p.majority_threshold = 1.5, "majority_threshold"),
+            ("react-cot-sc", |p| p.samples = 0, "samples"),
+            ("tot-bfs", |p| p.temperature = f32::NAN, "temperature"),
+        ];
+        for (method, edit, name) in cases {
+            let p = with(method, edit);
+            let err = p.check().expect_err(method);
+            assert_eq!(err.name, name, "{method}: {err}");
+            let task = std::sync::Arc::new(crate::tasks::game24::Game24::builtin());
+            let err = crate::engine::Engine::try_new(task, "4 5 6 10", p).err().unwrap();
+            assert_eq!(err.name, name);
+        }
+        // Parameters a method does not read are its own business...
+        assert_eq!(with("tot-bfs", |p| p.max_steps = 0).check(), Ok(()));
+        assert_eq!(with("react", |p| p.breadth = 0).check(), Ok(()));
+        // ...but a value no method accepts is refused when a person gives it.
+        assert_eq!(with("tot-bfs", |p| p.max_steps = 0).check_all().map_err(|e| e.name), Err("max_steps"));
+        assert_eq!(with("tot-bfs", |p| p.temperature = -0.5).check_all().map_err(|e| e.name), Err("temperature"));
+        // The defaults of every method pass.
+        for info in methods::REGISTRY {
+            assert_eq!(with(info.kind.label(), |_| ()).check_all(), Ok(()), "{}", info.kind);
+        }
+    }
+
+    #[test]
+    fn a_parameter_error_is_one_line_naming_flag_value_and_range() {
+        let err = with("tot-bfs", |p| p.n_evaluate = u32::MAX).check().unwrap_err();
+        assert_eq!(err.to_string(), "n_evaluate (--n-evaluate) is 4294967295: it must be from 1 to 1000");
+        let err = with("tot-bfs", |p| p.temperature = f32::NAN).check().unwrap_err();
+        assert_eq!(err.to_string(), "temperature (--temperature) is NaN: it must be a number from 0 to 2");
+    }
+}

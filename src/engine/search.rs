@@ -1,6 +1,7 @@
 //! The engine: a method driven by inputs (commands, replies, tool observations) in one
 //! deterministic order, its run mode, and the outcome.
 
+use super::params::real;
 use super::*;
 
 /// A search: the tree, the method's state and the run mode.
@@ -13,8 +14,16 @@ pub struct Engine {
 }
 
 impl Engine {
+    /// A search with parameters known to be in range (see [`Params::check`]); for
+    /// parameters from outside use [`Engine::try_new`].
     pub fn new(task: Arc<dyn Task>, x: &str, params: Params) -> Engine {
-        let method = methods::build(&params);
+        Engine::try_new(task, x, params).unwrap_or_else(|e| panic!("parameters out of range: {e}"))
+    }
+
+    /// A search, or which parameter is out of range for its method.
+    pub fn try_new(task: Arc<dyn Task>, x: &str, params: Params) -> Result<Engine, ParamError> {
+        real("temperature", f64::from(params.temperature), 0.0, 2.0)?;
+        let method = methods::build(&params)?;
         let rng = SplitMix64::new(params.seed ^ 0x5eed_7007);
         let core = Core {
             tree: SearchTree::new(x),
@@ -28,7 +37,7 @@ impl Engine {
             pruned_from: HashMap::new(),
             rng,
         };
-        Engine { core, method, mode: RunMode::Paused, outcome: None }
+        Ok(Engine { core, method, mode: RunMode::Paused, outcome: None })
     }
 
     pub fn tree(&self) -> &SearchTree {

@@ -337,6 +337,13 @@ impl Session {
                             ),
                         });
                     }
+                    if let Err(e) = h.params.check() {
+                        return Err(SessionError::Format {
+                            path: name,
+                            line: n,
+                            message: format!("the header's parameters are out of range: {e}"),
+                        });
+                    }
                     header = Some(*h);
                 }
                 Ok(Record::Header(_)) => {

@@ -92,3 +92,16 @@ fn not_a_session_is_an_error_naming_the_file() {
     w.end(Totals::default(), 0).unwrap();
     assert!(Session::load(&path).unwrap_err().to_string().contains("newer"));
 }
+
+#[test]
+fn a_header_with_parameters_out_of_range_is_an_error_naming_the_parameter() {
+    let mut h = header();
+    h.params.n_evaluate = 4_294_967_295;
+    let text = serde_json::to_string(&Record::Header(Box::new(h))).unwrap();
+    let Err(err) = Session::parse(&text, Path::new("big.jsonl")) else { panic!("loaded") };
+    let message = err.to_string();
+    assert!(message.contains("big.jsonl") && message.contains("n_evaluate"), "{message}");
+    // The same header in range loads.
+    let text = serde_json::to_string(&Record::Header(Box::new(header()))).unwrap();
+    assert!(Session::parse(&text, Path::new("ok.jsonl")).is_ok());
+}

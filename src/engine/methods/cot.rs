@@ -3,8 +3,8 @@
 use crate::engine::MethodKind;
 use crate::engine::{Core, NodeId, Outcome, Purpose};
 
-use super::samples::SampleAnswers;
-use super::{Method, MethodInfo, Progress};
+use super::samples::{SampleAnswers, SampleParams};
+use super::{Method, MethodInfo, MethodView, Progress};
 
 /// Registration (see `methods::REGISTRY`).
 pub const KIND: MethodKind = MethodKind("cot");
@@ -13,17 +13,17 @@ pub const INFO: MethodInfo = MethodInfo {
     about: "chain of thought: k whole answers with their reasoning",
     react_steps: false,
     tree_search: false,
-    build: |_| Box::new(Cot::new()),
+    build: |p| Ok(Box::new(Cot::new(SampleParams::read(p)?))),
 };
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Cot {
     samples: SampleAnswers,
 }
 
 impl Cot {
-    pub fn new() -> Self {
-        Self::default()
+    pub fn new(params: SampleParams) -> Self {
+        Cot { samples: SampleAnswers::new(params) }
     }
 }
 
@@ -54,5 +54,9 @@ impl Method for Cot {
 
     fn continue_from(&mut self, _core: &mut Core, _node: NodeId) -> Result<(), String> {
         SampleAnswers::no_tree("cot")
+    }
+
+    fn view(&self, _core: &Core) -> MethodView {
+        MethodView { params: self.samples.params.label(KIND.label()), ..MethodView::default() }
     }
 }

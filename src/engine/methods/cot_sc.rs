@@ -6,8 +6,8 @@ use std::collections::HashMap;
 
 use crate::engine::{Core, NodeId, Outcome, Purpose};
 
-use super::samples::SampleAnswers;
-use super::{Method, MethodInfo, Progress};
+use super::samples::{SampleAnswers, SampleParams};
+use super::{Method, MethodInfo, MethodView, Progress};
 
 /// Registration (see `methods::REGISTRY`).
 pub const KIND: MethodKind = MethodKind("cot-sc");
@@ -16,10 +16,10 @@ pub const INFO: MethodInfo = MethodInfo {
     about: "CoT with self-consistency: the majority answer of k samples",
     react_steps: false,
     tree_search: false,
-    build: |_| Box::new(CotSc::new()),
+    build: |p| Ok(Box::new(CotSc::new(SampleParams::read(p)?))),
 };
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct CotSc {
     samples: SampleAnswers,
     /// Set by `outcome`: how strong the majority was.
@@ -34,8 +34,8 @@ pub struct Majority {
 }
 
 impl CotSc {
-    pub fn new() -> Self {
-        Self::default()
+    pub fn new(params: SampleParams) -> Self {
+        CotSc { samples: SampleAnswers::new(params), majority: None }
     }
 }
 
@@ -107,5 +107,9 @@ impl Method for CotSc {
 
     fn continue_from(&mut self, _core: &mut Core, _node: NodeId) -> Result<(), String> {
         SampleAnswers::no_tree("cot-sc")
+    }
+
+    fn view(&self, _core: &Core) -> MethodView {
+        MethodView { params: self.samples.params.label(KIND.label()), ..MethodView::default() }
     }
 }

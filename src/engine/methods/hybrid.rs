@@ -11,10 +11,12 @@
 
 use std::collections::BTreeSet;
 
-use crate::engine::{Core, MethodKind, NodeId, Outcome, ToolResult};
+use crate::engine::params::real;
+use crate::engine::{Core, MethodKind, NodeId, Outcome, ParamError, Params, ToolResult};
 
 use super::cot_sc::CotSc;
-use super::react::React;
+use super::react::{React, ReactParams};
+use super::samples::SampleParams;
 use super::{Method, MethodInfo, MethodView, Progress};
 
 /// Registrations (see `methods::REGISTRY`).
@@ -25,14 +27,14 @@ pub const REACT_COT_SC_INFO: MethodInfo = MethodInfo {
     about: "ReAct, backing off to CoT-SC when it does not finish within its steps (ReAct paper §3.3)",
     react_steps: true,
     tree_search: false,
-    build: |_| Box::new(Hybrid::react_cot_sc()),
+    build: |p| Ok(Box::new(Hybrid::react_cot_sc(HybridParams::read(p)?))),
 };
 pub const COT_SC_REACT_INFO: MethodInfo = MethodInfo {
     kind: COT_SC_REACT,
     about: "CoT-SC, backing off to ReAct when the majority answer is weak (ReAct paper §3.3)",
     react_steps: true,
     tree_search: false,
-    build: |_| Box::new(Hybrid::cot_sc_react()),
+    build: |p| Ok(Box::new(Hybrid::cot_sc_react(HybridParams::read(p)?))),
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,8 +44,28 @@ enum Part {
     Done,
 }
 
+/// A hybrid's parameters: its two parts' and the share of votes CoT-SC must win.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HybridParams {
+    pub react: ReactParams,
+    pub samples: SampleParams,
+    /// cot-sc-react: back off to ReAct when the majority has fewer than this share of the votes.
+    pub majority_threshold: f64,
+}
+
+impl HybridParams {
+    pub fn read(p: &Params) -> Result<HybridParams, ParamError> {
+        Ok(HybridParams {
+            react: ReactParams::read(p)?,
+            samples: SampleParams::read(p)?,
+            majority_threshold: real("majority_threshold", p.majority_threshold, 0.0, 1.0)?,
+        })
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Hybrid {
+    params: HybridParams,
     /// `ReactCotSc` or `CotScReact`: which part runs first.
     kind: MethodKind,
     react: React,
@@ -57,19 +79,20 @@ pub struct Hybrid {
 }
 
 impl Hybrid {
-    pub fn react_cot_sc() -> Self {
-        Hybrid::new(REACT_COT_SC, Part::React)
+    pub fn react_cot_sc(params: HybridParams) -> Self {
+        Hybrid::new(REACT_COT_SC, Part::React, params)
     }
 
-    pub fn cot_sc_react() -> Self {
-        Hybrid::new(COT_SC_REACT, Part::CotSc)
+    pub fn cot_sc_react(params: HybridParams) -> Self {
+        Hybrid::new(COT_SC_REACT, Part::CotSc, params)
     }
 
-    fn new(kind: MethodKind, first: Part) -> Self {
+    fn new(kind: MethodKind, first: Part, params: HybridParams) -> Self {
         Hybrid {
+            params,
             kind,
-            react: React::new(),
-            cot_sc: CotSc::new(),
+            react: React::new(params.react),
+            cot_sc: CotSc::new(params.samples),
             part: first,
             samples: BTreeSet::new(),
             cot_sc_outcome: None,
@@ -107,8 +130,7 @@ impl Hybrid {
             (_, None) => {
                 core.log(format!(
                     "ReAct gave no answer within {} steps: backing off to CoT-SC with {} samples",
-                    core.params.max_steps,
-                    core.params.samples.max(1)
+                    self.params.react.max_steps, self.params.samples.samples
                 ));
                 self.part = Part::CotSc;
             }
@@ -124,7 +146,7 @@ impl Hybrid {
             return self.finish(outcome, super::cot_sc::KIND);
         }
         let majority = self.cot_sc.majority.unwrap_or(super::cot_sc::Majority { votes: 0, samples: 0 });
-        let threshold = core.params.majority_threshold;
+        let threshold = self.params.majority_threshold;
         let needed = threshold * majority.samples as f64;
         let (votes, n) = (majority.votes, majority.samples);
         if votes > 0 && votes as f64 >= needed {
@@ -215,7 +237,7 @@ impl Method for Hybrid {
         let result = self.react.edit(core, node, text)?;
         if result.is_ok() {
             if self.cot_sc_outcome.is_none() {
-                self.cot_sc = CotSc::new();
+                self.cot_sc = CotSc::new(self.params.samples);
             }
             self.outcome = None;
             self.part = Part::React;
@@ -250,7 +272,7 @@ impl Method for Hybrid {
         self.react.continue_from(core, node)?;
         if self.cot_sc_outcome.is_none() {
             // Its call (if any) was just cancelled: start CoT-SC afresh if it is needed.
-            self.cot_sc = CotSc::new();
+            self.cot_sc = CotSc::new(self.params.samples);
         }
         self.outcome = None;
         self.part = Part::React;
@@ -258,10 +280,10 @@ impl Method for Hybrid {
     }
 
     fn view(&self, core: &Core) -> MethodView {
-        let p = &core.params;
+        let p = &self.params;
         let react = self.react.view(core);
         MethodView {
-            params: format!("{} max {} steps k={}", self.kind.label(), p.max_steps, p.samples),
+            params: format!("{} max {} steps k={}", self.kind.label(), p.react.max_steps, p.samples.samples),
             step: react.step,
             step_noun: "ReAct step",
             cutoff: None,

@@ -3,8 +3,8 @@
 use crate::engine::MethodKind;
 use crate::engine::{Core, NodeId, Outcome, Purpose};
 
-use super::samples::SampleAnswers;
-use super::{Method, MethodInfo, Progress};
+use super::samples::{SampleAnswers, SampleParams};
+use super::{Method, MethodInfo, MethodView, Progress};
 
 /// Registration (see `methods::REGISTRY`).
 pub const KIND: MethodKind = MethodKind("io");
@@ -13,17 +13,17 @@ pub const INFO: MethodInfo = MethodInfo {
     about: "IO prompting: k whole answers, no reasoning",
     react_steps: false,
     tree_search: false,
-    build: |_| Box::new(Io::new()),
+    build: |p| Ok(Box::new(Io::new(SampleParams::read(p)?))),
 };
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Io {
     samples: SampleAnswers,
 }
 
 impl Io {
-    pub fn new() -> Self {
-        Self::default()
+    pub fn new(params: SampleParams) -> Self {
+        Io { samples: SampleAnswers::new(params) }
     }
 }
 
@@ -54,5 +54,9 @@ impl Method for Io {
 
     fn continue_from(&mut self, _core: &mut Core, _node: NodeId) -> Result<(), String> {
         SampleAnswers::no_tree("io")
+    }
+
+    fn view(&self, _core: &Core) -> MethodView {
+        MethodView { params: self.samples.params.label(KIND.label()), ..MethodView::default() }
     }
 }

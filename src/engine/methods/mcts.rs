@@ -15,8 +15,11 @@
 use std::collections::BTreeSet;
 
 use crate::engine::event::Event;
+use crate::engine::params::real;
 use crate::engine::tree::DropReason;
-use crate::engine::{Core, Duplicates, Evaluator, MethodKind, NodeId, NodeStatus, Outcome, Params};
+use crate::engine::{
+    Core, Duplicates, Evaluator, MethodKind, NodeId, NodeStatus, Outcome, ParamError, Params, SearchParams,
+};
 
 use super::{Method, MethodInfo, MethodView, Progress};
 
@@ -27,7 +30,10 @@ pub const INFO: MethodInfo = MethodInfo {
     about: "Monte Carlo tree search over thoughts: UCT selection, evaluator rewards, mean backup",
     react_steps: false,
     tree_search: true,
-    build: |params| Box::new(Mcts::new(MctsParams::of(params))),
+    build: |params| {
+        let (mcts, search) = MctsParams::read(params)?;
+        Ok(Box::new(Mcts::new(mcts, search)))
+    },
 };
 
 /// MCTS's own parameters, read from the header's method parameters.
@@ -49,15 +55,33 @@ impl MctsParams {
     pub const ITERATIONS: &'static str = "iterations";
     pub const ROLLOUT_DEPTH: &'static str = "rollout_depth";
 
-    pub fn of(params: &Params) -> MctsParams {
+    /// MCTS's parameters from the header's (the defaults for those not given),
+    /// range-checked, with the shared search components.
+    pub fn read(params: &Params) -> Result<(MctsParams, SearchParams), ParamError> {
         let d = MctsParams::default();
-        let num = |key: &str| params.extra.get(key).and_then(serde_json::Value::as_f64);
-        let whole = |key: &str| params.extra.get(key).and_then(serde_json::Value::as_u64).map(|n| n as usize);
-        MctsParams {
-            uct_c: num(Self::UCT_C).filter(|c| c.is_finite() && *c >= 0.0).unwrap_or(d.uct_c),
-            iterations: whole(Self::ITERATIONS).filter(|&n| n > 0).unwrap_or(d.iterations),
-            rollout_depth: whole(Self::ROLLOUT_DEPTH).unwrap_or(d.rollout_depth),
-        }
+        let get = |key: &'static str| -> Result<Option<f64>, ParamError> {
+            match params.extra.get(key) {
+                None => Ok(None),
+                Some(v) => v.as_f64().map(Some).ok_or_else(|| ParamError {
+                    name: key,
+                    value: v.to_string(),
+                    expected: "it must be a number".into(),
+                }),
+            }
+        };
+        let count = |key: &'static str, default: usize, min: u32, max: u32| -> Result<usize, ParamError> {
+            let Some(n) = get(key)? else { return Ok(default) };
+            if n.fract() == 0.0 && n >= f64::from(min) && n <= f64::from(max) {
+                return Ok(n as usize);
+            }
+            Err(ParamError { name: key, value: n.to_string(), expected: format!("it must be from {min} to {max}") })
+        };
+        let mcts = MctsParams {
+            uct_c: get(Self::UCT_C)?.map(|c| real(Self::UCT_C, c, 0.0, 1000.0)).transpose()?.unwrap_or(d.uct_c),
+            iterations: count(Self::ITERATIONS, d.iterations, 1, 1_000_000)?,
+            rollout_depth: count(Self::ROLLOUT_DEPTH, d.rollout_depth, 0, 1000)?,
+        };
+        Ok((mcts, SearchParams::read(params)?))
     }
 }
 
@@ -83,6 +107,7 @@ enum Phase {
 #[derive(Debug, Clone)]
 pub struct Mcts {
     params: MctsParams,
+    search: SearchParams,
     phase: Phase,
     iterations: usize,
     /// Nodes whose children were asked for (each is expanded once).
@@ -97,9 +122,10 @@ pub struct Mcts {
 }
 
 impl Mcts {
-    pub fn new(params: MctsParams) -> Self {
+    pub fn new(params: MctsParams, search: SearchParams) -> Self {
         Mcts {
             params,
+            search,
             phase: Phase::Select,
             iterations: 0,
             expanded: BTreeSet::new(),
@@ -123,10 +149,10 @@ impl Mcts {
     }
 
     /// A node's value scaled to [0, 1] by the task's top value class and the number of evaluator samples.
-    fn reward(core: &Core, id: NodeId) -> f64 {
+    fn reward(&self, core: &Core, id: NodeId) -> f64 {
         let Some(value) = core.tree.value(id) else { return 0.0 };
-        let samples = f64::from(core.params.n_evaluate.max(1));
-        let top = match core.params.evaluator {
+        let samples = f64::from(self.search.n_evaluate);
+        let top = match self.search.evaluator {
             Evaluator::Value => core.task.value_classes().iter().map(|(_, v)| *v).fold(0.0, f64::max),
             Evaluator::Vote => 1.0,
         };
@@ -207,7 +233,7 @@ impl Mcts {
         let valued: Vec<NodeId> =
             children.iter().copied().filter(|&c| core.usable(c) && core.tree.node(c).score.is_some()).collect();
         let best = valued.iter().copied().fold(None, |best: Option<NodeId>, c| match best {
-            Some(b) if Self::reward(core, b) >= Self::reward(core, c) => Some(b),
+            Some(b) if self.reward(core, b) >= self.reward(core, c) => Some(b),
             _ => Some(c),
         });
         let Some(best) = best else {
@@ -221,7 +247,7 @@ impl Mcts {
         };
         if rollout == 0 {
             for &c in &valued {
-                let r = Self::reward(core, c);
+                let r = self.reward(core, c);
                 core.set_metrics(c, &[("N", 1.0), ("Q", r)]);
             }
         }
@@ -233,7 +259,7 @@ impl Mcts {
             self.phase = Phase::Expanding { leaf: best, path, rollout: rollout + 1 };
             return;
         }
-        let reward = Self::reward(core, best);
+        let reward = self.reward(core, best);
         if Self::terminal(core, best) && reward >= 1.0 {
             self.finals.push(best);
         }
@@ -289,7 +315,7 @@ impl Method for Mcts {
         let leaf = *path.last().unwrap_or(&core.tree.root());
         if Self::terminal(core, leaf) {
             // A final state again: its value is the reward.
-            let reward = Self::reward(core, leaf);
+            let reward = self.reward(core, leaf);
             self.backup(core, &path, reward);
             return Progress::Moved;
         }
@@ -397,9 +423,9 @@ impl Method for Mcts {
         Ok(())
     }
 
-    fn view(&self, core: &Core) -> MethodView {
+    fn view(&self, _core: &Core) -> MethodView {
         let p = &self.params;
-        let mut params = format!("mcts c={} iters {} n={}", p.uct_c, p.iterations, core.params.n_evaluate);
+        let mut params = format!("mcts c={} iters {} n={}", p.uct_c, p.iterations, self.search.n_evaluate);
         if p.rollout_depth > 0 {
             params.push_str(&format!(" rollout {}", p.rollout_depth));
         }
@@ -432,12 +458,25 @@ mod tests {
 
     #[test]
     fn parameters_come_from_the_header_with_defaults() {
-        assert_eq!(MctsParams::of(&Params::default()), MctsParams::default());
+        let of = |p: &Params| MctsParams::read(p).map(|(m, _)| m);
+        assert_eq!(of(&Params::default()), Ok(MctsParams::default()));
         let p = mcts(&[("uct_c", 0.5.into()), ("iterations", 7.into()), ("rollout_depth", 2.into())]);
-        assert_eq!(MctsParams::of(&p), MctsParams { uct_c: 0.5, iterations: 7, rollout_depth: 2 });
-        // Unreadable values fall back to the defaults rather than failing a replay.
-        let p = mcts(&[("uct_c", (-1.0).into()), ("iterations", 0.into())]);
-        assert_eq!(MctsParams::of(&p), MctsParams::default());
+        assert_eq!(of(&p), Ok(MctsParams { uct_c: 0.5, iterations: 7, rollout_depth: 2 }));
+        // Out of range or of the wrong type: an error naming the parameter.
+        for (key, value, says) in [
+            ("uct_c", serde_json::json!(-1.0), "uct_c (--uct-c) is -1: it must be a number from 0 to 1000"),
+            ("iterations", serde_json::json!(0), "iterations (--iterations) is 0: it must be from 1 to 1000000"),
+            ("iterations", serde_json::json!(2.5), "iterations (--iterations) is 2.5: it must be from 1 to 1000000"),
+            (
+                "rollout_depth",
+                serde_json::json!("deep"),
+                "rollout_depth (--rollout-depth) is \"deep\": it must be a number",
+            ),
+        ] {
+            let err = of(&mcts(&[(key, value)])).unwrap_err();
+            assert_eq!(err.to_string(), says);
+            assert_eq!(mcts(&[(key, serde_json::json!(null))]).check().map_err(|e| e.name), Err(key));
+        }
         // A header names them flat, next to the common parameters, and reads back the same.
         let json = serde_json::to_value(mcts(&[("uct_c", 0.5.into())])).unwrap();
         assert_eq!(json["uct_c"], 0.5);

@@ -12,7 +12,8 @@
 //! task's prompts, `issue` for calls of the method's own kind (`CallKind::Own(tag)`,
 //! answered in `Method::on_reply`), `set_status`, `set_metrics` (numbers the panes show
 //! on each node, e.g. N and Q), `log`, and `finalize` for the outcome. Parameters of
-//! its own are read from `Params::extra` (flattened into the session header);
+//! its own go in a struct of its own, read (and range-checked) from `Params` by
+//! `MethodInfo::build` — new ones from `Params::extra`, flattened into the header;
 //! `Method::view` gives the explorer its step counter, status parameters and the
 //! scores pane's cut-off. Nothing outside the file names the method.
 
@@ -26,7 +27,7 @@ mod samples;
 pub mod tot_bfs;
 pub mod tot_dfs;
 
-use super::{Core, MethodKind, NodeId, Outcome, Params};
+use super::{Core, MethodKind, NodeId, Outcome, ParamError, Params};
 
 /// What a call to `advance` did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,13 +72,7 @@ pub trait Method: dyn_clone::DynClone + Send {
     fn on_reply(&mut self, _core: &mut Core, _node: NodeId, _tag: u32, _reply: &crate::engine::LlmResponse) {}
     /// What the explorer shows of the method (step counter, cut-off, parameters).
     fn view(&self, core: &Core) -> MethodView {
-        MethodView {
-            params: format!("{} k={}", core.params.method.label(), core.params.samples),
-            step: 0,
-            step_noun: "step",
-            cutoff: None,
-            candidates_by_depth: false,
-        }
+        MethodView { params: core.params.method.label().to_string(), ..MethodView::default() }
     }
 }
 
@@ -90,7 +85,9 @@ pub struct MethodInfo {
     pub react_steps: bool,
     /// Searches a tree of thoughts with the task's generator and evaluator (needs a task that has them).
     pub tree_search: bool,
-    pub build: fn(&Params) -> Box<dyn Method>,
+    /// Reads the method's parameter struct from the header's parameters (checking
+    /// their ranges) and builds the method's state.
+    pub build: fn(&Params) -> Result<Box<dyn Method>, ParamError>,
 }
 
 /// Every method, in the order help lists them: one line each.
@@ -117,12 +114,12 @@ pub fn names() -> Vec<&'static str> {
 
 dyn_clone::clone_trait_object!(Method);
 
-pub fn build(params: &Params) -> Box<dyn Method> {
+pub fn build(params: &Params) -> Result<Box<dyn Method>, ParamError> {
     (params.method.info().build)(params)
 }
 
 /// What the explorer shows of a method's state, so no pane needs to know the method.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MethodView {
     /// The method and its parameters, for the status bar (`tot-bfs b=5 n=3 propose/value`).
     pub params: String,
@@ -135,6 +132,12 @@ pub struct MethodView {
     /// Which nodes the scores pane ranks: the latest scored node's whole depth (a BFS
     /// step) or its siblings.
     pub candidates_by_depth: bool,
+}
+
+impl Default for MethodView {
+    fn default() -> Self {
+        MethodView { params: String::new(), step: 0, step_noun: "step", cutoff: None, candidates_by_depth: false }
+    }
 }
 
 /// Where the scores pane draws its cut-off line.

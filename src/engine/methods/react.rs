@@ -15,11 +15,12 @@
 //! the canonical `Thought i:` / `Action i: Tool[arg]` text, so transcripts and prompts
 //! look the same in both modes.
 
-use crate::engine::MethodKind;
+use crate::engine::params::whole;
 use crate::engine::{
     CallKind, Completion, Core, Issue, LlmRequest, NodeId, NodeStatus, Origin, Outcome, Step, ToolDef, ToolMode,
     ToolRequest, ToolResult,
 };
+use crate::engine::{MethodKind, ParamError, Params};
 
 use super::{Method, MethodInfo, MethodView, Progress};
 
@@ -38,11 +39,26 @@ pub const INFO: MethodInfo = MethodInfo {
     about: "ReAct: thought, action, observation with tools",
     react_steps: true,
     tree_search: false,
-    build: |_| Box::new(React::new()),
+    build: |p| Ok(Box::new(React::new(ReactParams::read(p)?))),
 };
+
+/// ReAct's parameters: how many steps, and how actions are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReactParams {
+    /// Most thought/action/observation steps.
+    pub max_steps: usize,
+    pub tool_mode: ToolMode,
+}
+
+impl ReactParams {
+    pub fn read(p: &Params) -> Result<ReactParams, ParamError> {
+        Ok(ReactParams { max_steps: whole("max_steps", p.max_steps, 1, 1000)?, tool_mode: p.tool_mode })
+    }
+}
 
 #[derive(Debug, Clone)]
 pub struct React {
+    pub params: ReactParams,
     /// The last step of the trajectory (the root before the first).
     tip: NodeId,
     phase: Phase,
@@ -55,8 +71,16 @@ pub struct React {
 }
 
 impl React {
-    pub fn new() -> Self {
-        React { tip: NodeId(0), phase: Phase::Think, finals: Vec::new(), acting: None, completing: None, bad_calls: 0 }
+    pub fn new(params: ReactParams) -> Self {
+        React {
+            params,
+            tip: NodeId(0),
+            phase: Phase::Think,
+            finals: Vec::new(),
+            acting: None,
+            completing: None,
+            bad_calls: 0,
+        }
     }
 
     fn observe(core: &mut Core, node: NodeId, text: &str) {
@@ -133,7 +157,7 @@ impl React {
         if reply.tool_calls.is_empty() && !reply.text.to_lowercase().contains("action") {
             reply.text = format!("Action {step}: {}", reply.text.trim());
         }
-        let read = read_step(core, &reply, step);
+        let read = read_step(core, self.params, &reply, step);
         if read.action.is_some() {
             let mut typed = step_of(core, node);
             typed.action = read.action.clone();
@@ -173,7 +197,7 @@ impl React {
         // A thought alone: the model writes the action that follows it.
         let trajectory = core.tree.node(parent).path.clone();
         let thought = thought.unwrap_or_default();
-        let mut request = step_request(core, &trajectory, step)?;
+        let mut request = step_request(core, self.params, &trajectory, step)?;
         if let Some(last) = request.messages.last_mut() {
             if request.tools.is_empty() {
                 // The text prompt ends with `Thought i:`; the person's thought follows it.
@@ -195,25 +219,19 @@ impl React {
     }
 }
 
-impl Default for React {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 impl Method for React {
     fn advance(&mut self, core: &mut Core) -> Progress {
         match self.phase {
             Phase::Think => {
                 let step = core.tree.node(self.tip).depth + 1;
-                if step > core.params.max_steps {
-                    core.log(format!("no answer after {} steps", core.params.max_steps));
+                if step > self.params.max_steps {
+                    core.log(format!("no answer after {} steps", self.params.max_steps));
                     self.finals.clear();
                     self.phase = Phase::Done;
                     return Progress::Moved;
                 }
                 let trajectory = core.tree.node(self.tip).path.clone();
-                let request = match step_request(core, &trajectory, step) {
+                let request = match step_request(core, self.params, &trajectory, step) {
                     Ok(r) => r,
                     Err(why) => {
                         core.log(why);
@@ -249,7 +267,7 @@ impl Method for React {
             return self.complete(core, node, reply);
         }
         let step = core.tree.node(node).depth + 1;
-        let read = read_step(core, reply, step);
+        let read = read_step(core, self.params, reply, step);
         let mut thought = read.thought.as_deref().map(|t| t.trim().to_string());
         if thought.is_none() && read.action.is_none() {
             // Neither: the reply as it came is the thought.
@@ -317,7 +335,7 @@ impl Method for React {
 
     fn view(&self, core: &Core) -> MethodView {
         MethodView {
-            params: format!("react max {} steps", core.params.max_steps),
+            params: format!("react max {} steps", self.params.max_steps),
             step: core.tree.node(self.tip).depth,
             step_noun: "step",
             cutoff: None,
@@ -342,8 +360,8 @@ fn last_tool_step(core: &Core, mut node: NodeId) -> NodeId {
 }
 
 /// The request for step `step` after `trajectory`, in the run's tool mode.
-fn step_request(core: &Core, trajectory: &str, step: usize) -> Result<LlmRequest, String> {
-    let native = core.params.tool_mode == ToolMode::Native;
+fn step_request(core: &Core, params: ReactParams, trajectory: &str, step: usize) -> Result<LlmRequest, String> {
+    let native = params.tool_mode == ToolMode::Native;
     let prompt = if native {
         core.task.react_native_prompt(&core.x, trajectory, step)
     } else {
@@ -375,8 +393,8 @@ struct ReadStep {
 
 /// Read a reply: its first native tool call is the action and its text the thought;
 /// without a tool call, the text is read in the paper's format.
-fn read_step(core: &Core, reply: &Completion, step: usize) -> ReadStep {
-    let native = core.params.tool_mode == ToolMode::Native;
+fn read_step(core: &Core, params: ReactParams, reply: &Completion, step: usize) -> ReadStep {
+    let native = params.tool_mode == ToolMode::Native;
     let parsed = core.task.parse_react(&reply.text, step);
     let mut raw = reply.text.trim().to_string();
     for call in &reply.tool_calls {

@@ -1,18 +1,40 @@
 //! Shared machinery of the sampling baselines (io, cot, cot-sc): one call for k
 //! whole answers from the root, each becoming a final child.
 
-use crate::engine::{CallKind, Core, LlmRequest, NodeId, Purpose};
+use crate::engine::params::{whole, MAX_SAMPLES};
+use crate::engine::{CallKind, Core, LlmRequest, NodeId, ParamError, Params, Purpose};
 
 use super::Progress;
 
-#[derive(Debug, Clone, Default)]
+/// The sampling baselines' parameters: k, the answers asked for in one call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SampleParams {
+    pub samples: u32,
+}
+
+impl SampleParams {
+    pub fn read(p: &Params) -> Result<SampleParams, ParamError> {
+        Ok(SampleParams { samples: whole("samples", p.samples, 1, MAX_SAMPLES)? })
+    }
+
+    pub fn label(&self, method: &str) -> String {
+        format!("{method} k={}", self.samples)
+    }
+}
+
+#[derive(Debug, Clone)]
 pub struct SampleAnswers {
+    pub params: SampleParams,
     pub asked: bool,
     pub answers: Vec<NodeId>,
     pub done: bool,
 }
 
 impl SampleAnswers {
+    pub fn new(params: SampleParams) -> SampleAnswers {
+        SampleAnswers { params, asked: false, answers: Vec::new(), done: false }
+    }
+
     pub fn advance(&mut self, core: &mut Core, purpose: Purpose) -> Progress {
         if self.asked {
             return Progress::Stuck("all samples are in".into());
@@ -21,7 +43,7 @@ impl SampleAnswers {
             Purpose::Io => core.task.io_prompt(&core.x),
             _ => core.task.cot_prompt(&core.x),
         };
-        let request = LlmRequest::from_prompt(prompt, core.params.samples.max(1), core.params.temperature);
+        let request = LlmRequest::from_prompt(prompt, self.params.samples, core.params.temperature);
         let root = core.tree.root();
         core.issue(root, CallKind::Answer, request, false);
         self.asked = true;

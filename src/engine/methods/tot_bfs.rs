@@ -8,8 +8,9 @@ use crate::engine::MethodKind;
 use std::collections::BTreeSet;
 
 use crate::engine::event::Event;
+use crate::engine::params::whole;
 use crate::engine::tree::DropReason;
-use crate::engine::{Core, Duplicates, NodeId, NodeStatus, Outcome, Selection};
+use crate::engine::{Core, Duplicates, NodeId, NodeStatus, Outcome, ParamError, Params, SearchParams, Selection};
 
 use super::{rank_by_value, Cutoff, Method, MethodInfo, MethodView, Progress};
 
@@ -29,11 +30,31 @@ pub const INFO: MethodInfo = MethodInfo {
     about: "Tree of Thoughts, breadth-first: keep the b best states per step",
     react_steps: false,
     tree_search: true,
-    build: |_| Box::new(TotBfs::new()),
+    build: |p| Ok(Box::new(TotBfs::new(BfsParams::read(p)?))),
 };
+
+/// BFS's parameters: the beam and how it is chosen, over the shared search components.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BfsParams {
+    /// b: states kept per step.
+    pub breadth: usize,
+    pub select: Selection,
+    pub search: SearchParams,
+}
+
+impl BfsParams {
+    pub fn read(p: &Params) -> Result<BfsParams, ParamError> {
+        Ok(BfsParams {
+            breadth: whole("breadth", p.breadth, 1, 100_000)?,
+            select: p.select,
+            search: SearchParams::read(p)?,
+        })
+    }
+}
 
 #[derive(Debug, Clone)]
 pub struct TotBfs {
+    params: BfsParams,
     /// Selections made so far; the frontier is expanded at step `step`.
     step: usize,
     frontier: Vec<NodeId>,
@@ -48,8 +69,9 @@ pub struct TotBfs {
 }
 
 impl TotBfs {
-    pub fn new() -> Self {
+    pub fn new(params: BfsParams) -> Self {
         TotBfs {
+            params,
             step: 0,
             frontier: vec![NodeId(0)],
             pool: Vec::new(),
@@ -64,8 +86,8 @@ impl TotBfs {
         let candidates: Vec<NodeId> =
             self.pool.iter().copied().filter(|&n| core.usable(n) && core.tree.node(n).score.is_some()).collect();
         let ranked = rank_by_value(core, &candidates);
-        let b = core.params.breadth.max(1);
-        let kept: Vec<NodeId> = match core.params.select {
+        let b = self.params.breadth;
+        let kept: Vec<NodeId> = match self.params.select {
             Selection::Greedy => ranked.iter().copied().take(b).collect(),
             Selection::Sample => sample_by_value(core, &candidates, b),
         };
@@ -91,12 +113,6 @@ impl TotBfs {
         self.pool.clear();
         self.step += 1;
         self.phase = Phase::Generate;
-    }
-}
-
-impl Default for TotBfs {
-    fn default() -> Self {
-        Self::new()
     }
 }
 
@@ -210,7 +226,7 @@ impl Method for TotBfs {
         let Some(previous) = self.step.checked_sub(1).and_then(|s| self.history.get(s)) else {
             return Err("nothing to backtrack to: no step has been selected yet".into());
         };
-        let b = core.params.breadth.max(1);
+        let b = self.params.breadth;
         let unexplored = |n: &NodeId| !self.explored.contains(n) && core.usable(*n);
         let alternatives: Vec<NodeId> = match to {
             None => previous.iter().copied().filter(unexplored).take(b).collect(),
@@ -267,9 +283,9 @@ impl Method for TotBfs {
         Ok(())
     }
 
-    fn view(&self, core: &Core) -> MethodView {
-        let p = &core.params;
-        let params = format!("tot-bfs b={} n={} {:?}/{:?}", p.breadth, p.n_evaluate, p.generator, p.evaluator);
+    fn view(&self, _core: &Core) -> MethodView {
+        let (p, s) = (&self.params, &self.params.search);
+        let params = format!("tot-bfs b={} n={} {:?}/{:?}", p.breadth, s.n_evaluate, s.generator, s.evaluator);
         MethodView {
             params: params.to_lowercase(),
             step: self.step,

@@ -5,9 +5,10 @@
 //! the best (deepest, then highest-valued) state seen.
 
 use crate::engine::event::Event;
+use crate::engine::params::{real, whole};
 use crate::engine::tree::DropReason;
 use crate::engine::MethodKind;
-use crate::engine::{Core, Duplicates, NodeId, NodeStatus, Outcome};
+use crate::engine::{Core, Duplicates, NodeId, NodeStatus, Outcome, ParamError, Params, SearchParams};
 
 use super::{rank_by_value, Cutoff, Method, MethodInfo, MethodView, Progress};
 
@@ -37,11 +38,32 @@ pub const INFO: MethodInfo = MethodInfo {
     about: "Tree of Thoughts, depth-first: best child first, prune below a threshold, backtrack",
     react_steps: false,
     tree_search: true,
-    build: |_| Box::new(TotDfs::new()),
+    build: |p| Ok(Box::new(TotDfs::new(DfsParams::read(p)?))),
 };
+
+/// DFS's parameters: the pruning threshold and the cap on states, over the shared search components.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DfsParams {
+    /// Children valued below this are pruned.
+    pub threshold: f64,
+    /// Most states expanded.
+    pub max_states: usize,
+    pub search: SearchParams,
+}
+
+impl DfsParams {
+    pub fn read(p: &Params) -> Result<DfsParams, ParamError> {
+        Ok(DfsParams {
+            threshold: real("threshold", p.threshold, f64::NEG_INFINITY, f64::INFINITY)?,
+            max_states: whole("max_states", p.max_states, 1, 10_000_000)?,
+            search: SearchParams::read(p)?,
+        })
+    }
+}
 
 #[derive(Debug, Clone)]
 pub struct TotDfs {
+    params: DfsParams,
     stack: Vec<Frame>,
     phase: Phase,
     expansions: usize,
@@ -50,8 +72,15 @@ pub struct TotDfs {
 }
 
 impl TotDfs {
-    pub fn new() -> Self {
-        TotDfs { stack: vec![frame(NodeId(0))], phase: Phase::Expand, expansions: 0, best: None, finals: Vec::new() }
+    pub fn new(params: DfsParams) -> Self {
+        TotDfs {
+            params,
+            stack: vec![frame(NodeId(0))],
+            phase: Phase::Expand,
+            expansions: 0,
+            best: None,
+            finals: Vec::new(),
+        }
     }
 
     fn consider_best(&mut self, core: &Core, id: NodeId) {
@@ -81,12 +110,6 @@ impl TotDfs {
     }
 }
 
-impl Default for TotDfs {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 fn frame(node: NodeId) -> Frame {
     Frame { node, todo: Vec::new(), fresh: Vec::new() }
 }
@@ -106,7 +129,7 @@ impl Method for TotDfs {
                     self.phase = Phase::Done;
                     return Progress::Moved;
                 }
-                if self.expansions >= core.params.max_states {
+                if self.expansions >= self.params.max_states {
                     core.log(format!("visited {} states, the cap; stopping", self.expansions));
                     self.stop_with_best();
                     return Progress::Moved;
@@ -160,7 +183,7 @@ impl Method for TotDfs {
         match self.phase {
             Phase::Generating => self.phase = Phase::Evaluate,
             Phase::Evaluating => {
-                let threshold = core.params.threshold;
+                let threshold = self.params.threshold;
                 let Some(top) = self.stack.last_mut() else { return };
                 let fresh = std::mem::take(&mut top.fresh);
                 let scored: Vec<NodeId> = fresh.into_iter().filter(|&n| core.usable(n)).collect();
@@ -257,7 +280,7 @@ impl Method for TotDfs {
             cur = core.tree.node(p).parent;
         }
         path.reverse();
-        let threshold = core.params.threshold;
+        let threshold = self.params.threshold;
         self.stack = path
             .iter()
             .enumerate()
@@ -283,8 +306,8 @@ impl Method for TotDfs {
         Ok(())
     }
 
-    fn view(&self, core: &Core) -> MethodView {
-        let p = &core.params;
+    fn view(&self, _core: &Core) -> MethodView {
+        let p = &self.params;
         MethodView {
             params: format!("tot-dfs v≥{} max {}", p.threshold, p.max_states),
             step: self.expansions,
