@@ -421,9 +421,9 @@ fn mcts_runs_headless_records_its_parameters_and_replays() {
     // Its flags belong to it; bad values get one plain line.
     let out = bin().args(["run", "--method", "tot-bfs", "--iterations", "5", "--input", "4 9 10 13"]).output().unwrap();
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("are for --method mcts"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--iterations is for --method mcts (the method is tot-bfs)"));
     let out = bin().args(["run", "--method", "mcts", "--uct-c", "nan", "--input", "4 9 10 13"]).output().unwrap();
-    assert!(String::from_utf8_lossy(&out.stderr).contains("exploration constant"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("uct_c (--uct-c) is NaN: it must be a number from 0 to 100"));
     let out = bin().args(["run", "--method", "mcts", "--task", "qa-demo", "--range", "0..1"]).output().unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("tree search over its steps is not defined"));
 }

@@ -8,7 +8,7 @@ use std::time::Instant;
 use color_eyre::eyre::{bail, eyre, Result, WrapErr};
 
 use thoughtscope::config::{Config, ParamPatch, RunDefaults};
-use thoughtscope::engine::ToolMode;
+use thoughtscope::engine::{methods, ToolMode};
 use thoughtscope::llm::sim::{SimConfig, SimProvider, SimRates};
 use thoughtscope::llm::Provider;
 use thoughtscope::runtime::headless::{run_problems, ProblemResult, RunSetup, Summary};
@@ -64,12 +64,7 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
     params.check_all()?;
     let react_task = task.tools().is_some();
     match (params.method, react_task) {
-        (
-            thoughtscope::engine::methods::react::KIND
-            | thoughtscope::engine::methods::hybrid::REACT_COT_SC
-            | thoughtscope::engine::methods::hybrid::COT_SC_REACT,
-            false,
-        ) => {
+        (method, false) if method.has_react_steps() => {
             bail!(
                 "--method {} needs a task with tools (qa-demo, hotpotqa, fever); {task_name} has none",
                 params.method.label()
@@ -83,20 +78,11 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
         }
         _ => {}
     }
-    let s = &args.search;
-    if (s.uct_c.is_some() || s.iterations.is_some() || s.rollout_depth.is_some())
-        && params.method != thoughtscope::engine::methods::mcts::KIND
-    {
-        bail!("--uct-c, --iterations and --rollout-depth are for --method mcts (the method is {})", params.method);
-    }
-    if let Some(c) = s.uct_c.filter(|c| !(c.is_finite() && *c >= 0.0 && *c <= 100.0)) {
-        bail!("--uct-c is the exploration constant, a number from 0 to 100 (about 1 is usual), not {c}");
-    }
-    if s.iterations.is_some_and(|n| n == 0 || n > 100_000) {
-        bail!("--iterations must be from 1 to 100000");
-    }
-    if s.rollout_depth.is_some_and(|d| d > 100) {
-        bail!("--rollout-depth must be at most 100");
+    // A method's own flags (MCTS's --uct-c, ...) given for another method are a mistake.
+    for key in ParamPatch::merge(&args.search, &ParamPatch::default()).extra.keys() {
+        if let Some(owner) = methods::owner_of(key).filter(|owner| owner.kind != params.method) {
+            bail!("--{} is for --method {} (the method is {})", key.replace('_', "-"), owner.kind, params.method);
+        }
     }
     if args.search.tool_mode == Some(ToolMode::Native) && !params.method.has_react_steps() {
         bail!("--tool-mode is for --method react and its hybrids (the method is {})", params.method.label());

@@ -183,12 +183,7 @@ impl ParamPatch {
     pub fn params(&self) -> Params {
         let base = Params::default();
         let method = self.method.unwrap_or(base.method);
-        // The ReAct paper's hybrids take 21 CoT-SC samples unless told otherwise.
-        let hybrid = matches!(
-            method,
-            crate::engine::methods::hybrid::REACT_COT_SC | crate::engine::methods::hybrid::COT_SC_REACT
-        );
-        let samples = if hybrid { 21 } else { base.samples };
+        let samples = method.info().default_samples.unwrap_or(base.samples);
         let base = Params { method, samples, ..base };
         let serde_json::Value::Object(mut fields) = serde_json::to_value(&base).unwrap_or_default() else {
             return base;

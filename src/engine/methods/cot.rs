@@ -13,6 +13,8 @@ pub const INFO: MethodInfo = MethodInfo {
     about: "chain of thought: k whole answers with their reasoning",
     react_steps: false,
     tree_search: false,
+    default_samples: None,
+    own_params: &[],
     build: |p| Ok(Box::new(Cot::new(SampleParams::read(p)?))),
 };
 

@@ -16,6 +16,8 @@ pub const INFO: MethodInfo = MethodInfo {
     about: "CoT with self-consistency: the majority answer of k samples",
     react_steps: false,
     tree_search: false,
+    default_samples: None,
+    own_params: &[],
     build: |p| Ok(Box::new(CotSc::new(SampleParams::read(p)?))),
 };
 

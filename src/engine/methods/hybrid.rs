@@ -27,6 +27,9 @@ pub const REACT_COT_SC_INFO: MethodInfo = MethodInfo {
     about: "ReAct, backing off to CoT-SC when it does not finish within its steps (ReAct paper §3.3)",
     react_steps: true,
     tree_search: false,
+    // The ReAct paper's hybrids take 21 CoT-SC samples.
+    default_samples: Some(21),
+    own_params: &[],
     build: |p| Ok(Box::new(Hybrid::react_cot_sc(HybridParams::read(p)?))),
 };
 pub const COT_SC_REACT_INFO: MethodInfo = MethodInfo {
@@ -34,6 +37,9 @@ pub const COT_SC_REACT_INFO: MethodInfo = MethodInfo {
     about: "CoT-SC, backing off to ReAct when the majority answer is weak (ReAct paper §3.3)",
     react_steps: true,
     tree_search: false,
+    // The ReAct paper's hybrids take 21 CoT-SC samples.
+    default_samples: Some(21),
+    own_params: &[],
     build: |p| Ok(Box::new(Hybrid::cot_sc_react(HybridParams::read(p)?))),
 };
 

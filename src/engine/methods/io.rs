@@ -13,6 +13,8 @@ pub const INFO: MethodInfo = MethodInfo {
     about: "IO prompting: k whole answers, no reasoning",
     react_steps: false,
     tree_search: false,
+    default_samples: None,
+    own_params: &[],
     build: |p| Ok(Box::new(Io::new(SampleParams::read(p)?))),
 };
 

@@ -30,6 +30,8 @@ pub const INFO: MethodInfo = MethodInfo {
     about: "Monte Carlo tree search over thoughts: UCT selection, evaluator rewards, mean backup",
     react_steps: false,
     tree_search: true,
+    default_samples: None,
+    own_params: &[MctsParams::UCT_C, MctsParams::ITERATIONS, MctsParams::ROLLOUT_DEPTH],
     build: |params| {
         let (mcts, search) = MctsParams::read(params)?;
         Ok(Box::new(Mcts::new(mcts, search)))
@@ -62,6 +64,8 @@ impl MctsParams {
         let get = |key: &'static str| -> Result<Option<f64>, ParamError> {
             match params.extra.get(key) {
                 None => Ok(None),
+                // JSON has no NaN or infinity: serde_json writes them as null.
+                Some(serde_json::Value::Null) => Ok(Some(f64::NAN)),
                 Some(v) => v.as_f64().map(Some).ok_or_else(|| ParamError {
                     name: key,
                     value: v.to_string(),
@@ -77,9 +81,9 @@ impl MctsParams {
             Err(ParamError { name: key, value: n.to_string(), expected: format!("it must be from {min} to {max}") })
         };
         let mcts = MctsParams {
-            uct_c: get(Self::UCT_C)?.map(|c| real(Self::UCT_C, c, 0.0, 1000.0)).transpose()?.unwrap_or(d.uct_c),
-            iterations: count(Self::ITERATIONS, d.iterations, 1, 1_000_000)?,
-            rollout_depth: count(Self::ROLLOUT_DEPTH, d.rollout_depth, 0, 1000)?,
+            uct_c: get(Self::UCT_C)?.map(|c| real(Self::UCT_C, c, 0.0, 100.0)).transpose()?.unwrap_or(d.uct_c),
+            iterations: count(Self::ITERATIONS, d.iterations, 1, 100_000)?,
+            rollout_depth: count(Self::ROLLOUT_DEPTH, d.rollout_depth, 0, 100)?,
         };
         Ok((mcts, SearchParams::read(params)?))
     }
@@ -464,9 +468,9 @@ mod tests {
         assert_eq!(of(&p), Ok(MctsParams { uct_c: 0.5, iterations: 7, rollout_depth: 2 }));
         // Out of range or of the wrong type: an error naming the parameter.
         for (key, value, says) in [
-            ("uct_c", serde_json::json!(-1.0), "uct_c (--uct-c) is -1: it must be a number from 0 to 1000"),
-            ("iterations", serde_json::json!(0), "iterations (--iterations) is 0: it must be from 1 to 1000000"),
-            ("iterations", serde_json::json!(2.5), "iterations (--iterations) is 2.5: it must be from 1 to 1000000"),
+            ("uct_c", serde_json::json!(-1.0), "uct_c (--uct-c) is -1: it must be a number from 0 to 100"),
+            ("iterations", serde_json::json!(0), "iterations (--iterations) is 0: it must be from 1 to 100000"),
+            ("iterations", serde_json::json!(2.5), "iterations (--iterations) is 2.5: it must be from 1 to 100000"),
             (
                 "rollout_depth",
                 serde_json::json!("deep"),

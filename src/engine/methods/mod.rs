@@ -85,6 +85,10 @@ pub struct MethodInfo {
     pub react_steps: bool,
     /// Searches a tree of thoughts with the task's generator and evaluator (needs a task that has them).
     pub tree_search: bool,
+    /// Its default k (`samples`), where it differs from `Params::default()`'s.
+    pub default_samples: Option<u32>,
+    /// The names of the parameters only this method reads (kept in `Params::extra`).
+    pub own_params: &'static [&'static str],
     /// Reads the method's parameter struct from the header's parameters (checking
     /// their ranges) and builds the method's state.
     pub build: fn(&Params) -> Result<Box<dyn Method>, ParamError>,
@@ -105,6 +109,11 @@ pub const REGISTRY: &[&MethodInfo] = &[
 
 pub fn find(name: &str) -> Option<&'static MethodInfo> {
     REGISTRY.iter().copied().find(|info| info.kind.0 == name)
+}
+
+/// The method that reads the parameter `key` of `Params::extra`, if one does.
+pub fn owner_of(key: &str) -> Option<&'static MethodInfo> {
+    REGISTRY.iter().copied().find(|info| info.own_params.contains(&key))
 }
 
 /// The registered names, for help and errors.

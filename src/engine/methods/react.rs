@@ -39,6 +39,8 @@ pub const INFO: MethodInfo = MethodInfo {
     about: "ReAct: thought, action, observation with tools",
     react_steps: true,
     tree_search: false,
+    default_samples: None,
+    own_params: &[],
     build: |p| Ok(Box::new(React::new(ReactParams::read(p)?))),
 };
 

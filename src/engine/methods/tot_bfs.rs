@@ -30,6 +30,8 @@ pub const INFO: MethodInfo = MethodInfo {
     about: "Tree of Thoughts, breadth-first: keep the b best states per step",
     react_steps: false,
     tree_search: true,
+    default_samples: None,
+    own_params: &[],
     build: |p| Ok(Box::new(TotBfs::new(BfsParams::read(p)?))),
 };
 

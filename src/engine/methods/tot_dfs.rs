@@ -38,6 +38,8 @@ pub const INFO: MethodInfo = MethodInfo {
     about: "Tree of Thoughts, depth-first: best child first, prune below a threshold, backtrack",
     react_steps: false,
     tree_search: true,
+    default_samples: None,
+    own_params: &[],
     build: |p| Ok(Box::new(TotDfs::new(DfsParams::read(p)?))),
 };
 
