@@ -13,7 +13,7 @@ pub mod ui;
 use std::future::Future;
 use std::io::Stdout;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures::{Stream, StreamExt};
 use ratatui::backend::{Backend, CrosstermBackend};
@@ -22,6 +22,7 @@ use ratatui::crossterm::execute;
 use ratatui::crossterm::terminal::{disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen};
 use ratatui::Terminal;
 use tokio::sync::Semaphore;
+use tokio::time::Instant;
 
 use crate::engine::{Effect, RunMode};
 use crate::llm::Provider;
@@ -81,6 +82,9 @@ pub async fn run(
     Ok(app)
 }
 
+/// How long a message stays on the footer (a key clears it sooner).
+const MESSAGE_LIFETIME: Duration = Duration::from_secs(8);
+
 /// The explorer's loop on any backend and any stream of terminal events (tests give
 /// a `TestBackend` and scripted keys): keys become engine commands through the app,
 /// the driver carries out calls and tool calls as its own tasks, every reply goes
@@ -125,13 +129,21 @@ pub async fn drive<B: Backend>(
     driver.execute(&initial);
     let mut tick = tokio::time::interval(Duration::from_millis(33));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-    let mut run_started = Instant::now();
+    // Busy time: the clock runs only while calls are in flight or the search is running.
+    let mut busy_since: Option<Instant> = None;
+    let mut busy_before = Duration::ZERO;
+    // The message on screen and since when (messages expire).
+    let mut message_since: Option<(String, Instant)> = None;
     let mut last_play = Instant::now();
     let mut drawn = u64::MAX;
     loop {
         let effects = tokio::select! {
             event = keys.next() => match event {
-                Some(Ok(TermEvent::Key(key))) => app.handle_key(key),
+                Some(Ok(TermEvent::Key(key))) => {
+                    // A key answers the message on screen; what it says itself shows next.
+                    app.message = None;
+                    app.handle_key(key)
+                }
                 Some(Ok(TermEvent::Mouse(mouse))) => app.handle_mouse(mouse),
                 Some(Ok(TermEvent::Resize(_, _))) => { drawn = u64::MAX; Vec::new() }
                 Some(Ok(_)) => Vec::new(),
@@ -142,16 +154,35 @@ pub async fn drive<B: Backend>(
             Some((input, request)) = driver.next_input(), if driver.outstanding() > 0 => app.on_input(input, request.as_ref()),
             Some(delta) = deltas.recv() => { app.on_delta(delta.call, delta.sample, &delta.text); Vec::new() }
             _ = tick.tick() => {
-                let busy = driver.outstanding() > 0 || app.run.engine.mode() != RunMode::Paused;
-                if app.replay.is_none() && busy && !app.run.engine.is_finished() {
-                    let ms = run_started.elapsed().as_millis() as u64;
-                    if ms / 250 != app.elapsed_ms / 250 {
-                        app.elapsed_ms = ms;
-                        drawn = u64::MAX;
+                let now = Instant::now();
+                let busy = app.replay.is_none()
+                    && !app.run.engine.is_finished()
+                    && (driver.outstanding() > 0 || app.run.engine.mode() != RunMode::Paused);
+                match (busy, busy_since) {
+                    (true, None) => busy_since = Some(now),
+                    (false, Some(since)) => {
+                        busy_before += now.duration_since(since);
+                        busy_since = None;
                     }
+                    _ => {}
+                }
+                let ms = (busy_before + busy_since.map_or(Duration::ZERO, |since| now.duration_since(since))).as_millis() as u64;
+                if app.replay.is_none() && ms / 100 != app.elapsed_ms / 100 {
+                    app.elapsed_ms = ms;
+                    drawn = u64::MAX;
+                }
+                match (&app.message, &message_since) {
+                    (None, _) => message_since = None,
+                    (Some(m), Some((seen, since))) if m == seen => {
+                        if now.duration_since(*since) >= MESSAGE_LIFETIME {
+                            app.message = None;
+                            message_since = None;
+                            drawn = u64::MAX;
+                        }
+                    }
+                    (Some(m), _) => message_since = Some((m.clone(), now)),
                 }
                 // Play the inputs due since the last frame (none are due while paused).
-                let now = Instant::now();
                 if app.play_interval().is_some() {
                     app.play_tick(now.duration_since(last_play).as_secs_f64());
                 }
@@ -169,7 +200,9 @@ pub async fn drive<B: Backend>(
         if app.reset_driver {
             driver = new_driver();
             app.reset_driver = false;
-            run_started = Instant::now();
+            busy_since = None;
+            busy_before = Duration::ZERO;
+            app.elapsed_ms = 0;
         }
         if app.run.stopped().is_some() {
             // A budget, a refused key or a failed recording: send nothing more.

@@ -362,7 +362,8 @@ fn snapshots_of_each_pane_and_popup() {
     insta::assert_snapshot!("pane_scores", crop(areas[Pane::Scores.index()]));
     insta::assert_snapshot!("pane_detail", crop(areas[Pane::Detail.index()]));
     insta::assert_snapshot!("pane_transcript", crop(areas[Pane::Transcript.index()]));
-    insta::assert_snapshot!("status_bar", full.lines().nth(40).unwrap_or(""));
+    insta::assert_snapshot!("status_bar", ui::status::header_text(&app, 120));
+    insta::assert_snapshot!("footer", full.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or(""));
     app.handle_action(Action::Help);
     insta::assert_snapshot!("popup_help", render(&mut app, 120, 40));
     app.popup = None;
@@ -949,4 +950,89 @@ fn playback_plays_the_inputs_due_since_the_last_frame() {
         act(&mut app, Action::ReplayFaster);
     }
     assert_eq!(app.replay.as_ref().unwrap().speed, super::app::MAX_PLAY_SPEED);
+}
+
+/// The header keeps mode, outcome, method, step, calls, tokens and time at 80
+/// columns, giving up detail (the question's tail, the model) rather than items.
+#[test]
+fn the_header_keeps_the_essentials_at_80_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = live(dir.path(), Params::default());
+    let header = ui::status::header_text(&app, 80);
+    assert!(header.starts_with(" PAUSED "), "{header}");
+    act(&mut app, Action::RunPause);
+    assert!(app.run.engine.is_finished());
+    for width in [80, 120, 220] {
+        let header = ui::status::header_text(&app, width);
+        assert!(header.lines().all(|l| l.chars().count() <= width), "{width}: {header}");
+        assert!(header.lines().count() <= if width >= 220 { 1 } else { 2 }, "{header}");
+        for part in [" FINISHED ", "solved", "game24 #900", "tot-bfs", "step 4", "calls", "tok", "s"] {
+            assert!(header.contains(part), "{width} columns: {part:?} missing from {header:?}");
+        }
+    }
+    // The full parameters where there is room.
+    assert!(ui::status::header_text(&app, 220).contains("tot-bfs b=5 n=3 propose/value"));
+    // A long question is cut, not the rest of the line.
+    app.header.input =
+        "Which river flows through the town where the author of the novel was born, and how long is it?".into();
+    let header = ui::status::header_text(&app, 80);
+    assert!(header.lines().all(|l| l.chars().count() <= 80), "{header}");
+    for part in [" FINISHED ", "solved", "Which river", "…", "tot-bfs", "calls", "tok"] {
+        assert!(header.contains(part), "{part:?} missing from {header:?}");
+    }
+}
+
+/// Pausing with calls in flight says so until they land; the mode reads FINISHED at the end.
+#[test]
+fn pausing_shows_the_calls_still_in_flight() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = live(dir.path(), Params::default());
+    let effects = app.handle_action(Action::RunPause);
+    assert_eq!(ui::status::mode(&app).0, "RUNNING");
+    app.handle_action(Action::RunPause);
+    let in_flight = app.run.engine.pending_calls().len();
+    assert!(in_flight > 0);
+    assert_eq!(ui::status::mode(&app).0, format!("pausing ({in_flight} in flight)"));
+    settle(&mut app, effects);
+    assert_eq!(ui::status::mode(&app).0, "PAUSED");
+    act(&mut app, Action::RunPause);
+    assert_eq!(ui::status::mode(&app).0, "FINISHED");
+}
+
+/// The clock counts busy time only (10 s of reading before a step used to show
+/// 10+ s), the session's end line records it, and messages expire.
+#[tokio::test(start_paused = true)]
+async fn the_clock_counts_busy_time_and_messages_expire() {
+    use futures::StreamExt;
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = live(dir.path(), Params::default());
+    app.message = Some("a note from the start".into());
+    let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        let key = |c| {
+            Ok(ratatui::crossterm::event::Event::Key(ratatui::crossterm::event::KeyEvent::from(
+                ratatui::crossterm::event::KeyCode::Char(c),
+            )))
+        };
+        // Ten seconds of reading, a step, ten more seconds, quit.
+        tokio::time::sleep(std::time::Duration::from_secs(10)).await;
+        tx.send(key(' ')).unwrap();
+        tokio::time::sleep(std::time::Duration::from_secs(10)).await;
+        tx.send(key('q')).unwrap();
+        std::future::pending::<()>().await;
+    });
+    let provider: Arc<dyn crate::llm::Provider> = Arc::new(SimProvider::new(SimConfig::default()));
+    let quit = Box::pin(tokio::time::sleep(std::time::Duration::from_secs(60)));
+    let app =
+        super::drive(app, &mut terminal, tokio_stream_from(rx).boxed(), quit, provider, 8, Vec::new()).await.unwrap();
+    assert!(app.run.totals.llm_calls >= 1, "the step ran");
+    assert!(app.elapsed_ms < 1000, "busy time only, not the 20 s of reading: {} ms", app.elapsed_ms);
+    assert_eq!(app.message, None, "the start message expired");
+    let session = Session::load(&app.session_path().unwrap()).unwrap();
+    let ended = session.records.iter().rev().find_map(|r| match r {
+        crate::session::Record::End { wall_ms, .. } => Some(*wall_ms),
+        _ => None,
+    });
+    assert!(ended.is_some_and(|ms| ms < 1000), "the session records busy time: {ended:?}");
 }

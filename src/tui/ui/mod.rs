@@ -4,7 +4,7 @@
 mod detail;
 mod popup;
 mod scores;
-mod status;
+pub(crate) mod status;
 mod transcript;
 mod tree;
 
@@ -59,9 +59,10 @@ impl<'a> View<'a> {
     }
 }
 
-/// The four pane areas and the status line for a screen of `area`.
-pub fn layout(area: Rect, split: u16) -> ([Rect; 4], Rect) {
-    let [main, status] = Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(area);
+/// The four pane areas, the header (top line) and the footer (bottom line) for a screen of `area`.
+pub fn layout(area: Rect, split: u16, header_height: u16) -> ([Rect; 4], Rect, Rect) {
+    let [header, main, footer] =
+        Layout::vertical([Constraint::Length(header_height), Constraint::Min(3), Constraint::Length(1)]).areas(area);
     let transcript_height = if main.height >= 40 {
         12
     } else if main.height >= 20 {
@@ -77,7 +78,7 @@ pub fn layout(area: Rect, split: u16) -> ([Rect; 4], Rect) {
         .areas(top);
     let scores_height = (right.height / 3).clamp(3, 14);
     let [scores, detail] = Layout::vertical([Constraint::Length(scores_height), Constraint::Min(3)]).areas(right);
-    ([left, scores, detail, transcript], status)
+    ([left, scores, detail, transcript], header, footer)
 }
 
 /// Draw the whole app into a frame (lending it the tree state); returns the pane areas.
@@ -97,12 +98,14 @@ pub fn draw_app(frame: &mut Frame, app: &mut App) -> [Rect; 4] {
 pub fn draw(frame: &mut Frame, view: &View, tree_state: &mut TreeState<usize>) -> [Rect; 4] {
     let area = frame.area();
     frame.render_widget(Block::default().style(view.style(Slot::Background)), area);
-    let (panes, status_area) = layout(area, view.app.split);
+    let header_height = status::header_rows(view.app, area.width as usize).len() as u16;
+    let (panes, header, footer) = layout(area, view.app.split, header_height);
     tree::draw(frame, view, tree_state, panes[0]);
     scores::draw(frame, view, panes[1]);
     detail::draw(frame, view, panes[2]);
     transcript::draw(frame, view, panes[3]);
-    status::draw(frame, view, status_area);
+    status::draw_header(frame, view, header);
+    status::draw_footer(frame, view, footer);
     popup::draw(frame, view, area);
     panes
 }

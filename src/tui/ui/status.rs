@@ -1,94 +1,282 @@
-//! The status bar: task and input, method and parameters, provider and model (sim
-//! visibly simulated), mode, step, calls, tokens, elapsed, outcome; in a replay,
-//! the timeline.
+//! The header (top line) and the footer (bottom line).
+//!
+//! The header never loses the essentials: mode, outcome, task and input, method and
+//! its key parameters, provider, step, calls, tokens and busy time (in a replay, the
+//! timeline position). When the line is too narrow the header gives up detail in a
+//! fixed order (cached count, model, the input's tail, the parameters, ...) rather
+//! than whole items. The footer shows the latest message (they expire) and the keys
+//! of the focused pane.
 
 use ratatui::layout::Rect;
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use super::super::action::Action;
+use super::super::app::{App, Pane};
 use super::super::theme::Slot;
 use super::View;
 use crate::engine::RunMode;
 
-fn params_text(view: &View) -> String {
-    view.app.run.engine.view().params
+/// The mode word and its colour.
+pub fn mode(app: &App) -> (String, Slot) {
+    let engine = &app.run.engine;
+    match (&app.replay, engine.mode()) {
+        (Some(r), _) if r.playing => (format!("REPLAY ▶ {}/s", r.speed), Slot::ModeReplay),
+        (Some(_), _) => ("REPLAY".to_string(), Slot::ModeReplay),
+        _ if engine.is_finished() => ("FINISHED".to_string(), Slot::ModePaused),
+        _ if app.run.stopped().is_some() => ("STOPPED".to_string(), Slot::Warning),
+        (None, RunMode::Running) => ("RUNNING".to_string(), Slot::ModeRunning),
+        (None, RunMode::Step(_)) => ("STEPPING".to_string(), Slot::ModeStepping),
+        (None, RunMode::Paused) => match engine.pending_calls().len() {
+            0 => ("PAUSED".to_string(), Slot::ModePaused),
+            n => (format!("pausing ({n} in flight)"), Slot::ModeStepping),
+        },
+    }
 }
 
-pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
-    let app = view.app;
-    let bar = view.style(Slot::StatusBar);
-    let mut spans = Vec::new();
-    let (mode, slot) = match (&app.replay, app.run.engine.mode()) {
-        (Some(r), _) if r.playing => (format!(" REPLAY ▶ {}/s ", r.speed), Slot::ModeReplay),
-        (Some(_), _) => (" REPLAY ".to_string(), Slot::ModeReplay),
-        (None, RunMode::Running) => (" RUNNING ".to_string(), Slot::ModeRunning),
-        (None, RunMode::Step(_)) => (" STEPPING ".to_string(), Slot::ModeStepping),
-        (None, RunMode::Paused) => (" PAUSED ".to_string(), Slot::ModePaused),
-    };
-    spans.push(Span::styled(mode, view.style(slot)));
+/// Tokens in a short form: 950, 12.3k, 4.1M.
+fn short(n: u64) -> String {
+    match n {
+        0..=9_999 => n.to_string(),
+        10_000..=999_999 => format!("{:.1}k", n as f64 / 1000.0),
+        _ => format!("{:.1}M", n as f64 / 1_000_000.0),
+    }
+}
+
+/// At most `max` characters of `text`, with `…` if cut.
+fn clip(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+/// How much of each item the header shows; `less` lowers it step by step.
+#[derive(Debug, Clone, Copy)]
+struct Detail {
+    cached: bool,
+    model: bool,
+    input: usize,
+    params: bool,
+    answer: usize,
+    provider: bool,
+}
+
+impl Detail {
+    const FULL: Detail =
+        Detail { cached: true, model: true, input: usize::MAX, params: true, answer: usize::MAX, provider: true };
+
+    /// The next smaller header, or `None` at the smallest. `one_line`: only the
+    /// steps that lose no item (beyond them the header takes a second line).
+    fn less(self, one_line: bool) -> Option<Detail> {
+        let d = self;
+        Some(if d.cached {
+            Detail { cached: false, ..d }
+        } else if d.input > 32 {
+            Detail { input: 32, ..d }
+        } else if d.model {
+            Detail { model: false, ..d }
+        } else if d.answer > 16 {
+            Detail { answer: 16, ..d }
+        } else if one_line {
+            return None;
+        } else if d.answer > 0 {
+            Detail { answer: 0, ..d }
+        } else if d.input > 14 {
+            Detail { input: 14, ..d }
+        } else if d.params {
+            Detail { params: false, ..d }
+        } else if d.input > 6 {
+            Detail { input: 6, ..d }
+        } else if d.provider {
+            Detail { provider: false, ..d }
+        } else {
+            return None;
+        })
+    }
+}
+
+type Items = Vec<(String, Slot)>;
+
+/// The header's items as (text, slot) pairs at a level of detail: what the run is
+/// (mode, outcome, task and input) and how it goes (method, provider, counts).
+fn items(app: &App, d: Detail) -> (Items, Items) {
+    let mut what = Vec::new();
+    let (mode, slot) = mode(app);
+    what.push((format!(" {mode} "), slot));
+    if let Some(o) = app.run.engine.outcome() {
+        let answer =
+            if d.answer == 0 { String::new() } else { clip(o.answer.as_deref().unwrap_or_default(), d.answer) };
+        let (text, slot) = if o.solved {
+            (format!(" ★ solved {answer}").trim_end().to_string() + " ", Slot::NodeSolution)
+        } else if o.solved_any {
+            (" ◇ solved (not top-ranked) ".to_string(), Slot::NodeFinal)
+        } else {
+            (" ✗ unsolved ".to_string(), Slot::Warning)
+        };
+        what.push((text, slot));
+    }
     let h = &app.header;
-    let input = match h.index {
-        Some(i) => format!(" {} #{i} [{}] ", h.task, h.input),
-        None => format!(" {} [{}] ", h.task, h.input),
+    let input = clip(&h.input, d.input);
+    let task = match h.index {
+        Some(i) => format!(" {} #{i} [{input}]", h.task),
+        None => format!(" {} [{input}]", h.task),
     };
-    spans.push(Span::styled(input, bar));
-    let params_at = spans.len();
-    spans.push(Span::styled(format!("{} ", params_text(view)), bar));
-    spans.push(Span::styled(format!("{}:", h.provider), bar));
-    if h.simulated {
-        spans.push(Span::styled("simulated ", view.style(Slot::Simulated)));
-    } else {
-        spans.push(Span::styled(format!("{} ", h.model), bar));
+    what.push((task, Slot::StatusBar));
+    let mut how = Vec::new();
+    let method = app.run.engine.view();
+    let params = if d.params { method.params.clone() } else { app.header.params.method.label().to_string() };
+    how.push((format!(" {params}"), Slot::StatusBar));
+    if d.provider {
+        if h.simulated {
+            how.push((format!(" {}:", h.provider), Slot::StatusBar));
+            how.push(("simulated".into(), Slot::Simulated));
+        } else if d.model {
+            how.push((format!(" {}:{}", h.provider, h.model), Slot::StatusBar));
+        } else {
+            how.push((format!(" {}", h.provider), Slot::StatusBar));
+        }
     }
     let t = &app.run.totals;
-    let method = app.run.engine.view();
-    let mut stats = format!(
-        "{} {} · calls {} (+{} cached) · tok {}",
-        method.step_noun,
-        method.step,
-        t.llm_calls,
-        t.cache_hits,
-        t.prompt_tokens + t.completion_tokens
-    );
+    let mut stats = format!(" · {} {} · {} calls", method.step_noun, method.step, t.llm_calls);
+    if d.cached && t.cache_hits > 0 {
+        stats.push_str(&format!(" (+{} cached)", t.cache_hits));
+    }
+    stats.push_str(&format!(" · {} tok", short(t.prompt_tokens + t.completion_tokens)));
     if let Some(cost) = app.cost_usd() {
         stats.push_str(&format!(" · ${cost:.4}"));
     }
     if !app.streaming.is_empty() {
         stats.push_str(&format!(" · receiving {}", app.streaming.len()));
     }
-    if let Some(r) = &app.replay {
-        stats.push_str(&format!(" · input {}/{}", r.cursor, r.total));
+    match &app.replay {
+        Some(r) => stats.push_str(&format!(" · input {}/{}", r.cursor, r.total)),
+        None => stats.push_str(&format!(" · {:.1}s", app.elapsed_ms as f64 / 1000.0)),
+    }
+    how.push((stats, Slot::StatusBar));
+    (what, how)
+}
+
+fn width(items: &[(String, Slot)]) -> usize {
+    items.iter().map(|(text, _)| text.chars().count()).sum()
+}
+
+/// The header's lines for a screen `width` wide: one line if every item fits in
+/// it (with less detail), else two.
+pub fn header_rows(app: &App, max: usize) -> Vec<Items> {
+    let mut detail = Detail::FULL;
+    loop {
+        let (mut what, how) = items(app, detail);
+        what.extend(how);
+        if width(&what) <= max {
+            return vec![what];
+        }
+        match detail.less(true) {
+            Some(less) => detail = less,
+            None => break,
+        }
+    }
+    // Two lines, each with the most detail that fits.
+    let fit = |pick: fn((Items, Items)) -> Items| {
+        let mut detail = Detail::FULL;
+        loop {
+            let line = pick(items(app, detail));
+            match detail.less(false) {
+                Some(less) if width(&line) > max => detail = less,
+                _ => return line,
+            }
+        }
+    };
+    vec![fit(|(what, _)| what), fit(|(_, how)| how)]
+}
+
+/// The header's text for a line `width` wide (without colours; lines joined by
+/// a newline), for tests.
+#[cfg(test)]
+pub fn header_text(app: &App, width: usize) -> String {
+    header_rows(app, width)
+        .into_iter()
+        .map(|row| row.into_iter().map(|(text, _)| text).collect::<String>())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+pub fn draw_header(frame: &mut Frame, view: &View, area: Rect) {
+    let bar = view.style(Slot::StatusBar);
+    let lines: Vec<Line> = header_rows(view.app, area.width as usize)
+        .into_iter()
+        .map(|row| {
+            Line::from(
+                row.into_iter()
+                    .map(|(text, slot)| {
+                        Span::styled(text, if slot == Slot::StatusBar { bar } else { view.style(slot) })
+                    })
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .collect();
+    frame.render_widget(Paragraph::new(lines).style(bar), area);
+}
+
+/// The keys worth knowing in the focused pane, most useful first.
+fn hints(app: &App) -> Vec<(Action, &'static str)> {
+    let replay = app.replay.is_some();
+    let mut out = Vec::new();
+    if replay {
+        out.extend([
+            (Action::ReplayPlay, "play"),
+            (Action::ReplayForward, "next"),
+            (Action::ReplayBack, "back"),
+            (Action::Fork, "fork"),
+        ]);
     } else {
-        stats.push_str(&format!(" · {:.1}s", app.elapsed_ms as f64 / 1000.0));
+        match app.focus {
+            Pane::Tree | Pane::Scores => out.extend([
+                (Action::Step, "step"),
+                (Action::RunPause, "run/pause"),
+                (Action::Prune, "prune"),
+                (Action::Edit, "edit"),
+                (Action::Backtrack, "backtrack"),
+                (Action::Expand, "expand"),
+                (Action::Continue, "continue"),
+            ]),
+            Pane::Detail | Pane::Transcript => {
+                out.extend([(Action::Step, "step"), (Action::RunPause, "run/pause"), (Action::PageDown, "scroll")])
+            }
+        }
     }
-    spans.push(Span::styled(stats, bar));
-    if let Some(o) = app.run.engine.outcome() {
-        let (text, slot) = if o.solved {
-            (format!(" ★ solved {} ", o.answer.clone().unwrap_or_default()), Slot::NodeSolution)
-        } else if o.solved_any {
-            (" ◇ solved (not top-ranked) ".to_string(), Slot::NodeFinal)
-        } else {
-            (" ✗ unsolved ".to_string(), Slot::Warning)
-        };
-        spans.push(Span::styled(text, view.style(slot)));
-    }
+    out.extend([(Action::FocusNext, "pane"), (Action::Help, "help"), (Action::Quit, "quit")]);
+    out
+}
+
+pub fn draw_footer(frame: &mut Frame, view: &View, area: Rect) {
+    let app = view.app;
+    let max = area.width as usize;
+    let mut spans = Vec::new();
+    let mut used = 0;
     if let Some(m) = &app.message {
-        spans.push(Span::styled(format!(" {m}"), view.style(Slot::Warning)));
-    } else {
-        spans.push(Span::styled(format!(" {} help", view.key(Action::Help)), view.style(Slot::StatusKey)));
+        let text = format!(" {} ", clip(m, max.saturating_sub(2)));
+        used += text.chars().count();
+        spans.push(Span::styled(text, view.style(Slot::Warning)));
     }
-    // On a narrow screen drop the parameters first, then the hint.
-    let width = |spans: &[Span]| spans.iter().map(|s| s.content.chars().count()).sum::<usize>();
-    if width(&spans) > area.width as usize {
-        spans.remove(params_at);
+    let key_style = view.style(Slot::StatusKey);
+    let bar = view.style(Slot::StatusBar);
+    for (action, what) in hints(app) {
+        let key = view.key(action);
+        if key.is_empty() {
+            continue;
+        }
+        let n = key.chars().count() + what.chars().count() + 2;
+        if used + n > max {
+            break;
+        }
+        used += n;
+        spans.push(Span::styled(format!(" {key}"), key_style));
+        spans.push(Span::styled(format!(" {what}"), bar));
     }
-    if width(&spans) > area.width as usize && app.message.is_none() {
-        spans.pop();
-    }
-    let used = width(&spans);
-    let pad = (area.width as usize).saturating_sub(used);
-    spans.push(Span::styled(" ".repeat(pad), bar));
-    frame.render_widget(Paragraph::new(Line::from(spans)).style(bar), area);
+    frame.render_widget(Paragraph::new(Line::from(spans)).style(Style::default().patch(bar)), area);
 }
