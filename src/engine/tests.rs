@@ -949,8 +949,5 @@ fn an_edit_the_task_reads_as_no_step_is_rejected_not_a_panic() {
     e.handle(reply(c[0].0, &["4 + 9 = 13 (left: 10 13 13)"]));
     let fx = e.handle(cmd(Command::Edit { node: NodeId(1), text: "13 - 10 = 3 (left: 3 13)".into() }));
     let ev = events(&fx);
-    assert!(
-        ev.iter().any(|ev| matches!(ev, Event::Rejected { reason } if reason.contains("not a step"))),
-        "{ev:?}"
-    );
+    assert!(ev.iter().any(|ev| matches!(ev, Event::Rejected { reason } if reason.contains("not a step"))), "{ev:?}");
 }

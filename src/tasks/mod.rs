@@ -236,7 +236,8 @@ mod tests {
         assert!(parse_range("a..b", 10).is_err());
         // Indices at the top of usize are errors, not an overflow.
         let max = usize::MAX.to_string();
-        for text in [max.clone(), format!("{max}.."), format!("..{max}"), format!("0..{max}"), format!("{max}..{max}")] {
+        for text in [max.clone(), format!("{max}.."), format!("..{max}"), format!("0..{max}"), format!("{max}..{max}")]
+        {
             assert!(parse_range(&text, 1362).is_err(), "{text}");
         }
         assert!(parse_range(&max, 1362).unwrap_err().to_string().contains("1362 problems"));
