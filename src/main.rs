@@ -1,11 +1,21 @@
-//! The `thoughtscope` binary: parse the command line and run it; errors are
-//! printed by color-eyre (exit code 1), usage errors by clap (exit code 2).
+//! The `thoughtscope` binary: parse the command line and run it. A failure the user
+//! can fix prints as one plain line (`cli::error`; exit code 2 for usage errors, 1
+//! otherwise); a panic is a bug and keeps color-eyre's full report.
 
 mod cli;
 
-use clap::Parser;
+use std::process::ExitCode;
 
-fn main() -> color_eyre::eyre::Result<()> {
-    color_eyre::install()?;
-    cli::main(cli::Cli::parse())
+fn main() -> ExitCode {
+    // The panic hook only: errors returned by a command are reported by `cli::error`.
+    let _ = color_eyre::install();
+    cli::pipe::quiet_broken_pipe();
+    let cli = match cli::parse() {
+        Ok(cli) => cli,
+        Err(e) => return cli::error::clap_error(&e),
+    };
+    match cli::main(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(report) => cli::error::report(&report),
+    }
 }

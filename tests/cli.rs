@@ -467,3 +467,122 @@ fn method_parameters_out_of_range_are_refused_up_front() {
         assert!(err.contains(says), "{flags:?}: {err}");
     }
 }
+
+/// Run the binary as a user would see it fail: with RUST_BACKTRACE=1 (which must not
+/// matter), stderr to a pipe. Returns (exit code, stderr).
+fn user_error(args: &[&str]) -> (Option<i32>, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = bin()
+        .args(args)
+        .env("RUST_BACKTRACE", "1")
+        .env("THOUGHTSCOPE_CONFIG_DIR", dir.path())
+        .env_remove("NO_COLOR")
+        .output()
+        .unwrap();
+    (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn assert_one_plain_line(args: &[&str], code: i32, needle: &str) {
+    let (status, stderr) = user_error(args);
+    assert_eq!(status, Some(code), "{args:?}: {stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{args:?}: one line, not:\n{stderr}");
+    assert!(stderr.starts_with("error: ") && stderr.contains(needle), "{args:?}: {stderr}");
+    for noise in ["Location", "src/", "BACKTRACE", "backtrace", "\x1b[", "panicked"] {
+        assert!(!stderr.contains(noise), "{args:?}: {noise:?} in {stderr}");
+    }
+}
+
+#[test]
+fn user_errors_are_one_plain_line_whatever_rust_backtrace_says() {
+    assert_one_plain_line(&["run", "--task", "gam24", "--range", "0..1"], 2, "unknown task \"gam24\" (known: game24");
+    assert_one_plain_line(&["run", "--range", "0..5000"], 2, "1362 problems");
+    assert_one_plain_line(&["replay", "/nonexistent/x.jsonl", "--headless"], 1, "/nonexistent/x.jsonl");
+    // clap's own errors too, tips kept.
+    assert_one_plain_line(&["run", "--tsk", "game24"], 2, "tip: a similar argument exists: '--task'");
+    assert_one_plain_line(&["run", "--breadth", "x"], 2, "invalid value 'x' for '--breadth");
+}
+
+#[test]
+fn numeric_flags_are_range_checked_naming_the_flag_and_negative_numbers_reach_the_check() {
+    let run = |extra: &[&'static str]| -> Vec<&'static str> {
+        let mut args = vec!["run", "--range", "900..901"];
+        args.extend_from_slice(extra);
+        args
+    };
+    let local = |extra: &[&'static str]| -> Vec<&'static str> {
+        let mut args = run(&["--provider", "ollama", "--model", "m"]);
+        args.extend_from_slice(extra);
+        args
+    };
+    assert_one_plain_line(&local(&["--timeout", "1e30"]), 2, "--timeout must be a number of seconds above 0");
+    assert_one_plain_line(&local(&["--connect-timeout", "1e30"]), 2, "--connect-timeout must be");
+    assert_one_plain_line(&local(&["--timeout", "-5"]), 2, "--timeout must be a number of seconds");
+    assert_one_plain_line(&local(&["--retries", "1000000"]), 2, "--retries must be at most 100");
+    assert_one_plain_line(&run(&["--sim-latency-ms", "18446744073709551615"]), 2, "--sim-latency-ms must be at most");
+    assert_one_plain_line(&run(&["--sim-noise", "-1"]), 2, "--sim-noise is a dial");
+    assert_one_plain_line(&run(&["--sim-noise", "NaN"]), 2, "--sim-noise is a dial");
+    assert_one_plain_line(&run(&["--sim-slip", "1.5"]), 2, "--sim-slip is a rate from 0 to 1, not 1.5");
+    assert_one_plain_line(&run(&["--sim-misjudge", "-0.1"]), 2, "--sim-misjudge is a rate from 0 to 1");
+    assert_one_plain_line(&run(&["--concurrency", "100000"]), 2, "--concurrency must be from 1 to 1024");
+    assert_one_plain_line(&run(&["--budget-usd", "-1"]), 2, "--budget-usd must be a positive amount");
+    assert_one_plain_line(&run(&["--budget-usd", "NaN"]), 2, "--budget-usd must be a positive amount");
+    // A negative value is a value, not an unknown flag, for the engine's parameters too.
+    let (_, stderr) = user_error(&run(&["--temperature", "-1"]));
+    assert!(!stderr.contains("unexpected argument"), "{stderr}");
+}
+
+#[test]
+fn the_config_files_numbers_are_checked_naming_the_file_and_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.toml");
+    std::fs::write(&config, "[providers.ollama]\ntimeout_secs = 1e30\n").unwrap();
+    let c = config.to_str().unwrap();
+    let args = ["run", "--range", "900..901", "--provider", "ollama", "--model", "m", "--config", c];
+    assert_one_plain_line(&args, 1, &format!("{c}: providers.ollama.timeout_secs must be a number of seconds"));
+    std::fs::write(&config, "[prices.\"m\"]\ninput = -1.0\noutput = 1.0\n").unwrap();
+    assert_one_plain_line(&args, 1, "prices.\"m\".input must be a price of 0 or more, not -1");
+    std::fs::write(&config, "[defaults]\nconcurrency = 5000\n").unwrap();
+    assert_one_plain_line(
+        &args[..3].iter().chain(["--config", c].iter()).copied().collect::<Vec<_>>(),
+        2,
+        "defaults.concurrency in",
+    );
+}
+
+#[test]
+fn a_missing_prompts_directory_and_an_unknown_theme_are_errors() {
+    assert_one_plain_line(
+        &["run", "--range", "900..901", "--prompts", "/nonexistent/prompts"],
+        2,
+        "--prompts /nonexistent/prompts: does not exist",
+    );
+    let session = Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions/bfs-solved.jsonl");
+    let s = session.to_str().unwrap();
+    assert_one_plain_line(&["replay", s, "--headless", "--prompts", "/nonexistent/p"], 2, "--prompts /nonexistent/p");
+    // The theme is checked before the explorer asks for a terminal.
+    assert_one_plain_line(&["tui", "--theme", "solarised"], 2, "--theme \"solarised\": no such theme (known: ");
+    assert_one_plain_line(&["replay", s, "--theme", "solarised"], 2, "no such theme");
+}
+
+#[test]
+fn a_reader_that_closes_the_pipe_early_ends_the_output_quietly() {
+    let session = Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions/bfs-solved.jsonl");
+    let runs: [&[&str]; 3] =
+        [&["replay", session.to_str().unwrap(), "--headless"], &["run", "--range", "900..903"], &["demo"]];
+    for args in runs {
+        let mut child = bin()
+            .args(args)
+            .env("RUST_BACKTRACE", "1")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Close the reading end before the program writes: every write hits a broken pipe.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{args:?}: {:?} {stderr}", out.status);
+        assert!(!stderr.contains("panicked") && !stderr.contains("Broken pipe"), "{args:?}: {stderr}");
+    }
+}

@@ -81,6 +81,32 @@ async fn a_429_with_retry_after_is_waited_out_then_answered() {
 }
 
 #[tokio::test]
+async fn an_absurd_retry_after_fails_the_call_instead_of_panicking() {
+    for (name, value) in [("retry-after", "1e20"), ("retry-after-ms", "1e30"), ("retry-after", "inf")] {
+        let server = FakeServer::start(move |_, _| Reply::Json {
+            status: 429,
+            headers: vec![(name.into(), value.into())],
+            body: r#"{"error":{"message":"Rate limit reached"}}"#.into(),
+        });
+        let err = openai(&server).complete(&request(1)).await.expect_err("the wait is longer than a run waits");
+        assert_eq!(err.kind, CallErrorKind::RateLimited, "{name}: {value}");
+        assert!(err.message.contains("the server asks to retry after 86400 s"), "{name}: {value}: {err}");
+        assert_eq!(server.requests(), 1, "{name}: {value}: no retry");
+    }
+    // NaN and negative waits are ignored: the usual backoff applies.
+    let server = FakeServer::start(|i, _| match i {
+        0 => Reply::Json {
+            status: 429,
+            headers: vec![("retry-after".into(), "-5".into()), ("retry-after-ms".into(), "NaN".into())],
+            body: "{}".into(),
+        },
+        _ => Reply::chat(&["sure"], Some((20, 1))),
+    });
+    let reply = openai(&server).complete(&request(1)).await.expect("retried after the backoff");
+    assert_eq!(reply.completions[0].text, "sure");
+}
+
+#[tokio::test]
 async fn a_500_is_retried_and_a_persistent_one_gives_up_quoting_the_server() {
     let server = FakeServer::start(|i, _| match i {
         0 => Reply::json(500, r#"{"error":{"message":"upstream hiccup"}}"#),

@@ -4,13 +4,15 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use clap::{Args, Parser};
+use clap::Args;
 use color_eyre::eyre::{bail, eyre, Result};
 
 use thoughtscope::runtime::headless::{run_problems, Summary};
 
+use super::error::usage_bail;
+use super::pipe::outln;
 use super::run::{setup_run, summarize};
-use super::{Cli, Cmd};
+use super::Cmd;
 
 #[derive(Args, Debug)]
 pub(crate) struct BenchArgs {
@@ -41,7 +43,7 @@ pub(crate) struct BenchArgs {
 pub(crate) fn timed_run(args: &[&str]) -> Result<(Summary, f64)> {
     let mut full = vec!["thoughtscope", "run"];
     full.extend_from_slice(args);
-    let cli = Cli::try_parse_from(full).map_err(|e| eyre!(e.to_string()))?;
+    let cli = super::parse_from(full).map_err(|e| eyre!(e.to_string()))?;
     let Some(Cmd::Run(run_args)) = cli.command else { bail!("bench arguments did not parse") };
     let (setup, problems) = setup_run(&run_args)?;
     let rt = tokio::runtime::Runtime::new()?;
@@ -52,6 +54,12 @@ pub(crate) fn timed_run(args: &[&str]) -> Result<(Summary, f64)> {
 }
 
 pub(crate) fn bench(args: BenchArgs) -> Result<()> {
+    if !(1..=10_000_000).contains(&args.replay_inputs) {
+        usage_bail!("--replay-inputs must be from 1 to 10000000, not {}", args.replay_inputs);
+    }
+    if args.replay_seeks > 1_000_000 {
+        usage_bail!("--replay-seeks must be at most 1000000, not {}", args.replay_seeks);
+    }
     if !args.replay_only {
         bench_runs(&args)?;
     }
@@ -77,19 +85,19 @@ pub(crate) fn tempfile_dir() -> Result<PathBuf> {
 pub(crate) fn bench_runs(args: &BenchArgs) -> Result<()> {
     let latency = args.latency_ms.to_string();
     let c = args.concurrency.to_string();
-    println!("concurrency: tot-bfs on game24 {} with --sim-latency-ms {latency}", args.range);
+    outln!("concurrency: tot-bfs on game24 {} with --sim-latency-ms {latency}", args.range);
     let (serial, t1) = timed_run(&["--range", &args.range, "--sim-latency-ms", &latency, "--concurrency", "1"])?;
     let (parallel, tn) = timed_run(&["--range", &args.range, "--sim-latency-ms", &latency, "--concurrency", &c])?;
-    println!("  --concurrency 1   {t1:8.2} s  ({} calls)", serial.llm_calls);
-    println!("  --concurrency {c:<3} {tn:8.2} s  ({} calls)", parallel.llm_calls);
-    println!(
+    outln!("  --concurrency 1   {t1:8.2} s  ({} calls)", serial.llm_calls);
+    outln!("  --concurrency {c:<3} {tn:8.2} s  ({} calls)", parallel.llm_calls);
+    outln!(
         "  speed-up {:.1}x; summaries identical apart from time: {}",
         t1 / tn,
         serial.without_time() == parallel.without_time()
     );
-    println!("engine throughput: tot-bfs on game24 0..200, sim without latency");
+    outln!("engine throughput: tot-bfs on game24 0..200, sim without latency");
     let (s, t) = timed_run(&["--range", "0..200", "--concurrency", "1"])?;
     let calls = (s.llm_calls + s.cache_hits) as f64;
-    println!("  {:.0} puzzles/s, {:.0} replies/s ({} replies in {t:.2} s)", s.n as f64 / t, calls / t, calls);
+    outln!("  {:.0} puzzles/s, {:.0} replies/s ({} replies in {t:.2} s)", s.n as f64 / t, calls / t, calls);
     Ok(())
 }

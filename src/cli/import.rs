@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use clap::Subcommand;
 use color_eyre::eyre::{bail, Result};
 
+use super::pipe::outln;
 use thoughtscope::import::{react as import_react, tot as import_tot};
 
 #[derive(Subcommand, Debug)]
@@ -60,16 +61,19 @@ fn import_tot_log(file: &Path, out: Option<&Path>, verify: bool, json: bool) -> 
             "solved_any": report.solved_any,
             "sessions": out.map(|o| o.display().to_string()),
         });
-        println!("{brief}");
+        outln!("{brief}");
     } else {
         if let Some(o) = out {
-            println!("wrote {} sessions to {}", report.puzzles, o.display());
+            outln!("wrote {} sessions to {}", report.puzzles, o.display());
         }
         if verify {
-            println!("{} of {} steps select the same candidates as the log", report.steps_agreeing, report.steps);
-            println!(
+            outln!("{} of {} steps select the same candidates as the log", report.steps_agreeing, report.steps);
+            outln!(
                 "solved_any {}/{}  solved (top-ranked) {}/{}",
-                report.solved_any, report.puzzles, report.solved, report.puzzles
+                report.solved_any,
+                report.puzzles,
+                report.solved,
+                report.puzzles
             );
         }
     }
@@ -101,14 +105,17 @@ fn import_react_text(file: &Path, out: &Path, json: bool) -> Result<()> {
             "differences": report.differences,
             "warnings": report.warnings.len(),
         });
-        println!("{brief}");
+        outln!("{brief}");
     } else {
-        println!("wrote {n} sessions to {}", out.display());
-        println!(
+        outln!("wrote {n} sessions to {}", out.display());
+        outln!(
             "em {}/{n} in the log, {}/{n} by our scoring (f1 {:.3} / {:.3})",
-            report.em_log, report.em, report.f1_log, report.f1
+            report.em_log,
+            report.em,
+            report.f1_log,
+            report.f1
         );
-        println!("{} places where a session shows something other than the log", report.differences);
+        outln!("{} places where a session shows something other than the log", report.differences);
     }
     Ok(())
 }

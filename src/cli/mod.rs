@@ -2,14 +2,16 @@
 
 mod args;
 mod bench;
+pub(crate) mod error;
 mod import;
+pub(crate) mod pipe;
 mod replay;
 mod run;
 mod tui;
 
 use std::path::{Path, PathBuf};
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use color_eyre::eyre::{eyre, Result};
 
 use thoughtscope::config::Config;
@@ -55,6 +57,35 @@ pub(crate) enum Cmd {
     Bench(BenchArgs),
 }
 
+/// The command line of this process, parsed. Every option taking a value accepts a
+/// negative number (`--temperature -1`), so range checks can name the flag instead of
+/// clap reading `-1` as an unknown flag.
+pub(crate) fn parse() -> Result<Cli, clap::Error> {
+    parse_from(std::env::args_os())
+}
+
+pub(crate) fn parse_from<I, T>(args: I) -> Result<Cli, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let matches = negative_numbers(Cli::command()).try_get_matches_from(args)?;
+    Cli::from_arg_matches(&matches)
+}
+
+fn negative_numbers(command: clap::Command) -> clap::Command {
+    command
+        .mut_args(|arg| {
+            let takes_values = arg.get_action().takes_values() && arg.get_num_args().is_none_or(|n| n.takes_values());
+            if takes_values {
+                arg.allow_negative_numbers(true)
+            } else {
+                arg
+            }
+        })
+        .mut_subcommands(negative_numbers)
+}
+
 /// Run the command the line names.
 pub fn main(cli: Cli) -> Result<()> {
     match cli.command {
@@ -76,4 +107,25 @@ pub(crate) fn config(explicit: Option<&Path>) -> Config {
         eprintln!("warning: {w}");
     }
     config
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn negative_numbers_are_values_of_every_subcommands_options() {
+        negative_numbers(Cli::command()).debug_assert();
+        let cli = parse_from(["thoughtscope", "run", "--temperature", "-1", "--sim-noise", "-0.5", "--timeout", "-3"])
+            .expect("negative values parse");
+        let Some(Cmd::Run(args)) = cli.command else { panic!("run") };
+        assert_eq!(args.search.temperature, Some(-1.0));
+        assert_eq!(args.sim.sim_noise, Some(-0.5));
+        assert_eq!(args.connect.timeout, Some(-3.0));
+        let cli = parse_from(["thoughtscope", "replay", "x.jsonl", "--headless"]).expect("flags still parse");
+        assert!(matches!(cli.command, Some(Cmd::Replay(_))));
+        // A negative count is still clap's error, naming the flag.
+        let e = parse_from(["thoughtscope", "run", "--breadth", "-2"]).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.contains("--breadth"), "{e}");
+    }
 }

@@ -11,6 +11,7 @@ use thoughtscope::session::{replay, Session};
 use thoughtscope::tasks::Problem;
 
 use super::args::ForkArgs;
+use super::pipe::out;
 use super::run::print_summary;
 use super::tui::tui_replay;
 
@@ -59,6 +60,7 @@ pub(crate) fn replay_cmd(args: ReplayArgs) -> Result<()> {
         let session = Session::load(&args.path)?;
         return tui_replay(session, args.theme, args.prompts, &args.fork);
     }
+    super::run::check_prompts_dir(args.prompts.as_deref())?;
     let files = session_files(&args.path)?;
     let mut results = Vec::new();
     let mut first: Option<Session> = None;
@@ -81,7 +83,7 @@ pub(crate) fn replay_cmd(args: ReplayArgs) -> Result<()> {
         r.session = Some(file.display().to_string());
         r.stopped = session.stopped().map(str::to_string);
         if single && !args.json {
-            print!("{}", rebuilt.engine.tree().render_text());
+            out!("{}", rebuilt.engine.tree().render_text());
         }
         results.push(r);
         if first.is_none() {

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-use color_eyre::eyre::{bail, eyre, Result, WrapErr};
+use color_eyre::eyre::{bail, Result, WrapErr};
 
 use thoughtscope::config::{Config, ParamPatch, RunDefaults};
 use thoughtscope::engine::{methods, ToolMode};
@@ -16,22 +16,72 @@ use thoughtscope::tasks::{self, Problem, TaskOptions};
 
 use super::args::RunArgs;
 use super::config;
+use super::error::{usage_bail, UserError};
+use super::pipe::outln;
 
-pub(crate) fn sim_config(args: &RunArgs, d: &RunDefaults, seed: u64) -> SimConfig {
+/// Largest `--sim-noise`: ten times the calibrated rates (each rate still tops out at 1).
+const MAX_SIM_NOISE: f64 = 10.0;
+/// Longest simulated latency of one call (`--sim-latency-ms`): a minute.
+const MAX_SIM_LATENCY_MS: u64 = 60_000;
+/// Most model calls in flight (`--concurrency`).
+const MAX_CONCURRENCY: usize = 1024;
+
+pub(crate) fn sim_config(args: &RunArgs, d: &RunDefaults, seed: u64, source: &str) -> Result<SimConfig> {
     let base = SimRates::default();
     let s = &args.sim;
-    SimConfig {
+    let noise = match (s.sim_noise, d.sim_noise) {
+        (Some(x), _) => (x, "--sim-noise".to_string()),
+        (None, Some(x)) => (x, format!("defaults.sim_noise in {source}")),
+        (None, None) => (1.0, String::new()),
+    };
+    if !(noise.0.is_finite() && (0.0..=MAX_SIM_NOISE).contains(&noise.0)) {
+        usage_bail!(
+            "{} is a dial on every sim error rate, from 0 (a perfect model) through 1 (the calibrated default) \
+             to {MAX_SIM_NOISE}, not {}",
+            noise.1,
+            noise.0
+        );
+    }
+    let rate = |flag: &str, value: Option<f64>, default: f64| -> Result<f64> {
+        match value {
+            None => Ok(default),
+            Some(x) if x.is_finite() && (0.0..=1.0).contains(&x) => Ok(x),
+            Some(x) => usage_bail!("{flag} is a rate from 0 to 1, not {x}"),
+        }
+    };
+    if s.sim_latency_ms > MAX_SIM_LATENCY_MS {
+        usage_bail!(
+            "--sim-latency-ms must be at most {MAX_SIM_LATENCY_MS} (a minute per call), not {}",
+            s.sim_latency_ms
+        );
+    }
+    Ok(SimConfig {
         seed,
-        noise: s.sim_noise.or(d.sim_noise).unwrap_or(1.0).max(0.0),
+        noise: noise.0,
         rates: SimRates {
-            slip: s.sim_slip.unwrap_or(base.slip),
-            miss: s.sim_miss.unwrap_or(base.miss),
-            misjudge: s.sim_misjudge.unwrap_or(base.misjudge),
-            answer: s.sim_answer.unwrap_or(base.answer),
-            io: s.sim_io.unwrap_or(base.io),
-            cot: s.sim_cot.unwrap_or(base.cot),
+            slip: rate("--sim-slip", s.sim_slip, base.slip)?,
+            miss: rate("--sim-miss", s.sim_miss, base.miss)?,
+            misjudge: rate("--sim-misjudge", s.sim_misjudge, base.misjudge)?,
+            answer: rate("--sim-answer", s.sim_answer, base.answer)?,
+            io: rate("--sim-io", s.sim_io, base.io)?,
+            cot: rate("--sim-cot", s.sim_cot, base.cot)?,
         },
         latency_ms: s.sim_latency_ms,
+    })
+}
+
+/// `--prompts DIR` must name a directory: a typo would otherwise run the built-in prompts.
+pub(crate) fn check_prompts_dir(dir: Option<&Path>) -> Result<()> {
+    match dir {
+        Some(dir) if !dir.is_dir() => {
+            let what = if dir.exists() { "is not a directory" } else { "does not exist" };
+            usage_bail!(
+                "--prompts {}: {what}; name a directory of prompt templates with the built-in file names \
+                 (see assets/prompts/)",
+                dir.display()
+            )
+        }
+        _ => Ok(()),
     }
 }
 
@@ -41,6 +91,7 @@ pub(crate) fn setup_run(args: &RunArgs) -> Result<(RunSetup, Vec<Problem>)> {
 
 pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, Vec<Problem>)> {
     let d = &cfg.defaults;
+    check_prompts_dir(args.prompts.as_deref())?;
     let task_name = args.task.clone().or(d.task.clone()).unwrap_or_else(|| tasks::default_task().name.into());
     let mut warnings = Vec::new();
     let knowledge = args.tools.knowledge(&mut warnings)?;
@@ -50,7 +101,7 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
         eprintln!("warning: {w}");
     }
     if task.problem_count() == 0 && args.input.is_none() {
-        bail!("{task_name} has no questions of its own: name a data file with --data FILE (or one with --input)");
+        usage_bail!("{task_name} has no questions of its own: name a data file with --data FILE (or one with --input)");
     }
     let problems: Vec<Problem> = match (&args.input, &args.range) {
         (Some(input), _) => vec![task.parse_input(input)?],
@@ -58,20 +109,20 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
             let r = tasks::parse_range(range, task.problem_count())?;
             r.filter_map(|i| task.problem(i)).collect()
         }
-        (None, None) => bail!("say which problems: --range A..B (0-based, like Python) or --input \"4 9 10 13\""),
+        (None, None) => usage_bail!("say which problems: --range A..B (0-based, like Python) or --input \"4 9 10 13\""),
     };
     let params = ParamPatch::merge(&args.search, &d.search);
     params.check_all()?;
     let react_task = task.tools().is_some();
     match (params.method, react_task) {
         (method, false) if method.has_react_steps() => {
-            bail!(
+            usage_bail!(
                 "--method {} needs a task with tools (qa-demo, hotpotqa, fever); {task_name} has none",
                 params.method.label()
             )
         }
         (method, true) if method.info().tree_search => {
-            bail!(
+            usage_bail!(
                 "{task_name} is answered with react, cot, cot-sc, io or the hybrids react-cot-sc and cot-sc-react; \
                  tree search over its steps is not defined"
             )
@@ -81,32 +132,42 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
     // A method's own flags (MCTS's --uct-c, ...) given for another method are a mistake.
     for key in ParamPatch::merge(&args.search, &ParamPatch::default()).extra.keys() {
         if let Some(owner) = methods::owner_of(key).filter(|owner| owner.kind != params.method) {
-            bail!("--{} is for --method {} (the method is {})", key.replace('_', "-"), owner.kind, params.method);
+            usage_bail!("--{} is for --method {} (the method is {})", key.replace('_', "-"), owner.kind, params.method);
         }
     }
     if args.search.tool_mode == Some(ToolMode::Native) && !params.method.has_react_steps() {
-        bail!("--tool-mode is for --method react and its hybrids (the method is {})", params.method.label());
+        usage_bail!("--tool-mode is for --method react and its hybrids (the method is {})", params.method.label());
     }
     let provider_name = args.provider.clone().or(d.provider.clone()).unwrap_or_else(|| "sim".into());
     let (provider, sim): (Arc<dyn Provider>, Option<SimConfig>) = match provider_name.as_str() {
         "sim" if !task.info().sim_plays => {
             let plays: Vec<&str> = tasks::REGISTRY.iter().filter(|e| e.info.sim_plays).map(|e| e.info.name).collect();
-            bail!("the sim provider plays only {}; run {task_name} with a model (--provider ...)", plays.join(" and "))
+            usage_bail!(
+                "the sim provider plays only {}; run {task_name} with a model (--provider ...)",
+                plays.join(" and ")
+            )
         }
         "sim" => {
-            let cfg = sim_config(args, d, params.seed);
+            let cfg = sim_config(args, d, params.seed, &cfg.source())?;
             (Arc::new(SimProvider::new(cfg.clone())), Some(cfg))
         }
         "replay" => {
-            let from =
-                args.replay_from.as_deref().ok_or_else(|| eyre!("--provider replay needs --replay-from SESSION"))?;
+            let from = args
+                .replay_from
+                .as_deref()
+                .ok_or_else(|| UserError::usage("--provider replay needs --replay-from SESSION"))?;
             (Arc::new(thoughtscope::session::provider::ReplayProvider::load(from)?), None)
         }
         name => (thoughtscope::llm::config::build(name, &args.connect, cfg.providers()?, params.seed)?, None),
     };
     let concurrency = args.concurrency.or(d.concurrency).unwrap_or(8);
-    if concurrency == 0 {
-        bail!("--concurrency must be at least 1");
+    if !(1..=MAX_CONCURRENCY).contains(&concurrency) {
+        let from = if args.concurrency.is_some() {
+            "--concurrency".to_string()
+        } else {
+            format!("defaults.concurrency in {}", cfg.source())
+        };
+        usage_bail!("{from} must be from 1 to {MAX_CONCURRENCY}, not {concurrency}");
     }
     let limits = thoughtscope::runtime::headless::RunLimits::from_args(&args.connect, provider.as_ref())?;
     let setup = RunSetup { task, params, provider, sim, concurrency, record: args.record.clone(), limits };
@@ -128,7 +189,7 @@ pub(crate) fn summarize(setup: &RunSetup, results: &[ProblemResult], wall_ms: u6
 
 pub(crate) fn print_summary(s: &Summary, json: bool) {
     if json {
-        println!("{}", serde_json::to_string(s).unwrap_or_default());
+        outln!("{}", serde_json::to_string(s).unwrap_or_default());
         return;
     }
     let label = if s.simulated { format!("{} [simulated]", s.model) } else { s.model.clone() };
@@ -136,8 +197,8 @@ pub(crate) fn print_summary(s: &Summary, json: bool) {
         Some(mode) => format!("{} (tool mode {mode})", s.method),
         None => s.method.clone(),
     };
-    println!("task {}  method {method}  provider {}  model {}", s.task, s.provider, label);
-    println!(
+    outln!("task {}  method {method}  provider {}  model {}", s.task, s.provider, label);
+    outln!(
         "solved {}/{} ({:.1}%)  any final path correct {}/{}",
         s.solved,
         s.n,
@@ -146,7 +207,7 @@ pub(crate) fn print_summary(s: &Summary, json: bool) {
         s.n
     );
     if let (Some(em), Some(f1)) = (s.em, s.f1) {
-        println!(
+        outln!(
             "em {em}/{}  f1 {f1:.3}  mean steps {:.1}  bad calls {}  tool calls {}",
             s.n,
             s.mean_steps.unwrap_or(0.0),
@@ -156,21 +217,25 @@ pub(crate) fn print_summary(s: &Summary, json: bool) {
     }
     if let Some(parts) = &s.answered_by {
         let parts: Vec<String> = parts.iter().map(|(part, n)| format!("{part} {n}")).collect();
-        println!("answered by {}", if parts.is_empty() { "none".to_string() } else { parts.join(", ") });
+        outln!("answered by {}", if parts.is_empty() { "none".to_string() } else { parts.join(", ") });
     }
     if let Some(a) = s.mean_sample_accuracy {
-        println!("mean correct per sample {:.1}%  best of k {}/{}", 100.0 * a, s.solved_any, s.n);
+        outln!("mean correct per sample {:.1}%  best of k {}/{}", 100.0 * a, s.solved_any, s.n);
     }
-    println!(
+    outln!(
         "calls {}  cache hits {}  tokens {} prompt + {} completion  {} ms",
-        s.llm_calls, s.cache_hits, s.prompt_tokens, s.completion_tokens, s.wall_ms
+        s.llm_calls,
+        s.cache_hits,
+        s.prompt_tokens,
+        s.completion_tokens,
+        s.wall_ms
     );
     if s.failed_calls > 0 || s.cost_usd.is_some() {
         let cost = s.cost_usd.map(|c| format!("cost ${c:.4}  ")).unwrap_or_default();
-        println!("{cost}failed calls {}", s.failed_calls);
+        outln!("{cost}failed calls {}", s.failed_calls);
     }
     if let Some(reason) = &s.stopped {
-        println!("stopped early: {reason}");
+        outln!("stopped early: {reason}");
     }
 }
 
@@ -196,7 +261,10 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
             b.inc(1);
         }
         if let Some(e) = &r.error {
-            eprintln!("problem {:?} ({}): {e}", r.index, r.input);
+            match r.index {
+                Some(i) => eprintln!("problem {i} ({}): {e}", r.input),
+                None => eprintln!("problem {}: {e}", r.input),
+            }
         }
     }));
     if let Some(b) = bar {

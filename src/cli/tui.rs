@@ -19,7 +19,9 @@ use thoughtscope::tui::settings::ui_settings;
 
 use super::args::{ForkArgs, RunArgs};
 use super::config;
-use super::run::setup_run_with;
+use super::error::{usage_bail, UserError};
+use super::pipe::{out, outln};
+use super::run::{check_prompts_dir, setup_run_with};
 
 pub(crate) fn no_color() -> bool {
     std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
@@ -47,7 +49,7 @@ pub(crate) fn open_tui(
     }
     if let Some(path) = app.session_path() {
         if !app.is_replay() {
-            println!("session recorded in {}", path.display());
+            outln!("session recorded in {}", path.display());
         }
     }
     Ok(())
@@ -64,7 +66,7 @@ pub(crate) fn tui_live(mut args: RunArgs) -> Result<()> {
     let (setup, problems) = setup_run_with(&args, &cfg)?;
     let Some(problem) = problems.first() else { bail!("no problem to open") };
     let mut notes = Vec::new();
-    let (keymap, themes, theme) = ui_settings(&cfg, args.theme.clone(), &mut notes);
+    let (keymap, themes, theme) = ui_settings(&cfg, args.theme.clone(), &mut notes).map_err(UserError::usage)?;
     let app_setup = AppSetup {
         task: Arc::clone(&setup.task),
         prompts: args.prompts.clone(),
@@ -82,9 +84,10 @@ pub(crate) fn tui_replay(
     prompts: Option<PathBuf>,
     fork: &ForkArgs,
 ) -> Result<()> {
+    check_prompts_dir(prompts.as_deref())?;
     let cfg = config(fork.connect.config.as_deref());
     let mut notes: Vec<String> = session.warnings.clone();
-    let (keymap, themes, theme) = ui_settings(&cfg, theme, &mut notes);
+    let (keymap, themes, theme) = ui_settings(&cfg, theme, &mut notes).map_err(UserError::usage)?;
     let knowledge = fork.tools.knowledge(&mut notes)?;
     let options = TaskOptions { prompts: prompts.clone(), data: None, knowledge };
     let task = session.header.build_task(&options)?;
@@ -114,13 +117,13 @@ pub(crate) fn demo(which: Option<usize>, theme: Option<String>) -> Result<()> {
         Some(n) => n,
         None => {
             for (n, d, s) in &list {
-                println!("{n}. {:<22} {}", d.file, s.header.note.clone().unwrap_or_default());
+                outln!("{n}. {:<22} {}", d.file, s.header.note.clone().unwrap_or_default());
             }
             if !std::io::stdin().is_terminal() {
-                println!("open one with: thoughtscope demo N");
+                outln!("open one with: thoughtscope demo N");
                 return Ok(());
             }
-            print!("open which demo? [1-{}] ", list.len());
+            out!("open which demo? [1-{}] ", list.len());
             std::io::Write::flush(&mut std::io::stdout())?;
             let mut line = String::new();
             std::io::stdin().read_line(&mut line)?;
@@ -131,7 +134,7 @@ pub(crate) fn demo(which: Option<usize>, theme: Option<String>) -> Result<()> {
         }
     };
     let Some((_, _, session)) = list.into_iter().find(|(n, _, _)| *n == chosen) else {
-        bail!("there is no demo {chosen}: run `thoughtscope demo` for the list");
+        usage_bail!("there is no demo {chosen}: run `thoughtscope demo` for the list");
     };
     tui_replay(session, theme, None, &ForkArgs::default())
 }

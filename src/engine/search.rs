@@ -162,7 +162,10 @@ impl Engine {
                 let proposal = self.core.task.parse_edit(&self.core.x, &y, &text);
                 let origin = Origin::Human { edited_from: Some(node) };
                 let ids = self.core.add_proposals(parent, vec![proposal], origin);
-                let new = ids[0];
+                // The task may read the text as no step at all (an empty thought is dropped).
+                let Some(&new) = ids.first() else {
+                    return self.reject("the edited text is not a step this task can read; nothing was added");
+                };
                 self.core.log(format!("edited {node} by hand as {new}"));
                 if self.core.usable(new) && self.core.task.has_evaluator() {
                     self.core.evaluate(&[new], true, Duplicates::ScoreZero);
@@ -308,10 +311,22 @@ impl Engine {
             }
             CallKind::Vote { nodes } => {
                 let mut votes = vec![0.0; nodes.len()];
+                let mut out_of_range = 0;
                 for t in &texts {
+                    // A choice outside the list counts as an unreadable vote, like one with no choice.
                     if let Some(i) = self.core.task.parse_vote(t, nodes.len()) {
-                        votes[i] += 1.0;
+                        match votes.get_mut(i) {
+                            Some(count) => *count += 1.0,
+                            None => out_of_range += 1,
+                        }
                     }
+                }
+                if out_of_range > 0 {
+                    self.core.log(format!(
+                        "{out_of_range} of {} vote replies named a choice outside 1..{}; not counted",
+                        texts.len(),
+                        nodes.len()
+                    ));
                 }
                 for (i, &id) in nodes.iter().enumerate() {
                     let samples = vec![format!("{} of {} votes", votes[i], texts.len())];

@@ -866,3 +866,88 @@ fn backtrack_to_a_named_node() {
     let to = serde_json::from_str::<Command>(r#"{"cmd":"backtrack","to":4}"#).unwrap();
     assert_eq!(to, Command::Backtrack { to: Some(NodeId(4)) });
 }
+
+/// Game of 24 whose parsers misbehave: votes name choices past the list, and an edit
+/// reads as no step at all. The engine must record these, never index out of bounds.
+struct Adversarial(crate::tasks::game24::Game24);
+
+impl Task for Adversarial {
+    fn info(&self) -> &'static TaskInfo {
+        self.0.info()
+    }
+    fn default_steps(&self) -> usize {
+        self.0.default_steps()
+    }
+    fn io_prompt(&self, x: &str) -> Prompt {
+        self.0.io_prompt(x)
+    }
+    fn cot_prompt(&self, x: &str) -> Prompt {
+        self.0.cot_prompt(x)
+    }
+    fn propose_prompt(&self, x: &str, y: &str) -> Prompt {
+        self.0.propose_prompt(x, y)
+    }
+    fn sample_prompt(&self, x: &str, y: &str) -> Prompt {
+        self.0.sample_prompt(x, y)
+    }
+    fn parse_proposals(&self, x: &str, y: &str, reply: &str) -> Vec<Proposal> {
+        self.0.parse_proposals(x, y, reply)
+    }
+    fn parse_sample(&self, x: &str, y: &str, reply: &str) -> Proposal {
+        self.0.parse_sample(x, y, reply)
+    }
+    fn parse_edit(&self, _x: &str, y: &str, _text: &str) -> Proposal {
+        Proposal { thought: String::new(), path: y.to_string(), problem: Some("unreadable".into()) }
+    }
+    fn has_evaluator(&self) -> bool {
+        true
+    }
+    fn value_prompt(&self, x: &str, y: &str) -> Prompt {
+        self.0.value_prompt(x, y)
+    }
+    fn value_classes(&self) -> &[(&'static str, f64)] {
+        self.0.value_classes()
+    }
+    fn parse_value(&self, x: &str, y: &str, samples: &[String]) -> (f64, Vec<String>) {
+        self.0.parse_value(x, y, samples)
+    }
+    fn vote_prompt(&self, x: &str, ys: &[String]) -> Prompt {
+        self.0.vote_prompt(x, ys)
+    }
+    fn parse_vote(&self, reply: &str, n_choices: usize) -> Option<usize> {
+        // Half the replies name the choice just past the end, the rest usize::MAX.
+        Some(if reply.len() % 2 == 0 { n_choices } else { usize::MAX })
+    }
+    fn extract_answer(&self, x: &str, y: &str) -> Option<String> {
+        self.0.extract_answer(x, y)
+    }
+    fn check(&self, x: &str, answer: &str) -> Result<(), String> {
+        self.0.check(x, answer)
+    }
+}
+
+fn adversarial(params: Params) -> Engine {
+    Engine::new(Arc::new(Adversarial(crate::tasks::game24::Game24::builtin())), "4 9 10 13", params)
+}
+
+#[test]
+fn votes_for_choices_past_the_list_are_not_counted_and_do_not_panic() {
+    let p = Params { evaluator: Evaluator::Vote, n_evaluate: 3, ..params(crate::engine::methods::tot_bfs::KIND) };
+    let mut e = adversarial(p);
+    let events = run_sync(&mut e, run_cmd(), sim(0.0, 1));
+    assert!(e.is_finished());
+    let logged = events.iter().any(|ev| format!("{ev:?}").contains("named a choice outside 1.."));
+    assert!(logged, "the unreadable votes are recorded in the transcript");
+    assert!(e.tree().nodes().filter_map(|n| n.score.as_ref()).all(|s| s.value == 0.0), "no vote was counted");
+}
+
+#[test]
+fn an_edit_the_task_reads_as_no_step_is_rejected_not_a_panic() {
+    let mut e = adversarial(Params { n_evaluate: 1, ..params(crate::engine::methods::tot_bfs::KIND) });
+    let fx = e.handle(cmd(Command::Step { n: 1 }));
+    let c = calls(&fx);
+    e.handle(reply(c[0].0, &["4 + 9 = 13 (left: 10 13 13)"]));
+    let fx = e.handle(cmd(Command::Edit { node: NodeId(1), text: "13 - 10 = 3 (left: 3 13)".into() }));
+    let ev = events(&fx);
+    assert!(ev.iter().any(|ev| matches!(ev, Event::Rejected { reason } if reason.contains("not a step"))), "{ev:?}");
+}

@@ -145,12 +145,51 @@ impl Price {
 }
 
 /// The parts of the config file this module reads.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 pub struct FileConfig {
     #[serde(default)]
     pub providers: BTreeMap<String, Profile>,
     #[serde(default)]
     pub prices: BTreeMap<String, Price>,
+    /// The file these came from, for messages about its keys (empty: not from a file).
+    #[serde(skip)]
+    pub path: String,
+}
+
+/// Equal settings are equal wherever they were read from.
+impl PartialEq for FileConfig {
+    fn eq(&self, other: &FileConfig) -> bool {
+        self.providers == other.providers && self.prices == other.prices
+    }
+}
+
+/// Longest overall limit on one request (`--timeout`, `timeout_secs`): a day.
+pub const MAX_TIMEOUT_SECS: f64 = 86_400.0;
+/// Longest limit on connecting (`--connect-timeout`, `connect_timeout_secs`): an hour.
+pub const MAX_CONNECT_TIMEOUT_SECS: f64 = 3_600.0;
+/// Most retries of one call (`--retries`, `retries`).
+pub const MAX_RETRIES: u32 = 100;
+/// How long `api_key_cmd` may take before it is stopped.
+pub const KEY_COMMAND_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Why a number of seconds is not a usable limit, if it is not: NaN, zero, negative
+/// or above `max` (a plain `Duration::from_secs_f64(1e30)` would panic).
+fn check_secs(s: f64, max: f64) -> Option<String> {
+    (!(s.is_finite() && s > 0.0 && s <= max))
+        .then(|| format!("must be a number of seconds above 0 and at most {max}, not {s}"))
+}
+
+fn check_retries(n: u32) -> Option<String> {
+    (n > MAX_RETRIES).then(|| format!("must be at most {MAX_RETRIES}, not {n}"))
+}
+
+fn check_rpm(n: u32) -> Option<String> {
+    (n == 0).then(|| "must be at least 1 (leave it out for no limit)".to_string())
+}
+
+fn check_price(x: f64) -> Option<String> {
+    // -0.0 too: a negative price would make every budget unreachable.
+    (!(x.is_finite() && x.is_sign_positive())).then(|| format!("must be a price of 0 or more, not {x}"))
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -163,7 +202,45 @@ pub enum ConfigError {
 
 impl FileConfig {
     pub fn parse(text: &str, path: &Path) -> Result<FileConfig, ConfigError> {
-        toml::from_str(text).map_err(|e| ConfigError::File { path: path.display().to_string(), message: e.to_string() })
+        let path = path.display().to_string();
+        let mut file: FileConfig = toml::from_str(text).map_err(|e| ConfigError::File {
+            path: path.clone(),
+            message: crate::config::raw::toml_error_message(&e, text),
+        })?;
+        file.path = path;
+        file.check()?;
+        Ok(file)
+    }
+
+    /// The numbers of every profile and price in range; an error names the file and key.
+    fn check(&self) -> Result<(), ConfigError> {
+        let fail = |key: String, problem: String| ConfigError::File {
+            path: self.path.clone(),
+            message: format!("{key} {problem}"),
+        };
+        for (name, p) in &self.providers {
+            let key = |field: &str| format!("providers.{name}.{field}");
+            if let Some(problem) = p.timeout_secs.and_then(|s| check_secs(s, MAX_TIMEOUT_SECS)) {
+                return Err(fail(key("timeout_secs"), problem));
+            }
+            if let Some(problem) = p.connect_timeout_secs.and_then(|s| check_secs(s, MAX_CONNECT_TIMEOUT_SECS)) {
+                return Err(fail(key("connect_timeout_secs"), problem));
+            }
+            if let Some(problem) = p.retries.and_then(check_retries) {
+                return Err(fail(key("retries"), problem));
+            }
+            if let Some(problem) = p.rpm.and_then(check_rpm) {
+                return Err(fail(key("rpm"), problem));
+            }
+        }
+        for (model, price) in &self.prices {
+            for (field, x) in [("input", price.input), ("output", price.output)] {
+                if let Some(problem) = check_price(x) {
+                    return Err(fail(format!("prices.\"{model}\".{field}"), problem));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The profile called `name`: a built-in one with the file's fields laid over it.
@@ -273,31 +350,113 @@ pub struct Resolved {
     pub stream_usage: bool,
 }
 
-fn secs(value: Option<f64>, what: &str, default: Duration) -> Result<Duration, ConfigError> {
-    match value {
-        None => Ok(default),
-        Some(s) if s.is_finite() && s > 0.0 => Ok(Duration::from_secs_f64(s)),
-        Some(s) => Err(ConfigError::Invalid(format!("{what} must be a positive number of seconds, not {s}"))),
+/// A limit in seconds from `--flag` (checked here) or the profile (checked when the file
+/// was read, and again here so a profile built in code cannot panic either).
+fn secs(
+    flag: Option<f64>,
+    file: Option<f64>,
+    names: (&str, &str),
+    max: f64,
+    default: Duration,
+) -> Result<Duration, ConfigError> {
+    let (value, name) = match (flag, file) {
+        (Some(s), _) => (s, names.0),
+        (None, Some(s)) => (s, names.1),
+        (None, None) => return Ok(default),
+    };
+    if let Some(problem) = check_secs(value, max) {
+        return Err(ConfigError::Invalid(format!("{name} {problem}")));
+    }
+    Duration::try_from_secs_f64(value).map_err(|e| ConfigError::Invalid(format!("{name} {value}: {e}")))
+}
+
+/// A count from `--flag` or the profile, checked by `check`.
+fn count(
+    flag: Option<u32>,
+    file: Option<u32>,
+    names: (&str, &str),
+    check: fn(u32) -> Option<String>,
+) -> Result<Option<u32>, ConfigError> {
+    let (value, name) = match (flag, file) {
+        (Some(n), _) => (n, names.0),
+        (None, Some(n)) => (n, names.1),
+        (None, None) => return Ok(None),
+    };
+    match check(value) {
+        Some(problem) => Err(ConfigError::Invalid(format!("{name} {problem}"))),
+        None => Ok(Some(value)),
     }
 }
 
-/// Run `cmd` with `sh -c` and take its trimmed output as the key.
-fn key_from_command(cmd: &str, profile: &str) -> Result<Option<Secret>, ConfigError> {
-    let out = std::process::Command::new("sh")
+/// Run `cmd` with `sh -c` and take its trimmed output as the key. `key` names the
+/// setting in messages; a command still running after `timeout` is killed (with
+/// anything it started) and is an error.
+fn key_from_command(cmd: &str, key: &str, timeout: Duration) -> Result<Option<Secret>, ConfigError> {
+    use std::io::Read;
+    let mut command = std::process::Command::new("sh");
+    command
         .arg("-c")
         .arg(cmd)
         .stdin(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .output()
-        .map_err(|e| ConfigError::Invalid(format!("profile {profile:?}: could not run its api_key_cmd: {e}")))?;
-    if !out.status.success() {
-        return Err(ConfigError::Invalid(format!("profile {profile:?}: its api_key_cmd failed ({})", out.status)));
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+    // Its own process group, so a timeout stops what the shell started too.
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    let mut child =
+        command.spawn().map_err(|e| ConfigError::Invalid(format!("{key}: could not run the command: {e}")))?;
+    // Read in a thread so a command printing much cannot block on a full pipe.
+    let reader = child.stdout.take().map(|mut stdout| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = stdout.read_to_end(&mut bytes);
+            bytes
+        })
+    });
+    let started = std::time::Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if started.elapsed() < timeout => std::thread::sleep(Duration::from_millis(10)),
+            Ok(None) => {
+                kill_group(&mut child);
+                return Err(ConfigError::Invalid(format!(
+                    "{key}: the command printed no key within {} s and was stopped; check it runs on its own \
+                     (e.g. that it does not wait for a password)",
+                    timeout.as_secs_f64()
+                )));
+            }
+            Err(e) => {
+                kill_group(&mut child);
+                return Err(ConfigError::Invalid(format!("{key}: could not wait for the command: {e}")));
+            }
+        }
+    };
+    let stdout = reader.and_then(|r| r.join().ok()).unwrap_or_default();
+    if !status.success() {
+        return Err(ConfigError::Invalid(format!("{key}: the command failed ({status})")));
     }
-    let key = Secret::new(String::from_utf8_lossy(&out.stdout).to_string());
-    if key.is_none() {
-        return Err(ConfigError::Invalid(format!("profile {profile:?}: its api_key_cmd printed nothing")));
+    let secret = Secret::new(String::from_utf8_lossy(&stdout).to_string());
+    if secret.is_none() {
+        return Err(ConfigError::Invalid(format!("{key}: the command printed nothing")));
     }
-    Ok(key)
+    Ok(secret)
+}
+
+/// Kill a child started in its own process group, and everything in that group.
+fn kill_group(child: &mut std::process::Child) {
+    #[cfg(unix)]
+    {
+        // `kill -KILL -PGID`: the shell's children go too (they may hold its stdout open).
+        let _ = std::process::Command::new("kill")
+            .args(["-KILL", "--", &format!("-{}", child.id())])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status();
+    }
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 /// Choose the provider `name` (a profile) with the command-line overrides in `args`,
@@ -347,7 +506,11 @@ pub fn resolve(
         ))
     })?;
     let (key, key_source) = if let Some(cmd) = &profile.api_key_cmd {
-        (key_from_command(cmd, name)?, Some(format!("the api_key_cmd of profile {name:?}")))
+        let setting = match file.path.as_str() {
+            "" => format!("providers.{name}.api_key_cmd"),
+            path => format!("{path}: providers.{name}.api_key_cmd"),
+        };
+        (key_from_command(cmd, &setting, KEY_COMMAND_TIMEOUT)?, Some(format!("the api_key_cmd of profile {name:?}")))
     } else if let Some(var) = &profile.api_key_env {
         (env(var).and_then(Secret::new), Some(var.clone()))
     } else {
@@ -360,15 +523,25 @@ pub fn resolve(
         )));
     }
     let d = HttpOptions::default();
+    let file_key = |field: &str| format!("providers.{name}.{field} in the config file");
     let http = HttpOptions {
         connect_timeout: secs(
-            args.connect_timeout.or(profile.connect_timeout_secs),
-            "the connect timeout",
+            args.connect_timeout,
+            profile.connect_timeout_secs,
+            ("--connect-timeout", &file_key("connect_timeout_secs")),
+            MAX_CONNECT_TIMEOUT_SECS,
             d.connect_timeout,
         )?,
-        timeout: secs(args.timeout.or(profile.timeout_secs), "the timeout", d.timeout)?,
-        retries: args.retries.or(profile.retries).unwrap_or(d.retries),
-        rpm: args.rpm.or(profile.rpm).filter(|&r| r > 0),
+        timeout: secs(
+            args.timeout,
+            profile.timeout_secs,
+            ("--timeout", &file_key("timeout_secs")),
+            MAX_TIMEOUT_SECS,
+            d.timeout,
+        )?,
+        retries: count(args.retries, profile.retries, ("--retries", &file_key("retries")), check_retries)?
+            .unwrap_or(d.retries),
+        rpm: count(args.rpm, profile.rpm, ("--rpm", &file_key("rpm")), check_rpm)?,
         no_proxy: is_loopback(&base_url),
         ..d
     };
@@ -489,7 +662,7 @@ mod tests {
         let bad = ProviderArgs { base_url: Some("ftp://x".into()), ..m.clone() };
         assert!(err("openai", &bad).contains("http://"));
         let bad = ProviderArgs { timeout: Some(-1.0), ..m.clone() };
-        assert!(err("openai", &bad).contains("positive"));
+        assert!(err("openai", &bad).contains("--timeout must be a number of seconds above 0"));
         let e = FileConfig::parse("[providers.x]\nkynd = \"openai\"\n", Path::new("/c.toml")).unwrap_err();
         assert!(e.to_string().contains("/c.toml") && e.to_string().contains("kynd"), "{e}");
     }
@@ -504,6 +677,63 @@ mod tests {
         let r = resolve("p", &ProviderArgs::default(), &file, &none, 0).unwrap();
         assert_eq!(r.key.as_ref().map(|k| k.expose()), Some("sk-from-cmd"));
         let e = resolve("q", &ProviderArgs::default(), &file, &none, 0).unwrap_err().to_string();
-        assert!(e.contains("api_key_cmd failed") && !e.contains("sk-leak"), "{e}");
+        assert!(e.contains("c.toml: providers.q.api_key_cmd: the command failed") && !e.contains("sk-leak"), "{e}");
+    }
+
+    #[test]
+    fn absurd_timeouts_retries_and_rates_are_refused_naming_the_flag() {
+        let file = FileConfig::default();
+        let none = env_of(&[]);
+        let m = ProviderArgs { model: Some("m".into()), ..Default::default() };
+        let err = |args: ProviderArgs| resolve("ollama", &args, &file, &none, 0).unwrap_err().to_string();
+        for x in [1e30, f64::INFINITY, f64::NAN, 0.0, -1.0, 86_401.0] {
+            let e = err(ProviderArgs { timeout: Some(x), ..m.clone() });
+            assert!(e.starts_with("--timeout must be a number of seconds above 0 and at most 86400"), "{x}: {e}");
+            let e = err(ProviderArgs { connect_timeout: Some(x), ..m.clone() });
+            assert!(e.starts_with("--connect-timeout must be"), "{x}: {e}");
+        }
+        assert!(
+            err(ProviderArgs { retries: Some(1_000_000), ..m.clone() }).starts_with("--retries must be at most 100")
+        );
+        assert!(err(ProviderArgs { rpm: Some(0), ..m.clone() }).starts_with("--rpm must be at least 1"));
+        let ok = resolve("ollama", &ProviderArgs { timeout: Some(86_400.0), retries: Some(100), ..m }, &file, &none, 0);
+        assert_eq!(ok.unwrap().http.timeout, Duration::from_secs(86_400));
+    }
+
+    #[test]
+    fn the_files_numbers_are_checked_naming_the_file_and_key() {
+        let bad = |section: &str| {
+            let text = format!("[providers.work]\nkind = \"openai\"\n{section}\n");
+            FileConfig::parse(&text, Path::new("/c.toml")).unwrap_err().to_string()
+        };
+        let e = bad("timeout_secs = 1e30");
+        assert!(e.starts_with("/c.toml: providers.work.timeout_secs must be a number of seconds"), "{e}");
+        assert!(bad("connect_timeout_secs = -1").contains("providers.work.connect_timeout_secs must be"));
+        assert!(bad("connect_timeout_secs = nan").contains("not NaN"));
+        assert!(bad("retries = 1000000").contains("providers.work.retries must be at most 100"));
+        assert!(bad("rpm = 0").contains("providers.work.rpm must be at least 1"));
+        for price in ["input = -1.0\noutput = 1.0", "input = 1.0\noutput = -0.0", "input = nan\noutput = 1.0"] {
+            let text = format!("[prices.\"m\"]\n{price}\n");
+            let e = FileConfig::parse(&text, Path::new("/c.toml")).unwrap_err().to_string();
+            assert!(e.starts_with("/c.toml: prices.\"m\".") && e.contains("must be a price of 0 or more"), "{e}");
+        }
+        let free = FileConfig::parse("[prices.\"m\"]\ninput = 0.0\noutput = 0\n", Path::new("c.toml"));
+        assert!(free.is_ok(), "{free:?}");
+    }
+
+    #[test]
+    fn a_key_command_that_hangs_is_stopped_with_everything_it_started() {
+        let dir = tempfile::tempdir().unwrap();
+        let marker = dir.path().join("still-running");
+        let cmd = format!("sleep 1; touch {}", marker.display());
+        let started = std::time::Instant::now();
+        let e = key_from_command(&cmd, "c.toml: providers.p.api_key_cmd", Duration::from_millis(200)).unwrap_err();
+        assert!(started.elapsed() < Duration::from_millis(900), "stopped at the timeout: {:?}", started.elapsed());
+        assert!(e.to_string().starts_with("c.toml: providers.p.api_key_cmd: the command printed no key within 0.2 s"));
+        std::thread::sleep(Duration::from_millis(1300));
+        assert!(!marker.exists(), "the shell's children were killed too");
+        // A command in time still works, however much it prints to stderr.
+        let key = key_from_command("echo sk-1; yes x | head -c 200000 >&2", "k", Duration::from_secs(5)).unwrap();
+        assert_eq!(key.as_ref().map(|k| k.expose()), Some("sk-1"));
     }
 }

@@ -319,20 +319,35 @@ pub fn shorten(text: &str, max_chars: usize) -> String {
     format!("{cut}…")
 }
 
-/// `Retry-After` (seconds or an HTTP date) or OpenAI's `retry-after-ms`.
+/// The longest wait a `Retry-After` header is read as: a server asking for more (or for
+/// 1e20 s, which no `Duration` holds) is taken to ask for this, and the retry loop
+/// then gives up on it, since it exceeds [`HttpOptions::max_retry_after`].
+pub const RETRY_AFTER_CAP: Duration = Duration::from_secs(24 * 3600);
+
+/// A server's number of seconds as a wait: NaN and negative values are ignored,
+/// huge or infinite ones capped (a plain `Duration::from_secs_f64` would panic).
+fn server_secs(s: f64) -> Option<Duration> {
+    if s.is_nan() || s < 0.0 {
+        return None;
+    }
+    Some(Duration::try_from_secs_f64(s).map_or(RETRY_AFTER_CAP, |d| d.min(RETRY_AFTER_CAP)))
+}
+
+/// `Retry-After` (seconds or an HTTP date) or OpenAI's `retry-after-ms`, capped at
+/// [`RETRY_AFTER_CAP`]; unreadable, NaN or negative values are ignored.
 pub fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(|s| s.trim().to_string());
-    if let Some(ms) = get("retry-after-ms").and_then(|v| v.parse::<f64>().ok()) {
-        if ms.is_finite() && ms >= 0.0 {
-            return Some(Duration::from_secs_f64(ms / 1000.0));
-        }
+    if let Some(wait) =
+        get("retry-after-ms").and_then(|v| v.parse::<f64>().ok()).and_then(|ms| server_secs(ms / 1000.0))
+    {
+        return Some(wait);
     }
     let v = get("retry-after")?;
     if let Ok(s) = v.parse::<f64>() {
-        return (s.is_finite() && s >= 0.0).then(|| Duration::from_secs_f64(s));
+        return server_secs(s);
     }
     let at = httpdate::parse_http_date(&v).ok()?;
-    Some(at.duration_since(SystemTime::now()).unwrap_or(Duration::ZERO))
+    Some(at.duration_since(SystemTime::now()).unwrap_or(Duration::ZERO).min(RETRY_AFTER_CAP))
 }
 
 /// One server-sent event.
@@ -454,6 +469,30 @@ mod tests {
         assert_eq!(retry_after(&h), Some(Duration::ZERO), "a date in the past means now");
         h.insert("retry-after-ms", HeaderValue::from_static("150"));
         assert_eq!(retry_after(&h), Some(Duration::from_millis(150)));
+    }
+
+    #[test]
+    fn absurd_retry_after_values_are_capped_or_ignored_never_a_panic() {
+        let header = |name: &'static str, value: &'static str| {
+            let mut h = HeaderMap::new();
+            h.insert(name, HeaderValue::from_static(value));
+            retry_after(&h)
+        };
+        for huge in ["1e20", "1e300", "inf", "18446744073709551616"] {
+            assert_eq!(header("retry-after", huge), Some(RETRY_AFTER_CAP), "retry-after {huge}");
+        }
+        assert_eq!(header("retry-after-ms", "1e30"), Some(RETRY_AFTER_CAP));
+        assert_eq!(header("retry-after-ms", "inf"), Some(RETRY_AFTER_CAP));
+        for bad in ["NaN", "-1", "-inf", "nan"] {
+            assert_eq!(header("retry-after", bad), None, "retry-after {bad}");
+            assert_eq!(header("retry-after-ms", bad), None, "retry-after-ms {bad}");
+        }
+        // A bad milliseconds header does not hide a good seconds one.
+        let mut h = HeaderMap::new();
+        h.insert("retry-after-ms", HeaderValue::from_static("NaN"));
+        h.insert("retry-after", HeaderValue::from_static("3"));
+        assert_eq!(retry_after(&h), Some(Duration::from_secs(3)));
+        assert_eq!(header("retry-after", "Fri, 31 Dec 9999 23:59:59 GMT"), Some(RETRY_AFTER_CAP));
     }
 
     #[test]

@@ -176,16 +176,21 @@ pub fn parse_range(text: &str, len: usize) -> Result<std::ops::Range<usize>, Tas
         }
         None => {
             let a: usize = text.trim().parse().map_err(|_| err("expected A..B or an index"))?;
-            (a, a + 1)
+            // No `a + 1` overflow for an index like usize::MAX: it is past the end anyway.
+            (a, a.checked_add(1).filter(|&b| b <= len).ok_or_else(|| err(&too_far(len)))?)
         }
     };
     if a >= b {
         return Err(err("the range is empty"));
     }
     if b > len {
-        return Err(err(&format!("the task has {len} problems (indices 0..{len})")));
+        return Err(err(&too_far(len)));
     }
     Ok(a..b)
+}
+
+fn too_far(len: usize) -> String {
+    format!("the task has {len} problems (indices 0..{len})")
 }
 
 /// A task by name with its built-in problems and tools (no data file).
@@ -229,5 +234,13 @@ mod tests {
         assert!(parse_range("10..5", 1362).is_err());
         assert!(parse_range("0..2000", 1362).unwrap_err().to_string().contains("1362 problems"));
         assert!(parse_range("a..b", 10).is_err());
+        // Indices at the top of usize are errors, not an overflow.
+        let max = usize::MAX.to_string();
+        for text in [max.clone(), format!("{max}.."), format!("..{max}"), format!("0..{max}"), format!("{max}..{max}")]
+        {
+            assert!(parse_range(&text, 1362).is_err(), "{text}");
+        }
+        assert!(parse_range(&max, 1362).unwrap_err().to_string().contains("1362 problems"));
+        assert!(parse_range("18446744073709551616", 1362).is_err(), "past u64");
     }
 }

@@ -18,20 +18,31 @@ pub fn theme_set(cfg: &Config) -> ThemeSet {
 }
 
 /// Keymap, themes and theme name from the config file and `--theme`; problems found go to `notes`.
-pub fn ui_settings(cfg: &Config, theme_flag: Option<String>, notes: &mut Vec<String>) -> (Keymap, ThemeSet, String) {
+/// An unknown `--theme` is an error listing the known ones (the config file's `theme`
+/// is only warned about, like its other keys).
+pub fn ui_settings(
+    cfg: &Config,
+    theme_flag: Option<String>,
+    notes: &mut Vec<String>,
+) -> Result<(Keymap, ThemeSet, String), String> {
     let (keymap, warnings) = build_keymap(cfg);
     notes.extend(warnings);
     let themes = theme_set(cfg);
     notes.extend(themes.warnings().iter().cloned());
+    if let Some(flag) = theme_flag.as_deref().filter(|name| themes.get(name).is_none()) {
+        let dir = cfg.themes_dir().map(|d| format!(", or a file {}/{flag}.toml", d.display())).unwrap_or_default();
+        return Err(format!("--theme {flag:?}: no such theme (known: {}{dir})", themes.names().join(", ")));
+    }
     let wanted = theme_flag.or(cfg.theme.clone()).unwrap_or_else(|| "dark".into());
     if themes.get(&wanted).is_none() {
         notes.push(format!(
-            "no theme {wanted:?} (known: {}); using {}",
+            "{}: theme: no theme {wanted:?} (known: {}); using {}",
+            cfg.source(),
             themes.names().join(", "),
             themes.get_or_first(&wanted).name
         ));
     }
-    (keymap, themes, wanted)
+    Ok((keymap, themes, wanted))
 }
 
 #[cfg(test)]
@@ -65,12 +76,27 @@ mod tests {
         let (config, warnings) = Config::load_from(dir.path());
         assert!(warnings.is_empty(), "{warnings:?}");
         let mut notes = Vec::new();
-        let (_, themes, theme) = ui_settings(&config, None, &mut notes);
+        let (_, themes, theme) = ui_settings(&config, None, &mut notes).unwrap();
         assert!(notes.is_empty(), "{notes:?}");
         assert_eq!(theme, "mine");
         assert!(themes.get("mine").is_some());
-        let (_, _, theme) = ui_settings(&config, Some("nope".into()), &mut notes);
+        let (_, _, theme) = ui_settings(&config, Some("light".into()), &mut notes).unwrap();
+        assert_eq!(theme, "light", "the flag beats the file");
+    }
+
+    #[test]
+    fn an_unknown_theme_flag_is_an_error_listing_the_known_ones_and_the_files_is_a_warning() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("config.toml"), "theme = \"nope\"\n").unwrap();
+        let (config, _) = Config::load_from(dir.path());
+        let mut notes = Vec::new();
+        let Err(e) = ui_settings(&config, Some("solarised".into()), &mut notes) else {
+            panic!("an unknown --theme fails")
+        };
+        assert!(e.starts_with("--theme \"solarised\": no such theme (known: "), "{e}");
+        assert!(e.contains("dark") && e.contains("high-contrast") && !e.contains('\n'), "{e}");
+        let (_, _, theme) = ui_settings(&config, None, &mut notes).unwrap();
         assert_eq!(theme, "nope");
-        assert!(notes[0].starts_with("no theme \"nope\""), "{notes:?}");
+        assert!(notes[0].contains("config.toml: theme: no theme \"nope\""), "{notes:?}");
     }
 }

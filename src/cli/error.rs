@@ -1,0 +1,148 @@
+//! How the binary reports failures. A user's mistake (a bad flag value, a missing
+//! file, a bad config file, an unknown task) or a failure of the environment (a
+//! provider that cannot be reached, a disk that is full) is one plain line on stderr,
+//! `error: ...`: no colours, no source location, no backtrace, whatever
+//! `RUST_BACKTRACE` says. Panics are bugs and keep color-eyre's full report.
+//!
+//! Exit codes: 2 for usage errors (clap's, [`UserError::usage`], an unknown task, a
+//! bad range or input, a bad provider setting), 1 for every other failure.
+
+use std::process::ExitCode;
+
+use color_eyre::eyre::Report;
+
+use thoughtscope::llm::config::ConfigError;
+use thoughtscope::tasks::TaskError;
+
+/// A failure the user can fix, with the exit code that says which kind it is.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub(crate) struct UserError {
+    pub(crate) message: String,
+    /// A bad command line (exit code 2) rather than a failure while running (1).
+    pub(crate) usage: bool,
+}
+
+impl UserError {
+    /// A bad flag value or combination of flags (exit code 2).
+    pub(crate) fn usage(message: impl Into<String>) -> UserError {
+        UserError { message: message.into(), usage: true }
+    }
+}
+
+/// Return a [`UserError::usage`] from the enclosing function, `format!`-style.
+macro_rules! usage_bail {
+    ($($arg:tt)*) => {
+        return Err($crate::cli::error::UserError::usage(format!($($arg)*)).into())
+    };
+}
+pub(crate) use usage_bail;
+
+/// The error and its causes as one line: each cause not already quoted by the one
+/// before, joined by ": ", with line breaks folded into spaces.
+pub(crate) fn one_line(report: &Report) -> String {
+    let mut text = String::new();
+    for cause in report.chain() {
+        let part = cause.to_string();
+        if part.is_empty() || text.contains(&part) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&part);
+    }
+    fold_lines(&text)
+}
+
+fn fold_lines(text: &str) -> String {
+    text.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ")
+}
+
+/// 2 for a usage error anywhere in the chain, else 1.
+pub(crate) fn exit_code(report: &Report) -> u8 {
+    let usage = report.chain().any(|cause| {
+        cause.downcast_ref::<UserError>().is_some_and(|e| e.usage)
+            || matches!(
+                cause.downcast_ref::<TaskError>(),
+                Some(TaskError::Unknown(_) | TaskError::Range(..) | TaskError::Input(..))
+            )
+            || matches!(cause.downcast_ref::<ConfigError>(), Some(ConfigError::Invalid(_)))
+            || cause.downcast_ref::<thoughtscope::engine::ParamError>().is_some()
+    });
+    if usage {
+        2
+    } else {
+        1
+    }
+}
+
+/// Print a failed run's error as one line and give its exit code.
+pub(crate) fn report(report: &Report) -> ExitCode {
+    // Output written through an `io::Write` to a pipe closed early: the reader is done.
+    let broken_pipe = report
+        .chain()
+        .any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe));
+    if broken_pipe {
+        return ExitCode::SUCCESS;
+    }
+    eprintln!("error: {}", one_line(report));
+    ExitCode::from(exit_code(report))
+}
+
+/// A command line clap refused, as one plain line (help and version print as usual).
+pub(crate) fn clap_error(e: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        let _ = e.print();
+        return ExitCode::from(e.exit_code().clamp(0, 255) as u8);
+    }
+    eprintln!("{}", clap_line(&e.render().to_string()));
+    ExitCode::from(e.exit_code().clamp(0, 255) as u8)
+}
+
+/// clap's message (plain text: `StyledStr`'s `Display` drops the styles) as one line:
+/// the error, its tips, and where to look for more.
+fn clap_line(rendered: &str) -> String {
+    let mut lines = rendered.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next().unwrap_or("error: bad command line");
+    let mut line = if first.starts_with("error:") { first.to_string() } else { format!("error: {first}") };
+    for tip in lines.filter(|l| l.starts_with("tip:")) {
+        line.push_str(&format!(" ({tip})"));
+    }
+    line.push_str(" (see --help)");
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use color_eyre::eyre::{eyre, WrapErr};
+
+    #[test]
+    fn errors_are_one_line_without_repeating_their_causes() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "No such file or directory (os error 2)");
+        let r: Report = Err::<(), _>(io).wrap_err("reading /x/y.jsonl").unwrap_err();
+        assert_eq!(one_line(&r), "reading /x/y.jsonl: No such file or directory (os error 2)");
+        assert_eq!(exit_code(&r), 1);
+        let r = eyre!("two\n  lines");
+        assert_eq!(one_line(&r), "two lines");
+        let r: Report = UserError::usage("--timeout must be positive").into();
+        assert_eq!((one_line(&r).as_str(), exit_code(&r)), ("--timeout must be positive", 2));
+        let r: Report = TaskError::Unknown("chess".into()).into();
+        assert_eq!(exit_code(&r), 2);
+    }
+
+    #[test]
+    fn clap_errors_fold_into_one_line_with_their_tips() {
+        let rendered = "error: unexpected argument '--tsk' found\n\n  tip: a similar argument exists: '--task'\n\n\
+                        Usage: thoughtscope run --task <TASK>\n\nFor more information, try '--help'.\n";
+        assert_eq!(
+            clap_line(rendered),
+            "error: unexpected argument '--tsk' found (tip: a similar argument exists: '--task') (see --help)"
+        );
+    }
+}
