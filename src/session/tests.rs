@@ -92,3 +92,68 @@ fn not_a_session_is_an_error_naming_the_file() {
     w.end(Totals::default(), 0).unwrap();
     assert!(Session::load(&path).unwrap_err().to_string().contains("newer"));
 }
+
+#[test]
+fn only_regular_files_are_read_so_a_fifo_or_a_device_cannot_hang_or_exhaust_memory() {
+    let err = Session::load(Path::new("/dev/zero")).unwrap_err().to_string();
+    assert!(err.contains("/dev/zero is a device") && err.contains("regular file"), "{err}");
+    let dir = tempfile::tempdir().unwrap();
+    let err = Session::load(dir.path()).unwrap_err().to_string();
+    assert!(err.contains("is a directory"), "{err}");
+    let fifo = dir.path().join("pipe.jsonl");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|s| s.success()) {
+        // Opening a FIFO blocks until someone writes: it must not be opened at all.
+        let err = Session::load(&fifo).unwrap_err().to_string();
+        assert!(err.contains("pipe.jsonl is a FIFO"), "{err}");
+    }
+}
+
+#[test]
+fn a_line_over_the_cap_stops_reading_without_taking_it_all_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    write_session(&path, 2);
+    let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+    f.write_all(&vec![b'x'; 5000]).unwrap();
+    drop(f);
+    let s = Session::load_limited(&path, 1000).unwrap();
+    // header + 2 inputs + 2 events + end: the long line is line 7.
+    assert_eq!(s.records.len(), 5);
+    assert!(s.warnings[0].contains("s.jsonl:7: a line longer than 1000 bytes"), "{:?}", s.warnings);
+    // No newline at all from the first byte: not a session.
+    std::fs::write(&path, vec![0u8; 5000]).unwrap();
+    let err = Session::load_limited(&path, 1000).unwrap_err().to_string();
+    assert!(err.contains("s.jsonl:1: a line longer than 1000 bytes"), "{err}");
+}
+
+#[test]
+fn a_session_without_its_end_line_is_incomplete() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    write_session(&path, 2);
+    assert!(Session::load(&path).unwrap().complete());
+    let text = std::fs::read_to_string(&path).unwrap();
+    let cut: Vec<&str> = text.lines().take(4).collect();
+    std::fs::write(&path, cut.join("\n") + "\n").unwrap();
+    let s = Session::load(&path).unwrap();
+    assert!(!s.complete());
+    assert!(s.warnings.is_empty(), "a cut at a line boundary tears no line: {:?}", s.warnings);
+}
+
+#[test]
+fn parse_and_load_read_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    write_session(&path, 3);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines[3] = "{broken";
+    let text = lines.join("\r\n");
+    std::fs::write(&path, &text).unwrap();
+    let loaded = Session::load(&path).unwrap();
+    let parsed = Session::parse(&text, &path).unwrap();
+    assert_eq!(loaded.records, parsed.records);
+    assert_eq!(loaded.warnings, parsed.warnings);
+    assert!(loaded.warnings[0].contains(":4: malformed line"), "{:?}", loaded.warnings);
+}
