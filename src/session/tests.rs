@@ -157,3 +157,106 @@ fn parse_and_load_read_the_same() {
     assert_eq!(loaded.warnings, parsed.warnings);
     assert!(loaded.warnings[0].contains(":4: malformed line"), "{:?}", loaded.warnings);
 }
+
+/// The loader and the replay of what it loads never panic, whatever the bytes: arbitrary
+/// bytes, and a recorded session cut, with bytes changed, or lines dropped, doubled or
+/// swapped (what a crash, a full disk or a careless edit does to a file).
+mod fuzz {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// A mutation of a valid session, applied to its bytes.
+    #[derive(Debug, Clone)]
+    enum Mutation {
+        Cut(usize),
+        SetByte(usize, u8),
+        DropLine(usize),
+        DoubleLine(usize),
+        SwapLines(usize, usize),
+    }
+
+    fn mutation() -> impl Strategy<Value = Mutation> {
+        prop_oneof![
+            any::<usize>().prop_map(Mutation::Cut),
+            (any::<usize>(), any::<u8>()).prop_map(|(i, b)| Mutation::SetByte(i, b)),
+            any::<usize>().prop_map(Mutation::DropLine),
+            any::<usize>().prop_map(Mutation::DoubleLine),
+            (any::<usize>(), any::<usize>()).prop_map(|(a, b)| Mutation::SwapLines(a, b)),
+        ]
+    }
+
+    fn apply(bytes: &mut Vec<u8>, m: &Mutation) {
+        let mut lines: Vec<Vec<u8>> = bytes.split(|&b| b == b'\n').map(<[u8]>::to_vec).collect();
+        let n = lines.len();
+        match *m {
+            Mutation::Cut(i) => {
+                bytes.truncate(i % (bytes.len() + 1));
+                return;
+            }
+            Mutation::SetByte(i, b) => {
+                if !bytes.is_empty() {
+                    let at = i % bytes.len();
+                    bytes[at] = b;
+                }
+                return;
+            }
+            Mutation::DropLine(i) => {
+                lines.remove(i % n);
+            }
+            Mutation::DoubleLine(i) => {
+                let line = lines[i % n].clone();
+                lines.insert(i % n, line);
+            }
+            Mutation::SwapLines(a, b) => lines.swap(a % n, b % n),
+        }
+        *bytes = lines.join(&b'\n');
+    }
+
+    /// Load `bytes` as a file and as text, and replay what loads.
+    fn load_and_replay(bytes: &[u8]) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("fuzzed.jsonl");
+        std::fs::write(&path, bytes).unwrap();
+        let loaded = Session::load(&path);
+        let parsed = Session::parse(&String::from_utf8_lossy(bytes), &path);
+        assert_eq!(loaded.is_ok(), parsed.is_ok());
+        if let Ok(session) = loaded {
+            let _ = session.complete();
+            let _ = session.stopped();
+            if let Ok(rebuilt) = crate::session::replay::rebuild(&session, None, None) {
+                let _ = rebuilt.engine.outcome();
+                let _ = rebuilt.engine.tree().render_text();
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..2048)) {
+            load_and_replay(&bytes);
+        }
+
+        #[test]
+        fn a_header_then_arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..2048)) {
+            let mut text = serde_json::to_vec(&Record::Header(Box::new(header()))).unwrap();
+            text.push(b'\n');
+            text.extend(bytes);
+            load_and_replay(&text);
+        }
+
+        #[test]
+        fn mutated_recorded_sessions_never_panic(
+            demo in 0..crate::demos::DEMOS.len(),
+            mutations in proptest::collection::vec(mutation(), 1..4),
+        ) {
+            let mut bytes = crate::demos::DEMOS[demo].text.as_bytes().to_vec();
+            for m in &mutations {
+                apply(&mut bytes, m);
+            }
+            load_and_replay(&bytes);
+        }
+    }
+}
