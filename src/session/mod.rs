@@ -202,6 +202,9 @@ pub struct SessionWriter {
 impl SessionWriter {
     pub fn create(path: &Path, header: &Header) -> Result<Self, SessionError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            if dir.exists() && !dir.is_dir() {
+                return Err(io_err(dir, std::io::ErrorKind::NotADirectory.into()));
+            }
             std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
         }
         let file =
