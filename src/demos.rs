@@ -76,6 +76,12 @@ fn start<'a>(
     Ok((Run::new(engine, writer, StopPolicy::default()), sim))
 }
 
+/// Close a demo's session with its end line (wall time 0, so recordings are reproducible):
+/// a session without one replays as cut short.
+fn end(rec: &mut Recorder) -> Result<(), String> {
+    rec.0.end(0).map_err(|e| e.to_string())
+}
+
 fn run(command: Command) -> Vec<Input> {
     vec![Input::command(command)]
 }
@@ -103,7 +109,7 @@ fn first_run(
         if shows(&rec.0.engine, &events) {
             let mut rec = start(&setup, &task, &sim, &problem, Some((&dir.join(file), note)))?;
             step(&mut rec, run(Command::Run))?;
-            return Ok(());
+            return end(&mut rec);
         }
     }
     Err(format!("no test puzzle for the demo {file}"))
@@ -167,7 +173,7 @@ fn edit(dir: &Path) -> Result<(), String> {
         if rescue(&mut trial, &problem.input)? {
             let mut rec = start(&setup, &task, &sim, &problem, Some((&dir.join("edit-rescues.jsonl"), EDIT_NOTE)))?;
             rescue(&mut rec, &problem.input)?;
-            return Ok(());
+            return end(&mut rec);
         }
     }
     Err("no test puzzle for the edit demo".into())

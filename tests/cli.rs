@@ -586,3 +586,220 @@ fn a_reader_that_closes_the_pipe_early_ends_the_output_quietly() {
         assert!(!stderr.contains("panicked") && !stderr.contains("Broken pipe"), "{args:?}: {stderr}");
     }
 }
+
+/// Wait (bounded) for a child to end; kill it and fail if it does not.
+fn wait_bounded(mut child: std::process::Child, what: &str) -> std::process::Output {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("{what} did not end");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn send_signal(pid: u32, signal: &str) {
+    let status = Command::new("kill").args([&format!("-{signal}"), &pid.to_string()]).status().unwrap();
+    assert!(status.success(), "kill -{signal} {pid}");
+}
+
+/// A slow headless run (simulated latency) interrupted once `out` holds two finished problems.
+fn interrupt_a_run(signal: &str) -> (std::process::Output, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("rows.jsonl");
+    let rec = dir.path().join("sessions");
+    let child = bin()
+        .args(["run", "--range", "900..960", "--sim-latency-ms", "20", "--concurrency", "2", "--json"])
+        .args(["--out", out.to_str().unwrap(), "--record", rec.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while std::fs::read_to_string(&out).map_or(0, |t| t.lines().count()) < 2 {
+        assert!(std::time::Instant::now() < deadline, "no problem finished");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    send_signal(child.id(), signal);
+    (wait_bounded(child, "the interrupted run"), dir)
+}
+
+#[test]
+fn a_signal_stops_a_headless_run_with_a_partial_summary_and_keeps_the_finished_problems() {
+    for (signal, code) in [("INT", 130), ("TERM", 143)] {
+        let (output, dir) = interrupt_a_run(signal);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(code), "SIG{signal}: {stderr}");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let summary: Value = serde_json::from_str(stdout.lines().last().expect("a summary")).unwrap();
+        assert_eq!(summary["stopped"], format!("interrupted by SIG{signal}"), "{summary}");
+        let rows: Vec<Value> = std::fs::read_to_string(dir.path().join("rows.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        // Every problem started is in --out, as a line each, and in the summary.
+        assert!(rows.len() >= 2 && rows.len() < 60, "{} rows", rows.len());
+        assert_eq!(summary["n"], rows.len(), "{summary}");
+        let calls: u64 = rows.iter().map(|r| r["calls"].as_u64().unwrap()).sum();
+        assert_eq!(summary["llm_calls"], calls, "the stopped problem's calls are counted");
+        // The problem in flight says it was stopped; its session has the stopped record and the end line.
+        let last = rows.last().unwrap();
+        assert_eq!(last["stopped"], format!("interrupted by SIG{signal}"), "{last}");
+        let session = last["session"].as_str().unwrap();
+        let text = std::fs::read_to_string(session).unwrap();
+        assert!(text.contains(&format!("{{\"kind\":\"stopped\",\"reason\":\"interrupted by SIG{signal}\"}}")));
+        assert!(text.lines().last().unwrap().starts_with("{\"kind\":\"end\""), "the session is closed");
+        let replayed = bin().args(["replay", session, "--headless", "--json"]).output().unwrap();
+        assert!(replayed.status.success(), "{}", String::from_utf8_lossy(&replayed.stderr));
+        let replayed: Value = serde_json::from_slice(replayed.stdout.trim_ascii()).unwrap();
+        assert_eq!(replayed["stopped"], format!("interrupted by SIG{signal}"));
+        assert!(replayed.get("incomplete").is_none(), "a stopped session is complete: {replayed}");
+    }
+}
+
+#[test]
+fn a_record_path_that_cannot_be_written_fails_before_any_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let under_file = file.join("x.jsonl");
+    for (record, range, expect) in [
+        ("/dev/full", "900", "No space left on device"),
+        (under_file.to_str().unwrap(), "900", "ot a directory"),
+        (file.to_str().unwrap(), "900..902", "ot a directory"),
+    ] {
+        let out = bin().args(["run", "--range", range, "--json", "--record", record]).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "--record {record} ran");
+        assert!(stderr.contains(expect) && stderr.contains("--record"), "--record {record}: {stderr}");
+        assert!(out.stdout.is_empty(), "nothing ran, so no summary: {}", String::from_utf8_lossy(&out.stdout));
+    }
+}
+
+#[test]
+fn a_session_write_failure_mid_run_stops_loudly_and_keeps_the_spending() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("sessions");
+    // A file-size limit makes writes past 20 KB fail (EFBIG) like a full disk, after the header.
+    let script = "trap '' XFSZ; ulimit -f 40; exec \"$0\" \"$@\"";
+    let out = Command::new("sh")
+        .args(["-c", script, env!("CARGO_BIN_EXE_thoughtscope")])
+        .args(["run", "--range", "900..905", "--json", "--budget-tokens", "10000000", "--record"])
+        .arg(&rec)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("game24-0900.jsonl") && stderr.contains("os error 27"), "{stderr}");
+    let summary: Value = serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().last().unwrap()).unwrap();
+    assert_eq!(summary["n"], 1, "no problem starts after the failure: {summary}");
+    assert!(summary["llm_calls"].as_u64().unwrap() > 0, "what was spent is counted: {summary}");
+    assert!(summary["prompt_tokens"].as_u64().unwrap() > 0, "{summary}");
+    assert!(summary["stopped"].as_str().unwrap().contains("could not be written"), "{summary}");
+}
+
+/// Record `range` of `method` into `dir`, one session per problem.
+fn record_into(dir: &Path, method: &str, range: &str) {
+    run_json(&["run", "--method", method, "--range", range, "--record", dir.to_str().unwrap(), "--json"]);
+}
+
+#[test]
+fn a_directory_replay_skips_bad_files_and_summarises_each_task_and_method() {
+    let dir = tempfile::tempdir().unwrap();
+    let bfs = dir.path().join("bfs");
+    record_into(&bfs, "tot-bfs", "900..902");
+    let cot = dir.path().join("cot");
+    record_into(&cot, "cot", "905..907");
+    let mixed = dir.path().join("mixed");
+    std::fs::create_dir(&mixed).unwrap();
+    for from in [&bfs, &cot] {
+        for f in std::fs::read_dir(from).unwrap() {
+            let f = f.unwrap().path();
+            let name =
+                format!("{}-{}", from.file_name().unwrap().to_str().unwrap(), f.file_name().unwrap().to_str().unwrap());
+            std::fs::copy(&f, mixed.join(name)).unwrap();
+        }
+    }
+    std::fs::write(mixed.join("a-junk.jsonl"), "not a session\n").unwrap();
+    let fifo = mixed.join("b-pipe.jsonl");
+    let has_fifo = Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success());
+    let child = bin()
+        .args(["replay", mixed.to_str().unwrap(), "--headless", "--json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = wait_bounded(child, "the directory replay");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("warning: skipped") && stderr.contains("a-junk.jsonl:1"), "{stderr}");
+    if has_fifo {
+        assert!(stderr.contains("b-pipe.jsonl is a FIFO"), "{stderr}");
+    }
+    let summaries: Vec<Value> =
+        String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(summaries.len(), 2, "one summary per task and method: {summaries:?}");
+    assert_eq!((summaries[0]["method"].as_str(), summaries[0]["n"].as_u64()), (Some("tot-bfs"), Some(2)));
+    assert_eq!((summaries[1]["method"].as_str(), summaries[1]["n"].as_u64()), (Some("cot"), Some(2)));
+    assert_eq!(summaries[0]["params"]["breadth"], 5, "the summary says what ran: {}", summaries[0]);
+    // A single bad file is still an error.
+    let out = bin().args(["replay", mixed.join("a-junk.jsonl").to_str().unwrap(), "--headless"]).output().unwrap();
+    assert!(!out.status.success());
+}
+
+#[test]
+fn a_session_cut_inside_an_inputs_events_replays_as_incomplete() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("one.jsonl");
+    let f = file.to_str().unwrap();
+    let original = run_json(&["run", "--input", "4 9 10 13", "--record", f, "--json"]);
+    assert_eq!(original["params"]["method"], "tot-bfs", "the summary carries the parameters: {original}");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    // An input followed by at least two of its events: cut after the first event, at a line boundary.
+    let at = (1..lines.len() - 2)
+        .find(|&i| {
+            lines[i].starts_with("{\"kind\":\"input\"")
+                && lines[i + 1].starts_with("{\"kind\":\"event\"")
+                && lines[i + 2].starts_with("{\"kind\":\"event\"")
+        })
+        .expect("an input with two events");
+    std::fs::write(&file, lines[..at + 2].join("\n") + "\n").unwrap();
+    let out = bin().args(["replay", f, "--headless", "--json"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "a cut file replays: {stderr}");
+    assert!(stderr.contains("is torn") && stderr.contains("dropped it"), "{stderr}");
+    assert!(stderr.contains("one.jsonl: incomplete"), "{stderr}");
+    let s: Value = serde_json::from_slice(out.stdout.trim_ascii()).unwrap();
+    assert_eq!(s["incomplete"], 1, "{s}");
+    // Cut between two inputs: nothing torn, still incomplete.
+    let next_input = (at + 1..lines.len()).find(|&i| lines[i].starts_with("{\"kind\":\"input\"")).unwrap();
+    std::fs::write(&file, lines[..next_input].join("\n") + "\n").unwrap();
+    let out = bin().args(["replay", f, "--headless"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && !stderr.contains("torn"), "{stderr}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("incomplete 1/1"));
+}
+
+#[test]
+fn replay_of_a_fifo_or_a_device_fails_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe.jsonl");
+    if Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success()) {
+        let child = bin()
+            .args(["replay", fifo.to_str().unwrap(), "--headless"])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let out = wait_bounded(child, "replay of a FIFO");
+        assert!(!out.status.success());
+        assert!(String::from_utf8_lossy(&out.stderr).contains("is a FIFO"));
+    }
+    let out = bin().args(["replay", "/dev/zero", "--headless"]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/dev/zero is a device"));
+}

@@ -1,5 +1,5 @@
 //! End to end: the binary in a pseudo-terminal, keys in, screen out — and the
-//! terminal left in its normal mode after `q`.
+//! terminal left in its normal mode after `q` or a signal.
 
 use std::io::{Read, Write};
 use std::sync::{Arc, Mutex};
@@ -104,4 +104,72 @@ fn explorer_steps_runs_and_quits_cleanly() {
     drop(writer);
     drop(pair.master);
     let _ = pump.join();
+}
+
+#[test]
+fn a_signal_restores_the_terminal_and_closes_the_session() {
+    for (signal, code) in [("INT", 130), ("QUIT", 131), ("TERM", 143), ("HUP", 129)] {
+        let home = tempfile::tempdir().unwrap();
+        let pair =
+            native_pty_system().openpty(PtySize { rows: 30, cols: 110, pixel_width: 0, pixel_height: 0 }).unwrap();
+        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_thoughtscope"));
+        cmd.cwd(home.path());
+        cmd.env("THOUGHTSCOPE_DATA_DIR", home.path().join("data"));
+        cmd.env("THOUGHTSCOPE_CONFIG_DIR", home.path().join("config"));
+        cmd.env("TERM", "xterm-256color");
+        let mut child = pair.slave.spawn_command(cmd).unwrap();
+        drop(pair.slave);
+        let parser = Arc::new(Mutex::new(vt100::Parser::new(30, 110, 0)));
+        let mut reader = pair.master.try_clone_reader().unwrap();
+        let mut writer = pair.master.take_writer().unwrap();
+        let sink = Arc::clone(&parser);
+        let pump = std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                sink.lock().unwrap().process(&buf[..n]);
+            }
+        });
+        let screen = Screen { parser: Arc::clone(&parser) };
+        screen.wait_for("PAUSED");
+        writer.write_all(b" ").unwrap();
+        screen.wait_for("step 1: expanding 1 states");
+        {
+            let p = parser.lock().unwrap();
+            assert!(p.screen().alternate_screen() && p.screen().hide_cursor());
+            assert_ne!(p.screen().mouse_protocol_mode(), vt100::MouseProtocolMode::None, "mouse reporting is on");
+        }
+        let pid = child.process_id().expect("the child's pid");
+        let sent = std::process::Command::new("kill").args([&format!("-{signal}"), &pid.to_string()]).status();
+        assert!(sent.unwrap().success());
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(Instant::now() < deadline, "SIG{signal} did not end the explorer");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert_eq!(status.exit_code(), code, "SIG{signal}");
+        std::thread::sleep(Duration::from_millis(100));
+        {
+            let p = parser.lock().unwrap();
+            assert!(!p.screen().alternate_screen(), "SIG{signal}: left the alternate screen");
+            assert!(!p.screen().hide_cursor(), "SIG{signal}: the cursor is visible again");
+            assert_eq!(p.screen().mouse_protocol_mode(), vt100::MouseProtocolMode::None, "SIG{signal}: mouse off");
+        }
+        if let Some(termios) = pair.master.get_termios() {
+            let flags = format!("{:?}", termios.local_flags);
+            assert!(flags.contains("ICANON") && flags.contains("ECHO"), "raw mode is off again: {flags}");
+        }
+        let sessions: Vec<_> = std::fs::read_dir(home.path().join("data/sessions")).unwrap().collect();
+        assert_eq!(sessions.len(), 1, "the run was recorded");
+        let text = std::fs::read_to_string(sessions[0].as_ref().unwrap().path()).unwrap();
+        assert!(text.lines().last().unwrap().starts_with("{\"kind\":\"end\""), "SIG{signal}: the session is closed");
+        drop(writer);
+        drop(pair.master);
+        let _ = pump.join();
+    }
 }

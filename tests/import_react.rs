@@ -83,9 +83,18 @@ fn fixture_trajectories_import_and_replay_exactly() {
     let hotpot = replay::rebuild(&Session::load(&out.join("hotpotqa-00055.jsonl")).unwrap(), None, None).unwrap();
     assert!(hotpot.engine.outcome().unwrap().solved, "'the Danube' matches 'Danube'");
 
-    let r = run_json(&["replay", out.to_str().unwrap(), "--headless", "--json"]);
-    assert_eq!((r["n"].as_u64(), r["em"].as_u64()), (Some(5), Some(3)), "{r}");
-    assert_eq!(r["bad_calls"], 7, "six invalid finishes and one free-text action: {r}");
+    // A directory of two tasks is summarised per task: fever (4), then hotpotqa (1).
+    let replayed = std::process::Command::new(env!("CARGO_BIN_EXE_thoughtscope"))
+        .args(["replay", out.to_str().unwrap(), "--headless", "--json"])
+        .output()
+        .unwrap();
+    assert!(replayed.status.success(), "{}", String::from_utf8_lossy(&replayed.stderr));
+    let groups: Vec<serde_json::Value> =
+        String::from_utf8_lossy(&replayed.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let counts: Vec<_> = groups.iter().map(|r| (r["task"].as_str(), r["n"].as_u64(), r["em"].as_u64())).collect();
+    assert_eq!(counts, [(Some("fever"), Some(4), Some(2)), (Some("hotpotqa"), Some(1), Some(1))], "{groups:?}");
+    let bad: u64 = groups.iter().map(|r| r["bad_calls"].as_u64().unwrap()).sum();
+    assert_eq!(bad, 7, "six invalid finishes and one free-text action: {groups:?}");
 }
 
 #[test]

@@ -11,7 +11,7 @@ use thoughtscope::session::{replay, Session};
 use thoughtscope::tasks::Problem;
 
 use super::args::ForkArgs;
-use super::pipe::out;
+use super::pipe::{out, outln};
 use super::run::print_summary;
 use super::tui::tui_replay;
 
@@ -52,6 +52,21 @@ pub(crate) fn session_files(path: &Path) -> Result<Vec<PathBuf>> {
     }
 }
 
+/// Sessions summarised together: those of one task, method (with its parameters),
+/// provider and model, in the order they first appear.
+struct Group {
+    key: String,
+    header: thoughtscope::session::Header,
+    results: Vec<ProblemResult>,
+}
+
+/// Load and rebuild one session file.
+fn replay_one(file: &Path, prompts: Option<&Path>) -> Result<(Session, replay::Rebuilt), String> {
+    let session = Session::load(file).map_err(|e| e.to_string())?;
+    let rebuilt = replay::rebuild(&session, prompts, None).map_err(|e| format!("{}: {e}", file.display()))?;
+    Ok((session, rebuilt))
+}
+
 pub(crate) fn replay_cmd(args: ReplayArgs) -> Result<()> {
     if !args.headless {
         if args.path.is_dir() {
@@ -60,18 +75,33 @@ pub(crate) fn replay_cmd(args: ReplayArgs) -> Result<()> {
         let session = Session::load(&args.path)?;
         return tui_replay(session, args.theme, args.prompts, &args.fork);
     }
-    super::run::check_prompts_dir(args.prompts.as_deref())?;
+    let directory = args.path.is_dir();
     let files = session_files(&args.path)?;
-    let mut results = Vec::new();
-    let mut first: Option<Session> = None;
+    let mut groups: Vec<Group> = Vec::new();
     let mut mismatches = 0;
+    let mut skipped = 0;
     let single = files.len() == 1;
     for file in &files {
-        let session = Session::load(file)?;
-        for w in &session.warnings {
+        let (session, rebuilt) = match replay_one(file, args.prompts.as_deref()) {
+            Ok(loaded) => loaded,
+            // One bad file in a directory does not hide the others.
+            Err(e) if directory => {
+                eprintln!("warning: skipped {e}");
+                skipped += 1;
+                continue;
+            }
+            Err(e) => bail!("{e}"),
+        };
+        for w in session.warnings.iter().chain(&rebuilt.warnings) {
             eprintln!("warning: {w}");
         }
-        let rebuilt = replay::rebuild(&session, args.prompts.as_deref(), None)?;
+        if !session.complete() {
+            eprintln!(
+                "warning: {}: incomplete: the recording has no end line (the run was cut short); replayed as far as \
+                 it goes",
+                file.display()
+            );
+        }
         for m in &rebuilt.mismatches {
             eprintln!("replay differs: {m}");
         }
@@ -82,20 +112,43 @@ pub(crate) fn replay_cmd(args: ReplayArgs) -> Result<()> {
             .with_qa(&rebuilt.engine);
         r.session = Some(file.display().to_string());
         r.stopped = session.stopped().map(str::to_string);
+        r.incomplete = !session.complete();
         if single && !args.json {
             out!("{}", rebuilt.engine.tree().render_text());
         }
-        results.push(r);
-        if first.is_none() {
-            first = Some(session);
+        let h = &session.header;
+        let key = format!(
+            "{}\u{0}{}\u{0}{}\u{0}{}",
+            h.task,
+            serde_json::to_string(&h.params).unwrap_or_default(),
+            h.provider,
+            h.model
+        );
+        match groups.iter_mut().find(|g| g.key == key) {
+            Some(g) => g.results.push(r),
+            None => groups.push(Group { key, header: session.header, results: vec![r] }),
         }
     }
-    let Some(first) = first else { bail!("no sessions to replay") };
-    let h = &first.header;
-    let wall_ms = results.iter().map(|r| r.wall_ms).sum();
-    let summary = Summary::from_results(&h.task, &h.params, &h.provider, &h.model, h.simulated, &results, wall_ms)
-        .priced(h.price.as_ref());
-    print_summary(&summary, args.json);
+    if groups.is_empty() {
+        bail!(
+            "{}: none of the {skipped} session files could be replayed (see the warnings above)",
+            args.path.display()
+        );
+    }
+    for (i, g) in groups.iter().enumerate() {
+        let h = &g.header;
+        let wall_ms = g.results.iter().map(|r| r.wall_ms).sum();
+        let summary =
+            Summary::from_results(&h.task, &h.params, &h.provider, &h.model, h.simulated, &g.results, wall_ms)
+                .priced(h.price.as_ref());
+        if i > 0 && !args.json {
+            outln!();
+        }
+        print_summary(&summary, args.json);
+    }
+    if skipped > 0 {
+        eprintln!("{skipped} of {} session files skipped", files.len());
+    }
     if mismatches > 0 {
         bail!("{mismatches} differences between the rebuilt run and the record");
     }

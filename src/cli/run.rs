@@ -5,13 +5,13 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-use color_eyre::eyre::{bail, Result, WrapErr};
+use color_eyre::eyre::{bail, eyre, Result, WrapErr};
 
 use thoughtscope::config::{Config, ParamPatch, RunDefaults};
 use thoughtscope::engine::{methods, ToolMode};
 use thoughtscope::llm::sim::{SimConfig, SimProvider, SimRates};
 use thoughtscope::llm::Provider;
-use thoughtscope::runtime::headless::{run_problems, ProblemResult, RunSetup, Summary};
+use thoughtscope::runtime::headless::{listen_for_signals, run_headless, ProblemResult, Progress, RunSetup, Summary};
 use thoughtscope::tasks::{self, Problem, TaskOptions};
 
 use super::args::RunArgs;
@@ -234,6 +234,13 @@ pub(crate) fn print_summary(s: &Summary, json: bool) {
         let cost = s.cost_usd.map(|c| format!("cost ${c:.4}  ")).unwrap_or_default();
         outln!("{cost}failed calls {}", s.failed_calls);
     }
+    if s.incomplete > 0 {
+        outln!(
+            "incomplete {}/{}: the recording ends before the run did (no end line); not a verdict",
+            s.incomplete,
+            s.n
+        );
+    }
     if let Some(reason) = &s.stopped {
         outln!("stopped early: {reason}");
     }
@@ -241,10 +248,16 @@ pub(crate) fn print_summary(s: &Summary, json: bool) {
 
 pub(crate) fn run(args: RunArgs) -> Result<()> {
     let (setup, problems) = setup_run(&args)?;
+    // Opened (and emptied) before any call, and written a line per problem as each ends,
+    // so an interrupted or killed run keeps the problems it finished.
+    let mut out = match &args.out {
+        Some(path) => Some(OutFile::create(path)?),
+        None => None,
+    };
     let bar = if std::io::stderr().is_terminal() && problems.len() > 1 {
         let bar = indicatif::ProgressBar::new(problems.len() as u64);
         bar.set_style(
-            indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} solved {msg} [{elapsed}<{eta}]")
+            indicatif::ProgressStyle::with_template("{bar:30} {msg} [{elapsed}<{eta}]")
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
         );
         Some(bar)
@@ -253,40 +266,90 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
     };
     let started = Instant::now();
     let rt = tokio::runtime::Runtime::new()?;
-    let mut solved = 0;
-    let results = rt.block_on(run_problems(&setup, &problems, |r| {
-        solved += r.correct as usize;
-        if let Some(b) = &bar {
-            b.set_message(solved.to_string());
-            b.inc(1);
-        }
-        if let Some(e) = &r.error {
-            match r.index {
-                Some(i) => eprintln!("problem {i} ({}): {e}", r.input),
-                None => eprintln!("problem {}: {e}", r.input),
+    let mut progress = Progress::new(problems.len());
+    if let Some(b) = &bar {
+        b.set_message(progress.line());
+    }
+    let done = rt.block_on(async {
+        let interrupts = listen_for_signals().wrap_err("setting up signal handling")?;
+        let done = run_headless(&setup, &problems, interrupts, |r| {
+            progress.add(r);
+            if let Some(b) = &bar {
+                b.set_position(progress.done as u64);
+                b.set_message(progress.line());
             }
-        }
-    }));
+            if let Some(e) = &r.error {
+                let index = r.index.map(|i| format!("{i} ")).unwrap_or_default();
+                let line = format!("problem {index}({}): {e}", r.input);
+                match &bar {
+                    Some(b) => b.println(line),
+                    None => eprintln!("{line}"),
+                }
+            }
+            match &mut out {
+                Some(out) => out.write(r),
+                None => Ok(()),
+            }
+        })
+        .await;
+        Ok::<_, color_eyre::Report>(done)
+    })?;
     if let Some(b) = bar {
         b.finish_and_clear();
     }
     let wall_ms = started.elapsed().as_millis() as u64;
-    if let Some(out) = &args.out {
-        write_results(out, &results)?;
+    if done.results.is_empty() {
+        if let Some(reason) = &done.stopped {
+            if done.signal.is_none() {
+                // Nothing ran (the session could not even be created): one line, no summary.
+                bail!("{reason}");
+            }
+        }
     }
-    let summary = summarize(&setup, &results, wall_ms);
+    let mut summary = summarize(&setup, &done.results, wall_ms);
+    if summary.stopped.is_none() {
+        summary.stopped = done.stopped.clone();
+    }
     print_summary(&summary, args.json);
+    if let Some(signal) = done.signal {
+        if done.abandoned > 0 {
+            eprintln!(
+                "{signal} twice: {} calls in flight were abandoned; what they cost is not counted",
+                done.abandoned
+            );
+        }
+        drop(rt);
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
+        std::process::exit(signal.exit_code());
+    }
     match &summary.stopped {
         Some(reason) if !reason.starts_with("budget") => bail!("the run stopped: {reason}"),
         _ => Ok(()),
     }
 }
 
-pub(crate) fn write_results(path: &Path, results: &[ProblemResult]) -> Result<()> {
-    let mut text = String::new();
-    for r in results {
-        text.push_str(&serde_json::to_string(r)?);
-        text.push('\n');
+/// The `--out` file: one JSON line per problem, written and flushed as each ends.
+struct OutFile {
+    path: std::path::PathBuf,
+    file: std::fs::File,
+}
+
+impl OutFile {
+    fn create(path: &Path) -> Result<OutFile> {
+        let file = std::fs::File::create(path)
+            .map_err(|e| eyre!("--out {}: {e}; name a file you can write to", path.display()))?;
+        Ok(OutFile { path: path.to_path_buf(), file })
     }
-    std::fs::write(path, text).wrap_err_with(|| format!("writing {}", path.display()))
+
+    /// Append one result; an error names the file and the OS error.
+    fn write(&mut self, r: &ProblemResult) -> std::result::Result<(), String> {
+        use std::io::Write;
+        let mut line = serde_json::to_string(r).map_err(|e| e.to_string())?;
+        line.push('\n');
+        self.file
+            .write_all(line.as_bytes())
+            .and_then(|()| self.file.flush())
+            .map_err(|e| format!("--out {}: {e}", self.path.display()))
+    }
 }

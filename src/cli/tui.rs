@@ -43,7 +43,7 @@ pub(crate) fn open_tui(
             Some(if notes.len() > 1 { format!("{first} (+{} more)", notes.len() - 1) } else { first.clone() });
     }
     let rt = tokio::runtime::Runtime::new()?;
-    let app = rt.block_on(thoughtscope::tui::run(app, provider, concurrency, initial))?;
+    let (app, signal) = rt.block_on(thoughtscope::tui::run(app, provider, concurrency, initial))?;
     for n in &notes {
         eprintln!("warning: {n}");
     }
@@ -51,6 +51,10 @@ pub(crate) fn open_tui(
         if !app.is_replay() {
             outln!("session recorded in {}", path.display());
         }
+    }
+    if let Some(signal) = signal {
+        eprintln!("stopped by {signal}");
+        std::process::exit(signal.exit_code());
     }
     Ok(())
 }

@@ -9,7 +9,9 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use tokio::sync::Semaphore;
 
-use super::{Driver, Run, StopPolicy};
+use tokio::sync::watch;
+
+use super::{Driver, Run, Signal, StopPolicy, StopReason};
 use crate::engine::{AnswerKind, Command, Engine, Input, MethodKind, Outcome, Params, Purpose};
 use crate::llm::cache::{CacheMode, ResponseCache};
 use crate::llm::config::{ConfigError, Price, ProviderArgs};
@@ -58,6 +60,14 @@ pub struct ProblemResult {
     /// Hybrids: the part that gave the answer (react or cot-sc).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answered_by: Option<MethodKind>,
+    /// Replays: the recording ends before the run did (no end line: killed, crashed,
+    /// disk full), so the result is what the run had reached, not a verdict.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub incomplete: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// Per-question scores of question answering (ReAct or CoT on QA tasks).
@@ -105,6 +115,10 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
+fn is_zero_usize(n: &usize) -> bool {
+    *n == 0
+}
+
 impl ProblemResult {
     pub fn new(problem: &Problem, outcome: Option<&Outcome>, totals: Totals, wall_ms: u64) -> Self {
         ProblemResult {
@@ -127,6 +141,7 @@ impl ProblemResult {
             qa: None,
             tool_calls: totals.tool_calls,
             answered_by: outcome.and_then(|o| o.answered_by),
+            incomplete: false,
         }
     }
 
@@ -154,6 +169,9 @@ pub struct Summary {
     pub provider: String,
     pub model: String,
     pub simulated: bool,
+    /// The method's parameters (as in a session header), so a summary says what ran.
+    #[serde(default)]
+    pub params: Params,
     pub n: usize,
     pub solved: usize,
     pub solved_any: usize,
@@ -174,6 +192,9 @@ pub struct Summary {
     /// Why the run stopped before every problem was done (budget, refused key, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped: Option<String>,
+    /// Replays: sessions whose recording ends before the run did (counted in `n`, not solved).
+    #[serde(default, skip_serializing_if = "is_zero_usize")]
+    pub incomplete: usize,
     /// Question answering: exact matches (the same as `solved`), mean token F1,
     /// mean ReAct steps, bad calls, tool calls and all tokens.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -213,6 +234,7 @@ impl Summary {
             provider: provider.to_string(),
             model: model.to_string(),
             simulated,
+            params: params.clone(),
             n,
             solved,
             solved_any: results.iter().filter(|r| r.correct_any).count(),
@@ -226,6 +248,7 @@ impl Summary {
             failed_calls: results.iter().map(|r| r.failed_calls).sum(),
             cost_usd: None,
             stopped: results.iter().find_map(|r| r.stopped.clone()),
+            incomplete: results.iter().filter(|r| r.incomplete).count(),
             em: None,
             f1: None,
             mean_steps: None,
@@ -274,6 +297,32 @@ impl Summary {
     /// The summary without the wall-clock time, for comparing runs.
     pub fn without_time(&self) -> Summary {
         Summary { wall_ms: 0, ..self.clone() }
+    }
+}
+
+/// How far a headless run is, for its progress bar: problems done of all, and how
+/// many of those are solved, counted from the same results.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Progress {
+    pub done: usize,
+    pub total: usize,
+    pub solved: usize,
+}
+
+impl Progress {
+    pub fn new(total: usize) -> Self {
+        Progress { done: 0, total, solved: 0 }
+    }
+
+    /// Count one finished problem.
+    pub fn add(&mut self, r: &ProblemResult) {
+        self.done += 1;
+        self.solved += r.correct as usize;
+    }
+
+    /// E.g. `3/10 done, 2 solved`.
+    pub fn line(&self) -> String {
+        format!("{}/{} done, {} solved", self.done, self.total, self.solved)
     }
 }
 
@@ -392,13 +441,94 @@ pub fn header_for(setup: &RunSetup, problem: &Problem) -> Header {
 /// feeding `first`. A stop (budget, fatal error, recording failure) halts the driver:
 /// calls not yet sent are dropped, calls already sent land and are recorded.
 pub async fn drive(run: &mut Run, driver: &mut Driver, first: Vec<Input>) {
+    let (_keep, mut never) = Interrupts::channel();
+    drive_until(run, driver, first, &mut never).await;
+}
+
+/// The signals a headless run has received: the first one stops the run, a second
+/// one stops waiting for the calls already sent.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Interrupts {
+    pub first: Option<Signal>,
+    pub count: u32,
+}
+
+impl Interrupts {
+    /// A channel to send signals on (a test, or [`listen_for_signals`]) and its receiver.
+    pub fn channel() -> (watch::Sender<Interrupts>, watch::Receiver<Interrupts>) {
+        watch::channel(Interrupts::default())
+    }
+
+    /// Note one more signal.
+    pub fn add(&mut self, signal: Signal) {
+        self.first.get_or_insert(signal);
+        self.count += 1;
+    }
+}
+
+/// Catch SIGINT, SIGTERM and SIGHUP from now on (they no longer end the program at
+/// once) and report them on the returned channel. Needs a tokio runtime.
+pub fn listen_for_signals() -> std::io::Result<watch::Receiver<Interrupts>> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut int = signal(SignalKind::interrupt())?;
+    let mut term = signal(SignalKind::terminate())?;
+    let mut hup = signal(SignalKind::hangup())?;
+    let (tx, rx) = Interrupts::channel();
+    tokio::spawn(async move {
+        loop {
+            let caught = tokio::select! {
+                Some(()) = int.recv() => Signal::INT,
+                Some(()) = term.recv() => Signal::TERM,
+                Some(()) = hup.recv() => Signal::HUP,
+                else => break,
+            };
+            tx.send_modify(|i| i.add(caught));
+            if tx.is_closed() {
+                break;
+            }
+        }
+    });
+    Ok(rx)
+}
+
+/// [`drive`], stopping on a signal: the first one stops issuing calls (the session
+/// gets a `stopped` record) and lets the calls already sent land, so what they cost
+/// is counted; a second one stops waiting for them. Returns how many calls in flight
+/// were abandoned that way.
+pub async fn drive_until(
+    run: &mut Run,
+    driver: &mut Driver,
+    first: Vec<Input>,
+    interrupts: &mut watch::Receiver<Interrupts>,
+) -> usize {
     for input in first {
         let fed = run.feed(input, None);
         driver.apply(&fed);
     }
-    while let Some((input, request)) = driver.next_input().await {
-        let fed = run.feed(input, request.as_ref());
-        driver.apply(&fed);
+    let mut listening = true;
+    loop {
+        let now = *interrupts.borrow_and_update();
+        if let Some(signal) = now.first {
+            if now.count > 1 {
+                return driver.outstanding();
+            }
+            if !matches!(run.stopped(), Some(StopReason::Interrupted(_))) {
+                let fed = run.interrupt(StopReason::Interrupted(signal));
+                // Halt even if a budget had stopped the run already: nothing more is sent.
+                driver.halt();
+                driver.apply(&fed);
+            }
+        }
+        tokio::select! {
+            changed = interrupts.changed(), if listening => listening = changed.is_ok(),
+            next = driver.next_input() => match next {
+                Some((input, request)) => {
+                    let fed = run.feed(input, request.as_ref());
+                    driver.apply(&fed);
+                }
+                None => return 0,
+            },
+        }
     }
 }
 
@@ -431,14 +561,53 @@ pub async fn run_problems(
     problems: &[Problem],
     mut progress: impl FnMut(&ProblemResult),
 ) -> Vec<ProblemResult> {
+    let (_keep, never) = Interrupts::channel();
+    run_headless(setup, problems, never, |r| {
+        progress(r);
+        Ok(())
+    })
+    .await
+    .results
+}
+
+/// What a headless run did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Headless {
+    /// One per problem started, in order (the last one may have been stopped short).
+    pub results: Vec<ProblemResult>,
+    /// Why the run stopped before every problem was done, if it did.
+    pub stopped: Option<String>,
+    /// The signal that stopped it, if one did.
+    pub signal: Option<Signal>,
+    /// Calls in flight abandoned on a second signal (what they cost is not counted).
+    pub abandoned: usize,
+}
+
+/// Run every problem as [`run_problems`] does, until a signal arrives on
+/// `interrupts`: the problem in flight is stopped (its session gets a `stopped`
+/// record and its end line) and reported, and no further problem starts.
+/// `progress` sees each result as it is made; an error from it (the `--out` file
+/// cannot be written) stops the run too. A session that cannot be created stops
+/// the run before that problem spends anything.
+pub async fn run_headless(
+    setup: &RunSetup,
+    problems: &[Problem],
+    mut interrupts: watch::Receiver<Interrupts>,
+    mut progress: impl FnMut(&ProblemResult) -> Result<(), String>,
+) -> Headless {
     let limit = Arc::new(Semaphore::new(setup.concurrency.max(1)));
     let (cache, mut cache_note) = open_cache(&setup.limits);
     let cache = Arc::new(Mutex::new(cache));
     let many = problems.len() > 1;
-    let mut results = Vec::with_capacity(problems.len());
+    let mut done = Headless { results: Vec::with_capacity(problems.len()), ..Headless::default() };
     let mut spent = Totals::default();
     let price = setup.limits.price;
     for problem in problems {
+        if let Some(signal) = interrupts.borrow().first {
+            done.signal = Some(signal);
+            done.stopped = Some(StopReason::Interrupted(signal).to_string());
+            break;
+        }
         let started = Instant::now();
         let task: Arc<dyn crate::engine::Task> = Arc::clone(&setup.task) as Arc<dyn crate::engine::Task>;
         let engine = Engine::new(task, &problem.input, setup.params.clone());
@@ -452,24 +621,26 @@ pub async fn run_problems(
             Some(p) => match SessionWriter::create(p, &header_for(setup, problem)) {
                 Ok(w) => Some(w),
                 Err(e) => {
-                    error = Some(e.to_string());
-                    None
+                    // Running on unrecorded would spend without the record asked for.
+                    done.stopped =
+                        Some(format!("cannot record the session ({e}); give --record a path you can write to"));
+                    break;
                 }
             },
             None => None,
         };
-        let recorded = writer.is_some();
         let policy = StopPolicy { budget: setup.limits.budget, price, spent_before: spent, stop_on_fatal: true };
         let mut run = Run::new(engine, writer, policy);
-        drive(&mut run, &mut driver, vec![Input::command(Command::Run)]).await;
-        let stopped = run.stopped().map(|r| r.to_string());
+        let abandoned = drive_until(&mut run, &mut driver, vec![Input::command(Command::Run)], &mut interrupts).await;
+        done.abandoned += abandoned;
+        let stopped = run.stopped().cloned();
         let totals = run.totals;
         spent.add(&totals);
         let wall_ms = started.elapsed().as_millis() as u64;
         if let Err(e) = run.end(wall_ms) {
             error = Some(e.to_string());
         }
-        let session = path.filter(|_| recorded).map(|p| p.display().to_string());
+        let session = path.map(|p| p.display().to_string());
         let (engine, _, _) = run.into_parts();
         let mut result =
             ProblemResult::new(problem, engine.outcome(), totals, wall_ms).priced(price.as_ref()).with_qa(&engine);
@@ -488,14 +659,34 @@ pub async fn run_problems(
                 }
             });
         }
+        if abandoned > 0 {
+            let note =
+                format!("{abandoned} calls in flight abandoned on a second signal: what they cost is not counted");
+            error = Some(match error {
+                Some(e) => format!("{e}; {note}"),
+                None => note,
+            });
+        }
         result.session = session;
         result.error = error;
-        result.stopped = stopped.clone();
-        progress(&result);
-        results.push(result);
-        if stopped.is_some() {
+        result.stopped = stopped.as_ref().map(|r| r.to_string());
+        let reported = progress(&result);
+        done.results.push(result);
+        if let Some(StopReason::Interrupted(signal)) = &stopped {
+            done.signal = Some(*signal);
+        }
+        if let Some(reason) = stopped {
+            done.stopped = Some(reason.to_string());
+            break;
+        }
+        if let Err(e) = reported {
+            done.stopped = Some(e);
             break;
         }
     }
-    results
+    if done.signal.is_none() {
+        // A signal after the last problem: nothing was cut short, but the caller was asked to stop.
+        done.signal = interrupts.borrow().first;
+    }
+    done
 }

@@ -10,7 +10,7 @@ pub mod run;
 pub mod sync;
 pub mod tools;
 
-pub use run::{Fed, Run, StopPolicy, StopReason};
+pub use run::{Fed, Run, Signal, StopPolicy, StopReason};
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -19,6 +19,33 @@ pub enum StopReason {
     Fatal { unreachable: bool, message: String },
     /// The session file could not be written: going on would spend without a record.
     Recording(String),
+    /// A signal asked the program to stop (Ctrl-C, `kill`).
+    Interrupted(Signal),
+}
+
+/// A signal that asks a run to stop, with its conventional number (the exit code is 128 + it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Signal {
+    pub name: &'static str,
+    pub number: i32,
+}
+
+impl Signal {
+    pub const HUP: Signal = Signal { name: "SIGHUP", number: 1 };
+    pub const INT: Signal = Signal { name: "SIGINT", number: 2 };
+    pub const QUIT: Signal = Signal { name: "SIGQUIT", number: 3 };
+    pub const TERM: Signal = Signal { name: "SIGTERM", number: 15 };
+
+    /// The exit code a program stopped by this signal conventionally ends with (130 for SIGINT).
+    pub fn exit_code(&self) -> i32 {
+        128 + self.number
+    }
+}
+
+impl std::fmt::Display for Signal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
 }
 
 impl std::fmt::Display for StopReason {
@@ -28,6 +55,7 @@ impl std::fmt::Display for StopReason {
             StopReason::Fatal { unreachable: true, message } => write!(f, "the server is unreachable: {message}"),
             StopReason::Fatal { unreachable: false, message } => write!(f, "the server refused the call: {message}"),
             StopReason::Recording(message) => write!(f, "the session could not be written: {message}"),
+            StopReason::Interrupted(signal) => write!(f, "interrupted by {signal}"),
         }
     }
 }
@@ -162,6 +190,18 @@ impl Run {
             _ => None,
         };
         (fed, failed)
+    }
+
+    /// Stop issuing calls because the program was asked to stop (a signal): the
+    /// session gets a `stopped` record naming why. Calls already sent still land and
+    /// are recorded when fed. Nothing happens if the run had already stopped.
+    pub fn interrupt(&mut self, reason: StopReason) -> Fed {
+        let mut fed = Fed::default();
+        if self.stopped.is_none() {
+            fed.stopped = Some(self.stop(reason, &mut fed));
+            fed.effects.retain(|e| matches!(e, Effect::Cancel { .. }));
+        }
+        fed
     }
 
     /// Stop issuing calls: pause the engine (an input, so a replay agrees) and note why.

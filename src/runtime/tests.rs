@@ -145,3 +145,18 @@ async fn cancelled_calls_are_not_waited_for_and_failures_are_replies() {
     d.execute(&[call(3, "slow")]);
     assert_eq!(drain(&mut d).await, vec![(3, "slow".into())]);
 }
+
+#[test]
+fn progress_counts_done_and_solved_from_the_same_results() {
+    use super::headless::{ProblemResult, Progress};
+    let problem = crate::tasks::Problem { index: Some(900), input: "4 5 6 10".into() };
+    let mut r = ProblemResult::new(&problem, None, crate::session::Totals::default(), 0);
+    let mut p = Progress::new(10);
+    assert_eq!(p.line(), "0/10 done, 0 solved");
+    r.correct = true;
+    p.add(&r);
+    assert_eq!(p.line(), "1/10 done, 1 solved", "never more solved than done");
+    r.correct = false;
+    p.add(&r);
+    assert_eq!(p.line(), "2/10 done, 1 solved");
+}

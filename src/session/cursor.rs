@@ -90,8 +90,11 @@ pub struct ReplayCursor<'s> {
     inputs: Vec<InputAt>,
     /// Record indices of the recorded events, ordered by the seq of their input.
     events_by_seq: Vec<usize>,
-    /// In a torn file the last input's events may be cut short: they are not held against it.
+    /// In a file cut short (no end line, or a torn last line) the last input's events
+    /// may be cut short: if they are, the input is dropped with a warning.
     torn_seq: Option<u64>,
+    /// What the cursor found wrong with the recording (a torn input dropped).
+    warnings: Vec<String>,
     interval: usize,
     /// `checkpoints[i]` is the state after `i * interval` inputs.
     checkpoints: Vec<Checkpoint>,
@@ -139,7 +142,7 @@ impl<'s> ReplayCursor<'s> {
                 last_seq = Some(*seq);
             }
         }
-        let torn_seq = if session.warnings.is_empty() { None } else { last_seq };
+        let torn_seq = if session.warnings.is_empty() && session.complete() { None } else { last_seq };
         let interval = DEFAULT_INTERVAL.max(inputs.len().div_ceil(MAX_CHECKPOINTS));
         let h = &session.header;
         let engine = Engine::new(Arc::clone(&task), &h.input, h.params.clone());
@@ -151,6 +154,7 @@ impl<'s> ReplayCursor<'s> {
             inputs,
             events_by_seq: events.into_iter().map(|(_, i)| i).collect(),
             torn_seq,
+            warnings: Vec::new(),
             interval,
             checkpoints: vec![start],
             position: 0,
@@ -227,6 +231,12 @@ impl<'s> ReplayCursor<'s> {
         self.tool_calls.shown()
     }
 
+    /// What was wrong with the recording: an input whose events the file cuts short
+    /// (found when the cursor reaches it), dropped.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
     /// Where the replayed run differs from the record, up to `position`.
     pub fn mismatches(&self) -> &[String] {
         self.mismatches.shown()
@@ -242,12 +252,13 @@ impl<'s> ReplayCursor<'s> {
 
     /// Apply the next `n` inputs (fewer at the end); returns how many were applied.
     pub fn forward(&mut self, n: usize) -> usize {
-        let end = self.position.saturating_add(n).min(self.inputs.len());
-        let applied = end - self.position;
-        while self.position < end {
+        let start = self.position;
+        let end = self.position.saturating_add(n);
+        // A torn last input is dropped when reached, so the end is re-read each time.
+        while self.position < end.min(self.inputs.len()) {
             self.step();
         }
-        applied
+        self.position - start
     }
 
     /// Go to just after the first `k` inputs (clamped to the session), from the
@@ -270,6 +281,7 @@ impl<'s> ReplayCursor<'s> {
             totals: self.state.totals,
             wall_ms,
             mismatches: self.mismatches.shown().to_vec(),
+            warnings: self.warnings,
             inputs: self.position,
             tool_calls: self.tool_calls.shown().to_vec(),
             pending_tools,
@@ -316,15 +328,18 @@ impl<'s> ReplayCursor<'s> {
                 }
             }
         }
+        let mut answered = None;
         if let Input::ToolReply(reply) = input {
             let issued = state
                 .issued_tools
                 .iter()
                 .position(|e| matches!(e, Effect::CallTool { call, .. } if *call == reply.call));
             if let Some(Effect::CallTool { tool, node, after, .. }) = issued.map(|i| state.issued_tools.remove(i)) {
-                self.tool_calls.push(RecordedToolCall { tool, node, after, result: reply.result.clone() });
+                answered = Some(RecordedToolCall { tool, node, after, result: reply.result.clone() });
             }
         }
+        // The state before a possibly torn input, to go back to if it is dropped.
+        let before = (self.torn_seq == Some(*seq)).then(|| state.clone());
         // The same step a live run takes (`runtime::Run` feeds inputs through it too).
         let applied = super::apply_input(&mut state.engine, &mut state.totals, input);
         state.issued_tools.extend(applied.effects.into_iter().filter(|e| matches!(e, Effect::CallTool { .. })));
@@ -335,8 +350,26 @@ impl<'s> ReplayCursor<'s> {
                 .iter()
                 .zip(expected)
                 .all(|(e, &r)| matches!(&session.records[r], Record::Event { event, .. } if event == e));
-        let complete = self.torn_seq != Some(*seq);
-        if complete && !same && self.mismatches.shown < 20 {
+        if let Some(before) = before.filter(|_| !same) {
+            let cut = expected.len() < emitted.len()
+                && expected
+                    .iter()
+                    .zip(&emitted)
+                    .all(|(&r, e)| matches!(&session.records[r], Record::Event { event, .. } if event == e));
+            if cut {
+                // The file ends inside this input's events (killed or out of space mid-write):
+                // what it did is not all recorded, so it is left out, like a torn line.
+                self.warnings.push(format!(
+                    "{name}: input {seq} is torn (the file ends after {} of its {} events); dropped it",
+                    expected.len(),
+                    emitted.len()
+                ));
+                self.state = before;
+                self.inputs.truncate(self.position);
+                return;
+            }
+        }
+        if !same && self.mismatches.shown < 20 {
             let expected: Vec<&Event> = expected
                 .iter()
                 .filter_map(|&r| match &session.records[r] {
@@ -351,6 +384,9 @@ impl<'s> ReplayCursor<'s> {
                 expected.len(),
                 first_difference(&emitted, &expected)
             ));
+        }
+        if let Some(call) = answered {
+            self.tool_calls.push(call);
         }
         for event in emitted {
             self.events.push(event);

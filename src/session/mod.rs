@@ -188,6 +188,8 @@ pub enum SessionError {
     Io { path: String, source: std::io::Error },
     #[error("{path}:{line}: {message}")]
     Format { path: String, line: usize, message: String },
+    #[error("{path} is {kind}, not a session file: name a regular file (*.jsonl)")]
+    NotAFile { path: String, kind: &'static str },
 }
 
 /// Appends records to a session file, flushing after each input and its events.
@@ -200,6 +202,9 @@ pub struct SessionWriter {
 impl SessionWriter {
     pub fn create(path: &Path, header: &Header) -> Result<Self, SessionError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            if dir.exists() && !dir.is_dir() {
+                return Err(io_err(dir, std::io::ErrorKind::NotADirectory.into()));
+            }
             std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
         }
         let file =
@@ -299,90 +304,194 @@ pub struct Session {
     pub warnings: Vec<String>,
 }
 
+/// The longest line a session file may have (a reply with its request is far less);
+/// reading stops there, so a file without newlines cannot use up memory.
+pub const MAX_LINE_BYTES: usize = 64 << 20;
+
+/// What a path is, when it is not a regular file.
+fn not_a_file(kind: std::fs::FileType) -> &'static str {
+    if kind.is_dir() {
+        return "a directory";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if kind.is_char_device() || kind.is_block_device() {
+            return "a device";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+    }
+    "something other than a regular file"
+}
+
+/// Reads a session line by line: the header first, then records, up to the first
+/// line that is not a record (a torn last line, or a malformed line with more after it).
+struct Reader {
+    name: String,
+    header: Option<Header>,
+    records: Vec<Record>,
+    warnings: Vec<String>,
+    /// A line that did not parse, held until we know whether it was the last one.
+    bad: Option<(usize, String)>,
+    done: bool,
+}
+
+impl Reader {
+    fn new(path: &Path) -> Self {
+        Reader {
+            name: path.display().to_string(),
+            header: None,
+            records: Vec::new(),
+            warnings: Vec::new(),
+            bad: None,
+            done: false,
+        }
+    }
+
+    fn format_error(&self, line: usize, message: String) -> SessionError {
+        SessionError::Format { path: self.name.clone(), line, message }
+    }
+
+    /// Take line `n` (1-based).
+    fn line(&mut self, n: usize, line: &str) -> Result<(), SessionError> {
+        if self.done || line.trim().is_empty() {
+            return Ok(());
+        }
+        if let Some((bad, e)) = self.bad.take() {
+            // The bad line was not the last one: the file is damaged, not torn.
+            let kept = self.records.len();
+            self.warnings
+                .push(format!("{}:{bad}: malformed line ({e}); stopped reading here, kept {kept} records", self.name));
+            self.done = true;
+            return Ok(());
+        }
+        match serde_json::from_str::<Record>(line) {
+            Ok(Record::Header(h)) if self.header.is_none() => {
+                if h.format != FORMAT {
+                    return Err(self.format_error(n, format!("not a session (format {:?})", h.format)));
+                }
+                if h.version > VERSION {
+                    return Err(self.format_error(
+                        n,
+                        format!(
+                            "session format version {} is newer than this build understands ({VERSION})",
+                            h.version
+                        ),
+                    ));
+                }
+                if let Err(e) = h.params.check() {
+                    return Err(self.format_error(n, format!("the header's parameters are out of range: {e}")));
+                }
+                self.header = Some(*h);
+            }
+            _ if self.header.is_none() => {
+                return Err(self.format_error(n, "the first line is not a session header".into()));
+            }
+            Ok(Record::Header(_)) => {
+                let kept = self.records.len();
+                self.warnings
+                    .push(format!("{}:{n}: a second header; stopped reading here, kept {kept} records", self.name));
+                self.done = true;
+            }
+            Ok(r) => self.records.push(r),
+            Err(e) => self.bad = Some((n, e.to_string())),
+        }
+        Ok(())
+    }
+
+    /// Line `n` is longer than `max_line` bytes: stop reading there.
+    fn too_long(&mut self, n: usize, max_line: usize) -> Result<(), SessionError> {
+        let message = format!("a line longer than {max_line} bytes: not a session line");
+        if self.header.is_none() {
+            return Err(self.format_error(n, message));
+        }
+        let kept = self.records.len();
+        match self.bad.take() {
+            // A bad line held back was not the last one after all.
+            Some((bad, e)) => self
+                .warnings
+                .push(format!("{}:{bad}: malformed line ({e}); stopped reading here, kept {kept} records", self.name)),
+            None => {
+                self.warnings.push(format!("{}:{n}: {message}; stopped reading here, kept {kept} records", self.name))
+            }
+        }
+        self.done = true;
+        Ok(())
+    }
+
+    fn finish(mut self, path: &Path) -> Result<Session, SessionError> {
+        if let Some((n, e)) = self.bad.take() {
+            let kept = self.records.len();
+            self.warnings.push(format!("{}:{n}: torn last line skipped ({e}); kept {kept} records", self.name));
+        }
+        let header = match self.header {
+            Some(h) => h,
+            None => return Err(self.format_error(1, "empty file: no session header".into())),
+        };
+        Ok(Session { path: path.to_path_buf(), header, records: self.records, warnings: self.warnings })
+    }
+}
+
 impl Session {
+    /// Load a session file. Only regular files are read (a FIFO would block, a device
+    /// never end), line by line, and no line may be longer than [`MAX_LINE_BYTES`].
     pub fn load(path: &Path) -> Result<Session, SessionError> {
-        let text = std::fs::read(path).map_err(|e| io_err(path, e))?;
-        let text = String::from_utf8_lossy(&text);
-        Session::parse(&text, path)
+        Session::load_limited(path, MAX_LINE_BYTES)
+    }
+
+    fn load_limited(path: &Path, max_line: usize) -> Result<Session, SessionError> {
+        use std::io::{BufRead, BufReader, Read};
+        let meta = std::fs::metadata(path).map_err(|e| io_err(path, e))?;
+        if !meta.is_file() {
+            return Err(SessionError::NotAFile {
+                path: path.display().to_string(),
+                kind: not_a_file(meta.file_type()),
+            });
+        }
+        let file = File::open(path).map_err(|e| io_err(path, e))?;
+        let mut input = BufReader::new(file);
+        let mut reader = Reader::new(path);
+        let mut buf = Vec::new();
+        let mut n = 0;
+        while !reader.done {
+            buf.clear();
+            let read =
+                (&mut input).take(max_line as u64 + 1).read_until(b'\n', &mut buf).map_err(|e| io_err(path, e))?;
+            if read == 0 {
+                break;
+            }
+            n += 1;
+            if buf.last() != Some(&b'\n') && buf.len() > max_line {
+                reader.too_long(n, max_line)?;
+                break;
+            }
+            let line = String::from_utf8_lossy(&buf);
+            reader.line(n, line.trim_end_matches(['\n', '\r']))?;
+        }
+        reader.finish(path)
     }
 
     /// Read a session from its text; `path` names it in messages.
     pub fn parse(text: &str, path: &Path) -> Result<Session, SessionError> {
-        let name = path.display().to_string();
-        let mut lines = text.lines().enumerate().peekable();
-        let mut header = None;
-        let mut records = Vec::new();
-        let mut warnings = Vec::new();
-        while let Some((i, line)) = lines.next() {
-            let n = i + 1;
-            if line.trim().is_empty() {
-                continue;
+        let mut reader = Reader::new(path);
+        for (i, line) in text.lines().enumerate() {
+            if reader.done {
+                break;
             }
-            match serde_json::from_str::<Record>(line) {
-                Ok(Record::Header(h)) if header.is_none() => {
-                    if h.format != FORMAT {
-                        return Err(SessionError::Format {
-                            path: name,
-                            line: n,
-                            message: format!("not a session (format {:?})", h.format),
-                        });
-                    }
-                    if h.version > VERSION {
-                        return Err(SessionError::Format {
-                            path: name,
-                            line: n,
-                            message: format!(
-                                "session format version {} is newer than this build understands ({VERSION})",
-                                h.version
-                            ),
-                        });
-                    }
-                    if let Err(e) = h.params.check() {
-                        return Err(SessionError::Format {
-                            path: name,
-                            line: n,
-                            message: format!("the header's parameters are out of range: {e}"),
-                        });
-                    }
-                    header = Some(*h);
-                }
-                Ok(Record::Header(_)) => {
-                    warnings.push(format!(
-                        "{name}:{n}: a second header; stopped reading here, kept {} records",
-                        records.len()
-                    ));
-                    break;
-                }
-                Ok(r) if header.is_some() => records.push(r),
-                Ok(_) | Err(_) if header.is_none() => {
-                    return Err(SessionError::Format {
-                        path: name,
-                        line: n,
-                        message: "the first line is not a session header".into(),
-                    });
-                }
-                Ok(_) => unreachable!("handled above"),
-                Err(e) => {
-                    let last = lines.clone().all(|(_, l)| l.trim().is_empty());
-                    if last {
-                        warnings
-                            .push(format!("{name}:{n}: torn last line skipped ({e}); kept {} records", records.len()));
-                    } else {
-                        warnings.push(format!(
-                            "{name}:{n}: malformed line ({e}); stopped reading here, kept {} records",
-                            records.len()
-                        ));
-                    }
-                    break;
-                }
-            }
+            reader.line(i + 1, line)?;
         }
-        let header = header.ok_or_else(|| SessionError::Format {
-            path: name,
-            line: 1,
-            message: "empty file: no session header".into(),
-        })?;
-        Ok(Session { path: path.to_path_buf(), header, records, warnings })
+        reader.finish(path)
+    }
+
+    /// Whether the run was recorded to its end (the file has its `end` line); a run
+    /// cut short (killed, a crash, a full disk) has none.
+    pub fn complete(&self) -> bool {
+        self.end().is_some()
     }
 
     /// Number of recorded inputs.

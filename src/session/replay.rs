@@ -15,6 +15,8 @@ pub struct Rebuilt {
     pub wall_ms: u64,
     /// Where the rebuilt run differs from the record (empty for an exact replay).
     pub mismatches: Vec<String>,
+    /// What was wrong with the recording (a torn last input, dropped).
+    pub warnings: Vec<String>,
     pub inputs: usize,
     /// The tool calls the inputs answered (ReAct), in order, with their observations.
     pub tool_calls: Vec<RecordedToolCall>,

@@ -105,3 +105,171 @@ fn a_header_with_parameters_out_of_range_is_an_error_naming_the_parameter() {
     let text = serde_json::to_string(&Record::Header(Box::new(header()))).unwrap();
     assert!(Session::parse(&text, Path::new("ok.jsonl")).is_ok());
 }
+
+#[test]
+fn only_regular_files_are_read_so_a_fifo_or_a_device_cannot_hang_or_exhaust_memory() {
+    let err = Session::load(Path::new("/dev/zero")).unwrap_err().to_string();
+    assert!(err.contains("/dev/zero is a device") && err.contains("regular file"), "{err}");
+    let dir = tempfile::tempdir().unwrap();
+    let err = Session::load(dir.path()).unwrap_err().to_string();
+    assert!(err.contains("is a directory"), "{err}");
+    let fifo = dir.path().join("pipe.jsonl");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|s| s.success()) {
+        // Opening a FIFO blocks until someone writes: it must not be opened at all.
+        let err = Session::load(&fifo).unwrap_err().to_string();
+        assert!(err.contains("pipe.jsonl is a FIFO"), "{err}");
+    }
+}
+
+#[test]
+fn a_line_over_the_cap_stops_reading_without_taking_it_all_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    write_session(&path, 2);
+    let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+    f.write_all(&vec![b'x'; 5000]).unwrap();
+    drop(f);
+    let s = Session::load_limited(&path, 1000).unwrap();
+    // header + 2 inputs + 2 events + end: the long line is line 7.
+    assert_eq!(s.records.len(), 5);
+    assert!(s.warnings[0].contains("s.jsonl:7: a line longer than 1000 bytes"), "{:?}", s.warnings);
+    // No newline at all from the first byte: not a session.
+    std::fs::write(&path, vec![0u8; 5000]).unwrap();
+    let err = Session::load_limited(&path, 1000).unwrap_err().to_string();
+    assert!(err.contains("s.jsonl:1: a line longer than 1000 bytes"), "{err}");
+}
+
+#[test]
+fn a_session_without_its_end_line_is_incomplete() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    write_session(&path, 2);
+    assert!(Session::load(&path).unwrap().complete());
+    let text = std::fs::read_to_string(&path).unwrap();
+    let cut: Vec<&str> = text.lines().take(4).collect();
+    std::fs::write(&path, cut.join("\n") + "\n").unwrap();
+    let s = Session::load(&path).unwrap();
+    assert!(!s.complete());
+    assert!(s.warnings.is_empty(), "a cut at a line boundary tears no line: {:?}", s.warnings);
+}
+
+#[test]
+fn parse_and_load_read_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    write_session(&path, 3);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines[3] = "{broken";
+    let text = lines.join("\r\n");
+    std::fs::write(&path, &text).unwrap();
+    let loaded = Session::load(&path).unwrap();
+    let parsed = Session::parse(&text, &path).unwrap();
+    assert_eq!(loaded.records, parsed.records);
+    assert_eq!(loaded.warnings, parsed.warnings);
+    assert!(loaded.warnings[0].contains(":4: malformed line"), "{:?}", loaded.warnings);
+}
+
+/// The loader and the replay of what it loads never panic, whatever the bytes: arbitrary
+/// bytes, and a recorded session cut, with bytes changed, or lines dropped, doubled or
+/// swapped (what a crash, a full disk or a careless edit does to a file).
+mod fuzz {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// A mutation of a valid session, applied to its bytes.
+    #[derive(Debug, Clone)]
+    enum Mutation {
+        Cut(usize),
+        SetByte(usize, u8),
+        DropLine(usize),
+        DoubleLine(usize),
+        SwapLines(usize, usize),
+    }
+
+    fn mutation() -> impl Strategy<Value = Mutation> {
+        prop_oneof![
+            any::<usize>().prop_map(Mutation::Cut),
+            (any::<usize>(), any::<u8>()).prop_map(|(i, b)| Mutation::SetByte(i, b)),
+            any::<usize>().prop_map(Mutation::DropLine),
+            any::<usize>().prop_map(Mutation::DoubleLine),
+            (any::<usize>(), any::<usize>()).prop_map(|(a, b)| Mutation::SwapLines(a, b)),
+        ]
+    }
+
+    fn apply(bytes: &mut Vec<u8>, m: &Mutation) {
+        let mut lines: Vec<Vec<u8>> = bytes.split(|&b| b == b'\n').map(<[u8]>::to_vec).collect();
+        let n = lines.len();
+        match *m {
+            Mutation::Cut(i) => {
+                bytes.truncate(i % (bytes.len() + 1));
+                return;
+            }
+            Mutation::SetByte(i, b) => {
+                if !bytes.is_empty() {
+                    let at = i % bytes.len();
+                    bytes[at] = b;
+                }
+                return;
+            }
+            Mutation::DropLine(i) => {
+                lines.remove(i % n);
+            }
+            Mutation::DoubleLine(i) => {
+                let line = lines[i % n].clone();
+                lines.insert(i % n, line);
+            }
+            Mutation::SwapLines(a, b) => lines.swap(a % n, b % n),
+        }
+        *bytes = lines.join(&b'\n');
+    }
+
+    /// Load `bytes` as a file and as text, and replay what loads.
+    fn load_and_replay(bytes: &[u8]) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("fuzzed.jsonl");
+        std::fs::write(&path, bytes).unwrap();
+        let loaded = Session::load(&path);
+        let parsed = Session::parse(&String::from_utf8_lossy(bytes), &path);
+        assert_eq!(loaded.is_ok(), parsed.is_ok());
+        if let Ok(session) = loaded {
+            let _ = session.complete();
+            let _ = session.stopped();
+            if let Ok(rebuilt) = crate::session::replay::rebuild(&session, None, None) {
+                let _ = rebuilt.engine.outcome();
+                let _ = rebuilt.engine.tree().render_text();
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..2048)) {
+            load_and_replay(&bytes);
+        }
+
+        #[test]
+        fn a_header_then_arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..2048)) {
+            let mut text = serde_json::to_vec(&Record::Header(Box::new(header()))).unwrap();
+            text.push(b'\n');
+            text.extend(bytes);
+            load_and_replay(&text);
+        }
+
+        #[test]
+        fn mutated_recorded_sessions_never_panic(
+            demo in 0..crate::demos::DEMOS.len(),
+            mutations in proptest::collection::vec(mutation(), 1..4),
+        ) {
+            let mut bytes = crate::demos::DEMOS[demo].text.as_bytes().to_vec();
+            for m in &mutations {
+                apply(&mut bytes, m);
+            }
+            load_and_replay(&bytes);
+        }
+    }
+}

@@ -60,26 +60,42 @@ fn setup_terminal() -> std::io::Result<(Terminal<CrosstermBackend<Stdout>>, Term
     Ok((terminal, guard))
 }
 
-/// Run the explorer until the person quits (or SIGTERM/SIGHUP arrives).
+/// Run the explorer until the person quits or a signal (SIGINT, SIGQUIT, SIGTERM,
+/// SIGHUP) arrives; either way the session gets its end line and the terminal is put
+/// back. Returns the app and the signal that ended it, if one did.
 pub async fn run(
     app: App,
     provider: Arc<dyn Provider>,
     concurrency: usize,
     initial: Vec<Effect>,
-) -> std::io::Result<App> {
+) -> std::io::Result<(App, Option<crate::runtime::Signal>)> {
+    use crate::runtime::Signal;
+    use tokio::signal::unix::{signal, SignalKind};
     install_panic_hook();
-    let (mut terminal, _guard) = setup_terminal()?;
-    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
-    let mut hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())?;
+    let (mut terminal, guard) = setup_terminal()?;
+    // In raw mode ctrl-c is a key, but `kill -INT` (or SIGQUIT, or a closed terminal) is not.
+    let mut int = signal(SignalKind::interrupt())?;
+    let mut quit_signal = signal(SignalKind::quit())?;
+    let mut terminate = signal(SignalKind::terminate())?;
+    let mut hangup = signal(SignalKind::hangup())?;
+    let caught = Arc::new(Mutex::new(None));
+    let noted = Arc::clone(&caught);
     let quit = Box::pin(async move {
-        tokio::select! {
-            _ = terminate.recv() => {}
-            _ = hangup.recv() => {}
+        let signal = tokio::select! {
+            _ = int.recv() => Signal::INT,
+            _ = quit_signal.recv() => Signal::QUIT,
+            _ = terminate.recv() => Signal::TERM,
+            _ = hangup.recv() => Signal::HUP,
+        };
+        if let Ok(mut noted) = noted.lock() {
+            *noted = Some(signal);
         }
     });
     let app = drive(app, &mut terminal, EventStream::new(), quit, provider, concurrency, initial).await?;
     drop(terminal);
-    Ok(app)
+    drop(guard);
+    let signal = caught.lock().ok().and_then(|c| *c);
+    Ok((app, signal))
 }
 
 /// How long a message stays on the footer (a key clears it sooner).
