@@ -105,6 +105,7 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
         bail!("--tool-mode is for --method react and its hybrids (the method is {})", params.method.label());
     }
     let provider_name = args.provider.clone().or(d.provider.clone()).unwrap_or_else(|| "sim".into());
+    let mut replay_tools = None;
     let (provider, sim): (Arc<dyn Provider>, Option<SimConfig>) = match provider_name.as_str() {
         "sim" if !task.info().sim_plays => {
             let plays: Vec<&str> = tasks::REGISTRY.iter().filter(|e| e.info.sim_plays).map(|e| e.info.name).collect();
@@ -117,7 +118,12 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
         "replay" => {
             let from =
                 args.replay_from.as_deref().ok_or_else(|| eyre!("--provider replay needs --replay-from SESSION"))?;
-            (Arc::new(thoughtscope::session::provider::ReplayProvider::load(from)?), None)
+            let replay = thoughtscope::session::provider::ReplayProvider::load(from)?;
+            for w in &replay.warnings {
+                eprintln!("warning: {w}");
+            }
+            replay_tools = Some(replay.all_recorded_tools());
+            (Arc::new(replay), None)
         }
         name => (thoughtscope::llm::config::build(name, &args.connect, cfg.providers()?, params.seed)?, None),
     };
@@ -126,7 +132,8 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
         bail!("--concurrency must be at least 1");
     }
     let limits = thoughtscope::runtime::headless::RunLimits::from_args(&args.connect, provider.as_ref())?;
-    let setup = RunSetup { task, params, provider, sim, concurrency, record: args.record.clone(), limits };
+    let setup =
+        RunSetup { task, params, provider, sim, concurrency, record: args.record.clone(), limits, replay_tools };
     Ok((setup, problems))
 }
 
@@ -225,10 +232,24 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
     }
     let summary = summarize(&setup, &results, wall_ms);
     print_summary(&summary, args.json);
-    match &summary.stopped {
-        Some(reason) if !reason.starts_with("budget") => bail!("the run stopped: {reason}"),
-        _ => Ok(()),
+    if let Some(reason) = summary.stopped.as_ref().filter(|r| !r.starts_with("budget")) {
+        bail!("the run stopped: {reason}");
     }
+    if let Some(failure) = every_call_failed(&results) {
+        bail!("every call to {} failed: {failure}", setup.provider.describe());
+    }
+    Ok(())
+}
+
+/// The first failure, if calls were sent and none of them succeeded (nothing the run
+/// reports is then the model's doing).
+pub(crate) fn every_call_failed(results: &[ProblemResult]) -> Option<&str> {
+    let sent: u64 = results.iter().map(|r| r.calls).sum();
+    let failed: u64 = results.iter().map(|r| r.failed_calls).sum();
+    if sent == 0 || failed < sent {
+        return None;
+    }
+    results.iter().find_map(|r| r.provider_error.as_deref())
 }
 
 pub(crate) fn write_results(path: &Path, results: &[ProblemResult]) -> Result<()> {

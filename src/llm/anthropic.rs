@@ -376,6 +376,10 @@ impl Provider for AnthropicProvider {
         self.price
     }
 
+    fn describe(&self) -> String {
+        format!("{} ({})", self.name, super::http::redact_url(&self.base_url))
+    }
+
     fn cache_scope(&self) -> String {
         format!("{} {}", self.base_url, self.model)
     }

@@ -506,6 +506,10 @@ impl Provider for OpenAiProvider {
         self.price
     }
 
+    fn describe(&self) -> String {
+        format!("{} ({})", self.name, super::http::redact_url(&self.base_url))
+    }
+
     fn cache_scope(&self) -> String {
         format!("{} {} seed={:?}", self.base_url, self.model, self.seed)
     }

@@ -15,6 +15,9 @@ pub struct ToolRunner {
     registry: Arc<ToolRegistry>,
     states: HashMap<NodeId, ToolState>,
     recorded: Option<Arc<RecordedTools>>,
+    /// Replaying (`--provider replay`): actions the recording lacks fail instead of
+    /// reaching the backends, so a replay never goes live.
+    recorded_only: bool,
     /// With a recording: what each step run here left (see [`Context`]).
     contexts: HashMap<NodeId, Context>,
     /// Calls answered from the recording, and calls sent to the registry.
@@ -28,6 +31,7 @@ impl ToolRunner {
             registry,
             states: HashMap::new(),
             recorded: None,
+            recorded_only: false,
             contexts: HashMap::new(),
             answered_from_recording: 0,
             sent_to_tools: 0,
@@ -40,11 +44,23 @@ impl ToolRunner {
         self
     }
 
+    /// Answer every action from `recorded` alone (a replay): one it lacks fails, saying so.
+    pub fn recorded_only(mut self, recorded: Option<Arc<RecordedTools>>) -> Self {
+        self.recorded = recorded;
+        self.recorded_only = true;
+        self
+    }
+
     /// Run `tool` for step `node`, starting from the state step `after` left.
     pub async fn run(&mut self, tool: &ToolRequest, node: NodeId, after: NodeId) -> ToolResult {
         let mut state = self.states.get(&after).cloned().unwrap_or_default();
         let call = ToolCall::new(tool.name.clone(), tool.arg.clone());
-        let Some(recorded) = self.recorded.clone() else {
+        let recorded = match self.recorded.clone() {
+            Some(recorded) => Some(recorded),
+            None if self.recorded_only => Some(Arc::new(RecordedTools::default())),
+            None => None,
+        };
+        let Some(recorded) = recorded else {
             let obs = self.registry.call(&call, &mut state).await;
             self.sent_to_tools += 1;
             self.states.insert(node, state);
@@ -56,6 +72,13 @@ impl ToolRunner {
             Some(result) => {
                 self.answered_from_recording += 1;
                 result.clone()
+            }
+            None if self.recorded_only => {
+                let text = format!(
+                    "No recorded observation for {}[{}] at this step: the replayed run took a different action.",
+                    call.name, call.arg
+                );
+                return ToolResult { text, ok: false, latency_ms: 0 };
             }
             None => {
                 if call.name.eq_ignore_ascii_case("lookup") {
