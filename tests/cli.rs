@@ -168,6 +168,24 @@ fn reference_log_verifies_400_of_400_steps() {
     assert_eq!(replayed["n"], 100);
     assert_eq!(replayed["solved_any"], 69);
     assert_eq!(replayed["solved"], 62);
+    // Re-run live against the log's replies: values cached, proposals drawn afresh, as the
+    // reference did, so the search finds what the log found.
+    let from = out_dir.to_str().unwrap();
+    let rerun = run_json(&[
+        "run",
+        "--provider",
+        "replay",
+        "--replay-from",
+        from,
+        "--range",
+        "900..1000",
+        "--lenient",
+        "--n-evaluate",
+        "3",
+        "--json",
+    ]);
+    assert_eq!((rerun["solved"].as_u64(), rerun["solved_any"].as_u64()), (Some(62), Some(69)), "{rerun}");
+    assert_eq!(rerun["failed_calls"], Value::Null, "{rerun}");
 }
 
 #[test]

@@ -114,3 +114,36 @@ impl ToolRunner {
         state.lookup = context.lookup.clone().map(|(keyword, shown)| LookupCursor { keyword, shown });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::recorded::RecordedToolCall;
+
+    #[tokio::test]
+    async fn a_replay_answers_only_from_the_recording() {
+        let registry = Arc::new(ToolRegistry::new().with(crate::tools::finish::FinishTool));
+        let finish = ToolRequest { name: "Finish".into(), arg: "yes".into() };
+        let recorded = RecordedTools::new(&[RecordedToolCall {
+            tool: finish.clone(),
+            node: NodeId(1),
+            after: NodeId(0),
+            result: ToolResult { text: "Episode finished, reward = 1".into(), ok: true, latency_ms: 0 },
+        }]);
+        let mut replay = ToolRunner::new(Arc::clone(&registry)).recorded_only(Some(Arc::new(recorded)));
+        let got = replay.run(&finish, NodeId(1), NodeId(0)).await;
+        assert_eq!((got.text.as_str(), got.ok), ("Episode finished, reward = 1", true));
+        // An action the recording lacks fails instead of reaching the tool.
+        let other = ToolRequest { name: "Finish".into(), arg: "no".into() };
+        let got = replay.run(&other, NodeId(2), NodeId(0)).await;
+        assert!(!got.ok && got.text.starts_with("No recorded observation for Finish[no]"), "{}", got.text);
+        assert_eq!(replay.sent_to_tools, 0);
+        // With no recording at all, nothing goes live either.
+        let mut empty = ToolRunner::new(Arc::clone(&registry)).recorded_only(None);
+        assert!(!empty.run(&finish, NodeId(1), NodeId(0)).await.ok);
+        // A live run with the same registry does call the tool.
+        let mut live = ToolRunner::new(registry);
+        live.run(&other, NodeId(2), NodeId(0)).await;
+        assert_eq!(live.sent_to_tools, 1);
+    }
+}
