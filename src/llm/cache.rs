@@ -233,7 +233,7 @@ impl ResponseCache {
     }
 
     /// Keep the reply of the call filed as `key`: in memory if identical requests share
-    /// it, on disk (`--cache disk`) whatever its purpose, so a later run draws the same.
+    /// it, and on disk (`--cache disk`) whatever its purpose, so a later run draws the same.
     pub fn put_key(&mut self, key: &CallKey, reply: &LlmResponse) {
         if self.off {
             return;
@@ -241,7 +241,8 @@ impl ResponseCache {
         if self.disk.is_some() && !reply.cached {
             self.write_disk(&key.key, reply);
         }
-        if key.shared || self.disk.is_some() {
+        // An unshared call's key is never asked again in this run: only disk keeps it.
+        if key.shared {
             self.entries.insert(key.key.clone(), reply.clone());
         }
     }
@@ -379,6 +380,18 @@ mod tests {
         assert_eq!(hit.completions, reply.completions);
         assert!(second.get("m", &request("other")).is_none());
         assert!(second.get("other-model", &r).is_none());
+        // Proposals are kept on disk by occurrence: a later run draws the same ones in order.
+        let p = proposal("1 2 3");
+        let mut run1 = ResponseCache::with_disk(dir.path()).unwrap();
+        let (k0, k1) = (run1.key_for("m", &p), run1.key_for("m", &p));
+        let second_reply = LlmResponse { completions: vec![Completion::text("other", None)], ..reply.clone() };
+        run1.put_key(&k0, &reply);
+        run1.put_key(&k1, &second_reply);
+        let mut run2 = ResponseCache::with_disk(dir.path()).unwrap();
+        let first = run2.key_for("m", &p);
+        assert_eq!(run2.get_key(&first.key).unwrap().completions, reply.completions);
+        let again = run2.key_for("m", &p);
+        assert_eq!(run2.get_key(&again.key).unwrap().completions[0].text, "other");
         // A damaged file is a miss, not an error.
         for e in std::fs::read_dir(dir.path()).unwrap() {
             std::fs::write(e.unwrap().path(), "{not json").unwrap();
