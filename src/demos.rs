@@ -46,6 +46,7 @@ fn setup(params: Params, seed: u64) -> (RunSetup, Arc<Game24>, SimProvider) {
         concurrency: 1,
         record: None,
         limits: Default::default(),
+        replay_tools: None,
     };
     (setup, task, provider)
 }

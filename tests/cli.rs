@@ -168,6 +168,24 @@ fn reference_log_verifies_400_of_400_steps() {
     assert_eq!(replayed["n"], 100);
     assert_eq!(replayed["solved_any"], 69);
     assert_eq!(replayed["solved"], 62);
+    // Re-run live against the log's replies: values cached, proposals drawn afresh, as the
+    // reference did, so the search finds what the log found.
+    let from = out_dir.to_str().unwrap();
+    let rerun = run_json(&[
+        "run",
+        "--provider",
+        "replay",
+        "--replay-from",
+        from,
+        "--range",
+        "900..1000",
+        "--lenient",
+        "--n-evaluate",
+        "3",
+        "--json",
+    ]);
+    assert_eq!((rerun["solved"].as_u64(), rerun["solved_any"].as_u64()), (Some(62), Some(69)), "{rerun}");
+    assert_eq!(rerun["failed_calls"], Value::Null, "{rerun}");
 }
 
 #[test]
@@ -176,6 +194,52 @@ fn fixture_log_verifies_without_shared_data() {
     let s = run_json(&["import", "tot-log", log.to_str().unwrap(), "--verify", "--json"]);
     assert_eq!(s["steps"], 12);
     assert_eq!(s["steps_agreeing"], 12, "{s}");
+}
+
+/// Puzzle 964 of the reference run's log (tests/fixtures/tot-log-gpt4-964.NOTICE): a propose
+/// prompt repeats in it, and the reference sampled it afresh while caching value prompts.
+#[test]
+fn replaying_an_imported_reference_log_draws_proposals_afresh_and_caches_values() {
+    let log = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tot-log-gpt4-964.json");
+    let dir = tempfile::tempdir().unwrap();
+    let sessions = dir.path().join("imported");
+    let imported =
+        run_json(&["import", "tot-log", log.to_str().unwrap(), "--out", sessions.to_str().unwrap(), "--json"]);
+    assert_eq!((imported["solved"].as_u64(), imported["solved_any"].as_u64()), (Some(1), Some(1)), "{imported}");
+    let from = sessions.to_str().unwrap();
+    let replayed = |extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            "--provider",
+            "replay",
+            "--replay-from",
+            from,
+            "--range",
+            "964..965",
+            "--lenient",
+            "--n-evaluate",
+            "3",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        run_json(&args)
+    };
+    let s = replayed(&[]);
+    assert_eq!((s["solved"].as_u64(), s["solved_any"].as_u64()), (Some(1), Some(1)), "the log's result: {s}");
+    assert_eq!(s["failed_calls"], Value::Null, "every request was in the recording: {s}");
+    assert!(s["cache_hits"].as_u64().unwrap() > 0, "repeated value prompts are cached: {s}");
+    // Sharing proposals too answers the repeated propose prompt with its first reply: another search.
+    let all = replayed(&["--cache-purposes", "all"]);
+    assert_eq!(all["solved_any"], 0, "{all}");
+    let off = replayed(&["--cache", "off"]);
+    assert_eq!((off["solved"].as_u64(), off["cache_hits"].as_u64()), (Some(1), Some(0)), "{off}");
+    assert_eq!(
+        off["llm_calls"].as_u64().unwrap(),
+        s["llm_calls"].as_u64().unwrap() + s["cache_hits"].as_u64().unwrap()
+    );
+    let out = bin().args(["run", "--cache-purposes", "value,proposals", "--input", "4 9 10 13"]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown call purpose \"proposals\""));
 }
 
 #[test]

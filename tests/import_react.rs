@@ -389,3 +389,34 @@ async fn a_new_lookup_after_an_invalid_action_reads_the_page_the_log_opened() {
     assert!(outcome.solved);
     assert_eq!(*backend.searches.lock().unwrap(), ["Mount Kilimanjaro"]);
 }
+
+/// `run --provider replay` re-drives an imported trajectory with no network: its tool
+/// calls are answered from the recording, and a changed parameter is named.
+#[test]
+fn run_with_the_replay_provider_answers_tool_calls_from_the_recording() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("imported");
+    run_json(&["import", "react-text", fixture().to_str().unwrap(), "--out", out.to_str().unwrap(), "--json"]);
+    let from = out.join("fever-00011.jsonl");
+    let rec = dir.path().join("rerun.jsonl");
+    let claim = "The Danube flows into the Black Sea.";
+    let args = ["run", "--task", "fever", "--method", "react", "--provider", "replay", "--input", claim, "--json"];
+    let mut exact = args.to_vec();
+    exact.extend(["--replay-from", from.to_str().unwrap(), "--temperature", "0", "--record", rec.to_str().unwrap()]);
+    let s = run_json(&exact);
+    assert_eq!((s["llm_calls"].as_u64(), s["tool_calls"].as_u64()), (Some(2), Some(2)), "{s}");
+    assert_eq!(s["failed_calls"], Value::Null, "{s}");
+    let rerun = Session::load(&rec).unwrap();
+    let original = Session::load(&from).unwrap();
+    assert_eq!(observations(&rerun), observations(&original), "the recorded observations, not live ones");
+    assert_eq!(rerun.end().map(|e| e.0.llm_calls), Some(2));
+
+    // The recorded run used temperature 0.0; the default is 0.7: the error says so.
+    let mut changed = args.to_vec();
+    changed.extend(["--replay-from", from.to_str().unwrap()]);
+    let out = Command::new(env!("CARGO_BIN_EXE_thoughtscope")).args(&changed).output().unwrap();
+    assert!(!out.status.success(), "every call failed");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("temperature: recorded 0.0, now 0.7"), "{err}");
+    assert!(err.contains("every call to replay failed"), "{err}");
+}

@@ -175,25 +175,86 @@ async fn nothing_listening_is_a_connection_error_retried_then_reported() {
 }
 
 #[tokio::test]
-async fn malformed_and_empty_replies_fail_that_call_only() {
+async fn malformed_truncated_and_empty_replies_are_retried() {
     let server = FakeServer::start(|i, _| match i {
         0 => Reply::json(200, r#"{"choices":[{"message":{"content":"su"#),
         1 => Reply::json(200, r#"{"id":"x","choices":[]}"#),
         2 => Reply::Raw(
             b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 9\r\n\r\n<html>hi".to_vec(),
         ),
+        3 => Reply::json(200, r#"{"error":{"message":"upstream overloaded"}}"#),
         _ => Reply::chat(&["sure"], None),
     });
-    let p = openai(&server);
-    let e = p.complete(&request(1)).await.unwrap_err();
-    assert_eq!(e.kind, CallErrorKind::Malformed, "{e}");
-    assert!(e.message.contains("not valid JSON"), "{e}");
-    assert_eq!(p.complete(&request(1)).await.unwrap_err().kind, CallErrorKind::Empty);
-    // A body shorter than its content-length is a broken connection: retried.
-    let ok = p.complete(&request(1)).await.expect("the retry succeeds");
-    assert_eq!(server.requests(), 4, "malformed and empty replies are not retried");
+    let p = OpenAiProvider::new(&resolved("openai", &server.url, |a| a.retries = Some(4))).unwrap();
+    let ok = p.complete(&request(1)).await.expect("answered once the faults pass");
+    assert_eq!(ok.completions[0].text, "sure");
+    assert_eq!(
+        server.requests(),
+        5,
+        "a malformed body, an empty choice list, a cut body and an error in a 200 are each retried"
+    );
+    assert_eq!(p.http().retries_made.load(std::sync::atomic::Ordering::SeqCst), 4);
     assert!(ok.usage.estimated, "no usage from the server: estimated and marked");
     assert!(ok.usage.prompt_tokens > 0 && ok.usage.completion_tokens > 0);
+
+    // Within --retries: a server that always sends junk fails the call, naming the fault.
+    let server = FakeServer::start(|_, _| Reply::json(200, r#"{"choices":[{"message":{"content":"su"#));
+    let e = openai(&server).complete(&request(1)).await.unwrap_err();
+    assert_eq!(e.kind, CallErrorKind::Malformed, "{e}");
+    assert!(e.message.contains("not valid JSON") && e.message.contains("gave up after 4 attempts"), "{e}");
+    assert_eq!(server.requests(), 4, "one attempt and three retries");
+
+    // Anthropic: an empty content list is retried too.
+    let server = FakeServer::start(|i, _| match i {
+        0 => Reply::json(200, r#"{"type":"message","content":[],"stop_reason":"end_turn"}"#),
+        _ => anthropic_reply("likely"),
+    });
+    let p = AnthropicProvider::new(&resolved("anthropic", &server.url, |_| {})).unwrap();
+    assert_eq!(p.complete(&request(1)).await.unwrap().completions[0].text, "likely");
+    assert_eq!(server.requests(), 2);
+}
+
+#[tokio::test]
+async fn a_stream_cut_before_any_text_is_retried() {
+    let server = FakeServer::start(|i, _| match i {
+        0 => Reply::Sse {
+            events: vec![r#"{"model":"m","choices":[{"index":0,"delta":{"role":"assistant"}}]}"#.into()],
+            cut: true,
+        },
+        _ => Reply::chat_stream(&["4 + 4", " = 8"], false),
+    });
+    let p = openai(&server);
+    let deltas: DeltaFn = Arc::new(|_, _: &str| {});
+    let reply = p.complete_streaming(&request(1), deltas).await.expect("the retry streams the reply");
+    assert_eq!(reply.completions[0].text, "4 + 4 = 8");
+    assert_eq!(server.requests(), 2);
+}
+
+#[tokio::test]
+async fn a_huge_reply_is_refused_without_holding_it() {
+    // 40 MB announced and sent (the cap is 16 MB): the call fails at once, naming the server.
+    let huge = format!(r#"{{"choices":[{{"message":{{"content":"{}"}}}}]}}"#, "x".repeat(40 << 20));
+    let body = Arc::new(huge);
+    let b = Arc::clone(&body);
+    let server = FakeServer::start(move |_, _| Reply::json(200, b.as_str()));
+    let e = openai(&server).complete(&request(1)).await.unwrap_err();
+    assert_eq!(e.kind, CallErrorKind::TooLarge, "{e}");
+    assert!(e.message.contains("larger than the 16 MB limit") && e.message.contains(&server.url), "{e}");
+    assert_eq!(server.requests(), 1, "not retried: it would come back as big");
+
+    // Without a content-length (a chunked stream) the reading stops at the cap too.
+    let r = resolved("openai", &server.url, |_| {});
+    let mut small = r.clone();
+    small.http.max_response_bytes = 1000;
+    let events: Vec<String> = (0..50)
+        .map(|_| format!(r#"{{"choices":[{{"index":0,"delta":{{"content":"{}"}}}}]}}"#, "y".repeat(100)))
+        .collect();
+    let server = FakeServer::start(move |_, _| Reply::Sse { events: events.clone(), cut: false });
+    small.base_url = server.url.clone();
+    let p = OpenAiProvider::new(&small).unwrap();
+    let e = p.complete_streaming(&request(1), Arc::new(|_, _: &str| {})).await.unwrap_err();
+    assert_eq!(e.kind, CallErrorKind::TooLarge, "{e}");
+    assert!(e.message.contains("larger than the 1000 bytes limit"), "{e}");
 }
 
 #[tokio::test]

@@ -139,7 +139,8 @@ fn without_time(mut v: Value) -> Value {
 fn faults_fail_single_calls_and_the_session_keeps_every_completed_call() {
     let server = FakeServer::start(|i, seen| match i {
         0 => Reply::json(500, r#"{"error":{"message":"warming up"}}"#),
-        3 => Reply::json(200, r#"{"choices":[{"message":{"content":"su"#),
+        // Malformed on every attempt (--retries 2): the call fails, the run goes on.
+        3..=5 => Reply::json(200, r#"{"choices":[{"message":{"content":"su"#),
         6 => Reply::Json {
             status: 429,
             headers: vec![("retry-after".into(), "0".into())],
@@ -149,10 +150,12 @@ fn faults_fail_single_calls_and_the_session_keeps_every_completed_call() {
     });
     let sb = Sandbox::new();
     let rec = sb.path("s.jsonl");
-    let out = sb.run(&run_args(&server, &["--input", "4 5 6 10", "--record", rec.to_str().unwrap()]));
+    // One call at a time, so requests 3 to 5 are the three attempts of one call.
+    let out =
+        sb.run(&run_args(&server, &["--input", "4 5 6 10", "--concurrency", "1", "--record", rec.to_str().unwrap()]));
     assert!(out.status.success(), "{}", stderr(&out));
     let s = summary(&out);
-    assert_eq!(s["failed_calls"], 1, "only the malformed reply failed: {s}");
+    assert_eq!(s["failed_calls"], 1, "only the call malformed on every attempt failed: {s}");
     assert!(s["llm_calls"].as_u64().unwrap() >= 4, "{s}");
     assert!(s["prompt_tokens"].as_u64().unwrap() > 0);
     assert_eq!(s["cost_usd"], 0.0, "a server on this machine costs nothing");
@@ -517,4 +520,53 @@ fn native_react_against_a_tool_calling_server_records_and_replays() {
     ]);
     assert!(again.status.success(), "{}", stderr(&again));
     assert_eq!(summary(&again)["solved"], 1, "{}", stderr(&again));
+}
+
+#[test]
+fn a_server_that_always_fails_exits_non_zero_naming_the_provider_error() {
+    let server = FakeServer::start(|_, _| Reply::json(500, r#"{"error":{"message":"the GPU is on fire"}}"#));
+    let sb = Sandbox::new();
+    let out_file = sb.path("results.jsonl");
+    let out =
+        sb.run(&run_args(&server, &["--range", "900..902", "--concurrency", "1", "--out", out_file.to_str().unwrap()]));
+    assert!(!out.status.success(), "a run whose every call failed must fail: {}", stderr(&out));
+    let err = stderr(&out);
+    let line = err.lines().find(|l| l.contains("every call to")).unwrap_or_default();
+    assert!(line.contains(&format!("every call to openai ({}) failed: HTTP 500", server.url)), "{err}");
+    assert!(line.contains("the GPU is on fire"), "{err}");
+    // Each problem the failures ended is named on stderr, and marked in the results.
+    assert!(err.contains("(4 5 6 10): no answer: 1 of 1 calls to openai"), "{err}");
+    let s = summary(&out);
+    assert_eq!((s["solved"].as_u64(), s["provider_errors"].as_u64()), (Some(0), Some(2)), "{s}");
+    let lines: Vec<Value> =
+        std::fs::read_to_string(&out_file).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2);
+    for l in &lines {
+        assert!(l["provider_error"].as_str().unwrap().contains("HTTP 500"), "{l}");
+        assert_eq!(l["correct"], false);
+    }
+}
+
+#[test]
+fn a_failed_root_proposal_is_reported_as_a_provider_error_not_a_model_failure() {
+    // Puzzle 901's calls all fail; 900 is answered.
+    let server = FakeServer::start(|_, seen| {
+        if seen.prompt().contains("1 2 4 7") {
+            Reply::json(503, r#"{"error":{"message":"overloaded"}}"#)
+        } else {
+            game24_reply(seen)
+        }
+    });
+    let sb = Sandbox::new();
+    let out_file = sb.path("results.jsonl");
+    let out = sb.run(&run_args(&server, &["--range", "900..902", "--out", out_file.to_str().unwrap()]));
+    assert!(out.status.success(), "some calls succeeded: {}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("(1 2 4 7): no answer") && err.contains("HTTP 503"), "{err}");
+    let s = summary(&out);
+    assert_eq!(s["provider_errors"], 1, "{s}");
+    let lines: Vec<Value> =
+        std::fs::read_to_string(&out_file).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines[0]["provider_error"], Value::Null);
+    assert!(lines[1]["provider_error"].as_str().unwrap().contains("overloaded"), "{}", lines[1]);
 }

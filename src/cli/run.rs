@@ -139,6 +139,7 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
         usage_bail!("--tool-mode is for --method react and its hybrids (the method is {})", params.method.label());
     }
     let provider_name = args.provider.clone().or(d.provider.clone()).unwrap_or_else(|| "sim".into());
+    let mut replay_tools = None;
     let (provider, sim): (Arc<dyn Provider>, Option<SimConfig>) = match provider_name.as_str() {
         "sim" if !task.info().sim_plays => {
             let plays: Vec<&str> = tasks::REGISTRY.iter().filter(|e| e.info.sim_plays).map(|e| e.info.name).collect();
@@ -156,7 +157,12 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
                 .replay_from
                 .as_deref()
                 .ok_or_else(|| UserError::usage("--provider replay needs --replay-from SESSION"))?;
-            (Arc::new(thoughtscope::session::provider::ReplayProvider::load(from)?), None)
+            let replay = thoughtscope::session::provider::ReplayProvider::load(from)?;
+            for w in &replay.warnings {
+                eprintln!("warning: {w}");
+            }
+            replay_tools = Some(replay.all_recorded_tools());
+            (Arc::new(replay), None)
         }
         name => (thoughtscope::llm::config::build(name, &args.connect, cfg.providers()?, params.seed)?, None),
     };
@@ -170,7 +176,8 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
         usage_bail!("{from} must be from 1 to {MAX_CONCURRENCY}, not {concurrency}");
     }
     let limits = thoughtscope::runtime::headless::RunLimits::from_args(&args.connect, provider.as_ref())?;
-    let setup = RunSetup { task, params, provider, sim, concurrency, record: args.record.clone(), limits };
+    let setup =
+        RunSetup { task, params, provider, sim, concurrency, record: args.record.clone(), limits, replay_tools };
     Ok((setup, problems))
 }
 
@@ -323,10 +330,24 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
         let _ = std::io::stdout().flush();
         std::process::exit(signal.exit_code());
     }
-    match &summary.stopped {
-        Some(reason) if !reason.starts_with("budget") => bail!("the run stopped: {reason}"),
-        _ => Ok(()),
+    if let Some(reason) = summary.stopped.as_ref().filter(|r| !r.starts_with("budget")) {
+        bail!("the run stopped: {reason}");
     }
+    if let Some(failure) = every_call_failed(&done.results) {
+        bail!("every call to {} failed: {failure}", setup.provider.describe());
+    }
+    Ok(())
+}
+
+/// The first failure, if calls were sent and none of them succeeded (nothing the run
+/// reports is then the model's doing).
+pub(crate) fn every_call_failed(results: &[ProblemResult]) -> Option<&str> {
+    let sent: u64 = results.iter().map(|r| r.calls).sum();
+    let failed: u64 = results.iter().map(|r| r.failed_calls).sum();
+    if sent == 0 || failed < sent {
+        return None;
+    }
+    results.iter().find_map(|r| r.provider_error.as_deref())
 }
 
 /// The `--out` file: one JSON line per problem, written and flushed as each ends.

@@ -221,6 +221,9 @@ pub enum CallErrorKind {
     NotRecorded,
     /// The driver was halted before the call was sent.
     NotSent,
+    /// An identical request in flight failed and this one shared its failure (it was
+    /// not sent itself).
+    Shared,
     /// The call's task panicked or was lost.
     Internal,
     /// The program is shutting down.
@@ -234,7 +237,7 @@ pub enum CallErrorKind {
 }
 
 impl CallErrorKind {
-    const NAMED: [CallErrorKind; 23] = [
+    const NAMED: [CallErrorKind; 24] = [
         CallErrorKind::Auth,
         CallErrorKind::Forbidden,
         CallErrorKind::NotFound,
@@ -254,6 +257,7 @@ impl CallErrorKind {
         CallErrorKind::Empty,
         CallErrorKind::NotRecorded,
         CallErrorKind::NotSent,
+        CallErrorKind::Shared,
         CallErrorKind::Internal,
         CallErrorKind::Shutdown,
         CallErrorKind::Import,
@@ -282,6 +286,7 @@ impl CallErrorKind {
             CallErrorKind::Empty => "empty",
             CallErrorKind::NotRecorded => "not_recorded",
             CallErrorKind::NotSent => "not_sent",
+            CallErrorKind::Shared => "shared",
             CallErrorKind::Internal => "internal",
             CallErrorKind::Shutdown => "shutdown",
             CallErrorKind::Import => "import",

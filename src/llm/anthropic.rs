@@ -5,6 +5,9 @@
 //! `output_tokens`, a streamed reply is a sequence of typed events, and an
 //! overloaded service answers 529 (retried like 5xx).
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
 use futures::StreamExt;
 use serde_json::{json, Value};
 
@@ -265,19 +268,34 @@ impl AnthropicProvider {
                 let status = resp.status();
                 if !status.is_success() {
                     let headers = resp.headers().clone();
-                    let text = resp.text().await.unwrap_or_default();
+                    let text = http.error_body(resp).await;
                     return http.status_error(url, status, &headers, &text);
                 }
-                let parsed = match deltas {
-                    Some(d) => read_stream(resp, sample, d).await,
-                    None => match resp.text().await {
-                        Err(e) => return http.transport_error(url, &e),
-                        Ok(text) => parse_message(&text),
+                match deltas {
+                    Some(d) => {
+                        // A stream that already showed text is not retried: the watcher has seen it.
+                        let shown = Arc::new(AtomicBool::new(false));
+                        let flag = Arc::clone(&shown);
+                        let inner = Arc::clone(d);
+                        let watched: DeltaFn = Arc::new(move |i, t: &str| {
+                            flag.store(true, Ordering::Relaxed);
+                            inner(i, t)
+                        });
+                        match read_stream(resp, sample, &watched, http, url).await {
+                            Ok(p) => Attempt::Done(p),
+                            Err(e) if shown.load(Ordering::Relaxed) => {
+                                Attempt::Fail(CallError { message: http.scrub(&e.message), ..e })
+                            }
+                            Err(e) => http.reply_fault(e),
+                        }
+                    }
+                    None => match http.body_text(url, resp).await {
+                        Err(attempt) => attempt,
+                        Ok(text) => match parse_message(&text) {
+                            Ok(p) => Attempt::Done(p),
+                            Err(e) => http.reply_fault(e),
+                        },
                     },
-                };
-                match parsed {
-                    Ok(p) => Attempt::Done(p),
-                    Err(e) => Attempt::Fail(CallError { message: http.scrub(&e.message), ..e }),
                 }
             })
             .await?;
@@ -303,15 +321,26 @@ impl AnthropicProvider {
     }
 }
 
-async fn read_stream(resp: reqwest::Response, sample: u32, deltas: &DeltaFn) -> Result<Part, CallError> {
+async fn read_stream(
+    resp: reqwest::Response,
+    sample: u32,
+    deltas: &DeltaFn,
+    http: &HttpCore,
+    url: &str,
+) -> Result<Part, CallError> {
     let mut parser = SseParser::default();
     let mut state = StreamState::default();
     let mut body = resp.bytes_stream();
+    let mut read = 0u64;
     while let Some(chunk) = body.next().await {
         let bytes = chunk.map_err(|e| {
             let what = if e.is_timeout() { "timed out" } else { "was cut" };
             truncated(format!("the stream {what} after {} characters: {e}", state.text.len()))
         })?;
+        read += bytes.len() as u64;
+        if read > http.options.max_response_bytes {
+            return Err(http.too_large(url));
+        }
         for ev in parser.push(&bytes) {
             state.event(&ev.data, sample, deltas)?;
         }
@@ -345,6 +374,10 @@ impl Provider for AnthropicProvider {
 
     fn price(&self) -> Option<Price> {
         self.price
+    }
+
+    fn describe(&self) -> String {
+        format!("{} ({})", self.name, super::http::redact_url(&self.base_url))
     }
 
     fn cache_scope(&self) -> String {

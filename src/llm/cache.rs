@@ -1,27 +1,112 @@
-//! Identical requests are answered once: duplicate value prompts inside a search cost
-//! one call, like the reference implementation's value cache. The key covers
-//! everything that changes what a model would say (model, messages, n, sampling
-//! parameters, and a nonce when a person asks for a fresh answer). With `--cache
-//! disk` replies are also kept as files under the user cache directory, so a second
-//! run of the same search costs no calls.
+//! Which requests share an answer. Like the reference Tree-of-Thoughts implementation,
+//! by default evaluation (value) prompts are answered once per run — duplicate value
+//! prompts cost one call — while proposals and samples are drawn afresh each time they
+//! are asked (a repeated propose prompt is a new sample, not the first reply again).
+//! `--cache-purposes` chooses which purposes share answers, `--cache off` turns sharing
+//! off. The key covers everything that changes what a model would say (model, messages,
+//! n, sampling parameters, and a nonce when a person asks for a fresh answer); a request
+//! of a purpose drawn afresh is keyed by its occurrence too (`#1` the second time it is
+//! asked in a run). With `--cache disk` replies are also kept as files under the user
+//! cache directory, so a second run of the same search costs no calls and draws the
+//! same samples in the same order.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use crate::engine::rng::stable_hash;
-use crate::engine::{LlmRequest, LlmResponse};
+use crate::engine::{LlmRequest, LlmResponse, Purpose};
 
 /// Where replies are kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "snake_case")]
 pub enum CacheMode {
+    /// Nothing is shared: every request is sent.
+    Off,
     /// For the run only.
     #[default]
     Memory,
     /// Also on disk under the user cache directory, across runs.
     Disk,
+}
+
+/// The purposes whose identical requests share one answer within a run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CachePolicy {
+    pub shared: BTreeSet<PurposeName>,
+}
+
+/// A purpose by name, ordered (for the policy's set).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct PurposeName(&'static str);
+
+const PURPOSES: [Purpose; 7] =
+    [Purpose::Io, Purpose::Cot, Purpose::Propose, Purpose::Sample, Purpose::Value, Purpose::Vote, Purpose::Act];
+
+impl Default for CachePolicy {
+    /// The reference implementation's: value prompts cached, everything else sampled afresh.
+    fn default() -> Self {
+        CachePolicy::of(&[Purpose::Value])
+    }
+}
+
+impl CachePolicy {
+    pub fn of(purposes: &[Purpose]) -> Self {
+        CachePolicy { shared: purposes.iter().map(|p| PurposeName(p.label())).collect() }
+    }
+
+    /// Every purpose shares answers (identical requests are always answered once).
+    pub fn all() -> Self {
+        CachePolicy::of(&PURPOSES)
+    }
+
+    /// Whether identical requests of `purpose` share one answer.
+    pub fn shares(&self, purpose: Purpose) -> bool {
+        self.shared.contains(&PurposeName(purpose.label()))
+    }
+
+    /// `--cache-purposes`: `all`, `none`, or a comma-separated list of purposes.
+    pub fn parse(text: &str) -> Result<CachePolicy, String> {
+        match text.trim() {
+            "all" => return Ok(CachePolicy::all()),
+            "none" | "" => return Ok(CachePolicy::of(&[])),
+            _ => {}
+        }
+        let mut purposes = Vec::new();
+        for name in text.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            match PURPOSES.iter().find(|p| p.label() == name) {
+                Some(p) => purposes.push(*p),
+                None => {
+                    let known: Vec<&str> = PURPOSES.iter().map(|p| p.label()).collect();
+                    return Err(format!(
+                        "unknown call purpose {name:?} in --cache-purposes: use all, none, or a list of {}",
+                        known.join(", ")
+                    ));
+                }
+            }
+        }
+        Ok(CachePolicy::of(&purposes))
+    }
+
+    /// The policy's names as `--cache-purposes` takes them.
+    pub fn label(&self) -> String {
+        if self.shared.is_empty() {
+            return "none".into();
+        }
+        self.shared.iter().map(|p| p.0).collect::<Vec<_>>().join(",")
+    }
+}
+
+/// How the driver files one call: its key (for the cache, for coalescing identical calls
+/// in flight and for the replay provider), and its occurrence among identical requests
+/// of a purpose drawn afresh (0 for shared purposes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallKey {
+    pub key: String,
+    pub occurrence: u32,
+    /// Identical requests share this one's answer.
+    pub shared: bool,
 }
 
 /// `<cache dir>/thoughtscope/responses` (`$XDG_CACHE_HOME` on Linux).
@@ -43,11 +128,46 @@ pub struct ResponseCache {
     disk: Option<PathBuf>,
     /// Disk entries that could not be written (the run goes on without them).
     pub disk_errors: u64,
+    /// `--cache off`: nothing is looked up or kept (occurrences are still counted).
+    off: bool,
+    policy: CachePolicy,
+    /// How often each request of a purpose drawn afresh was asked in this run.
+    occurrences: HashMap<String, u32>,
 }
 
 impl ResponseCache {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A cache that answers nothing (`--cache off`).
+    pub fn off() -> Self {
+        ResponseCache { off: true, ..Self::default() }
+    }
+
+    /// Share answers only for the purposes `policy` names.
+    pub fn with_policy(mut self, policy: CachePolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    pub fn policy(&self) -> &CachePolicy {
+        &self.policy
+    }
+
+    /// File a call that is about to be made: its key, and for a purpose drawn afresh its
+    /// occurrence in this run (counted here, so call this once per call, in the order
+    /// the engine issued them).
+    pub fn key_for(&mut self, model: &str, request: &LlmRequest) -> CallKey {
+        let key = request.cache_key(model);
+        if !self.off && self.policy.shares(request.purpose) {
+            return CallKey { key, occurrence: 0, shared: true };
+        }
+        let seen = self.occurrences.entry(key.clone()).or_insert(0);
+        let occurrence = *seen;
+        *seen += 1;
+        let key = if occurrence == 0 { key } else { format!("{key}#{occurrence}") };
+        CallKey { key, occurrence, shared: false }
     }
 
     /// A cache that also keeps replies as files in `dir` (created if missing).
@@ -82,14 +202,22 @@ impl ResponseCache {
         }
     }
 
-    /// The cached reply, marked as cached (no tokens spent, no latency).
+    /// The cached reply, marked as cached (no tokens spent, no latency), for a request of
+    /// a shared purpose.
     pub fn get(&mut self, model: &str, request: &LlmRequest) -> Option<LlmResponse> {
-        let key = request.cache_key(model);
-        if !self.entries.contains_key(&key) {
-            let stored = self.read_disk(&key)?;
-            self.entries.insert(key.clone(), stored);
+        self.get_key(&request.cache_key(model))
+    }
+
+    /// The reply filed under `key` (from [`ResponseCache::key_for`]), marked as cached.
+    pub fn get_key(&mut self, key: &str) -> Option<LlmResponse> {
+        if self.off {
+            return None;
         }
-        let found = self.entries.get(&key)?;
+        if !self.entries.contains_key(key) {
+            let stored = self.read_disk(key)?;
+            self.entries.insert(key.to_string(), stored);
+        }
+        let found = self.entries.get(key)?;
         self.hits += 1;
         let mut reply = found.clone();
         reply.cached = true;
@@ -100,11 +228,23 @@ impl ResponseCache {
     }
 
     pub fn put(&mut self, model: &str, request: &LlmRequest, reply: &LlmResponse) {
-        let key = request.cache_key(model);
-        if self.disk.is_some() && !reply.cached {
-            self.write_disk(&key, reply);
+        let key = CallKey { key: request.cache_key(model), occurrence: 0, shared: true };
+        self.put_key(&key, reply);
+    }
+
+    /// Keep the reply of the call filed as `key`: in memory if identical requests share
+    /// it, and on disk (`--cache disk`) whatever its purpose, so a later run draws the same.
+    pub fn put_key(&mut self, key: &CallKey, reply: &LlmResponse) {
+        if self.off {
+            return;
         }
-        self.entries.insert(key, reply.clone());
+        if self.disk.is_some() && !reply.cached {
+            self.write_disk(&key.key, reply);
+        }
+        // An unshared call's key is never asked again in this run: only disk keeps it.
+        if key.shared {
+            self.entries.insert(key.key.clone(), reply.clone());
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -164,6 +304,62 @@ mod tests {
         assert!(cache.get("m", &same).is_some());
     }
 
+    fn proposal(text: &str) -> LlmRequest {
+        LlmRequest { purpose: Purpose::Propose, n: 1, ..request(text) }
+    }
+
+    #[test]
+    fn by_default_values_are_shared_and_proposals_drawn_afresh() {
+        let mut cache = ResponseCache::new();
+        let reply = LlmResponse {
+            completions: vec![Completion::text("4 + 4 = 8 (left: 8 10)", None)],
+            usage: Usage { prompt_tokens: 10, completion_tokens: 2, estimated: false },
+            latency_ms: 5,
+            model: "m".into(),
+            simulated: false,
+            cached: false,
+        };
+        // A repeated propose prompt is a new call, keyed by its occurrence.
+        let p = proposal("4 4 10");
+        let first = cache.key_for("m", &p);
+        assert_eq!((first.occurrence, first.shared), (0, false));
+        assert_eq!(first.key, p.cache_key("m"), "a first occurrence keeps the plain key");
+        cache.put_key(&first, &reply);
+        let second = cache.key_for("m", &p);
+        assert_eq!((second.occurrence, second.shared), (1, false));
+        assert_ne!(second.key, first.key);
+        assert!(cache.get_key(&second.key).is_none(), "the second proposal is sampled afresh");
+        // A value prompt is shared.
+        let v = request("4 4 10");
+        let k = cache.key_for("m", &v);
+        assert_eq!((k.occurrence, k.shared), (0, true));
+        cache.put_key(&k, &reply);
+        assert_eq!(cache.key_for("m", &v), k);
+        assert!(cache.get_key(&k.key).is_some());
+        // --cache-purposes all shares proposals too; --cache off shares nothing.
+        let mut all = ResponseCache::new().with_policy(CachePolicy::all());
+        let k = all.key_for("m", &p);
+        all.put_key(&k, &reply);
+        assert_eq!(all.key_for("m", &p), k);
+        assert!(all.get_key(&k.key).is_some());
+        let mut off = ResponseCache::off();
+        let k = off.key_for("m", &v);
+        assert!(!k.shared);
+        off.put_key(&k, &reply);
+        assert!(off.get_key(&k.key).is_none() && off.is_empty());
+        assert_eq!(off.key_for("m", &v).occurrence, 1);
+    }
+
+    #[test]
+    fn cache_purposes_parse_by_name() {
+        assert_eq!(CachePolicy::parse("value").unwrap(), CachePolicy::default());
+        assert_eq!(CachePolicy::parse("value, vote").unwrap().label(), "value,vote");
+        assert_eq!(CachePolicy::parse("all").unwrap(), CachePolicy::all());
+        assert_eq!(CachePolicy::parse("none").unwrap().label(), "none");
+        let e = CachePolicy::parse("value,proposals").unwrap_err();
+        assert!(e.contains("\"proposals\"") && e.contains("propose"), "{e}");
+    }
+
     #[test]
     fn the_disk_cache_answers_a_later_run() {
         let dir = tempfile::tempdir().unwrap();
@@ -184,6 +380,18 @@ mod tests {
         assert_eq!(hit.completions, reply.completions);
         assert!(second.get("m", &request("other")).is_none());
         assert!(second.get("other-model", &r).is_none());
+        // Proposals are kept on disk by occurrence: a later run draws the same ones in order.
+        let p = proposal("1 2 3");
+        let mut run1 = ResponseCache::with_disk(dir.path()).unwrap();
+        let (k0, k1) = (run1.key_for("m", &p), run1.key_for("m", &p));
+        let second_reply = LlmResponse { completions: vec![Completion::text("other", None)], ..reply.clone() };
+        run1.put_key(&k0, &reply);
+        run1.put_key(&k1, &second_reply);
+        let mut run2 = ResponseCache::with_disk(dir.path()).unwrap();
+        let first = run2.key_for("m", &p);
+        assert_eq!(run2.get_key(&first.key).unwrap().completions, reply.completions);
+        let again = run2.key_for("m", &p);
+        assert_eq!(run2.get_key(&again.key).unwrap().completions[0].text, "other");
         // A damaged file is a miss, not an error.
         for e in std::fs::read_dir(dir.path()).unwrap() {
             std::fs::write(e.unwrap().path(), "{not json").unwrap();

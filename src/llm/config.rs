@@ -28,7 +28,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::cache::CacheMode;
+use super::cache::{CacheMode, CachePolicy};
 use super::http::HttpOptions;
 use super::secret::Secret;
 
@@ -309,9 +309,15 @@ pub struct ProviderArgs {
     /// else $THOUGHTSCOPE_CONFIG_DIR/config.toml, else <config dir>/thoughtscope/config.toml).
     #[arg(long)]
     pub config: Option<PathBuf>,
-    /// memory: identical requests answered once per run; disk: also across runs, under the user cache directory.
+    /// Where shared answers are kept: off (every request is sent), memory (identical requests of the
+    /// --cache-purposes answered once per run), disk (also across runs, under the user cache directory).
     #[arg(long, value_enum, default_value = "memory")]
     pub cache: CacheMode,
+    /// Call purposes whose identical requests share one answer: all, none, or a list of io, cot, propose,
+    /// sample, value, vote, act (default value: evaluations cached, proposals and samples drawn afresh,
+    /// like the reference Tree-of-Thoughts implementation).
+    #[arg(long, value_parser = CachePolicy::parse, value_name = "LIST")]
+    pub cache_purposes: Option<CachePolicy>,
     /// Stop issuing calls once the run has cost this many US dollars (by the price table).
     #[arg(long)]
     pub budget_usd: Option<f64>,

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
+use futures::StreamExt;
 use reqwest::header::HeaderMap;
 use reqwest::StatusCode;
 
@@ -30,7 +31,15 @@ pub struct HttpOptions {
     pub rpm: Option<u32>,
     /// Do not use a proxy (servers on this machine).
     pub no_proxy: bool,
+    /// A reply body larger than this fails the call (a runaway or hostile server
+    /// cannot make the program hold it all in memory).
+    pub max_response_bytes: u64,
 }
+
+/// The default cap on one reply body: far above any chat completion.
+pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 16 * 1024 * 1024;
+/// How much of an error body is read: enough for the server's message.
+const MAX_ERROR_BODY_BYTES: u64 = 64 * 1024;
 
 impl Default for HttpOptions {
     fn default() -> Self {
@@ -43,6 +52,7 @@ impl Default for HttpOptions {
             max_retry_after: Duration::from_secs(120),
             rpm: None,
             no_proxy: false,
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
         }
     }
 }
@@ -177,6 +187,50 @@ impl HttpCore {
         }
     }
 
+    /// A reply that came back but could not be used: malformed, cut short, empty, or
+    /// an error the server reported inside a 200. These are transient (a server under
+    /// load, a proxy that dropped a connection), so they are retried like a 5xx.
+    pub fn reply_fault<T>(&self, e: CallError) -> Attempt<T> {
+        let error = CallError { message: self.scrub(&e.message), ..e };
+        if is_transient_reply_fault(&error.kind) {
+            Attempt::Retry { error, after: None }
+        } else {
+            Attempt::Fail(error)
+        }
+    }
+
+    /// The whole body of a successful reply as text, read as it arrives and refused
+    /// once it passes `max_response_bytes`.
+    pub async fn body_text<T>(&self, url: &str, resp: reqwest::Response) -> Result<String, Attempt<T>> {
+        let cap = self.options.max_response_bytes;
+        match read_capped(resp, cap).await {
+            Ok((bytes, false)) => Ok(String::from_utf8_lossy(&bytes).into_owned()),
+            Ok((_, true)) => Err(Attempt::Fail(self.too_large(url))),
+            Err(e) => Err(self.transport_error(url, &e)),
+        }
+    }
+
+    /// The body of an error reply, enough of it for the server's message.
+    pub async fn error_body(&self, resp: reqwest::Response) -> String {
+        match read_capped(resp, MAX_ERROR_BODY_BYTES).await {
+            Ok((bytes, _)) => String::from_utf8_lossy(&bytes).into_owned(),
+            Err(_) => String::new(),
+        }
+    }
+
+    /// The failure of a reply larger than the cap (not retried: it would come back as big).
+    pub fn too_large(&self, url: &str) -> CallError {
+        CallError {
+            kind: CallErrorKind::TooLarge,
+            message: format!(
+                "the reply from {} is larger than the {} limit on a reply body; \
+                 check --base-url points at a chat-completions server",
+                redact_url(url),
+                format_bytes(self.options.max_response_bytes)
+            ),
+        }
+    }
+
     /// Classify a failure to send or to read a reply.
     pub fn transport_error<T>(&self, url: &str, e: &reqwest::Error) -> Attempt<T> {
         let (kind, what) = if e.is_timeout() {
@@ -235,6 +289,48 @@ impl HttpCore {
         } else {
             Attempt::Fail(error)
         }
+    }
+}
+
+/// Reply faults worth another attempt (see [`HttpCore::reply_fault`]).
+pub fn is_transient_reply_fault(kind: &CallErrorKind) -> bool {
+    matches!(
+        kind,
+        CallErrorKind::Malformed
+            | CallErrorKind::Truncated
+            | CallErrorKind::Empty
+            | CallErrorKind::Server
+            | CallErrorKind::Overloaded
+    )
+}
+
+/// Read a body up to `cap` bytes: the bytes, and whether there was more (then reading
+/// stopped there, so a huge body never sits in memory).
+async fn read_capped(resp: reqwest::Response, cap: u64) -> Result<(Vec<u8>, bool), reqwest::Error> {
+    if resp.content_length().is_some_and(|n| n > cap) {
+        return Ok((Vec::new(), true));
+    }
+    let mut body = resp.bytes_stream();
+    let mut out = Vec::new();
+    while let Some(chunk) = body.next().await {
+        let chunk = chunk?;
+        if out.len() as u64 + chunk.len() as u64 > cap {
+            return Ok((out, true));
+        }
+        out.extend_from_slice(&chunk);
+    }
+    Ok((out, false))
+}
+
+/// A byte count for people: `16 MB`, `512 KB`, `100 bytes`.
+pub fn format_bytes(n: u64) -> String {
+    const MB: u64 = 1024 * 1024;
+    if n >= MB && n % MB == 0 {
+        format!("{} MB", n / MB)
+    } else if n >= 1024 && n % 1024 == 0 {
+        format!("{} KB", n / 1024)
+    } else {
+        format!("{n} bytes")
     }
 }
 

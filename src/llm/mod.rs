@@ -43,6 +43,29 @@ pub trait Provider: Send + Sync {
         self.complete(request)
     }
 
+    /// Answer a call that is the `occurrence`-th of identical requests drawn afresh in
+    /// this run (0 the first time; always 0 for shared purposes), streaming through
+    /// `deltas` if given. Models just sample again; the replay provider answers with the
+    /// recording's reply of that occurrence.
+    fn complete_occurrence<'a>(
+        &'a self,
+        request: &'a LlmRequest,
+        occurrence: u32,
+        deltas: Option<DeltaFn>,
+    ) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
+        let _ = occurrence;
+        match deltas {
+            Some(d) => self.complete_streaming(request, d),
+            None => self.complete(request),
+        }
+    }
+
+    /// The provider as named in messages: its kind and, for a server, its address
+    /// (`openai (http://127.0.0.1:8080/v1)`).
+    fn describe(&self) -> String {
+        self.name().to_string()
+    }
+
     /// What cached replies are keyed to besides the request: the model, and for a
     /// server its address (the same model name on two servers is two models).
     fn cache_scope(&self) -> String {

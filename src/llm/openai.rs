@@ -8,7 +8,8 @@
 //! gets an estimate, marked as such.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::Arc;
 
 use futures::StreamExt;
 use serde_json::{json, Value};
@@ -397,19 +398,32 @@ impl OpenAiProvider {
             let status = resp.status();
             if !status.is_success() {
                 let headers = resp.headers().clone();
-                let text = resp.text().await.unwrap_or_default();
+                let text = http.error_body(resp).await;
                 return http.status_error(url, status, &headers, &text);
             }
             match deltas {
-                Some(d) => match read_stream(resp, sample, d).await {
-                    Ok(p) => Attempt::Done(p),
-                    Err(e) => Attempt::Fail(CallError { message: http.scrub(&e.message), ..e }),
-                },
-                None => match resp.text().await {
-                    Err(e) => http.transport_error(url, &e),
+                Some(d) => {
+                    // A stream that already showed text is not retried: the watcher has seen it.
+                    let shown = Arc::new(AtomicBool::new(false));
+                    let flag = Arc::clone(&shown);
+                    let inner = Arc::clone(d);
+                    let watched: DeltaFn = Arc::new(move |i, t: &str| {
+                        flag.store(true, Ordering::Relaxed);
+                        inner(i, t)
+                    });
+                    match read_stream(resp, sample, &watched, http, url).await {
+                        Ok(p) => Attempt::Done(p),
+                        Err(e) if shown.load(Ordering::Relaxed) => {
+                            Attempt::Fail(CallError { message: http.scrub(&e.message), ..e })
+                        }
+                        Err(e) => http.reply_fault(e),
+                    }
+                }
+                None => match http.body_text(url, resp).await {
+                    Err(attempt) => attempt,
                     Ok(text) => match parse_chat(&text) {
                         Ok(p) => Attempt::Done(p),
-                        Err(e) => Attempt::Fail(CallError { message: http.scrub(&e.message), ..e }),
+                        Err(e) => http.reply_fault(e),
                     },
                 },
             }
@@ -437,15 +451,26 @@ impl OpenAiProvider {
 }
 
 /// Read a `text/event-stream` reply to the end, reporting text as it arrives.
-async fn read_stream(resp: reqwest::Response, first_sample: u32, deltas: &DeltaFn) -> Result<Part, CallError> {
+async fn read_stream(
+    resp: reqwest::Response,
+    first_sample: u32,
+    deltas: &DeltaFn,
+    http: &HttpCore,
+    url: &str,
+) -> Result<Part, CallError> {
     let mut parser = SseParser::default();
     let mut state = StreamState::default();
     let mut body = resp.bytes_stream();
+    let mut read = 0u64;
     while let Some(chunk) = body.next().await {
         let bytes = chunk.map_err(|e| {
             let what = if e.is_timeout() { "timed out" } else { "was cut" };
             truncated(format!("the stream {what} after {} characters: {e}", state.chars))
         })?;
+        read += bytes.len() as u64;
+        if read > http.options.max_response_bytes {
+            return Err(http.too_large(url));
+        }
         for ev in parser.push(&bytes) {
             state.event(&ev.data, first_sample, Some(deltas))?;
         }
@@ -479,6 +504,10 @@ impl Provider for OpenAiProvider {
 
     fn price(&self) -> Option<Price> {
         self.price
+    }
+
+    fn describe(&self) -> String {
+        format!("{} ({})", self.name, super::http::redact_url(&self.base_url))
     }
 
     fn cache_scope(&self) -> String {

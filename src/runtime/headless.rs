@@ -12,8 +12,8 @@ use tokio::sync::Semaphore;
 use tokio::sync::watch;
 
 use super::{Driver, Run, Signal, StopPolicy, StopReason};
-use crate::engine::{AnswerKind, Command, Engine, Input, MethodKind, Outcome, Params, Purpose};
-use crate::llm::cache::{CacheMode, ResponseCache};
+use crate::engine::{AnswerKind, CallErrorKind, Command, Engine, Input, MethodKind, Outcome, Params, Purpose};
+use crate::llm::cache::{CacheMode, CachePolicy, ResponseCache};
 use crate::llm::config::{ConfigError, Price, ProviderArgs};
 use crate::llm::sim::SimConfig;
 use crate::llm::Provider;
@@ -43,6 +43,10 @@ pub struct ProblemResult {
     /// Why the run stopped short, if it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The problem ended without an answer because calls to the provider failed (the
+    /// first failure): a failure of the provider, not of the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_error: Option<String>,
     /// Calls that failed (each recorded on its node; the search went on without them).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub failed_calls: u64,
@@ -135,6 +139,7 @@ impl ProblemResult {
             session: None,
             wall_ms,
             error: None,
+            provider_error: None,
             failed_calls: totals.failed_calls,
             cost_usd: None,
             stopped: None,
@@ -186,6 +191,10 @@ pub struct Summary {
     pub wall_ms: u64,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub failed_calls: u64,
+    /// Problems that ended without an answer because provider calls failed (counted
+    /// in `n`, not solved, but not model failures either).
+    #[serde(default, skip_serializing_if = "is_zero_usize")]
+    pub provider_errors: usize,
     /// US dollars by the price table, when the model's price is known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
@@ -246,6 +255,7 @@ impl Summary {
             completion_tokens: results.iter().map(|r| r.completion_tokens).sum(),
             wall_ms,
             failed_calls: results.iter().map(|r| r.failed_calls).sum(),
+            provider_errors: results.iter().filter(|r| r.provider_error.is_some()).count(),
             cost_usd: None,
             stopped: results.iter().find_map(|r| r.stopped.clone()),
             incomplete: results.iter().filter(|r| r.incomplete).count(),
@@ -337,6 +347,9 @@ pub struct RunSetup {
     pub record: Option<PathBuf>,
     /// Cache, price and budgets.
     pub limits: RunLimits,
+    /// `--provider replay`: tool calls are answered from the recording alone, with these
+    /// observations by problem input (a problem without any has none to give).
+    pub replay_tools: Option<std::collections::HashMap<String, Arc<crate::tools::recorded::RecordedTools>>>,
 }
 
 /// Spending limits for a whole run; a run stops issuing calls when one is reached.
@@ -370,6 +383,8 @@ pub struct RunLimits {
     /// The model's price, for costs (US dollars per million tokens).
     pub price: Option<Price>,
     pub cache: CacheMode,
+    /// Which call purposes share answers (default: value prompts, like the reference).
+    pub cache_policy: CachePolicy,
     /// Directory of the disk cache (default: under the user cache directory).
     pub cache_dir: Option<PathBuf>,
 }
@@ -398,6 +413,7 @@ impl RunLimits {
             budget: Budget { usd: args.budget_usd, tokens: args.budget_tokens },
             price,
             cache: args.cache,
+            cache_policy: args.cache_purposes.clone().unwrap_or_default(),
             cache_dir: None,
         })
     }
@@ -534,7 +550,9 @@ pub async fn drive_until(
 
 /// The response cache `limits` ask for, and a note if the disk cache could not be had.
 pub fn open_cache(limits: &RunLimits) -> (ResponseCache, Option<String>) {
-    match limits.cache {
+    let policy = limits.cache_policy.clone();
+    let (cache, note) = match limits.cache {
+        CacheMode::Off => (ResponseCache::off(), None),
         CacheMode::Memory => (ResponseCache::new(), None),
         CacheMode::Disk => {
             let dir = limits.cache_dir.clone().or_else(crate::llm::cache::default_disk_dir);
@@ -549,7 +567,8 @@ pub fn open_cache(limits: &RunLimits) -> (ResponseCache, Option<String>) {
                 }
             }
         }
-    }
+    };
+    (cache.with_policy(policy), note)
 }
 
 /// Run every problem, one after another (calls within a problem run concurrently).
@@ -613,7 +632,12 @@ pub async fn run_headless(
         let engine = Engine::new(task, &problem.input, setup.params.clone());
         let mut driver = Driver::new(Arc::clone(&setup.provider), Arc::clone(&limit), Arc::clone(&cache));
         if let Some(tools) = setup.task.tools() {
-            driver = driver.with_tools(super::tools::ToolRunner::new(tools));
+            let runner = super::tools::ToolRunner::new(tools);
+            let runner = match &setup.replay_tools {
+                Some(recorded) => runner.recorded_only(recorded.get(&problem.input).cloned()),
+                None => runner,
+            };
+            driver = driver.with_tools(runner);
         }
         let path = setup.record.as_ref().map(|r| session_path(r, setup.task.name(), problem, many));
         let mut error = cache_note.take();
@@ -644,6 +668,28 @@ pub async fn run_headless(
         let (engine, _, _) = run.into_parts();
         let mut result =
             ProblemResult::new(problem, engine.outcome(), totals, wall_ms).priced(price.as_ref()).with_qa(&engine);
+        let first_failure = engine.core.calls.values().find_map(|c| match &c.reply {
+            Some(Err(e)) if e.kind != CallErrorKind::NotSent => Some(e.message.clone()),
+            _ => None,
+        });
+        // Failures ended the problem when it has no answer and either no call succeeded or
+        // the search never got past its root (a failed first proposal leaves nothing to expand).
+        let answered = engine.outcome().is_some_and(|o| o.answer.is_some());
+        let stuck_at_root = engine.tree().nodes().count() <= 1;
+        let all_failed = totals.failed_calls == totals.llm_calls;
+        if !answered && totals.failed_calls > 0 && (all_failed || stuck_at_root) {
+            if let Some(f) = &first_failure {
+                result.provider_error = Some(f.clone());
+                if error.is_none() && stopped.is_none() {
+                    error = Some(format!(
+                        "no answer: {} of {} calls to {} failed; first: {f}",
+                        totals.failed_calls,
+                        totals.llm_calls,
+                        setup.provider.describe()
+                    ));
+                }
+            }
+        }
         if engine.outcome().is_none() && error.is_none() {
             error = Some(match &stopped {
                 Some(reason) => format!("stopped: {reason}"),

@@ -24,7 +24,7 @@ use crate::engine::{
     CallError, CallErrorKind, Effect, Input, LlmReply, LlmRequest, LlmResponse, NodeId, ToolReply, ToolRequest,
     ToolResult,
 };
-use crate::llm::cache::ResponseCache;
+use crate::llm::cache::{CallKey, ResponseCache};
 use crate::llm::{DeltaFn, Provider};
 
 type CallResult = Result<LlmResponse, CallError>;
@@ -51,6 +51,8 @@ pub struct Driver {
     /// Outstanding calls in the order the engine issued them.
     order: VecDeque<u64>,
     requests: HashMap<u64, LlmRequest>,
+    /// How each outstanding model call is filed (see [`ResponseCache::key_for`]).
+    keys: HashMap<u64, CallKey>,
     ready: HashMap<u64, Done>,
     /// Identical requests in flight: cache key -> leader call; leader -> followers.
     inflight: HashMap<String, u64>,
@@ -78,6 +80,7 @@ impl Driver {
             cache,
             order: VecDeque::new(),
             requests: HashMap::new(),
+            keys: HashMap::new(),
             ready: HashMap::new(),
             inflight: HashMap::new(),
             followers: HashMap::new(),
@@ -135,20 +138,28 @@ impl Driver {
 
     fn start(&mut self, call: u64, request: LlmRequest) {
         let model = self.provider.cache_scope();
-        let key = request.cache_key(&model);
         self.order.push_back(call);
         self.requests.insert(call, request.clone());
-        let cached = self.cache.lock().ok().and_then(|mut c| c.get(&model, &request));
+        let filed = match self.cache.lock() {
+            Ok(mut c) => c.key_for(&model, &request),
+            Err(_) => CallKey { key: request.cache_key(&model), occurrence: 0, shared: false },
+        };
+        let cached = self.cache.lock().ok().and_then(|mut c| c.get_key(&filed.key));
         if let Some(reply) = cached {
             self.ready.insert(call, Done::Llm(Ok(reply)));
             return;
         }
-        if let Some(&leader) = self.inflight.get(&key) {
-            self.followers.entry(leader).or_default().push(call);
-            return;
+        self.keys.insert(call, filed.clone());
+        // Only calls whose purpose shares answers wait for an identical one in flight.
+        if filed.shared {
+            if let Some(&leader) = self.inflight.get(&filed.key) {
+                self.followers.entry(leader).or_default().push(call);
+                return;
+            }
+            self.inflight.insert(filed.key.clone(), call);
         }
-        self.inflight.insert(key, call);
         self.calls_made += 1;
+        let occurrence = filed.occurrence;
         let provider = Arc::clone(&self.provider);
         let limit = Arc::clone(&self.limit);
         let sink: Option<DeltaFn> = self.deltas.clone().map(|tx| -> DeltaFn {
@@ -165,10 +176,7 @@ impl Driver {
                 Ok(_permit) if halted.load(Ordering::SeqCst) => {
                     Err(CallError { kind: CallErrorKind::NotSent, message: "not sent: the run had stopped".into() })
                 }
-                Ok(_permit) => match sink {
-                    Some(sink) => provider.complete_streaming(&request, sink).await,
-                    None => provider.complete(&request).await,
-                },
+                Ok(_permit) => provider.complete_occurrence(&request, occurrence, sink).await,
                 Err(_) => {
                     Err(CallError { kind: CallErrorKind::Shutdown, message: "the program is shutting down".into() })
                 }
@@ -210,6 +218,7 @@ impl Driver {
                 }
                 self.inflight.retain(|_, leader| leader != call);
                 self.followers.remove(call);
+                self.keys.remove(call);
             }
         }
     }
@@ -225,19 +234,18 @@ impl Driver {
             }
             Done::Llm(result) => result,
         };
-        let model = self.provider.cache_scope();
-        if let Some(request) = self.requests.get(&call) {
-            let key = request.cache_key(&model);
-            if self.inflight.get(&key) == Some(&call) {
-                self.inflight.remove(&key);
+        if let Some(filed) = self.keys.remove(&call) {
+            if self.inflight.get(&filed.key) == Some(&call) {
+                self.inflight.remove(&filed.key);
             }
             if let Ok(reply) = &result {
                 if let Ok(mut cache) = self.cache.lock() {
-                    cache.put(&model, request, reply);
+                    cache.put_key(&filed, reply);
                 }
             }
         }
         for follower in self.followers.remove(&call).unwrap_or_default() {
+            self.keys.remove(&follower);
             let shared = match &result {
                 Ok(reply) => {
                     let mut r = reply.clone();
@@ -250,7 +258,11 @@ impl Driver {
                     }
                     Ok(r)
                 }
-                Err(e) => Err(e.clone()),
+                // Not sent itself: the failure is the leader's, counted once.
+                Err(e) => Err(CallError {
+                    kind: CallErrorKind::Shared,
+                    message: format!("an identical request in flight failed ({}): {}", e.kind, e.message),
+                }),
             };
             if self.order.contains(&follower) {
                 self.ready.insert(follower, Done::Llm(shared));

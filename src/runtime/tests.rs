@@ -160,3 +160,49 @@ fn progress_counts_done_and_solved_from_the_same_results() {
     p.add(&r);
     assert_eq!(p.line(), "2/10 done, 1 solved");
 }
+
+fn proposal(id: u64, text: &str) -> Effect {
+    match call(id, text) {
+        Effect::CallLlm { call, mut request } => {
+            request.purpose = Purpose::Propose;
+            Effect::CallLlm { call, request }
+        }
+        other => other,
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn requests_sharing_a_failed_one_are_not_counted_as_calls() {
+    let probe = Probe::new(|_| 10);
+    let mut d = driver(probe.clone(), 8);
+    d.execute(&[call(0, "fail"), call(1, "fail"), call(2, "fail")]);
+    let mut totals = crate::session::Totals::default();
+    let mut kinds = Vec::new();
+    while let Some((reply, _)) = d.next_reply().await {
+        kinds.push(reply.result.as_ref().err().map(|e| e.kind.clone()));
+        totals.count(&crate::engine::Input::LlmReply(reply));
+    }
+    assert_eq!(probe.calls.load(Ordering::SeqCst), 1, "one request was sent");
+    assert_eq!(kinds, vec![Some(CallErrorKind::Http), Some(CallErrorKind::Shared), Some(CallErrorKind::Shared)]);
+    assert_eq!((totals.llm_calls, totals.failed_calls), (1, 1), "counted as sent: {totals:?}");
+    assert_eq!(d.calls_made, 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn proposals_are_drawn_afresh_while_values_are_shared() {
+    let probe = Probe::new(|_| 10);
+    let mut d = driver(probe.clone(), 8);
+    d.execute(&[proposal(0, "p"), proposal(1, "p"), call(2, "v"), call(3, "v")]);
+    let got = drain(&mut d).await;
+    assert_eq!(got, vec![(0, "p".into()), (1, "p".into()), (2, "v".into()), (3, "v (cached)".into())]);
+    d.execute(&[proposal(4, "p"), call(5, "v")]);
+    assert_eq!(drain(&mut d).await, vec![(4, "p".into()), (5, "v (cached)".into())]);
+    assert_eq!(probe.calls.load(Ordering::SeqCst), 4, "three proposals and one value");
+
+    // --cache off: every request is sent.
+    let probe = Probe::new(|_| 10);
+    let mut d = Driver::new(probe.clone(), Arc::new(Semaphore::new(8)), Arc::new(Mutex::new(ResponseCache::off())));
+    d.execute(&[call(0, "v"), call(1, "v")]);
+    assert_eq!(drain(&mut d).await, vec![(0, "v".into()), (1, "v".into())]);
+    assert_eq!(probe.calls.load(Ordering::SeqCst), 2);
+}

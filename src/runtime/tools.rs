@@ -15,6 +15,9 @@ pub struct ToolRunner {
     registry: Arc<ToolRegistry>,
     states: HashMap<NodeId, ToolState>,
     recorded: Option<Arc<RecordedTools>>,
+    /// Replaying (`--provider replay`): actions the recording lacks fail instead of
+    /// reaching the backends, so a replay never goes live.
+    recorded_only: bool,
     /// With a recording: what each step run here left (see [`Context`]).
     contexts: HashMap<NodeId, Context>,
     /// Calls answered from the recording, and calls sent to the registry.
@@ -28,6 +31,7 @@ impl ToolRunner {
             registry,
             states: HashMap::new(),
             recorded: None,
+            recorded_only: false,
             contexts: HashMap::new(),
             answered_from_recording: 0,
             sent_to_tools: 0,
@@ -40,11 +44,23 @@ impl ToolRunner {
         self
     }
 
+    /// Answer every action from `recorded` alone (a replay): one it lacks fails, saying so.
+    pub fn recorded_only(mut self, recorded: Option<Arc<RecordedTools>>) -> Self {
+        self.recorded = recorded;
+        self.recorded_only = true;
+        self
+    }
+
     /// Run `tool` for step `node`, starting from the state step `after` left.
     pub async fn run(&mut self, tool: &ToolRequest, node: NodeId, after: NodeId) -> ToolResult {
         let mut state = self.states.get(&after).cloned().unwrap_or_default();
         let call = ToolCall::new(tool.name.clone(), tool.arg.clone());
-        let Some(recorded) = self.recorded.clone() else {
+        let recorded = match self.recorded.clone() {
+            Some(recorded) => Some(recorded),
+            None if self.recorded_only => Some(Arc::new(RecordedTools::default())),
+            None => None,
+        };
+        let Some(recorded) = recorded else {
             let obs = self.registry.call(&call, &mut state).await;
             self.sent_to_tools += 1;
             self.states.insert(node, state);
@@ -56,6 +72,13 @@ impl ToolRunner {
             Some(result) => {
                 self.answered_from_recording += 1;
                 result.clone()
+            }
+            None if self.recorded_only => {
+                let text = format!(
+                    "No recorded observation for {}[{}] at this step: the replayed run took a different action.",
+                    call.name, call.arg
+                );
+                return ToolResult { text, ok: false, latency_ms: 0 };
             }
             None => {
                 if call.name.eq_ignore_ascii_case("lookup") {
@@ -89,5 +112,38 @@ impl ToolRunner {
             }
         }
         state.lookup = context.lookup.clone().map(|(keyword, shown)| LookupCursor { keyword, shown });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::recorded::RecordedToolCall;
+
+    #[tokio::test]
+    async fn a_replay_answers_only_from_the_recording() {
+        let registry = Arc::new(ToolRegistry::new().with(crate::tools::finish::FinishTool));
+        let finish = ToolRequest { name: "Finish".into(), arg: "yes".into() };
+        let recorded = RecordedTools::new(&[RecordedToolCall {
+            tool: finish.clone(),
+            node: NodeId(1),
+            after: NodeId(0),
+            result: ToolResult { text: "Episode finished, reward = 1".into(), ok: true, latency_ms: 0 },
+        }]);
+        let mut replay = ToolRunner::new(Arc::clone(&registry)).recorded_only(Some(Arc::new(recorded)));
+        let got = replay.run(&finish, NodeId(1), NodeId(0)).await;
+        assert_eq!((got.text.as_str(), got.ok), ("Episode finished, reward = 1", true));
+        // An action the recording lacks fails instead of reaching the tool.
+        let other = ToolRequest { name: "Finish".into(), arg: "no".into() };
+        let got = replay.run(&other, NodeId(2), NodeId(0)).await;
+        assert!(!got.ok && got.text.starts_with("No recorded observation for Finish[no]"), "{}", got.text);
+        assert_eq!(replay.sent_to_tools, 0);
+        // With no recording at all, nothing goes live either.
+        let mut empty = ToolRunner::new(Arc::clone(&registry)).recorded_only(None);
+        assert!(!empty.run(&finish, NodeId(1), NodeId(0)).await.ok);
+        // A live run with the same registry does call the tool.
+        let mut live = ToolRunner::new(registry);
+        live.run(&other, NodeId(2), NodeId(0)).await;
+        assert_eq!(live.sent_to_tools, 1);
     }
 }

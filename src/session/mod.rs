@@ -90,7 +90,8 @@ pub struct ForkPoint {
 /// Totals of a run, from its recorded replies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Totals {
-    /// Calls that reached the provider.
+    /// Calls that reached the provider (not those answered from the cache or sharing
+    /// an identical call in flight).
     pub llm_calls: u64,
     pub cache_hits: u64,
     pub failed_calls: u64,
@@ -114,6 +115,8 @@ impl Totals {
                     self.prompt_tokens += r.usage.prompt_tokens;
                     self.completion_tokens += r.usage.completion_tokens;
                 }
+                // Shared the failure of an identical request in flight: not sent, not counted.
+                Err(e) if e.kind == crate::engine::CallErrorKind::Shared => {}
                 Err(_) => {
                     self.llm_calls += 1;
                     self.failed_calls += 1;

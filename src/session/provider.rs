@@ -1,18 +1,63 @@
 //! The `replay` provider: answers requests with the replies recorded in session files, with no
-//! network. A request that was never recorded fails with a clear error, so a
-//! changed prompt or parameter shows up at once.
+//! network. A request that was never recorded fails with a clear error naming what differs
+//! (the prompt, or which parameter: `temperature: recorded 0.0, now 0.7`). A request asked
+//! several times in a run is answered with the recording's replies in order (the second
+//! proposal from the same state gets the second recorded reply, as the original run drew
+//! it), and the tool calls of a recorded ReAct run are answered from the recording too
+//! ([`ReplayProvider::recorded_tools`]).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::engine::{CallError, CallErrorKind, Input, LlmRequest, LlmResponse};
-use crate::llm::{BoxFuture, Provider};
+use crate::llm::{BoxFuture, DeltaFn, Provider};
 use crate::session::{Session, SessionError};
+use crate::tools::recorded::RecordedTools;
 
 pub struct ReplayProvider {
     model: String,
     simulated: bool,
-    replies: HashMap<String, LlmResponse>,
+    /// Replies by request key, in the order the recordings hold them.
+    replies: HashMap<String, Vec<LlmResponse>>,
+    /// The first recorded request of each prompt (messages and purpose), to say which
+    /// parameter differs when a request is not recorded.
+    by_prompt: HashMap<String, LlmRequest>,
+    /// The observations of each recorded run's tool calls, by the problem's input.
+    tools: HashMap<String, Arc<RecordedTools>>,
+    /// Problems met while loading that do not stop a replay (tool calls that could not be
+    /// rebuilt), each naming its file.
+    pub warnings: Vec<String>,
+}
+
+/// What identifies a prompt whatever the sampling parameters.
+fn prompt_key(request: &LlmRequest) -> String {
+    serde_json::json!({"purpose": request.purpose.label(), "messages": request.messages}).to_string()
+}
+
+/// The parameters of `now` that differ from `recorded`, as `name: recorded X, now Y`.
+pub fn parameter_differences(recorded: &LlmRequest, now: &LlmRequest) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut differ = |name: &str, a: String, b: String| {
+        if a != b {
+            out.push(format!("{name}: recorded {a}, now {b}"));
+        }
+    };
+    differ("temperature", format!("{:?}", recorded.temperature), format!("{:?}", now.temperature));
+    differ("n", recorded.n.to_string(), now.n.to_string());
+    let tokens = |m: Option<u32>| m.map_or("none".to_string(), |m| m.to_string());
+    differ("max_tokens", tokens(recorded.max_tokens), tokens(now.max_tokens));
+    differ("stop", format!("{:?}", recorded.stop), format!("{:?}", now.stop));
+    differ("nonce", recorded.nonce.to_string(), now.nonce.to_string());
+    let tools = |r: &LlmRequest| {
+        let names: Vec<&str> = r.tools.iter().map(|t| t.name.as_str()).collect();
+        format!("[{}]", names.join(", "))
+    };
+    differ("tools", tools(recorded), tools(now));
+    if out.is_empty() && serde_json::json!(recorded.tools) != serde_json::json!(now.tools) {
+        out.push("tools: the same names with different definitions".into());
+    }
+    out
 }
 
 impl ReplayProvider {
@@ -29,20 +74,35 @@ impl ReplayProvider {
         } else {
             vec![path.to_path_buf()]
         };
-        let mut provider = ReplayProvider { model: String::new(), simulated: false, replies: HashMap::new() };
+        let mut provider = ReplayProvider {
+            model: String::new(),
+            simulated: false,
+            replies: HashMap::new(),
+            by_prompt: HashMap::new(),
+            tools: HashMap::new(),
+            warnings: Vec::new(),
+        };
         for file in &files {
             let session = Session::load(file)?;
             if provider.model.is_empty() {
                 provider.model = session.header.model.clone();
                 provider.simulated = session.header.simulated;
             }
+            let mut has_tools = false;
             for (input, request) in session.inputs() {
+                has_tools |= matches!(input, Input::ToolReply(_));
                 let (Input::LlmReply(reply), Some(request)) = (input, request) else { continue };
+                provider.by_prompt.entry(prompt_key(request)).or_insert_with(|| request.clone());
+                // Replies the recorded run shared (cache hits) stay in the sequence: a run
+                // that asks the same request again gets what the recorded run got.
                 if let Ok(r) = &reply.result {
                     let mut r = r.clone();
                     r.cached = false;
-                    provider.replies.entry(request.cache_key(&session.header.model)).or_insert(r);
+                    provider.replies.entry(request.cache_key(&session.header.model)).or_default().push(r);
                 }
+            }
+            if has_tools {
+                provider.load_tools(&session);
             }
         }
         if provider.model.is_empty() {
@@ -55,12 +115,67 @@ impl ReplayProvider {
         Ok(provider)
     }
 
+    /// Keep the observations of `session`'s tool calls (rebuilt with their steps, which
+    /// say what page and lookup cursor each call read from).
+    fn load_tools(&mut self, session: &Session) {
+        match super::replay::rebuild(session, None, None) {
+            Ok(rebuilt) => {
+                if let Some(recorded) = RecordedTools::from_calls(&rebuilt.tool_calls) {
+                    self.tools.entry(session.header.input.clone()).or_insert_with(|| Arc::new(recorded));
+                }
+            }
+            Err(e) => self.warnings.push(format!(
+                "{}: its tool calls cannot be replayed ({e}); they will fail as not recorded",
+                session.path.display()
+            )),
+        }
+    }
+
     pub fn len(&self) -> usize {
-        self.replies.len()
+        self.replies.values().map(Vec::len).sum()
     }
 
     pub fn is_empty(&self) -> bool {
         self.replies.is_empty()
+    }
+
+    /// The recorded observations of the run of problem `input`, if it made tool calls.
+    pub fn recorded_tools(&self, input: &str) -> Option<Arc<RecordedTools>> {
+        self.tools.get(input).cloned()
+    }
+
+    /// Every problem's recorded tool observations, by input.
+    pub fn all_recorded_tools(&self) -> HashMap<String, Arc<RecordedTools>> {
+        self.tools.clone()
+    }
+
+    /// The recorded reply to the `occurrence`-th asking of `request`, or why there is none.
+    pub fn answer(&self, request: &LlmRequest, occurrence: u32) -> Result<LlmResponse, CallError> {
+        let purpose = request.purpose.label();
+        let not_recorded = |message: String| CallError { kind: CallErrorKind::NotRecorded, message };
+        match self.replies.get(&request.cache_key(&self.model)) {
+            Some(replies) => match replies.get(occurrence as usize) {
+                Some(reply) => Ok(reply.clone()),
+                None => Err(not_recorded(format!(
+                    "no recorded reply for this {purpose} request asked {} times: the recording answered it {} \
+                     time{} (the search took a different path)",
+                    occurrence + 1,
+                    replies.len(),
+                    if replies.len() == 1 { "" } else { "s" }
+                ))),
+            },
+            None => match self.by_prompt.get(&prompt_key(request)) {
+                Some(recorded) => {
+                    let diff = parameter_differences(recorded, request);
+                    let what = if diff.is_empty() { "the model differs".to_string() } else { diff.join("; ") };
+                    Err(not_recorded(format!("no recorded reply for this {purpose} request: {what}")))
+                }
+                None => Err(not_recorded(format!(
+                    "no recorded reply for this {purpose} request: the recording has no {purpose} request with \
+                     this prompt (the prompt templates, the task or the search path differ)"
+                ))),
+            },
+        }
     }
 }
 
@@ -78,14 +193,91 @@ impl Provider for ReplayProvider {
     }
 
     fn complete<'a>(&'a self, request: &'a LlmRequest) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
-        Box::pin(async move {
-            self.replies.get(&request.cache_key(&self.model)).cloned().ok_or_else(|| CallError {
-                kind: CallErrorKind::NotRecorded,
-                message: format!(
-                    "no recorded reply for this {} request (the prompt or parameters differ from the recording)",
-                    request.purpose.label()
-                ),
-            })
-        })
+        Box::pin(async move { self.answer(request, 0) })
+    }
+
+    fn complete_occurrence<'a>(
+        &'a self,
+        request: &'a LlmRequest,
+        occurrence: u32,
+        _deltas: Option<DeltaFn>,
+    ) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
+        Box::pin(async move { self.answer(request, occurrence) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{Completion, Message, Purpose, Usage};
+
+    fn request(text: &str, temperature: f32) -> LlmRequest {
+        LlmRequest {
+            purpose: Purpose::Act,
+            messages: vec![Message::user(text)],
+            n: 1,
+            temperature,
+            max_tokens: Some(100),
+            stop: vec!["\nObservation".into()],
+            context: serde_json::Value::Null,
+            nonce: 0,
+            tools: vec![],
+        }
+    }
+
+    fn reply(text: &str) -> LlmResponse {
+        LlmResponse {
+            completions: vec![Completion::text(text, None)],
+            usage: Usage::default(),
+            latency_ms: 0,
+            model: "m".into(),
+            simulated: false,
+            cached: false,
+        }
+    }
+
+    fn provider(recorded: &[(LlmRequest, LlmResponse)]) -> ReplayProvider {
+        let mut p = ReplayProvider {
+            model: "m".into(),
+            simulated: false,
+            replies: HashMap::new(),
+            by_prompt: HashMap::new(),
+            tools: HashMap::new(),
+            warnings: vec![],
+        };
+        for (req, rep) in recorded {
+            p.by_prompt.entry(prompt_key(req)).or_insert_with(|| req.clone());
+            p.replies.entry(req.cache_key("m")).or_default().push(rep.clone());
+        }
+        p
+    }
+
+    #[test]
+    fn a_request_asked_again_gets_the_next_recorded_reply() {
+        let r = request("Question: x", 0.0);
+        let p = provider(&[(r.clone(), reply("first")), (r.clone(), reply("second"))]);
+        assert_eq!(p.answer(&r, 0).unwrap().completions[0].text, "first");
+        assert_eq!(p.answer(&r, 1).unwrap().completions[0].text, "second");
+        let e = p.answer(&r, 2).unwrap_err();
+        assert_eq!(e.kind, CallErrorKind::NotRecorded);
+        assert!(e.message.contains("asked 3 times") && e.message.contains("answered it 2 times"), "{e}");
+    }
+
+    #[test]
+    fn a_parameter_mismatch_is_named() {
+        let p = provider(&[(request("Question: x", 0.0), reply("a"))]);
+        let e = p.answer(&request("Question: x", 0.7), 0).unwrap_err();
+        assert_eq!(e.kind, CallErrorKind::NotRecorded);
+        assert!(e.message.contains("temperature: recorded 0.0, now 0.7"), "{e}");
+        let mut more = request("Question: x", 0.0);
+        more.max_tokens = None;
+        more.n = 2;
+        let e = p.answer(&more, 0).unwrap_err();
+        assert!(
+            e.message.contains("n: recorded 1, now 2") && e.message.contains("max_tokens: recorded 100, now none"),
+            "{e}"
+        );
+        let e = p.answer(&request("Question: y", 0.0), 0).unwrap_err();
+        assert!(e.message.contains("no act request with this prompt"), "{e}");
     }
 }
