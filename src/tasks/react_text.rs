@@ -661,11 +661,15 @@ enum Py {
     Dict(Vec<(Py, Py)>),
 }
 
+/// How deeply lists, tuples and dicts may nest in a literal. ReAct's results dicts nest
+/// one level; the limit keeps a hostile or corrupt log from overflowing the stack.
+pub const MAX_LITERAL_DEPTH: usize = 64;
+
 /// Parse one Python literal: dicts, lists, tuples, strings (either quote, escapes, an
 /// `u`/`b`/`r` prefix), ints, floats, `None`, `True`, `False`, `nan`, `inf`.
 fn parse_python_literal(text: &str) -> Result<Py, String> {
     let chars: Vec<char> = text.chars().collect();
-    let mut p = PyParser { chars, pos: 0 };
+    let mut p = PyParser { chars, pos: 0, depth: 0 };
     let value = p.value()?;
     p.ws();
     if p.pos < p.chars.len() {
@@ -677,6 +681,8 @@ fn parse_python_literal(text: &str) -> Result<Py, String> {
 struct PyParser {
     chars: Vec<char>,
     pos: usize,
+    /// Containers open around the current position.
+    depth: usize,
 }
 
 impl PyParser {
@@ -699,10 +705,23 @@ impl PyParser {
 
     fn value(&mut self) -> Result<Py, String> {
         self.ws();
+        if matches!(self.peek(), Some('{' | '[' | '(')) {
+            if self.depth >= MAX_LITERAL_DEPTH {
+                return Err(format!(
+                    "nested more than {MAX_LITERAL_DEPTH} levels deep at column {} (a results dict nests one level)",
+                    self.pos + 1
+                ));
+            }
+            self.depth += 1;
+            let value = match self.peek() {
+                Some('{') => self.dict(),
+                Some('[') => self.seq(']').map(Py::List),
+                _ => self.seq(')').map(Py::List),
+            };
+            self.depth -= 1;
+            return value;
+        }
         match self.peek() {
-            Some('{') => self.dict(),
-            Some('[') => self.seq(']').map(Py::List),
-            Some('(') => self.seq(')').map(Py::List),
             Some('\'') | Some('"') => self.string().map(Py::Str),
             Some(c) if c.is_ascii_digit() || c == '-' || c == '+' || c == '.' => self.number(),
             Some(c) if c.is_ascii_alphabetic() => {

@@ -258,6 +258,30 @@ fn react_python_dict_literals() {
     assert!(parse_python_literal("{'a': nope}").unwrap_err().contains("nope"));
 }
 
+#[test]
+fn react_python_literal_depth_is_limited() {
+    // Deep enough to overflow the stack of a test thread without the limit.
+    for open in ['[', '(', '{'] {
+        let text: String = std::iter::repeat_n(open, 200_000).collect();
+        let err = parse_python_literal(&text).unwrap_err();
+        assert!(err.contains(&format!("nested more than {MAX_LITERAL_DEPTH} levels")), "{err}");
+    }
+    let ok = format!("{}1{}", "[".repeat(MAX_LITERAL_DEPTH), "]".repeat(MAX_LITERAL_DEPTH));
+    assert!(parse_python_literal(&ok).is_ok());
+    let deep = format!("{}1{}", "[".repeat(MAX_LITERAL_DEPTH + 1), "]".repeat(MAX_LITERAL_DEPTH + 1));
+    assert!(parse_python_literal(&deep).is_err());
+    // In a log: the block is skipped with a warning naming the line, the rest is read.
+    let block = "1 Claim: x.\nThought 1: t\nAction 1: Finish[SUPPORTS]\nObservation 1: done\n";
+    let text = format!(
+        "{block}{{'steps': {}1}}\n-----------\n{block}{{'steps': 1, 'answer': 'SUPPORTS', 'gt_answer': 'SUPPORTS', \
+         'question_idx': 1, 'em': 1, 'reward': 1, 'f1': 1}}\n",
+        "[".repeat(100_000)
+    );
+    let (trajectories, warnings) = read_trajectories(&text, "deep.txt");
+    assert_eq!(trajectories.len(), 1);
+    assert!(warnings.iter().any(|w| w.starts_with("deep.txt:5: results dict: nested more than")), "{warnings:?}");
+}
+
 // ---- trajectories ----
 
 #[test]
