@@ -334,7 +334,7 @@ fn check_entry(e: &LogEntry) -> Result<(), String> {
         }
         for (j, v) in s.values.iter().enumerate() {
             let verdicts = value_counts(*v).map(|(sure, likely, impossible)| sure + likely + impossible);
-            if !verdicts.is_some_and(|n| n <= MAX_SAMPLES as usize) {
+            if verdicts.is_none_or(|n| n > MAX_SAMPLES as usize) {
                 return Err(at(format!(
                     "value {v} of candidate {j} is not a sum of at most {MAX_SAMPLES} verdicts (sure 20, likely 1, \
                      impossible 0.001): not values (--method_evaluate value)"
