@@ -507,3 +507,68 @@ fn react_trajectories_keep_the_exact_action_text() {
     assert_eq!(ts[1].steps[1].action_text, "\n\nFinish[REFUTES]");
     assert_eq!(ts[2].steps[1].action_text, "look for Africa");
 }
+
+// ---- property tests: no input makes the parsers panic ----
+
+mod never_panic {
+    use super::super::*;
+    use proptest::prelude::*;
+
+    /// Text made of the pieces the parsers look for, in any order, so the generated inputs
+    /// reach deep into them (labels, brackets, quotes, dict syntax, separators, `ohh...`).
+    fn react_like() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            Just("Thought 1: ".to_string()),
+            Just("Action 2: ".to_string()),
+            Just("Observation 3: ".to_string()),
+            Just("\nAction 1: ".to_string()),
+            Just("Search[".to_string()),
+            Just("Finish[x]".to_string()),
+            Just("]".to_string()),
+            Just("(".to_string()),
+            Just("\"".to_string()),
+            Just("'".to_string()),
+            Just("\\".to_string()),
+            Just("\n".to_string()),
+            Just("-----------\n".to_string()),
+            Just("ohh... ".to_string()),
+            Just("3687 Claim: ".to_string()),
+            Just("Question: ".to_string()),
+            Just("{'steps': ".to_string()),
+            Just("{".to_string()),
+            Just("}".to_string()),
+            Just(", ".to_string()),
+            Just(": ".to_string()),
+            Just("**".to_string()),
+            Just("```".to_string()),
+            Just("é".to_string()),
+            "[0-9.e+-]{1,6}",
+            any::<String>(),
+        ];
+        prop::collection::vec(piece, 0..40).prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn react_text_readers_never_panic(text in react_like(), step in 0usize..12) {
+            let _ = parse_step(&text, step);
+            let _ = parse_step_reference(&text, step);
+            let _ = read_trajectories(&text, "prop.txt");
+        }
+
+        #[test]
+        fn python_literal_parser_never_panics(text in react_like()) {
+            let _ = parse_python_literal(&text);
+        }
+
+        #[test]
+        fn arbitrary_strings_never_panic(text in any::<String>(), step in any::<usize>()) {
+            let _ = parse_step(&text, step);
+            let _ = parse_step_reference(&text, step);
+            let _ = read_trajectories(&text, "prop.txt");
+            let _ = parse_python_literal(&text);
+        }
+    }
+}
