@@ -572,3 +572,20 @@ mod never_panic {
         }
     }
 }
+
+#[test]
+fn react_reference_replies_that_do_not_split_ask_for_the_action() {
+    // No `\nAction i: ` at all, or two of them: the ReAct code's `ohh...` bad call.
+    for reply in [" I need to search Eric Church.\n", " t\nAction 1: Search[a]\nAction 1: Search[b]"] {
+        let p = parse_step_reference(reply, 1);
+        assert!(p.ask_action, "{reply:?}");
+        assert_eq!(p.action, None);
+        assert_eq!(p.thought.as_deref(), Some(reply.trim().lines().next().unwrap()));
+    }
+    // One split, an action alone, or an empty action at the end: read as before.
+    for reply in [" t\nAction 1: Search[a]", "Action 1: Search[a]", "t\nAction 1:"] {
+        assert!(!parse_step_reference(reply, 1).ask_action, "{reply:?}");
+    }
+    // The tolerant reader never asks again.
+    assert!(!parse_step(" I need to search Eric Church.\n", 1).ask_action);
+}
