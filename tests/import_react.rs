@@ -126,7 +126,10 @@ fn the_shared_fever_log_imports_as_100_sessions_with_em_52() {
             let step = node.step.as_ref().unwrap_or_else(|| panic!("{}: node {} has no step", path.display(), node.id));
             assert_eq!(node.thought, step.text());
             assert_eq!(node.path, format!("{}{}", tree.node(node.parent.unwrap()).path, step.path_text()));
-            assert_eq!(step.is_bad_call(), node.issues.iter().any(|i| i.is_bad_call()));
+            // A bad call is a step that could not act, or (the code's `ohh...`) one whose
+            // reply did not split and whose action the model was asked for again.
+            let reasked = node.issues.iter().any(|i| i.to_string().contains("asked again for the action"));
+            assert_eq!(step.is_bad_call() || reasked, node.issues.iter().any(|i| i.is_bad_call()));
         }
         let last = rebuilt.engine.tree().nodes().max_by_key(|n| n.depth).unwrap();
         let last_line: String = last.thought.lines().last().unwrap_or("").chars().take(50).collect();
@@ -137,6 +140,69 @@ fn the_shared_fever_log_imports_as_100_sessions_with_em_52() {
         rendered += 1;
     }
     assert_eq!(rendered, 100);
+}
+
+/// The notebook's bad calls: a reply that did not split into `Thought i` and `Action i`
+/// is printed after `ohh...`, then the step made of its first line and the action a second
+/// call wrote. Each imports as that bad call followed by its step, nothing more.
+#[test]
+fn bad_calls_import_as_a_bad_call_then_the_step() {
+    let log = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/react-bad-calls.txt");
+    let text = std::fs::read_to_string(&log).unwrap();
+    let (trajectories, warnings) = thoughtscope::tasks::react_text::read_trajectories(&text, "bad.txt");
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let steps: Vec<usize> = trajectories.iter().map(|t| t.steps.len()).collect();
+    assert_eq!(steps, [2, 2], "no extra step from the bad call's own `Action 1:` lines");
+    let first = &trajectories[0].steps[0];
+    assert_eq!(first.observation, "Paramore is an American rock band from Franklin, Tennessee, formed in 2004.");
+    assert_eq!(first.bad_call, None);
+    let bad = trajectories[0].steps[1].bad_call.as_deref().unwrap();
+    assert_eq!(bad, " The observation says that the band is \"from Franklin, Tennessee\", so the claim is false.");
+    let bad = trajectories[1].steps[0].bad_call.as_deref().unwrap();
+    assert!(bad.ends_with("\nAction 1: Search[Eric Church]\nAction 1: Search[Eric Church (singer)]"), "{bad:?}");
+    assert_eq!(trajectories[1].steps[0].action_raw, "Search[Eric Church]");
+
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("imported");
+    let s = run_json(&["import", "react-text", log.to_str().unwrap(), "--out", out.to_str().unwrap(), "--json"]);
+    assert_eq!((s["sessions"].as_u64(), s["em"].as_u64()), (Some(2), Some(2)), "{s}");
+    assert_eq!(s["differences"], 0, "{s}");
+    for (name, bad_step) in [("fever-00011.jsonl", 2), ("fever-00022.jsonl", 1)] {
+        let session = Session::load(&out.join(name)).unwrap();
+        // Two calls in the bad step: the reply that did not split, then the action alone.
+        let replies: Vec<(String, bool)> = session
+            .inputs()
+            .filter_map(|(i, request)| match i {
+                Input::LlmReply(r) => {
+                    let reask = request.and_then(|q| q.context.get("reask")).is_some();
+                    Some((r.result.as_ref().unwrap().completions[0].text.clone(), reask))
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(replies.len(), 3, "{name}: {replies:?}");
+        assert!(replies[bad_step - 1].0.starts_with(" "), "{name}: the bad reply as printed: {replies:?}");
+        assert!(replies[bad_step].1, "{name}: the second call asks for the action: {replies:?}");
+        let rebuilt = replay::rebuild(&session, None, None).unwrap();
+        assert!(rebuilt.mismatches.is_empty(), "{:?}", rebuilt.mismatches);
+        let tree = rebuilt.engine.tree();
+        let nodes: Vec<_> = tree.nodes().filter(|n| n.depth > 0).collect();
+        assert_eq!(nodes.len(), 2, "{name}: two steps");
+        let bad = nodes.iter().find(|n| n.depth == bad_step).unwrap();
+        assert!(bad.issues.iter().any(|i| i.is_bad_call()), "{name}: the step records its bad call");
+        assert!(rebuilt.engine.outcome().unwrap().solved, "{name}");
+    }
+    let eric = replay::rebuild(&Session::load(&out.join("fever-00022.jsonl")).unwrap(), None, None).unwrap();
+    let path = &eric.engine.tree().nodes().max_by_key(|n| n.depth).unwrap().path;
+    assert!(
+        path.contains(
+            "Thought 1: I need to search Eric Church and see if he is a sound mixer.\nAction 1: Search[Eric Church]\n\
+             Observation 1: Kenneth Eric Church"
+        ),
+        "{path}"
+    );
+    let r = run_json(&["replay", out.to_str().unwrap(), "--headless", "--json"]);
+    assert_eq!((r["n"].as_u64(), r["em"].as_u64(), r["bad_calls"].as_u64()), (Some(2), Some(2), Some(2)), "{r}");
 }
 
 /// An imported session opened in the explorer (replay, cursor at the end), drawn at 160×50.

@@ -25,7 +25,8 @@ pub(crate) enum ImportCmd {
         /// Directory for the sessions, one per puzzle.
         #[arg(long)]
         out: Option<PathBuf>,
-        /// Re-run our tot-bfs on the log's replies and report agreement with its selections.
+        /// Re-run our tot-bfs on the log's replies and check its selections, final paths and verdicts
+        /// (exit 1 on any difference).
         #[arg(long)]
         verify: bool,
         #[arg(long)]
@@ -52,22 +53,48 @@ fn import_tot_log(file: &Path, out: Option<&Path>, verify: bool, json: bool) -> 
             }
         }
     }
+    let run = &report.run;
     if json {
         let brief = serde_json::json!({
             "puzzles": report.puzzles,
+            "puzzles_agreeing": report.puzzles_agreeing,
             "steps": report.steps,
             "steps_agreeing": report.steps_agreeing,
+            "finals_agreeing": report.finals_agreeing,
+            "verdicts_agreeing": report.verdicts_agreeing,
             "solved": report.solved,
             "solved_any": report.solved_any,
+            "prompt_tokens": report.prompt_tokens,
+            "completion_tokens": report.completion_tokens,
+            "model": run.backend,
+            "n_evaluate": run.n_evaluate,
+            "breadth": run.n_select,
+            // Through its text, so 0.7 reads 0.7 rather than the f32's 0.699999988.
+            "temperature": run.temperature.to_string().parse::<f64>().unwrap_or_default(),
             "sessions": out.map(|o| o.display().to_string()),
         });
         outln!("{brief}");
     } else {
+        let from = if run.from_file_name { "the file name" } else { "the log (run.py's defaults for the rest)" };
+        outln!(
+            "read as {} at temperature {}: propose, value with {} samples, greedy keeping {} (from {from})",
+            run.backend,
+            run.temperature,
+            run.n_evaluate,
+            run.n_select
+        );
         if let Some(o) = out {
             outln!("wrote {} sessions to {}", report.puzzles, o.display());
         }
+        outln!("tokens: {} prompt, {} completion", report.prompt_tokens, report.completion_tokens);
         if verify {
             outln!("{} of {} steps select the same candidates as the log", report.steps_agreeing, report.steps);
+            outln!(
+                "{} of {n} puzzles end on the log's final paths, {} with its verdicts",
+                report.finals_agreeing,
+                report.verdicts_agreeing,
+                n = report.puzzles
+            );
             outln!(
                 "solved_any {}/{}  solved (top-ranked) {}/{}",
                 report.solved_any,
@@ -77,8 +104,16 @@ fn import_tot_log(file: &Path, out: Option<&Path>, verify: bool, json: bool) -> 
             );
         }
     }
-    if verify && report.steps_agreeing != report.steps {
-        bail!("{} steps disagree with the log", report.steps - report.steps_agreeing);
+    if verify {
+        if let Some((c, d)) = report.first_difference() {
+            bail!(
+                "{} of {} puzzles differ from the log; the first: puzzle {} ({}): {d}",
+                report.puzzles - report.puzzles_agreeing,
+                report.puzzles,
+                c.idx,
+                c.input
+            );
+        }
     }
     Ok(())
 }

@@ -24,6 +24,9 @@ pub struct ReactStep {
     pub problem: Option<String>,
     /// Further actions the reply wrote after the first, as written: noted on the step, not taken.
     pub extra_actions: Vec<String>,
+    /// The reply did not split into a thought and an action (the ReAct code's bad call):
+    /// its first line is the thought, and the model is asked again for the action alone.
+    pub ask_action: bool,
 }
 
 /// What kind of answer a task checks.

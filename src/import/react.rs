@@ -156,7 +156,16 @@ pub fn import_trajectory(
     let answer = |request: &LlmRequest| -> Result<LlmResponse, CallError> {
         let n = request.context.get("step").and_then(serde_json::Value::as_u64).unwrap_or(0) as usize;
         step.set(n);
-        step_reply(t, n)
+        let logged = n.checked_sub(1).and_then(|i| t.steps.get(i));
+        let reask = request.context.get("reask").and_then(serde_json::Value::as_bool).unwrap_or(false);
+        // A bad call: the first reply is the text the log printed after `ohh...`, the
+        // second (the engine asks again for the action alone) the action the log shows.
+        let reply = match logged.and_then(|s| s.bad_call.as_ref().map(|b| (s, b))) {
+            Some((s, _)) if reask => Some(s.action_text.clone()),
+            Some((_, bad)) => Some(bad.clone()),
+            None => step_reply(t, n),
+        };
+        reply
             .map(recorded)
             .ok_or_else(|| CallError { kind: CallErrorKind::Import, message: format!("the log has no step {n}") })
     };

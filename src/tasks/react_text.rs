@@ -34,6 +34,10 @@ pub struct ParsedStep {
     /// Why the reply is unusable (no readable action); the message restates the format
     /// and is meant to be shown to the agent as its observation.
     pub problem: Option<String>,
+    /// [`parse_step_reference`] only: the reply did not split at `\nAction {step}: ` (the
+    /// ReAct code prints `ohh...`, takes the first line as the thought and asks the model
+    /// again for the action).
+    pub ask_action: bool,
 }
 
 /// The engine's view of a parsed step: the action as (tool, argument).
@@ -44,6 +48,7 @@ impl From<ParsedStep> for crate::engine::ReactStep {
             action: p.action.map(|a| (a.name, a.arg)),
             problem: p.problem,
             extra_actions: p.extra_actions,
+            ask_action: p.ask_action,
         }
     }
 }
@@ -329,12 +334,25 @@ pub fn parse_step_with(rules: ActionRules, reply: &str, step: usize) -> ParsedSt
 pub fn parse_step_reference(reply: &str, step: usize) -> ParsedStep {
     let text = reply.trim();
     let marker = format!("Action {step}: ");
+    let split_at = format!("\n{marker}");
+    let empty_at_end = format!("\n{}", marker.trim_end());
+    // The code's `thought, action = reply.strip().split(f"\nAction {i}: ")` fails unless
+    // the marker occurs exactly once: a bad call, whose first line is taken as the thought.
+    if !text.starts_with(&marker) && !text.ends_with(&empty_at_end) && text.matches(&split_at).count() != 1 {
+        let first = text.lines().next().unwrap_or("").trim().to_string();
+        return ParsedStep {
+            thought: non_empty(first),
+            problem: Some(format!("the reply did not split into Thought {step} and Action {step}")),
+            ask_action: true,
+            ..ParsedStep::default()
+        };
+    }
     let (thought, action) = match text.strip_prefix(&marker) {
         Some(action) => ("", action),
-        None => match text.split_once(&format!("\n{marker}")) {
+        None => match text.split_once(&split_at) {
             Some(split) => split,
             // An empty action at the very end (`Action 3:` lost its space to the strip).
-            None => (text.strip_suffix(&format!("\n{}", marker.trim_end())).unwrap_or(text), ""),
+            None => (text.strip_suffix(&empty_at_end).unwrap_or(text), ""),
         },
     };
     let thought = thought.trim();
@@ -398,6 +416,11 @@ pub struct TrajectoryStep {
     /// still have called it invalid (see the observation).
     pub action: Option<ToolCall>,
     pub observation: String,
+    /// The model's first reply in this step when it did not split into a thought and an
+    /// action: the text the ReAct code printed after `ohh...`. The step's thought is its
+    /// first line and the action came from a second call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bad_call: Option<String>,
 }
 
 /// The results dict at the end of a trajectory.
@@ -499,9 +522,41 @@ fn read_block(
     let mut question_lines = vec![question];
     let mut sections: Vec<(Label, Option<usize>, Vec<&str>)> = Vec::new();
     let mut result_at: Option<usize> = None;
-    for (pos, &(_, line)) in block.iter().enumerate().skip(body_start) {
+    // A bad call: its line number and text so far (what the code printed after `ohh...`).
+    let mut bad: Option<(usize, Vec<&str>)> = None;
+    // Bad calls by the index of the Thought section of the step they belong to.
+    let mut bad_calls: HashMap<usize, String> = HashMap::new();
+    for (pos, &(no, line)) in block.iter().enumerate().skip(body_start) {
         let trimmed = line.trim();
-        if (trimmed.starts_with("{'") || trimmed.starts_with("{\"")) && !sections.is_empty() {
+        let dict = (trimmed.starts_with("{'") || trimmed.starts_with("{\"")) && !sections.is_empty();
+        if let Some((at, lines)) = bad.as_mut() {
+            // The bad call's text runs to the step the code printed for it, whose thought
+            // is the text's first line: `Thought i: <first line>`.
+            let text = lines.join("\n");
+            let first = text.trim().lines().next().unwrap_or("").trim().to_string();
+            match label_of(line) {
+                Some((Label::Thought, _, rest)) if rest.trim() == first => {
+                    bad_calls.insert(sections.len(), text);
+                    bad = None;
+                }
+                _ if dict => {
+                    warnings.push(format!(
+                        "{source}:{at}: `ohh...` (a bad call) is not followed by `Thought i: {}`; its text is ignored",
+                        shorten(&first, 40)
+                    ));
+                    bad = None;
+                }
+                _ => {
+                    lines.push(line);
+                    continue;
+                }
+            }
+        } else if let Some(rest) = line.strip_prefix("ohh...") {
+            // `print('ohh...', thought_action)`: the reply follows one space.
+            bad = Some((no, vec![rest.strip_prefix(' ').unwrap_or(rest)]));
+            continue;
+        }
+        if dict {
             result_at = Some(pos);
             break;
         }
@@ -517,10 +572,13 @@ fn read_block(
         return Err((first_no, "no `Thought`/`Action`/`Observation` lines".to_string()));
     }
 
+    if let Some((at, _)) = bad {
+        warnings.push(format!("{source}:{at}: `ohh...` (a bad call) is not followed by its step; its text is ignored"));
+    }
     let mut steps: Vec<TrajectoryStep> = Vec::new();
     // Whether the last step has its action and its observation yet.
     let (mut has_action, mut has_observation) = (false, false);
-    for (label, n, body) in &sections {
+    for (i, (label, n, body)) in sections.iter().enumerate() {
         let text = body.join("\n").trim().to_string();
         let new_step = match label {
             Label::Thought => true,
@@ -536,6 +594,7 @@ fn read_block(
                 action_text: String::new(),
                 action: None,
                 observation: String::new(),
+                bad_call: None,
             });
             (has_action, has_observation) = (false, false);
         }
@@ -543,6 +602,7 @@ fn read_block(
         match label {
             Label::Thought => {
                 step.thought = non_empty(text);
+                step.bad_call = bad_calls.remove(&i);
             }
             Label::Action => {
                 let exact = body.join("\n");
@@ -661,11 +721,15 @@ enum Py {
     Dict(Vec<(Py, Py)>),
 }
 
+/// How deeply lists, tuples and dicts may nest in a literal. ReAct's results dicts nest
+/// one level; the limit keeps a hostile or corrupt log from overflowing the stack.
+pub const MAX_LITERAL_DEPTH: usize = 64;
+
 /// Parse one Python literal: dicts, lists, tuples, strings (either quote, escapes, an
 /// `u`/`b`/`r` prefix), ints, floats, `None`, `True`, `False`, `nan`, `inf`.
 fn parse_python_literal(text: &str) -> Result<Py, String> {
     let chars: Vec<char> = text.chars().collect();
-    let mut p = PyParser { chars, pos: 0 };
+    let mut p = PyParser { chars, pos: 0, depth: 0 };
     let value = p.value()?;
     p.ws();
     if p.pos < p.chars.len() {
@@ -677,6 +741,8 @@ fn parse_python_literal(text: &str) -> Result<Py, String> {
 struct PyParser {
     chars: Vec<char>,
     pos: usize,
+    /// Containers open around the current position.
+    depth: usize,
 }
 
 impl PyParser {
@@ -699,10 +765,23 @@ impl PyParser {
 
     fn value(&mut self) -> Result<Py, String> {
         self.ws();
+        if matches!(self.peek(), Some('{' | '[' | '(')) {
+            if self.depth >= MAX_LITERAL_DEPTH {
+                return Err(format!(
+                    "nested more than {MAX_LITERAL_DEPTH} levels deep at column {} (a results dict nests one level)",
+                    self.pos + 1
+                ));
+            }
+            self.depth += 1;
+            let value = match self.peek() {
+                Some('{') => self.dict(),
+                Some('[') => self.seq(']').map(Py::List),
+                _ => self.seq(')').map(Py::List),
+            };
+            self.depth -= 1;
+            return value;
+        }
         match self.peek() {
-            Some('{') => self.dict(),
-            Some('[') => self.seq(']').map(Py::List),
-            Some('(') => self.seq(')').map(Py::List),
             Some('\'') | Some('"') => self.string().map(Py::Str),
             Some(c) if c.is_ascii_digit() || c == '-' || c == '+' || c == '.' => self.number(),
             Some(c) if c.is_ascii_alphabetic() => {

@@ -258,6 +258,30 @@ fn react_python_dict_literals() {
     assert!(parse_python_literal("{'a': nope}").unwrap_err().contains("nope"));
 }
 
+#[test]
+fn react_python_literal_depth_is_limited() {
+    // Deep enough to overflow the stack of a test thread without the limit.
+    for open in ['[', '(', '{'] {
+        let text: String = std::iter::repeat_n(open, 200_000).collect();
+        let err = parse_python_literal(&text).unwrap_err();
+        assert!(err.contains(&format!("nested more than {MAX_LITERAL_DEPTH} levels")), "{err}");
+    }
+    let ok = format!("{}1{}", "[".repeat(MAX_LITERAL_DEPTH), "]".repeat(MAX_LITERAL_DEPTH));
+    assert!(parse_python_literal(&ok).is_ok());
+    let deep = format!("{}1{}", "[".repeat(MAX_LITERAL_DEPTH + 1), "]".repeat(MAX_LITERAL_DEPTH + 1));
+    assert!(parse_python_literal(&deep).is_err());
+    // In a log: the block is skipped with a warning naming the line, the rest is read.
+    let block = "1 Claim: x.\nThought 1: t\nAction 1: Finish[SUPPORTS]\nObservation 1: done\n";
+    let text = format!(
+        "{block}{{'steps': {}1}}\n-----------\n{block}{{'steps': 1, 'answer': 'SUPPORTS', 'gt_answer': 'SUPPORTS', \
+         'question_idx': 1, 'em': 1, 'reward': 1, 'f1': 1}}\n",
+        "[".repeat(100_000)
+    );
+    let (trajectories, warnings) = read_trajectories(&text, "deep.txt");
+    assert_eq!(trajectories.len(), 1);
+    assert!(warnings.iter().any(|w| w.starts_with("deep.txt:5: results dict: nested more than")), "{warnings:?}");
+}
+
 // ---- trajectories ----
 
 #[test]
@@ -482,4 +506,86 @@ fn react_trajectories_keep_the_exact_action_text() {
     assert_eq!(ts[0].steps[0].action_text, "Search[Nikolaj Coster-Waldau]");
     assert_eq!(ts[1].steps[1].action_text, "\n\nFinish[REFUTES]");
     assert_eq!(ts[2].steps[1].action_text, "look for Africa");
+}
+
+// ---- property tests: no input makes the parsers panic ----
+
+mod never_panic {
+    use super::super::*;
+    use proptest::prelude::*;
+
+    /// Text made of the pieces the parsers look for, in any order, so the generated inputs
+    /// reach deep into them (labels, brackets, quotes, dict syntax, separators, `ohh...`).
+    fn react_like() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            Just("Thought 1: ".to_string()),
+            Just("Action 2: ".to_string()),
+            Just("Observation 3: ".to_string()),
+            Just("\nAction 1: ".to_string()),
+            Just("Search[".to_string()),
+            Just("Finish[x]".to_string()),
+            Just("]".to_string()),
+            Just("(".to_string()),
+            Just("\"".to_string()),
+            Just("'".to_string()),
+            Just("\\".to_string()),
+            Just("\n".to_string()),
+            Just("-----------\n".to_string()),
+            Just("ohh... ".to_string()),
+            Just("3687 Claim: ".to_string()),
+            Just("Question: ".to_string()),
+            Just("{'steps': ".to_string()),
+            Just("{".to_string()),
+            Just("}".to_string()),
+            Just(", ".to_string()),
+            Just(": ".to_string()),
+            Just("**".to_string()),
+            Just("```".to_string()),
+            Just("é".to_string()),
+            "[0-9.e+-]{1,6}",
+            any::<String>(),
+        ];
+        prop::collection::vec(piece, 0..40).prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn react_text_readers_never_panic(text in react_like(), step in 0usize..12) {
+            let _ = parse_step(&text, step);
+            let _ = parse_step_reference(&text, step);
+            let _ = read_trajectories(&text, "prop.txt");
+        }
+
+        #[test]
+        fn python_literal_parser_never_panics(text in react_like()) {
+            let _ = parse_python_literal(&text);
+        }
+
+        #[test]
+        fn arbitrary_strings_never_panic(text in any::<String>(), step in any::<usize>()) {
+            let _ = parse_step(&text, step);
+            let _ = parse_step_reference(&text, step);
+            let _ = read_trajectories(&text, "prop.txt");
+            let _ = parse_python_literal(&text);
+        }
+    }
+}
+
+#[test]
+fn react_reference_replies_that_do_not_split_ask_for_the_action() {
+    // No `\nAction i: ` at all, or two of them: the ReAct code's `ohh...` bad call.
+    for reply in [" I need to search Eric Church.\n", " t\nAction 1: Search[a]\nAction 1: Search[b]"] {
+        let p = parse_step_reference(reply, 1);
+        assert!(p.ask_action, "{reply:?}");
+        assert_eq!(p.action, None);
+        assert_eq!(p.thought.as_deref(), Some(reply.trim().lines().next().unwrap()));
+    }
+    // One split, an action alone, or an empty action at the end: read as before.
+    for reply in [" t\nAction 1: Search[a]", "Action 1: Search[a]", "t\nAction 1:"] {
+        assert!(!parse_step_reference(reply, 1).ask_action, "{reply:?}");
+    }
+    // The tolerant reader never asks again.
+    assert!(!parse_step(" I need to search Eric Church.\n", 1).ask_action);
 }

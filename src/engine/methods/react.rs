@@ -69,6 +69,9 @@ pub struct React {
     acting: Option<ToolRequest>,
     /// A person's step with a thought and no action yet: the model is asked for the action.
     completing: Option<NodeId>,
+    /// The step being completed is the model's own after a reply that did not split into a
+    /// thought and an action (the ReAct code's bad call): the reply is the action alone.
+    reasking: bool,
     pub bad_calls: usize,
 }
 
@@ -81,6 +84,7 @@ impl React {
             finals: Vec::new(),
             acting: None,
             completing: None,
+            reasking: false,
             bad_calls: 0,
         }
     }
@@ -156,7 +160,11 @@ impl React {
         // a reply that restates a thought and an action is read as a whole, and a
         // native tool call is the action.
         let mut reply = reply.clone();
-        if reply.tool_calls.is_empty() && !reply.text.to_lowercase().contains("action") {
+        let reasked = std::mem::take(&mut self.reasking);
+        if reasked && reply.tool_calls.is_empty() {
+            // The ReAct code asked with a stop at the line's end: the reply is the action.
+            reply.text = format!("Action {step}: {}", reply.text.trim());
+        } else if reply.tool_calls.is_empty() && !reply.text.to_lowercase().contains("action") {
             reply.text = format!("Action {step}: {}", reply.text.trim());
         }
         let read = read_step(core, self.params, &reply, step);
@@ -192,6 +200,7 @@ impl React {
         self.finals.clear();
         self.acting = None;
         self.completing = None;
+        self.reasking = false;
         if action.is_some() {
             self.act(core, child, action, None);
             return Ok(child);
@@ -218,6 +227,46 @@ impl React {
         self.completing = Some(child);
         self.phase = Phase::Thinking;
         Ok(child)
+    }
+}
+
+impl React {
+    /// A reply that did not split into a thought and an action, as the ReAct code handles
+    /// it: a bad call; its first line is the step's thought and the model is asked again,
+    /// with `Thought i: <thought>\nAction i:` appended and a stop at the line's end, for the
+    /// action alone.
+    fn reask(&mut self, core: &mut Core, node: NodeId, step: usize, thought: Option<String>) {
+        self.bad_calls += 1;
+        let typed = Step { thought: thought.clone(), ..Step::new(step) };
+        let child = add_step(core, node, typed, Origin::Model);
+        core.tree.node_mut(child).issues.push(Issue::BadCall(format!(
+            "the reply did not split into Thought {step} and Action {step}: its first line is the thought, and the \
+             model was asked again for the action"
+        )));
+        self.tip = child;
+        let trajectory = core.tree.node(node).path.clone();
+        let thought = thought.unwrap_or_default();
+        let mut request = match step_request(core, self.params, &trajectory, step) {
+            Ok(r) => r,
+            Err(why) => {
+                core.log(why);
+                self.phase = Phase::Done;
+                return;
+            }
+        };
+        if let Some(last) = request.messages.last_mut() {
+            last.content.truncate(last.content.trim_end().len());
+            last.content.push_str(&format!(" {thought}\nAction {step}:"));
+        }
+        request.stop = vec!["\n".into()];
+        if let Some(c) = request.context.as_object_mut() {
+            c.insert("thought".into(), serde_json::Value::String(thought));
+            c.insert("reask".into(), serde_json::Value::Bool(true));
+        }
+        core.issue(child, CallKind::Act, request, false);
+        self.completing = Some(child);
+        self.reasking = true;
+        self.phase = Phase::Thinking;
     }
 }
 
@@ -270,6 +319,9 @@ impl Method for React {
         }
         let step = core.tree.node(node).depth + 1;
         let read = read_step(core, self.params, reply, step);
+        if read.ask_action {
+            return self.reask(core, node, step, read.thought);
+        }
         let mut thought = read.thought.as_deref().map(|t| t.trim().to_string());
         if thought.is_none() && read.action.is_none() {
             // Neither: the reply as it came is the thought.
@@ -285,8 +337,9 @@ impl Method for React {
 
     fn on_act_failed(&mut self, core: &mut Core, node: NodeId, message: &str) {
         if self.completing == Some(node) {
-            // A person's thought whose action the model could not write: keep the thought.
+            // A thought whose action the model could not write: keep the thought.
             self.completing = None;
+            self.reasking = false;
             core.tree.node_mut(node).issues.push(Issue::ActionFailed(message.to_string()));
             self.bad_calls += 1;
             React::observe(core, node, &format!("(the model call failed: {message})"));
@@ -331,6 +384,7 @@ impl Method for React {
         self.finals.clear();
         self.acting = None;
         self.completing = None;
+        self.reasking = false;
         self.phase = Phase::Think;
         Ok(())
     }
@@ -391,6 +445,8 @@ struct ReadStep {
     extra_actions: Vec<String>,
     /// The reply as it came, for a step that has neither thought nor action.
     raw: String,
+    /// Text mode: the reply did not split into a thought and an action (see `React::reask`).
+    ask_action: bool,
 }
 
 /// Read a reply: its first native tool call is the action and its text the thought;
@@ -422,7 +478,8 @@ fn read_step(core: &Core, params: ReactParams, reply: &Completion, step: usize) 
             }
         }
         let extra_actions = parsed.extra_actions;
-        return ReadStep { thought: parsed.thought, action, problem, notes, extra_actions, raw };
+        let ask_action = parsed.ask_action && !native;
+        return ReadStep { thought: parsed.thought, action, problem, notes, extra_actions, raw, ask_action };
     };
     // The text is the thought: as the text parser reads it (labels and a written action
     // left out), else as it is.
@@ -440,10 +497,18 @@ fn read_step(core: &Core, params: ReactParams, reply: &Completion, step: usize) 
     }
     let tools = core.task.react_tools();
     match first.to_request(&tools) {
-        Ok(action) => ReadStep { thought, action: Some(action), problem: None, notes, extra_actions: ignored, raw },
+        Ok(action) => ReadStep {
+            thought,
+            action: Some(action),
+            problem: None,
+            notes,
+            extra_actions: ignored,
+            raw,
+            ask_action: false,
+        },
         Err(detail) => {
             let problem = Some(native_problem(&detail, step, &tools));
-            ReadStep { thought, action: None, problem, notes, extra_actions: ignored, raw }
+            ReadStep { thought, action: None, problem, notes, extra_actions: ignored, raw, ask_action: false }
         }
     }
 }
