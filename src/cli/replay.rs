@@ -75,6 +75,7 @@ pub(crate) fn replay_cmd(args: ReplayArgs) -> Result<()> {
         let session = Session::load(&args.path)?;
         return tui_replay(session, args.theme, args.prompts, &args.fork);
     }
+    super::run::check_prompts_dir(args.prompts.as_deref())?;
     let directory = args.path.is_dir();
     let files = session_files(&args.path)?;
     let mut groups: Vec<Group> = Vec::new();
