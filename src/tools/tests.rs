@@ -399,3 +399,54 @@ fn wikipedia_replies_parse_in_both_format_versions() {
     );
     assert!(parse_opensearch(&json!({"q": 1})).is_err());
 }
+
+#[cfg(unix)]
+#[test]
+fn corpus_loading_reads_only_regular_files_inside_the_folder() {
+    use std::os::unix::fs::symlink;
+    let outside = tempfile::tempdir().expect("a temporary folder");
+    let secret = outside.path().join("secret.txt");
+    std::fs::write(&secret, "# Secret\n\nThe password is hunter2.\n").expect("write a test file");
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let root = dir.path().join("corpus");
+    std::fs::create_dir(&root).expect("a corpus folder");
+    let write = |name: &str, text: &str| std::fs::write(root.join(name), text).expect("write a test file");
+    write("alpha.md", "# Alpha\n\nAlpha is the first letter.\n");
+    // A link to a document in the folder is fine; links leaving it are not.
+    symlink(root.join("alpha.md"), root.join("alias.md")).expect("a symlink");
+    symlink("/proc/self/environ", root.join("environ.txt")).expect("a symlink");
+    symlink("/etc/passwd", root.join("passwd.txt")).expect("a symlink");
+    symlink(&secret, root.join("up.md")).expect("a symlink");
+    symlink("../../../../../../../../etc/hostname", root.join("dots.txt")).expect("a symlink");
+    symlink("/dev/zero", root.join("zero.txt")).expect("a symlink");
+    symlink(root.join("missing.md"), root.join("dangling.md")).expect("a symlink");
+    // A FIFO would block a reader forever; it must not even be opened.
+    let fifo = root.join("pipe.txt");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo runs");
+    assert!(made.success());
+    // Over the size cap (sparse, so the test writes nothing).
+    let big = std::fs::File::create(root.join("huge.txt")).expect("a big file");
+    big.set_len(super::corpus::MAX_DOCUMENT_BYTES + 1).expect("a sparse file");
+
+    let corpus = Corpus::load_dir(&root).expect("the folder loads");
+    // The alias duplicates Alpha (kept once); nothing else is a document.
+    assert_eq!(corpus.titles(), ["Alpha"]);
+    let w = corpus.warnings.join("\n");
+    for name in ["environ.txt", "passwd.txt", "up.md", "dots.txt", "zero.txt", "dangling.md", "pipe.txt", "huge.txt"] {
+        assert!(w.lines().any(|l| l.contains(name) && l.ends_with("skipped")), "{name} is named in a skip: {w}");
+    }
+    assert!(w.contains("outside the corpus folder"), "{w}");
+    assert!(w.contains("not a regular file"), "{w}");
+    assert!(w.contains("larger than 16 MiB"), "{w}");
+    assert!(!w.contains("hunter2") && !w.contains("root:"), "no content of an outside file is shown: {w}");
+    for (_, text) in corpus.titles().iter().map(|t| (t, corpus.page(t))) {
+        let text = text.map(|p| p.sentences.join(" ")).unwrap_or_default();
+        assert!(!text.contains("hunter2") && !text.contains("PATH="));
+    }
+    assert!(matches!(corpus.find("environ"), super::SearchOutcome::NotFound { .. }));
+
+    // The folder itself may be reached through a symlink: its files are inside it.
+    let via = dir.path().join("via");
+    symlink(&root, &via).expect("a symlink");
+    assert_eq!(Corpus::load_dir(&via).expect("loads through a link").titles(), ["Alpha"]);
+}
