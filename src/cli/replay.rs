@@ -67,11 +67,11 @@ pub(crate) fn replay_cmd(args: ReplayArgs) -> Result<()> {
     for file in &files {
         let session = Session::load(file)?;
         for w in &session.warnings {
-            eprintln!("warning: {w}");
+            safe_eprintln!("warning: {w}");
         }
         let rebuilt = replay::rebuild(&session, args.prompts.as_deref(), None)?;
         for m in &rebuilt.mismatches {
-            eprintln!("replay differs: {m}");
+            safe_eprintln!("replay differs: {m}");
         }
         mismatches += rebuilt.mismatches.len();
         let problem = Problem { index: session.header.index, input: session.header.input.clone() };
@@ -81,7 +81,7 @@ pub(crate) fn replay_cmd(args: ReplayArgs) -> Result<()> {
         r.session = Some(file.display().to_string());
         r.stopped = session.stopped().map(str::to_string);
         if single && !args.json {
-            print!("{}", rebuilt.engine.tree().render_text());
+            print!("{}", thoughtscope::safe_text::terminal_safe(&rebuilt.engine.tree().render_text()));
         }
         results.push(r);
         if first.is_none() {

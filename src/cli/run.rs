@@ -47,7 +47,7 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
     let options = TaskOptions { prompts: args.prompts.clone(), data: args.data.clone(), knowledge };
     let task = tasks::build(&task_name, &options, &mut warnings)?;
     for w in warnings {
-        eprintln!("warning: {w}");
+        safe_eprintln!("warning: {w}");
     }
     if task.problem_count() == 0 && args.input.is_none() {
         bail!("{task_name} has no questions of its own: name a data file with --data FILE (or one with --input)");
@@ -145,7 +145,7 @@ pub(crate) fn summarize(setup: &RunSetup, results: &[ProblemResult], wall_ms: u6
 
 pub(crate) fn print_summary(s: &Summary, json: bool) {
     if json {
-        println!("{}", serde_json::to_string(s).unwrap_or_default());
+        println!("{}", thoughtscope::safe_text::json_safe(&serde_json::to_string(s).unwrap_or_default()));
         return;
     }
     let label = if s.simulated { format!("{} [simulated]", s.model) } else { s.model.clone() };
@@ -153,7 +153,7 @@ pub(crate) fn print_summary(s: &Summary, json: bool) {
         Some(mode) => format!("{} (tool mode {mode})", s.method),
         None => s.method.clone(),
     };
-    println!("task {}  method {method}  provider {}  model {}", s.task, s.provider, label);
+    safe_println!("task {}  method {method}  provider {}  model {}", s.task, s.provider, label);
     println!(
         "solved {}/{} ({:.1}%)  any final path correct {}/{}",
         s.solved,
@@ -173,7 +173,7 @@ pub(crate) fn print_summary(s: &Summary, json: bool) {
     }
     if let Some(parts) = &s.answered_by {
         let parts: Vec<String> = parts.iter().map(|(part, n)| format!("{part} {n}")).collect();
-        println!("answered by {}", if parts.is_empty() { "none".to_string() } else { parts.join(", ") });
+        safe_println!("answered by {}", if parts.is_empty() { "none".to_string() } else { parts.join(", ") });
     }
     if let Some(a) = s.mean_sample_accuracy {
         println!("mean correct per sample {:.1}%  best of k {}/{}", 100.0 * a, s.solved_any, s.n);
@@ -187,7 +187,7 @@ pub(crate) fn print_summary(s: &Summary, json: bool) {
         println!("{cost}failed calls {}", s.failed_calls);
     }
     if let Some(reason) = &s.stopped {
-        println!("stopped early: {reason}");
+        safe_println!("stopped early: {reason}");
     }
 }
 
@@ -213,7 +213,7 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
             b.inc(1);
         }
         if let Some(e) = &r.error {
-            eprintln!("problem {:?} ({}): {e}", r.index, r.input);
+            safe_eprintln!("problem {:?} ({}): {e}", r.index, r.input);
         }
     }));
     if let Some(b) = bar {

@@ -104,5 +104,11 @@ pub fn draw(frame: &mut Frame, view: &View, tree_state: &mut TreeState<usize>) -
     transcript::draw(frame, view, panes[3]);
     status::draw(frame, view, status_area);
     popup::draw(frame, view, area);
+    // Text from models and files may hold bidi controls ratatui passes through: drop them.
+    for cell in frame.buffer_mut().content.iter_mut() {
+        if let Some(clean) = crate::safe_text::cell_safe(cell.symbol()) {
+            cell.set_symbol(&clean);
+        }
+    }
     panes
 }
