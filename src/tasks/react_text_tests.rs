@@ -133,6 +133,23 @@ fn react_parse_markdown_bold_and_backticks() {
 }
 
 #[test]
+fn react_parse_keeps_the_argument_as_written() {
+    // Markdown stripping stops at the brackets: `2**3` is a power, not "23".
+    for (reply, tool, arg) in [
+        ("Thought 1: Compute.\nAction 1: calculate[2**3]", "calculate", "2**3"),
+        ("**Thought 1:** Compute.\n**Action 1:** `calculate[9**9**9**9]`", "calculate", "9**9**9**9"),
+        ("Thought 1: Compute.\nAction 1: Calculate[`0x10`]", "calculate", "0x10"),
+        ("Thought 1: Compute.\nAction 1: calculate(\"2 ** 3\")", "calculate", "2 ** 3"),
+        ("Thought 1: Find it.\nAction 1: Search[**Paramore**]", "search", "Paramore"),
+    ] {
+        assert_eq!(parse_step(reply, 1).action, act(tool, arg), "{reply}");
+    }
+    let p = parse_step("Thought 1: Compute.\nAction 1: calculate[2**3]", 1);
+    let call = p.action.expect("an action");
+    assert_eq!(crate::tools::calculate::calculate(&call.arg).as_deref(), Ok("8"));
+}
+
+#[test]
 fn react_parse_space_before_bracket() {
     let p = parse_step("Thought 1: Search it.\nAction 1: Search [Nikolaj Coster-Waldau]", 1);
     assert_eq!(p.action, act("search", "Nikolaj Coster-Waldau"));

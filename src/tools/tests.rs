@@ -99,6 +99,21 @@ fn calculate_errors_are_explained() {
 }
 
 #[test]
+fn calculate_has_bounded_powers_and_never_misreads_hexadecimal() {
+    let registry = demo_registry();
+    let mut state = ToolState::default();
+    assert_eq!(run(&registry, &mut state, "calculate[2**3]").text, "8");
+    assert_eq!(run(&registry, &mut state, "calculate[2 ^ 10 / 4]").text, "256");
+    assert_eq!(run(&registry, &mut state, "calculate[0x10]").text, "16");
+    let started = std::time::Instant::now();
+    let tower = run(&registry, &mut state, "calculate[9**9**9**9]");
+    assert!(!tower.ok && tower.text.contains("too large"), "{}", tower.text);
+    assert!(started.elapsed() < std::time::Duration::from_secs(5), "a power tower is refused at once");
+    let bad_hex = run(&registry, &mut state, "calculate[0xG1]");
+    assert!(!bad_hex.ok && bad_hex.text.contains("hexadecimal"), "{}", bad_hex.text);
+}
+
+#[test]
 fn an_unknown_tool_lists_the_valid_ones() {
     let registry = demo_registry();
     let mut state = ToolState::default();
