@@ -201,3 +201,73 @@ fn a_key_in_a_thought_or_an_observation_is_never_sent_back_to_the_model() {
     }
     assert!(!contains(&out.stdout, KEY) && !contains(&out.stderr, KEY));
 }
+
+/// A ReAct model whose thoughts carry terminal escape sequences and bidi overrides.
+fn hostile_agent(seen: &Seen) -> Reply {
+    let last = seen.prompt().lines().last().unwrap_or("").to_string();
+    let step: usize = last.trim_start_matches("Thought ").trim_end_matches(':').parse().unwrap_or(0);
+    let text = match step {
+        1 => " Retitle\u{1b}]0;pwned\u{7} and clear\u{1b}[2J\u{9b}1m, then \u{202e}txt.exe\u{2066}.\nAction 1: Search[Vault]"
+            .to_string(),
+        _ => format!(" Done\u{200f}.\nAction {step}: Finish[SUPPORTS]"),
+    };
+    Reply::chat(&[&text], Some((100, 10)))
+}
+
+#[test]
+fn headless_output_escapes_control_and_bidi_characters_from_model_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("corpus");
+    std::fs::create_dir(&corpus).unwrap();
+    std::fs::write(corpus.join("vault.md"), "# Vault\nThe vault is safe.\n").unwrap();
+    let data = dir.path().join("claims.jsonl");
+    std::fs::write(&data, "{\"claim\": \"The vault is safe.\", \"label\": \"SUPPORTS\"}\n").unwrap();
+    let model = FakeServer::start(|_, seen| hostile_agent(seen));
+    let file = dir.path().join("hostile.jsonl");
+    let args = [
+        "run",
+        "--task",
+        "fever",
+        "--data",
+        data.to_str().unwrap(),
+        "--method",
+        "react",
+        "--input",
+        "The vault is safe.",
+        "--provider",
+        "openai",
+        "--base-url",
+        &model.url,
+        "--model",
+        "fake-model",
+        "--corpus",
+        corpus.to_str().unwrap(),
+        "--record",
+        file.to_str().unwrap(),
+        "--json",
+    ];
+    summary(&run(dir.path(), &args));
+    let recorded = std::fs::read_to_string(&file).unwrap();
+    assert!(recorded.contains("\u{202e}txt.exe"), "the session keeps the text as the model wrote it");
+
+    let unsafe_char = |c: char| {
+        (c.is_control() && c != '\n' && c != '\t')
+            || ('\u{202a}'..='\u{202e}').contains(&c)
+            || ('\u{2066}'..='\u{2069}').contains(&c)
+            || c == '\u{200e}'
+            || c == '\u{200f}'
+    };
+    let out = run(dir.path(), &["replay", file.to_str().unwrap(), "--headless"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8(out.stdout).expect("UTF-8 output");
+    assert!(!stdout.chars().any(unsafe_char), "raw control or bidi characters reach the terminal: {stdout:?}");
+    assert!(
+        stdout.contains("Retitle\\u{1b}]0;pwned\\u{7} and clear\\u{1b}[2J\\u{9b}1m, then \\u{202e}txt.exe\\u{2066}."),
+        "they show as visible escapes: {stdout}"
+    );
+    // The JSON summary stays valid JSON with nothing raw in it either.
+    let json = run(dir.path(), &["replay", file.to_str().unwrap(), "--headless", "--json"]);
+    let text = String::from_utf8(json.stdout).expect("UTF-8 output");
+    assert!(!text.chars().any(unsafe_char), "{text:?}");
+    summary(&Output { status: json.status, stdout: text.into_bytes(), stderr: json.stderr });
+}
