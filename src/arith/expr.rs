@@ -423,6 +423,35 @@ mod tests {
         assert!(eval_expr("2^3").is_err());
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+        /// Any text gives a value or a reason, in both syntaxes, and never panics.
+        #[test]
+        fn arbitrary_expressions_never_panic(
+            expr in proptest::prop_oneof![
+                proptest::prelude::any::<String>(),
+                "[-+*/^x0-9 .()\\[\\]{}\u{d7}\u{f7}\u{2212}]{0,60}",
+                "(0x[0-9a-fA-FgG]{0,20}|[0-9]{1,20}|\\*\\*|\\^|[-+*/()]| ){0,30}",
+            ]
+        ) {
+            let _ = eval_calc(&expr);
+            let _ = eval_expr(&expr);
+            let _ = tokenize(&expr, true, true);
+        }
+
+        /// A power of small numbers is exact or "too large", never wrong: it agrees with
+        /// checked integer arithmetic.
+        #[test]
+        fn small_powers_agree_with_integer_arithmetic(base in -20i64..20, exp in 0u32..80) {
+            let got = eval_calc(&format!("({base}) ** {exp}"));
+            match base.checked_pow(exp) {
+                Some(v) => proptest::prop_assert_eq!(got, Ok(q(v))),
+                None => proptest::prop_assert!(got.is_err_and(|e| e.contains("too large"))),
+            }
+        }
+    }
+
     #[test]
     fn eval_calc_has_powers_and_hexadecimal() {
         assert_eq!(eval_calc("2**3"), Ok(q(8)));

@@ -500,3 +500,28 @@ fn react_trajectories_keep_the_exact_action_text() {
     assert_eq!(ts[1].steps[1].action_text, "\n\nFinish[REFUTES]");
     assert_eq!(ts[2].steps[1].action_text, "look for Africa");
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+    /// Any reply reads as an action or a problem, never a panic (markdown, brackets and
+    /// unicode included); an action's argument read from `calculate[...]` keeps its `**`.
+    #[test]
+    fn arbitrary_replies_never_panic(
+        reply in proptest::prop_oneof![
+            proptest::prelude::any::<String>(),
+            "((\\*\\*)?(Thought|Action|Observation) ?[0-9]?:(\\*\\*)? ?`?[a-zA-Z]{0,8}[\\[(]?[a-z0-9 *^`\"]{0,20}[\\])]?`?\n?){0,6}",
+        ],
+        step in 1usize..5,
+    ) {
+        let p = parse_step(&reply, step);
+        proptest::prop_assert!(p.action.is_some() || p.problem.is_some());
+        let _ = parse_step_reference(&reply, step);
+    }
+
+    #[test]
+    fn a_power_in_an_action_is_kept(a in 0u32..100, b in 0u32..100) {
+        let p = parse_step(&format!("Thought 1: x\n**Action 1:** `calculate[{a}**{b}]`"), 1);
+        proptest::prop_assert_eq!(p.action, act("calculate", &format!("{a}**{b}")));
+    }
+}

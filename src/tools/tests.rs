@@ -465,3 +465,68 @@ fn corpus_loading_reads_only_regular_files_inside_the_folder() {
     symlink(&root, &via).expect("a symlink");
     assert_eq!(Corpus::load_dir(&via).expect("loads through a link").titles(), ["Alpha"]);
 }
+
+/// Arbitrary text never panics the tool argument parsers: the action reader, native
+/// tool-call inputs, the calculator, search and lookup (on the qa-demo corpus, after a
+/// search opened a page). Few cases, so it runs briefly in every `cargo test`.
+mod arbitrary_arguments {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// Strings that look like what models write: brackets, operators, digits, markdown,
+    /// unicode (bidi controls, combining marks) and arbitrary characters.
+    fn model_text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            any::<String>(),
+            "[a-zA-Z0-9 \\[\\]()*^/+\\-.,:`\"'#_=xX\u{202e}\u{301}\u{d7}\u{f7}\u{2212}]{0,80}",
+            "(calculate|search|lookup|finish|Action 1:) ?[\\[(][-+*/^x0-9 .()]{0,40}[\\])]?",
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn the_action_reader_never_panics(text in model_text()) {
+            if let Ok(call) = ToolCall::parse(&text) {
+                prop_assert!(!call.name.is_empty());
+                let _ = call.react_text();
+            }
+        }
+
+        #[test]
+        fn native_inputs_never_panic(arg in model_text(), key in "[a-z]{0,8}") {
+            let spec = SearchTool::new(Arc::new(qa_demo())).spec();
+            for input in [json!(arg), json!({ key.clone(): arg.clone() }), json!({"entity": [arg.clone()]}), json!(null)] {
+                let call = spec.call_from_input(&input);
+                prop_assert_eq!(call.name.as_str(), "search");
+            }
+        }
+
+        #[test]
+        fn the_calculator_never_panics(expr in model_text()) {
+            match calculate::calculate(&expr) {
+                Ok(value) => prop_assert!(!value.is_empty()),
+                Err(why) => prop_assert!(why.contains("calculate")),
+            }
+        }
+
+        #[test]
+        fn search_and_lookup_never_panic(entity in model_text(), keyword in model_text()) {
+            let registry = demo_registry();
+            let mut state = ToolState::default();
+            let _ = block_on(registry.call(&ToolCall::new("search", entity.clone()), &mut state));
+            let _ = block_on(registry.call(&ToolCall::new("lookup", keyword.clone()), &mut state));
+            // Lookup on a page that is surely open, twice (the cursor advances).
+            let mut opened = ToolState::default();
+            let found = block_on(registry.call(&ToolCall::new("search", "Sable Bridge"), &mut opened));
+            prop_assert!(found.ok);
+            for _ in 0..2 {
+                let _ = block_on(registry.call(&ToolCall::new("lookup", keyword.clone()), &mut opened));
+            }
+            let _ = text::split_sentences(&entity);
+            let _ = text::title_key(&keyword);
+        }
+    }
+}
