@@ -5,7 +5,8 @@
 //! * `tasks` — problems (Game of 24, ...) with prompts, parsers and checkers;
 //! * `llm` — providers (`sim`, `replay`) and the response cache;
 //! * `session` — JSONL recording, loading, replay and importers;
-//! * `runtime` — the tokio driver and headless runs.
+//! * `runtime` — the tokio driver and headless runs;
+//! * `safe_text` — text made safe for a terminal (controls and bidi escaped, secrets redacted).
 
 pub mod arith;
 pub mod config;
@@ -14,6 +15,7 @@ pub mod engine;
 pub mod import;
 pub mod llm;
 pub mod runtime;
+pub mod safe_text;
 pub mod session;
 pub mod tasks;
 pub mod tools;

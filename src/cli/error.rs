@@ -86,7 +86,8 @@ pub(crate) fn report(report: &Report) -> ExitCode {
     if broken_pipe {
         return ExitCode::SUCCESS;
     }
-    eprintln!("error: {}", one_line(report));
+    // Errors quote files and replies: escaped for the terminal, known keys redacted.
+    eprintln!("error: {}", thoughtscope::safe_text::terminal_safe(&one_line(report)));
     ExitCode::from(exit_code(report))
 }
 
@@ -100,7 +101,7 @@ pub(crate) fn clap_error(e: &clap::Error) -> ExitCode {
         let _ = e.print();
         return ExitCode::from(e.exit_code().clamp(0, 255) as u8);
     }
-    eprintln!("{}", clap_line(&e.render().to_string()));
+    eprintln!("{}", thoughtscope::safe_text::terminal_safe(&clap_line(&e.render().to_string())));
     ExitCode::from(e.exit_code().clamp(0, 255) as u8)
 }
 

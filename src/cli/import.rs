@@ -49,7 +49,7 @@ fn import_tot_log(file: &Path, out: Option<&Path>, verify: bool, json: bool) -> 
     if verify {
         for c in &report.checks {
             for d in &c.disagreements {
-                eprintln!("puzzle {} ({}): {d}", c.idx, c.input);
+                safe_eprintln!("puzzle {} ({}): {d}", c.idx, c.input);
             }
         }
     }
@@ -121,11 +121,11 @@ fn import_tot_log(file: &Path, out: Option<&Path>, verify: bool, json: bool) -> 
 fn import_react_text(file: &Path, out: &Path, json: bool) -> Result<()> {
     let report = import_react::import(file, out)?;
     for w in &report.warnings {
-        eprintln!("warning: {w}");
+        safe_eprintln!("warning: {w}");
     }
     for t in &report.trajectories {
         for d in &t.differences {
-            eprintln!("{}: {d}", t.session);
+            safe_eprintln!("{}: {d}", t.session);
         }
     }
     let n = report.sessions;

@@ -1,5 +1,20 @@
 //! The `thoughtscope` command line: the arguments, and one file per command.
 
+/// `println!` for text that may hold untrusted parts (model text, names from a session
+/// file): controls and bidi characters escaped, known secrets redacted.
+macro_rules! safe_println {
+    ($($arg:tt)*) => {
+        $crate::cli::pipe::outln!("{}", thoughtscope::safe_text::terminal_safe(&format!($($arg)*)))
+    };
+}
+
+/// `eprintln!` made safe the same way as [`safe_println`].
+macro_rules! safe_eprintln {
+    ($($arg:tt)*) => {
+        eprintln!("{}", thoughtscope::safe_text::terminal_safe(&format!($($arg)*)))
+    };
+}
+
 mod args;
 mod bench;
 pub(crate) mod error;
@@ -104,7 +119,7 @@ pub fn main(cli: Cli) -> Result<()> {
 pub(crate) fn config(explicit: Option<&Path>) -> Config {
     let (config, warnings) = Config::load(explicit);
     for w in warnings {
-        eprintln!("warning: {w}");
+        safe_eprintln!("warning: {w}");
     }
     config
 }

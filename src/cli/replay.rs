@@ -87,14 +87,14 @@ pub(crate) fn replay_cmd(args: ReplayArgs) -> Result<()> {
             Ok(loaded) => loaded,
             // One bad file in a directory does not hide the others.
             Err(e) if directory => {
-                eprintln!("warning: skipped {e}");
+                safe_eprintln!("warning: skipped {e}");
                 skipped += 1;
                 continue;
             }
             Err(e) => bail!("{e}"),
         };
         for w in session.warnings.iter().chain(&rebuilt.warnings) {
-            eprintln!("warning: {w}");
+            safe_eprintln!("warning: {w}");
         }
         if !session.complete() {
             eprintln!(
@@ -104,7 +104,7 @@ pub(crate) fn replay_cmd(args: ReplayArgs) -> Result<()> {
             );
         }
         for m in &rebuilt.mismatches {
-            eprintln!("replay differs: {m}");
+            safe_eprintln!("replay differs: {m}");
         }
         mismatches += rebuilt.mismatches.len();
         let problem = Problem { index: session.header.index, input: session.header.input.clone() };
@@ -115,7 +115,7 @@ pub(crate) fn replay_cmd(args: ReplayArgs) -> Result<()> {
         r.stopped = session.stopped().map(str::to_string);
         r.incomplete = !session.complete();
         if single && !args.json {
-            out!("{}", rebuilt.engine.tree().render_text());
+            out!("{}", thoughtscope::safe_text::terminal_safe(&rebuilt.engine.tree().render_text()));
         }
         let h = &session.header;
         let key = format!(

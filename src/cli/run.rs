@@ -98,7 +98,7 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
     let options = TaskOptions { prompts: args.prompts.clone(), data: args.data.clone(), knowledge };
     let task = tasks::build(&task_name, &options, &mut warnings)?;
     for w in warnings {
-        eprintln!("warning: {w}");
+        safe_eprintln!("warning: {w}");
     }
     if task.problem_count() == 0 && args.input.is_none() {
         usage_bail!("{task_name} has no questions of its own: name a data file with --data FILE (or one with --input)");
@@ -196,7 +196,7 @@ pub(crate) fn summarize(setup: &RunSetup, results: &[ProblemResult], wall_ms: u6
 
 pub(crate) fn print_summary(s: &Summary, json: bool) {
     if json {
-        outln!("{}", serde_json::to_string(s).unwrap_or_default());
+        outln!("{}", thoughtscope::safe_text::json_safe(&serde_json::to_string(s).unwrap_or_default()));
         return;
     }
     let label = if s.simulated { format!("{} [simulated]", s.model) } else { s.model.clone() };
@@ -204,7 +204,7 @@ pub(crate) fn print_summary(s: &Summary, json: bool) {
         Some(mode) => format!("{} (tool mode {mode})", s.method),
         None => s.method.clone(),
     };
-    outln!("task {}  method {method}  provider {}  model {}", s.task, s.provider, label);
+    safe_println!("task {}  method {method}  provider {}  model {}", s.task, s.provider, label);
     outln!(
         "solved {}/{} ({:.1}%)  any final path correct {}/{}",
         s.solved,
@@ -224,7 +224,7 @@ pub(crate) fn print_summary(s: &Summary, json: bool) {
     }
     if let Some(parts) = &s.answered_by {
         let parts: Vec<String> = parts.iter().map(|(part, n)| format!("{part} {n}")).collect();
-        outln!("answered by {}", if parts.is_empty() { "none".to_string() } else { parts.join(", ") });
+        safe_println!("answered by {}", if parts.is_empty() { "none".to_string() } else { parts.join(", ") });
     }
     if let Some(a) = s.mean_sample_accuracy {
         outln!("mean correct per sample {:.1}%  best of k {}/{}", 100.0 * a, s.solved_any, s.n);
@@ -249,7 +249,7 @@ pub(crate) fn print_summary(s: &Summary, json: bool) {
         );
     }
     if let Some(reason) = &s.stopped {
-        outln!("stopped early: {reason}");
+        safe_println!("stopped early: {reason}");
     }
 }
 
@@ -287,7 +287,8 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
             }
             if let Some(e) = &r.error {
                 let index = r.index.map(|i| format!("{i} ")).unwrap_or_default();
-                let line = format!("problem {index}({}): {e}", r.input);
+                let line =
+                    thoughtscope::safe_text::terminal_safe(&format!("problem {index}({}): {e}", r.input)).into_owned();
                 match &bar {
                     Some(b) => b.println(line),
                     None => eprintln!("{line}"),

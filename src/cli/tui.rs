@@ -45,7 +45,7 @@ pub(crate) fn open_tui(
     let rt = tokio::runtime::Runtime::new()?;
     let (app, signal) = rt.block_on(thoughtscope::tui::run(app, provider, concurrency, initial))?;
     for n in &notes {
-        eprintln!("warning: {n}");
+        safe_eprintln!("warning: {n}");
     }
     if let Some(path) = app.session_path() {
         if !app.is_replay() {

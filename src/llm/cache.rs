@@ -192,7 +192,8 @@ impl ResponseCache {
     fn write_disk(&mut self, key: &str, reply: &LlmResponse) {
         let Some(path) = self.disk_path(key) else { return };
         let entry = DiskEntry { key: key.to_string(), reply: reply.clone() };
-        let text = serde_json::to_string(&entry).unwrap_or_default();
+        // Known secret values never reach the file (a redacted key only makes a miss later).
+        let text = super::secret::redact_json_line(serde_json::to_string(&entry).unwrap_or_default());
         // Write then rename, so a reader never sees half a file.
         let tmp = path.with_extension(format!("tmp{}", std::process::id()));
         let ok = std::fs::write(&tmp, text).and_then(|_| std::fs::rename(&tmp, &path));

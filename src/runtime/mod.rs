@@ -145,7 +145,9 @@ impl Driver {
             Err(_) => CallKey { key: request.cache_key(&model), occurrence: 0, shared: false },
         };
         let cached = self.cache.lock().ok().and_then(|mut c| c.get_key(&filed.key));
-        if let Some(reply) = cached {
+        if let Some(mut reply) = cached {
+            // A disk entry written before its key was known as a secret.
+            crate::llm::secret::redact_in_place(&mut reply);
             self.ready.insert(call, Done::Llm(Ok(reply)));
             return;
         }
@@ -165,7 +167,8 @@ impl Driver {
         let sink: Option<DeltaFn> = self.deltas.clone().map(|tx| -> DeltaFn {
             Arc::new(move |sample, text: &str| {
                 // A watcher that has gone away is not an error for the call.
-                let _ = tx.send(Delta { call, sample, text: text.to_string() });
+                let text = crate::llm::secret::redact(text).into_owned();
+                let _ = tx.send(Delta { call, sample, text });
             })
         });
         let halted = Arc::clone(&self.halted);
@@ -225,6 +228,22 @@ impl Driver {
 
     fn complete(&mut self, call: u64, done: Done) {
         self.aborts.remove(&call);
+        // A known key a model echoed or a tool read goes no further: not into the engine
+        // (nor back to a model), the session or the cache.
+        let done = match done {
+            Done::Llm(Ok(mut reply)) => {
+                crate::llm::secret::redact_in_place(&mut reply);
+                Done::Llm(Ok(reply))
+            }
+            Done::Llm(Err(mut e)) => {
+                e.message = crate::llm::secret::redact(&e.message).into_owned();
+                Done::Llm(Err(e))
+            }
+            Done::Tool(mut result) => {
+                result.text = crate::llm::secret::redact(&result.text).into_owned();
+                Done::Tool(result)
+            }
+        };
         let result = match done {
             Done::Tool(result) => {
                 if self.order.contains(&call) {

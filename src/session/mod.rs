@@ -284,8 +284,9 @@ impl SessionWriter {
     fn write(&mut self, records: &[Record]) -> Result<(), SessionError> {
         let mut buf = String::new();
         for r in records {
-            // Records are plain data; serialising them cannot fail.
-            buf.push_str(&serde_json::to_string(r).unwrap_or_default());
+            // Records are plain data; serialising them cannot fail. Known secret values
+            // never reach the file.
+            buf.push_str(&crate::llm::secret::redact_json_line(serde_json::to_string(r).unwrap_or_default()));
             buf.push('\n');
         }
         self.file.write_all(buf.as_bytes()).map_err(|e| io_err(&self.path, e))?;

@@ -78,10 +78,11 @@ fn label_of(line: &str) -> Option<(Label, Option<usize>, &str)> {
     Some((label, number, rest))
 }
 
-/// A line without markdown decoration: no `**` or backticks, no leading list marker,
-/// quote marker or heading hashes.
+/// A line without markdown decoration: no `**` or backticks (outside brackets: an
+/// action's argument such as `calculate[2**3]` is kept as written), no leading list
+/// marker, quote marker or heading hashes.
 fn clean_line(line: &str) -> String {
-    let line = line.replace("**", "").replace('`', "");
+    let line = strip_emphasis_outside_brackets(line);
     let mut s = line.trim();
     loop {
         let before = s;
@@ -96,6 +97,42 @@ fn clean_line(line: &str) -> String {
         }
     }
     s.to_string()
+}
+
+/// `line` without `**` and backticks, except inside `[...]` or `(...)`.
+fn strip_emphasis_outside_brackets(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut depth = 0usize;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '[' | '(' => depth += 1,
+            ']' | ')' => depth = depth.saturating_sub(1),
+            '`' if depth == 0 => continue,
+            '*' if depth == 0 && chars.peek() == Some(&'*') => {
+                chars.next();
+                continue;
+            }
+            _ => {}
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// An argument without markdown wrapped around it (`**Paris**`, `` `Paris` ``).
+fn unwrap_emphasis(mut s: &str) -> &str {
+    loop {
+        let t = s.trim();
+        let inner = if t.len() >= 4 && t.starts_with("**") && t.ends_with("**") {
+            &t[2..t.len() - 2]
+        } else if t.len() >= 2 && t.starts_with('`') && t.ends_with('`') {
+            &t[1..t.len() - 1]
+        } else {
+            return t;
+        };
+        s = inner;
+    }
 }
 
 fn strip_quotes(s: &str) -> &str {
@@ -140,10 +177,10 @@ fn parse_call(line: &str, allow_colon: bool) -> Option<(ToolCall, bool)> {
     let whole = |after: &str| after.trim().trim_matches(|c: char| c == '.' || c == ',' || c == ';').is_empty();
     if rest.starts_with('[') {
         let (inner, after) = bracketed(rest, '[', ']')?;
-        Some((ToolCall::action(name, strip_quotes(inner)), whole(after)))
+        Some((ToolCall::action(name, strip_quotes(unwrap_emphasis(inner))), whole(after)))
     } else if rest.starts_with('(') {
         let (inner, after) = bracketed(rest, '(', ')')?;
-        let mut arg = inner.trim();
+        let mut arg = unwrap_emphasis(inner);
         // One keyword argument: `search(query="x")`.
         if let Some((key, value)) = arg.split_once('=') {
             let key = key.trim();

@@ -133,6 +133,23 @@ fn react_parse_markdown_bold_and_backticks() {
 }
 
 #[test]
+fn react_parse_keeps_the_argument_as_written() {
+    // Markdown stripping stops at the brackets: `2**3` is a power, not "23".
+    for (reply, tool, arg) in [
+        ("Thought 1: Compute.\nAction 1: calculate[2**3]", "calculate", "2**3"),
+        ("**Thought 1:** Compute.\n**Action 1:** `calculate[9**9**9**9]`", "calculate", "9**9**9**9"),
+        ("Thought 1: Compute.\nAction 1: Calculate[`0x10`]", "calculate", "0x10"),
+        ("Thought 1: Compute.\nAction 1: calculate(\"2 ** 3\")", "calculate", "2 ** 3"),
+        ("Thought 1: Find it.\nAction 1: Search[**Paramore**]", "search", "Paramore"),
+    ] {
+        assert_eq!(parse_step(reply, 1).action, act(tool, arg), "{reply}");
+    }
+    let p = parse_step("Thought 1: Compute.\nAction 1: calculate[2**3]", 1);
+    let call = p.action.expect("an action");
+    assert_eq!(crate::tools::calculate::calculate(&call.arg).as_deref(), Ok("8"));
+}
+
+#[test]
 fn react_parse_space_before_bracket() {
     let p = parse_step("Thought 1: Search it.\nAction 1: Search [Nikolaj Coster-Waldau]", 1);
     assert_eq!(p.action, act("search", "Nikolaj Coster-Waldau"));
@@ -588,4 +605,29 @@ fn react_reference_replies_that_do_not_split_ask_for_the_action() {
     }
     // The tolerant reader never asks again.
     assert!(!parse_step(" I need to search Eric Church.\n", 1).ask_action);
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+    /// Any reply reads as an action or a problem, never a panic (markdown, brackets and
+    /// unicode included); an action's argument read from `calculate[...]` keeps its `**`.
+    #[test]
+    fn arbitrary_replies_never_panic(
+        reply in proptest::prop_oneof![
+            proptest::prelude::any::<String>(),
+            "((\\*\\*)?(Thought|Action|Observation) ?[0-9]?:(\\*\\*)? ?`?[a-zA-Z]{0,8}[\\[(]?[a-z0-9 *^`\"]{0,20}[\\])]?`?\n?){0,6}",
+        ],
+        step in 1usize..5,
+    ) {
+        let p = parse_step(&reply, step);
+        proptest::prop_assert!(p.action.is_some() || p.problem.is_some());
+        let _ = parse_step_reference(&reply, step);
+    }
+
+    #[test]
+    fn a_power_in_an_action_is_kept(a in 0u32..100, b in 0u32..100) {
+        let p = parse_step(&format!("Thought 1: x\n**Action 1:** `calculate[{a}**{b}]`"), 1);
+        proptest::prop_assert_eq!(p.action, act("calculate", &format!("{a}**{b}")));
+    }
 }

@@ -1,13 +1,15 @@
-//! `calculate[expr]`: exact arithmetic over rationals (+ - * / and parentheses), with the shared
-//! expression evaluator of `crate::arith`.
+//! `calculate[expr]`: exact arithmetic over rationals (+ - * /, powers and parentheses), with the
+//! shared expression evaluator of `crate::arith` in its calculator syntax.
 
 use super::{BoxFuture, Observation, Tool, ToolSpec, ToolState};
-use crate::arith::{eval_expr, format_number, Q};
+use crate::arith::expr::eval_calc;
+use crate::arith::{format_number, Q};
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CalculateTool;
 
-const USAGE: &str = "calculate takes numbers, + - * / and parentheses, e.g. calculate[(3 + 5) * 2 / 7]";
+const USAGE: &str =
+    "calculate takes numbers, + - * /, ** (or ^) for powers and parentheses, e.g. calculate[(3 + 5) * 2 / 7]";
 
 /// The exact value of `expr` as text ("0.5", "7", "2/3 (≈ 0.666667)"), or why not.
 pub fn calculate(expr: &str) -> Result<String, String> {
@@ -15,7 +17,7 @@ pub fn calculate(expr: &str) -> Result<String, String> {
     if expr.is_empty() {
         return Err(format!("There is nothing to calculate: {USAGE}."));
     }
-    let (value, _) = eval_expr(expr).map_err(|why| format!("Could not calculate '{expr}': {why}. {USAGE}."))?;
+    let value = eval_calc(expr).map_err(|why| format!("Could not calculate '{expr}': {why}. {USAGE}."))?;
     Ok(describe(&value))
 }
 
@@ -33,7 +35,7 @@ impl Tool for CalculateTool {
     fn spec(&self) -> ToolSpec {
         ToolSpec::single(
             "calculate",
-            "evaluates an arithmetic expression exactly (+ - * / and parentheses) and returns its value",
+            "evaluates an arithmetic expression exactly (+ - * /, ** for powers, parentheses) and returns its value",
             "expression",
             "the expression, e.g. (3 + 5) * 2 / 7",
         )

@@ -55,13 +55,21 @@ impl Corpus {
     }
 
     /// Load every `.txt`, `.md` and `.jsonl` file of `dir` (not recursive), in name order.
+    ///
+    /// Only regular files inside the folder are read: a symlink is followed only when its
+    /// target (canonicalized) is a regular file inside the canonical folder, so a link to
+    /// `/proc/self/environ`, `/etc/passwd` or `../x` is skipped; FIFOs, devices and sockets
+    /// are skipped without being opened, and so is a file over [`MAX_DOCUMENT_BYTES`].
+    /// Each skip is a warning naming the file.
     pub fn load_dir(dir: &Path) -> Result<Corpus, CorpusError> {
         let folder_error = |source| CorpusError::Folder { path: dir.to_path_buf(), source };
+        let root = std::fs::canonicalize(dir).map_err(folder_error)?;
         let mut files: Vec<PathBuf> = Vec::new();
         for entry in std::fs::read_dir(dir).map_err(folder_error)? {
-            let path = entry.map_err(folder_error)?.path();
-            if path.is_file() {
-                files.push(path);
+            let entry = entry.map_err(folder_error)?;
+            let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+            if !is_dir {
+                files.push(entry.path());
             }
         }
         files.sort();
@@ -72,14 +80,10 @@ impl Corpus {
             {
                 continue;
             }
-            let text = match std::fs::read_to_string(&path) {
-                Ok(t) => t,
-                Err(e) => {
-                    corpus.warnings.push(format!("{}: cannot read: {e}", path.display()));
-                    continue;
-                }
-            };
-            corpus.load_text(&path, &text);
+            match read_confined(&root, &path) {
+                Ok(text) => corpus.load_text(&path, &text),
+                Err(why) => corpus.warnings.push(format!("{}: {why}; skipped", path.display())),
+            }
         }
         Ok(corpus)
     }
@@ -184,6 +188,41 @@ impl Corpus {
             similar: scored.into_iter().take(SIMILAR_TITLES).map(|(_, t)| t.to_string()).collect(),
         }
     }
+}
+
+/// The largest document file a corpus folder may hold (bigger ones are skipped with a warning).
+pub const MAX_DOCUMENT_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The text of `path`, a file of the canonical folder `root`, or why it is not read: it must
+/// resolve inside `root`, be a regular file (checked before opening, so a FIFO is never
+/// opened and cannot hang the load) and be at most [`MAX_DOCUMENT_BYTES`].
+fn read_confined(root: &Path, path: &Path) -> Result<String, String> {
+    use std::io::Read;
+    let real = std::fs::canonicalize(path).map_err(|e| format!("cannot resolve: {e}"))?;
+    if !real.starts_with(root) {
+        return Err(format!("a link to {}, outside the corpus folder", real.display()));
+    }
+    // `real` has no symlink left in it: this is the file itself.
+    let meta = std::fs::symlink_metadata(&real).map_err(|e| format!("cannot read: {e}"))?;
+    if !meta.file_type().is_file() {
+        return Err("not a regular file (a device, FIFO, socket or folder)".to_string());
+    }
+    let too_big = |len: u64| format!("larger than {} MiB ({len} bytes)", MAX_DOCUMENT_BYTES / (1024 * 1024));
+    if meta.len() > MAX_DOCUMENT_BYTES {
+        return Err(too_big(meta.len()));
+    }
+    let file = std::fs::File::open(&real).map_err(|e| format!("cannot read: {e}"))?;
+    // What was opened is still a regular file (not swapped since the check).
+    let opened = file.metadata().map_err(|e| format!("cannot read: {e}"))?;
+    if !opened.file_type().is_file() {
+        return Err("not a regular file (a device, FIFO, socket or folder)".to_string());
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_DOCUMENT_BYTES + 1).read_to_end(&mut bytes).map_err(|e| format!("cannot read: {e}"))?;
+    if bytes.len() as u64 > MAX_DOCUMENT_BYTES {
+        return Err(too_big(bytes.len() as u64));
+    }
+    String::from_utf8(bytes).map_err(|_| "cannot read: not UTF-8 text".to_string())
 }
 
 /// Title from a leading `# heading` line, else the file stem (underscores as spaces).

@@ -99,6 +99,21 @@ fn calculate_errors_are_explained() {
 }
 
 #[test]
+fn calculate_has_bounded_powers_and_never_misreads_hexadecimal() {
+    let registry = demo_registry();
+    let mut state = ToolState::default();
+    assert_eq!(run(&registry, &mut state, "calculate[2**3]").text, "8");
+    assert_eq!(run(&registry, &mut state, "calculate[2 ^ 10 / 4]").text, "256");
+    assert_eq!(run(&registry, &mut state, "calculate[0x10]").text, "16");
+    let started = std::time::Instant::now();
+    let tower = run(&registry, &mut state, "calculate[9**9**9**9]");
+    assert!(!tower.ok && tower.text.contains("too large"), "{}", tower.text);
+    assert!(started.elapsed() < std::time::Duration::from_secs(5), "a power tower is refused at once");
+    let bad_hex = run(&registry, &mut state, "calculate[0xG1]");
+    assert!(!bad_hex.ok && bad_hex.text.contains("hexadecimal"), "{}", bad_hex.text);
+}
+
+#[test]
 fn an_unknown_tool_lists_the_valid_ones() {
     let registry = demo_registry();
     let mut state = ToolState::default();
@@ -398,4 +413,120 @@ fn wikipedia_replies_parse_in_both_format_versions() {
         Some(vec!["X".to_string(), "Y".to_string()])
     );
     assert!(parse_opensearch(&json!({"q": 1})).is_err());
+}
+
+#[cfg(unix)]
+#[test]
+fn corpus_loading_reads_only_regular_files_inside_the_folder() {
+    use std::os::unix::fs::symlink;
+    let outside = tempfile::tempdir().expect("a temporary folder");
+    let secret = outside.path().join("secret.txt");
+    std::fs::write(&secret, "# Secret\n\nThe password is hunter2.\n").expect("write a test file");
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let root = dir.path().join("corpus");
+    std::fs::create_dir(&root).expect("a corpus folder");
+    let write = |name: &str, text: &str| std::fs::write(root.join(name), text).expect("write a test file");
+    write("alpha.md", "# Alpha\n\nAlpha is the first letter.\n");
+    // A link to a document in the folder is fine; links leaving it are not.
+    symlink(root.join("alpha.md"), root.join("alias.md")).expect("a symlink");
+    symlink("/proc/self/environ", root.join("environ.txt")).expect("a symlink");
+    symlink("/etc/passwd", root.join("passwd.txt")).expect("a symlink");
+    symlink(&secret, root.join("up.md")).expect("a symlink");
+    symlink("../../../../../../../../etc/hostname", root.join("dots.txt")).expect("a symlink");
+    symlink("/dev/zero", root.join("zero.txt")).expect("a symlink");
+    symlink(root.join("missing.md"), root.join("dangling.md")).expect("a symlink");
+    // A FIFO would block a reader forever; it must not even be opened.
+    let fifo = root.join("pipe.txt");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo runs");
+    assert!(made.success());
+    // Over the size cap (sparse, so the test writes nothing).
+    let big = std::fs::File::create(root.join("huge.txt")).expect("a big file");
+    big.set_len(super::corpus::MAX_DOCUMENT_BYTES + 1).expect("a sparse file");
+
+    let corpus = Corpus::load_dir(&root).expect("the folder loads");
+    // The alias duplicates Alpha (kept once); nothing else is a document.
+    assert_eq!(corpus.titles(), ["Alpha"]);
+    let w = corpus.warnings.join("\n");
+    for name in ["environ.txt", "passwd.txt", "up.md", "dots.txt", "zero.txt", "dangling.md", "pipe.txt", "huge.txt"] {
+        assert!(w.lines().any(|l| l.contains(name) && l.ends_with("skipped")), "{name} is named in a skip: {w}");
+    }
+    assert!(w.contains("outside the corpus folder"), "{w}");
+    assert!(w.contains("not a regular file"), "{w}");
+    assert!(w.contains("larger than 16 MiB"), "{w}");
+    assert!(!w.contains("hunter2") && !w.contains("root:"), "no content of an outside file is shown: {w}");
+    for (_, text) in corpus.titles().iter().map(|t| (t, corpus.page(t))) {
+        let text = text.map(|p| p.sentences.join(" ")).unwrap_or_default();
+        assert!(!text.contains("hunter2") && !text.contains("PATH="));
+    }
+    assert!(matches!(corpus.find("environ"), super::SearchOutcome::NotFound { .. }));
+
+    // The folder itself may be reached through a symlink: its files are inside it.
+    let via = dir.path().join("via");
+    symlink(&root, &via).expect("a symlink");
+    assert_eq!(Corpus::load_dir(&via).expect("loads through a link").titles(), ["Alpha"]);
+}
+
+/// Arbitrary text never panics the tool argument parsers: the action reader, native
+/// tool-call inputs, the calculator, search and lookup (on the qa-demo corpus, after a
+/// search opened a page). Few cases, so it runs briefly in every `cargo test`.
+mod arbitrary_arguments {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// Strings that look like what models write: brackets, operators, digits, markdown,
+    /// unicode (bidi controls, combining marks) and arbitrary characters.
+    fn model_text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            any::<String>(),
+            "[a-zA-Z0-9 \\[\\]()*^/+\\-.,:`\"'#_=xX\u{202e}\u{301}\u{d7}\u{f7}\u{2212}]{0,80}",
+            "(calculate|search|lookup|finish|Action 1:) ?[\\[(][-+*/^x0-9 .()]{0,40}[\\])]?",
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn the_action_reader_never_panics(text in model_text()) {
+            if let Ok(call) = ToolCall::parse(&text) {
+                prop_assert!(!call.name.is_empty());
+                let _ = call.react_text();
+            }
+        }
+
+        #[test]
+        fn native_inputs_never_panic(arg in model_text(), key in "[a-z]{0,8}") {
+            let spec = SearchTool::new(Arc::new(qa_demo())).spec();
+            for input in [json!(arg), json!({ key.clone(): arg.clone() }), json!({"entity": [arg.clone()]}), json!(null)] {
+                let call = spec.call_from_input(&input);
+                prop_assert_eq!(call.name.as_str(), "search");
+            }
+        }
+
+        #[test]
+        fn the_calculator_never_panics(expr in model_text()) {
+            match calculate::calculate(&expr) {
+                Ok(value) => prop_assert!(!value.is_empty()),
+                Err(why) => prop_assert!(why.contains("calculate")),
+            }
+        }
+
+        #[test]
+        fn search_and_lookup_never_panic(entity in model_text(), keyword in model_text()) {
+            let registry = demo_registry();
+            let mut state = ToolState::default();
+            let _ = block_on(registry.call(&ToolCall::new("search", entity.clone()), &mut state));
+            let _ = block_on(registry.call(&ToolCall::new("lookup", keyword.clone()), &mut state));
+            // Lookup on a page that is surely open, twice (the cursor advances).
+            let mut opened = ToolState::default();
+            let found = block_on(registry.call(&ToolCall::new("search", "Sable Bridge"), &mut opened));
+            prop_assert!(found.ok);
+            for _ in 0..2 {
+                let _ = block_on(registry.call(&ToolCall::new("lookup", keyword.clone()), &mut opened));
+            }
+            let _ = text::split_sentences(&entity);
+            let _ = text::title_key(&keyword);
+        }
+    }
 }

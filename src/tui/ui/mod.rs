@@ -107,5 +107,38 @@ pub fn draw(frame: &mut Frame, view: &View, tree_state: &mut TreeState<usize>) -
     status::draw_header(frame, view, header);
     status::draw_footer(frame, view, footer);
     popup::draw(frame, view, area);
+    clean_cells(frame.buffer_mut());
     panes
+}
+
+/// Text from models and files may hold bidi controls (U+202E...) that ratatui passes to the
+/// terminal inside a cell: drop them (and any control character) from every drawn cell.
+pub fn clean_cells(buffer: &mut ratatui::buffer::Buffer) {
+    for cell in buffer.content.iter_mut() {
+        if let Some(clean) = crate::safe_text::cell_safe(cell.symbol()) {
+            cell.set_symbol(&clean);
+        }
+    }
+}
+
+#[cfg(test)]
+mod clean_cells_tests {
+    use ratatui::buffer::Buffer;
+    use ratatui::layout::Rect;
+    use ratatui::text::Span;
+    use ratatui::widgets::Widget;
+
+    #[test]
+    fn no_bidi_or_control_character_is_left_in_a_drawn_cell() {
+        let area = Rect::new(0, 0, 40, 1);
+        let mut buffer = Buffer::empty(area);
+        // A span (as the tree and transcript draw) appends zero-width characters to a cell.
+        Span::raw("ab\u{202e}cd\u{2066}e\u{200f}f\u{1b}[2J").render(area, &mut buffer);
+        let raw: String = buffer.content.iter().map(|c| c.symbol()).collect();
+        assert!(raw.contains('\u{202e}'), "ratatui keeps the override in a cell: {raw:?}");
+        super::clean_cells(&mut buffer);
+        let drawn: String = buffer.content.iter().map(|c| c.symbol()).collect();
+        assert!(!drawn.chars().any(crate::safe_text::is_unsafe), "{drawn:?}");
+        assert!(drawn.starts_with("abcdef"), "{drawn:?}");
+    }
 }
