@@ -867,3 +867,24 @@ fn replay_of_a_fifo_or_a_device_fails_at_once() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("/dev/zero is a device"));
 }
+
+#[test]
+fn the_explorers_options_work_without_the_tui_command() {
+    // As the README writes it: the options go to the default command, the explorer, which
+    // needs a terminal (not a clap error about an unexpected argument).
+    let data = tempfile::tempdir().unwrap();
+    let out = bin()
+        .env("THOUGHTSCOPE_DATA_DIR", data.path())
+        .args(["--task", "qa-demo", "--method", "react"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("the explorer needs a terminal"), "{stderr}");
+    assert!(!stderr.contains("unexpected argument"), "{stderr}");
+    // A bad value is still named like any flag of `tui`.
+    let out = bin().env("THOUGHTSCOPE_DATA_DIR", data.path()).args(["--method", "bfs-ish"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--method"), "{stderr}");
+}

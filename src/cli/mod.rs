@@ -40,11 +40,17 @@ use replay::ReplayArgs;
 #[command(
     name = "thoughtscope",
     version,
-    about = "A terminal workbench for LLM reasoning searches (Tree of Thoughts, ReAct, ReTreVal)"
+    about = "A terminal workbench for LLM reasoning searches (Tree of Thoughts, ReAct, ReTreVal)",
+    // With no command the explorer opens, so its options work without `tui`
+    // (`thoughtscope --task qa-demo --method react`, as the README writes it).
+    args_conflicts_with_subcommands = true
 )]
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub(crate) command: Option<Cmd>,
+    /// The explorer's options, for when no command is named (the same as `tui`'s).
+    #[command(flatten)]
+    pub(crate) tui: RunArgs,
 }
 
 #[derive(Subcommand, Debug)]
@@ -111,7 +117,7 @@ pub fn main(cli: Cli) -> Result<()> {
         Some(Cmd::Tui(args)) => tui::tui_live(*args),
         Some(Cmd::Demo { which, theme }) => tui::demo(which, theme),
         Some(Cmd::RecordDemos { dir }) => thoughtscope::demos::record_all(&dir).map_err(|e| eyre!(e)),
-        None => tui::tui_live(RunArgs::default()),
+        None => tui::tui_live(cli.tui),
     }
 }
 
@@ -142,5 +148,22 @@ mod tests {
         // A negative count is still clap's error, naming the flag.
         let e = parse_from(["thoughtscope", "run", "--breadth", "-2"]).err().map(|e| e.to_string()).unwrap_or_default();
         assert!(e.contains("--breadth"), "{e}");
+    }
+
+    #[test]
+    fn the_explorers_options_work_without_the_tui_command() {
+        let cli = parse_from(["thoughtscope", "--task", "qa-demo", "--method", "react", "--range", "0..3"])
+            .expect("the default command's options parse at the top");
+        assert!(cli.command.is_none());
+        assert_eq!(cli.tui.task.as_deref(), Some("qa-demo"));
+        assert_eq!(cli.tui.range.as_deref(), Some("0..3"));
+        assert!(cli.tui.search.method.is_some());
+        let cli = parse_from(["thoughtscope", "--temperature", "-1"]).expect("negative values at the top too");
+        assert_eq!(cli.tui.search.temperature, Some(-1.0));
+        // Commands keep their own options.
+        let cli = parse_from(["thoughtscope", "tui", "--task", "qa-demo"]).expect("tui still parses");
+        assert!(matches!(cli.command, Some(Cmd::Tui(_))));
+        let cli = parse_from(["thoughtscope", "demo", "2", "--theme", "light"]).expect("demo still parses");
+        assert!(matches!(cli.command, Some(Cmd::Demo { which: Some(2), .. })));
     }
 }
