@@ -130,6 +130,14 @@ pub(crate) fn config(explicit: Option<&Path>) -> Config {
     config
 }
 
+/// The config file (`--config FILE` or the usual place), its warnings added to `notes`
+/// (the explorer shows them on screen, where stderr would be hidden).
+pub(crate) fn config_notes(explicit: Option<&Path>, notes: &mut Vec<String>) -> Config {
+    let (config, warnings) = Config::load(explicit);
+    notes.extend(warnings);
+    config
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

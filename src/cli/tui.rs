@@ -18,7 +18,7 @@ use thoughtscope::tui::app::{App, Setup as AppSetup};
 use thoughtscope::tui::settings::ui_settings;
 
 use super::args::{ForkArgs, RunArgs};
-use super::config;
+use super::config_notes;
 use super::error::{usage_bail, UserError};
 use super::pipe::{out, outln};
 use super::run::{check_prompts_dir, setup_run_with};
@@ -35,13 +35,14 @@ pub(crate) fn open_tui(
     initial: Vec<Effect>,
 ) -> Result<()> {
     if !std::io::stdout().is_terminal() {
+        for n in &notes {
+            safe_eprintln!("warning: {n}");
+        }
         bail!("the explorer needs a terminal; for scripts use `thoughtscope run ... --json` or `replay --headless`");
     }
     app.no_color = no_color();
-    if let Some(first) = notes.first() {
-        app.message =
-            Some(if notes.len() > 1 { format!("{first} (+{} more)", notes.len() - 1) } else { first.clone() });
-    }
+    // Shown in the explorer (stderr is hidden behind the full screen), and again on stderr after it.
+    app.show_problems(&notes);
     let rt = tokio::runtime::Runtime::new()?;
     let (app, signal) = rt.block_on(thoughtscope::tui::run(app, provider, concurrency, initial))?;
     for n in &notes {
@@ -60,7 +61,8 @@ pub(crate) fn open_tui(
 }
 
 pub(crate) fn tui_live(mut args: RunArgs) -> Result<()> {
-    let cfg = config(args.connect.config.as_deref());
+    let mut notes = Vec::new();
+    let cfg = config_notes(args.connect.config.as_deref(), &mut notes);
     if args.input.is_none() && args.range.is_none() {
         // Each task names the problem it opens on (Game of 24: the paper's first test puzzle).
         let name = args.task.as_deref().or(cfg.defaults.task.as_deref()).unwrap_or(tasks::default_task().name);
@@ -69,7 +71,6 @@ pub(crate) fn tui_live(mut args: RunArgs) -> Result<()> {
     }
     let (setup, problems) = setup_run_with(&args, &cfg)?;
     let Some(problem) = problems.first() else { bail!("no problem to open") };
-    let mut notes = Vec::new();
     let (keymap, themes, theme) = ui_settings(&cfg, args.theme.clone(), &mut notes).map_err(UserError::usage)?;
     let app_setup = AppSetup {
         task: Arc::clone(&setup.task),
@@ -78,7 +79,8 @@ pub(crate) fn tui_live(mut args: RunArgs) -> Result<()> {
         sessions_dir: args.record.clone().unwrap_or_else(|| data_dir().join("sessions")),
         limits: setup.limits.clone(),
     };
-    let app = App::live(app_setup, problem, keymap, themes, &theme);
+    // `--range A..B` opens them all: the next/previous problem keys move through them.
+    let app = App::live_list(app_setup, problems, keymap, themes, &theme).map_err(|e| eyre!(e))?;
     open_tui(app, Arc::clone(&setup.provider), setup.concurrency, notes, Vec::new())
 }
 
@@ -89,8 +91,8 @@ pub(crate) fn tui_replay(
     fork: &ForkArgs,
 ) -> Result<()> {
     check_prompts_dir(prompts.as_deref())?;
-    let cfg = config(fork.connect.config.as_deref());
     let mut notes: Vec<String> = session.warnings.clone();
+    let cfg = config_notes(fork.connect.config.as_deref(), &mut notes);
     let (keymap, themes, theme) = ui_settings(&cfg, theme, &mut notes).map_err(UserError::usage)?;
     let knowledge = fork.tools.knowledge(&mut notes)?;
     let options = TaskOptions { prompts: prompts.clone(), data: None, knowledge };

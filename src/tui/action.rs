@@ -77,11 +77,19 @@ pub enum Action {
     CycleTheme,
     Help,
     Quit,
+
+    // Problems and sessions.
+    /// Go to the next problem of the list (`tui --range A..B`), each its own session.
+    NextProblem,
+    /// Go to the previous problem of the list (its recorded run opens as a replay).
+    PrevProblem,
+    /// Open a demo or a recorded session, as a replay in this explorer.
+    Open,
 }
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 41] = [
+    pub const ALL: [Action; 44] = [
         Action::Step,
         Action::RunPause,
         Action::Prune,
@@ -123,6 +131,9 @@ impl Action {
         Action::CycleTheme,
         Action::Help,
         Action::Quit,
+        Action::NextProblem,
+        Action::PrevProblem,
+        Action::Open,
     ];
 
     /// The snake_case name used in keymap files.

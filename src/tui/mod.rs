@@ -123,16 +123,20 @@ pub async fn drive<B: Backend>(
     }
     let cache = Arc::new(Mutex::new(cache));
     let (delta_tx, mut deltas) = tokio::sync::mpsc::unbounded_channel();
-    let tools = app.setup.task.tools();
-    // A fork of a recorded session answers the actions the recording has from it.
-    let recorded = app
-        .replay
-        .as_ref()
-        .and_then(|r| crate::tools::recorded::RecordedTools::from_calls(r.timeline.all_tool_calls()).map(Arc::new));
-    let new_driver = || {
+    // The task's tools, and for a fork of a recorded session the actions the recording
+    // has answered; both are taken again when the app opens another session (`o`).
+    let tools_of = |app: &App| {
+        let recorded = app
+            .replay
+            .as_ref()
+            .and_then(|r| crate::tools::recorded::RecordedTools::from_calls(r.timeline.all_tool_calls()).map(Arc::new));
+        (app.setup.task.tools(), recorded)
+    };
+    let (mut tools, mut recorded) = tools_of(&app);
+    let new_driver = |tools: &Option<_>, recorded: &Option<_>| {
         let driver =
             Driver::new(Arc::clone(&provider), Arc::clone(&limit), Arc::clone(&cache)).with_deltas(delta_tx.clone());
-        match &tools {
+        match tools {
             Some(t) => {
                 driver.with_tools(crate::runtime::tools::ToolRunner::new(Arc::clone(t)).with_recorded(recorded.clone()))
             }
@@ -140,7 +144,7 @@ pub async fn drive<B: Backend>(
         }
     };
     let draw_error = |e: B::Error| std::io::Error::other(e.to_string());
-    let mut driver = new_driver();
+    let mut driver = new_driver(&tools, &recorded);
     app.reset_driver = false;
     driver.execute(&initial);
     let mut tick = tokio::time::interval(Duration::from_millis(33));
@@ -214,7 +218,13 @@ pub async fn drive<B: Backend>(
             _ = &mut quit => { app.quit = true; Vec::new() }
         };
         if app.reset_driver {
-            driver = new_driver();
+            if app.replay.is_some() {
+                // A session was opened: its task's tools and its recorded actions (a fork keeps them).
+                (tools, recorded) = tools_of(&app);
+            } else {
+                tools = app.setup.task.tools();
+            }
+            driver = new_driver(&tools, &recorded);
             app.reset_driver = false;
             busy_since = None;
             busy_before = Duration::ZERO;

@@ -1036,3 +1036,6 @@ async fn the_clock_counts_busy_time_and_messages_expire() {
     });
     assert!(ended.is_some_and(|ms| ms < 1000), "the session records busy time: {ended:?}");
 }
+
+/// Several problems in one explorer, `o` (open a session or demo), problems in the settings.
+mod problems;

@@ -63,6 +63,16 @@ impl App {
                     Vec::new()
                 }
             },
+            Some(Popup::Open(list)) => self.open_popup_key(key, list),
+            Some(Popup::Problems { lines, scroll }) => {
+                let scroll = match key.code {
+                    KeyCode::Down | KeyCode::Char('j') => scroll.saturating_add(1),
+                    KeyCode::Up | KeyCode::Char('k') => scroll.saturating_sub(1),
+                    _ => return Vec::new(),
+                };
+                self.popup = Some(Popup::Problems { lines, scroll });
+                Vec::new()
+            }
             None => Vec::new(),
         }
     }
@@ -306,6 +316,12 @@ impl App {
             }
             Action::Quit => {
                 self.quit = true;
+                Vec::new()
+            }
+            Action::NextProblem => self.move_problem(1),
+            Action::PrevProblem => self.move_problem(-1),
+            Action::Open => {
+                self.open_popup();
                 Vec::new()
             }
         }

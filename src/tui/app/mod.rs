@@ -8,7 +8,10 @@
 
 mod actions;
 mod navigation;
+mod problems;
 mod replay;
+
+pub use problems::{recorded_sessions, OpenEntry, OpenList, OpenSource, ProblemList};
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -63,9 +66,24 @@ pub enum Prompting {
 }
 
 pub enum Popup {
-    Help { scroll: u16 },
-    Edit { node: NodeId, editor: Box<TextArea<'static>> },
-    Ask { what: Prompting, editor: Box<TextArea<'static>> },
+    Help {
+        scroll: u16,
+    },
+    Edit {
+        node: NodeId,
+        editor: Box<TextArea<'static>>,
+    },
+    Ask {
+        what: Prompting,
+        editor: Box<TextArea<'static>>,
+    },
+    /// Open a demo or a recorded session (`o`).
+    Open(OpenList),
+    /// The problems found in the config and theme files, at start.
+    Problems {
+        lines: Vec<String>,
+        scroll: u16,
+    },
 }
 
 /// A session opened read-only, with a cursor over its inputs.
@@ -136,6 +154,8 @@ pub struct App {
     pub version: u64,
     /// Text streamed so far for calls still in flight: (call, sample) -> text.
     pub streaming: std::collections::BTreeMap<(u64, u32), String>,
+    /// The problems of this explorer when it holds several (`tui --range A..B`).
+    pub problems: Option<ProblemList>,
 }
 
 impl App {
@@ -166,6 +186,7 @@ impl App {
             areas: [Rect::default(); 4],
             version: 0,
             streaming: Default::default(),
+            problems: None,
         }
     }
 

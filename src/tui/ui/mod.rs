@@ -3,6 +3,7 @@
 
 mod detail;
 mod popup;
+mod problems;
 mod scores;
 pub(crate) mod status;
 mod transcript;

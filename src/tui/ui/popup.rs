@@ -9,13 +9,13 @@ use super::super::app::{Popup, Prompting};
 use super::super::theme::Slot;
 use super::View;
 
-fn centered(area: Rect, width: u16, height: u16) -> Rect {
+pub(super) fn centered(area: Rect, width: u16, height: u16) -> Rect {
     let w = width.min(area.width);
     let h = height.min(area.height);
     Rect { x: area.x + (area.width - w) / 2, y: area.y + (area.height - h) / 2, width: w, height: h }
 }
 
-fn frame_block(view: &View, title: String, hint: &str) -> Block<'static> {
+pub(super) fn frame_block(view: &View, title: String, hint: &str) -> Block<'static> {
     Block::default()
         .borders(Borders::ALL)
         .border_style(view.style(Slot::BorderFocused))
@@ -68,5 +68,7 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
             frame.render_widget(block, rect);
             frame.render_widget(&**editor, inner);
         }
+        Popup::Open(list) => super::problems::draw_open(frame, view, area, list),
+        Popup::Problems { lines, scroll } => super::problems::draw_problems(frame, view, area, lines, *scroll),
     }
 }

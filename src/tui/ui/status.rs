@@ -127,6 +127,9 @@ fn items(app: &App, d: Detail) -> (Items, Items) {
         None => format!(" {} [{input}]", h.task),
     };
     what.push((task, Slot::StatusBar));
+    if let Some(position) = app.problem_position() {
+        what.push((format!(" · {position}"), Slot::StatusBar));
+    }
     let mut how = Vec::new();
     let method = app.run.engine.view();
     let params = if d.params { method.params.clone() } else { app.header.params.method.label().to_string() };

@@ -1,0 +1,269 @@
+//! Several problems in one explorer (`tui --range A..B`), opening a session or demo
+//! from inside the app (`o`), and the problems found in the config and theme files,
+//! shown at start.
+//!
+//! Each problem of the list is its own session, recorded separately (as headless
+//! `run --record DIR` does). Leaving a problem ends its recording; coming back to it
+//! opens what was recorded as a replay (`f` forks it, `R` starts it again).
+
+use super::*;
+use crate::tasks::TaskOptions;
+
+/// The problems of this explorer and which one is open.
+pub struct ProblemList {
+    pub problems: Vec<Problem>,
+    /// The open problem (0-based).
+    pub at: usize,
+    /// The session each problem was recorded in, once visited.
+    sessions: Vec<Option<PathBuf>>,
+    /// The setup the list's runs use (a session opened with `o` brings its own).
+    setup: Setup,
+}
+
+/// Where an entry of the open popup comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OpenSource {
+    /// A bundled demo, by its index in [`crate::demos::DEMOS`].
+    Demo(usize),
+    File(PathBuf),
+}
+
+#[derive(Debug, Clone)]
+pub struct OpenEntry {
+    pub label: String,
+    pub source: OpenSource,
+}
+
+/// The open popup: the bundled demos, the recorded sessions (newest first), and a path field.
+pub struct OpenList {
+    pub entries: Vec<OpenEntry>,
+    pub selected: usize,
+    /// A path typed by hand; when not empty, enter opens it instead of the selected entry.
+    pub path: Box<TextArea<'static>>,
+}
+
+/// The session files of `dir`, newest first (unreadable entries are left out).
+pub fn recorded_sessions(dir: &Path) -> Vec<PathBuf> {
+    let Ok(read) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut files: Vec<(std::time::SystemTime, PathBuf)> = read
+        .filter_map(Result::ok)
+        .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+        .filter_map(|e| {
+            let meta = e.metadata().ok().filter(|m| m.is_file())?;
+            Some((meta.modified().unwrap_or(std::time::UNIX_EPOCH), e.path()))
+        })
+        .collect();
+    // Newest first; equal times by name, so the order is stable.
+    files.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    files.into_iter().map(|(_, p)| p).collect()
+}
+
+impl App {
+    /// A live run on the first of `problems`, the others reachable with the next/previous
+    /// problem keys; each is recorded in its own session file.
+    pub fn live_list(
+        setup: Setup,
+        problems: Vec<Problem>,
+        keymap: Keymap,
+        themes: ThemeSet,
+        theme: &str,
+    ) -> Result<App, String> {
+        let first = problems.first().cloned().ok_or("no problem to open")?;
+        let mut app = App::live(setup.clone(), &first, keymap, themes, theme);
+        if problems.len() > 1 {
+            let mut sessions = vec![None; problems.len()];
+            sessions[0] = app.session_path();
+            app.problems = Some(ProblemList { problems, at: 0, sessions, setup });
+        }
+        Ok(app)
+    }
+
+    /// "problem 2/6" for the header, when the explorer holds several problems.
+    pub fn problem_position(&self) -> Option<String> {
+        self.problems.as_ref().map(|l| format!("problem {}/{}", l.at + 1, l.problems.len()))
+    }
+
+    /// Move to the problem `step` places away in the list (1 next, -1 previous).
+    pub fn move_problem(&mut self, step: isize) -> Vec<Effect> {
+        self.touch();
+        let Some(list) = self.problems.as_ref() else {
+            self.message = Some("one problem here: open several with `thoughtscope tui --range A..B`".into());
+            return Vec::new();
+        };
+        let target = list.at as isize + step;
+        if target < 0 || target >= list.problems.len() as isize {
+            let edge = if step > 0 { "last" } else { "first" };
+            self.message = Some(format!("this is the {edge} problem ({} of {})", list.at + 1, list.problems.len()));
+            return Vec::new();
+        }
+        self.goto_problem(target as usize);
+        Vec::new()
+    }
+
+    /// Leave the open problem (its recording ends) and open problem `to` of the list:
+    /// a new live run, or the session it was recorded in if it was visited before.
+    pub fn goto_problem(&mut self, to: usize) {
+        let Some(mut list) = self.problems.take() else { return };
+        if to >= list.problems.len() {
+            self.problems = Some(list);
+            return;
+        }
+        // Remember where this problem's run went, if the open run is still one of it.
+        let here = &list.problems[list.at];
+        if self.replay.is_none() && self.header.input == here.input && self.header.index == here.index {
+            if let Some(path) = self.session_path() {
+                list.sessions[list.at] = Some(path);
+            }
+        }
+        self.finish_recording();
+        self.setup = list.setup.clone();
+        list.at = to;
+        let problem = list.problems[to].clone();
+        let recorded = list.sessions[to].clone();
+        let n = list.problems.len();
+        self.problems = Some(list);
+        let reopened =
+            recorded.map(|path| Session::load(&path).map_err(|e| e.to_string()).and_then(|s| self.open_replay(s)));
+        match reopened {
+            Some(Ok(())) => {
+                self.message = Some(format!("problem {}/{n}: as recorded (f forks it, R starts it again)", to + 1))
+            }
+            Some(Err(e)) => {
+                self.start(problem);
+                self.message =
+                    Some(format!("problem {}/{n}: a new run (the recorded one cannot be opened: {e})", to + 1));
+            }
+            None => {
+                self.start(problem);
+                if let Some(l) = self.problems.as_mut() {
+                    l.sessions[to] = self.run.writer().map(|w| w.path().to_path_buf());
+                }
+                let input = &self.header.input;
+                self.message = Some(format!("problem {}/{n}: {input}", to + 1));
+            }
+        }
+        self.touch();
+    }
+
+    /// Show `session` read-only in this app, with the cursor at its end (the open live
+    /// run's recording ends first). The app takes the session's task, so `f` and `R`
+    /// continue it.
+    pub fn open_replay(&mut self, session: Session) -> Result<(), String> {
+        let options = TaskOptions { prompts: self.setup.prompts.clone(), data: None, knowledge: None };
+        let task = session.header.build_task(&options).map_err(|e| e.to_string())?;
+        let session = Arc::new(session);
+        let timeline =
+            ReplayCursor::shared(Arc::clone(&session), self.setup.prompts.as_deref()).map_err(|e| e.to_string())?;
+        self.finish_recording();
+        let total = timeline.total();
+        let h = &session.header;
+        let engine = Engine::new(Arc::clone(timeline.task()), &h.input, h.params.clone());
+        self.setup.task = task;
+        self.setup.header = h.clone();
+        self.header = h.clone();
+        self.run = Run::new(engine, None, StopPolicy::default());
+        self.events.clear();
+        self.streaming.clear();
+        self.tree_state = TreeState::default();
+        self.collapsed.clear();
+        self.follow = true;
+        self.popup = None;
+        self.detail_scroll = 0;
+        self.transcript_scroll = 0;
+        self.reset_driver = true;
+        self.elapsed_ms = 0;
+        self.replay = Some(Replay { session, cursor: 0, total, playing: false, speed: 8.0, carry: 0.0, timeline });
+        self.seek(total);
+        Ok(())
+    }
+
+    /// The open popup's entries: the bundled demos, then the sessions folder, newest first.
+    pub fn open_entries(&self) -> Vec<OpenEntry> {
+        let mut entries: Vec<OpenEntry> = crate::demos::DEMOS
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                let note = crate::demos::load(d).ok().and_then(|s| s.header.note).unwrap_or_default();
+                let label = format!("demo {} · {} — {note}", i + 1, d.file);
+                OpenEntry { label: label.trim_end_matches([' ', '—']).to_string(), source: OpenSource::Demo(i) }
+            })
+            .collect();
+        for path in recorded_sessions(&self.setup.sessions_dir) {
+            let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+            entries.push(OpenEntry { label: name, source: OpenSource::File(path) });
+        }
+        entries
+    }
+
+    /// Open the popup listing demos and recorded sessions, with a path field.
+    pub fn open_popup(&mut self) {
+        let mut path = TextArea::default();
+        path.set_placeholder_text("or type a session file's path");
+        let list = OpenList { entries: self.open_entries(), selected: 0, path: Box::new(path) };
+        self.popup = Some(Popup::Open(list));
+        self.touch();
+    }
+
+    /// Open an entry of the popup (or a path) as a replay; a failure is the message.
+    pub fn open_source(&mut self, source: &OpenSource) -> Result<(), String> {
+        let session = match source {
+            OpenSource::Demo(i) => {
+                let demo = crate::demos::DEMOS.get(*i).ok_or_else(|| format!("there is no demo {}", i + 1))?;
+                crate::demos::load(demo)?
+            }
+            OpenSource::File(path) => Session::load(path).map_err(|e| e.to_string())?,
+        };
+        let name = session.path.display().to_string();
+        self.open_replay(session)?;
+        self.message = Some(format!("opened {name} (read-only: f forks a live run)"));
+        Ok(())
+    }
+
+    pub(super) fn open_popup_key(&mut self, key: KeyEvent, mut list: OpenList) -> Vec<Effect> {
+        let typed = list.path.lines().join("").trim().to_string();
+        match key.code {
+            KeyCode::Esc => return Vec::new(),
+            KeyCode::Up => list.selected = list.selected.saturating_sub(1),
+            KeyCode::Down => list.selected = (list.selected + 1).min(list.entries.len().saturating_sub(1)),
+            KeyCode::PageUp => list.selected = list.selected.saturating_sub(10),
+            KeyCode::PageDown => list.selected = (list.selected + 10).min(list.entries.len().saturating_sub(1)),
+            KeyCode::Enter => {
+                let source = if typed.is_empty() {
+                    list.entries.get(list.selected).map(|e| e.source.clone())
+                } else {
+                    Some(OpenSource::File(PathBuf::from(&typed)))
+                };
+                let Some(source) = source else {
+                    self.message = Some("nothing to open: type a session file's path".into());
+                    self.popup = Some(Popup::Open(list));
+                    return Vec::new();
+                };
+                if let Err(e) = self.open_source(&source) {
+                    // Stay in the popup, so the path can be corrected.
+                    self.message = Some(format!("cannot open: {e}"));
+                    self.popup = Some(Popup::Open(list));
+                }
+                return Vec::new();
+            }
+            _ => {
+                list.path.input(key);
+            }
+        }
+        self.popup = Some(Popup::Open(list));
+        Vec::new()
+    }
+
+    /// Problems found in the config, keymap and theme files: one goes to the message
+    /// line, several to a popup listing them all.
+    pub fn show_problems(&mut self, notes: &[String]) {
+        match notes {
+            [] => {}
+            [one] => self.message = Some(one.clone()),
+            many => {
+                self.message = Some(format!("{} problems in the settings (listed; esc closes)", many.len()));
+                self.popup = Some(Popup::Problems { lines: many.to_vec(), scroll: 0 });
+            }
+        }
+        self.touch();
+    }
+}
