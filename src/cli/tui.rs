@@ -48,10 +48,14 @@ pub(crate) fn open_tui(
     for n in &notes {
         safe_eprintln!("warning: {n}");
     }
+    let listed = app.list_sessions();
     if let Some(path) = app.session_path() {
-        if !app.is_replay() {
+        if !app.is_replay() && !listed.contains(&path) {
             outln!("session recorded in {}", path.display());
         }
+    }
+    for path in listed {
+        outln!("session recorded in {}", path.display());
     }
     if let Some(signal) = signal {
         eprintln!("stopped by {signal}");

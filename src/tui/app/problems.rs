@@ -18,6 +18,8 @@ pub struct ProblemList {
     sessions: Vec<Option<PathBuf>>,
     /// The setup the list's runs use (a session opened with `o` brings its own).
     setup: Setup,
+    /// A session opened with `o` is on screen, not the list's problem.
+    away: bool,
 }
 
 /// Where an entry of the open popup comes from.
@@ -73,14 +75,23 @@ impl App {
         if problems.len() > 1 {
             let mut sessions = vec![None; problems.len()];
             sessions[0] = app.session_path();
-            app.problems = Some(ProblemList { problems, at: 0, sessions, setup });
+            app.problems = Some(ProblemList { problems, at: 0, sessions, setup, away: false });
         }
         Ok(app)
     }
 
-    /// "problem 2/6" for the header, when the explorer holds several problems.
+    /// "problem 2/6" for the header, when the explorer holds several problems and shows
+    /// one of them (not a session opened with `o`).
     pub fn problem_position(&self) -> Option<String> {
-        self.problems.as_ref().map(|l| format!("problem {}/{}", l.at + 1, l.problems.len()))
+        let l = self.problems.as_ref()?;
+        let p = &l.problems[l.at];
+        let ours = !l.away && self.header.input == p.input && self.header.index == p.index;
+        ours.then(|| format!("problem {}/{}", l.at + 1, l.problems.len()))
+    }
+
+    /// The session files of the list's problems visited so far, in list order.
+    pub fn list_sessions(&self) -> Vec<PathBuf> {
+        self.problems.as_ref().map(|l| l.sessions.iter().flatten().cloned().collect()).unwrap_or_default()
     }
 
     /// Move to the problem `step` places away in the list (1 next, -1 previous).
@@ -118,6 +129,7 @@ impl App {
         self.finish_recording();
         self.setup = list.setup.clone();
         list.at = to;
+        list.away = false;
         let problem = list.problems[to].clone();
         let recorded = list.sessions[to].clone();
         let n = list.problems.len();
@@ -215,6 +227,9 @@ impl App {
         };
         let name = session.path.display().to_string();
         self.open_replay(session)?;
+        if let Some(list) = self.problems.as_mut() {
+            list.away = true;
+        }
         self.message = Some(format!("opened {name} (read-only: f forks a live run)"));
         Ok(())
     }
@@ -260,7 +275,7 @@ impl App {
             [] => {}
             [one] => self.message = Some(one.clone()),
             many => {
-                self.message = Some(format!("{} problems in the settings (listed; esc closes)", many.len()));
+                self.message = Some(format!("{} warnings about the settings files (listed; esc closes)", many.len()));
                 self.popup = Some(Popup::Problems { lines: many.to_vec(), scroll: 0 });
             }
         }

@@ -78,6 +78,16 @@ fn a_range_opens_a_problem_list_each_problem_its_own_session() {
     let run_901 = sessions.iter().find(|s| s.header.index == Some(901)).unwrap();
     assert!(run_901.complete(), "leaving a problem ends its recording");
     assert!(run_901.end().is_some_and(|(t, _)| t.llm_calls > 0));
+    assert_eq!(app.list_sessions().len(), 3, "one per problem of the list");
+
+    // A demo opened with `o` is not a problem of the list; the next key goes back to it.
+    act(&mut app, Action::Open);
+    key(&mut app, KeyCode::Enter);
+    assert!(app.is_replay());
+    assert!(!header_text(&app, 200).contains("problem 1/3"), "{}", header_text(&app, 200));
+    act(&mut app, Action::NextProblem);
+    assert_eq!(app.header.index, Some(901));
+    assert!(header_text(&app, 200).contains("problem 2/3"));
 }
 
 #[test]
@@ -162,7 +172,7 @@ fn settings_problems_show_in_the_explorer_naming_file_and_key() {
     let config_file = dir.path().join("config.toml").display().to_string();
     assert!(screen.contains(&format!("{config_file}: defaults.breadth")), "{screen}");
     assert!(screen.contains("broken.toml: slot border"), "{screen}");
-    assert!(screen.contains(&format!("{} problems in the settings", notes.len())), "{screen}");
+    assert!(screen.contains(&format!("{} warnings about the settings files", notes.len())), "{screen}");
     // A key closes it; the explorer goes on as usual.
     key(&mut app, KeyCode::Esc);
     assert!(app.popup.is_none());

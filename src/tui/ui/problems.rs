@@ -1,5 +1,5 @@
 //! The open popup (`o`: demos, recorded sessions, a path field) and the list of
-//! problems found in the settings at start.
+//! warnings about the settings files at start.
 
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -57,7 +57,7 @@ pub fn draw_problems(frame: &mut Frame, view: &View, area: Rect, lines: &[String
     let rect = centered(area, width + 2, (needed + 2).min(area.height));
     frame.render_widget(Clear, rect);
     let block =
-        frame_block(view, format!("{} problems in the settings (defaults used)", lines.len()), "esc close · ↑↓ scroll");
+        frame_block(view, format!("{} warnings about the settings files", lines.len()), "esc close · ↑↓ scroll");
     frame.render_widget(
         Paragraph::new(text)
             .style(view.style(Slot::Warning))
