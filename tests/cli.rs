@@ -888,3 +888,21 @@ fn the_explorers_options_work_without_the_tui_command() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("--method"), "{stderr}");
 }
+
+#[test]
+fn the_explorers_settings_warnings_are_kept_for_the_screen_and_printed_when_it_cannot_open() {
+    // The explorer shows them on screen; with no terminal they still reach stderr, naming file and key.
+    let config = tempfile::tempdir().unwrap();
+    std::fs::write(config.path().join("config.toml"), "[defaults]\nbreadth = \"five\"\n").unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let out = bin()
+        .env("THOUGHTSCOPE_CONFIG_DIR", config.path())
+        .env("THOUGHTSCOPE_DATA_DIR", data.path())
+        .args(["--range", "900..903"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("config.toml: defaults.breadth"), "{stderr}");
+    assert!(stderr.contains("the explorer needs a terminal"), "{stderr}");
+    assert_eq!(stderr.matches("defaults.breadth").count(), 1, "once: {stderr}");
+}
