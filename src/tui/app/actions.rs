@@ -43,8 +43,8 @@ impl App {
             }
             Some(Popup::Edit { node, mut editor }) => match key.code {
                 KeyCode::Esc => Vec::new(),
-                KeyCode::Char('s') if ctrl => self.submit_edit(node, editor.lines().join("\n")),
-                KeyCode::Enter if alt || ctrl => self.submit_edit(node, editor.lines().join("\n")),
+                KeyCode::Char('s') if ctrl => self.submit_edit(node, self.edited_text(node, editor.lines())),
+                KeyCode::Enter if alt || ctrl => self.submit_edit(node, self.edited_text(node, editor.lines())),
                 _ => {
                     editor.input(key);
                     self.popup = Some(Popup::Edit { node, editor });
@@ -65,6 +65,30 @@ impl App {
             },
             None => Vec::new(),
         }
+    }
+
+    /// The text the edit popup submits. In a ReAct step whose thought was rewritten but
+    /// whose action line was left as it was, the old action is dropped: the agent writes
+    /// the action that follows the new thought (keeping it would run the old action and
+    /// the edit would seem to do nothing). A changed action is kept and run.
+    pub(super) fn edited_text(&self, node: NodeId, lines: &[String]) -> String {
+        let text = lines.join("\n");
+        let Some(step) = &self.run.engine.tree().node(node).step else { return text };
+        let starts = |l: &str, word: &str| l.trim_start().to_lowercase().starts_with(word);
+        let is_action = |l: &str| starts(l, "action");
+        // The popup shows the thought and action lines (observations come from the tool).
+        let split = |lines: Vec<&str>| -> (String, Vec<String>) {
+            let thought: Vec<&str> =
+                lines.iter().filter(|l| !is_action(l) && !starts(l, "observation")).map(|l| l.trim()).collect();
+            let actions = lines.iter().filter(|l| is_action(l)).map(|l| l.trim().to_string()).collect();
+            (thought.join(" ").trim().to_string(), actions)
+        };
+        let (new_thought, new_actions) = split(lines.iter().map(String::as_str).collect());
+        let (old_thought, old_actions) = split(step.text().lines().collect());
+        if !new_actions.is_empty() && new_actions == old_actions && new_thought != old_thought {
+            return lines.iter().filter(|l| !is_action(l)).cloned().collect::<Vec<_>>().join("\n");
+        }
+        text
     }
 
     /// An edit from the popup (also used by tests and scripts).
@@ -175,8 +199,16 @@ impl App {
                 } else {
                     vec![thought.clone()]
                 };
+                // Soft-wrapped, so a long thought reads from its first column; the cursor
+                // waits at the end of the thought (before any action line).
+                let row = lines.iter().rposition(|l| !l.trim_start().to_lowercase().starts_with("action")).unwrap_or(0);
+                let col = lines.get(row).map_or(0, |l| l.chars().count());
                 let mut editor = TextArea::new(lines);
-                editor.move_cursor(ratatui_textarea::CursorMove::End);
+                editor.set_wrap_mode(ratatui_textarea::WrapMode::WordOrGlyph);
+                editor.move_cursor(ratatui_textarea::CursorMove::Jump(
+                    u16::try_from(row).unwrap_or(u16::MAX),
+                    u16::try_from(col).unwrap_or(u16::MAX),
+                ));
                 self.popup = Some(Popup::Edit { node, editor: Box::new(editor) });
                 Vec::new()
             }
