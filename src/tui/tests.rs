@@ -1152,3 +1152,52 @@ fn a_tree_search_edit_popup_says_the_thought_becomes_an_evaluated_sibling() {
     let screen = render(&mut app, 120, 30);
     assert!(screen.contains("Edit thought #1: becomes a new sibling, evaluated"), "{screen}");
 }
+
+/// `i` asks in the task's words, and a bad input is named as the task's input (not
+/// as the command line's `--input`).
+#[test]
+fn new_input_prompts_and_errors_speak_the_task() {
+    use crate::tasks::qa_demo::QaDemo;
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = live(dir.path(), Params::default());
+    app.handle_action(Action::NewInput);
+    let screen = render(&mut app, 80, 24);
+    assert!(screen.contains("New puzzle: a puzzle number or four numbers"), "{screen}");
+    assert!(screen.contains("e.g. 900 or 4 9 10 13"), "the examples are the placeholder: {screen}");
+    app.popup = None;
+    for (typed, message) in [
+        ("abc", "\"abc\" is not a puzzle: expected numbers separated by spaces"),
+        ("1 2", "\"1 2\" is not a puzzle: expected 4 numbers, got 2"),
+        ("99999", "there is no puzzle 99999: the list has 1362, numbered 0 to 1361"),
+        ("", "no puzzle given: type a puzzle number or four numbers"),
+    ] {
+        app.answer(Prompting::NewInput, typed);
+        assert_eq!(app.message.as_deref(), Some(message), "{typed:?}");
+    }
+
+    let task: Arc<dyn TaskSource> = Arc::new(QaDemo::new(None).unwrap());
+    let mut s = setup(dir.path(), Params { method: crate::engine::methods::react::KIND, ..Params::default() });
+    s.task = Arc::clone(&task);
+    s.header.task = "qa-demo".into();
+    let mut app = App::live(s, &task.problem(0).unwrap(), Keymap::default(), ThemeSet::default(), "dark");
+    app.handle_action(Action::NewInput);
+    let screen = render(&mut app, 80, 24);
+    assert!(screen.contains("New question: a question number or a question of your own"), "{screen}");
+    assert!(!screen.contains("puzzle"), "no Game-of-24 wording: {screen}");
+    app.popup = None;
+    select(&mut app, NodeId(0));
+    app.handle_action(Action::Edit);
+    assert_eq!(app.message.as_deref(), Some("the root is the question itself: press i for a new question"));
+    app.popup = None;
+    for (typed, message) in [
+        ("99", "there is no question 99: the list has 15, numbered 0 to 14"),
+        ("  ", "no question given: type a question number or a question of your own"),
+    ] {
+        app.answer(Prompting::NewInput, typed);
+        assert_eq!(app.message.as_deref(), Some(message), "{typed:?}");
+    }
+    app.answer(Prompting::NewInput, "3");
+    assert_eq!(app.header.index, Some(3));
+    app.answer(Prompting::NewInput, "Who founded the University of Marrowick?");
+    assert_eq!(app.header.input, "Who founded the University of Marrowick?");
+}

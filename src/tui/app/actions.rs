@@ -124,14 +124,26 @@ impl App {
         }
     }
 
+    /// A new input typed at `i`: a problem's number in the task's list, or the input
+    /// itself. Errors are worded from the task's info, for the explorer (no CLI flags).
     pub(super) fn parse_problem(&self, text: &str) -> Result<Problem, String> {
         let task = &self.setup.task;
-        if let Ok(i) = text.trim().parse::<usize>() {
-            return task.problem(i).ok_or_else(|| {
-                format!("there is no puzzle {i}: the list has {} (0..{})", task.problem_count(), task.problem_count())
-            });
+        let info = task.info();
+        let noun = info.input_noun;
+        let count = task.problem_count();
+        if text.trim().is_empty() {
+            return Err(format!("no {noun} given: type {}", info.input_hint));
         }
-        task.parse_input(text).map_err(|e| e.to_string())
+        if let Ok(i) = text.trim().parse::<usize>() {
+            if count == 0 {
+                // A task whose problems come from a data file opened without one: a number is an input.
+                return task.parse_input(text).map_err(|e| input_error(info, text, e));
+            }
+            return task
+                .problem(i)
+                .ok_or_else(|| format!("there is no {noun} {i}: the list has {count}, numbered 0 to {}", count - 1));
+        }
+        task.parse_input(text).map_err(|e| input_error(info, text, e))
     }
 
     pub fn handle_mouse(&mut self, mouse: MouseEvent) -> Vec<Effect> {
@@ -185,7 +197,8 @@ impl App {
                     return self.command(Command::Pause);
                 }
                 if node == NodeId(0) {
-                    self.message = Some("the root is the puzzle itself: press i for a new input".into());
+                    let noun = self.setup.task.info().input_noun;
+                    self.message = Some(format!("the root is the {noun} itself: press i for a new {noun}"));
                     return Vec::new();
                 }
                 let thought = &self.run.engine.tree().node(node).thought;
@@ -218,7 +231,10 @@ impl App {
             Action::Continue => self.command(Command::Continue { node }),
             Action::NewInput => {
                 let mut editor = TextArea::default();
-                editor.set_placeholder_text(self.setup.task.info().input_hint);
+                let examples = self.setup.task.info().input_examples;
+                if !examples.is_empty() {
+                    editor.set_placeholder_text(format!("e.g. {}", examples.join(" or ")));
+                }
                 self.popup = Some(Popup::Ask { what: Prompting::NewInput, editor: Box::new(editor) });
                 Vec::new()
             }
@@ -342,4 +358,21 @@ impl App {
             }
         }
     }
+}
+
+/// A task's complaint about a typed input, in the explorer's words: the command line's
+/// `bad --input "…":` becomes what was typed (shortened, so the message fits its line)
+/// and the task's noun; the task's reason says what it expected.
+fn input_error(info: &crate::engine::TaskInfo, text: &str, error: crate::tasks::TaskError) -> String {
+    let why = match error {
+        crate::tasks::TaskError::Input(_, why) => why,
+        other => other.to_string(),
+    };
+    let text = text.trim();
+    let shown = if text.chars().count() > 24 {
+        format!("{}…", text.chars().take(23).collect::<String>())
+    } else {
+        text.into()
+    };
+    format!("{shown:?} is not a {}: {why}", info.input_noun)
 }
