@@ -1151,6 +1151,10 @@ fn a_tree_search_edit_popup_says_the_thought_becomes_an_evaluated_sibling() {
     app.handle_action(Action::Edit);
     let screen = render(&mut app, 120, 30);
     assert!(screen.contains("Edit thought #1: becomes a new sibling, evaluated"), "{screen}");
+    // A screen narrower than the popup is no reason to panic.
+    for (w, h) in [(20, 6), (2, 2), (1, 1)] {
+        render(&mut app, w, h);
+    }
 }
 
 /// `i` asks in the task's words, and a bad input is named as the task's input (not

@@ -147,7 +147,7 @@ const VAGUE: &[&str] =
     &["it", "that", "this", "them", "him", "her", "there", "here", "more", "again", "something", "the answer"];
 
 /// The action a person's thought asks for, if it names what to find: a phrase after
-/// one of [`STEER_VERBS`], else the first capitalised name in it (searched). `None` when
+/// one of [`STEER_VERBS`], else the last capitalised name in it (searched). `None` when
 /// the thought names nothing (the agent then follows its own plan).
 pub(super) fn steered_action(thought: &str) -> Option<(&'static str, String)> {
     // A pasted "Thought 2:" label is not part of the thought.
@@ -197,12 +197,13 @@ fn phrase_after(rest: &str) -> String {
     phrase.trim_matches(|c: char| matches!(c, '"' | '\'' | '[' | ']' | '`')).trim().to_string()
 }
 
-/// The first run of capitalised words that is a name (not a sentence's "The" or "I").
+/// The last run of capitalised words that is a name (not a sentence's "The" or "I"):
+/// the newest thing a thought mentions ("Ilse Varga leads to Marrowick" → Marrowick).
 fn entity(text: &str) -> Option<String> {
-    let mut run: Vec<&str> = Vec::new();
-    let mut best = None;
+    let mut runs: Vec<Vec<&str>> = vec![Vec::new()];
     for raw in text.split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':' | '.' | '!' | '?' | '(' | ')')) {
         let word = raw.trim_matches(|c: char| matches!(c, '"' | '\'' | '[' | ']' | '`'));
+        let run = runs.last_mut().expect("never empty");
         let capital = word.chars().next().is_some_and(char::is_uppercase);
         if capital && !NOT_ENTITIES.contains(&word.to_lowercase().as_str()) {
             run.push(word);
@@ -210,12 +211,11 @@ fn entity(text: &str) -> Option<String> {
             // "University of Marrowick"
             run.push(word);
         } else if !run.is_empty() {
-            best = Some(run.join(" "));
-            break;
+            runs.push(Vec::new());
         }
     }
-    let name = best.or_else(|| (!run.is_empty()).then(|| run.join(" ")))?;
-    Some(name.trim_end_matches(" of").to_string())
+    let run = runs.into_iter().rev().find(|r| !r.is_empty())?;
+    Some(run.join(" ").trim_end_matches(" of").to_string())
 }
 
 #[cfg(test)]
@@ -232,6 +232,8 @@ mod tests {
             ("Let me find the University of Marrowick, then its founder.", Some(("Search", "University of Marrowick"))),
             ("Look for \"lantern\" on this page", Some(("Lookup", "lantern"))),
             ("The answer must be on the page about Petra Lund", Some(("Search", "Petra Lund"))),
+            // The model's own thought, its action deleted: the newest name, not the first.
+            ("Ilse Varga leads to Marrowick. I need to know more about Marrowick.", Some(("Search", "Marrowick"))),
             ("I am not sure what to do.", None),
             ("research is hard", None),
         ];

@@ -68,9 +68,19 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
         Popup::Edit { node, editor } => {
             let width = 76.min(area.width);
             // Tall enough for the wrapped text and a line to type on, within the screen.
-            let rows: usize =
-                editor.lines().iter().map(|l| l.chars().count().max(1).div_ceil(width as usize - 2)).sum();
-            let rect = centered(area, width, (rows as u16 + 3).clamp(5, area.height.saturating_sub(2).max(5)));
+            let rows: usize = editor
+                .lines()
+                .iter()
+                .map(|l| l.chars().count().max(1).div_ceil((width as usize).saturating_sub(2).max(1)))
+                .sum();
+            let rect = centered(
+                area,
+                width,
+                u16::try_from(rows)
+                    .unwrap_or(u16::MAX)
+                    .saturating_add(3)
+                    .clamp(5, area.height.saturating_sub(2).max(5)),
+            );
             frame.render_widget(Clear, rect);
             let block = frame_block(view, edit_title(view, *node), "ctrl-s save · esc cancel");
             let inner = block.inner(rect);
