@@ -50,8 +50,12 @@ pub struct TaskInfo {
     pub about: &'static str,
     /// What one input is called: `puzzle`, `question`, `claim`.
     pub input_noun: &'static str,
-    /// How a person writes a new input in the explorer.
+    /// How a person writes a new input in the explorer, short enough to follow "type ...":
+    /// `a puzzle number or four numbers`.
     pub input_hint: &'static str,
+    /// Inputs a person could type (a problem number first, if the task has a list): the
+    /// explorer's new-input placeholder.
+    pub input_examples: &'static [&'static str],
     /// The problem the explorer opens on when none is named.
     pub default_problem: usize,
     pub answer_kind: AnswerKind,

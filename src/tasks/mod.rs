@@ -209,6 +209,7 @@ mod tests {
             assert_eq!(task.name(), entry.info.name);
             assert_eq!(task.info(), entry.info, "{} returns its own info", entry.info.name);
             assert!(!entry.info.input_noun.is_empty() && !entry.info.input_hint.is_empty());
+            assert!(!entry.info.input_examples.is_empty(), "{} gives examples of inputs", entry.info.name);
             if entry.info.reads_data {
                 assert_eq!(task.problem_count(), 0, "no problems without --data");
             } else {

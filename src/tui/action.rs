@@ -24,7 +24,7 @@ pub enum Action {
     Reevaluate,
     /// Continue the search from the selected node only.
     Continue,
-    /// Start on a new problem (a puzzle number or the numbers themselves).
+    /// Start on a new problem (its number in the task's list, or your own input).
     NewInput,
     /// Start the same problem again from scratch.
     Restart,

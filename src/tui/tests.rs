@@ -1037,5 +1037,174 @@ async fn the_clock_counts_busy_time_and_messages_expire() {
     assert!(ended.is_some_and(|ms| ms < 1000), "the session records busy time: {ended:?}");
 }
 
+/// A live ReAct run on qa-demo, finished by the sim, with its tool runner.
+fn react_on_qa_demo(dir: &Path) -> (App, crate::runtime::tools::ToolRunner) {
+    use crate::tasks::qa_demo::QaDemo;
+    let task: Arc<dyn TaskSource> = Arc::new(QaDemo::new(None).unwrap());
+    let mut tools = crate::runtime::tools::ToolRunner::new(task.tools().unwrap());
+    let mut s = setup(dir, Params { method: crate::engine::methods::react::KIND, ..Params::default() });
+    s.task = Arc::clone(&task);
+    s.header.task = "qa-demo".into();
+    let problem = task.problem(0).unwrap();
+    let mut app = App::live(s, &problem, Keymap::default(), ThemeSet::default(), "dark");
+    let fx = app.handle_action(Action::RunPause);
+    settle_react(&mut app, fx, &mut tools);
+    assert!(app.run.engine.is_finished());
+    (app, tools)
+}
+
+/// The step a person's edit of `from` made.
+fn edited_from(app: &App, from: NodeId) -> Vec<NodeId> {
+    let tree = app.run.engine.tree();
+    tree.nodes()
+        .filter(|n| matches!(n.origin, Origin::Human { edited_from: Some(f) } if f == from))
+        .map(|n| n.id)
+        .collect()
+}
+
+/// Editing a ReAct step: the popup reads from column 0 with the text wrapped, its title
+/// says what happens to a ReAct step, the cursor moves over wrapped lines, and with
+/// `sim` the rewritten thought steers the next action (the unchanged old action line is
+/// not run again).
+#[test]
+fn a_react_edit_popup_wraps_and_the_sim_agent_follows_the_edited_thought() {
+    use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    let dir = tempfile::tempdir().unwrap();
+    let (mut app, mut tools) = react_on_qa_demo(dir.path());
+    let step2 = app.run.engine.tree().nodes().find(|n| n.depth == 2).map(|n| n.id).unwrap();
+    let old = app.run.engine.tree().node(step2).thought.clone();
+    let thought_line = old.lines().next().unwrap().to_string();
+    assert!(thought_line.chars().count() > 74, "long enough to wrap in the popup: {thought_line}");
+    select(&mut app, step2);
+    app.handle_action(Action::Edit);
+    let screen = render(&mut app, 80, 24);
+    assert!(screen.contains("Edit step 2: the agent continues from your thought"), "{screen}");
+    assert!(!screen.contains("evaluated"), "a ReAct step is not evaluated: {screen}");
+    assert!(screen.contains("│Thought 2: "), "the popup starts at column 0: {screen}");
+    let last_word = thought_line.split_whitespace().last().unwrap();
+    assert!(screen.contains(&format!("│{last_word}")), "the thought wraps onto a second line: {screen}");
+    assert!(screen.contains("│Action 2: "), "{screen}");
+
+    // The cursor waits at the end of the thought and moves over the wrapped lines.
+    let key = |code| KeyEvent::new(code, KeyModifiers::NONE);
+    let cursor = |app: &App| match &app.popup {
+        Some(super::app::Popup::Edit { editor, .. }) => editor.cursor(),
+        _ => panic!("the edit popup is open"),
+    };
+    let end = thought_line.chars().count();
+    assert_eq!(cursor(&app), (0, end));
+    app.handle_key(key(KeyCode::Down));
+    assert_eq!(cursor(&app).0, 1, "down to the action line");
+    app.handle_key(key(KeyCode::Up));
+    assert_eq!(cursor(&app).0, 0, "up to the thought's wrapped second line");
+    app.handle_key(key(KeyCode::Up));
+    assert_eq!(cursor(&app).0, 0, "up to its first line");
+    assert!(cursor(&app).1 < end - last_word.len(), "on the first screen line: {:?}", cursor(&app));
+    app.handle_key(key(KeyCode::End));
+    assert_eq!(cursor(&app), (0, end));
+
+    // Rewrite the thought, leave the action line: the agent writes the action for it.
+    for _ in 0..end - "Thought 2: ".len() {
+        app.handle_key(key(KeyCode::Backspace));
+    }
+    for c in "look up flows".chars() {
+        app.handle_key(key(KeyCode::Char(c)));
+    }
+    let fx = app.handle_key(KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL));
+    settle_react(&mut app, fx, &mut tools);
+    let new = edited_from(&app, step2);
+    assert_eq!(new.len(), 1, "one edit");
+    let thought = &app.run.engine.tree().node(new[0]).thought;
+    assert!(thought.starts_with("Thought 2: look up flows\nAction 2: Lookup[flows]\nObservation 2: "), "{thought}");
+
+    // A thought that names an entity: the next action searches it.
+    let fx = app.submit_edit(step2, "Thought 2: The answer is about the Tessel River, I think.".into());
+    settle_react(&mut app, fx, &mut tools);
+    let new = edited_from(&app, step2);
+    assert_eq!(new.len(), 2);
+    let step = app.run.engine.tree().node(new[1]).step.clone().unwrap();
+    assert_eq!(
+        step.action,
+        Some(crate::engine::ToolRequest { name: "search".into(), arg: "Tessel River".into() }),
+        "the edit steered the agent"
+    );
+    assert!(step.observation.unwrap_or_default().contains("Tessel River is the longest river"));
+
+    // Saved unchanged, the step keeps its action (only a rewritten thought drops it).
+    select(&mut app, step2);
+    app.handle_action(Action::Edit);
+    let fx = app.handle_key(KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL));
+    settle_react(&mut app, fx, &mut tools);
+    let new = edited_from(&app, step2);
+    assert_eq!(new.len(), 3);
+    let again = app.run.engine.tree().node(new[2]).step.clone().unwrap();
+    assert_eq!(again.action, app.run.engine.tree().node(step2).step.as_ref().unwrap().action);
+}
+
+/// A tree search's edit popup says the edit becomes a sibling and is evaluated.
+#[test]
+fn a_tree_search_edit_popup_says_the_thought_becomes_an_evaluated_sibling() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = live(dir.path(), Params::default());
+    act(&mut app, Action::Step);
+    select(&mut app, NodeId(1));
+    app.handle_action(Action::Edit);
+    let screen = render(&mut app, 120, 30);
+    assert!(screen.contains("Edit thought #1: becomes a new sibling, evaluated"), "{screen}");
+    // A screen narrower than the popup is no reason to panic.
+    for (w, h) in [(20, 6), (2, 2), (1, 1)] {
+        render(&mut app, w, h);
+    }
+}
+
+/// `i` asks in the task's words, and a bad input is named as the task's input (not
+/// as the command line's `--input`).
+#[test]
+fn new_input_prompts_and_errors_speak_the_task() {
+    use crate::tasks::qa_demo::QaDemo;
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = live(dir.path(), Params::default());
+    app.handle_action(Action::NewInput);
+    let screen = render(&mut app, 80, 24);
+    assert!(screen.contains("New puzzle: a puzzle number or four numbers"), "{screen}");
+    assert!(screen.contains("e.g. 900 or 4 9 10 13"), "the examples are the placeholder: {screen}");
+    app.popup = None;
+    for (typed, message) in [
+        ("abc", "\"abc\" is not a puzzle: expected numbers separated by spaces"),
+        ("1 2", "\"1 2\" is not a puzzle: expected 4 numbers, got 2"),
+        ("99999", "there is no puzzle 99999: the list has 1362, numbered 0 to 1361"),
+        ("", "no puzzle given: type a puzzle number or four numbers"),
+    ] {
+        app.answer(Prompting::NewInput, typed);
+        assert_eq!(app.message.as_deref(), Some(message), "{typed:?}");
+    }
+
+    let task: Arc<dyn TaskSource> = Arc::new(QaDemo::new(None).unwrap());
+    let mut s = setup(dir.path(), Params { method: crate::engine::methods::react::KIND, ..Params::default() });
+    s.task = Arc::clone(&task);
+    s.header.task = "qa-demo".into();
+    let mut app = App::live(s, &task.problem(0).unwrap(), Keymap::default(), ThemeSet::default(), "dark");
+    app.handle_action(Action::NewInput);
+    let screen = render(&mut app, 80, 24);
+    assert!(screen.contains("New question: a question number or a question of your own"), "{screen}");
+    assert!(!screen.contains("puzzle"), "no Game-of-24 wording: {screen}");
+    app.popup = None;
+    select(&mut app, NodeId(0));
+    app.handle_action(Action::Edit);
+    assert_eq!(app.message.as_deref(), Some("the root is the question itself: press i for a new question"));
+    app.popup = None;
+    for (typed, message) in [
+        ("99", "there is no question 99: the list has 15, numbered 0 to 14"),
+        ("  ", "no question given: type a question number or a question of your own"),
+    ] {
+        app.answer(Prompting::NewInput, typed);
+        assert_eq!(app.message.as_deref(), Some(message), "{typed:?}");
+    }
+    app.answer(Prompting::NewInput, "3");
+    assert_eq!(app.header.index, Some(3));
+    app.answer(Prompting::NewInput, "Who founded the University of Marrowick?");
+    assert_eq!(app.header.input, "Who founded the University of Marrowick?");
+}
+
 /// Several problems in one explorer, `o` (open a session or demo), problems in the settings.
 mod problems;

@@ -5,6 +5,11 @@
 //! io) it can only guess from its "memory", and is usually wrong: on some questions
 //! always with the same wrong entity (so CoT-SC agrees on it), on others wavering
 //! between two (so CoT-SC's majority is weak and cot-sc-react backs off to ReAct).
+//!
+//! When a person edits a step's thought, the agent follows it: a thought that names
+//! what to find ("look up flows", "search the Tessel River", or just an entity such as
+//! "Marrowick is where she was born") gets that search or lookup as its action, so an
+//! edit visibly steers the agent (see [`steered_action`]).
 
 use serde_json::Value;
 
@@ -46,6 +51,12 @@ pub fn answer(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64) -> Re
             };
             let trajectory = request.context.get("trajectory").and_then(Value::as_str).unwrap_or("");
             let step = request.context.get("step").and_then(Value::as_u64).unwrap_or(1);
+            // A person wrote this step's thought (an edit) and the model writes the action
+            // after it: if the thought names what to search or look up, that is the action.
+            let thought = request.context.get("thought").and_then(Value::as_str).unwrap_or("");
+            if let Some((tool, arg)) = steered_action(thought) {
+                return Ok(format!("Action {step}: {tool}[{arg}]"));
+            }
             let done = taken(trajectory);
             let has = |tool: &str, arg: &str| done.iter().any(|(t, a)| t == tool && a == &arg.to_lowercase());
             let slip = rng.chance(cfg.rate(REACT_SLIP));
@@ -110,4 +121,125 @@ fn gold_from_context(request: &LlmRequest) -> Option<(Option<String>, Vec<String
 /// the questions, by seed) rather than settling on one.
 fn wavers(cfg: &SimConfig, question: &str) -> bool {
     SplitMix64::from_parts(&[cfg.seed, stable_hash(question.as_bytes()), 0xa5e7]).chance(0.5)
+}
+
+/// Words that start a phrase naming what to find, and the tool each means: `search`
+/// always searches; the others search a named entity (capitalised) and look a plain
+/// term up on the current page, as ReAct's `Lookup` does.
+const STEER_VERBS: &[(&str, &str)] = &[
+    ("search for ", "Search"),
+    ("search ", "Search"),
+    ("look up ", "Lookup"),
+    ("lookup ", "Lookup"),
+    ("look for ", "Lookup"),
+    ("find ", "Lookup"),
+];
+
+/// Capitalised words that do not name an entity (sentence starts, pronouns, the verbs above).
+const NOT_ENTITIES: &[&str] = &[
+    "a", "an", "and", "but", "first", "find", "he", "her", "his", "how", "i", "i'll", "i'm", "if", "it", "its", "let",
+    "let's", "look", "lookup", "maybe", "my", "next", "now", "or", "search", "she", "so", "that", "the", "then",
+    "there", "they", "this", "thought", "action", "we", "what", "when", "where", "which", "who", "why",
+];
+
+/// Pronouns and fillers that do not say what to find on their own ("search it").
+const VAGUE: &[&str] =
+    &["it", "that", "this", "them", "him", "her", "there", "here", "more", "again", "something", "the answer"];
+
+/// The action a person's thought asks for, if it names what to find: a phrase after
+/// one of [`STEER_VERBS`], else the last capitalised name in it (searched). `None` when
+/// the thought names nothing (the agent then follows its own plan).
+pub(super) fn steered_action(thought: &str) -> Option<(&'static str, String)> {
+    // A pasted "Thought 2:" label is not part of the thought.
+    let thought = match thought.split_once(':') {
+        Some((label, rest)) if label.trim().to_lowercase().starts_with("thought") => rest,
+        _ => thought,
+    };
+    // ASCII lowercasing keeps byte offsets, so they index the original text.
+    let lower = thought.to_ascii_lowercase();
+    let verb = STEER_VERBS
+        .iter()
+        .filter_map(|&(verb, tool)| find_word(&lower, verb).map(|at| (at, verb, tool)))
+        .min_by_key(|&(at, verb, _)| (at, std::cmp::Reverse(verb.len())));
+    if let Some((at, verb, tool)) = verb {
+        let phrase = phrase_after(&thought[at + verb.len()..]);
+        if !phrase.is_empty() && !VAGUE.contains(&phrase.to_lowercase().as_str()) {
+            let tool = if tool == "Lookup" && entity(&phrase).is_some() { "Search" } else { tool };
+            return Some((tool, phrase));
+        }
+    }
+    entity(thought).map(|name| ("Search", name))
+}
+
+/// Where `word` starts in `text` at a word boundary.
+fn find_word(text: &str, word: &str) -> Option<usize> {
+    text.match_indices(word)
+        .map(|(at, _)| at)
+        .find(|&at| text[..at].chars().next_back().is_none_or(|c| !c.is_alphanumeric() && c != '\''))
+}
+
+/// The phrase a verb is followed by: up to the end of its clause, without an article,
+/// quotes or brackets.
+fn phrase_after(rest: &str) -> String {
+    let end = rest.find(['.', ',', ';', ':', '!', '?', '\n', '(']).unwrap_or(rest.len());
+    let mut phrase = rest[..end].trim();
+    for stop in [" and ", " then ", " to ", " on ", " in this ", " first", " next", " instead", " again"] {
+        if let Some(at) = phrase.to_ascii_lowercase().find(stop) {
+            phrase = phrase[..at].trim();
+        }
+    }
+    for article in ["the ", "a ", "an ", "about ", "for "] {
+        if phrase.len() > article.len() && phrase.get(..article.len()).is_some_and(|a| a.eq_ignore_ascii_case(article))
+        {
+            phrase = phrase[article.len()..].trim();
+        }
+    }
+    phrase.trim_matches(|c: char| matches!(c, '"' | '\'' | '[' | ']' | '`')).trim().to_string()
+}
+
+/// The last run of capitalised words that is a name (not a sentence's "The" or "I"):
+/// the newest thing a thought mentions ("Ilse Varga leads to Marrowick" → Marrowick).
+fn entity(text: &str) -> Option<String> {
+    let mut runs: Vec<Vec<&str>> = vec![Vec::new()];
+    for raw in text.split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':' | '.' | '!' | '?' | '(' | ')')) {
+        let word = raw.trim_matches(|c: char| matches!(c, '"' | '\'' | '[' | ']' | '`'));
+        let run = runs.last_mut().expect("never empty");
+        let capital = word.chars().next().is_some_and(char::is_uppercase);
+        if capital && !NOT_ENTITIES.contains(&word.to_lowercase().as_str()) {
+            run.push(word);
+        } else if !run.is_empty() && word.eq_ignore_ascii_case("of") {
+            // "University of Marrowick"
+            run.push(word);
+        } else if !run.is_empty() {
+            runs.push(Vec::new());
+        }
+    }
+    let run = runs.into_iter().rev().find(|r| !r.is_empty())?;
+    Some(run.join(" ").trim_end_matches(" of").to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::steered_action;
+
+    #[test]
+    fn a_thought_that_names_what_to_find_steers_the_action() {
+        let cases = [
+            ("look up flows", Some(("Lookup", "flows"))),
+            ("Thought 2: look up flows", Some(("Lookup", "flows"))),
+            ("I should search for the Tessel River next.", Some(("Search", "Tessel River"))),
+            ("Marrowick is where she was born; search it.", Some(("Search", "Marrowick"))),
+            ("Let me find the University of Marrowick, then its founder.", Some(("Search", "University of Marrowick"))),
+            ("Look for \"lantern\" on this page", Some(("Lookup", "lantern"))),
+            ("The answer must be on the page about Petra Lund", Some(("Search", "Petra Lund"))),
+            // The model's own thought, its action deleted: the newest name, not the first.
+            ("Ilse Varga leads to Marrowick. I need to know more about Marrowick.", Some(("Search", "Marrowick"))),
+            ("I am not sure what to do.", None),
+            ("research is hard", None),
+        ];
+        for (thought, want) in cases {
+            let got = steered_action(thought);
+            assert_eq!(got.as_ref().map(|(t, a)| (*t, a.as_str())), want, "{thought:?}");
+        }
+    }
 }

@@ -47,7 +47,8 @@ pub const INFO: TaskInfo = TaskInfo {
     name: "game24",
     about: "Game of 24: reach 24 with four numbers and + - * / (the Tree-of-Thoughts puzzles)",
     input_noun: "puzzle",
-    input_hint: "a puzzle number (e.g. 900) or four numbers (e.g. 4 9 10 13)",
+    input_hint: "a puzzle number or four numbers",
+    input_examples: &["900", "4 9 10 13"],
     // The paper's first test puzzle.
     default_problem: 900,
     answer_kind: AnswerKind::Expression,

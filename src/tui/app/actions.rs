@@ -43,8 +43,8 @@ impl App {
             }
             Some(Popup::Edit { node, mut editor }) => match key.code {
                 KeyCode::Esc => Vec::new(),
-                KeyCode::Char('s') if ctrl => self.submit_edit(node, editor.lines().join("\n")),
-                KeyCode::Enter if alt || ctrl => self.submit_edit(node, editor.lines().join("\n")),
+                KeyCode::Char('s') if ctrl => self.submit_edit(node, self.edited_text(node, editor.lines())),
+                KeyCode::Enter if alt || ctrl => self.submit_edit(node, self.edited_text(node, editor.lines())),
                 _ => {
                     editor.input(key);
                     self.popup = Some(Popup::Edit { node, editor });
@@ -75,6 +75,30 @@ impl App {
             }
             None => Vec::new(),
         }
+    }
+
+    /// The text the edit popup submits. In a ReAct step whose thought was rewritten but
+    /// whose action line was left as it was, the old action is dropped: the agent writes
+    /// the action that follows the new thought (keeping it would run the old action and
+    /// the edit would seem to do nothing). A changed action is kept and run.
+    pub(super) fn edited_text(&self, node: NodeId, lines: &[String]) -> String {
+        let text = lines.join("\n");
+        let Some(step) = &self.run.engine.tree().node(node).step else { return text };
+        let starts = |l: &str, word: &str| l.trim_start().to_lowercase().starts_with(word);
+        let is_action = |l: &str| starts(l, "action");
+        // The popup shows the thought and action lines (observations come from the tool).
+        let split = |lines: Vec<&str>| -> (String, Vec<String>) {
+            let thought: Vec<&str> =
+                lines.iter().filter(|l| !is_action(l) && !starts(l, "observation")).map(|l| l.trim()).collect();
+            let actions = lines.iter().filter(|l| is_action(l)).map(|l| l.trim().to_string()).collect();
+            (thought.join(" ").trim().to_string(), actions)
+        };
+        let (new_thought, new_actions) = split(lines.iter().map(String::as_str).collect());
+        let (old_thought, old_actions) = split(step.text().lines().collect());
+        if !new_actions.is_empty() && new_actions == old_actions && new_thought != old_thought {
+            return lines.iter().filter(|l| !is_action(l)).cloned().collect::<Vec<_>>().join("\n");
+        }
+        text
     }
 
     /// An edit from the popup (also used by tests and scripts).
@@ -110,14 +134,26 @@ impl App {
         }
     }
 
+    /// A new input typed at `i`: a problem's number in the task's list, or the input
+    /// itself. Errors are worded from the task's info, for the explorer (no CLI flags).
     pub(super) fn parse_problem(&self, text: &str) -> Result<Problem, String> {
         let task = &self.setup.task;
-        if let Ok(i) = text.trim().parse::<usize>() {
-            return task.problem(i).ok_or_else(|| {
-                format!("there is no puzzle {i}: the list has {} (0..{})", task.problem_count(), task.problem_count())
-            });
+        let info = task.info();
+        let noun = info.input_noun;
+        let count = task.problem_count();
+        if text.trim().is_empty() {
+            return Err(format!("no {noun} given: type {}", info.input_hint));
         }
-        task.parse_input(text).map_err(|e| e.to_string())
+        if let Ok(i) = text.trim().parse::<usize>() {
+            if count == 0 {
+                // A task whose problems come from a data file opened without one: a number is an input.
+                return task.parse_input(text).map_err(|e| input_error(info, text, e));
+            }
+            return task
+                .problem(i)
+                .ok_or_else(|| format!("there is no {noun} {i}: the list has {count}, numbered 0 to {}", count - 1));
+        }
+        task.parse_input(text).map_err(|e| input_error(info, text, e))
     }
 
     pub fn handle_mouse(&mut self, mouse: MouseEvent) -> Vec<Effect> {
@@ -171,7 +207,8 @@ impl App {
                     return self.command(Command::Pause);
                 }
                 if node == NodeId(0) {
-                    self.message = Some("the root is the puzzle itself: press i for a new input".into());
+                    let noun = self.setup.task.info().input_noun;
+                    self.message = Some(format!("the root is the {noun} itself: press i for a new {noun}"));
                     return Vec::new();
                 }
                 let thought = &self.run.engine.tree().node(node).thought;
@@ -185,8 +222,16 @@ impl App {
                 } else {
                     vec![thought.clone()]
                 };
+                // Soft-wrapped, so a long thought reads from its first column; the cursor
+                // waits at the end of the thought (before any action line).
+                let row = lines.iter().rposition(|l| !l.trim_start().to_lowercase().starts_with("action")).unwrap_or(0);
+                let col = lines.get(row).map_or(0, |l| l.chars().count());
                 let mut editor = TextArea::new(lines);
-                editor.move_cursor(ratatui_textarea::CursorMove::End);
+                editor.set_wrap_mode(ratatui_textarea::WrapMode::WordOrGlyph);
+                editor.move_cursor(ratatui_textarea::CursorMove::Jump(
+                    u16::try_from(row).unwrap_or(u16::MAX),
+                    u16::try_from(col).unwrap_or(u16::MAX),
+                ));
                 self.popup = Some(Popup::Edit { node, editor: Box::new(editor) });
                 Vec::new()
             }
@@ -196,7 +241,10 @@ impl App {
             Action::Continue => self.command(Command::Continue { node }),
             Action::NewInput => {
                 let mut editor = TextArea::default();
-                editor.set_placeholder_text(self.setup.task.info().input_hint);
+                let examples = self.setup.task.info().input_examples;
+                if !examples.is_empty() {
+                    editor.set_placeholder_text(format!("e.g. {}", examples.join(" or ")));
+                }
                 self.popup = Some(Popup::Ask { what: Prompting::NewInput, editor: Box::new(editor) });
                 Vec::new()
             }
@@ -326,4 +374,21 @@ impl App {
             }
         }
     }
+}
+
+/// A task's complaint about a typed input, in the explorer's words: the command line's
+/// `bad --input "…":` becomes what was typed (shortened, so the message fits its line)
+/// and the task's noun; the task's reason says what it expected.
+fn input_error(info: &crate::engine::TaskInfo, text: &str, error: crate::tasks::TaskError) -> String {
+    let why = match error {
+        crate::tasks::TaskError::Input(_, why) => why,
+        other => other.to_string(),
+    };
+    let text = text.trim();
+    let shown = if text.chars().count() > 24 {
+        format!("{}…", text.chars().take(23).collect::<String>())
+    } else {
+        text.into()
+    };
+    format!("{shown:?} is not a {}: {why}", info.input_noun)
 }

@@ -21,7 +21,7 @@ pub fn lines(view: &View) -> Vec<Line<'static>> {
     let text = view.style(Slot::Text);
     let mut out = Vec::new();
     let origin = match &n.origin {
-        Origin::Root => "the puzzle input".to_string(),
+        Origin::Root => format!("the {} input", app.run.engine.core.task.info().input_noun),
         Origin::Model if app.header.provider.starts_with("import:") => {
             format!("imported from {} (model {})", app.header.provider.trim_start_matches("import:"), app.header.model)
         }
