@@ -114,7 +114,7 @@ fn end(rec: &mut Recorder, title: &str) -> Result<(), String> {
     let writer = rec.run.writer_mut().ok_or("a demo is recorded to a file")?;
     let path = writer.path().to_path_buf();
     let session = Session::load(&path).map_err(|e| e.to_string())?;
-    for (at, caption) in narrate(&session, title)? {
+    for (at, caption) in narrate(&session)? {
         let title = (at == 0).then_some(title);
         writer.caption(at as u64, title, &caption).map_err(|e| e.to_string())?;
     }
@@ -144,7 +144,7 @@ fn clip(text: &str, max: usize) -> String {
 /// header's note and the keys that move through the story), then one for each search
 /// step kept, backtrack, command a person gave and the end. Captions due at the same
 /// position are joined.
-pub fn narrate(session: &Session, title: &str) -> Result<Vec<(usize, String)>, String> {
+pub fn narrate(session: &Session) -> Result<Vec<(usize, String)>, String> {
     let rebuilt = crate::session::replay::rebuild(session, None, None).map_err(|e| e.to_string())?;
     let tree = rebuilt.engine.tree();
     let named = |id: NodeId| -> String {
@@ -158,7 +158,7 @@ pub fn narrate(session: &Session, title: &str) -> Result<Vec<(usize, String)>, S
     let mut captions: Vec<(usize, String)> = vec![(
         0,
         format!(
-            "{title}: {note}. Press }} for the next caption ({{ goes back), ] for the next search step, \
+            "{note}. Press }} for the next caption ({{ goes back), ] for the next search step, \
              P to play, ? for the keys and what the marks mean."
         ),
     )];
@@ -247,7 +247,7 @@ pub fn narrate(session: &Session, title: &str) -> Result<Vec<(usize, String)>, S
                             if *candidates == 0 {
                                 "no candidate state could be made".to_string()
                             } else {
-                                valued(*candidates)
+                                count(*candidates, "candidate state")
                             }
                         ),
                     ),

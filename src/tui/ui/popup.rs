@@ -119,7 +119,10 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
     match popup {
         Popup::Help { scroll } => {
             let lines = help_lines(view);
-            let rect = centered(area, 110, lines.len() as u16 + 2);
+            // Long descriptions wrap: the popup is as tall as the wrapped lines (or the screen).
+            let inner = 110.min(area.width).saturating_sub(2).max(1) as usize;
+            let rows: usize = lines.iter().map(|l| l.width().div_ceil(inner).max(1)).sum();
+            let rect = centered(area, 110, (rows + 2).min(u16::MAX as usize) as u16);
             frame.render_widget(Clear, rect);
             let block = frame_block(view, "Keys".into(), "esc close · ↑↓ scroll");
             let help = Paragraph::new(lines).block(block).wrap(Wrap { trim: false }).scroll((*scroll, 0));
