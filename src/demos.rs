@@ -299,8 +299,8 @@ pub fn narrate(session: &Session) -> Result<Vec<(usize, String)>, String> {
                         match outcome.sample_accuracy {
                             Some(right) => format!(
                                 "The vote: the most common answer among the samples, {}, is the answer, and it \
-                                 is right, though only {:.0}% of the samples gave it: the majority outvotes the \
-                                 chains that went wrong.",
+                                 is right, though only {:.0}% of the samples gave it: the wrong chains do not \
+                                 agree with each other, so the right answer still has the most votes.",
                                 outcome.answer.as_deref().unwrap_or("?"),
                                 right * 100.0
                             ),

@@ -1,7 +1,8 @@
 //! Session files: JSON Lines. The first line is a header (format version, task,
 //! input, method parameters, provider and model — never a secret); then one line
 //! per recorded input (with the request behind each model reply), the events it
-//! caused, and an `end` line with the run's totals. Lines are appended and flushed
+//! caused, and an `end` line with the run's totals; narrated sessions (the demos) also
+//! hold `caption` lines, each tied to an input position. Lines are appended and flushed
 //! as the run goes, so a crash loses at most the line being written.
 
 pub mod cursor;
