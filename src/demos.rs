@@ -1,32 +1,39 @@
 //! Demo sessions the project records itself with the simulated model (in
 //! `sessions/`, bundled into the binary): each shows one idea of search over
-//! thoughts. `thoughtscope record-demos DIR` regenerates them deterministically.
+//! thoughts, narrated by captions (`caption` records tied to input positions) that
+//! the explorer shows during playback. The captions are written from what the
+//! recorded run did (its events and commands), so they cannot tell a different story.
+//! `thoughtscope record-demos DIR` regenerates them deterministically.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::arith::parse_numbers;
-use crate::engine::{Command, Engine, Event, Input, NodeId, Params, Task};
+use crate::engine::{Command, Engine, Event, Input, NodeId, Params, Task, ToolRequest, ToolResult};
 use crate::llm::sim::{SimConfig, SimProvider};
 use crate::runtime::headless::{header_for, RunSetup};
 use crate::runtime::{sync, Run, StopPolicy};
-use crate::session::{Header, Session, SessionWriter};
+use crate::session::{Header, Record, Session, SessionWriter};
 use crate::tasks::game24::solver::solvable;
 use crate::tasks::game24::steps::moves;
 use crate::tasks::game24::Game24;
-use crate::tasks::{Problem, TaskSource};
+use crate::tasks::{Problem, TaskOptions, TaskSource};
+use crate::tools::{ToolCall, ToolRegistry, ToolState};
 
-/// A bundled demo: its file name and text.
+/// A bundled demo: its file name, title and text.
 pub struct Demo {
     pub file: &'static str,
+    pub title: &'static str,
     pub text: &'static str,
 }
 
-pub const DEMOS: [Demo; 4] = [
-    Demo { file: "bfs-solved.jsonl", text: include_str!("../sessions/bfs-solved.jsonl") },
-    Demo { file: "dfs-backtracks.jsonl", text: include_str!("../sessions/dfs-backtracks.jsonl") },
-    Demo { file: "edit-rescues.jsonl", text: include_str!("../sessions/edit-rescues.jsonl") },
-    Demo { file: "mcts.jsonl", text: include_str!("../sessions/mcts.jsonl") },
+pub const DEMOS: [Demo; 6] = [
+    Demo { file: "bfs-solved.jsonl", title: BFS_TITLE, text: include_str!("../sessions/bfs-solved.jsonl") },
+    Demo { file: "dfs-backtracks.jsonl", title: DFS_TITLE, text: include_str!("../sessions/dfs-backtracks.jsonl") },
+    Demo { file: "edit-rescues.jsonl", title: EDIT_TITLE, text: include_str!("../sessions/edit-rescues.jsonl") },
+    Demo { file: "mcts.jsonl", title: MCTS_TITLE, text: include_str!("../sessions/mcts.jsonl") },
+    Demo { file: "cot-sc-vote.jsonl", title: COT_SC_TITLE, text: include_str!("../sessions/cot-sc-vote.jsonl") },
+    Demo { file: "react-edit.jsonl", title: REACT_TITLE, text: include_str!("../sessions/react-edit.jsonl") },
 ];
 
 /// Load a bundled demo as a session (named after its file in `sessions/`).
@@ -36,10 +43,15 @@ pub fn load(demo: &Demo) -> Result<Session, String> {
 
 fn setup(params: Params, seed: u64) -> (RunSetup, Arc<Game24>, SimProvider) {
     let task = Arc::new(Game24::builtin());
-    let sim = SimConfig { seed, ..SimConfig::default() };
+    let (setup, sim) =
+        setup_for(Arc::clone(&task) as Arc<dyn TaskSource>, params, SimConfig { seed, ..SimConfig::default() });
+    (setup, task, sim)
+}
+
+fn setup_for(task: Arc<dyn TaskSource>, params: Params, sim: SimConfig) -> (RunSetup, SimProvider) {
     let provider = SimProvider::new(sim.clone());
     let setup = RunSetup {
-        task: Arc::clone(&task) as Arc<dyn TaskSource>,
+        task,
         params,
         provider: Arc::new(SimProvider::new(sim.clone())),
         sim: Some(sim),
@@ -48,23 +60,40 @@ fn setup(params: Params, seed: u64) -> (RunSetup, Arc<Game24>, SimProvider) {
         limits: Default::default(),
         replay_tools: None,
     };
-    (setup, task, provider)
+    (setup, provider)
 }
 
-type Recorder<'a> = (Run, &'a SimProvider);
+/// A run being recorded, the sim answering its calls, and (for tasks with tools) the
+/// tools answering its actions, one shared tool state along the trajectory.
+struct Recording<'a> {
+    run: Run,
+    sim: &'a SimProvider,
+    tools: Option<(Arc<ToolRegistry>, ToolState)>,
+}
+
+type Recorder<'a> = Recording<'a>;
 
 fn step(rec: &mut Recorder, inputs: Vec<Input>) -> Result<Vec<Event>, String> {
-    let (run, sim) = rec;
-    sync::drive(run, inputs, |r| sim.answer(r)).map_err(|e| e.to_string())
+    let Recording { run, sim, tools } = rec;
+    let Some((registry, state)) = tools.as_mut() else {
+        return sync::drive(run, inputs, |r| sim.answer(r)).map_err(|e| e.to_string());
+    };
+    // Tool latency is left out (0), so recordings are reproducible.
+    let tool = |t: &ToolRequest| {
+        let call = ToolCall::new(t.name.clone(), t.arg.clone());
+        let obs = futures::executor::block_on(registry.call(&call, state));
+        ToolResult { text: obs.text, ok: obs.ok, latency_ms: 0 }
+    };
+    sync::drive_with_tools(run, inputs, |r| sim.answer(r), tool).map_err(|e| e.to_string())
 }
 
 fn start<'a>(
     setup: &RunSetup,
-    task: &Arc<Game24>,
     sim: &'a SimProvider,
     problem: &Problem,
     out: Option<(&Path, &str)>,
 ) -> Result<Recorder<'a>, String> {
+    let task = &setup.task;
     let engine = Engine::new(Arc::clone(task) as Arc<dyn Task>, &problem.input, setup.params.clone());
     let writer = match out {
         Some((path, note)) => {
@@ -74,30 +103,274 @@ fn start<'a>(
         }
         None => None,
     };
-    Ok((Run::new(engine, writer, StopPolicy::default()), sim))
+    let tools = task.tools().map(|registry| (registry, ToolState::default()));
+    Ok(Recording { run: Run::new(engine, writer, StopPolicy::default()), sim, tools })
 }
 
-/// Close a demo's session with its end line (wall time 0, so recordings are reproducible):
-/// a session without one replays as cut short.
-fn end(rec: &mut Recorder) -> Result<(), String> {
-    rec.0.end(0).map_err(|e| e.to_string())
+/// Narrate a demo's session (captions from what it recorded), then close it with its
+/// end line (wall time 0, so recordings are reproducible): a session without one
+/// replays as cut short.
+fn end(rec: &mut Recorder, title: &str) -> Result<(), String> {
+    let writer = rec.run.writer_mut().ok_or("a demo is recorded to a file")?;
+    let path = writer.path().to_path_buf();
+    let session = Session::load(&path).map_err(|e| e.to_string())?;
+    for (at, caption) in narrate(&session)? {
+        let title = (at == 0).then_some(title);
+        writer.caption(at as u64, title, &caption).map_err(|e| e.to_string())?;
+    }
+    rec.run.end(0).map_err(|e| e.to_string())
+}
+
+/// `n thing` or `n things`.
+fn count(n: usize, thing: &str) -> String {
+    if n == 1 {
+        format!("1 {thing}")
+    } else {
+        format!("{n} {thing}s")
+    }
+}
+
+/// At most `max` characters of `text`, with `…` if cut.
+fn clip(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+/// The captions of a recorded session, by input position: an introduction at 0 (the
+/// header's note and the keys that move through the story), then one for each search
+/// step kept, backtrack, command a person gave and the end. Captions due at the same
+/// position are joined.
+pub fn narrate(session: &Session) -> Result<Vec<(usize, String)>, String> {
+    let rebuilt = crate::session::replay::rebuild(session, None, None).map_err(|e| e.to_string())?;
+    let tree = rebuilt.engine.tree();
+    let named = |id: NodeId| -> String {
+        if tree.contains(id) {
+            format!("{id} “{}”", clip(tree.node(id).thought.lines().next().unwrap_or(""), 48))
+        } else {
+            id.to_string()
+        }
+    };
+    let note = session.header.note.clone().unwrap_or_default();
+    let mut captions: Vec<(usize, String)> = vec![(
+        0,
+        format!(
+            "{note}. Press }} for the next caption ({{ goes back), ] for the next search step, \
+             P to play, ? for the keys and what the marks mean."
+        ),
+    )];
+    let react = session.header.params.method.has_react_steps();
+    let cot_sc = session.header.params.method == crate::engine::methods::cot_sc::KIND;
+    // The steps a person edits later: pointed out when they appear.
+    let edited: Vec<NodeId> = session
+        .inputs()
+        .filter_map(|(input, _)| match input {
+            Input::Command { command: Command::Edit { node, .. } } => Some(*node),
+            _ => None,
+        })
+        .collect();
+    let mut iterations_told = false;
+    let mut samples_told = false;
+    let mut failure_told = false;
+    let mut badge_told = false;
+    let mut valued = |candidates: usize| -> String {
+        let told = std::mem::replace(&mut badge_told, true);
+        let badge = if told { "" } else { " (the badge on each: its value and the evaluator's samples)" };
+        format!("{} valued{badge}", count(candidates, "candidate state"))
+    };
+    for record in &session.records {
+        let (at, text) = match record {
+            Record::Input { seq, input: Input::Command { command }, .. } => {
+                let at = *seq as usize + 1;
+                match command {
+                    Command::Edit { node, text } if react => (
+                        at,
+                        format!(
+                            "A person rewrites step {node} as “{}”: a new sibling (✎) whose action runs at \
+                             once; the old branch stays in the tree.",
+                            clip(&text.replace('\n', " "), 90)
+                        ),
+                    ),
+                    Command::Edit { node, text } => (
+                        at,
+                        format!(
+                            "A person edits {node} into “{}”: the edit is a new sibling (✎) that the evaluator \
+                             values like any other step.",
+                            clip(text, 60)
+                        ),
+                    ),
+                    Command::Continue { node } => {
+                        (at, format!("Continue (enter) from {node}: the search goes on from the edited step only."))
+                    }
+                    Command::Prune { node } => (at, format!("A person prunes {node} (✂): the search skips it.")),
+                    Command::Backtrack { .. } => (at, "A person forces a backtrack (b).".to_string()),
+                    Command::Run if *seq > 0 => (at, "Run (r): the search goes on by itself.".to_string()),
+                    Command::Run if cot_sc => (
+                        at,
+                        format!(
+                            "Run: one request asks the model for {} of a chain of thought at once, at a \
+                             temperature that lets them differ.",
+                            count(session.header.params.samples as usize, "sample")
+                        ),
+                    ),
+                    _ => continue,
+                }
+            }
+            Record::Input { seq, input: Input::LlmReply(_), .. } if cot_sc && !samples_told => {
+                samples_told = true;
+                (
+                    *seq as usize + 1,
+                    "The samples are in: each is a chain of thought ending in an answer (one node each). \
+                     No evaluator judges them; they vote."
+                        .to_string(),
+                )
+            }
+            Record::Event { seq, event } => {
+                let at = *seq as usize + 1;
+                match event {
+                    Event::NodeAdded { id, .. } if edited.contains(id) => (
+                        at,
+                        if react {
+                            format!("Watch step {}: the agent takes a wrong turn here.", named(*id))
+                        } else {
+                            format!("Watch {}: a person will come back to it.", named(*id))
+                        },
+                    ),
+                    Event::Selected { step, kept, candidates } if kept.is_empty() => (
+                        at,
+                        format!(
+                            "Step {}: {} — nothing left to keep: every candidate is invalid or valued impossible.",
+                            step + 1,
+                            if *candidates == 0 {
+                                "no candidate state could be made".to_string()
+                            } else {
+                                count(*candidates, "candidate state")
+                            }
+                        ),
+                    ),
+                    Event::Selected { step, kept, candidates } if kept.len() == 1 => (
+                        at,
+                        format!(
+                            "Step {}: {}; greedy search keeps only the best, {}.",
+                            step + 1,
+                            valued(*candidates),
+                            named(kept[0])
+                        ),
+                    ),
+                    Event::Selected { step, kept, candidates } => (
+                        at,
+                        format!(
+                            "Step {}: {}; the beam keeps the {} best ({}) and drops the rest (–). The best: {}.",
+                            step + 1,
+                            valued(*candidates),
+                            kept.len(),
+                            kept.iter().map(ToString::to_string).collect::<Vec<_>>().join(" "),
+                            named(kept[0])
+                        ),
+                    ),
+                    Event::Backtracked { from, to } => {
+                        let from = from.iter().map(ToString::to_string).collect::<Vec<_>>().join(" ");
+                        let to = to.first().map(|&t| named(t)).unwrap_or_default();
+                        (
+                            at,
+                            format!(
+                                "Dead end at {from}: no child is valued above the threshold, so the search \
+                                 backtracks to {to} and tries its next child."
+                            ),
+                        )
+                    }
+                    Event::Metrics { id, metrics } if id.0 == 0 && !iterations_told => {
+                        iterations_told = true;
+                        let n = metrics.get("N").copied().unwrap_or(0.0);
+                        (
+                            at,
+                            format!(
+                                "One MCTS iteration: UCT chose a leaf, it was expanded and its children valued, \
+                                 and the best reward was backed up the path (the root now has N = {n}). \
+                                 N counts visits, Q is the mean reward."
+                            ),
+                        )
+                    }
+                    Event::Finished { outcome } if outcome.solved => (
+                        at,
+                        match outcome.sample_accuracy {
+                            Some(right) => format!(
+                                "The vote: the most common answer among the samples, {}, is the answer, and it \
+                                 is right, though only {:.0}% of the samples gave it: the wrong chains do not \
+                                 agree with each other, so the right answer still has the most votes.",
+                                outcome.answer.as_deref().unwrap_or("?"),
+                                right * 100.0
+                            ),
+                            None => format!(
+                                "Solved: {}. ★ marks the solution; * jumps to the best state, n to the next \
+                                 solution.",
+                                outcome.answer.as_deref().unwrap_or("a final state")
+                            ),
+                        },
+                    ),
+                    // A failure is told once (an edit's evaluation may end a paused search again).
+                    Event::Finished { .. } if std::mem::replace(&mut failure_told, true) => continue,
+                    Event::Finished { .. } if react => (
+                        at,
+                        format!(
+                            "The agent has used its {} steps without a right answer: the run ends unsolved.",
+                            session.header.params.max_steps
+                        ),
+                    ),
+                    Event::Finished { outcome } => (
+                        at,
+                        format!(
+                            "The search ends without a solution{}: the state it kept cannot reach the goal, \
+                             and it has nothing else left to try.",
+                            outcome.answer.as_deref().map(|a| format!(" (it answers {a})")).unwrap_or_default()
+                        ),
+                    ),
+                    _ => continue,
+                }
+            }
+            _ => continue,
+        };
+        match captions.last_mut() {
+            Some((last, joined)) if *last == at => {
+                joined.push(' ');
+                joined.push_str(&text);
+            }
+            _ => captions.push((at, text)),
+        }
+    }
+    Ok(captions)
 }
 
 fn run(command: Command) -> Vec<Input> {
     vec![Input::command(command)]
 }
 
+const BFS_TITLE: &str = "Beam search over thoughts";
+const DFS_TITLE: &str = "Depth first, with backtracking";
+const EDIT_TITLE: &str = "A person rescues a greedy search";
+const MCTS_TITLE: &str = "Monte Carlo tree search";
+const COT_SC_TITLE: &str = "Self-consistency: the vote";
+const REACT_TITLE: &str = "A person edits a ReAct step";
+const COT_SC_NOTE: &str =
+    "CoT-SC samples several chains of thought for a two-hop question and answers with the majority of their answers";
+const REACT_NOTE: &str =
+    "A ReAct agent with 4 steps takes a wrong turn and runs out; a person rewrites that step and the agent answers";
 const BFS_NOTE: &str = "ToT-BFS keeps the 5 best-valued states per step and reaches 24 in four steps";
 const DFS_NOTE: &str = "ToT-DFS tries the best child first, prunes below the threshold and backtracks";
 const MCTS_NOTE: &str =
     "MCTS picks children by UCT (mean value plus exploration), values them and backs rewards up; N and Q on each node";
-const EDIT_NOTE: &str = "A greedy search (b=1) keeps a dead end; a person edits the step and the search recovers";
+const EDIT_NOTE: &str =
+    "A greedy search (b=1) keeps a dead end and fails; a person edits the step and the search recovers";
 
 /// Record, into `dir/file`, a plain run of `params` on the first test puzzle (from
 /// 900) whose run `shows` what the demo is about.
 fn first_run(
     dir: &Path,
     file: &str,
+    title: &str,
     note: &str,
     params: Params,
     shows: impl Fn(&Engine, &[Event]) -> bool,
@@ -105,12 +378,12 @@ fn first_run(
     let (setup, task, sim) = setup(params, 0);
     for i in 900..1000 {
         let problem = task.problem(i).ok_or("no puzzle")?;
-        let mut rec = start(&setup, &task, &sim, &problem, None)?;
+        let mut rec = start(&setup, &sim, &problem, None)?;
         let events = step(&mut rec, run(Command::Run))?;
-        if shows(&rec.0.engine, &events) {
-            let mut rec = start(&setup, &task, &sim, &problem, Some((&dir.join(file), note)))?;
+        if shows(&rec.run.engine, &events) {
+            let mut rec = start(&setup, &sim, &problem, Some((&dir.join(file), note)))?;
             step(&mut rec, run(Command::Run))?;
-            return end(&mut rec);
+            return end(&mut rec, title);
         }
     }
     Err(format!("no test puzzle for the demo {file}"))
@@ -120,12 +393,15 @@ fn solved(engine: &Engine) -> bool {
     engine.outcome().is_some_and(|o| o.solved)
 }
 
-/// The scripted rescue: step twice (propose, evaluate and keep one), edit the kept
-/// dead end into a step that can still reach 24, continue from the edit, run.
+/// The scripted rescue: run the greedy search to its failure, edit the dead end it
+/// kept at step 1 into a step that can still reach 24, continue from the edit, run.
 fn rescue(rec: &mut Recorder, input: &str) -> Result<bool, String> {
-    let events = step(rec, vec![Input::command(Command::Step { n: 1 }), Input::command(Command::Step { n: 1 })])?;
+    let events = step(rec, run(Command::Run))?;
+    if solved(&rec.run.engine) {
+        return Ok(false);
+    }
     let Some(kept) = events.iter().find_map(|e| match e {
-        Event::Selected { kept, .. } => kept.first().copied(),
+        Event::Selected { step: 0, kept, .. } => kept.first().copied(),
         _ => None,
     }) else {
         return Ok(false);
@@ -140,7 +416,7 @@ fn rescue(rec: &mut Recorder, input: &str) -> Result<bool, String> {
         return Ok(false);
     };
     step(rec, vec![Input::command(Command::Continue { node: edited }), Input::command(Command::Run)])?;
-    Ok(solved(&rec.0.engine))
+    Ok(solved(&rec.run.engine))
 }
 
 /// Greedy BFS on the first test puzzle where it fails alone, keeps a dead end at
@@ -150,48 +426,149 @@ fn edit(dir: &Path) -> Result<(), String> {
     let (setup, task, sim) = setup(params, 0);
     for i in 900..1000 {
         let problem = task.problem(i).ok_or("no puzzle")?;
-        let mut alone = start(&setup, &task, &sim, &problem, None)?;
+        let mut alone = start(&setup, &sim, &problem, None)?;
         step(&mut alone, run(Command::Run))?;
-        if solved(&alone.0.engine) {
+        if solved(&alone.run.engine) {
             continue;
         }
         // The step-1 choice must be a dead end for the edit to matter.
         let first_kept = alone
-            .0
+            .run
             .engine
             .tree()
             .nodes()
             .find(|n| n.depth == 1 && n.status != crate::engine::NodeStatus::Candidate && !n.children.is_empty())
             .map(|n| n.id);
         let dead_end = first_kept.is_some_and(|k: NodeId| {
-            let left = crate::tasks::game24::current_numbers_text(&problem.input, &alone.0.engine.tree().node(k).path);
+            let left =
+                crate::tasks::game24::current_numbers_text(&problem.input, &alone.run.engine.tree().node(k).path);
             parse_numbers(&left).is_some_and(|n| !solvable(&n))
         });
         if !dead_end {
             continue;
         }
-        let mut trial = start(&setup, &task, &sim, &problem, None)?;
+        let mut trial = start(&setup, &sim, &problem, None)?;
         if rescue(&mut trial, &problem.input)? {
-            let mut rec = start(&setup, &task, &sim, &problem, Some((&dir.join("edit-rescues.jsonl"), EDIT_NOTE)))?;
+            let mut rec = start(&setup, &sim, &problem, Some((&dir.join("edit-rescues.jsonl"), EDIT_NOTE)))?;
             rescue(&mut rec, &problem.input)?;
-            return end(&mut rec);
+            return end(&mut rec, EDIT_TITLE);
         }
     }
     Err("no test puzzle for the edit demo".into())
+}
+
+fn qa_demo() -> Result<Arc<dyn TaskSource>, String> {
+    crate::tasks::build("qa-demo", &TaskOptions::default(), &mut Vec::new()).map_err(|e| e.to_string())
+}
+
+/// CoT-SC on qa-demo: the first question whose samples disagree and whose majority is right.
+fn cot_sc_vote(dir: &Path) -> Result<(), String> {
+    let params = Params { method: crate::engine::methods::cot_sc::KIND, ..Params::default() };
+    let (setup, sim) = setup_for(qa_demo()?, params, SimConfig::default());
+    for i in 0..setup.task.problem_count() {
+        let problem = setup.task.problem(i).ok_or("no question")?;
+        let mut rec = start(&setup, &sim, &problem, None)?;
+        step(&mut rec, run(Command::Run))?;
+        let split_vote =
+            rec.run.engine.outcome().is_some_and(|o| o.solved && o.sample_accuracy.is_some_and(|a| a < 1.0));
+        if split_vote {
+            let mut rec = start(&setup, &sim, &problem, Some((&dir.join("cot-sc-vote.jsonl"), COT_SC_NOTE)))?;
+            step(&mut rec, run(Command::Run))?;
+            return end(&mut rec, COT_SC_TITLE);
+        }
+    }
+    Err("no qa-demo question for the CoT-SC demo".into())
+}
+
+/// The ReAct steps along the path to the engine's newest deepest step, by depth (1 = first).
+fn trajectory(engine: &Engine) -> Vec<NodeId> {
+    let tree = engine.tree();
+    let Some(tip) = tree.nodes().filter(|n| n.step.is_some()).max_by_key(|n| (n.depth, n.id.0)).map(|n| n.id) else {
+        return Vec::new();
+    };
+    let mut path = vec![tip];
+    while let Some(parent) = tree.node(*path.last().unwrap_or(&tip)).parent {
+        if tree.node(parent).step.is_none() {
+            break;
+        }
+        path.push(parent);
+    }
+    path.reverse();
+    path
+}
+
+/// A step written as a person would type it in the edit popup.
+fn step_text(engine: &Engine, id: NodeId) -> Option<String> {
+    let step = engine.tree().node(id).step.as_ref()?;
+    let action = step.action.as_ref()?;
+    let n = engine.tree().node(id).depth;
+    let thought = step.thought.as_deref().unwrap_or("").trim();
+    Some(format!("Thought {n}: {thought}\nAction {n}: {}", crate::engine::Step::action_text(action)))
+}
+
+/// The ReAct edit: the first question and seed where the agent, with a step limit,
+/// takes a wrong turn and runs out of steps; a person rewrites the first step where it
+/// went another way than a mistake-free agent (thought and action: the edit runs its
+/// action), and the agent answers correctly from there.
+fn react_edit(dir: &Path) -> Result<(), String> {
+    let params = Params { method: crate::engine::methods::react::KIND, max_steps: 4, ..Params::default() };
+    let task = qa_demo()?;
+    for seed in 0..40 {
+        let (setup, sim) = setup_for(Arc::clone(&task), params.clone(), SimConfig { seed, ..SimConfig::default() });
+        let (_, perfect_sim) =
+            setup_for(Arc::clone(&task), params.clone(), SimConfig { seed, noise: 0.0, ..SimConfig::default() });
+        for i in 0..task.problem_count() {
+            let problem = task.problem(i).ok_or("no question")?;
+            let mut alone = start(&setup, &sim, &problem, None)?;
+            step(&mut alone, run(Command::Run))?;
+            if solved(&alone.run.engine) {
+                continue;
+            }
+            let mut perfect = start(&setup, &perfect_sim, &problem, None)?;
+            step(&mut perfect, run(Command::Run))?;
+            if !solved(&perfect.run.engine) {
+                continue;
+            }
+            let (went, right) = (trajectory(&alone.run.engine), trajectory(&perfect.run.engine));
+            let action = |engine: &Engine, id: NodeId| engine.tree().node(id).step.as_ref().map(|s| s.action.clone());
+            let Some((node, text)) = went.iter().zip(&right).find_map(|(&a, &p)| {
+                let differs = action(&alone.run.engine, a) != action(&perfect.run.engine, p);
+                differs.then(|| step_text(&perfect.run.engine, p).map(|text| (a, text))).flatten()
+            }) else {
+                continue;
+            };
+            let script = [run(Command::Run), run(Command::Edit { node, text }), run(Command::Run)];
+            let mut trial = start(&setup, &sim, &problem, None)?;
+            for inputs in script.clone() {
+                step(&mut trial, inputs)?;
+            }
+            if !solved(&trial.run.engine) {
+                continue;
+            }
+            let mut rec = start(&setup, &sim, &problem, Some((&dir.join("react-edit.jsonl"), REACT_NOTE)))?;
+            for inputs in script {
+                step(&mut rec, inputs)?;
+            }
+            return end(&mut rec, REACT_TITLE);
+        }
+    }
+    Err("no qa-demo question for the ReAct edit demo".into())
 }
 
 /// Record the demo sessions into `dir`.
 pub fn record_all(dir: &Path) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let bfs = Params { method: crate::engine::methods::tot_bfs::KIND, ..Params::default() };
-    first_run(dir, "bfs-solved.jsonl", BFS_NOTE, bfs, |e, _| solved(e))?;
+    first_run(dir, "bfs-solved.jsonl", BFS_TITLE, BFS_NOTE, bfs, |e, _| solved(e))?;
     let dfs = Params { method: crate::engine::methods::tot_dfs::KIND, ..Params::default() };
-    first_run(dir, "dfs-backtracks.jsonl", DFS_NOTE, dfs, |e, events| {
+    first_run(dir, "dfs-backtracks.jsonl", DFS_TITLE, DFS_NOTE, dfs, |e, events| {
         solved(e) && events.iter().filter(|ev| matches!(ev, Event::Backtracked { .. })).count() >= 2
     })?;
     edit(dir)?;
     let mcts = Params { method: crate::engine::methods::mcts::KIND, ..Params::default() };
-    first_run(dir, "mcts.jsonl", MCTS_NOTE, mcts, |e, _| solved(e) && e.view().step >= 3)?;
+    first_run(dir, "mcts.jsonl", MCTS_TITLE, MCTS_NOTE, mcts, |e, _| solved(e) && e.view().step >= 3)?;
+    cot_sc_vote(dir)?;
+    react_edit(dir)?;
     println!("recorded the demo sessions into {}", dir.display());
     Ok(())
 }

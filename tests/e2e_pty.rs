@@ -173,3 +173,64 @@ fn a_signal_restores_the_terminal_and_closes_the_session() {
         let _ = pump.join();
     }
 }
+
+/// `thoughtscope demo 1` in a terminal: it opens at the start on its first caption, with
+/// the demo's title; `}` moves to the next caption, `]` plays one search step, `P` plays
+/// the rest to the final caption.
+#[test]
+fn a_demo_plays_with_its_captions() {
+    let home = tempfile::tempdir().unwrap();
+    let (rows, cols) = (45, 160);
+    let pair = native_pty_system().openpty(PtySize { rows, cols, pixel_width: 0, pixel_height: 0 }).unwrap();
+    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_thoughtscope"));
+    cmd.args(["demo", "1"]);
+    cmd.cwd(home.path());
+    cmd.env("THOUGHTSCOPE_DATA_DIR", home.path().join("data"));
+    cmd.env("THOUGHTSCOPE_CONFIG_DIR", home.path().join("config"));
+    cmd.env("TERM", "xterm-256color");
+    let mut child = pair.slave.spawn_command(cmd).unwrap();
+    drop(pair.slave);
+    let parser = Arc::new(Mutex::new(vt100::Parser::new(rows, cols, 0)));
+    let mut reader = pair.master.try_clone_reader().unwrap();
+    let mut writer = pair.master.take_writer().unwrap();
+    let sink = Arc::clone(&parser);
+    let pump = std::thread::spawn(move || {
+        let mut buf = [0u8; 8192];
+        while let Ok(n) = reader.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            sink.lock().unwrap().process(&buf[..n]);
+        }
+    });
+    let screen = Screen { parser: Arc::clone(&parser) };
+    screen.wait_for("Beam search over thoughts");
+    screen.wait_for("input 0/");
+    let first = screen.text();
+    let count = first
+        .split(" · 1/")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse::<usize>().ok())
+        .unwrap_or_else(|| panic!("the first caption is numbered 1/n:\n{first}"));
+    assert!(count >= 3, "{first}");
+    writer.write_all(b"}").unwrap();
+    screen.wait_for(&format!(" · 2/{count} "));
+    screen.wait_for("Step 1:");
+    writer.write_all(b"P").unwrap();
+    screen.wait_for(&format!(" · {count}/{count} "));
+    screen.wait_for("Solved:");
+    writer.write_all(b"q").unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "q did not quit");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success(), "{status:?}");
+    drop(writer);
+    drop(pair.master);
+    let _ = pump.join();
+}

@@ -127,7 +127,7 @@ pub(crate) fn demo(which: Option<usize>, theme: Option<String>) -> Result<()> {
         Some(n) => n,
         None => {
             for (n, d, s) in &list {
-                outln!("{n}. {:<22} {}", d.file, s.header.note.clone().unwrap_or_default());
+                outln!("{n}. {} ({})\n   {}", d.title, d.file, s.header.note.clone().unwrap_or_default());
             }
             if !std::io::stdin().is_terminal() {
                 outln!("open one with: thoughtscope demo N");

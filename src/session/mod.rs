@@ -1,7 +1,8 @@
 //! Session files: JSON Lines. The first line is a header (format version, task,
 //! input, method parameters, provider and model — never a secret); then one line
 //! per recorded input (with the request behind each model reply), the events it
-//! caused, and an `end` line with the run's totals. Lines are appended and flushed
+//! caused, and an `end` line with the run's totals; narrated sessions (the demos) also
+//! hold `caption` lines, each tied to an input position. Lines are appended and flushed
 //! as the run goes, so a crash loses at most the line being written.
 
 pub mod cursor;
@@ -183,6 +184,24 @@ pub enum Record {
     Stopped {
         reason: String,
     },
+    /// Narration for a person watching the replay (demo sessions): shown from the
+    /// point where `at` inputs have been applied until the next caption. Optional
+    /// and ignored by the engine, so sessions without captions load unchanged.
+    Caption {
+        at: u64,
+        /// A heading for the caption box (a demo's title on its first caption).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        title: Option<String>,
+        text: String,
+    },
+}
+
+/// One caption of a session: shown once `at` inputs have been applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Caption {
+    pub at: usize,
+    pub title: Option<String>,
+    pub text: String,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -239,6 +258,8 @@ impl SessionWriter {
                 Record::Input { seq, .. } | Record::Event { seq, .. } if (*seq as usize) < inputs => {
                     copied.push(r.clone())
                 }
+                // The narration up to the fork point goes with it.
+                Record::Caption { at, .. } if (*at as usize) <= inputs => copied.push(r.clone()),
                 _ => {}
             }
         }
@@ -270,6 +291,13 @@ impl SessionWriter {
         records.push(Record::Input { seq, input: input.clone(), request: request.cloned() });
         records.extend(events.iter().map(|e| Record::Event { seq, event: e.clone() }));
         self.write(&records)
+    }
+
+    /// Record a caption shown once `at` inputs have been applied (narration may be
+    /// written as the run goes, or afterwards from what it recorded).
+    pub fn caption(&mut self, at: u64, title: Option<&str>, text: &str) -> Result<(), SessionError> {
+        let record = Record::Caption { at, title: title.map(str::to_string), text: text.to_string() };
+        self.write(&[record])
     }
 
     /// Record that the run stopped issuing calls, and why.
@@ -516,6 +544,22 @@ impl Session {
             Record::Event { event, .. } => Some(event),
             _ => None,
         })
+    }
+
+    /// The captions, in the order of their input positions (a recording's order when equal).
+    pub fn captions(&self) -> Vec<Caption> {
+        let mut out: Vec<Caption> = self
+            .records
+            .iter()
+            .filter_map(|r| match r {
+                Record::Caption { at, title, text } => {
+                    Some(Caption { at: *at as usize, title: title.clone(), text: text.clone() })
+                }
+                _ => None,
+            })
+            .collect();
+        out.sort_by_key(|c| c.at);
+        out
     }
 
     /// Why the run stopped early, if it did.

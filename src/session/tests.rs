@@ -273,3 +273,43 @@ mod fuzz {
         }
     }
 }
+
+/// Captions are an optional record kind: written after the fact, read back in input
+/// order, carried into a fork up to its point, and a session without any (every session
+/// written before they existed) loads as before.
+#[test]
+fn captions_are_optional_records_tied_to_input_positions() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    let mut w = SessionWriter::create(&path, &header()).unwrap();
+    for _ in 0..4 {
+        w.input(&Input::command(Command::Step { n: 1 }), None, &[]).unwrap();
+    }
+    w.caption(3, None, "third").unwrap();
+    w.caption(0, Some("A demo"), "first").unwrap();
+    w.end(Totals::default(), 0).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains(r#"{"kind":"caption","at":0,"title":"A demo","text":"first"}"#), "{text}");
+    let s = Session::load(&path).unwrap();
+    assert!(s.warnings.is_empty() && s.complete());
+    assert_eq!(s.input_count(), 4);
+    let captions = s.captions();
+    assert_eq!(
+        captions,
+        vec![
+            Caption { at: 0, title: Some("A demo".into()), text: "first".into() },
+            Caption { at: 3, title: None, text: "third".into() },
+        ]
+    );
+    // A fork at input 2 keeps the narration up to there.
+    let fork = SessionWriter::fork(&dir.path().join("f.jsonl"), &s, 2).unwrap();
+    drop(fork);
+    let forked = Session::load(&dir.path().join("f.jsonl")).unwrap();
+    assert_eq!(forked.captions().len(), 1);
+    // Without captions: nothing changes.
+    let plain = dir.path().join("plain.jsonl");
+    write_session(&plain, 3);
+    let s = Session::load(&plain).unwrap();
+    assert!(s.captions().is_empty() && s.warnings.is_empty());
+    assert_eq!(s.input_count(), 3);
+}

@@ -60,6 +60,14 @@ pub enum Action {
     NarrowerTree,
 
     // Replay.
+    /// One search step back in the timeline (to the end of the previous step).
+    ReplayStepBack,
+    /// One search step forward in the timeline (to the end of the next step).
+    ReplayStepForward,
+    /// Back to the previous human action (a recorded command) or caption.
+    ReplayMarkBack,
+    /// Forward to the next human action (a recorded command) or caption.
+    ReplayMarkForward,
     /// One input back in the timeline.
     ReplayBack,
     /// One input forward in the timeline.
@@ -89,7 +97,7 @@ pub enum Action {
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 44] = [
+    pub const ALL: [Action; 48] = [
         Action::Step,
         Action::RunPause,
         Action::Prune,
@@ -120,6 +128,10 @@ impl Action {
         Action::FocusTranscript,
         Action::WiderTree,
         Action::NarrowerTree,
+        Action::ReplayStepBack,
+        Action::ReplayStepForward,
+        Action::ReplayMarkBack,
+        Action::ReplayMarkForward,
         Action::ReplayBack,
         Action::ReplayForward,
         Action::ReplayStart,

@@ -483,7 +483,12 @@ mod tests {
             ("+", Action::ReplayFaster),
             ("=", Action::ReplayFaster),
             ("-", Action::ReplaySlower),
-            ("{", Action::ReplayStart),
+            ("{", Action::ReplayMarkBack),
+            ("}", Action::ReplayMarkForward),
+            ("[", Action::ReplayStepBack),
+            ("]", Action::ReplayStepForward),
+            (".", Action::ReplayForward),
+            ("(", Action::ReplayStart),
             ("*", Action::JumpBest),
         ];
         for (text, action) in expect {

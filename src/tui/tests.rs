@@ -221,10 +221,19 @@ fn save_as_moves_recording() {
     assert_eq!(recorded_commands(&target), vec![Command::Step { n: 1 }, Command::Step { n: 1 }]);
 }
 
-fn demo_replay(dir: &Path, which: usize) -> App {
+/// A demo opened as `thoughtscope demo` opens it: at its first caption.
+fn demo_opened(dir: &Path, which: usize) -> App {
     let session = crate::demos::load(&crate::demos::DEMOS[which]).unwrap();
     let params = session.header.params.clone();
     App::replay(setup(dir, params), session, Keymap::default(), ThemeSet::default(), "dark").unwrap()
+}
+
+/// A demo at its end (most tests look at the finished run).
+fn demo_replay(dir: &Path, which: usize) -> App {
+    let mut app = demo_opened(dir, which);
+    let total = app.replay.as_ref().unwrap().total;
+    app.seek(total);
+    app
 }
 
 #[test]
@@ -287,6 +296,27 @@ fn demo_sessions_replay_exactly_and_show_what_they_claim() {
                 let root = rebuilt.engine.tree().node(NodeId(0));
                 assert!(root.metrics.get("N").is_some_and(|&n| n >= 3.0), "several iterations: {:?}", root.metrics);
                 assert!(events.iter().any(|e| matches!(e, Event::Metrics { .. })));
+            }
+            4 => {
+                assert_eq!(session.header.params.method, crate::engine::methods::cot_sc::KIND);
+                let outcome = rebuilt.engine.outcome().unwrap();
+                assert!(outcome.sample_accuracy.is_some_and(|a| a < 1.0), "the samples disagree: {outcome:?}");
+            }
+            5 => {
+                assert_eq!(session.header.params.method, crate::engine::methods::react::KIND);
+                // Unsolved before the edit, solved from the edited step after it.
+                let finished: Vec<bool> = events
+                    .iter()
+                    .filter_map(|e| match e {
+                        Event::Finished { outcome } => Some(outcome.solved),
+                        _ => None,
+                    })
+                    .collect();
+                assert_eq!(finished, vec![false, true]);
+                let tree = rebuilt.engine.tree();
+                let edited = tree.nodes().find(|n| matches!(n.origin, Origin::Human { .. })).expect("a human edit");
+                let finals = &rebuilt.engine.outcome().unwrap().finals;
+                assert!(finals.iter().any(|&f| tree.is_within(f, edited.id)), "the answer grows from the edit");
             }
             _ => {
                 let tree = rebuilt.engine.tree();
@@ -917,39 +947,43 @@ fn explorer_seeks_through_the_cursor_back_and_forth() {
 }
 
 #[test]
-fn playback_plays_the_inputs_due_since_the_last_frame() {
+fn playback_plays_the_search_steps_due_since_the_last_frame() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = demo_replay(dir.path(), 0);
     let total = app.replay.as_ref().unwrap().total;
+    let steps = app.replay.as_ref().unwrap().marks.steps.clone();
+    assert!(steps.len() >= 4, "{steps:?}");
     // Play from the end starts again at the beginning.
     act(&mut app, Action::ReplayPlay);
     assert!(app.replay.as_ref().unwrap().playing);
-    app.replay.as_mut().unwrap().speed = 300.0;
-    // 33 ms at 300 inputs/s: 9.9 inputs due, 9 played and 0.9 carried.
-    app.play_tick(0.033);
-    assert_replay_state(&app, 9);
-    app.play_tick(0.033);
-    assert_replay_state(&app, 19);
-    // A frame too short for a whole input plays none, but counts towards the next.
-    app.play_tick(0.0001);
-    assert_replay_state(&app, 19);
+    assert_eq!(app.replay.as_ref().unwrap().speed, super::app::PLAY_SPEED);
+    app.replay.as_mut().unwrap().speed = 4.0;
+    // 0.3 s at 4 steps/s: 1.2 steps due, 1 played and 0.2 carried.
+    app.play_tick(0.3);
+    assert_replay_state(&app, steps[1]);
+    app.play_tick(0.2);
+    assert_replay_state(&app, steps[2]);
+    // A frame too short for a whole step plays none, but counts towards the next.
+    app.play_tick(0.1);
+    assert_replay_state(&app, steps[2]);
     app.play_tick(0.0);
-    assert_replay_state(&app, 19);
+    assert_replay_state(&app, steps[2]);
     // Paused: nothing plays however long the frame.
     act(&mut app, Action::ReplayPlay);
     app.play_tick(10.0);
-    assert_replay_state(&app, 19);
+    assert_replay_state(&app, steps[2]);
     assert!(app.play_interval().is_none());
     // Playing on to the end stops there.
     act(&mut app, Action::ReplayPlay);
-    app.play_tick(10.0);
+    app.play_tick(100.0);
     assert_replay_state(&app, total);
     assert!(!app.replay.as_ref().unwrap().playing);
-    // Faster is capped, and still plays many inputs in one frame.
+    // Faster is capped.
     for _ in 0..20 {
         act(&mut app, Action::ReplayFaster);
     }
     assert_eq!(app.replay.as_ref().unwrap().speed, super::app::MAX_PLAY_SPEED);
+    assert!(app.message.as_deref().unwrap_or("").contains("steps/s"));
 }
 
 /// The header keeps mode, outcome, method, step, calls, tokens and time at 80
@@ -1204,6 +1238,152 @@ fn new_input_prompts_and_errors_speak_the_task() {
     assert_eq!(app.header.index, Some(3));
     app.answer(Prompting::NewInput, "Who founded the University of Marrowick?");
     assert_eq!(app.header.input, "Who founded the University of Marrowick?");
+}
+
+/// Demos open at the start on their first caption, titled, and the caption box shows it.
+#[test]
+fn demos_open_at_their_first_caption_with_title_and_description() {
+    let dir = tempfile::tempdir().unwrap();
+    for (i, demo) in crate::demos::DEMOS.iter().enumerate() {
+        let mut app = demo_opened(dir.path(), i);
+        assert_eq!(app.replay.as_ref().unwrap().cursor, 0, "{} opens at the start", demo.file);
+        let (caption, k, n) = app.caption().expect("a caption at the start");
+        assert_eq!((k, caption.at), (1, 0));
+        assert!(n >= 3, "{}: {n} captions", demo.file);
+        assert_eq!(caption.title.as_deref(), Some(demo.title));
+        let note = app.header.note.clone().unwrap();
+        assert!(caption.text.contains(&note), "the description is told: {}", caption.text);
+        let screen = render(&mut app, 160, 45);
+        assert!(screen.contains(demo.title), "{screen}");
+        assert!(screen.contains(&format!("1/{n}")), "{screen}");
+    }
+}
+
+/// `]` and `[` move a whole search step, `}` and `{` to the next human action or caption:
+/// demo 1 (89 inputs) is told in a handful of presses.
+#[test]
+fn the_timeline_moves_by_search_step_and_by_caption() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = demo_opened(dir.path(), 0);
+    let total = app.replay.as_ref().unwrap().total;
+    assert!(total > 80);
+    // Each `]` lands after a step's last reply: the step's beam selection is in.
+    act(&mut app, Action::ReplayStepForward);
+    let after_one = app.replay.as_ref().unwrap().cursor;
+    assert!(after_one > 1 && after_one < total, "{after_one}");
+    let selected = |app: &App| app.events.iter().filter(|e| matches!(e, Event::Selected { .. })).count();
+    assert_eq!(selected(&app), 1, "one step done at {after_one}");
+    let mut presses = 1;
+    while app.replay.as_ref().unwrap().cursor < total {
+        act(&mut app, Action::ReplayStepForward);
+        presses += 1;
+        assert!(presses < 10, "the end in a handful of steps");
+    }
+    assert_eq!(selected(&app), 4);
+    act(&mut app, Action::ReplayStepBack);
+    assert!(app.replay.as_ref().unwrap().cursor < total);
+    act(&mut app, Action::ReplayStart);
+    assert_eq!(app.replay.as_ref().unwrap().cursor, 0);
+    // `}` walks the captions one by one; `{` comes back.
+    let n = app.caption().unwrap().2;
+    for k in 2..=n {
+        act(&mut app, Action::ReplayMarkForward);
+        assert_eq!(app.caption().unwrap().1, k, "caption {k} at input {}", app.replay.as_ref().unwrap().cursor);
+    }
+    act(&mut app, Action::ReplayMarkBack);
+    assert_eq!(app.caption().unwrap().1, n - 1);
+    // One input at a time is still there.
+    let at = app.replay.as_ref().unwrap().cursor;
+    act(&mut app, Action::ReplayForward);
+    assert_eq!(app.replay.as_ref().unwrap().cursor, at + 1);
+}
+
+/// `}` stops at what a person did (demo 3: the edit and the continue), each with its caption.
+#[test]
+fn the_timeline_stops_at_human_actions() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = demo_opened(dir.path(), 2);
+    let session = Arc::clone(&app.replay.as_ref().unwrap().session);
+    let edit_at = session
+        .records
+        .iter()
+        .find_map(|r| match r {
+            Record::Input { seq, input: Input::Command { command: Command::Edit { .. } }, .. } => Some(*seq as usize),
+            _ => None,
+        })
+        .unwrap();
+    let mut stops = Vec::new();
+    while app.replay.as_ref().unwrap().cursor < app.replay.as_ref().unwrap().total {
+        act(&mut app, Action::ReplayMarkForward);
+        stops.push(app.replay.as_ref().unwrap().cursor);
+    }
+    assert!(stops.contains(&(edit_at + 1)), "{stops:?} stops right after the edit at {edit_at}");
+    app.seek(edit_at + 1);
+    let (caption, _, _) = app.caption().unwrap();
+    assert!(caption.text.contains("edits"), "{}", caption.text);
+}
+
+/// Demo 3 shows the greedy search failing on its dead end before the edit rescues it.
+#[test]
+fn the_edit_demo_fails_before_the_edit_rescues_it() {
+    let session = crate::demos::load(&crate::demos::DEMOS[2]).unwrap();
+    let mut failed_at = None;
+    let mut edited_at = None;
+    for r in &session.records {
+        match r {
+            Record::Event { seq, event: Event::Finished { outcome } } if !outcome.solved && failed_at.is_none() => {
+                failed_at = Some(*seq)
+            }
+            Record::Input { seq, input: Input::Command { command: Command::Edit { .. } }, .. } => {
+                edited_at = Some(*seq)
+            }
+            _ => {}
+        }
+    }
+    let (failed, edited) = (failed_at.expect("the search fails first"), edited_at.expect("an edit"));
+    assert!(failed < edited, "fails at input {failed}, edited at {edited}");
+    let captions = session.captions();
+    assert!(captions.iter().any(|c| c.at == failed as usize + 1 && c.text.contains("without a solution")));
+}
+
+/// Help is grouped by context, and explains every mark the tree and scores panes draw
+/// and the score badge.
+#[test]
+fn help_is_grouped_with_a_glyph_legend_and_the_badge_explained() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = demo_replay(dir.path(), 0);
+    act(&mut app, Action::Help);
+    let text = render(&mut app, 200, 120);
+    let at = |needle: &str| text.find(needle).unwrap_or_else(|| panic!("{needle:?} in the help:\n{text}"));
+    assert!(
+        at("Steering") < at("Moving around") && at("Moving around") < at("Replay") && at("Replay") < at("The screen")
+    );
+    assert!(at("Steering") < at("Prune the selected") && at("Prune the selected") < at("Moving around"));
+    assert!(at("Replay (the timeline)") < at("one search step forward"));
+    // Every status glyph the tree draws is in the legend.
+    use crate::engine::tree::{DropReason, NodeStatus as S};
+    let statuses = [
+        S::Candidate,
+        S::Frontier,
+        S::Expanded,
+        S::Dropped(DropReason::BelowBeam { beam: 1, step: 1 }),
+        S::Pruned,
+        S::Invalid("x".into()),
+        S::Final,
+        S::Solution,
+    ];
+    let legend = &text[at("What the marks mean")..];
+    for status in statuses {
+        let mut tree = crate::engine::tree::SearchTree::new("x");
+        let root = tree.root();
+        tree.node_mut(root).status = status.clone();
+        let glyph = ui::tree::status_glyph(tree.node(root));
+        assert!(legend.contains(&format!(" {glyph} ")), "{glyph} ({status:?}) is explained:\n{legend}");
+    }
+    for mark in ["✎", "▶ ▼", "N= Q=", "█░", "beam", "…"] {
+        assert!(legend.contains(mark), "{mark} is explained");
+    }
+    assert!(legend.contains("s sure") && legend.contains("l likely") && legend.contains("i impossible"), "{legend}");
 }
 
 /// Several problems in one explorer, `o` (open a session or demo), problems in the settings.

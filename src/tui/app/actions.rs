@@ -324,6 +324,10 @@ impl App {
                 self.split = self.split.saturating_sub(5).max(20);
                 Vec::new()
             }
+            Action::ReplayStepBack => self.replay_step(false),
+            Action::ReplayStepForward => self.replay_step(true),
+            Action::ReplayMarkBack => self.replay_mark(false),
+            Action::ReplayMarkForward => self.replay_mark(true),
             Action::ReplayBack => self.replay_move(|c, _| c.saturating_sub(1)),
             Action::ReplayForward => self.replay_move(|c, t| (c + 1).min(t)),
             Action::ReplayStart => self.replay_move(|_, _| 0),
@@ -346,9 +350,9 @@ impl App {
                     r.speed = if action == Action::ReplayFaster {
                         (r.speed * 2.0).min(MAX_PLAY_SPEED)
                     } else {
-                        (r.speed / 2.0).max(0.5)
+                        (r.speed / 2.0).max(0.25)
                     };
-                    self.message = Some(format!("replay speed {} inputs/s", r.speed));
+                    self.message = Some(format!("replay speed {} steps/s", r.speed));
                 }
                 Vec::new()
             }

@@ -93,17 +93,24 @@ pub struct Replay {
     pub cursor: usize,
     pub total: usize,
     pub playing: bool,
-    /// Inputs per second while playing.
+    /// Search steps per second while playing.
     pub speed: f64,
     /// Inputs due while playing but not yet played (the fraction carried between frames).
     pub carry: f64,
     /// Applies the inputs. Its engine slot is swapped with `App::engine` while it works,
     /// so the app shows the cursor's engine without cloning it.
     pub timeline: ReplayCursor<'static>,
+    /// Where the timeline stops when it moves by search step, and by human action or
+    /// caption (input positions, ascending; see `replay::Marks`).
+    pub marks: replay::Marks,
+    /// The session's narration, by input position.
+    pub captions: Vec<crate::session::Caption>,
 }
 
-/// Fastest playback, in inputs per second (`>` doubles the speed up to this).
-pub const MAX_PLAY_SPEED: f64 = 16384.0;
+/// Fastest playback, in search steps per second (`+` doubles the speed up to this).
+pub const MAX_PLAY_SPEED: f64 = 64.0;
+/// Playback speed when a replay opens, in search steps per second.
+pub const PLAY_SPEED: f64 = 2.0;
 
 /// What the app needs to start runs: the task, the run's header template and where
 /// new sessions go.
@@ -200,7 +207,8 @@ impl App {
         app
     }
 
-    /// A recorded session, read-only, with the cursor at its end.
+    /// A recorded session, read-only: at its first caption if it is narrated (a demo
+    /// tells its story from the start), else at its end.
     pub fn replay(
         setup: Setup,
         session: Session,
@@ -209,16 +217,30 @@ impl App {
         theme: &str,
     ) -> Result<App, String> {
         let session = Arc::new(session);
-        let timeline =
+        let mut timeline =
             ReplayCursor::shared(Arc::clone(&session), setup.prompts.as_deref()).map_err(|e| e.to_string())?;
         let total = timeline.total();
+        // Walked before the app's engine exists, so the cursor is back at 0 like it.
+        let marks = replay::Marks::walk(&mut timeline);
+        let captions = session.captions();
         // The engine at input 0, like the cursor's: the two are swapped on every move.
         let h = &session.header;
         let engine = Engine::new(Arc::clone(timeline.task()), &h.input, h.params.clone());
         let header = session.header.clone();
         let mut app = App::base(setup, engine, header, keymap, themes, theme);
-        app.replay = Some(Replay { session, cursor: 0, total, playing: false, speed: 8.0, carry: 0.0, timeline });
-        app.seek(total);
+        let open_at = captions.first().map(|c| c.at).unwrap_or(total);
+        app.replay = Some(Replay {
+            session,
+            cursor: 0,
+            total,
+            playing: false,
+            speed: PLAY_SPEED,
+            carry: 0.0,
+            timeline,
+            marks,
+            captions,
+        });
+        app.seek(open_at);
         Ok(app)
     }
 

@@ -164,10 +164,14 @@ impl App {
         let options = TaskOptions { prompts: self.setup.prompts.clone(), data: None, knowledge: None };
         let task = session.header.build_task(&options).map_err(|e| e.to_string())?;
         let session = Arc::new(session);
-        let timeline =
+        let mut timeline =
             ReplayCursor::shared(Arc::clone(&session), self.setup.prompts.as_deref()).map_err(|e| e.to_string())?;
         self.finish_recording();
         let total = timeline.total();
+        let marks = super::replay::Marks::walk(&mut timeline);
+        let captions = session.captions();
+        // A narrated session (a demo) opens on its first caption, like `thoughtscope demo`.
+        let open_at = captions.first().map(|c| c.at).unwrap_or(total);
         let h = &session.header;
         let engine = Engine::new(Arc::clone(timeline.task()), &h.input, h.params.clone());
         self.setup.task = task;
@@ -184,8 +188,18 @@ impl App {
         self.transcript_scroll = 0;
         self.reset_driver = true;
         self.elapsed_ms = 0;
-        self.replay = Some(Replay { session, cursor: 0, total, playing: false, speed: 8.0, carry: 0.0, timeline });
-        self.seek(total);
+        self.replay = Some(Replay {
+            session,
+            cursor: 0,
+            total,
+            playing: false,
+            speed: super::PLAY_SPEED,
+            carry: 0.0,
+            timeline,
+            marks,
+            captions,
+        });
+        self.seek(open_at);
         Ok(())
     }
 

@@ -1,6 +1,73 @@
-//! The replay timeline: moving the cursor, playback, and forking a live run from it.
+//! The replay timeline: moving the cursor (by input, by search step, by human action
+//! or caption), playback in search steps per second, and forking a live run from it.
 
 use super::*;
+use crate::session::Caption;
+
+/// The positions the timeline stops at when it moves by more than one input.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Marks {
+    /// The end of each search step: the state once the step's last reply has landed
+    /// (0 and the end included), so one press shows one whole batch of work.
+    pub steps: Vec<usize>,
+    /// Right after each command a person gave that changes the tree (edit, prune,
+    /// backtrack, expand, re-evaluate, continue; stepping and running are the steps').
+    pub actions: Vec<usize>,
+}
+
+impl Marks {
+    /// Walk the whole session once, noting where the method's step counter moves and
+    /// where commands were given; leaves the cursor back at input 0.
+    pub fn walk(timeline: &mut ReplayCursor<'static>) -> Marks {
+        let total = timeline.total();
+        let kinds: Vec<(bool, bool)> = timeline
+            .session()
+            .inputs()
+            .map(|(input, _)| match input {
+                Input::Command { command: Command::Step { .. } | Command::Run | Command::Pause } => (true, false),
+                Input::Command { .. } => (true, true),
+                _ => (false, false),
+            })
+            .collect();
+        let mut marks = Marks { steps: vec![0], actions: Vec::new() };
+        let mut step = timeline.engine().view().step;
+        let mut finished = timeline.engine().is_finished();
+        for p in 1..=total {
+            if timeline.forward(1) == 0 {
+                break;
+            }
+            let now = timeline.engine().view().step;
+            let (command, steering) = kinds.get(p - 1).copied().unwrap_or((false, false));
+            if steering {
+                marks.actions.push(p);
+            }
+            let done = timeline.engine().is_finished();
+            if now != step || (done && !finished) {
+                // A command that starts a step shows nothing of it yet: stop just before
+                // it (the previous step complete). A reply that completes a step (and
+                // issues the next one) shows the completed step.
+                marks.steps.push(if command && !done { p - 1 } else { p });
+            }
+            step = now;
+            finished = done;
+        }
+        marks.steps.push(total);
+        marks.steps.sort_unstable();
+        marks.steps.dedup();
+        timeline.seek(0);
+        marks
+    }
+}
+
+/// The first of `positions` after `cursor`, else `last`.
+fn next_after(positions: impl IntoIterator<Item = usize>, cursor: usize, last: usize) -> usize {
+    positions.into_iter().filter(|&p| p > cursor).min().unwrap_or(last)
+}
+
+/// The last of `positions` before `cursor`, else 0.
+fn previous_before(positions: impl IntoIterator<Item = usize>, cursor: usize) -> usize {
+    positions.into_iter().filter(|&p| p < cursor).max().unwrap_or(0)
+}
 
 impl App {
     pub(super) fn replay_move(&mut self, to: impl Fn(usize, usize) -> usize) -> Vec<Effect> {
@@ -11,6 +78,32 @@ impl App {
         let target = to(r.cursor, r.total);
         self.seek(target);
         Vec::new()
+    }
+
+    /// Move by search step: forward to the end of the next step, or back to the end of the previous one.
+    pub(super) fn replay_step(&mut self, forward: bool) -> Vec<Effect> {
+        let Some(r) = self.replay.as_ref() else { return self.replay_move(|c, _| c) };
+        let steps = r.marks.steps.iter().copied();
+        let to = if forward { next_after(steps, r.cursor, r.total) } else { previous_before(steps, r.cursor) };
+        self.seek(to);
+        Vec::new()
+    }
+
+    /// Move to the next (previous) human action or caption.
+    pub(super) fn replay_mark(&mut self, forward: bool) -> Vec<Effect> {
+        let Some(r) = self.replay.as_ref() else { return self.replay_move(|c, _| c) };
+        let marks: Vec<usize> = r.marks.actions.iter().copied().chain(r.captions.iter().map(|c| c.at)).collect();
+        let to = if forward { next_after(marks, r.cursor, r.total) } else { previous_before(marks, r.cursor) };
+        self.seek(to);
+        Vec::new()
+    }
+
+    /// The caption for the replay cursor (the last one at or before it), and its number
+    /// among the session's captions (1-based) with their count.
+    pub fn caption(&self) -> Option<(&Caption, usize, usize)> {
+        let r = self.replay.as_ref()?;
+        let i = r.captions.iter().rposition(|c| c.at <= r.cursor)?;
+        Some((&r.captions[i], i + 1, r.captions.len()))
     }
 
     /// Show the state after the first `cursor` inputs of the replayed session.
@@ -42,7 +135,7 @@ impl App {
         self.touch();
     }
 
-    /// Playback: play the inputs due after `elapsed` seconds at the replay speed,
+    /// Playback: play the search steps due after `elapsed` seconds at the replay speed,
     /// carrying the fraction to the next frame (the loop passes the time; the app reads no clock).
     pub fn play_tick(&mut self, elapsed: f64) {
         let Some(r) = self.replay.as_mut() else { return };
@@ -53,7 +146,10 @@ impl App {
         let n = due.floor();
         r.carry = due - n;
         if n >= 1.0 {
-            let next = r.cursor.saturating_add(n as usize);
+            let mut next = r.cursor;
+            for _ in 0..(n as usize).min(r.marks.steps.len()) {
+                next = next_after(r.marks.steps.iter().copied(), next, r.total);
+            }
             self.follow = true;
             self.seek(next);
         }

@@ -123,14 +123,16 @@ fn o_opens_a_demo_or_a_recorded_session_as_a_replay() {
     assert!(screen.contains("demo 2 · dfs-backtracks.jsonl"), "{screen}");
     assert!(screen.contains("older.jsonl"), "{screen}");
 
-    // The second demo: a replay in this app, at its end.
+    // The second demo: a replay in this app, on its first caption like `thoughtscope demo 2`.
     key(&mut app, KeyCode::Down);
     key(&mut app, KeyCode::Enter);
     assert!(app.popup.is_none());
     assert!(app.is_replay());
     assert_eq!(app.header.params.method.label(), "tot-dfs");
     let r = app.replay.as_ref().unwrap();
-    assert_eq!(r.cursor, r.total);
+    let first = r.captions.first().expect("the demo is narrated").at;
+    assert_eq!(r.cursor, first);
+    app.seek(r.total);
     assert!(app.run.engine.tree().len() > 1);
     // The live run it left was ended.
     assert!(Session::load(&recorded).unwrap().complete());

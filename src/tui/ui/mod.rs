@@ -1,13 +1,14 @@
 //! Drawing: pure functions from a `View` (a snapshot of the app) to the screen.
 //! Only the tree widget's scroll state is mutable, as ratatui's stateful widgets need.
 
+mod caption;
 mod detail;
 mod popup;
 mod problems;
 mod scores;
 pub(crate) mod status;
 mod transcript;
-mod tree;
+pub(crate) mod tree;
 
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::style::Style;
@@ -105,6 +106,7 @@ pub fn draw(frame: &mut Frame, view: &View, tree_state: &mut TreeState<usize>) -
     scores::draw(frame, view, panes[1]);
     detail::draw(frame, view, panes[2]);
     transcript::draw(frame, view, panes[3]);
+    caption::draw(frame, view, panes[0]);
     status::draw_header(frame, view, header);
     status::draw_footer(frame, view, footer);
     popup::draw(frame, view, area);

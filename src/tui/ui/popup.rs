@@ -2,9 +2,10 @@
 
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 use ratatui::Frame;
 
+use super::super::action::Action;
 use super::super::app::{Popup, Prompting};
 use super::super::theme::Slot;
 use super::View;
@@ -25,17 +26,93 @@ pub(super) fn frame_block(view: &View, title: String, hint: &str) -> Block<'stat
         .title_bottom(Line::from(Span::styled(format!(" {hint} "), view.style(Slot::Dim))))
 }
 
+/// The contexts the help groups its keys by, in order.
+const HELP_GROUPS: [&str; 4] =
+    ["Steering (recorded in the session)", "Moving around", "Replay (the timeline)", "The screen"];
+
+/// Which help group an action belongs to (an index of `HELP_GROUPS`).
+fn help_group(action: Action) -> usize {
+    use Action::*;
+    match action {
+        Step | RunPause | Prune | Edit | Backtrack | Expand | Reevaluate | Continue | NewInput | Restart | SaveAs => 0,
+        ReplayStepBack | ReplayStepForward | ReplayMarkBack | ReplayMarkForward | ReplayBack | ReplayForward
+        | ReplayStart | ReplayEnd | ReplayPlay | ReplaySlower | ReplayFaster | Fork => 2,
+        CycleTheme | Help | Quit => 3,
+        _ => 1,
+    }
+}
+
+/// The glyphs the tree and scores panes draw, with what each means.
+pub const GLYPHS: [(&str, &str); 14] = [
+    ("·", "candidate: generated, not (yet) kept by the search"),
+    ("○", "frontier: kept, waiting to be expanded"),
+    ("●", "expanded: its children were generated"),
+    ("◇", "final state that is not a solution"),
+    ("★", "solution"),
+    ("–", "dropped: below the beam or the threshold"),
+    ("✂", "pruned by hand (p)"),
+    ("✗", "invalid: the step could not be read or checked (reason in the detail pane)"),
+    ("✎", "made by a person's edit (e)"),
+    ("▶ ▼", "a collapsed / an open subtree (c, ← →)"),
+    ("N= Q=", "MCTS: visits, and mean reward backed up"),
+    ("█░", "scores pane: the value as a bar"),
+    ("─ beam ─", "scores pane: the cut-off; states above the line are kept"),
+    ("…", "scores pane: not valued yet"),
+];
+
+/// One line explaining the score badge, from the task's value classes (Game of 24:
+/// `[20.002 isi]` = the value 20.002, from samples impossible, sure, impossible).
+pub fn badge_line(classes: &[(&str, f64)]) -> String {
+    if classes.is_empty() {
+        return "[v] = the value the evaluator gave the state".to_string();
+    }
+    let letters: Vec<String> = classes
+        .iter()
+        .map(|(name, value)| format!("{} {name} ({value})", name.chars().next().unwrap_or('?')))
+        .collect();
+    let example: String = classes.iter().filter_map(|(name, _)| name.chars().next()).collect();
+    format!(
+        "[value {example}] = the value (the sum of the samples' classes), then one letter per evaluator \
+         sample: {}; ? unreadable",
+        letters.join(", ")
+    )
+}
+
 pub fn help_lines(view: &View) -> Vec<Line<'static>> {
     let rows = view.app.keymap.help();
     let width = rows.iter().map(|(k, _, _)| k.chars().count()).max().unwrap_or(8).min(18);
-    rows.into_iter()
-        .map(|(keys, _, desc)| {
-            Line::from(vec![
+    let heading = |text: &str| Line::from(Span::styled(format!(" {text}"), view.style(Slot::Title)));
+    let mut lines = Vec::new();
+    for (g, name) in HELP_GROUPS.iter().enumerate() {
+        let group: Vec<_> = rows.iter().filter(|(_, action, _)| help_group(*action) == g).collect();
+        if group.is_empty() {
+            continue;
+        }
+        if !lines.is_empty() {
+            lines.push(Line::default());
+        }
+        lines.push(heading(name));
+        for (keys, _, desc) in group {
+            lines.push(Line::from(vec![
                 Span::styled(format!(" {keys:<width$} "), view.style(Slot::HelpKey)),
-                Span::styled(desc, view.style(Slot::HelpDesc)),
-            ])
-        })
-        .collect()
+                Span::styled(desc.clone(), view.style(Slot::HelpDesc)),
+            ]));
+        }
+    }
+    lines.push(Line::default());
+    lines.push(heading("What the marks mean"));
+    for (glyph, meaning) in GLYPHS {
+        lines.push(Line::from(vec![
+            Span::styled(format!(" {glyph:<width$} "), view.style(Slot::HelpKey)),
+            Span::styled(meaning, view.style(Slot::HelpDesc)),
+        ]));
+    }
+    let classes = view.app.run.engine.core.task.value_classes();
+    lines.push(Line::from(vec![
+        Span::styled(format!(" {:<width$} ", "[badge]"), view.style(Slot::HelpKey)),
+        Span::styled(badge_line(classes), view.style(Slot::HelpDesc)),
+    ]));
+    lines
 }
 
 /// What saving the edit popup does, in the method's terms: a ReAct step (a node with a
@@ -60,10 +137,14 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
     match popup {
         Popup::Help { scroll } => {
             let lines = help_lines(view);
-            let rect = centered(area, 90, lines.len() as u16 + 2);
+            // Long descriptions wrap: the popup is as tall as the wrapped lines (or the screen).
+            let inner = 110.min(area.width).saturating_sub(2).max(1) as usize;
+            let rows: usize = lines.iter().map(|l| l.width().div_ceil(inner).max(1)).sum();
+            let rect = centered(area, 110, (rows + 2).min(u16::MAX as usize) as u16);
             frame.render_widget(Clear, rect);
             let block = frame_block(view, "Keys".into(), "esc close · ↑↓ scroll");
-            frame.render_widget(Paragraph::new(lines).block(block).scroll((*scroll, 0)), rect);
+            let help = Paragraph::new(lines).block(block).wrap(Wrap { trim: false }).scroll((*scroll, 0));
+            frame.render_widget(help, rect);
         }
         Popup::Edit { node, editor } => {
             let width = 76.min(area.width);

@@ -23,7 +23,7 @@ use crate::engine::RunMode;
 pub fn mode(app: &App) -> (String, Slot) {
     let engine = &app.run.engine;
     match (&app.replay, engine.mode()) {
-        (Some(r), _) if r.playing => (format!("REPLAY ▶ {}/s", r.speed), Slot::ModeReplay),
+        (Some(r), _) if r.playing => (format!("REPLAY ▶ {} steps/s", r.speed), Slot::ModeReplay),
         (Some(_), _) => ("REPLAY".to_string(), Slot::ModeReplay),
         _ if engine.is_finished() => ("FINISHED".to_string(), Slot::ModePaused),
         _ if app.run.stopped().is_some() => ("STOPPED".to_string(), Slot::Warning),
@@ -232,8 +232,9 @@ fn hints(app: &App) -> Vec<(Action, &'static str)> {
     if replay {
         out.extend([
             (Action::ReplayPlay, "play"),
-            (Action::ReplayForward, "next"),
-            (Action::ReplayBack, "back"),
+            (Action::ReplayStepForward, "next step"),
+            (Action::ReplayStepBack, "back"),
+            (Action::ReplayMarkForward, "next caption/action"),
             (Action::Fork, "fork"),
         ]);
     } else {

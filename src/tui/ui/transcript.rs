@@ -225,7 +225,7 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
             "░".repeat(width - filled),
             r.cursor,
             r.total,
-            if r.playing { format!("▶ {}/s", r.speed) } else { "[ ] { } P".to_string() }
+            if r.playing { format!("▶ {} steps/s", r.speed) } else { "[ ] { } P".to_string() }
         );
         block = block.title_bottom(Line::from(Span::styled(extra, view.style(Slot::Timeline))));
     }
