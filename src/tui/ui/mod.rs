@@ -5,7 +5,7 @@ mod detail;
 mod popup;
 mod scores;
 pub(crate) mod status;
-mod transcript;
+pub(crate) mod transcript;
 mod tree;
 
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
