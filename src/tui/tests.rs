@@ -1331,3 +1331,30 @@ fn the_transcript_says_each_thing_once_with_counts_in_agreement() {
     }
     assert!(all.iter().any(|l| l.contains("1 child passes the threshold")), "{all:#?}");
 }
+
+#[test]
+fn a_node_closed_by_hand_stays_closed_while_new_children_show_elsewhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = live(dir.path(), Params { breadth: 2, ..Params::default() });
+    for _ in 0..3 {
+        act(&mut app, Action::Step);
+    }
+    let tree = app.run.engine.tree();
+    let kept = tree.nodes().find(|n| n.depth == 1 && !n.children.is_empty()).expect("an expanded state").id;
+    let hidden = tree.node(kept).children.clone();
+    let dropped = tree.nodes().find(|n| matches!(n.status, NodeStatus::Dropped(_))).expect("a dropped state").id;
+    // Close the expanded state with the left arrow, then expand another node by hand.
+    select_by_hand(&mut app, kept);
+    act(&mut app, Action::Left);
+    select(&mut app, dropped);
+    act(&mut app, Action::Expand);
+    let made = app.run.engine.tree().node(dropped).children.clone();
+    assert!(!made.is_empty());
+    let rows = pane_rows(&mut app, Pane::Tree, 220, 80).join("\n");
+    for id in made {
+        assert!(rows.contains(&format!(" {id} ")), "the new child {id} shows:\n{rows}");
+    }
+    for id in hidden {
+        assert!(!rows.contains(&format!(" {id} ")), "{id} stays inside its closed parent:\n{rows}");
+    }
+}

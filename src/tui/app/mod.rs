@@ -111,6 +111,8 @@ pub struct App {
     pub focus: Pane,
     pub tree_state: TreeState<usize>,
     collapsed: BTreeSet<usize>,
+    /// The nodes `open_all` opened last: one of them closed since was closed by hand.
+    opened: BTreeSet<usize>,
     /// Keep the selection on the newest node while the search runs (on at the start,
     /// off once the person moves the selection, toggled by `toggle_follow`).
     follow: bool,
@@ -155,6 +157,7 @@ impl App {
             focus: Pane::Tree,
             tree_state: TreeState::default(),
             collapsed: BTreeSet::new(),
+            opened: BTreeSet::new(),
             follow: true,
             popup: None,
             keymap,
@@ -245,6 +248,7 @@ impl App {
         self.events.clear();
         self.tree_state = TreeState::default();
         self.collapsed.clear();
+        self.opened.clear();
         self.follow = true;
         self.reset_driver = true;
         self.elapsed_ms = 0;
@@ -281,6 +285,8 @@ impl App {
             self.message = Some(format!("stopped: {reason}"));
         }
         let mut revealed = false;
+        // Nodes the person closed (left arrow, a click) stay closed unless something new grows below them.
+        self.keep_closed();
         for event in &events {
             match event {
                 Event::Rejected { reason } => self.message = Some(reason.clone()),

@@ -68,6 +68,18 @@ impl App {
             .or_else(|| self.best_node())
     }
 
+    /// Remember as collapsed by hand the nodes opened last time that the tree widget shows closed now.
+    pub(super) fn keep_closed(&mut self) {
+        let closed: Vec<usize> = self
+            .opened
+            .iter()
+            .copied()
+            .filter(|&id| self.run.engine.tree().contains(NodeId(id)))
+            .filter(|&id| !self.tree_state.opened().contains(&self.path_to(NodeId(id))))
+            .collect();
+        self.collapsed.extend(closed);
+    }
+
     /// Open every node with children except the ones collapsed by hand.
     pub fn open_all(&mut self) {
         let ids: Vec<NodeId> = self
@@ -78,6 +90,7 @@ impl App {
             .filter(|n| !n.children.is_empty() && !self.collapsed.contains(&n.id.0))
             .map(|n| n.id)
             .collect();
+        self.opened = ids.iter().map(|n| n.0).collect();
         for id in ids {
             let path = self.path_to(id);
             self.tree_state.open(path);
