@@ -70,7 +70,7 @@ fn explorer_steps_runs_and_quits_cleanly() {
     screen.wait_for("PAUSED");
     assert!(parser.lock().unwrap().screen().alternate_screen(), "the explorer uses the alternate screen");
     writer.write_all(b" ").unwrap();
-    screen.wait_for("step 1: expanding 1 states");
+    screen.wait_for("step 1: expanding 1 state");
     writer.write_all(b"r").unwrap();
     screen.wait_for("finished:");
     writer.write_all(b"?").unwrap();
@@ -135,7 +135,7 @@ fn a_signal_restores_the_terminal_and_closes_the_session() {
         let screen = Screen { parser: Arc::clone(&parser) };
         screen.wait_for("PAUSED");
         writer.write_all(b" ").unwrap();
-        screen.wait_for("step 1: expanding 1 states");
+        screen.wait_for("step 1: expanding 1 state");
         {
             let p = parser.lock().unwrap();
             assert!(p.screen().alternate_screen() && p.screen().hide_cursor());

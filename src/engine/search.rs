@@ -122,7 +122,8 @@ impl Engine {
                 let tree = &self.core.tree;
                 let inside: BTreeSet<NodeId> = tree.subtree(node).into_iter().collect();
                 let cancelled = self.core.cancel_where(|p| inside.contains(&p.node));
-                self.core.log(format!("pruned {node} ({} calls cancelled)", cancelled.len()));
+                self.core
+                    .log(format!("pruned {node} ({} cancelled)", methods::count(cancelled.len(), "call", "calls")));
                 self.method.on_prune(&mut self.core, node);
             }
             Command::Unprune { node } => {
@@ -323,8 +324,9 @@ impl Engine {
                 }
                 if out_of_range > 0 {
                     self.core.log(format!(
-                        "{out_of_range} of {} vote replies named a choice outside 1..{}; not counted",
+                        "{out_of_range} of {} {} named a choice outside 1..{}; not counted",
                         texts.len(),
+                        methods::noun(texts.len(), "vote reply", "vote replies"),
                         nodes.len()
                     ));
                 }

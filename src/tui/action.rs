@@ -46,6 +46,8 @@ pub enum Action {
     JumpBest,
     /// Select the next solution.
     NextSolution,
+    /// Follow the newest node as the search adds nodes, or stop following.
+    ToggleFollow,
     /// Collapse or expand the selected node.
     ToggleCollapse,
     FocusNext,
@@ -97,7 +99,7 @@ pub enum Action {
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 48] = [
+    pub const ALL: [Action; 49] = [
         Action::Step,
         Action::RunPause,
         Action::Prune,
@@ -119,6 +121,7 @@ impl Action {
         Action::Bottom,
         Action::JumpBest,
         Action::NextSolution,
+        Action::ToggleFollow,
         Action::ToggleCollapse,
         Action::FocusNext,
         Action::FocusPrev,

@@ -1386,5 +1386,327 @@ fn help_is_grouped_with_a_glyph_legend_and_the_badge_explained() {
     assert!(legend.contains("s sure") && legend.contains("l likely") && legend.contains("i impossible"), "{legend}");
 }
 
+// ---- Panes that agree with the engine, a selection that stays, everything reachable ----
+
+/// The inner rows of `pane` as drawn at `width`×`height`.
+fn pane_rows(app: &mut App, pane: Pane, width: u16, height: u16) -> Vec<String> {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal
+        .draw(|f| {
+            ui::draw_app(f, app);
+        })
+        .unwrap();
+    let area = app.areas[pane.index()];
+    let buffer = terminal.backend().buffer();
+    (area.y + 1..area.y + area.height.saturating_sub(1))
+        .map(|y| (area.x + 1..area.x + area.width.saturating_sub(1)).map(|x| buffer[(x, y)].symbol()).collect())
+        .collect()
+}
+
+/// The mark a node's status should have in the tree pane (the README's legend).
+fn expected_glyph(status: &NodeStatus) -> &'static str {
+    match status {
+        NodeStatus::Candidate => "·",
+        NodeStatus::Frontier => "○",
+        NodeStatus::Expanded => "●",
+        NodeStatus::Dropped(_) => "–",
+        NodeStatus::Pruned => "✂",
+        NodeStatus::Invalid(_) => "✗",
+        NodeStatus::Final => "◇",
+        NodeStatus::Solution => "★",
+    }
+}
+
+/// Every node of the engine's tree is on a row of the tree pane (nothing was collapsed
+/// by hand), with the mark of its status in the engine.
+fn assert_tree_pane_matches_engine(app: &mut App, after: &str) {
+    let nodes: Vec<(NodeId, NodeStatus)> = app.run.engine.tree().nodes().map(|n| (n.id, n.status.clone())).collect();
+    let rows = pane_rows(app, Pane::Tree, 220, nodes.len() as u16 + 30);
+    for (id, status) in nodes {
+        let mark = format!("{} {id} ", expected_glyph(&status));
+        let row = rows.iter().find(|r| r.contains(&format!(" {id} ")) && r.contains(&format!("{id} ")));
+        assert!(
+            rows.iter().any(|r| r.contains(&mark)),
+            "after {after}: {id} ({status:?}) should show as {mark:?}; its row: {row:?}\n{}",
+            rows.join("\n")
+        );
+    }
+}
+
+/// Move the selection by hand (as arrow keys do) and put it on `node`.
+fn select_by_hand(app: &mut App, node: NodeId) {
+    app.focus = Pane::Tree;
+    act(app, Action::Top);
+    select(app, node);
+}
+
+#[test]
+fn the_selection_stays_where_the_person_put_it_and_follow_tracks_the_newest() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = live(dir.path(), Params::default());
+    act(&mut app, Action::Step);
+    act(&mut app, Action::Step);
+    assert!(app.following(), "following at the start");
+    assert_eq!(app.selected(), NodeId(app.run.engine.tree().len() - 1), "the newest node while following");
+    // The person picks #2; stepping does not take it away.
+    select_by_hand(&mut app, NodeId(2));
+    assert!(!app.following(), "moving the selection stops following");
+    act(&mut app, Action::Step);
+    assert!(app.run.engine.tree().len() > 10);
+    assert_eq!(app.selected(), NodeId(2), "the selection stayed on #2");
+    let rows = pane_rows(&mut app, Pane::Detail, 160, 45);
+    assert!(rows[0].starts_with("#2 "), "the detail pane shows #2: {rows:?}");
+    // F follows again: at once the newest node, and after each step the new newest.
+    act(&mut app, Action::ToggleFollow);
+    assert!(app.following());
+    assert_eq!(app.selected(), NodeId(app.run.engine.tree().len() - 1));
+    assert!(render(&mut app, 160, 45).contains("nodes · following"), "the tree pane's title says so");
+    act(&mut app, Action::Step);
+    assert_eq!(app.selected(), NodeId(app.run.engine.tree().len() - 1));
+    act(&mut app, Action::ToggleFollow);
+    assert!(!app.following());
+    // The key is in the keymap.
+    use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    app.handle_key(KeyEvent::new(KeyCode::Char('F'), KeyModifiers::SHIFT));
+    assert!(app.following(), "F toggles follow");
+}
+
+#[test]
+fn a_finished_run_and_a_demo_at_its_end_land_on_the_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = live(dir.path(), Params::default());
+    act(&mut app, Action::RunPause);
+    let outcome = app.run.engine.outcome().cloned().expect("finished");
+    let selected = app.selected();
+    assert!(outcome.finals.contains(&selected), "{selected} is a final state of {:?}", outcome.finals);
+    if outcome.solved_any {
+        assert_eq!(app.run.engine.tree().node(selected).status, NodeStatus::Solution);
+    }
+    assert_ne!(selected, NodeId(app.run.engine.tree().len() - 1), "not simply the last node made");
+    // Each demo opens at its end on its solution.
+    for which in 0..crate::demos::DEMOS.len() {
+        let app = demo_replay(dir.path(), which);
+        let tree = app.run.engine.tree();
+        assert_eq!(tree.node(app.selected()).status, NodeStatus::Solution, "demo {}", which + 1);
+    }
+    // A person who moved the selection keeps it when the run ends.
+    let mut app = live(dir.path(), Params::default());
+    act(&mut app, Action::Step);
+    select_by_hand(&mut app, NodeId(1));
+    act(&mut app, Action::RunPause);
+    assert_eq!(app.selected(), NodeId(1));
+}
+
+#[test]
+fn every_command_leaves_the_tree_pane_agreeing_with_the_engine() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = live(dir.path(), Params { breadth: 2, ..Params::default() });
+    act(&mut app, Action::Step);
+    act(&mut app, Action::Step);
+    assert_tree_pane_matches_engine(&mut app, "two steps");
+    let tree = app.run.engine.tree();
+    let dropped = tree.nodes().find(|n| matches!(n.status, NodeStatus::Dropped(_))).expect("a dropped state").id;
+    let kept: Vec<NodeId> = tree.nodes().filter(|n| n.status == NodeStatus::Frontier).map(|n| n.id).collect();
+
+    // x on a dropped node: its new children show, evaluated, and its mark is the engine's.
+    select_by_hand(&mut app, dropped);
+    act(&mut app, Action::Expand);
+    let children = app.run.engine.tree().node(dropped).children.clone();
+    assert!(!children.is_empty(), "the expansion made children");
+    assert!(children.iter().all(|&c| app.run.engine.tree().node(c).score.is_some()), "and evaluated them");
+    assert_eq!(app.selected(), dropped, "the selection stays on the expanded node");
+    assert_tree_pane_matches_engine(&mut app, "expanding a dropped node");
+
+    select_by_hand(&mut app, kept[0]);
+    act(&mut app, Action::Prune);
+    assert_tree_pane_matches_engine(&mut app, "prune");
+    act(&mut app, Action::Prune);
+    assert_tree_pane_matches_engine(&mut app, "un-prune");
+    act(&mut app, Action::Step);
+    act(&mut app, Action::Step);
+    assert_tree_pane_matches_engine(&mut app, "two more steps");
+    act(&mut app, Action::Backtrack);
+    assert_tree_pane_matches_engine(&mut app, "backtrack");
+    let effects = app.submit_edit(kept[1], "10 - 4 = 6 (left: 5 6 6)".into());
+    settle(&mut app, effects);
+    assert!(matches!(app.run.engine.tree().node(app.selected()).origin, Origin::Human { .. }), "the edit is selected");
+    assert_tree_pane_matches_engine(&mut app, "edit");
+    select_by_hand(&mut app, kept[1]);
+    act(&mut app, Action::Reevaluate);
+    assert_tree_pane_matches_engine(&mut app, "re-evaluate");
+    let dropped =
+        app.run.engine.tree().nodes().filter(|n| matches!(n.status, NodeStatus::Dropped(_))).last().unwrap().id;
+    select_by_hand(&mut app, dropped);
+    act(&mut app, Action::Continue);
+    act(&mut app, Action::Step);
+    assert!(!app.run.engine.tree().node(dropped).children.is_empty(), "the search went on from {dropped}");
+    assert_tree_pane_matches_engine(&mut app, "continue");
+    act(&mut app, Action::RunPause);
+    assert_tree_pane_matches_engine(&mut app, "the end of the run");
+}
+
+#[test]
+fn continue_on_a_react_step_shows_the_new_branch() {
+    use crate::tasks::qa_demo::QaDemo;
+    let dir = tempfile::tempdir().unwrap();
+    let task: Arc<dyn TaskSource> = Arc::new(QaDemo::new(None).unwrap());
+    let mut tools = crate::runtime::tools::ToolRunner::new(task.tools().unwrap());
+    let mut s = setup(dir.path(), Params { method: crate::engine::methods::react::KIND, ..Params::default() });
+    s.task = Arc::clone(&task);
+    s.header.task = "qa-demo".into();
+    let problem = task.problem(0).unwrap();
+    let mut app = App::live(s, &problem, Keymap::default(), ThemeSet::default(), "dark");
+    let fx = app.handle_action(Action::RunPause);
+    settle_react(&mut app, fx, &mut tools);
+    assert!(app.run.engine.is_finished());
+    let step2 = app.run.engine.tree().nodes().find(|n| n.depth == 2).unwrap().id;
+    select_by_hand(&mut app, step2);
+    let before = app.run.engine.tree().len();
+    let fx = app.handle_action(Action::Continue);
+    settle_react(&mut app, fx, &mut tools);
+    let fx = app.handle_action(Action::Step);
+    settle_react(&mut app, fx, &mut tools);
+    assert!(app.run.engine.tree().len() > before, "continuing made a new branch");
+    assert_eq!(app.selected(), step2);
+    assert_tree_pane_matches_engine(&mut app, "continue on a ReAct step");
+}
+
+#[test]
+fn the_detail_pane_scrolls_to_the_end_of_wrapped_text_at_80x24() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = live(dir.path(), Params::default());
+    // A long streamed reply for the root's first call: long lines that wrap many times.
+    let effects = app.handle_action(Action::Step);
+    let Some(Effect::CallLlm { call, .. }) = effects.first() else { panic!("a call") };
+    let long: Vec<String> =
+        (0..12).map(|i| format!("line {i}: {}", "a thought that goes on and on ".repeat(5))).collect();
+    app.on_delta(*call, 0, &format!("{}\nthe very last words ZQXEND", long.join("\n")));
+    app.focus = Pane::Detail;
+    let shown = |app: &mut App| pane_rows(app, Pane::Detail, 80, 24).join("\n");
+    assert!(!shown(&mut app).contains("ZQXEND"));
+    act(&mut app, Action::Bottom);
+    let at_end = shown(&mut app);
+    assert!(at_end.contains("ZQXEND"), "the last line is reachable:\n{at_end}");
+    // Up from the end moves at once (the offset is not parked past the limit).
+    act(&mut app, Action::Up);
+    let up = shown(&mut app);
+    assert_ne!(up, at_end);
+    // Page by page from the top also reaches it.
+    act(&mut app, Action::Top);
+    for _ in 0..200 {
+        act(&mut app, Action::PageDown);
+    }
+    assert!(shown(&mut app).contains("ZQXEND"));
+}
+
+#[test]
+fn the_transcript_wraps_long_observations_at_80x24() {
+    use crate::tasks::qa_demo::QaDemo;
+    let dir = tempfile::tempdir().unwrap();
+    let task: Arc<dyn TaskSource> = Arc::new(QaDemo::new(None).unwrap());
+    let mut tools = crate::runtime::tools::ToolRunner::new(task.tools().unwrap());
+    let mut s = setup(dir.path(), Params { method: crate::engine::methods::react::KIND, ..Params::default() });
+    s.task = Arc::clone(&task);
+    s.header.task = "qa-demo".into();
+    let problem = task.problem(0).unwrap();
+    let mut app = App::live(s, &problem, Keymap::default(), ThemeSet::default(), "dark");
+    let fx = app.handle_action(Action::RunPause);
+    settle_react(&mut app, fx, &mut tools);
+    // The step with the longest observation: its last word is on screen.
+    let (node, observation) = app
+        .run
+        .engine
+        .tree()
+        .nodes()
+        .filter_map(|n| Some((n.id, n.step.as_ref()?.observation.clone()?)))
+        .max_by_key(|(_, o)| o.chars().count())
+        .unwrap();
+    assert!(observation.chars().count() > 80, "a long observation: {observation}");
+    let last = observation.split_whitespace().last().unwrap().to_string();
+    select(&mut app, node);
+    let rows = pane_rows(&mut app, Pane::Transcript, 80, 24);
+    assert!(rows.join("\n").contains(&last), "{last:?} is shown:\n{}", rows.join("\n"));
+    // Scrolling counts wrapped lines: from the top, the question, then down to the end.
+    app.focus = Pane::Transcript;
+    act(&mut app, Action::Top);
+    let top = pane_rows(&mut app, Pane::Transcript, 80, 24);
+    assert!(top[0].starts_with("Question:"), "{top:?}");
+}
+
+#[test]
+fn the_transcript_says_each_thing_once_with_counts_in_agreement() {
+    let dir = tempfile::tempdir().unwrap();
+    let texts = |app: &App| -> Vec<String> {
+        let view = ui::View::new(app, app.selected());
+        ui::transcript::lines(&view).iter().map(|l| l.to_string()).collect()
+    };
+    // DFS: a backtrack is one line, with its reason.
+    let app = demo_replay(dir.path(), 1);
+    let lines = texts(&app);
+    let backtracks: Vec<&String> = lines.iter().filter(|l| l.starts_with("backtracked")).collect();
+    assert!(backtracks.len() >= 2, "{lines:#?}");
+    assert!(backtracks.iter().all(|l| l.contains(": ")), "each with its reason: {backtracks:#?}");
+    for pair in lines.windows(2) {
+        assert!(!pair[1].starts_with(pair[0].as_str()), "said twice: {pair:?}");
+    }
+    // BFS: a backtrack by hand says from where to where, in one line that wraps at 80 columns.
+    let mut app = live(dir.path(), Params { breadth: 2, ..Params::default() });
+    act(&mut app, Action::Step);
+    act(&mut app, Action::Step);
+    act(&mut app, Action::Step);
+    act(&mut app, Action::Step);
+    act(&mut app, Action::Backtrack);
+    let lines = texts(&app);
+    let backtracks: Vec<&String> = lines.iter().filter(|l| l.starts_with("backtracked")).collect();
+    assert_eq!(backtracks.len(), 1, "{lines:#?}");
+    assert!(backtracks[0].contains(" to #") && backtracks[0].ends_with("of the step before"), "{backtracks:?}");
+    let rows = pane_rows(&mut app, Pane::Transcript, 80, 24).join("\n");
+    assert!(rows.contains("\nthe step before"), "the end of the long line wraps into view:\n{rows}");
+    // Counts agree with their nouns in every demo's log and in a greedy run.
+    let mut all: Vec<String> = Vec::new();
+    for which in 0..crate::demos::DEMOS.len() {
+        all.extend(texts(&demo_replay(dir.path(), which)));
+    }
+    let mut greedy = live(dir.path(), Params { breadth: 1, ..Params::default() });
+    act(&mut greedy, Action::RunPause);
+    all.extend(texts(&greedy));
+    assert!(all.iter().any(|l| l.contains("expanding 1 state")), "a one-state step is logged");
+    for line in &all {
+        for wrong in
+            [" 1 states", " 1 children", " 1 candidates", "of 1 candidates", " 1 votes", " 1 calls", " 1 iterations"]
+        {
+            assert!(!line.contains(wrong), "{wrong:?} in {line:?}");
+        }
+    }
+    assert!(all.iter().any(|l| l.contains("1 child passes the threshold")), "{all:#?}");
+}
+
+#[test]
+fn a_node_closed_by_hand_stays_closed_while_new_children_show_elsewhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = live(dir.path(), Params { breadth: 2, ..Params::default() });
+    for _ in 0..3 {
+        act(&mut app, Action::Step);
+    }
+    let tree = app.run.engine.tree();
+    let kept = tree.nodes().find(|n| n.depth == 1 && !n.children.is_empty()).expect("an expanded state").id;
+    let hidden = tree.node(kept).children.clone();
+    let dropped = tree.nodes().find(|n| matches!(n.status, NodeStatus::Dropped(_))).expect("a dropped state").id;
+    // Close the expanded state with the left arrow, then expand another node by hand.
+    select_by_hand(&mut app, kept);
+    act(&mut app, Action::Left);
+    select(&mut app, dropped);
+    act(&mut app, Action::Expand);
+    let made = app.run.engine.tree().node(dropped).children.clone();
+    assert!(!made.is_empty());
+    let rows = pane_rows(&mut app, Pane::Tree, 220, 80).join("\n");
+    for id in made {
+        assert!(rows.contains(&format!(" {id} ")), "the new child {id} shows:\n{rows}");
+    }
+    for id in hidden {
+        assert!(!rows.contains(&format!(" {id} ")), "{id} stays inside its closed parent:\n{rows}");
+    }
+}
+
 /// Several problems in one explorer, `o` (open a session or demo), problems in the settings.
 mod problems;

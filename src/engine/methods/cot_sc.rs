@@ -85,9 +85,10 @@ impl Method for CotSc {
                 outcome.finals.retain(|&n| n != winner);
                 outcome.finals.insert(0, winner);
                 core.log(format!(
-                    "majority answer {:?} with {count} of {} votes",
+                    "majority answer {:?} with {count} of {} {}",
                     answer.as_deref().unwrap_or(""),
-                    samples
+                    samples,
+                    super::noun(samples, "vote", "votes")
                 ));
                 outcome.answer = answer;
             }

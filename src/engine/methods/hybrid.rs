@@ -135,8 +135,9 @@ impl Hybrid {
             }
             (_, None) => {
                 core.log(format!(
-                    "ReAct gave no answer within {} steps: backing off to CoT-SC with {} samples",
-                    self.params.react.max_steps, self.params.samples.samples
+                    "ReAct gave no answer within {}: backing off to CoT-SC with {}",
+                    super::count(self.params.react.max_steps, "step", "steps"),
+                    super::count(self.params.samples.samples as usize, "sample", "samples")
                 ));
                 self.part = Part::CotSc;
             }
@@ -157,13 +158,15 @@ impl Hybrid {
         let (votes, n) = (majority.votes, majority.samples);
         if votes > 0 && votes as f64 >= needed {
             core.log(format!(
-                "the majority has {votes} of {n} votes (at least {threshold} × {n}): keeping the CoT-SC answer"
+                "the majority has {votes} of {n} {} (at least {threshold} × {n}): keeping the CoT-SC answer",
+                super::noun(n, "vote", "votes")
             ));
             self.finish(outcome, super::cot_sc::KIND);
         } else {
             core.log(format!(
-                "the majority has only {votes} of {n} votes (fewer than {threshold} × {n} = {needed}): \
-                 backing off to ReAct"
+                "the majority has only {votes} of {n} {} (fewer than {threshold} × {n} = {needed}): \
+                 backing off to ReAct",
+                super::noun(n, "vote", "votes")
             ));
             self.part = Part::React;
         }

@@ -21,7 +21,7 @@ use crate::engine::{
     Core, Duplicates, Evaluator, MethodKind, NodeId, NodeStatus, Outcome, ParamError, Params, SearchParams,
 };
 
-use super::{Method, MethodInfo, MethodView, Progress};
+use super::{count, Method, MethodInfo, MethodView, Progress};
 
 /// Registration (see `methods::REGISTRY`).
 pub const KIND: MethodKind = MethodKind("mcts");
@@ -298,7 +298,7 @@ impl Method for Mcts {
             return Progress::Moved;
         }
         if self.iterations >= self.params.iterations {
-            core.log(format!("{} iterations, the budget; stopping", self.iterations));
+            core.log(format!("{}, the budget; stopping", count(self.iterations, "iteration", "iterations")));
             self.phase = Phase::Done;
             return Progress::Moved;
         }

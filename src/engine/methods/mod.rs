@@ -29,6 +29,21 @@ pub mod tot_dfs;
 
 use super::{Core, MethodKind, NodeId, Outcome, ParamError, Params};
 
+/// A count with its noun in agreement, for log lines: `count(1, "state", "states")` is
+/// `1 state`, `count(2, ...)` is `2 states`.
+pub fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The noun that agrees with `n`: `noun(1, "vote", "votes")` is `vote` (for `1 of 1 vote`).
+pub fn noun<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 {
+        one
+    } else {
+        many
+    }
+}
+
 /// What a call to `advance` did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Progress {

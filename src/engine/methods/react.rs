@@ -276,7 +276,7 @@ impl Method for React {
             Phase::Think => {
                 let step = core.tree.node(self.tip).depth + 1;
                 if step > self.params.max_steps {
-                    core.log(format!("no answer after {} steps", self.params.max_steps));
+                    core.log(format!("no answer after {}", super::count(self.params.max_steps, "step", "steps")));
                     self.finals.clear();
                     self.phase = Phase::Done;
                     return Progress::Moved;

@@ -12,7 +12,7 @@ use crate::engine::params::whole;
 use crate::engine::tree::DropReason;
 use crate::engine::{Core, Duplicates, NodeId, NodeStatus, Outcome, ParamError, Params, SearchParams, Selection};
 
-use super::{rank_by_value, Cutoff, Method, MethodInfo, MethodView, Progress};
+use super::{count, noun, rank_by_value, Cutoff, Method, MethodInfo, MethodView, Progress};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -102,10 +102,11 @@ impl TotBfs {
         }
         core.emit(Event::Selected { step: self.step, kept: kept.clone(), candidates: self.pool.len() });
         core.log(format!(
-            "step {}: kept {} of {} candidates ({} evaluated)",
+            "step {}: kept {} of {} {} ({} evaluated)",
             self.step + 1,
             kept.len(),
             self.pool.len(),
+            noun(self.pool.len(), "candidate", "candidates"),
             candidates.len()
         ));
         self.explored.extend(kept.iter().copied());
@@ -164,7 +165,7 @@ impl Method for TotBfs {
                 for &n in &targets {
                     core.generate(n, false);
                 }
-                core.log(format!("step {}: expanding {} states", self.step + 1, targets.len()));
+                core.log(format!("step {}: expanding {}", self.step + 1, count(targets.len(), "state", "states")));
                 self.pool.clear();
                 self.phase = Phase::Generating;
                 Progress::Issued(targets.len())
@@ -256,12 +257,17 @@ impl Method for TotBfs {
             core.set_status(n, NodeStatus::Frontier);
         }
         self.explored.extend(alternatives.iter().copied());
-        core.emit(Event::Backtracked { from, to: alternatives.clone() });
-        core.log(format!(
-            "backtracked at step {}: {} unexplored states of the step before",
+        // One line says it all in the transcript: where from, where to, and why there.
+        let ids = |ns: &[NodeId]| ns.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(" ");
+        let line = format!(
+            "backtracked from {} to {} at step {}: the {} of the step before",
+            ids(&from),
+            ids(&alternatives),
             self.step + 1,
-            alternatives.len()
-        ));
+            count(alternatives.len(), "best unexplored state", "best unexplored states")
+        );
+        core.emit(Event::Backtracked { from, to: alternatives.clone() });
+        core.log(line);
         self.frontier = alternatives;
         self.phase = Phase::Generate;
         Ok(())

@@ -10,7 +10,7 @@ use crate::engine::tree::DropReason;
 use crate::engine::MethodKind;
 use crate::engine::{Core, Duplicates, NodeId, NodeStatus, Outcome, ParamError, Params, SearchParams};
 
-use super::{rank_by_value, Cutoff, Method, MethodInfo, MethodView, Progress};
+use super::{count, rank_by_value, Cutoff, Method, MethodInfo, MethodView, Progress};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -132,7 +132,7 @@ impl Method for TotDfs {
                     return Progress::Moved;
                 }
                 if self.expansions >= self.params.max_states {
-                    core.log(format!("visited {} states, the cap; stopping", self.expansions));
+                    core.log(format!("visited {}, the cap; stopping", count(self.expansions, "state", "states")));
                     self.stop_with_best();
                     return Progress::Moved;
                 }
@@ -199,7 +199,8 @@ impl Method for TotDfs {
                         core.set_status(id, NodeStatus::Dropped(DropReason::BelowThreshold { value: v, threshold }));
                     }
                 }
-                core.log(format!("{}: {} children pass the threshold", top.node, keep.len()));
+                let pass = if keep.len() == 1 { "child passes" } else { "children pass" };
+                core.log(format!("{}: {} {pass} the threshold", top.node, keep.len()));
                 top.todo = keep;
                 self.phase = Phase::Choose;
             }

@@ -103,8 +103,17 @@ impl App {
 
     /// An edit from the popup (also used by tests and scripts).
     pub fn submit_edit(&mut self, node: NodeId, text: String) -> Vec<Effect> {
-        self.follow = true;
-        self.command(Command::Edit { node, text })
+        let before = self.run.engine.tree().len();
+        let effects = self.command(Command::Edit { node, text });
+        // The person's own new thought is what they look at next.
+        let tree = self.run.engine.tree();
+        let edited = (before..tree.len())
+            .map(NodeId)
+            .find(|&n| matches!(tree.node(n).origin, Origin::Human { edited_from: Some(from) } if from == node));
+        if let Some(edited) = edited {
+            self.select(edited);
+        }
+        effects
     }
 
     /// An answer to a one-line question popup.
@@ -189,12 +198,9 @@ impl App {
         self.touch();
         let node = self.selected();
         match action {
-            Action::Step => {
-                self.follow = true;
-                self.command(Command::Step { n: 1 })
-            }
+            // Stepping and running leave the selection where the person put it (see `toggle_follow`).
+            Action::Step => self.command(Command::Step { n: 1 }),
             Action::RunPause => {
-                self.follow = true;
                 let running = matches!(self.run.engine.mode(), crate::engine::RunMode::Running);
                 self.command(if running { Command::Pause } else { Command::Run })
             }
@@ -297,6 +303,19 @@ impl App {
                 match solutions.iter().find(|&&s| s > node).or(solutions.first()) {
                     Some(&s) => self.select(s),
                     None => self.message = Some("no solution yet".into()),
+                }
+                Vec::new()
+            }
+            Action::ToggleFollow => {
+                self.follow = !self.follow;
+                if self.follow {
+                    // Catch up at once: the newest node, or the answer of a finished search.
+                    let newest = NodeId(self.run.engine.tree().len().saturating_sub(1));
+                    let target = if self.run.engine.outcome().is_some() { self.landing() } else { None };
+                    self.select(target.unwrap_or(newest));
+                    self.message = Some("following the newest node (moving the selection stops it)".into());
+                } else {
+                    self.message = Some("not following: the selection stays where you put it".into());
                 }
                 Vec::new()
             }

@@ -27,7 +27,7 @@ use tui_tree_widget::TreeState;
 use super::action::Action;
 use super::keymap::Keymap;
 use super::theme::{Theme, ThemeSet};
-use crate::engine::{Command, Effect, Engine, Event, Input, LlmReply, LlmRequest, NodeId, NodeStatus, Task};
+use crate::engine::{Command, Effect, Engine, Event, Input, LlmReply, LlmRequest, NodeId, NodeStatus, Origin, Task};
 use crate::runtime::headless::RunLimits;
 use crate::runtime::{Run, StopPolicy};
 use crate::session::cursor::ReplayCursor;
@@ -136,7 +136,10 @@ pub struct App {
     pub focus: Pane,
     pub tree_state: TreeState<usize>,
     collapsed: BTreeSet<usize>,
-    /// Keep the selection on the newest node while the search runs.
+    /// The nodes `open_all` opened last: one of them closed since was closed by hand.
+    opened: BTreeSet<usize>,
+    /// Keep the selection on the newest node while the search runs (on at the start,
+    /// off once the person moves the selection, toggled by `toggle_follow`).
     follow: bool,
     pub popup: Option<Popup>,
     pub keymap: Keymap,
@@ -148,6 +151,10 @@ pub struct App {
     /// Scroll offsets of the detail and transcript panes (transcript: lines up from the end).
     pub detail_scroll: u16,
     pub transcript_scroll: u16,
+    /// The largest useful scroll offsets of the detail and transcript panes, in wrapped
+    /// (screen) lines, as the last frame measured them (`u16::MAX` before the first frame).
+    pub detail_limit: std::cell::Cell<u16>,
+    pub transcript_limit: std::cell::Cell<u16>,
     /// Left column width in percent.
     pub split: u16,
     pub quit: bool,
@@ -177,6 +184,7 @@ impl App {
             focus: Pane::Tree,
             tree_state: TreeState::default(),
             collapsed: BTreeSet::new(),
+            opened: BTreeSet::new(),
             follow: true,
             popup: None,
             keymap,
@@ -186,6 +194,8 @@ impl App {
             message: None,
             detail_scroll: 0,
             transcript_scroll: 0,
+            detail_limit: std::cell::Cell::new(u16::MAX),
+            transcript_limit: std::cell::Cell::new(u16::MAX),
             split: 48,
             quit: false,
             reset_driver: false,
@@ -281,6 +291,7 @@ impl App {
         self.events.clear();
         self.tree_state = TreeState::default();
         self.collapsed.clear();
+        self.opened.clear();
         self.follow = true;
         self.reset_driver = true;
         self.elapsed_ms = 0;
@@ -316,12 +327,31 @@ impl App {
         if let Some(reason) = &fed.stopped {
             self.message = Some(format!("stopped: {reason}"));
         }
+        let mut revealed = false;
+        // Nodes the person closed (left arrow, a click) stay closed unless something new grows below them.
+        self.keep_closed();
         for event in &events {
             match event {
                 Event::Rejected { reason } => self.message = Some(reason.clone()),
-                Event::NodeAdded { id, .. } if self.follow => self.select(*id),
+                Event::NodeAdded { id, parent, .. } => {
+                    // New children are shown, whoever asked for them: open the way down to them.
+                    self.reveal(*parent);
+                    revealed = true;
+                    if self.follow {
+                        self.select(*id);
+                    }
+                }
+                // The search is over: a follower lands on the answer, not on the last node made.
+                Event::Finished { .. } if self.follow => {
+                    if let Some(node) = self.landing() {
+                        self.select(node);
+                    }
+                }
                 _ => {}
             }
+        }
+        if revealed {
+            self.open_all();
         }
         self.events.extend(events);
         self.touch();

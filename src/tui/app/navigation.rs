@@ -38,6 +38,48 @@ impl App {
         self.detail_scroll = 0;
     }
 
+    /// Whether the selection follows the newest node.
+    pub fn following(&self) -> bool {
+        self.follow
+    }
+
+    /// Open the way down to `node`'s children: it and its ancestors are no longer
+    /// collapsed (the tree widget opens them at the next `open_all`).
+    pub(super) fn reveal(&mut self, node: NodeId) {
+        for id in self.path_to(node) {
+            self.collapsed.remove(&id);
+        }
+    }
+
+    /// Where the selection lands when the search is over: a solution among the final
+    /// states (best ranked first), else the best-ranked final state, else the best state.
+    pub fn landing(&self) -> Option<NodeId> {
+        let engine = &self.run.engine;
+        let tree = engine.tree();
+        let finals: Vec<NodeId> = engine
+            .outcome()
+            .map(|o| o.finals.iter().copied().filter(|&n| tree.contains(n)).collect())
+            .unwrap_or_default();
+        finals
+            .iter()
+            .copied()
+            .find(|&n| tree.node(n).status == NodeStatus::Solution)
+            .or_else(|| finals.first().copied())
+            .or_else(|| self.best_node())
+    }
+
+    /// Remember as collapsed by hand the nodes opened last time that the tree widget shows closed now.
+    pub(super) fn keep_closed(&mut self) {
+        let closed: Vec<usize> = self
+            .opened
+            .iter()
+            .copied()
+            .filter(|&id| self.run.engine.tree().contains(NodeId(id)))
+            .filter(|&id| !self.tree_state.opened().contains(&self.path_to(NodeId(id))))
+            .collect();
+        self.collapsed.extend(closed);
+    }
+
     /// Open every node with children except the ones collapsed by hand.
     pub fn open_all(&mut self) {
         let ids: Vec<NodeId> = self
@@ -48,6 +90,7 @@ impl App {
             .filter(|n| !n.children.is_empty() && !self.collapsed.contains(&n.id.0))
             .map(|n| n.id)
             .collect();
+        self.opened = ids.iter().map(|n| n.0).collect();
         for id in ids {
             let path = self.path_to(id);
             self.tree_state.open(path);
@@ -82,14 +125,18 @@ impl App {
                 self.detail_scroll = 0;
             }
             Pane::Detail => {
+                // Offsets count wrapped lines, up to the last frame's limit (so `up` after `end` moves at once).
+                let limit = self.detail_limit.get();
+                let at = self.detail_scroll.min(limit);
                 self.detail_scroll = match action {
-                    Action::Up => self.detail_scroll.saturating_sub(1),
-                    Action::Down => self.detail_scroll.saturating_add(1),
-                    Action::PageUp => self.detail_scroll.saturating_sub(page),
-                    Action::PageDown => self.detail_scroll.saturating_add(page),
+                    Action::Up => at.saturating_sub(1),
+                    Action::Down => at.saturating_add(1),
+                    Action::PageUp => at.saturating_sub(page),
+                    Action::PageDown => at.saturating_add(page),
                     Action::Top => 0,
-                    _ => u16::MAX / 2,
+                    _ => limit,
                 }
+                .min(limit)
             }
             Pane::Transcript
                 if self.header.params.method.has_react_steps() && matches!(action, Action::Up | Action::Down) =>
@@ -108,15 +155,18 @@ impl App {
                 self.transcript_scroll = 0;
             }
             Pane::Transcript => {
-                // Offsets count lines up from the newest.
+                // Offsets count wrapped lines up from the newest, up to the last frame's limit.
+                let limit = self.transcript_limit.get();
+                let at = self.transcript_scroll.min(limit);
                 self.transcript_scroll = match action {
-                    Action::Up => self.transcript_scroll.saturating_add(1),
-                    Action::Down => self.transcript_scroll.saturating_sub(1),
-                    Action::PageUp => self.transcript_scroll.saturating_add(page),
-                    Action::PageDown => self.transcript_scroll.saturating_sub(page),
-                    Action::Top => u16::MAX / 2,
+                    Action::Up => at.saturating_add(1),
+                    Action::Down => at.saturating_sub(1),
+                    Action::PageUp => at.saturating_add(page),
+                    Action::PageDown => at.saturating_sub(page),
+                    Action::Top => limit,
                     _ => 0,
                 }
+                .min(limit)
             }
         }
     }

@@ -117,6 +117,7 @@ impl App {
         r.timeline.seek(cursor);
         std::mem::swap(&mut self.run.engine, r.timeline.engine_mut());
         r.cursor = r.timeline.position();
+        let at_end = r.cursor >= r.total;
         self.run.totals = r.timeline.totals();
         // The events at any input are a prefix of those at a later one: cut or extend.
         let events = r.timeline.events();
@@ -130,7 +131,12 @@ impl App {
             Event::NodeAdded { id, .. } => Some(*id),
             _ => None,
         });
-        let target = if self.follow { last_added.unwrap_or(NodeId(0)) } else { keep };
+        // Following: the newest node, or at the end of a finished session its answer.
+        let target = match (self.follow, at_end && self.run.engine.outcome().is_some()) {
+            (true, true) => self.landing().or(last_added).unwrap_or(NodeId(0)),
+            (true, false) => last_added.unwrap_or(NodeId(0)),
+            (false, _) => keep,
+        };
         self.select(if self.run.engine.tree().contains(target) { target } else { NodeId(0) });
         self.touch();
     }

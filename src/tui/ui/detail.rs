@@ -136,9 +136,14 @@ pub fn lines(view: &View) -> Vec<Line<'static>> {
 pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
     let all = lines(view);
     let height = area.height.saturating_sub(2) as usize;
-    let max_scroll = all.len().saturating_sub(height) as u16;
+    // Long prompt and reply lines wrap: the limit counts the lines as drawn, so the last
+    // line of the last reply can be scrolled into view.
+    let paragraph = Paragraph::new(all).wrap(Wrap { trim: false });
+    let total = paragraph.line_count(area.width.saturating_sub(2));
+    let max_scroll = total.saturating_sub(height).min(u16::MAX as usize) as u16;
+    view.app.detail_limit.set(max_scroll);
     let scroll = view.app.detail_scroll.min(max_scroll);
-    let extra = if max_scroll > 0 { format!("{}/{}", scroll as usize + 1, all.len()) } else { String::new() };
+    let extra = if max_scroll > 0 { format!("{}/{}", scroll as usize + 1, total) } else { String::new() };
     let block = view.block(super::Pane::Detail, &extra);
-    frame.render_widget(Paragraph::new(all).block(block).wrap(Wrap { trim: false }).scroll((scroll, 0)), area);
+    frame.render_widget(paragraph.block(block).scroll((scroll, 0)), area);
 }

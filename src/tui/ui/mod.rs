@@ -7,7 +7,7 @@ mod popup;
 mod problems;
 mod scores;
 pub(crate) mod status;
-mod transcript;
+pub(crate) mod transcript;
 pub(crate) mod tree;
 
 use ratatui::layout::{Constraint, Direction, Layout, Rect};

@@ -2,7 +2,7 @@
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
+use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
 
 use super::super::theme::Slot;
@@ -154,17 +154,18 @@ pub fn lines(view: &View) -> Vec<Line<'static>> {
         return trajectory(view).0;
     }
     let mut out = Vec::new();
-    for e in &view.app.events {
+    let events = &view.app.events;
+    for (i, e) in events.iter().enumerate() {
         let (slot, text) = match e {
+            // The method's own line about a backtrack says it with the reason: one line, not two.
+            Event::Log { text } if i > 0 && matches!(events[i - 1], Event::Backtracked { .. }) => {
+                (Slot::Warning, text.clone())
+            }
             Event::Log { text } => (Slot::Text, text.clone()),
-            Event::Backtracked { from, to } => (
-                Slot::Warning,
-                format!(
-                    "backtracked from {} to {}",
-                    from.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(" "),
-                    to.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(" ")
-                ),
-            ),
+            Event::Backtracked { .. } if matches!(events.get(i + 1), Some(Event::Log { text }) if text.starts_with("backtracked")) => {
+                continue
+            }
+            Event::Backtracked { from, to } => (Slot::Warning, backtrack_line(from, to)),
             Event::CallFailed { call, node, message } => {
                 (Slot::Error, format!("call {call} for {node} failed: {message}"))
             }
@@ -184,26 +185,42 @@ pub fn lines(view: &View) -> Vec<Line<'static>> {
     out
 }
 
+/// How many screen lines `line` takes in a pane `width` columns wide (it wraps at words).
+fn rows(line: &Line<'static>, width: u16) -> usize {
+    Paragraph::new(line.clone()).wrap(Wrap { trim: false }).line_count(width).max(1)
+}
+
 pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
     let height = area.height.saturating_sub(2) as usize;
-    let (all, end) = if shows_trajectory(view) {
-        // Keep the selected step in view, with what follows it below when there is room.
+    let width = area.width.saturating_sub(2);
+    let (all, selected) = if shows_trajectory(view) {
         let (all, sel) = trajectory(view);
-        let end = if sel.is_empty() {
-            all.len()
-        } else {
-            let below = height.saturating_sub(sel.len()) / 2;
-            (sel.end + below).min(all.len()).max(sel.start.min(all.len()))
-        };
-        (all, end)
+        (all, Some(sel))
     } else {
-        let all = lines(view);
-        let end = all.len();
-        (all, end)
+        (lines(view), None)
     };
-    let from_end = (view.app.transcript_scroll as usize).min(end.saturating_sub(height));
+    // Lines wrap, so every position below counts screen lines: `top[i]` is where line i starts.
+    let mut top = Vec::with_capacity(all.len() + 1);
+    top.push(0usize);
+    for line in &all {
+        let next = top[top.len() - 1] + rows(line, width);
+        top.push(next);
+    }
+    let total = top[all.len()];
+    let end = match selected {
+        // Keep the selected step in view, with what follows it below when there is room.
+        Some(sel) if !sel.is_empty() => {
+            let (first, last) = (top[sel.start.min(all.len())], top[sel.end.min(all.len())]);
+            let below = height.saturating_sub(last - first) / 2;
+            (last + below).min(total).max(first)
+        }
+        _ => total,
+    };
+    let limit = end.saturating_sub(height);
+    view.app.transcript_limit.set(limit.min(u16::MAX as usize) as u16);
+    let from_end = (view.app.transcript_scroll as usize).min(limit);
     let start = end.saturating_sub(height + from_end);
-    let shown: Vec<Line> = all.iter().skip(start).take(height).cloned().collect();
+    let shown = Paragraph::new(all).wrap(Wrap { trim: false }).scroll((start.min(u16::MAX as usize) as u16, 0));
     let mut extra = if from_end > 0 { format!("{from_end} lines up") } else { String::new() };
     if shows_trajectory(view) {
         if let Some(tools) = view.app.setup.task.tools() {
@@ -229,7 +246,13 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
         );
         block = block.title_bottom(Line::from(Span::styled(extra, view.style(Slot::Timeline))));
     }
-    frame.render_widget(Paragraph::new(shown).block(block), area);
+    frame.render_widget(shown.block(block), area);
+}
+
+/// `backtracked from #21 to #9` (several states on either side for BFS).
+pub fn backtrack_line(from: &[NodeId], to: &[NodeId]) -> String {
+    let ids = |ns: &[NodeId]| ns.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(" ");
+    format!("backtracked from {} to {}", ids(from), ids(to))
 }
 
 /// `claim` → `Claim`.

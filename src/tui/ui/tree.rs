@@ -85,8 +85,11 @@ pub fn metrics_text(node: &Node) -> Option<String> {
 }
 
 fn label(view: &View, tree: &SearchTree, node: &Node) -> Line<'static> {
+    // Below a pruned node the search goes nowhere: its own mark, in the pruned colour.
+    let under_pruned = node.status != NodeStatus::Pruned && tree.is_pruned(node.id);
+    let slot = if under_pruned { Slot::NodePruned } else { status_slot(node) };
     let mut spans = vec![
-        Span::styled(format!("{} ", status_glyph(node)), view.style(status_slot(node))),
+        Span::styled(format!("{} ", status_glyph(node)), view.style(slot)),
         Span::styled(format!("{} ", node.id), view.style(Slot::Dim)),
     ];
     let classes = view.app.run.engine.core.task.value_classes();
@@ -107,7 +110,7 @@ fn label(view: &View, tree: &SearchTree, node: &Node) -> Line<'static> {
     } else {
         node.thought.lines().next().unwrap_or("").to_string()
     };
-    let mut style = view.style(status_slot(node));
+    let mut style = view.style(slot);
     if matches!(node.origin, Origin::Human { .. }) {
         style = style.patch(view.style(Slot::NodeEdited)).add_modifier(Modifier::ITALIC);
     }
@@ -147,8 +150,12 @@ pub fn draw(frame: &mut Frame, view: &View, state: &mut TreeState<usize>, area: 
     let tree = view.app.run.engine.tree();
     let items = vec![item(view, tree, tree.root())];
     let solved = tree.nodes().filter(|n| n.status == NodeStatus::Solution).count();
-    let extra =
-        format!("{} nodes{}", tree.len(), if solved > 0 { format!(", {solved} solved") } else { String::new() });
+    let extra = format!(
+        "{} nodes{}{}",
+        tree.len(),
+        if solved > 0 { format!(", {solved} solved") } else { String::new() },
+        if view.app.following() { " · following" } else { "" }
+    );
     let block = view.block(super::Pane::Tree, &extra);
     match Tree::new(&items) {
         Ok(widget) => {
