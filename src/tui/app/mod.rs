@@ -123,6 +123,8 @@ pub struct App {
     /// Scroll offsets of the detail and transcript panes (transcript: lines up from the end).
     pub detail_scroll: u16,
     pub transcript_scroll: u16,
+    /// The scores pane's first shown row.
+    pub scores_scroll: u16,
     /// Left column width in percent.
     pub split: u16,
     pub quit: bool,
@@ -159,6 +161,7 @@ impl App {
             message: None,
             detail_scroll: 0,
             transcript_scroll: 0,
+            scores_scroll: 0,
             split: 48,
             quit: false,
             reset_driver: false,

@@ -3,10 +3,10 @@
 
 mod detail;
 mod popup;
-mod scores;
+pub(crate) mod scores;
 pub(crate) mod status;
 mod transcript;
-mod tree;
+pub(crate) mod tree;
 
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::style::Style;
