@@ -247,7 +247,7 @@ fn candidate_lines(
     };
     let label_width = nodes.iter().map(|n| label_of(n).chars().count()).max().unwrap_or(0);
     let max = nodes.iter().filter_map(|n| value(n)).fold(0.0f64, f64::max).max(1.0);
-    let bar_width = (inner_width / 4).clamp(4, 20);
+    let bar_width = (inner_width / 5).clamp(4, 20);
     let thought_width = inner_width.saturating_sub(label_width + bar_width + 2);
     let shown: Vec<&Row> = rows.iter().skip(scroll).take(height).collect();
     let first_node = rows.iter().take(scroll).filter(|r| matches!(r, Row::Node(_))).count();
@@ -281,8 +281,9 @@ fn candidate_lines(
     (lines, extra)
 }
 
-/// The vote: one row per answer (votes and a bar out of the n samples), the majority
-/// marked `▶` and highlighted, the threshold line where the method has one.
+/// The vote: one row per answer (votes and a bar out of the n samples, then the first
+/// sample that gave it), the majority marked `▶` and highlighted, the threshold line
+/// where the method has one.
 fn vote_lines(
     view: &View,
     vote: Vote,
@@ -291,6 +292,7 @@ fn vote_lines(
     inner_width: usize,
 ) -> (Vec<Line<'static>>, String) {
     let votes = &vote.votes;
+    let tree = view.app.run.engine.tree();
     let mut extra = if votes.samples < votes.asked {
         format!("vote · {} of {} samples in", votes.samples, votes.asked)
     } else {
@@ -310,9 +312,9 @@ fn vote_lines(
     }
     let majority = votes.tallies.first().map(|t| t.first);
     let count_width = votes.samples.max(1).to_string().len();
-    let bar_width = (inner_width / 4).clamp(4, 21);
-    // The answer column takes what the mark, the count, the bar and the sample id leave.
-    let id_width = votes.tallies.iter().map(|t| t.first.to_string().len()).max().unwrap_or(0);
+    let bar_width = (inner_width / 5).clamp(4, 21);
+    // The answer column takes what the mark, the count, the bar and the first sample leave.
+    let id_width = votes.tallies.iter().map(|t| t.first.to_string().len()).max().unwrap_or(0) + 2;
     let room = inner_width.saturating_sub(2 + 1 + count_width + 1 + bar_width + 1 + id_width);
     let widest = votes.tallies.iter().map(|t| t.answer.chars().count()).max().unwrap_or(0).max("no answer".len());
     let answer_width = widest.min(room);
@@ -344,6 +346,11 @@ fn vote_lines(
                     Span::styled(format!(" {:>count_width$} ", t.votes), view.style(slot)),
                     Span::styled("█".repeat(filled), view.style(if is_majority { Slot::BarKept } else { Slot::Bar })),
                     Span::styled("░".repeat(empty), view.style(Slot::Dim)),
+                    // The first sample with this answer, marked as in the tree (★: the task accepts it).
+                    Span::styled(
+                        format!(" {}", status_glyph(tree.node(t.first))),
+                        view.style(status_slot(tree.node(t.first))),
+                    ),
                     Span::styled(format!(" {}", t.first), view.style(Slot::Dim)),
                 ])
             }
