@@ -26,6 +26,9 @@ pub struct CotSc {
     samples: SampleAnswers,
     /// Set by `outcome`: how strong the majority was.
     pub majority: Option<Majority>,
+    /// Set by `outcome`: the vote as it was counted, so the explorer keeps showing the
+    /// count behind the answer even if a person prunes a sample afterwards.
+    counted: Option<Votes>,
 }
 
 /// The majority answer's votes among the samples that came back.
@@ -37,7 +40,7 @@ pub struct Majority {
 
 impl CotSc {
     pub fn new(params: SampleParams) -> Self {
-        CotSc { samples: SampleAnswers::new(params), majority: None }
+        CotSc { samples: SampleAnswers::new(params), majority: None, counted: None }
     }
 }
 
@@ -56,9 +59,11 @@ impl Method for CotSc {
 
     fn outcome(&mut self, core: &mut Core) -> Outcome {
         let mut outcome = self.samples.finalize(core);
-        let (tallies, _) = tally(core, &outcome.finals);
+        let (tallies, answers) = tally(core, &outcome.finals);
         let best = tallies.first().map(|t| (t.votes, t.first));
         let samples = self.samples.answers.len();
+        let asked = self.samples.params.samples as usize;
+        self.counted = Some(Votes { tallies, samples, asked, threshold: None, answers });
         self.majority = Some(Majority { votes: best.map_or(0, |(count, _)| count), samples });
         match best {
             Some((count, winner)) => {
@@ -106,6 +111,9 @@ impl Method for CotSc {
 impl CotSc {
     /// The vote so far, over the samples that came back (the pane's histogram).
     pub fn votes(&self, core: &Core, threshold: Option<f64>) -> Votes {
+        if let Some(counted) = &self.counted {
+            return Votes { threshold, ..counted.clone() };
+        }
         let usable: Vec<NodeId> = self.samples.answers.iter().copied().filter(|&n| core.usable(n)).collect();
         let (tallies, answers) = tally(core, &usable);
         Votes {
