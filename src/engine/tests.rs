@@ -324,6 +324,39 @@ fn cot_sc_takes_the_majority_answer() {
     assert!(e.outcome().unwrap().solved);
 }
 
+/// The explorer's view of the vote: answers by normalised key, most votes first (ties
+/// to the first seen), each sample's answer, and the count as the method made it.
+#[test]
+fn cot_sc_shows_its_vote_as_counted() {
+    let mut e = engine("4 9 10 13", Params { samples: 5, ..params(crate::engine::methods::cot_sc::KIND) });
+    let votes = e.view().votes.expect("cot-sc holds a vote");
+    assert_eq!((votes.samples, votes.asked, votes.tallies.len()), (0, 5, 0));
+    let fx = e.handle(run_cmd());
+    let right = "Answer: (10 - 4) * (13 - 9) = 24";
+    let wrong = "Answer: 4 * 9 - 13 + 10 = 24";
+    e.handle(reply(calls(&fx)[0].0, &[right, wrong, "no idea", "Answer: 4*9 - 13+10 = 24", right]));
+    let votes = e.view().votes.unwrap();
+    assert_eq!(votes.samples, 5);
+    let counts: Vec<(String, usize, NodeId)> =
+        votes.tallies.iter().map(|t| (t.answer.clone(), t.votes, t.first)).collect();
+    // 2 against 2: the answer seen first wins, as the method decided.
+    assert_eq!(
+        counts,
+        vec![
+            ("(10-4)*(13-9)".into(), 2, NodeId(1)),
+            ("4*9-13+10".into(), 2, NodeId(2)),
+            ("noidea".into(), 1, NodeId(3))
+        ]
+    );
+    assert_eq!(e.outcome().unwrap().answer.as_deref(), Some("(10 - 4) * (13 - 9) = 24"));
+    assert_eq!(votes.answer_of(NodeId(4)), Some("4*9-13+10"));
+    assert_eq!(votes.answers.len(), 5);
+    assert_eq!(votes.threshold, None);
+    // Pruning a sample afterwards does not rewrite the count behind the answer.
+    e.handle(cmd(Command::Prune { node: NodeId(5) }));
+    assert_eq!(e.view().votes.unwrap(), votes);
+}
+
 #[test]
 fn lenient_mode_keeps_malformed_proposals_like_the_reference() {
     let mut e =

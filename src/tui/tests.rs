@@ -1708,5 +1708,274 @@ fn a_node_closed_by_hand_stays_closed_while_new_children_show_elsewhere() {
     }
 }
 
+/// Every row of the scores pane, scrolled through from the top (the pane shows a window of them).
+fn score_rows(app: &mut App, width: u16, height: u16) -> (Vec<String>, String) {
+    let pane = |app: &mut App| -> Vec<String> {
+        let full = render(app, width, height);
+        let r = app.areas[Pane::Scores.index()];
+        full.lines()
+            .skip(r.y as usize)
+            .take(r.height as usize)
+            .map(|l| {
+                let inner: String = l
+                    .trim_start_matches('"')
+                    .trim_end_matches('"')
+                    .chars()
+                    .skip(r.x as usize)
+                    .take(r.width as usize)
+                    .collect();
+                inner
+            })
+            .collect()
+    };
+    app.scores_scroll = 0;
+    let first = pane(app);
+    let title = first[0].clone();
+    let inner = |lines: &[String]| -> Vec<String> {
+        lines[1..lines.len() - 1].iter().map(|l| l.trim_start_matches('│').trim_end_matches('│').to_string()).collect()
+    };
+    let mut rows = inner(&first);
+    let max = ui::scores::max_scroll(app);
+    for s in 1..=max {
+        app.scores_scroll = s as u16;
+        rows.push(inner(&pane(app)).last().cloned().unwrap_or_default());
+    }
+    app.scores_scroll = 0;
+    while rows.last().is_some_and(|r| r.trim().is_empty()) {
+        rows.pop();
+    }
+    (rows, title)
+}
+
+/// The node a scores row shows (`○ #12 41 lss ...`), if it shows one.
+fn row_node(row: &str) -> Option<NodeId> {
+    row.split_whitespace().nth(1)?.strip_prefix('#')?.parse().ok().map(NodeId)
+}
+
+/// The ids shown above and below the cut-off line (`── beam b=5 ──`), checking each
+/// row's mark against the engine's status.
+fn beam_split(app: &mut App) -> (Vec<NodeId>, Vec<NodeId>) {
+    let (rows, _) = score_rows(app, 160, 50);
+    let cut = rows.iter().position(|r| r.contains("beam b=")).unwrap_or_else(|| panic!("no beam line: {rows:#?}"));
+    let ids = |rows: &[String]| -> Vec<NodeId> {
+        rows.iter()
+            .map(|r| {
+                let id = row_node(r).unwrap_or_else(|| panic!("not a node row: {r:?}"));
+                let glyph = ui::tree::status_glyph(app.run.engine.tree().node(id));
+                assert!(r.trim_start().starts_with(glyph), "{id} is marked {glyph} in the engine: {r:?}");
+                id
+            })
+            .collect()
+    };
+    (ids(&rows[..cut]), ids(&rows[cut + 1..]))
+}
+
+/// The issue's reproduction: after pruning the best kept state at step 1, the scores
+/// pane drew it above the beam line unmarked and put a dropped state inside the beam;
+/// after a backtrack it still showed the old beam. The pane must say what the engine kept.
+#[test]
+fn the_scores_pane_agrees_with_the_engine_after_prune_and_backtrack() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = live(dir.path(), Params::default());
+    act(&mut app, Action::Step);
+    act(&mut app, Action::Step);
+    let frontier = |app: &App, depth: usize| -> std::collections::BTreeSet<NodeId> {
+        app.run
+            .engine
+            .tree()
+            .nodes()
+            .filter(|n| n.depth == depth && n.status == NodeStatus::Frontier)
+            .map(|n| n.id)
+            .collect()
+    };
+    let (kept, rest) = beam_split(&mut app);
+    assert_eq!(kept.len(), 5);
+    assert_eq!(kept.iter().copied().collect::<std::collections::BTreeSet<_>>(), frontier(&app, 1));
+    // Prune the best kept state: it leaves the beam, marked, and no dropped state takes its place.
+    let best = kept[0];
+    select(&mut app, best);
+    act(&mut app, Action::Prune);
+    assert_eq!(app.run.engine.tree().node(best).status, NodeStatus::Pruned);
+    let (kept, after) = beam_split(&mut app);
+    assert_eq!(kept.len(), 4, "four states are left in the beam");
+    assert_eq!(kept.iter().copied().collect::<std::collections::BTreeSet<_>>(), frontier(&app, 1));
+    assert!(after.contains(&best), "the pruned state is below the beam line");
+    assert_eq!(after.len(), rest.len() + 1);
+    // The next step expands exactly the four states the pane shows in the beam.
+    act(&mut app, Action::Step);
+    act(&mut app, Action::Step);
+    let expanded: std::collections::BTreeSet<NodeId> = app
+        .run
+        .engine
+        .tree()
+        .nodes()
+        .filter(|n| n.depth == 1 && n.status == NodeStatus::Expanded)
+        .map(|n| n.id)
+        .collect();
+    assert_eq!(expanded, kept.iter().copied().collect());
+    // Backtrack: the new beam is what the engine keeps now, the old one is marked dropped.
+    let (old, _) = beam_split(&mut app);
+    act(&mut app, Action::Backtrack);
+    assert!(app.events.iter().any(|e| matches!(e, Event::Backtracked { .. })));
+    let (kept, after) = beam_split(&mut app);
+    assert_eq!(kept.iter().copied().collect::<std::collections::BTreeSet<_>>(), frontier(&app, 2));
+    assert!(kept.iter().all(|id| !old.contains(id)), "the old beam left: {kept:?} vs {old:?}");
+    assert!(old.iter().all(|id| after.contains(id)), "the old beam is below the line, marked dropped");
+}
+
+/// The pane scrolls when focused and says how much of the list it shows; thoughts use
+/// the whole width; an invalid candidate reads differently from one awaiting its value.
+#[test]
+fn the_scores_pane_scrolls_counts_and_tells_invalid_from_pending() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = live(dir.path(), Params::default());
+    act(&mut app, Action::Step);
+    act(&mut app, Action::Step);
+    act(&mut app, Action::Step);
+    // Step 2's evaluation with only its first reply in: the rest are pending.
+    let effects = app.handle_action(Action::Step);
+    let calls: Vec<(u64, LlmRequest)> = effects
+        .into_iter()
+        .filter_map(|e| match e {
+            Effect::CallLlm { call, request } => Some((call, request)),
+            _ => None,
+        })
+        .collect();
+    assert!(calls.len() > 1);
+    let sim = SimProvider::new(SimConfig::default());
+    let (call, request) = &calls[0];
+    app.on_reply(LlmReply { call: *call, result: sim.answer(request) }, request);
+    let candidates = ui::scores::current_candidates(&app);
+    let n = candidates.len();
+    assert!(candidates.iter().all(|c| c.depth == 2));
+    let invalid: Vec<NodeId> =
+        candidates.iter().filter(|c| matches!(c.status, NodeStatus::Invalid(_))).map(|c| c.id).collect();
+    let pending: Vec<NodeId> =
+        candidates.iter().filter(|c| c.status == NodeStatus::Candidate && c.score.is_none()).map(|c| c.id).collect();
+    assert!(!invalid.is_empty() && !pending.is_empty(), "{invalid:?} {pending:?}");
+    // A long thought is shown whole when the pane is wide enough.
+    let long = "4 * 6 = 24 (left: 24), then 24 is reached";
+    app.run.engine.core.tree.node_mut(pending[0]).thought = long.into();
+    let (rows, title) = score_rows(&mut app, 160, 50);
+    assert_eq!(rows.iter().filter(|r| row_node(r).is_some()).count(), n, "every candidate has a row: {rows:#?}");
+    assert!(title.contains(&format!(" of {n}")), "the title counts what is shown: {title}");
+    for row in &rows {
+        let Some(id) = row_node(row) else { continue };
+        let node = app.run.engine.tree().node(id);
+        if invalid.contains(&id) {
+            assert!(row.trim_start().starts_with('✗') && !row.contains('…'), "invalid: {row:?}");
+        } else if pending.contains(&id) {
+            assert!(row.trim_start().starts_with('·') && row.contains(" … "), "pending: {row:?}");
+        }
+        let thought = node.thought.lines().next().unwrap_or("");
+        assert!(row.contains(thought), "the whole thought {thought:?} fits in {row:?}");
+    }
+    assert!(rows.iter().any(|r| r.contains(long)));
+    // Focused, the pane scrolls by its own keys (the tree selection stays).
+    let selected = app.selected();
+    act(&mut app, Action::FocusScores);
+    act(&mut app, Action::Down);
+    assert_eq!(app.scores_scroll, 1);
+    assert_eq!(app.selected(), selected);
+    let full = render(&mut app, 160, 50);
+    let r = app.areas[Pane::Scores.index()];
+    let title = full.lines().nth(r.y as usize).unwrap_or("");
+    assert!(title.contains("2–") && title.contains(&format!(" of {n}")), "{title}");
+    act(&mut app, Action::Bottom);
+    assert_eq!(usize::from(app.scores_scroll), ui::scores::max_scroll(&app));
+    act(&mut app, Action::Top);
+    assert_eq!(app.scores_scroll, 0);
+}
+
+fn qa_live(dir: &Path, params: Params) -> App {
+    use crate::tasks::qa_demo::QaDemo;
+    let task: Arc<dyn TaskSource> = Arc::new(QaDemo::new(None).unwrap());
+    let mut s = setup(dir, params);
+    s.task = Arc::clone(&task);
+    s.header.task = "qa-demo".into();
+    let problem = task.problem(0).unwrap();
+    App::live(s, &problem, Keymap::default(), ThemeSet::default(), "dark")
+}
+
+/// CoT-SC on qa-demo: samples are labelled by the answer they vote for, and the scores
+/// pane shows the vote (not "no evaluations yet") with the majority marked.
+#[test]
+fn cot_sc_shows_its_vote_in_the_tree_and_the_scores_pane() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app =
+        qa_live(dir.path(), Params { method: crate::engine::methods::cot_sc::KIND, samples: 21, ..Params::default() });
+    let (rows, title) = score_rows(&mut app, 160, 50);
+    assert!(rows[0].contains("waiting for 21 samples"), "{rows:?}");
+    assert!(title.contains("vote"), "{title}");
+    act(&mut app, Action::RunPause);
+    assert!(app.run.engine.is_finished());
+    let votes = app.run.engine.view().votes.expect("cot-sc has a vote");
+    assert_eq!(votes.samples, 21);
+    let majority = votes.tallies[0].clone();
+    let answer = app.run.engine.outcome().and_then(|o| o.answer.clone()).unwrap();
+    assert_eq!(majority.answer, app.run.engine.core.task.answer_key(&answer));
+    assert!(votes.tallies.windows(2).all(|w| w[0].votes >= w[1].votes));
+    let screen = render(&mut app, 160, 50);
+    assert!(!screen.contains("no evaluations yet"), "{screen}");
+    // The tree: every sample by its answer.
+    let tree = app.run.engine.tree();
+    for &(id, ref a) in &votes.answers {
+        assert!(screen.contains(&format!("{id} answer: {a}")), "{id} answer: {a}\n{screen}");
+        assert_eq!(tree.node(id).parent, Some(NodeId(0)));
+    }
+    // The pane: one row per answer with its votes, the majority first and marked.
+    let (rows, title) = score_rows(&mut app, 160, 50);
+    assert!(title.contains("vote of 21 samples"), "{title}");
+    assert!(rows[0].starts_with(&format!("▶ {}", majority.answer)), "{rows:#?}");
+    assert_eq!(rows.iter().filter(|r| r.starts_with('▶')).count(), 1);
+    for t in &votes.tallies {
+        let text = |r: &String| r.strip_prefix("▶ ").or_else(|| r.strip_prefix("  ")).unwrap_or("").to_string();
+        let row =
+            rows.iter().map(text).find(|r| r.starts_with(&t.answer)).unwrap_or_else(|| panic!("{t:?}: {rows:#?}"));
+        let count: usize = row[t.answer.len()..].split_whitespace().next().unwrap().parse().unwrap();
+        assert_eq!(count, t.votes, "{row}");
+        assert!(row.contains(&t.first.to_string()));
+    }
+}
+
+/// cot-sc-react: the threshold line (majority_threshold × n) sits between the answers
+/// that reach it and the rest.
+#[test]
+fn cot_sc_react_draws_the_majority_threshold() {
+    use crate::engine::{Completion, LlmResponse, Usage};
+    let run = |answers: [&str; 4]| -> Vec<String> {
+        let dir = tempfile::tempdir().unwrap();
+        let params = Params { method: crate::engine::methods::hybrid::COT_SC_REACT, samples: 4, ..Params::default() };
+        let mut app = qa_live(dir.path(), params);
+        let effects = app.handle_action(Action::Step);
+        let Some(Effect::CallLlm { call, request }) = effects.into_iter().find(|e| matches!(e, Effect::CallLlm { .. }))
+        else {
+            panic!("the CoT-SC call")
+        };
+        let completions = answers.map(|a| Completion::text(format!("Answer: {a}"), None)).to_vec();
+        let response = LlmResponse {
+            completions,
+            usage: Usage::default(),
+            latency_ms: 0,
+            model: "test".into(),
+            simulated: true,
+            cached: false,
+        };
+        app.on_reply(LlmReply { call, result: Ok(response) }, &request);
+        let screen = render(&mut app, 160, 50);
+        assert!(screen.contains("answer: Grey Sea"), "{screen}");
+        score_rows(&mut app, 160, 50).0
+    };
+    // 2 of 4 reach 0.5 × 4: the line comes after the majority.
+    let rows = run(["Marrowick", "Ilse Varga", "Marrowick", "Grey Sea"]);
+    assert!(rows[0].starts_with("▶ Marrowick") && rows[0].contains(" 2 "), "{rows:#?}");
+    assert!(rows[1].contains("needs 0.5 × 4 = 2"), "{rows:#?}");
+    assert_eq!(rows.len(), 4, "{rows:#?}");
+    // Four different answers: none reaches it, the line is on top.
+    let rows = run(["Marrowick", "Ilse Varga", "Tessel River", "Grey Sea"]);
+    assert!(rows[0].contains("needs 0.5 × 4 = 2"), "{rows:#?}");
+    assert!(rows[1].starts_with("▶ Marrowick"), "ties go to the answer seen first: {rows:#?}");
+}
+
 /// Several problems in one explorer, `o` (open a session or demo), problems in the settings.
 mod problems;

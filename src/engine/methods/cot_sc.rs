@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use crate::engine::{Core, NodeId, Outcome, Purpose};
 
 use super::samples::{SampleAnswers, SampleParams};
-use super::{Method, MethodInfo, MethodView, Progress};
+use super::{Method, MethodInfo, MethodView, Progress, Tally, Votes};
 
 /// Registration (see `methods::REGISTRY`).
 pub const KIND: MethodKind = MethodKind("cot-sc");
@@ -26,6 +26,9 @@ pub struct CotSc {
     samples: SampleAnswers,
     /// Set by `outcome`: how strong the majority was.
     pub majority: Option<Majority>,
+    /// Set by `outcome`: the vote as it was counted, so the explorer keeps showing the
+    /// count behind the answer even if a person prunes a sample afterwards.
+    counted: Option<Votes>,
 }
 
 /// The majority answer's votes among the samples that came back.
@@ -37,7 +40,7 @@ pub struct Majority {
 
 impl CotSc {
     pub fn new(params: SampleParams) -> Self {
-        CotSc { samples: SampleAnswers::new(params), majority: None }
+        CotSc { samples: SampleAnswers::new(params), majority: None, counted: None }
     }
 }
 
@@ -56,29 +59,14 @@ impl Method for CotSc {
 
     fn outcome(&mut self, core: &mut Core) -> Outcome {
         let mut outcome = self.samples.finalize(core);
-        // Count normalised answers in order of first appearance.
-        let mut order: Vec<String> = Vec::new();
-        let mut counts: HashMap<String, (usize, NodeId)> = HashMap::new();
-        for &id in &outcome.finals {
-            let Some(answer) = core.tree.node(id).answer.clone() else { continue };
-            let key = core.task.answer_key(&answer);
-            let entry = counts.entry(key.clone()).or_insert_with(|| {
-                order.push(key.clone());
-                (0, id)
-            });
-            entry.0 += 1;
-        }
-        let mut best: Option<(&String, usize, NodeId)> = None;
-        for key in &order {
-            let (count, first) = counts[key];
-            if best.is_none_or(|(_, c, _)| count > c) {
-                best = Some((key, count, first));
-            }
-        }
+        let (tallies, answers) = tally(core, &outcome.finals);
+        let best = tallies.first().map(|t| (t.votes, t.first));
         let samples = self.samples.answers.len();
-        self.majority = Some(Majority { votes: best.map_or(0, |(_, count, _)| count), samples });
+        let asked = self.samples.params.samples as usize;
+        self.counted = Some(Votes { tallies, samples, asked, threshold: None, answers });
+        self.majority = Some(Majority { votes: best.map_or(0, |(count, _)| count), samples });
         match best {
-            Some((_, count, winner)) => {
+            Some((count, winner)) => {
                 let answer = core.tree.node(winner).answer.clone();
                 outcome.solved = answer.as_deref().is_some_and(|a| core.task.check(&core.x, a).is_ok());
                 // Rank the majority's representative first.
@@ -112,7 +100,57 @@ impl Method for CotSc {
         SampleAnswers::no_tree("cot-sc")
     }
 
-    fn view(&self, _core: &Core) -> MethodView {
-        MethodView { params: self.samples.params.label(KIND.label()), ..MethodView::default() }
+    fn view(&self, core: &Core) -> MethodView {
+        MethodView {
+            params: self.samples.params.label(KIND.label()),
+            votes: Some(self.votes(core, None)),
+            ..MethodView::default()
+        }
     }
+}
+
+impl CotSc {
+    /// The vote so far, over the samples that came back (the pane's histogram).
+    pub fn votes(&self, core: &Core, threshold: Option<f64>) -> Votes {
+        if let Some(counted) = &self.counted {
+            return Votes { threshold, ..counted.clone() };
+        }
+        let usable: Vec<NodeId> = self.samples.answers.iter().copied().filter(|&n| core.usable(n)).collect();
+        let (tallies, answers) = tally(core, &usable);
+        Votes {
+            tallies,
+            samples: self.samples.answers.len(),
+            asked: self.samples.params.samples as usize,
+            threshold,
+            answers,
+        }
+    }
+}
+
+/// Count the normalised answers of `samples`: one tally per answer, most votes first,
+/// ties in the order the answers were first seen (so the first is the majority: ties
+/// go to the answer seen first). Also gives each sample's normalised answer.
+pub fn tally(core: &Core, samples: &[NodeId]) -> (Vec<Tally>, Vec<(NodeId, String)>) {
+    let mut tallies: Vec<Tally> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut answers = Vec::new();
+    for &id in samples {
+        let node = core.tree.node(id);
+        // Finals carry their answer; samples not finalized yet are read the same way.
+        let Some(answer) = node.answer.clone().or_else(|| core.task.extract_answer(&core.x, &node.path)) else {
+            continue;
+        };
+        let key = core.task.answer_key(&answer);
+        answers.push((id, key.clone()));
+        match index.get(&key) {
+            Some(&i) => tallies[i].votes += 1,
+            None => {
+                index.insert(key.clone(), tallies.len());
+                tallies.push(Tally { answer: key, votes: 1, first: id });
+            }
+        }
+    }
+    // A stable sort: equal counts keep their first-seen order.
+    tallies.sort_by_key(|t| std::cmp::Reverse(t.votes));
+    (tallies, answers)
 }

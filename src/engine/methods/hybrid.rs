@@ -17,7 +17,7 @@ use crate::engine::{Core, MethodKind, NodeId, Outcome, ParamError, Params, ToolR
 use super::cot_sc::CotSc;
 use super::react::{React, ReactParams};
 use super::samples::SampleParams;
-use super::{Method, MethodInfo, MethodView, Progress};
+use super::{Method, MethodInfo, MethodView, Progress, Votes};
 
 /// Registrations (see `methods::REGISTRY`).
 pub const REACT_COT_SC: MethodKind = MethodKind("react-cot-sc");
@@ -173,6 +173,18 @@ impl Hybrid {
     }
 }
 
+impl Hybrid {
+    /// The CoT-SC vote once that part has started (cot-sc-react: with the share the
+    /// majority needs); none while only ReAct has run.
+    fn votes(&self, core: &Core) -> Option<Votes> {
+        if self.part != Part::CotSc && self.samples.is_empty() {
+            return None;
+        }
+        let threshold = (self.kind == COT_SC_REACT).then_some(self.params.majority_threshold);
+        Some(self.cot_sc.votes(core, threshold))
+    }
+}
+
 impl Method for Hybrid {
     fn advance(&mut self, core: &mut Core) -> Progress {
         match self.part {
@@ -297,6 +309,7 @@ impl Method for Hybrid {
             step_noun: "ReAct step",
             cutoff: None,
             candidates_by_depth: false,
+            votes: self.votes(core),
         }
     }
 }

@@ -436,7 +436,7 @@ impl Method for Mcts {
         // The iteration in flight counts, so the status agrees with the transcript's latest line.
         let in_flight = matches!(self.phase, Phase::Expanding { .. } | Phase::Evaluating { .. });
         let step = self.iterations + usize::from(in_flight);
-        MethodView { params, step, step_noun: "iteration", cutoff: None, candidates_by_depth: false }
+        MethodView { params, step, step_noun: "iteration", cutoff: None, candidates_by_depth: false, votes: None }
     }
 }
 

@@ -156,11 +156,58 @@ pub struct MethodView {
     /// Which nodes the scores pane ranks: the latest scored node's whole depth (a BFS
     /// step) or its siblings.
     pub candidates_by_depth: bool,
+    /// A vote over sampled answers (CoT-SC and the hybrids' CoT-SC part): the scores
+    /// pane shows its histogram and the tree labels samples by their answer.
+    pub votes: Option<Votes>,
+}
+
+/// The answers sampled so far and how they vote.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Votes {
+    /// One entry per (normalised) answer, most votes first; ties keep the order the
+    /// answers were first seen, so the first entry is the majority the method takes.
+    pub tallies: Vec<Tally>,
+    /// Samples that came back (the n the votes are out of), counting those without an answer.
+    pub samples: usize,
+    /// Samples asked for.
+    pub asked: usize,
+    /// cot-sc-react: the share of the n votes the majority needs (`majority_threshold`).
+    pub threshold: Option<f64>,
+    /// Each sample with the normalised answer it votes for.
+    pub answers: Vec<(NodeId, String)>,
+}
+
+/// The votes for one normalised answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tally {
+    pub answer: String,
+    pub votes: usize,
+    /// The first sample that gave it (the majority's representative).
+    pub first: NodeId,
+}
+
+impl Votes {
+    /// The answer `node` votes for, if it is a sample with one.
+    pub fn answer_of(&self, node: NodeId) -> Option<&str> {
+        self.answers.iter().find(|(n, _)| *n == node).map(|(_, a)| a.as_str())
+    }
+
+    /// Votes the majority needs (threshold × n), if there is a threshold.
+    pub fn needed(&self) -> Option<f64> {
+        self.threshold.map(|t| t * self.samples as f64)
+    }
 }
 
 impl Default for MethodView {
     fn default() -> Self {
-        MethodView { params: String::new(), step: 0, step_noun: "step", cutoff: None, candidates_by_depth: false }
+        MethodView {
+            params: String::new(),
+            step: 0,
+            step_noun: "step",
+            cutoff: None,
+            candidates_by_depth: false,
+            votes: None,
+        }
     }
 }
 

@@ -396,6 +396,7 @@ impl Method for React {
             step_noun: "step",
             cutoff: None,
             candidates_by_depth: false,
+            votes: None,
         }
     }
 }

@@ -300,6 +300,7 @@ impl Method for TotBfs {
             step_noun: "step",
             cutoff: Some(Cutoff::Beam { n: p.breadth, label: format!("beam b={}", p.breadth) }),
             candidates_by_depth: true,
+            votes: None,
         }
     }
 }

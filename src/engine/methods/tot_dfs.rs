@@ -317,6 +317,7 @@ impl Method for TotDfs {
             step_noun: "expansion",
             cutoff: Some(Cutoff::Threshold { value: p.threshold, label: format!("threshold {}", p.threshold) }),
             candidates_by_depth: false,
+            votes: None,
         }
     }
 }

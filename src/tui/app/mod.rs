@@ -155,6 +155,8 @@ pub struct App {
     /// (screen) lines, as the last frame measured them (`u16::MAX` before the first frame).
     pub detail_limit: std::cell::Cell<u16>,
     pub transcript_limit: std::cell::Cell<u16>,
+    /// The scores pane's first shown row.
+    pub scores_scroll: u16,
     /// Left column width in percent.
     pub split: u16,
     pub quit: bool,
@@ -196,6 +198,7 @@ impl App {
             transcript_scroll: 0,
             detail_limit: std::cell::Cell::new(u16::MAX),
             transcript_limit: std::cell::Cell::new(u16::MAX),
+            scores_scroll: 0,
             split: 48,
             quit: false,
             reset_driver: false,

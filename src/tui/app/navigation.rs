@@ -100,7 +100,21 @@ impl App {
     pub(super) fn scroll(&mut self, action: Action) {
         let page = 10u16;
         match self.focus {
-            Pane::Tree | Pane::Scores => {
+            Pane::Scores => {
+                // The ranked candidates (or the vote) scroll within the pane.
+                let max = super::super::ui::scores::max_scroll(self);
+                let now = usize::from(self.scores_scroll).min(max);
+                let next = match action {
+                    Action::Up => now.saturating_sub(1),
+                    Action::Down => now + 1,
+                    Action::PageUp => now.saturating_sub(page as usize),
+                    Action::PageDown => now + page as usize,
+                    Action::Top => 0,
+                    _ => max,
+                };
+                self.scores_scroll = next.min(max) as u16;
+            }
+            Pane::Tree => {
                 self.follow = false;
                 match action {
                     Action::Up => {

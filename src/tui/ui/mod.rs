@@ -5,7 +5,7 @@ mod caption;
 mod detail;
 mod popup;
 mod problems;
-mod scores;
+pub(crate) mod scores;
 pub(crate) mod status;
 pub(crate) mod transcript;
 pub(crate) mod tree;

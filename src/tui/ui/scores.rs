@@ -1,100 +1,369 @@
 //! The candidates being judged now, with their values as bars, the beam cut-off
-//! or threshold marked and the kept ones highlighted.
+//! or threshold marked and the kept ones highlighted — or, for methods that vote
+//! over sampled answers (CoT-SC and the hybrids), the answers' histogram.
+//!
+//! Everything is read from the engine's current statuses when the pane is drawn, so
+//! it agrees with the tree after every command (prune, backtrack, edit, expand).
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
+use super::super::app::{App, Pane};
 use super::super::theme::Slot;
-use super::tree::badge;
+use super::tree::{badge, status_glyph, status_slot};
 use super::View;
 use crate::engine::event::Event;
-use crate::engine::methods::Cutoff;
+use crate::engine::methods::{Cutoff, Tally, Votes};
 use crate::engine::{Node, NodeId, NodeStatus};
 
 /// The nodes of the latest evaluation round: BFS's whole step, or the siblings
-/// of the latest scored node.
-pub fn current_candidates<'a>(view: &View<'a>) -> Vec<&'a Node> {
-    let app = view.app;
+/// of the latest scored node, in the order the pane shows them.
+#[cfg(test)]
+pub fn current_candidates(app: &App) -> Vec<&Node> {
+    match rows(app) {
+        Rows::Candidates(rows) => rows
+            .into_iter()
+            .filter_map(|r| match r {
+                Row::Node(n) => Some(n),
+                Row::Cut(_) => None,
+            })
+            .collect(),
+        Rows::Vote(_) => Vec::new(),
+    }
+}
+
+/// One line of the candidate list.
+enum Row<'a> {
+    Node(&'a Node),
+    /// The cut-off line (its label).
+    Cut(String),
+}
+
+/// One line of a vote.
+enum VoteRow {
+    Answer(Tally),
+    /// Samples that gave no answer the task can read.
+    NoAnswer(usize),
+    /// The votes the majority needs.
+    Threshold(String),
+}
+
+enum Rows<'a> {
+    Candidates(Vec<Row<'a>>),
+    Vote(Vote),
+}
+
+struct Vote {
+    votes: Votes,
+    rows: Vec<VoteRow>,
+}
+
+impl Rows<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Rows::Candidates(r) => r.len(),
+            Rows::Vote(v) => v.rows.len(),
+        }
+    }
+}
+
+/// Kept by the method: in the beam, expanded, or output.
+fn kept(node: &Node) -> bool {
+    matches!(node.status, NodeStatus::Frontier | NodeStatus::Expanded | NodeStatus::Final | NodeStatus::Solution)
+}
+
+/// Where a candidate goes: kept ones first, then the undecided, the dropped, the
+/// pruned and the invalid.
+fn group(node: &Node) -> u8 {
+    match node.status {
+        NodeStatus::Frontier | NodeStatus::Expanded | NodeStatus::Final | NodeStatus::Solution => 0,
+        NodeStatus::Candidate => 1,
+        NodeStatus::Dropped(_) => 2,
+        NodeStatus::Pruned => 3,
+        NodeStatus::Invalid(_) => 4,
+    }
+}
+
+fn value(node: &Node) -> Option<f64> {
+    node.score.as_ref().map(|s| s.value)
+}
+
+/// The latest round's candidates, each placed by what the engine did with it.
+fn candidate_rows(app: &App) -> Vec<Row<'_>> {
     let tree = app.run.engine.tree();
+    let method = app.run.engine.view();
     let last: Option<NodeId> = app.events.iter().rev().find_map(|e| match e {
         Event::Scored { id, .. } => Some(*id),
         _ => None,
     });
     let Some(last) = last.filter(|&n| tree.contains(n)) else { return Vec::new() };
     let anchor = tree.node(last);
-    let mut nodes: Vec<&Node> = if app.run.engine.view().candidates_by_depth {
+    let mut nodes: Vec<&Node> = if method.candidates_by_depth {
         tree.nodes().filter(|n| n.depth == anchor.depth && n.id != tree.root()).collect()
     } else {
         let parent = anchor.parent.unwrap_or(tree.root());
         tree.node(parent).children.iter().map(|&c| tree.node(c)).collect()
     };
+    // A beam is drawn after the states the method kept; a threshold by value among
+    // the candidates a person left alone.
+    let rank = |n: &Node| match method.cutoff {
+        Some(Cutoff::Beam { .. }) => group(n),
+        _ => group(n).saturating_sub(2),
+    };
     nodes.sort_by(|a, b| {
-        let v = |n: &Node| n.score.as_ref().map_or(f64::NEG_INFINITY, |s| s.value);
-        v(b).partial_cmp(&v(a)).unwrap_or(std::cmp::Ordering::Equal).then(a.id.cmp(&b.id))
+        let v = |n: &Node| value(n).unwrap_or(f64::NEG_INFINITY);
+        rank(a).cmp(&rank(b)).then(v(b).partial_cmp(&v(a)).unwrap_or(std::cmp::Ordering::Equal)).then(a.id.cmp(&b.id))
     });
-    nodes
+    // Where the cut-off line goes: before the node at this index.
+    let cut_at = match &method.cutoff {
+        Some(Cutoff::Beam { n: beam, .. }) => {
+            let decided = nodes.iter().any(|n| kept(n) || matches!(n.status, NodeStatus::Dropped(_)));
+            if decided {
+                // After the states the engine keeps.
+                Some(nodes.iter().filter(|n| kept(n)).count())
+            } else {
+                // Not selected yet: where the beam will fall among the scored candidates.
+                let scored = nodes.iter().filter(|n| group(n) == 1 && n.score.is_some()).count();
+                (scored > *beam).then_some(*beam)
+            }
+        }
+        Some(Cutoff::Threshold { value: t, .. }) => {
+            nodes.iter().position(|n| rank(n) == 0 && value(n).is_some_and(|v| v < *t))
+        }
+        None => None,
+    };
+    let label = method.cutoff.as_ref().map(|c| c.label().to_string()).unwrap_or_default();
+    let mut rows: Vec<Row> = nodes.into_iter().map(Row::Node).collect();
+    if let Some(at) = cut_at.filter(|&at| at < rows.len()) {
+        rows.insert(at, Row::Cut(label));
+    }
+    rows
 }
 
-fn kept(node: &Node) -> bool {
-    matches!(node.status, NodeStatus::Frontier | NodeStatus::Expanded | NodeStatus::Final | NodeStatus::Solution)
+fn vote_rows(votes: Votes) -> Vote {
+    let mut rows: Vec<VoteRow> = votes.tallies.iter().cloned().map(VoteRow::Answer).collect();
+    if let Some(needed) = votes.needed() {
+        let share = votes.threshold.unwrap_or(0.0);
+        let label = format!("needs {share} × {} = {needed}", votes.samples);
+        // Between the answers with enough votes and the rest.
+        let at = votes.tallies.iter().take_while(|t| t.votes > 0 && t.votes as f64 >= needed).count();
+        if !votes.tallies.is_empty() {
+            rows.insert(at, VoteRow::Threshold(label));
+        }
+    }
+    let unread = votes.samples.saturating_sub(votes.answers.len());
+    if unread > 0 {
+        rows.push(VoteRow::NoAnswer(unread));
+    }
+    Vote { votes, rows }
+}
+
+fn rows(app: &App) -> Rows<'_> {
+    match app.run.engine.view().votes {
+        Some(votes) => Rows::Vote(vote_rows(votes)),
+        None => Rows::Candidates(candidate_rows(app)),
+    }
+}
+
+/// How far the pane can scroll: its rows past the ones that fit.
+pub fn max_scroll(app: &App) -> usize {
+    let height = app.areas[Pane::Scores.index()].height.saturating_sub(2) as usize;
+    rows(app).len().saturating_sub(height.max(1))
+}
+
+/// `first–last of n` (or `k of n` from the top) when not all `n` items fit.
+fn range_text(first: usize, shown: usize, n: usize) -> Option<String> {
+    if shown >= n {
+        return None;
+    }
+    Some(if first == 0 { format!("{shown} of {n}") } else { format!("{}–{} of {n}", first + 1, first + shown) })
+}
+
+/// `text` cut to `width` characters, with `…` where it was cut.
+fn fit(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    if width == 0 {
+        return String::new();
+    }
+    let mut cut: String = text.chars().take(width - 1).collect();
+    cut.push('…');
+    cut
 }
 
 pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
     let app = view.app;
-    let nodes = current_candidates(view);
-    let cutoff = app.run.engine.view().cutoff;
-    let cut = cutoff.as_ref().map(|c| c.label().to_string()).unwrap_or_default();
-    let block = view.block(super::Pane::Scores, &cut);
     let inner_width = area.width.saturating_sub(2) as usize;
-    let max = nodes.iter().filter_map(|n| n.score.as_ref().map(|s| s.value)).fold(0.0f64, f64::max).max(1.0);
-    let mut lines = Vec::new();
+    let height = area.height.saturating_sub(2) as usize;
+    let all = rows(app);
+    let scroll = usize::from(app.scores_scroll).min(all.len().saturating_sub(height.max(1)));
+    let (lines, extra) = match all {
+        Rows::Candidates(rows) => candidate_lines(view, rows, scroll, height, inner_width),
+        Rows::Vote(vote) => vote_lines(view, vote, scroll, height, inner_width),
+    };
+    let block = view.block(Pane::Scores, &extra);
+    frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+fn candidate_lines(
+    view: &View,
+    rows: Vec<Row>,
+    scroll: usize,
+    height: usize,
+    inner_width: usize,
+) -> (Vec<Line<'static>>, String) {
+    let app = view.app;
+    let cutoff = app.run.engine.view().cutoff;
+    let mut extra = cutoff.as_ref().map(|c| c.label().to_string()).unwrap_or_default();
+    if rows.is_empty() {
+        let hint = format!("no evaluations yet — press {} to step", view.key(super::super::action::Action::Step));
+        return (vec![Line::from(Span::styled(hint, view.style(Slot::Dim)))], extra);
+    }
+    let classes = app.run.engine.core.task.value_classes();
+    let nodes: Vec<&Node> = rows
+        .iter()
+        .filter_map(|r| match r {
+            Row::Node(n) => Some(*n),
+            Row::Cut(_) => None,
+        })
+        .collect();
     let label_of = |n: &Node| {
-        let classes = app.run.engine.core.task.value_classes();
-        let mut label = format!("{} {}", n.id, badge(n, classes).unwrap_or_else(|| "…".into()));
+        // `…` waits for a value; invalid and other unscored states show no value at all.
+        let value = badge(n, classes).unwrap_or_else(|| {
+            if n.status == NodeStatus::Candidate {
+                "…".into()
+            } else {
+                String::new()
+            }
+        });
+        let mut label = format!("{} {} {value}", status_glyph(n), n.id);
         if let Some(m) = super::tree::metrics_text(n) {
             label.push_str(&format!(" {m}"));
         }
         label
     };
     let label_width = nodes.iter().map(|n| label_of(n).chars().count()).max().unwrap_or(0);
-    let mut usable_seen = 0;
-    let mut cut_drawn = false;
-    for n in &nodes {
-        let value = n.score.as_ref().map(|s| s.value);
-        let (past_beam, below_threshold) = match &cutoff {
-            Some(Cutoff::Beam { n, .. }) => (usable_seen == *n, false),
-            Some(Cutoff::Threshold { value: t, .. }) => (false, value.is_some_and(|v| v < *t)),
-            None => (false, false),
-        };
-        if !cut_drawn && value.is_some() && (past_beam || below_threshold) {
-            lines.push(Line::from(Span::styled(
-                format!("{:─^w$}", format!(" {cut} "), w = inner_width),
+    let max = nodes.iter().filter_map(|n| value(n)).fold(0.0f64, f64::max).max(1.0);
+    let bar_width = (inner_width / 5).clamp(4, 20);
+    let thought_width = inner_width.saturating_sub(label_width + bar_width + 2);
+    let shown: Vec<&Row> = rows.iter().skip(scroll).take(height).collect();
+    let first_node = rows.iter().take(scroll).filter(|r| matches!(r, Row::Node(_))).count();
+    let shown_nodes = shown.iter().filter(|r| matches!(r, Row::Node(_))).count();
+    if let Some(range) = range_text(first_node, shown_nodes, nodes.len()) {
+        extra = if extra.is_empty() { range } else { format!("{extra} · {range}") };
+    }
+    let lines = shown
+        .into_iter()
+        .map(|row| match row {
+            Row::Cut(label) => Line::from(Span::styled(
+                format!("{:─^w$}", format!(" {label} "), w = inner_width),
                 view.style(Slot::Cutoff),
-            )));
-            cut_drawn = true;
-        }
-        if value.is_some() && !matches!(n.status, NodeStatus::Invalid(_) | NodeStatus::Pruned) {
-            usable_seen += 1;
-        }
-        let label = format!("{:<label_width$}", label_of(n));
-        let thought: String = n.thought.chars().take(28).collect();
-        let bar_width = (inner_width / 3).clamp(4, 30);
-        let filled = value.map(|v| ((v.max(0.0) / max) * bar_width as f64).round() as usize).unwrap_or(0);
-        let bar_slot = if kept(n) { Slot::BarKept } else { Slot::Bar };
-        let text_slot = if kept(n) { Slot::NodeKept } else { super::tree::status_slot(n) };
-        lines.push(Line::from(vec![
-            Span::styled(label, view.style(text_slot)),
-            Span::raw(" "),
-            Span::styled("█".repeat(filled), view.style(bar_slot)),
-            Span::styled("░".repeat(bar_width - filled.min(bar_width)), view.style(Slot::Dim)),
-            Span::raw(" "),
-            Span::styled(thought, view.style(text_slot)),
-        ]));
+            )),
+            Row::Node(n) => {
+                let filled = value(n).map(|v| ((v.max(0.0) / max) * bar_width as f64).round() as usize).unwrap_or(0);
+                let bar_slot = if kept(n) { Slot::BarKept } else { Slot::Bar };
+                let text_slot = if kept(n) { Slot::NodeKept } else { status_slot(n) };
+                let thought = fit(n.thought.lines().next().unwrap_or("").trim(), thought_width);
+                Line::from(vec![
+                    Span::styled(format!("{:<label_width$}", label_of(n)), view.style(text_slot)),
+                    Span::raw(" "),
+                    Span::styled("█".repeat(filled.min(bar_width)), view.style(bar_slot)),
+                    Span::styled("░".repeat(bar_width - filled.min(bar_width)), view.style(Slot::Dim)),
+                    Span::raw(" "),
+                    Span::styled(thought, view.style(text_slot)),
+                ])
+            }
+        })
+        .collect();
+    (lines, extra)
+}
+
+/// The vote: one row per answer (votes and a bar out of the n samples, then the first
+/// sample that gave it), the majority marked `▶` and highlighted, the threshold line
+/// where the method has one.
+fn vote_lines(
+    view: &View,
+    vote: Vote,
+    scroll: usize,
+    height: usize,
+    inner_width: usize,
+) -> (Vec<Line<'static>>, String) {
+    let votes = &vote.votes;
+    let tree = view.app.run.engine.tree();
+    let mut extra = if votes.samples < votes.asked {
+        format!("vote · {} of {} samples in", votes.samples, votes.asked)
+    } else {
+        format!("vote of {} samples", votes.samples)
+    };
+    if vote.rows.is_empty() {
+        let hint = if votes.samples == 0 {
+            format!(
+                "waiting for {} samples — press {} to step",
+                votes.asked,
+                view.key(super::super::action::Action::Step)
+            )
+        } else {
+            "no sample gave an answer".to_string()
+        };
+        return (vec![Line::from(Span::styled(hint, view.style(Slot::Dim)))], extra);
     }
-    if lines.is_empty() {
-        lines.push(Line::from(Span::styled("no evaluations yet — press space to step", view.style(Slot::Dim))));
+    let majority = votes.tallies.first().map(|t| t.first);
+    let count_width = votes.samples.max(1).to_string().len();
+    let bar_width = (inner_width / 5).clamp(4, 21);
+    // The answer column takes what the mark, the count, the bar and the first sample leave.
+    let id_width = votes.tallies.iter().map(|t| t.first.to_string().len()).max().unwrap_or(0) + 2;
+    let room = inner_width.saturating_sub(2 + 1 + count_width + 1 + bar_width + 1 + id_width);
+    let widest = votes.tallies.iter().map(|t| t.answer.chars().count()).max().unwrap_or(0).max("no answer".len());
+    let answer_width = widest.min(room);
+    let bar = |count: usize| {
+        let filled = (count * bar_width).div_ceil(votes.samples.max(1)).min(bar_width);
+        (filled, bar_width - filled)
+    };
+    let answers = vote.rows.iter().filter(|r| matches!(r, VoteRow::Answer(_))).count();
+    let first = vote.rows.iter().take(scroll).filter(|r| matches!(r, VoteRow::Answer(_))).count();
+    let shown: Vec<&VoteRow> = vote.rows.iter().skip(scroll).take(height).collect();
+    let shown_answers = shown.iter().filter(|r| matches!(r, VoteRow::Answer(_))).count();
+    if let Some(range) = range_text(first, shown_answers, answers) {
+        extra = format!("{extra} · {range} answers");
     }
-    frame.render_widget(Paragraph::new(lines).block(block), area);
+    let lines = shown
+        .into_iter()
+        .map(|row| match row {
+            VoteRow::Threshold(label) => Line::from(Span::styled(
+                format!("{:─^w$}", format!(" {label} "), w = inner_width),
+                view.style(Slot::Cutoff),
+            )),
+            VoteRow::Answer(t) => {
+                let is_majority = Some(t.first) == majority;
+                let slot = if is_majority { Slot::NodeKept } else { Slot::NodeCandidate };
+                let (filled, empty) = bar(t.votes);
+                Line::from(vec![
+                    Span::styled(if is_majority { "▶ " } else { "  " }, view.style(slot)),
+                    Span::styled(format!("{:<answer_width$}", fit(&t.answer, answer_width)), view.style(slot)),
+                    Span::styled(format!(" {:>count_width$} ", t.votes), view.style(slot)),
+                    Span::styled("█".repeat(filled), view.style(if is_majority { Slot::BarKept } else { Slot::Bar })),
+                    Span::styled("░".repeat(empty), view.style(Slot::Dim)),
+                    // The first sample with this answer, marked as in the tree (★: the task accepts it).
+                    Span::styled(
+                        format!(" {}", status_glyph(tree.node(t.first))),
+                        view.style(status_slot(tree.node(t.first))),
+                    ),
+                    Span::styled(format!(" {}", t.first), view.style(Slot::Dim)),
+                ])
+            }
+            VoteRow::NoAnswer(count) => {
+                let (filled, empty) = bar(*count);
+                Line::from(vec![
+                    Span::styled(format!("  {:<answer_width$}", fit("no answer", answer_width)), view.style(Slot::Dim)),
+                    Span::styled(format!(" {count:>count_width$} "), view.style(Slot::Dim)),
+                    Span::styled("█".repeat(filled), view.style(Slot::Bar)),
+                    Span::styled("░".repeat(empty), view.style(Slot::Dim)),
+                ])
+            }
+        })
+        .collect();
+    (lines, extra)
 }

@@ -105,6 +105,9 @@ fn label(view: &View, tree: &SearchTree, node: &Node) -> Line<'static> {
     }
     let text = if node.id == tree.root() {
         format!("input {}", node.thought)
+    } else if let Some(answer) = sample_answer(view, tree, node) {
+        // A sampled whole answer (CoT-SC): the vote it casts, not its first line.
+        format!("answer: {answer}")
     } else if view.app.header.params.method.has_react_steps() {
         react_label(node)
     } else {
@@ -116,6 +119,15 @@ fn label(view: &View, tree: &SearchTree, node: &Node) -> Line<'static> {
     }
     spans.push(Span::styled(text, style));
     Line::from(spans)
+}
+
+/// The normalised answer a sample votes for, when the method holds a vote. Samples
+/// are whole answers: leaves under the root that are not ReAct steps.
+fn sample_answer(view: &View, tree: &SearchTree, node: &Node) -> Option<String> {
+    if node.parent != Some(tree.root()) || !node.children.is_empty() || node.step.is_some() {
+        return None;
+    }
+    view.app.run.engine.view().votes?.answer_of(node.id).map(str::to_string)
 }
 
 /// A ReAct step in one line: `2 Search[Corve River] · the thought`, so the actions of
