@@ -1977,5 +1977,71 @@ fn cot_sc_react_draws_the_majority_threshold() {
     assert!(rows[1].starts_with("▶ Marrowick"), "ties go to the answer seen first: {rows:#?}");
 }
 
+/// Snapshot the whole screen at 80×24 and 160×45 after a command, asserting the
+/// header shows the method, the mode and (when finished) the outcome.
+fn snapshot_scenario(app: &mut App, name: &str, mode: &str) {
+    let method = app.header.params.method.label().to_string();
+    for (w, h) in [(80u16, 24u16), (160, 45)] {
+        let screen = render(app, w, h);
+        let header: String = screen.lines().take(2).collect::<Vec<_>>().join("\n");
+        assert!(header.contains(&method), "{name} {w}x{h}: no method in the header\n{header}");
+        assert!(header.contains(mode), "{name} {w}x{h}: mode {mode:?} not in the header\n{header}");
+        if let Some(o) = app.run.engine.outcome() {
+            let outcome = if o.solved {
+                "solved"
+            } else if o.solved_any {
+                "solved (not top-ranked)"
+            } else {
+                "unsolved"
+            };
+            assert!(header.contains(outcome), "{name} {w}x{h}: outcome not in the header\n{header}");
+        }
+        insta::assert_snapshot!(format!("scenario_{name}_{w}x{h}"), screen);
+    }
+}
+
+/// Every pane after run, prune, backtrack, edit and finish, for Game of 24 BFS and DFS,
+/// qa-demo ReAct and cot-sc: what the screen shows is pinned, and the header always
+/// names the method, the mode and the outcome.
+#[test]
+fn snapshots_of_the_panes_after_each_command() {
+    let dir = tempfile::tempdir().unwrap();
+    // BFS: a step, a prune, a backtrack, an edit, the finish.
+    let mut app = live(dir.path(), Params::default());
+    act(&mut app, Action::Step);
+    act(&mut app, Action::Step);
+    snapshot_scenario(&mut app, "bfs_step", "PAUSED");
+    let kept = app.run.engine.tree().nodes().find(|n| n.status == NodeStatus::Frontier).unwrap().id;
+    select(&mut app, kept);
+    act(&mut app, Action::Prune);
+    snapshot_scenario(&mut app, "bfs_prune", "PAUSED");
+    act(&mut app, Action::Step);
+    act(&mut app, Action::Step);
+    act(&mut app, Action::Backtrack);
+    snapshot_scenario(&mut app, "bfs_backtrack", "PAUSED");
+    select(&mut app, NodeId(1));
+    app.handle_action(Action::Edit);
+    snapshot_scenario(&mut app, "bfs_edit", "PAUSED");
+    app.popup = None;
+    act(&mut app, Action::RunPause);
+    snapshot_scenario(&mut app, "bfs_finish", "FINISHED");
+    // DFS to the end.
+    let mut app = live(dir.path(), Params { method: crate::engine::methods::tot_dfs::KIND, ..Params::default() });
+    act(&mut app, Action::RunPause);
+    snapshot_scenario(&mut app, "dfs_finish", "FINISHED");
+    // qa-demo ReAct, finished, then an edit of its second step open.
+    let (mut app, _tools) = react_on_qa_demo(dir.path());
+    snapshot_scenario(&mut app, "react_finish", "FINISHED");
+    let step2 = app.run.engine.tree().nodes().find(|n| n.depth == 2).unwrap().id;
+    select(&mut app, step2);
+    app.handle_action(Action::Edit);
+    snapshot_scenario(&mut app, "react_edit", "FINISHED");
+    // cot-sc on qa-demo: the vote.
+    let mut app =
+        qa_live(dir.path(), Params { method: crate::engine::methods::cot_sc::KIND, samples: 21, ..Params::default() });
+    act(&mut app, Action::RunPause);
+    snapshot_scenario(&mut app, "cot_sc_finish", "FINISHED");
+}
+
 /// Several problems in one explorer, `o` (open a session or demo), problems in the settings.
 mod problems;

@@ -59,6 +59,11 @@ impl Method for Cot {
     }
 
     fn view(&self, _core: &Core) -> MethodView {
-        MethodView { params: self.samples.params.label(KIND.label()), ..MethodView::default() }
+        MethodView {
+            params: self.samples.params.label(KIND.label()),
+            // One step: the call for all k samples.
+            step: usize::from(self.samples.asked),
+            ..MethodView::default()
+        }
     }
 }

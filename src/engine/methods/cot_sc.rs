@@ -104,6 +104,8 @@ impl Method for CotSc {
         MethodView {
             params: self.samples.params.label(KIND.label()),
             votes: Some(self.votes(core, None)),
+            // One step: the call for all k samples.
+            step: usize::from(self.samples.asked),
             ..MethodView::default()
         }
     }

@@ -294,9 +294,11 @@ impl Method for TotBfs {
     fn view(&self, _core: &Core) -> MethodView {
         let (p, s) = (&self.params, &self.params.search);
         let params = format!("tot-bfs b={} n={} {:?}/{:?}", p.breadth, s.n_evaluate, s.generator, s.evaluator);
+        // The step in flight counts, so the header agrees with the transcript's "step N: ...".
+        let in_flight = matches!(self.phase, Phase::Generating | Phase::Evaluate | Phase::Evaluating);
         MethodView {
             params: params.to_lowercase(),
-            step: self.step,
+            step: self.step + usize::from(in_flight),
             step_noun: "step",
             cutoff: Some(Cutoff::Beam { n: p.breadth, label: format!("beam b={}", p.breadth) }),
             candidates_by_depth: true,

@@ -219,7 +219,14 @@ fn candidate_lines(
     let cutoff = app.run.engine.view().cutoff;
     let mut extra = cutoff.as_ref().map(|c| c.label().to_string()).unwrap_or_default();
     if rows.is_empty() {
-        let hint = format!("no evaluations yet — press {} to step", view.key(super::super::action::Action::Step));
+        let engine = &app.run.engine;
+        let hint = if !engine.core.params.method.info().tree_search {
+            format!("{} scores nothing: its steps are in the transcript", engine.core.params.method)
+        } else if engine.is_finished() || app.replay.is_some() {
+            "no evaluations".to_string()
+        } else {
+            format!("no evaluations yet — press {} to step", view.key(super::super::action::Action::Step))
+        };
         return (vec![Line::from(Span::styled(hint, view.style(Slot::Dim)))], extra);
     }
     let classes = app.run.engine.core.task.value_classes();

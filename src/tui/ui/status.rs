@@ -145,7 +145,8 @@ fn items(app: &App, d: Detail) -> (Items, Items) {
         }
     }
     let t = &app.run.totals;
-    let mut stats = format!(" · {} {} · {} calls", method.step_noun, method.step, t.llm_calls);
+    let calls = if t.llm_calls == 1 { "call" } else { "calls" };
+    let mut stats = format!(" · {} {} · {} {calls}", method.step_noun, method.step, t.llm_calls);
     if d.cached && t.cache_hits > 0 {
         stats.push_str(&format!(" (+{} cached)", t.cache_hits));
     }
@@ -239,7 +240,7 @@ fn hints(app: &App) -> Vec<(Action, &'static str)> {
         ]);
     } else {
         match app.focus {
-            Pane::Tree | Pane::Scores => out.extend([
+            Pane::Tree => out.extend([
                 (Action::Step, "step"),
                 (Action::RunPause, "run/pause"),
                 (Action::Prune, "prune"),
@@ -247,11 +248,15 @@ fn hints(app: &App) -> Vec<(Action, &'static str)> {
                 (Action::Backtrack, "backtrack"),
                 (Action::Expand, "expand"),
                 (Action::Continue, "continue"),
+                (Action::ToggleFollow, "follow"),
             ]),
-            Pane::Detail | Pane::Transcript => {
+            Pane::Scores | Pane::Detail | Pane::Transcript => {
                 out.extend([(Action::Step, "step"), (Action::RunPause, "run/pause"), (Action::PageDown, "scroll")])
             }
         }
+    }
+    if app.problem_position().is_some() {
+        out.push((Action::NextProblem, "next problem"));
     }
     out.extend([(Action::FocusNext, "pane"), (Action::Help, "help"), (Action::Quit, "quit")]);
     out
