@@ -2043,5 +2043,22 @@ fn snapshots_of_the_panes_after_each_command() {
     snapshot_scenario(&mut app, "cot_sc_finish", "FINISHED");
 }
 
+/// A message longer than the screen is wide takes a second footer line rather than
+/// being cut (`this is a read-only replay: …` used to lose its advice at 80 columns).
+#[test]
+fn a_long_message_wraps_onto_a_second_footer_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = demo_replay(dir.path(), 0);
+    let message =
+        "cannot fork: /tmp/some/long/path/to/a/sessions/folder/x.jsonl: Permission denied; choose another folder";
+    app.message = Some(message.to_string());
+    let screen = render(&mut app, 80, 24);
+    let rows: Vec<&str> = screen.lines().collect();
+    let footer = format!("{}{}", rows[rows.len() - 2], rows[rows.len() - 1]);
+    let flat: String = footer.replace('"', "").split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains(message.split_whitespace().last().unwrap()), "the whole message shows:\n{screen}");
+    assert!(!flat.contains('…'), "{flat}");
+}
+
 /// Several problems in one explorer, `o` (open a session or demo), problems in the settings.
 mod problems;

@@ -62,9 +62,10 @@ impl<'a> View<'a> {
 }
 
 /// The four pane areas, the header (top line) and the footer (bottom line) for a screen of `area`.
-pub fn layout(area: Rect, split: u16, header_height: u16) -> ([Rect; 4], Rect, Rect) {
+pub fn layout(area: Rect, split: u16, header_height: u16, footer_height: u16) -> ([Rect; 4], Rect, Rect) {
     let [header, main, footer] =
-        Layout::vertical([Constraint::Length(header_height), Constraint::Min(3), Constraint::Length(1)]).areas(area);
+        Layout::vertical([Constraint::Length(header_height), Constraint::Min(3), Constraint::Length(footer_height)])
+            .areas(area);
     let transcript_height = if main.height >= 40 {
         12
     } else if main.height >= 20 {
@@ -101,7 +102,8 @@ pub fn draw(frame: &mut Frame, view: &View, tree_state: &mut TreeState<usize>) -
     let area = frame.area();
     frame.render_widget(Block::default().style(view.style(Slot::Background)), area);
     let header_height = status::header_rows(view.app, area.width as usize).len() as u16;
-    let (panes, header, footer) = layout(area, view.app.split, header_height);
+    let footer_height = status::footer_height(view.app, area.width as usize);
+    let (panes, header, footer) = layout(area, view.app.split, header_height, footer_height);
     tree::draw(frame, view, tree_state, panes[0]);
     scores::draw(frame, view, panes[1]);
     detail::draw(frame, view, panes[2]);

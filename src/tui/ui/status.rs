@@ -262,12 +262,29 @@ fn hints(app: &App) -> Vec<(Action, &'static str)> {
     out
 }
 
+/// Footer lines for a screen `width` wide: one, or two when the message needs them
+/// (a message is never cut short on one line when a second can hold it).
+pub fn footer_height(app: &App, width: usize) -> u16 {
+    match &app.message {
+        Some(m) if m.chars().count() + 2 > width => 2,
+        _ => 1,
+    }
+}
+
 pub fn draw_footer(frame: &mut Frame, view: &View, area: Rect) {
     let app = view.app;
     let max = area.width as usize;
     let mut spans = Vec::new();
     let mut used = 0;
     if let Some(m) = &app.message {
+        if area.height > 1 && m.chars().count() + 2 > max {
+            // A long message takes the footer's lines, wrapped; the key hints wait.
+            let text = Paragraph::new(format!(" {m}"))
+                .style(view.style(Slot::Warning))
+                .wrap(ratatui::widgets::Wrap { trim: false });
+            frame.render_widget(text, area);
+            return;
+        }
         let text = format!(" {} ", clip(m, max.saturating_sub(2)));
         used += text.chars().count();
         spans.push(Span::styled(text, view.style(Slot::Warning)));

@@ -163,8 +163,9 @@ pub fn draw(frame: &mut Frame, view: &View, state: &mut TreeState<usize>, area: 
     let items = vec![item(view, tree, tree.root())];
     let solved = tree.nodes().filter(|n| n.status == NodeStatus::Solution).count();
     let extra = format!(
-        "{} nodes{}{}",
+        "{} node{}{}{}",
         tree.len(),
+        if tree.len() == 1 { "" } else { "s" },
         if solved > 0 { format!(", {solved} solved") } else { String::new() },
         if view.app.following() { " · following" } else { "" }
     );
