@@ -118,11 +118,13 @@ pub struct Run {
     stopped: Option<StopReason>,
     /// The error that stopped the recording, until someone takes it.
     write_error: Option<SessionError>,
+    /// The end line is written (a second `end` writes nothing).
+    ended: bool,
 }
 
 impl Run {
     pub fn new(engine: Engine, writer: Option<SessionWriter>, policy: StopPolicy) -> Self {
-        Run { engine, writer, totals: Totals::default(), policy, stopped: None, write_error: None }
+        Run { engine, writer, totals: Totals::default(), policy, stopped: None, write_error: None, ended: false }
     }
 
     /// Why the run stopped issuing calls, if it did.
@@ -229,10 +231,15 @@ impl Run {
 
     /// Record the end of the run (totals and wall time); a failure is returned, the
     /// session keeps what it had.
+    /// Write the session's end line (totals and time), once.
     pub fn end(&mut self, wall_ms: u64) -> Result<(), SessionError> {
         match self.writer.as_mut() {
-            Some(w) => w.end(self.totals, wall_ms),
-            None => Ok(()),
+            Some(w) if !self.ended => {
+                w.end(self.totals, wall_ms)?;
+                self.ended = true;
+                Ok(())
+            }
+            _ => Ok(()),
         }
     }
 

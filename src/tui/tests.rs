@@ -2060,5 +2060,26 @@ fn a_long_message_wraps_onto_a_second_footer_line() {
     assert!(!flat.contains('…'), "{flat}");
 }
 
+/// Restarting (R) or a new input (i) closes the session it leaves with its end line,
+/// once, so that recording replays as complete rather than "incomplete".
+#[test]
+fn restart_and_new_input_close_the_session_they_leave() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = live(dir.path(), Params::default());
+    act(&mut app, Action::Step);
+    let first = app.session_path().unwrap();
+    act(&mut app, Action::Restart);
+    let second = app.session_path().unwrap();
+    assert_ne!(first, second);
+    let session = Session::load(&first).unwrap();
+    assert!(session.complete(), "the left session has its end line");
+    let ends = std::fs::read_to_string(&first).unwrap().lines().filter(|l| l.contains("\"kind\":\"end\"")).count();
+    assert_eq!(ends, 1);
+    app.finish_recording();
+    app.finish_recording();
+    let ends = std::fs::read_to_string(&second).unwrap().lines().filter(|l| l.contains("\"kind\":\"end\"")).count();
+    assert_eq!(ends, 1, "a second finish writes nothing");
+}
+
 /// Several problems in one explorer, `o` (open a session or demo), problems in the settings.
 mod problems;

@@ -281,8 +281,10 @@ impl App {
         self.version += 1;
     }
 
-    /// Begin a fresh live run on `problem` (new engine, new session file).
+    /// Begin a fresh live run on `problem` (new engine, new session file); the run it
+    /// replaces gets its end line first, so its session replays as complete.
     fn start(&mut self, problem: Problem) {
+        self.finish_recording();
         let task: Arc<dyn Task> = Arc::clone(&self.setup.task) as Arc<dyn Task>;
         let engine = Engine::new(task, &problem.input, self.setup.header.params.clone());
         let mut header = self.setup.header.clone();
