@@ -123,21 +123,7 @@ fn end(rec: &mut Recorder, title: &str) -> Result<(), String> {
 
 /// `n thing` or `n things`.
 fn count(n: usize, thing: &str) -> String {
-    if n == 1 {
-        format!("1 {thing}")
-    } else {
-        format!("{n} {thing}s")
-    }
-}
-
-/// At most `max` characters of `text`, with `…` if cut.
-fn clip(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_string();
-    }
-    let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
-    out.push('…');
-    out
+    crate::engine::methods::count(n, thing, &format!("{thing}s"))
 }
 
 /// The captions of a recorded session, by input position: an introduction at 0 (the
@@ -149,7 +135,7 @@ pub fn narrate(session: &Session) -> Result<Vec<(usize, String)>, String> {
     let tree = rebuilt.engine.tree();
     let named = |id: NodeId| -> String {
         if tree.contains(id) {
-            format!("{id} “{}”", clip(tree.node(id).thought.lines().next().unwrap_or(""), 48))
+            format!("{id} “{}”", crate::safe_text::clip(tree.node(id).thought.lines().next().unwrap_or(""), 48))
         } else {
             id.to_string()
         }
@@ -191,7 +177,7 @@ pub fn narrate(session: &Session) -> Result<Vec<(usize, String)>, String> {
                         format!(
                             "A person rewrites step {node} as “{}”: a new sibling (✎) whose action runs at \
                              once; the old branch stays in the tree.",
-                            clip(&text.replace('\n', " "), 90)
+                            crate::safe_text::clip(&text.replace('\n', " "), 90)
                         ),
                     ),
                     Command::Edit { node, text } => (
@@ -199,7 +185,7 @@ pub fn narrate(session: &Session) -> Result<Vec<(usize, String)>, String> {
                         format!(
                             "A person edits {node} into “{}”: the edit is a new sibling (✎) that the evaluator \
                              values like any other step.",
-                            clip(text, 60)
+                            crate::safe_text::clip(text, 60)
                         ),
                     ),
                     Command::Continue { node } => {

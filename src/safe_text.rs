@@ -76,6 +76,16 @@ pub fn cell_safe(symbol: &str) -> Option<String> {
     Some(if kept.is_empty() { " ".to_string() } else { kept })
 }
 
+/// At most `max` characters of `text`, with `…` if cut.
+pub fn clip(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,9 +5,6 @@
 //! `output_tokens`, a streamed reply is a sequence of typed events, and an
 //! overloaded service answers 529 (retried like 5xx).
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-
 use futures::StreamExt;
 use serde_json::{json, Value};
 
@@ -273,21 +270,11 @@ impl AnthropicProvider {
                 }
                 match deltas {
                     Some(d) => {
-                        // A stream that already showed text is not retried: the watcher has seen it.
-                        let shown = Arc::new(AtomicBool::new(false));
-                        let flag = Arc::clone(&shown);
-                        let inner = Arc::clone(d);
-                        let watched: DeltaFn = Arc::new(move |i, t: &str| {
-                            flag.store(true, Ordering::Relaxed);
-                            inner(i, t)
-                        });
-                        match read_stream(resp, sample, &watched, http, url).await {
-                            Ok(p) => Attempt::Done(p),
-                            Err(e) if shown.load(Ordering::Relaxed) => {
-                                Attempt::Fail(CallError { message: http.scrub(&e.message), ..e })
-                            }
-                            Err(e) => http.reply_fault(e),
-                        }
+                        http.watched_stream(
+                            d,
+                            |watched| async move { read_stream(resp, sample, &watched, http, url).await },
+                        )
+                        .await
                     }
                     None => match http.body_text(url, resp).await {
                         Err(attempt) => attempt,

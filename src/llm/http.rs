@@ -199,6 +199,30 @@ impl HttpCore {
         }
     }
 
+    /// Read a streamed reply with `read`, passing deltas on to `deltas`. A stream that
+    /// failed before any text reached the watcher is a reply fault (retried); one that
+    /// already showed text is not retried, since the person watching has seen it.
+    pub async fn watched_stream<T, F, Fut>(&self, deltas: &super::DeltaFn, read: F) -> Attempt<T>
+    where
+        F: FnOnce(super::DeltaFn) -> Fut,
+        Fut: Future<Output = Result<T, CallError>>,
+    {
+        let shown = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = std::sync::Arc::clone(&shown);
+        let inner = std::sync::Arc::clone(deltas);
+        let watched: super::DeltaFn = std::sync::Arc::new(move |i, t: &str| {
+            flag.store(true, Ordering::Relaxed);
+            inner(i, t)
+        });
+        match read(watched).await {
+            Ok(p) => Attempt::Done(p),
+            Err(e) if shown.load(Ordering::Relaxed) => {
+                Attempt::Fail(CallError { message: self.scrub(&e.message), ..e })
+            }
+            Err(e) => self.reply_fault(e),
+        }
+    }
+
     /// The whole body of a successful reply as text, read as it arrives and refused
     /// once it passes `max_response_bytes`.
     pub async fn body_text<T>(&self, url: &str, resp: reqwest::Response) -> Result<String, Attempt<T>> {

@@ -8,8 +8,7 @@
 //! gets an estimate, marked as such.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use futures::StreamExt;
 use serde_json::{json, Value};
@@ -403,21 +402,11 @@ impl OpenAiProvider {
             }
             match deltas {
                 Some(d) => {
-                    // A stream that already showed text is not retried: the watcher has seen it.
-                    let shown = Arc::new(AtomicBool::new(false));
-                    let flag = Arc::clone(&shown);
-                    let inner = Arc::clone(d);
-                    let watched: DeltaFn = Arc::new(move |i, t: &str| {
-                        flag.store(true, Ordering::Relaxed);
-                        inner(i, t)
-                    });
-                    match read_stream(resp, sample, &watched, http, url).await {
-                        Ok(p) => Attempt::Done(p),
-                        Err(e) if shown.load(Ordering::Relaxed) => {
-                            Attempt::Fail(CallError { message: http.scrub(&e.message), ..e })
-                        }
-                        Err(e) => http.reply_fault(e),
-                    }
+                    http.watched_stream(
+                        d,
+                        |watched| async move { read_stream(resp, sample, &watched, http, url).await },
+                    )
+                    .await
                 }
                 None => match http.body_text(url, resp).await {
                     Err(attempt) => attempt,

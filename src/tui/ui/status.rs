@@ -18,6 +18,7 @@ use super::super::app::{App, Pane};
 use super::super::theme::Slot;
 use super::View;
 use crate::engine::RunMode;
+use crate::safe_text::clip;
 
 /// The mode word and its colour.
 pub fn mode(app: &App) -> (String, Slot) {
@@ -43,16 +44,6 @@ fn short(n: u64) -> String {
         10_000..=999_999 => format!("{:.1}k", n as f64 / 1000.0),
         _ => format!("{:.1}M", n as f64 / 1_000_000.0),
     }
-}
-
-/// At most `max` characters of `text`, with `…` if cut.
-fn clip(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_string();
-    }
-    let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
-    out.push('…');
-    out
 }
 
 /// How much of each item the header shows; `less` lowers it step by step.
