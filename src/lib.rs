@@ -12,6 +12,7 @@ pub mod arith;
 pub mod config;
 pub mod demos;
 pub mod engine;
+pub mod grade;
 pub mod import;
 pub mod llm;
 pub mod runtime;

@@ -21,6 +21,12 @@ pub enum Purpose {
     Vote,
     /// Think and choose the next action (ReAct).
     Act,
+    /// Critique an attempt and say whether it is correct (Self-Refine, Reflexion).
+    Feedback,
+    /// Rewrite an attempt following feedback (Self-Refine).
+    Refine,
+    /// Reflect on a failed attempt, for the next trial (Reflexion).
+    Reflect,
 }
 
 impl Purpose {
@@ -33,6 +39,9 @@ impl Purpose {
             Purpose::Value => "value",
             Purpose::Vote => "vote",
             Purpose::Act => "act",
+            Purpose::Feedback => "feedback",
+            Purpose::Refine => "refine",
+            Purpose::Reflect => "reflect",
         }
     }
 }

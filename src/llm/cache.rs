@@ -41,8 +41,18 @@ pub struct CachePolicy {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct PurposeName(&'static str);
 
-const PURPOSES: [Purpose; 7] =
-    [Purpose::Io, Purpose::Cot, Purpose::Propose, Purpose::Sample, Purpose::Value, Purpose::Vote, Purpose::Act];
+const PURPOSES: [Purpose; 10] = [
+    Purpose::Io,
+    Purpose::Cot,
+    Purpose::Propose,
+    Purpose::Sample,
+    Purpose::Value,
+    Purpose::Vote,
+    Purpose::Act,
+    Purpose::Feedback,
+    Purpose::Refine,
+    Purpose::Reflect,
+];
 
 impl Default for CachePolicy {
     /// The reference implementation's: value prompts cached, everything else sampled afresh.

@@ -11,6 +11,7 @@ pub mod choice;
 pub mod corpus;
 pub mod finish;
 pub mod knowledge;
+pub mod math;
 pub mod recorded;
 pub mod text;
 pub mod wikipedia;

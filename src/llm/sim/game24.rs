@@ -55,6 +55,10 @@ pub fn answer(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64) -> Re
                 .unwrap_or_default();
             Ok(vote(cfg, &input, &ys, rng))
         }
+        other => Err(CallError {
+            kind: CallErrorKind::Sim,
+            message: format!("the simulated model does not answer game24 {} calls yet", other.label()),
+        }),
     }
 }
 
