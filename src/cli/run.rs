@@ -131,7 +131,8 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
     }
     // A method's own flags (MCTS's --uct-c, ...) given for another method are a mistake.
     for key in ParamPatch::merge(&args.search, &ParamPatch::default()).extra.keys() {
-        if let Some(owner) = methods::owner_of(key).filter(|owner| owner.kind != params.method) {
+        let own = params.method.info().own_params.contains(&key.as_str());
+        if let Some(owner) = methods::owner_of(key).filter(|owner| owner.kind != params.method && !own) {
             usage_bail!("--{} is for --method {} (the method is {})", key.replace('_', "-"), owner.kind, params.method);
         }
     }

@@ -10,6 +10,7 @@
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 
+use crate::engine::methods::rounds::{FeedbackSource, FirstPrompt};
 use crate::engine::{Evaluator, Generator, MethodKind, Params, Selection, ToolMode};
 
 use super::Reader;
@@ -66,6 +67,21 @@ impl Named for Selection {
 impl Named for ToolMode {
     fn values() -> Vec<(&'static str, Option<&'static str>, Self)> {
         vec![("text", None, ToolMode::Text), ("native", None, ToolMode::Native)]
+    }
+}
+
+impl Named for FeedbackSource {
+    fn values() -> Vec<(&'static str, Option<&'static str>, Self)> {
+        vec![
+            ("self", Some("the same model checks the attempt"), FeedbackSource::SelfCheck),
+            ("oracle", Some("the task's checker judges (no call)"), FeedbackSource::Oracle),
+        ]
+    }
+}
+
+impl Named for FirstPrompt {
+    fn values() -> Vec<(&'static str, Option<&'static str>, Self)> {
+        vec![("cot", None, FirstPrompt::Cot), ("io", None, FirstPrompt::Io)]
     }
 }
 
@@ -170,6 +186,19 @@ param_patch! {
     /// Seed for the method's own random choices and for `sim` [default: 0].
     #[arg(long)]
     seed: u64 = whole(0);
+    /// self-refine: most refinements after the first answer, 1 to 50 [default: 4].
+    #[arg(long)]
+    rounds: usize = whole(1);
+    /// reflexion: most trials, 1 to 20 [default: 3].
+    #[arg(long)]
+    trials: usize = whole(1);
+    /// self-refine and reflexion: who judges an attempt, the model itself or the task's checker
+    /// (no call; with self-refine, the ToT paper's IO + Refine) [default: self].
+    #[arg(long, value_parser = named::<FeedbackSource>())]
+    feedback: FeedbackSource = choice();
+    /// self-refine: the prompt of the first answer [default: cot].
+    #[arg(long, value_parser = named::<FirstPrompt>())]
+    first: FirstPrompt = choice();
 }
 
 impl ParamPatch {

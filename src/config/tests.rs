@@ -1,5 +1,6 @@
 use super::*;
 use crate::engine::{Evaluator, Generator, MethodKind, Params, Selection, ToolMode};
+use crate::engine::methods::rounds::{FeedbackSource, FirstPrompt};
 
 const FULL: &str = r#"
 theme = "light"
@@ -240,6 +241,10 @@ fn every_field_reaches_params() {
         temperature: Some(0.7),
         lenient: Some(true),
         seed: Some(99),
+        rounds: Some(8),
+        trials: Some(5),
+        feedback: Some(FeedbackSource::Oracle),
+        first: Some(FirstPrompt::Io),
     };
     let p = all.params();
     assert_eq!(p.method, mcts);
@@ -249,7 +254,18 @@ fn every_field_reaches_params() {
     assert_eq!((p.tool_mode, p.majority_threshold, p.temperature), (ToolMode::Native, 0.25, 0.7));
     assert_eq!((p.lenient, p.seed), (true, 99));
     let extra: Vec<(&str, String)> = p.extra.iter().map(|(k, v)| (k.as_str(), v.to_string())).collect();
-    assert_eq!(extra, [("iterations", "9".into()), ("rollout_depth", "1".into()), ("uct_c", "2.5".into())]);
+    assert_eq!(
+        extra,
+        [
+            ("feedback", "\"oracle\"".into()),
+            ("first", "\"io\"".into()),
+            ("iterations", "9".into()),
+            ("rollout_depth", "1".into()),
+            ("rounds", "8".into()),
+            ("trials", "5".into()),
+            ("uct_c", "2.5".into())
+        ]
+    );
     // The hybrids default to the ReAct paper's 21 samples.
     let hybrid = ParamPatch { method: MethodKind::from_name("cot-sc-react"), ..ParamPatch::default() };
     assert_eq!(hybrid.params().samples, 21);

@@ -109,6 +109,20 @@ impl Core {
         }
     }
 
+    /// Set the node's note under `label` (replacing one of that label), shown in the detail pane.
+    pub fn set_note(&mut self, id: NodeId, label: &str, text: &str) {
+        let notes = &mut self.tree.node_mut(id).notes;
+        match notes.iter_mut().find(|n| n.label == label) {
+            Some(note) => note.text = text.to_string(),
+            None => notes.push(tree::Note { label: label.to_string(), text: text.to_string() }),
+        }
+    }
+
+    /// Set the node's one-line label in the tree (instead of its thought's first line).
+    pub fn set_label(&mut self, id: NodeId, label: impl Into<String>) {
+        self.tree.node_mut(id).label = Some(label.into());
+    }
+
     pub fn set_score(&mut self, id: NodeId, score: Score) {
         let value = score.value;
         self.tree.node_mut(id).score = Some(score);

@@ -34,7 +34,7 @@ pub use request::{
 };
 pub use step::{Step, StepPart};
 pub use task::{AnswerKind, Proposal, ReactStep, Task, TaskInfo};
-pub use tree::{Issue, Node, NodeId, NodeStatus, Origin, Score, SearchTree};
+pub use tree::{Issue, Node, NodeId, NodeStatus, Note, Origin, Score, SearchTree};
 
 use methods::{Method, Progress};
 use rng::SplitMix64;

@@ -1,7 +1,7 @@
 //! The interface a task gives the engine: it renders prompts, parses replies, says
 //! when a state is final and checks answers. Tasks are pure logic (no I/O).
 
-use super::request::{Prompt, ToolDef};
+use super::request::{Message, Prompt, Purpose, Role, ToolDef};
 
 /// One candidate next state, as parsed from a model reply or a person's edit.
 #[derive(Debug, Clone, PartialEq)]
@@ -168,4 +168,106 @@ pub trait Task: Send + Sync {
     fn answer_key(&self, answer: &str) -> String {
         answer.split_whitespace().collect::<Vec<_>>().join(" ")
     }
+
+    // Self-Refine and Reflexion. The defaults build every prompt from the task's own
+    // chain-of-thought prompt, so every task has them; a task may override any.
+
+    /// Ask the model to check `attempt` step by step and end with `VERDICT: correct` or
+    /// `VERDICT: incorrect`. Context: the cot context plus `"attempt"`.
+    fn feedback_prompt(&self, x: &str, attempt: &str) -> Prompt {
+        let mut prompt = after_attempt(self.cot_prompt(x), Purpose::Feedback, attempt, FEEDBACK_REQUEST.to_string());
+        add_context(&mut prompt, &[("attempt", attempt.into())]);
+        prompt
+    }
+
+    /// Ask for a complete new attempt (in the cot reply's format) that follows `feedback`.
+    /// Context: the cot context plus `"attempt"` and `"feedback"`.
+    fn refine_prompt(&self, x: &str, attempt: &str, feedback: &str) -> Prompt {
+        let ask = format!("{REFINE_REQUEST_HEAD}\n\n{}\n\n{REFINE_REQUEST_TAIL}", feedback.trim());
+        let mut prompt = after_attempt(self.cot_prompt(x), Purpose::Refine, attempt, ask);
+        add_context(&mut prompt, &[("attempt", attempt.into()), ("feedback", feedback.into())]);
+        prompt
+    }
+
+    /// Ask for a short reflection on a failed `attempt` (what went wrong, what to do
+    /// differently). Context: the cot context plus `"attempt"` and `"feedback"`.
+    fn reflect_prompt(&self, x: &str, attempt: &str, feedback: &str) -> Prompt {
+        let ask = format!("{REFLECT_REQUEST_HEAD}\n\n{}\n\n{REFLECT_REQUEST_TAIL}", feedback.trim());
+        let mut prompt = after_attempt(self.cot_prompt(x), Purpose::Reflect, attempt, ask);
+        add_context(&mut prompt, &[("attempt", attempt.into()), ("feedback", feedback.into())]);
+        prompt
+    }
+
+    /// Reflexion's later trials: the cot prompt with the reflections added to its (last)
+    /// user message. Context: the cot context plus `"reflections"`.
+    fn reflexion_cot_prompt(&self, x: &str, reflections: &[String]) -> Prompt {
+        let mut prompt = self.cot_prompt(x);
+        if reflections.is_empty() {
+            return prompt;
+        }
+        let listed: Vec<String> = reflections.iter().map(|r| format!("- {}", r.trim())).collect();
+        let add = format!("\n\n{REFLECTIONS_HEAD}\n{}\n{REFLECTIONS_TAIL}", listed.join("\n"));
+        match prompt.messages.iter_mut().rev().find(|m| m.role == Role::User) {
+            Some(m) => m.content.push_str(&add),
+            None => prompt.messages.push(Message::user(add.trim_start())),
+        }
+        add_context(&mut prompt, &[("reflections", reflections.into())]);
+        prompt
+    }
+
+    /// Read a feedback reply: the verdict of its last `VERDICT: correct|incorrect` line
+    /// (`None` if it has none) and the feedback text.
+    fn parse_feedback(&self, reply: &str) -> (Option<bool>, String) {
+        (read_verdict(reply), reply.trim().to_string())
+    }
+}
+
+const FEEDBACK_REQUEST: &str = "Check the attempt above step by step: is every step right, and is the final \
+answer correct? Say what is wrong, if anything. End with a line `VERDICT: correct` or `VERDICT: incorrect`.";
+const REFINE_REQUEST_HEAD: &str = "Here is feedback on the attempt above:";
+const REFINE_REQUEST_TAIL: &str = "Following this feedback, write a complete new attempt at the problem, in \
+the same format as before, ending with the final answer.";
+const REFLECT_REQUEST_HEAD: &str = "The attempt above was judged incorrect. The feedback was:";
+const REFLECT_REQUEST_TAIL: &str = "In two or three sentences, reflect: what went wrong, and what will you do \
+differently on the next attempt? Do not write a new attempt.";
+const REFLECTIONS_HEAD: &str = "Reflections on your earlier attempts at this problem:";
+const REFLECTIONS_TAIL: &str = "Use them to avoid the same mistakes.";
+
+/// `prompt`'s messages, then `attempt` as the assistant's reply, then `ask` from the user.
+fn after_attempt(mut prompt: Prompt, purpose: Purpose, attempt: &str, ask: String) -> Prompt {
+    prompt.purpose = purpose;
+    prompt.messages.push(Message { role: Role::Assistant, content: attempt.to_string() });
+    prompt.messages.push(Message::user(ask));
+    prompt
+}
+
+/// Add fields to a prompt's context object (a context that is not an object becomes one).
+fn add_context(prompt: &mut Prompt, fields: &[(&str, serde_json::Value)]) {
+    if !prompt.context.is_object() {
+        prompt.context = serde_json::Value::Object(serde_json::Map::new());
+    }
+    if let Some(obj) = prompt.context.as_object_mut() {
+        for (k, v) in fields {
+            obj.insert(k.to_string(), v.clone());
+        }
+    }
+}
+
+/// The verdict of the last line that names one: `VERDICT: correct`, `**Verdict:** Incorrect`,
+/// `Verdict - incorrect` (case, markdown and the separator do not matter).
+pub fn read_verdict(reply: &str) -> Option<bool> {
+    reply.lines().rev().find_map(|line| {
+        let cleaned: String = line
+            .to_lowercase()
+            .chars()
+            .map(|c| if c.is_alphanumeric() { c } else { ' ' })
+            .collect();
+        let words: Vec<&str> = cleaned.split_whitespace().collect();
+        let at = words.iter().position(|w| *w == "verdict")?;
+        match words.get(at + 1..)?.iter().find(|w| !matches!(**w, "is" | "the"))? {
+            &"correct" | &"right" => Some(true),
+            &"incorrect" | &"wrong" | &"not" => Some(false),
+            _ => None,
+        }
+    })
 }

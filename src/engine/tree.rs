@@ -224,6 +224,65 @@ pub struct Node {
     /// from the replies on replay).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step: Option<Step>,
+    /// Texts a method attaches to the node (Self-Refine's feedback on an attempt,
+    /// Reflexion's reflection on a trial), shown under the thought in the detail pane
+    /// and edited with it (derived state, rebuilt from the replies on replay).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<Note>,
+    /// The tree's one-line label for the node when the method gives one (e.g.
+    /// `attempt 2 · answer 6 * 4 · ✗ incorrect`); otherwise the thought's first line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+}
+
+/// A text a method attaches to a node, under a short label (`feedback`, `reflection`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Note {
+    pub label: String,
+    pub text: String,
+}
+
+/// The line that opens a note in the text a person edits: `── feedback ──`.
+fn note_heading(label: &str) -> String {
+    format!("── {label} ──")
+}
+
+impl Node {
+    /// What a person edits for this node: the thought, then each note under its
+    /// heading line (`── feedback ──`), so a note is edited like the thought.
+    pub fn edit_text(&self) -> String {
+        let mut text = self.thought.clone();
+        for note in &self.notes {
+            text.push_str(&format!("\n{}\n{}", note_heading(&note.label), note.text));
+        }
+        text
+    }
+
+    /// The note with this label, if the node has one.
+    pub fn note(&self, label: &str) -> Option<&str> {
+        self.notes.iter().find(|n| n.label == label).map(|n| n.text.as_str())
+    }
+}
+
+/// Split an edited text (see [`Node::edit_text`]) into the thought and the notes by
+/// their heading lines; each part is trimmed. Text with no heading is all thought.
+pub fn split_notes(text: &str) -> (String, Vec<Note>) {
+    let mut thought = Vec::new();
+    let mut notes: Vec<(String, Vec<&str>)> = Vec::new();
+    for line in text.lines() {
+        let t = line.trim();
+        let heading = t.strip_prefix("── ").and_then(|r| r.strip_suffix(" ──")).map(str::trim);
+        match heading {
+            Some(label) if !label.is_empty() => notes.push((label.to_string(), Vec::new())),
+            _ => match notes.last_mut() {
+                Some((_, lines)) => lines.push(line),
+                None => thought.push(line),
+            },
+        }
+    }
+    let notes =
+        notes.into_iter().map(|(label, lines)| Note { label, text: lines.join("\n").trim().to_string() }).collect();
+    (thought.join("\n").trim().to_string(), notes)
 }
 
 /// Nodes are shared (copy-on-write), so cloning a tree for a replay checkpoint costs
@@ -271,6 +330,8 @@ impl SearchTree {
             tool_ms: None,
             metrics: Default::default(),
             step: None,
+            notes: Vec::new(),
+            label: None,
         };
         SearchTree { nodes: vec![Arc::new(root)] }
     }
@@ -330,6 +391,8 @@ impl SearchTree {
             tool_ms: None,
             metrics: Default::default(),
             step: None,
+            notes: Vec::new(),
+            label: None,
         }));
         self.node_mut(parent).children.push(id);
         id

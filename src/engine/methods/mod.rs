@@ -23,7 +23,10 @@ pub mod hybrid;
 pub mod io;
 pub mod mcts;
 pub mod react;
+pub mod reflexion;
+pub mod rounds;
 mod samples;
+pub mod self_refine;
 pub mod tot_bfs;
 pub mod tot_dfs;
 
@@ -120,6 +123,8 @@ pub const REGISTRY: &[&MethodInfo] = &[
     &hybrid::REACT_COT_SC_INFO,
     &hybrid::COT_SC_REACT_INFO,
     &mcts::INFO,
+    &self_refine::INFO,
+    &reflexion::INFO,
 ];
 
 pub fn find(name: &str) -> Option<&'static MethodInfo> {

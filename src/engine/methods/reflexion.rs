@@ -1,0 +1,313 @@
+//! Reflexion (Shinn et al., 2023): trials. Each trial is a chain-of-thought attempt; it
+//! is judged by the model itself (a `feedback` call ending in a verdict) or, with
+//! `feedback = oracle`, by the task's checker (no call). After a failed trial the
+//! model writes a reflection (a `reflect` call: what went wrong, what to do
+//! differently), which is kept and given to every later trial in its cot prompt
+//! (`Task::reflexion_cot_prompt`). The run stops at the first trial judged correct or
+//! after `trials` trials; the answer is the last trial's.
+//!
+//! In the tree the trials form a chain under the root (each a child of the one
+//! before); a trial's feedback and reflection are its `feedback` and `reflection`
+//! notes. Editing a trial's text continues from the edited trial; editing its
+//! reflection (or its feedback) changes what the next trial is given.
+//!
+//! Parameters (flattened into the session header, all optional): `trials` (1 to 20,
+//! default 3), `feedback` (`self` or `oracle`, default `self`).
+
+use std::collections::BTreeMap;
+
+use crate::engine::event::Event;
+use crate::engine::tree::DropReason;
+use crate::engine::{Core, LlmResponse, MethodKind, NodeId, NodeStatus, Origin, Outcome, ParamError, Params};
+
+use super::rounds::{self, FeedbackSource, FEEDBACK_NOTE, REFLECTION_NOTE, TAG_ATTEMPT, TAG_FEEDBACK, TAG_REFLECT};
+use super::{count, Method, MethodInfo, MethodView, Progress};
+
+/// Registration (see `methods::REGISTRY`).
+pub const KIND: MethodKind = MethodKind("reflexion");
+pub const INFO: MethodInfo = MethodInfo {
+    kind: KIND,
+    about: "reflexion: cot trials; after a failed one the model reflects, and later trials get the reflections",
+    react_steps: false,
+    tree_search: false,
+    default_samples: None,
+    own_params: &[ReflexionParams::TRIALS, rounds::FEEDBACK],
+    build: |params| Ok(Box::new(Reflexion::new(ReflexionParams::read(params)?))),
+};
+
+/// Reflexion's own parameters, read from the header's method parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReflexionParams {
+    pub trials: usize,
+    pub feedback: FeedbackSource,
+}
+
+impl Default for ReflexionParams {
+    fn default() -> Self {
+        ReflexionParams { trials: 3, feedback: FeedbackSource::SelfCheck }
+    }
+}
+
+impl ReflexionParams {
+    pub const TRIALS: &'static str = "trials";
+    pub const MAX_TRIALS: usize = 20;
+
+    pub fn read(params: &Params) -> Result<ReflexionParams, ParamError> {
+        Ok(ReflexionParams {
+            trials: rounds::extra_count(params, Self::TRIALS, 3, 1, Self::MAX_TRIALS)?,
+            feedback: rounds::read_feedback(params)?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Waiting {
+    /// A trial under this node (the root, or the trial before).
+    Trial(NodeId),
+    Feedback(NodeId),
+    Reflection(NodeId),
+}
+
+#[derive(Debug, Clone)]
+pub struct Reflexion {
+    params: ReflexionParams,
+    current: Option<NodeId>,
+    waiting: Option<Waiting>,
+    verdicts: BTreeMap<NodeId, Option<bool>>,
+    done: bool,
+}
+
+impl Reflexion {
+    pub fn new(params: ReflexionParams) -> Self {
+        Reflexion { params, current: None, waiting: None, verdicts: BTreeMap::new(), done: false }
+    }
+
+    fn trial_no(core: &Core, node: NodeId) -> usize {
+        core.tree.node(node).depth
+    }
+
+    fn label(&self, core: &mut Core, node: NodeId) {
+        let n = core.tree.node(node);
+        let answer = n.answer.clone().unwrap_or_else(|| "no answer".into());
+        let verdict = match self.verdicts.get(&node) {
+            Some(v) => rounds::verdict_text(*v),
+            None => "… not judged yet",
+        };
+        let reflected = if n.note(REFLECTION_NOTE).is_some() { " · reflected" } else { "" };
+        let label = format!("trial {} · answer {answer} · {verdict}{reflected}", Self::trial_no(core, node));
+        core.set_label(node, label);
+    }
+
+    fn judged(&mut self, core: &mut Core, node: NodeId, verdict: Option<bool>, text: &str, by: &str) {
+        core.set_note(node, FEEDBACK_NOTE, text);
+        self.verdicts.insert(node, verdict);
+        self.label(core, node);
+        let first = text.lines().next().unwrap_or("").trim();
+        let verdict_text = rounds::verdict_text(verdict);
+        core.log(format!("{by} judgement of trial {} ({node}): {verdict_text} — {first}", Self::trial_no(core, node)));
+        if verdict.is_none() {
+            core.log(format!("the self-evaluation of {node} has no VERDICT line; taken as incorrect"));
+        }
+    }
+
+    /// The reflections the trial after `last` is given: those of `last` and the trials before it.
+    fn reflections(core: &Core, last: NodeId) -> Vec<String> {
+        rounds::chain(core, last).into_iter().filter_map(|n| core.tree.node(n).note(REFLECTION_NOTE)).map(str::to_string).collect()
+    }
+
+    fn stop(&mut self, core: &mut Core, why: String) -> Progress {
+        core.log(why);
+        self.done = true;
+        Progress::Moved
+    }
+}
+
+impl Method for Reflexion {
+    fn advance(&mut self, core: &mut Core) -> Progress {
+        if self.waiting.is_some() {
+            return Progress::Stuck("reflexion is waiting for a reply".into());
+        }
+        let Some(node) = self.current else {
+            let prompt = core.task.reflexion_cot_prompt(&core.x, &[]);
+            let root = core.tree.root();
+            rounds::issue(core, root, TAG_ATTEMPT, prompt);
+            self.waiting = Some(Waiting::Trial(root));
+            return Progress::Issued(1);
+        };
+        let attempt = core.tree.node(node).path.clone();
+        match self.verdicts.get(&node).copied() {
+            None => match self.params.feedback {
+                FeedbackSource::Oracle => {
+                    let (ok, text) = rounds::oracle_feedback(core, node);
+                    self.judged(core, node, Some(ok), &text, "the checker's");
+                    Progress::Moved
+                }
+                FeedbackSource::SelfCheck => {
+                    let prompt = core.task.feedback_prompt(&core.x, &attempt);
+                    rounds::issue(core, node, TAG_FEEDBACK, prompt);
+                    self.waiting = Some(Waiting::Feedback(node));
+                    Progress::Issued(1)
+                }
+            },
+            Some(Some(true)) => {
+                let why = format!("trial {} ({node}) is judged correct; stopping", Self::trial_no(core, node));
+                self.stop(core, why)
+            }
+            Some(_) => {
+                let done = Self::trial_no(core, node);
+                if done >= self.params.trials {
+                    let why = format!("{}, the budget; the last trial stands", count(done, "trial", "trials"));
+                    return self.stop(core, why);
+                }
+                if core.tree.node(node).note(REFLECTION_NOTE).is_none() {
+                    let feedback = core.tree.node(node).note(FEEDBACK_NOTE).unwrap_or("").to_string();
+                    let prompt = core.task.reflect_prompt(&core.x, &attempt, &feedback);
+                    rounds::issue(core, node, TAG_REFLECT, prompt);
+                    self.waiting = Some(Waiting::Reflection(node));
+                    return Progress::Issued(1);
+                }
+                let reflections = Self::reflections(core, node);
+                let prompt = core.task.reflexion_cot_prompt(&core.x, &reflections);
+                rounds::issue(core, node, TAG_ATTEMPT, prompt);
+                core.set_status(node, NodeStatus::Expanded);
+                self.waiting = Some(Waiting::Trial(node));
+                Progress::Issued(1)
+            }
+        }
+    }
+
+    fn settle(&mut self, core: &mut Core) {
+        match self.waiting.take() {
+            Some(Waiting::Trial(parent)) => {
+                core.log(format!("no trial came back after {parent} (the call failed or the reply was empty); stopping"));
+                self.done = true;
+            }
+            Some(Waiting::Feedback(node) | Waiting::Reflection(node)) => {
+                core.log(format!("the call for {node} failed or came back empty; the trial stands"));
+                self.done = true;
+            }
+            None => {}
+        }
+    }
+
+    fn done(&self) -> bool {
+        self.done
+    }
+
+    fn outcome(&mut self, core: &mut Core) -> Outcome {
+        let finals: Vec<NodeId> = self.current.filter(|&n| core.usable(n)).into_iter().collect();
+        core.finalize(finals)
+    }
+
+    fn on_children(&mut self, _core: &mut Core, _parent: NodeId, _children: &[NodeId], _by_hand: bool) {}
+
+    fn on_reply(&mut self, core: &mut Core, node: NodeId, tag: u32, reply: &LlmResponse) {
+        match (tag, self.waiting) {
+            (TAG_ATTEMPT, Some(Waiting::Trial(parent))) if parent == node => {
+                if let Some(id) = rounds::add_attempt(core, node, reply, Origin::Model) {
+                    self.waiting = None;
+                    self.current = Some(id);
+                    self.label(core, id);
+                }
+            }
+            (TAG_FEEDBACK, Some(Waiting::Feedback(trial))) if trial == node => {
+                let (verdict, text) = core.task.parse_feedback(&rounds::reply_text(reply));
+                let text = if text.is_empty() { "(the self-evaluation was empty)".to_string() } else { text };
+                self.waiting = None;
+                self.judged(core, node, verdict, &text, "the model's");
+            }
+            (TAG_REFLECT, Some(Waiting::Reflection(trial))) if trial == node => {
+                let text = rounds::reply_text(reply);
+                if text.is_empty() {
+                    return;
+                }
+                self.waiting = None;
+                core.set_note(node, REFLECTION_NOTE, &text);
+                self.label(core, node);
+                let first = text.lines().next().unwrap_or("").trim().to_string();
+                core.log(format!("reflection on trial {} ({node}), kept for the next trials: {first}", Self::trial_no(core, node)));
+            }
+            _ => {}
+        }
+    }
+
+    fn edit(&mut self, core: &mut Core, node: NodeId, text: &str) -> Option<Result<NodeId, String>> {
+        Some(self.edit_trial(core, node, text))
+    }
+
+    fn backtrack(&mut self, core: &mut Core, to: Option<NodeId>) -> Result<(), String> {
+        let Some(leave) = to.or(self.current).filter(|&n| n != core.tree.root()) else {
+            return Err("nothing to backtrack from yet: step the run first".into());
+        };
+        core.cancel_scheduled();
+        self.waiting = None;
+        core.set_status(leave, NodeStatus::Dropped(DropReason::Backtracked));
+        core.emit(Event::Backtracked { from: vec![leave], to: core.tree.node(leave).parent.into_iter().collect() });
+        self.current = core.tree.node(leave).parent.filter(|&p| p != core.tree.root());
+        self.done = false;
+        Ok(())
+    }
+
+    fn continue_from(&mut self, core: &mut Core, node: NodeId) -> Result<(), String> {
+        self.current = (node != core.tree.root()).then_some(node);
+        if node != core.tree.root() && core.tree.node(node).status != NodeStatus::Candidate {
+            core.set_status(node, NodeStatus::Candidate);
+        }
+        core.cancel_scheduled();
+        self.waiting = None;
+        self.done = false;
+        Ok(())
+    }
+
+    fn view(&self, core: &Core) -> MethodView {
+        let params =
+            format!("reflexion trials={} feedback={}", self.params.trials, self.params.feedback.label());
+        let step = match (self.current, self.waiting) {
+            (_, Some(Waiting::Trial(parent))) => core.tree.node(parent).depth + 1,
+            (Some(n), _) => core.tree.node(n).depth,
+            (None, _) => 0,
+        };
+        MethodView { params, step, step_noun: "trial", ..MethodView::default() }
+    }
+}
+
+impl Reflexion {
+    /// A person's edit of a trial: its text (a new trial, judged afresh), its feedback
+    /// (the verdict it states) or its reflection (given to the trials after it).
+    fn edit_trial(&mut self, core: &mut Core, node: NodeId, text: &str) -> Result<NodeId, String> {
+        let edit = rounds::read_edit(core, node, text)?;
+        if edit.attempt.is_none() && edit.changed_notes.is_empty() {
+            return Err(format!("nothing was changed in {node}"));
+        }
+        core.cancel_scheduled();
+        self.waiting = None;
+        self.done = false;
+        let target = match edit.attempt {
+            Some(attempt) => {
+                let parent = core.tree.node(node).parent.unwrap_or(core.tree.root());
+                let origin = Origin::Human { edited_from: Some(node) };
+                rounds::add_attempt_text(core, parent, &attempt, origin)
+                    .ok_or_else(|| "an edited trial cannot be empty".to_string())?
+            }
+            None => node,
+        };
+        if target != node {
+            // A new trial: judged afresh, unless the person also wrote its feedback.
+            self.verdicts.remove(&target);
+        }
+        for (label, text) in &edit.changed_notes {
+            core.set_note(target, label, text);
+            if label == FEEDBACK_NOTE {
+                let (verdict, _) = core.task.parse_feedback(text);
+                self.verdicts.insert(target, Some(verdict.unwrap_or(false)));
+            }
+            core.log(format!("the {label} of {target} was edited by hand"));
+        }
+        if target == node && core.tree.node(node).status == NodeStatus::Expanded {
+            core.set_status(node, NodeStatus::Candidate);
+        }
+        self.current = Some(target);
+        self.label(core, target);
+        Ok(target)
+    }
+}

@@ -1,0 +1,321 @@
+//! Self-Refine (Madaan et al., 2023): an answer (the task's cot prompt), feedback on it
+//! from the same model (a `feedback` call ending in `VERDICT: correct|incorrect`), a
+//! refined answer that follows the feedback (a `refine` call), and so on until the
+//! feedback says the answer is correct or `rounds` refinements were made. The answer is
+//! the last attempt's. With `feedback = oracle` the task's checker judges instead (no
+//! call); with `first = io` the first answer comes from the io prompt: together the
+//! Tree-of-Thoughts paper's "IO + Refine" for Game of 24 (`rounds = 10` there).
+//!
+//! In the tree the attempts form a chain under the root (each refinement a child of the
+//! attempt it refines); an attempt's feedback is its `feedback` note. Editing an
+//! attempt's text continues from the edited attempt; editing its feedback makes the
+//! next refinement from the edited feedback.
+//!
+//! Parameters (flattened into the session header, all optional): `rounds` (1 to 50,
+//! default 4), `feedback` (`self` or `oracle`, default `self`), `first` (`cot` or `io`,
+//! default `cot`).
+
+use std::collections::BTreeMap;
+
+use crate::engine::event::Event;
+use crate::engine::tree::DropReason;
+use crate::engine::{Core, LlmResponse, MethodKind, NodeId, NodeStatus, Origin, Outcome, ParamError, Params};
+
+use super::rounds::{self, FeedbackSource, FirstPrompt, FEEDBACK_NOTE, TAG_ATTEMPT, TAG_FEEDBACK};
+use super::{count, Method, MethodInfo, MethodView, Progress};
+
+/// Registration (see `methods::REGISTRY`).
+pub const KIND: MethodKind = MethodKind("self-refine");
+pub const INFO: MethodInfo = MethodInfo {
+    kind: KIND,
+    about: "self-refine: answer, feedback, refined answer, until the feedback says correct or --rounds",
+    react_steps: false,
+    tree_search: false,
+    default_samples: None,
+    own_params: &[SelfRefineParams::ROUNDS, rounds::FEEDBACK, SelfRefineParams::FIRST],
+    build: |params| Ok(Box::new(SelfRefine::new(SelfRefineParams::read(params)?))),
+};
+
+/// Self-Refine's own parameters, read from the header's method parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SelfRefineParams {
+    /// Most refinements after the first answer.
+    pub rounds: usize,
+    pub feedback: FeedbackSource,
+    pub first: FirstPrompt,
+}
+
+impl Default for SelfRefineParams {
+    fn default() -> Self {
+        SelfRefineParams { rounds: 4, feedback: FeedbackSource::SelfCheck, first: FirstPrompt::Cot }
+    }
+}
+
+impl SelfRefineParams {
+    pub const ROUNDS: &'static str = "rounds";
+    pub const FIRST: &'static str = "first";
+    pub const MAX_ROUNDS: usize = 50;
+
+    pub fn read(params: &Params) -> Result<SelfRefineParams, ParamError> {
+        Ok(SelfRefineParams {
+            rounds: rounds::extra_count(params, Self::ROUNDS, 4, 1, Self::MAX_ROUNDS)?,
+            feedback: rounds::read_feedback(params)?,
+            first: rounds::extra_word(params, Self::FIRST, &["io", "cot"])?,
+        })
+    }
+}
+
+/// What the method waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Waiting {
+    /// An attempt under this node (the root, or the attempt being refined).
+    Attempt(NodeId),
+    /// Feedback on this attempt.
+    Feedback(NodeId),
+}
+
+#[derive(Debug, Clone)]
+pub struct SelfRefine {
+    params: SelfRefineParams,
+    /// The latest attempt the chain continues from.
+    current: Option<NodeId>,
+    waiting: Option<Waiting>,
+    /// Each judged attempt's verdict (`None`: the feedback named none, read as incorrect).
+    verdicts: BTreeMap<NodeId, Option<bool>>,
+    done: bool,
+}
+
+impl SelfRefine {
+    pub fn new(params: SelfRefineParams) -> Self {
+        SelfRefine { params, current: None, waiting: None, verdicts: BTreeMap::new(), done: false }
+    }
+
+    /// The attempt's number in its chain (the first answer is 1).
+    fn attempt_no(core: &Core, node: NodeId) -> usize {
+        core.tree.node(node).depth
+    }
+
+    fn label(&self, core: &mut Core, node: NodeId) {
+        let n = core.tree.node(node);
+        let answer = n.answer.clone().unwrap_or_else(|| "no answer".into());
+        let verdict = match self.verdicts.get(&node) {
+            Some(v) => rounds::verdict_text(*v),
+            None => "… not judged yet",
+        };
+        let edited = if n.notes.iter().any(|n| n.label.ends_with("(edited)")) { " (feedback edited)" } else { "" };
+        let label = format!("attempt {} · answer {answer} · {verdict}{edited}", Self::attempt_no(core, node));
+        core.set_label(node, label);
+    }
+
+    /// Record feedback on `node`: the note, the verdict, the label and a transcript line.
+    fn judged(&mut self, core: &mut Core, node: NodeId, verdict: Option<bool>, text: &str, by: &str) {
+        core.set_note(node, FEEDBACK_NOTE, text);
+        self.verdicts.insert(node, verdict);
+        self.label(core, node);
+        let first = text.lines().next().unwrap_or("").trim();
+        core.log(format!("{by} feedback on attempt {} ({node}): {} — {first}", Self::attempt_no(core, node), rounds::verdict_text(verdict)));
+        if verdict.is_none() {
+            core.log(format!("the feedback on {node} has no VERDICT line; taken as incorrect"));
+        }
+    }
+
+    fn feedback_text(core: &Core, node: NodeId) -> String {
+        let n = core.tree.node(node);
+        n.notes.iter().find(|n| n.label.starts_with(FEEDBACK_NOTE)).map(|n| n.text.clone()).unwrap_or_default()
+    }
+
+    fn stop(&mut self, core: &mut Core, why: String) -> Progress {
+        core.log(why);
+        self.done = true;
+        Progress::Moved
+    }
+}
+
+impl Method for SelfRefine {
+    fn advance(&mut self, core: &mut Core) -> Progress {
+        if self.waiting.is_some() {
+            return Progress::Stuck("self-refine is waiting for a reply".into());
+        }
+        let Some(node) = self.current else {
+            let prompt = match self.params.first {
+                FirstPrompt::Io => core.task.io_prompt(&core.x),
+                FirstPrompt::Cot => core.task.cot_prompt(&core.x),
+            };
+            let root = core.tree.root();
+            rounds::issue(core, root, TAG_ATTEMPT, prompt);
+            self.waiting = Some(Waiting::Attempt(root));
+            return Progress::Issued(1);
+        };
+        match self.verdicts.get(&node).copied() {
+            None => match self.params.feedback {
+                FeedbackSource::Oracle => {
+                    let (ok, text) = rounds::oracle_feedback(core, node);
+                    self.judged(core, node, Some(ok), &text, "the checker's");
+                    Progress::Moved
+                }
+                FeedbackSource::SelfCheck => {
+                    let attempt = core.tree.node(node).path.clone();
+                    let prompt = core.task.feedback_prompt(&core.x, &attempt);
+                    rounds::issue(core, node, TAG_FEEDBACK, prompt);
+                    self.waiting = Some(Waiting::Feedback(node));
+                    Progress::Issued(1)
+                }
+            },
+            Some(Some(true)) => {
+                let why = format!("the feedback says attempt {} ({node}) is correct; stopping", Self::attempt_no(core, node));
+                self.stop(core, why)
+            }
+            Some(_) => {
+                let made = Self::attempt_no(core, node).saturating_sub(1);
+                if made >= self.params.rounds {
+                    let why = format!("{}, the budget; the last attempt stands", count(made, "refinement", "refinements"));
+                    return self.stop(core, why);
+                }
+                let attempt = core.tree.node(node).path.clone();
+                let feedback = Self::feedback_text(core, node);
+                let prompt = core.task.refine_prompt(&core.x, &attempt, &feedback);
+                rounds::issue(core, node, TAG_ATTEMPT, prompt);
+                core.set_status(node, NodeStatus::Expanded);
+                self.waiting = Some(Waiting::Attempt(node));
+                Progress::Issued(1)
+            }
+        }
+    }
+
+    fn settle(&mut self, core: &mut Core) {
+        // A call that came back without what it asked for (failed, or empty) ends the run:
+        // the last attempt stands.
+        match self.waiting.take() {
+            Some(Waiting::Attempt(parent)) => {
+                core.log(format!("no attempt came back for {parent} (the call failed or the reply was empty); stopping"));
+                self.done = true;
+            }
+            Some(Waiting::Feedback(node)) => {
+                core.log(format!("no feedback came back for {node}; the attempt stands"));
+                self.done = true;
+            }
+            None => {}
+        }
+    }
+
+    fn done(&self) -> bool {
+        self.done
+    }
+
+    fn outcome(&mut self, core: &mut Core) -> Outcome {
+        let finals: Vec<NodeId> = self.current.filter(|&n| core.usable(n)).into_iter().collect();
+        core.finalize(finals)
+    }
+
+    fn on_children(&mut self, _core: &mut Core, _parent: NodeId, _children: &[NodeId], _by_hand: bool) {}
+
+    fn on_reply(&mut self, core: &mut Core, node: NodeId, tag: u32, reply: &LlmResponse) {
+        match (tag, self.waiting) {
+            (TAG_ATTEMPT, Some(Waiting::Attempt(parent))) if parent == node => {
+                if let Some(id) = rounds::add_attempt(core, node, reply, Origin::Model) {
+                    self.waiting = None;
+                    self.current = Some(id);
+                    self.label(core, id);
+                }
+            }
+            (TAG_FEEDBACK, Some(Waiting::Feedback(attempt))) if attempt == node => {
+                let (verdict, text) = core.task.parse_feedback(&rounds::reply_text(reply));
+                let text = if text.is_empty() { "(the feedback was empty)".to_string() } else { text };
+                self.waiting = None;
+                self.judged(core, node, verdict, &text, "the model's");
+            }
+            _ => {}
+        }
+    }
+
+    fn edit(&mut self, core: &mut Core, node: NodeId, text: &str) -> Option<Result<NodeId, String>> {
+        Some(self.edit_attempt(core, node, text))
+    }
+
+    fn backtrack(&mut self, core: &mut Core, to: Option<NodeId>) -> Result<(), String> {
+        // Leave the named attempt (or the latest) and refine the one before it again.
+        let Some(leave) = to.or(self.current).filter(|&n| n != core.tree.root()) else {
+            return Err("nothing to backtrack from yet: step the run first".into());
+        };
+        core.cancel_scheduled();
+        self.waiting = None;
+        core.set_status(leave, NodeStatus::Dropped(DropReason::Backtracked));
+        let parent = core.tree.node(leave).parent.filter(|&p| p != core.tree.root());
+        core.emit(Event::Backtracked { from: vec![leave], to: core.tree.node(leave).parent.into_iter().collect() });
+        self.current = parent;
+        self.done = false;
+        Ok(())
+    }
+
+    fn continue_from(&mut self, core: &mut Core, node: NodeId) -> Result<(), String> {
+        if node == core.tree.root() {
+            self.current = None;
+        } else {
+            self.current = Some(node);
+            if core.tree.node(node).status != NodeStatus::Candidate {
+                core.set_status(node, NodeStatus::Candidate);
+            }
+        }
+        core.cancel_scheduled();
+        self.waiting = None;
+        self.done = false;
+        Ok(())
+    }
+
+    fn view(&self, core: &Core) -> MethodView {
+        let p = &self.params;
+        let mut params = format!("self-refine rounds={} feedback={}", p.rounds, p.feedback.label());
+        if p.first != FirstPrompt::Cot {
+            params.push_str(&format!(" first={}", p.first.label()));
+        }
+        let step = match (self.current, self.waiting) {
+            (_, Some(Waiting::Attempt(parent))) => core.tree.node(parent).depth + 1,
+            (Some(n), _) => core.tree.node(n).depth,
+            (None, _) => 0,
+        };
+        MethodView { params, step, step_noun: "attempt", ..MethodView::default() }
+    }
+}
+
+impl SelfRefine {
+    /// A person's edit of an attempt (its text and its feedback, `Node::edit_text`).
+    fn edit_attempt(&mut self, core: &mut Core, node: NodeId, text: &str) -> Result<NodeId, String> {
+        let edit = rounds::read_edit(core, node, text)?;
+        let feedback = edit.changed_notes.iter().find(|(label, _)| label.starts_with(FEEDBACK_NOTE)).map(|(_, t)| t.clone());
+        if edit.attempt.is_none() && feedback.is_none() {
+            return Err(format!("nothing was changed in {node}"));
+        }
+        // Whatever was in flight belongs to the old chain.
+        core.cancel_scheduled();
+        self.waiting = None;
+        self.done = false;
+        let target = match edit.attempt {
+            Some(attempt) => {
+                let parent = core.tree.node(node).parent.unwrap_or(core.tree.root());
+                let origin = Origin::Human { edited_from: Some(node) };
+                let Some(new) = rounds::add_attempt_text(core, parent, &attempt, origin) else {
+                    return Err("an edited attempt cannot be empty".into());
+                };
+                new
+            }
+            None => node,
+        };
+        if let Some(text) = feedback {
+            // The edited feedback is what the next refinement follows.
+            let (verdict, _) = core.task.parse_feedback(&text);
+            core.tree.node_mut(target).notes.retain(|n| !n.label.starts_with(FEEDBACK_NOTE));
+            let label = format!("{FEEDBACK_NOTE} (edited)");
+            core.set_note(target, &label, &text);
+            self.verdicts.insert(target, Some(verdict.unwrap_or(false)));
+            core.log(format!("the feedback on {target} was edited by hand; the next refinement follows it"));
+            if target == node && core.tree.node(node).status == NodeStatus::Expanded {
+                core.set_status(node, NodeStatus::Candidate);
+            }
+        } else {
+            self.verdicts.remove(&target);
+        }
+        self.current = Some(target);
+        self.label(core, target);
+        Ok(target)
+    }
+}
