@@ -26,7 +26,10 @@ pub fn answer(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64) -> Re
     match request.purpose {
         Purpose::Act => Err(CallError { kind: CallErrorKind::Sim, message: "game24 has no ReAct actions".into() }),
         Purpose::Io => Ok(io(cfg, &input, rng)),
-        Purpose::Cot => Ok(cot(cfg, &input, rng)),
+        Purpose::Cot => match reflections(request) {
+            0 => Ok(cot(cfg, &input, rng)),
+            k => Ok(cot_reflected(cfg, &input, k, rng)),
+        },
         Purpose::Propose => {
             if request.context.get("final").and_then(Value::as_bool).unwrap_or(false) {
                 Ok(final_answer(cfg, &input, field(request, "y"), rng))
@@ -55,10 +58,9 @@ pub fn answer(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64) -> Re
                 .unwrap_or_default();
             Ok(vote(cfg, &input, &ys, rng))
         }
-        other => Err(CallError {
-            kind: CallErrorKind::Sim,
-            message: format!("the simulated model does not answer game24 {} calls yet", other.label()),
-        }),
+        Purpose::Feedback => Ok(feedback(cfg, &input, field(request, "attempt"), rng)),
+        Purpose::Refine => Ok(refine(cfg, &input, field(request, "attempt"), rng)),
+        Purpose::Reflect => Ok(reflect(&input, field(request, "attempt"), field(request, "feedback"))),
     }
 }
 
@@ -216,9 +218,77 @@ fn io(cfg: &SimConfig, input: &[Q], rng: &mut SplitMix64) -> String {
 /// wrong one takes a hopeless first step and then claims 24 anyway.
 fn cot(cfg: &SimConfig, input: &[Q], rng: &mut SplitMix64) -> String {
     let right = sample_is_right(cfg, cfg.rates.cot, input, rng);
+    chain(cfg, input, right, rng)
+}
+
+/// How many reflections a (Reflexion) cot request carries in its context.
+fn reflections(request: &LlmRequest) -> usize {
+    request.context.get("reflections").and_then(Value::as_array).map_or(0, |a| a.len())
+}
+
+/// A cot trial that was given `k` reflections on earlier failures: each one makes a
+/// right chain likelier (the error rate is raised to the power 1 + k/2, k at most 6).
+fn cot_reflected(cfg: &SimConfig, input: &[Q], k: usize, rng: &mut SplitMix64) -> String {
+    let rate = cfg.rate(cfg.rates.cot).powf(1.0 + k.min(6) as f64 / 2.0);
+    let right = sample_is_right(&SimConfig { noise: 1.0, ..cfg.clone() }, rate, input, rng);
+    chain(cfg, input, right, rng)
+}
+
+/// Check an attempt (a `feedback` request): the checker's verdict on its answer, wrong
+/// a third as often as the evaluator's `misjudge` rate.
+fn feedback(cfg: &SimConfig, input: &[Q], attempt: &str, rng: &mut SplitMix64) -> String {
+    let right = check_answer(input, attempt);
+    let flip = rng.chance(cfg.rate(cfg.rates.misjudge) / 3.0);
+    let verdict = right.is_ok() != flip;
+    let why = match (&right, flip) {
+        (Ok(()), false) => "Each number is used once and the expression makes 24.".to_string(),
+        (Ok(()), true) => "The steps look fine, but I am not sure the expression really makes 24.".to_string(),
+        (Err(reason), false) => format!("The final expression is wrong: it {reason}."),
+        (Err(_), true) => "Each step follows from the one before, and the answer looks right.".to_string(),
+    };
+    let verdict = if verdict { "correct" } else { "incorrect" };
+    format!("Checking the steps and the final expression.\n{why}\nVERDICT: {verdict}")
+}
+
+/// A refined attempt (a `refine` request): a right attempt is kept; a wrong one is
+/// replaced by a new chain, right as often as a direct (io) answer is.
+fn refine(cfg: &SimConfig, input: &[Q], attempt: &str, rng: &mut SplitMix64) -> String {
+    if check_answer(input, attempt).is_ok() && !attempt.trim().is_empty() {
+        return attempt.trim().to_string();
+    }
+    let right = sample_is_right(cfg, cfg.rates.io, input, rng);
+    // The wrong ones are fresh mistakes, not the puzzle's habit, so refinements differ.
+    let mut own = rng.clone();
+    rng.next_u64();
+    chain_from(input, right, &mut own)
+}
+
+/// A reflection on a failed attempt (a `reflect` request), from its answer and feedback.
+fn reflect(input: &[Q], attempt: &str, feedback: &str) -> String {
+    let reason = match check_answer(input, attempt) {
+        Ok(()) => "the check doubted my answer, which may have been right".to_string(),
+        Err(reason) => format!("my final expression {reason}"),
+    };
+    let told = feedback.lines().map(str::trim).find(|l| !l.is_empty() && !l.to_lowercase().starts_with("verdict"));
+    let told = told.map(|t| format!(" The feedback said: {t}")).unwrap_or_default();
+    format!(
+        "I failed because {reason}.{told} Next time I will pick a first step that leaves numbers which can still \
+         make 24, and check that the final expression uses {} exactly once and equals 24 before answering.",
+        format_numbers(input)
+    )
+}
+
+/// A chain for a cot-style reply, right or wrong as decided (the puzzle's habit shapes it).
+fn chain(cfg: &SimConfig, input: &[Q], right: bool, rng: &mut SplitMix64) -> String {
     let (which, share) = if right { (2, 0.8) } else { (3, 0.5) };
     let mut walk = if rng.chance(share) { habit(cfg, input, which) } else { rng.clone() };
     rng.next_u64();
+    chain_from(input, right, &mut walk)
+}
+
+/// Three steps down solvable moves (a right chain) or from a hopeless first move (a
+/// wrong one, which claims 24 anyway), and the answer.
+fn chain_from(input: &[Q], right: bool, walk: &mut SplitMix64) -> String {
     let mut numbers = input.to_vec();
     let mut lines = Vec::new();
     for step in 0..3 {
@@ -234,7 +304,7 @@ fn cot(cfg: &SimConfig, input: &[Q], rng: &mut SplitMix64) -> String {
         numbers = m.left;
     }
     let steps: Vec<&str> = lines.iter().map(String::as_str).collect();
-    let expr = answer_from_steps(input, &steps).unwrap_or_else(|| wrong_expression(input, &mut walk));
+    let expr = answer_from_steps(input, &steps).unwrap_or_else(|| wrong_expression(input, walk));
     format!("{}\nAnswer: {expr} = 24", lines.join("\n"))
 }
 

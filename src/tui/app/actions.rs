@@ -225,6 +225,10 @@ impl App {
                         .filter(|l| !l.trim_start().to_lowercase().starts_with("observation"))
                         .map(str::to_string)
                         .collect()
+                } else if self.run.engine.tree().node(node).label.is_some() {
+                    // A method's round (an attempt with its feedback or reflection): the
+                    // notes are edited too, each under its heading line.
+                    self.run.engine.tree().node(node).edit_text().lines().map(str::to_string).collect()
                 } else {
                     vec![thought.clone()]
                 };

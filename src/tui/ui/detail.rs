@@ -43,6 +43,13 @@ pub fn lines(view: &View) -> Vec<Line<'static>> {
     for l in n.thought.lines() {
         out.push(Line::from(Span::styled(format!("  {l}"), view.style(Slot::Thought))));
     }
+    // The method's notes on the node (feedback on an attempt, a reflection), under the thought.
+    for note in &n.notes {
+        out.push(Line::from(Span::styled(capitalised(&note.label), head)));
+        for l in note.text.lines() {
+            out.push(Line::from(Span::styled(format!("  {l}"), view.style(Slot::Observation))));
+        }
+    }
     if n.id != tree.root() {
         out.push(Line::from(Span::styled("State", head)));
         if let Some(state) = app.run.engine.core.task.describe_state(&app.run.engine.core.x, &n.path) {
@@ -131,6 +138,15 @@ pub fn lines(view: &View) -> Vec<Line<'static>> {
         }
     }
     out
+}
+
+/// `feedback` → `Feedback`, for a section heading.
+fn capitalised(label: &str) -> String {
+    let mut chars = label.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
 }
 
 pub fn draw(frame: &mut Frame, view: &View, area: Rect) {

@@ -124,6 +124,10 @@ pub fn edit_title(view: &View, node: NodeId) -> String {
     if let Some(step) = &n.step {
         return format!("Edit step {}: the agent continues from your thought", step.n);
     }
+    if n.label.is_some() {
+        // A method's round: the text and its notes (feedback, reflection) are edited together.
+        return format!("Edit {node}: a changed text continues from a new sibling; changed notes guide the next call");
+    }
     let evaluated = if engine.core.task.has_evaluator() { ", evaluated" } else { "" };
     if view.app.header.params.method.info().tree_search {
         format!("Edit thought {node}: becomes a new sibling{evaluated}")

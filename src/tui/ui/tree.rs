@@ -110,6 +110,9 @@ fn label(view: &View, tree: &SearchTree, node: &Node) -> Line<'static> {
         format!("answer: {answer}")
     } else if view.app.header.params.method.has_react_steps() {
         react_label(node)
+    } else if let Some(label) = &node.label {
+        // The method's own one-line label (a refinement round with its answer and verdict).
+        label.clone()
     } else {
         node.thought.lines().next().unwrap_or("").to_string()
     };
