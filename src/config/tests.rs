@@ -119,7 +119,7 @@ run = "step"
     let expected = [
         "config.toml: theme: expected a theme name, found integer 3; ignored",
         "config.toml: defaults.breadth: expected a whole number of at least 1, found string \"five\"; using the default",
-        "config.toml: defaults.method: expected one of io, cot, cot-sc, tot-bfs, tot-dfs, react, react-cot-sc, cot-sc-react, mcts, found string \"tot-bs\"; using the default",
+        "config.toml: defaults.method: expected one of io, cot, cot-sc, tot-bfs, tot-dfs, react, react-cot-sc, cot-sc-react, mcts, self-refine, reflexion, found string \"tot-bs\"; using the default",
         "config.toml: defaults.n_evaluate: expected a whole number of at least 0, found integer -1; using the default",
         "config.toml: colours: unknown key (known: theme, defaults, keymap, providers, prices); ignored",
     ];

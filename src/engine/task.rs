@@ -271,3 +271,48 @@ pub fn read_verdict(reply: &str) -> Option<bool> {
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_verdict_is_read_from_the_last_line_that_names_one() {
+        for (reply, verdict) in [
+            ("All steps check.\nVERDICT: correct", Some(true)),
+            ("VERDICT: incorrect", Some(false)),
+            ("**Verdict:** Incorrect", Some(false)),
+            ("Verdict - incorrect.", Some(false)),
+            ("verdict: CORRECT", Some(true)),
+            ("> VERDICT: `correct`", Some(true)),
+            ("VERDICT: correct\nOn second thought...\nVERDICT: incorrect", Some(false)),
+            ("The verdict is not correct", Some(false)),
+            ("The answer is correct.", None),
+            ("VERDICT: unsure", None),
+            ("", None),
+        ] {
+            assert_eq!(read_verdict(reply), verdict, "{reply:?}");
+        }
+    }
+
+    #[test]
+    fn the_generic_prompts_build_on_the_cot_prompt() {
+        let task = crate::tasks::game24::Game24::builtin();
+        let cot = task.cot_prompt("4 5 6 10");
+        let fb = task.feedback_prompt("4 5 6 10", "Answer: 4 * 6 = 24");
+        assert_eq!(fb.purpose, Purpose::Feedback);
+        assert_eq!(fb.messages[..cot.messages.len()], cot.messages[..]);
+        assert_eq!(fb.context["attempt"], "Answer: 4 * 6 = 24");
+        assert_eq!(fb.context["task"], "game24");
+        let reflect = task.reflect_prompt("4 5 6 10", "a", "it is wrong");
+        assert_eq!((reflect.purpose, &reflect.context["feedback"]), (Purpose::Reflect, &serde_json::json!("it is wrong")));
+        assert!(reflect.messages.last().unwrap().content.contains("it is wrong"));
+        let plain = task.reflexion_cot_prompt("4 5 6 10", &[]);
+        assert_eq!(plain, cot, "no reflections: the cot prompt itself");
+        let with = task.reflexion_cot_prompt("4 5 6 10", &["first".into(), "second".into()]);
+        assert_eq!(with.purpose, Purpose::Cot);
+        assert_eq!(with.messages.len(), cot.messages.len());
+        assert!(with.messages.last().unwrap().content.ends_with("- first\n- second\nUse them to avoid the same mistakes."));
+        assert_eq!(task.parse_feedback("  x\nVERDICT: correct \n"), (Some(true), "x\nVERDICT: correct".to_string()));
+    }
+}

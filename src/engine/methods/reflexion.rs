@@ -311,3 +311,134 @@ impl Reflexion {
         Ok(target)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::testkit::*;
+    use crate::engine::{Command, Engine, Purpose};
+
+    const X: &str = "4 5 6 10";
+    const WRONG: &str = "4 + 5 = 9 (left: 6 9 10)\nAnswer: (4 + 5) + 6 + 10 = 24";
+    const RIGHT: &str = "5 * 6 = 30 (left: 4 10 30)\nAnswer: (5 * 6) - (10 - 4) = 24";
+
+    fn reflexion(extra: &[(&str, serde_json::Value)]) -> Params {
+        let mut p = params(KIND);
+        for (k, v) in extra {
+            p.extra.insert(k.to_string(), v.clone());
+        }
+        p
+    }
+
+    /// Answer the latest call with `text`, checking its purpose; returns the new calls.
+    fn answer(e: &mut Engine, waiting: &[(u64, crate::engine::LlmRequest)], purpose: Purpose, text: &str) -> Vec<(u64, crate::engine::LlmRequest)> {
+        let (call, request) = waiting.last().expect("a call is waiting");
+        assert_eq!(request.purpose, purpose, "{request:?}");
+        calls(&e.handle(reply(*call, &[text])))
+    }
+
+    #[test]
+    fn reflections_are_kept_and_given_to_every_later_trial() {
+        let mut e = engine(X, reflexion(&[]));
+        let c = calls(&e.handle(run_cmd()));
+        assert!(c[0].1.context.get("reflections").is_none(), "the first trial is the plain cot prompt");
+        let c = answer(&mut e, &c, Purpose::Cot, WRONG);
+        let c = answer(&mut e, &c, Purpose::Feedback, "VERDICT: incorrect");
+        assert_eq!(c[0].1.context["feedback"], "VERDICT: incorrect");
+        assert_eq!(c[0].1.context["attempt"], WRONG);
+        let c = answer(&mut e, &c, Purpose::Reflect, "I added instead of multiplying.");
+        let trial2 = &c[0].1;
+        assert_eq!(trial2.context["reflections"], serde_json::json!(["I added instead of multiplying."]));
+        assert!(trial2.messages.last().unwrap().content.contains("- I added instead of multiplying."));
+        assert_eq!(e.core.calls[&c[0].0].node, NodeId(1), "the next trial follows the first in the chain");
+        let c = answer(&mut e, &c, Purpose::Cot, WRONG);
+        let c = answer(&mut e, &c, Purpose::Feedback, "Verdict - incorrect");
+        let c = answer(&mut e, &c, Purpose::Reflect, "Use 5 * 6 first.");
+        assert_eq!(
+            c[0].1.context["reflections"],
+            serde_json::json!(["I added instead of multiplying.", "Use 5 * 6 first."])
+        );
+        assert_eq!(e.view().step, 3);
+        assert_eq!(e.view().step_noun, "trial");
+        // The third trial fails too: the budget is spent and no reflection is asked for.
+        let c = answer(&mut e, &c, Purpose::Cot, WRONG);
+        let c = answer(&mut e, &c, Purpose::Feedback, "VERDICT: incorrect");
+        assert!(c.is_empty());
+        assert!(e.is_finished());
+        assert_eq!(e.outcome().unwrap().finals, vec![NodeId(3)]);
+        assert_eq!(e.tree().node(NodeId(2)).note("reflection"), Some("Use 5 * 6 first."));
+        assert!(e.tree().node(NodeId(2)).label.as_deref().unwrap().ends_with("reflected"));
+    }
+
+    #[test]
+    fn stops_at_the_first_trial_judged_correct() {
+        let mut e = engine(X, reflexion(&[("trials", 5.into())]));
+        let c = calls(&e.handle(run_cmd()));
+        let c = answer(&mut e, &c, Purpose::Cot, WRONG);
+        let c = answer(&mut e, &c, Purpose::Feedback, "VERDICT: incorrect");
+        let c = answer(&mut e, &c, Purpose::Reflect, "Multiply.");
+        let c = answer(&mut e, &c, Purpose::Cot, RIGHT);
+        let c = answer(&mut e, &c, Purpose::Feedback, "VERDICT: correct");
+        assert!(c.is_empty());
+        assert!(e.is_finished());
+        let o = e.outcome().unwrap();
+        assert!(o.solved);
+        assert_eq!(o.answer.as_deref(), Some("(5 * 6) - (10 - 4) = 24"));
+    }
+
+    #[test]
+    fn oracle_judgement_makes_no_feedback_calls() {
+        let mut e = engine(X, reflexion(&[("feedback", "oracle".into()), ("trials", 2.into())]));
+        let c = calls(&e.handle(run_cmd()));
+        let c = answer(&mut e, &c, Purpose::Cot, WRONG);
+        // Judged by the checker: straight to the reflection, given the checker's reason.
+        assert_eq!(c[0].1.context["feedback"], "The answer (4 + 5) + 6 + 10 = 24 is wrong: equals 25, not 24.");
+        let c = answer(&mut e, &c, Purpose::Reflect, "Multiply.");
+        let c = answer(&mut e, &c, Purpose::Cot, RIGHT);
+        assert!(c.is_empty());
+        assert!(e.is_finished() && e.outcome().unwrap().solved);
+    }
+
+    #[test]
+    fn editing_a_reflection_changes_what_the_next_trial_is_given() {
+        let mut e = engine(X, reflexion(&[("feedback", "oracle".into())]));
+        let c = calls(&e.handle(cmd(Command::Step { n: 2 })));
+        let c = answer(&mut e, &c, Purpose::Cot, WRONG);
+        let c = answer(&mut e, &c, Purpose::Reflect, "Try harder.");
+        assert!(c.is_empty(), "paused after two steps");
+        let text = e.tree().node(NodeId(1)).edit_text();
+        let edited = text.replace("Try harder.", "Start with 5 * 6 = 30.");
+        e.handle(cmd(Command::Edit { node: NodeId(1), text: edited }));
+        let c = calls(&e.handle(cmd(Command::Step { n: 1 })));
+        assert_eq!(c[0].1.context["reflections"], serde_json::json!(["Start with 5 * 6 = 30."]));
+    }
+
+    #[test]
+    fn out_of_range_trials_are_refused_in_one_line() {
+        let task = std::sync::Arc::new(crate::tasks::game24::Game24::builtin());
+        for (v, says) in [
+            (serde_json::json!(0), "trials (--trials) is 0: it must be a whole number from 1 to 20"),
+            (serde_json::json!(21), "trials (--trials) is 21: it must be a whole number from 1 to 20"),
+            (serde_json::json!("many"), "trials (--trials) is \"many\": it must be a whole number from 1 to 20"),
+        ] {
+            let err = Engine::try_new(task.clone(), X, reflexion(&[("trials", v)])).err().unwrap();
+            assert_eq!(err.to_string(), says);
+        }
+    }
+
+    #[test]
+    fn on_the_simulated_model_reflections_help() {
+        // Over many puzzles, trials after reflections are right more often than first trials.
+        let task = std::sync::Arc::new(crate::tasks::game24::Game24::builtin());
+        let (mut first_right, mut solved) = (0, 0);
+        for i in 900..1000 {
+            let x = crate::tasks::TaskSource::problem(&*task, i).unwrap().input;
+            let mut e = engine(&x, reflexion(&[("feedback", "oracle".into()), ("trials", 5.into())]));
+            run_sync(&mut e, run_cmd(), sim(1.0, 3));
+            assert!(e.is_finished());
+            first_right += usize::from(e.tree().node(NodeId(1)).note("feedback").unwrap().ends_with("is correct."));
+            solved += usize::from(e.outcome().unwrap().solved);
+        }
+        assert!(solved > first_right + 5, "reflections help: {first_right} first trials right, {solved} solved");
+    }
+}

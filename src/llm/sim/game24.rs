@@ -383,3 +383,53 @@ fn vote(cfg: &SimConfig, input: &[Q], ys: &[String], rng: &mut SplitMix64) -> St
     };
     format!("Choice {} keeps the most options open.\nThe best choice is {}", pick + 1, pick + 1)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Task;
+    use crate::tasks::game24::Game24;
+
+    fn ask(cfg: &SimConfig, prompt: crate::engine::Prompt, seed: u64) -> String {
+        let request = LlmRequest::from_prompt(prompt, 1, 0.7);
+        answer(cfg, &request, &mut SplitMix64::new(seed)).expect("the sim answers")
+    }
+
+    #[test]
+    fn feedback_refine_and_reflect_are_answered_from_the_context() {
+        let task = Game24::builtin();
+        let x = "4 5 6 10";
+        let wrong = "Answer: 4 + 5 + 6 + 10 = 24";
+        let right = "Answer: (5 * 6) - (10 - 4) = 24";
+        let perfect = SimConfig { noise: 0.0, ..SimConfig::default() };
+        // A perfect judge: the verdict is the checker's.
+        let fb = ask(&perfect, task.feedback_prompt(x, wrong), 1);
+        assert_eq!(task.parse_feedback(&fb).0, Some(false), "{fb}");
+        assert!(fb.contains("equals 25"), "{fb}");
+        assert_eq!(task.parse_feedback(&ask(&perfect, task.feedback_prompt(x, right), 1)).0, Some(true));
+        // A perfect refiner fixes a wrong attempt; a right one is kept as it is.
+        let refined = ask(&perfect, task.refine_prompt(x, wrong, &fb), 2);
+        let answer = task.extract_answer(x, &refined).unwrap();
+        assert_eq!(task.check(x, &answer), Ok(()), "{refined}");
+        assert_eq!(ask(&SimConfig::default(), task.refine_prompt(x, right, "VERDICT: incorrect"), 2), right);
+        // A reflection names what went wrong.
+        let r = ask(&SimConfig::default(), task.reflect_prompt(x, wrong, &fb), 3);
+        assert!(r.contains("equals 25, not 24") && r.contains("Next time"), "{r}");
+        // A cot request with reflections is answered (better, see reflexion's tests).
+        let cot = ask(&perfect, task.reflexion_cot_prompt(x, &["Multiply.".into()]), 4);
+        assert_eq!(task.check(x, &task.extract_answer(x, &cot).unwrap()), Ok(()));
+    }
+
+    #[test]
+    fn the_self_check_misjudges_now_and_then() {
+        let task = Game24::builtin();
+        let cfg = SimConfig::default();
+        let mut wrong_verdicts = 0;
+        for seed in 0..300 {
+            let fb = ask(&cfg, task.feedback_prompt("4 5 6 10", "Answer: 4 + 5 + 6 + 10 = 24"), seed);
+            wrong_verdicts += usize::from(task.parse_feedback(&fb).0 != Some(false));
+        }
+        // misjudge 0.33 / 3: about 33 of 300.
+        assert!((10..70).contains(&wrong_verdicts), "{wrong_verdicts}");
+    }
+}
