@@ -102,8 +102,18 @@ fn io_plus_refine_on_game24_runs_records_and_replays() {
 
     // The command without --first starts from a cot answer and works the same way.
     let s = run_json(&[
-        "run", "--task", "game24", "--method", "self-refine", "--feedback", "oracle", "--rounds", "10", "--range",
-        "900..910", "--json",
+        "run",
+        "--task",
+        "game24",
+        "--method",
+        "self-refine",
+        "--feedback",
+        "oracle",
+        "--rounds",
+        "10",
+        "--range",
+        "900..910",
+        "--json",
     ]);
     assert_eq!(s["n"], 10);
     assert!(s["solved"].as_u64().unwrap() > 0, "{s}");
@@ -116,7 +126,17 @@ fn self_refine_with_self_feedback_replays() {
     let rec = dir.path().join("sessions");
     let rec_s = rec.to_str().unwrap();
     let s = run_json(&[
-        "run", "--task", "game24", "--method", "self-refine", "--rounds", "3", "--range", "900..906", "--record", rec_s,
+        "run",
+        "--task",
+        "game24",
+        "--method",
+        "self-refine",
+        "--rounds",
+        "3",
+        "--range",
+        "900..906",
+        "--record",
+        rec_s,
         "--json",
     ]);
     assert_eq!(s["n"], 6);
@@ -140,7 +160,17 @@ fn reflexion_runs_on_sim_and_replays() {
     let rec = dir.path().join("sessions");
     let rec_s = rec.to_str().unwrap();
     let s = run_json(&[
-        "run", "--task", "game24", "--method", "reflexion", "--trials", "4", "--range", "900..910", "--record", rec_s,
+        "run",
+        "--task",
+        "game24",
+        "--method",
+        "reflexion",
+        "--trials",
+        "4",
+        "--range",
+        "900..910",
+        "--record",
+        rec_s,
         "--json",
     ]);
     assert_eq!(s["method"], "reflexion");
@@ -166,11 +196,26 @@ fn reflexion_runs_on_sim_and_replays() {
 fn their_flags_are_refused_elsewhere_and_checked() {
     for (args, says) in [
         (&["--method", "tot-bfs", "--rounds", "3"][..], "--rounds is for --method self-refine (the method is tot-bfs)"),
-        (&["--method", "reflexion", "--rounds", "3"][..], "--rounds is for --method self-refine (the method is reflexion)"),
-        (&["--method", "self-refine", "--trials", "3"][..], "--trials is for --method reflexion (the method is self-refine)"),
-        (&["--method", "cot", "--feedback", "oracle"][..], "--feedback is for --method self-refine (the method is cot)"),
-        (&["--method", "self-refine", "--rounds", "51"][..], "rounds (--rounds) is 51: it must be a whole number from 1 to 50"),
-        (&["--method", "reflexion", "--trials", "21"][..], "trials (--trials) is 21: it must be a whole number from 1 to 20"),
+        (
+            &["--method", "reflexion", "--rounds", "3"][..],
+            "--rounds is for --method self-refine (the method is reflexion)",
+        ),
+        (
+            &["--method", "self-refine", "--trials", "3"][..],
+            "--trials is for --method reflexion (the method is self-refine)",
+        ),
+        (
+            &["--method", "cot", "--feedback", "oracle"][..],
+            "--feedback is for --method self-refine (the method is cot)",
+        ),
+        (
+            &["--method", "self-refine", "--rounds", "51"][..],
+            "rounds (--rounds) is 51: it must be a whole number from 1 to 50",
+        ),
+        (
+            &["--method", "reflexion", "--trials", "21"][..],
+            "trials (--trials) is 21: it must be a whole number from 1 to 20",
+        ),
     ] {
         let out = bin().args(["run", "--input", "4 9 10 13"]).args(args).output().unwrap();
         assert!(!out.status.success(), "{args:?}");
@@ -178,7 +223,10 @@ fn their_flags_are_refused_elsewhere_and_checked() {
         assert!(err.contains(says), "{args:?}: {err}");
         assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
     }
-    let out = bin().args(["run", "--input", "4 9 10 13", "--method", "self-refine", "--feedback", "teacher"]).output().unwrap();
+    let out = bin()
+        .args(["run", "--input", "4 9 10 13", "--method", "self-refine", "--feedback", "teacher"])
+        .output()
+        .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("invalid value 'teacher' for '--feedback"));
     // --feedback belongs to both methods.

@@ -1,6 +1,6 @@
 use super::*;
-use crate::engine::{Evaluator, Generator, MethodKind, Params, Selection, ToolMode};
 use crate::engine::methods::rounds::{FeedbackSource, FirstPrompt};
+use crate::engine::{Evaluator, Generator, MethodKind, Params, Selection, ToolMode};
 
 const FULL: &str = r#"
 theme = "light"

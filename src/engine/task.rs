@@ -257,11 +257,7 @@ fn add_context(prompt: &mut Prompt, fields: &[(&str, serde_json::Value)]) {
 /// `Verdict - incorrect` (case, markdown and the separator do not matter).
 pub fn read_verdict(reply: &str) -> Option<bool> {
     reply.lines().rev().find_map(|line| {
-        let cleaned: String = line
-            .to_lowercase()
-            .chars()
-            .map(|c| if c.is_alphanumeric() { c } else { ' ' })
-            .collect();
+        let cleaned: String = line.to_lowercase().chars().map(|c| if c.is_alphanumeric() { c } else { ' ' }).collect();
         let words: Vec<&str> = cleaned.split_whitespace().collect();
         let at = words.iter().position(|w| *w == "verdict")?;
         match words.get(at + 1..)?.iter().find(|w| !matches!(**w, "is" | "the"))? {
@@ -305,14 +301,22 @@ mod tests {
         assert_eq!(fb.context["attempt"], "Answer: 4 * 6 = 24");
         assert_eq!(fb.context["task"], "game24");
         let reflect = task.reflect_prompt("4 5 6 10", "a", "it is wrong");
-        assert_eq!((reflect.purpose, &reflect.context["feedback"]), (Purpose::Reflect, &serde_json::json!("it is wrong")));
+        assert_eq!(
+            (reflect.purpose, &reflect.context["feedback"]),
+            (Purpose::Reflect, &serde_json::json!("it is wrong"))
+        );
         assert!(reflect.messages.last().unwrap().content.contains("it is wrong"));
         let plain = task.reflexion_cot_prompt("4 5 6 10", &[]);
         assert_eq!(plain, cot, "no reflections: the cot prompt itself");
         let with = task.reflexion_cot_prompt("4 5 6 10", &["first".into(), "second".into()]);
         assert_eq!(with.purpose, Purpose::Cot);
         assert_eq!(with.messages.len(), cot.messages.len());
-        assert!(with.messages.last().unwrap().content.ends_with("- first\n- second\nUse them to avoid the same mistakes."));
+        assert!(with
+            .messages
+            .last()
+            .unwrap()
+            .content
+            .ends_with("- first\n- second\nUse them to avoid the same mistakes."));
         assert_eq!(task.parse_feedback("  x\nVERDICT: correct \n"), (Some(true), "x\nVERDICT: correct".to_string()));
     }
 }

@@ -112,7 +112,11 @@ impl Reflexion {
 
     /// The reflections the trial after `last` is given: those of `last` and the trials before it.
     fn reflections(core: &Core, last: NodeId) -> Vec<String> {
-        rounds::chain(core, last).into_iter().filter_map(|n| core.tree.node(n).note(REFLECTION_NOTE)).map(str::to_string).collect()
+        rounds::chain(core, last)
+            .into_iter()
+            .filter_map(|n| core.tree.node(n).note(REFLECTION_NOTE))
+            .map(str::to_string)
+            .collect()
     }
 
     fn stop(&mut self, core: &mut Core, why: String) -> Progress {
@@ -179,7 +183,9 @@ impl Method for Reflexion {
     fn settle(&mut self, core: &mut Core) {
         match self.waiting.take() {
             Some(Waiting::Trial(parent)) => {
-                core.log(format!("no trial came back after {parent} (the call failed or the reply was empty); stopping"));
+                core.log(format!(
+                    "no trial came back after {parent} (the call failed or the reply was empty); stopping"
+                ));
                 self.done = true;
             }
             Some(Waiting::Feedback(node) | Waiting::Reflection(node)) => {
@@ -225,7 +231,10 @@ impl Method for Reflexion {
                 core.set_note(node, REFLECTION_NOTE, &text);
                 self.label(core, node);
                 let first = text.lines().next().unwrap_or("").trim().to_string();
-                core.log(format!("reflection on trial {} ({node}), kept for the next trials: {first}", Self::trial_no(core, node)));
+                core.log(format!(
+                    "reflection on trial {} ({node}), kept for the next trials: {first}",
+                    Self::trial_no(core, node)
+                ));
             }
             _ => {}
         }
@@ -260,8 +269,7 @@ impl Method for Reflexion {
     }
 
     fn view(&self, core: &Core) -> MethodView {
-        let params =
-            format!("reflexion trials={} feedback={}", self.params.trials, self.params.feedback.label());
+        let params = format!("reflexion trials={} feedback={}", self.params.trials, self.params.feedback.label());
         let step = match (self.current, self.waiting) {
             (_, Some(Waiting::Trial(parent))) => core.tree.node(parent).depth + 1,
             (Some(n), _) => core.tree.node(n).depth,
@@ -331,7 +339,12 @@ mod tests {
     }
 
     /// Answer the latest call with `text`, checking its purpose; returns the new calls.
-    fn answer(e: &mut Engine, waiting: &[(u64, crate::engine::LlmRequest)], purpose: Purpose, text: &str) -> Vec<(u64, crate::engine::LlmRequest)> {
+    fn answer(
+        e: &mut Engine,
+        waiting: &[(u64, crate::engine::LlmRequest)],
+        purpose: Purpose,
+        text: &str,
+    ) -> Vec<(u64, crate::engine::LlmRequest)> {
         let (call, request) = waiting.last().expect("a call is waiting");
         assert_eq!(request.purpose, purpose, "{request:?}");
         calls(&e.handle(reply(*call, &[text])))

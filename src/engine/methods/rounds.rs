@@ -65,7 +65,13 @@ pub const TAG_FEEDBACK: u32 = 1;
 pub const TAG_REFLECT: u32 = 2;
 
 /// A whole number from `Params::extra` within `min..=max`, or the default.
-pub fn extra_count(params: &Params, key: &'static str, default: usize, min: usize, max: usize) -> Result<usize, ParamError> {
+pub fn extra_count(
+    params: &Params,
+    key: &'static str,
+    default: usize,
+    min: usize,
+    max: usize,
+) -> Result<usize, ParamError> {
     let Some(v) = params.extra.get(key) else { return Ok(default) };
     let expected = format!("it must be a whole number from {min} to {max}");
     match v.as_f64() {

@@ -113,7 +113,11 @@ impl SelfRefine {
         self.verdicts.insert(node, verdict);
         self.label(core, node);
         let first = text.lines().next().unwrap_or("").trim();
-        core.log(format!("{by} feedback on attempt {} ({node}): {} — {first}", Self::attempt_no(core, node), rounds::verdict_text(verdict)));
+        core.log(format!(
+            "{by} feedback on attempt {} ({node}): {} — {first}",
+            Self::attempt_no(core, node),
+            rounds::verdict_text(verdict)
+        ));
         if verdict.is_none() {
             core.log(format!("the feedback on {node} has no VERDICT line; taken as incorrect"));
         }
@@ -162,13 +166,15 @@ impl Method for SelfRefine {
                 }
             },
             Some(Some(true)) => {
-                let why = format!("the feedback says attempt {} ({node}) is correct; stopping", Self::attempt_no(core, node));
+                let why =
+                    format!("the feedback says attempt {} ({node}) is correct; stopping", Self::attempt_no(core, node));
                 self.stop(core, why)
             }
             Some(_) => {
                 let made = Self::attempt_no(core, node).saturating_sub(1);
                 if made >= self.params.rounds {
-                    let why = format!("{}, the budget; the last attempt stands", count(made, "refinement", "refinements"));
+                    let why =
+                        format!("{}, the budget; the last attempt stands", count(made, "refinement", "refinements"));
                     return self.stop(core, why);
                 }
                 let attempt = core.tree.node(node).path.clone();
@@ -187,7 +193,9 @@ impl Method for SelfRefine {
         // the last attempt stands.
         match self.waiting.take() {
             Some(Waiting::Attempt(parent)) => {
-                core.log(format!("no attempt came back for {parent} (the call failed or the reply was empty); stopping"));
+                core.log(format!(
+                    "no attempt came back for {parent} (the call failed or the reply was empty); stopping"
+                ));
                 self.done = true;
             }
             Some(Waiting::Feedback(node)) => {
@@ -281,7 +289,8 @@ impl SelfRefine {
     /// A person's edit of an attempt (its text and its feedback, `Node::edit_text`).
     fn edit_attempt(&mut self, core: &mut Core, node: NodeId, text: &str) -> Result<NodeId, String> {
         let edit = rounds::read_edit(core, node, text)?;
-        let feedback = edit.changed_notes.iter().find(|(label, _)| label.starts_with(FEEDBACK_NOTE)).map(|(_, t)| t.clone());
+        let feedback =
+            edit.changed_notes.iter().find(|(label, _)| label.starts_with(FEEDBACK_NOTE)).map(|(_, t)| t.clone());
         if edit.attempt.is_none() && feedback.is_none() {
             return Err(format!("nothing was changed in {node}"));
         }
@@ -323,8 +332,8 @@ impl SelfRefine {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::testkit::*;
     use crate::engine::request::Role;
+    use crate::engine::testkit::*;
     use crate::engine::{Command, Effect, Engine, Input, Purpose};
 
     const X: &str = "4 5 6 10";
@@ -384,7 +393,8 @@ mod tests {
     #[test]
     fn the_feedback_request_and_the_refine_request_follow_the_contract() {
         let mut e = engine(X, refine(&[]));
-        let fx = script(&mut e, run_cmd(), &[(Purpose::Cot, WRONG), (Purpose::Feedback, "Sums to 25. VERDICT: incorrect")]);
+        let fx =
+            script(&mut e, run_cmd(), &[(Purpose::Cot, WRONG), (Purpose::Feedback, "Sums to 25. VERDICT: incorrect")]);
         let c = calls(&fx);
         let feedback = &c[1].1;
         assert_eq!(feedback.context["attempt"], WRONG);
@@ -415,7 +425,9 @@ mod tests {
         assert_eq!(o.answer.as_deref(), Some("4 * 5 + 6 - 10 = 24"));
         assert!(!o.solved);
         assert_eq!(e.tree().node(o.finals[0]).depth, 3);
-        assert!(events(&fx).iter().any(|ev| matches!(ev, Event::Log { text } if text.contains("2 refinements, the budget"))));
+        assert!(events(&fx)
+            .iter()
+            .any(|ev| matches!(ev, Event::Log { text } if text.contains("2 refinements, the budget"))));
     }
 
     #[test]
@@ -522,7 +534,8 @@ mod tests {
                 let replayed: Vec<Event> = inputs.iter().flat_map(|i| events(&again.handle(i.clone()))).collect();
                 assert_eq!(replayed, recorded, "{x}");
                 assert_eq!(again.tree().render_text(), e.tree().render_text());
-                let notes = |e: &Engine| e.tree().nodes().map(|n| (n.notes.clone(), n.label.clone())).collect::<Vec<_>>();
+                let notes =
+                    |e: &Engine| e.tree().nodes().map(|n| (n.notes.clone(), n.label.clone())).collect::<Vec<_>>();
                 assert_eq!(notes(&again), notes(&e));
                 assert_eq!(again.outcome(), e.outcome());
             }
@@ -535,7 +548,11 @@ mod tests {
         for (key, value, says) in [
             ("rounds", serde_json::json!(0), "rounds (--rounds) is 0: it must be a whole number from 1 to 50"),
             ("rounds", serde_json::json!(51), "rounds (--rounds) is 51: it must be a whole number from 1 to 50"),
-            ("feedback", serde_json::json!("teacher"), "feedback (--feedback) is \"teacher\": it must be one of self, oracle"),
+            (
+                "feedback",
+                serde_json::json!("teacher"),
+                "feedback (--feedback) is \"teacher\": it must be one of self, oracle",
+            ),
             ("first", serde_json::json!("tot"), "first (--first) is \"tot\": it must be one of io, cot"),
         ] {
             let err = Engine::try_new(task.clone(), X, refine(&[(key, value)])).err().expect(key);
