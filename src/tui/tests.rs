@@ -2083,3 +2083,41 @@ fn restart_and_new_input_close_the_session_they_leave() {
 
 /// Several problems in one explorer, `o` (open a session or demo), problems in the settings.
 mod problems;
+
+/// Self-Refine in the explorer: a chain of attempts labelled with answer and verdict,
+/// the feedback under the attempt in the detail pane, the status bar counting attempts,
+/// and the edit popup editing the feedback so the next refinement follows it.
+#[test]
+fn self_refine_shows_rounds_with_their_feedback_and_edits_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = live(dir.path(), Params { method: crate::engine::methods::self_refine::KIND, ..Params::default() });
+    act(&mut app, Action::Step);
+    act(&mut app, Action::Step);
+    let attempt = NodeId(1);
+    let node = app.run.engine.tree().node(attempt).clone();
+    assert!(node.note("feedback").is_some(), "two steps: an answer and its feedback");
+    select(&mut app, attempt);
+    app.focus = Pane::Detail;
+    let screen = render(&mut app, 180, 45);
+    assert!(screen.contains("#1 attempt 1 · answer "), "{screen}");
+    assert!(screen.contains("✗ incorrect") || screen.contains("✓ correct"), "{screen}");
+    assert!(screen.contains("Feedback"), "the detail pane shows the feedback: {screen}");
+    assert!(screen.contains("VERDICT: "), "{screen}");
+    assert!(screen.contains("self-refine rounds=4 feedback=self"), "{screen}");
+    assert!(screen.contains("attempt 1 ·"), "{screen}");
+    // The edit popup holds the attempt and, under its heading, the feedback.
+    app.handle_action(Action::Edit);
+    let Some(super::app::Popup::Edit { editor, .. }) = &app.popup else { panic!("the edit popup opens") };
+    assert!(editor.lines().iter().any(|l| l == "── feedback ──"), "{:?}", editor.lines());
+    let text = editor.lines().join("\n");
+    app.popup = None;
+    let (attempt_text, _) = text.split_once("── feedback ──").unwrap();
+    let edited = format!("{attempt_text}── feedback ──\nMultiply 5 by 6 first.\nVERDICT: incorrect");
+    let fx = app.submit_edit(attempt, edited);
+    settle(&mut app, fx);
+    act(&mut app, Action::Step);
+    let refine = app.run.engine.core.calls.values().last().unwrap();
+    assert_eq!(refine.request.purpose, crate::engine::Purpose::Refine);
+    assert_eq!(refine.request.context["feedback"], "Multiply 5 by 6 first.\nVERDICT: incorrect");
+    assert_eq!(refine.node, attempt);
+}
