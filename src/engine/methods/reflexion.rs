@@ -207,6 +207,18 @@ impl Method for Reflexion {
 
     fn on_children(&mut self, _core: &mut Core, _parent: NodeId, _children: &[NodeId], _by_hand: bool) {}
 
+    /// Pruning the latest attempt (or one before it) goes on from the attempt above the pruned one.
+    fn on_prune(&mut self, core: &mut Core, node: NodeId) {
+        if let Some(Waiting::Trial(n) | Waiting::Feedback(n) | Waiting::Reflection(n)) = self.waiting {
+            if rounds::inside(core, n, node) {
+                self.waiting = None;
+            }
+        }
+        if self.current.is_some_and(|cur| rounds::inside(core, cur, node)) {
+            self.current = core.tree.node(node).parent.filter(|&p| p != core.tree.root());
+        }
+    }
+
     fn on_reply(&mut self, core: &mut Core, node: NodeId, tag: u32, reply: &LlmResponse) {
         match (tag, self.waiting) {
             (TAG_ATTEMPT, Some(Waiting::Trial(parent))) if parent == node => {

@@ -192,6 +192,11 @@ pub fn read_edit(core: &Core, node: NodeId, text: &str) -> Result<EditedAttempt,
     Ok(EditedAttempt { attempt, changed_notes })
 }
 
+/// Whether `node` is `top` or below it.
+pub fn inside(core: &Core, node: NodeId, top: NodeId) -> bool {
+    node == top || core.tree.ancestors(node).contains(&top)
+}
+
 /// The attempts of the chain from the first to `last`, in order.
 pub fn chain(core: &Core, last: NodeId) -> Vec<NodeId> {
     let mut nodes: Vec<NodeId> = core.tree.ancestors(last).into_iter().filter(|&n| n != core.tree.root()).collect();

@@ -217,6 +217,18 @@ impl Method for SelfRefine {
 
     fn on_children(&mut self, _core: &mut Core, _parent: NodeId, _children: &[NodeId], _by_hand: bool) {}
 
+    /// Pruning the latest attempt (or one before it) goes on from the attempt above the pruned one.
+    fn on_prune(&mut self, core: &mut Core, node: NodeId) {
+        if let Some(Waiting::Attempt(n) | Waiting::Feedback(n)) = self.waiting {
+            if rounds::inside(core, n, node) {
+                self.waiting = None;
+            }
+        }
+        if self.current.is_some_and(|cur| rounds::inside(core, cur, node)) {
+            self.current = core.tree.node(node).parent.filter(|&p| p != core.tree.root());
+        }
+    }
+
     fn on_reply(&mut self, core: &mut Core, node: NodeId, tag: u32, reply: &LlmResponse) {
         match (tag, self.waiting) {
             (TAG_ATTEMPT, Some(Waiting::Attempt(parent))) if parent == node => {
@@ -575,5 +587,25 @@ mod tests {
         assert_eq!(c[0].1.purpose, Purpose::Refine);
         assert_eq!(e.core.calls[&c[0].0].node, NodeId(1));
         assert_eq!(c[0].1.nonce, 1, "a fresh answer, not the one that was left");
+    }
+
+    #[test]
+    fn pruning_the_latest_attempt_refines_the_one_above_it_again() {
+        let mut e = engine(X, refine(&[("feedback", "oracle".into())]));
+        let fx = e.handle(cmd(Command::Step { n: 2 }));
+        let fx = e.handle(reply(calls(&fx)[0].0, &[WRONG]));
+        e.handle(reply(calls(&fx)[0].0, &["Answer: 4 * 6 = 24"]));
+        e.handle(cmd(Command::Prune { node: NodeId(2) }));
+        let fx = e.handle(cmd(Command::Step { n: 1 }));
+        let c = calls(&fx);
+        assert_eq!(c[0].1.purpose, Purpose::Refine);
+        assert_eq!(e.core.calls[&c[0].0].node, NodeId(1));
+        // Pruning while a refinement is in flight cancels it and goes back too.
+        let fx = e.handle(cmd(Command::Prune { node: NodeId(1) }));
+        assert_eq!(cancelled(&fx), vec![c[0].0]);
+        let fx = e.handle(cmd(Command::Step { n: 1 }));
+        let c = calls(&fx);
+        assert_eq!((c[0].1.purpose, e.core.calls[&c[0].0].node), (Purpose::Cot, NodeId(0)), "a new first answer");
+        assert_eq!(c[0].1.nonce, 1);
     }
 }
