@@ -171,6 +171,14 @@ fn small_integer(e: &Expr) -> Option<i32> {
     }
 }
 
+/// An exponent `p/q` with `q` odd (and small), for real roots of negative bases.
+fn odd_root_exponent(e: &Expr) -> Option<(i32, u32)> {
+    let r = exact(e).ok()??;
+    let q = r.denom().to_u32().filter(|q| q % 2 == 1 && *q <= 64)?;
+    let p = r.numer().to_i32().filter(|p| p.abs() <= 1024)?;
+    Some((p, q))
+}
+
 /// The value at a point (`vars` gives each variable's value); `None` where undefined
 /// or overflowing.
 pub(crate) fn eval(e: &Expr, vars: &[(String, Complex64)]) -> Option<Complex64> {
@@ -211,6 +219,10 @@ pub(crate) fn eval(e: &Expr, vars: &[(String, Complex64)]) -> Option<Complex64> 
                     return None;
                 }
                 base.powi(k)
+            } else if let Some((p, q)) = odd_root_exponent(b).filter(|_| base.im == 0.0 && base.re < 0.0) {
+                // `x^{1/3}` at a negative x: the real root, as `\sqrt[3]{x}` is.
+                let root = -(-base.re).powf(1.0 / f64::from(q));
+                Complex64::new(root, 0.0).powi(p)
             } else {
                 let exp = eval(b, vars)?;
                 if base.norm() == 0.0 {
@@ -264,6 +276,12 @@ pub(crate) fn eval(e: &Expr, vars: &[(String, Complex64)]) -> Option<Complex64> 
                     }
                     x.ln()
                 }
+                Func::Log10 => {
+                    if x.norm() == 0.0 {
+                        return None;
+                    }
+                    x.ln() / std::f64::consts::LN_10
+                }
                 Func::Exp => x.exp(),
             }
         }
@@ -277,9 +295,10 @@ pub(crate) fn close(a: Complex64, b: Complex64) -> bool {
     diff <= 1e-9 * a.norm().max(b.norm()) || diff < 1e-12
 }
 
-/// Seeded points: each a value per variable, real ones and complex ones alternating.
+/// Seeded real points (answers are about real variables: `|x|^2` = `x^2`, `\sqrt{x^2}` !=
+/// `x`): each a value per variable, in [0.2, 3.2] on even trials and [-3.2, -0.2] on odd ones.
 pub(crate) fn points(vars: &[String], count: usize) -> Vec<Vec<(String, Complex64)>> {
-    let mut state: u64 = 0x5eed_0f_9a_de;
+    let mut state: u64 = 0x005e_ed0f_9ade;
     let mut next = move || {
         // splitmix64
         state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
@@ -293,9 +312,9 @@ pub(crate) fn points(vars: &[String], count: usize) -> Vec<Vec<(String, Complex6
         .map(|k| {
             vars.iter()
                 .map(|v| {
-                    let re = 0.2 + 3.0 * next();
-                    let im = if k % 2 == 1 { next() - 0.5 } else { 0.0 };
-                    (v.clone(), Complex64::new(re, im))
+                    let magnitude = 0.2 + 3.0 * next();
+                    let re = if k % 2 == 1 { -magnitude } else { magnitude };
+                    (v.clone(), Complex64::new(re, 0.0))
                 })
                 .collect()
         })

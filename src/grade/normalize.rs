@@ -64,10 +64,41 @@ pub(crate) fn clean(answer: &str) -> String {
     while let Some(x) = t.strip_suffix('.') {
         t = x.trim_end();
     }
-    let t = t.trim();
+    let t = without_unit_words(t.trim());
     match without_thousands(t) {
         Some(n) => n,
         None => t.to_string(),
+    }
+}
+
+/// Unit words written without `\text{ }` after a number: `15 cm^2`, `864 square inches`.
+const UNIT_WORDS: [&str; 48] = [
+    "cm", "mm", "km", "meter", "meters", "metres", "in", "inch", "inches", "ft", "foot", "feet", "yd", "yard", "yards",
+    "mile", "miles", "square", "sq", "cubic", "units", "unit", "degrees", "degree", "deg", "cents", "cent", "dollars",
+    "dollar", "hours", "hour", "hrs", "minutes", "minute", "seconds", "second", "days", "day", "weeks", "years", "mph",
+    "pounds", "lbs", "kg", "grams", "liters", "ways", "people",
+];
+
+/// `15 cm^2` -> `15`: trailing unit words after a number (or a closing brace).
+fn without_unit_words(s: &str) -> &str {
+    let mut t = s;
+    // Each round removes one word, so this ends.
+    loop {
+        let Some(space) = t.rfind(' ') else { return t };
+        let (head, word) = (t[..space].trim_end(), &t[space + 1..]);
+        let word = word.split_once('^').map_or(word, |(w, power)| {
+            if power.bytes().all(|b| b.is_ascii_digit() || b == b'{' || b == b'}') {
+                w
+            } else {
+                ""
+            }
+        });
+        let after_number = head.ends_with(|c: char| c.is_ascii_digit() || c == '}' || c == ')');
+        let head_is_unit = head.rsplit(' ').next().is_some_and(|w| UNIT_WORDS.contains(&w));
+        if !(UNIT_WORDS.contains(&word.to_ascii_lowercase().as_str()) && (after_number || head_is_unit)) {
+            return t;
+        }
+        t = head;
     }
 }
 

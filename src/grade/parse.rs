@@ -36,6 +36,8 @@ pub(crate) enum Func {
     Cosh,
     Tanh,
     Ln,
+    /// `\log` without a base: base 10, as in the competition problems MATH draws on.
+    Log10,
     Exp,
 }
 
@@ -303,7 +305,7 @@ fn closes(t: &Tok) -> bool {
 }
 
 /// Split at top-level tokens for which `at` holds (brackets of any kind nest).
-fn split_top<'a>(toks: &'a [Tok], at: impl Fn(&Tok) -> bool) -> Vec<&'a [Tok]> {
+fn split_top(toks: &[Tok], at: impl Fn(&Tok) -> bool) -> Vec<&[Tok]> {
     let mut parts = Vec::new();
     let mut depth = 0i64;
     let mut start = 0;
@@ -502,7 +504,8 @@ fn func_of(name: &str) -> Option<Func> {
         "sinh" => Func::Sinh,
         "cosh" => Func::Cosh,
         "tanh" => Func::Tanh,
-        "ln" | "log" => Func::Ln,
+        "ln" => Func::Ln,
+        "log" | "lg" => Func::Log10,
         "exp" => Func::Exp,
         _ => return None,
     })
@@ -911,10 +914,13 @@ impl Parser {
                 product(factors)
             }
         };
-        let mut e = Expr::Func(f, Box::new(argument));
-        if let Some(b) = base {
-            e = Expr::Div(Box::new(e), Box::new(Expr::Func(Func::Ln, Box::new(b))));
-        }
+        let mut e = match base {
+            Some(b) => Expr::Div(
+                Box::new(Expr::Func(Func::Ln, Box::new(argument))),
+                Box::new(Expr::Func(Func::Ln, Box::new(b))),
+            ),
+            None => Expr::Func(f, Box::new(argument)),
+        };
         if let Some(p) = power {
             e = Expr::Pow(Box::new(e), Box::new(p));
         }

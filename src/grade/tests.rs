@@ -296,6 +296,19 @@ const TABLE: &[(&str, &str, bool)] = &[
     ("\\text{(E)}", "\\text{(E)}", true),
     ("(A)", "A", true),
     ("(A)", "(A) 42", true),
+    // Real variables, real roots, logarithms.
+    ("x^2", "|x|^2", true),
+    ("|x|", "\\sqrt{x^2}", true),
+    ("x", "\\sqrt{x^2}", false),
+    ("\\sqrt[3]{x}", "x^{1/3}", true),
+    ("\\log 100", "2", true),
+    ("\\ln x", "\\log x", false),
+    ("\\log_3 x", "\\frac{\\ln x}{\\ln 3}", true),
+    // Unit words without \text.
+    ("5", "5 cm", true),
+    ("15\\mbox{ cm}^2", "15 cm^2", true),
+    ("864 \\mbox{ inches}^2", "864 square inches", true),
+    ("5", "5 x", false),
     // Other bases: by their normal form only.
     ("4210_{5}", "4210_5", true),
     ("204_5", "204_{5}", true),
