@@ -896,7 +896,22 @@ impl Parser {
     /// `\sin x`, `\sin^2 x`, `\sin(2x)`, `\log_2 8`.
     fn function(&mut self, f: Func, is_log: bool) -> Result<Expr, String> {
         let base = if is_log && self.eat(&Tok::Under) { Some(self.arg()?) } else { None };
-        let power = if self.eat(&Tok::Caret) { Some(self.exponent()?) } else { None };
+        let mut power = if self.eat(&Tok::Caret) { Some(self.exponent()?) } else { None };
+        // `\sin^{-1} x` is arcsin x, not 1/sin x.
+        let minus_one = Expr::Neg(Box::new(Expr::Num(BigRational::one())));
+        let inverse = match f {
+            Func::Sin => Some(Func::Asin),
+            Func::Cos => Some(Func::Acos),
+            Func::Tan => Some(Func::Atan),
+            _ => None,
+        };
+        let f = match inverse {
+            Some(inv) if power.as_ref() == Some(&minus_one) => {
+                power = None;
+                inv
+            }
+            _ => f,
+        };
         let argument = match self.peek() {
             Some(Tok::LParen) => {
                 self.pos += 1;

@@ -303,6 +303,8 @@ const TABLE: &[(&str, &str, bool)] = &[
     ("\\sqrt[3]{x}", "x^{1/3}", true),
     ("\\log 100", "2", true),
     ("\\ln x", "\\log x", false),
+    ("\\cos^{-1} x", "\\arccos x", true),
+    ("\\sin^{-1} x", "\\frac{1}{\\sin x}", false),
     ("\\log_3 x", "\\frac{\\ln x}{\\ln 3}", true),
     // Unit words without \text.
     ("5", "5 cm", true),
