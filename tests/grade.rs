@@ -119,6 +119,10 @@ fn grade_json_shape_and_long_replies_from_files_and_stdin() {
         }
     }
     assert!(v["reason"].is_string());
+    let gold = dir.path().join("solution.txt");
+    std::fs::write(&gold, "Adding, we get $\\boxed{12}$.").expect("written");
+    let out = grade_cmd(&["--gold-file", &gold.to_string_lossy(), "12.0"], None);
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "equivalent", "{}", String::from_utf8_lossy(&out.stderr));
     let out = grade_cmd(&["--json", "12", "-"], Some("Thinking...\nFinal answer: 12\n"));
     let v: Value = serde_json::from_str(String::from_utf8_lossy(&out.stdout).trim()).expect("JSON");
     assert_eq!(v["equivalent"], true, "{v}");
@@ -132,6 +136,7 @@ fn grade_errors_are_one_line_with_exit_2() {
         (vec!["5"], "PRED"),
         (vec!["5", "--pred-file", "/nonexistent/reply.txt"], "/nonexistent/reply.txt"),
         (vec!["-", "-"], "only one"),
+        (vec!["--gold-file", "/etc/hostname", "1", "2"], "not both"),
     ] {
         let out = grade_cmd(&args, None);
         let stderr = String::from_utf8_lossy(&out.stderr);

@@ -18,7 +18,7 @@ pub(crate) struct GradeArgs {
     #[arg(allow_hyphen_values = true)]
     pub(crate) pred: Option<String>,
     /// Read the gold answer from a file instead.
-    #[arg(long, conflicts_with = "gold")]
+    #[arg(long)]
     pub(crate) gold_file: Option<PathBuf>,
     /// Read the prediction from a file instead.
     #[arg(long)]
@@ -46,6 +46,7 @@ fn read_stdin(what: &str) -> Result<String> {
 pub(crate) fn grade(args: GradeArgs) -> Result<()> {
     // Positionals fill gold first; with --gold-file a single positional is the prediction.
     let (gold_arg, pred_arg) = match (&args.gold_file, args.gold, args.pred) {
+        (Some(_), Some(_), Some(_)) => usage_bail!("give the gold answer as GOLD or --gold-file, not both"),
         (Some(_), Some(only), None) => (None, Some(only)),
         (_, g, p) => (g, p),
     };

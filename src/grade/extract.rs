@@ -77,7 +77,8 @@ fn after_phrase(text: &str, phrases: &[&str]) -> Option<String> {
 /// trailing period.
 pub(crate) fn strip_delimiters(answer: &str) -> String {
     let mut s = answer.trim();
-    loop {
+    // A few rounds cover `**$\(x\)$**.`; a bound keeps `$$$$...` linear.
+    for _ in 0..8 {
         let before = s;
         s = s.trim_matches('*').trim();
         s = s.strip_suffix('.').unwrap_or(s).trim();

@@ -88,6 +88,10 @@ fn decide(gold: &str, pred: &str, gold_norm: &str, pred_norm: &str) -> (bool, St
     if pred.trim().is_empty() {
         return (false, "no answer in the prediction".into());
     }
+    if gold.len() > normalize::MAX_NORMALIZED || pred.len() > normalize::MAX_NORMALIZED {
+        let same = gold_norm == pred_norm;
+        return (same, format!("an answer longer than {} bytes is compared as text only", normalize::MAX_NORMALIZED));
+    }
     let (gc, pc) = (normalize::clean(gold), normalize::clean(pred));
     if let Some(letter) = choice_letter(&gc) {
         return match leading_choice(&pc) {

@@ -373,6 +373,14 @@ fn hostile_inputs_end_quickly_as_different() {
     assert!(!g.equivalent);
     let many_pm = "1\\pm2\\pm3\\pm4\\pm5\\pm6\\pm7";
     assert!(!grade_answers("1", many_pm).equivalent);
+    // Long replies and answers: linear work, text comparison past the limit.
+    let wrappers = "\\text{a}".repeat(30_000);
+    assert!(!grade(&format!("\\boxed{{{wrappers}}}"), "a").equivalent);
+    assert!(grade_answers(&wrappers, &wrappers).equivalent);
+    let dollars = "$".repeat(100_001);
+    assert!(!grade("1", &dollars).equivalent);
+    let thousands = ",\\!".repeat(20_000);
+    assert!(!grade("1", &format!("1{thousands}")).equivalent);
     let long_sum = vec!["1"; 400].join("+");
     assert!(grade_answers("400", &long_sum).equivalent);
     for junk in ["\\frac{", "}{", "((", "\\begin{pmatrix}", "x^", "\\sqrt[", "|", "\\", "1/0", "0^{-1}", "\\ln 0"] {
