@@ -373,7 +373,11 @@ pub(crate) fn exprs(g: &Expr, p: &Expr) -> Verdict {
             };
         }
         (Ok(Some(a)), Ok(Some(b))) => {
-            return if a == b { yes("equal numbers") } else { no(format!("different numbers ({a} vs {b})")) };
+            return if a == b {
+                yes("equal numbers")
+            } else {
+                no(format!("different numbers ({} vs {})", short(&a), short(&b)))
+            };
         }
         _ => {}
     }
@@ -404,6 +408,16 @@ pub(crate) fn exprs(g: &Expr, p: &Expr) -> Verdict {
         yes(format!("equal at {valid} random points"))
     } else {
         no(format!("defined at only {valid} of {count} random points"))
+    }
+}
+
+/// A number for a reason line: at most 40 characters.
+fn short(r: &BigRational) -> String {
+    let text = r.to_string();
+    if text.len() <= 40 {
+        text
+    } else {
+        format!("{}...({} characters)", &text[..20], text.len())
     }
 }
 
