@@ -18,6 +18,7 @@ macro_rules! safe_eprintln {
 mod args;
 mod bench;
 pub(crate) mod error;
+mod grade;
 mod import;
 pub(crate) mod pipe;
 mod replay;
@@ -33,6 +34,7 @@ use thoughtscope::config::Config;
 
 use args::RunArgs;
 use bench::BenchArgs;
+use grade::GradeArgs;
 use import::ImportCmd;
 use replay::ReplayArgs;
 
@@ -76,6 +78,8 @@ pub(crate) enum Cmd {
     Import(ImportCmd),
     /// Measure speed: concurrent vs serial calls with simulated latency, and engine throughput.
     Bench(BenchArgs),
+    /// Grade a math answer: print `equivalent` or `different` (exit 0 either way).
+    Grade(GradeArgs),
 }
 
 /// The command line of this process, parsed. Every option taking a value accepts a
@@ -114,6 +118,7 @@ pub fn main(cli: Cli) -> Result<()> {
         Some(Cmd::Replay(args)) => replay::replay_cmd(*args),
         Some(Cmd::Import(cmd)) => import::import(cmd),
         Some(Cmd::Bench(args)) => bench::bench(args),
+        Some(Cmd::Grade(args)) => grade::grade(args),
         Some(Cmd::Tui(args)) => tui::tui_live(*args),
         Some(Cmd::Demo { which, theme }) => tui::demo(which, theme),
         Some(Cmd::RecordDemos { dir }) => thoughtscope::demos::record_all(&dir).map_err(|e| eyre!(e)),
