@@ -226,6 +226,13 @@ pub(crate) fn print_summary(s: &Summary, json: bool) {
         let parts: Vec<String> = parts.iter().map(|(part, n)| format!("{part} {n}")).collect();
         safe_println!("answered by {}", if parts.is_empty() { "none".to_string() } else { parts.join(", ") });
     }
+    for (facet, groups) in &s.by {
+        let parts: Vec<String> = groups
+            .iter()
+            .map(|(value, g)| format!("{value} {}/{} ({:.0}%)", g.solved, g.n, 100.0 * g.accuracy))
+            .collect();
+        safe_println!("by {facet}: {}", parts.join(", "));
+    }
     if let Some(a) = s.mean_sample_accuracy {
         outln!("mean correct per sample {:.1}%  best of k {}/{}", 100.0 * a, s.solved_any, s.n);
     }
