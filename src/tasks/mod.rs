@@ -12,7 +12,7 @@
 //! user can edit them; `Task::value_classes` gives the evaluator's classes that badges,
 //! colours and MCTS's rewards use. The CLI, the explorer and the runner read the
 //! task's `TaskInfo` and never name it. (The simulated model answers only the tasks
-//! it knows, `game24` and `qa-demo`; a task with `sim_plays: false` is refused on `sim`
+//! it knows, `game24`, `qa-demo`, `math-demo` and `mc-demo`; a task with `sim_plays: false` is refused on `sim`
 //! up front.)
 
 pub mod game24;

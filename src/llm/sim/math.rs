@@ -357,15 +357,28 @@ fn calc_observation(trajectory: &str) -> Option<String> {
     None
 }
 
-/// Whether `text` holds `value` as a whole number token (not part of a longer number).
+/// Whether `text` states the number `value` (as an integer, a fraction or a decimal):
+/// a calculator's observation, however it writes the result.
 fn holds_value(text: &str, value: &str) -> bool {
-    let part = |c: Option<char>| c.is_some_and(|c| c.is_ascii_digit() || c == '.' || c == '/');
-    text.match_indices(value).any(|(at, _)| {
-        let before = text[..at].chars().next_back();
-        let after = text[at + value.len()..].chars().next();
-        let negative_lost = !value.starts_with('-') && before == Some('-');
-        !part(before) && !part(after) && !negative_lost
-    })
+    use crate::arith::expr::eval_calc;
+    let Ok(want) = eval_calc(value) else { return false };
+    let number_char = |c: char| c.is_ascii_digit() || c == '.' || c == '/';
+    let mut tokens = Vec::new();
+    let mut current = String::new();
+    for c in text.chars().chain(std::iter::once(' ')) {
+        if number_char(c) || (c == '-' && current.is_empty()) {
+            current.push(c);
+        } else {
+            if current.chars().any(|c| c.is_ascii_digit()) {
+                tokens.push(std::mem::take(&mut current));
+            }
+            current.clear();
+            if c == '-' {
+                current.push(c);
+            }
+        }
+    }
+    tokens.iter().take(64).any(|t| eval_calc(t.trim_end_matches(['.', '/'])).is_ok_and(|v| v == want))
 }
 
 /// One ReAct step: the calculator for the arithmetic step, then finish.
@@ -431,3 +444,6 @@ fn act(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64, script: &Scr
     format!("{thought}\n{action}")
 }
 
+#[cfg(test)]
+#[path = "math_tests.rs"]
+mod tests;

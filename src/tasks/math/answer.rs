@@ -65,8 +65,7 @@ pub fn first_finish(reply: &str) -> Option<String> {
         let at = lower.find("finish[")?;
         // Only when finish is the action itself, right after the label.
         let label = lower[..at].trim_end();
-        if !label.trim_start_matches("action").trim().trim_end_matches(':').trim().chars().all(|c| c.is_ascii_digit())
-        {
+        if !label.trim_start_matches("action").trim().trim_end_matches(':').trim().chars().all(|c| c.is_ascii_digit()) {
             return None;
         }
         let rest = &t[at + "finish[".len()..];

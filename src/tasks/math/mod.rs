@@ -57,7 +57,7 @@ pub const MMLU_PRO: TaskInfo = TaskInfo {
 };
 pub const MATH_DEMO: TaskInfo = TaskInfo {
     name: "math-demo",
-    about: "45 math problems the project wrote (7 subjects, levels 1-5, LaTeX answers), offline on sim",
+    about: "42 math problems the project wrote (7 subjects, levels 1-5, LaTeX answers), offline on sim",
     input_noun: "problem",
     input_hint: "a problem number or a problem of your own",
     input_examples: &["3", "What is $2^{10} - 1$?"],
@@ -436,3 +436,5 @@ impl TaskSource for MathTask {
     }
 }
 
+#[cfg(test)]
+mod tests;
