@@ -117,7 +117,7 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
     match (params.method, react_task) {
         (method, false) if method.has_react_steps() => {
             usage_bail!(
-                "--method {} needs a task with tools (qa-demo, hotpotqa, fever); {task_name} has none",
+                "--method {} needs a task with tools (qa-demo, hotpotqa, fever and the math tasks); {task_name} has none",
                 params.method.label()
             )
         }
@@ -145,7 +145,7 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
             let plays: Vec<&str> = tasks::REGISTRY.iter().filter(|e| e.info.sim_plays).map(|e| e.info.name).collect();
             usage_bail!(
                 "the sim provider plays only {}; run {task_name} with a model (--provider ...)",
-                plays.join(" and ")
+                tasks::and_list(&plays)
             )
         }
         "sim" => {
