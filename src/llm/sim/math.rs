@@ -24,7 +24,7 @@
 use serde_json::Value;
 
 use super::SimConfig;
-use crate::engine::rng::SplitMix64;
+use crate::engine::rng::{stable_hash, SplitMix64};
 use crate::engine::{CallError, CallErrorKind, LlmRequest, Purpose};
 use crate::tasks::math::answer::{choice_letter, finish_arg, math_answer};
 use crate::tasks::math::demo::{self, Calc, Mistake, MistakeKind};
@@ -32,6 +32,10 @@ use crate::tasks::math::{mc_demo, MathKind};
 
 /// Chance a chain of thought goes wrong, by level 1-5 (multiple choice: level 3).
 pub const ERROR_BY_LEVEL: [f64; 5] = [0.2, 0.3, 0.4, 0.5, 0.6];
+/// Share of problems the model holds a misconception about (by seed), and how much more
+/// often it errs on them (less often on the others, so the mean rate stays).
+const STUBBORN: f64 = 0.3;
+const STUBBORN_EXTRA: f64 = 0.3;
 /// How much more often a direct (io) answer goes wrong.
 const IO_EXTRA: f64 = 0.25;
 /// Chance a self-check catches a mistake of each kind.
@@ -57,6 +61,8 @@ const SELF_FIND: f64 = 0.6;
 
 /// A problem the sim knows, free answer or multiple choice.
 struct Script {
+    /// Stable hash of the problem text: which problems the model is stubborn on.
+    id: u64,
     choice: bool,
     level: u8,
     gold: String,
@@ -82,6 +88,7 @@ impl Script {
     fn find(task: &str, problem: &str) -> Option<Script> {
         match MathKind::from_name(task)? {
             MathKind::MathDemo => demo::find(problem).map(|p| Script {
+                id: stable_hash(problem.trim().as_bytes()),
                 choice: false,
                 level: p.level,
                 gold: p.answer.to_string(),
@@ -91,6 +98,7 @@ impl Script {
                 mistakes: p.mistakes,
             }),
             MathKind::McDemo => mc_demo::find(problem).map(|q| Script {
+                id: stable_hash(problem.trim().as_bytes()),
                 choice: true,
                 level: 3,
                 gold: q.gold(),
@@ -158,8 +166,18 @@ impl Script {
         self.mistakes.iter().find(|m| same(m.answer)).map_or(Verdict::Other, Verdict::Wrong)
     }
 
-    /// Draw whether a mistake happens (rate `p`) and which, leaving out the kinds in
-    /// `avoid` (each is still made with a small chance) and, if `no_slips`, arithmetic.
+    /// Whether the model holds a misconception about this problem (by seed): it then
+    /// errs more often, and always the same way, so voting over samples cannot fix it.
+    fn stubborn(&self, cfg: &SimConfig) -> Option<usize> {
+        let mut rng = SplitMix64::from_parts(&[cfg.seed, self.id, 0x57b0]);
+        let stubborn = rng.chance(STUBBORN);
+        let which = rng.below(self.mistakes.len());
+        stubborn.then_some(which)
+    }
+
+    /// Draw whether a mistake happens (rate `p`, shifted by [`Script::stubborn`]) and
+    /// which, leaving out the kinds in `avoid` (each is still made with a small chance)
+    /// and, if `no_slips`, arithmetic.
     fn draw(
         &self,
         cfg: &SimConfig,
@@ -168,8 +186,13 @@ impl Script {
         avoid: &[MistakeKind],
         no_slips: bool,
     ) -> Option<&'static Mistake> {
+        let stubborn = self.stubborn(cfg);
+        let p = match stubborn {
+            Some(_) => (p + STUBBORN_EXTRA).min(0.9),
+            None => (p - STUBBORN_EXTRA * STUBBORN / (1.0 - STUBBORN)).max(0.05),
+        };
         let happens = rng.chance(cfg.rate(p));
-        let which = rng.below(self.mistakes.len());
+        let which = stubborn.unwrap_or_else(|| rng.below(self.mistakes.len()));
         let repeat = rng.chance(cfg.rate(REPEAT));
         if !happens || self.mistakes.is_empty() {
             return None;

@@ -173,7 +173,7 @@ pub fn split_options(input: &str) -> (String, Vec<String>) {
         match option_line(line) {
             Some((c, text)) if c == letter(options.len()) => options.push(text.to_string()),
             // A run that does not start at A (or skips a letter): only its tail from the last A counts.
-            Some((c, text)) if c == 'A' => {
+            Some(('A', text)) => {
                 options = vec![text.to_string()];
                 first = start + k;
             }
