@@ -268,3 +268,19 @@ fn a_session_header_rebuilds_a_data_task() {
     assert_eq!(built.name(), "math500");
     assert_eq!(built.problem_count(), 1);
 }
+
+proptest::proptest! {
+    /// The readers never panic, whatever a model writes.
+    #[test]
+    fn answer_readers_never_panic(text in "(?s).{0,300}", n in 0usize..12) {
+        let _ = choice_letter(&text, n);
+        let _ = split_options(&text);
+        let _ = first_finish(&text);
+        let _ = finish_arg(&text);
+        let _ = last_boxed(&text);
+        let _ = answer::tail(&text, 7);
+        let task = demo_task(MathKind::McDemo);
+        let _ = task.extract_answer(&text, &text);
+        let _ = task.parse_input(&text);
+    }
+}
