@@ -110,7 +110,8 @@ pub(crate) fn replay_cmd(args: ReplayArgs) -> Result<()> {
         let problem = Problem { index: session.header.index, input: session.header.input.clone() };
         let mut r = ProblemResult::new(&problem, rebuilt.engine.outcome(), rebuilt.totals, rebuilt.wall_ms)
             .priced(session.header.price.as_ref())
-            .with_qa(&rebuilt.engine);
+            .with_qa(&rebuilt.engine)
+            .with_facets(session.header.facets.clone());
         r.session = Some(file.display().to_string());
         r.stopped = session.stopped().map(str::to_string);
         r.incomplete = !session.complete();

@@ -117,7 +117,7 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
     match (params.method, react_task) {
         (method, false) if method.has_react_steps() => {
             usage_bail!(
-                "--method {} needs a task with tools (qa-demo, hotpotqa, fever); {task_name} has none",
+                "--method {} needs a task with tools (qa-demo, hotpotqa, fever and the math tasks); {task_name} has none",
                 params.method.label()
             )
         }
@@ -146,7 +146,7 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
             let plays: Vec<&str> = tasks::REGISTRY.iter().filter(|e| e.info.sim_plays).map(|e| e.info.name).collect();
             usage_bail!(
                 "the sim provider plays only {}; run {task_name} with a model (--provider ...)",
-                plays.join(" and ")
+                tasks::and_list(&plays)
             )
         }
         "sim" => {
@@ -226,6 +226,13 @@ pub(crate) fn print_summary(s: &Summary, json: bool) {
     if let Some(parts) = &s.answered_by {
         let parts: Vec<String> = parts.iter().map(|(part, n)| format!("{part} {n}")).collect();
         safe_println!("answered by {}", if parts.is_empty() { "none".to_string() } else { parts.join(", ") });
+    }
+    for (facet, groups) in &s.by {
+        let parts: Vec<String> = groups
+            .iter()
+            .map(|(value, g)| format!("{value} {}/{} ({:.0}%)", g.solved, g.n, 100.0 * g.accuracy))
+            .collect();
+        safe_println!("by {facet}: {}", parts.join(", "));
     }
     if let Some(a) = s.mean_sample_accuracy {
         outln!("mean correct per sample {:.1}%  best of k {}/{}", 100.0 * a, s.solved_any, s.n);

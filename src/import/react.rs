@@ -146,6 +146,7 @@ pub fn import_trajectory(
         note: None,
         gold: gold.clone(),
         actions: Some(ActionRules::Reference),
+        facets: Default::default(),
     };
     let path = out.join(name);
     let writer = SessionWriter::create(&path, &header)?;

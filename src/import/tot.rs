@@ -634,6 +634,7 @@ pub fn check_puzzle(
                 note: None,
                 gold: None,
                 actions: None,
+                facets: Default::default(),
             };
             Some(SessionWriter::create(&dir.join(format!("tot-log-{:04}.jsonl", entry.idx)), &header)?)
         }

@@ -43,6 +43,7 @@ pub fn record_steered_session(path: &Path, inputs: usize) -> Result<Session, Str
         note: Some("a long steered run for `thoughtscope bench`".into()),
         gold: None,
         actions: None,
+        facets: Default::default(),
     };
     let task = header.build_task(&TaskOptions::default()).map_err(|e| e.to_string())? as Arc<dyn Task>;
     let engine = Engine::new(task, PUZZLE, header.params.clone());

@@ -68,6 +68,10 @@ pub struct ProblemResult {
     /// disk full), so the result is what the run had reached, not a verdict.
     #[serde(default, skip_serializing_if = "is_false")]
     pub incomplete: bool,
+    /// What the problem is (math tasks: `subject` and `level`, or `category`; `id` in
+    /// its data set), for accuracy broken down by each (`Summary::by`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub facets: BTreeMap<String, String>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -147,7 +151,14 @@ impl ProblemResult {
             tool_calls: totals.tool_calls,
             answered_by: outcome.and_then(|o| o.answered_by),
             incomplete: false,
+            facets: BTreeMap::new(),
         }
+    }
+
+    /// Add what the problem is (its task's facets, or its session header's).
+    pub fn with_facets(mut self, facets: BTreeMap<String, String>) -> Self {
+        self.facets = facets;
+        self
     }
 
     /// Set the cost from the model's price, if known.
@@ -221,6 +232,36 @@ pub struct Summary {
     /// Hybrids: how many answers each part gave, e.g. `{"cot-sc": 4, "react": 11}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answered_by: Option<BTreeMap<String, usize>>,
+    /// Accuracy by each facet of the problems (subject, level, category), e.g.
+    /// `{"level": {"1": {"n": 6, "solved": 5, "accuracy": 0.83}}}`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub by: BTreeMap<String, BTreeMap<String, FacetStats>>,
+}
+
+/// How the problems of one facet value did.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct FacetStats {
+    pub n: usize,
+    pub solved: usize,
+    pub accuracy: f64,
+}
+
+/// Accuracy by each facet the results carry (not by a problem's `id`, which is its own group).
+pub fn by_facet(results: &[ProblemResult]) -> BTreeMap<String, BTreeMap<String, FacetStats>> {
+    let mut by: BTreeMap<String, BTreeMap<String, FacetStats>> = BTreeMap::new();
+    for r in results {
+        for (facet, value) in r.facets.iter().filter(|(k, _)| k.as_str() != crate::tasks::math::ID_FACET) {
+            let stats = by.entry(facet.clone()).or_default().entry(value.clone()).or_insert(FacetStats {
+                n: 0,
+                solved: 0,
+                accuracy: 0.0,
+            });
+            stats.n += 1;
+            stats.solved += r.correct as usize;
+            stats.accuracy = stats.solved as f64 / stats.n as f64;
+        }
+    }
+    by
 }
 
 impl Summary {
@@ -266,6 +307,7 @@ impl Summary {
             tool_calls: None,
             tokens: None,
             answered_by: None,
+            by: by_facet(results),
         }
         .with_qa(results)
         .with_parts(params.method, results)
@@ -450,6 +492,7 @@ pub fn header_for(setup: &RunSetup, problem: &Problem) -> Header {
         note: None,
         gold: setup.task.gold(&problem.input),
         actions: None,
+        facets: setup.task.facets(&problem.input),
     }
 }
 
@@ -666,8 +709,10 @@ pub async fn run_headless(
         }
         let session = path.map(|p| p.display().to_string());
         let (engine, _, _) = run.into_parts();
-        let mut result =
-            ProblemResult::new(problem, engine.outcome(), totals, wall_ms).priced(price.as_ref()).with_qa(&engine);
+        let mut result = ProblemResult::new(problem, engine.outcome(), totals, wall_ms)
+            .priced(price.as_ref())
+            .with_qa(&engine)
+            .with_facets(setup.task.facets(&problem.input));
         let first_failure = engine.core.calls.values().find_map(|c| match &c.reply {
             Some(Err(e)) if e.kind != CallErrorKind::NotSent => Some(e.message.clone()),
             _ => None,

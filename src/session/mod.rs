@@ -60,6 +60,10 @@ pub struct Header {
     /// reference environment read them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub actions: Option<crate::tasks::react_text::ActionRules>,
+    /// What the problem is (subject and level, category; its id in the data set), so
+    /// replays break results down without the data file. Empty for most tasks.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub facets: std::collections::BTreeMap<String, String>,
 }
 
 impl Header {
@@ -70,6 +74,7 @@ impl Header {
             input: &self.input,
             gold: self.gold.as_deref(),
             actions: self.actions,
+            facets: Some(&self.facets),
         }
     }
 

@@ -21,6 +21,7 @@ fn header() -> Header {
         note: None,
         gold: None,
         actions: None,
+        facets: Default::default(),
     }
 }
 

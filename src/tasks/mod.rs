@@ -12,10 +12,11 @@
 //! user can edit them; `Task::value_classes` gives the evaluator's classes that badges,
 //! colours and MCTS's rewards use. The CLI, the explorer and the runner read the
 //! task's `TaskInfo` and never name it. (The simulated model answers only the tasks
-//! it knows, `game24` and `qa-demo`; a task with `sim_plays: false` is refused on `sim`
+//! it knows, `game24`, `qa-demo`, `math-demo` and `mc-demo`; a task with `sim_plays: false` is refused on `sim`
 //! up front.)
 
 pub mod game24;
+pub mod math;
 pub mod prompts;
 pub mod qa_data;
 pub mod qa_demo;
@@ -44,6 +45,10 @@ pub const REGISTRY: &[TaskEntry] = &[
     TaskEntry { info: &qa_demo::INFO, aliases: &[], build: qa_demo::QaDemo::build },
     TaskEntry { info: &qa_data::HOTPOTQA, aliases: &[], build: qa_data::QaData::build },
     TaskEntry { info: &qa_data::FEVER, aliases: &[], build: qa_data::QaData::build },
+    TaskEntry { info: &math::MATH500, aliases: &["math-500"], build: math::MathTask::build },
+    TaskEntry { info: &math::MMLU_PRO, aliases: &["mmlupro"], build: math::MathTask::build },
+    TaskEntry { info: &math::MATH_DEMO, aliases: &[], build: math::MathTask::build },
+    TaskEntry { info: &math::MC_DEMO, aliases: &[], build: math::MathTask::build },
 ];
 
 /// The registered task named `name` (or one of its aliases).
@@ -99,6 +104,12 @@ pub trait TaskSource: Task {
     fn gold(&self, _input: &str) -> Option<String> {
         None
     }
+    /// What a problem is, for results broken down by it: `subject` and `level`, or
+    /// `category` (and `id`, its id in the data set, which is recorded but not grouped
+    /// by). Recorded in session headers, so replays break down the same way.
+    fn facets(&self, _input: &str) -> std::collections::BTreeMap<String, String> {
+        std::collections::BTreeMap::new()
+    }
 }
 
 /// What building a task may take besides its name.
@@ -133,10 +144,19 @@ pub fn no_data(info: &TaskInfo, options: &TaskOptions) -> Result<(), TaskError> 
             Err(TaskError::Data(format!(
                 "{} has its problems built in; --data is for {}",
                 info.name,
-                with_data.join(" and ")
+                and_list(&with_data)
             )))
         }
         None => Ok(()),
+    }
+}
+
+/// `a, b and c`.
+pub fn and_list(names: &[&str]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
     }
 }
 
@@ -150,11 +170,17 @@ pub struct TaskSpec<'a> {
     pub gold: Option<&'a str>,
     /// How ReAct actions were read (imported trajectories: as the reference did).
     pub actions: Option<react_text::ActionRules>,
+    /// The problem's facets (subject, level, category, id), for tasks whose problems
+    /// come from a data file.
+    pub facets: Option<&'a std::collections::BTreeMap<String, String>>,
 }
 
 /// The task a session ran, from its header's spec alone (no data file): replay, the
 /// explorer's replay and fork. QA tasks take the gold answer and the action rules recorded.
 pub fn for_spec(spec: &TaskSpec, options: &TaskOptions) -> Result<Arc<dyn TaskSource>, TaskError> {
+    if let Some(kind) = math::MathKind::from_name(spec.name) {
+        return Ok(Arc::new(math::MathTask::from_spec(kind, spec, options.prompts.as_deref())?));
+    }
     match qa_data::QaKind::from_name(spec.name) {
         Some(kind) => {
             Ok(Arc::new(qa_data::QaData::from_spec(kind, spec, options.prompts.as_deref(), options.knowledge.clone())?))
@@ -216,7 +242,7 @@ mod tests {
                 assert!(task.problem(entry.info.default_problem).is_some(), "{} opens on a problem", entry.info.name);
                 let data = TaskOptions { data: Some("x.jsonl".into()), ..TaskOptions::default() };
                 let err = build(entry.info.name, &data, &mut Vec::new()).err().expect("--data refused");
-                assert!(err.to_string().contains("--data is for hotpotqa and fever"), "{err}");
+                assert!(err.to_string().contains("--data is for hotpotqa, fever, math500 and mmlu-pro"), "{err}");
             }
         }
         assert_eq!(find("24").map(|e| e.info.name), Some("game24"));
@@ -224,7 +250,10 @@ mod tests {
             assert_eq!(entry.info.sim_plays, crate::llm::sim::plays(entry.info.name), "{}", entry.info.name);
         }
         let err = build("chess", &TaskOptions::default(), &mut Vec::new()).err().unwrap();
-        assert_eq!(err.to_string(), "unknown task \"chess\" (known: game24, qa-demo, hotpotqa, fever)");
+        assert_eq!(
+            err.to_string(),
+            "unknown task \"chess\" (known: game24, qa-demo, hotpotqa, fever, math500, mmlu-pro, math-demo, mc-demo)"
+        );
     }
 
     #[test]

@@ -170,6 +170,7 @@ fn a_session_replays_without_its_data_file() {
         note: None,
         gold: task.gold(&problem.input),
         actions: None,
+        facets: Default::default(),
     };
     assert_eq!(header.gold.as_deref(), Some("Arthur's Magazine"));
     let path = dir.path().join("s.jsonl");

@@ -38,6 +38,7 @@ fn setup(dir: &Path, params: Params) -> Setup {
         note: None,
         gold: None,
         actions: None,
+        facets: Default::default(),
     };
     Setup { task, prompts: None, header, sessions_dir: dir.to_path_buf(), limits: Default::default() }
 }

@@ -17,6 +17,7 @@
 //! index), never from call order, so concurrency does not change any answer.
 
 mod game24;
+mod math;
 mod qa_demo;
 
 use std::time::Duration;
@@ -74,8 +75,12 @@ impl SimConfig {
 type Play = fn(&SimConfig, &LlmRequest, &mut SplitMix64) -> Result<String, CallError>;
 
 /// The tasks the simulated model plays (each task's `TaskInfo::sim_plays` says so too).
-const PLAYERS: &[(&str, Play)] =
-    &[(crate::tasks::game24::INFO.name, game24::answer), (crate::tasks::qa_demo::INFO.name, qa_demo::answer)];
+const PLAYERS: &[(&str, Play)] = &[
+    (crate::tasks::game24::INFO.name, game24::answer),
+    (crate::tasks::qa_demo::INFO.name, qa_demo::answer),
+    (crate::tasks::math::MATH_DEMO.name, math::answer),
+    (crate::tasks::math::MC_DEMO.name, math::answer),
+];
 
 /// Whether the simulated model can answer requests of the task named `task`.
 pub fn plays(task: &str) -> bool {
@@ -130,9 +135,15 @@ impl SimProvider {
 /// as the offered tool's schema says. The same seeded choices as in text mode.
 fn as_tool_call(text: &str, request: &LlmRequest) -> Completion {
     let parsed = parse_step(text, 0);
-    let Some(action) = parsed.action else {
+    let Some(mut action) = parsed.action else {
         return Completion::text(text, Some("stop".into()));
     };
+    // An answer with unbalanced brackets (an interval such as `[2,5)`) runs to the last `]`.
+    if action.name.eq_ignore_ascii_case("finish") {
+        if let Some(arg) = crate::tasks::math::answer::finish_arg(text) {
+            action.arg = arg;
+        }
+    }
     let arg_name = request
         .tools
         .iter()

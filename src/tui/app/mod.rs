@@ -291,6 +291,7 @@ impl App {
         header.input = problem.input.clone();
         header.index = problem.index;
         header.gold = self.setup.task.gold(&problem.input);
+        header.facets = self.setup.task.facets(&problem.input);
         self.header = header;
         self.replay = None;
         self.events.clear();
