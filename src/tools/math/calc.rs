@@ -323,11 +323,8 @@ impl Calc {
                 let n = self.count_arg(&n, &format!("n in {name}(n, k)"))?;
                 let k = self.count_arg(&k, &format!("k in {name}(n, k)"))?;
                 self.spend(n.min(k.saturating_mul(2)).max(1))?;
-                let r = if matches!(name, "p" | "perm" | "npr") {
-                    num::permutations(n, k)?
-                } else {
-                    num::binomial(n, k)?
-                };
+                let r =
+                    if matches!(name, "p" | "perm" | "npr") { num::permutations(n, k)? } else { num::binomial(n, k)? };
                 let r = BigRational::from_integer(r);
                 num::check_size(&r)?;
                 Ok(Value::exact(r))

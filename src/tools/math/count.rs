@@ -26,7 +26,8 @@ pub fn count(text: &str) -> Result<String, String> {
         return Err(format!("The request is too long. {USAGE}."));
     }
     // Accept `binomial(10, 3)`, `binomial 10 3`, `binomial 10, 3`.
-    let cleaned: String = text.chars().map(|c| if matches!(c, '(' | ')' | ',' | ';' | '[' | ']') { ' ' } else { c }).collect();
+    let cleaned: String =
+        text.chars().map(|c| if matches!(c, '(' | ')' | ',' | ';' | '[' | ']') { ' ' } else { c }).collect();
     let mut words = cleaned.split_whitespace();
     let Some(op) = words.next() else {
         return Err(format!("There is nothing to count. {USAGE}."));
@@ -34,8 +35,9 @@ pub fn count(text: &str) -> Result<String, String> {
     let op = op.to_lowercase();
     let args: Vec<u64> = words
         .map(|w| {
-            w.parse::<u64>()
-                .map_err(|_| format!("'{w}' is not a whole number ≥ 0 (arguments are plain integers like 10). {USAGE}."))
+            w.parse::<u64>().map_err(|_| {
+                format!("'{w}' is not a whole number ≥ 0 (arguments are plain integers like 10). {USAGE}.")
+            })
         })
         .collect::<Result<_, _>>()?;
     let need = |n: usize, form: &str| -> Result<(), String> {
@@ -74,7 +76,10 @@ pub fn count(text: &str) -> Result<String, String> {
             1 => {
                 let n = args[0];
                 limit(n, MAX_PARTITIONS_N, "partitions n")?;
-                Ok(format!("p({n}) = {} (partitions of {n} into positive parts, order ignored)", show_integer(&partitions(n))))
+                Ok(format!(
+                    "p({n}) = {} (partitions of {n} into positive parts, order ignored)",
+                    show_integer(&partitions(n))
+                ))
             }
             2 => {
                 let (n, k) = (args[0], args[1]);
@@ -97,7 +102,9 @@ pub fn count(text: &str) -> Result<String, String> {
                     show_integer(&exactly)
                 ))
             }
-            _ => Err(format!("partitions takes n, or n and k: write count[partitions 10] or count[partitions 10 3]")),
+            _ => {
+                Err("partitions takes n, or n and k: write count[partitions 10] or count[partitions 10 3]".to_string())
+            }
         },
         "stirling2" | "stirling" | "s2" => {
             need(2, "stirling2 n k")?;

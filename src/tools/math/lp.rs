@@ -11,7 +11,7 @@
 
 use std::collections::BTreeMap;
 
-use microlp::{ComparisonOp, OptimizationDirection, Problem, SolveOptions, SolveOutcome, SolutionStatus};
+use microlp::{ComparisonOp, OptimizationDirection, Problem, SolutionStatus, SolveOptions, SolveOutcome};
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::{One, Signed, ToPrimitive, Zero};
@@ -66,7 +66,9 @@ impl Linear {
     }
 
     fn eval(&self, values: &BTreeMap<String, BigRational>) -> BigRational {
-        self.coeffs.iter().fold(self.constant.clone(), |acc, (v, c)| acc + c * values.get(v).cloned().unwrap_or_default())
+        self.coeffs
+            .iter()
+            .fold(self.constant.clone(), |acc, (v, c)| acc + c * values.get(v).cloned().unwrap_or_default())
     }
 }
 
@@ -74,7 +76,9 @@ fn linear(node: &Node) -> Result<Linear, String> {
     match node {
         Node::Num(q) => Ok(Linear::constant(q.clone())),
         Node::Var(v) if v == "pi" || v == "e" => Err(format!("'{v}' is not a rational coefficient")),
-        Node::Var(v) => Ok(Linear { coeffs: BTreeMap::from([(v.clone(), BigRational::one())]), constant: BigRational::zero() }),
+        Node::Var(v) => {
+            Ok(Linear { coeffs: BTreeMap::from([(v.clone(), BigRational::one())]), constant: BigRational::zero() })
+        }
         Node::Neg(x) => Ok(linear(x)?.scale(&int(-1))),
         Node::Sum(terms) => {
             let mut acc = Linear::default();
@@ -103,9 +107,9 @@ fn linear(node: &Node) -> Result<Linear, String> {
             }
             Ok(acc)
         }
-        other => exact_value(other)
-            .map(Linear::constant)
-            .ok_or_else(|| "only sums of numbers times variables are linear (no powers, roots or functions of variables)".into()),
+        other => exact_value(other).map(Linear::constant).ok_or_else(|| {
+            "only sums of numbers times variables are linear (no powers, roots or functions of variables)".into()
+        }),
     }
 }
 
@@ -438,7 +442,10 @@ fn solve(program: &Program) -> Result<String, String> {
                     .map(|(n, f)| program.objective.coeffs.get(n).and_then(ToPrimitive::to_f64).unwrap_or(0.0) * f)
                     .sum::<f64>();
             let assignments: Vec<String> = names.iter().zip(&floats).map(|(n, f)| format!("{n} ≈ {f:.9}")).collect();
-            format!("optimal (floating point, no exact fraction found): {word} ≈ {value:.9} at {}{note}", assignments.join(", "))
+            format!(
+                "optimal (floating point, no exact fraction found): {word} ≈ {value:.9} at {}{note}",
+                assignments.join(", ")
+            )
         }
     })
 }

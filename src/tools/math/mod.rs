@@ -11,11 +11,13 @@
 //! `Observation::fail` with one line saying what to write instead. Every tool is bounded by
 //! input size, result size and deterministic step budgets (never a clock).
 
+pub mod algebra;
 pub mod calc;
 pub mod count;
 pub mod lp;
 pub mod num;
 pub mod parse;
+pub mod poly;
 
 use std::sync::Arc;
 
@@ -23,11 +25,19 @@ use super::{BoxFuture, FinishTool, Observation, Tool, ToolRegistry, ToolSpec, To
 
 /// The math tools, with `finish`.
 pub fn registry() -> Arc<ToolRegistry> {
-    Arc::new(ToolRegistry::new().with(CalcTool).with(LpTool).with(CountTool).with(FinishTool))
+    Arc::new(ToolRegistry::new().with(CalcTool).with(AlgebraTool).with(LpTool).with(CountTool).with(FinishTool))
 }
+
+/// Longest observation text a math tool returns (it goes into the model's prompt).
+pub const MAX_OUTPUT_CHARS: usize = 4000;
 
 fn observe(result: Result<String, String>) -> Observation {
     match result {
+        Ok(text) if text.chars().count() > MAX_OUTPUT_CHARS => Observation::fail(format!(
+            "The result is {} characters long, too long to show (limit {MAX_OUTPUT_CHARS}); ask for something smaller, \
+             e.g. a coefficient or a value at a point.",
+            text.chars().count()
+        )),
         Ok(text) => Observation::ok(text),
         Err(why) => Observation::fail(why),
     }
@@ -93,3 +103,26 @@ impl Tool for CountTool {
         Box::pin(async move { observe(count::count(arg)) })
     }
 }
+
+/// `algebra[command]`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AlgebraTool;
+
+impl Tool for AlgebraTool {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec::single(
+            "algebra",
+            "exact algebra on polynomials and fractions (single-letter variables, xy = x*y): simplify <expr>, \
+             expand <expr>, factor <expr>, solve <equation> [for x], solve <eq1>; <eq2> [for x, y], diff <expr> [wrt x]",
+            "command",
+            "the command, e.g. solve x^2 - 5x + 6 = 0",
+        )
+    }
+
+    fn call<'a>(&'a self, arg: &'a str, _state: &'a mut ToolState) -> BoxFuture<'a, Observation> {
+        Box::pin(async move { observe(algebra::algebra(arg)) })
+    }
+}
+
+#[cfg(test)]
+mod tests;

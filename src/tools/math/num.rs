@@ -219,12 +219,7 @@ pub fn show_integer(n: &BigInt) -> String {
         return s;
     }
     let (sign, body) = if n.sign() == Sign::Minus { ("-", &s[1..]) } else { ("", &s[..]) };
-    format!(
-        "{sign}{}…{} (a {}-digit integer, shown abbreviated)",
-        &body[..40],
-        &body[body.len() - 20..],
-        body.len()
-    )
+    format!("{sign}{}…{} (a {}-digit integer, shown abbreviated)", &body[..40], &body[body.len() - 20..], body.len())
 }
 
 /// Whether q has a finite decimal expansion (its denominator has only the primes 2 and 5).

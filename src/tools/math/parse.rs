@@ -168,11 +168,7 @@ fn decimal(digits: &str, exp: i64) -> Result<BigRational, String> {
     let mantissa: BigInt = all.parse().map_err(|_| format!("'{digits}' is not a number"))?;
     let scale = exp - frac.len() as i64;
     let p = pow10(scale.unsigned_abs() as u32);
-    Ok(if scale >= 0 {
-        BigRational::from_integer(mantissa * p)
-    } else {
-        BigRational::new(mantissa, p)
-    })
+    Ok(if scale >= 0 { BigRational::from_integer(mantissa * p) } else { BigRational::new(mantissa, p) })
 }
 
 struct Parser {
@@ -390,8 +386,35 @@ fn collapse(mut factors: Vec<(bool, Node)>) -> Node {
 
 /// Names read as function calls when followed by `(`.
 pub const FUNCTIONS: &[&str] = &[
-    "sqrt", "root", "cbrt", "gcd", "lcm", "mod", "floor", "ceil", "abs", "round", "fact", "factorial", "c", "binom",
-    "binomial", "choose", "ncr", "p", "perm", "npr", "sin", "cos", "tan", "exp", "ln", "log", "asin", "acos", "atan",
+    "sqrt",
+    "root",
+    "cbrt",
+    "gcd",
+    "lcm",
+    "mod",
+    "floor",
+    "ceil",
+    "abs",
+    "round",
+    "fact",
+    "factorial",
+    "c",
+    "binom",
+    "binomial",
+    "choose",
+    "ncr",
+    "p",
+    "perm",
+    "npr",
+    "sin",
+    "cos",
+    "tan",
+    "exp",
+    "ln",
+    "log",
+    "asin",
+    "acos",
+    "atan",
 ];
 
 pub fn is_function(name: &str) -> bool {
