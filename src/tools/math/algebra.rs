@@ -348,6 +348,11 @@ fn show_factors(constant: &BigRational, factors: &[(Poly, u32)]) -> String {
     if parts.is_empty() {
         return constant.to_string();
     }
+    if let [(f, 1)] = factors {
+        if constant.is_one() {
+            return f.to_string();
+        }
+    }
     let body = parts.join("*");
     if constant.is_one() {
         body
@@ -1268,6 +1273,8 @@ mod tests {
         assert_eq!(ok("factor x^2 - y^2"), "(x + y)*(x - y)");
         assert_eq!(ok("factor x^2*y + x*y^2"), "x*y*(x + y)");
         assert!(ok("factor x^4 + 4").contains("may still split"), "x^4+4 = (x^2-2x+2)(x^2+2x+2) is not found");
+        assert_eq!(ok("factor x^2 - 2"), "x^2 - 2", "irreducible over the rationals");
+        assert_eq!(ok("factor (x^2 - 1)/(x^2 + 2x + 1)"), "(x - 1)/(x + 1)");
     }
 
     #[test]
