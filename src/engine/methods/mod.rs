@@ -24,6 +24,7 @@ pub mod io;
 pub mod mcts;
 pub mod react;
 pub mod reflexion;
+pub mod retreval;
 pub mod rounds;
 mod samples;
 pub mod self_refine;
