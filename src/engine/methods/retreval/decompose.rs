@@ -101,7 +101,8 @@ struct Draft {
 }
 
 fn append(text: &mut String, more: &str) {
-    if text.chars().count() < MAX_FIELD_CHARS {
+    // Bytes, not characters: a constant-time check (the field is clipped to characters later).
+    if text.len() < MAX_FIELD_CHARS {
         if !text.is_empty() {
             text.push(' ');
         }

@@ -19,7 +19,7 @@
 //! 0.56 unpenalised, 0.36 at reliability 0.5), so only a search whose best node stays
 //! doubtful pays for subtasks.
 
-use crate::engine::params::{real, whole};
+use crate::engine::params::real;
 use crate::engine::{ParamError, Params};
 
 use super::complexity::{Complexity, ComplexityTable};
@@ -97,6 +97,11 @@ impl RetrevalParams {
         Self::NO_DECOMPOSE,
     ];
 
+    /// [`RetrevalParams::OWN`], for `MethodInfo::own_params`.
+    pub const fn own_params() -> &'static [&'static str] {
+        Self::OWN
+    }
+
     /// The parameters from the header's (defaults for those not given), range-checked;
     /// the error names the parameter (and so the flag), the value and what it must be.
     pub fn read(params: &Params) -> Result<RetrevalParams, ParamError> {
@@ -115,10 +120,12 @@ impl RetrevalParams {
         };
         let count = |key: &'static str, default: u64, min: u64, max: u64| -> Result<u64, ParamError> {
             let Some(v) = extra.get(key) else { return Ok(default) };
-            match v.as_u64() {
-                Some(n) => whole(key, n, min, max),
-                None => Err(ParamError {
+            match v.as_f64() {
+                // A whole number written as 4.0 (a config file's float) is still 4.
+                Some(n) if n.fract() == 0.0 && n >= min as f64 && n <= max as f64 => Ok(n as u64),
+                _ => Err(ParamError {
                     name: key,
+                    // JSON has no NaN: serde_json writes it as null.
                     value: if v.is_null() { "NaN".into() } else { v.to_string() },
                     expected: format!("it must be a whole number from {min} to {max}"),
                 }),
@@ -289,14 +296,18 @@ mod tests {
             ),
             (
                 json!({"decompose_min_complexity": 6}),
-                "decompose_min_complexity (--decompose-min-complexity) is 6: it must be from 1 to 5",
+                "decompose_min_complexity (--decompose-min-complexity) is 6: it must be a whole number from 1 to 5",
             ),
             (
                 json!({"decompose_min_complexity": 2.5}),
                 "decompose_min_complexity (--decompose-min-complexity) is 2.5: it must be a whole number from 1 to 5",
             ),
-            (json!({"max_subtasks": 1}), "max_subtasks (--max-subtasks) is 1: it must be from 2 to 4"),
-            (json!({"max_subtasks": 5}), "max_subtasks (--max-subtasks) is 5: it must be from 2 to 4"),
+            (json!({"max_subtasks": 1}), "max_subtasks (--max-subtasks) is 1: it must be a whole number from 2 to 4"),
+            (json!({"max_subtasks": 5}), "max_subtasks (--max-subtasks) is 5: it must be a whole number from 2 to 4"),
+            (
+                json!({"max_subtasks": "3"}),
+                "max_subtasks (--max-subtasks) is \"3\": it must be a whole number from 2 to 4",
+            ),
             (json!({"max_subtasks": -3}), "max_subtasks (--max-subtasks) is -3: it must be a whole number from 2 to 4"),
             (json!({"no_cross": "yes"}), "no_cross (--no-cross) is \"yes\": it must be true or false"),
             (json!({"no_memory": 1}), "no_memory (--no-memory) is 1: it must be true or false"),

@@ -85,3 +85,36 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn hostile_replies_are_read_in_bounded_time_and_give_bounded_output() {
+    // Each of these is a megabyte or more; a parser that is quadratic in the reply, or
+    // keeps all of it, would show here (the parsers read the first MAX_REPLY_CHARS).
+    let hostile = [
+        "**".repeat(600_000),
+        "Versus 1: 7\n".repeat(100_000),
+        "Subtask 1: a\nDepends on: 1 2 3 4 5 6 7 8 9\n".repeat(30_000),
+        format!("Subtask 1: {}\nExit condition: x\nSubtask 2: b\nExit condition: y", "é".repeat(1_000_000)),
+        "Complexity: ".repeat(100_000),
+        "\n".repeat(1_000_000),
+        "off by one arithmetic error ".repeat(50_000),
+        format!("Critique: {}", "word ".repeat(300_000)),
+        "-".repeat(1_000_000),
+    ];
+    for text in &hostile {
+        let _ = parse_complexity(text);
+        let _ = parse_local_score(text);
+        let cross = parse_cross(text, 3);
+        assert!(cross.critique.chars().count() <= MAX_TRACE_CHARS + 1);
+        let _ = parse_approach(text);
+        let _ = approach_from_trace(text);
+        assert!(parse_validation(text).critique.chars().count() <= MAX_TRACE_CHARS + 1);
+        if let Ok(f) = parse_failure(text, Approach::Other) {
+            assert!(f.summary.chars().count() <= failure::MAX_SUMMARY_CHARS + 1);
+        }
+        if let Ok(subtasks) = parse_subtasks(text, 4) {
+            assert!(subtasks.iter().all(|s| s.goal.chars().count() <= 2_001));
+        }
+    }
+    assert_eq!(parse_subtasks(&hostile[2], 4).unwrap_err(), "the reply lists 5 or more subtasks; it must list 2 to 4");
+}
