@@ -171,41 +171,50 @@ the attempt to judge that the comparison shows.",
     p
 }
 
-/// Read a cross critique of a node against `siblings` siblings: lines like
-/// `Versus 2: 7`, `**vs. attempt 2:** 7/10`, `Comparison 1 - six` (scores clamped to
-/// 0–10; numbers outside 1..=siblings ignored; the last line for a sibling wins), and
-/// the text after `Critique:` — or, without one, the reply less its score lines.
+/// Read a cross critique of a node against `siblings` siblings: lines that start with
+/// a comparison label, like `Versus 2: 7`, `**vs. attempt 2:** 7/10`, `Comparison 1 -
+/// six` (scores clamped to 0–10; numbers outside 1..=siblings ignored; the last line
+/// for a sibling wins), wherever they are; and the critique text: from `Critique:`
+/// on — or, without one, the whole reply — less its comparison lines.
 pub fn parse_cross(reply: &str, siblings: usize) -> CrossCritique {
     let reply = bounded(reply);
     let siblings = siblings.min(MAX_SIBLINGS);
     let mut scores = vec![None; siblings];
+    // Lines that are not comparisons: before the `Critique:` line, and from it on.
     let mut rest = Vec::new();
-    let mut critique = None;
+    let mut critique: Option<Vec<&str>> = None;
     const LABELS: [&str; 7] = ["versus", "vs", "comparison", "attempt", "sibling", "against", "other"];
-    for (i, line) in reply.lines().enumerate() {
-        if let Some(text) = field(line, &["critique"]) {
-            let mut all = vec![text];
-            all.extend(reply.lines().skip(i + 1));
-            critique = Some(all.join("\n").trim().to_string());
-            break;
+    for line in reply.lines() {
+        if critique.is_none() {
+            if let Some(text) = field(line, &["critique"]) {
+                critique = Some(vec![text]);
+                continue;
+            }
         }
+        // A comparison line starts with its label (so prose that mentions an attempt is text).
         let toks = tokens(line);
-        let comparison =
-            toks.iter().position(|t| matches!(t, Token::Word(w) if LABELS.contains(&w.as_str()))).and_then(|at| {
-                let mut nums = toks[at + 1..].iter().filter_map(|t| match t {
+        let comparison = match toks.first() {
+            Some(Token::Word(w)) if LABELS.contains(&w.as_str()) => {
+                let mut nums = toks[1..].iter().filter_map(|t| match t {
                     Token::Number(n, _) => Some(*n),
                     _ => None,
                 });
-                let k = nums.next()?;
-                let score = nums.next()?;
-                (k.fract() == 0.0 && k >= 1.0 && k <= siblings as f64).then_some((k as usize, score))
-            });
-        match comparison {
-            Some((k, score)) => scores[k - 1] = Some(score.clamp(0.0, 10.0) / 10.0),
-            None => rest.push(line),
+                match (nums.next(), nums.next()) {
+                    (Some(k), Some(score)) if k.fract() == 0.0 && k >= 1.0 && k <= siblings as f64 => {
+                        Some((k as usize, score))
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        match (comparison, critique.as_mut()) {
+            (Some((k, score)), _) => scores[k - 1] = Some(score.clamp(0.0, 10.0) / 10.0),
+            (None, Some(c)) => c.push(line),
+            (None, None) => rest.push(line),
         }
     }
-    let critique = critique.unwrap_or_else(|| rest.join("\n").trim().to_string());
+    let critique = critique.unwrap_or(rest).join("\n").trim().to_string();
     CrossCritique { scores, critique: clip(&critique, MAX_TRACE_CHARS) }
 }
 
@@ -499,6 +508,12 @@ mod tests {
         let c = parse_cross("I cannot compare these.", 2);
         assert_eq!((c.cross(), &c.scores, c.critique.as_str()), (None, &vec![None, None], "I cannot compare these."));
         assert_eq!(parse_cross("Versus 1: 7", 0).scores, Vec::<Option<f64>>::new());
+        // The critique first, the scores after it; prose mentioning an attempt is not a score.
+        let c = parse_cross("Critique: weaker than attempt 2 in 3 places.\nVersus 1: 4\nVersus 2: 2\nOverall weak.", 2);
+        assert_eq!(c.scores, [Some(0.4), Some(0.2)]);
+        assert_eq!(c.critique, "weaker than attempt 2 in 3 places.\nOverall weak.");
+        let c = parse_cross("It beats attempt 1 by 5 steps.\nVersus 1: 6", 1);
+        assert_eq!((c.scores, c.critique.as_str()), (vec![Some(0.6)], "It beats attempt 1 by 5 steps."));
     }
 
     #[test]
