@@ -3,7 +3,7 @@
 //! a change happens (the convenience methods build a [`MemoryChange`] and apply it).
 
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::fmt::Write as _;
 
 use super::similarity::{content_hash, jaccard, keywords, normalize, overlap};
@@ -480,7 +480,24 @@ impl Memory {
             }
             !retire
         });
-        let words: Vec<BTreeSet<String>> = self.entries.iter().map(|e| keywords(&e.content)).collect();
+        // Keywords as sorted ids, so each of the O(n²) pair tests is a merge of two short
+        // integer lists rather than a comparison of string sets.
+        let mut ids: HashMap<String, u32> = HashMap::new();
+        let words: Vec<Vec<u32>> = self
+            .entries
+            .iter()
+            .map(|e| {
+                let mut w: Vec<u32> = keywords(&e.content)
+                    .into_iter()
+                    .map(|k| {
+                        let next = ids.len() as u32;
+                        *ids.entry(k).or_insert(next)
+                    })
+                    .collect();
+                w.sort_unstable();
+                w
+            })
+            .collect();
         let threshold = self.params.consolidate_similarity;
         let n = self.entries.len();
         let mut alive = vec![true; n];
@@ -498,7 +515,7 @@ impl Memory {
                 if large == 0 || (small as f64) < threshold * large as f64 {
                     continue;
                 }
-                if jaccard(&words[i], &words[j]) < threshold {
+                if sorted_jaccard(&words[i], &words[j]) < threshold {
                     continue;
                 }
                 let keep_j = b.pinned || (!a.pinned && b.confidence.total_cmp(&a.confidence) == Ordering::Greater);
@@ -650,6 +667,29 @@ impl Memory {
             }
         }
         Ok(())
+    }
+}
+
+/// Jaccard similarity of two sorted, duplicate-free id lists (0 when both are empty),
+/// computed exactly as [`jaccard`] does on the keyword sets.
+fn sorted_jaccard(a: &[u32], b: &[u32]) -> f64 {
+    let (mut i, mut j, mut shared) = (0, 0, 0usize);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            Ordering::Less => i += 1,
+            Ordering::Greater => j += 1,
+            Ordering::Equal => {
+                shared += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    let union = a.len() + b.len() - shared;
+    if union == 0 {
+        0.0
+    } else {
+        shared as f64 / union as f64
     }
 }
 
