@@ -4,6 +4,7 @@
 //! * `engine` — the sans-IO search core (tree, methods, commands, events);
 //! * `tasks` — problems (Game of 24, ...) with prompts, parsers and checkers;
 //! * `llm` — providers (`sim`, `replay`) and the response cache;
+//! * `memory` — ReTreVal's cross-problem memory store and its files;
 //! * `session` — JSONL recording, loading, replay and importers;
 //! * `runtime` — the tokio driver and headless runs;
 //! * `safe_text` — text made safe for a terminal (controls and bidi escaped, secrets redacted).
@@ -15,6 +16,7 @@ pub mod engine;
 pub mod grade;
 pub mod import;
 pub mod llm;
+pub mod memory;
 pub mod runtime;
 pub mod safe_text;
 pub mod session;

@@ -20,6 +20,7 @@ mod bench;
 pub(crate) mod error;
 mod grade;
 mod import;
+mod memory;
 pub(crate) mod pipe;
 mod replay;
 mod run;
@@ -36,6 +37,7 @@ use args::RunArgs;
 use bench::BenchArgs;
 use grade::GradeArgs;
 use import::ImportCmd;
+use memory::MemoryArgs;
 use replay::ReplayArgs;
 
 #[derive(Parser, Debug)]
@@ -80,6 +82,8 @@ pub(crate) enum Cmd {
     Bench(BenchArgs),
     /// Grade a math answer: print `equivalent` or `different` (exit 0 either way).
     Grade(GradeArgs),
+    /// Read and edit ReTreVal's cross-problem memories (list, show, edit, rm, clear, export, import, names).
+    Memory(MemoryArgs),
 }
 
 /// The command line of this process, parsed. Every option taking a value accepts a
@@ -119,6 +123,7 @@ pub fn main(cli: Cli) -> Result<()> {
         Some(Cmd::Import(cmd)) => import::import(cmd),
         Some(Cmd::Bench(args)) => bench::bench(args),
         Some(Cmd::Grade(args)) => grade::grade(args),
+        Some(Cmd::Memory(args)) => memory::memory(args),
         Some(Cmd::Tui(args)) => tui::tui_live(*args),
         Some(Cmd::Demo { which, theme }) => tui::demo(which, theme),
         Some(Cmd::RecordDemos { dir }) => thoughtscope::demos::record_all(&dir).map_err(|e| eyre!(e)),
