@@ -910,3 +910,18 @@ fn the_explorers_settings_warnings_are_kept_for_the_screen_and_printed_when_it_c
     assert!(stderr.contains("the explorer needs a terminal"), "{stderr}");
     assert_eq!(stderr.matches("defaults.breadth").count(), 1, "once: {stderr}");
 }
+
+#[test]
+fn a_run_without_problems_names_the_tasks_own_kind_of_input() {
+    let stderr = |args: &[&str]| {
+        let out = bin().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    assert!(stderr(&["run", "--task", "game24"]).contains("--input \"4 9 10 13\""));
+    let math = stderr(&["run", "--task", "math-demo"]);
+    assert!(math.contains("--input \"What is $2^{10} - 1$?\"") && !math.contains("4 9 10 13"), "{math}");
+    let mc = stderr(&["run", "--task", "mmlu-pro"]);
+    assert!(mc.contains("no questions of its own") && mc.contains("one question with --input"), "{mc}");
+    assert!(stderr(&["run", "--task", "math500"]).contains("no problems of its own"));
+}

@@ -101,7 +101,10 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
         safe_eprintln!("warning: {w}");
     }
     if task.problem_count() == 0 && args.input.is_none() {
-        usage_bail!("{task_name} has no questions of its own: name a data file with --data FILE (or one with --input)");
+        let noun = task.info().input_noun;
+        usage_bail!(
+            "{task_name} has no {noun}s of its own: name a data file with --data FILE (or one {noun} with --input)"
+        );
     }
     let problems: Vec<Problem> = match (&args.input, &args.range) {
         (Some(input), _) => vec![task.parse_input(input)?],
@@ -109,7 +112,16 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
             let r = tasks::parse_range(range, task.problem_count())?;
             r.filter_map(|i| task.problem(i)).collect()
         }
-        (None, None) => usage_bail!("say which problems: --range A..B (0-based, like Python) or --input \"4 9 10 13\""),
+        (None, None) => {
+            // The task's own example of a written input (one line, not a problem number).
+            let example = task
+                .info()
+                .input_examples
+                .iter()
+                .find(|e| !e.contains('\n') && !e.chars().all(|c| c.is_ascii_digit()))
+                .map_or_else(|| "TEXT".to_string(), |e| format!("{e:?}"));
+            usage_bail!("say which problems: --range A..B (0-based, like Python) or --input {example}")
+        }
     };
     let params = ParamPatch::merge(&args.search, &d.search);
     params.check_all()?;
