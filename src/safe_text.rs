@@ -76,6 +76,12 @@ pub fn cell_safe(symbol: &str) -> Option<String> {
     Some(if kept.is_empty() { " ".to_string() } else { kept })
 }
 
+/// `text` on one line: every run of whitespace, line breaks included, becomes one space
+/// (a multiple-choice input's options read `... A. 47 B. 49`, not `...A. 47B. 49`).
+pub fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// At most `max` characters of `text`, with `…` if cut.
 pub fn clip(text: &str, max: usize) -> String {
     if text.chars().count() <= max {

@@ -150,7 +150,7 @@ impl App {
                 if let Some(l) = self.problems.as_mut() {
                     l.sessions[to] = self.run.writer().map(|w| w.path().to_path_buf());
                 }
-                let input = &self.header.input;
+                let input = crate::safe_text::one_line(&self.header.input);
                 self.message = Some(format!("problem {}/{n}: {input}", to + 1));
             }
         }

@@ -185,3 +185,24 @@ fn settings_problems_show_in_the_explorer_naming_file_and_key() {
     assert!(app.popup.is_none());
     assert_eq!(app.message.as_deref(), Some(notes[0].as_str()));
 }
+
+#[test]
+fn a_multiple_choice_input_reads_on_one_line_in_the_header_tree_and_messages() {
+    let dir = tempfile::tempdir().unwrap();
+    let task = crate::tasks::build("mc-demo", &crate::tasks::TaskOptions::default(), &mut Vec::new()).unwrap();
+    let problems: Vec<Problem> = (0..2).map(|i| task.problem(i).unwrap()).collect();
+    assert!(problems[0].input.contains('\n'), "the options are on lines of their own");
+    let mut s = setup(dir.path(), Params::default());
+    s.header.task = "mc-demo".into();
+    s.task = task;
+    let mut app = App::live_list(s, problems.clone(), Keymap::default(), ThemeSet::default(), "dark").unwrap();
+    let flat = crate::safe_text::one_line(&problems[0].input);
+    let first_option = flat.find(" A. ").expect("options after the question, one space apart");
+    let screen = render(&mut app, 220, 30);
+    let header = header_text(&app, 220);
+    assert!(header.contains(&flat[..first_option + 5]), "header: {header}");
+    assert!(screen.contains(&format!("input {}", &flat[..first_option + 5])), "tree:\n{screen}");
+    act(&mut app, Action::NextProblem);
+    let second = crate::safe_text::one_line(&problems[1].input);
+    assert_eq!(app.message.as_deref(), Some(format!("problem 2/2: {second}").as_str()));
+}

@@ -112,7 +112,7 @@ fn items(app: &App, d: Detail) -> (Items, Items) {
         what.push((text, slot));
     }
     let h = &app.header;
-    let input = clip(&h.input, d.input);
+    let input = clip(&crate::safe_text::one_line(&h.input), d.input);
     let task = match h.index {
         Some(i) => format!(" {} #{i} [{input}]", h.task),
         None => format!(" {} [{input}]", h.task),

@@ -104,7 +104,7 @@ fn label(view: &View, tree: &SearchTree, node: &Node) -> Line<'static> {
         spans.push(Span::styled("✎ ", view.style(Slot::NodeEdited)));
     }
     let text = if node.id == tree.root() {
-        format!("input {}", node.thought)
+        format!("input {}", crate::safe_text::one_line(&node.thought))
     } else if let Some(answer) = sample_answer(view, tree, node) {
         // A sampled whole answer (CoT-SC): the vote it casts, not its first line.
         format!("answer: {answer}")
