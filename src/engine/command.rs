@@ -25,7 +25,13 @@ pub enum Command {
     Backtrack {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         to: Option<NodeId>,
+        /// Why the branch failed, for methods that learn from typed failures
+        /// (`MethodView::backtrack_causes` lists the names a method reads).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cause: Option<String>,
     },
+    /// A person's change to the run's memory (edit, pin or remove an entry).
+    Memory { change: crate::memory::MemoryChange },
     /// Generate more children of a node now.
     Expand { node: NodeId },
     /// Ask the evaluator again about a node (bypassing the cache).

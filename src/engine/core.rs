@@ -64,6 +64,10 @@ pub struct Core {
     pub(super) out: Vec<Effect>,
     pub(super) pruned_from: HashMap<NodeId, NodeStatus>,
     pub rng: SplitMix64,
+    /// The cross-problem memory this problem reads and updates (ReTreVal with a
+    /// named memory), as it stood when the problem began plus this run's changes.
+    /// Every change is journaled and leaves the engine as an `Event::Memory`.
+    pub memory: Option<crate::memory::Memory>,
 }
 
 impl Core {
@@ -77,6 +81,15 @@ impl Core {
 
     pub fn log(&mut self, text: impl Into<String>) {
         self.emit(Event::Log { text: text.into() });
+    }
+
+    /// Emit the memory's journaled changes as events (the session records them).
+    pub(super) fn flush_memory(&mut self) {
+        let Some(memory) = self.memory.as_mut() else { return };
+        let changes = memory.take_changes();
+        for change in changes {
+            self.emit(Event::Memory { change });
+        }
     }
 
     pub fn has_pending(&self) -> bool {

@@ -55,6 +55,10 @@ pub enum Event {
         call: u64,
         reason: String,
     },
+    /// The run's memory changed (the method learnt something, or a person edited it).
+    Memory {
+        change: crate::memory::MemoryChange,
+    },
     /// A line for the transcript: what the search did and why.
     Log {
         text: String,

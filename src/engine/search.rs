@@ -36,8 +36,22 @@ impl Engine {
             out: Vec::new(),
             pruned_from: HashMap::new(),
             rng,
+            memory: None,
         };
         Ok(Engine { core, method, mode: RunMode::Paused, outcome: None })
+    }
+
+    /// Start from this memory (its journal is dropped: it is the problem's snapshot).
+    pub fn set_memory(&mut self, memory: Option<crate::memory::Memory>) {
+        self.core.memory = memory.map(|mut m| {
+            m.take_changes();
+            m
+        });
+    }
+
+    /// The memory as it stands (the snapshot plus this problem's changes so far).
+    pub fn memory(&self) -> Option<&crate::memory::Memory> {
+        self.core.memory.as_ref()
     }
 
     pub fn tree(&self) -> &SearchTree {
@@ -77,6 +91,7 @@ impl Engine {
             Input::ToolReply(reply) => self.tool_reply(reply),
         }
         self.pump();
+        self.core.flush_memory();
         std::mem::take(&mut self.core.out)
     }
 
@@ -175,13 +190,17 @@ impl Engine {
                 // A finished search can go on from an edit.
                 self.outcome = None;
             }
-            Command::Backtrack { to } => {
+            Command::Backtrack { to, cause } => {
                 if let Some(node) = to {
                     if !self.check_node(node) {
                         return;
                     }
                 }
-                if let Err(reason) = self.method.backtrack(&mut self.core, to) {
+                let done = match cause.as_deref() {
+                    Some(cause) => self.method.backtrack_because(&mut self.core, to, cause),
+                    None => self.method.backtrack(&mut self.core, to),
+                };
+                if let Err(reason) = done {
                     self.reject(reason);
                 } else {
                     self.outcome = None;
@@ -197,6 +216,7 @@ impl Engine {
                 self.core.generate(node, true);
                 self.core.log(format!("expanding {node} by hand"));
             }
+            Command::Memory { change } => self.memory_command(change),
             Command::Reevaluate { node } => {
                 if !self.check_node(node) {
                     return;
@@ -224,6 +244,42 @@ impl Engine {
                     Err(reason) => self.reject(reason),
                 }
             }
+        }
+    }
+
+    /// A person's change to the memory: an entry edited, pinned or removed.
+    fn memory_command(&mut self, change: crate::memory::MemoryChange) {
+        use crate::memory::MemoryChange;
+        if !matches!(change, MemoryChange::Edit { .. } | MemoryChange::Remove { .. }) {
+            return self.reject("a person can edit, pin or remove a memory entry; other changes are the method's");
+        }
+        let Some(memory) = self.core.memory.as_mut() else {
+            return self.reject("this run has no memory (ReTreVal keeps one; see --memory)");
+        };
+        match memory.apply(&change) {
+            Ok(_) => {
+                let what = match &change {
+                    MemoryChange::Remove { id } => format!("removed memory entry {id}"),
+                    MemoryChange::Edit { id, content, confidence, pinned } => {
+                        let mut parts = Vec::new();
+                        if content.is_some() {
+                            parts.push("rewrote".to_string());
+                        }
+                        if let Some(c) = confidence {
+                            parts.push(format!("set confidence {c:.2} of"));
+                        }
+                        match pinned {
+                            Some(true) => parts.push("pinned".to_string()),
+                            Some(false) => parts.push("unpinned".to_string()),
+                            None => {}
+                        }
+                        format!("{} memory entry {id} by hand", parts.join(", "))
+                    }
+                    _ => unreachable!("checked above"),
+                };
+                self.core.log(what);
+            }
+            Err(e) => self.reject(format!("memory: {e}")),
         }
     }
 

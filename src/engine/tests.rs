@@ -67,7 +67,7 @@ fn run_and_pause() {
 fn backtrack_returns_to_unexplored_states_of_the_step_before() {
     let mut e = bfs(2);
     first_step(&mut e);
-    let fx = e.handle(cmd(Command::Backtrack { to: None }));
+    let fx = e.handle(cmd(Command::Backtrack { to: None, cause: None }));
     assert!(
         events(&fx).contains(&Event::Backtracked { from: vec![NodeId(2), NodeId(1)], to: vec![NodeId(4), NodeId(5)] })
     );
@@ -77,7 +77,7 @@ fn backtrack_returns_to_unexplored_states_of_the_step_before() {
     let nodes: Vec<NodeId> = calls(&fx).iter().map(|(c, _)| e.core.calls[c].node).collect();
     assert_eq!(nodes, vec![NodeId(4), NodeId(5)]);
     // Nothing unexplored is left at that step now.
-    let fx = e.handle(cmd(Command::Backtrack { to: None }));
+    let fx = e.handle(cmd(Command::Backtrack { to: None, cause: None }));
     assert!(events(&fx).iter().any(|e| matches!(e, Event::Rejected { .. })));
 }
 
@@ -259,7 +259,7 @@ fn dfs_backtracks_when_no_child_passes_the_threshold() {
     let c = calls(&fx);
     assert_eq!(e.core.calls[&c[0].0].node, NodeId(2), "then the next sibling");
     // A backtrack by hand pops to the parent.
-    let fx = e.handle(cmd(Command::Backtrack { to: None }));
+    let fx = e.handle(cmd(Command::Backtrack { to: None, cause: None }));
     assert!(events(&fx).contains(&Event::Backtracked { from: vec![NodeId(2)], to: vec![NodeId(0)] }));
     assert_eq!(cancelled(&fx), vec![c[0].0]);
 }
@@ -290,7 +290,7 @@ fn io_scores_each_sample_and_best_of_k() {
     assert!(o.solved_any);
     assert!((o.sample_accuracy.unwrap() - 1.0 / 3.0).abs() < 1e-9);
     assert_eq!(e.tree().node(NodeId(2)).status, NodeStatus::Solution);
-    let fx = e.handle(cmd(Command::Backtrack { to: None }));
+    let fx = e.handle(cmd(Command::Backtrack { to: None, cause: None }));
     assert!(events(&fx).iter().any(|e| matches!(e, Event::Rejected { .. })));
 }
 
@@ -479,7 +479,7 @@ mod react {
         let t = tool_calls(&fx);
         assert_eq!(t[0].1.arg, "Marrowick");
         assert_eq!(e.tree().node(NodeId(1)).children.len(), 2, "both continuations stay as branches");
-        let fx = e.handle(cmd(Command::Backtrack { to: None }));
+        let fx = e.handle(cmd(Command::Backtrack { to: None, cause: None }));
         assert!(events(&fx).iter().any(|ev| matches!(ev, Event::Rejected { .. })));
     }
 
@@ -872,11 +872,11 @@ fn backtrack_to_a_named_node() {
     let fx = e.handle(reply(c[1].0, &["sure"]));
     let fx = e.handle(reply(calls(&fx)[0].0, &["6 + 9 = 15 (left: 10 15)"]));
     e.handle(reply(calls(&fx)[0].0, &["sure"]));
-    let fx = e.handle(cmd(Command::Backtrack { to: Some(NodeId(2)) }));
+    let fx = e.handle(cmd(Command::Backtrack { to: Some(NodeId(2)), cause: None }));
     assert!(events(&fx)
         .iter()
         .any(|ev| matches!(ev, Event::Rejected { reason } if reason.contains("not on the search's path"))));
-    let fx = e.handle(cmd(Command::Backtrack { to: Some(NodeId(0)) }));
+    let fx = e.handle(cmd(Command::Backtrack { to: Some(NodeId(0)), cause: None }));
     let ev = events(&fx);
     assert!(ev.contains(&Event::Backtracked { from: vec![NodeId(3)], to: vec![NodeId(1)] }), "{ev:?}");
     assert!(ev.contains(&Event::Backtracked { from: vec![NodeId(1)], to: vec![NodeId(0)] }), "{ev:?}");
@@ -884,20 +884,20 @@ fn backtrack_to_a_named_node() {
     // BFS with b=2 kept #2 and #1 at step 1: backtracking to #5 makes it the frontier alone.
     let mut e = bfs(2);
     first_step(&mut e);
-    let fx = e.handle(cmd(Command::Backtrack { to: Some(NodeId(5)) }));
+    let fx = e.handle(cmd(Command::Backtrack { to: Some(NodeId(5)), cause: None }));
     let ev = events(&fx);
     assert!(ev.contains(&Event::Backtracked { from: vec![NodeId(2), NodeId(1)], to: vec![NodeId(5)] }), "{ev:?}");
     assert_eq!(e.tree().node(NodeId(5)).status, NodeStatus::Frontier);
     assert_ne!(e.tree().node(NodeId(4)).status, NodeStatus::Frontier);
-    let fx = e.handle(cmd(Command::Backtrack { to: Some(NodeId(1)) }));
+    let fx = e.handle(cmd(Command::Backtrack { to: Some(NodeId(1)), cause: None }));
     assert!(events(&fx).iter().any(|ev| matches!(ev, Event::Rejected { .. })), "#1 was explored");
 
     // Sessions keep the old form when no node is named.
-    let json = serde_json::to_string(&Command::Backtrack { to: None }).unwrap();
+    let json = serde_json::to_string(&Command::Backtrack { to: None, cause: None }).unwrap();
     assert_eq!(json, r#"{"cmd":"backtrack"}"#);
-    assert_eq!(serde_json::from_str::<Command>(&json).unwrap(), Command::Backtrack { to: None });
+    assert_eq!(serde_json::from_str::<Command>(&json).unwrap(), Command::Backtrack { to: None, cause: None });
     let to = serde_json::from_str::<Command>(r#"{"cmd":"backtrack","to":4}"#).unwrap();
-    assert_eq!(to, Command::Backtrack { to: Some(NodeId(4)) });
+    assert_eq!(to, Command::Backtrack { to: Some(NodeId(4)), cause: None });
 }
 
 /// Game of 24 whose parsers misbehave: votes name choices past the list, and an edit
@@ -983,4 +983,34 @@ fn an_edit_the_task_reads_as_no_step_is_rejected_not_a_panic() {
     let fx = e.handle(cmd(Command::Edit { node: NodeId(1), text: "13 - 10 = 3 (left: 3 13)".into() }));
     let ev = events(&fx);
     assert!(ev.iter().any(|ev| matches!(ev, Event::Rejected { reason } if reason.contains("not a step"))), "{ev:?}");
+}
+
+#[test]
+fn a_person_edits_pins_and_removes_memory_entries_and_each_change_is_an_event() {
+    use crate::memory::{Category, Memory, MemoryChange};
+    let mut e = bfs(1);
+    let fx = e.handle(cmd(Command::Memory { change: MemoryChange::Remove { id: 0 } }));
+    assert!(
+        events(&fx).iter().any(|ev| matches!(ev, Event::Rejected { reason } if reason.contains("no memory"))),
+        "{fx:?}"
+    );
+    let mut memory = Memory::default();
+    let id = memory.add("casework: list every case before counting", Category::Failure, "casework", None).unwrap().id();
+    e.set_memory(Some(memory));
+    // The snapshot's own journal is not this run's change.
+    assert!(!events(&e.handle(cmd(Command::Pause))).iter().any(|ev| matches!(ev, Event::Memory { .. })));
+    let pin = MemoryChange::Edit { id, content: None, confidence: None, pinned: Some(true) };
+    let fx = e.handle(cmd(Command::Memory { change: pin.clone() }));
+    assert!(events(&fx).contains(&Event::Memory { change: pin }), "{fx:?}");
+    assert!(e.memory().unwrap().entry(id).unwrap().pinned);
+    let fx = e.handle(cmd(Command::Memory { change: MemoryChange::Consolidate }));
+    assert!(events(&fx).iter().any(|ev| matches!(ev, Event::Rejected { .. })), "only edits and removals by hand");
+    let fx = e.handle(cmd(Command::Memory { change: MemoryChange::Remove { id: 7 } }));
+    assert!(
+        events(&fx).iter().any(|ev| matches!(ev, Event::Rejected { reason } if reason.contains("no memory entry 7"))),
+        "{fx:?}"
+    );
+    let fx = e.handle(cmd(Command::Memory { change: MemoryChange::Remove { id } }));
+    assert!(events(&fx).contains(&Event::Memory { change: MemoryChange::Remove { id } }));
+    assert!(e.memory().unwrap().is_empty());
 }

@@ -147,6 +147,7 @@ pub fn import_trajectory(
         gold: gold.clone(),
         actions: Some(ActionRules::Reference),
         facets: Default::default(),
+        memory: None,
     };
     let path = out.join(name);
     let writer = SessionWriter::create(&path, &header)?;

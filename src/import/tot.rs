@@ -635,6 +635,7 @@ pub fn check_puzzle(
                 gold: None,
                 actions: None,
                 facets: Default::default(),
+                memory: None,
             };
             Some(SessionWriter::create(&dir.join(format!("tot-log-{:04}.jsonl", entry.idx)), &header)?)
         }

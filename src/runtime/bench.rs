@@ -44,6 +44,7 @@ pub fn record_steered_session(path: &Path, inputs: usize) -> Result<Session, Str
         gold: None,
         actions: None,
         facets: Default::default(),
+        memory: None,
     };
     let task = header.build_task(&TaskOptions::default()).map_err(|e| e.to_string())? as Arc<dyn Task>;
     let engine = Engine::new(task, PUZZLE, header.params.clone());

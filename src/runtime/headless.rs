@@ -493,6 +493,7 @@ pub fn header_for(setup: &RunSetup, problem: &Problem) -> Header {
         gold: setup.task.gold(&problem.input),
         actions: None,
         facets: setup.task.facets(&problem.input),
+        memory: None,
     }
 }
 

@@ -145,7 +145,7 @@ impl<'s> ReplayCursor<'s> {
         let torn_seq = if session.warnings.is_empty() && session.complete() { None } else { last_seq };
         let interval = DEFAULT_INTERVAL.max(inputs.len().div_ceil(MAX_CHECKPOINTS));
         let h = &session.header;
-        let engine = Engine::new(Arc::clone(&task), &h.input, h.params.clone());
+        let engine = h.engine(Arc::clone(&task));
         let state = State { engine, totals: Totals::default(), issued_tools: Vec::new() };
         let start = Checkpoint { state: state.clone(), events: 0, tool_calls: 0, mismatches: 0 };
         ReplayCursor {

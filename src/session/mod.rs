@@ -64,6 +64,19 @@ pub struct Header {
     /// replays break results down without the data file. Empty for most tasks.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub facets: std::collections::BTreeMap<String, String>,
+    /// The cross-problem memory as it stood when the problem began (ReTreVal with a
+    /// named memory): the engine starts from it, and the session's `memory` events
+    /// are every change the problem made, so replays and forks see the same memory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<MemorySnapshot>,
+}
+
+/// A named memory at the start of a problem.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MemorySnapshot {
+    /// The memory's name (its file under the data directory's `memory/`).
+    pub name: String,
+    pub memory: crate::memory::Memory,
 }
 
 impl Header {
@@ -76,6 +89,13 @@ impl Header {
             actions: self.actions,
             facets: Some(&self.facets),
         }
+    }
+
+    /// The search this header describes on `task`, starting from the header's memory.
+    pub fn engine(&self, task: std::sync::Arc<dyn crate::engine::Task>) -> Engine {
+        let mut engine = Engine::new(task, &self.input, self.params.clone());
+        engine.set_memory(self.memory.as_ref().map(|m| m.memory.clone()));
+        engine
     }
 
     /// The task the session ran, built from the header alone (no data file).

@@ -22,6 +22,7 @@ fn header() -> Header {
         gold: None,
         actions: None,
         facets: Default::default(),
+        memory: None,
     }
 }
 

@@ -171,6 +171,7 @@ fn a_session_replays_without_its_data_file() {
         gold: task.gold(&problem.input),
         actions: None,
         facets: Default::default(),
+        memory: None,
     };
     assert_eq!(header.gold.as_deref(), Some("Arthur's Magazine"));
     let path = dir.path().join("s.jsonl");

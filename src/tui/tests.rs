@@ -39,6 +39,7 @@ fn setup(dir: &Path, params: Params) -> Setup {
         gold: None,
         actions: None,
         facets: Default::default(),
+        memory: None,
     };
     Setup { task, prompts: None, header, sessions_dir: dir.to_path_buf(), limits: Default::default() }
 }
@@ -169,7 +170,7 @@ fn prune_edit_backtrack_expand_through_actions() {
     assert!(commands.contains(&Command::Prune { node: kept[0] }));
     assert!(commands.contains(&Command::Unprune { node: kept[0] }));
     assert!(commands.contains(&Command::Edit { node: kept[0], text: "10 - 4 = 6 (left: 5 6 6)".into() }));
-    assert!(commands.contains(&Command::Backtrack { to: None }));
+    assert!(commands.contains(&Command::Backtrack { to: None, cause: None }));
     assert!(commands.contains(&Command::Expand { node: leaf }));
 }
 

@@ -18,6 +18,7 @@ pub const INFO: MethodInfo = MethodInfo {
     tree_search: false,
     default_samples: None,
     own_params: &[],
+    wants_memory: super::no_memory,
     build: |p| Ok(Box::new(CotSc::new(SampleParams::read(p)?))),
 };
 

@@ -30,6 +30,7 @@ pub const REACT_COT_SC_INFO: MethodInfo = MethodInfo {
     // The ReAct paper's hybrids take 21 CoT-SC samples.
     default_samples: Some(21),
     own_params: &[],
+    wants_memory: super::no_memory,
     build: |p| Ok(Box::new(Hybrid::react_cot_sc(HybridParams::read(p)?))),
 };
 pub const COT_SC_REACT_INFO: MethodInfo = MethodInfo {
@@ -40,6 +41,7 @@ pub const COT_SC_REACT_INFO: MethodInfo = MethodInfo {
     // The ReAct paper's hybrids take 21 CoT-SC samples.
     default_samples: Some(21),
     own_params: &[],
+    wants_memory: super::no_memory,
     build: |p| Ok(Box::new(Hybrid::cot_sc_react(HybridParams::read(p)?))),
 };
 
@@ -310,6 +312,7 @@ impl Method for Hybrid {
             cutoff: None,
             candidates_by_depth: false,
             votes: self.votes(core),
+            ..MethodView::default()
         }
     }
 }

@@ -198,7 +198,7 @@ fn a_person_continues_react_steps_not_samples() {
     let sample = *e.tree().node(e.tree().root()).children.last().unwrap();
     let fx = e.handle(cmd(Command::Continue { node: sample }));
     assert!(events(&fx).iter().any(|ev| matches!(ev, Event::Rejected { reason } if reason.contains("CoT-SC sample"))));
-    let fx = e.handle(cmd(Command::Backtrack { to: None }));
+    let fx = e.handle(cmd(Command::Backtrack { to: None, cause: None }));
     assert!(events(&fx).iter().any(|ev| matches!(ev, Event::Rejected { .. })));
     // Continuing from the question runs ReAct again; CoT-SC is not asked twice.
     let fx = e.handle(cmd(Command::Continue { node: e.tree().root() }));

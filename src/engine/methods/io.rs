@@ -15,6 +15,7 @@ pub const INFO: MethodInfo = MethodInfo {
     tree_search: false,
     default_samples: None,
     own_params: &[],
+    wants_memory: super::no_memory,
     build: |p| Ok(Box::new(Io::new(SampleParams::read(p)?))),
 };
 

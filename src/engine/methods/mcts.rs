@@ -32,6 +32,7 @@ pub const INFO: MethodInfo = MethodInfo {
     tree_search: true,
     default_samples: None,
     own_params: &[MctsParams::UCT_C, MctsParams::ITERATIONS, MctsParams::ROLLOUT_DEPTH],
+    wants_memory: super::no_memory,
     build: |params| {
         let (mcts, search) = MctsParams::read(params)?;
         Ok(Box::new(Mcts::new(mcts, search)))
@@ -436,7 +437,15 @@ impl Method for Mcts {
         // The iteration in flight counts, so the status agrees with the transcript's latest line.
         let in_flight = matches!(self.phase, Phase::Expanding { .. } | Phase::Evaluating { .. });
         let step = self.iterations + usize::from(in_flight);
-        MethodView { params, step, step_noun: "iteration", cutoff: None, candidates_by_depth: false, votes: None }
+        MethodView {
+            params,
+            step,
+            step_noun: "iteration",
+            cutoff: None,
+            candidates_by_depth: false,
+            votes: None,
+            ..MethodView::default()
+        }
     }
 }
 
@@ -584,7 +593,7 @@ mod tests {
         let fx = e.handle(cmd(Command::Step { n: 1 }));
         let g = calls(&fx)[0].0;
         assert_eq!(e.core.calls[&g].node, NodeId(2));
-        let fx = e.handle(cmd(Command::Backtrack { to: None }));
+        let fx = e.handle(cmd(Command::Backtrack { to: None, cause: None }));
         assert!(events(&fx).contains(&Event::Backtracked { from: vec![NodeId(2)], to: vec![NodeId(0)] }));
         assert_eq!(cancelled(&fx), vec![g]);
         assert!(matches!(e.tree().node(NodeId(2)).status, NodeStatus::Dropped(_)));
@@ -593,7 +602,7 @@ mod tests {
         let fx = e.handle(cmd(Command::Step { n: 1 }));
         assert_eq!(e.core.calls[&calls(&fx)[0].0].node, NodeId(1));
         // A named node is left directly.
-        let fx = e.handle(cmd(Command::Backtrack { to: Some(NodeId(1)) }));
+        let fx = e.handle(cmd(Command::Backtrack { to: Some(NodeId(1)), cause: None }));
         assert!(events(&fx).contains(&Event::Backtracked { from: vec![NodeId(1)], to: vec![NodeId(0)] }));
         assert!(matches!(e.tree().node(NodeId(1)).status, NodeStatus::Dropped(DropReason::Backtracked)));
     }

@@ -86,6 +86,10 @@ pub trait Method: dyn_clone::DynClone + Send {
     fn on_tool(&mut self, _core: &mut Core, _node: NodeId, _result: crate::engine::ToolResult) {}
     /// Leave the current branch, or go back to `to` if given; `Err` says why not.
     fn backtrack(&mut self, core: &mut Core, to: Option<NodeId>) -> Result<(), String>;
+    /// A person's backtrack naming why the branch failed (one of `MethodView::backtrack_causes`).
+    fn backtrack_because(&mut self, core: &mut Core, to: Option<NodeId>, _cause: &str) -> Result<(), String> {
+        self.backtrack(core, to)
+    }
     fn continue_from(&mut self, core: &mut Core, node: NodeId) -> Result<(), String>;
     /// A reply to one of the method's own calls (`CallKind::Own(tag)`), successful.
     fn on_reply(&mut self, _core: &mut Core, _node: NodeId, _tag: u32, _reply: &crate::engine::LlmResponse) {}
@@ -108,6 +112,10 @@ pub struct MethodInfo {
     pub default_samples: Option<u32>,
     /// The names of the parameters only this method reads (kept in `Params::extra`).
     pub own_params: &'static [&'static str],
+    /// Whether a run with these parameters reads and updates a cross-problem memory
+    /// (the runtime then loads the named memory, records it in each session's header
+    /// and saves it after each problem). [`no_memory`] for methods without one.
+    pub wants_memory: fn(&Params) -> bool,
     /// Reads the method's parameter struct from the header's parameters (checking
     /// their ranges) and builds the method's state.
     pub build: fn(&Params) -> Result<Box<dyn Method>, ParamError>,
@@ -127,6 +135,11 @@ pub const REGISTRY: &[&MethodInfo] = &[
     &self_refine::INFO,
     &reflexion::INFO,
 ];
+
+/// `MethodInfo::wants_memory` of a method that keeps no memory.
+pub fn no_memory(_: &Params) -> bool {
+    false
+}
 
 pub fn find(name: &str) -> Option<&'static MethodInfo> {
     REGISTRY.iter().copied().find(|info| info.kind.0 == name)
@@ -165,6 +178,9 @@ pub struct MethodView {
     /// A vote over sampled answers (CoT-SC and the hybrids' CoT-SC part): the scores
     /// pane shows its histogram and the tree labels samples by their answer.
     pub votes: Option<Votes>,
+    /// The failure causes a person can name when backtracking (`b` asks for one when
+    /// this is not empty); the method reads it in `Method::backtrack_because`.
+    pub backtrack_causes: &'static [&'static str],
 }
 
 /// The answers sampled so far and how they vote.
@@ -213,6 +229,7 @@ impl Default for MethodView {
             cutoff: None,
             candidates_by_depth: false,
             votes: None,
+            backtrack_causes: &[],
         }
     }
 }

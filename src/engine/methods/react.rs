@@ -41,6 +41,7 @@ pub const INFO: MethodInfo = MethodInfo {
     tree_search: false,
     default_samples: None,
     own_params: &[],
+    wants_memory: super::no_memory,
     build: |p| Ok(Box::new(React::new(ReactParams::read(p)?))),
 };
 
@@ -397,6 +398,7 @@ impl Method for React {
             cutoff: None,
             candidates_by_depth: false,
             votes: None,
+            ..MethodView::default()
         }
     }
 }

@@ -32,6 +32,7 @@ pub const INFO: MethodInfo = MethodInfo {
     tree_search: false,
     default_samples: None,
     own_params: &[ReflexionParams::TRIALS, rounds::FEEDBACK],
+    wants_memory: super::no_memory,
     build: |params| Ok(Box::new(Reflexion::new(ReflexionParams::read(params)?))),
 };
 

@@ -33,6 +33,7 @@ pub const INFO: MethodInfo = MethodInfo {
     tree_search: false,
     default_samples: None,
     own_params: &[SelfRefineParams::ROUNDS, rounds::FEEDBACK, SelfRefineParams::FIRST],
+    wants_memory: super::no_memory,
     build: |params| Ok(Box::new(SelfRefine::new(SelfRefineParams::read(params)?))),
 };
 
@@ -580,7 +581,7 @@ mod tests {
         let fx = e.handle(reply(calls(&fx)[0].0, &[WRONG]));
         let refine_call = calls(&fx)[0].0;
         e.handle(reply(refine_call, &["Answer: 4 * 6 = 24"]));
-        let fx = e.handle(cmd(Command::Backtrack { to: None }));
+        let fx = e.handle(cmd(Command::Backtrack { to: None, cause: None }));
         assert!(events(&fx).contains(&Event::Backtracked { from: vec![NodeId(2)], to: vec![NodeId(1)] }));
         let fx = e.handle(cmd(Command::Step { n: 1 }));
         let c = calls(&fx);

@@ -32,6 +32,7 @@ pub const INFO: MethodInfo = MethodInfo {
     tree_search: true,
     default_samples: None,
     own_params: &[],
+    wants_memory: super::no_memory,
     build: |p| Ok(Box::new(TotBfs::new(BfsParams::read(p)?))),
 };
 
@@ -303,6 +304,7 @@ impl Method for TotBfs {
             cutoff: Some(Cutoff::Beam { n: p.breadth, label: format!("beam b={}", p.breadth) }),
             candidates_by_depth: true,
             votes: None,
+            ..MethodView::default()
         }
     }
 }

@@ -40,6 +40,7 @@ pub const INFO: MethodInfo = MethodInfo {
     tree_search: true,
     default_samples: None,
     own_params: &[],
+    wants_memory: super::no_memory,
     build: |p| Ok(Box::new(TotDfs::new(DfsParams::read(p)?))),
 };
 
@@ -318,6 +319,7 @@ impl Method for TotDfs {
             cutoff: Some(Cutoff::Threshold { value: p.threshold, label: format!("threshold {}", p.threshold) }),
             candidates_by_depth: false,
             votes: None,
+            ..MethodView::default()
         }
     }
 }

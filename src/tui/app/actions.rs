@@ -245,7 +245,7 @@ impl App {
                 self.popup = Some(Popup::Edit { node, editor: Box::new(editor) });
                 Vec::new()
             }
-            Action::Backtrack => self.command(Command::Backtrack { to: None }),
+            Action::Backtrack => self.command(Command::Backtrack { to: None, cause: None }),
             Action::Expand => self.command(Command::Expand { node }),
             Action::Reevaluate => self.command(Command::Reevaluate { node }),
             Action::Continue => self.command(Command::Continue { node }),

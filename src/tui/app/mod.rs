@@ -238,7 +238,7 @@ impl App {
         let captions = session.captions();
         // The engine at input 0, like the cursor's: the two are swapped on every move.
         let h = &session.header;
-        let engine = Engine::new(Arc::clone(timeline.task()), &h.input, h.params.clone());
+        let engine = h.engine(Arc::clone(timeline.task()));
         let header = session.header.clone();
         let mut app = App::base(setup, engine, header, keymap, themes, theme);
         let open_at = captions.first().map(|c| c.at).unwrap_or(total);

@@ -173,7 +173,7 @@ impl App {
         // A narrated session (a demo) opens on its first caption, like `thoughtscope demo`.
         let open_at = captions.first().map(|c| c.at).unwrap_or(total);
         let h = &session.header;
-        let engine = Engine::new(Arc::clone(timeline.task()), &h.input, h.params.clone());
+        let engine = h.engine(Arc::clone(timeline.task()));
         self.setup.task = task;
         self.setup.header = h.clone();
         self.header = h.clone();
