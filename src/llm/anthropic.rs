@@ -223,7 +223,7 @@ impl AnthropicProvider {
             "max_tokens": request.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
             "messages": messages,
             // The API's range is 0..=1.
-            "temperature": request.temperature.clamp(0.0, 1.0),
+            "temperature": super::wire_temperature(request.temperature.clamp(0.0, 1.0)),
         });
         let obj = body.as_object_mut().expect("a JSON object literal");
         if !system.is_empty() {
@@ -405,6 +405,12 @@ mod tests {
         assert_eq!(b["temperature"], 1.0);
         assert_eq!(b["stop_sequences"], json!(["Input:"]));
         assert!(b.get("n").is_none() && b.get("stream").is_none());
+        let b = provider().body(&LlmRequest { temperature: 0.7, ..request }, false);
+        assert_eq!(
+            serde_json::to_string(&b["temperature"]).unwrap(),
+            "0.7",
+            "what the user gave, not the f32's widening"
+        );
     }
 
     #[test]

@@ -576,14 +576,18 @@ pub fn build(
 ) -> Result<std::sync::Arc<dyn super::Provider>, ConfigError> {
     let env = |k: &str| std::env::var(k).ok();
     let resolved = resolve(name, args, file, &env, seed)?;
-    let price = resolved.price(&file.price_table());
+    let price = resolved.price(file);
     super::build_http(&resolved, price).map_err(|e| ConfigError::Invalid(e.message))
 }
 
 impl Resolved {
-    /// The model's price: the table's, else free for a server on this machine, else unknown.
-    pub fn price(&self, table: &PriceTable) -> Option<Price> {
-        table.lookup(&self.model).or_else(|| is_loopback(&self.base_url).then_some(Price::FREE))
+    /// The model's price: the config file's for it, else free for a server on this
+    /// machine (a local `gpt-4` is not OpenAI's), else the compiled-in table's, else unknown.
+    pub fn price(&self, file: &FileConfig) -> Option<Price> {
+        let own = PriceTable { entries: file.prices.clone() };
+        own.lookup(&self.model)
+            .or_else(|| is_loopback(&self.base_url).then_some(Price::FREE))
+            .or_else(|| PriceTable::defaults().lookup(&self.model))
     }
 }
 
@@ -631,14 +635,31 @@ mod tests {
         assert_eq!((r.base_url.as_str(), r.model.as_str()), ("http://localhost:11434/v1", "qwen2.5:7b"));
         assert!(r.key.is_none(), "a local server is not sent the OpenAI key");
         assert!(r.http.no_proxy);
-        assert_eq!(r.price(&file.price_table()), Some(Price::FREE));
+        assert_eq!(r.price(&file), Some(Price::FREE));
         let r = resolve("work", &ProviderArgs::default(), &file, &env, 7).unwrap();
         assert_eq!(r.base_url, "https://llm.example.com/v1");
         assert_eq!(r.key.as_ref().map(|k| k.expose()), Some("k-123"));
         assert_eq!(r.http.retries, 1);
         assert_eq!(r.seed, Some(7));
-        assert_eq!(r.price(&file.price_table()), Some(Price { input: 1.0, output: 2.0 }));
+        assert_eq!(r.price(&file), Some(Price { input: 1.0, output: 2.0 }));
         assert!(!format!("{r:?}").contains("k-123"), "Debug never shows the key");
+    }
+
+    #[test]
+    fn a_server_on_this_machine_is_free_even_with_an_openai_model_name_unless_the_file_prices_it() {
+        let env = env_of(&[("OPENAI_API_KEY", "sk-abc")]);
+        let local = ProviderArgs {
+            model: Some("gpt-4".into()),
+            base_url: Some("http://127.0.0.1:8000/v1".into()),
+            ..Default::default()
+        };
+        let r = resolve("openai", &local, &FileConfig::default(), &env, 0).unwrap();
+        assert_eq!(r.price(&FileConfig::default()), Some(Price::FREE), "a local gpt-4 is not OpenAI's gpt-4");
+        let priced = FileConfig::parse("[prices.\"gpt-4\"]\ninput = 1.0\noutput = 3.0\n", Path::new("c.toml")).unwrap();
+        assert_eq!(r.price(&priced), Some(Price { input: 1.0, output: 3.0 }), "the config file says otherwise");
+        let remote = ProviderArgs { model: Some("gpt-4".into()), ..Default::default() };
+        let r = resolve("openai", &remote, &FileConfig::default(), &env, 0).unwrap();
+        assert_eq!(r.price(&FileConfig::default()).map(|p| p.output), Some(60.0), "OpenAI's own gpt-4 is charged");
     }
 
     #[test]

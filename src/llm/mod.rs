@@ -102,3 +102,9 @@ pub fn estimate_prompt_tokens(request: &LlmRequest) -> u64 {
         if request.tools.is_empty() { 0 } else { estimate_tokens(&serde_json::json!(request.tools).to_string()) };
     messages + tools
 }
+
+/// A temperature as the request body sends it: the decimal the user gave (`0.7`), not
+/// the f32's binary value widened to f64 (`0.699999988079071`).
+pub fn wire_temperature(t: f32) -> f64 {
+    t.to_string().parse::<f64>().unwrap_or(f64::from(t))
+}

@@ -346,7 +346,7 @@ impl OpenAiProvider {
         let mut body = json!({
             "model": self.model,
             "messages": messages,
-            "temperature": request.temperature,
+            "temperature": super::wire_temperature(request.temperature),
         });
         let obj = body.as_object_mut().expect("a JSON object literal");
         if let Some(m) = request.max_tokens {
@@ -507,6 +507,34 @@ impl Provider for OpenAiProvider {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_temperature_goes_out_as_the_user_wrote_it() {
+        let env = |_: &str| None;
+        let args = crate::llm::config::ProviderArgs {
+            model: Some("m".into()),
+            base_url: Some("http://127.0.0.1:9/v1".into()),
+            ..Default::default()
+        };
+        let r =
+            crate::llm::config::resolve("openai", &args, &crate::llm::config::FileConfig::default(), &env, 0).unwrap();
+        let provider = OpenAiProvider::new(&r).unwrap();
+        for (t, wire) in [(0.7_f32, "0.7"), (0.1, "0.1"), (1.0, "1.0"), (0.0, "0.0")] {
+            let request = LlmRequest::from_prompt(
+                crate::engine::Prompt {
+                    purpose: crate::engine::Purpose::Cot,
+                    messages: vec![crate::engine::Message::user("q")],
+                    context: Value::Null,
+                    stop: vec![],
+                    max_tokens: None,
+                },
+                1,
+                t,
+            );
+            let body = provider.body(&request, 1, 0, false);
+            assert_eq!(serde_json::to_string(&body["temperature"]).unwrap(), wire);
+        }
+    }
 
     #[test]
     fn whole_replies_parse_and_bad_ones_name_the_problem() {
