@@ -14,8 +14,18 @@ use super::pipe::outln;
 use super::run::{setup_run, summarize};
 use super::Cmd;
 
+#[derive(clap::Subcommand, Debug)]
+pub(crate) enum BenchWhat {
+    /// ReTreVal against its ablations (--no-memory, --no-backtrack, --no-tools, --no-cross,
+    /// --no-decompose) and Self-Refine on one sequence of problems.
+    Ablation(super::ablation::AblationArgs),
+}
+
 #[derive(Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
 pub(crate) struct BenchArgs {
+    #[command(subcommand)]
+    pub(crate) what: Option<BenchWhat>,
     /// Puzzles to run (0-based, like Python's range).
     #[arg(long, default_value = "900..910")]
     pub(crate) range: String,
@@ -54,6 +64,9 @@ pub(crate) fn timed_run(args: &[&str]) -> Result<(Summary, f64)> {
 }
 
 pub(crate) fn bench(args: BenchArgs) -> Result<()> {
+    if let Some(BenchWhat::Ablation(a)) = args.what {
+        return super::ablation::ablation(a);
+    }
     if !(1..=10_000_000).contains(&args.replay_inputs) {
         usage_bail!("--replay-inputs must be from 1 to 10000000, not {}", args.replay_inputs);
     }

@@ -15,6 +15,7 @@ macro_rules! safe_eprintln {
     };
 }
 
+mod ablation;
 mod args;
 mod bench;
 pub(crate) mod error;

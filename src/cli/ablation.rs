@@ -1,0 +1,258 @@
+//! `thoughtscope bench ablation`: ReTreVal against its ablations and Self-Refine on one
+//! sequence of problems, the figures the README's ablation study quotes.
+//!
+//! Every variant runs the same problems in the same order, in this process, with the
+//! response cache off (a repeated problem is asked again, so tokens are counted), each
+//! memory-keeping variant on a fresh memory of its own (`ablation-<variant>-<pid>`,
+//! removed afterwards unless `--keep-memory`). Printed: a table per variant (accuracy
+//! overall and on the later problems, calls, tokens, tokens relative to Self-Refine),
+//! then the claims' shape — memory's gain on the later problems, the share of the
+//! no-backtracking run's failures that backtracking recovers, wins and regressions
+//! against Self-Refine, and the token ratio.
+
+use clap::Args;
+use color_eyre::eyre::{bail, eyre, Result};
+
+use thoughtscope::memory::MemoryStore;
+use thoughtscope::runtime::headless::{run_problems, ProblemResult, Summary};
+
+use super::error::usage_bail;
+use super::pipe::outln;
+use super::run::{setup_run, summarize};
+use super::Cmd;
+
+#[derive(Args, Debug)]
+pub(crate) struct AblationArgs {
+    /// Problems by 0-based index, like `run --range` (math-demo takes indices past 41 as
+    /// further passes over its problems in a shuffled order).
+    #[arg(long, default_value = "0..100")]
+    pub(crate) range: String,
+    /// How many of the first problems count as "early": accuracy on the rest is where a
+    /// memory learnt on the early ones shows.
+    #[arg(long, default_value_t = 50)]
+    pub(crate) split: usize,
+    /// Only these variants (comma-separated): full, no-memory, no-backtrack, no-tools,
+    /// no-cross, no-decompose, self-refine [default: all].
+    #[arg(long, value_delimiter = ',')]
+    pub(crate) variants: Vec<String>,
+    /// Keep each variant's memory file (named in the output) instead of removing it.
+    #[arg(long)]
+    pub(crate) keep_memory: bool,
+    /// Print the figures as one JSON object instead of tables.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Arguments every variant's `run` gets (task, data, provider, model, seed, ...),
+    /// after `--`: e.g. `-- --task math500 --data test.jsonl --provider ollama`. The task
+    /// is math-demo unless given; the provider is the run's default (sim).
+    #[arg(last = true)]
+    pub(crate) run_args: Vec<String>,
+}
+
+/// The variants, in the order they are run and printed: name and their own run flags.
+const VARIANTS: &[(&str, &[&str])] = &[
+    ("full", &["--method", "retreval"]),
+    ("no-memory", &["--method", "retreval", "--no-memory"]),
+    ("no-backtrack", &["--method", "retreval", "--no-backtrack"]),
+    ("no-tools", &["--method", "retreval", "--no-tools"]),
+    ("no-cross", &["--method", "retreval", "--no-cross"]),
+    ("no-decompose", &["--method", "retreval", "--no-decompose"]),
+    ("self-refine", &["--method", "self-refine"]),
+];
+
+/// One variant's run.
+struct Outcome {
+    name: &'static str,
+    summary: Summary,
+    results: Vec<ProblemResult>,
+    secs: f64,
+    memory: Option<String>,
+}
+
+impl Outcome {
+    fn solved(&self, index: usize) -> Option<bool> {
+        self.results.get(index).map(|r| r.correct)
+    }
+
+    fn accuracy(&self, from: usize) -> Option<f64> {
+        let later = self.results.get(from..).filter(|r| !r.is_empty())?;
+        Some(later.iter().filter(|r| r.correct).count() as f64 / later.len() as f64)
+    }
+
+    fn tokens(&self) -> u64 {
+        self.summary.prompt_tokens + self.summary.completion_tokens
+    }
+}
+
+/// Run `thoughtscope run <args>` in this process: each problem's result and the summary.
+fn run_variant(args: &[String]) -> Result<(Vec<ProblemResult>, Summary, f64)> {
+    let mut full = vec!["thoughtscope".to_string(), "run".to_string()];
+    full.extend_from_slice(args);
+    let cli = super::parse_from(full).map_err(|e| eyre!(e.to_string()))?;
+    let Some(Cmd::Run(run_args)) = cli.command else { bail!("the ablation's run arguments did not parse") };
+    let (setup, problems) = setup_run(&run_args)?;
+    let rt = tokio::runtime::Runtime::new()?;
+    let started = std::time::Instant::now();
+    let results = rt.block_on(run_problems(&setup, &problems, |_| {}));
+    let secs = started.elapsed().as_secs_f64();
+    let summary = summarize(&setup, &results, (secs * 1000.0) as u64);
+    Ok((results, summary, secs))
+}
+
+fn pct(x: Option<f64>) -> String {
+    x.map_or("—".into(), |x| format!("{:.1}%", 100.0 * x))
+}
+
+pub(crate) fn ablation(args: AblationArgs) -> Result<()> {
+    for v in &args.variants {
+        if !VARIANTS.iter().any(|(name, _)| name == v) {
+            let names: Vec<&str> = VARIANTS.iter().map(|(n, _)| *n).collect();
+            usage_bail!("unknown variant {v:?}; the variants are {}", names.join(", "));
+        }
+    }
+    for flag in ["--method", "--range", "--memory", "--cache", "--out", "--record"] {
+        if args.run_args.iter().any(|a| a == flag || a.starts_with(&format!("{flag}="))) {
+            usage_bail!("{flag} is the ablation's to set; leave it out of the arguments after --");
+        }
+    }
+    let chosen: Vec<&(&str, &[&str])> = VARIANTS
+        .iter()
+        .filter(|(name, _)| args.variants.is_empty() || args.variants.iter().any(|v| v == name))
+        .collect();
+    let pid = std::process::id();
+    let store = MemoryStore::user();
+    let mut outcomes = Vec::new();
+    for (name, flags) in chosen {
+        let mut run: Vec<String> = flags.iter().map(|s| s.to_string()).collect();
+        run.extend(["--range".into(), args.range.clone(), "--cache".into(), "off".into()]);
+        let memory =
+            (flags.contains(&"retreval") && !flags.contains(&"--no-memory")).then(|| format!("ablation-{name}-{pid}"));
+        if let Some(m) = &memory {
+            run.extend(["--memory".into(), m.clone()]);
+        }
+        if !args.run_args.iter().any(|a| a == "--task" || a.starts_with("--task=")) {
+            run.extend(["--task".into(), "math-demo".into()]);
+        }
+        run.extend(args.run_args.iter().cloned());
+        if !args.json {
+            outln!("running {name}: thoughtscope run {}", run.join(" "));
+        }
+        let result = run_variant(&run);
+        if let (Some(m), false) = (&memory, args.keep_memory) {
+            if let Ok(path) = store.path(m) {
+                let _ = std::fs::remove_file(path);
+            }
+        }
+        let (results, summary, secs) = result?;
+        outcomes.push(Outcome { name, summary, results, secs, memory: memory.filter(|_| args.keep_memory) });
+    }
+    report(&args, &outcomes);
+    Ok(())
+}
+
+fn find<'a>(outcomes: &'a [Outcome], name: &str) -> Option<&'a Outcome> {
+    outcomes.iter().find(|o| o.name == name)
+}
+
+/// Problems `a` solved that `b` did not, and the other way round.
+fn wins(a: &Outcome, b: &Outcome) -> (usize, usize) {
+    let n = a.results.len().min(b.results.len());
+    let mut won = 0;
+    let mut lost = 0;
+    for i in 0..n {
+        match (a.solved(i), b.solved(i)) {
+            (Some(true), Some(false)) => won += 1,
+            (Some(false), Some(true)) => lost += 1,
+            _ => {}
+        }
+    }
+    (won, lost)
+}
+
+fn report(args: &AblationArgs, outcomes: &[Outcome]) {
+    let split = args.split;
+    let refine_tokens = find(outcomes, "self-refine").map(Outcome::tokens).filter(|&t| t > 0);
+    let full = find(outcomes, "full");
+    let memory_gain = full.zip(find(outcomes, "no-memory")).map(|(f, n)| (f.accuracy(split), n.accuracy(split)));
+    // Backtracking's recoveries: problems the run without it failed that the full run solved.
+    let recovered = full.zip(find(outcomes, "no-backtrack")).map(|(f, nb)| {
+        let failed: Vec<usize> = (0..nb.results.len()).filter(|&i| nb.solved(i) == Some(false)).collect();
+        let back = failed.iter().filter(|&&i| f.solved(i) == Some(true)).count();
+        (back, failed.len())
+    });
+    let versus = full.zip(find(outcomes, "self-refine")).map(|(f, r)| wins(f, r));
+    if args.json {
+        let variants: Vec<serde_json::Value> = outcomes
+            .iter()
+            .map(|o| {
+                serde_json::json!({
+                    "variant": o.name,
+                    "n": o.summary.n,
+                    "solved": o.summary.solved,
+                    "accuracy": o.summary.success_rate,
+                    "later_accuracy": o.accuracy(split),
+                    "calls": o.summary.llm_calls,
+                    "tokens": o.tokens(),
+                    "tokens_vs_self_refine": refine_tokens.map(|t| o.tokens() as f64 / t as f64),
+                    "wall_s": o.secs,
+                    "memory": o.memory,
+                })
+            })
+            .collect();
+        let out = serde_json::json!({
+            "range": args.range,
+            "split": split,
+            "variants": variants,
+            "memory_later_accuracy": memory_gain.map(|(w, wo)| serde_json::json!({"with": w, "without": wo})),
+            "backtracking_recovers": recovered.map(|(b, f)| serde_json::json!({"recovered": b, "failed_without": f})),
+            "versus_self_refine": versus.map(|(w, l)| serde_json::json!({"wins": w, "regressions": l})),
+        });
+        outln!("{out}");
+        return;
+    }
+    let first = outcomes.first().map(|o| o.summary.n).unwrap_or(0);
+    let later = first.saturating_sub(split);
+    outln!();
+    outln!(
+        "| variant | solved | accuracy | problems {}–{} | calls | tokens | tokens ÷ self-refine |",
+        split + 1,
+        first
+    );
+    outln!("|---|---|---|---|---|---|---|");
+    for o in outcomes {
+        let ratio = refine_tokens.map_or("—".into(), |t| format!("{:.2}×", o.tokens() as f64 / t as f64));
+        outln!(
+            "| {} | {}/{} | {} | {} | {} | {} | {} |",
+            o.name,
+            o.summary.solved,
+            o.summary.n,
+            pct(Some(o.summary.success_rate)),
+            pct(o.accuracy(split)),
+            o.summary.llm_calls,
+            o.tokens(),
+            ratio
+        );
+    }
+    outln!();
+    if let Some((with, without)) = memory_gain {
+        let gain = with.zip(without).map_or("—".into(), |(w, wo)| format!("{:+.1} pp", 100.0 * (w - wo)));
+        outln!("memory: on the last {later} problems {} with memory, {} without ({gain})", pct(with), pct(without));
+    }
+    if let Some((back, failed)) = recovered {
+        let share = (failed > 0).then(|| back as f64 / failed as f64);
+        outln!("backtracking: recovers {back} of the {failed} problems the run without it failed ({})", pct(share));
+    }
+    if let Some((won, lost)) = versus {
+        let per = if lost > 0 {
+            format!("{:.1} wins per regression", won as f64 / lost as f64)
+        } else {
+            "no regression".into()
+        };
+        outln!("against self-refine: {won} wins, {lost} regressions ({per})");
+    }
+    if let (Some(f), Some(t)) = (full, refine_tokens) {
+        outln!("tokens: retreval {} vs self-refine {t} ({:.2}×)", f.tokens(), f.tokens() as f64 / t as f64);
+    }
+    for o in outcomes.iter().filter(|o| o.memory.is_some()) {
+        outln!("{}'s memory is kept as {}", o.name, o.memory.as_deref().unwrap_or_default());
+    }
+}
