@@ -58,6 +58,21 @@ pub fn default_name(params: &Params, task: &str) -> String {
     format!("{}-{task}", params.method.label())
 }
 
+/// The memory a run on `task` uses by default, for commands that name no method
+/// (`thoughtscope memory --task T`): `<method>-<task>` for the registered method that
+/// keeps a memory with its default parameters (`retreval-math-demo`).
+pub fn task_default(task: &str) -> String {
+    let keeper = crate::engine::methods::REGISTRY
+        .iter()
+        .find(|info| (info.wants_memory)(&Params { method: info.kind, ..Params::default() }));
+    // Before that method is registered the name is the one it will have.
+    let method = keeper.map_or(MEMORY_METHOD, |info| info.kind.label());
+    format!("{method}-{task}")
+}
+
+/// The name of the method that keeps a memory, for [`task_default`] in a build without it.
+const MEMORY_METHOD: &str = "retreval";
+
 /// The named memory of a run and the store it lives in.
 #[derive(Debug, Clone)]
 pub struct RunMemory {
