@@ -112,7 +112,7 @@ pub fn find(text: &str) -> Option<&'static DemoProblem> {
 pub const PASSES: usize = 100;
 
 /// Seed of the passes' shuffles (fixed: index `i` means the same problem in every build).
-const PASS_SEED: u64 = 0x5EED_0F_9A55;
+const PASS_SEED: u64 = 0x005E_ED0F_9A55;
 
 /// The order of the problems in pass `pass`: the list's own order in pass 0, a seeded
 /// shuffle (Fisher–Yates on splitmix64) in each later pass.
