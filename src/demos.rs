@@ -13,7 +13,7 @@ use crate::engine::{Command, Engine, Event, Input, NodeId, Params, Task, ToolReq
 use crate::llm::sim::{SimConfig, SimProvider};
 use crate::runtime::headless::{header_for, RunSetup};
 use crate::runtime::{sync, Run, StopPolicy};
-use crate::session::{Header, Record, Session, SessionWriter};
+use crate::session::{Header, MemorySnapshot, Record, Session, SessionWriter};
 use crate::tasks::game24::solver::solvable;
 use crate::tasks::game24::steps::moves;
 use crate::tasks::game24::Game24;
@@ -59,6 +59,8 @@ fn setup_for(task: Arc<dyn TaskSource>, params: Params, sim: SimConfig) -> (RunS
         record: None,
         limits: Default::default(),
         replay_tools: None,
+        // Demos never read or write a person's memory files.
+        memory: None,
     };
     (setup, provider)
 }
@@ -94,11 +96,19 @@ fn start<'a>(
     out: Option<(&Path, &str)>,
 ) -> Result<Recorder<'a>, String> {
     let task = &setup.task;
-    let engine = Engine::new(Arc::clone(task) as Arc<dyn Task>, &problem.input, setup.params.clone());
+    let mut engine = Engine::new(Arc::clone(task) as Arc<dyn Task>, &problem.input, setup.params.clone());
+    // A method that keeps a memory starts from an empty one (demos never touch the
+    // person's memory files), recorded in the header so the demo replays exactly.
+    let memory = (setup.params.method.info().wants_memory)(&setup.params).then(|| MemorySnapshot {
+        name: crate::runtime::memory::default_name(&setup.params, task.name()),
+        memory: crate::memory::Memory::default(),
+    });
+    engine.set_memory(memory.as_ref().map(|m| m.memory.clone()));
     let writer = match out {
         Some((path, note)) => {
             let mut header: Header = header_for(setup, problem);
             header.note = Some(note.to_string());
+            header.memory = memory;
             Some(SessionWriter::create(path, &header).map_err(|e| e.to_string())?)
         }
         None => None,

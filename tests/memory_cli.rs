@@ -51,9 +51,10 @@ fn import_list_show_edit_rm_export_clear_round_trip() {
     let sample = fixture();
     let sample = sample.to_str().expect("utf-8 path");
 
+    // --task names the memory runs on the task use by default.
     let out = ok(&run(dir, &["list", "--task", "math-demo"]));
-    assert!(out.contains("memory math-demo has no entries yet"), "{out}");
-    let out = ok(&run(dir, &["import", sample, "--task", "math-demo"]));
+    assert!(out.contains("memory retreval-math-demo has no entries yet"), "{out}");
+    let out = ok(&run(dir, &["import", sample, "--name", "math-demo"]));
     assert!(out.contains("imported memory math-demo (3 entries)"), "{out}");
     assert!(dir.join("data/memory/math-demo.json").is_file());
 
@@ -140,20 +141,26 @@ fn import_list_show_edit_rm_export_clear_round_trip() {
 }
 
 #[test]
-fn the_default_memory_is_the_tasks() {
+fn the_default_memory_is_the_one_runs_on_the_task_use() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let dir = tmp.path();
     let mut store = MemoryStore::new(&dir.join("data"));
     store
-        .update("game24", |m| Ok(m.add("use the biggest numbers first", Category::Insight, "numeric", None)?))
+        .update("retreval-game24", |m| {
+            Ok(m.add("use the biggest numbers first", Category::Insight, "numeric", None)?)
+        })
         .expect("seed");
     let out = ok(&run(dir, &["list"]));
-    assert!(out.starts_with("memory game24: 1 entries"), "{out}");
+    assert!(out.starts_with("memory retreval-game24: 1 entries"), "{out}");
     assert!(ok(&run(dir, &["list", "--task", "game24"])).contains("use the biggest numbers first"));
     // The config's default task names the memory when no --task is given.
     std::fs::create_dir_all(dir.join("config")).expect("config dir");
     std::fs::write(dir.join("config/config.toml"), "[defaults]\ntask = \"math-demo\"\n").expect("config");
-    assert!(ok(&run(dir, &["list"])).contains("memory math-demo has no entries yet"));
+    assert!(ok(&run(dir, &["list"])).contains("memory retreval-math-demo has no entries yet"));
+    // ... and the config's default memory, like `run`'s, comes first.
+    std::fs::write(dir.join("config/config.toml"), "[defaults]\ntask = \"math-demo\"\nmemory = \"study\"\n")
+        .expect("config");
+    assert!(ok(&run(dir, &["list"])).contains("memory study has no entries yet"));
 }
 
 #[test]

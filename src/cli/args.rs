@@ -55,6 +55,10 @@ pub(crate) struct RunArgs {
     /// Colour theme for the explorer (dark, light, high-contrast, or a user theme).
     #[arg(long)]
     pub(crate) theme: Option<String>,
+    /// The named cross-problem memory a memory-keeping method (retreval) reads and updates,
+    /// kept under the data directory's memory/ [default: <method>-<task>, e.g. retreval-math-demo].
+    #[arg(long, value_name = "NAME")]
+    pub(crate) memory: Option<String>,
 }
 
 /// The simulated model's error model (see `thoughtscope::llm::sim`).

@@ -1,8 +1,9 @@
 //! `thoughtscope memory ...`: read and edit the named cross-problem memories ReTreVal
 //! keeps under the data directory (`$THOUGHTSCOPE_DATA_DIR/memory/<name>.json`).
 //!
-//! The memory is `--name NAME`, else the task's (`--task`, else the config's default
-//! task, else the default task). Text from a memory is printed through the safe
+//! The memory is `--name NAME`, else the one runs on a task use by default
+//! (`retreval-<task>` for `--task`, else the config's `defaults.memory`, else its
+//! default task's, else the default task's), as `thoughtscope run` picks it. Text from a memory is printed through the safe
 //! printers: a lesson a model wrote cannot send terminal controls.
 
 use std::path::PathBuf;
@@ -12,6 +13,7 @@ use color_eyre::eyre::{eyre, Report, Result};
 
 use thoughtscope::memory::persist::{self, PersistError};
 use thoughtscope::memory::{Entry, EntryId, Memory, MemoryError, MemoryStore};
+use thoughtscope::runtime::memory::task_default;
 use thoughtscope::safe_text::is_unsafe;
 use thoughtscope::tasks::{self, TaskError};
 
@@ -20,10 +22,11 @@ use super::pipe::outln;
 
 #[derive(Args, Debug)]
 pub(crate) struct MemoryArgs {
-    /// The memory: 1 to 64 letters, digits, '.', '_' or '-' [default: the task's name].
+    /// The memory: 1 to 64 letters, digits, '.', '_' or '-' [default: the one runs on the task use].
     #[arg(long, global = true)]
     pub(crate) name: Option<String>,
-    /// Use this task's memory (named after the task) [default: the config's task, or game24].
+    /// Use the memory runs on this task use by default (retreval-<task>) [default: the config's
+    /// defaults.memory, else its task, else game24].
     #[arg(long, global = true, conflicts_with = "name")]
     pub(crate) task: Option<String>,
     #[command(subcommand)]
@@ -93,18 +96,25 @@ fn report(e: PersistError) -> Report {
     }
 }
 
-/// The memory's name: `--name`, else the task's.
+/// The memory's name: `--name`, else the one runs on `--task` use by default
+/// (`retreval-<task>`), else the config's `defaults.memory`, else that of the config's
+/// default task — the memory `thoughtscope run` would use.
 fn memory_name(args: &MemoryArgs) -> Result<String> {
     let name = match (&args.name, &args.task) {
         (Some(name), _) => name.clone(),
         (None, Some(task)) => match tasks::find(task) {
-            Some(entry) => entry.info.name.to_string(),
+            Some(entry) => task_default(entry.info.name),
             None => return Err(TaskError::Unknown(task.clone()).into()),
         },
         (None, None) => {
             let cfg = super::config(None);
-            let task = cfg.defaults.task.as_deref().unwrap_or(tasks::default_task().name);
-            tasks::find(task).map_or(task, |e| e.info.name).to_string()
+            match cfg.defaults.memory {
+                Some(name) => name,
+                None => {
+                    let task = cfg.defaults.task.as_deref().unwrap_or(tasks::default_task().name);
+                    task_default(tasks::find(task).map_or(task, |e| e.info.name))
+                }
+            }
         }
     };
     persist::validate_name(&name).map_err(report)?;

@@ -12,6 +12,7 @@ use thoughtscope::engine::{methods, ToolMode};
 use thoughtscope::llm::sim::{SimConfig, SimProvider, SimRates};
 use thoughtscope::llm::Provider;
 use thoughtscope::runtime::headless::{listen_for_signals, run_headless, ProblemResult, Progress, RunSetup, Summary};
+use thoughtscope::runtime::memory::{self, RunMemory};
 use thoughtscope::tasks::{self, Problem, TaskOptions};
 
 use super::args::RunArgs;
@@ -109,7 +110,7 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
     let problems: Vec<Problem> = match (&args.input, &args.range) {
         (Some(input), _) => vec![task.parse_input(input)?],
         (None, Some(range)) => {
-            let r = tasks::parse_range(range, task.problem_count())?;
+            let r = tasks::parse_range_within(range, task.problem_count(), task.range_limit())?;
             r.filter_map(|i| task.problem(i)).collect()
         }
         (None, None) => {
@@ -189,9 +190,39 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
         usage_bail!("{from} must be from 1 to {MAX_CONCURRENCY}, not {concurrency}");
     }
     let limits = thoughtscope::runtime::headless::RunLimits::from_args(&args.connect, provider.as_ref())?;
-    let setup =
-        RunSetup { task, params, provider, sim, concurrency, record: args.record.clone(), limits, replay_tools };
+    let memory = run_memory(args, d, &params, &task_name)?;
+    let setup = RunSetup {
+        task,
+        params,
+        provider,
+        sim,
+        concurrency,
+        record: args.record.clone(),
+        limits,
+        replay_tools,
+        memory,
+    };
     Ok((setup, problems))
+}
+
+/// The named memory of a run (`--memory`, else `defaults.memory`, else `<method>-<task>`)
+/// when its method keeps one; `--memory` for a method without one is a mistake.
+pub(crate) fn run_memory(
+    args: &RunArgs,
+    d: &RunDefaults,
+    params: &thoughtscope::engine::Params,
+    task: &str,
+) -> Result<Option<RunMemory>> {
+    let (given, by_flag) = match (&args.memory, &d.memory) {
+        (Some(name), _) => (Some(name.as_str()), true),
+        (None, Some(name)) => (Some(name.as_str()), false),
+        (None, None) => (None, false),
+    };
+    match memory::resolve(params, task, given, by_flag) {
+        Ok(name) => Ok(name.map(|n| RunMemory::user(&n))),
+        Err(memory::MemoryArgError::BadName(m)) if !by_flag => usage_bail!("defaults.memory in the config file: {m}"),
+        Err(e) => usage_bail!("{e}"),
+    }
 }
 
 pub(crate) fn summarize(setup: &RunSetup, results: &[ProblemResult], wall_ms: u64) -> Summary {

@@ -11,8 +11,9 @@ use thoughtscope::config::data_dir;
 use thoughtscope::engine::Effect;
 use thoughtscope::llm::sim::SimProvider;
 use thoughtscope::llm::Provider;
+use thoughtscope::memory::Memory;
 use thoughtscope::runtime::headless::header_for;
-use thoughtscope::session::Session;
+use thoughtscope::session::{MemorySnapshot, Session};
 use thoughtscope::tasks::{self, TaskOptions};
 use thoughtscope::tui::app::{App, Setup as AppSetup};
 use thoughtscope::tui::settings::ui_settings;
@@ -44,7 +45,7 @@ pub(crate) fn open_tui(
     // Shown in the explorer (stderr is hidden behind the full screen), and again on stderr after it.
     app.show_problems(&notes);
     let rt = tokio::runtime::Runtime::new()?;
-    let (app, signal) = rt.block_on(thoughtscope::tui::run(app, provider, concurrency, initial))?;
+    let (mut app, signal) = rt.block_on(thoughtscope::tui::run(app, provider, concurrency, initial))?;
     for n in &notes {
         safe_eprintln!("warning: {n}");
     }
@@ -61,6 +62,9 @@ pub(crate) fn open_tui(
         eprintln!("stopped by {signal}");
         std::process::exit(signal.exit_code());
     }
+    if let Some(failed) = app.run.memory_error.take() {
+        bail!("{failed}");
+    }
     Ok(())
 }
 
@@ -76,10 +80,13 @@ pub(crate) fn tui_live(mut args: RunArgs) -> Result<()> {
     let (setup, problems) = setup_run_with(&args, &cfg)?;
     let Some(problem) = problems.first() else { bail!("no problem to open") };
     let (keymap, themes, theme) = ui_settings(&cfg, args.theme.clone(), &mut notes).map_err(UserError::usage)?;
+    let mut header = header_for(&setup, problem);
+    // Names the memory each live run loads as it stands when the run starts (`App::start`).
+    header.memory = setup.memory.as_ref().map(|m| MemorySnapshot { name: m.name.clone(), memory: Memory::default() });
     let app_setup = AppSetup {
         task: Arc::clone(&setup.task),
         prompts: args.prompts.clone(),
-        header: header_for(&setup, problem),
+        header,
         sessions_dir: args.record.clone().unwrap_or_else(|| data_dir().join("sessions")),
         limits: setup.limits.clone(),
     };

@@ -49,6 +49,8 @@ pub struct RunDefaults {
     pub provider: Option<String>,
     pub sim_noise: Option<f64>,
     pub concurrency: Option<usize>,
+    /// The named memory of methods that keep one (`--memory`).
+    pub memory: Option<String>,
     /// The search parameters (`method`, `breadth`, ...).
     pub search: ParamPatch,
 }
@@ -57,7 +59,7 @@ pub struct RunDefaults {
 const TOP_KEYS: &[&str] = &["theme", "defaults", "keymap", "providers", "prices"];
 
 /// The `[defaults]` keys that are not search parameters.
-const RUN_KEYS: &[&str] = &["task", "provider", "sim_noise", "concurrency"];
+const RUN_KEYS: &[&str] = &["task", "provider", "sim_noise", "concurrency", "memory"];
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
@@ -220,6 +222,7 @@ fn parse_defaults(table: &toml::Table, warn: &mut impl FnMut(&str, String)) -> R
         provider: reader.string("provider"),
         sim_noise: reader.number("sim_noise", 0.0),
         concurrency: reader.whole("concurrency", 1),
+        memory: reader.string("memory"),
         search: ParamPatch::read(&mut reader),
     };
     let known: Vec<&str> = RUN_KEYS.iter().chain(ParamPatch::KEYS).copied().collect();

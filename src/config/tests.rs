@@ -25,6 +25,7 @@ temperature = 0.7
 seed = 42
 sim_noise = 1.5
 concurrency = 8
+memory = "study-a"
 
 [providers.local]
 kind = "openai"
@@ -72,6 +73,7 @@ fn full_file_parses_every_section() {
         provider: Some("sim".into()),
         sim_noise: Some(1.5),
         concurrency: Some(8),
+        memory: Some("study-a".into()),
         search,
     };
     assert_eq!(config.defaults, expected);

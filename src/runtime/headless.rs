@@ -11,13 +11,14 @@ use tokio::sync::Semaphore;
 
 use tokio::sync::watch;
 
+use super::memory::{MemoryUse, RunMemory};
 use super::{Driver, Run, Signal, StopPolicy, StopReason};
 use crate::engine::{AnswerKind, CallErrorKind, Command, Engine, Input, MethodKind, Outcome, Params, Purpose};
 use crate::llm::cache::{CacheMode, CachePolicy, ResponseCache};
 use crate::llm::config::{ConfigError, Price, ProviderArgs};
 use crate::llm::sim::SimConfig;
 use crate::llm::Provider;
-use crate::session::{Header, SessionWriter, Totals, FORMAT, VERSION};
+use crate::session::{Header, MemorySnapshot, SessionWriter, Totals, FORMAT, VERSION};
 use crate::tasks::{Problem, TaskSource};
 
 /// The result of one problem, as written to `--out` (one JSON line each).
@@ -72,6 +73,10 @@ pub struct ProblemResult {
     /// its data set), for accuracy broken down by each (`Summary::by`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub facets: BTreeMap<String, String>,
+    /// The named memory the problem read and updated (methods that keep one): its
+    /// entries when the problem began and after it was saved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<MemoryUse>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -152,6 +157,7 @@ impl ProblemResult {
             answered_by: outcome.and_then(|o| o.answered_by),
             incomplete: false,
             facets: BTreeMap::new(),
+            memory: None,
         }
     }
 
@@ -236,6 +242,9 @@ pub struct Summary {
     /// `{"level": {"1": {"n": 6, "solved": 5, "accuracy": 0.83}}}`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub by: BTreeMap<String, BTreeMap<String, FacetStats>>,
+    /// The named memory of the run: entries before its first problem and after its last.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<MemoryUse>,
 }
 
 /// How the problems of one facet value did.
@@ -244,6 +253,20 @@ pub struct FacetStats {
     pub n: usize,
     pub solved: usize,
     pub accuracy: f64,
+}
+
+/// The memory over a run's problems: the first one's `entries_before`, the last one's
+/// `entries_after`, merged if any problem's save was.
+fn memory_over(results: &[ProblemResult]) -> Option<MemoryUse> {
+    let first = results.iter().find_map(|r| r.memory.as_ref())?;
+    let last = results.iter().rev().find_map(|r| r.memory.as_ref())?;
+    Some(MemoryUse {
+        name: first.name.clone(),
+        entries_before: first.entries_before,
+        entries_after: last.entries_after,
+        merged: results.iter().filter_map(|r| r.memory.as_ref()).any(|m| m.merged),
+        notes: Vec::new(),
+    })
 }
 
 /// Accuracy by each facet the results carry (not by a problem's `id`, which is its own group).
@@ -308,6 +331,7 @@ impl Summary {
             tokens: None,
             answered_by: None,
             by: by_facet(results),
+            memory: memory_over(results),
         }
         .with_qa(results)
         .with_parts(params.method, results)
@@ -392,6 +416,9 @@ pub struct RunSetup {
     /// `--provider replay`: tool calls are answered from the recording alone, with these
     /// observations by problem input (a problem without any has none to give).
     pub replay_tools: Option<std::collections::HashMap<String, Arc<crate::tools::recorded::RecordedTools>>>,
+    /// The named memory the method reads and updates, if it keeps one (see
+    /// [`super::memory::resolve`]): loaded before each problem, saved after it.
+    pub memory: Option<RunMemory>,
 }
 
 /// Spending limits for a whole run; a run stops issuing calls when one is reached.
@@ -492,7 +519,7 @@ pub fn header_for(setup: &RunSetup, problem: &Problem) -> Header {
         note: None,
         gold: setup.task.gold(&problem.input),
         actions: None,
-        facets: setup.task.facets(&problem.input),
+        facets: setup.task.problem_facets(problem),
         memory: None,
     }
 }
@@ -674,6 +701,21 @@ pub async fn run_headless(
         let started = Instant::now();
         let task: Arc<dyn crate::engine::Task> = Arc::clone(&setup.task) as Arc<dyn crate::engine::Task>;
         let engine = Engine::new(task, &problem.input, setup.params.clone());
+        // The named memory as problem k-1 left it: loaded before anything is spent.
+        let started_memory = match &setup.memory {
+            Some(m) => match super::memory::load(m).await {
+                Ok(memory) => Some(memory),
+                Err(e) => {
+                    done.stopped = Some(e.to_string());
+                    break;
+                }
+            },
+            None => None,
+        };
+        let mut header = header_for(setup, problem);
+        if let (Some(m), Some(memory)) = (&setup.memory, &started_memory) {
+            header.memory = Some(MemorySnapshot { name: m.name.clone(), memory: memory.clone() });
+        }
         let mut driver = Driver::new(Arc::clone(&setup.provider), Arc::clone(&limit), Arc::clone(&cache));
         if let Some(tools) = setup.task.tools() {
             let runner = super::tools::ToolRunner::new(tools);
@@ -686,7 +728,7 @@ pub async fn run_headless(
         let path = setup.record.as_ref().map(|r| session_path(r, setup.task.name(), problem, many));
         let mut error = cache_note.take();
         let writer = match &path {
-            Some(p) => match SessionWriter::create(p, &header_for(setup, problem)) {
+            Some(p) => match SessionWriter::create(p, &header) {
                 Ok(w) => Some(w),
                 Err(e) => {
                     // Running on unrecorded would spend without the record asked for.
@@ -699,6 +741,9 @@ pub async fn run_headless(
         };
         let policy = StopPolicy { budget: setup.limits.budget, price, spent_before: spent, stop_on_fatal: true };
         let mut run = Run::new(engine, writer, policy);
+        if let (Some(m), Some(memory)) = (&setup.memory, started_memory) {
+            run.keep_memory(m.clone(), memory);
+        }
         let abandoned = drive_until(&mut run, &mut driver, vec![Input::command(Command::Run)], &mut interrupts).await;
         done.abandoned += abandoned;
         let stopped = run.stopped().cloned();
@@ -709,11 +754,27 @@ pub async fn run_headless(
             error = Some(e.to_string());
         }
         let session = path.map(|p| p.display().to_string());
+        // Saved before the next problem starts, so it begins from what this one learnt.
+        let mut memory_failed = None;
+        let memory_use = match run.take_memory_save() {
+            Some(pending) => {
+                let unsaved = pending.unsaved_use();
+                match pending.save().await {
+                    Ok(used) => Some(used),
+                    Err(e) => {
+                        memory_failed = Some(e.to_string());
+                        Some(unsaved)
+                    }
+                }
+            }
+            None => None,
+        };
         let (engine, _, _) = run.into_parts();
         let mut result = ProblemResult::new(problem, engine.outcome(), totals, wall_ms)
             .priced(price.as_ref())
             .with_qa(&engine)
-            .with_facets(setup.task.facets(&problem.input));
+            .with_facets(setup.task.problem_facets(problem));
+        result.memory = memory_use;
         let first_failure = engine.core.calls.values().find_map(|c| match &c.reply {
             Some(Err(e)) if e.kind != CallErrorKind::NotSent => Some(e.message.clone()),
             _ => None,
@@ -759,6 +820,12 @@ pub async fn run_headless(
                 None => note,
             });
         }
+        if let Some(failed) = &memory_failed {
+            error = Some(match error {
+                Some(e) => format!("{e}; {failed}"),
+                None => failed.clone(),
+            });
+        }
         result.session = session;
         result.error = error;
         result.stopped = stopped.as_ref().map(|r| r.to_string());
@@ -769,6 +836,11 @@ pub async fn run_headless(
         }
         if let Some(reason) = stopped {
             done.stopped = Some(reason.to_string());
+            break;
+        }
+        if let Some(failed) = memory_failed {
+            // The next problem would start from a memory that lost this one's lessons.
+            done.stopped = Some(failed);
             break;
         }
         if let Err(e) = reported {

@@ -6,6 +6,7 @@
 
 pub mod bench;
 pub mod headless;
+pub mod memory;
 pub mod run;
 pub mod sync;
 pub mod tools;

@@ -120,11 +120,29 @@ pub struct Run {
     write_error: Option<SessionError>,
     /// The end line is written (a second `end` writes nothing).
     ended: bool,
+    /// The memory changes the engine reported so far, in order (what saving the
+    /// run's named memory applies if the file changed meanwhile).
+    memory_changes: Vec<crate::memory::MemoryChange>,
+    /// The named memory this run saves when it is over, and what it began from.
+    memory_target: Option<(super::memory::RunMemory, crate::memory::Memory)>,
+    /// Saving the named memory failed (the explorer keeps this until it exits and reports it).
+    pub memory_error: Option<String>,
 }
 
 impl Run {
     pub fn new(engine: Engine, writer: Option<SessionWriter>, policy: StopPolicy) -> Self {
-        Run { engine, writer, totals: Totals::default(), policy, stopped: None, write_error: None, ended: false }
+        Run {
+            engine,
+            writer,
+            totals: Totals::default(),
+            policy,
+            stopped: None,
+            write_error: None,
+            ended: false,
+            memory_changes: Vec::new(),
+            memory_target: None,
+            memory_error: None,
+        }
     }
 
     /// Why the run stopped issuing calls, if it did.
@@ -181,6 +199,11 @@ impl Run {
     /// Returns a stop reason if the recording failed.
     fn record(&mut self, input: &Input, request: Option<&LlmRequest>, applied: Applied) -> (Fed, Option<StopReason>) {
         let fed = Fed { effects: applied.effects, events: applied.events, ..Fed::default() };
+        for event in &fed.events {
+            if let Event::Memory { change } = event {
+                self.memory_changes.push(change.clone());
+            }
+        }
         let failed = match self.writer.as_mut().map(|w| w.input(input, request, &fed.events)) {
             Some(Err(e)) => {
                 // What was written stays readable; nothing more is written to a failing file.
@@ -222,6 +245,28 @@ impl Run {
             }
         }
         reason
+    }
+
+    /// The memory changes the engine reported so far, in order.
+    pub fn memory_changes(&self) -> &[crate::memory::MemoryChange] {
+        &self.memory_changes
+    }
+
+    /// Start the engine from `started`, the named memory `target` as it stands, and
+    /// save it there when the run is over ([`Run::take_memory_save`]). Runs that never
+    /// call this (replays, forks) write no memory file.
+    pub fn keep_memory(&mut self, target: super::memory::RunMemory, started: crate::memory::Memory) {
+        self.engine.set_memory(Some(started.clone()));
+        self.memory_changes.clear();
+        self.memory_target = Some((target, started));
+    }
+
+    /// The run's memory to save, once (a second call gives None): what it began from,
+    /// the changes it made and the result.
+    pub fn take_memory_save(&mut self) -> Option<super::memory::PendingSave> {
+        let (target, started) = self.memory_target.take()?;
+        let now = self.engine.memory().cloned().unwrap_or_else(|| started.clone());
+        Some(super::memory::PendingSave { target, started, changes: self.memory_changes.clone(), now })
     }
 
     /// The error that stopped the recording, if any (once).

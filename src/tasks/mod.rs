@@ -110,6 +110,17 @@ pub trait TaskSource: Task {
     fn facets(&self, _input: &str) -> std::collections::BTreeMap<String, String> {
         std::collections::BTreeMap::new()
     }
+    /// The facets of `problem` as listed (its index may say more than its text: math-demo's
+    /// `pass` over the list); by default those of its input.
+    fn problem_facets(&self, problem: &Problem) -> std::collections::BTreeMap<String, String> {
+        self.facets(&problem.input)
+    }
+    /// How far `--range` reaches: by default the list's end; a task that repeats its
+    /// list in further passes (math-demo) reaches further. An open range (`5..`) still
+    /// ends at [`TaskSource::problem_count`].
+    fn range_limit(&self) -> usize {
+        self.problem_count()
+    }
 }
 
 /// What building a task may take besides its name.
@@ -191,6 +202,13 @@ pub fn for_spec(spec: &TaskSpec, options: &TaskOptions) -> Result<Arc<dyn TaskSo
 
 /// Parse a Python-style range `A..B` (0-based, end exclusive) or a single index `A`.
 pub fn parse_range(text: &str, len: usize) -> Result<std::ops::Range<usize>, TaskError> {
+    parse_range_within(text, len, len)
+}
+
+/// [`parse_range`] for a task whose indices reach past its list (`limit` > `len`, see
+/// [`TaskSource::range_limit`]): an open end is still `len`, an explicit one may be up to `limit`.
+pub fn parse_range_within(text: &str, len: usize, limit: usize) -> Result<std::ops::Range<usize>, TaskError> {
+    let limit = limit.max(len);
     let err = |m: &str| TaskError::Range(text.to_string(), m.to_string());
     let (a, b) = match text.split_once("..") {
         Some((a, b)) => {
@@ -203,20 +221,24 @@ pub fn parse_range(text: &str, len: usize) -> Result<std::ops::Range<usize>, Tas
         None => {
             let a: usize = text.trim().parse().map_err(|_| err("expected A..B or an index"))?;
             // No `a + 1` overflow for an index like usize::MAX: it is past the end anyway.
-            (a, a.checked_add(1).filter(|&b| b <= len).ok_or_else(|| err(&too_far(len)))?)
+            (a, a.checked_add(1).filter(|&b| b <= limit).ok_or_else(|| err(&too_far(len, limit)))?)
         }
     };
     if a >= b {
         return Err(err("the range is empty"));
     }
-    if b > len {
-        return Err(err(&too_far(len)));
+    if b > limit {
+        return Err(err(&too_far(len, limit)));
     }
     Ok(a..b)
 }
 
-fn too_far(len: usize) -> String {
-    format!("the task has {len} problems (indices 0..{len})")
+fn too_far(len: usize, limit: usize) -> String {
+    if limit > len {
+        format!("the task has {len} problems; indices 0..{limit} go over them again in further passes")
+    } else {
+        format!("the task has {len} problems (indices 0..{len})")
+    }
 }
 
 /// A task by name with its built-in problems and tools (no data file).

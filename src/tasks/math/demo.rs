@@ -106,6 +106,48 @@ pub fn find(text: &str) -> Option<&'static DemoProblem> {
     PROBLEMS.iter().find(|p| p.problem == text)
 }
 
+/// How many passes over [`PROBLEMS`] `--range` reaches: index `i` is problem
+/// `pass_order(i / n)[i % n]` of pass `i / n` (n = 42), so a long sequence (`--range
+/// 0..100`, the memory study) meets each problem again in a new order.
+pub const PASSES: usize = 100;
+
+/// Seed of the passes' shuffles (fixed: index `i` means the same problem in every build).
+const PASS_SEED: u64 = 0x005E_ED0F_9A55;
+
+/// The order of the problems in pass `pass`: the list's own order in pass 0, a seeded
+/// shuffle (Fisher–Yates on splitmix64) in each later pass.
+pub fn pass_order(pass: usize) -> Vec<usize> {
+    let n = PROBLEMS.len();
+    let mut order: Vec<usize> = (0..n).collect();
+    if pass == 0 {
+        return order;
+    }
+    let mut state = PASS_SEED ^ (pass as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let mut next = move || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    for i in (1..n).rev() {
+        let j = (next() % (i as u64 + 1)) as usize;
+        order.swap(i, j);
+    }
+    order
+}
+
+/// Where index `index` of the extended list points: `(problem in PROBLEMS, pass)`, or
+/// None past the last pass.
+pub fn at_index(index: usize) -> Option<(usize, usize)> {
+    let n = PROBLEMS.len();
+    let pass = index / n;
+    if pass >= PASSES {
+        return None;
+    }
+    Some((pass_order(pass)[index % n], pass))
+}
+
 const fn c(step: usize, expr: &'static str, value: &'static str) -> Option<Calc> {
     Some(Calc { step, expr, value })
 }

@@ -57,7 +57,8 @@ pub const MMLU_PRO: TaskInfo = TaskInfo {
 };
 pub const MATH_DEMO: TaskInfo = TaskInfo {
     name: "math-demo",
-    about: "42 math problems the project wrote (7 subjects, levels 1-5, LaTeX answers), offline on sim",
+    about: "42 math problems the project wrote (7 subjects, levels 1-5, LaTeX answers), offline on sim; \
+            --range past 41 goes over them again in shuffled passes (index i: pass i/42, facet pass)",
     input_noun: "problem",
     input_hint: "a problem number or a problem of your own",
     input_examples: &["3", "What is $2^{10} - 1$?"],
@@ -151,6 +152,8 @@ pub struct Item {
 
 /// The facet key of a problem's id in its data set: recorded, not grouped by.
 pub const ID_FACET: &str = "id";
+/// The facet of a math-demo problem picked past the list's end: which pass over the list (1, 2, ...).
+pub const PASS_FACET: &str = "pass";
 
 /// Longest model reply read for an answer (bytes); longer replies are read from their end.
 const MAX_REPLY: usize = 64 * 1024;
@@ -389,7 +392,33 @@ impl TaskSource for MathTask {
     }
 
     fn problem(&self, index: usize) -> Option<Problem> {
-        self.items.get(index).map(|i| Problem { index: Some(index), input: i.input.clone() })
+        if let Some(item) = self.items.get(index) {
+            return Some(Problem { index: Some(index), input: item.input.clone() });
+        }
+        // math-demo: indices past the list are further passes over it, in a shuffled order.
+        if self.kind != MathKind::MathDemo {
+            return None;
+        }
+        let (at, _) = demo::at_index(index)?;
+        self.items.get(at).map(|i| Problem { index: Some(index), input: i.input.clone() })
+    }
+
+    fn range_limit(&self) -> usize {
+        match self.kind {
+            MathKind::MathDemo => self.items.len() * demo::PASSES,
+            _ => self.items.len(),
+        }
+    }
+
+    /// math-demo's further passes carry a facet `pass` (1, 2, ...).
+    fn problem_facets(&self, problem: &Problem) -> BTreeMap<String, String> {
+        let mut facets = self.facets(&problem.input);
+        if self.kind == MathKind::MathDemo {
+            if let Some((_, pass)) = problem.index.filter(|&i| i >= self.items.len()).and_then(demo::at_index) {
+                facets.insert(PASS_FACET.to_string(), pass.to_string());
+            }
+        }
+        facets
     }
 
     fn parse_input(&self, text: &str) -> Result<Problem, TaskError> {

@@ -285,13 +285,29 @@ impl App {
     /// replaces gets its end line first, so its session replays as complete.
     fn start(&mut self, problem: Problem) {
         self.finish_recording();
+        // A memory that could not be saved is not used again: its lessons would be lost.
+        let memory_failed = self.run.memory_error.take();
         let task: Arc<dyn Task> = Arc::clone(&self.setup.task) as Arc<dyn Task>;
         let engine = Engine::new(task, &problem.input, self.setup.header.params.clone());
         let mut header = self.setup.header.clone();
         header.input = problem.input.clone();
         header.index = problem.index;
         header.gold = self.setup.task.gold(&problem.input);
-        header.facets = self.setup.task.facets(&problem.input);
+        header.facets = self.setup.task.problem_facets(&problem);
+        // A method keeping a memory starts from the named memory as it stands now (the
+        // template header names it); it is saved when this run ends (`finish_recording`).
+        let memory = header
+            .memory
+            .as_ref()
+            .filter(|_| memory_failed.is_none())
+            .map(|m| crate::runtime::memory::RunMemory::user(&m.name));
+        let started = memory.as_ref().map(crate::runtime::memory::load_blocking);
+        header.memory = match (&memory, &started) {
+            (Some(m), Some(Ok(loaded))) => {
+                Some(crate::session::MemorySnapshot { name: m.name.clone(), memory: loaded.clone() })
+            }
+            _ => None,
+        };
         self.header = header;
         self.replay = None;
         self.events.clear();
@@ -317,6 +333,15 @@ impl App {
         };
         let limits = &self.setup.limits;
         self.run = Run::new(engine, writer, StopPolicy::live(limits.budget, limits.price));
+        match (memory, started) {
+            (Some(m), Some(Ok(loaded))) => self.run.keep_memory(m, loaded),
+            (_, Some(Err(e))) => self.message = Some(format!("{e}; this run keeps no memory")),
+            _ => {}
+        }
+        if let Some(failed) = memory_failed {
+            self.message = Some(format!("{failed}; this run keeps no memory"));
+            self.run.memory_error = Some(failed);
+        }
         self.select(NodeId(0));
         self.touch();
     }
@@ -399,6 +424,13 @@ impl App {
     /// Record the end of the run (totals and time) when leaving.
     pub fn finish_recording(&mut self) {
         let _ = self.run.end(self.elapsed_ms);
+        // A live run's named memory is saved once, before the next problem loads it.
+        if let Some(pending) = self.run.take_memory_save() {
+            if let Err(e) = pending.save_blocking() {
+                self.message = Some(e.to_string());
+                self.run.memory_error = Some(e.to_string());
+            }
+        }
     }
 }
 

@@ -1,0 +1,271 @@
+//! Runs with a named cross-problem memory, end to end through the binary, with
+//! `THOUGHTSCOPE_DATA_DIR` in a temp folder: `--memory` and its mistakes, math-demo's
+//! passes past its 42 problems, replays that never write the memory file, and — once
+//! the ReTreVal method is registered — a sequence of problems where problem k+1 starts
+//! from the memory problem k saved.
+//!
+//! The tests marked `#[ignore = "pending the retreval method ..."]` need `--method
+//! retreval`, written in parallel with this file (issue 13); after it is merged run them
+//! with `cargo test --test memory_run -- --include-ignored`.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+use thoughtscope::memory::{Memory, MemoryStore};
+use thoughtscope::session::Session;
+
+fn run(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_thoughtscope"))
+        .args(args)
+        .current_dir(dir)
+        .env("THOUGHTSCOPE_DATA_DIR", dir.join("data"))
+        .env("THOUGHTSCOPE_CONFIG_DIR", dir.join("config"))
+        .env_remove("THOUGHTSCOPE_CONFIG")
+        .env("HOME", dir)
+        .env("XDG_CONFIG_HOME", dir.join("config"))
+        .env("XDG_DATA_HOME", dir.join("xdg-data"))
+        .env("XDG_CACHE_HOME", dir.join("cache"))
+        .output()
+        .expect("the binary runs")
+}
+
+fn ok(out: &Output) -> String {
+    assert!(out.status.success(), "failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A usage error: exit 2 and one `error:` line that contains `expected`.
+fn usage_error(out: &Output, expected: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr: {stderr}");
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    assert!(stderr.starts_with("error:") && stderr.contains(expected), "{expected:?} not in {stderr}");
+}
+
+fn lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .expect("out file")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
+}
+
+#[test]
+fn memory_with_a_method_that_keeps_none_is_one_plain_line() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let out = run(tmp.path(), &["run", "--task", "math-demo", "--method", "cot", "--range", "0", "--memory", "study"]);
+    usage_error(&out, "--memory needs a method that keeps a memory (retreval); drop it or use --method retreval");
+    assert!(!tmp.path().join("data/memory").exists(), "nothing written");
+    // The explorer checks the same before it needs a terminal.
+    let out = run(tmp.path(), &["tui", "--task", "math-demo", "--method", "cot", "--range", "0", "--memory", "study"]);
+    usage_error(&out, "--memory needs a method that keeps a memory");
+}
+
+#[test]
+fn a_config_default_memory_does_not_get_in_the_way_of_methods_without_one() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir_all(tmp.path().join("config")).expect("config dir");
+    std::fs::write(tmp.path().join("config/config.toml"), "[defaults]\nmemory = \"study\"\n").expect("config");
+    let out = run(tmp.path(), &["run", "--task", "math-demo", "--method", "cot", "--range", "0", "--json"]);
+    let summary: Value = serde_json::from_str(&ok(&out)).expect("JSON");
+    assert!(summary.get("memory").is_none(), "{summary}");
+    assert!(!tmp.path().join("data/memory").exists());
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("defaults.memory"), "no warning for a known key");
+}
+
+#[test]
+fn math_demo_ranges_past_42_are_further_passes_with_their_index_and_pass() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let out_file = tmp.path().join("out.jsonl");
+    let out = run(
+        tmp.path(),
+        &["run", "--task", "math-demo", "--method", "cot", "--range", "40..45", "--out", "out.jsonl", "--json"],
+    );
+    let summary: Value = serde_json::from_str(&ok(&out)).expect("JSON");
+    assert_eq!(summary["n"], 5);
+    let rs = lines(&out_file);
+    let indices: Vec<u64> = rs.iter().map(|r| r["index"].as_u64().expect("index")).collect();
+    assert_eq!(indices, [40, 41, 42, 43, 44]);
+    assert!(rs[0]["facets"].get("pass").is_none() && rs[1]["facets"].get("pass").is_none());
+    let order = thoughtscope::tasks::math::demo::pass_order(1);
+    for (r, k) in rs[2..].iter().zip(0..) {
+        assert_eq!(r["facets"]["pass"], "1", "{r}");
+        assert_eq!(r["input"], thoughtscope::tasks::math::demo::PROBLEMS[order[k]].problem);
+    }
+    assert_eq!(summary["by"]["pass"]["1"]["n"], 3, "{summary}");
+    // Past the last pass is one line saying how far indices go.
+    let out = run(tmp.path(), &["run", "--task", "math-demo", "--method", "cot", "--range", "0..999999"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("further passes"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    // Other tasks keep their end.
+    let out = run(tmp.path(), &["run", "--task", "mc-demo", "--method", "cot", "--range", "0..100"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("16 problems (indices 0..16)"));
+}
+
+/// A session recorded with a memory snapshot replays from its header alone: no memory
+/// file is read or written.
+#[test]
+fn replaying_a_session_with_a_memory_snapshot_writes_no_memory_file() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let rec = tmp.path().join("s.jsonl");
+    ok(&run(
+        tmp.path(),
+        &["run", "--task", "math-demo", "--method", "cot", "--range", "2", "--record", rec.to_str().expect("path")],
+    ));
+    // Give the header a snapshot, as a memory-keeping run records it.
+    let text = std::fs::read_to_string(&rec).expect("session");
+    let (first, rest) = text.split_once('\n').expect("header line");
+    let mut header: Value = serde_json::from_str(first).expect("header");
+    let mut memory = Memory::default();
+    memory
+        .add(
+            "algebraic approach, arithmetic_error: recheck",
+            thoughtscope::memory::Category::Failure,
+            "algebraic",
+            None,
+        )
+        .expect("add");
+    header["memory"] = serde_json::json!({"name": "study", "memory": memory});
+    std::fs::write(&rec, format!("{header}\n{rest}")).expect("rewrite");
+    let live: Value =
+        serde_json::from_str(&ok(&run(tmp.path(), &["replay", rec.to_str().expect("path"), "--headless", "--json"])))
+            .expect("JSON");
+    assert_eq!(live["n"], 1, "{live}");
+    let session = Session::load(&rec).expect("loads");
+    assert_eq!(session.header.memory.expect("snapshot").memory, memory);
+    assert!(!tmp.path().join("data/memory").exists(), "a replay writes no memory file");
+}
+
+// ---- pending the ReTreVal method (issue 13): run with --include-ignored after the merge ----
+
+/// The memory each session's header starts from, and the memory its recorded changes
+/// lead to.
+fn memory_path(session: &Session) -> (String, Memory, Memory) {
+    let snapshot = session.header.memory.clone().expect("the header records the memory");
+    let mut after = snapshot.memory.clone();
+    for event in session.events() {
+        if let thoughtscope::engine::Event::Memory { change } = event {
+            after.apply(change).expect("a recorded change applies");
+        }
+    }
+    (snapshot.name, snapshot.memory, after)
+}
+
+#[test]
+#[ignore = "pending the retreval method (issue 13): run with --include-ignored after it is merged"]
+fn retreval_saves_its_memory_after_each_problem_and_the_next_starts_from_it() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let out = run(
+        tmp.path(),
+        &[
+            "run",
+            "--task",
+            "math-demo",
+            "--method",
+            "retreval",
+            "--range",
+            "0..4",
+            "--record",
+            "sessions",
+            "--out",
+            "out.jsonl",
+            "--json",
+        ],
+    );
+    let summary: Value = serde_json::from_str(&ok(&out)).expect("JSON");
+    assert_eq!(summary["memory"]["name"], "retreval-math-demo", "{summary}");
+    let file = tmp.path().join("data/memory/retreval-math-demo.json");
+    assert!(file.is_file(), "the default memory is retreval-<task>");
+    let rs = lines(&tmp.path().join("out.jsonl"));
+    assert_eq!(rs.len(), 4);
+    let mut previous: Option<Memory> = None;
+    let mut changed = false;
+    for r in &rs {
+        let session = Session::load(Path::new(r["session"].as_str().expect("session"))).expect("loads");
+        let (name, before, after) = memory_path(&session);
+        assert_eq!(name, "retreval-math-demo");
+        if let Some(prev) = &previous {
+            assert_eq!(&before, prev, "problem k+1 starts from the memory problem k left");
+        } else {
+            assert_eq!(before, Memory::default(), "the first problem starts from an empty memory");
+        }
+        assert_eq!(r["memory"]["entries_before"], before.len());
+        assert_eq!(r["memory"]["entries_after"], after.len());
+        changed |= before != after;
+        previous = Some(after);
+    }
+    assert!(changed, "four problems taught the memory something");
+    let stored = MemoryStore::new(&tmp.path().join("data")).load("retreval-math-demo").expect("loads").expect("exists");
+    assert_eq!(Some(stored), previous, "the file is what the last problem left");
+    // A second run goes on from there.
+    ok(&run(
+        tmp.path(),
+        &["run", "--task", "math-demo", "--method", "retreval", "--range", "4", "--record", "s4.jsonl"],
+    ));
+    let (_, before, _) = memory_path(&Session::load(&tmp.path().join("s4.jsonl")).expect("loads"));
+    assert_eq!(Some(before), previous);
+}
+
+#[test]
+#[ignore = "pending the retreval method (issue 13): run with --include-ignored after it is merged"]
+fn retreval_memory_names_and_ablation() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let base = ["run", "--task", "math-demo", "--method", "retreval", "--range", "0"];
+    ok(&run(tmp.path(), &[&base[..], &["--memory", "study"]].concat()));
+    assert!(tmp.path().join("data/memory/study.json").is_file());
+    assert!(!tmp.path().join("data/memory/retreval-math-demo.json").exists());
+    usage_error(&run(tmp.path(), &[&base[..], &["--memory", "../escape"]].concat()), "bad memory name");
+    usage_error(&run(tmp.path(), &[&base[..], &["--memory", ""]].concat()), "bad memory name");
+    // --no-memory: the method keeps none, so no file, no snapshot, and --memory is refused.
+    let fresh = tempfile::tempdir().expect("tempdir");
+    ok(&run(fresh.path(), &[&base[..], &["--no-memory", "--record", "s.jsonl"]].concat()));
+    assert!(!fresh.path().join("data/memory").exists());
+    assert!(Session::load(&fresh.path().join("s.jsonl")).expect("loads").header.memory.is_none());
+    usage_error(
+        &run(fresh.path(), &[&base[..], &["--no-memory", "--memory", "study"]].concat()),
+        "--memory needs a method that keeps a memory",
+    );
+}
+
+#[test]
+#[ignore = "pending the retreval method (issue 13): run with --include-ignored after it is merged"]
+fn retreval_stops_with_one_line_when_its_memory_cannot_be_saved() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir_all(tmp.path().join("data/memory/.retreval-math-demo.json.tmp")).expect("blocker");
+    let out = run(
+        tmp.path(),
+        &["run", "--task", "math-demo", "--method", "retreval", "--range", "0..3", "--record", "sessions"],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("cannot save memory") && stderr.contains("retreval-math-demo.json"), "{stderr}");
+    let recorded: Vec<_> = std::fs::read_dir(tmp.path().join("sessions")).expect("sessions").collect();
+    assert_eq!(recorded.len(), 1, "the first problem's session stays; no other starts");
+}
+
+#[test]
+#[ignore = "pending the retreval method (issue 13): run with --include-ignored after it is merged"]
+fn retreval_replay_and_fork_start_from_the_recorded_memory_and_write_no_file() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    ok(&run(
+        tmp.path(),
+        &["run", "--task", "math-demo", "--method", "retreval", "--range", "0..2", "--record", "sessions"],
+    ));
+    let file = tmp.path().join("data/memory/retreval-math-demo.json");
+    let saved = std::fs::read(&file).expect("memory file");
+    let second = tmp.path().join("sessions/math-demo-0001.jsonl");
+    let live: Value = serde_json::from_str(&ok(&run(
+        tmp.path(),
+        &["replay", second.to_str().expect("path"), "--headless", "--json"],
+    )))
+    .expect("JSON");
+    assert_eq!(live["n"], 1);
+    assert_eq!(std::fs::read(&file).expect("memory file"), saved, "a replay writes no memory file");
+    // A fork carries the parent's snapshot.
+    let parent = Session::load(&second).expect("loads");
+    let fork = tmp.path().join("fork.jsonl");
+    drop(thoughtscope::session::SessionWriter::fork(&fork, &parent, parent.input_count() / 2).expect("fork"));
+    assert_eq!(Session::load(&fork).expect("loads").header.memory, parent.header.memory);
+}
