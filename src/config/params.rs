@@ -192,13 +192,50 @@ param_patch! {
     /// reflexion: most trials, 1 to 20 [default: 3].
     #[arg(long)]
     trials: usize = whole(1);
-    /// self-refine and reflexion: who judges an attempt, the model itself or the task's checker
+    /// self-refine, reflexion and retreval: who judges an attempt, the model itself or the task's checker
     /// (no call; with self-refine, the ToT paper's IO + Refine) [default: self].
     #[arg(long, value_parser = named::<FeedbackSource>())]
     feedback: FeedbackSource = choice();
     /// self-refine: the prompt of the first answer [default: cot].
     #[arg(long, value_parser = named::<FirstPrompt>())]
     first: FirstPrompt = choice();
+    /// retreval: complexity 1-5 → depth × branching: paper, official, or 1:2x2,2:2x3,3:3x3,4:4x4,5:5x4
+    /// [default: paper].
+    #[arg(long, value_name = "TABLE")]
+    complexity_table: String = string();
+    /// retreval: weight of the local self-assessment in a node's score, 0 to 1 [default: 0.6].
+    #[arg(long)]
+    local_weight: f64 = number(0.0);
+    /// retreval: weight of the cross critique against siblings, 0 to 1 [default: 0.4].
+    #[arg(long)]
+    cross_weight: f64 = number(0.0);
+    /// retreval: weight of the skepticism penalty on 1 − the approach's reliability, 0 to 1 [default: 0.4].
+    #[arg(long)]
+    skeptic_weight: f64 = number(0.0);
+    /// retreval: decompose when the best score stays below this, 0 to 1 [default: 0.5].
+    #[arg(long)]
+    decompose_threshold: f64 = number(0.0);
+    /// retreval: decompose only problems at least this complex, 1 to 5 [default: 3].
+    #[arg(long)]
+    decompose_min_complexity: u64 = whole(1);
+    /// retreval: most subtasks of a decomposition, 2 to 4 [default: 4].
+    #[arg(long)]
+    max_subtasks: u64 = whole(1);
+    /// retreval ablation: no cross-problem memory (no lessons, no updates, no skepticism penalty).
+    #[arg(long, num_args = 0, default_missing_value = "true")]
+    no_memory: bool = boolean();
+    /// retreval ablation: no typed-failure backtracking after a failed validation.
+    #[arg(long, num_args = 0, default_missing_value = "true")]
+    no_backtrack: bool = boolean();
+    /// retreval ablation: no tools (each attempt is one chain-of-thought call).
+    #[arg(long, num_args = 0, default_missing_value = "true")]
+    no_tools: bool = boolean();
+    /// retreval ablation: no cross critique (the local score takes its weight).
+    #[arg(long, num_args = 0, default_missing_value = "true")]
+    no_cross: bool = boolean();
+    /// retreval ablation: never decompose.
+    #[arg(long, num_args = 0, default_missing_value = "true")]
+    no_decompose: bool = boolean();
 }
 
 impl ParamPatch {

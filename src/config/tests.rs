@@ -121,7 +121,7 @@ run = "step"
     let expected = [
         "config.toml: theme: expected a theme name, found integer 3; ignored",
         "config.toml: defaults.breadth: expected a whole number of at least 1, found string \"five\"; using the default",
-        "config.toml: defaults.method: expected one of io, cot, cot-sc, tot-bfs, tot-dfs, react, react-cot-sc, cot-sc-react, mcts, self-refine, reflexion, found string \"tot-bs\"; using the default",
+        "config.toml: defaults.method: expected one of io, cot, cot-sc, tot-bfs, tot-dfs, react, react-cot-sc, cot-sc-react, mcts, self-refine, reflexion, retreval, found string \"tot-bs\"; using the default",
         "config.toml: defaults.n_evaluate: expected a whole number of at least 0, found integer -1; using the default",
         "config.toml: colours: unknown key (known: theme, defaults, keymap, providers, prices); ignored",
     ];
@@ -247,6 +247,18 @@ fn every_field_reaches_params() {
         trials: Some(5),
         feedback: Some(FeedbackSource::Oracle),
         first: Some(FirstPrompt::Io),
+        complexity_table: Some("official".into()),
+        local_weight: Some(0.5),
+        cross_weight: Some(0.3),
+        skeptic_weight: Some(0.2),
+        decompose_threshold: Some(0.4),
+        decompose_min_complexity: Some(4),
+        max_subtasks: Some(3),
+        no_memory: Some(true),
+        no_backtrack: Some(true),
+        no_tools: Some(true),
+        no_cross: Some(true),
+        no_decompose: Some(true),
     };
     let p = all.params();
     assert_eq!(p.method, mcts);
@@ -259,11 +271,23 @@ fn every_field_reaches_params() {
     assert_eq!(
         extra,
         [
+            ("complexity_table", "\"official\"".into()),
+            ("cross_weight", "0.3".into()),
+            ("decompose_min_complexity", "4".into()),
+            ("decompose_threshold", "0.4".into()),
             ("feedback", "\"oracle\"".into()),
             ("first", "\"io\"".into()),
             ("iterations", "9".into()),
+            ("local_weight", "0.5".into()),
+            ("max_subtasks", "3".into()),
+            ("no_backtrack", "true".into()),
+            ("no_cross", "true".into()),
+            ("no_decompose", "true".into()),
+            ("no_memory", "true".into()),
+            ("no_tools", "true".into()),
             ("rollout_depth", "1".into()),
             ("rounds", "8".into()),
+            ("skeptic_weight", "0.2".into()),
             ("trials", "5".into()),
             ("uct_c", "2.5".into())
         ]

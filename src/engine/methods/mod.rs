@@ -134,6 +134,7 @@ pub const REGISTRY: &[&MethodInfo] = &[
     &mcts::INFO,
     &self_refine::INFO,
     &reflexion::INFO,
+    &retreval::INFO,
 ];
 
 /// `MethodInfo::wants_memory` of a method that keeps no memory.

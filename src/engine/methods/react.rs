@@ -436,25 +436,25 @@ fn step_request(core: &Core, params: ReactParams, trajectory: &str, step: usize)
     Ok(request)
 }
 
-/// One step as read from a reply, in either tool mode.
-struct ReadStep {
-    thought: Option<String>,
-    action: Option<ToolRequest>,
+/// One step as read from a reply, in either tool mode (ReTreVal's solves read theirs with it too).
+pub(super) struct ReadStep {
+    pub(super) thought: Option<String>,
+    pub(super) action: Option<ToolRequest>,
     /// Why the reply cannot be used: the observation the agent gets (a bad call).
-    problem: Option<String>,
+    pub(super) problem: Option<String>,
     /// Things worth knowing that do not make the call bad (extra tool calls, ...).
-    notes: Vec<String>,
+    pub(super) notes: Vec<String>,
     /// Further actions or tool calls in the reply, not taken.
-    extra_actions: Vec<String>,
+    pub(super) extra_actions: Vec<String>,
     /// The reply as it came, for a step that has neither thought nor action.
-    raw: String,
+    pub(super) raw: String,
     /// Text mode: the reply did not split into a thought and an action (see `React::reask`).
-    ask_action: bool,
+    pub(super) ask_action: bool,
 }
 
 /// Read a reply: its first native tool call is the action and its text the thought;
 /// without a tool call, the text is read in the paper's format.
-fn read_step(core: &Core, params: ReactParams, reply: &Completion, step: usize) -> ReadStep {
+pub(super) fn read_step(core: &Core, params: ReactParams, reply: &Completion, step: usize) -> ReadStep {
     let native = params.tool_mode == ToolMode::Native;
     let parsed = core.task.parse_react(&reply.text, step);
     let mut raw = reply.text.trim().to_string();

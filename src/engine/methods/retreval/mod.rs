@@ -1,4 +1,4 @@
-//! ReTreVal's building blocks (building blocks; the method is registered when it lands).
+//! ReTreVal: the method ([`method`], `--method retreval`; see its "How ReTreVal runs here") and its building blocks.
 //!
 //! ReTreVal (Reasoning Tree with Validation) grows a tree whose depth and branching
 //! come from the model's own complexity estimate, scores each node by a local
@@ -46,6 +46,7 @@
 pub mod complexity;
 pub mod decompose;
 pub mod failure;
+pub mod method;
 pub mod params;
 pub mod scoring;
 
@@ -58,6 +59,7 @@ pub use failure::{
     failure_note, failure_prompt, parse_failure, parse_failure_cause, parse_validation, pick_backtrack_target,
     validation_prompt, BacktrackCandidate, FailureCause, TypedFailure, Validation,
 };
+pub use method::{Retreval, INFO};
 pub use params::RetrevalParams;
 pub use scoring::{
     approach_from_trace, approach_prompt, cross_prompt, local_prompt, parse_approach, parse_cross, parse_local_score,
