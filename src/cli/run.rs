@@ -277,6 +277,10 @@ pub(crate) fn print_summary(s: &Summary, json: bool) {
             .collect();
         safe_println!("by {facet}: {}", parts.join(", "));
     }
+    if let Some(m) = &s.memory {
+        let merged = if m.merged { " (merged with changes another writer made meanwhile)" } else { "" };
+        safe_println!("memory {}: {} entries before, {} after{merged}", m.name, m.entries_before, m.entries_after);
+    }
     if let Some(a) = s.mean_sample_accuracy {
         outln!("mean correct per sample {:.1}%  best of k {}/{}", 100.0 * a, s.solved_any, s.n);
     }
@@ -335,6 +339,14 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
             if let Some(b) = &bar {
                 b.set_position(progress.done as u64);
                 b.set_message(progress.line());
+            }
+            // Stale locks taken over, changes that could not go on top of another writer's file.
+            for note in r.memory.iter().flat_map(|m| m.notes.iter()) {
+                let line = thoughtscope::safe_text::terminal_safe(&format!("memory: {note}")).into_owned();
+                match &bar {
+                    Some(b) => b.println(line),
+                    None => eprintln!("{line}"),
+                }
             }
             if let Some(e) = &r.error {
                 let index = r.index.map(|i| format!("{i} ")).unwrap_or_default();

@@ -313,3 +313,52 @@ fn math_demo_ranges_past_the_list_are_shuffled_passes_with_a_pass_facet() {
     assert_eq!(mc.range_limit(), mc.problem_count());
     assert!(mc.problem(mc.problem_count()).is_none());
 }
+
+/// The explorer's live runs: each loads the named memory (the template header names it)
+/// as it stands when it starts, and saves it when it ends, once; a memory file that
+/// cannot be read is a message and a run without a memory, not a crash.
+#[test]
+fn the_explorers_live_runs_load_the_memory_when_they_start_and_save_it_when_they_end() {
+    use crate::tui::app::{App, Setup};
+    use crate::tui::keymap::Keymap;
+    use crate::tui::theme::ThemeSet;
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let data = tmp.path().join("data");
+    // The explorer reads the user data directory, as the binary does; no other test of
+    // the library reads it.
+    std::env::set_var(crate::config::DATA_DIR_ENV, &data);
+    let name = "explorer-study";
+    let memory = seeded(&data, name, &[("casework approach, off_by_one: count both ends", "casework")]);
+    let id = memory.entries()[0].id;
+    let task = math_demo();
+    let problem = task.problem(5).expect("p5");
+    let bare = headless_setup(&data, tmp.path(), name);
+    let mut header = crate::runtime::headless::header_for(&bare, &problem);
+    header.memory = Some(MemorySnapshot { name: name.into(), memory: Memory::default() });
+    let setup =
+        Setup { task, prompts: None, header, sessions_dir: tmp.path().join("sessions"), limits: Default::default() };
+    let mut app = App::live(setup.clone(), &problem, Keymap::default(), ThemeSet::default(), "dark");
+    let snapshot = app.header.memory.clone().expect("the run's header holds the memory");
+    assert_eq!((snapshot.name.as_str(), &snapshot.memory), (name, &memory), "loaded as it stands, not the template");
+    assert_eq!(app.run.engine.memory(), Some(&memory));
+    let recorded = Session::load(&app.session_path().expect("recording")).expect("loads");
+    assert_eq!(recorded.header.memory, app.header.memory);
+
+    let pin = MemoryChange::Edit { id, content: None, confidence: None, pinned: Some(true) };
+    app.run.feed(Input::command(Command::Memory { change: pin }), None);
+    app.finish_recording();
+    let stored = load_for(&mut store(&data), name).expect("loads");
+    assert!(stored.entry(id).expect("entry").pinned, "saved when the run ended");
+    // Saved once: a person's change to the file after that is not overwritten.
+    store(&data).update(name, |m| Ok(m.remove(id)?)).expect("remove by hand");
+    app.finish_recording();
+    assert!(load_for(&mut store(&data), name).expect("loads").is_empty());
+    assert!(app.run.memory_error.is_none());
+
+    // A broken file: the next run says so and keeps no memory.
+    std::fs::write(data.join(format!("memory/{name}.json")), "{}").expect("break it");
+    let app = App::live(setup, &problem, Keymap::default(), ThemeSet::default(), "dark");
+    assert!(app.header.memory.is_none() && app.run.engine.memory().is_none());
+    let message = app.message.clone().unwrap_or_default();
+    assert!(message.contains("cannot read memory explorer-study") && message.contains("keeps no memory"), "{message}");
+}
