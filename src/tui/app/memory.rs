@@ -173,7 +173,7 @@ pub(super) struct NotesCache {
 
 impl App {
     /// One transcript line per `Event::Memory` in `self.events`, in order.
-    pub fn memory_notes(&self) -> std::cell::Ref<'_, [String]> {
+    pub fn memory_notes(&self) -> Vec<String> {
         let snapshot = self.header.memory.as_ref().map(|s| &s.memory);
         let changes: Vec<&MemoryChange> = self
             .events
@@ -183,8 +183,11 @@ impl App {
                 _ => None,
             })
             .collect();
+        // Only this function borrows the cache, and never while it holds it.
+        let Ok(mut cache) = self.memory_notes.try_borrow_mut() else {
+            return changes.iter().map(|c| memory_note(c, None)).collect();
+        };
         {
-            let mut cache = self.memory_notes.borrow_mut();
             let continues = cache.snapshot.as_ref() == snapshot
                 && cache.changes.len() <= changes.len()
                 && cache.changes.iter().zip(&changes).all(|(a, b)| a == *b);
@@ -213,7 +216,7 @@ impl App {
                 cache.changes.push((*change).clone());
             }
         }
-        std::cell::Ref::map(self.memory_notes.borrow(), |c| c.notes.as_slice())
+        cache.notes.clone()
     }
 
     /// What this problem did with each entry, from its `RecordUse` and `AddSignal` events.
