@@ -158,6 +158,7 @@ fn pin_edit_and_remove_from_the_pane_are_recorded_commands() {
     assert_eq!(*id, rewritten);
     assert_eq!(editor.lines().join("\n"), entry(&app, rewritten).content);
     type_text(&mut app, " twice");
+    insta::assert_snapshot!("memory_edit_80x24", render(&mut app, 80, 24));
     key(&mut app, KeyCode::Enter);
     assert!(app.popup.is_none());
     let text = "numeric approach: recheck the sign of every subtraction before going on twice".to_string();
@@ -302,6 +303,7 @@ fn b_asks_for_the_cause_when_the_method_names_causes() {
     assert!(effects.is_empty());
     assert!(matches!(&app.popup, Some(Popup::Causes(c)) if c.causes == CAUSES && c.selected == 0));
     let screen = render(&mut app, 80, 24);
+    insta::assert_snapshot!("causes_chooser_80x24", screen);
     assert!(screen.contains("why did this branch fail?") && screen.contains("off by one"), "{screen}");
     key(&mut app, KeyCode::Esc);
     assert!(app.popup.is_none());
