@@ -95,11 +95,15 @@ pub enum Action {
     PrevProblem,
     /// Open a demo or a recorded session, as a replay in this explorer.
     Open,
+
+    // The cross-problem memory.
+    /// Show or hide the memory pane (the run's memory: entries, reliabilities; edit, pin, remove).
+    Memory,
 }
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 49] = [
+    pub const ALL: [Action; 50] = [
         Action::Step,
         Action::RunPause,
         Action::Prune,
@@ -149,6 +153,7 @@ impl Action {
         Action::NextProblem,
         Action::PrevProblem,
         Action::Open,
+        Action::Memory,
     ];
 
     /// The snake_case name used in keymap files.

@@ -490,6 +490,7 @@ mod tests {
             (".", Action::ReplayForward),
             ("(", Action::ReplayStart),
             ("*", Action::JumpBest),
+            ("M", Action::Memory),
         ];
         for (text, action) in expect {
             let spec = KeySpec::parse(text).unwrap();

@@ -2086,6 +2086,9 @@ fn restart_and_new_input_close_the_session_they_leave() {
 /// Several problems in one explorer, `o` (open a session or demo), problems in the settings.
 mod problems;
 
+/// The memory pane, the backtrack-cause chooser, memory lines and score-part columns.
+mod memory;
+
 /// Self-Refine in the explorer: a chain of attempts labelled with answer and verdict,
 /// the feedback under the attempt in the detail pane, the status bar counting attempts,
 /// and the edit popup editing the feedback so the next refinement follows it.

@@ -19,6 +19,11 @@ impl App {
         if self.popup.is_some() {
             return self.popup_key(key);
         }
+        if self.memory_pane.is_some() {
+            if let Some(effects) = self.memory_key(key) {
+                return effects;
+            }
+        }
         match self.keymap.action_for(&key) {
             Some(action) => self.handle_action(action),
             None => Vec::new(),
@@ -72,6 +77,9 @@ impl App {
                 };
                 self.popup = Some(Popup::Problems { lines, scroll });
                 Vec::new()
+            }
+            Some(popup @ (Popup::MemoryEdit { .. } | Popup::MemoryRemove { .. } | Popup::Causes(_))) => {
+                self.memory_popup_key(key, popup)
             }
             None => Vec::new(),
         }
@@ -169,6 +177,9 @@ impl App {
         if self.popup.is_some() {
             return Vec::new();
         }
+        if self.memory_pane.is_some() {
+            return self.memory_mouse(mouse);
+        }
         let at = Position { x: mouse.column, y: mouse.row };
         let pane = Pane::ALL.iter().copied().find(|p| self.areas[p.index()].contains(at));
         match mouse.kind {
@@ -245,7 +256,10 @@ impl App {
                 self.popup = Some(Popup::Edit { node, editor: Box::new(editor) });
                 Vec::new()
             }
-            Action::Backtrack => self.command(Command::Backtrack { to: None, cause: None }),
+            Action::Backtrack => {
+                let causes = self.run.engine.view().backtrack_causes;
+                self.backtrack_asking(causes)
+            }
             Action::Expand => self.command(Command::Expand { node }),
             Action::Reevaluate => self.command(Command::Reevaluate { node }),
             Action::Continue => self.command(Command::Continue { node }),
@@ -397,6 +411,10 @@ impl App {
             Action::PrevProblem => self.move_problem(-1),
             Action::Open => {
                 self.open_popup();
+                Vec::new()
+            }
+            Action::Memory => {
+                self.toggle_memory();
                 Vec::new()
             }
         }

@@ -7,10 +7,12 @@
 //! moves the selection and scrolls; `replay.rs` is the timeline, playback and fork.
 
 mod actions;
+mod memory;
 mod navigation;
 mod problems;
 mod replay;
 
+pub use memory::{memory_note, sorted_entries, CauseChooser, MemoryPane, MemoryUse};
 pub use problems::{recorded_sessions, OpenEntry, OpenList, OpenSource, ProblemList};
 
 use std::collections::BTreeSet;
@@ -84,6 +86,17 @@ pub enum Popup {
         lines: Vec<String>,
         scroll: u16,
     },
+    /// The memory pane's `e`: a new text for a memory entry.
+    MemoryEdit {
+        id: crate::memory::EntryId,
+        editor: Box<TextArea<'static>>,
+    },
+    /// The memory pane's `d`: remove this entry? (y/n)
+    MemoryRemove {
+        id: crate::memory::EntryId,
+    },
+    /// `b` when the method types its failures: which cause to backtrack for.
+    Causes(CauseChooser),
 }
 
 /// A session opened read-only, with a cursor over its inputs.
@@ -172,6 +185,11 @@ pub struct App {
     pub streaming: std::collections::BTreeMap<(u64, u32), String>,
     /// The problems of this explorer when it holds several (`tui --range A..B`).
     pub problems: Option<ProblemList>,
+    /// The memory pane (`M`), when it is shown.
+    pub memory_pane: Option<MemoryPane>,
+    /// The transcript's memory lines, computed from the session's memory snapshot and
+    /// the memory events so far (kept between frames; see `memory::NotesCache`).
+    memory_notes: std::cell::RefCell<memory::NotesCache>,
 }
 
 impl App {
@@ -207,6 +225,8 @@ impl App {
             version: 0,
             streaming: Default::default(),
             problems: None,
+            memory_pane: None,
+            memory_notes: Default::default(),
         }
     }
 

@@ -3,6 +3,7 @@
 
 mod caption;
 mod detail;
+pub(crate) mod memory;
 mod popup;
 mod problems;
 pub(crate) mod scores;
@@ -109,6 +110,9 @@ pub fn draw(frame: &mut Frame, view: &View, tree_state: &mut TreeState<usize>) -
     detail::draw(frame, view, panes[2]);
     transcript::draw(frame, view, panes[3]);
     caption::draw(frame, view, panes[0]);
+    if view.app.memory_pane.is_some() {
+        memory::draw(frame, view, memory::area(&panes));
+    }
     status::draw_header(frame, view, header);
     status::draw_footer(frame, view, footer);
     popup::draw(frame, view, area);

@@ -37,7 +37,7 @@ fn help_group(action: Action) -> usize {
         Step | RunPause | Prune | Edit | Backtrack | Expand | Reevaluate | Continue | NewInput | Restart | SaveAs => 0,
         ReplayStepBack | ReplayStepForward | ReplayMarkBack | ReplayMarkForward | ReplayBack | ReplayForward
         | ReplayStart | ReplayEnd | ReplayPlay | ReplaySlower | ReplayFaster | Fork => 2,
-        CycleTheme | Help | Quit => 3,
+        CycleTheme | Help | Quit | Memory => 3,
         _ => 1,
     }
 }
@@ -191,5 +191,55 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
         }
         Popup::Open(list) => super::problems::draw_open(frame, view, area, list),
         Popup::Problems { lines, scroll } => super::problems::draw_problems(frame, view, area, lines, *scroll),
+        Popup::MemoryEdit { id, editor } => {
+            let width = 76.min(area.width);
+            let inner_width = (width as usize).saturating_sub(2).max(1);
+            let rows: usize = editor.lines().iter().map(|l| l.chars().count().max(1).div_ceil(inner_width)).sum();
+            let height = u16::try_from(rows).unwrap_or(u16::MAX).saturating_add(2).clamp(3, area.height.max(3));
+            let rect = centered(area, width, height);
+            frame.render_widget(Clear, rect);
+            let block = frame_block(view, format!("Edit memory entry #{id}"), "enter save · esc cancel");
+            let inner = block.inner(rect);
+            frame.render_widget(block, rect);
+            frame.render_widget(&**editor, inner);
+        }
+        Popup::MemoryRemove { id } => {
+            let headline = view
+                .app
+                .run
+                .engine
+                .memory()
+                .and_then(|m| m.entry(*id))
+                .map(|e| crate::safe_text::one_line(e.headline()))
+                .unwrap_or_default();
+            let rect = centered(area, 60, 4);
+            frame.render_widget(Clear, rect);
+            let block = frame_block(view, format!("Remove memory entry #{id}?"), "y remove · n keep");
+            let text = Paragraph::new(Line::from(Span::styled(headline, view.style(Slot::Thought))))
+                .block(block)
+                .wrap(Wrap { trim: false });
+            frame.render_widget(text, rect);
+        }
+        Popup::Causes(chooser) => {
+            let width = chooser.causes.iter().map(|c| c.chars().count()).max().unwrap_or(0).max(40) as u16 + 6;
+            let rect = centered(area, width, chooser.causes.len() as u16 + 2);
+            frame.render_widget(Clear, rect);
+            let lines: Vec<Line> = chooser
+                .causes
+                .iter()
+                .enumerate()
+                .map(|(i, cause)| {
+                    let here = i == chooser.selected;
+                    let slot = if here { Slot::Selection } else { Slot::Text };
+                    Line::from(vec![
+                        Span::styled(if here { "▶ " } else { "  " }, view.style(Slot::Selection)),
+                        Span::styled(format!("{} ", i + 1), view.style(Slot::Dim)),
+                        Span::styled(cause.replace('_', " "), view.style(slot)),
+                    ])
+                })
+                .collect();
+            let block = frame_block(view, "Backtrack: why did this branch fail?".into(), "enter pick · esc cancel");
+            frame.render_widget(Paragraph::new(lines).block(block), rect);
+        }
     }
 }

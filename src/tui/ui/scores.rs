@@ -90,6 +90,42 @@ fn value(node: &Node) -> Option<f64> {
     node.score.as_ref().map(|s| s.value)
 }
 
+/// The score parts a method may put on its nodes, shown as columns (in this order)
+/// when a ranked node carries them: a local score, a cross-check, a penalty taken off
+/// and the total that ranks it.
+const SCORE_PARTS: [&str; 4] = ["local", "cross", "penalty", "total"];
+
+/// Whether the pane shows the score parts as columns: some ranked node has a local
+/// score and a total (a part a node lacks, e.g. no cross-check, shows as `–`).
+fn has_score_parts(node: &Node) -> bool {
+    node.metrics.contains_key("local") && node.metrics.contains_key("total")
+}
+
+fn part_columns(rows: &Rows) -> bool {
+    match rows {
+        Rows::Candidates(rows) => rows.iter().any(|r| matches!(r, Row::Node(n) if has_score_parts(n))),
+        Rows::Vote(_) => false,
+    }
+}
+
+/// The column headings and width: full words where the pane is wide, else `loc crs pen tot`.
+fn part_headings(inner_width: usize) -> ([&'static str; 4], usize) {
+    if inner_width >= 90 {
+        (SCORE_PARTS, 8)
+    } else {
+        (["loc", "crs", "pen", "tot"], 6)
+    }
+}
+
+/// One score part as its column shows it: the penalty as what it takes off (`−0.12`).
+fn part_text(node: &Node, part: &str) -> String {
+    match node.metrics.get(part) {
+        None => "–".into(),
+        Some(v) if part == "penalty" && *v != 0.0 => format!("−{:.2}", v.abs()),
+        Some(v) => format!("{v:.2}"),
+    }
+}
+
 /// The latest round's candidates, each placed by what the engine did with it.
 fn candidate_rows(app: &App) -> Vec<Row<'_>> {
     let tree = app.run.engine.tree();
@@ -169,8 +205,11 @@ fn rows(app: &App) -> Rows<'_> {
 
 /// How far the pane can scroll: its rows past the ones that fit.
 pub fn max_scroll(app: &App) -> usize {
-    let height = app.areas[Pane::Scores.index()].height.saturating_sub(2) as usize;
-    rows(app).len().saturating_sub(height.max(1))
+    let all = rows(app);
+    // The score parts' heading line takes a row.
+    let heading = usize::from(part_columns(&all));
+    let height = (app.areas[Pane::Scores.index()].height.saturating_sub(2) as usize).saturating_sub(heading);
+    all.len().saturating_sub(height.max(1))
 }
 
 /// `first–last of n` (or `k of n` from the top) when not all `n` items fit.
@@ -197,8 +236,9 @@ fn fit(text: &str, width: usize) -> String {
 pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
     let app = view.app;
     let inner_width = area.width.saturating_sub(2) as usize;
-    let height = area.height.saturating_sub(2) as usize;
     let all = rows(app);
+    let heading = usize::from(part_columns(&all));
+    let height = (area.height.saturating_sub(2) as usize).saturating_sub(heading);
     let scroll = usize::from(app.scores_scroll).min(all.len().saturating_sub(height.max(1)));
     let (lines, extra) = match all {
         Rows::Candidates(rows) => candidate_lines(view, rows, scroll, height, inner_width),
@@ -237,7 +277,12 @@ fn candidate_lines(
             Row::Cut(_) => None,
         })
         .collect();
+    let columns = nodes.iter().any(|n| has_score_parts(n));
     let label_of = |n: &Node| {
+        if columns {
+            // The parts' columns say the value (the total); the badge would repeat it.
+            return format!("{} {}", status_glyph(n), n.id);
+        }
         // `…` waits for a value; invalid and other unscored states show no value at all.
         let value = badge(n, classes).unwrap_or_else(|| {
             if n.status == NodeStatus::Candidate {
@@ -254,37 +299,59 @@ fn candidate_lines(
     };
     let label_width = nodes.iter().map(|n| label_of(n).chars().count()).max().unwrap_or(0);
     let max = nodes.iter().filter_map(|n| value(n)).fold(0.0f64, f64::max).max(1.0);
-    let bar_width = (inner_width / 5).clamp(4, 20);
-    let thought_width = inner_width.saturating_sub(label_width + bar_width + 2);
+    let (headings, part_width) = part_headings(inner_width);
+    let parts_width = if columns { part_width * SCORE_PARTS.len() } else { 0 };
+    // Beside the score parts the bar only fits a wide pane (the total column says the value).
+    let bar_width = if columns && inner_width < 90 { 0 } else { (inner_width / 5).clamp(4, 20) };
+    let thought_width = inner_width.saturating_sub(label_width + parts_width + bar_width + 2);
     let shown: Vec<&Row> = rows.iter().skip(scroll).take(height).collect();
     let first_node = rows.iter().take(scroll).filter(|r| matches!(r, Row::Node(_))).count();
     let shown_nodes = shown.iter().filter(|r| matches!(r, Row::Node(_))).count();
     if let Some(range) = range_text(first_node, shown_nodes, nodes.len()) {
         extra = if extra.is_empty() { range } else { format!("{extra} · {range}") };
     }
-    let lines = shown
-        .into_iter()
-        .map(|row| match row {
-            Row::Cut(label) => Line::from(Span::styled(
-                format!("{:─^w$}", format!(" {label} "), w = inner_width),
-                view.style(Slot::Cutoff),
-            )),
-            Row::Node(n) => {
-                let filled = value(n).map(|v| ((v.max(0.0) / max) * bar_width as f64).round() as usize).unwrap_or(0);
-                let bar_slot = if kept(n) { Slot::BarKept } else { Slot::Bar };
-                let text_slot = if kept(n) { Slot::NodeKept } else { status_slot(n) };
-                let thought = fit(n.thought.lines().next().unwrap_or("").trim(), thought_width);
-                Line::from(vec![
-                    Span::styled(format!("{:<label_width$}", label_of(n)), view.style(text_slot)),
-                    Span::raw(" "),
-                    Span::styled("█".repeat(filled.min(bar_width)), view.style(bar_slot)),
-                    Span::styled("░".repeat(bar_width - filled.min(bar_width)), view.style(Slot::Dim)),
-                    Span::raw(" "),
-                    Span::styled(thought, view.style(text_slot)),
-                ])
+    let mut lines: Vec<Line<'static>> = Vec::new();
+    if columns {
+        let mut heading = format!("{:<label_width$} ", "");
+        for h in headings {
+            heading.push_str(&format!("{h:>w$}", w = part_width - 1));
+            heading.push(' ');
+        }
+        lines.push(Line::from(Span::styled(heading, view.style(Slot::Dim))));
+    }
+    lines.extend(shown.into_iter().map(|row| match row {
+        Row::Cut(label) => Line::from(Span::styled(
+            format!("{:─^w$}", format!(" {label} "), w = inner_width),
+            view.style(Slot::Cutoff),
+        )),
+        Row::Node(n) => {
+            let filled = value(n).map(|v| ((v.max(0.0) / max) * bar_width as f64).round() as usize).unwrap_or(0);
+            let bar_slot = if kept(n) { Slot::BarKept } else { Slot::Bar };
+            let text_slot = if kept(n) { Slot::NodeKept } else { status_slot(n) };
+            // Beside the score parts, a node's short label (`casework · 12`) says more than its text's first line.
+            let first_line = n.thought.lines().next().unwrap_or("");
+            let text = if columns { n.label.as_deref().unwrap_or(first_line) } else { first_line };
+            let thought = fit(text.trim(), thought_width);
+            let mut spans =
+                vec![Span::styled(format!("{:<label_width$}", label_of(n)), view.style(text_slot)), Span::raw(" ")];
+            if columns {
+                for part in SCORE_PARTS {
+                    let slot = if part == "total" { text_slot } else { Slot::Dim };
+                    spans.push(Span::styled(
+                        format!("{:>w$} ", part_text(n, part), w = part_width - 1),
+                        view.style(slot),
+                    ));
+                }
             }
-        })
-        .collect();
+            if bar_width > 0 {
+                spans.push(Span::styled("█".repeat(filled.min(bar_width)), view.style(bar_slot)));
+                spans.push(Span::styled("░".repeat(bar_width - filled.min(bar_width)), view.style(Slot::Dim)));
+                spans.push(Span::raw(" "));
+            }
+            spans.push(Span::styled(thought, view.style(text_slot)));
+            Line::from(spans)
+        }
+    }));
     (lines, extra)
 }
 

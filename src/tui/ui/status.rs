@@ -217,6 +217,31 @@ pub fn draw_header(frame: &mut Frame, view: &View, area: Rect) {
     frame.render_widget(Paragraph::new(lines).style(bar), area);
 }
 
+/// The footer's hints as keys: the memory pane's own keys while it is shown (they are
+/// fixed, like a popup's), then the keymap's for the focused pane.
+fn hint_keys(view: &View) -> Vec<(String, &'static str)> {
+    let app = view.app;
+    let from_keymap = |hints: Vec<(Action, &'static str)>| hints.into_iter().map(|(a, what)| (view.key(a), what));
+    if app.memory_pane.is_none() {
+        return from_keymap(hints(app)).collect();
+    }
+    let mut out: Vec<(String, &'static str)> = Vec::new();
+    if app.run.engine.memory().is_some_and(|m| !m.is_empty()) {
+        out.extend(
+            [("↑↓", "select"), ("e", "edit entry"), ("p", "pin"), ("d", "remove")].map(|(k, w)| (k.to_string(), w)),
+        );
+    }
+    out.push(("esc".into(), "close"));
+    let steering = if app.replay.is_some() {
+        vec![(Action::ReplayStepForward, "next step"), (Action::ReplayStepBack, "back")]
+    } else {
+        vec![(Action::Step, "step"), (Action::RunPause, "run/pause")]
+    };
+    out.extend(from_keymap(steering));
+    out.extend(from_keymap(vec![(Action::Help, "help"), (Action::Quit, "quit")]));
+    out
+}
+
 /// The keys worth knowing in the focused pane, most useful first.
 fn hints(app: &App) -> Vec<(Action, &'static str)> {
     let replay = app.replay.is_some();
@@ -282,8 +307,7 @@ pub fn draw_footer(frame: &mut Frame, view: &View, area: Rect) {
     }
     let key_style = view.style(Slot::StatusKey);
     let bar = view.style(Slot::StatusBar);
-    for (action, what) in hints(app) {
-        let key = view.key(action);
+    for (key, what) in hint_keys(view) {
         if key.is_empty() {
             continue;
         }

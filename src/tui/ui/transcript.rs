@@ -9,6 +9,7 @@ use super::super::theme::Slot;
 use super::View;
 use crate::engine::event::Event;
 use crate::engine::{Issue, NodeId, NodeStatus, Origin, SearchTree, StepPart};
+use crate::memory::MemoryChange;
 
 /// The steps of the branch through `selected`: its ancestors, itself, then the newest
 /// continuation below it (the last child at each step), root excluded.
@@ -155,8 +156,21 @@ pub fn lines(view: &View) -> Vec<Line<'static>> {
     }
     let mut out = Vec::new();
     let events = &view.app.events;
+    // One line per memory change, with what it did (computed from the session's snapshot).
+    let notes = view.app.memory_notes();
+    let mut memory_changes = 0;
     for (i, e) in events.iter().enumerate() {
         let (slot, text) = match e {
+            Event::Memory { change } => {
+                let note = notes.get(memory_changes).cloned();
+                memory_changes += 1;
+                // A person's edit or removal: the engine's own line just before says it.
+                let by_hand = matches!(change, MemoryChange::Edit { .. } | MemoryChange::Remove { .. });
+                if by_hand && i > 0 && matches!(events[i - 1], Event::Log { .. }) {
+                    continue;
+                }
+                (Slot::Text, note.unwrap_or_else(|| super::super::app::memory_note(change, None)))
+            }
             // The method's own line about a backtrack says it with the reason: one line, not two.
             Event::Log { text } if i > 0 && matches!(events[i - 1], Event::Backtracked { .. }) => {
                 (Slot::Warning, text.clone())
