@@ -4,7 +4,6 @@
 //! the ReTreVal method is registered — a sequence of problems where problem k+1 starts
 //! from the memory problem k saved.
 //!
-//! The tests marked `#[ignore = "pending the retreval method ..."]` need `--method
 //! retreval`, written in parallel with this file (issue 13); after it is merged run them
 //! with `cargo test --test memory_run -- --include-ignored`.
 
@@ -154,7 +153,6 @@ fn memory_path(session: &Session) -> (String, Memory, Memory) {
 }
 
 #[test]
-#[ignore = "pending the retreval method (issue 13): run with --include-ignored after it is merged"]
 fn retreval_saves_its_memory_after_each_problem_and_the_next_starts_from_it() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let out = run(
@@ -209,7 +207,6 @@ fn retreval_saves_its_memory_after_each_problem_and_the_next_starts_from_it() {
 }
 
 #[test]
-#[ignore = "pending the retreval method (issue 13): run with --include-ignored after it is merged"]
 fn retreval_memory_names_and_ablation() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let base = ["run", "--task", "math-demo", "--method", "retreval", "--range", "0"];
@@ -230,7 +227,6 @@ fn retreval_memory_names_and_ablation() {
 }
 
 #[test]
-#[ignore = "pending the retreval method (issue 13): run with --include-ignored after it is merged"]
 fn retreval_stops_with_one_line_when_its_memory_cannot_be_saved() {
     let tmp = tempfile::tempdir().expect("tempdir");
     std::fs::create_dir_all(tmp.path().join("data/memory/.retreval-math-demo.json.tmp")).expect("blocker");
@@ -246,7 +242,6 @@ fn retreval_stops_with_one_line_when_its_memory_cannot_be_saved() {
 }
 
 #[test]
-#[ignore = "pending the retreval method (issue 13): run with --include-ignored after it is merged"]
 fn retreval_replay_and_fork_start_from_the_recorded_memory_and_write_no_file() {
     let tmp = tempfile::tempdir().expect("tempdir");
     ok(&run(
