@@ -1,11 +1,7 @@
 //! Runs with a named cross-problem memory, end to end through the binary, with
 //! `THOUGHTSCOPE_DATA_DIR` in a temp folder: `--memory` and its mistakes, math-demo's
-//! passes past its 42 problems, replays that never write the memory file, and — once
-//! the ReTreVal method is registered — a sequence of problems where problem k+1 starts
-//! from the memory problem k saved.
-//!
-//! retreval`, written in parallel with this file (issue 13); after it is merged run them
-//! with `cargo test --test memory_run -- --include-ignored`.
+//! passes past its 42 problems, replays that never write the memory file, and a
+//! ReTreVal sequence of problems where problem k+1 starts from the memory problem k saved.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -181,7 +177,7 @@ fn retreval_saves_its_memory_after_each_problem_and_the_next_starts_from_it() {
     let mut previous: Option<Memory> = None;
     let mut changed = false;
     for r in &rs {
-        let session = Session::load(Path::new(r["session"].as_str().expect("session"))).expect("loads");
+        let session = Session::load(&tmp.path().join(r["session"].as_str().expect("session"))).expect("loads");
         let (name, before, after) = memory_path(&session);
         assert_eq!(name, "retreval-math-demo");
         if let Some(prev) = &previous {
