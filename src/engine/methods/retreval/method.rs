@@ -458,7 +458,7 @@ impl Retreval {
 
     /// The guidance a solve's prompt starts with, and its context fields.
     fn solve_prompt(&self, a: &Attempt, mut prompt: Prompt, step: Option<usize>) -> Prompt {
-        let mut guide = format!("Approach: solve this with a {} approach.\n", a.approach);
+        let mut guide = format!("Approach: solve this with the {} approach.\n", a.approach);
         if !a.lessons.is_empty() {
             guide.push_str("Lessons from earlier problems:\n");
             for l in &a.lessons {
@@ -941,7 +941,7 @@ impl Retreval {
             self.last_critique = Some(clip(&failure_note(f), 300));
         }
         match self.backtrack_target(core, failed_approach) {
-            Some(target) => self.jump(core, failed, target),
+            Some(target) => self.jump(core, failed, target, false),
             None => {
                 let best = self.best_of(core, self.leaves().collect::<Vec<_>>()).and_then(|b| self.attempts[b].total());
                 let complexity = self.complexity.unwrap_or(Complexity(FALLBACK_COMPLEXITY));
@@ -977,7 +977,7 @@ impl Retreval {
     }
 
     /// Jump to root-level attempt `target` with the failure in its critique history.
-    fn jump(&mut self, core: &mut Core, failed: Option<(usize, TypedFailure)>, target: usize) {
+    fn jump(&mut self, core: &mut Core, failed: Option<(usize, TypedFailure)>, target: usize, by_hand: bool) {
         let Some(to) = self.attempts[target].last() else { return };
         let from = failed.as_ref().and_then(|(a, _)| self.attempts[*a].last());
         if let Some((_, f)) = &failed {
@@ -989,6 +989,7 @@ impl Retreval {
         }
         let t = &self.attempts[target];
         let why = match &failed {
+            Some((_, f)) if by_hand => format!("marked wrong by hand ({} in {} approach)", f.cause, f.approach),
             Some((_, f)) => format!("validation failed ({} in {} approach)", f.cause, f.approach),
             None => "nothing usable".to_string(),
         };
@@ -1355,7 +1356,7 @@ impl Retreval {
         self.last_critique = Some(clip(&failure_note(&failure), 300));
         self.candidate = None;
         self.finals.clear();
-        self.jump(core, Some((failed, failure)), target);
+        self.jump(core, Some((failed, failure)), target, true);
         Ok(())
     }
 }

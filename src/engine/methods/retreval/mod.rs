@@ -51,6 +51,8 @@ pub mod params;
 pub mod scoring;
 
 #[cfg(test)]
+mod method_tests;
+#[cfg(test)]
 mod tests;
 
 pub use complexity::{complexity_prompt, parse_complexity, Complexity, ComplexityReading, ComplexityTable, Shape};
