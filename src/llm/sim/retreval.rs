@@ -44,8 +44,9 @@
 //!
 //! **Refinement** (`"critique"` and `"attempt"` in the context): an attempt whose
 //! mistake the critique names (by its kind or its cause) is fixed but with chance
-//! [`REFINE_MISS`]; a right attempt stays right; otherwise the refinement is a fresh
-//! solve under the model above.
+//! [`REFINE_MISS`]; a right attempt stays right; a mistake the critique does not name
+//! is kept with chance [`ANCHOR`] (the model anchors on its own attempt), else the
+//! refinement is a fresh solve under the model above.
 //!
 //! ## The other kinds
 //! * `complexity`: the problem's level (multiple choice: 3) with noise — a level 1–2
@@ -116,6 +117,8 @@ pub const BACKGROUND: f64 = 0.15;
 pub const LESSON: f64 = 0.2;
 /// Chance a refinement does not fix a mistake the critique names.
 pub const REFINE_MISS: f64 = 0.1;
+/// Chance a refinement whose critique names no mistake keeps the attempt's mistake.
+pub const ANCHOR: f64 = 0.6;
 /// Chance a level 1–2 problem's complexity is over-estimated.
 pub const OVERESTIMATE: f64 = 0.35;
 /// Chance a level 3–5 problem's complexity is off by one (either way, evenly).
@@ -605,6 +608,10 @@ fn outcome(
             (kept.then_some(m), Some(line))
         }
         Verdict::Right => (None, Some("The earlier attempt holds up; I keep its answer and recheck each step.".into())),
+        // A vague critique anchors the model on its own attempt: it often keeps the mistake.
+        Verdict::Wrong(m) if roll < cfg.rate(ANCHOR) => {
+            (Some(m), Some("The critique does not say where it went wrong; I go over my steps again.".into()))
+        }
         _ => (fresh, Some("The critique does not say where it went wrong, so I work through it again.".into())),
     }
 }

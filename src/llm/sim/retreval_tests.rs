@@ -348,7 +348,9 @@ fn refinement_fixes_the_mistake_its_critique_names_and_keeps_a_right_answer() {
         }
     }
     assert!(fixed as f64 / total as f64 > 0.85, "{fixed}/{total}");
-    assert!((unnamed_fixed as f64 / unnamed as f64) < 0.97, "without a named mistake it may err again");
+    // A vague critique leaves the model anchored on its attempt: fixed far less often.
+    let vague = unnamed_fixed as f64 / unnamed as f64;
+    assert!((0.15..0.6).contains(&vague), "fixed after a vague critique: {vague}");
 }
 
 #[test]
