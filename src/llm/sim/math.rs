@@ -246,6 +246,10 @@ fn advice(kind: MistakeKind) -> &'static str {
 }
 
 pub fn answer(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64) -> Result<String, CallError> {
+    // ReTreVal's prompts mark themselves; they have their own play (retreval.rs).
+    if let Some(kind) = request.context.get(crate::engine::methods::retreval::CONTEXT_KEY).and_then(Value::as_str) {
+        return retreval::answer(cfg, request, rng, kind);
+    }
     let task = text(request, "task");
     let problem = text(request, "problem");
     let Some(script) = Script::find(task, problem) else {
@@ -470,3 +474,6 @@ fn act(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64, script: &Scr
 #[cfg(test)]
 #[path = "math_tests.rs"]
 mod tests;
+
+#[path = "retreval.rs"]
+pub mod retreval;

@@ -15,6 +15,10 @@
 //!
 //! Randomness comes from the seed and the request itself (messages, nonce, sample
 //! index), never from call order, so concurrency does not change any answer.
+//!
+//! ReTreVal's prompts on the math demo sets (context `"retreval": "<kind>"`) have their
+//! own play, where each approach has a typical, learnable mistake: see `math/retreval`
+//! (src/llm/sim/retreval.rs).
 
 mod game24;
 mod math;
