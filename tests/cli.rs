@@ -372,7 +372,7 @@ fn react_with_native_tool_calls_answers_like_text_mode_and_replays() {
         bin().args(["run", "--task", "qa-demo", "--method", "cot", "--tool-mode", "native", "--range", "0"]).output();
     let out = out.unwrap();
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--tool-mode is for --method react"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--tool-mode is for the methods that call tools, react"));
 
     // The hybrids' ReAct part acts with native tool calls too.
     let hybrid = run_json(&[

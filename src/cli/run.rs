@@ -149,8 +149,13 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
             usage_bail!("--{} is for --method {} (the method is {})", key.replace('_', "-"), owner.kind, params.method);
         }
     }
-    if args.search.tool_mode == Some(ToolMode::Native) && !params.method.has_react_steps() {
-        usage_bail!("--tool-mode is for --method react and its hybrids (the method is {})", params.method.label());
+    if args.search.tool_mode == Some(ToolMode::Native) && !params.method.info().uses_tools {
+        let users: Vec<&str> = methods::REGISTRY.iter().filter(|m| m.uses_tools).map(|m| m.kind.label()).collect();
+        usage_bail!(
+            "--tool-mode is for the methods that call tools, {} (the method is {})",
+            users.join(", "),
+            params.method.label()
+        );
     }
     let provider_name = args.provider.clone().or(d.provider.clone()).unwrap_or_else(|| "sim".into());
     let mut replay_tools = None;

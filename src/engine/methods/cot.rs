@@ -12,6 +12,8 @@ pub const INFO: MethodInfo = MethodInfo {
     kind: KIND,
     about: "chain of thought: k whole answers with their reasoning",
     react_steps: false,
+
+    uses_tools: false,
     tree_search: false,
     default_samples: None,
     own_params: &[],

@@ -15,6 +15,8 @@ pub const INFO: MethodInfo = MethodInfo {
     kind: KIND,
     about: "CoT with self-consistency: the majority answer of k samples",
     react_steps: false,
+
+    uses_tools: false,
     tree_search: false,
     default_samples: None,
     own_params: &[],

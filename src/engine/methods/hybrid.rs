@@ -26,6 +26,8 @@ pub const REACT_COT_SC_INFO: MethodInfo = MethodInfo {
     kind: REACT_COT_SC,
     about: "ReAct, backing off to CoT-SC when it does not finish within its steps (ReAct paper §3.3)",
     react_steps: true,
+
+    uses_tools: true,
     tree_search: false,
     // The ReAct paper's hybrids take 21 CoT-SC samples.
     default_samples: Some(21),
@@ -37,6 +39,8 @@ pub const COT_SC_REACT_INFO: MethodInfo = MethodInfo {
     kind: COT_SC_REACT,
     about: "CoT-SC, backing off to ReAct when the majority answer is weak (ReAct paper §3.3)",
     react_steps: true,
+
+    uses_tools: true,
     tree_search: false,
     // The ReAct paper's hybrids take 21 CoT-SC samples.
     default_samples: Some(21),

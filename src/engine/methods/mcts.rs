@@ -29,6 +29,8 @@ pub const INFO: MethodInfo = MethodInfo {
     kind: KIND,
     about: "Monte Carlo tree search over thoughts: UCT selection, evaluator rewards, mean backup",
     react_steps: false,
+
+    uses_tools: false,
     tree_search: true,
     default_samples: None,
     own_params: &[MctsParams::UCT_C, MctsParams::ITERATIONS, MctsParams::ROLLOUT_DEPTH],

@@ -106,6 +106,8 @@ pub struct MethodInfo {
     pub about: &'static str,
     /// Follows a ReAct trajectory (alone or as a part), so its steps are edited and shown as such.
     pub react_steps: bool,
+    /// Calls the task's tools (ReAct steps, ReTreVal's solves), so `--tool-mode` applies to it.
+    pub uses_tools: bool,
     /// Searches a tree of thoughts with the task's generator and evaluator (needs a task that has them).
     pub tree_search: bool,
     /// Its default k (`samples`), where it differs from `Params::default()`'s.

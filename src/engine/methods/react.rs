@@ -38,6 +38,8 @@ pub const INFO: MethodInfo = MethodInfo {
     kind: KIND,
     about: "ReAct: thought, action, observation with tools",
     react_steps: true,
+
+    uses_tools: true,
     tree_search: false,
     default_samples: None,
     own_params: &[],

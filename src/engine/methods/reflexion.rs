@@ -29,6 +29,8 @@ pub const INFO: MethodInfo = MethodInfo {
     kind: KIND,
     about: "reflexion: cot trials; after a failed one the model reflects, and later trials get the reflections",
     react_steps: false,
+
+    uses_tools: false,
     tree_search: false,
     default_samples: None,
     own_params: &[ReflexionParams::TRIALS, rounds::FEEDBACK],

@@ -30,6 +30,8 @@ pub const INFO: MethodInfo = MethodInfo {
     kind: KIND,
     about: "self-refine: answer, feedback, refined answer, until the feedback says correct or --rounds",
     react_steps: false,
+
+    uses_tools: false,
     tree_search: false,
     default_samples: None,
     own_params: &[SelfRefineParams::ROUNDS, rounds::FEEDBACK, SelfRefineParams::FIRST],

@@ -29,6 +29,8 @@ pub const INFO: MethodInfo = MethodInfo {
     kind: KIND,
     about: "Tree of Thoughts, breadth-first: keep the b best states per step",
     react_steps: false,
+
+    uses_tools: false,
     tree_search: true,
     default_samples: None,
     own_params: &[],

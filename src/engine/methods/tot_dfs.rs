@@ -37,6 +37,8 @@ pub const INFO: MethodInfo = MethodInfo {
     kind: KIND,
     about: "Tree of Thoughts, depth-first: best child first, prune below a threshold, backtrack",
     react_steps: false,
+
+    uses_tools: false,
     tree_search: true,
     default_samples: None,
     own_params: &[],

@@ -92,6 +92,8 @@ pub const INFO: MethodInfo = MethodInfo {
     kind: KIND,
     about: "ReTreVal: adaptive tree, tool-augmented attempts, local+cross scoring, memory, typed backtracking",
     react_steps: false,
+
+    uses_tools: true,
     tree_search: false,
     default_samples: None,
     own_params: OWN_PARAMS,
