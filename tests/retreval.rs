@@ -69,3 +69,81 @@ fn a_bad_complexity_table_is_one_plain_line() {
     assert!(!out.status.success());
     assert!(stderr.contains("--no-memory is for --method retreval"), "{stderr}");
 }
+
+fn bench(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_thoughtscope"))
+        .arg("bench")
+        .arg("ablation")
+        .args(args)
+        .current_dir(dir)
+        .env("THOUGHTSCOPE_DATA_DIR", dir.join("data"))
+        .env("THOUGHTSCOPE_CONFIG_DIR", dir.join("config"))
+        .env_remove("THOUGHTSCOPE_CONFIG")
+        .env("HOME", dir)
+        .env("XDG_CONFIG_HOME", dir.join("config"))
+        .env("XDG_DATA_HOME", dir.join("xdg-data"))
+        .output()
+        .expect("the binary runs")
+}
+
+/// The ablation's figures are the runs' own: each row equals the `run` it names, and
+/// the claims are computed from the per-problem results.
+#[test]
+fn the_ablation_reports_what_its_runs_did() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = bench(
+        dir.path(),
+        &[
+            "--range",
+            "0..6",
+            "--split",
+            "3",
+            "--variants",
+            "full,no-memory,self-refine",
+            "--json",
+            "--",
+            "--sim-noise",
+            "2",
+        ],
+    );
+    assert!(out.status.success(), "failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    let rows = report["variants"].as_array().unwrap();
+    assert_eq!(
+        rows.iter().map(|r| r["variant"].as_str().unwrap()).collect::<Vec<_>>(),
+        ["full", "no-memory", "self-refine"]
+    );
+    assert_eq!(
+        std::fs::read_dir(dir.path().join("data/memory")).map(|d| d.count()).unwrap_or(0),
+        0,
+        "the variants' memories are removed afterwards"
+    );
+    // The same run by hand, on a fresh memory.
+    let mut args = vec!["--method", "retreval", "--range", "0..6", "--cache", "off", "--memory", "mine"];
+    args.extend(["--task", "math-demo", "--sim-noise", "2", "--seed", "0", "--out", "full.jsonl", "--json"]);
+    let by_hand = run(dir.path(), &args);
+    assert!(by_hand.status.success(), "failed:\n{}", String::from_utf8_lossy(&by_hand.stderr));
+    let summary: serde_json::Value = serde_json::from_slice(&by_hand.stdout).unwrap();
+    let full = &rows[0];
+    assert_eq!(full["solved"], summary["solved"]);
+    assert_eq!(full["calls"], summary["llm_calls"]);
+    let tokens = summary["prompt_tokens"].as_u64().unwrap() + summary["completion_tokens"].as_u64().unwrap();
+    assert_eq!(full["tokens"], tokens);
+    let results: Vec<serde_json::Value> = std::fs::read_to_string(dir.path().join("full.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let later = results[3..].iter().filter(|r| r["correct"] == true).count() as f64 / 3.0;
+    assert!((full["later_accuracy"].as_f64().unwrap() - later).abs() < 1e-9, "{full}");
+    let refine = rows[2]["tokens"].as_f64().unwrap();
+    assert!((full["tokens_vs_self_refine"].as_f64().unwrap() - tokens as f64 / refine).abs() < 1e-9);
+    let w = &report["versus_self_refine"];
+    assert!(w["wins"].as_u64().unwrap() + w["regressions"].as_u64().unwrap() <= 6, "{w}");
+    // A variant it does not know, or a flag that is the ablation's own, is one line.
+    let out = bench(dir.path(), &["--variants", "full,bogus"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown variant \"bogus\""));
+    let out = bench(dir.path(), &["--", "--method", "cot"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--method is the ablation's to set"));
+}

@@ -35,6 +35,10 @@ pub(crate) struct AblationArgs {
     /// no-cross, no-decompose, self-refine [default: all].
     #[arg(long, value_delimiter = ',')]
     pub(crate) variants: Vec<String>,
+    /// Run every variant once per seed (comma-separated, e.g. `0,1,2,3,4`) and pool the
+    /// figures: one seed's memory path can swing a few problems either way.
+    #[arg(long, value_delimiter = ',', default_value = "0")]
+    pub(crate) seeds: Vec<u64>,
     /// Keep each variant's memory file (named in the output) instead of removing it.
     #[arg(long)]
     pub(crate) keep_memory: bool,
@@ -62,6 +66,7 @@ const VARIANTS: &[(&str, &[&str])] = &[
 /// One variant's run.
 struct Outcome {
     name: &'static str,
+    seed: u64,
     summary: Summary,
     results: Vec<ProblemResult>,
     secs: f64,
@@ -71,11 +76,6 @@ struct Outcome {
 impl Outcome {
     fn solved(&self, index: usize) -> Option<bool> {
         self.results.get(index).map(|r| r.correct)
-    }
-
-    fn accuracy(&self, from: usize) -> Option<f64> {
-        let later = self.results.get(from..).filter(|r| !r.is_empty())?;
-        Some(later.iter().filter(|r| r.correct).count() as f64 / later.len() as f64)
     }
 
     fn tokens(&self) -> u64 {
@@ -109,7 +109,10 @@ pub(crate) fn ablation(args: AblationArgs) -> Result<()> {
             usage_bail!("unknown variant {v:?}; the variants are {}", names.join(", "));
         }
     }
-    for flag in ["--method", "--range", "--memory", "--cache", "--out", "--record"] {
+    if args.seeds.is_empty() || args.seeds.len() > 100 {
+        usage_bail!("--seeds takes 1 to 100 seeds, e.g. 0,1,2");
+    }
+    for flag in ["--method", "--range", "--memory", "--cache", "--out", "--record", "--seed"] {
         if args.run_args.iter().any(|a| a == flag || a.starts_with(&format!("{flag}="))) {
             usage_bail!("{flag} is the ablation's to set; leave it out of the arguments after --");
         }
@@ -121,7 +124,7 @@ pub(crate) fn ablation(args: AblationArgs) -> Result<()> {
     let pid = std::process::id();
     let store = MemoryStore::user();
     let mut outcomes = Vec::new();
-    for (name, flags) in chosen {
+    for (seed, (name, flags)) in args.seeds.iter().flat_map(|s| chosen.iter().map(move |v| (*s, *v))) {
         let mut run: Vec<String> = flags.iter().map(|s| s.to_string()).collect();
         run.extend(["--range".into(), args.range.clone(), "--cache".into(), "off".into()]);
         let memory =
@@ -133,6 +136,7 @@ pub(crate) fn ablation(args: AblationArgs) -> Result<()> {
             run.extend(["--task".into(), "math-demo".into()]);
         }
         run.extend(args.run_args.iter().cloned());
+        run.extend(["--seed".into(), seed.to_string()]);
         if !args.json {
             outln!("running {name}: thoughtscope run {}", run.join(" "));
         }
@@ -143,26 +147,69 @@ pub(crate) fn ablation(args: AblationArgs) -> Result<()> {
             }
         }
         let (results, summary, secs) = result?;
-        outcomes.push(Outcome { name, summary, results, secs, memory: memory.filter(|_| args.keep_memory) });
+        outcomes.push(Outcome { name, seed, summary, results, secs, memory: memory.filter(|_| args.keep_memory) });
     }
     report(&args, &outcomes);
     Ok(())
 }
 
-fn find<'a>(outcomes: &'a [Outcome], name: &str) -> Option<&'a Outcome> {
-    outcomes.iter().find(|o| o.name == name)
+/// One variant's runs, one per seed, pooled.
+struct Pooled<'a> {
+    name: &'static str,
+    runs: Vec<&'a Outcome>,
 }
 
-/// Problems `a` solved that `b` did not, and the other way round.
-fn wins(a: &Outcome, b: &Outcome) -> (usize, usize) {
-    let n = a.results.len().min(b.results.len());
+impl Pooled<'_> {
+    fn n(&self) -> usize {
+        self.runs.iter().map(|o| o.results.len()).sum()
+    }
+
+    fn solved(&self) -> usize {
+        self.runs.iter().map(|o| o.results.iter().filter(|r| r.correct).count()).sum()
+    }
+
+    /// Accuracy on each run's problems from `from` on, pooled.
+    fn accuracy(&self, from: usize) -> Option<f64> {
+        let later: Vec<&ProblemResult> = self.runs.iter().flat_map(|o| o.results.iter().skip(from)).collect();
+        (!later.is_empty()).then(|| later.iter().filter(|r| r.correct).count() as f64 / later.len() as f64)
+    }
+
+    fn calls(&self) -> u64 {
+        self.runs.iter().map(|o| o.summary.llm_calls).sum()
+    }
+
+    fn tokens(&self) -> u64 {
+        self.runs.iter().map(|o| o.tokens()).sum()
+    }
+
+    fn secs(&self) -> f64 {
+        self.runs.iter().map(|o| o.secs).sum()
+    }
+
+    /// Each seed's accuracy, for the spread.
+    fn per_seed(&self) -> Vec<(u64, f64)> {
+        self.runs.iter().map(|o| (o.seed, o.summary.success_rate)).collect()
+    }
+}
+
+fn pooled<'a>(outcomes: &'a [Outcome], name: &str) -> Option<Pooled<'a>> {
+    let runs: Vec<&Outcome> = outcomes.iter().filter(|o| o.name == name).collect();
+    let name = runs.first()?.name;
+    Some(Pooled { name, runs })
+}
+
+/// Over the seeds both ran: problems `a` solved that `b` did not, and the other way round.
+fn wins(a: &Pooled, b: &Pooled) -> (usize, usize) {
     let mut won = 0;
     let mut lost = 0;
-    for i in 0..n {
-        match (a.solved(i), b.solved(i)) {
-            (Some(true), Some(false)) => won += 1,
-            (Some(false), Some(true)) => lost += 1,
-            _ => {}
+    for x in &a.runs {
+        let Some(y) = b.runs.iter().find(|y| y.seed == x.seed) else { continue };
+        for i in 0..x.results.len().min(y.results.len()) {
+            match (x.solved(i), y.solved(i)) {
+                (Some(true), Some(false)) => won += 1,
+                (Some(false), Some(true)) => lost += 1,
+                _ => {}
+            }
         }
     }
     (won, lost)
@@ -170,38 +217,48 @@ fn wins(a: &Outcome, b: &Outcome) -> (usize, usize) {
 
 fn report(args: &AblationArgs, outcomes: &[Outcome]) {
     let split = args.split;
-    let refine_tokens = find(outcomes, "self-refine").map(Outcome::tokens).filter(|&t| t > 0);
-    let full = find(outcomes, "full");
-    let memory_gain = full.zip(find(outcomes, "no-memory")).map(|(f, n)| (f.accuracy(split), n.accuracy(split)));
+    let variants: Vec<Pooled> = VARIANTS.iter().filter_map(|(name, _)| pooled(outcomes, name)).collect::<Vec<_>>();
+    let find = |name: &str| variants.iter().find(|v| v.name == name);
+    let refine_tokens = find("self-refine").map(Pooled::tokens).filter(|&t| t > 0);
+    let full = find("full");
+    let memory_gain = full.zip(find("no-memory")).map(|(f, n)| (f.accuracy(split), n.accuracy(split)));
     // Backtracking's recoveries: problems the run without it failed that the full run solved.
-    let recovered = full.zip(find(outcomes, "no-backtrack")).map(|(f, nb)| {
-        let failed: Vec<usize> = (0..nb.results.len()).filter(|&i| nb.solved(i) == Some(false)).collect();
-        let back = failed.iter().filter(|&&i| f.solved(i) == Some(true)).count();
-        (back, failed.len())
+    let recovered = full.zip(find("no-backtrack")).map(|(f, nb)| {
+        let (mut back, mut failed) = (0, 0);
+        for x in &nb.runs {
+            let Some(y) = f.runs.iter().find(|y| y.seed == x.seed) else { continue };
+            for i in (0..x.results.len()).filter(|&i| x.solved(i) == Some(false)) {
+                failed += 1;
+                back += usize::from(y.solved(i) == Some(true));
+            }
+        }
+        (back, failed)
     });
-    let versus = full.zip(find(outcomes, "self-refine")).map(|(f, r)| wins(f, r));
+    let versus = full.zip(find("self-refine")).map(|(f, r)| wins(f, r));
     if args.json {
-        let variants: Vec<serde_json::Value> = outcomes
+        let rows: Vec<serde_json::Value> = variants
             .iter()
-            .map(|o| {
+            .map(|v| {
                 serde_json::json!({
-                    "variant": o.name,
-                    "n": o.summary.n,
-                    "solved": o.summary.solved,
-                    "accuracy": o.summary.success_rate,
-                    "later_accuracy": o.accuracy(split),
-                    "calls": o.summary.llm_calls,
-                    "tokens": o.tokens(),
-                    "tokens_vs_self_refine": refine_tokens.map(|t| o.tokens() as f64 / t as f64),
-                    "wall_s": o.secs,
-                    "memory": o.memory,
+                    "variant": v.name,
+                    "n": v.n(),
+                    "solved": v.solved(),
+                    "accuracy": v.solved() as f64 / v.n().max(1) as f64,
+                    "later_accuracy": v.accuracy(split),
+                    "by_seed": v.per_seed().iter().map(|(s, a)| serde_json::json!({"seed": s, "accuracy": a})).collect::<Vec<_>>(),
+                    "calls": v.calls(),
+                    "tokens": v.tokens(),
+                    "tokens_vs_self_refine": refine_tokens.map(|t| v.tokens() as f64 / t as f64),
+                    "wall_s": v.secs(),
+                    "memory": v.runs.iter().filter_map(|o| o.memory.clone()).collect::<Vec<_>>(),
                 })
             })
             .collect();
         let out = serde_json::json!({
             "range": args.range,
             "split": split,
-            "variants": variants,
+            "seeds": args.seeds,
+            "variants": rows,
             "memory_later_accuracy": memory_gain.map(|(w, wo)| serde_json::json!({"with": w, "without": wo})),
             "backtracking_recovers": recovered.map(|(b, f)| serde_json::json!({"recovered": b, "failed_without": f})),
             "versus_self_refine": versus.map(|(w, l)| serde_json::json!({"wins": w, "regressions": l})),
@@ -211,24 +268,31 @@ fn report(args: &AblationArgs, outcomes: &[Outcome]) {
     }
     let first = outcomes.first().map(|o| o.summary.n).unwrap_or(0);
     let later = first.saturating_sub(split);
+    let seeds = args.seeds.len();
+    let over = if seeds > 1 { format!(" (pooled over {seeds} seeds)") } else { String::new() };
     outln!();
-    outln!(
-        "| variant | solved | accuracy | problems {}–{} | calls | tokens | tokens ÷ self-refine |",
-        split + 1,
-        first
-    );
-    outln!("|---|---|---|---|---|---|---|");
-    for o in outcomes {
-        let ratio = refine_tokens.map_or("—".into(), |t| format!("{:.2}×", o.tokens() as f64 / t as f64));
+    let later_head =
+        if later > 0 { format!("problems {}–{first}", split + 1) } else { format!("after problem {split}") };
+    let spread_head = if seeds > 1 { " accuracy by seed |" } else { "" };
+    outln!("| variant | solved{over} | accuracy | {later_head} | calls | tokens | tokens ÷ self-refine |{spread_head}");
+    outln!("|---|---|---|---|---|---|---|{}", if seeds > 1 { "---|" } else { "" });
+    for v in &variants {
+        let ratio = refine_tokens.map_or("—".into(), |t| format!("{:.2}×", v.tokens() as f64 / t as f64));
+        let spread = if seeds > 1 {
+            let each: Vec<String> = v.per_seed().iter().map(|(_, a)| format!("{:.0}", 100.0 * a)).collect();
+            format!(" {} |", each.join(" "))
+        } else {
+            String::new()
+        };
         outln!(
-            "| {} | {}/{} | {} | {} | {} | {} | {} |",
-            o.name,
-            o.summary.solved,
-            o.summary.n,
-            pct(Some(o.summary.success_rate)),
-            pct(o.accuracy(split)),
-            o.summary.llm_calls,
-            o.tokens(),
+            "| {} | {}/{} | {} | {} | {} | {} | {} |{spread}",
+            v.name,
+            v.solved(),
+            v.n(),
+            pct(Some(v.solved() as f64 / v.n().max(1) as f64)),
+            pct(v.accuracy(split)),
+            v.calls(),
+            v.tokens(),
             ratio
         );
     }
@@ -253,6 +317,6 @@ fn report(args: &AblationArgs, outcomes: &[Outcome]) {
         outln!("tokens: retreval {} vs self-refine {t} ({:.2}×)", f.tokens(), f.tokens() as f64 / t as f64);
     }
     for o in outcomes.iter().filter(|o| o.memory.is_some()) {
-        outln!("{}'s memory is kept as {}", o.name, o.memory.as_deref().unwrap_or_default());
+        outln!("{} (seed {})'s memory is kept as {}", o.name, o.seed, o.memory.as_deref().unwrap_or_default());
     }
 }

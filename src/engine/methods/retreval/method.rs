@@ -34,8 +34,11 @@
 //!    whose critique history gets the typed failure; it is refined from there. A
 //!    person's `b` names the cause instead (no classification call) and may name the
 //!    root-level attempt to jump to. `--no-backtrack` stops at the first failure.
-//! 5. **Decomposition.** With nothing left to backtrack to, complexity at least
-//!    `--decompose-min-complexity` and the best total below `--decompose-threshold`,
+//! 5. **Decomposition.** When the best total of a branch stays below
+//!    `--decompose-threshold` through its refinements (complexity at least
+//!    `--decompose-min-complexity`), or with nothing left to backtrack to, complexity at least
+//!    `--decompose-min-complexity` and the best total of the attempts not judged wrong
+//!    below `--decompose-threshold` (none left counts as below),
 //!    the problem is split (`decompose`) into 2–4 subtasks, shown under a
 //!    `decomposition` node; each is solved by its own tool-augmented solve, and the
 //!    results are composed (`compose`) into a candidate that is validated like the others.
@@ -792,6 +795,19 @@ impl Retreval {
         let candidate = self
             .best_of(core, self.leaves().filter(|&a| self.attempts[a].branch == branch).collect::<Vec<_>>())
             .unwrap_or(best);
+        // The best score stayed below the threshold through the refinements: split the
+        // problem before validating (the composed candidate is validated instead).
+        let total = self.attempts[candidate].total();
+        let complexity = self.complexity.unwrap_or(Complexity(FALLBACK_COMPLEXITY));
+        if !self.decomposed && self.params.should_decompose(complexity, total) {
+            core.log(format!(
+                "best total {} < {} after the refinements at complexity {complexity}: decomposing",
+                fmt_total(total),
+                self.params.decompose_threshold
+            ));
+            self.phase = Phase::Decompose;
+            return;
+        }
         self.candidate = Some(candidate);
         self.phase = Phase::Validate;
     }
@@ -945,7 +961,10 @@ impl Retreval {
         match self.backtrack_target(core, failed_approach) {
             Some(target) => self.jump(core, failed, target, false),
             None => {
-                let best = self.best_of(core, self.leaves().collect::<Vec<_>>()).and_then(|b| self.attempts[b].total());
+                // Attempts the validation already judged wrong do not count as the best score:
+                // when every approach failed, nothing stands above the threshold.
+                let open: Vec<usize> = self.leaves().filter(|&a| self.attempts[a].validated != Some(false)).collect();
+                let best = self.best_of(core, open).and_then(|b| self.attempts[b].total());
                 let complexity = self.complexity.unwrap_or(Complexity(FALLBACK_COMPLEXITY));
                 if !self.decomposed && self.params.should_decompose(complexity, best) {
                     core.log(format!(
