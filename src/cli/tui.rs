@@ -88,6 +88,7 @@ pub(crate) fn tui_live(mut args: RunArgs) -> Result<()> {
         prompts: args.prompts.clone(),
         header,
         sessions_dir: args.record.clone().unwrap_or_else(|| data_dir().join("sessions")),
+        memory_dir: None,
         limits: setup.limits.clone(),
     };
     // `--range A..B` opens them all: the next/previous problem keys move through them.
@@ -118,8 +119,14 @@ pub(crate) fn tui_replay(
     };
     // A fork spends like a live run: the same budgets, price and cache flags.
     let limits = thoughtscope::runtime::headless::RunLimits::from_args(&fork.connect, provider.as_ref())?;
-    let app_setup =
-        AppSetup { task, prompts, header: session.header.clone(), sessions_dir: data_dir().join("sessions"), limits };
+    let app_setup = AppSetup {
+        task,
+        prompts,
+        header: session.header.clone(),
+        sessions_dir: data_dir().join("sessions"),
+        memory_dir: None,
+        limits,
+    };
     let app = App::replay(app_setup, session, keymap, themes, &theme).map_err(|e| eyre!(e))?;
     open_tui(app, provider, cfg.defaults.concurrency.unwrap_or(8), notes, Vec::new())
 }

@@ -41,7 +41,14 @@ fn setup(dir: &Path, params: Params) -> Setup {
         facets: Default::default(),
         memory: None,
     };
-    Setup { task, prompts: None, header, sessions_dir: dir.to_path_buf(), limits: Default::default() }
+    Setup {
+        task,
+        prompts: None,
+        header,
+        sessions_dir: dir.to_path_buf(),
+        memory_dir: Some(dir.join("data")),
+        limits: Default::default(),
+    }
 }
 
 fn live(dir: &Path, params: Params) -> App {

@@ -324,9 +324,6 @@ fn the_explorers_live_runs_load_the_memory_when_they_start_and_save_it_when_they
     use crate::tui::theme::ThemeSet;
     let tmp = tempfile::tempdir().expect("tempdir");
     let data = tmp.path().join("data");
-    // The explorer reads the user data directory, as the binary does; no other test of
-    // the library reads it.
-    std::env::set_var(crate::config::DATA_DIR_ENV, &data);
     let name = "explorer-study";
     let memory = seeded(&data, name, &[("casework approach, off_by_one: count both ends", "casework")]);
     let id = memory.entries()[0].id;
@@ -335,8 +332,14 @@ fn the_explorers_live_runs_load_the_memory_when_they_start_and_save_it_when_they
     let bare = headless_setup(&data, tmp.path(), name);
     let mut header = crate::runtime::headless::header_for(&bare, &problem);
     header.memory = Some(MemorySnapshot { name: name.into(), memory: Memory::default() });
-    let setup =
-        Setup { task, prompts: None, header, sessions_dir: tmp.path().join("sessions"), limits: Default::default() };
+    let setup = Setup {
+        task,
+        prompts: None,
+        header,
+        sessions_dir: tmp.path().join("sessions"),
+        memory_dir: Some(data.clone()),
+        limits: Default::default(),
+    };
     let mut app = App::live(setup.clone(), &problem, Keymap::default(), ThemeSet::default(), "dark");
     let snapshot = app.header.memory.clone().expect("the run's header holds the memory");
     assert_eq!((snapshot.name.as_str(), &snapshot.memory), (name, &memory), "loaded as it stands, not the template");

@@ -134,6 +134,8 @@ pub struct Setup {
     /// Header of new live runs (its input/index are replaced per problem).
     pub header: Header,
     pub sessions_dir: PathBuf,
+    /// Where named memories live (`<dir>/memory/<name>.json`); `None`: the user data directory.
+    pub memory_dir: Option<PathBuf>,
     /// Budgets, price and cache, as for headless runs.
     pub limits: RunLimits,
 }
@@ -316,11 +318,12 @@ impl App {
         header.facets = self.setup.task.problem_facets(&problem);
         // A method keeping a memory starts from the named memory as it stands now (the
         // template header names it); it is saved when this run ends (`finish_recording`).
-        let memory = header
-            .memory
-            .as_ref()
-            .filter(|_| memory_failed.is_none())
-            .map(|m| crate::runtime::memory::RunMemory::user(&m.name));
+        let memory = header.memory.as_ref().filter(|_| memory_failed.is_none()).map(|m| match &self.setup.memory_dir {
+            Some(dir) => {
+                crate::runtime::memory::RunMemory { name: m.name.clone(), store: crate::memory::MemoryStore::new(dir) }
+            }
+            None => crate::runtime::memory::RunMemory::user(&m.name),
+        });
         let started = memory.as_ref().map(crate::runtime::memory::load_blocking);
         header.memory = match (&memory, &started) {
             (Some(m), Some(Ok(loaded))) => {

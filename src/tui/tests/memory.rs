@@ -206,7 +206,9 @@ fn a_replay_shows_the_memory_as_of_its_cursor_and_refuses_changes() {
     let dir = tempfile::tempdir().unwrap();
     let (memory, [_, success, _]) = sample_memory();
     let mut setup = setup(dir.path(), Params::default());
-    setup.header.memory = Some(MemorySnapshot { name: "lessons".into(), memory: memory.clone() });
+    // The live run starts from the named memory as the store holds it.
+    crate::memory::MemoryStore::new(&dir.path().join("data")).save("lessons", &memory).unwrap();
+    setup.header.memory = Some(MemorySnapshot { name: "lessons".into(), memory: crate::memory::Memory::default() });
     let problem = Problem { index: Some(900), input: "4 5 6 10".into() };
     let mut app = App::live(setup.clone(), &problem, Keymap::default(), ThemeSet::default(), "dark");
     app.run.engine.set_memory(Some(memory.clone()));

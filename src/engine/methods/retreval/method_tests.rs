@@ -517,18 +517,15 @@ fn without_backtracking_a_failed_validation_finalizes_the_best_leaf() {
 
 #[test]
 fn decomposition_builds_a_subtree_and_composes_a_validated_candidate() {
-    // One attempt (depth 1, branching 1), scored low, fails validation, nowhere to backtrack.
+    // One attempt (depth 1, branching 1) whose score stays low: the problem is split
+    // before anything is validated, and the composed candidate is what gets validated.
     let mut e = engine(json!({"complexity_table": "1:1x1,2:1x1,3:1x1,4:1x1,5:1x1"}), None);
-    let mut validations = 0;
+    let mut validated = Vec::new();
     let seen = run(&mut e, |r| match kind(r) {
         "local" => "Score: 2".into(),
         "validate" => {
-            validations += 1;
-            if validations == 1 {
-                "VERDICT: incorrect\nCAUSE: missing_step".into()
-            } else {
-                "VERDICT: correct".into()
-            }
+            validated.push(r.context["attempt"].as_str().unwrap_or_default().to_string());
+            "VERDICT: correct".into()
         }
         "decompose" => "Subtask 1: Find 3x.\nDepends on: none\nExit condition: 3x is known.\n\
 Subtask 2: Find x.\nDepends on: 1\nExit condition: x is known."
@@ -556,7 +553,9 @@ Subtask 2: Find x.\nDepends on: 1\nExit condition: x is known."
     let outcome = e.outcome().unwrap();
     assert_eq!(e.tree().node(outcome.finals[0]).label.as_deref(), Some("composed · 6"));
     assert_eq!(e.tree().node(outcome.finals[0]).parent, Some(decomposition[0]));
-    assert!(logs(&seen).iter().any(|l| l.contains("decomposing")));
+    assert!(logs(&seen).iter().any(|l| l.contains("after the refinements") && l.contains("decomposing")));
+    assert_eq!(validated.len(), 1, "only the composed candidate is validated");
+    assert!(validated[0].contains("x = 6"), "{validated:?}");
     // Unreadable subtasks: logged, and the best leaf is the answer.
     let mut e = engine(json!({"complexity_table": "1:1x1,2:1x1,3:1x1,4:1x1,5:1x1"}), None);
     let seen = run(&mut e, |r| match kind(r) {
