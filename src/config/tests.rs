@@ -1,5 +1,6 @@
 use super::*;
 use crate::engine::methods::rounds::{FeedbackSource, FirstPrompt};
+use crate::engine::methods::tot_dfs::{ChildOrder, PruneRule, RunTo};
 use crate::engine::{Evaluator, Generator, MethodKind, Params, Selection, ToolMode};
 
 const FULL: &str = r#"
@@ -245,6 +246,11 @@ fn every_field_reaches_params() {
         trials: Some(5),
         feedback: Some(FeedbackSource::Oracle),
         first: Some(FirstPrompt::Io),
+        child_order: Some(ChildOrder::Proposal),
+        prune: Some(PruneRule::Task),
+        no_prune: Some(true),
+        max_children: Some(3),
+        run_to: Some(RunTo::Cap),
     };
     let p = all.params();
     assert_eq!(p.method, mcts);
@@ -257,11 +263,16 @@ fn every_field_reaches_params() {
     assert_eq!(
         extra,
         [
+            ("child_order", "\"proposal\"".into()),
             ("feedback", "\"oracle\"".into()),
             ("first", "\"io\"".into()),
             ("iterations", "9".into()),
+            ("max_children", "3".into()),
+            ("no_prune", "true".into()),
+            ("prune", "\"task\"".into()),
             ("rollout_depth", "1".into()),
             ("rounds", "8".into()),
+            ("run_to", "\"cap\"".into()),
             ("trials", "5".into()),
             ("uct_c", "2.5".into())
         ]
