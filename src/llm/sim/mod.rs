@@ -16,6 +16,7 @@
 //! Randomness comes from the seed and the request itself (messages, nonce, sample
 //! index), never from call order, so concurrency does not change any answer.
 
+mod crosswords;
 mod game24;
 mod math;
 mod qa_demo;
@@ -80,6 +81,7 @@ const PLAYERS: &[(&str, Play)] = &[
     (crate::tasks::qa_demo::INFO.name, qa_demo::answer),
     (crate::tasks::math::MATH_DEMO.name, math::answer),
     (crate::tasks::math::MC_DEMO.name, math::answer),
+    (crate::tasks::crosswords::INFO.name, crosswords::answer),
 ];
 
 /// Whether the simulated model can answer requests of the task named `task`.
