@@ -246,6 +246,10 @@ pub(crate) fn print_summary(s: &Summary, json: bool) {
             .collect();
         safe_println!("by {facet}: {}", parts.join(", "));
     }
+    if !s.metrics.is_empty() {
+        let parts: Vec<String> = s.metrics.iter().map(|(k, v)| format!("{k} {:.1}%", 100.0 * v)).collect();
+        safe_println!("mean {}", parts.join("  "));
+    }
     if let Some(a) = s.mean_sample_accuracy {
         outln!("mean correct per sample {:.1}%  best of k {}/{}", 100.0 * a, s.solved_any, s.n);
     }

@@ -72,6 +72,10 @@ pub struct ProblemResult {
     /// its data set), for accuracy broken down by each (`Summary::by`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub facets: BTreeMap<String, String>,
+    /// The task's own figures of the search (`Task::metrics`; crosswords: letter, word,
+    /// game and their oracles), by name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub metrics: BTreeMap<String, f64>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -152,7 +156,16 @@ impl ProblemResult {
             answered_by: outcome.and_then(|o| o.answered_by),
             incomplete: false,
             facets: BTreeMap::new(),
+            metrics: BTreeMap::new(),
         }
+    }
+
+    /// Add the task's own figures of the finished search (`Task::metrics`), if it has any.
+    pub fn with_metrics(mut self, engine: &Engine) -> Self {
+        if let Some(outcome) = engine.outcome() {
+            self.metrics = engine.core.task.metrics(&engine.core.x, engine.tree(), outcome);
+        }
+        self
     }
 
     /// Add what the problem is (its task's facets, or its session header's).
@@ -236,6 +249,22 @@ pub struct Summary {
     /// `{"level": {"1": {"n": 6, "solved": 5, "accuracy": 0.83}}}`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub by: BTreeMap<String, BTreeMap<String, FacetStats>>,
+    /// The mean of each task figure over the problems that have it (`ProblemResult::metrics`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub metrics: BTreeMap<String, f64>,
+}
+
+/// The mean of each metric over the results that have it.
+pub fn mean_metrics(results: &[ProblemResult]) -> BTreeMap<String, f64> {
+    let mut sums: BTreeMap<String, (f64, usize)> = BTreeMap::new();
+    for r in results {
+        for (k, v) in &r.metrics {
+            let e = sums.entry(k.clone()).or_insert((0.0, 0));
+            e.0 += v;
+            e.1 += 1;
+        }
+    }
+    sums.into_iter().map(|(k, (sum, n))| (k, sum / n as f64)).collect()
 }
 
 /// How the problems of one facet value did.
@@ -308,6 +337,7 @@ impl Summary {
             tokens: None,
             answered_by: None,
             by: by_facet(results),
+            metrics: mean_metrics(results),
         }
         .with_qa(results)
         .with_parts(params.method, results)
@@ -713,7 +743,8 @@ pub async fn run_headless(
         let mut result = ProblemResult::new(problem, engine.outcome(), totals, wall_ms)
             .priced(price.as_ref())
             .with_qa(&engine)
-            .with_facets(setup.task.facets(&problem.input));
+            .with_facets(setup.task.facets(&problem.input))
+            .with_metrics(&engine);
         let first_failure = engine.core.calls.values().find_map(|c| match &c.reply {
             Some(Err(e)) if e.kind != CallErrorKind::NotSent => Some(e.message.clone()),
             _ => None,
