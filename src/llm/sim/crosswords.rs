@@ -14,7 +14,7 @@
 //!   the letters on the board (another answer of the puzzle set, or the gold word with
 //!   letters changed). Which one is fixed per puzzle, clue and seed, the same in every
 //!   sample, so summing samples does not wash it out: a clue is unknown while a uniform
-//!   draw is below 0.55 × (1 − right letters on the board / 5), so crossing words help.
+//!   draw is below 0.6 × (1 − right letters on the board / 5), so crossing words help.
 //!   Either is offered mostly as certain or high; with probability 0.3 a sample adds
 //!   another wrong word (medium or low). A clue whose letters contradict the gold word
 //!   gets only wrong words that fit them;
@@ -34,7 +34,7 @@ use crate::tasks::crosswords::{board_of, judged_clues, puzzles, Puzzle};
 
 const IO_ROW_WRONG: f64 = 0.75;
 const COT_ROW_WRONG: f64 = 0.72;
-const PROPOSE_UNKNOWN: f64 = 0.55;
+const PROPOSE_UNKNOWN: f64 = 0.6;
 const PROPOSE_SLIP: f64 = 0.3;
 const PROPOSE_CLUES: usize = 4;
 const JUDGE_FALSE_IMPOSSIBLE: f64 = 0.04;

@@ -22,9 +22,17 @@
 //!   output is the deepest state visited (first visited on ties);
 //! * io and cot replies are read as the reference reads them (`read::board_of_reply`).
 //!
-//! Figures (`Task::metrics`): `letter`, `word`, `game` of the output (the mean over the
-//! samples for io / cot / cot-sc), and `oracle_letter`, `oracle_word`, `oracle_game` of
-//! the best state visited (highest word accuracy, first visited on ties).
+//! Figures (`Task::metrics`): `letter`, `word`, `game` of the output — for a tree
+//! search the deepest state visited (evaluated), the first visited on ties; for whole
+//! answers (io / cot / cot-sc) the mean over the samples — and `oracle_letter`,
+//! `oracle_word`, `oracle_game` of the best state visited (most right words, first
+//! visited on ties). "Visited" is in the order of the states' evaluation calls.
+//!
+//! Building a session from the reference's DFS log (list k is problem k): the input is
+//! `problem(k).input`; each logged state is a child whose thought is its last action,
+//! proposed (with confidences ordering it) in a propose reply of its parent, and whose
+//! `count` becomes a value reply with that many `sure` / `maybe` / `impossible` clue
+//! lines over `judged_clues` of its board.
 
 pub mod board;
 pub mod read;
