@@ -139,6 +139,7 @@ fn explorer_screen(session: Session) -> String {
         prompts: None,
         header: session.header.clone(),
         sessions_dir: std::env::temp_dir(),
+        memory_dir: None,
         limits: Default::default(),
     };
     let mut app = App::replay(setup, session, Default::default(), Default::default(), "dark").unwrap();

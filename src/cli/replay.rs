@@ -111,7 +111,8 @@ pub(crate) fn replay_cmd(args: ReplayArgs) -> Result<()> {
         let mut r = ProblemResult::new(&problem, rebuilt.engine.outcome(), rebuilt.totals, rebuilt.wall_ms)
             .priced(session.header.price.as_ref())
             .with_qa(&rebuilt.engine)
-            .with_facets(session.header.facets.clone());
+            .with_facets(session.header.facets.clone())
+            .with_metrics(&rebuilt.engine);
         r.session = Some(file.display().to_string());
         r.stopped = session.stopped().map(str::to_string);
         r.incomplete = !session.complete();

@@ -286,6 +286,10 @@ pub(crate) fn print_summary(s: &Summary, json: bool) {
         let merged = if m.merged { " (merged with changes another writer made meanwhile)" } else { "" };
         safe_println!("memory {}: {} entries before, {} after{merged}", m.name, m.entries_before, m.entries_after);
     }
+    if !s.metrics.is_empty() {
+        let parts: Vec<String> = s.metrics.iter().map(|(k, v)| format!("{k} {:.1}%", 100.0 * v)).collect();
+        safe_println!("mean {}", parts.join("  "));
+    }
     if let Some(a) = s.mean_sample_accuracy {
         outln!("mean correct per sample {:.1}%  best of k {}/{}", 100.0 * a, s.solved_any, s.n);
     }

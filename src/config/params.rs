@@ -11,6 +11,7 @@
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 
 use crate::engine::methods::rounds::{FeedbackSource, FirstPrompt};
+use crate::engine::methods::tot_dfs::{ChildOrder, PruneRule, RunTo};
 use crate::engine::{Evaluator, Generator, MethodKind, Params, Selection, ToolMode};
 
 use super::Reader;
@@ -82,6 +83,42 @@ impl Named for FeedbackSource {
 impl Named for FirstPrompt {
     fn values() -> Vec<(&'static str, Option<&'static str>, Self)> {
         vec![("cot", None, FirstPrompt::Cot), ("io", None, FirstPrompt::Io)]
+    }
+}
+
+impl Named for ChildOrder {
+    fn values() -> Vec<(&'static str, Option<&'static str>, Self)> {
+        vec![
+            ("value", Some("evaluate all children, try the best valued first"), ChildOrder::Value),
+            (
+                "proposal",
+                Some("try children by their proposal's own score, evaluating each when tried"),
+                ChildOrder::Proposal,
+            ),
+        ]
+    }
+}
+
+impl Named for PruneRule {
+    fn values() -> Vec<(&'static str, Option<&'static str>, Self)> {
+        vec![
+            ("threshold", Some("drop children valued below --threshold"), PruneRule::Threshold),
+            (
+                "task",
+                Some("drop children the task calls dead ends (crosswords: a clue judged impossible)"),
+                PruneRule::Task,
+            ),
+            ("none", Some("drop none"), PruneRule::None),
+        ]
+    }
+}
+
+impl Named for RunTo {
+    fn values() -> Vec<(&'static str, Option<&'static str>, Self)> {
+        vec![
+            ("final", Some("stop at the first state of depth T"), RunTo::Final),
+            ("cap", Some("go on to the state cap; output the deepest state visited"), RunTo::Cap),
+        ]
     }
 }
 
@@ -236,6 +273,22 @@ param_patch! {
     /// retreval ablation: never decompose.
     #[arg(long, num_args = 0, default_missing_value = "true")]
     no_decompose: bool = boolean();
+    /// tot-dfs: the order children are tried in [default: the task's; value, or proposal for crosswords].
+    #[arg(long, value_parser = named::<ChildOrder>())]
+    child_order: ChildOrder = choice();
+    /// tot-dfs: which tried children are dropped [default: the task's; threshold, or task for crosswords].
+    #[arg(long, value_parser = named::<PruneRule>())]
+    prune: PruneRule = choice();
+    /// tot-dfs: prune nothing (the same as --prune none).
+    #[arg(long, num_args = 0, default_missing_value = "true")]
+    no_prune: bool = boolean();
+    /// tot-dfs: most children tried per state, 0 for all [default: the task's; 0, or 3 for crosswords].
+    #[arg(long)]
+    max_children: usize = whole(0);
+    /// tot-dfs: stop at the first state of depth T, or go on to the state cap [default: the task's;
+    /// final, or cap for crosswords].
+    #[arg(long, value_parser = named::<RunTo>())]
+    run_to: RunTo = choice();
 }
 
 impl ParamPatch {

@@ -1,5 +1,6 @@
 use super::*;
 use crate::engine::methods::rounds::{FeedbackSource, FirstPrompt};
+use crate::engine::methods::tot_dfs::{ChildOrder, PruneRule, RunTo};
 use crate::engine::{Evaluator, Generator, MethodKind, Params, Selection, ToolMode};
 
 const FULL: &str = r#"
@@ -259,6 +260,11 @@ fn every_field_reaches_params() {
         no_tools: Some(true),
         no_cross: Some(true),
         no_decompose: Some(true),
+        child_order: Some(ChildOrder::Proposal),
+        prune: Some(PruneRule::Task),
+        no_prune: Some(true),
+        max_children: Some(3),
+        run_to: Some(RunTo::Cap),
     };
     let p = all.params();
     assert_eq!(p.method, mcts);
@@ -271,6 +277,7 @@ fn every_field_reaches_params() {
     assert_eq!(
         extra,
         [
+            ("child_order", "\"proposal\"".into()),
             ("complexity_table", "\"official\"".into()),
             ("cross_weight", "0.3".into()),
             ("decompose_min_complexity", "4".into()),
@@ -279,14 +286,18 @@ fn every_field_reaches_params() {
             ("first", "\"io\"".into()),
             ("iterations", "9".into()),
             ("local_weight", "0.5".into()),
+            ("max_children", "3".into()),
             ("max_subtasks", "3".into()),
             ("no_backtrack", "true".into()),
             ("no_cross", "true".into()),
             ("no_decompose", "true".into()),
             ("no_memory", "true".into()),
+            ("no_prune", "true".into()),
             ("no_tools", "true".into()),
+            ("prune", "\"task\"".into()),
             ("rollout_depth", "1".into()),
             ("rounds", "8".into()),
+            ("run_to", "\"cap\"".into()),
             ("skeptic_weight", "0.2".into()),
             ("trials", "5".into()),
             ("uct_c", "2.5".into())

@@ -174,7 +174,9 @@ impl Core {
         let y = self.tree.node(node).path.clone();
         let request = match self.params.generator {
             Generator::Propose => {
-                LlmRequest::from_prompt(self.task.propose_prompt(&self.x, &y), 1, self.params.temperature)
+                // A task that scores its proposals sums them over n_generate samples.
+                let n = if self.task.scores_proposals() { self.params.n_generate.max(1) } else { 1 };
+                LlmRequest::from_prompt(self.task.propose_prompt(&self.x, &y), n, self.params.temperature)
             }
             Generator::Sample => LlmRequest::from_prompt(
                 self.task.sample_prompt(&self.x, &y),
@@ -263,8 +265,20 @@ impl Core {
     /// Add candidates under `parent`. In strict mode a proposal with a problem is
     /// kept as an invalid node with the reason; in lenient mode it stays usable.
     pub fn add_proposals(&mut self, parent: NodeId, proposals: Vec<Proposal>, origin: Origin) -> Vec<NodeId> {
+        self.add_proposals_scored(parent, proposals, None, origin)
+    }
+
+    /// [`Core::add_proposals`], each child keeping its proposal's own score (one per
+    /// proposal, if given) as the metric [`crate::engine::task::PROPOSAL_SCORE`].
+    pub fn add_proposals_scored(
+        &mut self,
+        parent: NodeId,
+        proposals: Vec<Proposal>,
+        scores: Option<&Vec<f64>>,
+        origin: Origin,
+    ) -> Vec<NodeId> {
         let mut ids = Vec::with_capacity(proposals.len());
-        for p in proposals {
+        for (i, p) in proposals.into_iter().enumerate() {
             // Blank lines are candidates only in lenient mode (the reference keeps them).
             if p.thought.is_empty() && !self.params.lenient {
                 continue;
@@ -276,6 +290,9 @@ impl Core {
                 if !self.params.lenient {
                     self.set_status(id, NodeStatus::Invalid(problem));
                 }
+            }
+            if let Some(score) = scores.and_then(|s| s.get(i)) {
+                self.set_metrics(id, &[(crate::engine::task::PROPOSAL_SCORE, *score)]);
             }
             ids.push(id);
         }

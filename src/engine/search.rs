@@ -348,13 +348,16 @@ impl Engine {
         let (x, y) = (self.core.x.clone(), self.core.tree.node(node).path.clone());
         match pending.kind {
             CallKind::Generate => {
-                let proposals: Vec<Proposal> = match self.core.params.generator {
+                let scored = self.core.params.generator == Generator::Propose && self.core.task.scores_proposals();
+                let (proposals, scores): (Vec<Proposal>, Vec<f64>) = match self.core.params.generator {
+                    Generator::Propose if scored => self.core.task.merge_proposals(&x, &y, &texts).into_iter().unzip(),
                     Generator::Propose => {
-                        texts.iter().flat_map(|t| self.core.task.parse_proposals(&x, &y, t)).collect()
+                        texts.iter().flat_map(|t| self.core.task.parse_proposals(&x, &y, t)).map(|p| (p, 0.0)).unzip()
                     }
-                    Generator::Sample => texts.iter().map(|t| self.core.task.parse_sample(&x, &y, t)).collect(),
+                    Generator::Sample => texts.iter().map(|t| (self.core.task.parse_sample(&x, &y, t), 0.0)).unzip(),
                 };
-                let children = self.core.add_proposals(node, proposals, Origin::Model);
+                let children =
+                    self.core.add_proposals_scored(node, proposals, scored.then_some(&scores), Origin::Model);
                 if pending.by_hand {
                     let fresh: Vec<NodeId> = children.clone();
                     // A person's expansion is valued as a ToT step is.

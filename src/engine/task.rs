@@ -1,7 +1,55 @@
 //! The interface a task gives the engine: it renders prompts, parses replies, says
 //! when a state is final and checks answers. Tasks are pure logic (no I/O).
 
+use std::collections::BTreeMap;
+
+pub use super::methods::tot_dfs::DfsStyle;
 use super::request::{Message, Prompt, Purpose, Role, ToolDef};
+use super::{Outcome, Score, SearchTree};
+
+/// The node metric under which a child keeps its proposal's own score (see
+/// [`Task::scores_proposals`]).
+pub const PROPOSAL_SCORE: &str = "proposal";
+
+/// A state drawn as a grid (crosswords' board): cells row by row with a class each,
+/// labels for the rows and columns, and the clues with their letters and verdicts.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct BoardView {
+    pub rows: Vec<Vec<BoardCell>>,
+    pub row_labels: Vec<String>,
+    pub column_labels: Vec<String>,
+    pub clues: Vec<ClueRow>,
+}
+
+/// One cell: its letter (`None` when empty) and its class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BoardCell {
+    pub letter: Option<char>,
+    pub class: CellClass,
+}
+
+/// How a cell is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CellClass {
+    Empty,
+    /// Filled by an earlier step.
+    Filled,
+    /// Written by this state's own step.
+    Changed,
+    /// This state's step overwrote a different letter here.
+    Conflict,
+}
+
+/// One clue of a board: label (`h1`), clue text, current letters (`_` blank), status
+/// (`unfilled`, `filled`, `changed`) and the evaluator's verdict, if it gave one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClueRow {
+    pub label: String,
+    pub clue: String,
+    pub letters: String,
+    pub status: String,
+    pub verdict: Option<String>,
+}
 
 /// One candidate next state, as parsed from a model reply or a person's edit.
 #[derive(Debug, Clone, PartialEq)]
@@ -219,6 +267,42 @@ pub trait Task: Send + Sync {
     /// (`None` if it has none) and the feedback text.
     fn parse_feedback(&self, reply: &str) -> (Option<bool>, String) {
         (read_verdict(reply), reply.trim().to_string())
+    }
+
+    // Search-shape hooks (read by the engine and tot-dfs) and what the explorer and the
+    // run summary show of a task's states. The defaults keep tasks as they were.
+
+    /// Whether the task's proposals carry their own scores (crosswords: confidences):
+    /// a propose call then asks `n_generate` samples, [`Task::merge_proposals`] combines
+    /// them, and each child keeps its score as the node metric [`PROPOSAL_SCORE`].
+    fn scores_proposals(&self) -> bool {
+        false
+    }
+    /// The candidates of all samples of one propose call, each with its score, best
+    /// first (called when [`Task::scores_proposals`]).
+    fn merge_proposals(&self, x: &str, y: &str, replies: &[String]) -> Vec<(Proposal, f64)> {
+        replies.iter().flat_map(|r| self.parse_proposals(x, y, r)).map(|p| (p, 0.0)).collect()
+    }
+    /// The task's own rule that an evaluated state is a dead end, with the reason
+    /// (crosswords: a clue judged impossible); `None` keeps the state. `tot-dfs --prune task`.
+    fn prune_reason(&self, _x: &str, _y: &str, _score: &Score) -> Option<String> {
+        None
+    }
+    /// How tot-dfs searches this task where its parameters do not say (the paper's
+    /// settings for the task).
+    fn dfs_style(&self) -> DfsStyle {
+        DfsStyle::default()
+    }
+    /// The task's own figures of a finished search (crosswords: letter, word and game
+    /// accuracy of the output and of the best state visited), by name, each a share from
+    /// 0 to 1 (printed as a percentage); a run's summary gives their means over problems.
+    fn metrics(&self, _x: &str, _tree: &SearchTree, _outcome: &Outcome) -> BTreeMap<String, f64> {
+        BTreeMap::new()
+    }
+    /// State `y` drawn as a grid for the explorer, if the task has one, with the
+    /// evaluator's verdicts from `score`.
+    fn board(&self, _x: &str, _y: &str, _score: Option<&Score>) -> Option<BoardView> {
+        None
     }
 }
 

@@ -77,6 +77,10 @@ pub struct ProblemResult {
     /// entries when the problem began and after it was saved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<MemoryUse>,
+    /// The task's own figures of the search (`Task::metrics`; crosswords: letter, word,
+    /// game and their oracles), by name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub metrics: BTreeMap<String, f64>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -158,7 +162,16 @@ impl ProblemResult {
             incomplete: false,
             facets: BTreeMap::new(),
             memory: None,
+            metrics: BTreeMap::new(),
         }
+    }
+
+    /// Add the task's own figures of the finished search (`Task::metrics`), if it has any.
+    pub fn with_metrics(mut self, engine: &Engine) -> Self {
+        if let Some(outcome) = engine.outcome() {
+            self.metrics = engine.core.task.metrics(&engine.core.x, engine.tree(), outcome);
+        }
+        self
     }
 
     /// Add what the problem is (its task's facets, or its session header's).
@@ -245,6 +258,22 @@ pub struct Summary {
     /// The named memory of the run: entries before its first problem and after its last.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<MemoryUse>,
+    /// The mean of each task figure over the problems that have it (`ProblemResult::metrics`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub metrics: BTreeMap<String, f64>,
+}
+
+/// The mean of each metric over the results that have it.
+pub fn mean_metrics(results: &[ProblemResult]) -> BTreeMap<String, f64> {
+    let mut sums: BTreeMap<String, (f64, usize)> = BTreeMap::new();
+    for r in results {
+        for (k, v) in &r.metrics {
+            let e = sums.entry(k.clone()).or_insert((0.0, 0));
+            e.0 += v;
+            e.1 += 1;
+        }
+    }
+    sums.into_iter().map(|(k, (sum, n))| (k, sum / n as f64)).collect()
 }
 
 /// How the problems of one facet value did.
@@ -332,6 +361,7 @@ impl Summary {
             answered_by: None,
             by: by_facet(results),
             memory: memory_over(results),
+            metrics: mean_metrics(results),
         }
         .with_qa(results)
         .with_parts(params.method, results)
@@ -773,7 +803,8 @@ pub async fn run_headless(
         let mut result = ProblemResult::new(problem, engine.outcome(), totals, wall_ms)
             .priced(price.as_ref())
             .with_qa(&engine)
-            .with_facets(setup.task.problem_facets(problem));
+            .with_facets(setup.task.problem_facets(problem))
+            .with_metrics(&engine);
         result.memory = memory_use;
         let first_failure = engine.core.calls.values().find_map(|c| match &c.reply {
             Some(Err(e)) if e.kind != CallErrorKind::NotSent => Some(e.message.clone()),

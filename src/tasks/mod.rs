@@ -12,9 +12,10 @@
 //! user can edit them; `Task::value_classes` gives the evaluator's classes that badges,
 //! colours and MCTS's rewards use. The CLI, the explorer and the runner read the
 //! task's `TaskInfo` and never name it. (The simulated model answers only the tasks
-//! it knows, `game24`, `qa-demo`, `math-demo` and `mc-demo`; a task with `sim_plays: false` is refused on `sim`
+//! it knows, `game24`, `qa-demo`, `math-demo`, `mc-demo` and `crosswords`; a task with `sim_plays: false` is refused on `sim`
 //! up front.)
 
+pub mod crosswords;
 pub mod game24;
 pub mod math;
 pub mod prompts;
@@ -49,6 +50,7 @@ pub const REGISTRY: &[TaskEntry] = &[
     TaskEntry { info: &math::MMLU_PRO, aliases: &["mmlupro"], build: math::MathTask::build },
     TaskEntry { info: &math::MATH_DEMO, aliases: &[], build: math::MathTask::build },
     TaskEntry { info: &math::MC_DEMO, aliases: &[], build: math::MathTask::build },
+    TaskEntry { info: &crosswords::INFO, aliases: &["crossword"], build: crosswords::Crosswords::build },
 ];
 
 /// The registered task named `name` (or one of its aliases).
@@ -274,7 +276,7 @@ mod tests {
         let err = build("chess", &TaskOptions::default(), &mut Vec::new()).err().unwrap();
         assert_eq!(
             err.to_string(),
-            "unknown task \"chess\" (known: game24, qa-demo, hotpotqa, fever, math500, mmlu-pro, math-demo, mc-demo)"
+            "unknown task \"chess\" (known: game24, qa-demo, hotpotqa, fever, math500, mmlu-pro, math-demo, mc-demo, crosswords)"
         );
     }
 

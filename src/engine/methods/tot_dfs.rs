@@ -3,9 +3,25 @@
 //! below the threshold, backtrack to the parent when none remain; stop at a final
 //! state that passes the threshold or after `max_states` expansions, outputting
 //! the best (deepest, then highest-valued) state seen.
+//!
+//! The paper's crossword DFS is the same search in another shape, set by generic
+//! parameters (each defaults to what the task's `Task::dfs_style` says, and the
+//! default style is the one above, so Game of 24 runs as it always did):
+//! * `child_order proposal`: children are tried in the order of their proposal's own
+//!   score (`Task::scores_proposals`; stable on ties), each evaluated when it is tried,
+//!   and `max_states` counts these visited states, as the paper's notebook does;
+//! * `prune task | none` (`--no-prune`): a tried child is dropped when the task's rule
+//!   calls its evaluation a dead end (crosswords: a clue judged impossible), or never;
+//! * `max_children N`: at most N children are tried per state (0: all);
+//! * `run_to cap`: a state at depth T is a leaf, not the end: the search goes on to the
+//!   state cap or until every branch is exhausted, and outputs the deepest state
+//!   visited (the first visited on ties).
+
+use serde::{Deserialize, Serialize};
 
 use crate::engine::event::Event;
 use crate::engine::params::{real, whole};
+use crate::engine::task::PROPOSAL_SCORE;
 use crate::engine::tree::DropReason;
 use crate::engine::MethodKind;
 use crate::engine::{Core, Duplicates, NodeId, NodeStatus, Outcome, ParamError, Params, SearchParams};
@@ -19,7 +35,57 @@ enum Phase {
     Evaluate,
     Evaluating,
     Choose,
+    /// `child_order proposal`: waiting for the evaluation of the child being tried.
+    Trying(NodeId),
     Done,
+}
+
+/// In what order DFS tries a state's children.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ChildOrder {
+    /// All children are evaluated together, then tried best value first.
+    Value,
+    /// Tried in the order of their proposal's own score, each evaluated when tried.
+    Proposal,
+}
+
+/// Which evaluated children DFS drops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PruneRule {
+    /// Those valued below `threshold`.
+    Threshold,
+    /// Those the task's rule calls dead ends (`Task::prune_reason`).
+    Task,
+    /// None: every child is searched.
+    None,
+}
+
+/// Where DFS stops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RunTo {
+    /// At the first state of depth T it reaches.
+    Final,
+    /// At the state cap or when every branch is exhausted; states of depth T are leaves.
+    Cap,
+}
+
+/// The shape of a DFS, as a task prefers it (`Task::dfs_style`) and parameters override.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DfsStyle {
+    pub order: ChildOrder,
+    pub prune: PruneRule,
+    /// Most children tried per state; 0 is no cap.
+    pub max_children: usize,
+    pub run_to: RunTo,
+}
+
+impl Default for DfsStyle {
+    fn default() -> Self {
+        DfsStyle { order: ChildOrder::Value, prune: PruneRule::Threshold, max_children: 0, run_to: RunTo::Final }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -29,6 +95,8 @@ struct Frame {
     todo: Vec<NodeId>,
     /// Children generated for this frame (before evaluation).
     fresh: Vec<NodeId>,
+    /// Children tried so far (`child_order proposal`, for `max_children`).
+    tried: usize,
 }
 
 /// Registration (see `methods::REGISTRY`).
@@ -41,7 +109,7 @@ pub const INFO: MethodInfo = MethodInfo {
     uses_tools: false,
     tree_search: true,
     default_samples: None,
-    own_params: &[],
+    own_params: &["child_order", "prune", "no_prune", "max_children", "run_to"],
     wants_memory: super::no_memory,
     build: |p| Ok(Box::new(TotDfs::new(DfsParams::read(p)?))),
 };
@@ -54,15 +122,58 @@ pub struct DfsParams {
     /// Most states expanded.
     pub max_states: usize,
     pub search: SearchParams,
+    /// The shape given by parameters; unset parts come from the task's `dfs_style`.
+    pub order: Option<ChildOrder>,
+    pub prune: Option<PruneRule>,
+    pub max_children: Option<usize>,
+    pub run_to: Option<RunTo>,
 }
 
 impl DfsParams {
     pub fn read(p: &Params) -> Result<DfsParams, ParamError> {
+        let no_prune: Option<bool> = extra(p, "no_prune", "true or false")?;
+        let prune = match no_prune {
+            Some(true) => Some(PruneRule::None),
+            _ => extra(p, "prune", "one of threshold, task, none")?,
+        };
+        let max_children: Option<u64> = extra(p, "max_children", "a whole number (0: no cap)")?;
         Ok(DfsParams {
             threshold: real("threshold", p.threshold, f64::NEG_INFINITY, f64::INFINITY)?,
             max_states: whole("max_states", p.max_states, 1, 10_000_000)?,
             search: SearchParams::read(p)?,
+            order: extra(p, "child_order", "one of value, proposal")?,
+            prune,
+            max_children: max_children
+                .map(|n| whole("max_children", n, 0, 10_000_000).map(|n| n as usize))
+                .transpose()?,
+            run_to: extra(p, "run_to", "one of final, cap")?,
         })
+    }
+
+    /// The shape of this run on a task that prefers `task`.
+    pub fn style(&self, task: DfsStyle) -> DfsStyle {
+        DfsStyle {
+            order: self.order.unwrap_or(task.order),
+            prune: self.prune.unwrap_or(task.prune),
+            max_children: self.max_children.unwrap_or(task.max_children),
+            run_to: self.run_to.unwrap_or(task.run_to),
+        }
+    }
+}
+
+/// A parameter of `Params::extra`, if set, read as `T`.
+fn extra<T: serde::de::DeserializeOwned>(
+    p: &Params,
+    name: &'static str,
+    expected: &str,
+) -> Result<Option<T>, ParamError> {
+    match p.extra.get(name) {
+        None => Ok(None),
+        Some(v) => serde_json::from_value(v.clone()).map(Some).map_err(|_| ParamError {
+            name,
+            value: v.to_string(),
+            expected: format!("it must be {expected}"),
+        }),
     }
 }
 
@@ -72,6 +183,8 @@ pub struct TotDfs {
     stack: Vec<Frame>,
     phase: Phase,
     expansions: usize,
+    /// States tried (evaluated) under `child_order proposal`, which `max_states` caps.
+    visited: usize,
     best: Option<NodeId>,
     finals: Vec<NodeId>,
 }
@@ -83,13 +196,24 @@ impl TotDfs {
             stack: vec![frame(NodeId(0))],
             phase: Phase::Expand,
             expansions: 0,
+            visited: 0,
             best: None,
             finals: Vec::new(),
         }
     }
 
+    /// This run's shape: the parameters over the task's preferences.
+    fn style(&self, core: &Core) -> DfsStyle {
+        self.params.style(core.task.dfs_style())
+    }
+
     fn consider_best(&mut self, core: &Core, id: NodeId) {
-        let key = |n: NodeId| (core.tree.node(n).depth, core.tree.value(n).unwrap_or(0.0));
+        let by_value = self.style(core).order == ChildOrder::Value;
+        // Proposal order: the deepest state, the first visited on ties (the paper's crossword output).
+        let key = |n: NodeId| {
+            let value = if by_value { core.tree.value(n).unwrap_or(0.0) } else { 0.0 };
+            (core.tree.node(n).depth, value)
+        };
         match self.best {
             Some(b) if key(b) >= key(id) => {}
             _ => self.best = Some(id),
@@ -101,26 +225,106 @@ impl TotDfs {
         self.phase = Phase::Done;
     }
 
-    fn pop(&mut self, core: &mut Core, why: DropReason) {
+    /// Leave the state on top; `why` marks it dropped (`None`: a leaf keeps its status).
+    fn pop(&mut self, core: &mut Core, why: Option<DropReason>) {
         if let Some(f) = self.stack.pop() {
-            if core.usable(f.node) && f.node != core.tree.root() {
-                core.set_status(f.node, NodeStatus::Dropped(why.clone()));
+            if let Some(why) = &why {
+                if core.usable(f.node) && f.node != core.tree.root() {
+                    core.set_status(f.node, NodeStatus::Dropped(why.clone()));
+                }
             }
             let to: Vec<NodeId> = self.stack.last().map(|p| p.node).into_iter().collect();
             core.emit(Event::Backtracked { from: vec![f.node], to: to.clone() });
             if let Some(parent) = to.first() {
+                let why = why.map_or_else(|| "a leaf".to_string(), |w| w.to_string());
                 core.log(format!("backtracked from {} to {parent}: {why}", f.node));
+            }
+        }
+    }
+
+    /// `child_order proposal`: try the next child of the state on top (evaluate it), or
+    /// leave the state when none is left or its children cap is reached.
+    fn try_next(&mut self, core: &mut Core, style: DfsStyle) -> Progress {
+        let max_states = self.params.max_states;
+        let Some(top) = self.stack.last_mut() else {
+            self.stop_with_best();
+            return Progress::Moved;
+        };
+        let capped = style.max_children > 0 && top.tried >= style.max_children;
+        while !capped && !top.todo.is_empty() {
+            let child = top.todo.remove(0);
+            if !core.usable(child) {
+                continue;
+            }
+            if self.visited >= max_states {
+                core.log(format!("visited {}, the cap; stopping", count(self.visited, "state", "states")));
+                self.stop_with_best();
+                return Progress::Moved;
+            }
+            top.tried += 1;
+            self.visited += 1;
+            let issued = core.evaluate(&[child], false, Duplicates::Evaluate);
+            self.phase = Phase::Trying(child);
+            return if issued == 0 { Progress::Moved } else { Progress::Issued(issued) };
+        }
+        if capped {
+            let node = top.node;
+            core.log(format!("{node}: tried {}, the cap", count(style.max_children, "child", "children")));
+        }
+        if self.stack.len() <= 1 {
+            core.log("every branch is exhausted");
+            self.stack.clear();
+            self.stop_with_best();
+            return Progress::Moved;
+        }
+        self.pop(core, Some(DropReason::Exhausted));
+        Progress::Moved
+    }
+
+    /// `child_order proposal`: the child being tried is evaluated; go into it unless the prune rule drops it.
+    fn tried(&mut self, core: &mut Core, child: NodeId, style: DfsStyle) {
+        self.phase = Phase::Choose;
+        if !core.usable(child) {
+            return;
+        }
+        self.consider_best(core, child);
+        let dead = match (style.prune, core.tree.node(child).score.as_ref()) {
+            (PruneRule::None, _) | (_, None) => None,
+            (PruneRule::Threshold, Some(score)) => (score.value < self.params.threshold)
+                .then_some(DropReason::BelowThreshold { value: score.value, threshold: self.params.threshold }),
+            (PruneRule::Task, Some(score)) => {
+                core.task.prune_reason(&core.x, &core.tree.node(child).path, score).map(DropReason::Other)
+            }
+        };
+        match dead {
+            Some(why) => {
+                core.log(format!("{child} pruned: {why}"));
+                core.set_status(child, NodeStatus::Dropped(why));
+            }
+            None => {
+                core.set_status(child, NodeStatus::Frontier);
+                self.stack.push(frame(child));
+                self.phase = Phase::Expand;
             }
         }
     }
 }
 
 fn frame(node: NodeId) -> Frame {
-    Frame { node, todo: Vec::new(), fresh: Vec::new() }
+    Frame { node, todo: Vec::new(), fresh: Vec::new(), tried: 0 }
+}
+
+/// Stable sort by the proposal's own score, descending (unscored last).
+fn rank_by_proposal(core: &Core, nodes: &[NodeId]) -> Vec<NodeId> {
+    let mut ranked = nodes.to_vec();
+    let v = |id: &NodeId| core.tree.node(*id).metrics.get(PROPOSAL_SCORE).copied().unwrap_or(f64::NEG_INFINITY);
+    ranked.sort_by(|a, b| v(b).partial_cmp(&v(a)).unwrap_or(std::cmp::Ordering::Equal));
+    ranked
 }
 
 impl Method for TotDfs {
     fn advance(&mut self, core: &mut Core) -> Progress {
+        let style = self.style(core);
         match self.phase {
             Phase::Expand => {
                 let Some(top) = self.stack.last() else {
@@ -129,13 +333,23 @@ impl Method for TotDfs {
                 };
                 let node = top.node;
                 if core.tree.node(node).depth >= core.steps() {
+                    if style.run_to == RunTo::Cap {
+                        self.phase = Phase::Choose;
+                        self.pop(core, None);
+                        return Progress::Moved;
+                    }
                     core.log(format!("reached a final state {node}"));
                     self.finals = vec![node];
                     self.phase = Phase::Done;
                     return Progress::Moved;
                 }
-                if self.expansions >= self.params.max_states {
-                    core.log(format!("visited {}, the cap; stopping", count(self.expansions, "state", "states")));
+                let capped = match style.order {
+                    ChildOrder::Value => self.expansions >= self.params.max_states,
+                    ChildOrder::Proposal => self.visited >= self.params.max_states,
+                };
+                if capped {
+                    let n = if style.order == ChildOrder::Value { self.expansions } else { self.visited };
+                    core.log(format!("visited {}, the cap; stopping", count(n, "state", "states")));
                     self.stop_with_best();
                     return Progress::Moved;
                 }
@@ -155,6 +369,7 @@ impl Method for TotDfs {
                     Progress::Issued(issued)
                 }
             }
+            Phase::Choose if style.order == ChildOrder::Proposal => self.try_next(core, style),
             Phase::Choose => {
                 let Some(top) = self.stack.last_mut() else {
                     self.stop_with_best();
@@ -176,17 +391,28 @@ impl Method for TotDfs {
                     self.stop_with_best();
                     return Progress::Moved;
                 }
-                self.pop(core, DropReason::NoChildLeft);
+                self.pop(core, Some(DropReason::NoChildLeft));
                 Progress::Moved
             }
-            Phase::Generating | Phase::Evaluating => Progress::Stuck("waiting for replies".into()),
+            Phase::Generating | Phase::Evaluating | Phase::Trying(_) => Progress::Stuck("waiting for replies".into()),
             Phase::Done => Progress::Stuck("the search is finished".into()),
         }
     }
 
     fn settle(&mut self, core: &mut Core) {
+        let style = self.style(core);
         match self.phase {
+            Phase::Generating if style.order == ChildOrder::Proposal => {
+                let Some(top) = self.stack.last_mut() else { return };
+                let fresh = std::mem::take(&mut top.fresh);
+                let usable: Vec<NodeId> = fresh.into_iter().filter(|&n| core.usable(n)).collect();
+                top.todo = rank_by_proposal(core, &usable);
+                let n = top.todo.len();
+                core.log(format!("{}: {} to try", top.node, count(n, "candidate", "candidates")));
+                self.phase = Phase::Choose;
+            }
             Phase::Generating => self.phase = Phase::Evaluate,
+            Phase::Trying(child) => self.tried(core, child, style),
             Phase::Evaluating => {
                 let threshold = self.params.threshold;
                 let Some(top) = self.stack.last_mut() else { return };
@@ -196,14 +422,34 @@ impl Method for TotDfs {
                 let mut keep = Vec::new();
                 for id in ranked {
                     let v = core.tree.value(id).unwrap_or(0.0);
-                    if v >= threshold {
-                        keep.push(id);
-                    } else {
-                        core.set_status(id, NodeStatus::Dropped(DropReason::BelowThreshold { value: v, threshold }));
+                    let cut = match style.prune {
+                        PruneRule::Threshold => {
+                            (v < threshold).then_some(DropReason::BelowThreshold { value: v, threshold })
+                        }
+                        PruneRule::None => None,
+                        PruneRule::Task => core.tree.node(id).score.as_ref().and_then(|score| {
+                            core.task.prune_reason(&core.x, &core.tree.node(id).path, score).map(DropReason::Other)
+                        }),
+                    };
+                    match cut {
+                        None if style.max_children == 0 || keep.len() < style.max_children => keep.push(id),
+                        None => {
+                            let why = format!(
+                                "beyond the {} tried per state",
+                                count(style.max_children, "child", "children")
+                            );
+                            core.set_status(id, NodeStatus::Dropped(DropReason::Other(why)));
+                        }
+                        Some(why) => core.set_status(id, NodeStatus::Dropped(why)),
                     }
                 }
                 let pass = if keep.len() == 1 { "child passes" } else { "children pass" };
-                core.log(format!("{}: {} {pass} the threshold", top.node, keep.len()));
+                let rule = match style.prune {
+                    PruneRule::Threshold => "the threshold",
+                    PruneRule::Task => "the task's rule",
+                    PruneRule::None => "(no pruning)",
+                };
+                core.log(format!("{}: {} {pass} {rule}", top.node, keep.len()));
                 top.todo = keep;
                 self.phase = Phase::Choose;
             }
@@ -219,10 +465,11 @@ impl Method for TotDfs {
         core.finalize(self.finals.clone())
     }
 
-    fn on_children(&mut self, _core: &mut Core, parent: NodeId, children: &[NodeId], by_hand: bool) {
+    fn on_children(&mut self, core: &mut Core, parent: NodeId, children: &[NodeId], by_hand: bool) {
+        let proposal_order = self.style(core).order == ChildOrder::Proposal;
         if let Some(top) = self.stack.last_mut() {
             if top.node == parent {
-                if by_hand && self.phase == Phase::Choose {
+                if by_hand && (self.phase == Phase::Choose || proposal_order) {
                     // Already evaluated by the engine; try them after the current list.
                     top.todo.extend_from_slice(children);
                 } else {
@@ -238,6 +485,8 @@ impl Method for TotDfs {
             if self.phase != Phase::Done {
                 self.phase = Phase::Choose;
             }
+        } else if matches!(self.phase, Phase::Trying(child) if core.tree.is_within(child, node)) {
+            self.phase = Phase::Choose;
         }
     }
 
@@ -252,6 +501,14 @@ impl Method for TotDfs {
         if let Some(pos) = self.stack.iter().position(|f| f.node == original) {
             if pos > 0 {
                 self.stack[pos - 1].todo.insert(0, new);
+                return;
+            }
+        }
+        if let Phase::Trying(child) = self.phase {
+            if child == original {
+                if let Some(top) = self.stack.last_mut() {
+                    top.todo.insert(0, new);
+                }
             }
         }
     }
@@ -271,7 +528,7 @@ impl Method for TotDfs {
         };
         core.cancel_scheduled();
         while self.stack.len() > keep {
-            self.pop(core, DropReason::Backtracked);
+            self.pop(core, Some(DropReason::Backtracked));
         }
         self.phase = Phase::Choose;
         Ok(())
@@ -287,15 +544,25 @@ impl Method for TotDfs {
         }
         path.reverse();
         let threshold = self.params.threshold;
+        let proposal_order = self.style(core).order == ChildOrder::Proposal;
         self.stack = path
             .iter()
             .enumerate()
             .map(|(i, &n)| {
                 let next = path.get(i + 1).copied();
-                let siblings: Vec<NodeId> = core
-                    .tree
-                    .node(n)
-                    .children
+                let children = &core.tree.node(n).children;
+                if proposal_order {
+                    // Children not tried yet (no evaluation), in proposal order; the tried ones count.
+                    let untried: Vec<NodeId> = children
+                        .iter()
+                        .copied()
+                        .filter(|&c| Some(c) != next && core.usable(c) && core.tree.node(c).score.is_none())
+                        .collect();
+                    let tried = children.iter().filter(|&&c| core.tree.node(c).score.is_some()).count();
+                    let todo = if next.is_some() { rank_by_proposal(core, &untried) } else { Vec::new() };
+                    return Frame { node: n, todo, fresh: Vec::new(), tried };
+                }
+                let siblings: Vec<NodeId> = children
                     .iter()
                     .copied()
                     .filter(|&c| {
@@ -303,7 +570,7 @@ impl Method for TotDfs {
                     })
                     .collect();
                 let todo = if next.is_some() { rank_by_value(core, &siblings) } else { Vec::new() };
-                Frame { node: n, todo, fresh: Vec::new() }
+                Frame { node: n, todo, fresh: Vec::new(), tried: 0 }
             })
             .collect();
         core.set_status(node, NodeStatus::Frontier);
@@ -312,13 +579,42 @@ impl Method for TotDfs {
         Ok(())
     }
 
-    fn view(&self, _core: &Core) -> MethodView {
+    fn view(&self, core: &Core) -> MethodView {
         let p = &self.params;
+        let style = self.style(core);
+        if style == DfsStyle::default() {
+            return MethodView {
+                params: format!("tot-dfs v≥{} max {}", p.threshold, p.max_states),
+                step: self.expansions,
+                step_noun: "expansion",
+                cutoff: Some(Cutoff::Threshold { value: p.threshold, label: format!("threshold {}", p.threshold) }),
+                candidates_by_depth: false,
+                votes: None,
+                ..MethodView::default()
+            };
+        }
+        let prune = match style.prune {
+            PruneRule::Threshold => format!("prune v<{}", p.threshold),
+            PruneRule::Task => "prune by task".to_string(),
+            PruneRule::None => "no prune".to_string(),
+        };
+        let order = match style.order {
+            ChildOrder::Value => "by value",
+            ChildOrder::Proposal => "by proposal",
+        };
+        let children =
+            if style.max_children > 0 { format!(" ≤{} children", style.max_children) } else { String::new() };
+        let to_cap = if style.run_to == RunTo::Cap { " to cap" } else { "" };
+        let (step, step_noun) = match style.order {
+            ChildOrder::Value => (self.expansions, "expansion"),
+            ChildOrder::Proposal => (self.visited, "visited state"),
+        };
         MethodView {
-            params: format!("tot-dfs v≥{} max {}", p.threshold, p.max_states),
-            step: self.expansions,
-            step_noun: "expansion",
-            cutoff: Some(Cutoff::Threshold { value: p.threshold, label: format!("threshold {}", p.threshold) }),
+            params: format!("tot-dfs {order} {prune}{children} max {}{to_cap}", p.max_states),
+            step,
+            step_noun,
+            cutoff: (style.prune == PruneRule::Threshold)
+                .then(|| Cutoff::Threshold { value: p.threshold, label: format!("threshold {}", p.threshold) }),
             candidates_by_depth: false,
             votes: None,
             ..MethodView::default()

@@ -20,6 +20,7 @@
 //! own play, where each approach has a typical, learnable mistake: see `math/retreval`
 //! (src/llm/sim/retreval.rs).
 
+mod crosswords;
 mod game24;
 mod math;
 mod qa_demo;
@@ -84,6 +85,7 @@ const PLAYERS: &[(&str, Play)] = &[
     (crate::tasks::qa_demo::INFO.name, qa_demo::answer),
     (crate::tasks::math::MATH_DEMO.name, math::answer),
     (crate::tasks::math::MC_DEMO.name, math::answer),
+    (crate::tasks::crosswords::INFO.name, crosswords::answer),
 ];
 
 /// Whether the simulated model can answer requests of the task named `task`.

@@ -58,6 +58,10 @@ pub fn lines(view: &View) -> Vec<Line<'static>> {
         for l in n.path.lines() {
             out.push(Line::from(Span::styled(format!("  {l}"), dim)));
         }
+        // A task with a grid (crosswords) draws the state's board and its clues' verdicts.
+        if let Some(board) = app.run.engine.core.task.board(&app.run.engine.core.x, &n.path, n.score.as_ref()) {
+            out.extend(super::board::lines(&board, &view.theme));
+        }
     }
     if let Some(s) = &n.score {
         let mut v = format!("value {}", format_value(s.value));

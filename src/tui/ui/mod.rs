@@ -1,6 +1,7 @@
 //! Drawing: pure functions from a `View` (a snapshot of the app) to the screen.
 //! Only the tree widget's scroll state is mutable, as ratatui's stateful widgets need.
 
+mod board;
 mod caption;
 mod detail;
 pub(crate) mod memory;
