@@ -27,13 +27,23 @@ pub struct Demo {
     pub text: &'static str,
 }
 
-pub const DEMOS: [Demo; 6] = [
+pub const DEMOS: [Demo; 8] = [
     Demo { file: "bfs-solved.jsonl", title: BFS_TITLE, text: include_str!("../sessions/bfs-solved.jsonl") },
     Demo { file: "dfs-backtracks.jsonl", title: DFS_TITLE, text: include_str!("../sessions/dfs-backtracks.jsonl") },
     Demo { file: "edit-rescues.jsonl", title: EDIT_TITLE, text: include_str!("../sessions/edit-rescues.jsonl") },
     Demo { file: "mcts.jsonl", title: MCTS_TITLE, text: include_str!("../sessions/mcts.jsonl") },
     Demo { file: "cot-sc-vote.jsonl", title: COT_SC_TITLE, text: include_str!("../sessions/cot-sc-vote.jsonl") },
     Demo { file: "react-edit.jsonl", title: REACT_TITLE, text: include_str!("../sessions/react-edit.jsonl") },
+    Demo {
+        file: "retreval-learns.jsonl",
+        title: RETREVAL_LEARNS_TITLE,
+        text: include_str!("../sessions/retreval-learns.jsonl"),
+    },
+    Demo {
+        file: "retreval-uses.jsonl",
+        title: RETREVAL_USES_TITLE,
+        text: include_str!("../sessions/retreval-uses.jsonl"),
+    },
 ];
 
 /// Load a bundled demo as a session (named after its file in `sessions/`).
@@ -95,14 +105,23 @@ fn start<'a>(
     problem: &Problem,
     out: Option<(&Path, &str)>,
 ) -> Result<Recorder<'a>, String> {
+    start_from(setup, sim, problem, out, crate::memory::Memory::default())
+}
+
+/// [`start`] from `memory` (for a method that keeps one).
+fn start_from<'a>(
+    setup: &RunSetup,
+    sim: &'a SimProvider,
+    problem: &Problem,
+    out: Option<(&Path, &str)>,
+    memory: crate::memory::Memory,
+) -> Result<Recorder<'a>, String> {
     let task = &setup.task;
     let mut engine = Engine::new(Arc::clone(task) as Arc<dyn Task>, &problem.input, setup.params.clone());
-    // A method that keeps a memory starts from an empty one (demos never touch the
+    // A method that keeps a memory starts from the one given (demos never touch the
     // person's memory files), recorded in the header so the demo replays exactly.
-    let memory = (setup.params.method.info().wants_memory)(&setup.params).then(|| MemorySnapshot {
-        name: crate::runtime::memory::default_name(&setup.params, task.name()),
-        memory: crate::memory::Memory::default(),
-    });
+    let memory = (setup.params.method.info().wants_memory)(&setup.params)
+        .then(|| MemorySnapshot { name: crate::runtime::memory::default_name(&setup.params, task.name()), memory });
     engine.set_memory(memory.as_ref().map(|m| m.memory.clone()));
     let writer = match out {
         Some((path, note)) => {
@@ -168,6 +187,15 @@ pub fn narrate(session: &Session) -> Result<Vec<(usize, String)>, String> {
             _ => None,
         })
         .collect();
+    let retreval = session.header.params.method == crate::engine::methods::retreval::method::KIND;
+    // The method's own log lines by input, for captions that quote why it did something.
+    let mut logs: std::collections::BTreeMap<u64, Vec<&str>> = Default::default();
+    for record in &session.records {
+        if let Record::Event { seq, event: Event::Log { text } } = record {
+            logs.entry(*seq).or_default().push(text);
+        }
+    }
+    let (mut complexity_told, mut tool_told, mut cross_told) = (false, false, false);
     let mut iterations_told = false;
     let mut samples_told = false;
     let mut failure_told = false;
@@ -223,6 +251,87 @@ pub fn narrate(session: &Session) -> Result<Vec<(usize, String)>, String> {
                      No evaluator judges them; they vote."
                         .to_string(),
                 )
+            }
+            Record::Input { seq, input: Input::ToolReply(reply), .. } if retreval && !tool_told => {
+                tool_told = true;
+                (
+                    *seq as usize + 1,
+                    format!(
+                        "Tool-augmented refinement: an attempt called a tool and got “{}”; each tool call is a \
+                         child step of its attempt, with the observation.",
+                        crate::safe_text::clip(reply.result.text.lines().next().unwrap_or(""), 60)
+                    ),
+                )
+            }
+            Record::Event { seq, event } if retreval => {
+                let at = *seq as usize + 1;
+                match event {
+                    Event::Log { text } if text.starts_with("complexity ") && !complexity_told => {
+                        complexity_told = true;
+                        (
+                            at,
+                            format!(
+                                "The model rates the problem first: {text}. The table turns the rating into the \
+                                 tree's depth and branching; a person can edit the estimate node before the tree \
+                                 grows. Each root-level attempt is told another approach, ranked by the memory's \
+                                 reliability."
+                            ),
+                        )
+                    }
+                    Event::Metrics { metrics, .. } if metrics.contains_key("cross") && !cross_told => {
+                        cross_told = true;
+                        (
+                            at,
+                            "Scores: a local self-assessment and a cross critique against the sibling attempts, \
+                             0.6·local + 0.4·cross minus a skepticism penalty for an approach that has failed \
+                             before (the scores pane: loc crs pen tot)."
+                                .to_string(),
+                        )
+                    }
+                    Event::Backtracked { .. } => {
+                        let why = logs
+                            .get(seq)
+                            .and_then(|l| l.iter().find(|t| t.contains("backtracking")))
+                            .copied()
+                            .unwrap_or("the validation failed; backtracking");
+                        (
+                            at,
+                            format!(
+                                "The best attempt fails validation: {why}. The typed failure goes into the \
+                                 sibling's critique history (its History note), and the search goes on there."
+                            ),
+                        )
+                    }
+                    Event::Memory { change: crate::memory::MemoryChange::Add { content, category, .. } }
+                        if *category == crate::memory::Category::Failure =>
+                    {
+                        (
+                            at,
+                            format!(
+                                "The memory learns from the failure: “{}” (M shows the memory).",
+                                crate::safe_text::clip(content, 120)
+                            ),
+                        )
+                    }
+                    Event::Memory { change: crate::memory::MemoryChange::RecordUse { id, success } } => (
+                        at,
+                        format!(
+                            "Memory entry #{id}, written on an earlier problem, was retrieved into this problem's \
+                             prompts as a lesson; the problem {}, so its confidence {}.",
+                            if *success { "was solved" } else { "was not solved" },
+                            if *success { "rises" } else { "falls" }
+                        ),
+                    ),
+                    Event::Finished { outcome } if outcome.solved => (
+                        at,
+                        format!(
+                            "Solved: {}. The final approach's reliability and the memory are updated; the next \
+                             problem of the run starts from this memory.",
+                            outcome.answer.as_deref().unwrap_or("a final state")
+                        ),
+                    ),
+                    _ => continue,
+                }
             }
             Record::Event { seq, event } => {
                 let at = *seq as usize + 1;
@@ -350,6 +459,14 @@ const EDIT_TITLE: &str = "A person rescues a greedy search";
 const MCTS_TITLE: &str = "Monte Carlo tree search";
 const COT_SC_TITLE: &str = "Self-consistency: the vote";
 const REACT_TITLE: &str = "A person edits a ReAct step";
+const RETREVAL_LEARNS_TITLE: &str = "ReTreVal: a typed failure, a backtrack, a lesson";
+const RETREVAL_USES_TITLE: &str = "ReTreVal: the lesson on the next problem";
+const RETREVAL_LEARNS_NOTE: &str =
+    "ReTreVal rates the problem's complexity, tries several approaches with tools, scores them \
+     (local, cross, skepticism), validates the best, and on a typed failure backtracks to a sibling approach; \
+     the failure becomes a memory entry";
+const RETREVAL_USES_NOTE: &str = "The next problem of the same run starts from that memory: the failure entry is \
+     retrieved into the attempts' prompts as a lesson and credited with the outcome";
 const COT_SC_NOTE: &str =
     "CoT-SC samples several chains of thought for a two-hop question and answers with the majority of their answers";
 const REACT_NOTE: &str =
@@ -551,6 +668,57 @@ fn react_edit(dir: &Path) -> Result<(), String> {
     Err("no qa-demo question for the ReAct edit demo".into())
 }
 
+/// The ReTreVal pair, on math-demo at `--sim-noise 2`: the first problem whose run makes
+/// a tool call, backtracks on a typed failure, writes a failure entry and ends solved;
+/// then the first later problem that, starting from the memory that run left, retrieves
+/// that entry and is solved.
+fn retreval(dir: &Path) -> Result<(), String> {
+    let params = Params { method: crate::engine::methods::retreval::method::KIND, ..Params::default() };
+    let task = crate::tasks::build("math-demo", &TaskOptions::default(), &mut Vec::new()).map_err(|e| e.to_string())?;
+    let (setup, sim) = setup_for(Arc::clone(&task), params, SimConfig { noise: 2.0, ..SimConfig::default() });
+    let count = task.problem_count().min(42);
+    let failure_entry = |events: &[Event]| {
+        events.iter().any(|e| {
+            matches!(e, Event::Memory { change: crate::memory::MemoryChange::Add { category, .. } }
+                if *category == crate::memory::Category::Failure)
+        })
+    };
+    for i in 0..count {
+        let problem = task.problem(i).ok_or("no problem")?;
+        let mut first = start(&setup, &sim, &problem, None)?;
+        let events = step(&mut first, run(Command::Run))?;
+        let backtracked = events.iter().any(|e| matches!(e, Event::Backtracked { .. }));
+        let tool = first.run.totals.tool_calls > 0;
+        if !(solved(&first.run.engine) && backtracked && tool && failure_entry(&events)) {
+            continue;
+        }
+        let learnt = first.run.engine.memory().cloned().ok_or("the run keeps a memory")?;
+        let failures: Vec<u64> =
+            learnt.entries().iter().filter(|e| e.category == crate::memory::Category::Failure).map(|e| e.id).collect();
+        for j in i + 1..count {
+            let next = task.problem(j).ok_or("no problem")?;
+            let mut second = start_from(&setup, &sim, &next, None, learnt.clone())?;
+            let events = step(&mut second, run(Command::Run))?;
+            let used = events.iter().any(|e| {
+                matches!(e, Event::Memory { change: crate::memory::MemoryChange::RecordUse { id, .. } }
+                    if failures.contains(id))
+            });
+            if !(used && solved(&second.run.engine)) {
+                continue;
+            }
+            let out = dir.join("retreval-learns.jsonl");
+            let mut rec = start(&setup, &sim, &problem, Some((&out, RETREVAL_LEARNS_NOTE)))?;
+            step(&mut rec, run(Command::Run))?;
+            end(&mut rec, RETREVAL_LEARNS_TITLE)?;
+            let out = dir.join("retreval-uses.jsonl");
+            let mut rec = start_from(&setup, &sim, &next, Some((&out, RETREVAL_USES_NOTE)), learnt)?;
+            step(&mut rec, run(Command::Run))?;
+            return end(&mut rec, RETREVAL_USES_TITLE);
+        }
+    }
+    Err("no math-demo pair of problems for the ReTreVal demos".into())
+}
+
 /// Record the demo sessions into `dir`.
 pub fn record_all(dir: &Path) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
@@ -565,6 +733,7 @@ pub fn record_all(dir: &Path) -> Result<(), String> {
     first_run(dir, "mcts.jsonl", MCTS_TITLE, MCTS_NOTE, mcts, |e, _| solved(e) && e.view().step >= 3)?;
     cot_sc_vote(dir)?;
     react_edit(dir)?;
+    retreval(dir)?;
     println!("recorded the demo sessions into {}", dir.display());
     Ok(())
 }

@@ -327,6 +327,42 @@ fn demo_sessions_replay_exactly_and_show_what_they_claim() {
                 let finals = &rebuilt.engine.outcome().unwrap().finals;
                 assert!(finals.iter().any(|&f| tree.is_within(f, edited.id)), "the answer grows from the edit");
             }
+            6 | 7 => {
+                use crate::memory::{Category, MemoryChange};
+                assert_eq!(session.header.params.method, crate::engine::methods::retreval::method::KIND);
+                let snapshot = &session.header.memory.as_ref().expect("a memory snapshot").memory;
+                // Every change the problem made, applied to the snapshot, is the memory the replay ends with.
+                let mut memory = snapshot.clone();
+                for e in &events {
+                    if let Event::Memory { change } = e {
+                        memory.apply(change).unwrap();
+                    }
+                }
+                assert_eq!(Some(&memory), rebuilt.engine.memory());
+                assert!(session.inputs().any(|(input, _)| matches!(input, Input::ToolReply(_))), "a tool call");
+                assert!(events
+                    .iter()
+                    .any(|e| matches!(e, Event::Metrics { metrics, .. } if metrics.contains_key("cross"))));
+                assert!(events.iter().any(|e| matches!(e, Event::Backtracked { .. })), "a typed backtrack");
+                if i == 6 {
+                    assert!(snapshot.is_empty(), "the first problem starts from an empty memory");
+                    assert!(events.iter().any(|e| matches!(
+                        e,
+                        Event::Memory { change: MemoryChange::Add { category: Category::Failure, .. } }
+                    )));
+                    // The next demo starts from the memory this one ended with.
+                    let next = crate::demos::load(&crate::demos::DEMOS[7]).unwrap();
+                    assert_eq!(next.header.memory.as_ref().map(|m| &m.memory), rebuilt.engine.memory());
+                } else {
+                    let failures: Vec<u64> =
+                        snapshot.entries().iter().filter(|e| e.category == Category::Failure).map(|e| e.id).collect();
+                    assert!(
+                        events.iter().any(|e| matches!(e,
+                        Event::Memory { change: MemoryChange::RecordUse { id, .. } } if failures.contains(id))),
+                        "the lesson the previous problem wrote is used"
+                    );
+                }
+            }
             _ => {
                 let tree = rebuilt.engine.tree();
                 let edited = tree.nodes().find(|n| matches!(n.origin, Origin::Human { .. })).expect("a human edit");
