@@ -1,7 +1,7 @@
 //! The memory pane (`M`: entries, reliabilities, edit / pin / remove as recorded
 //! commands), the backtrack-cause chooser, the transcript's memory lines and the
-//! scores pane's score-part columns. No method here keeps a memory yet, so the memory is
-//! set on the engine (and in the header, as the runtime does for a memory-keeping method).
+//! scores pane's score-part columns. Most tests set the memory on the engine by hand (and
+//! in the header, as the runtime does for a memory-keeping method); the last runs ReTreVal.
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -376,4 +376,88 @@ fn the_scores_pane_shows_score_parts_as_columns_and_the_detail_their_notes() {
     // The detail pane shows the node's notes under their headings.
     assert!(large.contains("History") && large.contains("counted both endpoints"), "{large}");
     assert!(large.contains("Critique") && large.contains("the last case double-counts 10"), "{large}");
+}
+
+/// Carry out a live run's effects with the sim and the task's own tools until idle.
+fn settle_tools(app: &mut App, effects: Vec<Effect>, tools: &mut crate::runtime::tools::ToolRunner) {
+    let sim = SimProvider::new(SimConfig::default());
+    let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let mut queue: VecDeque<Effect> = effects.into();
+    while let Some(e) = queue.pop_front() {
+        let more = match e {
+            Effect::CallLlm { call, request } => {
+                app.on_reply(LlmReply { call, result: sim.answer(&request) }, &request)
+            }
+            Effect::CallTool { call, tool, node, after } => {
+                let result = rt.block_on(tools.run(&tool, node, after));
+                app.on_input(Input::ToolReply(crate::engine::ToolReply { call, result }), None)
+            }
+            Effect::Cancel { calls } => {
+                queue.retain(|q| !matches!(q, Effect::CallLlm { call, .. } | Effect::CallTool { call, .. } if calls.contains(call)));
+                Vec::new()
+            }
+            Effect::Emit { .. } => Vec::new(),
+        };
+        queue.extend(more);
+    }
+}
+
+#[test]
+fn retreval_in_the_explorer_asks_for_the_cause_scores_in_parts_and_shows_what_it_learnt() {
+    use crate::engine::methods::retreval::FailureCause;
+    let dir = tempfile::tempdir().unwrap();
+    let task = crate::tasks::build("math-demo", &crate::tasks::TaskOptions::default(), &mut Vec::new()).unwrap();
+    let mut tools = crate::runtime::tools::ToolRunner::new(task.tools().unwrap());
+    let mut s =
+        setup(dir.path(), Params { method: crate::engine::methods::retreval::method::KIND, ..Params::default() });
+    s.task = Arc::clone(&task);
+    s.header.task = "math-demo".into();
+    s.header.memory = Some(MemorySnapshot { name: "retreval-math-demo".into(), memory: Memory::default() });
+    let problem = task.problem(0).unwrap();
+    let mut app = App::live(s, &problem, Keymap::default(), ThemeSet::default(), "dark");
+    let causes: Vec<&str> = FailureCause::ALL.iter().map(|c| c.name()).collect();
+    assert_eq!(app.run.engine.view().backtrack_causes, causes.as_slice());
+    // Step until the root-level attempts are scored.
+    let scored = |app: &App| app.run.engine.tree().nodes().filter(|n| n.metrics.contains_key("total")).count();
+    for _ in 0..200 {
+        if scored(&app) >= 2 && !app.run.engine.core.has_pending() {
+            break;
+        }
+        let fx = app.handle_action(Action::Step);
+        settle_tools(&mut app, fx, &mut tools);
+    }
+    assert!(scored(&app) >= 2, "attempts get scored step by step");
+    let best = app.run.engine.tree().nodes().filter(|n| n.metrics.contains_key("total")).map(|n| n.id).last().unwrap();
+    select(&mut app, best);
+    let screen = render(&mut app, 80, 24);
+    assert!(screen.contains("loc") && screen.contains("tot"), "the scores pane shows the parts:\n{screen}");
+    // b asks why; Enter on the first cause records it with the backtrack.
+    let fx = app.handle_key(KeyEvent::new(KeyCode::Char('b'), KeyModifiers::NONE));
+    assert!(fx.is_empty());
+    assert!(matches!(&app.popup, Some(Popup::Causes(_))), "the chooser opens");
+    let fx = app.handle_key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
+    settle_tools(&mut app, fx, &mut tools);
+    let backtracks: Vec<Command> = recorded_commands(&app.session_path().unwrap())
+        .into_iter()
+        .filter(|c| matches!(c, Command::Backtrack { .. }))
+        .collect();
+    assert_eq!(backtracks, [Command::Backtrack { to: None, cause: Some("arithmetic_error".into()) }]);
+    // The person's cause is a failure entry in the memory at once.
+    let memory = app.run.engine.memory().unwrap();
+    assert!(
+        memory.entries().iter().any(|e| e.category == Category::Failure && e.content.contains("arithmetic_error")),
+        "{:?}",
+        memory.entries()
+    );
+    // Run to the end: M lists the failure entry, the transcript says what the memory learnt.
+    let fx = app.handle_action(Action::RunPause);
+    settle_tools(&mut app, fx, &mut tools);
+    assert!(app.run.engine.is_finished());
+    key(&mut app, KeyCode::Char('M'));
+    let screen = render(&mut app, 220, 60);
+    assert!(screen.contains("failure") && screen.contains("arithmetic_error"), "{screen}");
+    assert!(
+        screen.contains("memory: added success entry") && screen.contains("memory: consolidated"),
+        "the transcript tells what the memory learnt:\n{screen}"
+    );
 }
