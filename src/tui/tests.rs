@@ -2169,3 +2169,24 @@ fn self_refine_shows_rounds_with_their_feedback_and_edits_it() {
     assert_eq!(refine.request.context["feedback"], "Multiply 5 by 6 first.\nVERDICT: incorrect");
     assert_eq!(refine.node, attempt);
 }
+
+#[test]
+fn star_jumps_to_the_best_valued_state_even_when_a_solution_is_elsewhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = live(dir.path(), Params { breadth: 3, ..Params::default() });
+    act(&mut app, Action::Step);
+    act(&mut app, Action::Step);
+    let tree = app.run.engine.tree();
+    let depth = tree.nodes().filter(|n| n.score.is_some()).map(|n| n.depth).max().unwrap();
+    let mut level: Vec<(f64, NodeId)> =
+        tree.nodes().filter(|n| n.depth == depth).filter_map(|n| n.score.as_ref().map(|s| (s.value, n.id))).collect();
+    level.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap().then(a.1.cmp(&b.1)));
+    let (best, worst) = (level[0], *level.last().unwrap());
+    assert!(best.0 > worst.0, "the level has different values: {level:?}");
+    // A solution that is not the best-valued state.
+    app.run.engine.core.tree.node_mut(worst.1).status = NodeStatus::Solution;
+    act(&mut app, Action::JumpBest);
+    assert_eq!(app.selected(), best.1, "* is the best-valued state; n goes to solutions");
+    act(&mut app, Action::NextSolution);
+    assert_eq!(app.selected(), worst.1);
+}

@@ -185,12 +185,10 @@ impl App {
         }
     }
 
-    /// The best state: a solution if there is one, else the highest value at the deepest scored level.
+    /// The best-valued state: the highest value at the deepest scored level (first on ties).
     pub(super) fn best_node(&self) -> Option<NodeId> {
+        // The best-valued state, solved or not (`n` goes to the solutions).
         let tree = self.run.engine.tree();
-        if let Some(s) = tree.nodes().find(|n| n.status == NodeStatus::Solution) {
-            return Some(s.id);
-        }
         let depth = tree.nodes().filter(|n| n.score.is_some()).map(|n| n.depth).max()?;
         tree.nodes()
             .filter(|n| n.depth == depth && n.score.is_some())
