@@ -12,7 +12,7 @@
 //! user can edit them; `Task::value_classes` gives the evaluator's classes that badges,
 //! colours and MCTS's rewards use. The CLI, the explorer and the runner read the
 //! task's `TaskInfo` and never name it. (The simulated model answers only the tasks
-//! it knows, `game24`, `qa-demo`, `math-demo`, `mc-demo` and `crosswords`; a task with `sim_plays: false` is refused on `sim`
+//! it knows, `game24`, `qa-demo`, `math-demo`, `mc-demo`, `crosswords` and `writing`; a task with `sim_plays: false` is refused on `sim`
 //! up front.)
 
 pub mod crosswords;
@@ -22,6 +22,7 @@ pub mod prompts;
 pub mod qa_data;
 pub mod qa_demo;
 pub mod react_text;
+pub mod writing;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -51,6 +52,7 @@ pub const REGISTRY: &[TaskEntry] = &[
     TaskEntry { info: &math::MATH_DEMO, aliases: &[], build: math::MathTask::build },
     TaskEntry { info: &math::MC_DEMO, aliases: &[], build: math::MathTask::build },
     TaskEntry { info: &crosswords::INFO, aliases: &["crossword"], build: crosswords::Crosswords::build },
+    TaskEntry { info: &writing::INFO, aliases: &["text"], build: writing::Writing::build },
 ];
 
 /// The registered task named `name` (or one of its aliases).
@@ -276,7 +278,7 @@ mod tests {
         let err = build("chess", &TaskOptions::default(), &mut Vec::new()).err().unwrap();
         assert_eq!(
             err.to_string(),
-            "unknown task \"chess\" (known: game24, qa-demo, hotpotqa, fever, math500, mmlu-pro, math-demo, mc-demo, crosswords)"
+            "unknown task \"chess\" (known: game24, qa-demo, hotpotqa, fever, math500, mmlu-pro, math-demo, mc-demo, crosswords, writing)"
         );
     }
 

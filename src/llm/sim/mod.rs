@@ -24,6 +24,7 @@ mod crosswords;
 mod game24;
 mod math;
 mod qa_demo;
+mod writing;
 
 use std::time::Duration;
 
@@ -86,6 +87,7 @@ const PLAYERS: &[(&str, Play)] = &[
     (crate::tasks::math::MATH_DEMO.name, math::answer),
     (crate::tasks::math::MC_DEMO.name, math::answer),
     (crate::tasks::crosswords::INFO.name, crosswords::answer),
+    (crate::tasks::writing::INFO.name, writing::answer),
 ];
 
 /// Whether the simulated model can answer requests of the task named `task`.

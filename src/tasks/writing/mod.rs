@@ -1,0 +1,332 @@
+//! Creative writing (the Tree-of-Thoughts paper's third task): given four random
+//! sentences (a line of `assets/writing/data_100_random_text.txt`), write a coherent
+//! passage of four short paragraphs whose paragraphs end with those sentences, in order.
+//!
+//! As in the reference (`src/tot/tasks/text.py`, prompts `src/tot/prompts/text.py`):
+//! * io and cot use its standard and cot prompts (`assets/prompts/writing/`); a reply's
+//!   passage is the text after its last `Passage:` (all of it when it has none);
+//! * tree search has two steps (`Task::default_steps`): a plan, then a passage. Both are
+//!   sampled from the cot prompt — the plan with the stop `\nPassage:`, the passage from
+//!   the cot prompt followed by the chosen plan. A plan state's path is `Plan:\n<plan>\n`,
+//!   a passage state's adds `\nPassage:\n<passage>\n`. The paper's search is
+//!   `tot-bfs --generator sample --n-generate 5 --evaluator vote --n-evaluate 5 --breadth 1`
+//!   (the platform lets a task set its step count, not its generator or evaluator, so
+//!   those are flags);
+//! * votes read "The best choice is N" (the first number after the last such phrase);
+//! * the value evaluator (`--evaluator value`) is the reference's coherency judge
+//!   (`score.txt`): each sample reads "Thus the coherency score is N" (1 to 10) and the
+//!   state's value is the mean of the readable samples.
+//!
+//! Checking: there is no gold passage. `check` passes a passage whose paragraphs end
+//! with the input's sentences, in order, with one paragraph per sentence; `score` is the
+//! share of sentences that end their paragraph. The figures (`Task::metrics`) are
+//! `endings` (that share) and `all_endings` (all of them), of the top-ranked output — or
+//! the mean over the samples for io / cot. The paper's own figure, a GPT-4 coherency
+//! judgment of the output, needs a model call after the search: not done here (see
+//! README).
+
+pub mod read;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use serde_json::json;
+
+use super::{prompts, Problem, TaskError, TaskOptions, TaskSource};
+use crate::engine::{AnswerKind, Message, Outcome, Prompt, Proposal, Purpose, SearchTree, Task, TaskInfo};
+
+const IO: &str = include_str!("../../../assets/prompts/writing/io.txt");
+const COT: &str = include_str!("../../../assets/prompts/writing/cot.txt");
+const VOTE: &str = include_str!("../../../assets/prompts/writing/vote.txt");
+const SCORE: &str = include_str!("../../../assets/prompts/writing/score.txt");
+const DATA: &str = include_str!("../../../assets/writing/data_100_random_text.txt");
+
+/// Thought steps: a plan, then a passage.
+pub const STEPS: usize = 2;
+
+/// Registration (see `tasks::REGISTRY`).
+pub const INFO: TaskInfo = TaskInfo {
+    name: "writing",
+    about: "Creative writing: a 4-paragraph passage ending with 4 given sentences (the Tree-of-Thoughts inputs)",
+    input_noun: "sentence set",
+    input_hint: "a line number (0 to 99) or four sentences",
+    input_examples: &["0", "The sky was green. I left. It rained. We sang."],
+    default_problem: 0,
+    answer_kind: AnswerKind::ShortText,
+    sim_plays: true,
+    reads_data: false,
+};
+
+/// The built-in inputs, one a line.
+pub fn inputs() -> Vec<&'static str> {
+    DATA.lines().map(str::trim).filter(|l| !l.is_empty()).collect()
+}
+
+/// Whether state `y` is a plan (first step) rather than a passage.
+pub fn is_plan_state(y: &str) -> bool {
+    y.trim_start().starts_with("Plan:") && !y.contains("Passage:")
+}
+
+pub struct Writing {
+    io: String,
+    cot: String,
+    vote: String,
+    score: String,
+}
+
+impl Writing {
+    /// Build for `tasks::REGISTRY`.
+    pub fn build(
+        info: &TaskInfo,
+        options: &TaskOptions,
+        _warnings: &mut Vec<String>,
+    ) -> Result<Arc<dyn TaskSource>, TaskError> {
+        super::no_data(info, options)?;
+        Ok(Arc::new(Writing::new(options.prompts.as_deref())?))
+    }
+
+    pub fn new(prompt_dir: Option<&Path>) -> Result<Self, TaskError> {
+        let load = |name: &str, builtin: &str, vars: &[&str]| -> Result<String, TaskError> {
+            let text = prompts::load(prompt_dir, name, builtin)?;
+            prompts::require(&text, name, vars)?;
+            Ok(text)
+        };
+        Ok(Writing {
+            io: load("io.txt", IO, &["input"])?,
+            cot: load("cot.txt", COT, &["input"])?,
+            vote: load("vote.txt", VOTE, &["choices"])?,
+            score: load("score.txt", SCORE, &["passage"])?,
+        })
+    }
+
+    /// The built-in prompts only.
+    pub fn builtin() -> Self {
+        match Writing::new(None) {
+            Ok(t) => t,
+            Err(e) => unreachable!("built-in writing prompts are broken: {e}"),
+        }
+    }
+
+    fn context(&self, x: &str, y: &str) -> serde_json::Value {
+        json!({"task": INFO.name, "input": x, "y": y, "sentences": read::sentences(x)})
+    }
+
+    fn cot_text(&self, x: &str) -> String {
+        prompts::render(&self.cot, &[("input", x.trim())])
+    }
+
+    /// The reference's score prompt for judging a passage's coherency.
+    pub fn score_prompt(&self, x: &str, passage: &str) -> Prompt {
+        let mut context = self.context(x, passage);
+        context["passage"] = json!(passage);
+        Prompt {
+            purpose: Purpose::Value,
+            messages: vec![Message::user(prompts::render(&self.score, &[("passage", passage)]))],
+            context,
+            stop: vec![],
+            max_tokens: Some(600),
+        }
+    }
+}
+
+impl Task for Writing {
+    fn info(&self) -> &'static TaskInfo {
+        &INFO
+    }
+
+    fn default_steps(&self) -> usize {
+        STEPS
+    }
+
+    fn io_prompt(&self, x: &str) -> Prompt {
+        Prompt {
+            purpose: Purpose::Io,
+            messages: vec![Message::user(prompts::render(&self.io, &[("input", x.trim())]))],
+            context: self.context(x, ""),
+            stop: vec![],
+            max_tokens: Some(1000),
+        }
+    }
+
+    fn cot_prompt(&self, x: &str) -> Prompt {
+        Prompt {
+            purpose: Purpose::Cot,
+            messages: vec![Message::user(self.cot_text(x))],
+            context: self.context(x, ""),
+            stop: vec![],
+            max_tokens: Some(1200),
+        }
+    }
+
+    fn sample_prompt(&self, x: &str, y: &str) -> Prompt {
+        // The reference samples both steps from the cot prompt: the plan stops before
+        // "Passage:", the passage continues the prompt after the chosen plan.
+        let (text, stop, stage) = if y.trim().is_empty() {
+            (self.cot_text(x), vec!["\nPassage:".to_string()], "plan")
+        } else {
+            (format!("{}\n\n{}", self.cot_text(x).trim_end(), y.trim_end()), vec![], "passage")
+        };
+        let mut context = self.context(x, y);
+        context["stage"] = json!(stage);
+        Prompt { purpose: Purpose::Sample, messages: vec![Message::user(text)], context, stop, max_tokens: Some(1200) }
+    }
+
+    fn propose_prompt(&self, x: &str, y: &str) -> Prompt {
+        Prompt { purpose: Purpose::Propose, ..self.sample_prompt(x, y) }
+    }
+
+    fn parse_proposals(&self, x: &str, y: &str, reply: &str) -> Vec<Proposal> {
+        vec![self.parse_sample(x, y, reply)]
+    }
+
+    fn parse_sample(&self, _x: &str, y: &str, reply: &str) -> Proposal {
+        if y.trim().is_empty() {
+            let plan = read::plan_of(reply);
+            let problem = plan.is_empty().then(|| "the reply has no plan".to_string());
+            Proposal { path: format!("Plan:\n{plan}\n"), thought: plan, problem }
+        } else {
+            let passage = read::passage_of(reply);
+            let problem = passage.is_empty().then(|| "the reply has no passage".to_string());
+            Proposal { path: format!("{}\n\nPassage:\n{passage}\n", y.trim_end()), thought: passage, problem }
+        }
+    }
+
+    fn parse_edit(&self, x: &str, y: &str, text: &str) -> Proposal {
+        self.parse_sample(x, y, text)
+    }
+
+    fn has_evaluator(&self) -> bool {
+        true
+    }
+
+    fn value_prompt(&self, x: &str, y: &str) -> Prompt {
+        let passage = if is_plan_state(y) { read::plan_of(y) } else { read::passage_of(y) };
+        self.score_prompt(x, &passage)
+    }
+
+    fn parse_value(&self, _x: &str, _y: &str, samples: &[String]) -> (f64, Vec<String>) {
+        let scores: Vec<Option<u64>> = samples.iter().map(|s| read::coherency(s)).collect();
+        let read: Vec<u64> = scores.iter().flatten().copied().collect();
+        let value = if read.is_empty() { 0.0 } else { read.iter().sum::<u64>() as f64 / read.len() as f64 };
+        (value, scores.iter().map(|s| s.map_or("?".to_string(), |n| n.to_string())).collect())
+    }
+
+    fn vote_prompt(&self, x: &str, ys: &[String]) -> Prompt {
+        let choices: String =
+            ys.iter().enumerate().map(|(i, y)| format!("Choice {}:\n{}\n", i + 1, y.trim_end())).collect();
+        let mut context = self.context(x, "");
+        context["ys"] = json!(ys);
+        Prompt {
+            purpose: Purpose::Vote,
+            messages: vec![Message::user(prompts::render(&self.vote, &[("choices", &choices)]))],
+            context,
+            stop: vec![],
+            max_tokens: Some(1000),
+        }
+    }
+
+    fn parse_vote(&self, reply: &str, n_choices: usize) -> Option<usize> {
+        read::vote(reply, n_choices)
+    }
+
+    fn extract_answer(&self, _x: &str, y: &str) -> Option<String> {
+        if is_plan_state(y) {
+            return None;
+        }
+        let passage = read::passage_of(y);
+        (!passage.is_empty()).then_some(passage)
+    }
+
+    fn check(&self, x: &str, answer: &str) -> Result<(), String> {
+        let sentences = read::sentences(x);
+        let paragraphs = read::paragraphs(answer);
+        if paragraphs.len() != sentences.len() {
+            return Err(format!("{} paragraphs, expected {}", paragraphs.len(), sentences.len()));
+        }
+        let wrong: Vec<String> = read::endings(answer, &sentences)
+            .iter()
+            .enumerate()
+            .filter(|(_, ok)| !**ok)
+            .map(|(i, _)| (i + 1).to_string())
+            .collect();
+        if wrong.is_empty() {
+            Ok(())
+        } else {
+            Err(format!(
+                "paragraph {} does not end with its sentence",
+                super::and_list(&wrong.iter().map(String::as_str).collect::<Vec<_>>())
+            ))
+        }
+    }
+
+    fn score(&self, x: &str, answer: &str) -> f64 {
+        read::ending_share(answer, &read::sentences(x))
+    }
+
+    fn describe_state(&self, x: &str, y: &str) -> Option<String> {
+        if y.trim().is_empty() {
+            return None;
+        }
+        if is_plan_state(y) {
+            return Some(format!("a plan of {} lines", read::plan_of(y).lines().count()));
+        }
+        let sentences = read::sentences(x);
+        let ends = read::endings(&read::passage_of(y), &sentences);
+        Some(format!(
+            "a passage of {} paragraphs; {} of {} end with their sentence",
+            read::paragraphs(&read::passage_of(y)).len(),
+            ends.iter().filter(|&&ok| ok).count(),
+            sentences.len()
+        ))
+    }
+
+    fn metrics(&self, x: &str, tree: &SearchTree, outcome: &Outcome) -> BTreeMap<String, f64> {
+        let sentences = read::sentences(x);
+        // Whole answers (io, cot): the mean over the samples; a tree search: its top output.
+        let outputs: Vec<_> = if outcome.sample_accuracy.is_some() {
+            outcome.finals.clone()
+        } else {
+            outcome.finals.first().copied().into_iter().collect()
+        };
+        let shares: Vec<f64> = outputs
+            .iter()
+            .map(|&id| {
+                let y = &tree.node(id).path;
+                if is_plan_state(y) {
+                    0.0
+                } else {
+                    read::ending_share(&read::passage_of(y), &sentences)
+                }
+            })
+            .collect();
+        let n = shares.len().max(1) as f64;
+        let mut out = BTreeMap::new();
+        out.insert("endings".into(), shares.iter().sum::<f64>() / n);
+        out.insert("all_endings".into(), shares.iter().filter(|&&s| s >= 1.0).count() as f64 / n);
+        out
+    }
+}
+
+impl TaskSource for Writing {
+    fn problem_count(&self) -> usize {
+        inputs().len()
+    }
+
+    fn problem(&self, index: usize) -> Option<Problem> {
+        inputs().get(index).map(|l| Problem { index: Some(index), input: l.to_string() })
+    }
+
+    fn parse_input(&self, text: &str) -> Result<Problem, TaskError> {
+        let t = text.trim();
+        let err = |m: &str| TaskError::Input(t.chars().take(60).collect(), m.to_string());
+        if let Ok(n) = t.parse::<usize>() {
+            return self.problem(n).ok_or_else(|| err("the task has 100 sentence sets (0 to 99)"));
+        }
+        if read::sentences(t).len() < 2 {
+            return Err(err("expected a line number (0 to 99) or several sentences, each ending with . ! or ?"));
+        }
+        let index = inputs().iter().position(|l| *l == t);
+        Ok(Problem { index, input: t.to_string() })
+    }
+}
