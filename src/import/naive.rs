@@ -234,9 +234,11 @@ pub fn parse_log(text: &str, file_name: &str) -> Result<NaiveLog, String> {
         _ => found,
     };
     if task == NaiveTask::Writing {
-        return Err("a creative-writing naive sampling log (run.py --task text --naive_run): recognised, but \
-                    thoughtscope has no writing task yet to re-run it on; import Game-of-24 or crosswords logs"
-            .into());
+        return Err(format!(
+            "a naive sampling log of creative writing (run.py --task text --naive_run): recognised, but thoughtscope \
+             has no writing task yet to re-run it on; expected {}",
+            super::TOT_LOG_FORMATS
+        ));
     }
     let mut entries: Vec<NaiveEntry> = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
@@ -546,7 +548,7 @@ mod tests {
         let err = parse_log(r#"[{"idx": 3, "ys": ["a"], "accs": ["yes"]}]"#, "x.json").unwrap_err();
         assert!(err.contains("`accs[0]` is \"yes\""), "{err}");
         let err = parse_log(r#"[{"idx": 3, "ys": ["a"], "infos": [{"rs": [1], "r": 1.0}]}]"#, "x.json").unwrap_err();
-        assert!(err.contains("creative-writing"), "{err}");
+        assert!(err.contains("a naive sampling log of creative writing"), "{err}");
         let err = parse_log(r#"[{"idx": 3, "ys": ["a"], "accs": [true]}]"#, "crosswords_gpt-4_0.7_naive_standard.json")
             .unwrap_err();
         assert!(err.contains("the file name says crosswords"), "{err}");
