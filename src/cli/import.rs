@@ -6,7 +6,10 @@ use clap::Subcommand;
 use color_eyre::eyre::{bail, Result};
 
 use super::pipe::outln;
-use thoughtscope::import::{react as import_react, tot as import_tot};
+use thoughtscope::import;
+use thoughtscope::import::{
+    crosswords_dfs as import_dfs, naive as import_naive, react as import_react, tot as import_tot, TotLogFormat,
+};
 
 #[derive(Subcommand, Debug)]
 pub(crate) enum ImportCmd {
@@ -19,14 +22,15 @@ pub(crate) enum ImportCmd {
         #[arg(long)]
         json: bool,
     },
-    /// The reference Tree-of-Thoughts implementation's Game-of-24 BFS log (JSON).
+    /// A reference Tree-of-Thoughts log (JSON): the Game-of-24 BFS, a naive IO/CoT sampling
+    /// log of Game of 24 or crosswords, or the crossword DFS; the format is recognised.
     TotLog {
         file: PathBuf,
         /// Directory for the sessions, one per puzzle.
         #[arg(long)]
         out: Option<PathBuf>,
-        /// Re-run our tot-bfs on the log's replies and check its selections, final paths and verdicts
-        /// (exit 1 on any difference).
+        /// Re-run the search on the log's replies and check every recorded decision and figure
+        /// against the session (exit 1 on any difference).
         #[arg(long)]
         verify: bool,
         #[arg(long)]
@@ -44,6 +48,14 @@ pub(crate) fn import(cmd: ImportCmd) -> Result<()> {
 fn import_tot_log(file: &Path, out: Option<&Path>, verify: bool, json: bool) -> Result<()> {
     if out.is_none() && !verify {
         bail!("say where the sessions go with --out DIR (or only check fidelity with --verify)");
+    }
+    match import::detect_tot_log(file)? {
+        TotLogFormat::Game24Bfs => {}
+        TotLogFormat::Naive => return import_naive_log(file, out, verify, json),
+        TotLogFormat::CrosswordsDfs => return import_dfs_log(file, out, verify, json),
+    }
+    if !json {
+        outln!("format: Game-of-24 BFS log (run.py --task game24 --method_generate propose --method_evaluate value)");
     }
     let report = import_tot::import(file, out)?;
     if verify {
@@ -112,6 +124,164 @@ fn import_tot_log(file: &Path, out: Option<&Path>, verify: bool, json: bool) -> 
                 report.puzzles,
                 c.idx,
                 c.input
+            );
+        }
+    }
+    Ok(())
+}
+
+fn import_naive_log(file: &Path, out: Option<&Path>, verify: bool, json: bool) -> Result<()> {
+    let report = import_naive::import(file, out)?;
+    if verify {
+        for c in &report.checks {
+            for d in &c.disagreements {
+                safe_eprintln!("input {} ({}): {d}", c.idx, c.input);
+            }
+        }
+    }
+    let game24 = report.task == import_naive::NaiveTask::Game24;
+    if json {
+        let mut brief = serde_json::json!({
+            "format": "naive",
+            "task": report.task,
+            "method": report.method,
+            "model": report.backend,
+            "temperature": report.temperature.to_string().parse::<f64>().unwrap_or_default(),
+            "puzzles": report.puzzles,
+            "puzzles_agreeing": report.puzzles_agreeing,
+            "samples": report.samples,
+            "prompt_tokens": report.prompt_tokens,
+            "completion_tokens": report.completion_tokens,
+            "sessions": out.map(|o| o.display().to_string()),
+        });
+        let figures = if game24 {
+            serde_json::json!({
+                "samples_correct": report.samples_correct,
+                "puzzles_any": report.puzzles_any,
+                "puzzles_first": report.puzzles_first,
+            })
+        } else {
+            serde_json::json!({"letter": report.letter, "word": report.word, "games": report.games})
+        };
+        if let (Some(b), Some(f)) = (brief.as_object_mut(), figures.as_object()) {
+            b.extend(f.clone());
+        }
+        outln!("{brief}");
+    } else {
+        let from =
+            if report.method_from_name { "from the file name" } else { "the file name does not say; io assumed" };
+        outln!(
+            "format: {} naive sampling log (run.py --naive_run), read as --method {} ({from}), {} at temperature {}",
+            report.task.label(),
+            report.method,
+            report.backend,
+            report.temperature
+        );
+        if let Some(o) = out {
+            outln!("wrote {} sessions to {}", report.puzzles, o.display());
+        }
+        outln!("tokens: {} prompt, {} completion", report.prompt_tokens, report.completion_tokens);
+        let n = report.puzzles;
+        if game24 {
+            outln!(
+                "samples correct {}/{} ({:.2}%)  a correct sample {}/{n}  first sample {}/{n}",
+                report.samples_correct,
+                report.samples,
+                100.0 * report.samples_correct as f64 / report.samples.max(1) as f64,
+                report.puzzles_any,
+                report.puzzles_first
+            );
+        } else {
+            outln!(
+                "letter {:.2}%  word {:.2}%  games {} of {} samples",
+                100.0 * report.letter,
+                100.0 * report.word,
+                report.games,
+                report.samples
+            );
+        }
+        if verify {
+            outln!("{} of {n} inputs agree with the log on every sample", report.puzzles_agreeing);
+        }
+    }
+    if verify {
+        if let Some((c, d)) = report.first_difference() {
+            bail!(
+                "{} of {} inputs differ from the log; the first: input {} ({}): {d}",
+                report.puzzles - report.puzzles_agreeing,
+                report.puzzles,
+                c.idx,
+                c.input
+            );
+        }
+    }
+    Ok(())
+}
+
+fn import_dfs_log(file: &Path, out: Option<&Path>, verify: bool, json: bool) -> Result<()> {
+    let report = import_dfs::import(file, out)?;
+    if verify {
+        for c in &report.checks {
+            for d in &c.disagreements {
+                safe_eprintln!("puzzle {}: {d}", c.puzzle);
+            }
+        }
+    }
+    if json {
+        let brief = serde_json::json!({
+            "format": "crosswords_dfs",
+            "puzzles": report.puzzles,
+            "puzzles_agreeing": report.puzzles_agreeing,
+            "prune": report.prune,
+            "states": report.states,
+            "letter": report.letter,
+            "word": report.word,
+            "games": report.games,
+            "oracle_letter": report.oracle_letter,
+            "oracle_word": report.oracle_word,
+            "oracle_games": report.oracle_games,
+            "sessions": out.map(|o| o.display().to_string()),
+        });
+        outln!("{brief}");
+    } else {
+        outln!(
+            "format: crossword DFS log (the reference notebook's infoss), {} puzzles, {} states, read as tot-dfs --task \
+             crosswords with {}",
+            report.puzzles,
+            report.states,
+            if report.prune { "pruning" } else { "no pruning" }
+        );
+        if let Some(o) = out {
+            outln!("wrote {} sessions to {}", report.puzzles, o.display());
+        }
+        outln!("tokens: the log records none");
+        let n = report.puzzles;
+        outln!(
+            "deepest state: letter {:.1}%  word {:.1}%  games {} of {n}",
+            100.0 * report.letter,
+            100.0 * report.word,
+            report.games
+        );
+        outln!(
+            "best state (oracle): letter {:.1}%  word {:.1}%  games {} of {n}",
+            100.0 * report.oracle_letter,
+            100.0 * report.oracle_word,
+            report.oracle_games
+        );
+        if verify {
+            outln!(
+                "{} of {n} puzzles agree with the log (visiting order, infos, counts, figures)",
+                report.puzzles_agreeing
+            );
+        }
+    }
+    if verify {
+        if let Some((c, d)) = report.first_difference() {
+            bail!(
+                "{} of {} puzzles differ from the log; the first: puzzle {}: {d}",
+                report.puzzles - report.puzzles_agreeing,
+                report.puzzles,
+                c.puzzle
             );
         }
     }

@@ -1,0 +1,556 @@
+//! Import the reference Tree-of-Thoughts implementation's naive sampling logs (what its
+//! `run.py --naive_run --prompt_sample standard|cot --n_generate_sample k` writes:
+//! `{idx, ys, accs | infos, usage_so_far}` per input) as sessions of `io` (or `cot`, from
+//! the file name's `naive_cot`): the k logged replies are the model's k completions of
+//! the method's one call. The same run checks fidelity: our verdict on every sample must
+//! be the log's (`accs[j]` for Game of 24; `infos[j].r_letter`, `r_word`, `r_game` for
+//! crosswords).
+//!
+//! The task comes from the file name's first word (`game24_`, `crosswords_`, `text_`)
+//! or, without one, from the verdicts (`accs` → Game of 24, `r_letter` → crosswords,
+//! `rs` → creative writing). Creative writing is recognised and refused: thoughtscope
+//! has no writing task to check its samples against.
+//!
+//! Inputs: Game of 24 entry `idx` is line `idx` of the built-in 24.csv list; crosswords
+//! entry `idx` is test puzzle `idx` (`mini0505.json[5 idx]`), as the reference reads
+//! `mini0505_0_100_5.json`.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::tot::ImportError;
+use crate::engine::{
+    CallError, CallErrorKind, Command, Completion, Engine, Input, LlmRequest, LlmResponse, MethodKind, NodeStatus,
+    Params, Task, Usage,
+};
+use crate::runtime::{sync, Run, StopPolicy};
+use crate::session::{Header, SessionWriter, FORMAT, VERSION};
+use crate::tasks::crosswords::{self, board::accuracy, Crosswords};
+use crate::tasks::game24::Game24;
+use crate::tasks::TaskSource;
+
+/// What the importer reads, said in every message refusing a file.
+const EXPECTED: &str = "expected a naive sampling log of the reference Tree-of-Thoughts run.py \
+    (--naive_run), a JSON list of {idx, ys, accs or infos, usage_so_far}";
+
+/// Beyond this many samples per input a log is not a run anyone made.
+const MAX_SAMPLES: usize = 1000;
+
+/// Tolerance when comparing the log's accuracies (written by Python as floats) with ours.
+const EPS: f64 = 1e-9;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NaiveTask {
+    Game24,
+    Crosswords,
+    Writing,
+}
+
+impl NaiveTask {
+    pub fn label(self) -> &'static str {
+        match self {
+            NaiveTask::Game24 => "Game of 24",
+            NaiveTask::Crosswords => "crosswords",
+            NaiveTask::Writing => "creative writing",
+        }
+    }
+}
+
+/// The log's verdict on one sample.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum LogVerdict {
+    /// Game of 24: `accs[j]`.
+    Correct(bool),
+    /// Crosswords: `infos[j]`'s `r_letter`, `r_word`, `r_game`.
+    Board { letter: f64, word: f64, game: bool },
+}
+
+#[derive(Debug, Clone)]
+pub struct NaiveEntry {
+    pub idx: usize,
+    pub ys: Vec<String>,
+    pub verdicts: Vec<LogVerdict>,
+    usage_so_far: (u64, u64),
+}
+
+#[derive(Debug, Clone)]
+pub struct NaiveLog {
+    pub task: NaiveTask,
+    /// `io` or `cot`.
+    pub method: MethodKind,
+    /// Whether the method comes from the file name (`naive_standard` / `naive_cot`).
+    pub method_from_name: bool,
+    pub backend: String,
+    pub temperature: f32,
+    pub entries: Vec<NaiveEntry>,
+    /// Per entry: (prompt, completion) tokens (differences of `usage_so_far`).
+    pub usage: Vec<(u64, u64)>,
+}
+
+/// Per input: how our run compared with the log.
+#[derive(Debug, Clone, Serialize)]
+pub struct NaiveCheck {
+    pub idx: usize,
+    pub input: String,
+    pub samples: usize,
+    /// Game of 24: samples we find correct.
+    pub correct: usize,
+    /// Crosswords: sums over the samples of our letter and word accuracy, and games solved.
+    pub letter_sum: f64,
+    pub word_sum: f64,
+    pub games: usize,
+    /// Whether the first sample is correct (Game of 24).
+    pub first_correct: bool,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub disagreements: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct NaiveReport {
+    pub task: NaiveTask,
+    pub method: String,
+    pub method_from_name: bool,
+    pub backend: String,
+    pub temperature: f32,
+    pub puzzles: usize,
+    pub puzzles_agreeing: usize,
+    pub samples: usize,
+    /// Game of 24: correct samples, inputs with a correct sample, inputs whose first is.
+    pub samples_correct: usize,
+    pub puzzles_any: usize,
+    pub puzzles_first: usize,
+    /// Crosswords: mean letter and word accuracy over all samples (0..1), games solved.
+    pub letter: f64,
+    pub word: f64,
+    pub games: usize,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub checks: Vec<NaiveCheck>,
+}
+
+impl NaiveReport {
+    pub fn first_difference(&self) -> Option<(&NaiveCheck, &str)> {
+        self.checks.iter().find_map(|c| c.disagreements.first().map(|d| (c, d.as_str())))
+    }
+}
+
+/// What a file name says: the task (its first word) and the method (`naive_standard` → io,
+/// `naive_cot` → cot), the backend and temperature of
+/// `{task}_{backend}_{temperature}_naive_{prompt}_sample_{k}_start{a}_end{b}.json`.
+#[derive(Debug, Clone, PartialEq, Default)]
+struct Named {
+    task: Option<NaiveTask>,
+    method: Option<MethodKind>,
+    backend: Option<String>,
+    temperature: Option<f32>,
+}
+
+fn parse_file_name(name: &str) -> Named {
+    let stem = name.strip_suffix(".json").unwrap_or(name);
+    let parts: Vec<&str> = stem.split('_').collect();
+    let task = match parts.first().copied() {
+        Some("game24") => Some(NaiveTask::Game24),
+        Some("crosswords") => Some(NaiveTask::Crosswords),
+        Some("text") => Some(NaiveTask::Writing),
+        _ => None,
+    };
+    let naive = parts.iter().position(|p| *p == "naive");
+    let method = naive.and_then(|i| match parts.get(i + 1).copied() {
+        Some("standard") => Some(crate::engine::methods::io::KIND),
+        Some("cot") => Some(crate::engine::methods::cot::KIND),
+        _ => None,
+    });
+    // {task}_{backend...}_{temperature}_naive_...
+    let (backend, temperature) = match (task, naive) {
+        (Some(_), Some(i)) if i >= 3 => {
+            let t = parts[i - 1].parse::<f32>().ok();
+            (t.map(|_| parts[1..i - 1].join("_")), t)
+        }
+        _ => (None, None),
+    };
+    Named { task, method, backend, temperature }
+}
+
+/// Whether `value` (a JSON list) looks like a naive sampling log: objects with `ys` and
+/// no `steps`.
+pub fn looks_naive(value: &Value) -> bool {
+    value.as_array().and_then(|a| a.first()).is_some_and(|e| e.get("ys").is_some() && e.get("steps").is_none())
+}
+
+pub fn read_log(path: &Path) -> Result<NaiveLog, ImportError> {
+    let source = path.display().to_string();
+    let fail = |message: String| ImportError::Read { path: source.clone(), message };
+    let text = std::fs::read_to_string(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    parse_log(&text, &name).map_err(fail)
+}
+
+fn content_task(item: &Value) -> Option<NaiveTask> {
+    if item.get("accs").is_some() {
+        return Some(NaiveTask::Game24);
+    }
+    let infos = item.get("infos")?.as_array()?;
+    let has = |key: &str| infos.iter().any(|i| i.get(key).is_some());
+    if has("r_letter") {
+        Some(NaiveTask::Crosswords)
+    } else if has("rs") {
+        Some(NaiveTask::Writing)
+    } else if has("r") {
+        // run.py's game24 test_output writes {r: 0|1}.
+        Some(NaiveTask::Game24)
+    } else {
+        None
+    }
+}
+
+/// Validate and read a naive log's text; `file_name` may name the task and method. The
+/// error is one line naming the entry and field.
+pub fn parse_log(text: &str, file_name: &str) -> Result<NaiveLog, String> {
+    let named = parse_file_name(file_name);
+    let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON ({e}); {EXPECTED}"))?;
+    let items = match &value {
+        Value::Array(items) if !items.is_empty() => items,
+        Value::Array(_) => return Err(format!("the list is empty; {EXPECTED}")),
+        _ => return Err(format!("the file holds no JSON list; {EXPECTED}")),
+    };
+    let found = content_task(&items[0]).ok_or_else(|| {
+        format!("entry 0 has neither `accs` nor `infos` with verdicts (r, r_letter or rs); {EXPECTED}")
+    })?;
+    let task = match named.task {
+        Some(t) if t != found => {
+            return Err(format!(
+                "the file name says {} but entry 0's verdicts are those of {}",
+                t.label(),
+                found.label()
+            ))
+        }
+        _ => found,
+    };
+    if task == NaiveTask::Writing {
+        return Err(format!(
+            "a naive sampling log of creative writing (run.py --task text --naive_run): recognised, but thoughtscope \
+             has no writing task yet to re-run it on; expected {}",
+            super::TOT_LOG_FORMATS
+        ));
+    }
+    let mut entries: Vec<NaiveEntry> = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let entry = read_entry(i, item, task)?;
+        if let Some(first) = entries.iter().position(|e| e.idx == entry.idx) {
+            return Err(format!(
+                "input idx {} appears twice (entries {first} and {i}): its sessions would overwrite each other",
+                entry.idx
+            ));
+        }
+        entries.push(entry);
+    }
+    let mut usage = Vec::with_capacity(entries.len());
+    let mut before = (0u64, 0u64);
+    for e in &entries {
+        let now = e.usage_so_far;
+        // A counter that went down restarted (two runs' logs put together): the entry's own figure counts.
+        let own = if now.0 >= before.0 && now.1 >= before.1 { (now.0 - before.0, now.1 - before.1) } else { now };
+        usage.push(own);
+        before = now;
+    }
+    Ok(NaiveLog {
+        task,
+        method: named.method.unwrap_or(crate::engine::methods::io::KIND),
+        method_from_name: named.method.is_some(),
+        backend: named.backend.unwrap_or_else(|| "gpt-4".into()),
+        temperature: named.temperature.unwrap_or(0.7),
+        entries,
+        usage,
+    })
+}
+
+fn read_entry(i: usize, item: &Value, task: NaiveTask) -> Result<NaiveEntry, String> {
+    let obj = item.as_object().ok_or_else(|| format!("entry {i} is not a JSON object; {EXPECTED}"))?;
+    let idx = obj
+        .get("idx")
+        .and_then(Value::as_u64)
+        .and_then(|n| usize::try_from(n).ok())
+        .ok_or_else(|| format!("entry {i} has no input number `idx`"))?;
+    let at = |what: String| format!("entry {i} (idx {idx}): {what}");
+    if obj.contains_key("steps") {
+        return Err(at("has `steps`: a search log, not naive sampling".into()));
+    }
+    let ys: Vec<String> = obj
+        .get("ys")
+        .and_then(Value::as_array)
+        .ok_or_else(|| at("no list of sampled replies `ys`".into()))?
+        .iter()
+        .enumerate()
+        .map(|(j, y)| y.as_str().map(str::to_string).ok_or_else(|| at(format!("`ys[{j}]` is not text"))))
+        .collect::<Result<_, _>>()?;
+    if ys.is_empty() || ys.len() > MAX_SAMPLES {
+        return Err(at(format!("{} samples in `ys`; expected 1 to {MAX_SAMPLES}", ys.len())));
+    }
+    let verdicts: Vec<LogVerdict> = match task {
+        NaiveTask::Game24 => {
+            let (key, list) = match (obj.get("accs"), obj.get("infos")) {
+                (Some(a), _) => ("accs", a),
+                (None, Some(infos)) => ("infos", infos),
+                (None, None) => return Err(at("neither `accs` nor `infos`".into())),
+            };
+            let list = list.as_array().ok_or_else(|| at(format!("`{key}` is not a list")))?;
+            list.iter()
+                .enumerate()
+                .map(|(j, v)| {
+                    let v = if key == "infos" { v.get("r").unwrap_or(&Value::Null) } else { v };
+                    match v {
+                        Value::Bool(b) => Ok(LogVerdict::Correct(*b)),
+                        Value::Number(n) => Ok(LogVerdict::Correct(n.as_f64().unwrap_or(0.0) != 0.0)),
+                        other => Err(at(format!("`{key}[{j}]` is {other}, not a verdict (true/false or 1/0)"))),
+                    }
+                })
+                .collect::<Result<_, _>>()?
+        }
+        NaiveTask::Crosswords => {
+            let infos = obj.get("infos").and_then(Value::as_array).ok_or_else(|| at("no list `infos`".into()))?;
+            infos
+                .iter()
+                .enumerate()
+                .map(|(j, info)| {
+                    let num = |k: &str| info.get(k).and_then(Value::as_f64);
+                    let game = match info.get("r_game") {
+                        Some(Value::Bool(b)) => Some(*b),
+                        Some(Value::Number(n)) => n.as_f64().map(|g| g != 0.0),
+                        _ => None,
+                    };
+                    match (num("r_letter"), num("r_word"), game) {
+                        (Some(letter), Some(word), Some(game)) => Ok(LogVerdict::Board { letter, word, game }),
+                        _ => Err(at(format!("`infos[{j}]` lacks r_letter, r_word or r_game: {info}"))),
+                    }
+                })
+                .collect::<Result<_, _>>()?
+        }
+        NaiveTask::Writing => Vec::new(),
+    };
+    if verdicts.len() != ys.len() {
+        return Err(at(format!("{} samples in `ys` but {} verdicts", ys.len(), verdicts.len())));
+    }
+    let usage = obj.get("usage_so_far");
+    let get = |key: &str| usage.and_then(|u| u.get(key)).and_then(Value::as_u64).unwrap_or(0);
+    Ok(NaiveEntry { idx, ys, verdicts, usage_so_far: (get("prompt_tokens"), get("completion_tokens")) })
+}
+
+/// Re-run one input's sampling with the log's replies; record a session to `out` if given.
+pub fn check_entry(
+    log: &NaiveLog,
+    entry: &NaiveEntry,
+    usage: (u64, u64),
+    source: &str,
+    out: Option<&Path>,
+) -> Result<NaiveCheck, ImportError> {
+    let err = |message: String| ImportError::Entry { path: source.to_string(), idx: entry.idx, message };
+    let (task, name): (Arc<dyn TaskSource>, &str) = match log.task {
+        NaiveTask::Game24 => (Arc::new(Game24::builtin()), crate::tasks::game24::INFO.name),
+        NaiveTask::Crosswords => (Arc::new(Crosswords::builtin()), crosswords::INFO.name),
+        NaiveTask::Writing => return Err(err("creative writing cannot be re-run".into())),
+    };
+    let problem = task.problem(entry.idx).ok_or_else(|| {
+        err(format!(
+            "there is no {} input {} (the built-in list has {})",
+            log.task.label(),
+            entry.idx,
+            task.problem_count()
+        ))
+    })?;
+    let x = problem.input.clone();
+    let params = Params {
+        method: log.method,
+        samples: u32::try_from(entry.ys.len()).unwrap_or(u32::MAX),
+        temperature: log.temperature,
+        ..Params::default()
+    };
+    params.check().map_err(|e| err(format!("the run's parameters are out of range: {e}")))?;
+    let writer = match out {
+        Some(dir) => {
+            let header = Header {
+                format: FORMAT.into(),
+                version: VERSION,
+                task: name.into(),
+                input: x.clone(),
+                index: Some(entry.idx),
+                params: params.clone(),
+                provider: "import:tot-log".into(),
+                model: log.backend.clone(),
+                simulated: false,
+                sim: None,
+                price: None,
+                source: Some(format!("tot-log:{source}#{}", entry.idx)),
+                parent: None,
+                note: None,
+                gold: None,
+                actions: None,
+                facets: Default::default(),
+                memory: None,
+            };
+            let file = format!("{}-{}-{:04}.jsonl", name, log.method.label(), entry.idx);
+            Some(SessionWriter::create(&dir.join(file), &header)?)
+        }
+        None => None,
+    };
+    let session = writer.as_ref().map(|w| w.path().display().to_string());
+    let engine_task: Arc<dyn Task> = task.clone();
+    let mut run = Run::new(Engine::new(engine_task, &x, params), writer, StopPolicy::default());
+    let mut answered = false;
+    let model = log.backend.clone();
+    sync::drive(&mut run, vec![Input::command(Command::Run)], |_r: &LlmRequest| {
+        if answered {
+            return Err(CallError {
+                kind: CallErrorKind::Import,
+                message: "the log has one call per input; the method asked for another".into(),
+            });
+        }
+        answered = true;
+        Ok(LlmResponse {
+            completions: entry.ys.iter().map(|y| Completion::text(y.clone(), None)).collect(),
+            // One call per input: the log's per-input tokens are this call's.
+            usage: Usage { prompt_tokens: usage.0, completion_tokens: usage.1, estimated: false },
+            latency_ms: 0,
+            model: model.clone(),
+            simulated: false,
+            cached: false,
+        })
+    })?;
+    run.end(0)?;
+    let engine = run.engine;
+    let tree = engine.tree();
+    let samples: Vec<_> = tree.node(tree.root()).children.clone();
+    let mut disagreements = Vec::new();
+    if samples.len() != entry.ys.len() {
+        disagreements.push(format!("our run has {} samples, the log {}", samples.len(), entry.ys.len()));
+    }
+    let mut check = NaiveCheck {
+        idx: entry.idx,
+        input: x.clone(),
+        samples: samples.len(),
+        correct: 0,
+        letter_sum: 0.0,
+        word_sum: 0.0,
+        games: 0,
+        first_correct: false,
+        prompt_tokens: usage.0,
+        completion_tokens: usage.1,
+        disagreements: Vec::new(),
+        session,
+    };
+    let gold = crosswords::find_puzzle(&x).map(|(_, p)| p.gold);
+    for (j, (&id, theirs)) in samples.iter().zip(&entry.verdicts).enumerate() {
+        let node = tree.node(id);
+        if node.path != entry.ys[j] {
+            disagreements.push(format!("sample {}: our text differs from the log's `ys[{j}]`", j + 1));
+        }
+        match (*theirs, log.task) {
+            (LogVerdict::Correct(log_ok), _) => {
+                let ok = node.status == NodeStatus::Solution;
+                check.correct += usize::from(ok);
+                if j == 0 {
+                    check.first_correct = ok;
+                }
+                if ok != log_ok && disagreements.len() < 20 {
+                    let said = |b: bool| if b { "correct" } else { "wrong" };
+                    disagreements.push(format!(
+                        "sample {}: we find {:?} {}, the log says {}",
+                        j + 1,
+                        node.answer.clone().unwrap_or_default(),
+                        said(ok),
+                        said(log_ok)
+                    ));
+                }
+            }
+            (LogVerdict::Board { letter, word, game }, _) => {
+                let Some(gold) = gold else {
+                    return Err(err(format!("{x:?} is not a built-in crossword")));
+                };
+                let ours = accuracy(&crosswords::board_of(&node.path), &gold);
+                check.letter_sum += ours.letter;
+                check.word_sum += ours.word;
+                check.games += usize::from(ours.game);
+                if (ours.letter - letter).abs() > EPS || (ours.word - word).abs() > EPS || ours.game != game {
+                    disagreements.push(format!(
+                        "sample {}: we score letter {} word {} game {}, the log's infos say {letter} {word} {game}",
+                        j + 1,
+                        ours.letter,
+                        ours.word,
+                        ours.game
+                    ));
+                }
+            }
+        }
+    }
+    check.disagreements = disagreements;
+    Ok(check)
+}
+
+/// Validate the naive log at `path`, then re-run every input (recording sessions to `out`
+/// if given). Nothing is written when the log is refused.
+pub fn import(path: &Path, out: Option<&Path>) -> Result<NaiveReport, ImportError> {
+    let log = read_log(path)?;
+    let source = path.display().to_string();
+    let mut checks = Vec::with_capacity(log.entries.len());
+    for (entry, usage) in log.entries.iter().zip(&log.usage) {
+        checks.push(check_entry(&log, entry, *usage, &source, out)?);
+    }
+    let samples: usize = checks.iter().map(|c| c.samples).sum();
+    let per = samples.max(1) as f64;
+    Ok(NaiveReport {
+        task: log.task,
+        method: log.method.label().to_string(),
+        method_from_name: log.method_from_name,
+        backend: log.backend.clone(),
+        temperature: log.temperature,
+        puzzles: checks.len(),
+        puzzles_agreeing: checks.iter().filter(|c| c.disagreements.is_empty()).count(),
+        samples,
+        samples_correct: checks.iter().map(|c| c.correct).sum(),
+        puzzles_any: checks.iter().filter(|c| c.correct > 0).count(),
+        puzzles_first: checks.iter().filter(|c| c.first_correct).count(),
+        letter: checks.iter().map(|c| c.letter_sum).sum::<f64>() / per,
+        word: checks.iter().map(|c| c.word_sum).sum::<f64>() / per,
+        games: checks.iter().map(|c| c.games).sum(),
+        prompt_tokens: checks.iter().map(|c| c.prompt_tokens).sum(),
+        completion_tokens: checks.iter().map(|c| c.completion_tokens).sum(),
+        checks,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_names_give_task_method_backend_and_temperature() {
+        let n = parse_file_name("game24_gpt-4_0.7_naive_standard_sample_100_start900_end1000.json");
+        assert_eq!(n.task, Some(NaiveTask::Game24));
+        assert_eq!(n.method, Some(crate::engine::methods::io::KIND));
+        assert_eq!((n.backend.as_deref(), n.temperature), (Some("gpt-4"), Some(0.7)));
+        let n = parse_file_name("crosswords_my_model_1.0_naive_cot_sample_3_start0_end2.json");
+        assert_eq!(n.task, Some(NaiveTask::Crosswords));
+        assert_eq!(n.method, Some(crate::engine::methods::cot::KIND));
+        assert_eq!(n.backend.as_deref(), Some("my_model"));
+        assert_eq!(parse_file_name("log.json"), Named::default());
+    }
+
+    #[test]
+    fn malformed_entries_are_named() {
+        let err = parse_log(r#"[{"idx": 3, "ys": ["a", "b"], "accs": [true]}]"#, "x.json").unwrap_err();
+        assert!(err.contains("entry 0 (idx 3): 2 samples in `ys` but 1 verdicts"), "{err}");
+        let err = parse_log(r#"[{"idx": 3, "ys": ["a"], "accs": ["yes"]}]"#, "x.json").unwrap_err();
+        assert!(err.contains("`accs[0]` is \"yes\""), "{err}");
+        let err = parse_log(r#"[{"idx": 3, "ys": ["a"], "infos": [{"rs": [1], "r": 1.0}]}]"#, "x.json").unwrap_err();
+        assert!(err.contains("a naive sampling log of creative writing"), "{err}");
+        let err = parse_log(r#"[{"idx": 3, "ys": ["a"], "accs": [true]}]"#, "crosswords_gpt-4_0.7_naive_standard.json")
+            .unwrap_err();
+        assert!(err.contains("the file name says crosswords"), "{err}");
+    }
+}

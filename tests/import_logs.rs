@@ -1,0 +1,284 @@
+//! `thoughtscope import tot-log` on the reference's other logs: naive IO/CoT sampling of
+//! Game of 24 (`accs` or `infos`) and crosswords, and the crossword DFS. Small fixtures
+//! check detection, the recomputed figures, sessions that replay, and `--verify` failing
+//! on tampered logs; the shared files (skipped with a printed reason when absent) must
+//! give the figures /work/shared/data/README.md states.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_thoughtscope"))
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().env("NO_COLOR", "1").args(args).output().expect("the binary runs")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).to_string()
+}
+
+fn last_json(out: &Output) -> Value {
+    assert!(out.status.success(), "failed:\n{}", stderr(out));
+    serde_json::from_str(stdout(out).lines().last().expect("output")).expect("JSON")
+}
+
+fn import_json(file: &Path, out_dir: Option<&Path>) -> Value {
+    let mut args = vec!["import", "tot-log", file.to_str().unwrap(), "--verify", "--json"];
+    if let Some(d) = out_dir {
+        args.extend(["--out", d.to_str().unwrap()]);
+    }
+    last_json(&run(&args))
+}
+
+/// `fixture` changed by `edit`, written to `dir/name`.
+fn edited(fixture_name: &str, dir: &Path, name: &str, edit: impl FnOnce(&mut Value)) -> PathBuf {
+    let mut log: Value = serde_json::from_str(&std::fs::read_to_string(fixture(fixture_name)).unwrap()).unwrap();
+    edit(&mut log);
+    let path = dir.join(name);
+    std::fs::write(&path, serde_json::to_string(&log).unwrap()).unwrap();
+    path
+}
+
+fn close(a: &Value, b: f64) -> bool {
+    a.as_f64().is_some_and(|a| (a - b).abs() < 1e-9)
+}
+
+#[test]
+fn each_format_is_recognised_and_named() {
+    let cases = [
+        ("tot-other-game24-naive.json", "format: Game of 24 naive sampling log", "--method io"),
+        (
+            "game24_tiny_0.7_naive_cot_sample_3_start900_end902.json",
+            "format: Game of 24 naive sampling log",
+            "--method cot",
+        ),
+        ("tot-other-crosswords-naive.json", "format: crosswords naive sampling log", "--method io"),
+        ("tot-other-crosswords-dfs.json", "format: crossword DFS log", "tot-dfs --task crosswords"),
+        ("tot-log-3.json", "format: Game-of-24 BFS log", "propose"),
+    ];
+    for (name, format, method) in cases {
+        let out = run(&["import", "tot-log", fixture(name).to_str().unwrap(), "--verify"]);
+        assert!(out.status.success(), "{name}: {}", stderr(&out));
+        let text = stdout(&out);
+        assert!(text.contains(format), "{name}: {text}");
+        assert!(text.contains(method), "{name}: {text}");
+    }
+    // Creative writing is recognised and refused (there is no writing task), naming the formats read.
+    let out = run(&["import", "tot-log", fixture("tot-other-text-naive.json").to_str().unwrap(), "--verify"]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(err.contains("a naive sampling log of creative writing") && err.contains("crossword DFS log"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn game24_naive_figures_sessions_and_tokens() {
+    // `infos` with r (run.py's test_output), CoT from the file name, two inputs of three samples.
+    let dir = tempfile::tempdir().unwrap();
+    let file = fixture("game24_tiny_0.7_naive_cot_sample_3_start900_end902.json");
+    let j = import_json(&file, Some(dir.path()));
+    assert_eq!(j["method"], "cot");
+    assert_eq!(j["model"], "tiny");
+    assert_eq!((j["samples"].as_u64(), j["samples_correct"].as_u64()), (Some(6), Some(3)));
+    assert_eq!((j["puzzles_any"].as_u64(), j["puzzles_first"].as_u64()), (Some(2), Some(2)));
+    // usage_so_far is cumulative: the second input spent 1000 prompt and 220 completion tokens.
+    assert_eq!((j["prompt_tokens"].as_u64(), j["completion_tokens"].as_u64()), (Some(2000), Some(520)));
+    assert_eq!(j["puzzles_agreeing"].as_u64(), Some(2));
+    // The sessions replay without a provider, with the log's tokens and the same figures.
+    let replay = last_json(&run(&["replay", "--headless", "--json", dir.path().to_str().unwrap()]));
+    let text = replay.to_string();
+    assert!(text.contains("2000") && text.contains("520"), "the tokens reach the sessions: {text}");
+    let files: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(files.len(), 2, "{files:?}");
+    // `accs` (run.py's naive_run) works the same.
+    let j = import_json(&fixture("tot-other-game24-naive.json"), None);
+    assert_eq!((j["samples"].as_u64(), j["samples_correct"].as_u64()), (Some(6), Some(0)));
+}
+
+#[test]
+fn crosswords_naive_figures_are_the_mean_over_samples() {
+    let j = import_json(&fixture("tot-other-crosswords-naive.json"), None);
+    assert_eq!(j["task"], "crosswords");
+    assert_eq!(j["samples"].as_u64(), Some(4));
+    // The log's infos: letters 0.24, 0.40 (input 0) and two of input 1; all re-derive.
+    let log: Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("tot-other-crosswords-naive.json")).unwrap()).unwrap();
+    let infos: Vec<&Value> = log.as_array().unwrap().iter().flat_map(|e| e["infos"].as_array().unwrap()).collect();
+    let mean = |k: &str| infos.iter().map(|i| i[k].as_f64().unwrap()).sum::<f64>() / infos.len() as f64;
+    assert!(close(&j["letter"], mean("r_letter")), "{j}");
+    assert!(close(&j["word"], mean("r_word")), "{j}");
+    assert_eq!(j["games"].as_u64(), Some(0));
+}
+
+#[test]
+fn crossword_dfs_log_reruns_in_the_logs_order_with_its_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    let j = import_json(&fixture("tot-other-crosswords-dfs.json"), Some(dir.path()));
+    assert_eq!(j["format"], "crosswords_dfs");
+    assert_eq!((j["puzzles"].as_u64(), j["puzzles_agreeing"].as_u64()), (Some(2), Some(2)));
+    assert_eq!(j["states"].as_u64(), Some(6));
+    // The deepest state of each puzzle, first visited on ties, from the log's own infos.
+    let log: Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("tot-other-crosswords-dfs.json")).unwrap()).unwrap();
+    let mut letters = 0.0;
+    for states in log.as_array().unwrap() {
+        let mut deepest: Option<&Value> = None;
+        for s in states.as_array().unwrap() {
+            if deepest.is_none_or(|d| s["env_step"].as_u64() > d["env_step"].as_u64()) {
+                deepest = Some(s);
+            }
+        }
+        letters += deepest.unwrap()["info"]["r_letter"].as_f64().unwrap();
+    }
+    assert!(close(&j["letter"], letters / 2.0), "{j}");
+    let replay = last_json(&run(&["replay", "--headless", "--json", dir.path().to_str().unwrap()]));
+    assert!(replay.to_string().contains("tot-dfs"), "{replay}");
+}
+
+#[test]
+fn a_branching_dfs_log_without_pruning_backtracks_as_logged() {
+    // Puzzle 0: two subtrees under h2, then the root's second child; a state judged
+    // impossible (h1. tasks) is expanded, so the run was without pruning.
+    let dir = tempfile::tempdir().unwrap();
+    let j = import_json(&fixture("crosswords_dfs_no_prune_tiny.json"), Some(dir.path()));
+    assert_eq!(j["prune"], false);
+    assert_eq!((j["states"].as_u64(), j["puzzles_agreeing"].as_u64()), (Some(7), Some(1)));
+    // Deepest: depth 3, first visited (h2 h1 h3: 15 of 25 letters, 3 of 10 words).
+    assert!(close(&j["letter"], 0.6) && close(&j["word"], 0.3), "{j}");
+    assert!(close(&j["oracle_letter"], 0.6) && close(&j["oracle_word"], 0.3), "{j}");
+    let session = std::fs::read_to_string(dir.path().join("crosswords-dfs-00.jsonl")).unwrap();
+    assert!(session.contains("\"prune\":\"none\""), "the session records the search's options");
+}
+
+#[test]
+fn verify_fails_on_tampered_logs_naming_where() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: Vec<(PathBuf, &str)> = vec![
+        (
+            edited("tot-other-game24-naive.json", dir.path(), "g24.json", |l| l[1]["accs"][0] = Value::Bool(true)),
+            "input 901 (1 2 4 7): sample 1: we find",
+        ),
+        (
+            edited("tot-other-crosswords-naive.json", dir.path(), "cw.json", |l| {
+                l[0]["infos"][1]["r_letter"] = Value::from(0.5)
+            }),
+            "input 0",
+        ),
+        (
+            edited("tot-other-crosswords-dfs.json", dir.path(), "dfs-info.json", |l| {
+                l[0][1]["info"]["r_word"] = Value::from(0.9)
+            }),
+            "puzzle 0: state 1",
+        ),
+        (
+            // A depth-first search visits a state's children before its parent's next sibling.
+            // Here: the root's second child (state 5) moved before the first child's second subtree.
+            edited("crosswords_dfs_no_prune_tiny.json", dir.path(), "dfs_no_prune_order.json", |l| {
+                let states = l[0].as_array_mut().unwrap();
+                let moved = states.remove(5);
+                states.insert(3, moved);
+            }),
+            "puzzle 0: visit 4: we visit \"h2. motor, h1. tasks\", the log \"h1. agend\"",
+        ),
+    ];
+    for (path, said) in cases {
+        let out = run(&["import", "tot-log", path.to_str().unwrap(), "--verify"]);
+        let err = stderr(&out);
+        assert!(!out.status.success(), "{}: --verify passed a tampered log", path.display());
+        assert!(err.contains(said), "{}: {err}", path.display());
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
+#[test]
+fn malformed_logs_get_one_plain_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: Vec<(PathBuf, &str)> = vec![
+        (
+            edited("tot-other-crosswords-dfs.json", dir.path(), "a.json", |l| l[0][1]["actions"] = Value::from("x")),
+            "puzzle 0, state 1: no list `actions`",
+        ),
+        (
+            edited("tot-other-crosswords-dfs.json", dir.path(), "b.json", |l| {
+                l[0][1]["count"]["sure"] = Value::from(40)
+            }),
+            "count has 45 verdicts",
+        ),
+        (
+            edited("tot-other-game24-naive.json", dir.path(), "c.json", |l| l[0]["ys"][0] = Value::from(3)),
+            "entry 0 (idx 900): `ys[0]` is not text",
+        ),
+        (
+            edited("tot-other-game24-naive.json", dir.path(), "d.json", |l| l[0]["idx"] = Value::from(99999)),
+            "there is no Game of 24 input 99999",
+        ),
+    ];
+    for (path, said) in cases {
+        let out = run(&["import", "tot-log", path.to_str().unwrap(), "--verify"]);
+        let err = stderr(&out);
+        assert!(!out.status.success(), "{} was accepted", path.display());
+        assert!(err.contains(said), "{}: {err}", path.display());
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
+// ---- the shared reference logs ----
+
+fn shared(name: &str) -> Option<PathBuf> {
+    let path = Path::new("/work/shared/data/tot").join(name);
+    if path.exists() {
+        Some(path)
+    } else {
+        println!("skipped: {} is absent (the shared reference logs are not on this machine)", path.display());
+        None
+    }
+}
+
+#[test]
+fn shared_game24_naive_log_gives_734_of_10000_and_33_of_100() {
+    let Some(file) = shared("game24_gpt-4_0.7_naive_standard_sample_100_start900_end1000.json") else { return };
+    let j = import_json(&file, None);
+    assert_eq!((j["samples_correct"].as_u64(), j["samples"].as_u64()), (Some(734), Some(10_000)));
+    assert_eq!((j["puzzles_any"].as_u64(), j["puzzles_first"].as_u64()), (Some(33), Some(8)));
+    assert_eq!(j["puzzles_agreeing"].as_u64(), Some(100));
+}
+
+#[test]
+fn shared_crosswords_naive_log_gives_letter_38_72_and_word_14() {
+    let Some(file) = shared("crosswords_gpt-4_0.7_naive_standard_sample_10_start0_end20.json") else { return };
+    let j = import_json(&file, None);
+    assert!((j["letter"].as_f64().unwrap() - 0.3872).abs() < 5e-5, "{j}");
+    assert!((j["word"].as_f64().unwrap() - 0.14).abs() < 5e-5, "{j}");
+    assert_eq!((j["games"].as_u64(), j["samples"].as_u64()), (Some(0), Some(200)));
+}
+
+#[test]
+fn shared_crossword_dfs_log_gives_65_4_41_5_and_oracle_71_6_51_5() {
+    let Some(file) = shared("crosswords_dfs_no_prune.json") else { return };
+    let j = import_json(&file, None);
+    assert_eq!(j["prune"], false);
+    assert_eq!((j["puzzles_agreeing"].as_u64(), j["states"].as_u64()), (Some(20), Some(2000)));
+    let pct = |k: &str| (j[k].as_f64().unwrap() * 1000.0).round() / 10.0;
+    assert_eq!((pct("letter"), pct("word"), j["games"].as_u64()), (65.4, 41.5, Some(1)));
+    assert_eq!((pct("oracle_letter"), pct("oracle_word"), j["oracle_games"].as_u64()), (71.6, 51.5, Some(4)));
+}
+
+#[test]
+fn shared_writing_naive_log_is_recognised_and_refused() {
+    let Some(file) = shared("text_gpt-4_1.0_naive_standard_sample_10_start0_end100.json") else { return };
+    let out = run(&["import", "tot-log", file.to_str().unwrap(), "--verify"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("a naive sampling log of creative writing"), "{}", stderr(&out));
+}
