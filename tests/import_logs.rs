@@ -282,3 +282,27 @@ fn shared_writing_naive_log_is_recognised_and_refused() {
     assert!(!out.status.success());
     assert!(stderr(&out).contains("a naive sampling log of creative writing"), "{}", stderr(&out));
 }
+
+/// A gpt-4 log's sessions are priced as the reference priced them: the replayed cost is
+/// the log's own `usage_so_far.cost`.
+#[test]
+fn imported_sessions_cost_what_the_log_says_it_cost() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = edited(
+        "game24_tiny_0.7_naive_cot_sample_3_start900_end902.json",
+        dir.path(),
+        "game24_gpt-4_0.7_naive_cot_sample_3_start900_end902.json",
+        |_| {},
+    );
+    let out = dir.path().join("sessions");
+    let j = import_json(&file, Some(&out));
+    assert_eq!(j["model"], "gpt-4");
+    let replay = last_json(&run(&["replay", "--headless", "--json", out.to_str().unwrap()]));
+    // The fixture's last usage_so_far.cost: 0.0912 dollars (30 and 60 per million tokens).
+    assert!(close(&replay["cost_usd"], 0.0912), "{replay}");
+    // A model the price table does not know stays unpriced rather than guessed.
+    let tiny = dir.path().join("tiny");
+    import_json(&fixture("game24_tiny_0.7_naive_cot_sample_3_start900_end902.json"), Some(&tiny));
+    let replay = last_json(&run(&["replay", "--headless", "--json", tiny.to_str().unwrap()]));
+    assert!(replay.get("cost_usd").is_none_or(Value::is_null), "{replay}");
+}

@@ -385,7 +385,9 @@ pub fn check_entry(
                 model: log.backend.clone(),
                 simulated: false,
                 sim: None,
-                price: None,
+                // The model's price when the table knows it (the reference's gpt-4 costs are
+                // the table's), so the sessions' costs are the log's.
+                price: crate::llm::config::PriceTable::defaults().lookup(&log.backend),
                 source: Some(format!("tot-log:{source}#{}", entry.idx)),
                 parent: None,
                 note: None,

@@ -628,7 +628,9 @@ pub fn check_puzzle(
                 model: model.clone(),
                 simulated: false,
                 sim: None,
-                price: None,
+                // The model's price when the table knows it (the reference's gpt-4 costs are
+                // the table's), so the sessions' costs are the log's.
+                price: crate::llm::config::PriceTable::defaults().lookup(&model),
                 source: Some(format!("tot-log:{source}#{}", entry.idx)),
                 parent: None,
                 note: None,
