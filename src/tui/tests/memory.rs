@@ -378,30 +378,6 @@ fn the_scores_pane_shows_score_parts_as_columns_and_the_detail_their_notes() {
     assert!(large.contains("Critique") && large.contains("the last case double-counts 10"), "{large}");
 }
 
-/// Carry out a live run's effects with the sim and the task's own tools until idle.
-fn settle_tools(app: &mut App, effects: Vec<Effect>, tools: &mut crate::runtime::tools::ToolRunner) {
-    let sim = SimProvider::new(SimConfig::default());
-    let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
-    let mut queue: VecDeque<Effect> = effects.into();
-    while let Some(e) = queue.pop_front() {
-        let more = match e {
-            Effect::CallLlm { call, request } => {
-                app.on_reply(LlmReply { call, result: sim.answer(&request) }, &request)
-            }
-            Effect::CallTool { call, tool, node, after } => {
-                let result = rt.block_on(tools.run(&tool, node, after));
-                app.on_input(Input::ToolReply(crate::engine::ToolReply { call, result }), None)
-            }
-            Effect::Cancel { calls } => {
-                queue.retain(|q| !matches!(q, Effect::CallLlm { call, .. } | Effect::CallTool { call, .. } if calls.contains(call)));
-                Vec::new()
-            }
-            Effect::Emit { .. } => Vec::new(),
-        };
-        queue.extend(more);
-    }
-}
-
 #[test]
 fn retreval_in_the_explorer_asks_for_the_cause_scores_in_parts_and_shows_what_it_learnt() {
     use crate::engine::methods::retreval::FailureCause;
@@ -424,7 +400,7 @@ fn retreval_in_the_explorer_asks_for_the_cause_scores_in_parts_and_shows_what_it
             break;
         }
         let fx = app.handle_action(Action::Step);
-        settle_tools(&mut app, fx, &mut tools);
+        settle_react(&mut app, fx, &mut tools);
     }
     assert!(scored(&app) >= 2, "attempts get scored step by step");
     let best = app.run.engine.tree().nodes().filter(|n| n.metrics.contains_key("total")).map(|n| n.id).last().unwrap();
@@ -436,7 +412,7 @@ fn retreval_in_the_explorer_asks_for_the_cause_scores_in_parts_and_shows_what_it
     assert!(fx.is_empty());
     assert!(matches!(&app.popup, Some(Popup::Causes(_))), "the chooser opens");
     let fx = app.handle_key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
-    settle_tools(&mut app, fx, &mut tools);
+    settle_react(&mut app, fx, &mut tools);
     let backtracks: Vec<Command> = recorded_commands(&app.session_path().unwrap())
         .into_iter()
         .filter(|c| matches!(c, Command::Backtrack { .. }))
@@ -451,7 +427,7 @@ fn retreval_in_the_explorer_asks_for_the_cause_scores_in_parts_and_shows_what_it
     );
     // Run to the end: M lists the failure entry, the transcript says what the memory learnt.
     let fx = app.handle_action(Action::RunPause);
-    settle_tools(&mut app, fx, &mut tools);
+    settle_react(&mut app, fx, &mut tools);
     assert!(app.run.engine.is_finished());
     key(&mut app, KeyCode::Char('M'));
     let screen = render(&mut app, 220, 60);
