@@ -314,7 +314,7 @@ impl Method for Hybrid {
             step: react.step,
             step_noun: "ReAct step",
             cutoff: None,
-            candidates_by_depth: false,
+            candidates: super::Candidates::Siblings,
             votes: self.votes(core),
             ..MethodView::default()
         }

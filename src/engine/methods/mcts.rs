@@ -444,7 +444,7 @@ impl Method for Mcts {
             step,
             step_noun: "iteration",
             cutoff: None,
-            candidates_by_depth: false,
+            candidates: super::Candidates::Siblings,
             votes: None,
             ..MethodView::default()
         }

@@ -175,15 +175,27 @@ pub struct MethodView {
     pub step_noun: &'static str,
     /// The scores pane's cut-off among the current candidates, if the method has one.
     pub cutoff: Option<Cutoff>,
-    /// Which nodes the scores pane ranks: the latest scored node's whole depth (a BFS
-    /// step) or its siblings.
-    pub candidates_by_depth: bool,
+    /// Which nodes the scores pane ranks.
+    pub candidates: Candidates,
     /// A vote over sampled answers (CoT-SC and the hybrids' CoT-SC part): the scores
     /// pane shows its histogram and the tree labels samples by their answer.
     pub votes: Option<Votes>,
     /// The failure causes a person can name when backtracking (`b` asks for one when
     /// this is not empty); the method reads it in `Method::backtrack_because`.
     pub backtrack_causes: &'static [&'static str],
+}
+
+/// Which nodes the scores pane ranks as the current round of candidates.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Candidates {
+    /// The latest scored node's siblings (a DFS expansion, a ReAct step).
+    #[default]
+    Siblings,
+    /// The latest scored node's whole depth (a BFS step).
+    ByDepth,
+    /// The nodes the method names: a round whose candidates are not siblings, e.g.
+    /// ReTreVal's attempts, each scored on its own last step.
+    These(Vec<NodeId>),
 }
 
 /// The answers sampled so far and how they vote.
@@ -230,7 +242,7 @@ impl Default for MethodView {
             step: 0,
             step_noun: "step",
             cutoff: None,
-            candidates_by_depth: false,
+            candidates: Candidates::Siblings,
             votes: None,
             backtrack_causes: &[],
         }

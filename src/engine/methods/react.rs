@@ -398,7 +398,7 @@ impl Method for React {
             step: core.tree.node(self.tip).depth,
             step_noun: "step",
             cutoff: None,
-            candidates_by_depth: false,
+            candidates: super::Candidates::Siblings,
             votes: None,
             ..MethodView::default()
         }

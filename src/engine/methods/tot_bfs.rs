@@ -304,7 +304,7 @@ impl Method for TotBfs {
             step: self.step + usize::from(in_flight),
             step_noun: "step",
             cutoff: Some(Cutoff::Beam { n: p.breadth, label: format!("beam b={}", p.breadth) }),
-            candidates_by_depth: true,
+            candidates: super::Candidates::ByDepth,
             votes: None,
             ..MethodView::default()
         }

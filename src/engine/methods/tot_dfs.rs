@@ -588,7 +588,7 @@ impl Method for TotDfs {
                 step: self.expansions,
                 step_noun: "expansion",
                 cutoff: Some(Cutoff::Threshold { value: p.threshold, label: format!("threshold {}", p.threshold) }),
-                candidates_by_depth: false,
+                candidates: super::Candidates::Siblings,
                 votes: None,
                 ..MethodView::default()
             };
@@ -615,7 +615,7 @@ impl Method for TotDfs {
             step_noun,
             cutoff: (style.prune == PruneRule::Threshold)
                 .then(|| Cutoff::Threshold { value: p.threshold, label: format!("threshold {}", p.threshold) }),
-            candidates_by_depth: false,
+            candidates: super::Candidates::Siblings,
             votes: None,
             ..MethodView::default()
         }

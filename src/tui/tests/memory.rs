@@ -403,6 +403,11 @@ fn retreval_in_the_explorer_asks_for_the_cause_scores_in_parts_and_shows_what_it
         settle_react(&mut app, fx, &mut tools);
     }
     assert!(scored(&app) >= 2, "attempts get scored step by step");
+    // The scores pane ranks the whole round of attempts, not one attempt's last step.
+    let ranked: Vec<_> = super::ui::scores::current_candidates(&app).iter().map(|n| n.id).collect();
+    let totals: Vec<_> =
+        app.run.engine.tree().nodes().filter(|n| n.metrics.contains_key("total")).map(|n| n.id).collect();
+    assert!(ranked.len() >= 2 && totals.iter().all(|t| ranked.contains(t)), "ranked {ranked:?}, scored {totals:?}");
     let best = app.run.engine.tree().nodes().filter(|n| n.metrics.contains_key("total")).map(|n| n.id).last().unwrap();
     select(&mut app, best);
     let screen = render(&mut app, 80, 24);

@@ -15,11 +15,11 @@ use super::super::theme::Slot;
 use super::tree::{badge, status_glyph, status_slot};
 use super::View;
 use crate::engine::event::Event;
-use crate::engine::methods::{Cutoff, Tally, Votes};
+use crate::engine::methods::{Candidates, Cutoff, Tally, Votes};
 use crate::engine::{Node, NodeId, NodeStatus};
 
-/// The nodes of the latest evaluation round: BFS's whole step, or the siblings
-/// of the latest scored node, in the order the pane shows them.
+/// The nodes of the latest evaluation round (BFS's whole step, the siblings of the
+/// latest scored node, or the nodes the method names), in the order the pane shows them.
 #[cfg(test)]
 pub fn current_candidates(app: &App) -> Vec<&Node> {
     match rows(app) {
@@ -130,17 +130,21 @@ fn part_text(node: &Node, part: &str) -> String {
 fn candidate_rows(app: &App) -> Vec<Row<'_>> {
     let tree = app.run.engine.tree();
     let method = app.run.engine.view();
-    let last: Option<NodeId> = app.events.iter().rev().find_map(|e| match e {
-        Event::Scored { id, .. } => Some(*id),
-        _ => None,
-    });
-    let Some(last) = last.filter(|&n| tree.contains(n)) else { return Vec::new() };
-    let anchor = tree.node(last);
-    let mut nodes: Vec<&Node> = if method.candidates_by_depth {
-        tree.nodes().filter(|n| n.depth == anchor.depth && n.id != tree.root()).collect()
+    let mut nodes: Vec<&Node> = if let Candidates::These(ids) = &method.candidates {
+        ids.iter().filter(|&&n| tree.contains(n)).map(|&n| tree.node(n)).collect()
     } else {
-        let parent = anchor.parent.unwrap_or(tree.root());
-        tree.node(parent).children.iter().map(|&c| tree.node(c)).collect()
+        let last: Option<NodeId> = app.events.iter().rev().find_map(|e| match e {
+            Event::Scored { id, .. } => Some(*id),
+            _ => None,
+        });
+        let Some(last) = last.filter(|&n| tree.contains(n)) else { return Vec::new() };
+        let anchor = tree.node(last);
+        if method.candidates == Candidates::ByDepth {
+            tree.nodes().filter(|n| n.depth == anchor.depth && n.id != tree.root()).collect()
+        } else {
+            let parent = anchor.parent.unwrap_or(tree.root());
+            tree.node(parent).children.iter().map(|&c| tree.node(c)).collect()
+        }
     };
     // A beam is drawn after the states the method kept; a threshold by value among
     // the candidates a person left alone.

@@ -63,7 +63,7 @@ use crate::memory::{Category, EntryId};
 
 use super::super::react::{read_step, ReactParams};
 use super::super::rounds::{self, FeedbackSource};
-use super::super::{count, Method, MethodInfo, MethodView, Progress};
+use super::super::{count, Candidates, Method, MethodInfo, MethodView, Progress};
 use super::{
     clip, complexity_prompt, compose_prompt, cross_prompt, decompose_prompt, failure_note, failure_prompt,
     local_prompt, parse_complexity, parse_cross, parse_failure, parse_local_score, parse_subtasks, parse_validation,
@@ -620,8 +620,10 @@ impl Retreval {
         }
         let trace = self.trace(core, a);
         let mut fresh = Vec::new();
+        // Places after what already hangs from `last` (a person's edit, earlier refinements).
+        let first = core.tree.node(last).children.len();
         for i in 0..usize::from(shape.branching) {
-            let nonce = (core.tree.node(last).children.len() + i) as u32;
+            let nonce = (first + i) as u32;
             let n = self.new_attempt(
                 core,
                 Kind::Refine,
@@ -1733,11 +1735,22 @@ impl Method for Retreval {
             step: self.attempts.iter().filter(|a| a.state == SolveState::Done).count(),
             step_noun: "attempt",
             cutoff: None,
-            candidates_by_depth: false,
+            candidates: round(&self.attempts),
             votes: None,
             backtrack_causes: CAUSE_NAMES,
         }
     }
+}
+
+/// The scores pane's round: the attempts hanging from the same node as the latest
+/// scored one (the root-level attempts, one attempt's refinements, one subtask's
+/// solves), each shown by the node its score is on.
+fn round(attempts: &[Attempt]) -> Candidates {
+    let Some(latest) = attempts.iter().rev().find(|a| a.score.is_some()) else {
+        return Candidates::Siblings;
+    };
+    let anchor = latest.anchor;
+    Candidates::These(attempts.iter().filter(|a| a.anchor == anchor).filter_map(|a| a.last().or(a.head)).collect())
 }
 
 /// [`FailureCause::ALL`]'s names, for `MethodView::backtrack_causes`.

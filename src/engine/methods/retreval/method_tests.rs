@@ -421,6 +421,20 @@ fn a_failed_validation_is_classified_remembered_and_backtracks_to_another_approa
     let with_history = refined.iter().find(|r| r.context.get("critique").is_some()).expect("a casework refinement");
     assert!(with_history.context["history"].as_array().unwrap().iter().any(|h| h == note));
     assert!(with_history.context["attempt"].as_str().unwrap().contains("Finish[6]"));
+    // Each refined attempt's refinements are numbered 1, 2 under it.
+    for node in e.tree().nodes() {
+        let heads: Vec<&str> = node
+            .children
+            .iter()
+            .filter_map(|&c| e.tree().node(c).label.as_deref())
+            .filter(|l| l.starts_with("refinement "))
+            .collect();
+        if !heads.is_empty() {
+            let numbers: Vec<String> =
+                heads.iter().map(|l| l["refinement ".len()..].split(' ').next().unwrap().to_string()).collect();
+            assert_eq!(numbers, ["1", "2"], "{heads:?}");
+        }
+    }
     // The final answer is the validated casework refinement.
     let outcome = e.outcome().unwrap();
     let final_node = e.tree().node(outcome.finals[0]);
