@@ -286,3 +286,21 @@ fn check_attributes(mut attrs: &str) -> Result<(), String> {
         attrs = &value[close + 2..];
     }
 }
+
+/// A provider that answers nothing is an error naming it, not a table of zeros.
+#[test]
+fn a_method_whose_every_call_failed_stops_the_comparison() {
+    let dir = tempfile::tempdir().unwrap();
+    // A port that was free a moment ago: connections to it are refused.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let url = format!("http://127.0.0.1:{port}/v1");
+    let out = compare(
+        dir.path(),
+        &["--methods", "io,cot", "--range", "0..1", "--", "--provider", "ollama", "--base-url", &url, "--model", "m"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stdout.is_empty(), "no table");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("every call of io to ollama failed"), "{err}");
+    assert!(!err.contains("running cot"), "the comparison stops at the first such method: {err}");
+}

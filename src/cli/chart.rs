@@ -65,7 +65,8 @@ pub(crate) fn short(x: f64) -> String {
 }
 
 const WIDTH: usize = 60;
-const HEIGHT: usize = 13;
+/// Rows of the plot: 5 percentage points a row.
+const HEIGHT: usize = 21;
 
 /// The chart as lines of text: a plot of markers (joined by dots along the frontier),
 /// its axes, and a legend naming each marker.
@@ -100,12 +101,9 @@ pub(crate) fn text_chart(points: &[Point]) -> String {
     let mut out = String::new();
     out.push_str("success\n");
     for (r, line) in grid.iter().enumerate() {
-        let label = match r {
-            0 => "100%".to_string(),
-            r if r == HEIGHT - 1 => "0%".to_string(),
-            r if r == (HEIGHT - 1) / 2 => "50%".to_string(),
-            _ => String::new(),
-        };
+        // A label every quarter: 100%, 75%, 50%, 25%, 0%.
+        let label =
+            if (4 * r) % (HEIGHT - 1) == 0 { format!("{}%", 100 - 100 * r / (HEIGHT - 1)) } else { String::new() };
         let text: String = line.iter().collect();
         out.push_str(&format!("{label:>5} |{}\n", text.trim_end()));
     }

@@ -26,6 +26,7 @@ use thoughtscope::tasks;
 use super::chart::{self, Point};
 use super::error::usage_bail;
 use super::pipe::outln;
+use super::run::every_call_failed;
 use super::variants::{check_reserved, check_seeds, pooled, prepare, run_variant, Outcome, Pooled};
 
 #[derive(Args, Debug)]
@@ -127,6 +128,11 @@ pub(crate) fn compare(args: CompareArgs) -> Result<()> {
                     let _ = std::fs::remove_file(path);
                 }
             }
+            // A run whose every call failed says nothing about the method: stop with why.
+            let result = result.and_then(|(results, summary, secs)| match every_call_failed(&results) {
+                Some(failure) => Err(eyre!("every call of {method} to {} failed: {failure}", summary.provider)),
+                None => Ok((results, summary, secs)),
+            });
             let (results, summary, secs) = match result {
                 Ok(r) => r,
                 Err(e) => {
@@ -136,6 +142,9 @@ pub(crate) fn compare(args: CompareArgs) -> Result<()> {
                     return Err(e);
                 }
             };
+            if let Some(reason) = &summary.stopped {
+                safe_eprintln!("{method} (seed {seed}) stopped early: {reason}");
+            }
             outcomes.push(Outcome { name: method.clone(), seed, summary, results, secs, memory: None });
         }
         if let Some(dir) = &shared {
