@@ -185,29 +185,27 @@ fn draw(root: &DrawingArea<SVGBackend, plotters::coord::Shift>, points: &[Point]
     builder.caption(title, ("sans-serif", 18)).margin(16).x_label_area_size(44).y_label_area_size(56);
     let percent = |v: &f64| if (0.0..=1.0).contains(v) { format!("{:.0}%", 100.0 * v) } else { String::new() };
     let frontier_style = ShapeStyle::from(&BLUE).stroke_width(2);
+    // The axes, the frontier and the points, on either scale (the charts' types differ).
+    macro_rules! draw_on {
+        ($chart:expr, $x_desc:expr) => {
+            $chart
+                .configure_mesh()
+                .x_desc($x_desc)
+                .y_desc("success")
+                .x_label_formatter(&|v| short(*v))
+                .y_label_formatter(&percent)
+                .draw()?;
+            $chart.draw_series(LineSeries::new(line, frontier_style))?;
+            draw_points!($chart, points, on);
+        };
+    }
     if log_scale(points) {
         let mut chart = builder.build_cartesian_2d((lo / 1.6..hi * 2.5).log_scale(), y)?;
-        chart
-            .configure_mesh()
-            .x_desc("tokens per problem (log scale)")
-            .y_desc("success")
-            .x_label_formatter(&|v| short(*v))
-            .y_label_formatter(&percent)
-            .draw()?;
-        chart.draw_series(LineSeries::new(line, frontier_style))?;
-        draw_points!(chart, points, on);
+        draw_on!(chart, "tokens per problem (log scale)");
     } else {
         let hi = if hi > 0.0 { hi * 1.35 } else { 1.0 };
         let mut chart = builder.build_cartesian_2d(0f64..hi, y)?;
-        chart
-            .configure_mesh()
-            .x_desc("tokens per problem")
-            .y_desc("success")
-            .x_label_formatter(&|v| short(*v))
-            .y_label_formatter(&percent)
-            .draw()?;
-        chart.draw_series(LineSeries::new(line, frontier_style))?;
-        draw_points!(chart, points, on);
+        draw_on!(chart, "tokens per problem");
     }
     Ok(())
 }
