@@ -304,3 +304,17 @@ fn a_method_whose_every_call_failed_stops_the_comparison() {
     assert!(err.contains("every call of io to ollama failed"), "{err}");
     assert!(!err.contains("running cot"), "the comparison stops at the first such method: {err}");
 }
+
+/// retreval keeps a memory: in a comparison it starts on a fresh one, removed afterwards,
+/// and the user's own memory of the task (`retreval-math-demo`) is neither made nor read.
+#[test]
+fn a_memory_keeping_method_runs_on_a_fresh_memory_removed_afterwards() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = json(&compare(
+        dir.path(),
+        &["--task", "math-demo", "--methods", "cot,retreval", "--range", "0..2", "--format", "json"],
+    ));
+    assert_eq!(report["methods"][1]["n"], 2, "{report}");
+    let left = std::fs::read_dir(dir.path().join("data/memory")).map(|d| d.count()).unwrap_or(0);
+    assert_eq!(left, 0, "no memory is left behind");
+}
