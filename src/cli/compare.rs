@@ -109,7 +109,7 @@ pub(crate) fn compare(args: CompareArgs) -> Result<()> {
         for method in &args.methods {
             let run = args.run_line(&task, method, seed);
             if args.format == Format::Markdown {
-                eprintln!("running {method} (seed {seed}): thoughtscope run {}", run.join(" "));
+                safe_eprintln!("running {method} (seed {seed}): thoughtscope run {}", run.join(" "));
             }
             let memory = format!("compare-{method}-{seed}-{pid}");
             let mut kept_memory = false;
@@ -225,7 +225,7 @@ fn report(args: &CompareArgs, task: &str, outcomes: &[Outcome], rows: &[Pooled],
                 "methods": methods,
                 "frontier": on.iter().map(|&i| rows[i].name).collect::<Vec<_>>(),
             });
-            outln!("{out}");
+            outln!("{}", thoughtscope::safe_text::json_safe(&out.to_string()));
         }
         Format::Csv => {
             outln!("method,solved,n,success_rate,calls,cache_hits,prompt_tokens,completion_tokens,tokens,cost_usd,wall_s,frontier");
