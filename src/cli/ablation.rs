@@ -11,15 +11,13 @@
 //! against Self-Refine, and the token ratio.
 
 use clap::Args;
-use color_eyre::eyre::{bail, eyre, Result};
+use color_eyre::eyre::Result;
 
 use thoughtscope::memory::MemoryStore;
-use thoughtscope::runtime::headless::{run_problems, ProblemResult, Summary};
 
 use super::error::usage_bail;
 use super::pipe::outln;
-use super::run::{setup_run, summarize};
-use super::Cmd;
+use super::variants::{check_reserved, check_seeds, pooled, run_variant, Outcome, Pooled};
 
 #[derive(Args, Debug)]
 pub(crate) struct AblationArgs {
@@ -63,41 +61,6 @@ const VARIANTS: &[(&str, &[&str])] = &[
     ("self-refine", &["--method", "self-refine"]),
 ];
 
-/// One variant's run.
-struct Outcome {
-    name: &'static str,
-    seed: u64,
-    summary: Summary,
-    results: Vec<ProblemResult>,
-    secs: f64,
-    memory: Option<String>,
-}
-
-impl Outcome {
-    fn solved(&self, index: usize) -> Option<bool> {
-        self.results.get(index).map(|r| r.correct)
-    }
-
-    fn tokens(&self) -> u64 {
-        self.summary.prompt_tokens + self.summary.completion_tokens
-    }
-}
-
-/// Run `thoughtscope run <args>` in this process: each problem's result and the summary.
-fn run_variant(args: &[String]) -> Result<(Vec<ProblemResult>, Summary, f64)> {
-    let mut full = vec!["thoughtscope".to_string(), "run".to_string()];
-    full.extend_from_slice(args);
-    let cli = super::parse_from(full).map_err(|e| eyre!(e.to_string()))?;
-    let Some(Cmd::Run(run_args)) = cli.command else { bail!("the ablation's run arguments did not parse") };
-    let (setup, problems) = setup_run(&run_args)?;
-    let rt = tokio::runtime::Runtime::new()?;
-    let started = std::time::Instant::now();
-    let results = rt.block_on(run_problems(&setup, &problems, |_| {}));
-    let secs = started.elapsed().as_secs_f64();
-    let summary = summarize(&setup, &results, (secs * 1000.0) as u64);
-    Ok((results, summary, secs))
-}
-
 fn pct(x: Option<f64>) -> String {
     x.map_or("—".into(), |x| format!("{:.1}%", 100.0 * x))
 }
@@ -109,14 +72,12 @@ pub(crate) fn ablation(args: AblationArgs) -> Result<()> {
             usage_bail!("unknown variant {v:?}; the variants are {}", names.join(", "));
         }
     }
-    if args.seeds.is_empty() || args.seeds.len() > 100 {
-        usage_bail!("--seeds takes 1 to 100 seeds, e.g. 0,1,2");
-    }
-    for flag in ["--method", "--range", "--memory", "--cache", "--out", "--record", "--seed"] {
-        if args.run_args.iter().any(|a| a == flag || a.starts_with(&format!("{flag}="))) {
-            usage_bail!("{flag} is the ablation's to set; leave it out of the arguments after --");
-        }
-    }
+    check_seeds(&args.seeds)?;
+    check_reserved(
+        &args.run_args,
+        &["--method", "--range", "--memory", "--cache", "--out", "--record", "--seed"],
+        "ablation",
+    )?;
     let chosen: Vec<&(&str, &[&str])> = VARIANTS
         .iter()
         .filter(|(name, _)| args.variants.is_empty() || args.variants.iter().any(|v| v == name))
@@ -140,62 +101,18 @@ pub(crate) fn ablation(args: AblationArgs) -> Result<()> {
         if !args.json {
             outln!("running {name}: thoughtscope run {}", run.join(" "));
         }
-        let result = run_variant(&run);
+        let result = run_variant(&run, |_| {});
         if let (Some(m), false) = (&memory, args.keep_memory) {
             if let Ok(path) = store.path(m) {
                 let _ = std::fs::remove_file(path);
             }
         }
         let (results, summary, secs) = result?;
-        outcomes.push(Outcome { name, seed, summary, results, secs, memory: memory.filter(|_| args.keep_memory) });
+        let memory = memory.filter(|_| args.keep_memory);
+        outcomes.push(Outcome { name: name.to_string(), seed, summary, results, secs, memory });
     }
     report(&args, &outcomes);
     Ok(())
-}
-
-/// One variant's runs, one per seed, pooled.
-struct Pooled<'a> {
-    name: &'static str,
-    runs: Vec<&'a Outcome>,
-}
-
-impl Pooled<'_> {
-    fn n(&self) -> usize {
-        self.runs.iter().map(|o| o.results.len()).sum()
-    }
-
-    fn solved(&self) -> usize {
-        self.runs.iter().map(|o| o.results.iter().filter(|r| r.correct).count()).sum()
-    }
-
-    /// Accuracy on each run's problems from `from` on, pooled.
-    fn accuracy(&self, from: usize) -> Option<f64> {
-        let later: Vec<&ProblemResult> = self.runs.iter().flat_map(|o| o.results.iter().skip(from)).collect();
-        (!later.is_empty()).then(|| later.iter().filter(|r| r.correct).count() as f64 / later.len() as f64)
-    }
-
-    fn calls(&self) -> u64 {
-        self.runs.iter().map(|o| o.summary.llm_calls).sum()
-    }
-
-    fn tokens(&self) -> u64 {
-        self.runs.iter().map(|o| o.tokens()).sum()
-    }
-
-    fn secs(&self) -> f64 {
-        self.runs.iter().map(|o| o.secs).sum()
-    }
-
-    /// Each seed's accuracy, for the spread.
-    fn per_seed(&self) -> Vec<(u64, f64)> {
-        self.runs.iter().map(|o| (o.seed, o.summary.success_rate)).collect()
-    }
-}
-
-fn pooled<'a>(outcomes: &'a [Outcome], name: &str) -> Option<Pooled<'a>> {
-    let runs: Vec<&Outcome> = outcomes.iter().filter(|o| o.name == name).collect();
-    let name = runs.first()?.name;
-    Some(Pooled { name, runs })
 }
 
 /// Over the seeds both ran: problems `a` solved that `b` did not, and the other way round.

@@ -19,6 +19,9 @@ pub(crate) enum BenchWhat {
     /// ReTreVal against its ablations (--no-memory, --no-backtrack, --no-tools, --no-cross,
     /// --no-decompose) and Self-Refine on one sequence of problems.
     Ablation(super::ablation::AblationArgs),
+    /// Several methods on the same problems: a table (success, calls, tokens, cost, wall)
+    /// and a chart of success against tokens with the quality–cost frontier (`--svg`).
+    Compare(super::compare::CompareArgs),
 }
 
 #[derive(Args, Debug)]
@@ -66,6 +69,9 @@ pub(crate) fn timed_run(args: &[&str]) -> Result<(Summary, f64)> {
 pub(crate) fn bench(args: BenchArgs) -> Result<()> {
     if let Some(BenchWhat::Ablation(a)) = args.what {
         return super::ablation::ablation(a);
+    }
+    if let Some(BenchWhat::Compare(c)) = args.what {
+        return super::compare::compare(c);
     }
     if !(1..=10_000_000).contains(&args.replay_inputs) {
         usage_bail!("--replay-inputs must be from 1 to 10000000, not {}", args.replay_inputs);

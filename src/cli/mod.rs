@@ -18,6 +18,8 @@ macro_rules! safe_eprintln {
 mod ablation;
 mod args;
 mod bench;
+mod chart;
+mod compare;
 pub(crate) mod error;
 mod grade;
 mod import;
@@ -26,6 +28,7 @@ pub(crate) mod pipe;
 mod replay;
 mod run;
 mod tui;
+mod variants;
 
 use std::path::{Path, PathBuf};
 
