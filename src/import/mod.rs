@@ -25,7 +25,7 @@ pub enum TotLogFormat {
 
 /// Every format, said when a file is none of them.
 pub const TOT_LOG_FORMATS: &str = "the Game-of-24 BFS log (a list of {idx, steps, ys, infos, usage_so_far}), a naive \
-    sampling log of Game of 24, crosswords or creative writing (a list of {idx, ys, accs or infos, usage_so_far}) the crossword DFS \
+    sampling log of Game of 24, crosswords or creative writing (a list of {idx, ys, accs or infos, usage_so_far}), the crossword DFS \
     log (a list of lists of {total_step, env_step, actions, info, count}) or the creative-writing BFS log (a list of \
     {idx, steps, ys, infos, usage_so_far} whose input is sentences)";
 
