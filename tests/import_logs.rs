@@ -67,6 +67,8 @@ fn each_format_is_recognised_and_named() {
         ("tot-other-crosswords-naive.json", "format: crosswords naive sampling log", "--method io"),
         ("tot-other-crosswords-dfs.json", "format: crossword DFS log", "tot-dfs --task crosswords"),
         ("tot-log-3.json", "format: Game-of-24 BFS log", "propose"),
+        ("tot-other-text-naive.json", "format: creative writing naive sampling log", "--method io"),
+        ("tot-other-text-bfs.json", "format: creative-writing BFS log", "--method_evaluate vote"),
     ];
     for (name, format, method) in cases {
         let out = run(&["import", "tot-log", fixture(name).to_str().unwrap(), "--verify"]);
@@ -75,11 +77,14 @@ fn each_format_is_recognised_and_named() {
         assert!(text.contains(format), "{name}: {text}");
         assert!(text.contains(method), "{name}: {text}");
     }
-    // Creative writing is recognised and refused (there is no writing task), naming the formats read.
-    let out = run(&["import", "tot-log", fixture("tot-other-text-naive.json").to_str().unwrap(), "--verify"]);
+    // Something else is refused in one line naming every format read, writing's included.
+    let dir = tempfile::tempdir().unwrap();
+    let other = dir.path().join("other.json");
+    std::fs::write(&other, r#"[{"name": "x"}]"#).unwrap();
+    let out = run(&["import", "tot-log", other.to_str().unwrap(), "--verify"]);
     assert!(!out.status.success());
     let err = stderr(&out);
-    assert!(err.contains("a naive sampling log of creative writing") && err.contains("crossword DFS log"), "{err}");
+    assert!(err.contains("creative-writing BFS log") && err.contains("crossword DFS log"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
 }
 
@@ -276,11 +281,137 @@ fn shared_crossword_dfs_log_gives_65_4_41_5_and_oracle_71_6_51_5() {
 }
 
 #[test]
-fn shared_writing_naive_log_is_recognised_and_refused() {
+fn shared_writing_naive_log_gives_coherency_6_19() {
     let Some(file) = shared("text_gpt-4_1.0_naive_standard_sample_10_start0_end100.json") else { return };
-    let out = run(&["import", "tot-log", file.to_str().unwrap(), "--verify"]);
-    assert!(!out.status.success());
-    assert!(stderr(&out).contains("a naive sampling log of creative writing"), "{}", stderr(&out));
+    let j = import_json(&file, None);
+    assert_eq!((j["judged"].as_u64(), j["samples"].as_u64()), (Some(1000), Some(1000)));
+    assert!((j["coherency"].as_f64().unwrap() - 6.1926).abs() < 1e-9, "{j}");
+    assert_eq!(j["puzzles_agreeing"].as_u64(), Some(100));
+    // Two runs' counters put together: 286,213 + 93,489 prompt tokens.
+    assert_eq!((j["prompt_tokens"].as_u64(), j["completion_tokens"].as_u64()), (Some(379_702), Some(883_144)));
+}
+
+// ---- creative writing: naive sampling and the ToT search, with the coherency judge ----
+
+#[test]
+fn writing_naive_log_judges_every_sample_and_replays_at_the_logs_cost() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = edited(
+        "tot-other-text-naive.json",
+        dir.path(),
+        "text_gpt-4_1.0_naive_standard_sample_2_start0_end1.json",
+        |_| {},
+    );
+    let out = dir.path().join("sessions");
+    let j = import_json(&file, Some(&out));
+    assert_eq!(
+        (j["task"].as_str(), j["method"].as_str(), j["model"].as_str()),
+        (Some("writing"), Some("io"), Some("gpt-4"))
+    );
+    assert_eq!(j["temperature"], 1.0);
+    // infos: rs 2,3,2,2,2 (r 2.2) and 4,3,2,3,3 (r 3.0).
+    assert!(close(&j["coherency"], 2.6), "{j}");
+    assert_eq!((j["judged"].as_u64(), j["puzzles_agreeing"].as_u64()), (Some(2), Some(1)));
+    let replay = last_json(&run(&["replay", "--headless", "--json", out.to_str().unwrap()]));
+    assert!(close(&replay["metrics"]["coherency"], 2.6), "{replay}");
+    // One sampling call and a judgment of each sample, with the log's tokens and cost.
+    assert_eq!(replay["llm_calls"], 3);
+    assert_eq!((replay["prompt_tokens"].as_u64(), replay["completion_tokens"].as_u64()), (Some(3774), Some(7743)));
+    assert!(close(&replay["cost_usd"], 0.5778), "{replay}");
+    let session = std::fs::read_to_string(out.join("writing-io-0000.jsonl")).unwrap();
+    assert!(session.contains("Thus the coherency score is 4"), "the judge's replies are the log's scores");
+}
+
+#[test]
+fn writing_bfs_log_reruns_its_votes_and_judgment() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sessions");
+    let j = import_json(&fixture("tot-other-text-bfs.json"), Some(&out));
+    assert_eq!(j["format"], "writing_bfs");
+    assert_eq!((j["steps_agreeing"].as_u64(), j["steps"].as_u64()), (Some(2), Some(2)));
+    assert_eq!((j["finals_agreeing"].as_u64(), j["inputs_agreeing"].as_u64()), (Some(1), Some(1)));
+    // Read off the log: 2 samples per state, up to 5 votes counted, 1 state kept.
+    assert_eq!(
+        (j["n_generate"].as_u64(), j["n_evaluate"].as_u64(), j["breadth"].as_u64()),
+        (Some(2), Some(5), Some(1))
+    );
+    assert!(close(&j["coherency"], 6.4), "{j}");
+    let replay = last_json(&run(&["replay", "--headless", "--json", out.to_str().unwrap()]));
+    assert_eq!(replay["method"], "tot-bfs");
+    assert!(close(&replay["metrics"]["coherency"], 6.4), "{replay}");
+    // Two samplings, two votes, one judgment; the log's tokens and cost.
+    assert_eq!(replay["llm_calls"], 5);
+    assert_eq!((replay["prompt_tokens"].as_u64(), replay["completion_tokens"].as_u64()), (Some(3910), Some(2120)));
+    assert!(close(&replay["cost_usd"], 0.2445), "{replay}");
+}
+
+#[test]
+fn writing_logs_of_other_runs_import_too() {
+    let dir = tempfile::tempdir().unwrap();
+    // Another model, three votes, two states kept, from the file name; infos and usage missing.
+    let file =
+        edited("tot-other-text-bfs.json", dir.path(), "llama-3_0.7_sample2_vote5_greedy2_start0_end1.json", |l| {
+            let e = &mut l[0];
+            e.as_object_mut().unwrap().remove("infos");
+            e.as_object_mut().unwrap().remove("usage_so_far");
+            let plans = e["steps"][0]["new_ys"].clone();
+            e["steps"][0]["values"] = serde_json::json!([2, 1]);
+            e["steps"][0]["select_new_ys"] = plans.clone();
+            e["steps"][1]["ys"] = plans.clone();
+            // Each kept plan gets two passages; the log's second-plan passage wins.
+            let p = |k: usize, t: &str| format!("{}\nPassage:\n{t}", plans[k].as_str().unwrap());
+            e["steps"][1]["new_ys"] = serde_json::json!([p(0, "A."), p(0, "B."), p(1, "C."), p(1, "D.")]);
+            e["steps"][1]["values"] = serde_json::json!([1, 0, 3, 1]);
+            e["steps"][1]["select_new_ys"] = serde_json::json!([p(1, "C."), p(0, "A.")]);
+            e["ys"] = e["steps"][1]["select_new_ys"].clone();
+        });
+    let out = dir.path().join("s");
+    let j = import_json(&file, Some(&out));
+    assert_eq!(
+        (j["model"].as_str(), j["breadth"].as_u64(), j["n_evaluate"].as_u64()),
+        (Some("llama-3"), Some(2), Some(5))
+    );
+    assert_eq!(j["inputs_agreeing"].as_u64(), Some(1), "{j}");
+    assert_eq!(j["judged"].as_u64(), Some(0), "no scores: the judge call fails, saying so");
+    let replay = last_json(&run(&["replay", "--headless", "--json", out.to_str().unwrap()]));
+    assert_eq!(replay["failed_calls"], 1, "{replay}");
+    // A naive writing log with a sample's scores missing: that sample stays unjudged.
+    let naive = edited("tot-other-text-naive.json", dir.path(), "naive.json", |l| {
+        l[0]["infos"][1].as_object_mut().unwrap().remove("rs");
+        l[0]["infos"][1].as_object_mut().unwrap().remove("r");
+    });
+    let j = import_json(&naive, None);
+    assert_eq!(j["judged"].as_u64(), Some(1));
+    assert!(close(&j["coherency"], 2.2), "{j}");
+}
+
+#[test]
+fn verify_fails_on_tampered_writing_logs() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: Vec<(PathBuf, &str)> = vec![
+        (
+            edited("tot-other-text-naive.json", dir.path(), "n.json", |l| l[0]["infos"][1]["r"] = Value::from(3.5)),
+            "sample 2: our coherency is 3 from its scores, the log's infos r says 3.5",
+        ),
+        (
+            edited("tot-other-text-bfs.json", dir.path(), "b.json", |l| l[0]["infos"][0]["r"] = Value::from(9)),
+            "input 0: our coherency of the output is 6.4, the log's infos[0].r says 9",
+        ),
+        (
+            // The log keeps the plan with fewer votes: not what a greedy vote keeps.
+            edited("tot-other-text-bfs.json", dir.path(), "v.json", |l| {
+                l[0]["steps"][0]["values"] = serde_json::json!([1, 4]);
+            }),
+            "input 0: step 0: we keep other states than the log's select_new_ys",
+        ),
+    ];
+    for (path, said) in cases {
+        let out = run(&["import", "tot-log", path.to_str().unwrap(), "--verify"]);
+        let err = stderr(&out);
+        assert!(!out.status.success(), "{}: --verify passed a tampered log", path.display());
+        assert!(err.contains(said), "{}: {err}", path.display());
+        assert!(!err.contains("panicked"), "{err}");
+    }
 }
 
 /// A gpt-4 log's sessions are priced as the reference priced them: the replayed cost is

@@ -45,11 +45,8 @@ fn edited_log(dir: &Path, name: &str, edit: impl FnOnce(&mut Value)) -> PathBuf 
 
 #[test]
 fn other_kinds_of_reference_logs_are_refused_naming_the_file_and_the_formats() {
-    let cases = [
-        ("tot-other-text-bfs.json", "not four numbers: a search log of creative writing (run.py --task text)"),
-        ("tot-other-text-naive.json", "a naive sampling log of creative writing (run.py --task text --naive_run)"),
-        ("react-text-sample.txt", "not JSON"),
-    ];
+    // Creative-writing logs are imported now (tests/import_logs.rs).
+    let cases = [("react-text-sample.txt", "not JSON")];
     for (name, found) in cases {
         let dir = tempfile::tempdir().unwrap();
         let out_dir = dir.path().join("sessions");
@@ -59,7 +56,7 @@ fn other_kinds_of_reference_logs_are_refused_naming_the_file_and_the_formats() {
         assert!(!out.status.success(), "{name} was accepted");
         assert!(err.contains(&format!("{}: ", file.display())), "{name}: the message names the file: {err}");
         assert!(err.contains(found), "{name}: says what it found: {err}");
-        // Naive logs of Game of 24 and crosswords and the crossword DFS log are imported
+        // Naive logs, the crossword DFS log and writing's BFS log are imported
         // (tests/import_logs.rs); what is none of them names the formats it expected.
         assert!(err.contains("Game-of-24 BFS log"), "{name}: {err}");
         assert!(!err.contains("panicked"), "{err}");

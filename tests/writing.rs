@@ -68,7 +68,7 @@ fn votes_and_coherency_scores_are_read_as_the_reference_reads_them() {
     assert_eq!(t.parse_vote("The best choice is 6", 5), None, "outside the list");
     assert_eq!(t.parse_vote("I like them all.", 5), None);
     assert_eq!(read::coherency("Nice.\nThus the coherency score is 7"), Some(7));
-    assert_eq!(read::coherency("Thus the coherency score is 11"), None);
+    assert_eq!(read::coherency("Thus the coherency score is 11"), Some(11), "any number, as the reference");
     assert_eq!(read::coherency("no score"), None);
     let (value, labels) =
         t.parse_value(X, "", &["coherency score is 6".into(), "garbled".into(), "coherency score is 9.".into()]);
@@ -138,6 +138,11 @@ fn scripted(request: &LlmRequest, i: usize) -> String {
             };
             format!("Analysis.\nThe best choice is {pick}")
         }
+        // The coherency judge of the output: 7, 8, 7, 8, 7 (mean 7.4).
+        Purpose::Judge => {
+            assert_eq!(request.context["passage"], good_passage().as_str(), "the output's passage is judged");
+            format!("It flows.\nThus the coherency score is {}", 7 + i % 2)
+        }
         other => panic!("unexpected {other:?} call"),
     }
 }
@@ -159,7 +164,8 @@ fn tot_samples_five_plans_votes_then_five_passages_and_votes() {
     assert!(engine.is_finished());
     let sample = |stage: &str| (Purpose::Sample, 5, stage.to_string());
     let vote = (Purpose::Vote, 5, String::new());
-    assert_eq!(calls, vec![sample("plan"), vote.clone(), sample("passage"), vote]);
+    let judge = (Purpose::Judge, 5, String::new());
+    assert_eq!(calls, vec![sample("plan"), vote.clone(), sample("passage"), vote, judge]);
     let tree = engine.tree();
     let plan = tree.nodes().find(|n| n.path == "Plan:\nplan 2\n").unwrap();
     assert_eq!(plan.score.as_ref().unwrap().samples, vec!["4 of 5 votes"]);
@@ -168,6 +174,46 @@ fn tot_samples_five_plans_votes_then_five_passages_and_votes() {
     assert!(outcome.solved);
     let m = task().metrics(X, tree, outcome);
     assert_eq!((m["endings"], m["all_endings"]), (1.0, 1.0));
+    // The judge's call is on the output's node, and its mean is the node's metric and the figure.
+    let out = tree.node(outcome.finals[0]);
+    let judge_call = *out.calls.last().unwrap();
+    assert_eq!(engine.core.calls[&judge_call].request.purpose, Purpose::Judge);
+    assert!((out.metrics["coherency"] - 7.4).abs() < 1e-9, "{:?}", out.metrics);
+    assert!((m["coherency"] - 7.4).abs() < 1e-9);
+    assert!(out.note("judge").is_some_and(|n| n.contains("7, 8, 7, 8, 7")), "{:?}", out.notes);
+}
+
+/// A failed judge call leaves the output unjudged (no figure), and the search still ends.
+#[test]
+fn a_failed_judge_call_leaves_no_coherency() {
+    let mut engine = Engine::new(task(), X, paper_params());
+    let mut queue: Vec<Effect> = engine.handle(Input::Command { command: EngineCommand::Run });
+    while let Some(effect) = (!queue.is_empty()).then(|| queue.remove(0)) {
+        if let Effect::CallLlm { call, request } = effect {
+            let result = if request.purpose == Purpose::Judge {
+                Err(thoughtscope::engine::CallError {
+                    kind: thoughtscope::engine::CallErrorKind::Import,
+                    message: "no scores".into(),
+                })
+            } else {
+                Ok(LlmResponse {
+                    completions: (0..request.n as usize)
+                        .map(|i| Completion::text(scripted(&request, i), None))
+                        .collect(),
+                    usage: Usage::default(),
+                    latency_ms: 0,
+                    model: "scripted".into(),
+                    simulated: false,
+                    cached: false,
+                })
+            };
+            queue.extend(engine.handle(Input::LlmReply(LlmReply { call, result })));
+        }
+    }
+    assert!(engine.is_finished());
+    let m = task().metrics(X, engine.tree(), engine.outcome().unwrap());
+    assert!(!m.contains_key("coherency"), "{m:?}");
+    assert_eq!(m["endings"], 1.0);
 }
 
 #[test]
@@ -178,13 +224,24 @@ fn io_metrics_are_the_mean_over_samples() {
     while let Some(effect) = (!queue.is_empty()).then(|| queue.remove(0)) {
         if let Effect::CallLlm { call, request } = effect {
             let half = good_passage().replace("We sang.", "Quiet.").replace("I left early!", "Gone.");
-            let texts = [good_passage(), half].into_iter().cycle().take(request.n as usize).collect();
+            let texts = if request.purpose == Purpose::Judge {
+                // Every sample is judged: the well-formed one 9, the other 5 (an unreadable reply is not counted).
+                let score = if request.context["passage"] == good_passage().as_str() { "9" } else { "5" };
+                let mut t = vec![format!("Thus the coherency score is {score}"); request.n as usize];
+                t[0] = "no score here".into();
+                t
+            } else {
+                [good_passage(), half].into_iter().cycle().take(request.n as usize).collect()
+            };
             queue.extend(engine.handle(reply(call, texts)));
         }
     }
     let outcome = engine.outcome().unwrap();
     let m = task().metrics(X, engine.tree(), outcome);
     assert_eq!((m["endings"], m["all_endings"]), (0.75, 0.5));
+    assert_eq!(m["coherency"], 7.0, "the mean over both samples of each one's mean score");
+    let judged = outcome.finals.iter().filter(|&&id| engine.tree().node(id).metrics.contains_key("coherency")).count();
+    assert_eq!(judged, 2);
 }
 
 // ---- the command line, with the simulated model ----
@@ -217,12 +274,47 @@ fn runs_of_tot_io_and_cot_with_sim_print_the_ending_figures() {
     ]);
     assert_eq!(tot["task"], "writing");
     assert_eq!(tot["n"], 2);
-    for summary in [tot, run(&["--method", "tot-bfs"]), run(&["--method", "io"]), run(&["--method", "cot"])] {
+    // The judge's calls count: per problem 2 samplings, 2 votes and 1 judgment.
+    assert_eq!(tot["llm_calls"], 10, "{tot}");
+    let io = run(&["--method", "io"]);
+    // io: one call of 10 samples, then a judgment of each sample.
+    assert_eq!(io["llm_calls"], 2 * (1 + 10), "{io}");
+    for summary in [tot, run(&["--method", "tot-bfs"]), io, run(&["--method", "cot"])] {
         for key in ["endings", "all_endings"] {
             let v = summary["metrics"][key].as_f64().unwrap_or(-1.0);
             assert!((0.0..=1.0).contains(&v), "{key}: {v} in {summary}");
         }
+        let c = summary["metrics"]["coherency"].as_f64().unwrap_or(-1.0);
+        assert!((1.0..=10.0).contains(&c), "coherency {c} in {summary}");
     }
+}
+
+/// A recorded run replays exactly: the judge's calls come back from the session, with the
+/// same coherency, calls and tokens; the text summary prints the coherency as a score.
+#[test]
+fn a_judged_run_replays_with_the_same_coherency() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("s");
+    let live = run(&["--method", "cot", "--samples", "3", "--record", record.to_str().unwrap()]);
+    let replay = Command::new(env!("CARGO_BIN_EXE_thoughtscope"))
+        .args(["replay", "--headless", "--json", record.to_str().unwrap()])
+        .output()
+        .expect("the binary runs");
+    assert!(replay.status.success(), "{}", String::from_utf8_lossy(&replay.stderr));
+    let replay: Value = serde_json::from_slice(&replay.stdout).expect("one JSON summary");
+    for key in ["llm_calls", "prompt_tokens", "completion_tokens", "metrics", "solved"] {
+        assert_eq!(live[key], replay[key], "{key}");
+    }
+    let sessions: String =
+        std::fs::read_dir(&record).unwrap().map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap()).collect();
+    assert!(sessions.contains("\"purpose\":\"judge\""), "the judge's calls are recorded");
+    let text = Command::new(env!("CARGO_BIN_EXE_thoughtscope"))
+        .args(["replay", "--headless", record.to_str().unwrap()])
+        .output()
+        .expect("the binary runs");
+    let text = String::from_utf8_lossy(&text.stdout);
+    let c = live["metrics"]["coherency"].as_f64().unwrap();
+    assert!(text.contains(&format!("coherency {c:.2}")), "{text}");
 }
 
 #[test]

@@ -8,7 +8,8 @@ use color_eyre::eyre::{bail, Result};
 use super::pipe::outln;
 use thoughtscope::import;
 use thoughtscope::import::{
-    crosswords_dfs as import_dfs, naive as import_naive, react as import_react, tot as import_tot, TotLogFormat,
+    crosswords_dfs as import_dfs, naive as import_naive, react as import_react, tot as import_tot,
+    writing_bfs as import_writing_bfs, TotLogFormat,
 };
 
 #[derive(Subcommand, Debug)]
@@ -23,7 +24,8 @@ pub(crate) enum ImportCmd {
         json: bool,
     },
     /// A reference Tree-of-Thoughts log (JSON): the Game-of-24 BFS, a naive IO/CoT sampling
-    /// log of Game of 24 or crosswords, or the crossword DFS; the format is recognised.
+    /// log of Game of 24, crosswords or creative writing, the crossword DFS, or the
+    /// creative-writing BFS; the format is recognised.
     TotLog {
         file: PathBuf,
         /// Directory for the sessions, one per puzzle.
@@ -53,6 +55,7 @@ fn import_tot_log(file: &Path, out: Option<&Path>, verify: bool, json: bool) -> 
         TotLogFormat::Game24Bfs => {}
         TotLogFormat::Naive => return import_naive_log(file, out, verify, json),
         TotLogFormat::CrosswordsDfs => return import_dfs_log(file, out, verify, json),
+        TotLogFormat::WritingBfs => return import_writing_bfs_log(file, out, verify, json),
     }
     if !json {
         outln!("format: Game-of-24 BFS log (run.py --task game24 --method_generate propose --method_evaluate value)");
@@ -160,6 +163,8 @@ fn import_naive_log(file: &Path, out: Option<&Path>, verify: bool, json: bool) -
                 "puzzles_any": report.puzzles_any,
                 "puzzles_first": report.puzzles_first,
             })
+        } else if let Some(coherency) = report.coherency {
+            serde_json::json!({"coherency": coherency, "judged": report.judged})
         } else {
             serde_json::json!({"letter": report.letter, "word": report.word, "games": report.games})
         };
@@ -191,6 +196,8 @@ fn import_naive_log(file: &Path, out: Option<&Path>, verify: bool, json: bool) -
                 report.puzzles_any,
                 report.puzzles_first
             );
+        } else if let Some(coherency) = report.coherency {
+            outln!("coherency {coherency:.2} (mean over {} of {} samples judged)", report.judged, report.samples);
         } else {
             outln!(
                 "letter {:.2}%  word {:.2}%  games {} of {} samples",
@@ -282,6 +289,77 @@ fn import_dfs_log(file: &Path, out: Option<&Path>, verify: bool, json: bool) -> 
                 report.puzzles - report.puzzles_agreeing,
                 report.puzzles,
                 c.puzzle
+            );
+        }
+    }
+    Ok(())
+}
+
+fn import_writing_bfs_log(file: &Path, out: Option<&Path>, verify: bool, json: bool) -> Result<()> {
+    let report = import_writing_bfs::import(file, out)?;
+    if verify {
+        for c in &report.checks {
+            for d in &c.disagreements {
+                safe_eprintln!("input {}: {d}", c.idx);
+            }
+        }
+    }
+    let run = &report.run;
+    if json {
+        let brief = serde_json::json!({
+            "format": "writing_bfs",
+            "inputs": report.inputs,
+            "inputs_agreeing": report.inputs_agreeing,
+            "steps": report.steps,
+            "steps_agreeing": report.steps_agreeing,
+            "finals_agreeing": report.finals_agreeing,
+            "judged": report.judged,
+            "coherency": report.coherency,
+            "prompt_tokens": report.prompt_tokens,
+            "completion_tokens": report.completion_tokens,
+            "model": run.backend,
+            "n_generate": run.n_generate,
+            "n_evaluate": run.n_evaluate,
+            "breadth": run.n_select,
+            "temperature": run.temperature.to_string().parse::<f64>().unwrap_or_default(),
+            "sessions": out.map(|o| o.display().to_string()),
+        });
+        outln!("{brief}");
+    } else {
+        let from = if run.from_file_name { "the file name" } else { "the log" };
+        outln!(
+            "format: creative-writing BFS log (run.py --task text --method_generate sample --method_evaluate vote), \
+             read as {} at temperature {}: {} samples per state, {} votes, greedy keeping {} (from {from})",
+            run.backend,
+            run.temperature,
+            run.n_generate,
+            run.n_evaluate,
+            run.n_select
+        );
+        if let Some(o) = out {
+            outln!("wrote {} sessions to {}", report.inputs, o.display());
+        }
+        outln!("tokens: {} prompt, {} completion", report.prompt_tokens, report.completion_tokens);
+        match report.coherency {
+            Some(c) => outln!("coherency {c:.2} (mean over {} of {} outputs judged)", report.judged, report.inputs),
+            None => outln!("coherency: the log has no judge scores (infos rs)"),
+        }
+        if verify {
+            outln!("{} of {} steps keep the same states as the log", report.steps_agreeing, report.steps);
+            outln!(
+                "{} of {} inputs agree with the log on votes, outputs and coherency",
+                report.inputs_agreeing,
+                report.inputs
+            );
+        }
+    }
+    if verify {
+        if let Some((c, d)) = report.first_difference() {
+            bail!(
+                "{} of {} inputs differ from the log; the first: input {}: {d}",
+                report.inputs - report.inputs_agreeing,
+                report.inputs,
+                c.idx
             );
         }
     }

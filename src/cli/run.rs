@@ -287,7 +287,16 @@ pub(crate) fn print_summary(s: &Summary, json: bool) {
         safe_println!("memory {}: {} entries before, {} after{merged}", m.name, m.entries_before, m.entries_after);
     }
     if !s.metrics.is_empty() {
-        let parts: Vec<String> = s.metrics.iter().map(|(k, v)| format!("{k} {:.1}%", 100.0 * v)).collect();
+        // Shares as percentages; a task's plain scores (writing's coherency) as they are.
+        let task = thoughtscope::tasks::by_name(&s.task, None).ok();
+        let parts: Vec<String> = s
+            .metrics
+            .iter()
+            .map(|(k, v)| match task.as_ref().is_none_or(|t| t.metric_is_share(k)) {
+                true => format!("{k} {:.1}%", 100.0 * v),
+                false => format!("{k} {v:.2}"),
+            })
+            .collect();
         safe_println!("mean {}", parts.join("  "));
     }
     if let Some(a) = s.mean_sample_accuracy {

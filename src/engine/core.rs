@@ -18,6 +18,8 @@ pub enum CallKind {
     Act,
     /// ReAct: the tool call of the node's action.
     Tool,
+    /// The task's judgment of an output after the method is done (`Task::outcome_judge`).
+    Judge,
     /// A call of the method's own kind (its tag is the method's to choose); the reply
     /// goes to `Method::on_reply`.
     Own(u32),
@@ -314,6 +316,24 @@ impl Core {
     /// Cancel the method's own scheduled calls (not ones a person asked for).
     pub fn cancel_scheduled(&mut self) -> Vec<u64> {
         self.cancel_where(|p| !p.by_hand)
+    }
+
+    /// Ask the task's judge about each of the outcome's outputs that it judges; returns
+    /// the number of calls issued.
+    pub(super) fn judge_outputs(&mut self, outcome: &Outcome) -> usize {
+        let mut issued = 0;
+        for id in outcome.outputs() {
+            let y = self.tree.node(id).path.clone();
+            if let Some(judge) = self.task.outcome_judge(&self.x, &y) {
+                let request = LlmRequest::from_prompt(judge.prompt, judge.n.max(1), self.params.temperature);
+                self.issue(id, CallKind::Judge, request, false);
+                issued += 1;
+            }
+        }
+        if issued > 0 {
+            self.log(format!("judging {} before finishing", methods::count(issued, "output", "outputs")));
+        }
+        issued
     }
 
     /// Rank the final states, check their answers and build the outcome.

@@ -90,3 +90,15 @@ pub struct Outcome {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answered_by: Option<super::MethodKind>,
 }
+
+impl Outcome {
+    /// The outputs a search stands by: every sample for whole-answer methods (io, cot,
+    /// cot-sc: those that report a sample accuracy), the top-ranked final state otherwise.
+    pub fn outputs(&self) -> Vec<NodeId> {
+        if self.sample_accuracy.is_some() {
+            self.finals.clone()
+        } else {
+            self.finals.first().copied().into_iter().collect()
+        }
+    }
+}

@@ -33,7 +33,7 @@ pub use request::{
     ToolRequest, ToolResult, Usage,
 };
 pub use step::{Step, StepPart};
-pub use task::{AnswerKind, Proposal, ReactStep, Task, TaskInfo};
+pub use task::{AnswerKind, JudgeRequest, Judgment, Proposal, ReactStep, Task, TaskInfo};
 pub use tree::{Issue, Node, NodeId, NodeStatus, Note, Origin, Score, SearchTree};
 
 use methods::{Method, Progress};

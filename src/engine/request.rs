@@ -27,6 +27,9 @@ pub enum Purpose {
     Refine,
     /// Reflect on a failed attempt, for the next trial (Reflexion).
     Reflect,
+    /// Judge a finished search's output for the task's figures (creative writing's
+    /// coherency), after the method is done.
+    Judge,
 }
 
 impl Purpose {
@@ -42,6 +45,7 @@ impl Purpose {
             Purpose::Feedback => "feedback",
             Purpose::Refine => "refine",
             Purpose::Reflect => "reflect",
+            Purpose::Judge => "judge",
         }
     }
 }

@@ -11,6 +11,8 @@ pub struct Engine {
     method: Box<dyn Method>,
     mode: RunMode,
     outcome: Option<Outcome>,
+    /// The method's outcome while the task's judge calls about it are in flight.
+    judging: Option<Outcome>,
 }
 
 impl Engine {
@@ -38,7 +40,7 @@ impl Engine {
             rng,
             memory: None,
         };
-        Ok(Engine { core, method, mode: RunMode::Paused, outcome: None })
+        Ok(Engine { core, method, mode: RunMode::Paused, outcome: None, judging: None })
     }
 
     /// Start from this memory (its journal is dropped: it is the problem's snapshot).
@@ -93,6 +95,15 @@ impl Engine {
         self.pump();
         self.core.flush_memory();
         std::mem::take(&mut self.core.out)
+    }
+
+    /// The search goes on (an edit, a backtrack, a continuation): no outcome yet, and a
+    /// judgment of the old one is moot.
+    fn reopen(&mut self) {
+        self.outcome = None;
+        if self.judging.take().is_some() {
+            self.core.cancel_where(|p| p.kind == CallKind::Judge);
+        }
     }
 
     fn set_mode(&mut self, mode: RunMode) {
@@ -168,7 +179,7 @@ impl Engine {
                     match result {
                         Ok(new) => {
                             self.core.log(format!("edited {node} by hand as {new}; the old continuation stays"));
-                            self.outcome = None;
+                            self.reopen();
                         }
                         Err(reason) => self.reject(reason),
                     }
@@ -188,7 +199,7 @@ impl Engine {
                 }
                 self.method.on_edit(&mut self.core, node, new);
                 // A finished search can go on from an edit.
-                self.outcome = None;
+                self.reopen();
             }
             Command::Backtrack { to, cause } => {
                 if let Some(node) = to {
@@ -203,7 +214,7 @@ impl Engine {
                 if let Err(reason) = done {
                     self.reject(reason);
                 } else {
-                    self.outcome = None;
+                    self.reopen();
                 }
             }
             Command::Expand { node } => {
@@ -238,7 +249,7 @@ impl Engine {
                 }
                 match self.method.continue_from(&mut self.core, node) {
                     Ok(()) => {
-                        self.outcome = None;
+                        self.reopen();
                         self.core.log(format!("continuing from {node}"));
                     }
                     Err(reason) => self.reject(reason),
@@ -400,6 +411,14 @@ impl Engine {
                 self.method.on_act(&mut self.core, node, &completion);
             }
             CallKind::Tool => {}
+            CallKind::Judge => {
+                let judgment = self.core.task.read_judgment(&x, &y, &texts);
+                let metrics: Vec<(&str, f64)> = judgment.metrics.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+                self.core.set_metrics(node, &metrics);
+                if !judgment.note.is_empty() {
+                    self.core.set_note(node, "judge", &judgment.note);
+                }
+            }
             CallKind::Own(tag) => self.method.on_reply(&mut self.core, node, tag, &response),
             CallKind::Answer => {
                 let proposals = texts
@@ -418,9 +437,17 @@ impl Engine {
             if self.outcome.is_some() || self.core.has_pending() {
                 return;
             }
+            // The judge calls are answered: the outcome stands.
+            if let Some(outcome) = self.judging.take() {
+                return self.finish(outcome);
+            }
             self.method.settle(&mut self.core);
             if self.method.done() {
                 let outcome = self.method.outcome(&mut self.core);
+                if self.core.judge_outputs(&outcome) > 0 {
+                    self.judging = Some(outcome);
+                    return;
+                }
                 return self.finish(outcome);
             }
             match self.mode {

@@ -11,6 +11,22 @@ use super::{Outcome, Score, SearchTree};
 /// [`Task::scores_proposals`]).
 pub const PROPOSAL_SCORE: &str = "proposal";
 
+/// A model judgment the engine asks for about an output once the method is done (see
+/// [`Task::outcome_judge`]): the prompt (purpose [`Purpose::Judge`]) and its sample count.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JudgeRequest {
+    pub prompt: Prompt,
+    pub n: u32,
+}
+
+/// What a task reads from a judge's samples: metrics for the judged node (which
+/// [`Task::metrics`] then reads from the tree) and a line for its detail pane.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Judgment {
+    pub metrics: Vec<(String, f64)>,
+    pub note: String,
+}
+
 /// A state drawn as a grid (crosswords' board): cells row by row with a class each,
 /// labels for the rows and columns, and the clues with their letters and verdicts.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -298,6 +314,22 @@ pub trait Task: Send + Sync {
     /// 0 to 1 (printed as a percentage); a run's summary gives their means over problems.
     fn metrics(&self, _x: &str, _tree: &SearchTree, _outcome: &Outcome) -> BTreeMap<String, f64> {
         BTreeMap::new()
+    }
+    /// Whether metric `name` is a share from 0 to 1 (printed as a percentage, the default)
+    /// rather than a plain score (printed as it is, e.g. a coherency of 1 to 10).
+    fn metric_is_share(&self, _name: &str) -> bool {
+        true
+    }
+    /// A model judgment of output `y` (one of [`Outcome::outputs`]) that the engine asks
+    /// for when any method is done, before it finishes, as an ordinary recorded call on
+    /// the output's node — so replay repeats it and a fork judges afresh. `None`: no
+    /// judgment (the default).
+    fn outcome_judge(&self, _x: &str, _y: &str) -> Option<JudgeRequest> {
+        None
+    }
+    /// Read the judge's samples about output `y`; the metrics are set on its node.
+    fn read_judgment(&self, _x: &str, _y: &str, _samples: &[String]) -> Judgment {
+        Judgment::default()
     }
     /// State `y` drawn as a grid for the explorer, if the task has one, with the
     /// evaluator's verdicts from `score`.

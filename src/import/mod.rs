@@ -5,6 +5,7 @@ pub mod crosswords_dfs;
 pub mod naive;
 pub mod react;
 pub mod tot;
+pub mod writing_bfs;
 
 use std::path::Path;
 
@@ -17,12 +18,16 @@ pub enum TotLogFormat {
     Naive,
     /// The crosswords notebook's DFS (a list of visited states per puzzle): [`crosswords_dfs`].
     CrosswordsDfs,
+    /// run.py's creative-writing BFS (`{idx, steps, ys, infos, usage_so_far}`, sampled
+    /// plans and passages with vote counts): [`writing_bfs`].
+    WritingBfs,
 }
 
 /// Every format, said when a file is none of them.
 pub const TOT_LOG_FORMATS: &str = "the Game-of-24 BFS log (a list of {idx, steps, ys, infos, usage_so_far}), a naive \
-    sampling log of Game of 24 or crosswords (a list of {idx, ys, accs or infos, usage_so_far}) or the crossword DFS \
-    log (a list of lists of {total_step, env_step, actions, info, count})";
+    sampling log of Game of 24, crosswords or creative writing (a list of {idx, ys, accs or infos, usage_so_far}), the crossword DFS \
+    log (a list of lists of {total_step, env_step, actions, info, count}) or the creative-writing BFS log (a list of \
+    {idx, steps, ys, infos, usage_so_far} whose input is sentences)";
 
 /// Which format the file at `path` holds, from its shape; a file that is none of them is
 /// refused naming what was found and the formats expected.
@@ -44,6 +49,9 @@ pub fn detect_value(value: &serde_json::Value) -> Result<TotLogFormat, String> {
     }
     if naive::looks_naive(value) {
         return Ok(TotLogFormat::Naive);
+    }
+    if writing_bfs::looks_writing_bfs(first) {
+        return Ok(TotLogFormat::WritingBfs);
     }
     if first.get("steps").is_some() || first.get("idx").is_some() {
         // The BFS importer validates it and says precisely what else it is.

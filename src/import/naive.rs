@@ -8,8 +8,16 @@
 //!
 //! The task comes from the file name's first word (`game24_`, `crosswords_`, `text_`)
 //! or, without one, from the verdicts (`accs` → Game of 24, `r_letter` → crosswords,
-//! `rs` → creative writing). Creative writing is recognised and refused: thoughtscope
-//! has no writing task to check its samples against.
+//! `rs` → creative writing).
+//!
+//! Creative writing: after the samples the engine asks the task's coherency judge about
+//! each one (`Task::outcome_judge`), as the reference's `test_output` did; those calls
+//! are answered with the log's judge scores `infos[j].rs` (one completion per score,
+//! "Thus the coherency score is N"), and our coherency of each sample (the mean of its
+//! scores, 0 with none) must be the log's `infos[j].r`. A sample whose `infos` entry is
+//! missing, or has no `rs`, gets a failed judge call saying so (and no coherency). The
+//! log's tokens cover the samples and the judge calls; they are shared over the calls
+//! (marked estimated), so a session's total is the log's.
 //!
 //! Inputs: Game of 24 entry `idx` is line `idx` of the built-in 24.csv list; crosswords
 //! entry `idx` is test puzzle `idx` (`mini0505.json[5 idx]`), as the reference reads
@@ -24,12 +32,13 @@ use serde_json::Value;
 use super::tot::ImportError;
 use crate::engine::{
     CallError, CallErrorKind, Command, Completion, Engine, Input, LlmRequest, LlmResponse, MethodKind, NodeStatus,
-    Params, Task, Usage,
+    Params, Purpose, Task, Usage,
 };
 use crate::runtime::{sync, Run, StopPolicy};
 use crate::session::{Header, SessionWriter, FORMAT, VERSION};
 use crate::tasks::crosswords::{self, board::accuracy, Crosswords};
 use crate::tasks::game24::Game24;
+use crate::tasks::writing::{self, Writing};
 use crate::tasks::TaskSource;
 
 /// What the importer reads, said in every message refusing a file.
@@ -69,11 +78,21 @@ pub enum LogVerdict {
     Board { letter: f64, word: f64, game: bool },
 }
 
+/// Creative writing: the judge's scores of one sample (`infos[j].rs`) and their mean as
+/// the log states it (`infos[j].r`); either may be missing.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LogJudgment {
+    pub rs: Option<Vec<u64>>,
+    pub r: Option<f64>,
+}
+
 #[derive(Debug, Clone)]
 pub struct NaiveEntry {
     pub idx: usize,
     pub ys: Vec<String>,
     pub verdicts: Vec<LogVerdict>,
+    /// Creative writing: one per sample (empty for the other tasks).
+    pub judgments: Vec<LogJudgment>,
     usage_so_far: (u64, u64),
 }
 
@@ -105,6 +124,9 @@ pub struct NaiveCheck {
     pub games: usize,
     /// Whether the first sample is correct (Game of 24).
     pub first_correct: bool,
+    /// Creative writing: samples with our coherency, and its sum over them.
+    pub judged: usize,
+    pub coherency_sum: f64,
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
     pub disagreements: Vec<String>,
@@ -130,6 +152,9 @@ pub struct NaiveReport {
     pub letter: f64,
     pub word: f64,
     pub games: usize,
+    /// Creative writing: samples judged, and their mean coherency (the paper's figure).
+    pub judged: usize,
+    pub coherency: Option<f64>,
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
     pub checks: Vec<NaiveCheck>,
@@ -220,9 +245,14 @@ pub fn parse_log(text: &str, file_name: &str) -> Result<NaiveLog, String> {
         Value::Array(_) => return Err(format!("the list is empty; {EXPECTED}")),
         _ => return Err(format!("the file holds no JSON list; {EXPECTED}")),
     };
-    let found = content_task(&items[0]).ok_or_else(|| {
-        format!("entry 0 has neither `accs` nor `infos` with verdicts (r, r_letter or rs); {EXPECTED}")
-    })?;
+    let found = match (content_task(&items[0]), named.task) {
+        (Some(found), _) => found,
+        // A writing log whose scores are missing still has its samples to import.
+        (None, Some(NaiveTask::Writing)) => NaiveTask::Writing,
+        (None, _) => {
+            return Err(format!("entry 0 has neither `accs` nor `infos` with verdicts (r, r_letter or rs); {EXPECTED}"))
+        }
+    };
     let task = match named.task {
         Some(t) if t != found => {
             return Err(format!(
@@ -233,13 +263,6 @@ pub fn parse_log(text: &str, file_name: &str) -> Result<NaiveLog, String> {
         }
         _ => found,
     };
-    if task == NaiveTask::Writing {
-        return Err(format!(
-            "a naive sampling log of creative writing (run.py --task text --naive_run): recognised, but thoughtscope \
-             has no writing task yet to re-run it on; expected {}",
-            super::TOT_LOG_FORMATS
-        ));
-    }
     let mut entries: Vec<NaiveEntry> = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         let entry = read_entry(i, item, task)?;
@@ -334,12 +357,61 @@ fn read_entry(i: usize, item: &Value, task: NaiveTask) -> Result<NaiveEntry, Str
         }
         NaiveTask::Writing => Vec::new(),
     };
-    if verdicts.len() != ys.len() {
+    let judgments = match task {
+        NaiveTask::Writing => read_judgments(obj.get("infos"), ys.len()).map_err(at)?,
+        _ => Vec::new(),
+    };
+    if task != NaiveTask::Writing && verdicts.len() != ys.len() {
         return Err(at(format!("{} samples in `ys` but {} verdicts", ys.len(), verdicts.len())));
     }
     let usage = obj.get("usage_so_far");
     let get = |key: &str| usage.and_then(|u| u.get(key)).and_then(Value::as_u64).unwrap_or(0);
-    Ok(NaiveEntry { idx, ys, verdicts, usage_so_far: (get("prompt_tokens"), get("completion_tokens")) })
+    Ok(NaiveEntry { idx, ys, verdicts, judgments, usage_so_far: (get("prompt_tokens"), get("completion_tokens")) })
+}
+
+/// Creative writing's `infos`: per sample `{rs: [scores], r: mean}`, either part optional;
+/// missing `infos` (or fewer entries than samples) leaves the rest unjudged.
+pub(crate) fn read_judgments(infos: Option<&Value>, samples: usize) -> Result<Vec<LogJudgment>, String> {
+    let list = match infos {
+        None | Some(Value::Null) => return Ok(vec![LogJudgment::default(); samples]),
+        Some(Value::Array(list)) => list,
+        Some(other) => return Err(format!("`infos` is {other}, not a list")),
+    };
+    if list.len() > samples {
+        return Err(format!("{samples} samples in `ys` but {} entries in `infos`", list.len()));
+    }
+    let mut out = Vec::with_capacity(samples);
+    for (j, info) in list.iter().enumerate() {
+        let rs = match info.get("rs") {
+            None | Some(Value::Null) => None,
+            Some(Value::Array(scores)) => Some(
+                scores
+                    .iter()
+                    .enumerate()
+                    .map(|(k, v)| {
+                        v.as_f64()
+                            .filter(|f| *f >= 0.0 && f.fract() == 0.0 && *f < 1e9)
+                            .map(|f| f as u64)
+                            .ok_or_else(|| format!("`infos[{j}].rs[{k}]` is {v}, not a whole-number coherency score"))
+                    })
+                    .collect::<Result<Vec<u64>, String>>()?,
+            ),
+            Some(other) => return Err(format!("`infos[{j}].rs` is {other}, not a list of scores")),
+        };
+        let r = match info.get("r") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(v.as_f64().ok_or_else(|| format!("`infos[{j}].r` is {v}, not a number"))?),
+        };
+        out.push(LogJudgment { rs, r });
+    }
+    out.resize(samples, LogJudgment::default());
+    Ok(out)
+}
+
+/// The judge's replies for one sample: "Thus the coherency score is N" per logged score.
+pub(crate) fn judge_replies(judgment: &LogJudgment) -> Option<Vec<String>> {
+    let rs = judgment.rs.as_ref()?;
+    Some(rs.iter().map(|n| format!("Thus the coherency score is {n}")).collect())
 }
 
 /// Re-run one input's sampling with the log's replies; record a session to `out` if given.
@@ -354,7 +426,7 @@ pub fn check_entry(
     let (task, name): (Arc<dyn TaskSource>, &str) = match log.task {
         NaiveTask::Game24 => (Arc::new(Game24::builtin()), crate::tasks::game24::INFO.name),
         NaiveTask::Crosswords => (Arc::new(Crosswords::builtin()), crosswords::INFO.name),
-        NaiveTask::Writing => return Err(err("creative writing cannot be re-run".into())),
+        NaiveTask::Writing => (Arc::new(Writing::builtin()), writing::INFO.name),
     };
     let problem = task.problem(entry.idx).ok_or_else(|| {
         err(format!(
@@ -403,26 +475,31 @@ pub fn check_entry(
     };
     let session = writer.as_ref().map(|w| w.path().display().to_string());
     let engine_task: Arc<dyn Task> = task.clone();
+    // A first run counts the calls (the samples, then a judge call per judged sample),
+    // so the log's tokens can be shared over them before anything is written.
+    let calls = {
+        let mut answers = SampleAnswers::new(entry, &log.backend);
+        let mut run = Run::new(Engine::new(engine_task.clone(), &x, params.clone()), None, StopPolicy::default());
+        let mut calls = 0u64;
+        sync::drive(&mut run, vec![Input::command(Command::Run)], |r: &LlmRequest| {
+            calls += 1;
+            answers.answer(r, Usage::default())
+        })?;
+        calls
+    };
     let mut run = Run::new(Engine::new(engine_task, &x, params), writer, StopPolicy::default());
-    let mut answered = false;
-    let model = log.backend.clone();
-    sync::drive(&mut run, vec![Input::command(Command::Run)], |_r: &LlmRequest| {
-        if answered {
-            return Err(CallError {
-                kind: CallErrorKind::Import,
-                message: "the log has one call per input; the method asked for another".into(),
-            });
-        }
-        answered = true;
-        Ok(LlmResponse {
-            completions: entry.ys.iter().map(|y| Completion::text(y.clone(), None)).collect(),
-            // One call per input: the log's per-input tokens are this call's.
-            usage: Usage { prompt_tokens: usage.0, completion_tokens: usage.1, estimated: false },
-            latency_ms: 0,
-            model: model.clone(),
-            simulated: false,
-            cached: false,
-        })
+    let mut answers = SampleAnswers::new(entry, &log.backend);
+    let mut call = 0u64;
+    sync::drive(&mut run, vec![Input::command(Command::Run)], |r: &LlmRequest| {
+        // One call (Game of 24, crosswords): the log's per-input tokens are its own;
+        // several (writing's judge calls too): an equal share each, estimated.
+        let usage = Usage {
+            prompt_tokens: super::tot::share(usage.0, calls, call),
+            completion_tokens: super::tot::share(usage.1, calls, call),
+            estimated: calls > 1,
+        };
+        call += 1;
+        answers.answer(r, usage)
     })?;
     run.end(0)?;
     let engine = run.engine;
@@ -441,6 +518,8 @@ pub fn check_entry(
         word_sum: 0.0,
         games: 0,
         first_correct: false,
+        judged: 0,
+        coherency_sum: 0.0,
         prompt_tokens: usage.0,
         completion_tokens: usage.1,
         disagreements: Vec::new(),
@@ -490,8 +569,71 @@ pub fn check_entry(
             }
         }
     }
+    if log.task == NaiveTask::Writing {
+        for (j, (&id, theirs)) in samples.iter().zip(&entry.judgments).enumerate() {
+            let ours = tree.node(id).metrics.get(writing::COHERENCY).copied();
+            if let Some(c) = ours {
+                check.judged += 1;
+                check.coherency_sum += c;
+            }
+            match (ours, theirs.r) {
+                (Some(ours), Some(r)) if (ours - r).abs() > EPS => disagreements.push(format!(
+                    "sample {}: our coherency is {ours} from its scores, the log's infos r says {r}",
+                    j + 1
+                )),
+                (None, Some(r)) if theirs.rs.is_some() => {
+                    disagreements.push(format!("sample {}: we have no coherency, the log's infos r says {r}", j + 1))
+                }
+                _ => {}
+            }
+        }
+    }
     check.disagreements = disagreements;
     Ok(check)
+}
+
+/// Answers one input's calls from its log: the samples, then (writing) the judge's scores.
+struct SampleAnswers<'a> {
+    entry: &'a NaiveEntry,
+    model: String,
+    answered: bool,
+    /// Per sample: whether its judge call was answered.
+    judged: Vec<bool>,
+}
+
+impl<'a> SampleAnswers<'a> {
+    fn new(entry: &'a NaiveEntry, model: &str) -> Self {
+        SampleAnswers { entry, model: model.to_string(), answered: false, judged: vec![false; entry.ys.len()] }
+    }
+
+    fn answer(&mut self, request: &LlmRequest, usage: Usage) -> Result<LlmResponse, CallError> {
+        let fail = |message: String| CallError { kind: CallErrorKind::Import, message };
+        let texts = if request.purpose == Purpose::Judge {
+            // The sample judged: the first not yet judged whose passage is the request's.
+            let passage = request.context.get("passage").and_then(Value::as_str).unwrap_or("");
+            let j = (0..self.entry.ys.len())
+                .find(|&j| !self.judged[j] && writing::read::passage_of(&self.entry.ys[j]) == passage)
+                .ok_or_else(|| fail("the judge asked about a passage that is none of the log's samples".into()))?;
+            self.judged[j] = true;
+            let judgment = self.entry.judgments.get(j).cloned().unwrap_or_default();
+            judge_replies(&judgment)
+                .ok_or_else(|| fail(format!("the log has no coherency scores (infos[{j}].rs) for sample {}", j + 1)))?
+        } else {
+            if self.answered {
+                return Err(fail("the log has one sampling call per input; the method asked for another".into()));
+            }
+            self.answered = true;
+            self.entry.ys.clone()
+        };
+        Ok(LlmResponse {
+            completions: texts.into_iter().map(|y| Completion::text(y, None)).collect(),
+            usage,
+            latency_ms: 0,
+            model: self.model.clone(),
+            simulated: false,
+            cached: false,
+        })
+    }
 }
 
 /// Validate the naive log at `path`, then re-run every input (recording sessions to `out`
@@ -520,6 +662,11 @@ pub fn import(path: &Path, out: Option<&Path>) -> Result<NaiveReport, ImportErro
         letter: checks.iter().map(|c| c.letter_sum).sum::<f64>() / per,
         word: checks.iter().map(|c| c.word_sum).sum::<f64>() / per,
         games: checks.iter().map(|c| c.games).sum(),
+        judged: checks.iter().map(|c| c.judged).sum(),
+        coherency: (log.task == NaiveTask::Writing).then(|| {
+            checks.iter().map(|c| c.coherency_sum).sum::<f64>()
+                / checks.iter().map(|c| c.judged).sum::<usize>().max(1) as f64
+        }),
         prompt_tokens: checks.iter().map(|c| c.prompt_tokens).sum(),
         completion_tokens: checks.iter().map(|c| c.completion_tokens).sum(),
         checks,
@@ -549,8 +696,13 @@ mod tests {
         assert!(err.contains("entry 0 (idx 3): 2 samples in `ys` but 1 verdicts"), "{err}");
         let err = parse_log(r#"[{"idx": 3, "ys": ["a"], "accs": ["yes"]}]"#, "x.json").unwrap_err();
         assert!(err.contains("`accs[0]` is \"yes\""), "{err}");
-        let err = parse_log(r#"[{"idx": 3, "ys": ["a"], "infos": [{"rs": [1], "r": 1.0}]}]"#, "x.json").unwrap_err();
-        assert!(err.contains("a naive sampling log of creative writing"), "{err}");
+        let log = parse_log(r#"[{"idx": 3, "ys": ["a", "b"], "infos": [{"rs": [1, 2], "r": 1.5}, {}]}]"#, "x.json")
+            .expect("a writing log");
+        assert_eq!(log.task, NaiveTask::Writing);
+        assert_eq!(log.entries[0].judgments[0], LogJudgment { rs: Some(vec![1, 2]), r: Some(1.5) });
+        assert_eq!(log.entries[0].judgments[1], LogJudgment::default(), "missing scores are allowed");
+        let err = parse_log(r#"[{"idx": 3, "ys": ["a"], "infos": [{"rs": ["x"], "r": 1.0}]}]"#, "x.json").unwrap_err();
+        assert!(err.contains("entry 0 (idx 3): `infos[0].rs[0]` is \"x\""), "{err}");
         let err = parse_log(r#"[{"idx": 3, "ys": ["a"], "accs": [true]}]"#, "crosswords_gpt-4_0.7_naive_standard.json")
             .unwrap_err();
         assert!(err.contains("the file name says crosswords"), "{err}");

@@ -579,7 +579,7 @@ impl LogAnswers {
 }
 
 /// `total` tokens shared over `calls` calls, the remainder one each to the first calls.
-fn share(total: u64, calls: u64, call: u64) -> u64 {
+pub(crate) fn share(total: u64, calls: u64, call: u64) -> u64 {
     match calls {
         0 => 0,
         _ => total / calls + u64::from(call < total % calls),

@@ -41,7 +41,7 @@ pub struct CachePolicy {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct PurposeName(&'static str);
 
-const PURPOSES: [Purpose; 10] = [
+const PURPOSES: [Purpose; 11] = [
     Purpose::Io,
     Purpose::Cot,
     Purpose::Propose,
@@ -52,6 +52,7 @@ const PURPOSES: [Purpose; 10] = [
     Purpose::Feedback,
     Purpose::Refine,
     Purpose::Reflect,
+    Purpose::Judge,
 ];
 
 impl Default for CachePolicy {

@@ -74,7 +74,7 @@ pub fn answer(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64) -> Re
             ))
         }
         Purpose::Reflect => Ok("Some words did not fit their crossing words; next time check every column too.".into()),
-        Purpose::Act | Purpose::Vote => Err(CallError {
+        Purpose::Act | Purpose::Vote | Purpose::Judge => Err(CallError {
             kind: CallErrorKind::Sim,
             message: format!("crosswords has no {} requests", request.purpose.label()),
         }),

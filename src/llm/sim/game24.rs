@@ -25,6 +25,7 @@ pub fn answer(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64) -> Re
     let input = parse_numbers(field(request, "input")).ok_or_else(|| bad_request("a readable input"))?;
     match request.purpose {
         Purpose::Act => Err(CallError { kind: CallErrorKind::Sim, message: "game24 has no ReAct actions".into() }),
+        Purpose::Judge => Err(CallError { kind: CallErrorKind::Sim, message: "game24 has no judge requests".into() }),
         Purpose::Io => Ok(io(cfg, &input, rng)),
         Purpose::Cot => match reflections(request) {
             0 => Ok(cot(cfg, &input, rng)),

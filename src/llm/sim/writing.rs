@@ -127,7 +127,7 @@ pub fn answer(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64) -> Re
                 best.0 + 1
             ))
         }
-        Purpose::Value => {
+        Purpose::Value | Purpose::Judge => {
             let judged = text_field(request, "passage");
             let share = form(judged, &sentences);
             let raw = 4.0 + 5.0 * share + amplitude(cfg, JUDGE_NOISE) * (2.0 * rng.next_f64() - 1.0);

@@ -14,16 +14,20 @@
 //!   those are flags);
 //! * votes read "The best choice is N" (the first number after the last such phrase);
 //! * the value evaluator (`--evaluator value`) is the reference's coherency judge
-//!   (`score.txt`): each sample reads "Thus the coherency score is N" (1 to 10) and the
-//!   state's value is the mean of the readable samples.
+//!   (`score.txt`): each sample reads "Thus the coherency score is N" (the prompt asks
+//!   for 1 to 10; any whole number is read, as there) and the state's value is the mean
+//!   of the readable samples.
 //!
 //! Checking: there is no gold passage. `check` passes a passage whose paragraphs end
 //! with the input's sentences, in order, with one paragraph per sentence; `score` is the
 //! share of sentences that end their paragraph. The figures (`Task::metrics`) are
 //! `endings` (that share) and `all_endings` (all of them), of the top-ranked output — or
-//! the mean over the samples for io / cot. The paper's own figure, a GPT-4 coherency
-//! judgment of the output, needs a model call after the search: not done here (see
-//! README).
+//! the mean over the samples for io / cot — and `coherency`, the paper's own figure:
+//! once the method is done the engine asks the judge (`Task::outcome_judge`: the score
+//! prompt, purpose `judge`, [`JUDGE_SAMPLES`] samples) about each output's passage, as
+//! the reference's `test_output` does; an output's coherency is the mean of its readable
+//! samples (0 when none is readable, as there), kept as the node's metric `coherency`,
+//! and the figure is the mean over the outputs.
 
 pub mod read;
 
@@ -34,13 +38,21 @@ use std::sync::Arc;
 use serde_json::json;
 
 use super::{prompts, Problem, TaskError, TaskOptions, TaskSource};
-use crate::engine::{AnswerKind, Message, Outcome, Prompt, Proposal, Purpose, SearchTree, Task, TaskInfo};
+use crate::engine::{
+    AnswerKind, JudgeRequest, Judgment, Message, Outcome, Prompt, Proposal, Purpose, SearchTree, Task, TaskInfo,
+};
 
 const IO: &str = include_str!("../../../assets/prompts/writing/io.txt");
 const COT: &str = include_str!("../../../assets/prompts/writing/cot.txt");
 const VOTE: &str = include_str!("../../../assets/prompts/writing/vote.txt");
 const SCORE: &str = include_str!("../../../assets/prompts/writing/score.txt");
 const DATA: &str = include_str!("../../../assets/writing/data_100_random_text.txt");
+
+/// Samples of the coherency judge per output (the reference's `test_output`).
+pub const JUDGE_SAMPLES: u32 = 5;
+
+/// The node metric (and run figure) of the judge's coherency score, 1 to 10.
+pub const COHERENCY: &str = "coherency";
 
 /// Thought steps: a plan, then a passage.
 pub const STEPS: usize = 2;
@@ -284,11 +296,7 @@ impl Task for Writing {
     fn metrics(&self, x: &str, tree: &SearchTree, outcome: &Outcome) -> BTreeMap<String, f64> {
         let sentences = read::sentences(x);
         // Whole answers (io, cot): the mean over the samples; a tree search: its top output.
-        let outputs: Vec<_> = if outcome.sample_accuracy.is_some() {
-            outcome.finals.clone()
-        } else {
-            outcome.finals.first().copied().into_iter().collect()
-        };
+        let outputs = outcome.outputs();
         let shares: Vec<f64> = outputs
             .iter()
             .map(|&id| {
@@ -304,7 +312,34 @@ impl Task for Writing {
         let mut out = BTreeMap::new();
         out.insert("endings".into(), shares.iter().sum::<f64>() / n);
         out.insert("all_endings".into(), shares.iter().filter(|&&s| s >= 1.0).count() as f64 / n);
+        // The judged outputs (a plan-only output is not judged; a failed call leaves none).
+        let judged: Vec<f64> = outputs.iter().filter_map(|&id| tree.node(id).metrics.get(COHERENCY).copied()).collect();
+        if !judged.is_empty() {
+            out.insert(COHERENCY.into(), judged.iter().sum::<f64>() / judged.len() as f64);
+        }
         out
+    }
+
+    fn metric_is_share(&self, name: &str) -> bool {
+        name != COHERENCY
+    }
+
+    fn outcome_judge(&self, x: &str, y: &str) -> Option<JudgeRequest> {
+        if is_plan_state(y) {
+            return None;
+        }
+        // An empty passage is judged too, as the reference judges whatever the output is.
+        let prompt = Prompt { purpose: Purpose::Judge, ..self.score_prompt(x, &read::passage_of(y)) };
+        Some(JudgeRequest { prompt, n: JUDGE_SAMPLES })
+    }
+
+    fn read_judgment(&self, x: &str, y: &str, samples: &[String]) -> Judgment {
+        // As the reference: the mean of the readable scores, 0 when none is readable.
+        let (value, read) = self.parse_value(x, y, samples);
+        Judgment {
+            metrics: vec![(COHERENCY.to_string(), value)],
+            note: format!("coherency {value:.2} (the judge's scores: {})", read.join(", ")),
+        }
     }
 }
 

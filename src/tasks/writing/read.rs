@@ -111,7 +111,9 @@ pub fn vote(reply: &str, n_choices: usize) -> Option<usize> {
     (1..=n_choices).contains(&n).then(|| n - 1)
 }
 
-/// The score a judge reply gives in "Thus the coherency score is N", if it is 1 to 10.
+/// The score a judge reply gives in "Thus the coherency score is N": any whole number,
+/// as the reference's `coherency score is (\d+)` reads it (the prompt asks for 1 to 10),
+/// so a log's scores re-read as they were counted.
 pub fn coherency(reply: &str) -> Option<u64> {
-    number_after(reply, "coherency score is").filter(|n| (1..=10).contains(n))
+    number_after(reply, "coherency score is")
 }
