@@ -50,6 +50,20 @@ pub(crate) struct BenchArgs {
     /// Only the replay section.
     #[arg(long)]
     pub(crate) replay_only: bool,
+    /// Nodes in the sampled session that replay at scale and the explorer are timed on
+    /// (0 skips that section).
+    #[arg(long, default_value_t = 100_000)]
+    pub(crate) scale_nodes: usize,
+    /// Only the replay-at-scale and explorer section.
+    #[arg(long)]
+    pub(crate) scale_only: bool,
+    /// Rounds of key presses and timeline steps timed in the explorer.
+    #[arg(long, default_value_t = 50)]
+    pub(crate) explorer_rounds: usize,
+    /// Replay FILE headless and print its time and memory (the bench runs this in a
+    /// fresh process of its own, so the peak memory is the replay's).
+    #[arg(long, hide = true, value_name = "FILE")]
+    pub(crate) measure_replay: Option<PathBuf>,
 }
 
 /// Time one headless run of `args` in this process.
@@ -79,6 +93,20 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
     if args.replay_seeks > 1_000_000 {
         usage_bail!("--replay-seeks must be at most 1000000, not {}", args.replay_seeks);
     }
+    if let Some(file) = &args.measure_replay {
+        let m = thoughtscope::runtime::bench::measure_replay(file).map_err(|e| eyre!(e))?;
+        outln!("{}", m.line());
+        return Ok(());
+    }
+    if args.scale_nodes > 10_000_000 {
+        usage_bail!("--scale-nodes must be at most 10000000, not {}", args.scale_nodes);
+    }
+    if !(1..=100_000).contains(&args.explorer_rounds) {
+        usage_bail!("--explorer-rounds must be from 1 to 100000, not {}", args.explorer_rounds);
+    }
+    if args.scale_only {
+        return bench_scale(&args);
+    }
     if !args.replay_only {
         bench_runs(&args)?;
     }
@@ -90,6 +118,38 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
         args.replay_seed,
         &mut std::io::stdout(),
     );
+    let _ = std::fs::remove_dir_all(&dir);
+    result.map_err(|e| eyre!(e))?;
+    if args.replay_only {
+        return Ok(());
+    }
+    bench_scale(&args)
+}
+
+/// Replay at scale and the explorer on a sampled session of `--scale-nodes` nodes.
+pub(crate) fn bench_scale(args: &BenchArgs) -> Result<()> {
+    if args.scale_nodes == 0 {
+        return Ok(());
+    }
+    let dir = tempfile_dir()?;
+    let path = dir.join("bench-scale.jsonl");
+    // The headless replay runs in a fresh process of this binary, so its peak memory is its own.
+    let child = |file: &std::path::Path| -> std::result::Result<String, String> {
+        let exe = std::env::current_exe().map_err(|e| format!("cannot find this program to run the replay: {e}"))?;
+        let output = std::process::Command::new(exe)
+            .arg("bench")
+            .arg("--measure-replay")
+            .arg(file)
+            .output()
+            .map_err(|e| format!("cannot run the replay measurement: {e}"))?;
+        if !output.status.success() {
+            return Err(format!("the replay measurement failed: {}", String::from_utf8_lossy(&output.stderr).trim()));
+        }
+        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+    };
+    let mut out = std::io::stdout();
+    let result = thoughtscope::runtime::bench::replay_scale_bench(&path, args.scale_nodes, &child, &mut out)
+        .and_then(|()| thoughtscope::tui::bench::explorer_bench(&path, args.explorer_rounds, &mut out));
     let _ = std::fs::remove_dir_all(&dir);
     result.map_err(|e| eyre!(e))
 }

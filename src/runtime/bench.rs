@@ -180,3 +180,182 @@ pub fn replay_bench(dir: &Path, inputs: usize, seeks: usize, seed: u64, out: &mu
     )?;
     Ok(())
 }
+
+/// The goals of the scale figures (issue 15).
+pub const REPLAY_MEMORY_GOAL: f64 = 2.0;
+pub const FRAME_GOAL_MS: f64 = 16.0;
+pub const OPEN_GOAL_S: f64 = 2.0;
+
+/// Record a Game of 24 tot-bfs session with a sampling generator — `n_generate` samples
+/// per state, `breadth` states kept per step — big enough to have about `nodes` nodes.
+pub fn record_sampled_session(path: &Path, nodes: usize) -> Result<Session, String> {
+    let n_generate = 50u32;
+    // Two sampled levels of `breadth × n_generate` nodes each make the bulk of the tree.
+    let breadth = (nodes / (2 * n_generate as usize)).max(1);
+    let params = Params { generator: crate::engine::Generator::Sample, n_generate, breadth, ..Params::default() };
+    let header = Header {
+        format: FORMAT.into(),
+        version: VERSION,
+        task: crate::tasks::game24::INFO.name.into(),
+        input: PUZZLE.into(),
+        index: None,
+        params,
+        provider: "sim".into(),
+        model: SIM_MODEL.into(),
+        simulated: true,
+        sim: Some(SimConfig::default()),
+        price: None,
+        source: None,
+        parent: None,
+        note: Some(format!("a sampled tot-bfs run of about {nodes} nodes for `thoughtscope bench`")),
+        gold: None,
+        actions: None,
+        facets: Default::default(),
+        memory: None,
+    };
+    let task = header.build_task(&TaskOptions::default()).map_err(|e| e.to_string())? as Arc<dyn Task>;
+    let engine = Engine::new(task, PUZZLE, header.params.clone());
+    let writer = SessionWriter::create(path, &header).map_err(|e| e.to_string())?;
+    let mut run = Run::new(engine, Some(writer), StopPolicy::default());
+    let sim = SimProvider::new(SimConfig::default());
+    sync::drive(&mut run, vec![Input::command(Command::Run)], |r| sim.answer(r)).map_err(|e| e.to_string())?;
+    run.end(0).map_err(|e| e.to_string())?;
+    Session::load(path).map_err(|e| e.to_string())
+}
+
+/// This process's resident memory now and at its peak, in kB (Linux; `None` elsewhere).
+pub fn memory_kb() -> Option<(u64, u64)> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+    };
+    Some((field("VmRSS:")?, field("VmHWM:")?))
+}
+
+/// What `measure_replay` found: the headless replay's time and its memory.
+#[derive(Debug, Clone, Copy)]
+pub struct ReplayMeasure {
+    pub secs: f64,
+    /// Resident memory before loading, and at the peak, in kB.
+    pub base_kb: u64,
+    pub peak_kb: u64,
+    pub nodes: usize,
+}
+
+impl ReplayMeasure {
+    pub fn line(&self) -> String {
+        format!(
+            "replay-measure secs={} base_kb={} peak_kb={} nodes={}",
+            self.secs, self.base_kb, self.peak_kb, self.nodes
+        )
+    }
+
+    pub fn parse(line: &str) -> Option<ReplayMeasure> {
+        let rest = line.trim().strip_prefix("replay-measure ")?;
+        let mut m = ReplayMeasure { secs: 0.0, base_kb: 0, peak_kb: 0, nodes: 0 };
+        for part in rest.split(' ') {
+            let (k, v) = part.split_once('=')?;
+            match k {
+                "secs" => m.secs = v.parse().ok()?,
+                "base_kb" => m.base_kb = v.parse().ok()?,
+                "peak_kb" => m.peak_kb = v.parse().ok()?,
+                "nodes" => m.nodes = v.parse().ok()?,
+                _ => {}
+            }
+        }
+        Some(m)
+    }
+}
+
+/// A headless replay of `path` as `thoughtscope replay` does it (load, rebuild, check),
+/// timed, with this process's memory before and at the peak. Meant for a fresh process
+/// (the bench runs it in a child), so the peak is the replay's own.
+pub fn measure_replay(path: &Path) -> Result<ReplayMeasure, String> {
+    let (base_kb, _) = memory_kb().unwrap_or((0, 0));
+    let started = Instant::now();
+    let session = Session::load(path).map_err(|e| e.to_string())?;
+    let rebuilt = rebuild(&session, None, None).map_err(|e| e.to_string())?;
+    let secs = started.elapsed().as_secs_f64();
+    if let Some(m) = rebuilt.mismatches.first() {
+        return Err(format!("the session does not replay exactly: {m}"));
+    }
+    let (_, peak_kb) = memory_kb().unwrap_or((0, 0));
+    Ok(ReplayMeasure { secs, base_kb, peak_kb, nodes: rebuilt.engine.tree().len() })
+}
+
+/// Python's per-line `json.loads` over `path`, timed in seconds (the interpreter's start
+/// included, a few tens of ms); `None` if there is no `python3`.
+pub fn python_json_loads_secs(path: &Path) -> Option<f64> {
+    let script = "import json,sys\nwith open(sys.argv[1], 'rb') as f:\n    for line in f:\n        json.loads(line)\n";
+    let started = Instant::now();
+    let status = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(path)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .ok()?;
+    status.success().then(|| started.elapsed().as_secs_f64())
+}
+
+/// The replay figures at scale: a sampled session of about `nodes` nodes is recorded at
+/// `path`, replayed headless in a fresh process (`child` runs `measure_replay` there and
+/// prints its `ReplayMeasure::line`), and set against Python's `json.loads` per line.
+pub fn replay_scale_bench(
+    path: &Path,
+    nodes: usize,
+    child: &dyn Fn(&Path) -> Result<String, String>,
+    out: &mut dyn Write,
+) -> Result<(), String> {
+    let w = |out: &mut dyn Write, line: String| writeln!(out, "{line}").map_err(|e| e.to_string());
+    let started = Instant::now();
+    let session = record_sampled_session(path, nodes)?;
+    let recorded_s = started.elapsed().as_secs_f64();
+    let inputs = session.input_count();
+    drop(session);
+    let mb = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0) as f64 / 1e6;
+    let printed = child(path)?;
+    let m = printed
+        .lines()
+        .find_map(ReplayMeasure::parse)
+        .ok_or_else(|| format!("the replay measurement printed no figures: {}", printed.trim()))?;
+    w(
+        out,
+        format!(
+            "replay at scale: a sampled tot-bfs session on game24 {PUZZLE:?} (--generator sample --n-generate 50), {} nodes, {inputs} inputs, {mb:.1} MB (recorded in {recorded_s:.1} s)",
+            m.nodes
+        ),
+    )?;
+    let per_mb = m.secs / mb.max(1e-9);
+    match python_json_loads_secs(path) {
+        Some(py) => w(
+            out,
+            format!(
+                "  headless replay      {:8.3} s  ({:.4} s/MB); python json.loads per line {py:.3} s ({:.4} s/MB)   goal ≤ python: {:.2}x of it",
+                m.secs,
+                per_mb,
+                py / mb.max(1e-9),
+                m.secs / py.max(1e-9)
+            ),
+        )?,
+        None => w(out, format!("  headless replay      {:8.3} s  ({per_mb:.4} s/MB); python3 not found, no reference", m.secs))?,
+    }
+    if m.peak_kb == 0 {
+        w(out, "  memory: not measured (no /proc/self/status on this system)".into())?;
+    } else {
+        let used_mb = m.peak_kb.saturating_sub(m.base_kb) as f64 / 1024.0 * 1.048576;
+        let ratio = used_mb / mb.max(1e-9);
+        w(
+            out,
+            format!(
+                "  replay memory        {used_mb:8.1} MB at peak over the process's start ({:.1} MB peak RSS) = {ratio:.2} MB per MB of session   goal ≤ {REPLAY_MEMORY_GOAL}: {:.2}x of it",
+                m.peak_kb as f64 / 1000.0 * 1.024,
+                ratio / REPLAY_MEMORY_GOAL
+            ),
+        )?;
+    }
+    Ok(())
+}

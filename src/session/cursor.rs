@@ -17,6 +17,8 @@ use crate::tasks::{TaskError, TaskOptions};
 const MAX_CHECKPOINTS: usize = 128;
 /// The default spacing of checkpoints, in inputs.
 pub const DEFAULT_INTERVAL: usize = 1024;
+/// Fine checkpoints kept between two checkpoints, in the stretch the cursor was sent to.
+const FINE_PER_INTERVAL: usize = 16;
 
 /// The session a cursor reads: borrowed (a one-off rebuild) or shared (the explorer).
 enum Source<'s> {
@@ -98,6 +100,12 @@ pub struct ReplayCursor<'s> {
     interval: usize,
     /// `checkpoints[i]` is the state after `i * interval` inputs.
     checkpoints: Vec<Checkpoint>,
+    /// Finer checkpoints (every `interval / FINE_PER_INTERVAL` inputs) inside the one
+    /// stretch between two checkpoints where the cursor was last sent, with the position
+    /// of each: stepping back there replays a few inputs, not up to `interval`.
+    fine: Vec<(usize, Checkpoint)>,
+    /// The stretch (`position / interval`) the fine checkpoints are kept for.
+    fine_stretch: Option<usize>,
     position: usize,
     state: State,
     /// Inputs applied since the state last shared its nodes and calls with a checkpoint.
@@ -157,6 +165,8 @@ impl<'s> ReplayCursor<'s> {
             warnings: Vec::new(),
             interval,
             checkpoints: vec![start],
+            fine: Vec::new(),
+            fine_stretch: None,
             position: 0,
             state,
             unshared: 0,
@@ -170,6 +180,8 @@ impl<'s> ReplayCursor<'s> {
     pub fn with_interval(mut self, interval: usize) -> Self {
         self.interval = interval.max(1);
         self.checkpoints.truncate(1);
+        self.fine.clear();
+        self.fine_stretch = None;
         let target = self.position;
         self.restore(0);
         self.forward(target);
@@ -265,11 +277,28 @@ impl<'s> ReplayCursor<'s> {
     /// nearest checkpoint at or before `k` unless the cursor is already closer.
     pub fn seek(&mut self, k: usize) {
         let k = k.min(self.inputs.len());
+        // Fine checkpoints are kept in the stretch the cursor is sent to (dropped when it
+        // is sent to another), and made as the cursor walks it.
+        let stretch = k / self.interval;
+        if self.fine_stretch != Some(stretch) {
+            self.fine.clear();
+            self.fine_stretch = Some(stretch);
+        }
         let nearest = (k / self.interval).min(self.checkpoints.len() - 1);
-        if k < self.position || self.position < nearest * self.interval {
-            self.restore(nearest);
+        let fine = self.fine.iter().rposition(|(at, _)| *at <= k);
+        let from = fine.map_or(nearest * self.interval, |f| self.fine[f].0);
+        if k < self.position || self.position < from {
+            match fine {
+                Some(f) => self.restore_fine(f),
+                None => self.restore(nearest),
+            }
         }
         self.forward(k - self.position);
+    }
+
+    /// Fine checkpoints kept now (in the stretch the cursor was last sent to).
+    pub fn fine_checkpoints(&self) -> usize {
+        self.fine.len()
     }
 
     /// The run after the inputs applied so far, as `rebuild` reports it.
@@ -289,7 +318,19 @@ impl<'s> ReplayCursor<'s> {
     }
 
     fn restore(&mut self, i: usize) {
-        let c = &self.checkpoints[i];
+        self.restore_from(i * self.interval, None);
+    }
+
+    fn restore_fine(&mut self, f: usize) {
+        self.restore_from(self.fine[f].0, Some(f));
+    }
+
+    /// Go back to the checkpoint at `position` (coarse, or fine number `fine`).
+    fn restore_from(&mut self, position: usize, fine: Option<usize>) {
+        let c = match fine {
+            Some(f) => &self.fine[f].1,
+            None => &self.checkpoints[position / self.interval],
+        };
         let old = std::mem::replace(&mut self.state, c.state.clone());
         // Freeing a long run's state takes milliseconds (a pointer per node and call to
         // release, and all of it when a long playback walked past the checkpoints without
@@ -301,7 +342,7 @@ impl<'s> ReplayCursor<'s> {
         self.events.shown = c.events;
         self.tool_calls.shown = c.tool_calls;
         self.mismatches.shown = c.mismatches;
-        self.position = i * self.interval;
+        self.position = position;
     }
 
     /// Apply input `position` and check it against the record.
@@ -395,12 +436,27 @@ impl<'s> ReplayCursor<'s> {
         self.unshared += 1;
         if self.position % self.interval == 0 && self.position / self.interval == self.checkpoints.len() {
             self.unshared = 0;
-            self.checkpoints.push(Checkpoint {
-                state: self.state.clone(),
-                events: self.events.shown,
-                tool_calls: self.tool_calls.shown,
-                mismatches: self.mismatches.shown,
-            });
+            let checkpoint = self.checkpoint();
+            self.checkpoints.push(checkpoint);
+        } else if self.fine_stretch == Some(self.position / self.interval)
+            && self.position % (self.interval / FINE_PER_INTERVAL).max(1) == 0
+            && self.position % self.interval != 0
+            && self.fine.last().is_none_or(|(at, _)| *at < self.position)
+        {
+            self.unshared = 0;
+            let checkpoint = self.checkpoint();
+            self.fine.push((self.position, checkpoint));
+        }
+    }
+}
+
+impl ReplayCursor<'_> {
+    fn checkpoint(&self) -> Checkpoint {
+        Checkpoint {
+            state: self.state.clone(),
+            events: self.events.shown,
+            tool_calls: self.tool_calls.shown,
+            mismatches: self.mismatches.shown,
         }
     }
 }

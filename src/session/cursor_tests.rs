@@ -122,3 +122,42 @@ fn mismatches_are_found_again_after_going_back() {
     assert_eq!(cursor.mismatches().len(), 1);
     check_against_rebuild(&session, 4, false);
 }
+
+/// Timeline steps one input at a time, back from the end across checkpoints (through
+/// the fine checkpoints of each stretch) and forward again, each equal to a fresh rebuild.
+#[test]
+fn single_steps_back_and_forward_match_a_fresh_rebuild() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = crate::runtime::bench::record_steered_session(&dir.path().join("steps.jsonl"), 300).unwrap();
+    let interval = 64;
+    let mut cursor = ReplayCursor::new(&session, None).unwrap().with_interval(interval);
+    let total = cursor.total();
+    assert!(total > 2 * interval);
+    cursor.seek(total);
+    let mut k = total;
+    let mut fine_seen = 0;
+    while k > total - 2 * interval - 3 {
+        k -= 1;
+        cursor.seek(k);
+        fine_seen = fine_seen.max(cursor.fine_checkpoints());
+        // Every seventh position is checked against a rebuild (each is a whole replay).
+        if k % 7 == 0 || k % interval <= 1 {
+            let fresh = rebuild(&session, None, Some(k)).unwrap();
+            assert_eq!(fingerprint(cursor.engine()), fingerprint(&fresh.engine), "back to input {k}");
+            assert_eq!(cursor.events(), &recorded_events(&session, k)[..], "events back at input {k}");
+            assert_eq!(cursor.totals(), fresh.totals);
+        }
+    }
+    assert!(fine_seen > 1, "stepping back keeps fine checkpoints in the stretch");
+    for _ in 0..interval + 5 {
+        k += 1;
+        cursor.seek(k);
+        cursor.seek(k - 1);
+        cursor.seek(k);
+        if k % 5 == 0 {
+            let fresh = rebuild(&session, None, Some(k)).unwrap();
+            assert_eq!(fingerprint(cursor.engine()), fingerprint(&fresh.engine), "forward to input {k}");
+            assert_eq!(cursor.events(), &recorded_events(&session, k)[..]);
+        }
+    }
+}

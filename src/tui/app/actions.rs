@@ -186,7 +186,7 @@ impl App {
             MouseEventKind::Down(MouseButton::Left) => {
                 if let Some(p) = pane {
                     self.focus = p;
-                    if p == Pane::Tree && self.tree_state.click_at(at) {
+                    if p == Pane::Tree && self.tree_state.click_at(at, self.run.engine.tree()) {
                         self.follow = false;
                         self.detail_scroll = 0;
                     }
@@ -291,7 +291,7 @@ impl App {
             }
             Action::Left => {
                 self.follow = false;
-                self.tree_state.key_left();
+                self.tree_state.key_left(self.run.engine.tree());
                 Vec::new()
             }
             Action::Right => {
@@ -304,7 +304,7 @@ impl App {
                 if !self.collapsed.remove(&node.0) {
                     self.collapsed.insert(node.0);
                 }
-                self.tree_state.toggle_selected();
+                self.tree_state.toggle_selected(self.run.engine.tree());
                 Vec::new()
             }
             Action::JumpBest => {

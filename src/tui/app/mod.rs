@@ -11,9 +11,11 @@ mod memory;
 mod navigation;
 mod problems;
 mod replay;
+pub mod rows;
 
 pub use memory::{memory_note, sorted_entries, CauseChooser, MemoryPane, MemoryUse};
 pub use problems::{recorded_sessions, OpenEntry, OpenList, OpenSource, ProblemList};
+pub use rows::TreeState;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -24,7 +26,6 @@ use ratatui::crossterm::event::{
 };
 use ratatui::layout::{Position, Rect};
 use ratatui_textarea::TextArea;
-use tui_tree_widget::TreeState;
 
 use super::action::Action;
 use super::keymap::Keymap;
@@ -149,10 +150,9 @@ pub struct App {
     /// Everything the engine reported, for the transcript.
     pub events: Vec<Event>,
     pub focus: Pane,
-    pub tree_state: TreeState<usize>,
+    pub tree_state: TreeState,
+    /// Nodes closed by hand: they stay closed when new nodes open the way to others.
     collapsed: BTreeSet<usize>,
-    /// The nodes `open_all` opened last: one of them closed since was closed by hand.
-    opened: BTreeSet<usize>,
     /// Keep the selection on the newest node while the search runs (on at the start,
     /// off once the person moves the selection, toggled by `toggle_follow`).
     follow: bool,
@@ -206,7 +206,6 @@ impl App {
             focus: Pane::Tree,
             tree_state: TreeState::default(),
             collapsed: BTreeSet::new(),
-            opened: BTreeSet::new(),
             follow: true,
             popup: None,
             keymap,
@@ -336,7 +335,6 @@ impl App {
         self.events.clear();
         self.tree_state = TreeState::default();
         self.collapsed.clear();
-        self.opened.clear();
         self.follow = true;
         self.reset_driver = true;
         self.elapsed_ms = 0;

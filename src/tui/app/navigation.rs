@@ -68,33 +68,15 @@ impl App {
             .or_else(|| self.best_node())
     }
 
-    /// Remember as collapsed by hand the nodes opened last time that the tree widget shows closed now.
+    /// Remember as collapsed by hand the nodes closed in the tree pane since `open_all`.
     pub(super) fn keep_closed(&mut self) {
-        let closed: Vec<usize> = self
-            .opened
-            .iter()
-            .copied()
-            .filter(|&id| self.run.engine.tree().contains(NodeId(id)))
-            .filter(|&id| !self.tree_state.opened().contains(&self.path_to(NodeId(id))))
-            .collect();
-        self.collapsed.extend(closed);
+        self.collapsed.extend(self.tree_state.closed().iter().copied());
     }
 
-    /// Open every node with children except the ones collapsed by hand.
+    /// Open every node except the ones collapsed by hand.
     pub fn open_all(&mut self) {
-        let ids: Vec<NodeId> = self
-            .run
-            .engine
-            .tree()
-            .nodes()
-            .filter(|n| !n.children.is_empty() && !self.collapsed.contains(&n.id.0))
-            .map(|n| n.id)
-            .collect();
-        self.opened = ids.iter().map(|n| n.0).collect();
-        for id in ids {
-            let path = self.path_to(id);
-            self.tree_state.open(path);
-        }
+        let collapsed = &self.collapsed;
+        self.tree_state.retain_closed(|id| collapsed.contains(&id));
     }
 
     pub(super) fn scroll(&mut self, action: Action) {
@@ -116,6 +98,7 @@ impl App {
             }
             Pane::Tree => {
                 self.follow = false;
+                self.tree_state.sync(self.run.engine.tree());
                 match action {
                     Action::Up => {
                         self.tree_state.key_up();

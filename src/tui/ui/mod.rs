@@ -17,10 +17,9 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders};
 use ratatui::Frame;
-use tui_tree_widget::TreeState;
 
 use super::action::Action;
-use super::app::{App, Pane};
+use super::app::{App, Pane, TreeState};
 use super::theme::{Slot, Theme};
 use crate::engine::NodeId;
 
@@ -100,7 +99,7 @@ pub fn draw_app(frame: &mut Frame, app: &mut App) -> [Rect; 4] {
 }
 
 /// Draw everything; returns where each pane went (for mouse clicks).
-pub fn draw(frame: &mut Frame, view: &View, tree_state: &mut TreeState<usize>) -> [Rect; 4] {
+pub fn draw(frame: &mut Frame, view: &View, tree_state: &mut TreeState) -> [Rect; 4] {
     let area = frame.area();
     frame.render_widget(Block::default().style(view.style(Slot::Background)), area);
     let header_height = status::header_rows(view.app, area.width as usize).len() as u16;

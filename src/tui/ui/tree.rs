@@ -2,10 +2,12 @@
 
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
+use ratatui::text::Text;
 use ratatui::text::{Line, Span};
+use ratatui::widgets::Widget;
 use ratatui::Frame;
-use tui_tree_widget::{Tree, TreeItem, TreeState};
 
+use super::super::app::TreeState;
 use super::super::theme::Slot;
 use super::View;
 use crate::engine::tree::format_value;
@@ -149,21 +151,11 @@ pub fn react_label(node: &Node) -> String {
     }
 }
 
-fn item(view: &View, tree: &SearchTree, id: NodeId) -> TreeItem<'static, usize> {
-    let node = tree.node(id);
-    let children: Vec<TreeItem<'static, usize>> = node.children.iter().map(|&c| item(view, tree, c)).collect();
-    let text = label(view, tree, node);
-    if children.is_empty() {
-        TreeItem::new_leaf(id.0, text)
-    } else {
-        // Ids are unique in the arena, so building the item cannot fail.
-        TreeItem::new(id.0, text.clone(), children).unwrap_or_else(|_| TreeItem::new_leaf(id.0, text))
-    }
-}
-
-pub fn draw(frame: &mut Frame, view: &View, state: &mut TreeState<usize>, area: Rect) {
+/// Draw the rows in view (the flattened list of shown nodes, brought up to date with the
+/// engine's tree first): a label is made for each drawn row and for no other node.
+pub fn draw(frame: &mut Frame, view: &View, state: &mut TreeState, area: Rect) {
     let tree = view.app.run.engine.tree();
-    let items = vec![item(view, tree, tree.root())];
+    state.sync(tree);
     let solved = tree.nodes().filter(|n| n.status == NodeStatus::Solution).count();
     let extra = format!(
         "{} node{}{}{}",
@@ -173,13 +165,37 @@ pub fn draw(frame: &mut Frame, view: &View, state: &mut TreeState<usize>, area: 
         if view.app.following() { " · following" } else { "" }
     );
     let block = view.block(super::Pane::Tree, &extra);
-    match Tree::new(&items) {
-        Ok(widget) => {
-            let widget = widget.block(block).highlight_style(view.style(Slot::Selection)).highlight_symbol("");
-            frame.render_stateful_widget(widget, area, state);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let window = state.window(inner.height as usize);
+    let selected = state.selected().last().copied();
+    let highlight = view.style(Slot::Selection);
+    let buf = frame.buffer_mut();
+    let mut lines = Vec::with_capacity(window.len());
+    for (i, row) in state.rows()[window].iter().enumerate() {
+        let y = inner.y + i as u16;
+        let line_area = Rect { y, height: 1, ..inner };
+        // As tui-tree-widget drew it: two spaces a level, then the fold mark, then the label.
+        let indent = row.depth * 2;
+        let (x, _) = buf.set_stringn(inner.x, y, " ".repeat(indent), indent, ratatui::style::Style::default());
+        let node = tree.node(NodeId(row.id));
+        let mark = if node.children.is_empty() {
+            "  "
+        } else if state.is_open(row.id) {
+            "\u{25bc} "
+        } else {
+            "\u{25b6} "
+        };
+        let room = inner.width.saturating_sub(x - inner.x);
+        let (x, _) = buf.set_stringn(x, y, mark, room as usize, ratatui::style::Style::default());
+        let text_area = Rect { x, width: inner.width.saturating_sub(x - inner.x), ..line_area };
+        Text::from(label(view, tree, node)).render(text_area, buf);
+        if selected == Some(row.id) {
+            buf.set_style(line_area, highlight);
         }
-        Err(_) => frame.render_widget(block, area),
+        lines.push((y, row.id));
     }
+    state.drawn(inner, lines);
 }
 
 #[cfg(test)]

@@ -1,0 +1,155 @@
+//! The explorer part of `thoughtscope bench`: a recorded session opened as `thoughtscope
+//! replay FILE` opens it, then key presses, timeline steps and playback ticks, each timed
+//! from the action to a drawn frame (into ratatui's TestBackend, at 220x60 and 80x24).
+
+use std::io::Write;
+use std::path::Path;
+use std::time::Instant;
+
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+
+use super::action::Action;
+use super::app::{App, Setup};
+use super::keymap::Keymap;
+use super::theme::ThemeSet;
+use super::ui;
+use crate::runtime::bench::{FRAME_GOAL_MS, OPEN_GOAL_S};
+use crate::session::Session;
+use crate::tasks::TaskOptions;
+
+fn ms(since: Instant) -> f64 {
+    since.elapsed().as_secs_f64() * 1000.0
+}
+
+/// Mean and max of some timings, in ms.
+fn stats(times: &[f64]) -> (f64, f64) {
+    let max = times.iter().copied().fold(0.0, f64::max);
+    (times.iter().sum::<f64>() / times.len().max(1) as f64, max)
+}
+
+/// Open `path` in the explorer as `thoughtscope replay` does (load, build the task, open
+/// at the end) and draw the first frame.
+pub fn open(path: &Path, terminal: &mut Terminal<TestBackend>) -> Result<App, String> {
+    let session = Session::load(path).map_err(|e| e.to_string())?;
+    let task = session.header.build_task(&TaskOptions::default()).map_err(|e| e.to_string())?;
+    let setup = Setup {
+        task,
+        prompts: None,
+        header: session.header.clone(),
+        sessions_dir: std::env::temp_dir(),
+        memory_dir: None,
+        limits: Default::default(),
+    };
+    let mut app = App::replay(setup, session, Keymap::default(), ThemeSet::default(), "dark")?;
+    draw(&mut app, terminal)?;
+    Ok(app)
+}
+
+fn draw(app: &mut App, terminal: &mut Terminal<TestBackend>) -> Result<(), String> {
+    terminal
+        .draw(|f| {
+            ui::draw_app(f, app);
+        })
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
+/// Time `n` rounds of `actions` (each one action, then a drawn frame); returns the timings.
+fn timed(
+    app: &mut App,
+    terminal: &mut Terminal<TestBackend>,
+    actions: &[Action],
+    n: usize,
+) -> Result<Vec<f64>, String> {
+    let mut times = Vec::with_capacity(n * actions.len());
+    for _ in 0..n {
+        for &action in actions {
+            let t = Instant::now();
+            let effects = app.handle_action(action);
+            draw(app, terminal)?;
+            times.push(ms(t));
+            if !effects.is_empty() {
+                return Err(format!("{action:?} in a replay asked for work: {effects:?}"));
+            }
+        }
+    }
+    Ok(times)
+}
+
+/// Open the session at `path` in the explorer and print the open time and the key,
+/// timeline and playback figures with their ratios to the goals.
+pub fn explorer_bench(path: &Path, rounds: usize, out: &mut dyn Write) -> Result<(), String> {
+    let w = |out: &mut dyn Write, line: String| writeln!(out, "{line}").map_err(|e| e.to_string());
+    let mut big = Terminal::new(TestBackend::new(220, 60)).map_err(|e| e.to_string())?;
+    let started = Instant::now();
+    let mut app = open(path, &mut big)?;
+    let open_s = started.elapsed().as_secs_f64();
+    let (nodes, total) = (app.run.engine.tree().len(), app.replay.as_ref().map_or(0, |r| r.total));
+    w(out, format!("explorer on the same session ({nodes} nodes, {total} inputs), drawn at 220x60:"))?;
+    w(
+        out,
+        format!(
+            "  open to first frame  {open_s:8.3} s                      goal ≤ {OPEN_GOAL_S} s: {:.2}x of it",
+            open_s / OPEN_GOAL_S
+        ),
+    )?;
+    let line = |name: &str, times: &[f64]| {
+        let (mean, max) = stats(times);
+        format!(
+            "  {name:<20} mean {mean:7.3} ms  max {max:7.3} ms   goal ≤ {FRAME_GOAL_MS} ms: mean {:.3}x, max {:.2}x of it",
+            mean / FRAME_GOAL_MS,
+            max / FRAME_GOAL_MS
+        )
+    };
+    // Selection moves in the tree pane (the view scrolls with them).
+    let keys = timed(&mut app, &mut big, &[Action::Down, Action::Down, Action::PageDown, Action::Up], rounds)?;
+    w(out, line("key to frame", &keys))?;
+    // The same at 80x24.
+    let mut small = Terminal::new(TestBackend::new(80, 24)).map_err(|e| e.to_string())?;
+    let keys = timed(&mut app, &mut small, &[Action::Down, Action::PageDown, Action::Up], rounds)?;
+    w(out, line("key to frame 80x24", &keys))?;
+    // Timeline steps by one input, back and forth around the middle and near the end.
+    for at in [total / 2, total.saturating_sub(3)] {
+        app.seek(at);
+        let times = timed(&mut app, &mut big, &[Action::ReplayBack, Action::ReplayForward], rounds)?;
+        w(out, line(&format!("timeline step @{at}"), &times))?;
+    }
+    // Back over a checkpoint: the worst case of a step back.
+    let interval = app.replay.as_ref().map_or(1, |r| r.timeline.interval());
+    let mut back = Vec::new();
+    for k in 1..=rounds.min(total / interval.max(1)).max(1) {
+        app.seek((k * interval).min(total));
+        let t = Instant::now();
+        app.handle_action(Action::ReplayBack);
+        draw(&mut app, &mut big)?;
+        back.push(ms(t));
+    }
+    w(out, line(&format!("step back past a checkpoint (every {interval})"), &back))?;
+    // Playback from the start at the fastest speed: every tick plays the steps due and draws.
+    app.seek(0);
+    let speed = super::app::MAX_PLAY_SPEED;
+    if let Some(r) = app.replay.as_mut() {
+        r.speed = speed;
+        r.playing = true;
+    }
+    let (mut ticks, mut played) = (Vec::new(), 0);
+    while app.replay.as_ref().is_some_and(|r| r.playing) && ticks.len() < 10_000 {
+        let t = Instant::now();
+        app.play_tick(1.0 / speed);
+        draw(&mut app, &mut big)?;
+        ticks.push(ms(t));
+        played += 1;
+    }
+    let (mean, _) = stats(&ticks);
+    let can = 1000.0 / mean.max(1e-9);
+    w(out, line(&format!("playback tick ({played})"), &ticks))?;
+    w(
+        out,
+        format!(
+            "  playback at {speed} steps/s shown: ticks take {mean:.3} ms, so up to {can:.0} steps/s can be drawn ({:.2}x of the speed shown)",
+            can / speed
+        ),
+    )?;
+    Ok(())
+}
