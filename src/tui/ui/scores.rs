@@ -301,14 +301,22 @@ fn candidate_lines(
         }
         label
     };
-    let label_width = nodes.iter().map(|n| label_of(n).chars().count()).max().unwrap_or(0);
+    let shown: Vec<&Row> = rows.iter().skip(scroll).take(height).collect();
+    // Labels are made for the rows in view only: a BFS step can rank tens of thousands.
+    let label_width = shown
+        .iter()
+        .filter_map(|r| match r {
+            Row::Node(n) => Some(label_of(n).chars().count()),
+            Row::Cut(_) => None,
+        })
+        .max()
+        .unwrap_or(0);
     let max = nodes.iter().filter_map(|n| value(n)).fold(0.0f64, f64::max).max(1.0);
     let (headings, part_width) = part_headings(inner_width);
     let parts_width = if columns { part_width * SCORE_PARTS.len() } else { 0 };
     // Beside the score parts the bar only fits a wide pane (the total column says the value).
     let bar_width = if columns && inner_width < 90 { 0 } else { (inner_width / 5).clamp(4, 20) };
     let thought_width = inner_width.saturating_sub(label_width + parts_width + bar_width + 2);
-    let shown: Vec<&Row> = rows.iter().skip(scroll).take(height).collect();
     let first_node = rows.iter().take(scroll).filter(|r| matches!(r, Row::Node(_))).count();
     let shown_nodes = shown.iter().filter(|r| matches!(r, Row::Node(_))).count();
     if let Some(range) = range_text(first_node, shown_nodes, nodes.len()) {
