@@ -9,7 +9,7 @@ use color_eyre::eyre::Result;
 
 use thoughtscope::export;
 
-use super::error::UserError;
+use super::error::{usage_bail, UserError};
 use super::pipe::{out, outln};
 
 #[derive(Args, Debug)]
@@ -21,6 +21,9 @@ pub(crate) struct DiffArgs {
     /// Print the comparison as one JSON object.
     #[arg(long)]
     pub(crate) json: bool,
+    /// Show both trees side by side in the terminal, aligned by thought.
+    #[arg(long, conflicts_with = "json")]
+    pub(crate) tui: bool,
     /// Prompt template directory the runs used, if not the built-in one.
     #[arg(long)]
     pub(crate) prompts: Option<PathBuf>,
@@ -37,7 +40,13 @@ pub(crate) fn diff_cmd(args: DiffArgs) -> Result<()> {
         safe_eprintln!("warning: {w}");
     }
     let diff = thoughtscope::diff::diff(&a, &b);
-    if args.json {
+    if args.tui {
+        if !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+            usage_bail!("--tui needs a terminal; without it, diff prints its report");
+        }
+        let mut view = thoughtscope::tui::diff_view::DiffView::new(&a, &b, &diff);
+        thoughtscope::tui::diff_view::run(&mut view).map_err(|e| UserError::usage(format!("the terminal: {e}")))?;
+    } else if args.json {
         let text = serde_json::to_string(&diff).unwrap_or_default();
         outln!("{}", thoughtscope::safe_text::json_safe(&text));
     } else {

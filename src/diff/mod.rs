@@ -7,6 +7,8 @@
 //! its ancestors' thoughts and its own, with the count of earlier siblings having the
 //! same thought (so duplicate proposals pair up in order).
 
+pub mod rows;
+
 use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;

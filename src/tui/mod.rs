@@ -5,6 +5,7 @@
 
 pub mod action;
 pub mod app;
+pub mod diff_view;
 pub mod keymap;
 pub mod settings;
 pub mod theme;
