@@ -7,12 +7,16 @@
 //! * `memory` — ReTreVal's cross-problem memory store and its files;
 //! * `session` — JSONL recording, loading, replay and importers;
 //! * `runtime` — the tokio driver and headless runs;
+//! * `export` — a run's tree as JSON, DOT, Mermaid or OpenTelemetry spans;
+//! * `diff` — two runs compared: first divergence and tree differences;
 //! * `safe_text` — text made safe for a terminal (controls and bidi escaped, secrets redacted).
 
 pub mod arith;
 pub mod config;
 pub mod demos;
+pub mod diff;
 pub mod engine;
+pub mod export;
 pub mod grade;
 pub mod import;
 pub mod llm;

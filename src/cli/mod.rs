@@ -20,7 +20,9 @@ mod args;
 mod bench;
 mod chart;
 mod compare;
+mod diff;
 pub(crate) mod error;
+mod export;
 mod grade;
 mod import;
 mod memory;
@@ -39,6 +41,8 @@ use thoughtscope::config::Config;
 
 use args::RunArgs;
 use bench::BenchArgs;
+use diff::DiffArgs;
+use export::ExportArgs;
 use grade::GradeArgs;
 use import::ImportCmd;
 use memory::MemoryArgs;
@@ -88,6 +92,10 @@ pub(crate) enum Cmd {
     Grade(GradeArgs),
     /// Read and edit ReTreVal's cross-problem memories (list, show, edit, rm, clear, export, import, names).
     Memory(MemoryArgs),
+    /// Export a session's tree: json, dot (Graphviz), mermaid, or otel (OpenTelemetry OTLP JSON).
+    Export(ExportArgs),
+    /// Compare two sessions: the first input where they diverge, then how their trees differ (exit 0 same, 1 different, 2 error).
+    Diff(DiffArgs),
 }
 
 /// The command line of this process, parsed. Every option taking a value accepts a
@@ -128,6 +136,8 @@ pub fn main(cli: Cli) -> Result<()> {
         Some(Cmd::Bench(args)) => bench::bench(args),
         Some(Cmd::Grade(args)) => grade::grade(args),
         Some(Cmd::Memory(args)) => memory::memory(args),
+        Some(Cmd::Export(args)) => export::export_cmd(args),
+        Some(Cmd::Diff(args)) => diff::diff_cmd(args),
         Some(Cmd::Tui(args)) => tui::tui_live(*args),
         Some(Cmd::Demo { which, theme }) => tui::demo(which, theme),
         Some(Cmd::RecordDemos { dir }) => thoughtscope::demos::record_all(&dir).map_err(|e| eyre!(e)),

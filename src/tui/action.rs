@@ -99,11 +99,15 @@ pub enum Action {
     // The cross-problem memory.
     /// Show or hide the memory pane (the run's memory: entries, reliabilities; edit, pin, remove).
     Memory,
+
+    // Exports.
+    /// Export the tree on screen to a file (JSON, Graphviz DOT, Mermaid or OpenTelemetry).
+    Export,
 }
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 50] = [
+    pub const ALL: [Action; 51] = [
         Action::Step,
         Action::RunPause,
         Action::Prune,
@@ -154,6 +158,7 @@ impl Action {
         Action::PrevProblem,
         Action::Open,
         Action::Memory,
+        Action::Export,
     ];
 
     /// The snake_case name used in keymap files.

@@ -6,6 +6,7 @@
 pub mod action;
 pub mod app;
 pub mod bench;
+pub mod diff_view;
 pub mod keymap;
 pub mod settings;
 pub mod theme;

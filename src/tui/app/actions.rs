@@ -148,6 +148,10 @@ impl App {
                 });
                 Vec::new()
             }
+            Prompting::Export => {
+                self.export_answer(text);
+                Vec::new()
+            }
         }
     }
 
@@ -415,6 +419,10 @@ impl App {
             }
             Action::Memory => {
                 self.toggle_memory();
+                Vec::new()
+            }
+            Action::Export => {
+                self.export_popup();
                 Vec::new()
             }
         }

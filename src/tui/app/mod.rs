@@ -7,6 +7,7 @@
 //! moves the selection and scrolls; `replay.rs` is the timeline, playback and fork.
 
 mod actions;
+mod export;
 mod memory;
 mod navigation;
 mod problems;
@@ -66,6 +67,8 @@ impl Pane {
 pub enum Prompting {
     NewInput,
     SaveAs,
+    /// Where to export the tree on screen (`X`).
+    Export,
 }
 
 pub enum Popup {

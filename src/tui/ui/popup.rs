@@ -37,7 +37,7 @@ fn help_group(action: Action) -> usize {
         Step | RunPause | Prune | Edit | Backtrack | Expand | Reevaluate | Continue | NewInput | Restart | SaveAs => 0,
         ReplayStepBack | ReplayStepForward | ReplayMarkBack | ReplayMarkForward | ReplayBack | ReplayForward
         | ReplayStart | ReplayEnd | ReplayPlay | ReplaySlower | ReplayFaster | Fork => 2,
-        CycleTheme | Help | Quit | Memory => 3,
+        CycleTheme | Help | Quit | Memory | Export => 3,
         _ => 1,
     }
 }
@@ -180,6 +180,7 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
                     format!("New {}: {}", info.input_noun, info.input_hint)
                 }
                 Prompting::SaveAs => "Save the session as".to_string(),
+                Prompting::Export => "Export the tree to (.json .dot .mmd .otlp.json, or a format name)".to_string(),
             };
             let width = (title.chars().count() as u16 + 6).max(70);
             let rect = centered(area, width, 3);
