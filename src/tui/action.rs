@@ -99,11 +99,17 @@ pub enum Action {
     // The cross-problem memory.
     /// Show or hide the memory pane (the run's memory: entries, reliabilities; edit, pin, remove).
     Memory,
+
+    // Debugging.
+    /// Breakpoints: where the search pauses (space toggle, a add, d remove, esc close).
+    Breaks,
+    /// The run's figures: calls and tokens over time, scores per step, calls by purpose.
+    Stats,
 }
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 50] = [
+    pub const ALL: [Action; 52] = [
         Action::Step,
         Action::RunPause,
         Action::Prune,
@@ -154,6 +160,8 @@ impl Action {
         Action::PrevProblem,
         Action::Open,
         Action::Memory,
+        Action::Breaks,
+        Action::Stats,
     ];
 
     /// The snake_case name used in keymap files.

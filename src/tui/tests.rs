@@ -2190,3 +2190,6 @@ fn star_jumps_to_the_best_valued_state_even_when_a_solution_is_elsewhere() {
     act(&mut app, Action::NextSolution);
     assert_eq!(app.selected(), worst.1);
 }
+
+/// Breakpoints in the explorer and the Stats view.
+mod breaks;

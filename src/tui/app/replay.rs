@@ -152,11 +152,21 @@ impl App {
         let n = due.floor();
         r.carry = due - n;
         if n >= 1.0 {
+            let from = r.cursor;
             let mut next = r.cursor;
             for _ in 0..(n as usize).min(r.marks.steps.len()) {
                 next = next_after(r.marks.steps.iter().copied(), next, r.total);
             }
             self.follow = true;
+            // Play until a breakpoint fires on the way.
+            if let Some((at, hit, count)) = self.break_between(from, next) {
+                self.seek(at);
+                if let Some(r) = self.replay.as_mut() {
+                    r.playing = false;
+                }
+                self.show_break(&hit, count);
+                return;
+            }
             self.seek(next);
         }
     }
