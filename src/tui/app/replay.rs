@@ -218,6 +218,15 @@ impl App {
         std::mem::swap(&mut self.run.engine, timeline.engine_mut());
         // A fork starts paused, so the person steers from here.
         effects.extend(self.feed(Input::command(Command::Pause), None));
+        // It pauses at breakpoints, the replay's list if the person changed it there.
+        self.run.pause_on_break = true;
+        if let Some(list) = self.replay_breaks.take() {
+            let set: Vec<String> = list.iter().map(|b| b.text()).collect();
+            let now: Vec<String> = self.run.engine.breakpoints().iter().map(|b| b.text()).collect();
+            if set != now {
+                effects.extend(self.feed(Input::command(Command::Breakpoints { set }), None));
+            }
+        }
         effects
     }
 }
