@@ -217,7 +217,7 @@ impl Condition {
                 _ => None,
             })
         };
-        let last_added = || added().last().map(|(id, _)| id);
+        let last_added = || added().next_back().map(|(id, _)| id);
         match self {
             Condition::ScoreBelow(x) | Condition::ScoreAbove(x) => {
                 let below = matches!(self, Condition::ScoreBelow(_));

@@ -63,7 +63,7 @@ impl Watch {
     /// search issues no more, or stop at the first hit if `stop`.
     fn run(&mut self, mut answer: impl FnMut(&LlmRequest) -> Result<LlmResponse, CallError>, stop: bool) -> Vec<Hit> {
         let mut hits = self.feed(run_cmd());
-        while !(stop && !hits.is_empty()) && !self.queue.is_empty() {
+        while (!stop || hits.is_empty()) && !self.queue.is_empty() {
             let input = match self.queue.remove(0) {
                 Effect::CallLlm { call, request } => Input::LlmReply(LlmReply { call, result: answer(&request) }),
                 Effect::CallTool { call, tool, .. } => Input::ToolReply(ToolReply {
