@@ -59,6 +59,11 @@ pub(crate) struct RunArgs {
     /// kept under the data directory's memory/ [default: <method>-<task>, e.g. retreval-math-demo].
     #[arg(long, value_name = "NAME")]
     pub(crate) memory: Option<String>,
+    /// Breakpoint (repeatable): score<X, score>X, disagree, tool, tool=NAME, bad-call, parse-fail,
+    /// provider-error, solution, step=N, calls>N, tokens>N, cost>X, thought~/RE/, reply~/RE/.
+    /// The explorer pauses there; `run` notes each in the JSON results. Replaces the config's `break`.
+    #[arg(long = "break", value_name = "COND")]
+    pub(crate) breaks: Vec<String>,
 }
 
 /// The simulated model's error model (see `thoughtscope::llm::sim`).

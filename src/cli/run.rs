@@ -194,7 +194,8 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
         };
         usage_bail!("{from} must be from 1 to {MAX_CONCURRENCY}, not {concurrency}");
     }
-    let limits = thoughtscope::runtime::headless::RunLimits::from_args(&args.connect, provider.as_ref())?;
+    let mut limits = thoughtscope::runtime::headless::RunLimits::from_args(&args.connect, provider.as_ref())?;
+    limits.breakpoints = breakpoints(args, cfg)?;
     let memory = run_memory(args, d, &params, &task_name)?;
     let setup = RunSetup {
         task,
@@ -455,4 +456,19 @@ impl OutFile {
             .and_then(|()| self.file.flush())
             .map_err(|e| format!("--out {}: {e}", self.path.display()))
     }
+}
+
+/// The run's breakpoints: `--break` (each checked), else the config's `break`.
+fn breakpoints(args: &RunArgs, cfg: &Config) -> Result<Vec<String>> {
+    if args.breaks.is_empty() {
+        return Ok(cfg.breakpoints.clone());
+    }
+    let mut kept = Vec::new();
+    for text in &args.breaks {
+        match thoughtscope::engine::breakpoint::Breakpoint::parse(text) {
+            Ok(b) => kept.push(b.text()),
+            Err(e) => usage_bail!("--break: {e}"),
+        }
+    }
+    Ok(kept)
 }

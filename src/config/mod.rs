@@ -56,7 +56,7 @@ pub struct RunDefaults {
 }
 
 /// The top-level keys and sections of the file.
-const TOP_KEYS: &[&str] = &["theme", "defaults", "keymap", "providers", "prices"];
+const TOP_KEYS: &[&str] = &["theme", "defaults", "keymap", "providers", "prices", "break"];
 
 /// The `[defaults]` keys that are not search parameters.
 const RUN_KEYS: &[&str] = &["task", "provider", "sim_noise", "concurrency", "memory"];
@@ -72,6 +72,8 @@ pub struct Config {
     providers: Result<FileConfig, ConfigError>,
     /// The config.toml this came from (set even when the file does not exist).
     pub path: Option<PathBuf>,
+    /// `break = ["score<0.3", ...]`: breakpoints of every run (`--break` replaces them).
+    pub breakpoints: Vec<String>,
 }
 
 impl Default for Config {
@@ -82,6 +84,7 @@ impl Default for Config {
             keymap: Vec::new(),
             providers: Ok(FileConfig::default()),
             path: None,
+            breakpoints: Vec::new(),
         }
     }
 }
@@ -174,6 +177,8 @@ impl Config {
             }
         }
 
+        config.breakpoints = parse_breakpoints(table.get("break"), &mut warn);
+
         for key in table.keys().filter(|k| !TOP_KEYS.contains(&k.as_str())) {
             warn(key, format!("unknown key (known: {}); ignored", TOP_KEYS.join(", ")));
         }
@@ -205,6 +210,32 @@ impl Config {
     pub fn source(&self) -> String {
         self.path.as_ref().map_or_else(|| "config.toml".to_string(), |p| p.display().to_string())
     }
+}
+
+/// `break = [...]`: the breakpoints that read (see `engine::breakpoint`); a bad one is
+/// a warning naming it, and is skipped.
+fn parse_breakpoints(value: Option<&toml::Value>, warn: &mut impl FnMut(&str, String)) -> Vec<String> {
+    let mut kept = Vec::new();
+    match value {
+        None => {}
+        Some(toml::Value::Array(items)) => {
+            for (i, item) in items.iter().enumerate() {
+                let key = format!("break[{}]", i + 1);
+                match item {
+                    toml::Value::String(text) => match crate::engine::breakpoint::Breakpoint::parse(text) {
+                        Ok(b) => kept.push(b.text()),
+                        Err(e) => warn(&key, format!("{e}; skipped")),
+                    },
+                    other => warn(&key, format!("expected a string, found {}; skipped", describe(other))),
+                }
+            }
+        }
+        Some(other) => warn(
+            "break",
+            format!("expected a list of breakpoints (break = [\"score<0.3\"]), found {}; ignored", describe(other)),
+        ),
+    }
+    kept
 }
 
 fn describe(value: &toml::Value) -> String {

@@ -124,7 +124,7 @@ run = "step"
         "config.toml: defaults.breadth: expected a whole number of at least 1, found string \"five\"; using the default",
         "config.toml: defaults.method: expected one of io, cot, cot-sc, tot-bfs, tot-dfs, react, react-cot-sc, cot-sc-react, mcts, self-refine, reflexion, retreval, found string \"tot-bs\"; using the default",
         "config.toml: defaults.n_evaluate: expected a whole number of at least 0, found integer -1; using the default",
-        "config.toml: colours: unknown key (known: theme, defaults, keymap, providers, prices); ignored",
+        "config.toml: colours: unknown key (known: theme, defaults, keymap, providers, prices, break); ignored",
     ];
     for line in expected {
         assert!(warnings.iter().any(|w| w == line), "missing {line:?} in {warnings:#?}");

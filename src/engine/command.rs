@@ -38,4 +38,6 @@ pub enum Command {
     Reevaluate { node: NodeId },
     /// Continue the search from this node only.
     Continue { node: NodeId },
+    /// Replace the run's breakpoints (see [`super::breakpoint`]; `#` in front: switched off).
+    Breakpoints { set: Vec<String> },
 }

@@ -8,6 +8,7 @@ mod core;
 mod params;
 mod search;
 
+pub mod breakpoint;
 pub mod command;
 pub mod effect;
 pub mod event;

@@ -13,6 +13,8 @@ pub struct Engine {
     outcome: Option<Outcome>,
     /// The method's outcome while the task's judge calls about it are in flight.
     judging: Option<Outcome>,
+    /// Where the driver pauses the search (set by `Command::Breakpoints`).
+    breakpoints: Vec<breakpoint::Breakpoint>,
 }
 
 impl Engine {
@@ -40,7 +42,7 @@ impl Engine {
             rng,
             memory: None,
         };
-        Ok(Engine { core, method, mode: RunMode::Paused, outcome: None, judging: None })
+        Ok(Engine { core, method, mode: RunMode::Paused, outcome: None, judging: None, breakpoints: Vec::new() })
     }
 
     /// Start from this memory (its journal is dropped: it is the problem's snapshot).
@@ -54,6 +56,11 @@ impl Engine {
     /// The memory as it stands (the snapshot plus this problem's changes so far).
     pub fn memory(&self) -> Option<&crate::memory::Memory> {
         self.core.memory.as_ref()
+    }
+
+    /// The run's breakpoints, switched off ones included.
+    pub fn breakpoints(&self) -> &[breakpoint::Breakpoint] {
+        &self.breakpoints
     }
 
     pub fn tree(&self) -> &SearchTree {
@@ -228,6 +235,17 @@ impl Engine {
                 self.core.log(format!("expanding {node} by hand"));
             }
             Command::Memory { change } => self.memory_command(change),
+            Command::Breakpoints { set } => match breakpoint::Breakpoint::parse_all(&set) {
+                Ok(list) => {
+                    let texts: Vec<String> = list.iter().map(|b| b.text()).collect();
+                    self.breakpoints = list;
+                    match texts.is_empty() {
+                        true => self.core.log("breakpoints cleared"),
+                        false => self.core.log(format!("breakpoints: {}", texts.join(", "))),
+                    }
+                }
+                Err(e) => self.reject(e.to_string()),
+            },
             Command::Reevaluate { node } => {
                 if !self.check_node(node) {
                     return;

@@ -81,6 +81,9 @@ pub struct ProblemResult {
     /// game and their oracles), by name.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub metrics: BTreeMap<String, f64>,
+    /// Where each breakpoint (`--break`) would have fired: input, step, node, breakpoint, reason.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub breaks: Vec<super::run::BreakHit>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -163,6 +166,7 @@ impl ProblemResult {
             facets: BTreeMap::new(),
             memory: None,
             metrics: BTreeMap::new(),
+            breaks: Vec::new(),
         }
     }
 
@@ -486,6 +490,9 @@ pub struct RunLimits {
     pub cache_policy: CachePolicy,
     /// Directory of the disk cache (default: under the user cache directory).
     pub cache_dir: Option<PathBuf>,
+    /// Breakpoints as written (`--break`, the config's `break`), already checked: headless
+    /// runs note where each fires, the explorer pauses there.
+    pub breakpoints: Vec<String>,
 }
 
 impl RunLimits {
@@ -514,7 +521,18 @@ impl RunLimits {
             cache: args.cache,
             cache_policy: args.cache_purposes.clone().unwrap_or_default(),
             cache_dir: None,
+            breakpoints: Vec::new(),
         })
+    }
+
+    /// The inputs a run opens with: its breakpoints (if any), then `then`.
+    pub fn opening(&self, then: Input) -> Vec<Input> {
+        let mut inputs = Vec::new();
+        if !self.breakpoints.is_empty() {
+            inputs.push(Input::command(Command::Breakpoints { set: self.breakpoints.clone() }));
+        }
+        inputs.push(then);
+        inputs
     }
 }
 
@@ -774,7 +792,8 @@ pub async fn run_headless(
         if let (Some(m), Some(memory)) = (&setup.memory, started_memory) {
             run.keep_memory(m.clone(), memory);
         }
-        let abandoned = drive_until(&mut run, &mut driver, vec![Input::command(Command::Run)], &mut interrupts).await;
+        let first = setup.limits.opening(Input::command(Command::Run));
+        let abandoned = drive_until(&mut run, &mut driver, first, &mut interrupts).await;
         done.abandoned += abandoned;
         let stopped = run.stopped().cloned();
         let totals = run.totals;
@@ -799,6 +818,7 @@ pub async fn run_headless(
             }
             None => None,
         };
+        let breaks = run.break_hits().to_vec();
         let (engine, _, _) = run.into_parts();
         let mut result = ProblemResult::new(problem, engine.outcome(), totals, wall_ms)
             .priced(price.as_ref())
@@ -806,6 +826,7 @@ pub async fn run_headless(
             .with_facets(setup.task.problem_facets(problem))
             .with_metrics(&engine);
         result.memory = memory_use;
+        result.breaks = breaks;
         let first_failure = engine.core.calls.values().find_map(|c| match &c.reply {
             Some(Err(e)) if e.kind != CallErrorKind::NotSent => Some(e.message.clone()),
             _ => None,

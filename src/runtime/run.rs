@@ -4,9 +4,12 @@
 //! so counting, recording and stopping behave the same everywhere. The async half
 //! ([`super::Driver`]) carries out the effects this returns.
 
-use crate::engine::{CallErrorKind, Command, Effect, Engine, Event, Input, LlmReply, LlmRequest};
+use crate::engine::breakpoint::{self, Gauge, Hit, Seen};
+use crate::engine::{CallErrorKind, Command, Effect, Engine, Event, Input, LlmReply, LlmRequest, RunMode};
 use crate::llm::config::Price;
 use crate::session::{apply_input, Applied, SessionError, SessionWriter, Totals};
+
+use serde::{Deserialize, Serialize};
 
 use super::headless::Budget;
 
@@ -107,6 +110,19 @@ pub struct Fed {
     pub stopped: Option<StopReason>,
     /// The input was a command refused because the run had stopped (not given to the engine).
     pub refused: Option<String>,
+    /// Breakpoints that fired on this input (see [`crate::engine::breakpoint`]).
+    pub hits: Vec<Hit>,
+}
+
+/// Where a breakpoint fired in a run: after which input, at which step of the method.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BreakHit {
+    /// 0-based position of the input (in the run's session) it fired on.
+    pub input: u64,
+    /// The method's step counter then.
+    pub step: usize,
+    #[serde(flatten)]
+    pub hit: Hit,
 }
 
 /// An engine with its recording, totals and stop policy.
@@ -127,6 +143,14 @@ pub struct Run {
     memory_target: Option<(super::memory::RunMemory, crate::memory::Memory)>,
     /// Saving the named memory failed (the explorer keeps this until it exits and reports it).
     pub memory_error: Option<String>,
+    /// Pause the search when a breakpoint fires (the explorer); otherwise they are only noted (headless).
+    pub pause_on_break: bool,
+    /// Calls a breakpoint kept from being sent, until the search is resumed.
+    held: Vec<Effect>,
+    /// Every breakpoint that fired, in order.
+    hits: Vec<BreakHit>,
+    /// Inputs given to the engine so far.
+    inputs: u64,
 }
 
 impl Run {
@@ -142,6 +166,31 @@ impl Run {
             memory_changes: Vec::new(),
             memory_target: None,
             memory_error: None,
+            pause_on_break: false,
+            held: Vec::new(),
+            hits: Vec::new(),
+            inputs: 0,
+        }
+    }
+
+    /// Every breakpoint that fired so far, in order.
+    pub fn break_hits(&self) -> &[BreakHit] {
+        &self.hits
+    }
+
+    /// Calls held back by a breakpoint until the search resumes.
+    pub fn held(&self) -> &[Effect] {
+        &self.held
+    }
+
+    /// The meters the breakpoints on counts read.
+    fn gauge(&self, step: bool) -> Gauge {
+        let t = &self.totals;
+        Gauge {
+            calls: t.llm_calls,
+            tokens: t.prompt_tokens + t.completion_tokens,
+            cost: self.policy.price.as_ref().map(|p| p.cost(t.prompt_tokens, t.completion_tokens)),
+            step: if step { self.engine.view().step } else { 0 },
         }
     }
 
@@ -181,7 +230,31 @@ impl Run {
                 }
             }
         }
+        let watched = self.engine.breakpoints().iter().any(|b| b.enabled);
+        let needs_step = self
+            .engine
+            .breakpoints()
+            .iter()
+            .any(|b| b.enabled && matches!(b.condition, breakpoint::Condition::Step(_)));
+        let before = watched.then(|| self.gauge(needs_step));
         let applied = apply_input(&mut self.engine, &mut self.totals, &input);
+        let index = self.inputs;
+        self.inputs += 1;
+        let hits = match before {
+            Some(before) => {
+                let after = self.gauge(needs_step);
+                let seen = Seen {
+                    input: &input,
+                    effects: &applied.effects,
+                    events: &applied.events,
+                    engine: &self.engine,
+                    before,
+                    after,
+                };
+                breakpoint::check(self.engine.breakpoints(), &seen)
+            }
+            None => Vec::new(),
+        };
         let (mut fed, newly) = self.record(&input, request, applied);
         if self.stopped.is_none() {
             let reason = newly.or_else(|| self.policy.check(&input, &self.totals));
@@ -190,9 +263,64 @@ impl Run {
             }
         }
         if self.stopped.is_some() {
+            self.held.clear();
             fed.effects.retain(|e| matches!(e, Effect::Cancel { .. }));
+            fed.hits = hits;
+            return fed;
+        }
+        self.hold_or_release(&mut fed, !hits.is_empty());
+        if !hits.is_empty() {
+            let step = self.engine.view().step;
+            self.hits.extend(hits.iter().map(|hit| BreakHit { input: index, step, hit: hit.clone() }));
+            fed.hits = hits;
         }
         fed
+    }
+
+    /// Breakpoints in a paused run: a firing one keeps the calls this input asked for
+    /// from being sent and pauses the engine (an input, so a replay agrees); the calls
+    /// held go out when the engine runs again, less any cancelled meanwhile.
+    fn hold_or_release(&mut self, fed: &mut Fed, fired: bool) {
+        if !self.pause_on_break {
+            return;
+        }
+        let cancelled: Vec<u64> = fed
+            .effects
+            .iter()
+            .flat_map(|e| match e {
+                Effect::Cancel { calls } => calls.clone(),
+                _ => Vec::new(),
+            })
+            .collect();
+        if !cancelled.is_empty() {
+            self.held.retain(|e| match e {
+                Effect::CallLlm { call, .. } | Effect::CallTool { call, .. } => !cancelled.contains(call),
+                _ => true,
+            });
+        }
+        if fired {
+            let (calls, rest): (Vec<Effect>, Vec<Effect>) = std::mem::take(&mut fed.effects)
+                .into_iter()
+                .partition(|e| matches!(e, Effect::CallLlm { .. } | Effect::CallTool { .. }));
+            self.held.extend(calls);
+            fed.effects = rest;
+            if self.engine.mode() != RunMode::Paused {
+                let pause = Input::command(Command::Pause);
+                let applied = apply_input(&mut self.engine, &mut self.totals, &pause);
+                self.inputs += 1;
+                let (more, failed) = self.record(&pause, None, applied);
+                fed.effects.extend(more.effects);
+                fed.events.extend(more.events);
+                if let Some(reason) = failed {
+                    fed.stopped = Some(self.stop(reason, fed));
+                    self.held.clear();
+                }
+            }
+        } else if !self.held.is_empty() && self.engine.mode() != RunMode::Paused {
+            let mut effects = std::mem::take(&mut self.held);
+            effects.append(&mut fed.effects);
+            fed.effects = effects;
+        }
     }
 
     /// Split effects into driver work and events, and record the input with its events.
@@ -225,6 +353,7 @@ impl Run {
         if self.stopped.is_none() {
             fed.stopped = Some(self.stop(reason, &mut fed));
             fed.effects.retain(|e| matches!(e, Effect::Cancel { .. }));
+            self.held.clear();
         }
         fed
     }
@@ -234,6 +363,7 @@ impl Run {
         self.stopped = Some(reason.clone());
         let pause = Input::command(Command::Pause);
         let applied = apply_input(&mut self.engine, &mut self.totals, &pause);
+        self.inputs += 1;
         let (more, failed) = self.record(&pause, None, applied);
         fed.effects.extend(more.effects);
         fed.events.extend(more.events);

@@ -103,11 +103,16 @@ pub enum Action {
     // Exports.
     /// Export the tree on screen to a file (JSON, Graphviz DOT, Mermaid or OpenTelemetry).
     Export,
+    // Debugging.
+    /// Breakpoints: where the search pauses (space toggle, a add, d remove, esc close).
+    Breaks,
+    /// The run's figures: calls and tokens over time, scores per step, calls by purpose.
+    Stats,
 }
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 51] = [
+    pub const ALL: [Action; 53] = [
         Action::Step,
         Action::RunPause,
         Action::Prune,
@@ -159,6 +164,8 @@ impl Action {
         Action::Open,
         Action::Memory,
         Action::Export,
+        Action::Breaks,
+        Action::Stats,
     ];
 
     /// The snake_case name used in keymap files.

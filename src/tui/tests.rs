@@ -2193,3 +2193,5 @@ fn star_jumps_to_the_best_valued_state_even_when_a_solution_is_elsewhere() {
 
 /// `X`: exporting the tree on screen.
 mod export;
+/// Breakpoints in the explorer and the Stats view.
+mod breaks;

@@ -81,6 +81,11 @@ impl App {
             Some(popup @ (Popup::MemoryEdit { .. } | Popup::MemoryRemove { .. } | Popup::Causes(_))) => {
                 self.memory_popup_key(key, popup)
             }
+            Some(Popup::Breaks(list)) => self.breaks_key(key, list),
+            Some(Popup::Stats) => {
+                // Any key closes the figures except scrolling keys, which have nothing to scroll.
+                Vec::new()
+            }
             None => Vec::new(),
         }
     }
@@ -423,6 +428,14 @@ impl App {
             }
             Action::Export => {
                 self.export_popup();
+                Vec::new()
+            }
+            Action::Breaks => {
+                self.open_breaks();
+                Vec::new()
+            }
+            Action::Stats => {
+                self.popup = Some(Popup::Stats);
                 Vec::new()
             }
         }

@@ -8,12 +8,14 @@
 
 mod actions;
 mod export;
+mod breaks;
 mod memory;
 mod navigation;
 mod problems;
 mod replay;
 pub mod rows;
 
+pub use breaks::{walk_breaks, BreakList, BreakMarks};
 pub use memory::{memory_note, sorted_entries, CauseChooser, MemoryPane, MemoryUse};
 pub use problems::{recorded_sessions, OpenEntry, OpenList, OpenSource, ProblemList};
 pub use rows::TreeState;
@@ -101,6 +103,10 @@ pub enum Popup {
     },
     /// `b` when the method types its failures: which cause to backtrack for.
     Causes(CauseChooser),
+    /// `B`: the breakpoints (toggle, add, remove).
+    Breaks(BreakList),
+    /// `S`: the run's figures (calls and tokens over time, scores per step, calls by purpose).
+    Stats,
 }
 
 /// A session opened read-only, with a cursor over its inputs.
@@ -195,6 +201,10 @@ pub struct App {
     /// The transcript's memory lines, computed from the session's memory snapshot and
     /// the memory events so far (kept between frames; see `memory::NotesCache`).
     memory_notes: std::cell::RefCell<memory::NotesCache>,
+    /// A replay's own breakpoints (`B` in a replay): where playback stops.
+    pub replay_breaks: Option<Vec<crate::engine::breakpoint::Breakpoint>>,
+    /// Where the replay's breakpoints fire, once computed for the current list.
+    break_marks: Option<BreakMarks>,
 }
 
 impl App {
@@ -231,6 +241,8 @@ impl App {
             problems: None,
             memory_pane: None,
             memory_notes: Default::default(),
+            replay_breaks: None,
+            break_marks: None,
         }
     }
 
@@ -265,6 +277,12 @@ impl App {
         let engine = h.engine(Arc::clone(timeline.task()));
         let header = session.header.clone();
         let mut app = App::base(setup, engine, header, keymap, themes, theme);
+        // Playback stops where the session's breakpoints (its last list) fire.
+        let set = session.inputs().filter_map(|(input, _)| match input {
+            Input::Command { command: Command::Breakpoints { set } } => Some(set.clone()),
+            _ => None,
+        });
+        app.replay_breaks = set.last().and_then(|s| crate::engine::breakpoint::Breakpoint::parse_all(&s).ok());
         let open_at = captions.first().map(|c| c.at).unwrap_or(total);
         app.replay = Some(Replay {
             session,
@@ -357,6 +375,12 @@ impl App {
         };
         let limits = &self.setup.limits;
         self.run = Run::new(engine, writer, StopPolicy::live(limits.budget, limits.price));
+        self.run.pause_on_break = true;
+        if !limits.breakpoints.is_empty() {
+            // The run opens with its breakpoints: a command, so the session and its replays have them.
+            let set = limits.breakpoints.clone();
+            self.feed(Input::command(Command::Breakpoints { set }), None);
+        }
         match (memory, started) {
             (Some(m), Some(Ok(loaded))) => self.run.keep_memory(m, loaded),
             (_, Some(Err(e))) => self.message = Some(format!("{e}; this run keeps no memory")),
@@ -407,6 +431,9 @@ impl App {
         }
         if revealed {
             self.open_all();
+        }
+        if let Some(hit) = fed.hits.first() {
+            self.show_break(hit, fed.hits.len());
         }
         self.events.extend(events);
         self.touch();

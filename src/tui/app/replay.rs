@@ -152,11 +152,21 @@ impl App {
         let n = due.floor();
         r.carry = due - n;
         if n >= 1.0 {
+            let from = r.cursor;
             let mut next = r.cursor;
             for _ in 0..(n as usize).min(r.marks.steps.len()) {
                 next = next_after(r.marks.steps.iter().copied(), next, r.total);
             }
             self.follow = true;
+            // Play until a breakpoint fires on the way.
+            if let Some((at, hit, count)) = self.break_between(from, next) {
+                self.seek(at);
+                if let Some(r) = self.replay.as_mut() {
+                    r.playing = false;
+                }
+                self.show_break(&hit, count);
+                return;
+            }
             self.seek(next);
         }
     }
@@ -208,6 +218,15 @@ impl App {
         std::mem::swap(&mut self.run.engine, timeline.engine_mut());
         // A fork starts paused, so the person steers from here.
         effects.extend(self.feed(Input::command(Command::Pause), None));
+        // It pauses at breakpoints, the replay's list if the person changed it there.
+        self.run.pause_on_break = true;
+        if let Some(list) = self.replay_breaks.take() {
+            let set: Vec<String> = list.iter().map(|b| b.text()).collect();
+            let now: Vec<String> = self.run.engine.breakpoints().iter().map(|b| b.text()).collect();
+            if set != now {
+                effects.extend(self.feed(Input::command(Command::Breakpoints { set }), None));
+            }
+        }
         effects
     }
 }

@@ -2,12 +2,14 @@
 //! Only the tree widget's scroll state is mutable, as ratatui's stateful widgets need.
 
 mod board;
+mod breaks;
 mod caption;
 mod detail;
 pub(crate) mod memory;
 mod popup;
 mod problems;
 pub(crate) mod scores;
+pub(crate) mod stats;
 pub(crate) mod status;
 pub(crate) mod transcript;
 pub(crate) mod tree;

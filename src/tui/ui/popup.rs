@@ -37,7 +37,7 @@ fn help_group(action: Action) -> usize {
         Step | RunPause | Prune | Edit | Backtrack | Expand | Reevaluate | Continue | NewInput | Restart | SaveAs => 0,
         ReplayStepBack | ReplayStepForward | ReplayMarkBack | ReplayMarkForward | ReplayBack | ReplayForward
         | ReplayStart | ReplayEnd | ReplayPlay | ReplaySlower | ReplayFaster | Fork => 2,
-        CycleTheme | Help | Quit | Memory | Export => 3,
+        CycleTheme | Help | Quit | Memory | Export | Breaks | Stats => 3,
         _ => 1,
     }
 }
@@ -242,5 +242,7 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
             let block = frame_block(view, "Backtrack: why did this branch fail?".into(), "enter pick · esc cancel");
             frame.render_widget(Paragraph::new(lines).block(block), rect);
         }
+        Popup::Breaks(list) => super::breaks::draw(frame, view, area, list),
+        Popup::Stats => super::stats::draw(frame, view, area),
     }
 }

@@ -1,0 +1,200 @@
+//! Breakpoints in the explorer: the `B` list (toggle, add, remove), the message and
+//! selection when one fires, and "play until" in a replay. A live run's list is the
+//! engine's: each change is a `Command::Breakpoints`, recorded like any command. A
+//! replay's list is the explorer's own (the recording is read-only); it starts as the
+//! session's and says where playback stops.
+
+use super::*;
+use crate::engine::breakpoint::{self, Breakpoint, Gauge, Hit, Seen};
+
+/// The `B` popup: the breakpoints as text, the selected row, and the line being typed.
+pub struct BreakList {
+    pub items: Vec<String>,
+    pub selected: usize,
+    /// `a`: a new breakpoint being typed.
+    pub adding: Option<Box<TextArea<'static>>>,
+    /// Why the last typed breakpoint was refused.
+    pub error: Option<String>,
+}
+
+/// Where playback stops in a replay: (cursor position after the input, what fired).
+pub type BreakMarks = Vec<(usize, Hit)>;
+
+impl App {
+    /// The breakpoints the list shows: the live engine's, or the replay's own.
+    pub fn breakpoint_texts(&self) -> Vec<String> {
+        match &self.replay_breaks {
+            Some(list) if self.replay.is_some() => list.iter().map(Breakpoint::text).collect(),
+            _ => self.run.engine.breakpoints().iter().map(Breakpoint::text).collect(),
+        }
+    }
+
+    pub(super) fn open_breaks(&mut self) {
+        let items = self.breakpoint_texts();
+        self.popup = Some(Popup::Breaks(BreakList { items, selected: 0, adding: None, error: None }));
+    }
+
+    /// A breakpoint fired: select its node, stop following, and say which and why.
+    pub(super) fn show_break(&mut self, hit: &Hit, count: usize) {
+        if let Some(node) = hit.node.filter(|n| self.run.engine.tree().contains(*n)) {
+            self.follow = false;
+            self.select(node);
+        }
+        let more = if count > 1 { format!(" (+{} more)", count - 1) } else { String::new() };
+        let what = if self.replay.is_some() { "stopped" } else { "paused" };
+        self.message = Some(format!("break {}: {}{more} — {what}", hit.breakpoint, hit.reason));
+    }
+
+    /// Make `items` the breakpoints: a command in a live run, the replay's own list in a replay.
+    fn set_breakpoints(&mut self, items: Vec<String>) -> Vec<Effect> {
+        if self.replay.is_some() {
+            match Breakpoint::parse_all(&items) {
+                Ok(list) => {
+                    self.replay_breaks = Some(list);
+                    self.break_marks = None;
+                }
+                Err(e) => self.message = Some(e.to_string()),
+            }
+            return Vec::new();
+        }
+        self.feed(Input::command(Command::Breakpoints { set: items }), None)
+    }
+
+    pub(super) fn breaks_key(&mut self, key: KeyEvent, mut list: BreakList) -> Vec<Effect> {
+        if let Some(mut editor) = list.adding.take() {
+            match key.code {
+                KeyCode::Esc => {}
+                KeyCode::Enter => {
+                    let text = editor.lines().join(" ").trim().to_string();
+                    match Breakpoint::parse(&text) {
+                        Ok(b) => {
+                            list.items.push(b.text());
+                            list.selected = list.items.len() - 1;
+                            list.error = None;
+                            let effects = self.set_breakpoints(list.items.clone());
+                            list.items = self.breakpoint_texts();
+                            self.popup = Some(Popup::Breaks(list));
+                            return effects;
+                        }
+                        Err(e) => {
+                            list.error = Some(e.to_string());
+                            list.adding = Some(editor);
+                        }
+                    }
+                }
+                _ => {
+                    editor.input(key);
+                    list.adding = Some(editor);
+                }
+            }
+            self.popup = Some(Popup::Breaks(list));
+            return Vec::new();
+        }
+        let mut effects = Vec::new();
+        let count = list.items.len();
+        match key.code {
+            KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char('B') => return Vec::new(),
+            KeyCode::Up | KeyCode::Char('k') => list.selected = list.selected.saturating_sub(1),
+            KeyCode::Down | KeyCode::Char('j') => list.selected = (list.selected + 1).min(count.saturating_sub(1)),
+            KeyCode::Char('a') => {
+                let mut editor = TextArea::default();
+                editor.set_placeholder_text("score<0.3, tool=search, thought~/regex/, ...");
+                list.adding = Some(Box::new(editor));
+                list.error = None;
+            }
+            KeyCode::Char(' ') | KeyCode::Enter if count > 0 => {
+                let mut items = list.items.clone();
+                let i = list.selected.min(count - 1);
+                items[i] = match items[i].strip_prefix('#') {
+                    Some(on) => on.to_string(),
+                    None => format!("#{}", items[i]),
+                };
+                effects = self.set_breakpoints(items);
+                list.items = self.breakpoint_texts();
+            }
+            KeyCode::Char('d') | KeyCode::Delete if count > 0 => {
+                let mut items = list.items.clone();
+                items.remove(list.selected.min(count - 1));
+                effects = self.set_breakpoints(items);
+                list.items = self.breakpoint_texts();
+                list.selected = list.selected.min(list.items.len().saturating_sub(1));
+            }
+            _ => {}
+        }
+        self.popup = Some(Popup::Breaks(list));
+        effects
+    }
+
+    /// Where playback stops: every input of the replayed session after which one of the
+    /// replay's breakpoints fires (computed once per list, walking a second cursor).
+    fn replay_break_marks(&mut self) -> &BreakMarks {
+        if self.break_marks.is_none() {
+            let marks = match (&self.replay, &self.replay_breaks) {
+                (Some(r), Some(list)) if list.iter().any(|b| b.enabled) => {
+                    walk_breaks(&r.session, self.setup.prompts.as_deref(), list)
+                }
+                _ => Vec::new(),
+            };
+            self.break_marks = Some(marks);
+        }
+        self.break_marks.get_or_insert_with(Vec::new)
+    }
+
+    /// Playback from `from` towards `to`: the first breakpoint position on the way, if any.
+    pub(super) fn break_between(&mut self, from: usize, to: usize) -> Option<(usize, Hit, usize)> {
+        let marks = self.replay_break_marks();
+        let first = marks.iter().find(|(at, _)| *at > from && *at <= to)?;
+        let count = marks.iter().filter(|(at, _)| *at == first.0).count();
+        Some((first.0, first.1.clone(), count))
+    }
+}
+
+/// Every place in `session` where one of `list` fires, as the live run checks them:
+/// the input, its effects and events, the engine after it and the meters around it.
+pub fn walk_breaks(session: &Arc<Session>, prompts: Option<&std::path::Path>, list: &[Breakpoint]) -> BreakMarks {
+    let Ok(mut cursor) = ReplayCursor::shared(Arc::clone(session), prompts) else { return Vec::new() };
+    let price = session.header.price;
+    let needs_step = list.iter().any(|b| matches!(b.condition, breakpoint::Condition::Step(_)));
+    let gauge = |c: &ReplayCursor| {
+        let t = c.totals();
+        Gauge {
+            calls: t.llm_calls,
+            tokens: t.prompt_tokens + t.completion_tokens,
+            cost: price.as_ref().map(|p| p.cost(t.prompt_tokens, t.completion_tokens)),
+            step: if needs_step { c.engine().view().step } else { 0 },
+        }
+    };
+    let inputs: Vec<Input> = session.inputs().map(|(i, _)| i.clone()).collect();
+    let mut marks = Vec::new();
+    for (i, input) in inputs.iter().enumerate() {
+        let before = gauge(&cursor);
+        let events_before = cursor.events().len();
+        let tools_before: Vec<u64> = call_ids(&cursor.pending_tools());
+        if cursor.forward(1) == 0 {
+            break;
+        }
+        let after = gauge(&cursor);
+        let events = &cursor.events()[events_before..];
+        // The effects the input caused that the conditions read: the tool calls it issued.
+        let effects: Vec<Effect> = cursor
+            .pending_tools()
+            .into_iter()
+            .filter(|e| !call_ids(std::slice::from_ref(e)).iter().any(|c| tools_before.contains(c)))
+            .collect();
+        let seen = Seen { input, effects: &effects, events, engine: cursor.engine(), before, after };
+        for hit in breakpoint::check(list, &seen) {
+            marks.push((i + 1, hit));
+        }
+    }
+    marks
+}
+
+fn call_ids(effects: &[Effect]) -> Vec<u64> {
+    effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::CallTool { call, .. } | Effect::CallLlm { call, .. } => Some(*call),
+            _ => None,
+        })
+        .collect()
+}

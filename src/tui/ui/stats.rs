@@ -1,0 +1,185 @@
+//! The Stats view (`S`): the current run's calls and tokens over time, the score
+//! distribution of each step (a histogram per depth) and the share of calls by
+//! purpose. The figures come from the engine's call records with the rule the run's
+//! totals use (a call counts when it reached the provider), so they agree with them.
+
+use std::collections::BTreeMap;
+
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph};
+use ratatui::Frame;
+
+use super::super::theme::Slot;
+use super::popup::{centered, frame_block};
+use super::View;
+use crate::engine::{CallErrorKind, Engine};
+
+/// The figures the view draws.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Stats {
+    /// Tokens of each call that reached the provider, in the order the calls were made.
+    pub tokens_per_call: Vec<u64>,
+    /// Calls that reached the provider (the run's `llm_calls`).
+    pub calls: u64,
+    /// Their prompt and completion tokens.
+    pub tokens: u64,
+    /// Calls by purpose, most first (ties by name).
+    pub by_purpose: Vec<(String, u64)>,
+    /// Scores by depth (the step of a tree search), in node order.
+    pub scores: BTreeMap<usize, Vec<f64>>,
+}
+
+impl Stats {
+    pub fn of(engine: &Engine) -> Stats {
+        let mut stats = Stats::default();
+        let mut purposes: BTreeMap<String, u64> = BTreeMap::new();
+        for record in engine.core.calls.values() {
+            let tokens = match &record.reply {
+                Some(Ok(r)) if !r.cached => r.usage.prompt_tokens + r.usage.completion_tokens,
+                Some(Err(e)) if !matches!(e.kind, CallErrorKind::Shared | CallErrorKind::NotSent) => 0,
+                _ => continue,
+            };
+            stats.calls += 1;
+            stats.tokens += tokens;
+            stats.tokens_per_call.push(tokens);
+            *purposes.entry(record.request.purpose.label().to_string()).or_default() += 1;
+        }
+        stats.by_purpose = purposes.into_iter().collect();
+        stats.by_purpose.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        for node in engine.tree().nodes() {
+            if let Some(score) = &node.score {
+                if score.value.is_finite() {
+                    stats.scores.entry(node.depth).or_default().push(score.value);
+                }
+            }
+        }
+        stats
+    }
+}
+
+const BLOCKS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+
+/// `values` squeezed into `width` columns (each the largest of its share), as block characters.
+pub fn sparkline(values: &[u64], width: usize) -> String {
+    if values.is_empty() || width == 0 {
+        return String::new();
+    }
+    let columns = width.min(values.len());
+    let cols: Vec<u64> = (0..columns)
+        .map(|c| {
+            let start = c * values.len() / columns;
+            let end = ((c + 1) * values.len() / columns).max(start + 1);
+            values[start..end].iter().copied().max().unwrap_or(0)
+        })
+        .collect();
+    let top = cols.iter().copied().max().unwrap_or(0).max(1);
+    cols.iter().map(|&v| if v == 0 { ' ' } else { BLOCKS[((v * 7) / top) as usize] }).collect()
+}
+
+/// Counts of `values` in `bins` equal bins over `lo..=hi`.
+pub fn histogram(values: &[f64], bins: usize, lo: f64, hi: f64) -> Vec<u64> {
+    let mut counts = vec![0u64; bins.max(1)];
+    let span = hi - lo;
+    for &v in values {
+        let i = if span > 0.0 { (((v - lo) / span) * bins as f64) as usize } else { 0 };
+        counts[i.min(bins.max(1) - 1)] += 1;
+    }
+    counts
+}
+
+fn short(x: f64) -> String {
+    if x.abs() >= 100.0 || x == x.trunc() {
+        format!("{x:.0}")
+    } else if x.abs() >= 1.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.3}")
+    }
+}
+
+/// The view's lines for an inner width of `width` columns and at most `rows` rows.
+pub fn lines(view: &View, stats: &Stats, width: usize, rows: usize) -> Vec<Line<'static>> {
+    let label = |t: &str| Span::styled(format!("{t:<9}"), view.style(Slot::Dim));
+    let text = |t: String| Span::styled(t, view.style(Slot::Text));
+    let mut out = Vec::new();
+    let cost = view.app.cost_usd().map(|c| format!(" · ${c:.4}")).unwrap_or_default();
+    out.push(Line::from(vec![
+        label("run"),
+        text(format!(
+            "{} calls · {} tokens{cost} · {} nodes",
+            stats.calls,
+            stats.tokens,
+            view.app.run.engine.tree().nodes().count()
+        )),
+    ]));
+    let spark_width = width.saturating_sub(10).max(1);
+    let mut running = 0;
+    let cumulative: Vec<u64> = stats
+        .tokens_per_call
+        .iter()
+        .map(|t| {
+            running += t;
+            running
+        })
+        .collect();
+    let calls_line: Vec<u64> = (1..=stats.tokens_per_call.len() as u64).collect();
+    let score = view.style(Slot::ScoreHigh);
+    out.push(Line::from(vec![label("calls"), Span::styled(sparkline(&calls_line, spark_width), score)]));
+    out.push(Line::from(vec![label("tokens"), Span::styled(sparkline(&cumulative, spark_width), score)]));
+    out.push(Line::from(vec![label("per call"), Span::styled(sparkline(&stats.tokens_per_call, spark_width), score)]));
+
+    out.push(Line::from(Span::styled(
+        "scores per step (histogram of each depth, low → high)",
+        view.style(Slot::Title),
+    )));
+    let all: Vec<f64> = stats.scores.values().flatten().copied().collect();
+    let lo = all.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = all.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let purposes = stats.by_purpose.len().max(1) + 1;
+    let depth_rows = rows.saturating_sub(out.len() + purposes).max(1);
+    if all.is_empty() {
+        out.push(Line::from(text("  no scores yet".into())));
+    } else {
+        let bins = width.saturating_sub(30).clamp(4, 40);
+        let shown: Vec<(&usize, &Vec<f64>)> = stats.scores.iter().collect();
+        let skip = shown.len().saturating_sub(depth_rows);
+        for (depth, values) in shown.into_iter().skip(skip) {
+            let counts = histogram(values, bins, lo, hi);
+            let mean = values.iter().sum::<f64>() / values.len() as f64;
+            out.push(Line::from(vec![
+                label(&format!("depth {depth}")),
+                Span::styled(sparkline(&counts, bins), view.style(Slot::ScoreMid)),
+                text(format!(" n={} mean {}", values.len(), short(mean))),
+            ]));
+        }
+        out.push(Line::from(Span::styled(format!("{:9}{} … {}", "", short(lo), short(hi)), view.style(Slot::Dim))));
+    }
+    out.push(Line::from(Span::styled("calls by purpose", view.style(Slot::Title))));
+    let bar_width = width.saturating_sub(9 + 14).max(1) as u64;
+    for (purpose, n) in &stats.by_purpose {
+        let share = *n as f64 / stats.calls.max(1) as f64;
+        let filled = ((*n * bar_width) / stats.calls.max(1)) as usize;
+        out.push(Line::from(vec![
+            label(purpose),
+            Span::styled("█".repeat(filled.max(1)), view.style(Slot::ScoreHigh)),
+            text(format!(" {n} ({:.0}%)", share * 100.0)),
+        ]));
+    }
+    if stats.by_purpose.is_empty() {
+        out.push(Line::from(text("  no calls yet".into())));
+    }
+    out.truncate(rows);
+    out
+}
+
+pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
+    let rect = centered(area, area.width.saturating_sub(4).min(120), area.height.saturating_sub(2));
+    frame.render_widget(Clear, rect);
+    let block = frame_block(view, "Stats of this run".into(), "any key closes");
+    let inner = block.inner(rect);
+    frame.render_widget(block, rect);
+    let stats = Stats::of(&view.app.run.engine);
+    let lines = lines(view, &stats, inner.width as usize, inner.height as usize);
+    frame.render_widget(Paragraph::new(lines), inner);
+}
