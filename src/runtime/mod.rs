@@ -173,6 +173,7 @@ impl Driver {
             })
         });
         let halted = Arc::clone(&self.halted);
+        let slots = crate::llm::fanout::Slots::of(Arc::clone(&limit), Arc::clone(&halted));
         let handle = self.tasks.spawn(async move {
             let permit = limit.acquire_owned().await;
             let started = Instant::now();
@@ -180,7 +181,7 @@ impl Driver {
                 Ok(_permit) if halted.load(Ordering::SeqCst) => {
                     Err(CallError { kind: CallErrorKind::NotSent, message: "not sent: the run had stopped".into() })
                 }
-                Ok(_permit) => provider.complete_occurrence(&request, occurrence, sink).await,
+                Ok(_permit) => provider.complete_fanned(&request, occurrence, sink, slots).await,
                 Err(_) => {
                     Err(CallError { kind: CallErrorKind::Shutdown, message: "the program is shutting down".into() })
                 }
