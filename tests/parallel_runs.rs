@@ -44,7 +44,14 @@ fn timeless(line: &str) -> Value {
 
 /// Everything a run wrote: stdout's summary, the `--out` lines and each session file,
 /// by name, with times taken out.
-fn outputs(dir: &Path, task: &str, method: &str, range: &str, extra: &[&str], concurrency: &str) -> Vec<(String, Vec<Value>)> {
+fn outputs(
+    dir: &Path,
+    task: &str,
+    method: &str,
+    range: &str,
+    extra: &[&str],
+    concurrency: &str,
+) -> Vec<(String, Vec<Value>)> {
     let rec = dir.join(format!("sessions-c{concurrency}"));
     let out_file = dir.join(format!("out-c{concurrency}.jsonl"));
     let mut args = vec!["run", "--task", task, "--method", method, "--range", range, "--json"];
@@ -76,7 +83,11 @@ fn same_whatever_the_concurrency(task: &str, method: &str, range: &str, extra: &
     let dir = tempfile::tempdir().unwrap();
     let one = outputs(dir.path(), task, method, range, extra, "1");
     let many = outputs(dir.path(), task, method, range, extra, "8");
-    assert!(one.len() > 3, "{task} {method}: sessions were recorded: {:?}", one.iter().map(|o| &o.0).collect::<Vec<_>>());
+    assert!(
+        one.len() > 3,
+        "{task} {method}: sessions were recorded: {:?}",
+        one.iter().map(|o| &o.0).collect::<Vec<_>>()
+    );
     assert_eq!(one.len(), many.len(), "{task} {method}: the same files");
     for ((name, a), (_, b)) in one.iter().zip(&many) {
         assert_eq!(a.len(), b.len(), "{task} {method} {name}: the same number of lines");
@@ -115,8 +126,22 @@ fn a_refused_key_costs_one_call_when_problems_go_side_by_side() {
     let out = run(
         dir.path(),
         &[
-            "run", "--task", "game24", "--method", "tot-bfs", "--range", "900..910", "--json", "--provider", "openai",
-            "--model", "fake-model", "--base-url", &server.url, "--concurrency", "8",
+            "run",
+            "--task",
+            "game24",
+            "--method",
+            "tot-bfs",
+            "--range",
+            "900..910",
+            "--json",
+            "--provider",
+            "openai",
+            "--model",
+            "fake-model",
+            "--base-url",
+            &server.url,
+            "--concurrency",
+            "8",
         ],
     );
     assert!(!out.status.success());
@@ -139,8 +164,22 @@ fn problems_go_side_by_side_under_one_limit() {
     let out = run(
         dir.path(),
         &[
-            "run", "--task", "game24", "--method", "tot-bfs", "--range", "900..906", "--json", "--provider", "openai",
-            "--model", "fake-model", "--base-url", &server.url, "--concurrency", "64",
+            "run",
+            "--task",
+            "game24",
+            "--method",
+            "tot-bfs",
+            "--range",
+            "900..906",
+            "--json",
+            "--provider",
+            "openai",
+            "--model",
+            "fake-model",
+            "--base-url",
+            &server.url,
+            "--concurrency",
+            "64",
         ],
     );
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

@@ -9,9 +9,9 @@ use futures::StreamExt;
 use serde_json::{json, Value};
 
 use super::config::{Price, Resolved};
+use super::fanout::{fan_out, Slots};
 use super::http::{apply_stops, server_message, shorten, Attempt, HttpCore, SseParser};
 use super::openai::{assemble, malformed, tool_arguments, truncated, Part};
-use super::fanout::{fan_out, Slots};
 use super::{BoxFuture, DeltaFn, Provider};
 use crate::engine::request::Role;
 use crate::engine::{CallError, CallErrorKind, Completion, LlmRequest, LlmResponse, ToolCallOut};
@@ -300,7 +300,12 @@ impl AnthropicProvider {
     }
 
     /// One request per sample (the API has no `n`), side by side as far as `slots` allow.
-    async fn call(&self, request: &LlmRequest, deltas: Option<DeltaFn>, slots: Slots) -> Result<LlmResponse, CallError> {
+    async fn call(
+        &self,
+        request: &LlmRequest,
+        deltas: Option<DeltaFn>,
+        slots: Slots,
+    ) -> Result<LlmResponse, CallError> {
         let want = request.n.max(1);
         let deltas = deltas.as_ref();
         let parts = fan_out(want, &slots, |sample| self.one(request, sample, deltas)).await?;

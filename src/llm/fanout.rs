@@ -121,7 +121,11 @@ mod tests {
         .unwrap();
         assert_eq!(items, (0..8).map(|i| i * 10).collect::<Vec<_>>());
         assert_eq!(most.load(Ordering::SeqCst), 4, "the call's slot and the three free ones");
-        assert!(started.elapsed() < Duration::from_millis(300), "8 samples of ≤100 ms on 4 slots: {:?}", started.elapsed());
+        assert!(
+            started.elapsed() < Duration::from_millis(300),
+            "8 samples of ≤100 ms on 4 slots: {:?}",
+            started.elapsed()
+        );
         assert_eq!(limit.available_permits(), 3, "the extra slots are given back");
         drop(own);
     }

@@ -14,8 +14,8 @@ use futures::StreamExt;
 use serde_json::{json, Value};
 
 use super::config::{Price, Resolved};
-use super::http::{shorten, Attempt, HttpCore, SseParser};
 use super::fanout::{fan_out, Slots};
+use super::http::{shorten, Attempt, HttpCore, SseParser};
 use super::{estimate_prompt_tokens, estimate_tokens, BoxFuture, DeltaFn, Provider};
 use crate::engine::request::Role;
 use crate::engine::{CallError, CallErrorKind, Completion, LlmRequest, LlmResponse, ToolCallOut, ToolDef, Usage};
@@ -423,7 +423,12 @@ impl OpenAiProvider {
 
     /// `n` samples in one request where the server honours `n`; where it does not, one
     /// request per missing sample, side by side as far as `slots` allow.
-    async fn call(&self, request: &LlmRequest, deltas: Option<DeltaFn>, slots: Slots) -> Result<LlmResponse, CallError> {
+    async fn call(
+        &self,
+        request: &LlmRequest,
+        deltas: Option<DeltaFn>,
+        slots: Slots,
+    ) -> Result<LlmResponse, CallError> {
         let want = request.n.max(1);
         let deltas = deltas.as_ref();
         let one_each = |first: u32| {

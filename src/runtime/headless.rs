@@ -891,11 +891,7 @@ async fn finish_problem(
 impl Headless {
     /// Report a finished problem (in order) and note why the run must start no more
     /// problems, if it must (the first reason is kept). Returns whether it must.
-    fn report(
-        &mut self,
-        finished: Finished,
-        progress: &mut impl FnMut(&ProblemResult) -> Result<(), String>,
-    ) -> bool {
+    fn report(&mut self, finished: Finished, progress: &mut impl FnMut(&ProblemResult) -> Result<(), String>) -> bool {
         let Finished { result, stopped, abandoned, memory_failed, .. } = finished;
         self.abandoned += abandoned;
         let reported = progress(&result);
