@@ -229,3 +229,81 @@ fn game24_text(prompt: &str) -> String {
     };
     format!("{}\n{}", step("+", a + b), step("*", a * b))
 }
+
+#[test]
+fn samples_a_server_will_not_return_at_once_go_side_by_side_and_are_recorded_in_order() {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex};
+    // Ignores n; answers value prompts after a while, later samples sooner, naming the
+    // seed each was asked with (the seed of sample i is the call's seed + i).
+    let in_flight: Arc<Mutex<HashMap<String, usize>>> = Arc::default();
+    let most = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let (flight, peak) = (Arc::clone(&in_flight), Arc::clone(&most));
+    let server = FakeServer::start(move |_, seen| {
+        let prompt = seen.prompt();
+        if prompt.contains("Possible next steps") {
+            // One step only, so one value call at a time has the server to itself.
+            let text = game24_text(&prompt).lines().next().unwrap_or("").to_string();
+            return Reply::chat(&[&text], Some((10, 5)));
+        }
+        let now = {
+            let mut f = flight.lock().unwrap();
+            let n = f.entry(prompt.clone()).or_insert(0);
+            *n += 1;
+            *n
+        };
+        peak.fetch_max(now, std::sync::atomic::Ordering::SeqCst);
+        let seed = seen.body["seed"].as_u64().unwrap_or(0);
+        std::thread::sleep(std::time::Duration::from_millis(120 - (seed % 3) * 40));
+        *flight.lock().unwrap().get_mut(&prompt).unwrap() -= 1;
+        Reply::chat(&[&format!("seed {seed}\nlikely")], Some((10, 5)))
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("s.jsonl");
+    let out = run(
+        dir.path(),
+        &[
+            "run",
+            "--task",
+            "game24",
+            "--method",
+            "tot-bfs",
+            "--input",
+            "4 5 6 10",
+            "--json",
+            "--provider",
+            "openai",
+            "--model",
+            "fake-model",
+            "--base-url",
+            &server.url,
+            "--concurrency",
+            "8",
+            "--record",
+            rec.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        most.load(std::sync::atomic::Ordering::SeqCst) >= 2,
+        "the samples of one value call were never in flight together"
+    );
+    let session = thoughtscope::session::Session::load(&rec).unwrap();
+    let mut checked = 0;
+    for (input, request) in session.inputs() {
+        let (thoughtscope::engine::Input::LlmReply(reply), Some(request)) = (input, request) else { continue };
+        if request.n < 2 {
+            continue;
+        }
+        let reply = reply.result.as_ref().expect("the value calls succeed");
+        let seeds: Vec<u64> = reply
+            .completions
+            .iter()
+            .map(|c| c.text.lines().next().unwrap().trim_start_matches("seed ").parse().unwrap())
+            .collect();
+        assert_eq!(seeds.len(), request.n as usize, "every sample is there");
+        assert!(seeds.windows(2).all(|w| w[1] == w[0] + 1), "samples in order: {seeds:?}");
+        checked += 1;
+    }
+    assert!(checked > 0, "the run made value calls with n > 1");
+}

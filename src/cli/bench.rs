@@ -204,7 +204,7 @@ pub(crate) fn bench_http(args: &BenchArgs) -> Result<()> {
             // The critical path: the same search, every call at once, the same latency.
             let latency_text = latency.to_string();
             let (_, critical) =
-                timed_run(&["--range", &range, "--sim-latency-ms", &latency_text, "--concurrency", "100000"])?;
+                timed_run(&["--range", &range, "--sim-latency-ms", &latency_text, "--concurrency", "1024"])?;
             let spread = requests as f64 / c as f64 * latency as f64 / 1000.0;
             let bound = critical.max(spread);
             let goal = if n <= 5 { HTTP_GOAL_FEW } else { HTTP_GOAL_MANY };
