@@ -307,3 +307,59 @@ fn samples_a_server_will_not_return_at_once_go_side_by_side_and_are_recorded_in_
     }
     assert!(checked > 0, "the run made value calls with n > 1");
 }
+
+#[tokio::test]
+async fn anthropic_samples_go_side_by_side_each_under_a_slot_of_the_limit() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    use thoughtscope::engine::{LlmRequest, Message, Purpose};
+    use thoughtscope::llm::config::{resolve, FileConfig, ProviderArgs};
+    use thoughtscope::llm::fanout::Slots;
+    use thoughtscope::llm::Provider;
+    let (now, most) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let (n2, m2) = (Arc::clone(&now), Arc::clone(&most));
+    let server = FakeServer::start(move |i, _| {
+        m2.fetch_max(n2.fetch_add(1, Ordering::SeqCst) + 1, Ordering::SeqCst);
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        n2.fetch_sub(1, Ordering::SeqCst);
+        let body = serde_json::json!({
+            "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test",
+            "content": [{"type": "text", "text": format!("reply {i}")}],
+            "stop_reason": "end_turn", "usage": {"input_tokens": 15, "output_tokens": 3}
+        });
+        Reply::json(200, body.to_string())
+    });
+    let args = ProviderArgs {
+        model: Some("claude-test".into()),
+        base_url: Some(server.url.clone()),
+        timeout: Some(10.0),
+        retries: Some(0),
+        ..Default::default()
+    };
+    let env = |k: &str| (k == "ANTHROPIC_API_KEY").then(|| "sk-ant-test".to_string());
+    let resolved = resolve("anthropic", &args, &FileConfig::default(), &env, 1).unwrap();
+    let provider = thoughtscope::llm::anthropic::AnthropicProvider::new(&resolved).unwrap();
+    let request = LlmRequest {
+        purpose: Purpose::Value,
+        messages: vec![Message::user("Evaluate if given numbers can reach 24: 4 4 10")],
+        n: 4,
+        temperature: 0.7,
+        max_tokens: Some(50),
+        stop: vec![],
+        context: Value::Null,
+        nonce: 0,
+        tools: vec![],
+    };
+    // The call holds one slot of four; the other three are free. The fake server answers
+    // two requests at a time (its two threads), so two or more samples at once is side by side.
+    let limit = Arc::new(tokio::sync::Semaphore::new(4));
+    let _call = Arc::clone(&limit).acquire_owned().await.unwrap();
+    let halted = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let reply =
+        provider.complete_fanned(&request, 0, None, Slots::of(Arc::clone(&limit), halted)).await.expect("four samples");
+    assert_eq!(reply.completions.len(), 4);
+    assert_eq!(reply.usage.prompt_tokens, 4 * 15, "each sample's usage counts");
+    assert_eq!(server.requests(), 4, "one request per sample");
+    assert!(most.load(Ordering::SeqCst) >= 2, "the samples went one after another");
+    assert_eq!(limit.available_permits(), 3, "the extra slots were given back");
+}

@@ -401,6 +401,33 @@ mod tests {
     }
 
     #[test]
+    fn a_problems_scope_sees_replies_from_before_the_run_and_its_own_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let reply = |text: &str| LlmResponse {
+            completions: vec![Completion::text(text, Some("stop".into()))],
+            usage: Usage { prompt_tokens: 10, completion_tokens: 2, estimated: false },
+            latency_ms: 5,
+            model: "m".into(),
+            simulated: false,
+            cached: false,
+        };
+        let (old, new) = (request("1 2 3"), request("4 5 6"));
+        ResponseCache::with_disk(dir.path()).unwrap().put("m", &old, &reply("from an earlier run"));
+        let mut run = ResponseCache::with_disk(dir.path()).unwrap();
+        let (mut a, mut b) = (run.scope(), run.scope());
+        assert_eq!(a.get("m", &old).unwrap().completions[0].text, "from an earlier run");
+        a.put("m", &new, &reply("a's"));
+        assert_eq!(a.get("m", &new).unwrap().completions[0].text, "a's", "its own reply");
+        assert!(b.get("m", &new).is_none(), "not a neighbour's, though it is on disk now");
+        assert!(b.get("m", &old).is_some());
+        // Occurrences are counted per problem.
+        let p = proposal("1 2 3");
+        assert_eq!((a.key_for("m", &p).occurrence, b.key_for("m", &p).occurrence), (0, 0));
+        // A later run reads what this one wrote.
+        assert!(ResponseCache::with_disk(dir.path()).unwrap().get("m", &new).is_some());
+    }
+
+    #[test]
     fn the_disk_cache_answers_a_later_run() {
         let dir = tempfile::tempdir().unwrap();
         let reply = LlmResponse {
