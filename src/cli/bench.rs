@@ -2,12 +2,15 @@
 //! throughput, and the replay cursor's step and seek times.
 
 use std::path::PathBuf;
-use std::time::Instant;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use clap::Args;
 use color_eyre::eyre::{bail, eyre, Result};
 
-use thoughtscope::runtime::headless::{run_problems, Summary};
+use thoughtscope::llm::sim::{SimConfig, SimProvider};
+use thoughtscope::llm::testserver::{LatencyServer, Registering, Registry, ServerOptions};
+use thoughtscope::runtime::headless::{run_problems, RunSetup, Summary};
 
 use super::error::usage_bail;
 use super::pipe::outln;
@@ -64,15 +67,41 @@ pub(crate) struct BenchArgs {
     /// fresh process of its own, so the peak memory is the replay's).
     #[arg(long, hide = true, value_name = "FILE")]
     pub(crate) measure_replay: Option<PathBuf>,
+    /// Latency of the local OpenAI-compatible server the HTTP section runs against.
+    #[arg(long, default_value_t = 100)]
+    pub(crate) http_latency_ms: u64,
+    /// --concurrency of the HTTP section's runs.
+    #[arg(long, default_value_t = 64)]
+    pub(crate) http_concurrency: usize,
+    /// Puzzles of each HTTP run (from puzzle 900), comma-separated.
+    #[arg(long, default_value = "5,100", value_delimiter = ',')]
+    pub(crate) http_puzzles: Vec<usize>,
+    /// Only the HTTP section (and the per-call overhead).
+    #[arg(long)]
+    pub(crate) http_only: bool,
+    /// Leave the HTTP section out.
+    #[arg(long)]
+    pub(crate) no_http: bool,
 }
 
 /// Time one headless run of `args` in this process.
 pub(crate) fn timed_run(args: &[&str]) -> Result<(Summary, f64)> {
+    timed_run_with(args, |_| {})
+}
+
+/// The setup and problems `thoughtscope run ARGS` would have.
+fn run_setup(args: &[&str]) -> Result<(RunSetup, Vec<thoughtscope::tasks::Problem>)> {
     let mut full = vec!["thoughtscope", "run"];
     full.extend_from_slice(args);
     let cli = super::parse_from(full).map_err(|e| eyre!(e.to_string()))?;
     let Some(Cmd::Run(run_args)) = cli.command else { bail!("bench arguments did not parse") };
-    let (setup, problems) = setup_run(&run_args)?;
+    setup_run(&run_args)
+}
+
+/// [`timed_run`], with `adjust` changing the setup first.
+fn timed_run_with(args: &[&str], adjust: impl FnOnce(&mut RunSetup)) -> Result<(Summary, f64)> {
+    let (mut setup, problems) = run_setup(args)?;
+    adjust(&mut setup);
     let rt = tokio::runtime::Runtime::new()?;
     let started = Instant::now();
     let results = rt.block_on(run_problems(&setup, &problems, |_| {}));
@@ -107,8 +136,16 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
     if args.scale_only {
         return bench_scale(&args);
     }
+    if args.http_only {
+        bench_http(&args)?;
+        return bench_overhead();
+    }
     if !args.replay_only {
         bench_runs(&args)?;
+        bench_overhead()?;
+        if !args.no_http {
+            bench_http(&args)?;
+        }
     }
     let dir = tempfile_dir()?;
     let result = thoughtscope::runtime::bench::replay_bench(
@@ -178,5 +215,107 @@ pub(crate) fn bench_runs(args: &BenchArgs) -> Result<()> {
     let (s, t) = timed_run(&["--range", "0..200", "--concurrency", "1"])?;
     let calls = (s.llm_calls + s.cache_hits) as f64;
     outln!("  {:.0} puzzles/s, {:.0} replies/s ({} replies in {t:.2} s)", s.n as f64 / t, calls / t, calls);
+    Ok(())
+}
+
+/// The goals of the HTTP section: wall over its bound, for few and for many puzzles.
+const HTTP_GOAL_FEW: f64 = 1.2;
+const HTTP_GOAL_MANY: f64 = 1.5;
+/// The driver's own CPU per call.
+const OVERHEAD_GOAL_US: f64 = 100.0;
+
+/// Whole tot-bfs runs over real HTTP against a local server answering after a set
+/// latency (with the simulated model's answers), honouring `n` and ignoring it, each
+/// against its bound: the longer of the critical path (the same run on the in-process
+/// sim with unbounded concurrency and the same latency) and calls ÷ concurrency × latency.
+pub(crate) fn bench_http(args: &BenchArgs) -> Result<()> {
+    if args.http_concurrency == 0 || args.http_puzzles.iter().any(|&n| n == 0 || n > 400) {
+        usage_bail!("--http-concurrency must be at least 1 and --http-puzzles from 1 to 400 each");
+    }
+    let latency = args.http_latency_ms;
+    let c = args.http_concurrency;
+    outln!(
+        "http: tot-bfs on game24 against a local OpenAI-compatible server answering after {latency} ms, --concurrency {c}"
+    );
+    let rt = tokio::runtime::Runtime::new()?;
+    for honour_n in [true, false] {
+        let registry = Registry::default();
+        let options = ServerOptions { latency: Duration::from_millis(latency), honour_n };
+        let server = LatencyServer::start(options, registry.clone(), SimProvider::new(SimConfig::default()))
+            .map_err(|e| eyre!("cannot start the local server: {e}"))?;
+        outln!("  server {} n (one request per sample where ignored):", if honour_n { "honours" } else { "ignores" });
+        for &n in &args.http_puzzles {
+            let range = format!("900..{}", 900 + n);
+            let c_text = c.to_string();
+            let http_args = [
+                "--range",
+                &range,
+                "--provider",
+                "openai",
+                "--base-url",
+                &server.url,
+                "--model",
+                "bench-model",
+                "--concurrency",
+                &c_text,
+                "--timeout",
+                "120",
+            ];
+            let before = server.requests();
+            let (summary, secs) = timed_run_with(&http_args, |setup| {
+                let inner = Arc::clone(&setup.provider);
+                setup.provider = Arc::new(Registering { inner, registry: registry.clone() });
+            })?;
+            let requests = server.requests() - before;
+            // The critical path: the same search, every call at once, the same latency.
+            let latency_text = latency.to_string();
+            let (_, critical) =
+                timed_run(&["--range", &range, "--sim-latency-ms", &latency_text, "--concurrency", "1024"])?;
+            let spread = requests as f64 / c as f64 * latency as f64 / 1000.0;
+            let bound = critical.max(spread);
+            let goal = if n <= 5 { HTTP_GOAL_FEW } else { HTTP_GOAL_MANY };
+            outln!(
+                "    {n:>3} puzzles  wall {secs:6.2} s  {} calls ({requests} requests, {} solved)  critical path {critical:.2} s  \
+                 requests÷c×latency {spread:.2} s  wall / bound {:.2}x (goal ≤ {goal}x)",
+                summary.llm_calls,
+                summary.solved,
+                secs / bound
+            );
+            if summary.failed_calls > 0 {
+                outln!("    ({} calls failed: {:?})", summary.failed_calls, summary.stopped);
+            }
+        }
+        drop(server);
+    }
+    drop(rt);
+    Ok(())
+}
+
+/// The driver's CPU per call: a tot-bfs run on the sim without latency through the
+/// driver, against the same problems fed synchronously (engine and sim alone).
+pub(crate) fn bench_overhead() -> Result<()> {
+    let args = ["--range", "0..300", "--concurrency", "16"];
+    let cpu = thoughtscope::runtime::bench::cpu_seconds;
+    let Some(start) = cpu() else {
+        outln!("per-call overhead: skipped (no /proc/self/stat to read CPU time from)");
+        return Ok(());
+    };
+    let (summary, _) = timed_run(&args)?;
+    let driven = cpu().unwrap_or(start) - start;
+    let replies = summary.llm_calls + summary.cache_hits;
+    let (setup, problems) = run_setup(&args)?;
+    let before = cpu().unwrap_or(0.0);
+    let synced = thoughtscope::runtime::bench::sync_sim_replies(&setup, &problems).map_err(|e| eyre!(e))?;
+    let sync_cpu = cpu().unwrap_or(before) - before;
+    let per_driven = driven / replies.max(1) as f64 * 1e6;
+    let per_sync = sync_cpu / synced.max(1) as f64 * 1e6;
+    let overhead = (per_driven - per_sync).max(0.0);
+    outln!("per-call overhead: tot-bfs on game24 0..300, sim without latency, --concurrency 16");
+    outln!("  through the driver {per_driven:7.1} µs CPU per reply ({replies} replies, {driven:.2} s CPU)");
+    outln!("  engine and sim alone {per_sync:5.1} µs CPU per reply ({synced} replies, {sync_cpu:.2} s CPU)");
+    outln!(
+        "  the driver's own {overhead:7.1} µs per call   goal ≤ {OVERHEAD_GOAL_US} µs: {:.2}x of it",
+        overhead / OVERHEAD_GOAL_US
+    );
     Ok(())
 }

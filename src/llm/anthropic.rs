@@ -9,6 +9,7 @@ use futures::StreamExt;
 use serde_json::{json, Value};
 
 use super::config::{Price, Resolved};
+use super::fanout::{fan_out, Slots};
 use super::http::{apply_stops, server_message, shorten, Attempt, HttpCore, SseParser};
 use super::openai::{assemble, malformed, tool_arguments, truncated, Part};
 use super::{BoxFuture, DeltaFn, Provider};
@@ -298,12 +299,16 @@ impl AnthropicProvider {
         Ok(part)
     }
 
-    async fn call(&self, request: &LlmRequest, deltas: Option<DeltaFn>) -> Result<LlmResponse, CallError> {
+    /// One request per sample (the API has no `n`), side by side as far as `slots` allow.
+    async fn call(
+        &self,
+        request: &LlmRequest,
+        deltas: Option<DeltaFn>,
+        slots: Slots,
+    ) -> Result<LlmResponse, CallError> {
         let want = request.n.max(1);
-        let mut parts = Vec::with_capacity(want as usize);
-        for sample in 0..want {
-            parts.push(self.one(request, sample, deltas.as_ref()).await?);
-        }
+        let deltas = deltas.as_ref();
+        let parts = fan_out(want, &slots, |sample| self.one(request, sample, deltas)).await?;
         Ok(assemble(request, parts, want as usize, &self.model))
     }
 }
@@ -348,7 +353,7 @@ impl Provider for AnthropicProvider {
     }
 
     fn complete<'a>(&'a self, request: &'a LlmRequest) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
-        Box::pin(self.call(request, None))
+        Box::pin(self.call(request, None, Slots::none()))
     }
 
     fn complete_streaming<'a>(
@@ -356,7 +361,17 @@ impl Provider for AnthropicProvider {
         request: &'a LlmRequest,
         deltas: DeltaFn,
     ) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
-        Box::pin(self.call(request, Some(deltas)))
+        Box::pin(self.call(request, Some(deltas), Slots::none()))
+    }
+
+    fn complete_fanned<'a>(
+        &'a self,
+        request: &'a LlmRequest,
+        _occurrence: u32,
+        deltas: Option<DeltaFn>,
+        slots: Slots,
+    ) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
+        Box::pin(self.call(request, deltas, slots))
     }
 
     fn price(&self) -> Option<Price> {

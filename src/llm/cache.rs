@@ -10,8 +10,9 @@
 //! cache directory, so a second run of the same search costs no calls and draws the
 //! same samples in the same order.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
@@ -144,6 +145,10 @@ pub struct ResponseCache {
     policy: CachePolicy,
     /// How often each request of a purpose drawn afresh was asked in this run.
     occurrences: HashMap<String, u32>,
+    /// Disk keys written during this run by any of its problems' caches ([`ResponseCache::scope`]):
+    /// a problem reads only entries from before the run, so what it sees does not depend
+    /// on how far the problems beside it have got.
+    written: Option<Arc<Mutex<HashSet<String>>>>,
 }
 
 impl ResponseCache {
@@ -194,7 +199,26 @@ impl ResponseCache {
         Some(dir.join(format!("{:016x}{:016x}.json", stable_hash(key.as_bytes()), stable_hash(&salted))))
     }
 
+    /// A cache for one problem of a run whose problems go side by side: the same disk,
+    /// policy and mode, with entries and occurrences of its own (it sees the replies on
+    /// disk from before the run and its own, never another problem's of this run).
+    pub fn scope(&mut self) -> ResponseCache {
+        let written = Arc::clone(self.written.get_or_insert_with(Default::default));
+        ResponseCache {
+            disk: self.disk.clone(),
+            off: self.off,
+            policy: self.policy.clone(),
+            written: Some(written),
+            ..Self::default()
+        }
+    }
+
     fn read_disk(&self, key: &str) -> Option<LlmResponse> {
+        // Checked and read under the lock, so another problem's write cannot slip in between.
+        let written = self.written.as_ref().map(|w| w.lock().unwrap_or_else(|e| e.into_inner()));
+        if written.as_ref().is_some_and(|w| w.contains(key)) {
+            return None;
+        }
         let text = std::fs::read_to_string(self.disk_path(key)?).ok()?;
         let entry: DiskEntry = serde_json::from_str(&text).ok()?;
         (entry.key == key).then_some(entry.reply)
@@ -202,6 +226,11 @@ impl ResponseCache {
 
     fn write_disk(&mut self, key: &str, reply: &LlmResponse) {
         let Some(path) = self.disk_path(key) else { return };
+        let written = self.written.clone();
+        let mut written = written.as_ref().map(|w| w.lock().unwrap_or_else(|e| e.into_inner()));
+        if let Some(w) = written.as_mut() {
+            w.insert(key.to_string());
+        }
         let entry = DiskEntry { key: key.to_string(), reply: reply.clone() };
         // Known secret values never reach the file (a redacted key only makes a miss later).
         let text = super::secret::redact_json_line(serde_json::to_string(&entry).unwrap_or_default());
@@ -370,6 +399,33 @@ mod tests {
         assert_eq!(CachePolicy::parse("none").unwrap().label(), "none");
         let e = CachePolicy::parse("value,proposals").unwrap_err();
         assert!(e.contains("\"proposals\"") && e.contains("propose"), "{e}");
+    }
+
+    #[test]
+    fn a_problems_scope_sees_replies_from_before_the_run_and_its_own_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let reply = |text: &str| LlmResponse {
+            completions: vec![Completion::text(text, Some("stop".into()))],
+            usage: Usage { prompt_tokens: 10, completion_tokens: 2, estimated: false },
+            latency_ms: 5,
+            model: "m".into(),
+            simulated: false,
+            cached: false,
+        };
+        let (old, new) = (request("1 2 3"), request("4 5 6"));
+        ResponseCache::with_disk(dir.path()).unwrap().put("m", &old, &reply("from an earlier run"));
+        let mut run = ResponseCache::with_disk(dir.path()).unwrap();
+        let (mut a, mut b) = (run.scope(), run.scope());
+        assert_eq!(a.get("m", &old).unwrap().completions[0].text, "from an earlier run");
+        a.put("m", &new, &reply("a's"));
+        assert_eq!(a.get("m", &new).unwrap().completions[0].text, "a's", "its own reply");
+        assert!(b.get("m", &new).is_none(), "not a neighbour's, though it is on disk now");
+        assert!(b.get("m", &old).is_some());
+        // Occurrences are counted per problem.
+        let p = proposal("1 2 3");
+        assert_eq!((a.key_for("m", &p).occurrence, b.key_for("m", &p).occurrence), (0, 0));
+        // A later run reads what this one wrote.
+        assert!(ResponseCache::with_disk(dir.path()).unwrap().get("m", &new).is_some());
     }
 
     #[test]

@@ -8,11 +8,13 @@
 pub mod anthropic;
 pub mod cache;
 pub mod config;
+pub mod fanout;
 pub mod http;
 pub mod openai;
 
 pub mod secret;
 pub mod sim;
+pub mod testserver;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -60,6 +62,20 @@ pub trait Provider: Send + Sync {
         }
     }
 
+    /// [`Provider::complete_occurrence`], with more slots of the run's concurrency limit
+    /// for samples the provider fetches one request each (see [`fanout`]). Providers
+    /// that return all samples at once ignore them.
+    fn complete_fanned<'a>(
+        &'a self,
+        request: &'a LlmRequest,
+        occurrence: u32,
+        deltas: Option<DeltaFn>,
+        slots: fanout::Slots,
+    ) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
+        let _ = slots;
+        self.complete_occurrence(request, occurrence, deltas)
+    }
+
     /// The provider as named in messages: its kind and, for a server, its address
     /// (`openai (http://127.0.0.1:8080/v1)`).
     fn describe(&self) -> String {
@@ -75,6 +91,12 @@ pub trait Provider: Send + Sync {
     /// What the model costs, if known (US dollars per million tokens).
     fn price(&self) -> Option<config::Price> {
         None
+    }
+
+    /// Whether a run's problems may go side by side. A provider whose answers depend
+    /// on how often a request was asked across problems (replay) says no.
+    fn problems_side_by_side(&self) -> bool {
+        true
     }
 }
 

@@ -14,6 +14,7 @@ use futures::StreamExt;
 use serde_json::{json, Value};
 
 use super::config::{Price, Resolved};
+use super::fanout::{fan_out, Slots};
 use super::http::{shorten, Attempt, HttpCore, SseParser};
 use super::{estimate_prompt_tokens, estimate_tokens, BoxFuture, DeltaFn, Provider};
 use crate::engine::request::Role;
@@ -420,20 +421,33 @@ impl OpenAiProvider {
         .await
     }
 
-    async fn call(&self, request: &LlmRequest, deltas: Option<DeltaFn>) -> Result<LlmResponse, CallError> {
+    /// `n` samples in one request where the server honours `n`; where it does not, one
+    /// request per missing sample, side by side as far as `slots` allow.
+    async fn call(
+        &self,
+        request: &LlmRequest,
+        deltas: Option<DeltaFn>,
+        slots: Slots,
+    ) -> Result<LlmResponse, CallError> {
         let want = request.n.max(1);
-        let first_n = if self.n_mode.load(Ordering::Relaxed) == N_IGNORED { 1 } else { want };
-        let first = self.one(request, first_n, 0, deltas.as_ref()).await?;
-        let mut got = first.completions.len() as u32;
-        if first_n > 1 && self.n_mode.load(Ordering::Relaxed) == N_UNKNOWN {
-            let mode = if got >= first_n { N_HONOURED } else { N_IGNORED };
+        let deltas = deltas.as_ref();
+        let one_each = |first: u32| {
+            let slots = &slots;
+            async move { fan_out(want - first, slots, |k| self.one(request, 1, first + k, deltas)).await }
+        };
+        if want > 1 && self.n_mode.load(Ordering::Relaxed) == N_IGNORED {
+            let parts = one_each(0).await?;
+            return Ok(assemble(request, parts, want as usize, &self.model));
+        }
+        let first = self.one(request, want, 0, deltas).await?;
+        let got = (first.completions.len() as u32).min(want);
+        if want > 1 && self.n_mode.load(Ordering::Relaxed) == N_UNKNOWN {
+            let mode = if got >= want { N_HONOURED } else { N_IGNORED };
             self.n_mode.store(mode, Ordering::Relaxed);
         }
         let mut parts = vec![first];
-        while got < want {
-            let part = self.one(request, 1, got, deltas.as_ref()).await?;
-            got += part.completions.len().max(1) as u32;
-            parts.push(part);
+        if got < want {
+            parts.extend(one_each(got).await?);
         }
         Ok(assemble(request, parts, want as usize, &self.model))
     }
@@ -480,7 +494,7 @@ impl Provider for OpenAiProvider {
     }
 
     fn complete<'a>(&'a self, request: &'a LlmRequest) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
-        Box::pin(self.call(request, None))
+        Box::pin(self.call(request, None, Slots::none()))
     }
 
     fn complete_streaming<'a>(
@@ -488,7 +502,17 @@ impl Provider for OpenAiProvider {
         request: &'a LlmRequest,
         deltas: DeltaFn,
     ) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
-        Box::pin(self.call(request, Some(deltas)))
+        Box::pin(self.call(request, Some(deltas), Slots::none()))
+    }
+
+    fn complete_fanned<'a>(
+        &'a self,
+        request: &'a LlmRequest,
+        _occurrence: u32,
+        deltas: Option<DeltaFn>,
+        slots: Slots,
+    ) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
+        Box::pin(self.call(request, deltas, slots))
     }
 
     fn price(&self) -> Option<Price> {

@@ -359,3 +359,35 @@ pub fn replay_scale_bench(
     }
     Ok(())
 }
+
+/// CPU time this process has used so far (user and system, all threads), from
+/// `/proc/self/stat`; `None` where there is no such file.
+pub fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which may hold spaces) end at its closing bracket.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name and state.
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    // The kernel's USER_HZ is 100 on every Linux this runs on.
+    Some(ticks as f64 / 100.0)
+}
+
+/// Run `problems` of `setup`'s task and method with the simulated model answering each
+/// call synchronously (no driver, no runtime, no cache): the engine and sim share of a
+/// call, for telling the driver's own cost apart. Returns the replies fed.
+pub fn sync_sim_replies(setup: &super::headless::RunSetup, problems: &[crate::tasks::Problem]) -> Result<u64, String> {
+    let sim = SimProvider::new(setup.sim.clone().unwrap_or_default());
+    let mut replies = 0u64;
+    for problem in problems {
+        let task: Arc<dyn Task> = Arc::clone(&setup.task) as Arc<dyn Task>;
+        let engine = Engine::new(task, &problem.input, setup.params.clone());
+        let mut run = Run::new(engine, None, StopPolicy::default());
+        sync::drive(&mut run, vec![Input::command(Command::Run)], |r| {
+            replies += 1;
+            sim.answer(r)
+        })
+        .map_err(|e| e.to_string())?;
+    }
+    Ok(replies)
+}

@@ -636,6 +636,17 @@ pub async fn drive_until(
     first: Vec<Input>,
     interrupts: &mut watch::Receiver<Interrupts>,
 ) -> usize {
+    drive_watching(run, driver, first, interrupts, |_| {}).await
+}
+
+/// [`drive_until`], showing each model reply or tool observation to `seen` before the run takes it.
+async fn drive_watching(
+    run: &mut Run,
+    driver: &mut Driver,
+    first: Vec<Input>,
+    interrupts: &mut watch::Receiver<Interrupts>,
+    mut seen: impl FnMut(&Input),
+) -> usize {
     for input in first {
         let fed = run.feed(input, None);
         driver.apply(&fed);
@@ -658,6 +669,7 @@ pub async fn drive_until(
             changed = interrupts.changed(), if listening => listening = changed.is_ok(),
             next = driver.next_input() => match next {
                 Some((input, request)) => {
+                    seen(&input);
                     let fed = run.feed(input, request.as_ref());
                     driver.apply(&fed);
                 }
@@ -690,10 +702,9 @@ pub fn open_cache(limits: &RunLimits) -> (ResponseCache, Option<String>) {
     (cache.with_policy(policy), note)
 }
 
-/// Run every problem, one after another (calls within a problem run concurrently).
-/// The cache is shared across problems, like the reference implementation's. A run
-/// whose budget is used up, or whose server refuses the key or the model, stops
-/// issuing calls; the problems after it are not started.
+/// Run every problem and return their results in order (see [`run_headless`]). The
+/// cache is shared as [`run_headless`] says; a run whose budget is used up, or whose
+/// server refuses the key or the model, stops issuing calls and starts no more problems.
 pub async fn run_problems(
     setup: &RunSetup,
     problems: &[Problem],
@@ -721,12 +732,235 @@ pub struct Headless {
     pub abandoned: usize,
 }
 
-/// Run every problem as [`run_problems`] does, until a signal arrives on
-/// `interrupts`: the problem in flight is stopped (its session gets a `stopped`
-/// record and its end line) and reported, and no further problem starts.
-/// `progress` sees each result as it is made; an error from it (the `--out` file
-/// cannot be written) stops the run too. A session that cannot be created stops
-/// the run before that problem spends anything.
+/// Whether the problems of a run go side by side. They go one after another when a
+/// problem must begin from what the one before it left: a named memory (problem k+1
+/// starts from problem k's lessons), a budget (the run stops at the same call whatever
+/// the timing), or a provider that answers by occurrence across problems (replay).
+pub fn side_by_side(setup: &RunSetup, problems: usize) -> bool {
+    problems > 1
+        && setup.memory.is_none()
+        && setup.limits.budget == Budget::default()
+        && setup.provider.problems_side_by_side()
+}
+
+/// A problem set up to run: its engine and recording, driver and clock.
+struct Started {
+    run: Run,
+    driver: Driver,
+    path: Option<PathBuf>,
+    /// A note for the problem's result (the disk cache could not be had).
+    note: Option<String>,
+    clock: Instant,
+}
+
+/// What one problem came to.
+struct Finished {
+    result: ProblemResult,
+    totals: Totals,
+    stopped: Option<StopReason>,
+    abandoned: usize,
+    memory_failed: Option<String>,
+}
+
+/// Set `problem` up: engine, session file (created now, so a run that cannot record
+/// stops before spending), driver with its tools, and its memory if it keeps one.
+#[allow(clippy::too_many_arguments)]
+fn start_problem(
+    setup: &RunSetup,
+    problem: &Problem,
+    many: bool,
+    limit: &Arc<Semaphore>,
+    cache: Arc<Mutex<ResponseCache>>,
+    memory: Option<crate::memory::Memory>,
+    spent: Totals,
+    note: Option<String>,
+) -> Result<Started, String> {
+    let clock = Instant::now();
+    let task: Arc<dyn crate::engine::Task> = Arc::clone(&setup.task) as Arc<dyn crate::engine::Task>;
+    let engine = Engine::new(task, &problem.input, setup.params.clone());
+    let mut header = header_for(setup, problem);
+    if let (Some(m), Some(memory)) = (&setup.memory, &memory) {
+        header.memory = Some(MemorySnapshot { name: m.name.clone(), memory: memory.clone() });
+    }
+    let mut driver = Driver::new(Arc::clone(&setup.provider), Arc::clone(limit), cache);
+    if let Some(tools) = setup.task.tools() {
+        let runner = super::tools::ToolRunner::new(tools);
+        let runner = match &setup.replay_tools {
+            Some(recorded) => runner.recorded_only(recorded.get(&problem.input).cloned()),
+            None => runner,
+        };
+        driver = driver.with_tools(runner);
+    }
+    let path = setup.record.as_ref().map(|r| session_path(r, setup.task.name(), problem, many));
+    let writer = match &path {
+        // Running on unrecorded would spend without the record asked for.
+        Some(p) => Some(
+            SessionWriter::create(p, &header)
+                .map_err(|e| format!("cannot record the session ({e}); give --record a path you can write to"))?,
+        ),
+        None => None,
+    };
+    let price = setup.limits.price;
+    let policy = StopPolicy { budget: setup.limits.budget, price, spent_before: spent, stop_on_fatal: true };
+    let mut run = Run::new(engine, writer, policy);
+    if let (Some(m), Some(memory)) = (&setup.memory, memory) {
+        run.keep_memory(m.clone(), memory);
+    }
+    Ok(Started { run, driver, path, note, clock })
+}
+
+/// Drive a started problem to its end (or a stop), close its session, save its memory,
+/// and make its result. `seen` is shown every reply as it is taken.
+async fn finish_problem(
+    setup: &RunSetup,
+    problem: &Problem,
+    started: Started,
+    interrupts: &mut watch::Receiver<Interrupts>,
+    seen: impl FnMut(&Input),
+) -> Finished {
+    let Started { mut run, mut driver, path, note, clock } = started;
+    let mut error = note;
+    let first = setup.limits.opening(Input::command(Command::Run));
+    let abandoned = drive_watching(&mut run, &mut driver, first, interrupts, seen).await;
+    let stopped = run.stopped().cloned();
+    let totals = run.totals;
+    let wall_ms = clock.elapsed().as_millis() as u64;
+    if let Err(e) = run.end(wall_ms) {
+        error = Some(e.to_string());
+    }
+    let session = path.map(|p| p.display().to_string());
+    // Saved before the next problem starts, so it begins from what this one learnt.
+    let mut memory_failed = None;
+    let memory_use = match run.take_memory_save() {
+        Some(pending) => {
+            let unsaved = pending.unsaved_use();
+            match pending.save().await {
+                Ok(used) => Some(used),
+                Err(e) => {
+                    memory_failed = Some(e.to_string());
+                    Some(unsaved)
+                }
+            }
+        }
+        None => None,
+    };
+    let breaks = run.break_hits().to_vec();
+    let (engine, _, _) = run.into_parts();
+    let mut result = ProblemResult::new(problem, engine.outcome(), totals, wall_ms)
+        .priced(setup.limits.price.as_ref())
+        .with_qa(&engine)
+        .with_facets(setup.task.problem_facets(problem))
+        .with_metrics(&engine);
+    result.memory = memory_use;
+    result.breaks = breaks;
+    let first_failure = engine.core.calls.values().find_map(|c| match &c.reply {
+        Some(Err(e)) if e.kind != CallErrorKind::NotSent => Some(e.message.clone()),
+        _ => None,
+    });
+    // Failures ended the problem when it has no answer and either no call succeeded or
+    // the search never got past its root (a failed first proposal leaves nothing to expand).
+    let answered = engine.outcome().is_some_and(|o| o.answer.is_some());
+    let stuck_at_root = engine.tree().nodes().count() <= 1;
+    let all_failed = totals.failed_calls == totals.llm_calls;
+    if !answered && totals.failed_calls > 0 && (all_failed || stuck_at_root) {
+        if let Some(f) = &first_failure {
+            result.provider_error = Some(f.clone());
+            if error.is_none() && stopped.is_none() {
+                error = Some(format!(
+                    "no answer: {} of {} calls to {} failed; first: {f}",
+                    totals.failed_calls,
+                    totals.llm_calls,
+                    setup.provider.describe()
+                ));
+            }
+        }
+    }
+    if engine.outcome().is_none() && error.is_none() {
+        error = Some(match &stopped {
+            Some(reason) => format!("stopped: {reason}"),
+            None => {
+                let failure = engine.core.calls.values().find_map(|c| match &c.reply {
+                    Some(Err(e)) => Some(e.to_string()),
+                    _ => None,
+                });
+                match failure {
+                    Some(f) => format!("the search stopped before finishing; first failed call: {f}"),
+                    None => "the search stopped before finishing (no states left to expand)".into(),
+                }
+            }
+        });
+    }
+    if abandoned > 0 {
+        let note = format!("{abandoned} calls in flight abandoned on a second signal: what they cost is not counted");
+        error = Some(match error {
+            Some(e) => format!("{e}; {note}"),
+            None => note,
+        });
+    }
+    if let Some(failed) = &memory_failed {
+        error = Some(match error {
+            Some(e) => format!("{e}; {failed}"),
+            None => failed.clone(),
+        });
+    }
+    result.session = session;
+    result.error = error;
+    result.stopped = stopped.as_ref().map(|r| r.to_string());
+    Finished { result, totals, stopped, abandoned, memory_failed }
+}
+
+impl Headless {
+    /// Report a finished problem (in order) and note why the run must start no more
+    /// problems, if it must (the first reason is kept). Returns whether it must.
+    fn report(&mut self, finished: Finished, progress: &mut impl FnMut(&ProblemResult) -> Result<(), String>) -> bool {
+        let Finished { result, stopped, abandoned, memory_failed, .. } = finished;
+        self.abandoned += abandoned;
+        let reported = progress(&result);
+        self.results.push(result);
+        if let Some(StopReason::Interrupted(signal)) = &stopped {
+            self.signal.get_or_insert(*signal);
+        }
+        // The next problem would start after a stop, from a memory that lost this one's
+        // lessons, or with nowhere to write its result.
+        let reason = stopped.map(|r| r.to_string()).or(memory_failed).or(reported.err());
+        match reason {
+            Some(reason) => {
+                self.stopped.get_or_insert(reason);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Stop before starting another problem: a signal, or a reason of the run's own.
+    fn refuse(&mut self, reason: String, signal: Option<Signal>) {
+        if let Some(signal) = signal {
+            self.signal.get_or_insert(signal);
+        }
+        self.stopped.get_or_insert(reason);
+    }
+}
+
+/// Whether `input` is a model reply that came back well (the server takes our calls).
+fn answered_well(input: &Input) -> bool {
+    matches!(input, Input::LlmReply(r) if r.result.is_ok())
+}
+
+/// Run every problem until a signal arrives on `interrupts`, and report each result
+/// to `progress` in problem order as soon as it and those before it are done.
+///
+/// Problems go side by side (see [`side_by_side`]), up to `--concurrency` of them,
+/// their calls all under the one concurrency limit; the first problem goes alone until
+/// a call of it comes back well, so a refused key or an unreachable server costs one
+/// call. Each problem's calls see the replies cached before the run began (`--cache
+/// disk`) and the problem's own, never those of the problems beside it, so results and
+/// sessions are the same whatever the concurrency and timing. Runs that go one problem
+/// after another (memory, budgets, replay) share one cache across their problems.
+///
+/// A signal stops the problems in flight (each session gets a `stopped` record and its
+/// end line; each is reported) and starts no more. A stop in one problem (a refused
+/// key, a session that cannot be written, a memory that cannot be saved, an error from
+/// `progress`) starts no more problems; those already running finish and are reported.
 pub async fn run_headless(
     setup: &RunSetup,
     problems: &[Problem],
@@ -734,170 +968,45 @@ pub async fn run_headless(
     mut progress: impl FnMut(&ProblemResult) -> Result<(), String>,
 ) -> Headless {
     let limit = Arc::new(Semaphore::new(setup.concurrency.max(1)));
-    let (cache, mut cache_note) = open_cache(&setup.limits);
-    let cache = Arc::new(Mutex::new(cache));
+    let (mut cache, cache_note) = open_cache(&setup.limits);
     let many = problems.len() > 1;
     let mut done = Headless { results: Vec::with_capacity(problems.len()), ..Headless::default() };
-    let mut spent = Totals::default();
-    let price = setup.limits.price;
-    for problem in problems {
-        if let Some(signal) = interrupts.borrow().first {
-            done.signal = Some(signal);
-            done.stopped = Some(StopReason::Interrupted(signal).to_string());
-            break;
-        }
-        let started = Instant::now();
-        let task: Arc<dyn crate::engine::Task> = Arc::clone(&setup.task) as Arc<dyn crate::engine::Task>;
-        let engine = Engine::new(task, &problem.input, setup.params.clone());
-        // The named memory as problem k-1 left it: loaded before anything is spent.
-        let started_memory = match &setup.memory {
-            Some(m) => match super::memory::load(m).await {
-                Ok(memory) => Some(memory),
-                Err(e) => {
-                    done.stopped = Some(e.to_string());
-                    break;
-                }
-            },
-            None => None,
-        };
-        let mut header = header_for(setup, problem);
-        if let (Some(m), Some(memory)) = (&setup.memory, &started_memory) {
-            header.memory = Some(MemorySnapshot { name: m.name.clone(), memory: memory.clone() });
-        }
-        let mut driver = Driver::new(Arc::clone(&setup.provider), Arc::clone(&limit), Arc::clone(&cache));
-        if let Some(tools) = setup.task.tools() {
-            let runner = super::tools::ToolRunner::new(tools);
-            let runner = match &setup.replay_tools {
-                Some(recorded) => runner.recorded_only(recorded.get(&problem.input).cloned()),
-                None => runner,
-            };
-            driver = driver.with_tools(runner);
-        }
-        let path = setup.record.as_ref().map(|r| session_path(r, setup.task.name(), problem, many));
-        let mut error = cache_note.take();
-        let writer = match &path {
-            Some(p) => match SessionWriter::create(p, &header) {
-                Ok(w) => Some(w),
-                Err(e) => {
-                    // Running on unrecorded would spend without the record asked for.
-                    done.stopped =
-                        Some(format!("cannot record the session ({e}); give --record a path you can write to"));
-                    break;
-                }
-            },
-            None => None,
-        };
-        let policy = StopPolicy { budget: setup.limits.budget, price, spent_before: spent, stop_on_fatal: true };
-        let mut run = Run::new(engine, writer, policy);
-        if let (Some(m), Some(memory)) = (&setup.memory, started_memory) {
-            run.keep_memory(m.clone(), memory);
-        }
-        let first = setup.limits.opening(Input::command(Command::Run));
-        let abandoned = drive_until(&mut run, &mut driver, first, &mut interrupts).await;
-        done.abandoned += abandoned;
-        let stopped = run.stopped().cloned();
-        let totals = run.totals;
-        spent.add(&totals);
-        let wall_ms = started.elapsed().as_millis() as u64;
-        if let Err(e) = run.end(wall_ms) {
-            error = Some(e.to_string());
-        }
-        let session = path.map(|p| p.display().to_string());
-        // Saved before the next problem starts, so it begins from what this one learnt.
-        let mut memory_failed = None;
-        let memory_use = match run.take_memory_save() {
-            Some(pending) => {
-                let unsaved = pending.unsaved_use();
-                match pending.save().await {
-                    Ok(used) => Some(used),
+    if side_by_side(setup, problems.len()) {
+        side_by_side_run(setup, problems, &limit, &mut cache, cache_note, &mut interrupts, &mut progress, &mut done)
+            .await;
+    } else {
+        let cache = Arc::new(Mutex::new(cache));
+        let mut note = cache_note;
+        let mut spent = Totals::default();
+        for problem in problems {
+            if let Some(signal) = interrupts.borrow().first {
+                done.refuse(StopReason::Interrupted(signal).to_string(), Some(signal));
+                break;
+            }
+            // The named memory as problem k-1 left it: loaded before anything is spent.
+            let memory = match &setup.memory {
+                Some(m) => match super::memory::load(m).await {
+                    Ok(memory) => Some(memory),
                     Err(e) => {
-                        memory_failed = Some(e.to_string());
-                        Some(unsaved)
+                        done.refuse(e.to_string(), None);
+                        break;
                     }
-                }
-            }
-            None => None,
-        };
-        let breaks = run.break_hits().to_vec();
-        let (engine, _, _) = run.into_parts();
-        let mut result = ProblemResult::new(problem, engine.outcome(), totals, wall_ms)
-            .priced(price.as_ref())
-            .with_qa(&engine)
-            .with_facets(setup.task.problem_facets(problem))
-            .with_metrics(&engine);
-        result.memory = memory_use;
-        result.breaks = breaks;
-        let first_failure = engine.core.calls.values().find_map(|c| match &c.reply {
-            Some(Err(e)) if e.kind != CallErrorKind::NotSent => Some(e.message.clone()),
-            _ => None,
-        });
-        // Failures ended the problem when it has no answer and either no call succeeded or
-        // the search never got past its root (a failed first proposal leaves nothing to expand).
-        let answered = engine.outcome().is_some_and(|o| o.answer.is_some());
-        let stuck_at_root = engine.tree().nodes().count() <= 1;
-        let all_failed = totals.failed_calls == totals.llm_calls;
-        if !answered && totals.failed_calls > 0 && (all_failed || stuck_at_root) {
-            if let Some(f) = &first_failure {
-                result.provider_error = Some(f.clone());
-                if error.is_none() && stopped.is_none() {
-                    error = Some(format!(
-                        "no answer: {} of {} calls to {} failed; first: {f}",
-                        totals.failed_calls,
-                        totals.llm_calls,
-                        setup.provider.describe()
-                    ));
-                }
-            }
-        }
-        if engine.outcome().is_none() && error.is_none() {
-            error = Some(match &stopped {
-                Some(reason) => format!("stopped: {reason}"),
-                None => {
-                    let failure = engine.core.calls.values().find_map(|c| match &c.reply {
-                        Some(Err(e)) => Some(e.to_string()),
-                        _ => None,
-                    });
-                    match failure {
-                        Some(f) => format!("the search stopped before finishing; first failed call: {f}"),
-                        None => "the search stopped before finishing (no states left to expand)".into(),
+                },
+                None => None,
+            };
+            let started =
+                match start_problem(setup, problem, many, &limit, Arc::clone(&cache), memory, spent, note.take()) {
+                    Ok(started) => started,
+                    Err(reason) => {
+                        done.refuse(reason, None);
+                        break;
                     }
-                }
-            });
-        }
-        if abandoned > 0 {
-            let note =
-                format!("{abandoned} calls in flight abandoned on a second signal: what they cost is not counted");
-            error = Some(match error {
-                Some(e) => format!("{e}; {note}"),
-                None => note,
-            });
-        }
-        if let Some(failed) = &memory_failed {
-            error = Some(match error {
-                Some(e) => format!("{e}; {failed}"),
-                None => failed.clone(),
-            });
-        }
-        result.session = session;
-        result.error = error;
-        result.stopped = stopped.as_ref().map(|r| r.to_string());
-        let reported = progress(&result);
-        done.results.push(result);
-        if let Some(StopReason::Interrupted(signal)) = &stopped {
-            done.signal = Some(*signal);
-        }
-        if let Some(reason) = stopped {
-            done.stopped = Some(reason.to_string());
-            break;
-        }
-        if let Some(failed) = memory_failed {
-            // The next problem would start from a memory that lost this one's lessons.
-            done.stopped = Some(failed);
-            break;
-        }
-        if let Err(e) = reported {
-            done.stopped = Some(e);
-            break;
+                };
+            let finished = finish_problem(setup, problem, started, &mut interrupts, |_| {}).await;
+            spent.add(&finished.totals);
+            if done.report(finished, &mut progress) {
+                break;
+            }
         }
     }
     if done.signal.is_none() {
@@ -905,4 +1014,71 @@ pub async fn run_headless(
         done.signal = interrupts.borrow().first;
     }
     done
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn side_by_side_run(
+    setup: &RunSetup,
+    problems: &[Problem],
+    limit: &Arc<Semaphore>,
+    cache: &mut ResponseCache,
+    mut note: Option<String>,
+    interrupts: &mut watch::Receiver<Interrupts>,
+    progress: &mut impl FnMut(&ProblemResult) -> Result<(), String>,
+    done: &mut Headless,
+) {
+    use futures::stream::{FuturesUnordered, StreamExt};
+    let window = setup.concurrency.max(1);
+    // Set once any call of the run has come back well.
+    let (well_tx, mut well) = watch::channel(false);
+    let mut running = FuturesUnordered::new();
+    let mut finished: BTreeMap<usize, Finished> = BTreeMap::new();
+    let (mut launched, mut reported, mut blocked) = (0usize, 0usize, false);
+    loop {
+        while !blocked && launched < problems.len() && running.len() < window && (launched == 0 || *well.borrow()) {
+            if let Some(signal) = interrupts.borrow().first {
+                done.refuse(StopReason::Interrupted(signal).to_string(), Some(signal));
+                blocked = true;
+                break;
+            }
+            let problem = &problems[launched];
+            let scoped = Arc::new(Mutex::new(cache.scope()));
+            match start_problem(setup, problem, true, limit, scoped, None, Totals::default(), note.take()) {
+                Ok(started) => {
+                    let (index, mut signals, well_tx) = (launched, interrupts.clone(), well_tx.clone());
+                    running.push(async move {
+                        let seen = |input: &Input| {
+                            if answered_well(input) && !*well_tx.borrow() {
+                                let _ = well_tx.send(true);
+                            }
+                        };
+                        (index, finish_problem(setup, problem, started, &mut signals, seen).await)
+                    });
+                    launched += 1;
+                }
+                Err(reason) => {
+                    done.refuse(reason, None);
+                    blocked = true;
+                }
+            }
+        }
+        if running.is_empty() {
+            break;
+        }
+        let waiting_for_first = !*well.borrow();
+        tokio::select! {
+            Some((index, one)) = running.next() => {
+                finished.insert(index, one);
+                while let Some(one) = finished.remove(&reported) {
+                    reported += 1;
+                    blocked |= done.report(one, progress);
+                }
+                // The first problem ended without a good reply: let the next one try alone.
+                if reported == launched && !*well.borrow() {
+                    let _ = well_tx.send(true);
+                }
+            }
+            _ = well.changed(), if waiting_for_first => {}
+        }
+    }
 }

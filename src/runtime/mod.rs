@@ -45,13 +45,21 @@ pub struct Delta {
     pub text: String,
 }
 
+/// The request back from its `Arc` (its task has finished with it by now, so no copy).
+fn unshare(request: Arc<LlmRequest>) -> LlmRequest {
+    Arc::try_unwrap(request).unwrap_or_else(|shared| (*shared).clone())
+}
+
 pub struct Driver {
     provider: Arc<dyn Provider>,
+    /// The provider's cache scope, made once (not per call).
+    scope: String,
     limit: Arc<Semaphore>,
     cache: Arc<Mutex<ResponseCache>>,
     /// Outstanding calls in the order the engine issued them.
     order: VecDeque<u64>,
-    requests: HashMap<u64, LlmRequest>,
+    /// Shared with the call's task, so a request is not copied for it.
+    requests: HashMap<u64, Arc<LlmRequest>>,
     /// How each outstanding model call is filed (see [`ResponseCache::key_for`]).
     keys: HashMap<u64, CallKey>,
     ready: HashMap<u64, Done>,
@@ -76,6 +84,7 @@ impl Driver {
     /// `limit` bounds concurrent provider calls; share one semaphore to bound a whole program.
     pub fn new(provider: Arc<dyn Provider>, limit: Arc<Semaphore>, cache: Arc<Mutex<ResponseCache>>) -> Self {
         Driver {
+            scope: provider.cache_scope(),
             provider,
             limit,
             cache,
@@ -138,14 +147,19 @@ impl Driver {
     }
 
     fn start(&mut self, call: u64, request: LlmRequest) {
-        let model = self.provider.cache_scope();
+        let model = &self.scope;
         self.order.push_back(call);
-        self.requests.insert(call, request.clone());
-        let filed = match self.cache.lock() {
-            Ok(mut c) => c.key_for(&model, &request),
-            Err(_) => CallKey { key: request.cache_key(&model), occurrence: 0, shared: false },
+        // One lock for filing and looking up (it was two, a hot spot per call).
+        let (filed, cached) = match self.cache.lock() {
+            Ok(mut c) => {
+                let filed = c.key_for(model, &request);
+                let cached = c.get_key(&filed.key);
+                (filed, cached)
+            }
+            Err(_) => (CallKey { key: request.cache_key(model), occurrence: 0, shared: false }, None),
         };
-        let cached = self.cache.lock().ok().and_then(|mut c| c.get_key(&filed.key));
+        let request = Arc::new(request);
+        self.requests.insert(call, Arc::clone(&request));
         if let Some(mut reply) = cached {
             // A disk entry written before its key was known as a secret.
             crate::llm::secret::redact_in_place(&mut reply);
@@ -173,6 +187,7 @@ impl Driver {
             })
         });
         let halted = Arc::clone(&self.halted);
+        let slots = crate::llm::fanout::Slots::of(Arc::clone(&limit), Arc::clone(&halted));
         let handle = self.tasks.spawn(async move {
             let permit = limit.acquire_owned().await;
             let started = Instant::now();
@@ -180,7 +195,7 @@ impl Driver {
                 Ok(_permit) if halted.load(Ordering::SeqCst) => {
                     Err(CallError { kind: CallErrorKind::NotSent, message: "not sent: the run had stopped".into() })
                 }
-                Ok(_permit) => provider.complete_occurrence(&request, occurrence, sink).await,
+                Ok(_permit) => provider.complete_fanned(&request, occurrence, sink, slots).await,
                 Err(_) => {
                     Err(CallError { kind: CallErrorKind::Shutdown, message: "the program is shutting down".into() })
                 }
@@ -304,7 +319,7 @@ impl Driver {
                 return Some(match done {
                     Done::Tool(result) => (Input::ToolReply(ToolReply { call: front, result }), None),
                     Done::Llm(result) => {
-                        let request = self.requests.remove(&front);
+                        let request = self.requests.remove(&front).map(unshare);
                         (Input::LlmReply(LlmReply { call: front, result }), request)
                     }
                 });
@@ -321,7 +336,7 @@ impl Driver {
             match self.ready.remove(&front) {
                 Some(Done::Llm(result)) => {
                     self.order.pop_front();
-                    let request = self.requests.remove(&front)?;
+                    let request = self.requests.remove(&front).map(unshare)?;
                     return Some((LlmReply { call: front, result }, request));
                 }
                 Some(tool @ Done::Tool(_)) => {

@@ -184,6 +184,11 @@ impl Provider for ReplayProvider {
         "replay"
     }
 
+    /// Replies are filed by occurrence over all the recorded problems, in their order.
+    fn problems_side_by_side(&self) -> bool {
+        false
+    }
+
     fn model(&self) -> &str {
         &self.model
     }

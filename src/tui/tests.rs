@@ -2191,7 +2191,7 @@ fn star_jumps_to_the_best_valued_state_even_when_a_solution_is_elsewhere() {
     assert_eq!(app.selected(), worst.1);
 }
 
-/// `X`: exporting the tree on screen.
-mod export;
 /// Breakpoints in the explorer and the Stats view.
 mod breaks;
+/// `X`: exporting the tree on screen.
+mod export;

@@ -7,8 +7,8 @@
 //! moves the selection and scrolls; `replay.rs` is the timeline, playback and fork.
 
 mod actions;
-mod export;
 mod breaks;
+mod export;
 mod memory;
 mod navigation;
 mod problems;
