@@ -44,7 +44,8 @@ pub(crate) fn diff_cmd(args: DiffArgs) -> Result<()> {
         if !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
             usage_bail!("--tui needs a terminal; without it, diff prints its report");
         }
-        let mut view = thoughtscope::tui::diff_view::DiffView::new(&a, &b, &diff);
+        let mut view = thoughtscope::tui::diff_view::DiffView::new(&a, &b, &diff, args.prompts.as_deref())
+            .map_err(UserError::usage)?;
         thoughtscope::tui::diff_view::run(&mut view).map_err(|e| UserError::usage(format!("the terminal: {e}")))?;
     } else if args.json {
         let text = serde_json::to_string(&diff).unwrap_or_default();

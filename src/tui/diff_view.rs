@@ -3,6 +3,8 @@
 //! in A) or `›` (only in B); the header says where the runs first diverge. Drawing is a
 //! pure function of [`DiffView`]; `run` owns the terminal and puts it back on every exit.
 
+use std::path::Path;
+
 use ratatui::crossterm::event::{self, Event as TermEvent, KeyCode, KeyEventKind, KeyModifiers};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -14,11 +16,40 @@ use crate::diff::rows::{rows, Mark, Row};
 use crate::diff::Diff;
 use crate::engine::{NodeId, SearchTree};
 use crate::export::Loaded;
+use crate::session::cursor::ReplayCursor;
+
+/// Lines above the trees: the timeline, each run, the divergence, the summary.
+const HEADER: u16 = 5;
+
+/// Both runs at one point of their timelines: input `position` on each side (clamped
+/// at each side's end). Up to the first divergence the two sides apply the same inputs,
+/// so their trees are the same; past it each side steps through its own.
+pub struct Timeline<'a> {
+    pub a: ReplayCursor<'a>,
+    pub b: ReplayCursor<'a>,
+    /// The inputs applied on the longer side (0 ..= the longer run's count).
+    pub position: usize,
+}
+
+impl Timeline<'_> {
+    /// The end of the longer run.
+    pub fn last(&self) -> usize {
+        self.a.total().max(self.b.total())
+    }
+
+    fn seek(&mut self, position: usize) {
+        self.position = position.min(self.last());
+        self.a.seek(self.position);
+        self.b.seek(self.position);
+    }
+}
 
 pub struct DiffView<'a> {
     pub a: &'a Loaded,
     pub b: &'a Loaded,
     pub diff: &'a Diff,
+    pub timeline: Timeline<'a>,
+    /// The rows of the two trees at the timeline's position.
     pub rows: Vec<Row>,
     pub selected: usize,
     /// First row shown.
@@ -27,15 +58,39 @@ pub struct DiffView<'a> {
 }
 
 impl<'a> DiffView<'a> {
-    pub fn new(a: &'a Loaded, b: &'a Loaded, diff: &'a Diff) -> Self {
-        let rows = rows(a.rebuilt.engine.tree(), b.rebuilt.engine.tree());
-        DiffView { a, b, diff, rows, selected: 0, offset: 0, quit: false }
+    /// The view at the end of both runs; `prompts` is the template directory the runs
+    /// were loaded with. The error is one line naming the run that does not replay.
+    pub fn new(a: &'a Loaded, b: &'a Loaded, diff: &'a Diff, prompts: Option<&Path>) -> Result<Self, String> {
+        let cursor = |l: &'a Loaded| {
+            ReplayCursor::new(&l.session, prompts).map_err(|e| format!("{}: {e}", l.session.path.display()))
+        };
+        let timeline = Timeline { a: cursor(a)?, b: cursor(b)?, position: 0 };
+        let mut view = DiffView { a, b, diff, timeline, rows: Vec::new(), selected: 0, offset: 0, quit: false };
+        let end = view.timeline.last();
+        view.go_to(end);
+        view.selected = 0;
+        Ok(view)
     }
 
-    /// Move the selection: ↑↓ jk, page keys, g/G home/end; q, esc or ctrl-c quit.
+    /// The input (0-based) where the runs first differ, if they do.
+    pub fn divergence(&self) -> Option<usize> {
+        self.diff.first_divergence.as_ref().map(|d| d.input)
+    }
+
+    /// Move both runs to input `position` (clamped) and recompute the rows.
+    pub fn go_to(&mut self, position: usize) {
+        self.timeline.seek(position);
+        self.rows = rows(self.timeline.a.engine().tree(), self.timeline.b.engine().tree());
+        self.selected = self.selected.min(self.rows.len().saturating_sub(1));
+    }
+
+    /// Move the selection: ↑↓ jk, page keys, g/G first/last row, n next difference;
+    /// the timeline: ←→ (or , .) one input, Home/End (or ( )) its ends, d the
+    /// divergence; q, esc or ctrl-c quit.
     pub fn key(&mut self, code: KeyCode, modifiers: KeyModifiers, page: usize) {
         let last = self.rows.len().saturating_sub(1);
         let page = page.max(1);
+        let position = self.timeline.position;
         match code {
             KeyCode::Char('q') | KeyCode::Esc => self.quit = true,
             KeyCode::Char('c') if modifiers.contains(KeyModifiers::CONTROL) => self.quit = true,
@@ -43,12 +98,21 @@ impl<'a> DiffView<'a> {
             KeyCode::Up | KeyCode::Char('k') => self.selected = self.selected.saturating_sub(1),
             KeyCode::PageDown => self.selected = (self.selected + page).min(last),
             KeyCode::PageUp => self.selected = self.selected.saturating_sub(page),
-            KeyCode::Home | KeyCode::Char('g') => self.selected = 0,
-            KeyCode::End | KeyCode::Char('G') => self.selected = last,
+            KeyCode::Char('g') => self.selected = 0,
+            KeyCode::Char('G') => self.selected = last,
             // The next row that differs.
             KeyCode::Char('n') => {
                 if let Some(i) = self.rows.iter().skip(self.selected + 1).position(|r| r.mark != Mark::Same) {
                     self.selected += i + 1;
+                }
+            }
+            KeyCode::Left | KeyCode::Char(',') => self.go_to(position.saturating_sub(1)),
+            KeyCode::Right | KeyCode::Char('.') => self.go_to(position + 1),
+            KeyCode::Home | KeyCode::Char('(') => self.go_to(0),
+            KeyCode::End | KeyCode::Char(')') => self.go_to(usize::MAX),
+            KeyCode::Char('d') => {
+                if let Some(k) = self.divergence() {
+                    self.go_to(k);
                 }
             }
             _ => {}
@@ -62,6 +126,19 @@ impl<'a> DiffView<'a> {
         } else if self.selected >= self.offset + height {
             self.offset = self.selected + 1 - height;
         }
+    }
+
+    /// `input i of nA / nB` and where the cursor is against the divergence.
+    pub fn timeline_line(&self) -> String {
+        let t = &self.timeline;
+        let at = format!("input {} of {} / {}", t.position, t.a.total(), t.b.total());
+        let place = match self.divergence() {
+            Some(k) if t.position < k => format!("shared ({k} inputs the same; d: the divergence)"),
+            Some(k) if t.position == k => "at the divergence: both runs are the same up to here".to_string(),
+            Some(_) => "past the divergence: each run its own inputs".to_string(),
+            None => "the recorded inputs are the same".to_string(),
+        };
+        format!("{at} · {place}")
     }
 }
 
@@ -96,8 +173,9 @@ fn cell(tree: &SearchTree, id: Option<NodeId>, depth: usize, width: usize) -> St
     format!("{text:<width$}")
 }
 
-fn side_line(name: &str, l: &Loaded) -> String {
-    let outcome = match l.rebuilt.engine.outcome() {
+fn side_line(name: &str, l: &Loaded, cursor: &ReplayCursor) -> String {
+    let engine = cursor.engine();
+    let outcome = match engine.outcome() {
         Some(o) => format!(
             "{} {}",
             if o.solved { "solved" } else { "not solved" },
@@ -106,10 +184,11 @@ fn side_line(name: &str, l: &Loaded) -> String {
         None => "unfinished".into(),
     };
     format!(
-        "{name}: {} · {} inputs, {} nodes · {outcome}",
+        "{name}: {} · input {}/{}, {} nodes · {outcome}",
         l.session.path.display(),
-        l.session.input_count(),
-        l.rebuilt.engine.tree().len()
+        cursor.position(),
+        cursor.total(),
+        engine.tree().len()
     )
 }
 
@@ -117,25 +196,31 @@ fn side_line(name: &str, l: &Loaded) -> String {
 pub fn draw(frame: &mut Frame, view: &mut DiffView) {
     let area = frame.area();
     let [header, body, footer] =
-        Layout::vertical([Constraint::Length(4), Constraint::Min(1), Constraint::Length(1)]).areas(area);
+        Layout::vertical([Constraint::Length(HEADER), Constraint::Min(1), Constraint::Length(1)]).areas(area);
     let d = view.diff;
     let divergence = match &d.first_divergence {
-        Some(x) => format!("first divergence: input {} ({}) · A: {} · B: {}", x.input, x.kind.label(), x.a, x.b),
+        Some(x) => format!("diverged at input {}: {} · A: {} · B: {}", x.input, x.kind.label(), x.a, x.b),
         None if d.same => "the runs are the same".into(),
         None => "the recorded inputs are the same".into(),
     };
     let summary = format!(
-        "only in A {} · only in B {} · score differs {} · status differs {}{}",
+        "at the end: only in A {} · only in B {} · score differs {} · status differs {}{}",
         d.only_in_a.len(),
         d.only_in_b.len(),
         d.score_changes.len(),
         d.status_changes.len(),
         if d.outcome_differs { " · outcomes differ" } else { "" }
     );
-    let lines: Vec<Line> = [side_line("A", view.a), side_line("B", view.b), divergence, summary]
-        .into_iter()
-        .map(|t| Line::from(crate::safe_text::terminal_safe(&t).into_owned()))
-        .collect();
+    let lines: Vec<Line> = [
+        view.timeline_line(),
+        side_line("A", view.a, &view.timeline.a),
+        side_line("B", view.b, &view.timeline.b),
+        divergence,
+        summary,
+    ]
+    .into_iter()
+    .map(|t| Line::from(crate::safe_text::terminal_safe(&t).into_owned()))
+    .collect();
     frame.render_widget(Paragraph::new(lines), header);
 
     let block = Block::default().borders(Borders::TOP).title(" A  ·  B — aligned by thought ");
@@ -144,7 +229,7 @@ pub fn draw(frame: &mut Frame, view: &mut DiffView) {
     let height = inner.height as usize;
     view.scroll_to_selection(height);
     let half = (inner.width as usize).saturating_sub(3) / 2;
-    let (ta, tb) = (view.a.rebuilt.engine.tree(), view.b.rebuilt.engine.tree());
+    let (ta, tb) = (view.timeline.a.engine().tree(), view.timeline.b.engine().tree());
     let lines: Vec<Line> = view
         .rows
         .iter()
@@ -167,7 +252,7 @@ pub fn draw(frame: &mut Frame, view: &mut DiffView) {
         .collect();
     frame.render_widget(Paragraph::new(lines), inner);
     let keys = format!(
-        "row {}/{} · ↑↓ move · n next difference · g/G ends · q quit · = same ≠ differs ‹ only A › only B",
+        "row {}/{} · ↑↓ row · ←→ input · d divergence · Home/End · n difference · q quit · g/G first/last row · = same ≠ differs ‹ only A › only B",
         (view.selected + 1).min(view.rows.len()),
         view.rows.len()
     );
@@ -176,7 +261,7 @@ pub fn draw(frame: &mut Frame, view: &mut DiffView) {
 
 /// Rows of the body at this terminal size (for page keys).
 fn body_height(area: Rect) -> usize {
-    area.height.saturating_sub(6) as usize
+    area.height.saturating_sub(HEADER + 2) as usize
 }
 
 /// Show the view until the person quits; the terminal is put back on every exit path.
@@ -237,11 +322,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (a, b) = parent_and_fork(dir.path());
         let diff = crate::diff::diff(&a, &b);
-        let mut view = DiffView::new(&a, &b, &diff);
+        let mut view = DiffView::new(&a, &b, &diff, None).unwrap();
         assert_eq!(view.rows.len(), a.rebuilt.engine.tree().len(), "the fork's nodes all pair with the parent's");
         for (w, h) in [(80, 24), (220, 60)] {
             let text = screen(&mut view, w, h);
-            assert!(text.contains("first divergence: input 2 (command)"), "{text}");
+            assert!(text.contains("diverged at input 2: command"), "{text}");
             assert!(text.contains(&format!("only in A {}", diff.only_in_a.len())), "{text}");
             assert!(text.contains(" ≠ "), "node #1 pruned in B only: {text}");
             assert!(text.contains(" = "), "{text}");
@@ -258,5 +343,125 @@ mod tests {
         assert!(text.contains(" ‹ "), "the parent's later nodes are only in A: {text}");
         view.key(KeyCode::Char('q'), KeyModifiers::NONE, 10);
         assert!(view.quit);
+    }
+
+    fn press(view: &mut DiffView, code: KeyCode) {
+        view.key(code, KeyModifiers::NONE, 10);
+    }
+
+    /// The body's rows (below the header's five lines and the border, above the footer).
+    fn body(text: &str) -> String {
+        let lines: Vec<&str> = text.lines().collect();
+        lines[6..lines.len() - 1].join("\n")
+    }
+
+    #[test]
+    fn the_timeline_is_shared_up_to_the_divergence_then_each_run_steps_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = parent_and_fork(dir.path());
+        let diff = crate::diff::diff(&a, &b);
+        let mut view = DiffView::new(&a, &b, &diff, None).unwrap();
+        let (na, nb) = (a.session.input_count(), b.session.input_count());
+        assert_eq!(nb, 3, "the fork: two of the parent's inputs and a prune");
+        assert!(na > nb);
+        // It starts at the end: the whole runs, as before.
+        assert_eq!(view.timeline.position, na);
+        assert_eq!(view.rows, rows(a.rebuilt.engine.tree(), b.rebuilt.engine.tree()));
+
+        // d: at the divergence both trees are the same (no ‹ › ≠ rows).
+        press(&mut view, KeyCode::Char('d'));
+        assert_eq!(view.timeline.position, 2);
+        assert_eq!((view.timeline.a.position(), view.timeline.b.position()), (2, 2));
+        assert!(view.rows.iter().all(|r| r.mark == Mark::Same), "{:?}", view.rows);
+        assert_eq!(view.timeline.a.engine().tree().len(), view.timeline.b.engine().tree().len());
+        for (w, h) in [(80, 24), (220, 60)] {
+            let text = screen(&mut view, w, h);
+            assert!(text.contains(&format!("input 2 of {na} / {nb}")), "{text}");
+            assert!(text.contains("at the divergence"), "{text}");
+            assert!(text.contains("diverged at input 2: command"), "{text}");
+            assert!(text.contains(&format!("A: {}", a.session.path.display()).chars().take(20).collect::<String>()));
+            let rows_text = body(&text);
+            for sign in [" ‹ ", " › ", " ≠ "] {
+                assert!(!rows_text.contains(sign), "no differences before the divergence ({sign}):\n{text}");
+            }
+            assert!(rows_text.contains(" = "), "{text}");
+        }
+
+        // One input later the fork's prune shows: node #1 differs.
+        press(&mut view, KeyCode::Right);
+        assert_eq!(view.timeline.position, 3);
+        assert!(view.rows.iter().any(|r| r.mark == Mark::Changed), "{:?}", view.rows);
+        for (w, h) in [(80, 24), (220, 60)] {
+            let text = screen(&mut view, w, h);
+            assert!(text.contains(&format!("input 3 of {na} / {nb}")), "{text}");
+            assert!(text.contains("past the divergence"), "{text}");
+            assert!(text.contains("#1 pruned"), "{text}");
+            assert!(body(&text).contains(" ≠ "), "{text}");
+        }
+        // Back one: the same again; before the divergence the inputs are shared.
+        press(&mut view, KeyCode::Left);
+        assert!(view.rows.iter().all(|r| r.mark == Mark::Same));
+        press(&mut view, KeyCode::Char(','));
+        assert_eq!(view.timeline.position, 1);
+        assert!(view.timeline_line().contains("shared"), "{}", view.timeline_line());
+        assert!(view.rows.iter().all(|r| r.mark == Mark::Same));
+        press(&mut view, KeyCode::Home);
+        assert_eq!((view.timeline.position, view.timeline.a.position(), view.timeline.b.position()), (0, 0, 0));
+        assert!(screen(&mut view, 80, 24).contains(&format!("input 0 of {na} / {nb}")));
+    }
+
+    #[test]
+    fn stepping_past_the_shorter_run_clamps_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = parent_and_fork(dir.path());
+        let diff = crate::diff::diff(&a, &b);
+        let mut view = DiffView::new(&a, &b, &diff, None).unwrap();
+        let na = a.session.input_count();
+        press(&mut view, KeyCode::Char('d'));
+        for _ in 0..3 {
+            press(&mut view, KeyCode::Right);
+        }
+        // The fork ends at 3 and stays there; the parent goes on.
+        assert_eq!((view.timeline.position, view.timeline.a.position(), view.timeline.b.position()), (5, 5, 3));
+        let text = screen(&mut view, 80, 24);
+        assert!(text.contains("B: ") && text.contains("input 3/3"), "{text}");
+        assert!(text.contains("input 5/"), "{text}");
+        // End and past the end: the longer run's end, both clamped.
+        press(&mut view, KeyCode::End);
+        press(&mut view, KeyCode::Right);
+        press(&mut view, KeyCode::Char('.'));
+        assert_eq!((view.timeline.position, view.timeline.a.position(), view.timeline.b.position()), (na, na, 3));
+        assert_eq!(view.rows, rows(a.rebuilt.engine.tree(), b.rebuilt.engine.tree()));
+        // The selection stays on a row when the rows change under it.
+        press(&mut view, KeyCode::Char('G'));
+        press(&mut view, KeyCode::Home);
+        assert!(view.selected < view.rows.len());
+        for (w, h) in [(80, 24), (220, 60), (20, 5)] {
+            screen(&mut view, w, h);
+        }
+    }
+
+    #[test]
+    fn a_run_with_no_inputs_against_one_with_many() {
+        let dir = tempfile::tempdir().unwrap();
+        let parent_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions/bfs-solved.jsonl");
+        let parent = Session::load(&parent_path).unwrap();
+        let empty = dir.path().join("empty.jsonl");
+        drop(SessionWriter::fork(&empty, &parent, 0).unwrap());
+        let (a, b) = (crate::export::load(&empty, None).unwrap(), crate::export::load(&parent_path, None).unwrap());
+        let diff = crate::diff::diff(&a, &b);
+        let mut view = DiffView::new(&a, &b, &diff, None).unwrap();
+        let nb = b.session.input_count();
+        for code in [KeyCode::Char('d'), KeyCode::Right, KeyCode::End, KeyCode::Left, KeyCode::Home, KeyCode::Left] {
+            press(&mut view, code);
+            for (w, h) in [(80, 24), (220, 60)] {
+                let text = screen(&mut view, w, h);
+                assert!(text.contains(&format!(" of 0 / {nb}")), "{text}");
+            }
+            assert_eq!(view.timeline.a.position(), 0);
+        }
+        press(&mut view, KeyCode::End);
+        assert_eq!(view.timeline.b.position(), nb);
+        assert!(view.rows.iter().any(|r| r.mark == Mark::OnlyB), "{:?}", view.rows);
     }
 }
