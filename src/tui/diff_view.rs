@@ -1,6 +1,8 @@
 //! `thoughtscope diff A B --tui`: the two trees side by side, aligned by thought, each
 //! row marked `=` (the same), `≠` (same thought, different score or status), `‹` (only
-//! in A) or `›` (only in B); the header says where the runs first diverge. Drawing is a
+//! in A) or `›` (only in B); the header says where the runs first diverge. A timeline
+//! over both runs (a replay cursor per side, moved together: ←→ one input, Home/End, `d`
+//! the divergence) shows the trees after input i, shared up to the divergence. Drawing is a
 //! pure function of [`DiffView`]; `run` owns the terminal and puts it back on every exit.
 
 use std::path::Path;
