@@ -2,10 +2,13 @@
 //! its parent (exit 1, with the first divergence and the tree differences), and a
 //! malformed file (exit 2, one plain line).
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
+use support::pty::{self, Pty};
 
 use thoughtscope::engine::{Command as EngineCommand, Input, NodeId};
 use thoughtscope::session::{apply_input, replay, Session, SessionWriter, Totals};
@@ -138,12 +141,6 @@ fn a_malformed_file_is_exit_2_and_one_line() {
 /// without a terminal it is one plain line.
 #[test]
 fn the_side_by_side_view_opens_and_quits_cleanly() {
-    use std::io::Read;
-    use std::sync::{Arc, Mutex};
-    use std::time::{Duration, Instant};
-
-    use portable_pty::{native_pty_system, CommandBuilder, PtySize};
-
     let file = repo("sessions/bfs-solved.jsonl");
     let out = bin().args(["diff", file.to_str().unwrap(), file.to_str().unwrap(), "--tui"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
@@ -151,52 +148,12 @@ fn the_side_by_side_view_opens_and_quits_cleanly() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("--tui needs a terminal"), "{err}");
 
-    let pair = native_pty_system().openpty(PtySize { rows: 24, cols: 80, pixel_width: 0, pixel_height: 0 }).unwrap();
-    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_thoughtscope"));
-    cmd.args(["diff", file.to_str().unwrap(), file.to_str().unwrap(), "--tui"]);
-    cmd.env("TERM", "xterm-256color");
-    let mut child = pair.slave.spawn_command(cmd).unwrap();
-    drop(pair.slave);
-    let parser = Arc::new(Mutex::new(vt100::Parser::new(24, 80, 0)));
-    let mut reader = pair.master.try_clone_reader().unwrap();
-    let mut writer = pair.master.take_writer().unwrap();
-    let sink = Arc::clone(&parser);
-    let pump = std::thread::spawn(move || {
-        let mut buf = [0u8; 8192];
-        while let Ok(n) = reader.read(&mut buf) {
-            if n == 0 {
-                break;
-            }
-            sink.lock().unwrap().process(&buf[..n]);
-        }
-    });
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let text = parser.lock().unwrap().screen().contents();
-        if text.contains("the runs are the same") && text.contains("#0 expanded") {
-            break;
-        }
-        assert!(Instant::now() < deadline, "the view never showed both trees:\n{text}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert!(parser.lock().unwrap().screen().alternate_screen());
-    std::io::Write::write_all(&mut writer, b"q").unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(Instant::now() < deadline, "q did not quit");
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let mut screen =
+        Pty::spawn(pty::thoughtscope(&["diff", file.to_str().unwrap(), file.to_str().unwrap(), "--tui"]), 24, 80);
+    screen.wait_until("both trees", |text| text.contains("the runs are the same") && text.contains("#0 expanded"));
+    assert!(screen.screen(|s| s.alternate_screen()));
+    screen.send(b"q");
+    let status = screen.wait_exit("q");
     assert!(status.success(), "the same runs: exit 0 ({status:?})");
-    std::thread::sleep(Duration::from_millis(100));
-    assert!(!parser.lock().unwrap().screen().alternate_screen(), "left the alternate screen");
-    if let Some(termios) = pair.master.get_termios() {
-        let flags = format!("{:?}", termios.local_flags);
-        assert!(flags.contains("ICANON") && flags.contains("ECHO"), "raw mode is off again: {flags}");
-    }
-    drop(writer);
-    drop(pair.master);
-    let _ = pump.join();
+    screen.assert_restored("q");
 }

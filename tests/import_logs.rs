@@ -55,6 +55,17 @@ fn close(a: &Value, b: f64) -> bool {
     a.as_f64().is_some_and(|a| (a - b).abs() < 1e-9)
 }
 
+/// `--verify` fails on each tampered log, saying the difference given with it.
+fn verify_fails_saying(cases: Vec<(PathBuf, &str)>) {
+    for (path, said) in cases {
+        let out = run(&["import", "tot-log", path.to_str().unwrap(), "--verify"]);
+        let err = stderr(&out);
+        assert!(!out.status.success(), "{}: --verify passed a tampered log", path.display());
+        assert!(err.contains(said), "{}: {err}", path.display());
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
 #[test]
 fn each_format_is_recognised_and_named() {
     let cases = [
@@ -198,13 +209,7 @@ fn verify_fails_on_tampered_logs_naming_where() {
             "puzzle 0: visit 4: we visit \"h2. motor, h1. tasks\", the log \"h1. agend\"",
         ),
     ];
-    for (path, said) in cases {
-        let out = run(&["import", "tot-log", path.to_str().unwrap(), "--verify"]);
-        let err = stderr(&out);
-        assert!(!out.status.success(), "{}: --verify passed a tampered log", path.display());
-        assert!(err.contains(said), "{}: {err}", path.display());
-        assert!(!err.contains("panicked"), "{err}");
-    }
+    verify_fails_saying(cases);
 }
 
 #[test]
@@ -405,13 +410,7 @@ fn verify_fails_on_tampered_writing_logs() {
             "input 0: step 0: we keep other states than the log's select_new_ys",
         ),
     ];
-    for (path, said) in cases {
-        let out = run(&["import", "tot-log", path.to_str().unwrap(), "--verify"]);
-        let err = stderr(&out);
-        assert!(!out.status.success(), "{}: --verify passed a tampered log", path.display());
-        assert!(err.contains(said), "{}: {err}", path.display());
-        assert!(!err.contains("panicked"), "{err}");
-    }
+    verify_fails_saying(cases);
 }
 
 /// A gpt-4 log's sessions are priced as the reference priced them: the replayed cost is

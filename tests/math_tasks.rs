@@ -6,36 +6,15 @@
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 use support::{FakeServer, Reply, Seen};
 use thoughtscope::tasks::math::demo::{MistakeKind, PROBLEMS};
 use thoughtscope::tasks::math::{data, MathKind};
 
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
-}
-
 fn run(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_thoughtscope"))
-        .args(args)
-        .current_dir(dir)
-        .env("HOME", dir)
-        .env("XDG_CONFIG_HOME", dir.join("config"))
-        .env("XDG_CACHE_HOME", dir.join("cache"))
-        .env_remove("THOUGHTSCOPE_CONFIG")
-        .env_remove("OPENAI_BASE_URL")
-        .env("OPENAI_API_KEY", "sk-test")
-        .output()
-        .expect("the binary runs")
-}
-
-fn summary(out: &Output) -> Value {
-    assert!(out.status.success(), "failed:\n{}", String::from_utf8_lossy(&out.stderr));
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let line = stdout.lines().last().unwrap_or_else(|| panic!("no output"));
-    serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+    support::isolated(dir, Some("sk-test")).args(args).output().expect("the binary runs")
 }
 
 fn results(path: &Path) -> Vec<Value> {
@@ -57,7 +36,10 @@ fn cot_on_math_demo_is_plausible_and_broken_down_by_subject_and_level() {
     let dir = tempfile::tempdir().unwrap();
     let n = PROBLEMS.len().to_string();
     let range = format!("0..{n}");
-    let s = summary(&run(dir.path(), &["run", "--task", "math-demo", "--method", "cot", "--range", &range, "--json"]));
+    let s = support::summary(&run(
+        dir.path(),
+        &["run", "--task", "math-demo", "--method", "cot", "--range", &range, "--json"],
+    ));
     assert_eq!(s["n"].as_u64(), Some(PROBLEMS.len() as u64));
     let rate = s["success_rate"].as_f64().unwrap();
     assert!((0.45..0.8).contains(&rate), "cot accuracy {rate}");
@@ -104,7 +86,7 @@ fn react_calls_the_calculator_and_beats_cot_on_slips() {
         let mut all = vec!["run", "--task", "math-demo", "--range", &range, "--sim-noise", "2.5", "--seed", seed];
         all.extend_from_slice(args);
         all.extend(["--out", out.to_str().unwrap(), "--json"]);
-        summary(&run(dir.path(), &all));
+        support::summary(&run(dir.path(), &all));
         results(&out)
             .iter()
             .filter(|r| slips.contains(&(r["index"].as_u64().unwrap() as usize)) && r["correct"] == true)
@@ -122,7 +104,7 @@ fn react_calls_the_calculator_and_beats_cot_on_slips() {
 
     for mode in ["text", "native"] {
         let record = dir.path().join(format!("sessions-{mode}"));
-        let s = summary(&run(
+        let s = support::summary(&run(
             dir.path(),
             &[
                 "run",
@@ -151,7 +133,7 @@ fn recorded_sessions_replay_to_the_same_results_and_breakdowns() {
     let dir = tempfile::tempdir().unwrap();
     for (task, method, range) in [("math-demo", "react", "0..12"), ("mc-demo", "cot-sc", "0..8")] {
         let record = dir.path().join(format!("{task}-{method}"));
-        let live = summary(&run(
+        let live = support::summary(&run(
             dir.path(),
             &[
                 "run",
@@ -166,7 +148,8 @@ fn recorded_sessions_replay_to_the_same_results_and_breakdowns() {
                 "--json",
             ],
         ));
-        let replayed = summary(&run(dir.path(), &["replay", "--headless", "--json", record.to_str().unwrap()]));
+        let replayed =
+            support::summary(&run(dir.path(), &["replay", "--headless", "--json", record.to_str().unwrap()]));
         for key in ["n", "solved", "by", "llm_calls", "prompt_tokens", "completion_tokens", "tool_calls"] {
             assert_eq!(live[key], replayed[key], "{task} {method}: {key}");
         }
@@ -177,14 +160,19 @@ fn recorded_sessions_replay_to_the_same_results_and_breakdowns() {
 #[test]
 fn mc_demo_runs_with_cot_and_react() {
     let dir = tempfile::tempdir().unwrap();
-    let cot = summary(&run(dir.path(), &["run", "--task", "mc-demo", "--method", "cot", "--range", "0..16", "--json"]));
+    let cot = support::summary(&run(
+        dir.path(),
+        &["run", "--task", "mc-demo", "--method", "cot", "--range", "0..16", "--json"],
+    ));
     assert_eq!(cot["n"], 16);
     let rate = cot["success_rate"].as_f64().unwrap();
     assert!((0.4..0.95).contains(&rate), "{rate}");
     assert!(cot["by"]["category"].as_object().unwrap().len() >= 6, "{cot}");
     assert_eq!(facet_total(&cot, "category"), 16);
-    let react =
-        summary(&run(dir.path(), &["run", "--task", "mc-demo", "--method", "react", "--range", "0..16", "--json"]));
+    let react = support::summary(&run(
+        dir.path(),
+        &["run", "--task", "mc-demo", "--method", "react", "--range", "0..16", "--json"],
+    ));
     assert!(react["tool_calls"].as_u64().unwrap() >= 16);
     // A question of one's own is not one the sim knows: a clear error, not a guess.
     let out = run(dir.path(), &["run", "--task", "mc-demo", "--method", "cot", "--input", "Pick one.\nA. x\nB. y"]);
@@ -207,8 +195,8 @@ fn fixed_model(seen: &Seen) -> Reply {
 fn data_tasks_run_on_a_model_and_replay_without_their_files() {
     let dir = tempfile::tempdir().unwrap();
     let model = FakeServer::start(|_, seen| fixed_model(seen));
-    let math = fixture("math500-sample.jsonl");
-    let mmlu = fixture("mmlu-pro-sample.jsonl");
+    let math = support::fixture("math500-sample.jsonl");
+    let mmlu = support::fixture("mmlu-pro-sample.jsonl");
     for (task, data, expect_solved, facet) in [("math500", &math, 1, "subject"), ("mmlu-pro", &mmlu, 1, "category")] {
         let record = dir.path().join(task);
         let out = run(
@@ -236,7 +224,7 @@ fn data_tasks_run_on_a_model_and_replay_without_their_files() {
         );
         let warnings = String::from_utf8_lossy(&out.stderr).to_string();
         assert!(warnings.contains(&format!("warning: {}:3:", data.display())), "{warnings}");
-        let live = summary(&out);
+        let live = support::summary(&out);
         assert_eq!((live["n"].as_u64(), live["solved"].as_u64()), (Some(3), Some(expect_solved)), "{live}");
         assert_eq!(facet_total(&live, facet), 3, "{live}");
         // The header holds the gold answer and facets: replay needs no data file.
@@ -245,12 +233,15 @@ fn data_tasks_run_on_a_model_and_replay_without_their_files() {
         )
         .unwrap();
         assert!(header["gold"].is_string() && header["facets"][facet].is_string(), "{header}");
-        let replayed = summary(&run(dir.path(), &["replay", "--headless", "--json", record.to_str().unwrap()]));
+        let replayed =
+            support::summary(&run(dir.path(), &["replay", "--headless", "--json", record.to_str().unwrap()]));
         assert_eq!((live["solved"].clone(), live["by"].clone()), (replayed["solved"].clone(), replayed["by"].clone()));
     }
     // math500's first problem was solved, by subject Algebra level 1.
-    let replayed =
-        summary(&run(dir.path(), &["replay", "--headless", "--json", dir.path().join("math500").to_str().unwrap()]));
+    let replayed = support::summary(&run(
+        dir.path(),
+        &["replay", "--headless", "--json", dir.path().join("math500").to_str().unwrap()],
+    ));
     assert_eq!(replayed["by"]["level"]["1"]["solved"], 1, "{replayed}");
 
     // A file with no usable problem, and the sim, are refused with one line each.

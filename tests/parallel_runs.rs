@@ -6,23 +6,13 @@
 mod support;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 use support::{FakeServer, Reply};
 
 fn run(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_thoughtscope"))
-        .args(args)
-        .current_dir(dir)
-        .env("HOME", dir)
-        .env("XDG_CONFIG_HOME", dir.join("config"))
-        .env("XDG_CACHE_HOME", dir.join("cache"))
-        .env_remove("THOUGHTSCOPE_CONFIG")
-        .env_remove("OPENAI_BASE_URL")
-        .env_remove("OPENAI_API_KEY")
-        .output()
-        .expect("the binary runs")
+    support::isolated(dir, None).args(args).output().expect("the binary runs")
 }
 
 /// A JSON line with its wall-clock times taken out (the only thing timing may change).
@@ -119,31 +109,19 @@ fn crosswords_tot_dfs_side_by_side_matches_one_at_a_time() {
     same_whatever_the_concurrency("crosswords", "tot-dfs", "0..3", &[]);
 }
 
+/// tot-bfs on game24 against `server` over `range`, `concurrency` at once.
+fn openai_tot_bfs<'a>(server: &'a FakeServer, range: &'a str, concurrency: &'a str) -> Vec<&'a str> {
+    let mut args = vec!["run", "--task", "game24", "--method", "tot-bfs", "--range", range, "--json"];
+    args.extend(["--provider", "openai", "--model", "fake-model", "--base-url", &server.url]);
+    args.extend(["--concurrency", concurrency]);
+    args
+}
+
 #[test]
 fn a_refused_key_costs_one_call_when_problems_go_side_by_side() {
     let server = FakeServer::start(|_, _| Reply::json(401, r#"{"error":{"message":"Incorrect API key provided"}}"#));
     let dir = tempfile::tempdir().unwrap();
-    let out = run(
-        dir.path(),
-        &[
-            "run",
-            "--task",
-            "game24",
-            "--method",
-            "tot-bfs",
-            "--range",
-            "900..910",
-            "--json",
-            "--provider",
-            "openai",
-            "--model",
-            "fake-model",
-            "--base-url",
-            &server.url,
-            "--concurrency",
-            "8",
-        ],
-    );
+    let out = run(dir.path(), &openai_tot_bfs(&server, "900..910", "8"));
     assert!(!out.status.success());
     assert_eq!(server.requests(), 1, "the first problem went alone until its call came back");
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -158,30 +136,10 @@ fn problems_go_side_by_side_under_one_limit() {
     // problems start as soon as the first problem's first call has come back well.
     let server = FakeServer::start(|_, seen| {
         std::thread::sleep(std::time::Duration::from_millis(30));
-        Reply::chat(&[&game24_text(&seen.prompt())], Some((10, 5)))
+        Reply::chat(&[&support::game24_text(&seen.prompt(), "likely")], Some((10, 5)))
     });
     let dir = tempfile::tempdir().unwrap();
-    let out = run(
-        dir.path(),
-        &[
-            "run",
-            "--task",
-            "game24",
-            "--method",
-            "tot-bfs",
-            "--range",
-            "900..906",
-            "--json",
-            "--provider",
-            "openai",
-            "--model",
-            "fake-model",
-            "--base-url",
-            &server.url,
-            "--concurrency",
-            "64",
-        ],
-    );
+    let out = run(dir.path(), &openai_tot_bfs(&server, "900..906", "64"));
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let stdout = String::from_utf8_lossy(&out.stdout);
     let s: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
@@ -207,29 +165,6 @@ fn problems_go_side_by_side_under_one_limit() {
     );
 }
 
-/// Two valid steps for a Game-of-24 propose prompt (from the numbers it names), "likely"
-/// for anything else, so a search goes on to its last step.
-fn game24_text(prompt: &str) -> String {
-    if !prompt.contains("Possible next steps") {
-        return "likely".into();
-    }
-    let last = prompt.rsplit("Input: ").next().unwrap_or("");
-    let numbers: Vec<i64> =
-        last.lines().next().unwrap_or("").split_whitespace().filter_map(|n| n.parse().ok()).collect();
-    if numbers.len() < 2 {
-        return "no idea".into();
-    }
-    let (a, b, rest) = (numbers[0], numbers[1], &numbers[2..]);
-    let step = |op: &str, r: i64| {
-        let mut left: Vec<i64> = rest.to_vec();
-        left.push(r);
-        left.sort();
-        let left: Vec<String> = left.iter().map(|n| n.to_string()).collect();
-        format!("{a} {op} {b} = {r} (left: {})", left.join(" "))
-    };
-    format!("{}\n{}", step("+", a + b), step("*", a * b))
-}
-
 #[test]
 fn samples_a_server_will_not_return_at_once_go_side_by_side_and_are_recorded_in_order() {
     use std::collections::HashMap;
@@ -243,7 +178,7 @@ fn samples_a_server_will_not_return_at_once_go_side_by_side_and_are_recorded_in_
         let prompt = seen.prompt();
         if prompt.contains("Possible next steps") {
             // One step only, so one value call at a time has the server to itself.
-            let text = game24_text(&prompt).lines().next().unwrap_or("").to_string();
+            let text = support::game24_text(&prompt, "likely").lines().next().unwrap_or("").to_string();
             return Reply::chat(&[&text], Some((10, 5)));
         }
         let now = {

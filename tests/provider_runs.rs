@@ -77,28 +77,10 @@ fn contains(haystack: &[u8], needle: &str) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle.as_bytes())
 }
 
-/// Answers Game-of-24 prompts plausibly: two valid steps for a propose prompt (built
-/// from the numbers it names), "sure" otherwise; one choice per request (ignores n).
+/// Answers Game-of-24 prompts plausibly: two valid steps for a propose prompt, "sure"
+/// otherwise; one choice per request (ignores n).
 fn game24_text(seen: &Seen) -> String {
-    let prompt = seen.prompt();
-    if !prompt.contains("Possible next steps") {
-        return "sure".into();
-    }
-    let last = prompt.rsplit("Input: ").next().unwrap_or("");
-    let numbers: Vec<i64> =
-        last.lines().next().unwrap_or("").split_whitespace().filter_map(|n| n.parse().ok()).collect();
-    if numbers.len() < 2 {
-        return "no idea".into();
-    }
-    let (a, b, rest) = (numbers[0], numbers[1], &numbers[2..]);
-    let step = |op: &str, r: i64| {
-        let mut left: Vec<i64> = rest.to_vec();
-        left.push(r);
-        left.sort();
-        let left: Vec<String> = left.iter().map(|n| n.to_string()).collect();
-        format!("{a} {op} {b} = {r} (left: {})", left.join(" "))
-    };
-    format!("{}\n{}", step("+", a + b), step("*", a * b))
+    support::game24_text(&seen.prompt(), "sure")
 }
 
 fn game24_reply(seen: &Seen) -> Reply {

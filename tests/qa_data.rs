@@ -5,37 +5,15 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Output;
 
-use serde_json::Value;
 use support::{FakeServer, Reply, Seen};
 use thoughtscope::engine::Input;
 use thoughtscope::session::Session;
 
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
-}
-
 fn run(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_thoughtscope"))
-        .args(args)
-        .current_dir(dir)
-        .env("HOME", dir)
-        .env("XDG_CONFIG_HOME", dir.join("config"))
-        .env("XDG_CACHE_HOME", dir.join("cache"))
-        .env_remove("THOUGHTSCOPE_CONFIG")
-        .env_remove("OPENAI_BASE_URL")
-        .env("OPENAI_API_KEY", "sk-test")
-        .output()
-        .expect("the binary runs")
-}
-
-fn summary(out: &Output) -> Value {
-    assert!(out.status.success(), "failed:\n{}", String::from_utf8_lossy(&out.stderr));
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let line = stdout.lines().last().unwrap_or_else(|| panic!("no output"));
-    serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+    support::isolated(dir, Some("sk-test")).args(args).output().expect("the binary runs")
 }
 
 /// The problem (after the last `Question: ` or `Claim: `) and the step (`Thought N:` at the end).
@@ -97,9 +75,9 @@ fn hotpotqa_runs_with_data_and_a_local_wikipedia_and_replays_without_the_data() 
     let model = FakeServer::start(|_, seen| scripted(seen));
     let wikipedia = FakeServer::start(|_, seen| wiki(seen));
     let wiki_url = format!("{}/w/api.php", wikipedia.url);
-    let data = fixture("hotpot-sample.json");
+    let data = support::fixture("hotpot-sample.json");
     let record = dir.path().join("sessions");
-    let s = summary(&run(
+    let s = support::summary(&run(
         dir.path(),
         &[
             "run",
@@ -151,7 +129,7 @@ fn hotpotqa_runs_with_data_and_a_local_wikipedia_and_replays_without_the_data() 
     // Replay needs neither the data file nor the servers.
     drop(model);
     drop(wikipedia);
-    let r = summary(&run(dir.path(), &["replay", record.to_str().unwrap(), "--headless", "--json"]));
+    let r = support::summary(&run(dir.path(), &["replay", record.to_str().unwrap(), "--headless", "--json"]));
     for key in ["n", "em", "f1", "mean_steps", "bad_calls", "llm_calls", "tool_calls", "tokens"] {
         assert_eq!(r[key], s[key], "{key}: run {s}, replay {r}");
     }
@@ -198,7 +176,7 @@ fn fever_runs_over_a_corpus_folder() {
         record.to_str().unwrap(),
         "--json",
     ];
-    let s = summary(&run(dir.path(), &args));
+    let s = support::summary(&run(dir.path(), &args));
     assert_eq!((s["task"].as_str(), s["n"].as_u64(), s["em"].as_u64()), (Some("fever"), Some(2), Some(1)), "{s}");
     let session = Session::load(&record.join("fever-0000.jsonl")).unwrap();
     let first_observation = session.inputs().find_map(|(i, _)| match i {

@@ -6,25 +6,14 @@
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-use serde_json::Value;
 use support::{FakeServer, Reply, Seen};
 
 const KEY: &str = "sk-proj-ECHOED-secret-canary-7731";
 
 fn run(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_thoughtscope"))
-        .args(args)
-        .current_dir(dir)
-        .env("HOME", dir)
-        .env("XDG_CONFIG_HOME", dir.join("config"))
-        .env("XDG_CACHE_HOME", dir.join("cache"))
-        .env_remove("THOUGHTSCOPE_CONFIG")
-        .env_remove("OPENAI_BASE_URL")
-        .env("OPENAI_API_KEY", KEY)
-        .output()
-        .expect("the binary runs")
+    support::isolated(dir, Some(KEY)).args(args).output().expect("the binary runs")
 }
 
 fn files_under(p: &Path) -> Vec<(PathBuf, Vec<u8>)> {
@@ -44,13 +33,6 @@ fn files_under(p: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 
 fn contains(haystack: &[u8], needle: &str) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle.as_bytes())
-}
-
-fn summary(out: &Output) -> Value {
-    assert!(out.status.success(), "failed:\n{}", String::from_utf8_lossy(&out.stderr));
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let line = stdout.lines().last().unwrap_or_else(|| panic!("no output"));
-    serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
 }
 
 /// Game-of-24 replies that also repeat the key the request carried.
@@ -101,7 +83,7 @@ fn a_key_echoed_in_successful_replies_is_redacted_from_sessions_cache_and_output
         "--json",
     ];
     let out = run(dir.path(), &args);
-    let s = summary(&out);
+    let s = support::summary(&out);
     assert!(s["llm_calls"].as_u64().unwrap() >= 2, "{s}");
     assert!(server.seen().iter().all(|r| r.header("authorization") == Some(&format!("Bearer {KEY}"))));
     // The key was echoed in every reply, yet it is in no request after the first ones...
@@ -127,7 +109,7 @@ fn a_key_echoed_in_successful_replies_is_redacted_from_sessions_cache_and_output
 
     // A second run answered from the disk cache shows no key either.
     let again = run(dir.path(), &args);
-    assert!(summary(&again)["cache_hits"].as_u64().unwrap() > 0);
+    assert!(support::summary(&again)["cache_hits"].as_u64().unwrap() > 0);
     for (path, bytes) in files_under(dir.path()) {
         assert!(!contains(&bytes, KEY), "{} holds the key", path.display());
     }
@@ -183,7 +165,7 @@ fn a_key_in_a_thought_or_an_observation_is_never_sent_back_to_the_model() {
         "--json",
     ];
     let out = run(dir.path(), &args);
-    summary(&out);
+    support::summary(&out);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("environ.txt") && stderr.contains("outside the corpus folder"), "{stderr}");
     let seen = model.seen();
@@ -246,7 +228,7 @@ fn headless_output_escapes_control_and_bidi_characters_from_model_text() {
         file.to_str().unwrap(),
         "--json",
     ];
-    summary(&run(dir.path(), &args));
+    support::summary(&run(dir.path(), &args));
     let recorded = std::fs::read_to_string(&file).unwrap();
     assert!(recorded.contains("\u{202e}txt.exe"), "the session keeps the text as the model wrote it");
 
@@ -269,5 +251,5 @@ fn headless_output_escapes_control_and_bidi_characters_from_model_text() {
     let json = run(dir.path(), &["replay", file.to_str().unwrap(), "--headless", "--json"]);
     let text = String::from_utf8(json.stdout).expect("UTF-8 output");
     assert!(!text.chars().any(unsafe_char), "{text:?}");
-    summary(&Output { status: json.status, stdout: text.into_bytes(), stderr: json.stderr });
+    support::summary(&Output { status: json.status, stdout: text.into_bytes(), stderr: json.stderr });
 }

@@ -3,13 +3,13 @@
 use std::path::{Path, PathBuf};
 
 use clap::Subcommand;
-use color_eyre::eyre::{bail, Result};
+use color_eyre::eyre::{bail, eyre, Result};
 
 use super::pipe::outln;
 use thoughtscope::import;
 use thoughtscope::import::{
     crosswords_dfs as import_dfs, naive as import_naive, react as import_react, tot as import_tot,
-    writing_bfs as import_writing_bfs, TotLogFormat,
+    writing_bfs as import_writing_bfs, TotLogFormat, VerifiedImport,
 };
 
 #[derive(Subcommand, Debug)]
@@ -61,13 +61,7 @@ fn import_tot_log(file: &Path, out: Option<&Path>, verify: bool, json: bool) -> 
         outln!("format: Game-of-24 BFS log (run.py --task game24 --method_generate propose --method_evaluate value)");
     }
     let report = import_tot::import(file, out)?;
-    if verify {
-        for c in &report.checks {
-            for d in &c.disagreements {
-                safe_eprintln!("puzzle {} ({}): {d}", c.idx, c.input);
-            }
-        }
-    }
+    say_differences(&report, verify);
     let run = &report.run;
     if json {
         let brief = serde_json::json!({
@@ -119,29 +113,12 @@ fn import_tot_log(file: &Path, out: Option<&Path>, verify: bool, json: bool) -> 
             );
         }
     }
-    if verify {
-        if let Some((c, d)) = report.first_difference() {
-            bail!(
-                "{} of {} puzzles differ from the log; the first: puzzle {} ({}): {d}",
-                report.puzzles - report.puzzles_agreeing,
-                report.puzzles,
-                c.idx,
-                c.input
-            );
-        }
-    }
-    Ok(())
+    verdict(&report, verify)
 }
 
 fn import_naive_log(file: &Path, out: Option<&Path>, verify: bool, json: bool) -> Result<()> {
     let report = import_naive::import(file, out)?;
-    if verify {
-        for c in &report.checks {
-            for d in &c.disagreements {
-                safe_eprintln!("input {} ({}): {d}", c.idx, c.input);
-            }
-        }
-    }
+    say_differences(&report, verify);
     let game24 = report.task == import_naive::NaiveTask::Game24;
     if json {
         let mut brief = serde_json::json!({
@@ -211,29 +188,12 @@ fn import_naive_log(file: &Path, out: Option<&Path>, verify: bool, json: bool) -
             outln!("{} of {n} inputs agree with the log on every sample", report.puzzles_agreeing);
         }
     }
-    if verify {
-        if let Some((c, d)) = report.first_difference() {
-            bail!(
-                "{} of {} inputs differ from the log; the first: input {} ({}): {d}",
-                report.puzzles - report.puzzles_agreeing,
-                report.puzzles,
-                c.idx,
-                c.input
-            );
-        }
-    }
-    Ok(())
+    verdict(&report, verify)
 }
 
 fn import_dfs_log(file: &Path, out: Option<&Path>, verify: bool, json: bool) -> Result<()> {
     let report = import_dfs::import(file, out)?;
-    if verify {
-        for c in &report.checks {
-            for d in &c.disagreements {
-                safe_eprintln!("puzzle {}: {d}", c.puzzle);
-            }
-        }
-    }
+    say_differences(&report, verify);
     if json {
         let brief = serde_json::json!({
             "format": "crosswords_dfs",
@@ -282,28 +242,12 @@ fn import_dfs_log(file: &Path, out: Option<&Path>, verify: bool, json: bool) -> 
             );
         }
     }
-    if verify {
-        if let Some((c, d)) = report.first_difference() {
-            bail!(
-                "{} of {} puzzles differ from the log; the first: puzzle {}: {d}",
-                report.puzzles - report.puzzles_agreeing,
-                report.puzzles,
-                c.puzzle
-            );
-        }
-    }
-    Ok(())
+    verdict(&report, verify)
 }
 
 fn import_writing_bfs_log(file: &Path, out: Option<&Path>, verify: bool, json: bool) -> Result<()> {
     let report = import_writing_bfs::import(file, out)?;
-    if verify {
-        for c in &report.checks {
-            for d in &c.disagreements {
-                safe_eprintln!("input {}: {d}", c.idx);
-            }
-        }
-    }
+    say_differences(&report, verify);
     let run = &report.run;
     if json {
         let brief = serde_json::json!({
@@ -353,17 +297,24 @@ fn import_writing_bfs_log(file: &Path, out: Option<&Path>, verify: bool, json: b
             );
         }
     }
+    verdict(&report, verify)
+}
+
+/// With `--verify`, every difference on stderr, one line each, named by its puzzle or input.
+fn say_differences(report: &impl VerifiedImport, verify: bool) {
     if verify {
-        if let Some((c, d)) = report.first_difference() {
-            bail!(
-                "{} of {} inputs differ from the log; the first: input {}: {d}",
-                report.inputs - report.inputs_agreeing,
-                report.inputs,
-                c.idx
-            );
+        for line in report.difference_lines() {
+            safe_eprintln!("{line}");
         }
     }
-    Ok(())
+}
+
+/// With `--verify`, one line saying how many entries differ and the first difference (exit 1).
+fn verdict(report: &impl VerifiedImport, verify: bool) -> Result<()> {
+    match report.verdict() {
+        Err(line) if verify => Err(eyre!(line)),
+        _ => Ok(()),
+    }
 }
 
 fn import_react_text(file: &Path, out: &Path, json: bool) -> Result<()> {

@@ -29,7 +29,7 @@ use crate::engine::{
     Task, Usage,
 };
 use crate::runtime::{sync, Run, StopPolicy};
-use crate::session::{Header, SessionWriter, FORMAT, VERSION};
+use crate::session::SessionWriter;
 use crate::tasks::crosswords::board::{accuracy, clue_label};
 use crate::tasks::crosswords::{self, board_of, judged_clues, Crosswords};
 use crate::tasks::TaskSource;
@@ -102,9 +102,22 @@ pub struct DfsReport {
     pub checks: Vec<DfsCheck>,
 }
 
-impl DfsReport {
-    pub fn first_difference(&self) -> Option<(&DfsCheck, &str)> {
-        self.checks.iter().find_map(|c| c.disagreements.first().map(|d| (c, d.as_str())))
+impl super::LogCheck for DfsCheck {
+    fn label(&self) -> String {
+        format!("puzzle {}", self.puzzle)
+    }
+    fn disagreements(&self) -> &[String] {
+        &self.disagreements
+    }
+}
+
+impl super::VerifiedImport for DfsReport {
+    type Check = DfsCheck;
+    fn checks(&self) -> &[DfsCheck] {
+        &self.checks
+    }
+    fn units(&self) -> &'static str {
+        "puzzles"
     }
 }
 
@@ -281,26 +294,7 @@ pub fn check_puzzle(
     params.check().map_err(|e| err(format!("the run's parameters are out of range: {e}")))?;
     let writer = match out {
         Some(dir) => {
-            let header = Header {
-                format: FORMAT.into(),
-                version: VERSION,
-                task: crosswords::INFO.name.into(),
-                input: x.clone(),
-                index: Some(k),
-                params: params.clone(),
-                provider: "import:tot-log".into(),
-                model: "gpt-4".into(),
-                simulated: false,
-                sim: None,
-                price: None,
-                source: Some(format!("tot-log:{source}#{k}")),
-                parent: None,
-                note: None,
-                gold: None,
-                actions: None,
-                facets: Default::default(),
-                memory: None,
-            };
+            let header = super::tot_log_header(crosswords::INFO.name, &x, k, params.clone(), "gpt-4", source);
             Some(SessionWriter::create(&dir.join(format!("crosswords-dfs-{k:02}.jsonl")), &header)?)
         }
         None => None,

@@ -59,3 +59,141 @@ pub fn detect_value(value: &serde_json::Value) -> Result<TotLogFormat, String> {
     }
     Err(format!("entry 0 is none of the known shapes; expected {TOT_LOG_FORMATS}"))
 }
+
+/// The header of a session imported from a reference Tree-of-Thoughts log: entry `index`
+/// of the log at `source`, priced by the table when it knows `model` (the reference's
+/// gpt-4 costs are the table's, so the sessions' costs are the log's).
+pub(crate) fn tot_log_header(
+    task: &str,
+    input: &str,
+    index: usize,
+    params: crate::engine::Params,
+    model: &str,
+    source: &str,
+) -> crate::session::Header {
+    crate::session::Header {
+        format: crate::session::FORMAT.into(),
+        version: crate::session::VERSION,
+        task: task.into(),
+        input: input.into(),
+        index: Some(index),
+        params,
+        provider: "import:tot-log".into(),
+        model: model.into(),
+        simulated: false,
+        sim: None,
+        price: crate::llm::config::PriceTable::defaults().lookup(model),
+        source: Some(format!("tot-log:{source}#{index}")),
+        parent: None,
+        note: None,
+        gold: None,
+        actions: None,
+        facets: Default::default(),
+        memory: None,
+    }
+}
+
+/// Each entry's own (prompt, completion) tokens from the log's cumulative `usage_so_far`:
+/// the difference from the entry before, or the entry's own figure where the counter went
+/// down (it restarted: logs of two runs put together).
+pub(crate) fn own_usage(cumulative: impl IntoIterator<Item = (u64, u64)>) -> Vec<(u64, u64)> {
+    let mut before = (0u64, 0u64);
+    cumulative
+        .into_iter()
+        .map(|now| {
+            let own = if now.0 >= before.0 && now.1 >= before.1 { (now.0 - before.0, now.1 - before.1) } else { now };
+            before = now;
+            own
+        })
+        .collect()
+}
+
+/// One imported puzzle or input checked against its log entry (`--verify`).
+pub trait LogCheck {
+    /// How messages name it: "puzzle 3 (1 1 4 6)", "input 7".
+    fn label(&self) -> String;
+    /// Where the re-run differs from the log; empty when it agrees.
+    fn disagreements(&self) -> &[String];
+}
+
+/// What every `import tot-log` report has for `--verify`.
+pub trait VerifiedImport {
+    type Check: LogCheck;
+    fn checks(&self) -> &[Self::Check];
+    /// What its entries are called in the plural: "puzzles" or "inputs".
+    fn units(&self) -> &'static str;
+
+    /// Entries that agree with the log everywhere.
+    fn agreeing(&self) -> usize {
+        self.checks().iter().filter(|c| c.disagreements().is_empty()).count()
+    }
+
+    /// Every difference, one line each, named by its entry.
+    fn difference_lines(&self) -> Vec<String> {
+        self.checks()
+            .iter()
+            .flat_map(|c| {
+                let label = c.label();
+                c.disagreements().iter().map(move |d| format!("{label}: {d}"))
+            })
+            .collect()
+    }
+
+    /// `Err` with one line saying how many entries differ and the first difference.
+    fn verdict(&self) -> Result<(), String> {
+        let checks = self.checks();
+        match checks.iter().find_map(|c| c.disagreements().first().map(|d| (c, d))) {
+            None => Ok(()),
+            Some((c, d)) => Err(format!(
+                "{} of {} {} differ from the log; the first: {}: {d}",
+                checks.len() - self.agreeing(),
+                checks.len(),
+                self.units(),
+                c.label()
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Check(&'static str, Vec<String>);
+    impl LogCheck for Check {
+        fn label(&self) -> String {
+            self.0.to_string()
+        }
+        fn disagreements(&self) -> &[String] {
+            &self.1
+        }
+    }
+    struct Report(Vec<Check>);
+    impl VerifiedImport for Report {
+        type Check = Check;
+        fn checks(&self) -> &[Check] {
+            &self.0
+        }
+        fn units(&self) -> &'static str {
+            "puzzles"
+        }
+    }
+
+    #[test]
+    fn the_verdict_names_how_many_differ_and_the_first_difference() {
+        let r = Report(vec![
+            Check("puzzle 1", vec![]),
+            Check("puzzle 2", vec!["step 1: kept a".into(), "step 2: kept b".into()]),
+            Check("puzzle 3", vec!["final".into()]),
+        ]);
+        assert_eq!(r.agreeing(), 1);
+        assert_eq!(r.verdict().unwrap_err(), "2 of 3 puzzles differ from the log; the first: puzzle 2: step 1: kept a");
+        assert_eq!(r.difference_lines(), ["puzzle 2: step 1: kept a", "puzzle 2: step 2: kept b", "puzzle 3: final"]);
+        assert!(Report(vec![Check("puzzle 1", vec![])]).verdict().is_ok());
+    }
+
+    #[test]
+    fn usage_is_each_entrys_own_and_a_restarted_counter_counts_whole() {
+        assert_eq!(own_usage([(10, 1), (25, 3), (5, 2), (9, 4)]), [(10, 1), (15, 2), (5, 2), (4, 2)]);
+    }
+}

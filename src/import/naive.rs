@@ -35,7 +35,7 @@ use crate::engine::{
     Params, Purpose, Task, Usage,
 };
 use crate::runtime::{sync, Run, StopPolicy};
-use crate::session::{Header, SessionWriter, FORMAT, VERSION};
+use crate::session::SessionWriter;
 use crate::tasks::crosswords::{self, board::accuracy, Crosswords};
 use crate::tasks::game24::Game24;
 use crate::tasks::writing::{self, Writing};
@@ -160,9 +160,22 @@ pub struct NaiveReport {
     pub checks: Vec<NaiveCheck>,
 }
 
-impl NaiveReport {
-    pub fn first_difference(&self) -> Option<(&NaiveCheck, &str)> {
-        self.checks.iter().find_map(|c| c.disagreements.first().map(|d| (c, d.as_str())))
+impl super::LogCheck for NaiveCheck {
+    fn label(&self) -> String {
+        format!("input {} ({})", self.idx, self.input)
+    }
+    fn disagreements(&self) -> &[String] {
+        &self.disagreements
+    }
+}
+
+impl super::VerifiedImport for NaiveReport {
+    type Check = NaiveCheck;
+    fn checks(&self) -> &[NaiveCheck] {
+        &self.checks
+    }
+    fn units(&self) -> &'static str {
+        "inputs"
     }
 }
 
@@ -274,15 +287,7 @@ pub fn parse_log(text: &str, file_name: &str) -> Result<NaiveLog, String> {
         }
         entries.push(entry);
     }
-    let mut usage = Vec::with_capacity(entries.len());
-    let mut before = (0u64, 0u64);
-    for e in &entries {
-        let now = e.usage_so_far;
-        // A counter that went down restarted (two runs' logs put together): the entry's own figure counts.
-        let own = if now.0 >= before.0 && now.1 >= before.1 { (now.0 - before.0, now.1 - before.1) } else { now };
-        usage.push(own);
-        before = now;
-    }
+    let usage = super::own_usage(entries.iter().map(|e| e.usage_so_far));
     Ok(NaiveLog {
         task,
         method: named.method.unwrap_or(crate::engine::methods::io::KIND),
@@ -446,28 +451,7 @@ pub fn check_entry(
     params.check().map_err(|e| err(format!("the run's parameters are out of range: {e}")))?;
     let writer = match out {
         Some(dir) => {
-            let header = Header {
-                format: FORMAT.into(),
-                version: VERSION,
-                task: name.into(),
-                input: x.clone(),
-                index: Some(entry.idx),
-                params: params.clone(),
-                provider: "import:tot-log".into(),
-                model: log.backend.clone(),
-                simulated: false,
-                sim: None,
-                // The model's price when the table knows it (the reference's gpt-4 costs are
-                // the table's), so the sessions' costs are the log's.
-                price: crate::llm::config::PriceTable::defaults().lookup(&log.backend),
-                source: Some(format!("tot-log:{source}#{}", entry.idx)),
-                parent: None,
-                note: None,
-                gold: None,
-                actions: None,
-                facets: Default::default(),
-                memory: None,
-            };
+            let header = super::tot_log_header(name, &x, entry.idx, params.clone(), &log.backend, source);
             let file = format!("{}-{}-{:04}.jsonl", name, log.method.label(), entry.idx);
             Some(SessionWriter::create(&dir.join(file), &header)?)
         }

@@ -25,7 +25,7 @@ use crate::engine::{
     NodeStatus, Params, Purpose, Selection, Usage,
 };
 use crate::runtime::{sync, Run, StopPolicy};
-use crate::session::{Header, SessionWriter, FORMAT, VERSION};
+use crate::session::SessionWriter;
 use crate::tasks::game24::{Game24, VALUE_CLASSES};
 
 #[derive(Debug, Clone, Deserialize)]
@@ -145,10 +145,22 @@ pub struct VerifyReport {
     pub checks: Vec<PuzzleCheck>,
 }
 
-impl VerifyReport {
-    /// The first puzzle that differs from the log and its first difference.
-    pub fn first_difference(&self) -> Option<(&PuzzleCheck, &str)> {
-        self.checks.iter().find_map(|c| c.disagreements.first().map(|d| (c, d.as_str())))
+impl super::LogCheck for PuzzleCheck {
+    fn label(&self) -> String {
+        format!("puzzle {} ({})", self.idx, self.input)
+    }
+    fn disagreements(&self) -> &[String] {
+        &self.disagreements
+    }
+}
+
+impl super::VerifiedImport for VerifyReport {
+    type Check = PuzzleCheck;
+    fn checks(&self) -> &[PuzzleCheck] {
+        &self.checks
+    }
+    fn units(&self) -> &'static str {
+        "puzzles"
     }
 }
 
@@ -200,16 +212,7 @@ pub fn parse_log(text: &str, file_name: &str) -> Result<Log, String> {
         entries.push(entry);
     }
     let run = log_run(&entries, named)?;
-    // usage_so_far is cumulative over the run; a smaller figure than the entry before means
-    // the counter restarted (logs of two runs put together), so that entry's own figure counts.
-    let mut usage = Vec::with_capacity(entries.len());
-    let mut before = (0u64, 0u64);
-    for e in &entries {
-        let now = e.usage_so_far();
-        let own = if now.0 >= before.0 && now.1 >= before.1 { (now.0 - before.0, now.1 - before.1) } else { now };
-        usage.push(own);
-        before = now;
-    }
+    let usage = super::own_usage(entries.iter().map(|e| e.usage_so_far()));
     Ok(Log { entries, run, usage })
 }
 
@@ -617,28 +620,7 @@ pub fn check_puzzle(
     let engine = Engine::new(task, &x, params.clone());
     let writer = match out {
         Some(dir) => {
-            let header = Header {
-                format: FORMAT.into(),
-                version: VERSION,
-                task: crate::tasks::game24::INFO.name.into(),
-                input: x.clone(),
-                index: Some(entry.idx),
-                params,
-                provider: "import:tot-log".into(),
-                model: model.clone(),
-                simulated: false,
-                sim: None,
-                // The model's price when the table knows it (the reference's gpt-4 costs are
-                // the table's), so the sessions' costs are the log's.
-                price: crate::llm::config::PriceTable::defaults().lookup(&model),
-                source: Some(format!("tot-log:{source}#{}", entry.idx)),
-                parent: None,
-                note: None,
-                gold: None,
-                actions: None,
-                facets: Default::default(),
-                memory: None,
-            };
+            let header = super::tot_log_header(crate::tasks::game24::INFO.name, &x, entry.idx, params, &model, source);
             Some(SessionWriter::create(&dir.join(format!("tot-log-{:04}.jsonl", entry.idx)), &header)?)
         }
         None => None,

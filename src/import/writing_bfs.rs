@@ -33,7 +33,7 @@ use crate::engine::{
     Params, Purpose, Selection, Task, Usage,
 };
 use crate::runtime::{sync, Run, StopPolicy};
-use crate::session::{Header, SessionWriter, FORMAT, VERSION};
+use crate::session::SessionWriter;
 use crate::tasks::writing::{self, read, Writing};
 
 const EXPECTED: &str = "expected the reference Tree-of-Thoughts creative-writing search log (run.py --task text \
@@ -113,9 +113,22 @@ pub struct WritingReport {
     pub checks: Vec<WritingCheck>,
 }
 
-impl WritingReport {
-    pub fn first_difference(&self) -> Option<(&WritingCheck, &str)> {
-        self.checks.iter().find_map(|c| c.disagreements.first().map(|d| (c, d.as_str())))
+impl super::LogCheck for WritingCheck {
+    fn label(&self) -> String {
+        format!("input {}", self.idx)
+    }
+    fn disagreements(&self) -> &[String] {
+        &self.disagreements
+    }
+}
+
+impl super::VerifiedImport for WritingReport {
+    type Check = WritingCheck;
+    fn checks(&self) -> &[WritingCheck] {
+        &self.checks
+    }
+    fn units(&self) -> &'static str {
+        "inputs"
     }
 }
 
@@ -189,14 +202,7 @@ pub fn parse_log(text: &str, file_name: &str) -> Result<WritingLog, String> {
             from_file_name: false,
         },
     };
-    let mut usage = Vec::with_capacity(entries.len());
-    let mut before = (0u64, 0u64);
-    for e in &entries {
-        let now = e.usage_so_far;
-        let own = if now.0 >= before.0 && now.1 >= before.1 { (now.0 - before.0, now.1 - before.1) } else { now };
-        usage.push(own);
-        before = now;
-    }
+    let usage = super::own_usage(entries.iter().map(|e| e.usage_so_far));
     Ok(WritingLog { entries, run, usage })
 }
 
@@ -454,26 +460,7 @@ pub fn check_entry(
     };
     let writer = match out {
         Some(dir) => {
-            let header = Header {
-                format: FORMAT.into(),
-                version: VERSION,
-                task: writing::INFO.name.into(),
-                input: x.clone(),
-                index: Some(entry.idx),
-                params: params.clone(),
-                provider: "import:tot-log".into(),
-                model: model.clone(),
-                simulated: false,
-                sim: None,
-                price: crate::llm::config::PriceTable::defaults().lookup(&model),
-                source: Some(format!("tot-log:{source}#{}", entry.idx)),
-                parent: None,
-                note: None,
-                gold: None,
-                actions: None,
-                facets: Default::default(),
-                memory: None,
-            };
+            let header = super::tot_log_header(writing::INFO.name, &x, entry.idx, params.clone(), &model, source);
             Some(SessionWriter::create(&dir.join(format!("writing-tot-bfs-{:04}.jsonl", entry.idx)), &header)?)
         }
         None => None,

@@ -7,6 +7,8 @@
 
 #![allow(dead_code)]
 
+pub mod pty;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -229,4 +231,63 @@ async fn serve(mut socket: TcpStream, handler: Arc<Handler>, seen: Arc<Mutex<Vec
     }
     let _ = socket.flush().await;
     let _ = socket.shutdown().await;
+}
+
+/// A plausible Game-of-24 answer: two valid steps for a propose prompt (built from the
+/// numbers it names), `otherwise` for any other prompt (a value word, say), so a search
+/// goes on to its last step.
+pub fn game24_text(prompt: &str, otherwise: &str) -> String {
+    if !prompt.contains("Possible next steps") {
+        return otherwise.into();
+    }
+    let last = prompt.rsplit("Input: ").next().unwrap_or("");
+    let numbers: Vec<i64> =
+        last.lines().next().unwrap_or("").split_whitespace().filter_map(|n| n.parse().ok()).collect();
+    if numbers.len() < 2 {
+        return "no idea".into();
+    }
+    let (a, b, rest) = (numbers[0], numbers[1], &numbers[2..]);
+    let step = |op: &str, r: i64| {
+        let mut left: Vec<i64> = rest.to_vec();
+        left.push(r);
+        left.sort();
+        let left: Vec<String> = left.iter().map(|n| n.to_string()).collect();
+        format!("{a} {op} {b} = {r} (left: {})", left.join(" "))
+    };
+    format!("{}\n{}", step("+", a + b), step("*", a * b))
+}
+
+/// `thoughtscope` run in `dir` with its home, config and cache there, no config file or
+/// base URL from the environment, and `key` as the OpenAI key (or none).
+pub fn isolated(dir: &std::path::Path, key: Option<&str>) -> std::process::Command {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_thoughtscope"));
+    cmd.current_dir(dir)
+        .env("HOME", dir)
+        .env("XDG_CONFIG_HOME", dir.join("config"))
+        .env("XDG_CACHE_HOME", dir.join("cache"))
+        .env_remove("THOUGHTSCOPE_CONFIG")
+        .env_remove("OPENAI_BASE_URL");
+    match key {
+        Some(key) => cmd.env("OPENAI_API_KEY", key),
+        None => cmd.env_remove("OPENAI_API_KEY"),
+    };
+    cmd
+}
+
+/// A file under tests/fixtures.
+pub fn fixture(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+}
+
+/// The JSON summary a successful `--json` run prints last.
+pub fn summary(out: &std::process::Output) -> serde_json::Value {
+    assert!(out.status.success(), "failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    last_json(out)
+}
+
+/// The last line of stdout, as JSON.
+pub fn last_json(out: &std::process::Output) -> serde_json::Value {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout.lines().last().unwrap_or_else(|| panic!("no output"));
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
 }
