@@ -109,7 +109,7 @@ pub(crate) fn ablation(args: AblationArgs) -> Result<()> {
         }
         let (results, summary, secs) = result?;
         let memory = memory.filter(|_| args.keep_memory);
-        outcomes.push(Outcome { name: name.to_string(), seed, summary, results, secs, memory });
+        outcomes.push(Outcome { name: name.to_string(), seed, summary, results, secs, memory, span: None });
     }
     report(&args, &outcomes);
     Ok(())

@@ -3,19 +3,17 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use clap::Args;
-use color_eyre::eyre::{bail, eyre, Result};
+use color_eyre::eyre::{eyre, Result};
 
 use thoughtscope::llm::sim::{SimConfig, SimProvider};
 use thoughtscope::llm::testserver::{LatencyServer, Registering, Registry, ServerOptions};
-use thoughtscope::runtime::headless::{run_problems, RunSetup, Summary};
+use thoughtscope::runtime::headless::{RunSetup, Summary};
 
 use super::error::usage_bail;
 use super::pipe::outln;
-use super::run::{setup_run, summarize};
-use super::Cmd;
 
 #[derive(clap::Subcommand, Debug)]
 pub(crate) enum BenchWhat {
@@ -91,22 +89,13 @@ pub(crate) fn timed_run(args: &[&str]) -> Result<(Summary, f64)> {
 
 /// The setup and problems `thoughtscope run ARGS` would have.
 fn run_setup(args: &[&str]) -> Result<(RunSetup, Vec<thoughtscope::tasks::Problem>)> {
-    let mut full = vec!["thoughtscope", "run"];
-    full.extend_from_slice(args);
-    let cli = super::parse_from(full).map_err(|e| eyre!(e.to_string()))?;
-    let Some(Cmd::Run(run_args)) = cli.command else { bail!("bench arguments did not parse") };
-    setup_run(&run_args)
+    super::variants::prepare(args)
 }
 
 /// [`timed_run`], with `adjust` changing the setup first.
 fn timed_run_with(args: &[&str], adjust: impl FnOnce(&mut RunSetup)) -> Result<(Summary, f64)> {
-    let (mut setup, problems) = run_setup(args)?;
-    adjust(&mut setup);
-    let rt = tokio::runtime::Runtime::new()?;
-    let started = Instant::now();
-    let results = rt.block_on(run_problems(&setup, &problems, |_| {}));
-    let secs = started.elapsed().as_secs_f64();
-    Ok((summarize(&setup, &results, (secs * 1000.0) as u64), secs))
+    let (_, summary, secs) = super::variants::run_variant(args, adjust)?;
+    Ok((summary, secs))
 }
 
 pub(crate) fn bench(args: BenchArgs) -> Result<()> {

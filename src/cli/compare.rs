@@ -2,32 +2,41 @@
 //! each did (success, calls, tokens, cost, wall time) and a chart of success against
 //! tokens per problem with the quality–cost frontier, in the terminal and as SVG.
 //!
-//! Every method runs the same problems, in this process, one method after another, with
-//! the same run arguments and seed. The cache is shared where the reference
-//! Tree-of-Thoughts code shares it: within one method's run (its repeated value prompts
-//! are answered once, as `run` does by default), never across methods — the reference
-//! runs each method as a process of its own. `--share-cache` gives each seed one fresh
-//! response cache for all its methods instead (a request another method already sent,
-//! the same model, messages, sampling and occurrence, is answered from it at no cost).
-//! A method that keeps a memory (retreval) starts each run on a fresh one of its own,
-//! removed afterwards.
+//! Every method runs the same problems, in this process, with the same run arguments
+//! and seed, all methods side by side: their calls go under the one `--concurrency`
+//! limit, shared by every run, and each run gives the same results as on its own (a
+//! run's results never depend on timing). The wall column is each method's own time,
+//! overlapping the others'; the legend gives the total. The cache is shared where the
+//! reference Tree-of-Thoughts code shares it: within one method's run (its repeated
+//! value prompts are answered once, as `run` does by default), never across methods —
+//! the reference runs each method as a process of its own. `--share-cache` gives each
+//! seed one fresh response cache for all its methods instead (a request another method
+//! already sent, the same model, messages, sampling and occurrence, is answered from it
+//! at no cost); then a seed's methods go one after another in the order given, so what
+//! a method finds in the cache never depends on how runs interleave, and the seeds go
+//! side by side. A method that keeps a memory (retreval) starts each run on a fresh one
+//! of its own, removed afterwards.
 
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
 
 use clap::{Args, ValueEnum};
 use color_eyre::eyre::{eyre, Result};
+use tokio::sync::{watch, Semaphore};
 
 use thoughtscope::engine::methods;
 use thoughtscope::llm::cache::CacheMode;
 use thoughtscope::memory::MemoryStore;
+use thoughtscope::runtime::headless::{ProblemResult, RunSetup};
 use thoughtscope::runtime::memory::RunMemory;
-use thoughtscope::tasks;
+use thoughtscope::tasks::{self, Problem};
 
 use super::chart::{self, Point};
 use super::error::usage_bail;
 use super::pipe::outln;
 use super::run::every_call_failed;
-use super::variants::{check_reserved, check_seeds, pooled, prepare, run_variant, Outcome, Pooled};
+use super::variants::{check_reserved, check_seeds, pooled, prepare, run_prepared, Outcome, Pooled};
 
 #[derive(Args, Debug)]
 pub(crate) struct CompareArgs {
@@ -101,56 +110,7 @@ pub(crate) fn compare(args: CompareArgs) -> Result<()> {
             );
         }
     }
-    let pid = std::process::id();
-    let store = MemoryStore::user();
-    let mut outcomes = Vec::new();
-    for &seed in &args.seeds {
-        let shared = args.share_cache.then(|| std::env::temp_dir().join(format!("thoughtscope-compare-{pid}-{seed}")));
-        for method in &args.methods {
-            let run = args.run_line(&task, method, seed);
-            if args.format == Format::Markdown {
-                safe_eprintln!("running {method} (seed {seed}): thoughtscope run {}", run.join(" "));
-            }
-            let memory = format!("compare-{method}-{seed}-{pid}");
-            let mut kept_memory = false;
-            let result = run_variant(&run, |setup| {
-                if setup.memory.is_some() {
-                    setup.memory = Some(RunMemory::user(&memory));
-                    kept_memory = true;
-                }
-                if let Some(dir) = &shared {
-                    setup.limits.cache = CacheMode::Disk;
-                    setup.limits.cache_dir = Some(dir.clone());
-                }
-            });
-            if kept_memory {
-                if let Ok(path) = store.path(&memory) {
-                    let _ = std::fs::remove_file(path);
-                }
-            }
-            // A run whose every call failed says nothing about the method: stop with why.
-            let result = result.and_then(|(results, summary, secs)| match every_call_failed(&results) {
-                Some(failure) => Err(eyre!("every call of {method} to {} failed: {failure}", summary.provider)),
-                None => Ok((results, summary, secs)),
-            });
-            let (results, summary, secs) = match result {
-                Ok(r) => r,
-                Err(e) => {
-                    if let Some(dir) = &shared {
-                        let _ = std::fs::remove_dir_all(dir);
-                    }
-                    return Err(e);
-                }
-            };
-            if let Some(reason) = &summary.stopped {
-                safe_eprintln!("{method} (seed {seed}) stopped early: {reason}");
-            }
-            outcomes.push(Outcome { name: method.clone(), seed, summary, results, secs, memory: None });
-        }
-        if let Some(dir) = &shared {
-            let _ = std::fs::remove_dir_all(dir);
-        }
-    }
+    let (outcomes, total_secs) = run_all(&args, &task)?;
     let rows: Vec<Pooled> = args.methods.iter().filter_map(|m| pooled(&outcomes, m)).collect();
     let points: Vec<Point> = rows
         .iter()
@@ -161,7 +121,7 @@ pub(crate) fn compare(args: CompareArgs) -> Result<()> {
         })
         .collect();
     let on = chart::frontier(&points);
-    report(&args, &task, &outcomes, &rows, &points, &on);
+    report(&args, &task, &outcomes, &rows, &points, &on, total_secs);
     if let Some(path) = &args.svg {
         let title = format!("{task} {}: success against tokens", args.range);
         let svg = chart::svg_chart(&points, &title).map_err(|e| eyre!("drawing the chart: {e}"))?;
@@ -171,6 +131,147 @@ pub(crate) fn compare(args: CompareArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Whether the runs after the first may start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Gate {
+    Waiting,
+    Go,
+    /// The first run failed every call: start nothing more.
+    Stop,
+}
+
+/// One `run` of the comparison: a method on a seed, set up and ready.
+struct Planned {
+    method: String,
+    seed: u64,
+    setup: RunSetup,
+    problems: Vec<Problem>,
+    /// The fresh memory this run keeps (removed afterwards), if the method keeps one.
+    memory: Option<String>,
+}
+
+/// Run every method on every seed, side by side under one concurrency limit: each run's
+/// outcome (in seed, then method order) and the wall time of them all.
+///
+/// Runs that share nothing go at once. With `--share-cache` the methods of one seed go
+/// one after another in the order given (the seeds side by side), so which replies a
+/// method finds in the cache never depends on how the runs interleave.
+fn run_all(args: &CompareArgs, task: &str) -> Result<(Vec<Outcome>, f64)> {
+    let pid = std::process::id();
+    let mut groups: Vec<Vec<Planned>> = Vec::new();
+    let mut shared_dirs = Vec::new();
+    for &seed in &args.seeds {
+        let shared = args.share_cache.then(|| std::env::temp_dir().join(format!("thoughtscope-compare-{pid}-{seed}")));
+        let mut group = Vec::new();
+        for method in &args.methods {
+            let run = args.run_line(task, method, seed);
+            let (mut setup, problems) = prepare(&run)?;
+            let memory = setup.memory.is_some().then(|| format!("compare-{method}-{seed}-{pid}"));
+            if let Some(name) = &memory {
+                setup.memory = Some(RunMemory::user(name));
+            }
+            if let Some(dir) = &shared {
+                setup.limits.cache = CacheMode::Disk;
+                setup.limits.cache_dir = Some(dir.clone());
+            }
+            let planned = Planned { method: method.clone(), seed, setup, problems, memory };
+            if shared.is_some() {
+                group.push(planned);
+            } else {
+                groups.push(vec![planned]);
+            }
+        }
+        if let Some(dir) = shared {
+            groups.push(group);
+            shared_dirs.push(dir);
+        }
+    }
+    // Every run has the same --concurrency (the same run arguments): that one limit is shared.
+    let concurrency = groups.iter().flatten().map(|p| p.setup.concurrency).max().unwrap_or(1).max(1);
+    let limit = Arc::new(Semaphore::new(concurrency));
+    // The first run goes alone until one of its problems has a call answered well (or it
+    // ends), so a refused key or an unreachable server costs one method's calls, not all.
+    let (gate_tx, gate) = watch::channel(Gate::Waiting);
+    let rt = tokio::runtime::Runtime::new()?;
+    let began = Instant::now();
+    let markdown = args.format == Format::Markdown;
+    let runs = groups.into_iter().enumerate().map(|(g, group)| {
+        let (limit, mut gate, gate_tx) = (Arc::clone(&limit), gate.clone(), gate_tx.clone());
+        async move {
+            let mut done = Vec::new();
+            if g > 0 && gate.wait_for(|go| *go != Gate::Waiting).await.map_or(true, |go| *go == Gate::Stop) {
+                return done;
+            }
+            for (i, planned) in group.into_iter().enumerate() {
+                let opener = g == 0 && i == 0;
+                if markdown {
+                    let run = args.run_line(task, &planned.method, planned.seed);
+                    safe_eprintln!(
+                        "running {} (seed {}): thoughtscope run {}",
+                        planned.method,
+                        planned.seed,
+                        run.join(" ")
+                    );
+                }
+                let started = began.elapsed().as_secs_f64();
+                let answered = |r: &ProblemResult| {
+                    if opener && r.calls > r.failed_calls {
+                        gate_tx.send_if_modified(|go| std::mem::replace(go, Gate::Go) == Gate::Waiting);
+                    }
+                };
+                let (results, summary, secs) =
+                    run_prepared(&planned.setup, &planned.problems, Some(Arc::clone(&limit)), answered).await;
+                let ended = started + secs;
+                if let Some(name) = &planned.memory {
+                    if let Ok(path) = MemoryStore::user().path(name) {
+                        let _ = std::fs::remove_file(path);
+                    }
+                }
+                // A method that failed every call stops its group (the ones after it would
+                // find nothing of it in the shared cache), and as the opener stops them all.
+                let failed = every_call_failed(&results).is_some();
+                if opener {
+                    let next = if failed { Gate::Stop } else { Gate::Go };
+                    gate_tx.send_if_modified(|go| std::mem::replace(go, next) == Gate::Waiting);
+                }
+                if markdown && !failed {
+                    safe_eprintln!("{} (seed {}) done in {secs:.2} s", planned.method, planned.seed);
+                }
+                done.push((planned, results, summary, secs, (started, ended)));
+                if failed {
+                    break;
+                }
+            }
+            done
+        }
+    });
+    let finished: Vec<_> = rt.block_on(futures::future::join_all(runs)).into_iter().flatten().collect();
+    let total_secs = began.elapsed().as_secs_f64();
+    drop(rt);
+    for dir in &shared_dirs {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    let mut finished = finished;
+    let place = |p: &Planned| {
+        let seed = args.seeds.iter().position(|&s| s == p.seed).unwrap_or(0);
+        (seed, args.methods.iter().position(|m| *m == p.method).unwrap_or(0))
+    };
+    finished.sort_by_key(|(p, ..)| place(p));
+    let mut outcomes = Vec::new();
+    for (planned, results, summary, secs, span) in finished {
+        let (method, seed) = (planned.method, planned.seed);
+        // A run whose every call failed says nothing about the method: stop with why.
+        if let Some(failure) = every_call_failed(&results) {
+            return Err(eyre!("every call of {method} to {} failed: {failure}", summary.provider));
+        }
+        if let Some(reason) = &summary.stopped {
+            safe_eprintln!("{method} (seed {seed}) stopped early: {reason}");
+        }
+        outcomes.push(Outcome { name: method, seed, summary, results, secs, memory: None, span: Some(span) });
+    }
+    Ok((outcomes, total_secs))
 }
 
 impl CompareArgs {
@@ -192,7 +293,28 @@ fn cost(c: Option<f64>) -> String {
     c.map_or("—".into(), |c| format!("${c:.4}"))
 }
 
-fn report(args: &CompareArgs, task: &str, outcomes: &[Outcome], rows: &[Pooled], points: &[Point], on: &[usize]) {
+/// What the wall column means, for the legend under the table.
+fn wall_legend(args: &CompareArgs, total_secs: f64) -> String {
+    let how = if args.share_cache && args.seeds.len() > 1 {
+        "each seed's methods ran one after another (one cache), the seeds side by side"
+    } else if args.share_cache {
+        "the methods ran one after another (one cache)"
+    } else {
+        "the methods ran side by side, their calls under one --concurrency limit, so their walls overlap"
+    };
+    format!("wall: each method's own time, from its start to its end; {how}; all of them took {total_secs:.2} s")
+}
+
+#[allow(clippy::too_many_arguments)]
+fn report(
+    args: &CompareArgs,
+    task: &str,
+    outcomes: &[Outcome],
+    rows: &[Pooled],
+    points: &[Point],
+    on: &[usize],
+    total_secs: f64,
+) {
     match args.format {
         Format::Json => {
             let methods: Vec<serde_json::Value> = rows
@@ -211,7 +333,7 @@ fn report(args: &CompareArgs, task: &str, outcomes: &[Outcome], rows: &[Pooled],
                         "tokens": r.tokens(),
                         "tokens_per_problem": points[i].tokens,
                         "cost_usd": r.cost(),
-                        "wall_s": r.secs(),
+                        "wall_s": r.wall(),
                         "frontier": on.contains(&i),
                         "by_seed": r.per_seed().iter().map(|(s, a)| serde_json::json!({"seed": s, "success_rate": a})).collect::<Vec<_>>(),
                     })
@@ -222,12 +344,16 @@ fn report(args: &CompareArgs, task: &str, outcomes: &[Outcome], rows: &[Pooled],
                 "range": args.range,
                 "seeds": args.seeds,
                 "share_cache": args.share_cache,
+                "total_wall_s": total_secs,
+                "wall": wall_legend(args, total_secs),
                 "methods": methods,
                 "frontier": on.iter().map(|&i| rows[i].name).collect::<Vec<_>>(),
             });
             outln!("{}", thoughtscope::safe_text::json_safe(&out.to_string()));
         }
         Format::Csv => {
+            // The table stays one row per method; what the wall column means goes to stderr.
+            safe_eprintln!("{}", wall_legend(args, total_secs));
             outln!("method,solved,n,success_rate,calls,cache_hits,prompt_tokens,completion_tokens,tokens,cost_usd,wall_s,frontier");
             for (i, r) in rows.iter().enumerate() {
                 outln!(
@@ -242,7 +368,7 @@ fn report(args: &CompareArgs, task: &str, outcomes: &[Outcome], rows: &[Pooled],
                     r.completion_tokens(),
                     r.tokens(),
                     r.cost().map_or(String::new(), |c| format!("{c:.6}")),
-                    r.secs(),
+                    r.wall(),
                     on.contains(&i)
                 );
             }
@@ -273,10 +399,12 @@ fn report(args: &CompareArgs, task: &str, outcomes: &[Outcome], rows: &[Pooled],
                     r.prompt_tokens(),
                     r.completion_tokens(),
                     cost(r.cost()),
-                    r.secs(),
+                    r.wall(),
                     if on.contains(&i) { "yes" } else { "" }
                 );
             }
+            outln!();
+            outln!("{}", wall_legend(args, total_secs));
             outln!();
             super::pipe::write_stdout(format_args!("{}", chart::text_chart(points)));
             let names: Vec<&str> = on.iter().map(|&i| rows[i].name).collect();

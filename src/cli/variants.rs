@@ -3,7 +3,11 @@
 
 use color_eyre::eyre::{bail, eyre, Result};
 
-use thoughtscope::runtime::headless::{run_problems, ProblemResult, RunSetup, Summary};
+use std::sync::Arc;
+
+use tokio::sync::Semaphore;
+
+use thoughtscope::runtime::headless::{run_problems_under, ProblemResult, RunSetup, Summary};
 
 use super::error::usage_bail;
 use super::run::{setup_run, summarize};
@@ -18,6 +22,9 @@ pub(crate) struct Outcome {
     pub(crate) secs: f64,
     /// The variant's memory, when it kept one and it is kept afterwards.
     pub(crate) memory: Option<String>,
+    /// When the run began and ended, in seconds from the start of a bench whose runs
+    /// overlap (`bench compare`); `None` when runs go one after another.
+    pub(crate) span: Option<(f64, f64)>,
 }
 
 impl Outcome {
@@ -32,28 +39,41 @@ impl Outcome {
 
 /// Parse `thoughtscope run <args>` and set the run up (checking every flag), without
 /// running anything.
-pub(crate) fn prepare(args: &[String]) -> Result<(RunSetup, Vec<thoughtscope::tasks::Problem>)> {
+pub(crate) fn prepare<S: AsRef<str>>(args: &[S]) -> Result<(RunSetup, Vec<thoughtscope::tasks::Problem>)> {
     let mut full = vec!["thoughtscope".to_string(), "run".to_string()];
-    full.extend_from_slice(args);
+    full.extend(args.iter().map(|a| a.as_ref().to_string()));
     let cli = super::parse_from(full).map_err(|e| eyre!(e.to_string()))?;
     let Some(Cmd::Run(run_args)) = cli.command else { bail!("the run arguments did not parse") };
     setup_run(&run_args)
 }
 
+/// Run a prepared setup on its problems: each problem's result, the summary and the wall
+/// time in seconds. Its calls go under `limit` when given (shared with runs beside it),
+/// else under a `--concurrency` limit of its own; `progress` sees each problem's result.
+pub(crate) async fn run_prepared(
+    setup: &RunSetup,
+    problems: &[thoughtscope::tasks::Problem],
+    limit: Option<Arc<Semaphore>>,
+    progress: impl FnMut(&ProblemResult),
+) -> (Vec<ProblemResult>, Summary, f64) {
+    let limit = limit.unwrap_or_else(|| Arc::new(Semaphore::new(setup.concurrency.max(1))));
+    let started = std::time::Instant::now();
+    let results = run_problems_under(setup, problems, limit, progress).await;
+    let secs = started.elapsed().as_secs_f64();
+    let summary = summarize(setup, &results, (secs * 1000.0) as u64);
+    (results, summary, secs)
+}
+
 /// Run `thoughtscope run <args>` in this process, after `adjust` has had its say on the
 /// setup: each problem's result, the summary and the wall time in seconds.
-pub(crate) fn run_variant(
-    args: &[String],
+pub(crate) fn run_variant<S: AsRef<str>>(
+    args: &[S],
     adjust: impl FnOnce(&mut RunSetup),
 ) -> Result<(Vec<ProblemResult>, Summary, f64)> {
     let (mut setup, problems) = prepare(args)?;
     adjust(&mut setup);
     let rt = tokio::runtime::Runtime::new()?;
-    let started = std::time::Instant::now();
-    let results = rt.block_on(run_problems(&setup, &problems, |_| {}));
-    let secs = started.elapsed().as_secs_f64();
-    let summary = summarize(&setup, &results, (secs * 1000.0) as u64);
-    Ok((results, summary, secs))
+    Ok(rt.block_on(run_prepared(&setup, &problems, None, |_| {})))
 }
 
 /// `--seeds`: one to a hundred.
@@ -127,6 +147,20 @@ impl Pooled<'_> {
 
     pub(crate) fn secs(&self) -> f64 {
         self.runs.iter().map(|o| o.secs).sum()
+    }
+
+    /// The variant's own wall time: from its first run's start to its last run's end
+    /// when its runs overlap others (each run's time counted once), else their sum.
+    pub(crate) fn wall(&self) -> f64 {
+        let spans: Option<Vec<(f64, f64)>> = self.runs.iter().map(|o| o.span).collect();
+        match spans {
+            Some(spans) if !spans.is_empty() => {
+                let start = spans.iter().map(|s| s.0).fold(f64::INFINITY, f64::min);
+                let end = spans.iter().map(|s| s.1).fold(0.0, f64::max);
+                (end - start).max(0.0)
+            }
+            _ => self.secs(),
+        }
     }
 
     /// Each seed's accuracy, for the spread.

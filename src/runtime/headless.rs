@@ -708,10 +708,21 @@ pub fn open_cache(limits: &RunLimits) -> (ResponseCache, Option<String>) {
 pub async fn run_problems(
     setup: &RunSetup,
     problems: &[Problem],
+    progress: impl FnMut(&ProblemResult),
+) -> Vec<ProblemResult> {
+    run_problems_under(setup, problems, Arc::new(Semaphore::new(setup.concurrency.max(1))), progress).await
+}
+
+/// [`run_problems`], its calls under `limit` instead of a limit of its own, so several
+/// runs side by side share one concurrency limit (`bench compare`).
+pub async fn run_problems_under(
+    setup: &RunSetup,
+    problems: &[Problem],
+    limit: Arc<Semaphore>,
     mut progress: impl FnMut(&ProblemResult),
 ) -> Vec<ProblemResult> {
     let (_keep, never) = Interrupts::channel();
-    run_headless(setup, problems, never, |r| {
+    run_headless_under(setup, problems, limit, never, |r| {
         progress(r);
         Ok(())
     })
@@ -964,10 +975,21 @@ fn answered_well(input: &Input) -> bool {
 pub async fn run_headless(
     setup: &RunSetup,
     problems: &[Problem],
+    interrupts: watch::Receiver<Interrupts>,
+    progress: impl FnMut(&ProblemResult) -> Result<(), String>,
+) -> Headless {
+    run_headless_under(setup, problems, Arc::new(Semaphore::new(setup.concurrency.max(1))), interrupts, progress).await
+}
+
+/// [`run_headless`], its calls under `limit` (shared with other runs) instead of a
+/// limit of its own.
+pub async fn run_headless_under(
+    setup: &RunSetup,
+    problems: &[Problem],
+    limit: Arc<Semaphore>,
     mut interrupts: watch::Receiver<Interrupts>,
     mut progress: impl FnMut(&ProblemResult) -> Result<(), String>,
 ) -> Headless {
-    let limit = Arc::new(Semaphore::new(setup.concurrency.max(1)));
     let (mut cache, cache_note) = open_cache(&setup.limits);
     let many = problems.len() > 1;
     let mut done = Headless { results: Vec::with_capacity(problems.len()), ..Headless::default() };

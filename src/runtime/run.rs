@@ -112,6 +112,9 @@ pub struct Fed {
     pub refused: Option<String>,
     /// Breakpoints that fired on this input (see [`crate::engine::breakpoint`]).
     pub hits: Vec<Hit>,
+    /// Calls this input asked for that wait with those a breakpoint held (the search is
+    /// held: nothing new is sent until it runs or steps).
+    pub held_back: usize,
 }
 
 /// Where a breakpoint fired in a run: after which input, at which step of the method.
@@ -147,6 +150,8 @@ pub struct Run {
     pub pause_on_break: bool,
     /// Calls a breakpoint kept from being sent, until the search is resumed.
     held: Vec<Effect>,
+    /// A breakpoint paused the search and it has not run or stepped since: nothing new is sent.
+    at_break: bool,
     /// Every breakpoint that fired, in order.
     hits: Vec<BreakHit>,
     /// Inputs given to the engine so far.
@@ -168,6 +173,7 @@ impl Run {
             memory_error: None,
             pause_on_break: false,
             held: Vec::new(),
+            at_break: false,
             hits: Vec::new(),
             inputs: 0,
         }
@@ -181,6 +187,23 @@ impl Run {
     /// Calls held back by a breakpoint until the search resumes.
     pub fn held(&self) -> &[Effect] {
         &self.held
+    }
+
+    /// Whether the search is held at a breakpoint: paused by one and not run or stepped
+    /// since. Held, a command's calls wait with the held ones instead of being sent.
+    pub fn at_break(&self) -> bool {
+        self.at_break
+    }
+
+    /// The ids of the held calls (asked for by the engine, not sent yet).
+    pub fn held_calls(&self) -> Vec<u64> {
+        self.held
+            .iter()
+            .filter_map(|e| match e {
+                Effect::CallLlm { call, .. } | Effect::CallTool { call, .. } => Some(*call),
+                _ => None,
+            })
+            .collect()
     }
 
     /// The meters the breakpoints on counts read.
@@ -264,6 +287,7 @@ impl Run {
         }
         if self.stopped.is_some() {
             self.held.clear();
+            self.at_break = false;
             fed.effects.retain(|e| matches!(e, Effect::Cancel { .. }));
             fed.hits = hits;
             return fed;
@@ -279,7 +303,9 @@ impl Run {
 
     /// Breakpoints in a paused run: a firing one keeps the calls this input asked for
     /// from being sent and pauses the engine (an input, so a replay agrees); the calls
-    /// held go out when the engine runs again, less any cancelled meanwhile.
+    /// held go out when the engine runs or steps again, less any cancelled meanwhile.
+    /// Until then the run is held: the calls of any other input (a person's expand,
+    /// edit or backtrack) join the held ones, so nothing new passes the breakpoint.
     fn hold_or_release(&mut self, fed: &mut Fed, fired: bool) {
         if !self.pause_on_break {
             return;
@@ -304,6 +330,7 @@ impl Run {
                 .partition(|e| matches!(e, Effect::CallLlm { .. } | Effect::CallTool { .. }));
             self.held.extend(calls);
             fed.effects = rest;
+            self.at_break = true;
             if self.engine.mode() != RunMode::Paused {
                 let pause = Input::command(Command::Pause);
                 let applied = apply_input(&mut self.engine, &mut self.totals, &pause);
@@ -314,12 +341,23 @@ impl Run {
                 if let Some(reason) = failed {
                     fed.stopped = Some(self.stop(reason, fed));
                     self.held.clear();
+                    self.at_break = false;
                 }
             }
-        } else if !self.held.is_empty() && self.engine.mode() != RunMode::Paused {
+        } else if self.engine.mode() != RunMode::Paused {
+            self.at_break = false;
             let mut effects = std::mem::take(&mut self.held);
             effects.append(&mut fed.effects);
             fed.effects = effects;
+        } else if self.at_break {
+            // Still held: a command's calls (expand, edit, backtrack, ...) join the held ones
+            // rather than go out past the breakpoint; run or step sends them all.
+            let (calls, rest): (Vec<Effect>, Vec<Effect>) = std::mem::take(&mut fed.effects)
+                .into_iter()
+                .partition(|e| matches!(e, Effect::CallLlm { .. } | Effect::CallTool { .. }));
+            fed.held_back = calls.len();
+            self.held.extend(calls);
+            fed.effects = rest;
         }
     }
 
@@ -354,6 +392,7 @@ impl Run {
             fed.stopped = Some(self.stop(reason, &mut fed));
             fed.effects.retain(|e| matches!(e, Effect::Cancel { .. }));
             self.held.clear();
+            self.at_break = false;
         }
         fed
     }

@@ -2,7 +2,9 @@
 //! selection when one fires, and "play until" in a replay. A live run's list is the
 //! engine's: each change is a `Command::Breakpoints`, recorded like any command. A
 //! replay's list is the explorer's own (the recording is read-only); it starts as the
-//! session's and says where playback stops.
+//! session's and says where playback stops. While a live run is held at a breakpoint,
+//! nothing new is sent until it runs or steps: a command's calls (expand, edit,
+//! backtrack, ...) join the held ones, and the message line says so.
 
 use super::*;
 use crate::engine::breakpoint::{self, Breakpoint, Gauge, Hit, Seen};
@@ -43,6 +45,16 @@ impl App {
         let more = if count > 1 { format!(" (+{} more)", count - 1) } else { String::new() };
         let what = if self.replay.is_some() { "stopped" } else { "paused" };
         self.message = Some(format!("break {}: {}{more} — {what}", hit.breakpoint, hit.reason));
+    }
+
+    /// A command's calls joined those a breakpoint held: say so, and which keys send them.
+    pub(super) fn show_held_back(&mut self, joined: usize) {
+        let held = self.run.held().len();
+        let key = |action: Action, name: &str| self.keymap.key_hint(action).unwrap_or_else(|| name.to_string());
+        let (run, step) = (key(Action::RunPause, "run_pause"), key(Action::Step, "step"));
+        let calls = if joined == 1 { "1 new call waits".to_string() } else { format!("{joined} new calls wait") };
+        self.message =
+            Some(format!("held at a breakpoint: {calls}, {held} held in all — {run} runs, {step} steps to send them"));
     }
 
     /// Make `items` the breakpoints: a command in a live run, the replay's own list in a replay.

@@ -435,6 +435,9 @@ impl App {
         if let Some(hit) = fed.hits.first() {
             self.show_break(hit, fed.hits.len());
         }
+        if fed.held_back > 0 {
+            self.show_held_back(fed.held_back);
+        }
         self.events.extend(events);
         self.touch();
         fed.effects

@@ -209,3 +209,72 @@ fn stats_agree_with_the_run_totals_and_draw_at_both_sizes() {
     key(&mut app, KeyCode::Char('x'));
     assert!(app.popup.is_none(), "any key closes the view");
 }
+
+/// Held at a breakpoint, nothing new is sent until the search runs or steps: a hand
+/// command's calls (here an expand) join the held ones, the message line and the header
+/// say so, and a step sends them all; the session still replays without a mismatch.
+#[test]
+fn held_at_a_breakpoint_a_hand_commands_calls_wait_for_run_or_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = with_breaks(dir.path(), &["score<0.3"]);
+    let sim = SimProvider::new(SimConfig::default());
+    let mut queue: VecDeque<(u64, LlmRequest)> = VecDeque::new();
+    let push = |queue: &mut VecDeque<(u64, LlmRequest)>, effects: Vec<Effect>| {
+        for e in effects {
+            match e {
+                Effect::CallLlm { call, request } => queue.push_back((call, request)),
+                Effect::Cancel { calls } => queue.retain(|(c, _)| !calls.contains(c)),
+                _ => {}
+            }
+        }
+    };
+    push(&mut queue, app.handle_action(Action::RunPause));
+    while app.run.break_hits().is_empty() {
+        let Some((call, request)) = queue.pop_front() else { panic!("the search ended without the breakpoint firing") };
+        let out = app.on_reply(LlmReply { call, result: sim.answer(&request) }, &request);
+        push(&mut queue, out);
+    }
+    assert!(app.run.at_break());
+    // The calls in flight land; nothing new goes out.
+    for (call, request) in std::mem::take(&mut queue) {
+        let out = app.on_reply(LlmReply { call, result: sim.answer(&request) }, &request);
+        assert_eq!(calls_in(&out), 0, "held: nothing new");
+    }
+    let held_before = app.run.held().len();
+    let header = |app: &App| crate::tui::ui::status::mode(app).0;
+    let expected = if held_before == 0 { "PAUSED".to_string() } else { format!("PAUSED ({held_before} held)") };
+    assert_eq!(header(&app), expected, "held calls are not in flight");
+    // Expand the root by hand: its calls wait with the held ones.
+    select(&mut app, NodeId(0));
+    let out = app.handle_action(Action::Expand);
+    assert_eq!(calls_in(&out), 0, "an expand while held sends nothing");
+    let held = app.run.held().len();
+    assert!(held > held_before, "the expand's calls are held: {held} vs {held_before}");
+    let joined = held - held_before;
+    let message = app.message.clone().unwrap();
+    assert!(message.starts_with("held at a breakpoint: "), "{message}");
+    assert!(message.contains(&format!("{joined} new call")), "{message}");
+    assert!(message.contains(&format!("{held} held in all")) && message.contains("r runs, space steps"), "{message}");
+    assert_eq!(header(&app), format!("PAUSED ({held} held)"));
+    for (w, h) in [(80, 24), (220, 60)] {
+        let screen = render(&mut app, w, h);
+        assert!(screen.contains("held at a breakpoint"), "{w}x{h}: {screen}");
+        assert!(screen.contains(&format!("PAUSED ({held} held)")), "{w}x{h}: {screen}");
+    }
+    // A step sends everything held, the expand's calls included, and the hold is over.
+    let stepped = app.handle_action(Action::Step);
+    assert!(calls_in(&stepped) >= held, "{} < {held}", calls_in(&stepped));
+    assert!(app.run.held().is_empty() && !app.run.at_break());
+    settle(&mut app, stepped);
+    for _ in 0..100 {
+        if app.run.engine.is_finished() {
+            break;
+        }
+        act(&mut app, Action::RunPause);
+    }
+    let path = app.session_path().unwrap();
+    let commands = recorded_commands(&path);
+    assert!(commands.contains(&Command::Expand { node: NodeId(0) }), "{commands:?}");
+    let rebuilt = crate::session::replay::rebuild(&Session::load(&path).unwrap(), None, None).unwrap();
+    assert!(rebuilt.mismatches.is_empty(), "{:?}", rebuilt.mismatches);
+}

@@ -30,10 +30,16 @@ pub fn mode(app: &App) -> (String, Slot) {
         _ if app.run.stopped().is_some() => ("STOPPED".to_string(), Slot::Warning),
         (None, RunMode::Running) => ("RUNNING".to_string(), Slot::ModeRunning),
         (None, RunMode::Step(_)) => ("STEPPING".to_string(), Slot::ModeStepping),
-        (None, RunMode::Paused) => match engine.pending_calls().len() {
-            0 => ("PAUSED".to_string(), Slot::ModePaused),
-            n => (format!("pausing ({n} in flight)"), Slot::ModeStepping),
-        },
+        (None, RunMode::Paused) => {
+            // Calls a breakpoint holds are pending in the engine but not sent: not in flight.
+            let held = app.run.held_calls();
+            let in_flight = engine.pending_calls().iter().filter(|c| !held.contains(c)).count();
+            match (in_flight, held.len()) {
+                (0, 0) => ("PAUSED".to_string(), Slot::ModePaused),
+                (0, h) => (format!("PAUSED ({h} held)"), Slot::ModePaused),
+                (n, _) => (format!("pausing ({n} in flight)"), Slot::ModeStepping),
+            }
+        }
     }
 }
 
