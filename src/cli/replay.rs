@@ -60,11 +60,9 @@ struct Group {
     results: Vec<ProblemResult>,
 }
 
-/// Load and rebuild one session file.
-fn replay_one(file: &Path, prompts: Option<&Path>) -> Result<(Session, replay::Rebuilt), String> {
-    let session = Session::load(file).map_err(|e| e.to_string())?;
-    let rebuilt = replay::rebuild(&session, prompts, None).map_err(|e| format!("{}: {e}", file.display()))?;
-    Ok((session, rebuilt))
+/// Rebuild one session file, reading it once without keeping its records.
+fn replay_one(file: &Path, prompts: Option<&Path>) -> Result<replay::Replayed, String> {
+    replay::replay_file(file, prompts).map_err(|e| e.to_string())
 }
 
 pub(crate) fn replay_cmd(args: ReplayArgs) -> Result<()> {
@@ -83,20 +81,21 @@ pub(crate) fn replay_cmd(args: ReplayArgs) -> Result<()> {
     let mut skipped = 0;
     let single = files.len() == 1;
     for file in &files {
-        let (session, rebuilt) = match replay_one(file, args.prompts.as_deref()) {
-            Ok(loaded) => loaded,
-            // One bad file in a directory does not hide the others.
-            Err(e) if directory => {
-                safe_eprintln!("warning: skipped {e}");
-                skipped += 1;
-                continue;
-            }
-            Err(e) => bail!("{e}"),
-        };
-        for w in session.warnings.iter().chain(&rebuilt.warnings) {
+        let replay::Replayed { header, load_warnings, complete, stopped, rebuilt } =
+            match replay_one(file, args.prompts.as_deref()) {
+                Ok(loaded) => loaded,
+                // One bad file in a directory does not hide the others.
+                Err(e) if directory => {
+                    safe_eprintln!("warning: skipped {e}");
+                    skipped += 1;
+                    continue;
+                }
+                Err(e) => bail!("{e}"),
+            };
+        for w in load_warnings.iter().chain(&rebuilt.warnings) {
             safe_eprintln!("warning: {w}");
         }
-        if !session.complete() {
+        if !complete {
             eprintln!(
                 "warning: {}: incomplete: the recording has no end line (the run was cut short); replayed as far as \
                  it goes",
@@ -107,19 +106,19 @@ pub(crate) fn replay_cmd(args: ReplayArgs) -> Result<()> {
             safe_eprintln!("replay differs: {m}");
         }
         mismatches += rebuilt.mismatches.len();
-        let problem = Problem { index: session.header.index, input: session.header.input.clone() };
+        let problem = Problem { index: header.index, input: header.input.clone() };
         let mut r = ProblemResult::new(&problem, rebuilt.engine.outcome(), rebuilt.totals, rebuilt.wall_ms)
-            .priced(session.header.price.as_ref())
+            .priced(header.price.as_ref())
             .with_qa(&rebuilt.engine)
-            .with_facets(session.header.facets.clone())
+            .with_facets(header.facets.clone())
             .with_metrics(&rebuilt.engine);
         r.session = Some(file.display().to_string());
-        r.stopped = session.stopped().map(str::to_string);
-        r.incomplete = !session.complete();
+        r.stopped = stopped;
+        r.incomplete = !complete;
         if single && !args.json {
             out!("{}", thoughtscope::safe_text::terminal_safe(&rebuilt.engine.tree().render_text()));
         }
-        let h = &session.header;
+        let h = &header;
         let key = format!(
             "{}\u{0}{}\u{0}{}\u{0}{}",
             h.task,
@@ -129,7 +128,7 @@ pub(crate) fn replay_cmd(args: ReplayArgs) -> Result<()> {
         );
         match groups.iter_mut().find(|g| g.key == key) {
             Some(g) => g.results.push(r),
-            None => groups.push(Group { key, header: session.header, results: vec![r] }),
+            None => groups.push(Group { key, header, results: vec![r] }),
         }
     }
     if groups.is_empty() {

@@ -612,7 +612,7 @@ mod react {
         let fx = e.handle(run_cmd());
         let fx = e.handle(reply(calls(&fx)[0].0, &["I need Ilse Varga first.\nAction 1: Search[Ilse Varga]"]));
         let fx = e.handle(observe(tool_calls(&fx)[0].0, "  Ilse Varga was born in Marrowick.  "));
-        let step = e.tree().node(NodeId(1)).step.clone().unwrap();
+        let step = e.tree().node(NodeId(1)).step.as_deref().cloned().unwrap();
         assert_eq!(step.thought.as_deref(), Some("I need Ilse Varga first."));
         assert_eq!(step.action, Some(ToolRequest { name: "search".into(), arg: "Ilse Varga".into() }));
         assert_eq!(step.observation.as_deref(), Some("Ilse Varga was born in Marrowick."));
@@ -620,7 +620,7 @@ mod react {
         // A bad call: no action; the problem is the observation.
         let fx = e.handle(reply(calls(&fx)[0].0, &["Thought 2: I am not sure what to do here."]));
         let bad = e.tree().node(NodeId(2));
-        let step = bad.step.clone().unwrap();
+        let step = bad.step.as_deref().cloned().unwrap();
         assert!(step.is_bad_call() && step.action.is_none());
         assert_eq!(step.observation, step.problem);
         assert!(bad.issues.iter().any(Issue::is_bad_call));
@@ -630,7 +630,7 @@ mod react {
             calls(&fx)[0].0,
             &["Thought 3: Two at once.\nAction 3: Lookup[river]\nAction 4: Search[Marrowick]"],
         ));
-        let step = e.tree().node(NodeId(3)).step.clone().unwrap();
+        let step = e.tree().node(NodeId(3)).step.as_deref().cloned().unwrap();
         assert_eq!(step.extra_actions, ["Search[Marrowick]"]);
         e.handle(observe(tool_calls(&fx)[0].0, "(Result 1 / 1) The Tessel runs through Marrowick."));
         assert_eq!(assert_steps_round_trip(&e), 3);
@@ -651,7 +651,7 @@ mod react {
             "",
             &[("finish", json!({"answer": "Tessel River"})), ("search", json!({"entity": "x"}))],
         ));
-        let step = e.tree().node(NodeId(3)).step.clone().unwrap();
+        let step = e.tree().node(NodeId(3)).step.as_deref().cloned().unwrap();
         assert_eq!((step.thought.as_deref(), step.text().as_str()), (None, "Action 3: Finish[Tessel River]"));
         assert_eq!(step.extra_actions, [r#"search({"entity":"x"})"#]);
         e.handle(observe(tool_calls(&fx)[0].0, "Episode finished"));

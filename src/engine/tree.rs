@@ -223,7 +223,7 @@ pub struct Node {
     /// ReAct: the step this node is, typed; its text is `thought` (derived state, rebuilt
     /// from the replies on replay).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub step: Option<Step>,
+    pub step: Option<Box<Step>>,
     /// Texts a method attaches to the node (Self-Refine's feedback on an attempt,
     /// Reflexion's reflection on a trial), shown under the thought in the detail pane
     /// and edited with it (derived state, rebuilt from the replies on replay).

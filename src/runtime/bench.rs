@@ -270,14 +270,13 @@ impl ReplayMeasure {
     }
 }
 
-/// A headless replay of `path` as `thoughtscope replay` does it (load, rebuild, check),
+/// A headless replay of `path` as `thoughtscope replay` does it (read, rebuild, check),
 /// timed, with this process's memory before and at the peak. Meant for a fresh process
 /// (the bench runs it in a child), so the peak is the replay's own.
 pub fn measure_replay(path: &Path) -> Result<ReplayMeasure, String> {
     let (base_kb, _) = memory_kb().unwrap_or((0, 0));
     let started = Instant::now();
-    let session = Session::load(path).map_err(|e| e.to_string())?;
-    let rebuilt = rebuild(&session, None, None).map_err(|e| e.to_string())?;
+    let rebuilt = crate::session::replay::replay_file(path, None).map_err(|e| e.to_string())?.rebuilt;
     let secs = started.elapsed().as_secs_f64();
     if let Some(m) = rebuilt.mismatches.first() {
         return Err(format!("the session does not replay exactly: {m}"));

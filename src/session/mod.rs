@@ -391,7 +391,8 @@ fn not_a_file(kind: std::fs::FileType) -> &'static str {
 struct Reader {
     name: String,
     header: Option<Header>,
-    records: Vec<Record>,
+    /// Records handed out so far.
+    kept: usize,
     warnings: Vec<String>,
     /// A line that did not parse, held until we know whether it was the last one.
     bad: Option<(usize, String)>,
@@ -400,32 +401,25 @@ struct Reader {
 
 impl Reader {
     fn new(path: &Path) -> Self {
-        Reader {
-            name: path.display().to_string(),
-            header: None,
-            records: Vec::new(),
-            warnings: Vec::new(),
-            bad: None,
-            done: false,
-        }
+        Reader { name: path.display().to_string(), header: None, kept: 0, warnings: Vec::new(), bad: None, done: false }
     }
 
     fn format_error(&self, line: usize, message: String) -> SessionError {
         SessionError::Format { path: self.name.clone(), line, message }
     }
 
-    /// Take line `n` (1-based).
-    fn line(&mut self, n: usize, line: &str) -> Result<(), SessionError> {
+    /// Take line `n` (1-based): the record it holds, if it is one past the header.
+    fn line(&mut self, n: usize, line: &str) -> Result<Option<Record>, SessionError> {
         if self.done || line.trim().is_empty() {
-            return Ok(());
+            return Ok(None);
         }
         if let Some((bad, e)) = self.bad.take() {
             // The bad line was not the last one: the file is damaged, not torn.
-            let kept = self.records.len();
+            let kept = self.kept;
             self.warnings
                 .push(format!("{}:{bad}: malformed line ({e}); stopped reading here, kept {kept} records", self.name));
             self.done = true;
-            return Ok(());
+            return Ok(None);
         }
         match serde_json::from_str::<Record>(line) {
             Ok(Record::Header(h)) if self.header.is_none() => {
@@ -450,15 +444,18 @@ impl Reader {
                 return Err(self.format_error(n, "the first line is not a session header".into()));
             }
             Ok(Record::Header(_)) => {
-                let kept = self.records.len();
+                let kept = self.kept;
                 self.warnings
                     .push(format!("{}:{n}: a second header; stopped reading here, kept {kept} records", self.name));
                 self.done = true;
             }
-            Ok(r) => self.records.push(r),
+            Ok(r) => {
+                self.kept += 1;
+                return Ok(Some(r));
+            }
             Err(e) => self.bad = Some((n, e.to_string())),
         }
-        Ok(())
+        Ok(None)
     }
 
     /// Line `n` is longer than `max_line` bytes: stop reading there.
@@ -467,7 +464,7 @@ impl Reader {
         if self.header.is_none() {
             return Err(self.format_error(n, message));
         }
-        let kept = self.records.len();
+        let kept = self.kept;
         match self.bad.take() {
             // A bad line held back was not the last one after all.
             Some((bad, e)) => self
@@ -481,17 +478,72 @@ impl Reader {
         Ok(())
     }
 
-    fn finish(mut self, path: &Path) -> Result<Session, SessionError> {
+    /// The header and the warnings, once every line has been taken.
+    fn finish(mut self) -> Result<(Header, Vec<String>), SessionError> {
         if let Some((n, e)) = self.bad.take() {
-            let kept = self.records.len();
+            let kept = self.kept;
             self.warnings.push(format!("{}:{n}: torn last line skipped ({e}); kept {kept} records", self.name));
         }
-        let header = match self.header {
-            Some(h) => h,
-            None => return Err(self.format_error(1, "empty file: no session header".into())),
-        };
-        Ok(Session { path: path.to_path_buf(), header, records: self.records, warnings: self.warnings })
+        match self.header {
+            Some(h) => Ok((h, self.warnings)),
+            None => Err(self.format_error(1, "empty file: no session header".into())),
+        }
     }
+
+    /// The header, once line 1 has been read.
+    fn header(&self) -> Option<&Header> {
+        self.header.as_ref()
+    }
+}
+
+/// Read the session file at `path` line by line as [`Session::load`] does, handing each
+/// record to `take` with the header as it is read, without keeping them: a headless
+/// replay holds only the run it rebuilds. `take` returns false to stop reading. Gives
+/// the header and the problems met while loading.
+pub fn read_records(
+    path: &Path,
+    mut take: impl FnMut(&Header, Record) -> bool,
+) -> Result<(Header, Vec<String>), SessionError> {
+    read_records_limited(path, MAX_LINE_BYTES, &mut take)
+}
+
+fn read_records_limited(
+    path: &Path,
+    max_line: usize,
+    take: &mut dyn FnMut(&Header, Record) -> bool,
+) -> Result<(Header, Vec<String>), SessionError> {
+    use std::io::{BufRead, BufReader, Read};
+    let meta = std::fs::metadata(path).map_err(|e| io_err(path, e))?;
+    if !meta.is_file() {
+        return Err(SessionError::NotAFile { path: path.display().to_string(), kind: not_a_file(meta.file_type()) });
+    }
+    let file = File::open(path).map_err(|e| io_err(path, e))?;
+    let mut input = BufReader::new(file);
+    let mut reader = Reader::new(path);
+    let mut buf = Vec::new();
+    let mut n = 0;
+    while !reader.done {
+        buf.clear();
+        let read = (&mut input).take(max_line as u64 + 1).read_until(b'\n', &mut buf).map_err(|e| io_err(path, e))?;
+        if read == 0 {
+            break;
+        }
+        n += 1;
+        if buf.last() != Some(&b'\n') && buf.len() > max_line {
+            reader.too_long(n, max_line)?;
+            break;
+        }
+        let line = String::from_utf8_lossy(&buf);
+        if let Some(record) = reader.line(n, line.trim_end_matches(['\n', '\r']))? {
+            // A record comes only after the header.
+            if let Some(header) = reader.header() {
+                if !take(header, record) {
+                    break;
+                }
+            }
+        }
+    }
+    reader.finish()
 }
 
 impl Session {
@@ -502,47 +554,26 @@ impl Session {
     }
 
     fn load_limited(path: &Path, max_line: usize) -> Result<Session, SessionError> {
-        use std::io::{BufRead, BufReader, Read};
-        let meta = std::fs::metadata(path).map_err(|e| io_err(path, e))?;
-        if !meta.is_file() {
-            return Err(SessionError::NotAFile {
-                path: path.display().to_string(),
-                kind: not_a_file(meta.file_type()),
-            });
-        }
-        let file = File::open(path).map_err(|e| io_err(path, e))?;
-        let mut input = BufReader::new(file);
-        let mut reader = Reader::new(path);
-        let mut buf = Vec::new();
-        let mut n = 0;
-        while !reader.done {
-            buf.clear();
-            let read =
-                (&mut input).take(max_line as u64 + 1).read_until(b'\n', &mut buf).map_err(|e| io_err(path, e))?;
-            if read == 0 {
-                break;
-            }
-            n += 1;
-            if buf.last() != Some(&b'\n') && buf.len() > max_line {
-                reader.too_long(n, max_line)?;
-                break;
-            }
-            let line = String::from_utf8_lossy(&buf);
-            reader.line(n, line.trim_end_matches(['\n', '\r']))?;
-        }
-        reader.finish(path)
+        let mut records = Vec::new();
+        let (header, warnings) = read_records_limited(path, max_line, &mut |_, r| {
+            records.push(r);
+            true
+        })?;
+        Ok(Session { path: path.to_path_buf(), header, records, warnings })
     }
 
     /// Read a session from its text; `path` names it in messages.
     pub fn parse(text: &str, path: &Path) -> Result<Session, SessionError> {
         let mut reader = Reader::new(path);
+        let mut records = Vec::new();
         for (i, line) in text.lines().enumerate() {
             if reader.done {
                 break;
             }
-            reader.line(i + 1, line)?;
+            records.extend(reader.line(i + 1, line)?);
         }
-        reader.finish(path)
+        let (header, warnings) = reader.finish()?;
+        Ok(Session { path: path.to_path_buf(), header, records, warnings })
     }
 
     /// Whether the run was recorded to its end (the file has its `end` line); a run

@@ -2,6 +2,7 @@ use std::io::Write;
 
 use super::*;
 use crate::engine::Command;
+use crate::session::replay;
 
 fn header() -> Header {
     Header {
@@ -314,4 +315,127 @@ fn captions_are_optional_records_tied_to_input_positions() {
     let s = Session::load(&plain).unwrap();
     assert!(s.captions().is_empty() && s.warnings.is_empty());
     assert_eq!(s.input_count(), 3);
+}
+
+/// What a headless replay of `path` must agree on, read once ([`replay::replay_file`])
+/// or loaded whole and rebuilt ([`replay::rebuild`]).
+fn check_replay_file_matches_rebuild(path: &Path) -> replay::Replayed {
+    let session = Session::load(path).unwrap();
+    let rebuilt = replay::rebuild(&session, None, None).unwrap();
+    let streamed = replay::replay_file(path, None).unwrap();
+    let name = path.display();
+    let s = &streamed.rebuilt;
+    assert_eq!(streamed.header, session.header, "{name}");
+    assert_eq!(streamed.load_warnings, session.warnings, "{name}");
+    assert_eq!(streamed.complete, session.complete(), "{name}");
+    assert_eq!(streamed.stopped.as_deref(), session.stopped(), "{name}");
+    assert_eq!(
+        serde_json::to_string(s.engine.tree()).unwrap(),
+        serde_json::to_string(rebuilt.engine.tree()).unwrap(),
+        "{name}: tree"
+    );
+    assert_eq!(format!("{:?}", s.engine.core.calls), format!("{:?}", rebuilt.engine.core.calls), "{name}: calls");
+    assert_eq!(s.engine.pending_calls(), rebuilt.engine.pending_calls(), "{name}");
+    assert_eq!(s.engine.outcome(), rebuilt.engine.outcome(), "{name}");
+    assert_eq!(s.totals, rebuilt.totals, "{name}");
+    assert_eq!(s.wall_ms, rebuilt.wall_ms, "{name}");
+    assert_eq!(s.mismatches, rebuilt.mismatches, "{name}");
+    assert_eq!(s.warnings, rebuilt.warnings, "{name}");
+    assert_eq!(s.inputs, rebuilt.inputs, "{name}");
+    assert_eq!(s.tool_calls, rebuilt.tool_calls, "{name}");
+    assert_eq!(s.pending_tools, rebuilt.pending_tools, "{name}");
+    streamed
+}
+
+#[test]
+fn replay_file_reads_once_and_rebuilds_what_load_and_rebuild_do() {
+    let dir = tempfile::tempdir().unwrap();
+    // The demo sessions (narrated, several methods), written out as files.
+    for demo in crate::demos::DEMOS.iter() {
+        let path = dir.path().join(demo.file);
+        std::fs::write(&path, demo.text).unwrap();
+        let r = check_replay_file_matches_rebuild(&path);
+        assert!(r.rebuilt.mismatches.is_empty(), "{}: {:?}", demo.file, r.rebuilt.mismatches);
+    }
+    // ReAct sessions answer tool calls.
+    let text = include_str!("../../tests/fixtures/react-import-sample.txt");
+    let report = crate::import::react::import_text(text, "sample.txt", dir.path()).unwrap();
+    let mut tool_calls = 0;
+    for t in &report.trajectories {
+        tool_calls += check_replay_file_matches_rebuild(Path::new(&t.session)).rebuilt.tool_calls.len();
+    }
+    assert!(tool_calls > 0, "the sessions answer tool calls");
+    // A sampled tot-bfs run, as the scale bench records it.
+    let path = dir.path().join("sampled.jsonl");
+    crate::runtime::bench::record_sampled_session(&path, 400).unwrap();
+    let r = check_replay_file_matches_rebuild(&path);
+    assert!(r.rebuilt.engine.tree().len() > 100 && r.rebuilt.mismatches.is_empty() && r.complete);
+}
+
+#[test]
+fn replay_file_drops_a_torn_last_input_and_reports_mismatches_as_rebuild_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sampled.jsonl");
+    crate::runtime::bench::record_sampled_session(&path, 300).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    // Cut inside the last reply's events (the file killed mid-write): that input is torn.
+    let last_input = lines.iter().rposition(|l| l.contains("\"kind\":\"input\"")).unwrap();
+    let events_after = lines[last_input + 1..].iter().filter(|l| l.contains("\"kind\":\"event\"")).count();
+    assert!(events_after >= 2, "the last input caused events");
+    let torn = dir.path().join("torn.jsonl");
+    std::fs::write(&torn, lines[..last_input + 2].join("\n") + "\n").unwrap();
+    let r = check_replay_file_matches_rebuild(&torn);
+    assert!(!r.complete);
+    assert!(r.rebuilt.warnings.iter().any(|w| w.contains("is torn")), "{:?}", r.rebuilt.warnings);
+    // A recorded event changed: both report the same difference.
+    let at = lines.iter().position(|l| l.contains("\"event\":\"scored\"")).unwrap();
+    let mut changed: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    changed[at] = changed[at].replace("\"value\":", "\"value\":1000.5,\"x\":");
+    let edited = dir.path().join("edited.jsonl");
+    std::fs::write(&edited, changed.join("\n") + "\n").unwrap();
+    let r = check_replay_file_matches_rebuild(&edited);
+    assert!(!r.rebuilt.mismatches.is_empty());
+    // A malformed line in the middle: both stop there with the same warning.
+    let mut broken: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    broken[at] = "{not json".into();
+    let broken_path = dir.path().join("broken.jsonl");
+    std::fs::write(&broken_path, broken.join("\n") + "\n").unwrap();
+    let r = check_replay_file_matches_rebuild(&broken_path);
+    assert!(r.load_warnings.iter().any(|w| w.contains("malformed line")), "{:?}", r.load_warnings);
+}
+
+#[test]
+fn replay_file_rebuilds_a_file_whose_events_are_not_after_their_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sampled.jsonl");
+    crate::runtime::bench::record_sampled_session(&path, 300).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    // All events moved to the end (before the end line): the same records, another order.
+    let (mut head, mut events, mut tail) = (Vec::new(), Vec::new(), Vec::new());
+    for l in text.lines() {
+        if l.contains("\"kind\":\"event\"") {
+            events.push(l);
+        } else if l.contains("\"kind\":\"end\"") {
+            tail.push(l);
+        } else {
+            head.push(l);
+        }
+    }
+    let moved = dir.path().join("moved.jsonl");
+    std::fs::write(&moved, [head, events, tail].concat().join("\n") + "\n").unwrap();
+    let r = check_replay_file_matches_rebuild(&moved);
+    assert!(r.rebuilt.mismatches.is_empty(), "{:?}", r.rebuilt.mismatches);
+    assert!(r.complete);
+}
+
+#[test]
+fn a_tree_node_stays_small_so_a_replay_holds_little_per_node() {
+    // The nodes are most of what a replayed tot-bfs run holds (100k nodes in a 43 MB
+    // session): ReAct's step is boxed, as it is only on ReAct nodes.
+    assert!(
+        std::mem::size_of::<crate::engine::tree::Node>() <= 400,
+        "{}",
+        std::mem::size_of::<crate::engine::tree::Node>()
+    );
 }

@@ -1201,7 +1201,7 @@ fn a_react_edit_popup_wraps_and_the_sim_agent_follows_the_edited_thought() {
     settle_react(&mut app, fx, &mut tools);
     let new = edited_from(&app, step2);
     assert_eq!(new.len(), 2);
-    let step = app.run.engine.tree().node(new[1]).step.clone().unwrap();
+    let step = app.run.engine.tree().node(new[1]).step.as_deref().cloned().unwrap();
     assert_eq!(
         step.action,
         Some(crate::engine::ToolRequest { name: "search".into(), arg: "Tessel River".into() }),
@@ -1216,7 +1216,7 @@ fn a_react_edit_popup_wraps_and_the_sim_agent_follows_the_edited_thought() {
     settle_react(&mut app, fx, &mut tools);
     let new = edited_from(&app, step2);
     assert_eq!(new.len(), 3);
-    let again = app.run.engine.tree().node(new[2]).step.clone().unwrap();
+    let again = app.run.engine.tree().node(new[2]).step.as_deref().cloned().unwrap();
     assert_eq!(again.action, app.run.engine.tree().node(step2).step.as_ref().unwrap().action);
 }
 

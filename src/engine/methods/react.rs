@@ -102,7 +102,7 @@ impl React {
 /// The step `node` is (every node the method acts on was made with one).
 fn step_of(core: &Core, node: NodeId) -> Step {
     let n = core.tree.node(node);
-    n.step.clone().unwrap_or_else(|| Step::new(n.depth))
+    n.step.as_deref().cloned().unwrap_or_else(|| Step::new(n.depth))
 }
 
 /// Keep `step` on `node` and write the node's text from it: its thought is the step's
@@ -112,7 +112,7 @@ fn write_step(core: &mut Core, node: NodeId, step: Step) {
     let n = core.tree.node_mut(node);
     n.thought = thought;
     n.path = path;
-    n.step = Some(step);
+    n.step = Some(Box::new(step));
 }
 
 /// The thought and the path of a node for `step` under `parent`.
@@ -125,7 +125,7 @@ fn step_texts(core: &Core, parent: Option<NodeId>, step: &Step) -> (String, Stri
 fn add_step(core: &mut Core, parent: NodeId, step: Step, origin: Origin) -> NodeId {
     let (thought, path) = step_texts(core, Some(parent), &step);
     let child = core.tree.add_child(parent, thought.clone(), path, origin);
-    core.tree.node_mut(child).step = Some(step);
+    core.tree.node_mut(child).step = Some(Box::new(step));
     core.emit(crate::engine::Event::NodeAdded { id: child, parent, thought });
     core.set_status(child, NodeStatus::Expanded);
     child

@@ -558,7 +558,7 @@ impl Retreval {
         let thought = step.text();
         let path = format!("{before}{}", step.path_text());
         let id = core.tree.add_child(parent, thought.clone(), path, Origin::Model);
-        core.tree.node_mut(id).step = Some(step);
+        core.tree.node_mut(id).step = Some(Box::new(step));
         core.emit(Event::NodeAdded { id, parent, thought });
         core.set_status(id, NodeStatus::Expanded);
         self.attempts[a].nodes.push(id);
@@ -571,7 +571,7 @@ impl Retreval {
         let n = core.tree.node_mut(id);
         n.thought = step.text();
         n.path = format!("{parent_path}{}", step.path_text());
-        n.step = Some(step);
+        n.step = Some(Box::new(step));
     }
 
     /// The solve of `a` is over: its answer, label and notes.
@@ -1597,7 +1597,7 @@ impl Method for Retreval {
                 "no action: write `Action N: tool[argument]` (calc, algebra, lp, count, or finish[answer])".into()
             });
             core.tree.node_mut(id).issues.push(crate::engine::Issue::BadCall(problem.clone()));
-            let mut s = core.tree.node(id).step.clone().unwrap_or_else(|| Step::new(step));
+            let mut s = core.tree.node(id).step.as_deref().cloned().unwrap_or_else(|| Step::new(step));
             s.problem = Some(problem.clone());
             s.observation = Some(problem);
             Self::rewrite_step(core, id, s);
@@ -1608,7 +1608,7 @@ impl Method for Retreval {
         if self.attempts[a].last_action.as_ref().is_some_and(same) {
             let why =
                 format!("the same action as the step before ({}); the solve ends here", Step::action_text(&action));
-            let mut s = core.tree.node(id).step.clone().unwrap_or_else(|| Step::new(step));
+            let mut s = core.tree.node(id).step.as_deref().cloned().unwrap_or_else(|| Step::new(step));
             s.observation = Some(format!("(not run: {why})"));
             Self::rewrite_step(core, id, s);
             core.set_note(id, "loop", &why);
@@ -1640,7 +1640,7 @@ impl Method for Retreval {
             return;
         };
         core.tree.node_mut(node).tool_ms = Some(result.latency_ms);
-        let mut s = core.tree.node(node).step.clone().unwrap_or_else(|| Step::new(self.attempts[a].steps));
+        let mut s = core.tree.node(node).step.as_deref().cloned().unwrap_or_else(|| Step::new(self.attempts[a].steps));
         s.observation = Some(result.text.trim().to_string());
         Self::rewrite_step(core, node, s);
         let finished = self.attempts[a].acting.take().is_some_and(|t| t.name.eq_ignore_ascii_case("finish"));

@@ -269,7 +269,7 @@ fn each_tool_call_is_a_child_step_with_its_observation_and_the_attempt_is_its_la
     assert_eq!(seen.tools.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["calc", "finish"]);
     let head = root_attempt_heads(&e)[0];
     let step1 = e.tree().node(head).children[0];
-    let s1 = e.tree().node(step1).step.clone().unwrap();
+    let s1 = e.tree().node(step1).step.as_deref().cloned().unwrap();
     assert_eq!(s1.action.as_ref().map(|a| a.name.as_str()), Some("calc"));
     assert_eq!(s1.observation.as_deref(), Some("18"));
     let step2 = e.tree().node(step1).children[0];
