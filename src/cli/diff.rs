@@ -33,6 +33,25 @@ pub(crate) fn diff_cmd(args: DiffArgs) -> Result<()> {
     super::run::check_prompts_dir(args.prompts.as_deref())?;
     super::export::register_env_secrets();
     // Every failure is exit status 2, like `diff`'s "trouble".
+    if args.tui {
+        if !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+            usage_bail!("--tui needs a terminal; without it, diff prints its report");
+        }
+        // The view replays each run once and compares the trees its cursors end at.
+        let load =
+            |path: &PathBuf| thoughtscope::session::Session::load(path).map_err(|e| UserError::usage(e.to_string()));
+        let (a, b) = (load(&args.a)?, load(&args.b)?);
+        let mut view =
+            thoughtscope::tui::diff_view::DiffView::open(&a, &b, args.prompts.as_deref()).map_err(UserError::usage)?;
+        for w in view.warnings() {
+            safe_eprintln!("warning: {w}");
+        }
+        thoughtscope::tui::diff_view::run(&mut view).map_err(|e| UserError::usage(format!("the terminal: {e}")))?;
+        if !view.diff.same {
+            std::process::exit(1);
+        }
+        return Ok(());
+    }
     let load = |path: &PathBuf| export::load(path, args.prompts.as_deref()).map_err(UserError::usage);
     let a = load(&args.a)?;
     let b = load(&args.b)?;
@@ -40,14 +59,7 @@ pub(crate) fn diff_cmd(args: DiffArgs) -> Result<()> {
         safe_eprintln!("warning: {w}");
     }
     let diff = thoughtscope::diff::diff(&a, &b);
-    if args.tui {
-        if !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
-            usage_bail!("--tui needs a terminal; without it, diff prints its report");
-        }
-        let mut view = thoughtscope::tui::diff_view::DiffView::new(&a, &b, &diff, args.prompts.as_deref())
-            .map_err(UserError::usage)?;
-        thoughtscope::tui::diff_view::run(&mut view).map_err(|e| UserError::usage(format!("the terminal: {e}")))?;
-    } else if args.json {
+    if args.json {
         let text = serde_json::to_string(&diff).unwrap_or_default();
         outln!("{}", thoughtscope::safe_text::json_safe(&text));
     } else {

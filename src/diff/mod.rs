@@ -3,20 +3,53 @@
 //! aligned by thought — nodes only in one, the same thought scored differently or
 //! ending differently — and whether their outcomes differ. Used by `thoughtscope diff`.
 //!
-//! Nodes are aligned by their thought and their parent's alignment: the key of a node is
-//! its ancestors' thoughts and its own, with the count of earlier siblings having the
-//! same thought (so duplicate proposals pair up in order).
+//! Nodes are aligned by thought under paired parents (see [`align`]): the same text
+//! first, then the most alike, so an edited thought still pairs with its original.
 
+pub mod align;
 pub mod rows;
 
-use std::collections::{BTreeMap, HashMap};
+use std::cell::Cell;
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::engine::{Input, LlmRequest, NodeId, SearchTree};
+use crate::engine::{Engine, Input, LlmRequest, NodeId, SearchTree};
 use crate::export::Loaded;
+use crate::session::cursor::ReplayCursor;
 use crate::session::Session;
+
+thread_local! {
+    static REPLAYS: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Whole replays [`replay`] has made on this thread (a test counts what opening a view costs).
+pub fn replays() -> usize {
+    REPLAYS.with(Cell::get)
+}
+
+/// A recorded run replayed to its end, once, as a cursor a view can step back and forth;
+/// the error is one line naming the file.
+pub fn replay<'s>(session: &'s Session, prompts: Option<&std::path::Path>) -> Result<ReplayCursor<'s>, String> {
+    let mut cursor = ReplayCursor::new(session, prompts).map_err(|e| format!("{}: {e}", session.path.display()))?;
+    cursor.seek(cursor.total());
+    REPLAYS.with(|n| n.set(n.get() + 1));
+    Ok(cursor)
+}
+
+/// One side of a comparison: the recording and its engine after the inputs replayed.
+#[derive(Clone, Copy)]
+pub struct Run<'a> {
+    pub session: &'a Session,
+    pub engine: &'a Engine,
+}
+
+impl<'a> From<&'a Loaded> for Run<'a> {
+    fn from(l: &'a Loaded) -> Self {
+        Run { session: &l.session, engine: &l.rebuilt.engine }
+    }
+}
 
 /// A header field (task, input, model, a search parameter, a sim setting) that differs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -109,12 +142,19 @@ pub struct Diff {
     pub b: Side,
     pub parameters: Vec<FieldChange>,
     pub first_divergence: Option<Divergence>,
+    /// How the trees' nodes were paired (see [`align`]).
+    pub alignment: &'static str,
+    /// Nodes paired across the runs.
+    pub pairs: usize,
     pub only_in_a: Vec<OnlyIn>,
     pub only_in_b: Vec<OnlyIn>,
     /// Same thought, different score.
     pub score_changes: Vec<Changed>,
     /// Same thought, different status (kept, dropped, final, solution, ...).
     pub status_changes: Vec<Changed>,
+    /// Paired nodes whose thoughts differ (edited, or the most alike of their siblings):
+    /// `a` and `b` are the two thoughts.
+    pub thought_changes: Vec<Changed>,
     /// The runs' answers or their correctness differ.
     pub outcome_differs: bool,
 }
@@ -304,53 +344,23 @@ pub fn first_divergence(a: &Session, b: &Session) -> Option<Divergence> {
     None
 }
 
-/// Each node's alignment key: its ancestors' thoughts and its own, with the number of
-/// earlier siblings that have the same thought.
-pub fn alignment_keys(tree: &SearchTree) -> Vec<String> {
-    let mut keys = vec![String::new(); tree.len()];
-    for n in tree.nodes() {
-        let Some(parent) = n.parent else {
-            keys[n.id.0] = format!("{}#0", n.thought);
-            continue;
-        };
-        let siblings = &tree.node(parent).children;
-        let earlier =
-            siblings.iter().take_while(|c| **c != n.id).filter(|c| tree.node(**c).thought == n.thought).count();
-        // Parents come before their children in the arena.
-        keys[n.id.0] = format!("{}\u{1f}{}#{earlier}", keys[parent.0], n.thought);
-    }
-    keys
-}
-
-/// Pairs of aligned nodes (A's id, B's id), in A's order.
+/// Pairs of aligned nodes (A's id, B's id) in A's order, A's unpaired nodes and B's.
 pub fn align(a: &SearchTree, b: &SearchTree) -> (Vec<(NodeId, NodeId)>, Vec<NodeId>, Vec<NodeId>) {
-    let (ka, kb) = (alignment_keys(a), alignment_keys(b));
-    let in_b: HashMap<&str, usize> = kb.iter().enumerate().map(|(i, k)| (k.as_str(), i)).collect();
-    let in_a: HashMap<&str, usize> = ka.iter().enumerate().map(|(i, k)| (k.as_str(), i)).collect();
-    let mut pairs = Vec::new();
-    let mut only_a = Vec::new();
-    for (i, k) in ka.iter().enumerate() {
-        match in_b.get(k.as_str()) {
-            Some(&j) => pairs.push((NodeId(i), NodeId(j))),
-            None => only_a.push(NodeId(i)),
-        }
-    }
-    let only_b =
-        kb.iter().enumerate().filter(|(_, k)| !in_a.contains_key(k.as_str())).map(|(j, _)| NodeId(j)).collect();
-    (pairs, only_a, only_b)
+    let al = align::align(a, b);
+    (al.pairs, al.only_a, al.only_b)
 }
 
-fn side(loaded: &Loaded) -> Side {
-    let h = &loaded.session.header;
-    let outcome = loaded.rebuilt.engine.outcome();
+fn side(run: Run) -> Side {
+    let h = &run.session.header;
+    let outcome = run.engine.outcome();
     Side {
-        path: loaded.session.path.display().to_string(),
+        path: run.session.path.display().to_string(),
         task: h.task.clone(),
         input: h.input.clone(),
         method: h.params.method.label().to_string(),
         model: h.model.clone(),
-        inputs: loaded.session.input_count(),
-        nodes: loaded.rebuilt.engine.tree().len(),
+        inputs: run.session.input_count(),
+        nodes: run.engine.tree().len(),
         answer: outcome.and_then(|o| o.answer.clone()),
         solved: outcome.map(|o| o.solved),
     }
@@ -369,52 +379,85 @@ fn value_text(v: Option<f64>) -> String {
     v.map(crate::engine::tree::format_value).unwrap_or_else(|| "unscored".into())
 }
 
-/// Compare two loaded runs.
-pub fn diff(a: &Loaded, b: &Loaded) -> Diff {
-    let (ta, tb) = (a.rebuilt.engine.tree(), b.rebuilt.engine.tree());
-    let (pairs, only_a, only_b) = align(ta, tb);
-    let mut score_changes = Vec::new();
-    let mut status_changes = Vec::new();
-    for &(x, y) in &pairs {
-        let (na, nb) = (ta.node(x), tb.node(y));
-        let (va, vb) = (ta.value(x), tb.value(y));
-        let differs = match (va, vb) {
+/// What differs between two paired nodes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Differs {
+    pub thought: bool,
+    pub score: bool,
+    pub status: bool,
+}
+
+impl Differs {
+    pub fn of(a: &SearchTree, x: NodeId, b: &SearchTree, y: NodeId) -> Differs {
+        let score = match (a.value(x), b.value(y)) {
             (Some(p), Some(q)) => (p - q).abs() > 1e-9,
             (None, None) => false,
             _ => true,
         };
-        if differs {
-            score_changes.push(Changed {
-                a_id: x.0,
-                b_id: y.0,
-                thought: clip(&na.thought),
-                a: value_text(va),
-                b: value_text(vb),
-            });
+        Differs {
+            thought: a.node(x).thought != b.node(y).thought,
+            score,
+            status: a.node(x).status.label() != b.node(y).status.label(),
         }
-        if na.status.label() != nb.status.label() {
-            status_changes.push(Changed {
-                a_id: x.0,
-                b_id: y.0,
-                thought: clip(&na.thought),
-                a: na.status.label().to_string(),
-                b: nb.status.label().to_string(),
-            });
+    }
+
+    pub fn any(self) -> bool {
+        self.thought || self.score || self.status
+    }
+
+    /// `thought, score` — what differs, in words.
+    pub fn words(self) -> String {
+        let parts: Vec<&str> = [(self.thought, "thought"), (self.score, "score"), (self.status, "status")]
+            .into_iter()
+            .filter_map(|(on, word)| on.then_some(word))
+            .collect();
+        parts.join(", ")
+    }
+}
+
+/// Compare two loaded runs.
+pub fn diff(a: &Loaded, b: &Loaded) -> Diff {
+    diff_runs(a.into(), b.into())
+}
+
+/// Compare two runs, each a recording and its engine after the inputs replayed.
+pub fn diff_runs(a: Run, b: Run) -> Diff {
+    let (ta, tb) = (a.engine.tree(), b.engine.tree());
+    let (pairs, only_a, only_b) = align(ta, tb);
+    let mut score_changes = Vec::new();
+    let mut status_changes = Vec::new();
+    let mut thought_changes = Vec::new();
+    for &(x, y) in &pairs {
+        let (na, nb) = (ta.node(x), tb.node(y));
+        let what = Differs::of(ta, x, tb, y);
+        let change = |a: String, b: String| Changed { a_id: x.0, b_id: y.0, thought: clip(&na.thought), a, b };
+        if what.thought {
+            thought_changes.push(change(clip(&na.thought), clip(&nb.thought)));
+            continue;
+        }
+        if what.score {
+            score_changes.push(change(value_text(ta.value(x)), value_text(tb.value(y))));
+        }
+        if what.status {
+            status_changes.push(change(na.status.label().to_string(), nb.status.label().to_string()));
         }
     }
     let (sa, sb) = (side(a), side(b));
     let outcome_differs = sa.answer != sb.answer || sa.solved != sb.solved;
-    let parameters = parameters(&a.session, &b.session);
-    let first_divergence = first_divergence(&a.session, &b.session);
+    let parameters = parameters(a.session, b.session);
+    let first_divergence = first_divergence(a.session, b.session);
     let same = parameters.is_empty()
         && first_divergence.is_none()
         && only_a.is_empty()
         && only_b.is_empty()
         && score_changes.is_empty()
         && status_changes.is_empty()
+        && thought_changes.is_empty()
         && !outcome_differs;
     Diff {
         same,
+        alignment: align::DESCRIPTION,
+        pairs: pairs.len(),
         only_in_a: only(ta, &only_a),
         only_in_b: only(tb, &only_b),
         a: sa,
@@ -423,6 +466,7 @@ pub fn diff(a: &Loaded, b: &Loaded) -> Diff {
         first_divergence,
         score_changes,
         status_changes,
+        thought_changes,
         outcome_differs,
     }
 }
@@ -484,12 +528,17 @@ impl Diff {
                 out.push_str(&format!("  … {} more\n", items.len() - SHOWN));
             }
         };
+        out.push_str(&format!("aligned {} node pairs: {}\n", self.pairs, self.alignment));
         list(&mut out, "nodes only in A", &self.only_in_a);
         list(&mut out, "nodes only in B", &self.only_in_b);
         let changes = |out: &mut String, title: &str, items: &[Changed]| {
             out.push_str(&format!("{title}: {}\n", items.len()));
             for c in items.iter().take(SHOWN) {
-                out.push_str(&format!("  A#{} B#{} {}: {} → {}\n", c.a_id, c.b_id, c.thought, c.a, c.b));
+                if c.a == c.thought {
+                    out.push_str(&format!("  A#{} B#{} {} → {}\n", c.a_id, c.b_id, c.a, c.b));
+                } else {
+                    out.push_str(&format!("  A#{} B#{} {}: {} → {}\n", c.a_id, c.b_id, c.thought, c.a, c.b));
+                }
             }
             if items.len() > SHOWN {
                 out.push_str(&format!("  … {} more\n", items.len() - SHOWN));
@@ -497,6 +546,7 @@ impl Diff {
         };
         changes(&mut out, "same thought, different score", &self.score_changes);
         changes(&mut out, "same thought, different status", &self.status_changes);
+        changes(&mut out, "paired, thought changed", &self.thought_changes);
         out.push_str(&format!(
             "outcome: A {}, B {}{}\n",
             outcome_text(&self.a),

@@ -1,15 +1,16 @@
 //! Two trees side by side, aligned by thought: one row per node of either tree, in
 //! pre-order, a node and its counterpart on the same row, each row marked the same,
-//! changed (score or status), only in A or only in B.
+//! changed (thought, score or status, saying which), only in A or only in B.
 
 use std::collections::HashMap;
 
+use super::Differs;
 use crate::engine::{NodeId, SearchTree};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mark {
     Same,
-    /// Same thought, different score or status.
+    /// Paired, with a different thought, score or status.
     Changed,
     OnlyA,
     OnlyB,
@@ -33,15 +34,8 @@ pub struct Row {
     pub a: Option<NodeId>,
     pub b: Option<NodeId>,
     pub mark: Mark,
-}
-
-fn changed(a: &SearchTree, x: NodeId, b: &SearchTree, y: NodeId) -> bool {
-    let values = match (a.value(x), b.value(y)) {
-        (Some(p), Some(q)) => (p - q).abs() > 1e-9,
-        (None, None) => false,
-        _ => true,
-    };
-    values || a.node(x).status.label() != b.node(y).status.label()
+    /// What differs between a paired node and its counterpart.
+    pub differs: Differs,
 }
 
 /// The rows of the two trees, in pre-order (A's children first, then B's own).
@@ -53,16 +47,18 @@ pub fn rows(a: &SearchTree, b: &SearchTree) -> Vec<Row> {
     let root = (Some(a.root()).filter(|_| !a.is_empty()), to_b.get(&a.root()).copied(), 0usize);
     let mut stack = vec![root];
     while let Some((x, y, depth)) = stack.pop() {
+        let differs = match (x, y) {
+            (Some(x), Some(y)) => Differs::of(a, x, b, y),
+            _ => Differs::default(),
+        };
         let mark = match (x, y) {
-            (Some(x), Some(y)) if changed(a, x, b, y) => Mark::Changed,
+            (Some(_), Some(_)) if differs.any() => Mark::Changed,
             (Some(_), Some(_)) => Mark::Same,
             (Some(_), None) => Mark::OnlyA,
-            _ => Mark::OnlyB,
+            (None, Some(_)) => Mark::OnlyB,
+            (None, None) => continue,
         };
-        if x.is_none() && y.is_none() {
-            continue;
-        }
-        out.push(Row { depth, a: x, b: y, mark });
+        out.push(Row { depth, a: x, b: y, mark, differs });
         let mut children: Vec<(Option<NodeId>, Option<NodeId>, usize)> = Vec::new();
         if let Some(x) = x {
             for &c in &a.node(x).children {
@@ -103,5 +99,21 @@ mod tests {
             vec![(Mark::Same, 0), (Mark::Changed, 1), (Mark::OnlyA, 2), (Mark::OnlyA, 1), (Mark::OnlyB, 1)]
         );
         assert_eq!(rows[1].b, Some(b1));
+        assert_eq!(rows[1].differs, Differs { score: true, ..Differs::default() });
+    }
+
+    #[test]
+    fn an_edited_thought_is_a_changed_row_and_its_subtree_still_pairs() {
+        let mut a = SearchTree::new("x");
+        let a1 = a.add_child(a.root(), "4 * 5 = 20 (left: 6 10 20)".into(), String::new(), Origin::Model);
+        a.add_child(a1, "20 - 6 = 14 (left: 10 14)".into(), String::new(), Origin::Model);
+        let mut b = SearchTree::new("x");
+        let b1 = b.add_child(b.root(), "5 * 4 = 20 (left: 6 10 20)".into(), String::new(), Origin::Model);
+        b.add_child(b1, "20 - 6 = 14 (left: 10 14)".into(), String::new(), Origin::Model);
+        let rows = rows(&a, &b);
+        let marks: Vec<Mark> = rows.iter().map(|r| r.mark).collect();
+        assert_eq!(marks, vec![Mark::Same, Mark::Changed, Mark::Same]);
+        assert_eq!(rows[1].differs.words(), "thought");
+        assert_eq!((rows[2].a, rows[2].b), (Some(NodeId(2)), Some(NodeId(2))));
     }
 }

@@ -15,6 +15,9 @@ pub struct Engine {
     judging: Option<Outcome>,
     /// Where the driver pauses the search (set by `Command::Breakpoints`).
     breakpoints: Vec<breakpoint::Breakpoint>,
+    /// The method's step when calls were made: (first call made at that step, the step),
+    /// one entry each time the step changes (the Stats view's axis).
+    call_steps: Vec<(u64, usize)>,
 }
 
 impl Engine {
@@ -42,7 +45,15 @@ impl Engine {
             rng,
             memory: None,
         };
-        Ok(Engine { core, method, mode: RunMode::Paused, outcome: None, judging: None, breakpoints: Vec::new() })
+        Ok(Engine {
+            core,
+            method,
+            mode: RunMode::Paused,
+            outcome: None,
+            judging: None,
+            breakpoints: Vec::new(),
+            call_steps: Vec::new(),
+        })
     }
 
     /// Start from this memory (its journal is dropped: it is the problem's snapshot).
@@ -101,7 +112,27 @@ impl Engine {
         }
         self.pump();
         self.core.flush_memory();
+        self.note_call_step();
         std::mem::take(&mut self.core.out)
+    }
+
+    /// The method's step (its `view().step`) when model call `call` was made.
+    pub fn call_step(&self, call: u64) -> usize {
+        let i = self.call_steps.partition_point(|&(first, _)| first <= call);
+        i.checked_sub(1).map_or(0, |i| self.call_steps[i].1)
+    }
+
+    fn note_call_step(&mut self) {
+        let first = self.core.out.iter().find_map(|e| match e {
+            Effect::CallLlm { call, .. } => Some(*call),
+            _ => None,
+        });
+        if let Some(first) = first {
+            let step = self.method.view(&self.core).step;
+            if self.call_steps.last().map(|&(_, s)| s) != Some(step) {
+                self.call_steps.push((first, step));
+            }
+        }
     }
 
     /// The search goes on (an edit, a backtrack, a continuation): no outcome yet, and a

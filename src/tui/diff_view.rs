@@ -2,8 +2,10 @@
 //! row marked `=` (the same), `≠` (same thought, different score or status), `‹` (only
 //! in A) or `›` (only in B); the header says where the runs first diverge. A timeline
 //! over both runs (a replay cursor per side, moved together: ←→ one input, Home/End, `d`
-//! the divergence) shows the trees after input i, shared up to the divergence. Drawing is a
-//! pure function of [`DiffView`]; `run` owns the terminal and puts it back on every exit.
+//! the divergence) shows the trees after input i, shared up to the divergence. Each run
+//! is replayed once on opening (its cursor, walked to the end, also gives the comparison).
+//! Drawing is a pure function of [`DiffView`]; `run` owns the terminal and puts it back on
+//! every exit.
 
 use std::path::Path;
 
@@ -17,8 +19,8 @@ use ratatui::Frame;
 use crate::diff::rows::{rows, Mark, Row};
 use crate::diff::Diff;
 use crate::engine::{NodeId, SearchTree};
-use crate::export::Loaded;
 use crate::session::cursor::ReplayCursor;
+use crate::session::Session;
 
 /// Lines above the trees: the timeline, each run, the divergence, the summary.
 const HEADER: u16 = 5;
@@ -47,9 +49,8 @@ impl Timeline<'_> {
 }
 
 pub struct DiffView<'a> {
-    pub a: &'a Loaded,
-    pub b: &'a Loaded,
-    pub diff: &'a Diff,
+    /// The comparison of the two whole runs.
+    pub diff: Diff,
     pub timeline: Timeline<'a>,
     /// The rows of the two trees at the timeline's position.
     pub rows: Vec<Row>,
@@ -60,18 +61,31 @@ pub struct DiffView<'a> {
 }
 
 impl<'a> DiffView<'a> {
-    /// The view at the end of both runs; `prompts` is the template directory the runs
-    /// were loaded with. The error is one line naming the run that does not replay.
-    pub fn new(a: &'a Loaded, b: &'a Loaded, diff: &'a Diff, prompts: Option<&Path>) -> Result<Self, String> {
-        let cursor = |l: &'a Loaded| {
-            ReplayCursor::new(&l.session, prompts).map_err(|e| format!("{}: {e}", l.session.path.display()))
-        };
-        let timeline = Timeline { a: cursor(a)?, b: cursor(b)?, position: 0 };
-        let mut view = DiffView { a, b, diff, timeline, rows: Vec::new(), selected: 0, offset: 0, quit: false };
-        let end = view.timeline.last();
-        view.go_to(end);
-        view.selected = 0;
-        Ok(view)
+    /// The view at the end of both runs, each replayed once; `prompts` is the template
+    /// directory the runs used. The error is one line naming the run that does not replay.
+    pub fn open(a: &'a Session, b: &'a Session, prompts: Option<&Path>) -> Result<Self, String> {
+        let (ca, cb) = (crate::diff::replay(a, prompts)?, crate::diff::replay(b, prompts)?);
+        let diff = crate::diff::diff_runs(
+            crate::diff::Run { session: a, engine: ca.engine() },
+            crate::diff::Run { session: b, engine: cb.engine() },
+        );
+        let position = ca.total().max(cb.total());
+        let rows = rows(ca.engine().tree(), cb.engine().tree());
+        let timeline = Timeline { a: ca, b: cb, position };
+        Ok(DiffView { diff, timeline, rows, selected: 0, offset: 0, quit: false })
+    }
+
+    /// What the runs' replays warned about (a torn last line), for the CLI to print.
+    pub fn warnings(&self) -> Vec<String> {
+        let (a, b) = (&self.timeline.a, &self.timeline.b);
+        a.session()
+            .warnings
+            .iter()
+            .chain(a.warnings())
+            .chain(&b.session().warnings)
+            .chain(b.warnings())
+            .cloned()
+            .collect()
     }
 
     /// The input (0-based) where the runs first differ, if they do.
@@ -175,7 +189,7 @@ fn cell(tree: &SearchTree, id: Option<NodeId>, depth: usize, width: usize) -> St
     format!("{text:<width$}")
 }
 
-fn side_line(name: &str, l: &Loaded, cursor: &ReplayCursor) -> String {
+fn side_line(name: &str, cursor: &ReplayCursor) -> String {
     let engine = cursor.engine();
     let outcome = match engine.outcome() {
         Some(o) => format!(
@@ -187,7 +201,7 @@ fn side_line(name: &str, l: &Loaded, cursor: &ReplayCursor) -> String {
     };
     format!(
         "{name}: {} · input {}/{}, {} nodes · {outcome}",
-        l.session.path.display(),
+        cursor.session().path.display(),
         cursor.position(),
         cursor.total(),
         engine.tree().len()
@@ -199,33 +213,32 @@ pub fn draw(frame: &mut Frame, view: &mut DiffView) {
     let area = frame.area();
     let [header, body, footer] =
         Layout::vertical([Constraint::Length(HEADER), Constraint::Min(1), Constraint::Length(1)]).areas(area);
-    let d = view.diff;
+    let d = &view.diff;
     let divergence = match &d.first_divergence {
         Some(x) => format!("diverged at input {}: {} · A: {} · B: {}", x.input, x.kind.label(), x.a, x.b),
         None if d.same => "the runs are the same".into(),
         None => "the recorded inputs are the same".into(),
     };
     let summary = format!(
-        "at the end: only in A {} · only in B {} · score differs {} · status differs {}{}",
+        "at the end: paired {} · only in A {} · only in B {} · thought changed {} · score differs {} · status differs {}{}",
+        d.pairs,
         d.only_in_a.len(),
         d.only_in_b.len(),
+        d.thought_changes.len(),
         d.score_changes.len(),
         d.status_changes.len(),
         if d.outcome_differs { " · outcomes differ" } else { "" }
     );
-    let lines: Vec<Line> = [
-        view.timeline_line(),
-        side_line("A", view.a, &view.timeline.a),
-        side_line("B", view.b, &view.timeline.b),
-        divergence,
-        summary,
-    ]
-    .into_iter()
-    .map(|t| Line::from(crate::safe_text::terminal_safe(&t).into_owned()))
-    .collect();
+    let lines: Vec<Line> =
+        [view.timeline_line(), side_line("A", &view.timeline.a), side_line("B", &view.timeline.b), divergence, summary]
+            .into_iter()
+            .map(|t| Line::from(crate::safe_text::terminal_safe(&t).into_owned()))
+            .collect();
     frame.render_widget(Paragraph::new(lines), header);
 
-    let block = Block::default().borders(Borders::TOP).title(" A  ·  B — aligned by thought ");
+    let block = Block::default()
+        .borders(Borders::TOP)
+        .title(" A  ·  B — aligned by thought under paired parents (the same, then the most alike) ");
     let inner = block.inner(body);
     frame.render_widget(block, body);
     let height = inner.height as usize;
@@ -253,8 +266,12 @@ pub fn draw(frame: &mut Frame, view: &mut DiffView) {
         })
         .collect();
     frame.render_widget(Paragraph::new(lines), inner);
+    let what = match view.rows.get(view.selected) {
+        Some(r) if r.mark == Mark::Changed => format!(" · {} differs", r.differs.words()),
+        _ => String::new(),
+    };
     let keys = format!(
-        "row {}/{} · ↑↓ row · ←→ input · d divergence · Home/End · n difference · q quit · g/G first/last row · = same ≠ differs ‹ only A › only B",
+        "row {}/{}{what} · ↑↓ row · ←→ input · d divergence · Home/End · n difference · q quit · g/G first/last row · = same ≠ differs ‹ only A › only B",
         (view.selected + 1).min(view.rows.len()),
         view.rows.len()
     );
@@ -293,6 +310,7 @@ mod tests {
 
     use super::*;
     use crate::engine::{Command, Input};
+    use crate::export::Loaded;
     use crate::session::{apply_input, replay, Session, SessionWriter, Totals};
 
     /// The demo BFS session and a fork of it that prunes node #1 after two inputs.
@@ -324,7 +342,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (a, b) = parent_and_fork(dir.path());
         let diff = crate::diff::diff(&a, &b);
-        let mut view = DiffView::new(&a, &b, &diff, None).unwrap();
+        let mut view = DiffView::open(&a.session, &b.session, None).unwrap();
+        assert_eq!(view.diff, diff, "the view compares what `diff` does");
         assert_eq!(view.rows.len(), a.rebuilt.engine.tree().len(), "the fork's nodes all pair with the parent's");
         for (w, h) in [(80, 24), (220, 60)] {
             let text = screen(&mut view, w, h);
@@ -362,7 +381,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (a, b) = parent_and_fork(dir.path());
         let diff = crate::diff::diff(&a, &b);
-        let mut view = DiffView::new(&a, &b, &diff, None).unwrap();
+        let mut view = DiffView::open(&a.session, &b.session, None).unwrap();
+        assert_eq!(view.diff, diff, "the view compares what `diff` does");
         let (na, nb) = (a.session.input_count(), b.session.input_count());
         assert_eq!(nb, 3, "the fork: two of the parent's inputs and a prune");
         assert!(na > nb);
@@ -413,11 +433,43 @@ mod tests {
     }
 
     #[test]
+    fn opening_the_view_replays_each_run_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = parent_and_fork(dir.path());
+        let before = crate::diff::replays();
+        let view = DiffView::open(&a.session, &b.session, None).unwrap();
+        // One replay a side gives the timeline's end, the rows and the comparison (it was
+        // two a side: a rebuild to compare, then the cursors walked again).
+        assert_eq!(crate::diff::replays() - before, 2);
+        assert_eq!(view.timeline.a.position(), a.session.input_count());
+        assert_eq!(view.timeline.b.position(), b.session.input_count());
+        assert_eq!(view.diff, crate::diff::diff(&a, &b));
+        assert_eq!(view.rows, rows(a.rebuilt.engine.tree(), b.rebuilt.engine.tree()));
+    }
+
+    #[test]
+    fn a_changed_row_says_what_differs() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = parent_and_fork(dir.path());
+        let mut view = DiffView::open(&a.session, &b.session, None).unwrap();
+        press(&mut view, KeyCode::Char('n'));
+        let row = &view.rows[view.selected];
+        assert_eq!(row.mark, Mark::Changed);
+        let words = row.differs.words();
+        for (w, h) in [(80, 24), (220, 60)] {
+            let text = screen(&mut view, w, h);
+            assert!(text.contains(&format!("{words} differs")), "{text}");
+            assert!(text.contains(&format!("paired {}", view.diff.pairs)), "{text}");
+        }
+    }
+
+    #[test]
     fn stepping_past_the_shorter_run_clamps_it() {
         let dir = tempfile::tempdir().unwrap();
         let (a, b) = parent_and_fork(dir.path());
         let diff = crate::diff::diff(&a, &b);
-        let mut view = DiffView::new(&a, &b, &diff, None).unwrap();
+        let mut view = DiffView::open(&a.session, &b.session, None).unwrap();
+        assert_eq!(view.diff, diff, "the view compares what `diff` does");
         let na = a.session.input_count();
         press(&mut view, KeyCode::Char('d'));
         for _ in 0..3 {
@@ -452,7 +504,8 @@ mod tests {
         drop(SessionWriter::fork(&empty, &parent, 0).unwrap());
         let (a, b) = (crate::export::load(&empty, None).unwrap(), crate::export::load(&parent_path, None).unwrap());
         let diff = crate::diff::diff(&a, &b);
-        let mut view = DiffView::new(&a, &b, &diff, None).unwrap();
+        let mut view = DiffView::open(&a.session, &b.session, None).unwrap();
+        assert_eq!(view.diff, diff, "the view compares what `diff` does");
         let nb = b.session.input_count();
         for code in [KeyCode::Char('d'), KeyCode::Right, KeyCode::End, KeyCode::Left, KeyCode::Home, KeyCode::Left] {
             press(&mut view, code);

@@ -2195,3 +2195,5 @@ fn star_jumps_to_the_best_valued_state_even_when_a_solution_is_elsewhere() {
 mod breaks;
 /// `X`: exporting the tree on screen.
 mod export;
+/// The Stats view's axes: per method step, and over the calls' latencies.
+mod stats;

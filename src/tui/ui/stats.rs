@@ -1,5 +1,7 @@
-//! The Stats view (`S`): the current run's calls and tokens over time, the score
-//! distribution of each step (a histogram per depth) and the share of calls by
+//! The Stats view (`S`): the current run's calls and tokens per method step (the axis is
+//! the method's own step — BFS step, DFS expansion, MCTS iteration, ReAct step — when
+//! each call was made) and, where the session recorded latencies, over time (the calls'
+//! summed latency); the score distribution of each depth and the share of calls by
 //! purpose. The figures come from the engine's call records with the rule the run's
 //! totals use (a call counts when it reached the provider), so they agree with them.
 
@@ -20,6 +22,12 @@ use crate::engine::{CallErrorKind, Engine};
 pub struct Stats {
     /// Tokens of each call that reached the provider, in the order the calls were made.
     pub tokens_per_call: Vec<u64>,
+    /// Latency of each of those calls in milliseconds (0 where none was recorded, as `sim`).
+    pub latency_per_call: Vec<u64>,
+    /// Calls and tokens by the method's step when the call was made.
+    pub per_step: BTreeMap<usize, (u64, u64)>,
+    /// What a step is called (`step`, `iteration`, `expansion`, ...).
+    pub step_noun: &'static str,
     /// Calls that reached the provider (the run's `llm_calls`).
     pub calls: u64,
     /// Their prompt and completion tokens.
@@ -32,17 +40,21 @@ pub struct Stats {
 
 impl Stats {
     pub fn of(engine: &Engine) -> Stats {
-        let mut stats = Stats::default();
+        let mut stats = Stats { step_noun: engine.view().step_noun, ..Stats::default() };
         let mut purposes: BTreeMap<String, u64> = BTreeMap::new();
-        for record in engine.core.calls.values() {
-            let tokens = match &record.reply {
-                Some(Ok(r)) if !r.cached => r.usage.prompt_tokens + r.usage.completion_tokens,
-                Some(Err(e)) if !matches!(e.kind, CallErrorKind::Shared | CallErrorKind::NotSent) => 0,
+        for (&call, record) in &engine.core.calls {
+            let (tokens, latency) = match &record.reply {
+                Some(Ok(r)) if !r.cached => (r.usage.prompt_tokens + r.usage.completion_tokens, r.latency_ms),
+                Some(Err(e)) if !matches!(e.kind, CallErrorKind::Shared | CallErrorKind::NotSent) => (0, 0),
                 _ => continue,
             };
             stats.calls += 1;
             stats.tokens += tokens;
             stats.tokens_per_call.push(tokens);
+            stats.latency_per_call.push(latency);
+            let step = stats.per_step.entry(engine.call_step(call)).or_default();
+            step.0 += 1;
+            step.1 += tokens;
             *purposes.entry(record.request.purpose.label().to_string()).or_default() += 1;
         }
         stats.by_purpose = purposes.into_iter().collect();
@@ -75,6 +87,56 @@ pub fn sparkline(values: &[u64], width: usize) -> String {
         .collect();
     let top = cols.iter().copied().max().unwrap_or(0).max(1);
     cols.iter().map(|&v| if v == 0 { ' ' } else { BLOCKS[((v * 7) / top) as usize] }).collect()
+}
+
+/// `values` spread over `width` columns, each column the value at its share: a value spans
+/// several columns when there are fewer values than columns, a column shows the largest
+/// of its values when there are more.
+pub fn stretch(values: &[u64], width: usize) -> Vec<u64> {
+    if values.is_empty() {
+        return vec![0; width];
+    }
+    (0..width)
+        .map(|c| {
+            let start = c * values.len() / width;
+            let end = ((c + 1) * values.len() / width).max(start + 1);
+            values[start..end].iter().copied().max().unwrap_or(0)
+        })
+        .collect()
+}
+
+/// Calls and tokens in each of `width` equal spans of the calls' summed latency: a call
+/// falls in the span where its latency, added to those before it, ends.
+pub fn over_time(latency: &[u64], tokens: &[u64], width: usize) -> (Vec<u64>, Vec<u64>) {
+    let total: u64 = latency.iter().sum();
+    let (mut calls, mut toks) = (vec![0u64; width.max(1)], vec![0u64; width.max(1)]);
+    let mut clock = 0u64;
+    for (i, &ms) in latency.iter().enumerate() {
+        clock += ms;
+        // Spans end-inclusive: a call ending exactly at a span's end belongs to it.
+        let c = ((clock as u128 * width as u128).saturating_sub(1) / total.max(1) as u128) as usize;
+        let c = c.min(width.max(1) - 1);
+        calls[c] += 1;
+        toks[c] += tokens.get(i).copied().unwrap_or(0);
+    }
+    (calls, toks)
+}
+
+/// `left` at the start and `right` at the end of `width` columns.
+fn axis(left: &str, right: &str, width: usize) -> String {
+    let gap = width.saturating_sub(left.chars().count() + right.chars().count()).max(1);
+    format!("{left}{}{right}", " ".repeat(gap))
+}
+
+/// Milliseconds as `850 ms`, `12.3 s` or `4.2 min`.
+fn seconds(ms: u64) -> String {
+    if ms < 1000 {
+        format!("{ms} ms")
+    } else if ms < 120_000 {
+        format!("{:.1} s", ms as f64 / 1000.0)
+    } else {
+        format!("{:.1} min", ms as f64 / 60_000.0)
+    }
 }
 
 /// Counts of `values` in `bins` equal bins over `lo..=hi`.
@@ -113,21 +175,57 @@ pub fn lines(view: &View, stats: &Stats, width: usize, rows: usize) -> Vec<Line<
             view.app.run.engine.tree().nodes().count()
         )),
     ]));
-    let spark_width = width.saturating_sub(10).max(1);
-    let mut running = 0;
-    let cumulative: Vec<u64> = stats
-        .tokens_per_call
-        .iter()
-        .map(|t| {
-            running += t;
-            running
-        })
-        .collect();
-    let calls_line: Vec<u64> = (1..=stats.tokens_per_call.len() as u64).collect();
+    // Room after a chart for its peak (` peak 12345 (iteration 123)`).
+    let spark_width = width.saturating_sub(9 + 26).max(4);
     let score = view.style(Slot::ScoreHigh);
-    out.push(Line::from(vec![label("calls"), Span::styled(sparkline(&calls_line, spark_width), score)]));
-    out.push(Line::from(vec![label("tokens"), Span::styled(sparkline(&cumulative, spark_width), score)]));
-    out.push(Line::from(vec![label("per call"), Span::styled(sparkline(&stats.tokens_per_call, spark_width), score)]));
+    let dim = |t: String| Span::styled(t, view.style(Slot::Dim));
+    let noun = stats.step_noun;
+    out.push(Line::from(Span::styled(
+        format!("calls and tokens per {noun} (the method's {noun} when each call was made)"),
+        view.style(Slot::Title),
+    )));
+    match (stats.per_step.keys().next(), stats.per_step.keys().next_back()) {
+        (Some(&first), Some(&last)) => {
+            let series = |pick: fn(&(u64, u64)) -> u64| -> Vec<u64> {
+                (first..=last).map(|s| stats.per_step.get(&s).map(pick).unwrap_or(0)).collect()
+            };
+            for (name, values) in [("calls", series(|c| c.0)), ("tokens", series(|c| c.1))] {
+                let (at, peak) = values.iter().enumerate().fold((0, 0), |m, (i, &v)| if v > m.1 { (i, v) } else { m });
+                out.push(Line::from(vec![
+                    label(name),
+                    Span::styled(sparkline(&stretch(&values, spark_width), spark_width), score),
+                    text(format!(" peak {peak} ({noun} {})", first + at)),
+                ]));
+            }
+            out.push(Line::from(vec![
+                label(""),
+                dim(axis(&format!("{noun} {first}"), &format!("{noun} {last}"), spark_width)),
+            ]));
+        }
+        _ => out.push(Line::from(text("  no calls yet".into()))),
+    }
+    let total_ms: u64 = stats.latency_per_call.iter().sum();
+    if total_ms == 0 {
+        out.push(Line::from(vec![
+            label("time"),
+            dim("no latencies recorded (a simulated model): no time axis".into()),
+        ]));
+    } else {
+        out.push(Line::from(Span::styled(
+            format!("over time (the calls' latencies added up, 0 … {})", seconds(total_ms)),
+            view.style(Slot::Title),
+        )));
+        let (calls, tokens) = over_time(&stats.latency_per_call, &stats.tokens_per_call, spark_width);
+        for (name, values) in [("calls", calls), ("tokens", tokens)] {
+            let peak = values.iter().copied().max().unwrap_or(0);
+            out.push(Line::from(vec![
+                label(name),
+                Span::styled(sparkline(&values, spark_width), score),
+                text(format!(" peak {peak} in {}", seconds(total_ms.div_ceil(spark_width as u64)))),
+            ]));
+        }
+        out.push(Line::from(vec![label(""), dim(axis("0 s", &seconds(total_ms), spark_width))]));
+    }
 
     out.push(Line::from(Span::styled(
         "scores per step (histogram of each depth, low → high)",
