@@ -1,6 +1,9 @@
 //! A replay cursor over a recorded session: the task is built once, the recorded
 //! inputs are applied forward one at a time, and a clone of the engine is kept every
-//! `interval` inputs so that going back costs at most `interval` inputs of work.
+//! `interval` inputs so that going back costs at most `interval` inputs of work. The
+//! clones share the tree's nodes and the calls' records, and the spacing is as close as
+//! a memory budget allows (`interval_for`), so that a step back past a checkpoint, even
+//! just after a jump, replays a few dozen inputs on a 100,000-node session.
 //! Every reply must answer a call the engine really made with the recorded request,
 //! and the events must come out as recorded; any difference is kept as a mismatch.
 
@@ -12,13 +15,21 @@ use super::{Record, Session, Totals};
 use crate::engine::{Effect, Engine, Event, Input, Task};
 use crate::tasks::{TaskError, TaskOptions};
 
-/// Checkpoints kept at most for a long session: the spacing grows past the default
-/// so that memory stays bounded (each checkpoint is a whole engine).
-const MAX_CHECKPOINTS: usize = 128;
-/// The default spacing of checkpoints, in inputs.
-pub const DEFAULT_INTERVAL: usize = 1024;
+/// The spacing of checkpoints, in inputs, unless the memory budget below needs a wider
+/// one: a step back past a checkpoint replays at most this many inputs (about 0.1 ms
+/// each on a 100,000-node session), so it stays well inside a frame.
+pub const DEFAULT_INTERVAL: usize = 32;
+/// Memory the checkpoints of one cursor may take, as estimated by `interval_for`.
+const CHECKPOINT_BUDGET: u128 = 64 << 20;
+/// What a checkpoint holds per node (a shared pointer) and per call made (an entry of
+/// the calls map, node overhead included), in bytes.
+const CHECKPOINT_BYTES_PER_NODE: u128 = 8;
+const CHECKPOINT_BYTES_PER_CALL: u128 = 48;
 /// Fine checkpoints kept between two checkpoints, in the stretch the cursor was sent to.
 const FINE_PER_INTERVAL: usize = 16;
+/// The closest spacing of fine checkpoints, in inputs: a checkpoint of a large tree
+/// costs about as much to make and to free as replaying several inputs.
+const FINE_MIN_SPACING: usize = 16;
 
 /// The session a cursor reads: borrowed (a one-off rebuild) or shared (the explorer).
 enum Source<'s> {
@@ -100,7 +111,7 @@ pub struct ReplayCursor<'s> {
     interval: usize,
     /// `checkpoints[i]` is the state after `i * interval` inputs.
     checkpoints: Vec<Checkpoint>,
-    /// Finer checkpoints (every `interval / FINE_PER_INTERVAL` inputs) inside the one
+    /// Finer checkpoints (every `fine_spacing()` inputs) inside the one
     /// stretch between two checkpoints where the cursor was last sent, with the position
     /// of each: stepping back there replays a few inputs, not up to `interval`.
     fine: Vec<(usize, Checkpoint)>,
@@ -108,6 +119,9 @@ pub struct ReplayCursor<'s> {
     fine_stretch: Option<usize>,
     position: usize,
     state: State,
+    /// Inputs applied in all, going forward from wherever the cursor was restored to
+    /// (what seeking costs).
+    applied: u64,
     /// Inputs applied since the state last shared its nodes and calls with a checkpoint.
     unshared: usize,
     /// The events the engine emitted.
@@ -134,9 +148,11 @@ impl<'s> ReplayCursor<'s> {
     fn build(session: Source<'s>, task: Arc<dyn Task>) -> Self {
         // Index the recorded events by input once, rather than scanning them per input.
         let mut events: Vec<(u64, usize)> = Vec::new();
+        let mut nodes = 0;
         for (i, r) in session.records.iter().enumerate() {
-            if let Record::Event { seq, .. } = r {
+            if let Record::Event { seq, event } = r {
                 events.push((*seq, i));
+                nodes += usize::from(matches!(event, Event::NodeAdded { .. }));
             }
         }
         events.sort_by_key(|(seq, _)| *seq);
@@ -151,7 +167,7 @@ impl<'s> ReplayCursor<'s> {
             }
         }
         let torn_seq = if session.warnings.is_empty() && session.complete() { None } else { last_seq };
-        let interval = DEFAULT_INTERVAL.max(inputs.len().div_ceil(MAX_CHECKPOINTS));
+        let interval = interval_for(inputs.len(), nodes);
         let h = &session.header;
         let engine = h.engine(Arc::clone(&task));
         let state = State { engine, totals: Totals::default(), issued_tools: Vec::new() };
@@ -169,6 +185,7 @@ impl<'s> ReplayCursor<'s> {
             fine_stretch: None,
             position: 0,
             state,
+            applied: 0,
             unshared: 0,
             events: Prefix::new(),
             tool_calls: Prefix::new(),
@@ -281,7 +298,11 @@ impl<'s> ReplayCursor<'s> {
         // is sent to another), and made as the cursor walks it.
         let stretch = k / self.interval;
         if self.fine_stretch != Some(stretch) {
-            self.fine.clear();
+            let old = std::mem::take(&mut self.fine);
+            // Freeing them takes milliseconds on a large tree: done off this thread.
+            if !old.is_empty() && self.position > self.interval {
+                std::thread::spawn(move || drop(old));
+            }
             self.fine_stretch = Some(stretch);
         }
         let nearest = (k / self.interval).min(self.checkpoints.len() - 1);
@@ -294,6 +315,11 @@ impl<'s> ReplayCursor<'s> {
             }
         }
         self.forward(k - self.position);
+    }
+
+    /// Inputs applied in all since the cursor was made (a seek costs what it adds).
+    pub fn applied(&self) -> u64 {
+        self.applied
     }
 
     /// Fine checkpoints kept now (in the stretch the cursor was last sent to).
@@ -433,13 +459,14 @@ impl<'s> ReplayCursor<'s> {
             self.events.push(event);
         }
         self.position += 1;
+        self.applied += 1;
         self.unshared += 1;
         if self.position % self.interval == 0 && self.position / self.interval == self.checkpoints.len() {
             self.unshared = 0;
             let checkpoint = self.checkpoint();
             self.checkpoints.push(checkpoint);
         } else if self.fine_stretch == Some(self.position / self.interval)
-            && self.position % (self.interval / FINE_PER_INTERVAL).max(1) == 0
+            && self.position % self.fine_spacing() == 0
             && self.position % self.interval != 0
             && self.fine.last().is_none_or(|(at, _)| *at < self.position)
         {
@@ -451,6 +478,12 @@ impl<'s> ReplayCursor<'s> {
 }
 
 impl ReplayCursor<'_> {
+    /// The spacing of fine checkpoints (at least `FINE_MIN_SPACING`, so between
+    /// checkpoints that close there are few or none).
+    fn fine_spacing(&self) -> usize {
+        (self.interval / FINE_PER_INTERVAL).max(FINE_MIN_SPACING)
+    }
+
     fn checkpoint(&self) -> Checkpoint {
         Checkpoint {
             state: self.state.clone(),
@@ -459,6 +492,16 @@ impl ReplayCursor<'_> {
             mismatches: self.mismatches.shown,
         }
     }
+}
+
+/// The spacing of checkpoints for a session of `inputs` inputs adding `nodes` nodes:
+/// `DEFAULT_INTERVAL`, or wider where checkpoints that close would take more than
+/// `CHECKPOINT_BUDGET` (each holds the tree and the calls made so far, on average
+/// about half of the whole run's).
+pub(super) fn interval_for(inputs: usize, nodes: usize) -> usize {
+    let last = nodes as u128 * CHECKPOINT_BYTES_PER_NODE + inputs as u128 * CHECKPOINT_BYTES_PER_CALL;
+    let spacing = (inputs as u128 * last).div_ceil(2 * CHECKPOINT_BUDGET);
+    DEFAULT_INTERVAL.max(usize::try_from(spacing).unwrap_or(usize::MAX))
 }
 
 fn task_for(session: &Session, prompt_dir: Option<&std::path::Path>) -> Result<Arc<dyn Task>, TaskError> {

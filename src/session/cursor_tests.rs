@@ -161,3 +161,51 @@ fn single_steps_back_and_forward_match_a_fresh_rebuild() {
         }
     }
 }
+
+/// A jump straight to a checkpoint and a step back from it replays less than one spacing
+/// of inputs (the explorer's worst step back), and lands where a fresh rebuild does; so do
+/// the steps back after it.
+#[test]
+fn a_step_back_after_a_jump_replays_less_than_one_spacing() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = crate::runtime::bench::record_steered_session(&dir.path().join("jump.jsonl"), 400).unwrap();
+    let mut cursor = ReplayCursor::new(&session, None).unwrap();
+    let interval = cursor.interval();
+    assert_eq!(interval, super::cursor::DEFAULT_INTERVAL);
+    let total = cursor.total();
+    assert!(total > 8 * interval, "{total} inputs");
+    cursor.seek(total);
+    for c in [5, 2, 8, 1, 7, 3] {
+        let at = c * interval;
+        cursor.seek(total);
+        cursor.seek(at);
+        for k in [at - 1, at - 2, at - interval / 2, at - interval + 1] {
+            let before = cursor.applied();
+            cursor.seek(k);
+            let cost = cursor.applied() - before;
+            assert!(cost < interval as u64, "back to input {k} from {}: {cost} inputs replayed", k + 1);
+            let fresh = rebuild(&session, None, Some(k)).unwrap();
+            assert_eq!(fingerprint(cursor.engine()), fingerprint(&fresh.engine), "back to input {k}");
+            assert_eq!(cursor.events(), &recorded_events(&session, k)[..], "events back at input {k}");
+            assert_eq!(cursor.totals(), fresh.totals, "totals back at input {k}");
+        }
+    }
+}
+
+/// Checkpoints are as close as `DEFAULT_INTERVAL` on a 100,000-node session, and wider
+/// where that would take more than the budget (64 MB, each checkpoint holding about half
+/// of the final tree and calls on average).
+#[test]
+fn checkpoint_spacing_follows_the_memory_budget() {
+    use super::cursor::{interval_for, DEFAULT_INTERVAL};
+    assert_eq!(interval_for(0, 0), DEFAULT_INTERVAL);
+    assert_eq!(interval_for(3_830, 102_501), DEFAULT_INTERVAL);
+    let estimate = |inputs: usize, nodes: usize| {
+        let d = interval_for(inputs, nodes);
+        (inputs / d) as f64 * (nodes * 8 + inputs * 48) as f64 / 2.0
+    };
+    for (inputs, nodes) in [(23_000, 610_000), (1_000_000, 10), (200_000, 5_000_000)] {
+        assert!(interval_for(inputs, nodes) > DEFAULT_INTERVAL, "{inputs} inputs, {nodes} nodes");
+        assert!(estimate(inputs, nodes) <= (64 << 20) as f64, "{inputs} inputs, {nodes} nodes");
+    }
+}

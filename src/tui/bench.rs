@@ -115,10 +115,14 @@ pub fn explorer_bench(path: &Path, rounds: usize, out: &mut dyn Write) -> Result
         let times = timed(&mut app, &mut big, &[Action::ReplayBack, Action::ReplayForward], rounds)?;
         w(out, line(&format!("timeline step @{at}"), &times))?;
     }
-    // Back over a checkpoint: the worst case of a step back.
+    // Back over a checkpoint: the worst case of a step back, just after a jump there, at
+    // checkpoints spread over the whole session.
     let interval = app.replay.as_ref().map_or(1, |r| r.timeline.interval());
+    let checkpoints = (total / interval.max(1)).max(1);
+    let count = rounds.min(checkpoints);
     let mut back = Vec::new();
-    for k in 1..=rounds.min(total / interval.max(1)).max(1) {
+    for j in 1..=count {
+        let k = (j * checkpoints / count).max(1);
         app.seek((k * interval).min(total));
         let t = Instant::now();
         app.handle_action(Action::ReplayBack);
@@ -142,6 +146,7 @@ pub fn explorer_bench(path: &Path, rounds: usize, out: &mut dyn Write) -> Result
         played += 1;
     }
     let (mean, _) = stats(&ticks);
+    let steps = app.replay.as_ref().map_or(0, |r| r.marks.steps.len().saturating_sub(1));
     let can = 1000.0 / mean.max(1e-9);
     w(out, line(&format!("playback tick ({played})"), &ticks))?;
     w(
@@ -149,6 +154,43 @@ pub fn explorer_bench(path: &Path, rounds: usize, out: &mut dyn Write) -> Result
         format!(
             "  playback at {speed} steps/s shown: ticks take {mean:.3} ms, so up to {can:.0} steps/s can be drawn ({:.2}x of the speed shown)",
             can / speed
+        ),
+    )?;
+    // The same playback as the terminal loop plays it: a frame every `FRAME`, each playing
+    // the steps due since the last one (its own work included) and drawing once.
+    app.seek(0);
+    if let Some(r) = app.replay.as_mut() {
+        r.speed = speed;
+        r.carry = 0.0;
+        r.playing = true;
+    }
+    let frame = super::FRAME;
+    let started = Instant::now();
+    let (mut last, mut next, mut frames) = (started, started + frame, 0);
+    while app.replay.as_ref().is_some_and(|r| r.playing) && frames < 10_000 {
+        std::thread::sleep(next.saturating_duration_since(Instant::now()));
+        let now = Instant::now();
+        app.play_tick(now.duration_since(last).as_secs_f64());
+        draw(&mut app, &mut big)?;
+        last = now;
+        frames += 1;
+        // A late frame is skipped, not made up (as tokio's `MissedTickBehavior::Skip`).
+        next += frame;
+        while next <= Instant::now() {
+            next += frame;
+        }
+    }
+    let wall = started.elapsed().as_secs_f64();
+    // What the speed shown takes for these steps, rounded up to whole frames.
+    let shown_s = ((steps as f64 / speed) / frame.as_secs_f64()).ceil() * frame.as_secs_f64();
+    w(
+        out,
+        format!(
+            "  playback in real time: {steps} steps in {:.3} s over {frames} frames of {} ms, {:.1} steps/s; the speed shown takes {shown_s:.3} s: {:.2}x of it",
+            wall,
+            frame.as_millis(),
+            steps as f64 / wall.max(1e-9),
+            wall / shown_s.max(1e-9)
         ),
     )?;
     Ok(())

@@ -102,6 +102,8 @@ pub async fn run(
 
 /// How long a message stays on the footer (a key clears it sooner).
 const MESSAGE_LIFETIME: Duration = Duration::from_secs(8);
+/// The loop's frame timer: playback plays the steps due at each frame and draws once.
+pub(crate) const FRAME: Duration = Duration::from_millis(33);
 
 /// The explorer's loop on any backend and any stream of terminal events (tests give
 /// a `TestBackend` and scripted keys): keys become engine commands through the app,
@@ -149,7 +151,7 @@ pub async fn drive<B: Backend>(
     let mut driver = new_driver(&tools, &recorded);
     app.reset_driver = false;
     driver.execute(&initial);
-    let mut tick = tokio::time::interval(Duration::from_millis(33));
+    let mut tick = tokio::time::interval(FRAME);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     // Busy time: the clock runs only while calls are in flight or the search is running.
     let mut busy_since: Option<Instant> = None;
