@@ -15,7 +15,7 @@ use super::{Driver, Run, Signal, StopPolicy, StopReason};
 use crate::engine::{AnswerKind, CallErrorKind, Command, Engine, Input, MethodKind, Outcome, Params, Purpose};
 use crate::llm::cache::{CacheMode, CachePolicy, ResponseCache};
 use crate::llm::config::{ConfigError, Price, ProviderArgs};
-use crate::llm::limit::PriorityLimit;
+use crate::llm::limit::Limit;
 use crate::llm::sim::SimConfig;
 use crate::llm::Provider;
 use crate::session::{Header, MemorySnapshot, SessionWriter, Totals, FORMAT, VERSION};
@@ -774,7 +774,7 @@ fn start_problem(
     problem: &Problem,
     position: usize,
     many: bool,
-    limit: &Arc<PriorityLimit>,
+    limit: &Limit,
     cache: Arc<Mutex<ResponseCache>>,
     memory: Option<crate::memory::Memory>,
     spent: Totals,
@@ -787,7 +787,7 @@ fn start_problem(
     if let (Some(m), Some(memory)) = (&setup.memory, &memory) {
         header.memory = Some(MemorySnapshot { name: m.name.clone(), memory: memory.clone() });
     }
-    let mut driver = Driver::new(Arc::clone(&setup.provider), Arc::clone(limit), cache).for_problem(position);
+    let mut driver = Driver::new(Arc::clone(&setup.provider), limit.clone(), cache).for_problem(position);
     if let Some(tools) = setup.task.tools() {
         let runner = super::tools::ToolRunner::new(tools);
         let runner = match &setup.replay_tools {
@@ -973,7 +973,10 @@ pub async fn run_headless(
     mut interrupts: watch::Receiver<Interrupts>,
     mut progress: impl FnMut(&ProblemResult) -> Result<(), String>,
 ) -> Headless {
-    let limit = PriorityLimit::new(setup.concurrency.max(1));
+    // First come first served: measured against a priority limit that sends calls of the
+    // problems fewest round trips in first (llm::limit), it is as fast where a server
+    // honours `n` and faster where samples fan out (bench --http-only, README).
+    let limit = Limit::Fifo(Arc::new(tokio::sync::Semaphore::new(setup.concurrency.max(1))));
     let (mut cache, cache_note) = open_cache(&setup.limits);
     let many = problems.len() > 1;
     let mut done = Headless { results: Vec::with_capacity(problems.len()), ..Headless::default() };
@@ -1035,7 +1038,7 @@ pub async fn run_headless(
 async fn side_by_side_run(
     setup: &RunSetup,
     problems: &[Problem],
-    limit: &Arc<PriorityLimit>,
+    limit: &Limit,
     cache: &mut ResponseCache,
     mut note: Option<String>,
     interrupts: &mut watch::Receiver<Interrupts>,
