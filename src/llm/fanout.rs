@@ -11,15 +11,16 @@ use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
-use futures::stream::{FuturesUnordered, StreamExt};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
-
+use super::limit::{Limit, Permit, Priority};
 use crate::engine::CallError;
+use futures::stream::{FuturesUnordered, StreamExt};
 
 /// More slots of the run's concurrency limit, for the samples of a call beyond its first.
 #[derive(Clone, Default)]
 pub struct Slots {
-    limit: Option<Arc<Semaphore>>,
+    limit: Option<Limit>,
+    /// The call's own priority, which its further slots wait with.
+    priority: Priority,
     /// Set when the run must send nothing more: no further slots are handed out.
     halted: Option<Arc<AtomicBool>>,
 }
@@ -31,14 +32,19 @@ impl Slots {
     }
 
     /// Slots of `limit`, until `halted` is set.
-    pub fn of(limit: Arc<Semaphore>, halted: Arc<AtomicBool>) -> Self {
-        Slots { limit: Some(limit), halted: Some(halted) }
+    pub fn of(limit: impl Into<Limit>, halted: Arc<AtomicBool>) -> Self {
+        Slots { limit: Some(limit.into()), priority: Priority::default(), halted: Some(halted) }
+    }
+
+    /// The same slots, waited for with the call's `priority` (see [`Limit`]).
+    pub fn at(mut self, priority: Priority) -> Self {
+        self.priority = priority;
+        self
     }
 
     /// A slot, when one frees up; `None` if there are none to have.
-    async fn acquire(&self) -> Option<OwnedSemaphorePermit> {
-        let limit = Arc::clone(self.limit.as_ref()?);
-        let permit = limit.acquire_owned().await.ok()?;
+    async fn acquire(&self) -> Option<Permit> {
+        let permit = self.limit.as_ref()?.acquire(self.priority).await?;
         let halted = self.halted.as_ref().is_some_and(|h| h.load(Ordering::SeqCst));
         (!halted).then_some(permit)
     }
@@ -96,6 +102,7 @@ where
 mod tests {
     use super::*;
     use std::time::Duration;
+    use tokio::sync::Semaphore;
 
     #[tokio::test(start_paused = true)]
     async fn samples_go_side_by_side_under_the_limit_and_come_back_in_order() {

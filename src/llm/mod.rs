@@ -10,6 +10,7 @@ pub mod cache;
 pub mod config;
 pub mod fanout;
 pub mod http;
+pub mod limit;
 pub mod openai;
 
 pub mod secret;

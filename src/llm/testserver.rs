@@ -7,6 +7,11 @@
 //! server looks them up by the messages it receives. With `honour_n` off it returns
 //! one choice whatever `n` asks, like the llama.cpp server.
 //!
+//! Samples differ the way a real server's do: a request with a `seed` gets the draws
+//! from `seed` on (so `n` choices of seed `s` are the same as one choice each of seeds
+//! `s`, `s+1`, ... that the client sends where `n` is ignored), and a request without
+//! one gets the next draws of its messages (a count per prompt), never the same again.
+//!
 //! HTTP/1.1 with keep-alive, one request at a time per connection (as reqwest sends
 //! them), on 127.0.0.1 with a port of its own; its own thread and runtime; stops when
 //! dropped.
@@ -40,10 +45,12 @@ impl Registry {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).insert(key, request.clone());
     }
 
-    fn find(&self, body: &Value) -> Option<LlmRequest> {
+    /// The request filed under the body's messages, and its key.
+    fn find(&self, body: &Value) -> Option<(LlmRequest, String)> {
         let messages = body.get("messages")?.as_array()?;
         let key = key_of(messages.iter().map(|m| m.get("content").and_then(Value::as_str).unwrap_or("")));
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).get(&key).cloned()
+        let request = self.0.lock().unwrap_or_else(|e| e.into_inner()).get(&key).cloned()?;
+        Some((request, key))
     }
 }
 
@@ -131,13 +138,16 @@ struct Shared {
     registry: Registry,
     sim: SimProvider,
     requests: Arc<AtomicU64>,
+    /// Draws handed out so far per prompt, for requests without a seed.
+    drawn: Mutex<HashMap<String, u64>>,
 }
 
 impl LatencyServer {
     /// Start answering on a free port of 127.0.0.1 from `registry` with `sim`'s answers.
     pub fn start(options: ServerOptions, registry: Registry, sim: SimProvider) -> std::io::Result<LatencyServer> {
         let requests = Arc::new(AtomicU64::new(0));
-        let shared = Arc::new(Shared { options, registry, sim, requests: Arc::clone(&requests) });
+        let drawn = Mutex::new(HashMap::new());
+        let shared = Arc::new(Shared { options, registry, sim, requests: Arc::clone(&requests), drawn });
         let std_listener = std::net::TcpListener::bind("127.0.0.1:0")?;
         std_listener.set_nonblocking(true)?;
         let port = std_listener.local_addr()?.port();
@@ -252,12 +262,22 @@ fn answer(shared: &Shared, path: &str, body: &[u8]) -> (String, String) {
     let Ok(body) = serde_json::from_slice::<Value>(body) else {
         return error("400 Bad Request", "the request body is not JSON");
     };
-    let Some(mut request) = shared.registry.find(&body) else {
+    let Some((mut request, key)) = shared.registry.find(&body) else {
         return error("400 Bad Request", "no request with these messages was filed with the server");
     };
     let asked = body.get("n").and_then(Value::as_u64).unwrap_or(1).max(1) as u32;
     request.n = if shared.options.honour_n { asked } else { 1 };
-    let reply = match shared.sim.answer(&request) {
+    let first = match body.get("seed").and_then(Value::as_u64) {
+        Some(seed) => seed,
+        None => {
+            let mut drawn = shared.drawn.lock().unwrap_or_else(|e| e.into_inner());
+            let next = drawn.entry(key).or_insert(0);
+            let first = *next;
+            *next += u64::from(request.n);
+            first
+        }
+    };
+    let reply = match shared.sim.answer_from(&request, first) {
         Ok(reply) => reply,
         Err(e) => return error("500 Internal Server Error", &e.message),
     };

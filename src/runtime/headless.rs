@@ -7,15 +7,15 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
-use tokio::sync::Semaphore;
 
-use tokio::sync::watch;
+use tokio::sync::{watch, Semaphore};
 
 use super::memory::{MemoryUse, RunMemory};
 use super::{Driver, Run, Signal, StopPolicy, StopReason};
 use crate::engine::{AnswerKind, CallErrorKind, Command, Engine, Input, MethodKind, Outcome, Params, Purpose};
 use crate::llm::cache::{CacheMode, CachePolicy, ResponseCache};
 use crate::llm::config::{ConfigError, Price, ProviderArgs};
+use crate::llm::limit::Limit;
 use crate::llm::sim::SimConfig;
 use crate::llm::Provider;
 use crate::session::{Header, MemorySnapshot, SessionWriter, Totals, FORMAT, VERSION};
@@ -84,6 +84,9 @@ pub struct ProblemResult {
     /// Where each breakpoint (`--break`) would have fired: input, step, node, breakpoint, reason.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub breaks: Vec<super::run::BreakHit>,
+    /// The calls sent, by the round trips behind them (for `bench`'s bound; not written).
+    #[serde(skip)]
+    pub rounds: Vec<crate::llm::limit::Round>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -167,6 +170,7 @@ impl ProblemResult {
             memory: None,
             metrics: BTreeMap::new(),
             breaks: Vec::new(),
+            rounds: Vec::new(),
         }
     }
 
@@ -779,8 +783,9 @@ struct Finished {
 fn start_problem(
     setup: &RunSetup,
     problem: &Problem,
+    position: usize,
     many: bool,
-    limit: &Arc<Semaphore>,
+    limit: &Limit,
     cache: Arc<Mutex<ResponseCache>>,
     memory: Option<crate::memory::Memory>,
     spent: Totals,
@@ -793,7 +798,7 @@ fn start_problem(
     if let (Some(m), Some(memory)) = (&setup.memory, &memory) {
         header.memory = Some(MemorySnapshot { name: m.name.clone(), memory: memory.clone() });
     }
-    let mut driver = Driver::new(Arc::clone(&setup.provider), Arc::clone(limit), cache);
+    let mut driver = Driver::new(Arc::clone(&setup.provider), limit.clone(), cache).for_problem(position);
     if let Some(tools) = setup.task.tools() {
         let runner = super::tools::ToolRunner::new(tools);
         let runner = match &setup.replay_tools {
@@ -864,6 +869,7 @@ async fn finish_problem(
         .with_metrics(&engine);
     result.memory = memory_use;
     result.breaks = breaks;
+    result.rounds = driver.rounds().to_vec();
     let first_failure = engine.core.calls.values().find_map(|c| match &c.reply {
         Some(Err(e)) if e.kind != CallErrorKind::NotSent => Some(e.message.clone()),
         _ => None,
@@ -990,6 +996,10 @@ pub async fn run_headless_under(
     mut interrupts: watch::Receiver<Interrupts>,
     mut progress: impl FnMut(&ProblemResult) -> Result<(), String>,
 ) -> Headless {
+    // First come first served: measured against a priority limit that sends calls of the
+    // problems fewest round trips in first (llm::limit), it is as fast where a server
+    // honours `n` and faster where samples fan out (bench --http-only, README).
+    let limit = Limit::Fifo(limit);
     let (mut cache, cache_note) = open_cache(&setup.limits);
     let many = problems.len() > 1;
     let mut done = Headless { results: Vec::with_capacity(problems.len()), ..Headless::default() };
@@ -1000,7 +1010,7 @@ pub async fn run_headless_under(
         let cache = Arc::new(Mutex::new(cache));
         let mut note = cache_note;
         let mut spent = Totals::default();
-        for problem in problems {
+        for (position, problem) in problems.iter().enumerate() {
             if let Some(signal) = interrupts.borrow().first {
                 done.refuse(StopReason::Interrupted(signal).to_string(), Some(signal));
                 break;
@@ -1016,14 +1026,23 @@ pub async fn run_headless_under(
                 },
                 None => None,
             };
-            let started =
-                match start_problem(setup, problem, many, &limit, Arc::clone(&cache), memory, spent, note.take()) {
-                    Ok(started) => started,
-                    Err(reason) => {
-                        done.refuse(reason, None);
-                        break;
-                    }
-                };
+            let started = match start_problem(
+                setup,
+                problem,
+                position,
+                many,
+                &limit,
+                Arc::clone(&cache),
+                memory,
+                spent,
+                note.take(),
+            ) {
+                Ok(started) => started,
+                Err(reason) => {
+                    done.refuse(reason, None);
+                    break;
+                }
+            };
             let finished = finish_problem(setup, problem, started, &mut interrupts, |_| {}).await;
             spent.add(&finished.totals);
             if done.report(finished, &mut progress) {
@@ -1042,7 +1061,7 @@ pub async fn run_headless_under(
 async fn side_by_side_run(
     setup: &RunSetup,
     problems: &[Problem],
-    limit: &Arc<Semaphore>,
+    limit: &Limit,
     cache: &mut ResponseCache,
     mut note: Option<String>,
     interrupts: &mut watch::Receiver<Interrupts>,
@@ -1065,7 +1084,7 @@ async fn side_by_side_run(
             }
             let problem = &problems[launched];
             let scoped = Arc::new(Mutex::new(cache.scope()));
-            match start_problem(setup, problem, true, limit, scoped, None, Totals::default(), note.take()) {
+            match start_problem(setup, problem, launched, true, limit, scoped, None, Totals::default(), note.take()) {
                 Ok(started) => {
                     let (index, mut signals, well_tx) = (launched, interrupts.clone(), well_tx.clone());
                     running.push(async move {

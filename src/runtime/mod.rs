@@ -18,7 +18,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use tokio::sync::Semaphore;
 use tokio::task::{AbortHandle, JoinSet};
 
 use crate::engine::{
@@ -26,6 +25,7 @@ use crate::engine::{
     ToolResult,
 };
 use crate::llm::cache::{CallKey, ResponseCache};
+use crate::llm::limit::{Limit, Priority, Round};
 use crate::llm::{DeltaFn, Provider};
 
 type CallResult = Result<LlmResponse, CallError>;
@@ -54,7 +54,16 @@ pub struct Driver {
     provider: Arc<dyn Provider>,
     /// The provider's cache scope, made once (not per call).
     scope: String,
-    limit: Arc<Semaphore>,
+    limit: Limit,
+    /// This problem's place in the run, for the limit's order (see [`Priority`]).
+    problem: u32,
+    /// Round trips behind the calls the engine issues now: one more than the deepest
+    /// reply fed to it so far.
+    depth: u32,
+    /// The round trips behind each outstanding model call.
+    depths: HashMap<u64, u32>,
+    /// Calls sent to the provider, by the round trips behind them.
+    rounds: Vec<Round>,
     cache: Arc<Mutex<ResponseCache>>,
     /// Outstanding calls in the order the engine issued them.
     order: VecDeque<u64>,
@@ -82,11 +91,17 @@ pub struct Driver {
 
 impl Driver {
     /// `limit` bounds concurrent provider calls; share one semaphore to bound a whole program.
-    pub fn new(provider: Arc<dyn Provider>, limit: Arc<Semaphore>, cache: Arc<Mutex<ResponseCache>>) -> Self {
+    /// A [`PriorityLimit`](crate::llm::limit::PriorityLimit) shared by problems side by
+    /// side lets calls of the problems furthest from their end go first.
+    pub fn new(provider: Arc<dyn Provider>, limit: impl Into<Limit>, cache: Arc<Mutex<ResponseCache>>) -> Self {
         Driver {
             scope: provider.cache_scope(),
             provider,
-            limit,
+            limit: limit.into(),
+            problem: 0,
+            depth: 0,
+            depths: HashMap::new(),
+            rounds: Vec::new(),
             cache,
             order: VecDeque::new(),
             requests: HashMap::new(),
@@ -101,6 +116,18 @@ impl Driver {
             halted: Arc::new(AtomicBool::new(false)),
             tools: None,
         }
+    }
+
+    /// This driver's problem is the `index`-th of the run: on a shared priority limit,
+    /// its calls go before those of later problems as many round trips in.
+    pub fn for_problem(mut self, index: usize) -> Self {
+        self.problem = u32::try_from(index).unwrap_or(u32::MAX);
+        self
+    }
+
+    /// The calls sent to the provider so far, by the round trips behind them.
+    pub fn rounds(&self) -> &[Round] {
+        &self.rounds
     }
 
     /// Run the engine's tool calls with these tools.
@@ -178,7 +205,15 @@ impl Driver {
         self.calls_made += 1;
         let occurrence = filed.occurrence;
         let provider = Arc::clone(&self.provider);
-        let limit = Arc::clone(&self.limit);
+        let limit = self.limit.clone();
+        self.depths.insert(call, self.depth);
+        let priority = Priority { depth: self.depth, problem: self.problem };
+        let depth = self.depth as usize;
+        if self.rounds.len() <= depth {
+            self.rounds.resize(depth + 1, Round::default());
+        }
+        self.rounds[depth].calls += 1;
+        self.rounds[depth].samples += u64::from(request.n.max(1));
         let sink: Option<DeltaFn> = self.deltas.clone().map(|tx| -> DeltaFn {
             Arc::new(move |sample, text: &str| {
                 // A watcher that has gone away is not an error for the call.
@@ -187,16 +222,16 @@ impl Driver {
             })
         });
         let halted = Arc::clone(&self.halted);
-        let slots = crate::llm::fanout::Slots::of(Arc::clone(&limit), Arc::clone(&halted));
+        let slots = crate::llm::fanout::Slots::of(limit.clone(), Arc::clone(&halted)).at(priority);
         let handle = self.tasks.spawn(async move {
-            let permit = limit.acquire_owned().await;
+            let permit = limit.acquire(priority).await;
             let started = Instant::now();
             let mut result = match permit {
-                Ok(_permit) if halted.load(Ordering::SeqCst) => {
+                Some(_permit) if halted.load(Ordering::SeqCst) => {
                     Err(CallError { kind: CallErrorKind::NotSent, message: "not sent: the run had stopped".into() })
                 }
-                Ok(_permit) => provider.complete_fanned(&request, occurrence, sink, slots).await,
-                Err(_) => {
+                Some(_permit) => provider.complete_fanned(&request, occurrence, sink, slots).await,
+                None => {
                     Err(CallError { kind: CallErrorKind::Shutdown, message: "the program is shutting down".into() })
                 }
             };
@@ -229,6 +264,7 @@ impl Driver {
         for call in calls {
             self.order.retain(|c| c != call);
             self.ready.remove(call);
+            self.depths.remove(call);
             // Keep a leader running while someone still waits for its reply.
             let has_followers = self.followers.get(call).is_some_and(|f| f.iter().any(|x| self.order.contains(x)));
             if !has_followers {
@@ -316,6 +352,7 @@ impl Driver {
             let front = *self.order.front()?;
             if let Some(done) = self.ready.remove(&front) {
                 self.order.pop_front();
+                self.went_deeper(front);
                 return Some(match done {
                     Done::Tool(result) => (Input::ToolReply(ToolReply { call: front, result }), None),
                     Done::Llm(result) => {
@@ -336,6 +373,7 @@ impl Driver {
             match self.ready.remove(&front) {
                 Some(Done::Llm(result)) => {
                     self.order.pop_front();
+                    self.went_deeper(front);
                     let request = self.requests.remove(&front).map(unshare)?;
                     return Some((LlmReply { call: front, result }, request));
                 }
@@ -346,6 +384,13 @@ impl Driver {
                 None if !self.requests.contains_key(&front) => return None,
                 None => self.wait_one(front).await,
             }
+        }
+    }
+
+    /// The engine is fed the reply of `call`: what it issues next is a round trip deeper.
+    fn went_deeper(&mut self, call: u64) {
+        if let Some(d) = self.depths.remove(&call) {
+            self.depth = self.depth.max(d.saturating_add(1));
         }
     }
 

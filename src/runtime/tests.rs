@@ -206,3 +206,62 @@ async fn proposals_are_drawn_afresh_while_values_are_shared() {
     assert_eq!(drain(&mut d).await, vec![(0, "v".into()), (1, "v".into())]);
     assert_eq!(probe.calls.load(Ordering::SeqCst), 2);
 }
+
+/// Answers at once (or after 100 ms for "hold"), noting the order calls were sent in.
+struct Recorder {
+    sent: Mutex<Vec<String>>,
+}
+
+impl Provider for Recorder {
+    fn name(&self) -> &str {
+        "recorder"
+    }
+
+    fn model(&self) -> &str {
+        "recorder-model"
+    }
+
+    fn complete<'a>(&'a self, request: &'a LlmRequest) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
+        Box::pin(async move {
+            let text = request.messages[0].content.clone();
+            self.sent.lock().unwrap().push(text.clone());
+            let ms = if text == "hold" { 100 } else { 1 };
+            tokio::time::sleep(Duration::from_millis(ms)).await;
+            Ok(LlmResponse {
+                completions: vec![Completion::text(text, None)],
+                usage: Usage { prompt_tokens: 3, completion_tokens: 1, estimated: false },
+                latency_ms: 0,
+                model: "recorder-model".into(),
+                simulated: false,
+                cached: false,
+            })
+        })
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn on_a_priority_limit_calls_fewer_round_trips_in_then_of_earlier_problems_go_first() {
+    use crate::llm::limit::{PriorityLimit, Round};
+    let recorder = Arc::new(Recorder { sent: Mutex::new(Vec::new()) });
+    let limit = PriorityLimit::new(1);
+    let cache = || Arc::new(Mutex::new(ResponseCache::off()));
+    let driver = |p: usize| Driver::new(recorder.clone(), Arc::clone(&limit), cache()).for_problem(p);
+    let (mut d0, mut d1, mut d2) = (driver(0), driver(1), driver(2));
+    // Problem 0 is a round trip in; then problem 1 holds the only slot.
+    d0.execute(&[call(0, "first")]);
+    assert_eq!(drain(&mut d0).await.len(), 1);
+    d1.execute(&[call(0, "hold")]);
+    tokio::time::sleep(Duration::from_millis(1)).await;
+    // Asked for in the order a first-come-first-served limit would send them.
+    d0.execute(&[call(1, "deep")]);
+    d2.execute(&[call(0, "third")]);
+    d1.execute(&[call(1, "later")]);
+    let (a, b, c) = tokio::join!(drain(&mut d0), drain(&mut d1), drain(&mut d2));
+    assert_eq!((a.len(), b.len(), c.len()), (1, 2, 1));
+    let sent = recorder.sent.lock().unwrap().clone();
+    assert_eq!(sent, ["first", "hold", "later", "third", "deep"]);
+    let one = Round { calls: 1, samples: 1 };
+    assert_eq!(d0.rounds(), [one, one], "a call at each of two round trips");
+    assert_eq!(d1.rounds(), [Round { calls: 2, samples: 2 }]);
+    assert_eq!(limit.available(), 1);
+}

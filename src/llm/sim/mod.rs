@@ -106,12 +106,19 @@ impl SimProvider {
 
     /// The answer without latency (used by the async path and by synchronous tools).
     pub fn answer(&self, request: &LlmRequest) -> Result<LlmResponse, CallError> {
+        self.answer_from(request, 0)
+    }
+
+    /// The answer with samples `first..first + n` of the request's draws (a server
+    /// asked with a `seed` answers from there, so each seed gives other samples).
+    pub fn answer_from(&self, request: &LlmRequest, first: u64) -> Result<LlmResponse, CallError> {
         let task = request.context.get("task").and_then(|t| t.as_str()).unwrap_or("");
         let identity = serde_json::to_string(&request.messages).unwrap_or_default();
         let base = [self.config.seed, stable_hash(identity.as_bytes()), request.nonce as u64];
         let mut completions = Vec::with_capacity(request.n as usize);
         for i in 0..request.n.max(1) {
-            let mut rng = SplitMix64::from_parts(&[base[0], base[1], base[2], i as u64 + 1]);
+            let sample = first.wrapping_add(i as u64).wrapping_add(1);
+            let mut rng = SplitMix64::from_parts(&[base[0], base[1], base[2], sample]);
             let Some((_, play)) = PLAYERS.iter().find(|(name, _)| *name == task) else {
                 return Err(CallError {
                     kind: CallErrorKind::Sim,
