@@ -3,23 +3,13 @@
 //! walls overlap (the total is less than their sum), a shared cache keeps each seed's
 //! methods in order, and a method it does not know is still one plain line.
 
+mod support;
+
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn thoughtscope(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_thoughtscope"))
-        .args(args)
-        .current_dir(dir)
-        .env("THOUGHTSCOPE_DATA_DIR", dir.join("data"))
-        .env("THOUGHTSCOPE_CONFIG_DIR", dir.join("config"))
-        .env_remove("THOUGHTSCOPE_CONFIG")
-        .env("HOME", dir)
-        .env("XDG_CONFIG_HOME", dir.join("config"))
-        .env("XDG_DATA_HOME", dir.join("xdg-data"))
-        .env("XDG_CACHE_HOME", dir.join("xdg-cache"))
-        .env("TMPDIR", dir)
-        .output()
-        .expect("the binary runs")
+    support::sandboxed(dir).args(args).output().expect("the binary runs")
 }
 
 fn compare_json(dir: &Path, args: &[&str]) -> serde_json::Value {

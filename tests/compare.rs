@@ -3,23 +3,13 @@
 //! method or task it does not know is one plain line naming the ones it does.
 //! (The frontier and the text chart are tested on made-up points in `src/cli/chart.rs`.)
 
+mod support;
+
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn thoughtscope(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_thoughtscope"))
-        .args(args)
-        .current_dir(dir)
-        .env("THOUGHTSCOPE_DATA_DIR", dir.join("data"))
-        .env("THOUGHTSCOPE_CONFIG_DIR", dir.join("config"))
-        .env_remove("THOUGHTSCOPE_CONFIG")
-        .env("HOME", dir)
-        .env("XDG_CONFIG_HOME", dir.join("config"))
-        .env("XDG_DATA_HOME", dir.join("xdg-data"))
-        .env("XDG_CACHE_HOME", dir.join("xdg-cache"))
-        .env("TMPDIR", dir)
-        .output()
-        .expect("the binary runs")
+    support::sandboxed(dir).args(args).output().expect("the binary runs")
 }
 
 fn compare(dir: &Path, args: &[&str]) -> Output {

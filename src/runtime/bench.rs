@@ -22,17 +22,15 @@ pub const SEEK_GOAL_MS: f64 = 50.0;
 
 pub const PUZZLE: &str = "4 5 6 10";
 
-/// Record a Game of 24 session of at least `inputs` inputs at `path`: a tot-bfs run
-/// to its end, then a person steering on and on — expanding each node by hand and
-/// re-evaluating the next, in turn — with the simulated model answering every call.
-pub fn record_steered_session(path: &Path, inputs: usize) -> Result<Session, String> {
+/// A run of the simulated model on [`PUZZLE`] recording to `path`, and the model.
+fn sim_recording(path: &Path, params: Params, note: String) -> Result<(Run, SimProvider), String> {
     let header = Header {
         format: FORMAT.into(),
         version: VERSION,
         task: crate::tasks::game24::INFO.name.into(),
         input: PUZZLE.into(),
         index: None,
-        params: Params::default(),
+        params,
         provider: "sim".into(),
         model: SIM_MODEL.into(),
         simulated: true,
@@ -40,7 +38,7 @@ pub fn record_steered_session(path: &Path, inputs: usize) -> Result<Session, Str
         price: None,
         source: None,
         parent: None,
-        note: Some("a long steered run for `thoughtscope bench`".into()),
+        note: Some(note),
         gold: None,
         actions: None,
         facets: Default::default(),
@@ -49,8 +47,14 @@ pub fn record_steered_session(path: &Path, inputs: usize) -> Result<Session, Str
     let task = header.build_task(&TaskOptions::default()).map_err(|e| e.to_string())? as Arc<dyn Task>;
     let engine = Engine::new(task, PUZZLE, header.params.clone());
     let writer = SessionWriter::create(path, &header).map_err(|e| e.to_string())?;
-    let mut run = Run::new(engine, Some(writer), StopPolicy::default());
-    let sim = SimProvider::new(SimConfig::default());
+    Ok((Run::new(engine, Some(writer), StopPolicy::default()), SimProvider::new(SimConfig::default())))
+}
+
+/// Record a Game of 24 session of at least `inputs` inputs at `path`: a tot-bfs run
+/// to its end, then a person steering on and on — expanding each node by hand and
+/// re-evaluating the next, in turn — with the simulated model answering every call.
+pub fn record_steered_session(path: &Path, inputs: usize) -> Result<Session, String> {
+    let (mut run, sim) = sim_recording(path, Params::default(), "a long steered run for `thoughtscope bench`".into())?;
     let mut next = 1usize;
     let mut turn = 0usize;
     let mut command = Command::Run;
@@ -193,31 +197,8 @@ pub fn record_sampled_session(path: &Path, nodes: usize) -> Result<Session, Stri
     // Two sampled levels of `breadth × n_generate` nodes each make the bulk of the tree.
     let breadth = (nodes / (2 * n_generate as usize)).max(1);
     let params = Params { generator: crate::engine::Generator::Sample, n_generate, breadth, ..Params::default() };
-    let header = Header {
-        format: FORMAT.into(),
-        version: VERSION,
-        task: crate::tasks::game24::INFO.name.into(),
-        input: PUZZLE.into(),
-        index: None,
-        params,
-        provider: "sim".into(),
-        model: SIM_MODEL.into(),
-        simulated: true,
-        sim: Some(SimConfig::default()),
-        price: None,
-        source: None,
-        parent: None,
-        note: Some(format!("a sampled tot-bfs run of about {nodes} nodes for `thoughtscope bench`")),
-        gold: None,
-        actions: None,
-        facets: Default::default(),
-        memory: None,
-    };
-    let task = header.build_task(&TaskOptions::default()).map_err(|e| e.to_string())? as Arc<dyn Task>;
-    let engine = Engine::new(task, PUZZLE, header.params.clone());
-    let writer = SessionWriter::create(path, &header).map_err(|e| e.to_string())?;
-    let mut run = Run::new(engine, Some(writer), StopPolicy::default());
-    let sim = SimProvider::new(SimConfig::default());
+    let (mut run, sim) =
+        sim_recording(path, params, format!("a sampled tot-bfs run of about {nodes} nodes for `thoughtscope bench`"))?;
     sync::drive(&mut run, vec![Input::command(Command::Run)], |r| sim.answer(r)).map_err(|e| e.to_string())?;
     run.end(0).map_err(|e| e.to_string())?;
     Session::load(path).map_err(|e| e.to_string())

@@ -10,9 +10,9 @@
 use std::ops::Deref;
 use std::sync::Arc;
 
-use super::replay::{Rebuilt, RecordedToolCall};
+use super::replay::{check_input, first_difference, Rebuilt, RecordedToolCall};
 use super::{Record, Session, Totals};
-use crate::engine::{Effect, Engine, Event, Input, Task};
+use crate::engine::{Effect, Engine, Event, Task};
 use crate::tasks::{TaskError, TaskOptions};
 
 /// The spacing of checkpoints, in inputs, unless the memory budget below needs a wider
@@ -380,31 +380,10 @@ impl<'s> ReplayCursor<'s> {
         };
         let name = session.path.display();
         let state = &mut self.state;
-        if let Input::LlmReply(reply) = input {
-            match state.engine.core.calls.get(&reply.call) {
-                None => self
-                    .mismatches
-                    .push(format!("{name}: input {seq} answers call {} that the engine never made", reply.call)),
-                Some(made) => {
-                    if request.as_ref().is_some_and(|req| &made.request != req) {
-                        self.mismatches.push(format!(
-                            "{name}: input {seq}: call {} was made with a different request",
-                            reply.call
-                        ));
-                    }
-                }
-            }
-        }
-        let mut answered = None;
-        if let Input::ToolReply(reply) = input {
-            let issued = state
-                .issued_tools
-                .iter()
-                .position(|e| matches!(e, Effect::CallTool { call, .. } if *call == reply.call));
-            if let Some(Effect::CallTool { tool, node, after, .. }) = issued.map(|i| state.issued_tools.remove(i)) {
-                answered = Some(RecordedToolCall { tool, node, after, result: reply.result.clone() });
-            }
-        }
+        let mismatches = &mut self.mismatches;
+        let answered = check_input(&state.engine, &mut state.issued_tools, &name, *seq, input, request.as_ref(), |m| {
+            mismatches.push(m)
+        });
         // The state before a possibly torn input, to go back to if it is dropped.
         let before = (self.torn_seq == Some(*seq)).then(|| state.clone());
         // The same step a live run takes (`runtime::Run` feeds inputs through it too).
@@ -506,13 +485,4 @@ pub(super) fn interval_for(inputs: usize, nodes: usize) -> usize {
 
 fn task_for(session: &Session, prompt_dir: Option<&std::path::Path>) -> Result<Arc<dyn Task>, TaskError> {
     Ok(session.header.build_task(&TaskOptions::prompts(prompt_dir))? as Arc<dyn Task>)
-}
-
-fn first_difference(a: &[&Event], b: &[&Event]) -> String {
-    for (i, (x, y)) in a.iter().zip(b.iter()).enumerate() {
-        if x != y {
-            return format!("event {i}: rebuilt {:?}, recorded {:?}", x, y);
-        }
-    }
-    format!("event {}", a.len().min(b.len()))
 }

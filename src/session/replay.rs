@@ -196,31 +196,10 @@ impl Stream {
         let Some(Pending { seq, input, request, events: expected }) = self.pending.take() else { return };
         self.last_seq = Some(seq);
         let name = &self.name;
-        if let crate::engine::Input::LlmReply(reply) = &input {
-            match self.engine.core.calls.get(&reply.call) {
-                None => self
-                    .mismatches
-                    .push(format!("{name}: input {seq} answers call {} that the engine never made", reply.call)),
-                Some(made) => {
-                    if request.as_ref().is_some_and(|req| &made.request != req) {
-                        self.mismatches.push(format!(
-                            "{name}: input {seq}: call {} was made with a different request",
-                            reply.call
-                        ));
-                    }
-                }
-            }
-        }
-        let mut answered = None;
-        if let crate::engine::Input::ToolReply(reply) = &input {
-            let issued = self
-                .issued_tools
-                .iter()
-                .position(|e| matches!(e, Effect::CallTool { call, .. } if *call == reply.call));
-            if let Some(Effect::CallTool { tool, node, after, .. }) = issued.map(|i| self.issued_tools.remove(i)) {
-                answered = Some(RecordedToolCall { tool, node, after, result: reply.result.clone() });
-            }
-        }
+        let mismatches = &mut self.mismatches;
+        let answered = check_input(&self.engine, &mut self.issued_tools, name, seq, &input, request.as_ref(), |m| {
+            mismatches.push(m)
+        });
         // The state before a possibly torn input, to go back to if it is dropped (taken
         // where the cursor takes it, after the answered tool call is struck off).
         let before = maybe_torn.then(|| (self.engine.clone(), self.totals, self.issued_tools.clone()));
@@ -252,11 +231,50 @@ impl Stream {
     }
 }
 
-fn first_difference(a: &[crate::engine::Event], b: &[crate::engine::Event]) -> String {
+/// Where two lists of events first differ, for a mismatch message.
+pub(super) fn first_difference<T: PartialEq + std::fmt::Debug>(a: &[T], b: &[T]) -> String {
     for (i, (x, y)) in a.iter().zip(b.iter()).enumerate() {
         if x != y {
             return format!("event {i}: rebuilt {:?}, recorded {:?}", x, y);
         }
     }
     format!("event {}", a.len().min(b.len()))
+}
+
+/// The checks made before input `seq` of session `name` is applied, by the cursor and by
+/// the one-pass replay alike: a model reply must answer a call the engine made, with the
+/// request recorded beside it (each difference goes to `mismatch`); a tool reply strikes
+/// its call off `issued_tools` and comes back as the tool call it answered.
+pub(super) fn check_input(
+    engine: &Engine,
+    issued_tools: &mut Vec<Effect>,
+    name: &dyn std::fmt::Display,
+    seq: u64,
+    input: &crate::engine::Input,
+    request: Option<&crate::engine::LlmRequest>,
+    mut mismatch: impl FnMut(String),
+) -> Option<RecordedToolCall> {
+    match input {
+        crate::engine::Input::LlmReply(reply) => {
+            match engine.core.calls.get(&reply.call) {
+                None => mismatch(format!("{name}: input {seq} answers call {} that the engine never made", reply.call)),
+                Some(made) if request.is_some_and(|req| &made.request != req) => {
+                    mismatch(format!("{name}: input {seq}: call {} was made with a different request", reply.call))
+                }
+                Some(_) => {}
+            }
+            None
+        }
+        crate::engine::Input::ToolReply(reply) => {
+            let issued =
+                issued_tools.iter().position(|e| matches!(e, Effect::CallTool { call, .. } if *call == reply.call));
+            match issued.map(|i| issued_tools.remove(i)) {
+                Some(Effect::CallTool { tool, node, after, .. }) => {
+                    Some(RecordedToolCall { tool, node, after, result: reply.result.clone() })
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
 }

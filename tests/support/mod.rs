@@ -291,3 +291,19 @@ pub fn last_json(out: &std::process::Output) -> serde_json::Value {
     let line = stdout.lines().last().unwrap_or_else(|| panic!("no output"));
     serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
 }
+
+/// `thoughtscope` run in `dir` with every place it keeps things (data, config, cache,
+/// temporary files) under it and no config file from the environment.
+pub fn sandboxed(dir: &std::path::Path) -> std::process::Command {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_thoughtscope"));
+    cmd.current_dir(dir)
+        .env("THOUGHTSCOPE_DATA_DIR", dir.join("data"))
+        .env("THOUGHTSCOPE_CONFIG_DIR", dir.join("config"))
+        .env_remove("THOUGHTSCOPE_CONFIG")
+        .env("HOME", dir)
+        .env("XDG_CONFIG_HOME", dir.join("config"))
+        .env("XDG_DATA_HOME", dir.join("xdg-data"))
+        .env("XDG_CACHE_HOME", dir.join("xdg-cache"))
+        .env("TMPDIR", dir);
+    cmd
+}
