@@ -258,7 +258,7 @@ fn metrics_take_the_deepest_state_first_visited_and_the_best_state_oracle() {
         let id = tree.add_child(parent, thought, path.to_string(), thoughtscope::engine::Origin::Model);
         let node = tree.node_mut(id);
         node.calls.push(call);
-        node.score = Some(Score::default());
+        node.score = Some(Box::default());
         id
     };
     // Visiting order (call ids) differs from creation order (node ids).

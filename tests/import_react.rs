@@ -175,7 +175,7 @@ fn bad_calls_import_as_a_bad_call_then_the_step() {
             .filter_map(|(i, request)| match i {
                 Input::LlmReply(r) => {
                     let reask = request.and_then(|q| q.context.get("reask")).is_some();
-                    Some((r.result.as_ref().unwrap().completions[0].text.clone(), reask))
+                    Some((r.result.as_ref().unwrap().completions[0].text.to_string(), reask))
                 }
                 _ => None,
             })

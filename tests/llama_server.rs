@@ -356,7 +356,7 @@ fn llama_cpp_server_end_to_end() {
             .unwrap()
             .inputs()
             .filter_map(|(i, _)| match i {
-                Input::LlmReply(r) => r.result.as_ref().ok().map(|r| r.completions[0].text.clone()),
+                Input::LlmReply(r) => r.result.as_ref().ok().map(|r| r.completions[0].text.to_string()),
                 _ => None,
             })
             .collect();

@@ -367,7 +367,7 @@ async fn the_driver_streams_deltas_tagged_with_their_call() {
     while let Some((reply, _)) = driver.next_reply().await {
         replies.push((reply.call, reply.result.unwrap().completions[0].text.clone()));
     }
-    assert_eq!(replies, vec![(7, "one!".to_string()), (8, "two!".to_string())]);
+    assert_eq!(replies, vec![(7, "one!".into()), (8, "two!".into())]);
     drop(driver);
     let mut by_call = std::collections::BTreeMap::<u64, String>::new();
     while let Some(d) = rx.recv().await {

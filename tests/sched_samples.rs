@@ -54,7 +54,7 @@ async fn draws(honour_n: bool, seed: Option<u64>, n: u32, calls: usize) -> (Vec<
     let mut all = Vec::new();
     for _ in 0..calls {
         let reply = client.complete(&request).await.expect("the server answers");
-        all.push(reply.completions.into_iter().map(|c| c.text).collect::<Vec<_>>());
+        all.push(reply.completions.into_iter().map(|c| c.text.to_string()).collect::<Vec<_>>());
     }
     (all, server.requests())
 }

@@ -91,7 +91,7 @@ mod tests {
         let mut b = SearchTree::new("x");
         let b1 = b.add_child(b.root(), "one".into(), String::new(), Origin::Model);
         b.add_child(b.root(), "three".into(), String::new(), Origin::Model);
-        b.node_mut(b1).score = Some(crate::engine::Score { value: 2.0, ..Default::default() });
+        b.node_mut(b1).score = Some(Box::new(crate::engine::Score { value: 2.0, ..Default::default() }));
         let rows = rows(&a, &b);
         let marks: Vec<(Mark, usize)> = rows.iter().map(|r| (r.mark, r.depth)).collect();
         assert_eq!(

@@ -140,7 +140,7 @@ impl Core {
 
     pub fn set_score(&mut self, id: NodeId, score: Score) {
         let value = score.value;
-        self.tree.node_mut(id).score = Some(score);
+        self.tree.node_mut(id).score = Some(Box::new(score));
         self.emit(Event::Scored { id, value });
     }
 
@@ -227,7 +227,7 @@ impl Core {
                 if usable.is_empty() {
                     return 0;
                 }
-                let ys: Vec<String> = usable.iter().map(|&n| self.tree.node(n).path.clone()).collect();
+                let ys: Vec<String> = usable.iter().map(|&n| self.tree.node(n).path.to_string()).collect();
                 let parent = self.tree.node(usable[0]).parent.unwrap_or(self.tree.root());
                 let prompt = self.task.vote_prompt(&self.x, &ys);
                 let request = LlmRequest::from_prompt(prompt, self.params.n_evaluate, self.params.temperature);
@@ -285,10 +285,10 @@ impl Core {
             if p.thought.is_empty() && !self.params.lenient {
                 continue;
             }
-            let id = self.tree.add_child(parent, p.thought.clone(), p.path, origin.clone());
-            self.emit(Event::NodeAdded { id, parent, thought: p.thought });
+            let id = self.tree.add_child(parent, p.thought, p.path, origin.clone());
+            self.emit(Event::NodeAdded { id, parent, thought: self.tree.node(id).thought.clone() });
             if let Some(problem) = p.problem {
-                self.tree.node_mut(id).issues.push(Issue::Proposal(problem.clone()));
+                self.tree.node_mut(id).add_issue(Issue::Proposal(problem.clone()));
                 if !self.params.lenient {
                     self.set_status(id, NodeStatus::Invalid(problem));
                 }

@@ -18,7 +18,8 @@ pub enum Event {
     NodeAdded {
         id: NodeId,
         parent: NodeId,
-        thought: String,
+        /// The node's own thought (shared with it, not a copy).
+        thought: super::text::Text,
     },
     Scored {
         id: NodeId,

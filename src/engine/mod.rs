@@ -18,6 +18,7 @@ pub mod request;
 pub mod rng;
 pub mod step;
 pub mod task;
+pub mod text;
 pub mod tree;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -35,6 +36,7 @@ pub use request::{
 };
 pub use step::{Step, StepPart};
 pub use task::{AnswerKind, JudgeRequest, Judgment, Proposal, ReactStep, Task, TaskInfo};
+pub use text::Text;
 pub use tree::{Issue, Node, NodeId, NodeStatus, Note, Origin, Score, SearchTree};
 
 use methods::{Method, Progress};

@@ -145,9 +145,10 @@ impl LlmRequest {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Completion {
-    pub text: String,
+    /// Shared: a reply's samples are often the same text, and the run keeps each reply.
+    pub text: super::text::Text,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub finish_reason: Option<String>,
+    pub finish_reason: Option<super::text::Text>,
     /// Native tool calls the reply made (empty for plain text replies).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<ToolCallOut>,
@@ -156,7 +157,7 @@ pub struct Completion {
 impl Completion {
     /// A plain text reply.
     pub fn text(text: impl Into<String>, finish_reason: Option<String>) -> Self {
-        Completion { text: text.into(), finish_reason, tool_calls: Vec::new() }
+        Completion { text: text.into().into(), finish_reason: finish_reason.map(Into::into), tool_calls: Vec::new() }
     }
 }
 
@@ -181,6 +182,28 @@ pub struct LlmResponse {
     /// Answered from the cache: no call was made.
     #[serde(default)]
     pub cached: bool,
+}
+
+impl LlmResponse {
+    /// Store repeated samples once: a completion whose text or finish reason an earlier
+    /// one's (among the last 64) equals shares that one's. The run keeps every reply, and
+    /// `n` samples of one prompt often repeat themselves.
+    pub fn share_repeated_texts(&mut self) {
+        const WINDOW: usize = 64;
+        for i in 1..self.completions.len() {
+            let (before, rest) = self.completions.split_at_mut(i);
+            let c = &mut rest[0];
+            let earlier = &before[i.saturating_sub(WINDOW)..];
+            if let Some(e) = earlier.iter().rev().find(|e| e.text == c.text) {
+                c.text = e.text.clone();
+            }
+            if let Some(reason) = &c.finish_reason {
+                if let Some(r) = earlier.iter().rev().find_map(|e| e.finish_reason.as_ref().filter(|r| *r == reason)) {
+                    c.finish_reason = Some(r.clone());
+                }
+            }
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, thiserror::Error)]
@@ -437,6 +460,33 @@ impl ToolCallOut {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_replys_repeated_samples_are_stored_once() {
+        let stop = || Some("stop".to_string());
+        let mut r = LlmResponse {
+            completions: vec![
+                Completion::text("4 + 5 = 9", stop()),
+                Completion::text("5 * 4 = 20", stop()),
+                Completion::text("4 + 5 = 9", stop()),
+                Completion::text("4 + 5 = 9", None),
+            ],
+            usage: Usage::default(),
+            latency_ms: 0,
+            model: "m".into(),
+            simulated: false,
+            cached: false,
+        };
+        let before = r.clone();
+        r.share_repeated_texts();
+        assert_eq!(r, before, "the reply reads the same");
+        let c = &r.completions;
+        assert!(c[2].text.shares(&c[0].text) && c[3].text.shares(&c[0].text));
+        assert!(!c[1].text.shares(&c[0].text));
+        let reason = |i: usize| c[i].finish_reason.clone().unwrap();
+        assert!(reason(1).shares(&reason(0)) && reason(2).shares(&reason(0)));
+        assert!(c[3].finish_reason.is_none());
+    }
     use super::*;
 
     #[test]

@@ -356,8 +356,11 @@ impl Engine {
         self.method.on_tool(&mut self.core, pending.node, reply.result);
     }
 
-    fn reply(&mut self, reply: LlmReply) {
+    fn reply(&mut self, mut reply: LlmReply) {
         let call = reply.call;
+        if let Ok(response) = &mut reply.result {
+            response.share_repeated_texts();
+        }
         let Some(pending) = self.core.pending.remove(&call) else {
             let reason =
                 if self.core.calls.contains_key(&call) { "cancelled or already answered" } else { "no such call" };
@@ -377,7 +380,7 @@ impl Engine {
             Ok(r) => r,
             Err(err) => {
                 let message = err.to_string();
-                self.core.tree.node_mut(node).issues.push(Issue::CallFailed { call, message: message.clone() });
+                self.core.tree.node_mut(node).add_issue(Issue::CallFailed { call, message: message.clone() });
                 self.core.emit(Event::CallFailed { call, node, message: message.clone() });
                 if pending.kind == CallKind::Act {
                     self.method.on_act_failed(&mut self.core, node, &message);
@@ -404,7 +407,7 @@ impl Engine {
 
     /// What a successful reply does, by the kind of call.
     fn apply_reply(&mut self, node: NodeId, pending: Pending, response: LlmResponse) {
-        let texts: Vec<String> = response.completions.iter().map(|c| c.text.clone()).collect();
+        let texts: Vec<String> = response.completions.iter().map(|c| c.text.to_string()).collect();
         let (x, y) = (self.core.x.clone(), self.core.tree.node(node).path.clone());
         match pending.kind {
             CallKind::Generate => {

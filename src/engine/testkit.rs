@@ -118,7 +118,7 @@ pub fn run_sync(engine: &mut Engine, first: Input, mut answer: impl FnMut(&LlmRe
 pub fn sim(noise: f64, seed: u64) -> impl FnMut(&LlmRequest) -> Vec<String> {
     let provider = SimProvider::new(SimConfig { seed, noise, ..SimConfig::default() });
     move |request| match provider.answer(request) {
-        Ok(r) => r.completions.into_iter().map(|c| c.text).collect(),
+        Ok(r) => r.completions.into_iter().map(|c| c.text.to_string()).collect(),
         Err(e) => vec![format!("error: {e}")],
     }
 }

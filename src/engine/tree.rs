@@ -7,6 +7,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::step::Step;
+use super::text::Text;
 
 /// Index of a node in the arena. The root is always `NodeId(0)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -195,11 +196,13 @@ pub struct Node {
     pub children: Vec<NodeId>,
     pub depth: usize,
     /// The new thought this node adds (one line for Game of 24).
-    pub thought: String,
+    pub thought: Text,
     /// The whole partial output from the root to here (the reference's `y`).
-    pub path: String,
+    pub path: Text,
     pub status: NodeStatus,
-    pub score: Option<Score>,
+    /// Boxed: most nodes of a large search are never valued, and a node is cloned whole
+    /// when it changes under a replay checkpoint.
+    pub score: Option<Box<Score>>,
     pub origin: Origin,
     /// Problems found with the thought (kept even when the thought is used).
     pub issues: Vec<Issue>,
@@ -251,11 +254,18 @@ impl Node {
     /// What a person edits for this node: the thought, then each note under its
     /// heading line (`── feedback ──`), so a note is edited like the thought.
     pub fn edit_text(&self) -> String {
-        let mut text = self.thought.clone();
+        let mut text = self.thought.to_string();
         for note in &self.notes {
             text.push_str(&format!("\n{}\n{}", note_heading(&note.label), note.text));
         }
         text
+    }
+
+    /// Record a problem with the node. The list grows one at a time: most nodes that
+    /// have issues have one, and a large search has tens of thousands of them.
+    pub fn add_issue(&mut self, issue: Issue) {
+        self.issues.reserve_exact(1);
+        self.issues.push(issue);
     }
 
     /// The note with this label, if the node has one.
@@ -284,6 +294,9 @@ pub fn split_notes(text: &str) -> (String, Vec<Note>) {
         notes.into_iter().map(|(label, lines)| Note { label, text: lines.join("\n").trim().to_string() }).collect();
     (thought.join("\n").trim().to_string(), notes)
 }
+
+/// How many of a parent's latest children a new child's text is compared with.
+const SHARE_WINDOW: usize = 64;
 
 /// Nodes are shared (copy-on-write), so cloning a tree for a replay checkpoint costs
 /// a pointer per node and a node is copied only when a clone changes it.
@@ -317,8 +330,8 @@ impl SearchTree {
             parent: None,
             children: Vec::new(),
             depth: 0,
-            thought: root_thought.to_string(),
-            path: String::new(),
+            thought: Text::from(root_thought),
+            path: Text::default(),
             status: NodeStatus::Frontier,
             score: None,
             origin: Origin::Root,
@@ -370,6 +383,7 @@ impl SearchTree {
     }
 
     pub fn add_child(&mut self, parent: NodeId, thought: String, path: String, origin: Origin) -> NodeId {
+        let (thought, path) = self.shared_with_siblings(parent, thought, path);
         let id = NodeId(self.nodes.len());
         let depth = self.nodes[parent.0].depth + 1;
         let generation = self.nodes[parent.0].generation;
@@ -396,6 +410,26 @@ impl SearchTree {
         }));
         self.node_mut(parent).children.push(id);
         id
+    }
+
+    /// The thought and path of a new child of `parent`, stored once with a recent
+    /// sibling's when they are the same text (sampled generation repeats itself: 50
+    /// samples of one state hold a few distinct thoughts). Only the last
+    /// [`SHARE_WINDOW`] siblings are looked at, so adding stays constant time.
+    fn shared_with_siblings(&self, parent: NodeId, thought: String, path: String) -> (Text, Text) {
+        let siblings = &self.nodes[parent.0].children;
+        let recent = &siblings[siblings.len().saturating_sub(SHARE_WINDOW)..];
+        let mut shared_thought = None;
+        for &s in recent.iter().rev() {
+            let sibling = &self.nodes[s.0];
+            if *sibling.thought == *thought {
+                if *sibling.path == *path {
+                    return (sibling.thought.clone(), sibling.path.clone());
+                }
+                shared_thought.get_or_insert_with(|| sibling.thought.clone());
+            }
+        }
+        (shared_thought.unwrap_or_else(|| Text::from(thought)), Text::from(path))
     }
 
     /// The strict ancestors of `id`, nearest first (its parent, ..., the root).
@@ -502,6 +536,36 @@ pub fn format_value(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn siblings_with_the_same_thought_store_it_once() {
+        let mut t = SearchTree::new("4 5 6 10");
+        let root = t.root();
+        let line = "4 + 5 = 9 (left: 6 9 10)";
+        let a = t.add_child(root, line.into(), format!("{line}\n"), Origin::Model);
+        let b = t.add_child(root, line.into(), format!("{line}\n"), Origin::Model);
+        let c = t.add_child(
+            root,
+            "5 + 6 = 11 (left: 4 10 11)".into(),
+            "5 + 6 = 11 (left: 4 10 11)\n".into(),
+            Origin::Model,
+        );
+        // The same thought under another path (a person's edit, a method's own path).
+        let d = t.add_child(root, line.into(), "edited\n".into(), Origin::Model);
+        let (na, nb, nc, nd) = (t.node(a), t.node(b), t.node(c), t.node(d));
+        assert!(na.thought.shares(&nb.thought) && na.path.shares(&nb.path), "repeated sample stored once");
+        assert!(!na.thought.shares(&nc.thought), "another thought is its own");
+        assert!(nd.thought.shares(&na.thought) && !nd.path.shares(&na.path));
+        assert_eq!((&*nd.path, &*nb.path), ("edited\n", "4 + 5 = 9 (left: 6 9 10)\n"));
+        // Cousins do not share (only siblings are looked at), and text stays equal either way.
+        let e = t.add_child(c, line.into(), format!("{line}\n"), Origin::Model);
+        assert!(!t.node(e).thought.shares(&t.node(a).thought));
+        assert_eq!(t.node(e).thought, t.node(a).thought);
+        // A changed node copies no text.
+        let before = t.node(a).thought.clone();
+        t.node_mut(a).status = NodeStatus::Expanded;
+        assert!(t.node(a).thought.shares(&before));
+    }
 
     #[test]
     fn subtree_and_ancestry() {

@@ -189,8 +189,11 @@ pub fn value(session: &Session, rebuilt: &Rebuilt, options: &Options) -> Value {
                         attributes.push(string("gen_ai.response.model", r.model.clone()));
                         attributes.push(int("gen_ai.usage.input_tokens", r.usage.prompt_tokens));
                         attributes.push(int("gen_ai.usage.output_tokens", r.usage.completion_tokens));
-                        let reasons: Vec<String> =
-                            r.completions.iter().filter_map(|c| c.finish_reason.clone()).collect();
+                        let reasons: Vec<String> = r
+                            .completions
+                            .iter()
+                            .filter_map(|c| c.finish_reason.as_ref().map(|r| r.to_string()))
+                            .collect();
                         if !reasons.is_empty() {
                             attributes.push(strings("gen_ai.response.finish_reasons", &reasons));
                         }

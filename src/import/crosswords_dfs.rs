@@ -364,7 +364,7 @@ pub fn check_puzzle(
     for s in states {
         let path = s.path();
         let Some(node) = tree.nodes().find(|n| n.path == path && n.score.is_some()) else { continue };
-        let ours = node.score.as_ref().map(counts_of).unwrap_or_default();
+        let ours = node.score.as_deref().map(counts_of).unwrap_or_default();
         if ours != s.count {
             disagreements.push(format!(
                 "state {}: the session's verdicts are sure {} maybe {} impossible {}, the log's count {:?}",

@@ -643,7 +643,7 @@ pub fn check_puzzle(
     let selections: Vec<Vec<String>> = events
         .iter()
         .filter_map(|e| match e {
-            Event::Selected { kept, .. } => Some(kept.iter().map(|&id| tree.node(id).path.clone()).collect()),
+            Event::Selected { kept, .. } => Some(kept.iter().map(|&id| tree.node(id).path.to_string()).collect()),
             _ => None,
         })
         .collect();
@@ -661,7 +661,7 @@ pub fn check_puzzle(
         }
     }
     let outcome = engine.outcome().cloned().unwrap_or_default();
-    let finals: Vec<String> = outcome.finals.iter().map(|&id| tree.node(id).path.clone()).collect();
+    let finals: Vec<String> = outcome.finals.iter().map(|&id| tree.node(id).path.to_string()).collect();
     let finals_agree = finals == entry.ys;
     if !finals_agree {
         disagreements.push(format!("final paths (ys): {}", first_difference("final path", &finals, &entry.ys)));

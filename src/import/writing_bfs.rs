@@ -482,7 +482,7 @@ pub fn check_entry(
     let log_of = answers.log_of;
     let engine = run.engine;
     let tree = engine.tree();
-    let as_log = |path: &String| log_of.get(path).cloned().unwrap_or_else(|| path.clone());
+    let as_log = |path: &str| log_of.get(path).cloned().unwrap_or_else(|| path.to_string());
     let mut disagreements = Vec::new();
     let selections: Vec<Vec<String>> = events
         .iter()

@@ -75,8 +75,8 @@ pub(crate) fn parse_message(text: &str) -> Result<Part, CallError> {
         v.get("usage").and_then(|u| Some((u.get("input_tokens")?.as_u64()?, u.get("output_tokens")?.as_u64()?)));
     Ok(Part {
         completions: vec![Completion {
-            text: texts.concat(),
-            finish_reason: v.get("stop_reason").and_then(Value::as_str).map(finish_reason),
+            text: texts.concat().into(),
+            finish_reason: v.get("stop_reason").and_then(Value::as_str).map(|r| finish_reason(r).into()),
             tool_calls,
         }],
         usage,
@@ -168,8 +168,8 @@ impl StreamState {
         let usage = self.input_tokens.zip(self.output_tokens);
         Ok(Part {
             completions: vec![Completion {
-                text: self.text,
-                finish_reason: self.stop_reason.as_deref().map(finish_reason),
+                text: self.text.into(),
+                finish_reason: self.stop_reason.as_deref().map(|r| finish_reason(r).into()),
                 tool_calls: self
                     .calls
                     .into_values()
@@ -290,7 +290,7 @@ impl AnthropicProvider {
         // Whitespace-only stops were not sent: cut at them here.
         for c in &mut part.completions {
             if let Some(cut) = apply_stops(&c.text, &request.stop) {
-                c.text = cut;
+                c.text = cut.into();
                 if c.tool_calls.is_empty() {
                     c.finish_reason = Some("stop".into());
                 }

@@ -156,7 +156,8 @@ pub(crate) fn parse_chat(text: &str) -> Result<Part, CallError> {
         // "tool_calls" is a normal finish: the calls are read with the text.
         let finish_reason = c.get("finish_reason").and_then(Value::as_str).map(str::to_string);
         let tool_calls = tool_calls_of(c.get("message"));
-        indexed.push((index, Completion { text, finish_reason, tool_calls }));
+        indexed
+            .push((index, Completion { text: text.into(), finish_reason: finish_reason.map(Into::into), tool_calls }));
     }
     indexed.sort_by_key(|(i, _)| *i);
     Ok(Part {
@@ -292,8 +293,8 @@ impl StreamState {
             .texts
             .into_iter()
             .map(|(i, text)| Completion {
-                text,
-                finish_reason: finish.remove(&i),
+                text: text.into(),
+                finish_reason: finish.remove(&i).map(Into::into),
                 tool_calls: calls.remove(&i).unwrap_or_default().into_iter().map(PartialCall::finish).collect(),
             })
             .collect();

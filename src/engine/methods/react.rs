@@ -110,8 +110,8 @@ fn step_of(core: &Core, node: NodeId) -> Step {
 fn write_step(core: &mut Core, node: NodeId, step: Step) {
     let (thought, path) = step_texts(core, core.tree.node(node).parent, &step);
     let n = core.tree.node_mut(node);
-    n.thought = thought;
-    n.path = path;
+    n.thought = thought.into();
+    n.path = path.into();
     n.step = Some(Box::new(step));
 }
 
@@ -126,7 +126,7 @@ fn add_step(core: &mut Core, parent: NodeId, step: Step, origin: Origin) -> Node
     let (thought, path) = step_texts(core, Some(parent), &step);
     let child = core.tree.add_child(parent, thought.clone(), path, origin);
     core.tree.node_mut(child).step = Some(Box::new(step));
-    core.emit(crate::engine::Event::NodeAdded { id: child, parent, thought });
+    core.emit(crate::engine::Event::NodeAdded { id: child, parent, thought: thought.into() });
     core.set_status(child, NodeStatus::Expanded);
     child
 }
@@ -146,7 +146,7 @@ impl React {
             (problem, _) => {
                 let problem = problem.unwrap_or_else(|| "no action".into());
                 self.bad_calls += 1;
-                core.tree.node_mut(step_node).issues.push(Issue::BadCall(problem.clone()));
+                core.tree.node_mut(step_node).add_issue(Issue::BadCall(problem.clone()));
                 let mut step = step_of(core, step_node);
                 step.problem = Some(problem.clone());
                 write_step(core, step_node, step);
@@ -166,9 +166,9 @@ impl React {
         let reasked = std::mem::take(&mut self.reasking);
         if reasked && reply.tool_calls.is_empty() {
             // The ReAct code asked with a stop at the line's end: the reply is the action.
-            reply.text = format!("Action {step}: {}", reply.text.trim());
+            reply.text = format!("Action {step}: {}", reply.text.trim()).into();
         } else if reply.tool_calls.is_empty() && !reply.text.to_lowercase().contains("action") {
-            reply.text = format!("Action {step}: {}", reply.text.trim());
+            reply.text = format!("Action {step}: {}", reply.text.trim()).into();
         }
         let read = read_step(core, self.params, &reply, step);
         if read.action.is_some() {
@@ -242,7 +242,7 @@ impl React {
         self.bad_calls += 1;
         let typed = Step { thought: thought.clone(), ..Step::new(step) };
         let child = add_step(core, node, typed, Origin::Model);
-        core.tree.node_mut(child).issues.push(Issue::BadCall(format!(
+        core.tree.node_mut(child).add_issue(Issue::BadCall(format!(
             "the reply did not split into Thought {step} and Action {step}: its first line is the thought, and the \
              model was asked again for the action"
         )));
@@ -343,7 +343,7 @@ impl Method for React {
             // A thought whose action the model could not write: keep the thought.
             self.completing = None;
             self.reasking = false;
-            core.tree.node_mut(node).issues.push(Issue::ActionFailed(message.to_string()));
+            core.tree.node_mut(node).add_issue(Issue::ActionFailed(message.to_string()));
             self.bad_calls += 1;
             React::observe(core, node, &format!("(the model call failed: {message})"));
             self.phase = Phase::Think;

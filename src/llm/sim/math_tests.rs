@@ -26,7 +26,7 @@ fn request(purpose: Purpose, context: Value) -> LlmRequest {
 
 fn reply(seed: u64, req: &LlmRequest) -> String {
     let sim = SimProvider::new(SimConfig { seed, ..SimConfig::default() });
-    sim.answer(req).unwrap().completions[0].text.clone()
+    sim.answer(req).unwrap().completions[0].text.to_string()
 }
 
 fn cot_context(p: &DemoProblem) -> Value {

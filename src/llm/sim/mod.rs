@@ -169,7 +169,7 @@ fn as_tool_call(text: &str, request: &LlmRequest) -> Completion {
     let mut arguments = serde_json::Map::new();
     arguments.insert(arg_name, serde_json::Value::String(action.arg));
     Completion {
-        text: parsed.thought.unwrap_or_default(),
+        text: parsed.thought.unwrap_or_default().into(),
         finish_reason: Some("tool_calls".into()),
         tool_calls: vec![ToolCallOut {
             id: Some("sim-call-1".into()),

@@ -30,7 +30,7 @@ fn ask_with(cfg: SimConfig, prompt: Prompt) -> String {
     let sim = SimProvider::new(cfg);
     let req = LlmRequest::from_prompt(prompt, 1, 0.7);
     match sim.answer(&req) {
-        Ok(r) => r.completions[0].text.clone(),
+        Ok(r) => r.completions[0].text.to_string(),
         Err(e) => panic!("{}", e.message),
     }
 }

@@ -250,7 +250,7 @@ impl App {
                     // notes are edited too, each under its heading line.
                     self.run.engine.tree().node(node).edit_text().lines().map(str::to_string).collect()
                 } else {
-                    vec![thought.clone()]
+                    vec![thought.to_string()]
                 };
                 // Soft-wrapped, so a long thought reads from its first column; the cursor
                 // waits at the end of the thought (before any action line).

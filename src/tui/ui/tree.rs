@@ -213,12 +213,12 @@ mod tests {
         let mut tree = SearchTree::new("4 9 10 13");
         let id = tree.add_child(NodeId(0), "t".into(), "t".into(), Origin::Model);
         let samples = vec!["sure".to_string(), "likely".into(), "?".into()];
-        tree.node_mut(id).score = Some(crate::engine::Score { value: 21.0, samples, note: None });
+        tree.node_mut(id).score = Some(Box::new(crate::engine::Score { value: 21.0, samples, note: None }));
         assert_eq!(badge(tree.node(id), &classes).as_deref(), Some("21 sl?"));
         // Another task's classes give their own letters.
         let other = [("no", 0.0), ("yes", 1.0)];
         let samples = vec!["yes".to_string(), "no".into()];
-        tree.node_mut(id).score = Some(crate::engine::Score { value: 1.0, samples, note: None });
+        tree.node_mut(id).score = Some(Box::new(crate::engine::Score { value: 1.0, samples, note: None }));
         assert_eq!(badge(tree.node(id), &other).as_deref(), Some("1 yn"));
     }
 }

@@ -327,13 +327,13 @@ impl Retreval {
             None => {
                 let root = core.tree.root();
                 let n = core.tree.add_child(root, text.clone(), String::new(), Origin::Model);
-                core.emit(Event::NodeAdded { id: n, parent: root, thought: text.clone() });
+                core.emit(Event::NodeAdded { id: n, parent: root, thought: text.as_str().into() });
                 core.set_status(n, NodeStatus::Expanded);
                 self.complexity_node = Some(n);
                 n
             }
         };
-        core.tree.node_mut(node).thought = text.clone();
+        core.tree.node_mut(node).thought = text.as_str().into();
         core.set_label(node, text.clone());
         let root = core.tree.root();
         core.set_note(root, COMPLEXITY_NOTE, &format!("{text} ({} table)", self.params.table.name()));
@@ -390,7 +390,7 @@ impl Retreval {
                     _ => format!("refinement {} · {approach}", nonce + 1),
                 };
                 let id = core.tree.add_child(anchor, what.clone(), String::new(), Origin::Model);
-                core.emit(Event::NodeAdded { id, parent: anchor, thought: what.clone() });
+                core.emit(Event::NodeAdded { id, parent: anchor, thought: what.as_str().into() });
                 core.set_status(id, NodeStatus::Expanded);
                 core.set_label(id, what);
                 if !history.is_empty() {
@@ -559,7 +559,7 @@ impl Retreval {
         let path = format!("{before}{}", step.path_text());
         let id = core.tree.add_child(parent, thought.clone(), path, Origin::Model);
         core.tree.node_mut(id).step = Some(Box::new(step));
-        core.emit(Event::NodeAdded { id, parent, thought });
+        core.emit(Event::NodeAdded { id, parent, thought: thought.into() });
         core.set_status(id, NodeStatus::Expanded);
         self.attempts[a].nodes.push(id);
         id
@@ -569,8 +569,8 @@ impl Retreval {
     fn rewrite_step(core: &mut Core, id: NodeId, step: Step) {
         let parent_path = core.tree.node(id).parent.map(|p| core.tree.node(p).path.clone()).unwrap_or_default();
         let n = core.tree.node_mut(id);
-        n.thought = step.text();
-        n.path = format!("{parent_path}{}", step.path_text());
+        n.thought = step.text().into();
+        n.path = format!("{parent_path}{}", step.path_text()).into();
         n.step = Some(Box::new(step));
     }
 
@@ -606,7 +606,7 @@ impl Retreval {
 
     /// The trace an attempt is judged by.
     fn trace(&self, core: &Core, a: usize) -> String {
-        self.attempts[a].last().map(|n| core.tree.node(n).path.clone()).unwrap_or_default()
+        self.attempts[a].last().map(|n| core.tree.node(n).path.to_string()).unwrap_or_default()
     }
 
     /// Start `b` refinements of attempt `a` (children of its last node).
@@ -1079,7 +1079,7 @@ impl Retreval {
             let thought =
                 format!("Subtask {}: {}\nDepends on: {deps}\nExit condition: {}", s.id, s.goal, s.exit_condition);
             let id = core.tree.add_child(node, thought.clone(), String::new(), Origin::Model);
-            core.emit(Event::NodeAdded { id, parent: node, thought });
+            core.emit(Event::NodeAdded { id, parent: node, thought: thought.into() });
             core.set_status(id, NodeStatus::Expanded);
             core.set_label(id, format!("subtask {} · {}", s.id, clip(&s.goal, 60)));
             nodes.push((s, id));
@@ -1135,7 +1135,7 @@ impl Retreval {
             .map_or(Approach::Other, |b| self.attempts[b].approach);
         let a = self.new_attempt(core, Kind::Composed, approach, d.node, None, 1, core.x.clone(), 0, Vec::new());
         let id = core.tree.add_child(d.node, text.trim().to_string(), text.clone(), Origin::Model);
-        core.emit(Event::NodeAdded { id, parent: d.node, thought: text.trim().to_string() });
+        core.emit(Event::NodeAdded { id, parent: d.node, thought: text.trim().into() });
         self.attempts[a].nodes.push(id);
         self.attempts[a].explored = true;
         self.end_solve(core, a);
@@ -1326,7 +1326,7 @@ impl Retreval {
         }
         let id =
             core.tree.add_child(old.anchor, trace.clone(), trace.clone(), Origin::Human { edited_from: Some(node) });
-        core.emit(Event::NodeAdded { id, parent: old.anchor, thought: trace.clone() });
+        core.emit(Event::NodeAdded { id, parent: old.anchor, thought: trace.as_str().into() });
         core.set_status(id, NodeStatus::Expanded);
         self.attempts[n].nodes.push(id);
         self.end_solve(core, n);
@@ -1394,7 +1394,7 @@ fn fmt_total(t: Option<f64>) -> String {
 }
 
 fn reply_text(reply: &LlmResponse) -> String {
-    reply.completions.first().map(|c| c.text.clone()).unwrap_or_default()
+    reply.completions.first().map(|c| c.text.to_string()).unwrap_or_default()
 }
 
 impl Method for Retreval {
@@ -1596,7 +1596,7 @@ impl Method for Retreval {
             let problem = read.problem.unwrap_or_else(|| {
                 "no action: write `Action N: tool[argument]` (calc, algebra, lp, count, or finish[answer])".into()
             });
-            core.tree.node_mut(id).issues.push(crate::engine::Issue::BadCall(problem.clone()));
+            core.tree.node_mut(id).add_issue(crate::engine::Issue::BadCall(problem.clone()));
             let mut s = core.tree.node(id).step.as_deref().cloned().unwrap_or_else(|| Step::new(step));
             s.problem = Some(problem.clone());
             s.observation = Some(problem);
@@ -1684,7 +1684,7 @@ impl Method for Retreval {
                 return;
             }
             let id = core.tree.add_child(node, text.trim().to_string(), text.clone(), Origin::Model);
-            core.emit(Event::NodeAdded { id, parent: node, thought: text.trim().to_string() });
+            core.emit(Event::NodeAdded { id, parent: node, thought: text.trim().into() });
             core.set_status(id, NodeStatus::Expanded);
             self.attempts[a].nodes.push(id);
             self.attempts[a].steps = 1;
