@@ -43,7 +43,7 @@ pub enum Condition {
     Solution,
     /// The method's step counter reached this.
     Step(usize),
-    /// Calls sent to the provider passed this.
+    /// Calls the provider answered (cache hits not counted) passed this.
     Calls(u64),
     /// Tokens (prompt and completion) passed this.
     Tokens(u64),
@@ -171,7 +171,7 @@ fn parse_condition(body: &str) -> Result<Condition, String> {
 /// A run's meters at one moment, for the conditions on counts.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Gauge {
-    /// Calls sent to the provider.
+    /// Calls the provider answered (the run's call count; cache hits not counted).
     pub calls: u64,
     /// Prompt and completion tokens.
     pub tokens: u64,
@@ -290,7 +290,7 @@ impl Condition {
             Condition::Step(n) => (seen.before.step < *n && seen.after.step >= *n)
                 .then(|| (last_added(), format!("the search reached step {}", seen.after.step))),
             Condition::Calls(n) => passed(seen.before.calls as f64, seen.after.calls as f64, *n as f64)
-                .then(|| (last_added(), format!("calls passed {n} ({} sent)", seen.after.calls))),
+                .then(|| (last_added(), format!("calls passed {n} ({} answered)", seen.after.calls))),
             Condition::Tokens(n) => passed(seen.before.tokens as f64, seen.after.tokens as f64, *n as f64)
                 .then(|| (last_added(), format!("tokens passed {n} ({} used)", seen.after.tokens))),
             Condition::Cost(x) => match (seen.before.cost, seen.after.cost) {

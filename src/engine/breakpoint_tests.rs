@@ -232,7 +232,7 @@ fn calls_tokens_and_cost_fire_once_when_passed() {
     for b in ["calls>3", "tokens>1000", "cost>0.001"] {
         assert_eq!(w.hits.iter().filter(|h| h.breakpoint == b).count(), 1, "{b}: {:?}", w.hits);
     }
-    assert!(w.hits.iter().any(|h| h.reason == "calls passed 3 (4 sent)"), "{:?}", w.hits);
+    assert!(w.hits.iter().any(|h| h.reason == "calls passed 3 (4 answered)"), "{:?}", w.hits);
 }
 
 #[test]
