@@ -147,3 +147,44 @@ fn the_ablation_reports_what_its_runs_did() {
     let out = bench(dir.path(), &["--", "--method", "cot"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("--method is the ablation's to set"));
 }
+
+/// The variants and seeds run side by side, each on its own memory: every seed's row is
+/// the `run` of that seed alone, and with `--keep-memory` each (variant, seed) keeps a
+/// memory of its own.
+#[test]
+fn the_ablation_runs_side_by_side_and_each_seed_is_its_own_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = bench(
+        dir.path(),
+        &["--range", "0..4", "--split", "2", "--variants", "full", "--seeds", "0,1", "--keep-memory", "--json"],
+    );
+    assert!(out.status.success(), "failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert!(report["wall_s"].as_f64().unwrap() > 0.0, "{report}");
+    let full = &report["variants"][0];
+    let kept: Vec<&str> = full["memory"].as_array().unwrap().iter().map(|m| m.as_str().unwrap()).collect();
+    assert_eq!(kept.len(), 2, "{full}");
+    assert!(kept[0] != kept[1] && kept[0].contains("-0-") && kept[1].contains("-1-"), "{kept:?}");
+    for name in &kept {
+        assert!(dir.path().join(format!("data/memory/{name}.json")).is_file(), "{name} kept");
+    }
+    let mut calls = 0;
+    for (i, seed) in ["0", "1"].into_iter().enumerate() {
+        let mut args = vec!["--method", "retreval", "--range", "0..4", "--cache", "off", "--memory", "alone"];
+        args.extend(["--task", "math-demo", "--seed", seed, "--json"]);
+        let memory = dir.path().join("data/memory/alone.json");
+        let _ = std::fs::remove_file(&memory);
+        let by_hand = run(dir.path(), &args);
+        assert!(by_hand.status.success(), "failed:\n{}", String::from_utf8_lossy(&by_hand.stderr));
+        let summary: serde_json::Value = serde_json::from_slice(&by_hand.stdout).unwrap();
+        assert_eq!(full["by_seed"][i]["accuracy"], summary["success_rate"], "seed {seed}: {full} vs {summary}");
+        // The memory each learnt is the same as the one kept for that seed.
+        let ours = std::fs::read_to_string(dir.path().join(format!("data/memory/{}.json", kept[i]))).unwrap();
+        let theirs = std::fs::read_to_string(&memory).unwrap();
+        let entries = |s: &str| serde_json::from_str::<serde_json::Value>(s).unwrap()["memory"]["entries"].clone();
+        assert!(entries(&ours).as_array().is_some_and(|e| !e.is_empty()), "seed {seed} learnt: {ours}");
+        assert_eq!(entries(&ours), entries(&theirs), "seed {seed}'s memory");
+        calls += summary["llm_calls"].as_u64().unwrap();
+    }
+    assert_eq!(full["calls"].as_u64().unwrap(), calls);
+}

@@ -3,21 +3,22 @@
 //!
 //! Every variant runs the same problems in the same order, in this process, with the
 //! response cache off (a repeated problem is asked again, so tokens are counted), each
-//! memory-keeping variant on a fresh memory of its own (`ablation-<variant>-<pid>`,
-//! removed afterwards unless `--keep-memory`). Printed: a table per variant (accuracy
+//! memory-keeping variant on a fresh memory of its own (`ablation-<variant>-<seed>-<pid>`,
+//! removed afterwards unless `--keep-memory`). All the (seed, variant) runs go side by
+//! side, their calls under the one `--concurrency` limit; a run's results never depend
+//! on timing, so each row is what the variant gives on its own. Printed: a table per variant (accuracy
 //! overall and on the later problems, calls, tokens, tokens relative to Self-Refine),
 //! then the claims' shape — memory's gain on the later problems, the share of the
 //! no-backtracking run's failures that backtracking recovers, wins and regressions
 //! against Self-Refine, and the token ratio.
 
 use clap::Args;
-use color_eyre::eyre::Result;
-
-use thoughtscope::memory::MemoryStore;
+use color_eyre::eyre::{eyre, Result};
 
 use super::error::usage_bail;
 use super::pipe::outln;
-use super::variants::{check_reserved, check_seeds, pooled, run_variant, Outcome, Pooled};
+use super::run::every_call_failed;
+use super::variants::{check_reserved, check_seeds, pooled, prepare, side_by_side, Outcome, Planned, Pooled, Ran};
 
 #[derive(Args, Debug)]
 pub(crate) struct AblationArgs {
@@ -83,35 +84,50 @@ pub(crate) fn ablation(args: AblationArgs) -> Result<()> {
         .filter(|(name, _)| args.variants.is_empty() || args.variants.iter().any(|v| v == name))
         .collect();
     let pid = std::process::id();
-    let store = MemoryStore::user();
-    let mut outcomes = Vec::new();
+    // Every (seed, variant) run is a group of its own: they all go side by side.
+    let mut groups = Vec::new();
     for (seed, (name, flags)) in args.seeds.iter().flat_map(|s| chosen.iter().map(move |v| (*s, *v))) {
-        let mut run: Vec<String> = flags.iter().map(|s| s.to_string()).collect();
-        run.extend(["--range".into(), args.range.clone(), "--cache".into(), "off".into()]);
-        let memory =
-            (flags.contains(&"retreval") && !flags.contains(&"--no-memory")).then(|| format!("ablation-{name}-{pid}"));
+        let mut line: Vec<String> = flags.iter().map(|s| s.to_string()).collect();
+        line.extend(["--range".into(), args.range.clone(), "--cache".into(), "off".into()]);
+        let memory = (flags.contains(&"retreval") && !flags.contains(&"--no-memory"))
+            .then(|| format!("ablation-{name}-{seed}-{pid}"));
         if let Some(m) = &memory {
-            run.extend(["--memory".into(), m.clone()]);
+            line.extend(["--memory".into(), m.clone()]);
         }
         if !args.run_args.iter().any(|a| a == "--task" || a.starts_with("--task=")) {
-            run.extend(["--task".into(), "math-demo".into()]);
+            line.extend(["--task".into(), "math-demo".into()]);
         }
-        run.extend(args.run_args.iter().cloned());
-        run.extend(["--seed".into(), seed.to_string()]);
-        if !args.json {
-            outln!("running {name}: thoughtscope run {}", run.join(" "));
-        }
-        let result = run_variant(&run, |_| {});
-        if let (Some(m), false) = (&memory, args.keep_memory) {
-            if let Ok(path) = store.path(m) {
-                let _ = std::fs::remove_file(path);
-            }
-        }
-        let (results, summary, secs) = result?;
-        let memory = memory.filter(|_| args.keep_memory);
-        outcomes.push(Outcome { name: name.to_string(), seed, summary, results, secs, memory, span: None });
+        line.extend(args.run_args.iter().cloned());
+        line.extend(["--seed".into(), seed.to_string()]);
+        let (setup, problems) = prepare(&line)?;
+        groups.push(vec![Planned { name: name.to_string(), seed, line, setup, problems, memory }]);
     }
-    report(&args, &outcomes);
+    let json = args.json;
+    let (mut finished, total_secs) = side_by_side(
+        groups,
+        args.keep_memory,
+        |p| {
+            if !json {
+                outln!("running {} (seed {}): thoughtscope run {}", p.name, p.seed, p.line.join(" "));
+            }
+        },
+        |_, _| {},
+    )?;
+    // In seed, then variant order (as they were planned).
+    let place = |r: &Ran| {
+        let seed = args.seeds.iter().position(|&s| s == r.planned.seed).unwrap_or(0);
+        (seed, chosen.iter().position(|(n, _)| *n == r.planned.name).unwrap_or(0))
+    };
+    finished.sort_by_key(place);
+    let mut outcomes = Vec::new();
+    for Ran { planned, results, summary, secs, .. } in finished {
+        if let Some(failure) = every_call_failed(&results) {
+            return Err(eyre!("every call of {} to {} failed: {failure}", planned.name, summary.provider));
+        }
+        let memory = planned.memory.filter(|_| args.keep_memory);
+        outcomes.push(Outcome { name: planned.name, seed: planned.seed, summary, results, secs, memory, span: None });
+    }
+    report(&args, &outcomes, total_secs);
     Ok(())
 }
 
@@ -132,7 +148,7 @@ fn wins(a: &Pooled, b: &Pooled) -> (usize, usize) {
     (won, lost)
 }
 
-fn report(args: &AblationArgs, outcomes: &[Outcome]) {
+fn report(args: &AblationArgs, outcomes: &[Outcome], total_secs: f64) {
     let split = args.split;
     let variants: Vec<Pooled> = VARIANTS.iter().filter_map(|(name, _)| pooled(outcomes, name)).collect::<Vec<_>>();
     let find = |name: &str| variants.iter().find(|v| v.name == name);
@@ -175,6 +191,7 @@ fn report(args: &AblationArgs, outcomes: &[Outcome]) {
             "range": args.range,
             "split": split,
             "seeds": args.seeds,
+            "wall_s": total_secs,
             "variants": rows,
             "memory_later_accuracy": memory_gain.map(|(w, wo)| serde_json::json!({"with": w, "without": wo})),
             "backtracking_recovers": recovered.map(|(b, f)| serde_json::json!({"recovered": b, "failed_without": f})),
@@ -233,6 +250,10 @@ fn report(args: &AblationArgs, outcomes: &[Outcome]) {
     if let (Some(f), Some(t)) = (full, refine_tokens) {
         outln!("tokens: retreval {} vs self-refine {t} ({:.2}×)", f.tokens(), f.tokens() as f64 / t as f64);
     }
+    outln!(
+        "wall: {} runs side by side, their calls under one --concurrency limit, took {total_secs:.2} s in all",
+        outcomes.len()
+    );
     for o in outcomes.iter().filter(|o| o.memory.is_some()) {
         outln!("{} (seed {})'s memory is kept as {}", o.name, o.seed, o.memory.as_deref().unwrap_or_default());
     }

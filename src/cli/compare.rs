@@ -18,25 +18,20 @@
 //! of its own, removed afterwards.
 
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::time::Instant;
 
 use clap::{Args, ValueEnum};
 use color_eyre::eyre::{eyre, Result};
-use tokio::sync::{watch, Semaphore};
 
 use thoughtscope::engine::methods;
 use thoughtscope::llm::cache::CacheMode;
-use thoughtscope::memory::MemoryStore;
-use thoughtscope::runtime::headless::{ProblemResult, RunSetup};
 use thoughtscope::runtime::memory::RunMemory;
-use thoughtscope::tasks::{self, Problem};
+use thoughtscope::tasks;
 
 use super::chart::{self, Point};
 use super::error::usage_bail;
 use super::pipe::outln;
 use super::run::every_call_failed;
-use super::variants::{check_reserved, check_seeds, pooled, prepare, run_prepared, Outcome, Pooled};
+use super::variants::{check_reserved, check_seeds, pooled, prepare, side_by_side, Outcome, Planned, Pooled, Ran};
 
 #[derive(Args, Debug)]
 pub(crate) struct CompareArgs {
@@ -133,25 +128,6 @@ pub(crate) fn compare(args: CompareArgs) -> Result<()> {
     Ok(())
 }
 
-/// Whether the runs after the first may start.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Gate {
-    Waiting,
-    Go,
-    /// The first run failed every call: start nothing more.
-    Stop,
-}
-
-/// One `run` of the comparison: a method on a seed, set up and ready.
-struct Planned {
-    method: String,
-    seed: u64,
-    setup: RunSetup,
-    problems: Vec<Problem>,
-    /// The fresh memory this run keeps (removed afterwards), if the method keeps one.
-    memory: Option<String>,
-}
-
 /// Run every method on every seed, side by side under one concurrency limit: each run's
 /// outcome (in seed, then method order) and the wall time of them all.
 ///
@@ -166,8 +142,8 @@ fn run_all(args: &CompareArgs, task: &str) -> Result<(Vec<Outcome>, f64)> {
         let shared = args.share_cache.then(|| std::env::temp_dir().join(format!("thoughtscope-compare-{pid}-{seed}")));
         let mut group = Vec::new();
         for method in &args.methods {
-            let run = args.run_line(task, method, seed);
-            let (mut setup, problems) = prepare(&run)?;
+            let line = args.run_line(task, method, seed);
+            let (mut setup, problems) = prepare(&line)?;
             let memory = setup.memory.is_some().then(|| format!("compare-{method}-{seed}-{pid}"));
             if let Some(name) = &memory {
                 setup.memory = Some(RunMemory::user(name));
@@ -176,7 +152,7 @@ fn run_all(args: &CompareArgs, task: &str) -> Result<(Vec<Outcome>, f64)> {
                 setup.limits.cache = CacheMode::Disk;
                 setup.limits.cache_dir = Some(dir.clone());
             }
-            let planned = Planned { method: method.clone(), seed, setup, problems, memory };
+            let planned = Planned { name: method.clone(), seed, line, setup, problems, memory };
             if shared.is_some() {
                 group.push(planned);
             } else {
@@ -188,80 +164,33 @@ fn run_all(args: &CompareArgs, task: &str) -> Result<(Vec<Outcome>, f64)> {
             shared_dirs.push(dir);
         }
     }
-    // Every run has the same --concurrency (the same run arguments): that one limit is shared.
-    let concurrency = groups.iter().flatten().map(|p| p.setup.concurrency).max().unwrap_or(1).max(1);
-    let limit = Arc::new(Semaphore::new(concurrency));
-    // The first run goes alone until one of its problems has a call answered well (or it
-    // ends), so a refused key or an unreachable server costs one method's calls, not all.
-    let (gate_tx, gate) = watch::channel(Gate::Waiting);
-    let rt = tokio::runtime::Runtime::new()?;
-    let began = Instant::now();
     let markdown = args.format == Format::Markdown;
-    let runs = groups.into_iter().enumerate().map(|(g, group)| {
-        let (limit, mut gate, gate_tx) = (Arc::clone(&limit), gate.clone(), gate_tx.clone());
-        async move {
-            let mut done = Vec::new();
-            if g > 0 && gate.wait_for(|go| *go != Gate::Waiting).await.map_or(true, |go| *go == Gate::Stop) {
-                return done;
+    let ran = side_by_side(
+        groups,
+        false,
+        |p| {
+            if markdown {
+                safe_eprintln!("running {} (seed {}): thoughtscope run {}", p.name, p.seed, p.line.join(" "));
             }
-            for (i, planned) in group.into_iter().enumerate() {
-                let opener = g == 0 && i == 0;
-                if markdown {
-                    let run = args.run_line(task, &planned.method, planned.seed);
-                    safe_eprintln!(
-                        "running {} (seed {}): thoughtscope run {}",
-                        planned.method,
-                        planned.seed,
-                        run.join(" ")
-                    );
-                }
-                let started = began.elapsed().as_secs_f64();
-                let answered = |r: &ProblemResult| {
-                    if opener && r.calls > r.failed_calls {
-                        gate_tx.send_if_modified(|go| std::mem::replace(go, Gate::Go) == Gate::Waiting);
-                    }
-                };
-                let (results, summary, secs) =
-                    run_prepared(&planned.setup, &planned.problems, Some(Arc::clone(&limit)), answered).await;
-                let ended = started + secs;
-                if let Some(name) = &planned.memory {
-                    if let Ok(path) = MemoryStore::user().path(name) {
-                        let _ = std::fs::remove_file(path);
-                    }
-                }
-                // A method that failed every call stops its group (the ones after it would
-                // find nothing of it in the shared cache), and as the opener stops them all.
-                let failed = every_call_failed(&results).is_some();
-                if opener {
-                    let next = if failed { Gate::Stop } else { Gate::Go };
-                    gate_tx.send_if_modified(|go| std::mem::replace(go, next) == Gate::Waiting);
-                }
-                if markdown && !failed {
-                    safe_eprintln!("{} (seed {}) done in {secs:.2} s", planned.method, planned.seed);
-                }
-                done.push((planned, results, summary, secs, (started, ended)));
-                if failed {
-                    break;
-                }
+        },
+        |p, secs| {
+            if markdown {
+                safe_eprintln!("{} (seed {}) done in {secs:.2} s", p.name, p.seed);
             }
-            done
-        }
-    });
-    let finished: Vec<_> = rt.block_on(futures::future::join_all(runs)).into_iter().flatten().collect();
-    let total_secs = began.elapsed().as_secs_f64();
-    drop(rt);
+        },
+    );
     for dir in &shared_dirs {
         let _ = std::fs::remove_dir_all(dir);
     }
-    let mut finished = finished;
+    let (mut finished, total_secs) = ran?;
     let place = |p: &Planned| {
         let seed = args.seeds.iter().position(|&s| s == p.seed).unwrap_or(0);
-        (seed, args.methods.iter().position(|m| *m == p.method).unwrap_or(0))
+        (seed, args.methods.iter().position(|m| *m == p.name).unwrap_or(0))
     };
-    finished.sort_by_key(|(p, ..)| place(p));
+    finished.sort_by_key(|r| place(&r.planned));
     let mut outcomes = Vec::new();
-    for (planned, results, summary, secs, span) in finished {
-        let (method, seed) = (planned.method, planned.seed);
+    for Ran { planned, results, summary, secs, span } in finished {
+        let (method, seed) = (planned.name, planned.seed);
         // A run whose every call failed says nothing about the method: stop with why.
         if let Some(failure) = every_call_failed(&results) {
             return Err(eyre!("every call of {method} to {} failed: {failure}", summary.provider));

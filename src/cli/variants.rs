@@ -1,16 +1,20 @@
 //! What `bench ablation` and `bench compare` share: running `thoughtscope run <args>` in
-//! this process once per variant and seed, and pooling each variant's runs.
+//! this process once per variant and seed — side by side under one concurrency limit —
+//! and pooling each variant's runs.
 
 use color_eyre::eyre::{bail, eyre, Result};
 
 use std::sync::Arc;
+use std::time::Instant;
 
-use tokio::sync::Semaphore;
+use tokio::sync::{watch, Semaphore};
 
+use thoughtscope::memory::MemoryStore;
 use thoughtscope::runtime::headless::{run_problems_under, ProblemResult, RunSetup, Summary};
+use thoughtscope::tasks::Problem;
 
 use super::error::usage_bail;
-use super::run::{setup_run, summarize};
+use super::run::{every_call_failed, setup_run, summarize};
 use super::Cmd;
 
 /// One variant's run on one seed.
@@ -174,4 +178,102 @@ pub(crate) fn pooled<'a>(outcomes: &'a [Outcome], name: &str) -> Option<Pooled<'
     let runs: Vec<&Outcome> = outcomes.iter().filter(|o| o.name == name).collect();
     let name = runs.first()?.name.as_str();
     Some(Pooled { name, runs })
+}
+
+/// One run of a bench: a variant (a method, an ablation) on a seed, set up and ready.
+pub(crate) struct Planned {
+    pub(crate) name: String,
+    pub(crate) seed: u64,
+    /// Its `thoughtscope run` arguments, to say what runs.
+    pub(crate) line: Vec<String>,
+    pub(crate) setup: RunSetup,
+    pub(crate) problems: Vec<Problem>,
+    /// The fresh memory this run keeps, if its method keeps one.
+    pub(crate) memory: Option<String>,
+}
+
+/// A run that [`side_by_side`] finished.
+pub(crate) struct Ran {
+    pub(crate) planned: Planned,
+    pub(crate) results: Vec<ProblemResult>,
+    pub(crate) summary: Summary,
+    pub(crate) secs: f64,
+    /// When it began and ended, in seconds from the start of them all.
+    pub(crate) span: (f64, f64),
+}
+
+/// Whether the runs after the first may start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Gate {
+    Waiting,
+    Go,
+    /// The first run failed every call: start nothing more.
+    Stop,
+}
+
+/// Run the groups side by side, the runs of a group one after another, every call under
+/// one concurrency limit (the runs' `--concurrency`, the largest if they differ). A run's
+/// results never depend on timing, so each is what it would be on its own.
+///
+/// The first run goes alone until one of its problems has a call answered well (or it
+/// ends), so a refused key or an unreachable server costs one run's calls, not all. A
+/// run whose every call failed stops its group, and as the first stops them all.
+/// `started` and `ended` hear of each run as it starts and as it ends well; each run's
+/// memory is removed when it ends unless `keep_memory`. The runs come back in the order
+/// they finished, with the wall time of them all.
+pub(crate) fn side_by_side(
+    groups: Vec<Vec<Planned>>,
+    keep_memory: bool,
+    started: impl Fn(&Planned),
+    ended: impl Fn(&Planned, f64),
+) -> Result<(Vec<Ran>, f64)> {
+    let concurrency = groups.iter().flatten().map(|p| p.setup.concurrency).max().unwrap_or(1).max(1);
+    let limit = Arc::new(Semaphore::new(concurrency));
+    let (gate_tx, gate) = watch::channel(Gate::Waiting);
+    let rt = tokio::runtime::Runtime::new()?;
+    let began = Instant::now();
+    let (started, ended) = (&started, &ended);
+    let runs = groups.into_iter().enumerate().map(|(g, group)| {
+        let (limit, mut gate, gate_tx) = (Arc::clone(&limit), gate.clone(), gate_tx.clone());
+        async move {
+            let mut done = Vec::new();
+            if g > 0 && gate.wait_for(|go| *go != Gate::Waiting).await.map_or(true, |go| *go == Gate::Stop) {
+                return done;
+            }
+            for (i, planned) in group.into_iter().enumerate() {
+                let opener = g == 0 && i == 0;
+                started(&planned);
+                let start = began.elapsed().as_secs_f64();
+                let answered = |r: &ProblemResult| {
+                    if opener && r.calls > r.failed_calls {
+                        gate_tx.send_if_modified(|go| std::mem::replace(go, Gate::Go) == Gate::Waiting);
+                    }
+                };
+                let (results, summary, secs) =
+                    run_prepared(&planned.setup, &planned.problems, Some(Arc::clone(&limit)), answered).await;
+                if let (Some(name), false) = (&planned.memory, keep_memory) {
+                    if let Ok(path) = MemoryStore::user().path(name) {
+                        let _ = std::fs::remove_file(path);
+                    }
+                }
+                // A run that failed every call stops its group (the ones after it would
+                // find nothing of it in a shared cache), and as the opener stops them all.
+                let failed = every_call_failed(&results).is_some();
+                if opener {
+                    let next = if failed { Gate::Stop } else { Gate::Go };
+                    gate_tx.send_if_modified(|go| std::mem::replace(go, next) == Gate::Waiting);
+                }
+                if !failed {
+                    ended(&planned, secs);
+                }
+                done.push(Ran { planned, results, summary, secs, span: (start, start + secs) });
+                if failed {
+                    break;
+                }
+            }
+            done
+        }
+    });
+    let finished: Vec<Ran> = rt.block_on(futures::future::join_all(runs)).into_iter().flatten().collect();
+    Ok((finished, began.elapsed().as_secs_f64()))
 }
