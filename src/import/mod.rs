@@ -9,6 +9,10 @@ pub mod writing_bfs;
 
 use std::path::Path;
 
+use crate::engine::{CallError, Command, Engine, Event, Input, LlmRequest, LlmResponse, Usage};
+use crate::runtime::{sync, Run, StopPolicy};
+use crate::session::SessionWriter;
+
 /// The kinds of reference Tree-of-Thoughts log `import tot-log` reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TotLogFormat {
@@ -106,6 +110,65 @@ pub(crate) fn own_usage(cumulative: impl IntoIterator<Item = (u64, u64)>) -> Vec
             own
         })
         .collect()
+}
+
+/// What answers an imported run's calls from a log entry.
+pub(crate) trait LogAnswerer {
+    /// The log's reply to `request`, carrying `usage`.
+    fn answer(&mut self, request: &LlmRequest, usage: Usage) -> Result<LlmResponse, CallError>;
+}
+
+/// The session an imported entry records to `path` (none without one), with `header()`.
+pub(crate) fn log_writer(
+    path: Option<&Path>,
+    header: impl FnOnce() -> crate::session::Header,
+) -> Result<Option<SessionWriter>, tot::ImportError> {
+    Ok(path.map(|p| SessionWriter::create(p, &header())).transpose()?)
+}
+
+/// Which calls of an imported run say their tokens are an estimate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Shares {
+    /// Every call: the log gives tokens per entry only.
+    Estimated,
+    /// Only where the entry's tokens are shared over more than one call.
+    EstimatedIfShared,
+}
+
+/// Re-run `engine` against `answers()`, recording to `writer()`: a first run (unrecorded)
+/// counts the calls, so the entry's `usage` (the log gives tokens per entry only) is
+/// shared equally over them before anything is written, and the session's totals are the
+/// log's. Gives the ended run, its events and the answerer of the recorded run.
+pub(crate) fn drive_sharing_usage<A: LogAnswerer>(
+    engine: impl Fn() -> Engine,
+    answers: impl Fn() -> A,
+    usage: (u64, u64),
+    shares: Shares,
+    writer: impl FnOnce() -> Result<Option<SessionWriter>, tot::ImportError>,
+) -> Result<(Run, Vec<Event>, A), tot::ImportError> {
+    let go = || vec![Input::command(Command::Run)];
+    let calls = {
+        let (mut counting, mut calls) = (answers(), 0u64);
+        let mut run = Run::new(engine(), None, StopPolicy::default());
+        sync::drive(&mut run, go(), |r| {
+            calls += 1;
+            counting.answer(r, Usage::default())
+        })?;
+        calls
+    };
+    let (mut answering, mut call) = (answers(), 0u64);
+    let mut run = Run::new(engine(), writer()?, StopPolicy::default());
+    let events = sync::drive(&mut run, go(), |r| {
+        let usage = Usage {
+            prompt_tokens: tot::share(usage.0, calls, call),
+            completion_tokens: tot::share(usage.1, calls, call),
+            estimated: shares == Shares::Estimated || calls > 1,
+        };
+        call += 1;
+        answering.answer(r, usage)
+    })?;
+    run.end(0)?;
+    Ok((run, events, answering))
 }
 
 /// One imported puzzle or input checked against its log entry (`--verify`).

@@ -31,11 +31,9 @@ use serde_json::Value;
 
 use super::tot::ImportError;
 use crate::engine::{
-    CallError, CallErrorKind, Command, Completion, Engine, Input, LlmRequest, LlmResponse, MethodKind, NodeStatus,
-    Params, Purpose, Task, Usage,
+    CallError, CallErrorKind, Completion, Engine, LlmRequest, LlmResponse, MethodKind, NodeStatus, Params, Purpose,
+    Task, Usage,
 };
-use crate::runtime::{sync, Run, StopPolicy};
-use crate::session::SessionWriter;
 use crate::tasks::crosswords::{self, board::accuracy, Crosswords};
 use crate::tasks::game24::Game24;
 use crate::tasks::writing::{self, Writing};
@@ -449,43 +447,22 @@ pub fn check_entry(
         ..Params::default()
     };
     params.check().map_err(|e| err(format!("the run's parameters are out of range: {e}")))?;
-    let writer = match out {
-        Some(dir) => {
-            let header = super::tot_log_header(name, &x, entry.idx, params.clone(), &log.backend, source);
-            let file = format!("{}-{}-{:04}.jsonl", name, log.method.label(), entry.idx);
-            Some(SessionWriter::create(&dir.join(file), &header)?)
-        }
-        None => None,
-    };
-    let session = writer.as_ref().map(|w| w.path().display().to_string());
+    let path = out.map(|dir| dir.join(format!("{}-{}-{:04}.jsonl", name, log.method.label(), entry.idx)));
+    let session = path.as_ref().map(|p| p.display().to_string());
     let engine_task: Arc<dyn Task> = task.clone();
-    // A first run counts the calls (the samples, then a judge call per judged sample),
-    // so the log's tokens can be shared over them before anything is written.
-    let calls = {
-        let mut answers = SampleAnswers::new(entry, &log.backend);
-        let mut run = Run::new(Engine::new(engine_task.clone(), &x, params.clone()), None, StopPolicy::default());
-        let mut calls = 0u64;
-        sync::drive(&mut run, vec![Input::command(Command::Run)], |r: &LlmRequest| {
-            calls += 1;
-            answers.answer(r, Usage::default())
-        })?;
-        calls
-    };
-    let mut run = Run::new(Engine::new(engine_task, &x, params), writer, StopPolicy::default());
-    let mut answers = SampleAnswers::new(entry, &log.backend);
-    let mut call = 0u64;
-    sync::drive(&mut run, vec![Input::command(Command::Run)], |r: &LlmRequest| {
-        // One call (Game of 24, crosswords): the log's per-input tokens are its own;
-        // several (writing's judge calls too): an equal share each, estimated.
-        let usage = Usage {
-            prompt_tokens: super::tot::share(usage.0, calls, call),
-            completion_tokens: super::tot::share(usage.1, calls, call),
-            estimated: calls > 1,
-        };
-        call += 1;
-        answers.answer(r, usage)
-    })?;
-    run.end(0)?;
+    // One call (Game of 24, crosswords): the log's per-input tokens are its own; several
+    // (writing's judge calls too): an equal share each, estimated.
+    let (run, _, _) = super::drive_sharing_usage(
+        || Engine::new(engine_task.clone(), &x, params.clone()),
+        || SampleAnswers::new(entry, &log.backend),
+        usage,
+        super::Shares::EstimatedIfShared,
+        || {
+            super::log_writer(path.as_deref(), || {
+                super::tot_log_header(name, &x, entry.idx, params.clone(), &log.backend, source)
+            })
+        },
+    )?;
     let engine = run.engine;
     let tree = engine.tree();
     let samples: Vec<_> = tree.node(tree.root()).children.clone();
@@ -589,7 +566,9 @@ impl<'a> SampleAnswers<'a> {
     fn new(entry: &'a NaiveEntry, model: &str) -> Self {
         SampleAnswers { entry, model: model.to_string(), answered: false, judged: vec![false; entry.ys.len()] }
     }
+}
 
+impl super::LogAnswerer for SampleAnswers<'_> {
     fn answer(&mut self, request: &LlmRequest, usage: Usage) -> Result<LlmResponse, CallError> {
         let fail = |message: String| CallError { kind: CallErrorKind::Import, message };
         let texts = if request.purpose == Purpose::Judge {

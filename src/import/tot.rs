@@ -21,11 +21,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::engine::{
-    CallError, CallErrorKind, Command, Completion, Engine, Evaluator, Event, Generator, Input, LlmRequest, LlmResponse,
-    NodeStatus, Params, Purpose, Selection, Usage,
+    CallError, CallErrorKind, Completion, Engine, Evaluator, Event, Generator, LlmRequest, LlmResponse, NodeStatus,
+    Params, Purpose, Selection, Usage,
 };
-use crate::runtime::{sync, Run, StopPolicy};
-use crate::session::SessionWriter;
 use crate::tasks::game24::{Game24, VALUE_CLASSES};
 
 #[derive(Debug, Clone, Deserialize)]
@@ -506,6 +504,7 @@ pub fn value_samples(value: f64, n: usize) -> Vec<String> {
 }
 
 /// Answers our engine's calls from one puzzle's log.
+#[derive(Clone)]
 struct LogAnswers {
     proposals: HashMap<String, VecDeque<String>>,
     values: HashMap<String, f64>,
@@ -552,7 +551,9 @@ impl LogAnswers {
         }
         Ok(LogAnswers { proposals, values, model: model.to_string() })
     }
+}
 
+impl super::LogAnswerer for LogAnswers {
     /// The log's reply to `request`; `usage` is the share of the puzzle's tokens it carries.
     fn answer(&mut self, request: &LlmRequest, usage: Usage) -> Result<LlmResponse, CallError> {
         let y = request.context.get("y").and_then(Value::as_str).unwrap_or("");
@@ -605,39 +606,20 @@ pub fn check_puzzle(
     params.check().map_err(|e| err(format!("the run's parameters are out of range: {e}")))?;
     let task = Arc::new(Game24::builtin());
     let model = run_info.backend.clone();
-    // A first run counts the calls, so the shares are known before anything is written.
-    let calls = {
-        let mut answers = LogAnswers::new(entry, &model).map_err(err)?;
-        let mut run = Run::new(Engine::new(task.clone(), &x, params.clone()), None, StopPolicy::default());
-        let mut calls = 0u64;
-        sync::drive(&mut run, vec![Input::command(Command::Run)], |r| {
-            calls += 1;
-            answers.answer(r, Usage::default())
-        })?;
-        calls
-    };
-    let mut answers = LogAnswers::new(entry, &model).map_err(err)?;
-    let engine = Engine::new(task, &x, params.clone());
-    let writer = match out {
-        Some(dir) => {
-            let header = super::tot_log_header(crate::tasks::game24::INFO.name, &x, entry.idx, params, &model, source);
-            Some(SessionWriter::create(&dir.join(format!("tot-log-{:04}.jsonl", entry.idx)), &header)?)
-        }
-        None => None,
-    };
-    let session = writer.as_ref().map(|w| w.path().display().to_string());
-    let mut run = Run::new(engine, writer, StopPolicy::default());
-    let mut call = 0u64;
-    let events = sync::drive(&mut run, vec![Input::command(Command::Run)], |r| {
-        let usage = Usage {
-            prompt_tokens: share(usage.0, calls, call),
-            completion_tokens: share(usage.1, calls, call),
-            estimated: true,
-        };
-        call += 1;
-        answers.answer(r, usage)
-    })?;
-    run.end(0)?;
+    let answers = LogAnswers::new(entry, &model).map_err(err)?;
+    let path = out.map(|dir| dir.join(format!("tot-log-{:04}.jsonl", entry.idx)));
+    let session = path.as_ref().map(|p| p.display().to_string());
+    let (run, events, _) = super::drive_sharing_usage(
+        || Engine::new(task.clone(), &x, params.clone()),
+        || answers.clone(),
+        usage,
+        super::Shares::Estimated,
+        || {
+            super::log_writer(path.as_deref(), || {
+                super::tot_log_header(crate::tasks::game24::INFO.name, &x, entry.idx, params.clone(), &model, source)
+            })
+        },
+    )?;
     let engine = run.engine;
     let tree = engine.tree();
     let selections: Vec<Vec<String>> = events

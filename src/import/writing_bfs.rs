@@ -27,13 +27,11 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::naive::{judge_replies, read_judgments, LogJudgment};
-use super::tot::{share, ImportError};
+use super::tot::ImportError;
 use crate::engine::{
-    CallError, CallErrorKind, Command, Completion, Engine, Evaluator, Event, Generator, Input, LlmRequest, LlmResponse,
-    Params, Purpose, Selection, Task, Usage,
+    CallError, CallErrorKind, Completion, Engine, Evaluator, Event, Generator, LlmRequest, LlmResponse, Params,
+    Purpose, Selection, Task, Usage,
 };
-use crate::runtime::{sync, Run, StopPolicy};
-use crate::session::SessionWriter;
 use crate::tasks::writing::{self, read, Writing};
 
 const EXPECTED: &str = "expected the reference Tree-of-Thoughts creative-writing search log (run.py --task text \
@@ -353,7 +351,9 @@ impl<'a> LogAnswers<'a> {
             judged: vec![false; entry.ys.len()],
         }
     }
+}
 
+impl super::LogAnswerer for LogAnswers<'_> {
     fn answer(&mut self, request: &LlmRequest, usage: Usage) -> Result<LlmResponse, CallError> {
         let fail = |message: String| CallError { kind: CallErrorKind::Import, message };
         let y = request.context.get("y").and_then(Value::as_str).unwrap_or("");
@@ -448,37 +448,19 @@ pub fn check_entry(
     let task = Arc::new(Writing::builtin());
     let engine_task: Arc<dyn Task> = task.clone();
     let model = run_info.backend.clone();
-    let calls = {
-        let mut answers = LogAnswers::new(entry, &task, &model);
-        let mut run = Run::new(Engine::new(engine_task.clone(), &x, params.clone()), None, StopPolicy::default());
-        let mut calls = 0u64;
-        sync::drive(&mut run, vec![Input::command(Command::Run)], |r| {
-            calls += 1;
-            answers.answer(r, Usage::default())
-        })?;
-        calls
-    };
-    let writer = match out {
-        Some(dir) => {
-            let header = super::tot_log_header(writing::INFO.name, &x, entry.idx, params.clone(), &model, source);
-            Some(SessionWriter::create(&dir.join(format!("writing-tot-bfs-{:04}.jsonl", entry.idx)), &header)?)
-        }
-        None => None,
-    };
-    let session = writer.as_ref().map(|w| w.path().display().to_string());
-    let mut answers = LogAnswers::new(entry, &task, &model);
-    let mut run = Run::new(Engine::new(engine_task, &x, params), writer, StopPolicy::default());
-    let mut call = 0u64;
-    let events = sync::drive(&mut run, vec![Input::command(Command::Run)], |r| {
-        let usage = Usage {
-            prompt_tokens: share(usage.0, calls, call),
-            completion_tokens: share(usage.1, calls, call),
-            estimated: true,
-        };
-        call += 1;
-        answers.answer(r, usage)
-    })?;
-    run.end(0)?;
+    let path = out.map(|dir| dir.join(format!("writing-tot-bfs-{:04}.jsonl", entry.idx)));
+    let session = path.as_ref().map(|p| p.display().to_string());
+    let (run, events, answers) = super::drive_sharing_usage(
+        || Engine::new(engine_task.clone(), &x, params.clone()),
+        || LogAnswers::new(entry, &task, &model),
+        usage,
+        super::Shares::Estimated,
+        || {
+            super::log_writer(path.as_deref(), || {
+                super::tot_log_header(writing::INFO.name, &x, entry.idx, params.clone(), &model, source)
+            })
+        },
+    )?;
     let log_of = answers.log_of;
     let engine = run.engine;
     let tree = engine.tree();
