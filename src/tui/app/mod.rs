@@ -205,6 +205,8 @@ pub struct App {
     pub replay_breaks: Option<Vec<crate::engine::breakpoint::Breakpoint>>,
     /// Where the replay's breakpoints fire, once computed for the current list.
     break_marks: Option<BreakMarks>,
+    /// The scores pane's ranking, kept between frames (see `ui::scores::RankCache`).
+    pub(crate) rank_cache: std::cell::RefCell<super::ui::scores::RankCache>,
 }
 
 impl App {
@@ -243,6 +245,7 @@ impl App {
             memory_notes: Default::default(),
             replay_breaks: None,
             break_marks: None,
+            rank_cache: Default::default(),
         }
     }
 

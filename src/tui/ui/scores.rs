@@ -23,7 +23,7 @@ use crate::engine::{Node, NodeId, NodeStatus};
 #[cfg(test)]
 pub fn current_candidates(app: &App) -> Vec<&Node> {
     match rows(app) {
-        Rows::Candidates(rows) => rows
+        Rows::Candidates(rows, _) => rows
             .into_iter()
             .filter_map(|r| match r {
                 Row::Node(n) => Some(n),
@@ -51,8 +51,29 @@ enum VoteRow {
 }
 
 enum Rows<'a> {
-    Candidates(Vec<Row<'a>>),
+    Candidates(Vec<Row<'a>>, Shape),
     Vote(Vote),
+}
+
+/// What the candidate lines need of all the ranked nodes, not only the shown ones.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Shape {
+    /// Some ranked node carries the score parts (`has_score_parts`).
+    columns: bool,
+    /// The value a full bar stands for: the highest value, at least 1.
+    max: f64,
+}
+
+/// The latest round's candidates in the order the pane shows them, with the cut-off
+/// line's place: kept between frames while nothing that ranks them changes (the app's
+/// version, its events and the tree's length), since a BFS step can rank tens of
+/// thousands of nodes and sorting them every frame costs milliseconds.
+#[derive(Debug, Default)]
+pub struct RankCache {
+    key: Option<(u64, usize, usize)>,
+    ids: Vec<NodeId>,
+    cut: Option<(usize, String)>,
+    shape: Option<Shape>,
 }
 
 struct Vote {
@@ -63,7 +84,7 @@ struct Vote {
 impl Rows<'_> {
     fn len(&self) -> usize {
         match self {
-            Rows::Candidates(r) => r.len(),
+            Rows::Candidates(r, _) => r.len(),
             Rows::Vote(v) => v.rows.len(),
         }
     }
@@ -103,7 +124,7 @@ fn has_score_parts(node: &Node) -> bool {
 
 fn part_columns(rows: &Rows) -> bool {
     match rows {
-        Rows::Candidates(rows) => rows.iter().any(|r| matches!(r, Row::Node(n) if has_score_parts(n))),
+        Rows::Candidates(_, shape) => shape.columns,
         Rows::Vote(_) => false,
     }
 }
@@ -126,18 +147,36 @@ fn part_text(node: &Node, part: &str) -> String {
     }
 }
 
-/// The latest round's candidates, each placed by what the engine did with it.
-fn candidate_rows(app: &App) -> Vec<Row<'_>> {
+/// The latest round's candidates, each placed by what the engine did with it (ranked
+/// once per change, see `RankCache`).
+fn candidate_rows(app: &App) -> (Vec<Row<'_>>, Shape) {
+    let tree = app.run.engine.tree();
+    let key = (app.version, app.events.len(), tree.len());
+    let mut cache = app.rank_cache.borrow_mut();
+    if cache.key != Some(key) {
+        *cache = rank(app);
+        cache.key = Some(key);
+    }
+    let shape = cache.shape.unwrap_or(Shape { columns: false, max: 1.0 });
+    let mut rows: Vec<Row> = cache.ids.iter().map(|&n| Row::Node(tree.node(n))).collect();
+    if let Some((at, label)) = cache.cut.as_ref().filter(|(at, _)| *at < rows.len()) {
+        rows.insert(*at, Row::Cut(label.clone()));
+    }
+    (rows, shape)
+}
+
+/// Rank the latest round's candidates (what `candidate_rows` shows).
+fn rank(app: &App) -> RankCache {
     let tree = app.run.engine.tree();
     let method = app.run.engine.view();
-    let mut nodes: Vec<&Node> = if let Candidates::These(ids) = &method.candidates {
+    let nodes: Vec<&Node> = if let Candidates::These(ids) = &method.candidates {
         ids.iter().filter(|&&n| tree.contains(n)).map(|&n| tree.node(n)).collect()
     } else {
         let last: Option<NodeId> = app.events.iter().rev().find_map(|e| match e {
             Event::Scored { id, .. } => Some(*id),
             _ => None,
         });
-        let Some(last) = last.filter(|&n| tree.contains(n)) else { return Vec::new() };
+        let Some(last) = last.filter(|&n| tree.contains(n)) else { return RankCache::default() };
         let anchor = tree.node(last);
         if method.candidates == Candidates::ByDepth {
             tree.nodes().filter(|n| n.depth == anchor.depth && n.id != tree.root()).collect()
@@ -152,10 +191,13 @@ fn candidate_rows(app: &App) -> Vec<Row<'_>> {
         Some(Cutoff::Beam { .. }) => group(n),
         _ => group(n).saturating_sub(2),
     };
-    nodes.sort_by(|a, b| {
-        let v = |n: &Node| value(n).unwrap_or(f64::NEG_INFINITY);
-        rank(a).cmp(&rank(b)).then(v(b).partial_cmp(&v(a)).unwrap_or(std::cmp::Ordering::Equal)).then(a.id.cmp(&b.id))
+    // Each node's rank and value read once, then sorted by them (then by id).
+    let mut keyed: Vec<(u8, f64, &Node)> =
+        nodes.into_iter().map(|n| (rank(n), value(n).unwrap_or(f64::NEG_INFINITY), n)).collect();
+    keyed.sort_by(|a, b| {
+        a.0.cmp(&b.0).then(b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal)).then(a.2.id.cmp(&b.2.id))
     });
+    let nodes: Vec<&Node> = keyed.into_iter().map(|(_, _, n)| n).collect();
     // Where the cut-off line goes: before the node at this index.
     let cut_at = match &method.cutoff {
         Some(Cutoff::Beam { n: beam, .. }) => {
@@ -175,11 +217,16 @@ fn candidate_rows(app: &App) -> Vec<Row<'_>> {
         None => None,
     };
     let label = method.cutoff.as_ref().map(|c| c.label().to_string()).unwrap_or_default();
-    let mut rows: Vec<Row> = nodes.into_iter().map(Row::Node).collect();
-    if let Some(at) = cut_at.filter(|&at| at < rows.len()) {
-        rows.insert(at, Row::Cut(label));
+    let shape = Shape {
+        columns: nodes.iter().any(|n| has_score_parts(n)),
+        max: nodes.iter().filter_map(|n| value(n)).fold(0.0f64, f64::max).max(1.0),
+    };
+    RankCache {
+        key: None,
+        ids: nodes.iter().map(|n| n.id).collect(),
+        cut: cut_at.map(|at| (at, label)),
+        shape: Some(shape),
     }
-    rows
 }
 
 fn vote_rows(votes: Votes) -> Vote {
@@ -203,7 +250,10 @@ fn vote_rows(votes: Votes) -> Vote {
 fn rows(app: &App) -> Rows<'_> {
     match app.run.engine.view().votes {
         Some(votes) => Rows::Vote(vote_rows(votes)),
-        None => Rows::Candidates(candidate_rows(app)),
+        None => {
+            let (rows, shape) = candidate_rows(app);
+            Rows::Candidates(rows, shape)
+        }
     }
 }
 
@@ -245,7 +295,7 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
     let height = (area.height.saturating_sub(2) as usize).saturating_sub(heading);
     let scroll = usize::from(app.scores_scroll).min(all.len().saturating_sub(height.max(1)));
     let (lines, extra) = match all {
-        Rows::Candidates(rows) => candidate_lines(view, rows, scroll, height, inner_width),
+        Rows::Candidates(rows, shape) => candidate_lines(view, rows, shape, scroll, height, inner_width),
         Rows::Vote(vote) => vote_lines(view, vote, scroll, height, inner_width),
     };
     let block = view.block(Pane::Scores, &extra);
@@ -255,6 +305,7 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
 fn candidate_lines(
     view: &View,
     rows: Vec<Row>,
+    shape: Shape,
     scroll: usize,
     height: usize,
     inner_width: usize,
@@ -274,14 +325,8 @@ fn candidate_lines(
         return (vec![Line::from(Span::styled(hint, view.style(Slot::Dim)))], extra);
     }
     let classes = app.run.engine.core.task.value_classes();
-    let nodes: Vec<&Node> = rows
-        .iter()
-        .filter_map(|r| match r {
-            Row::Node(n) => Some(*n),
-            Row::Cut(_) => None,
-        })
-        .collect();
-    let columns = nodes.iter().any(|n| has_score_parts(n));
+    let nodes = rows.iter().filter(|r| matches!(r, Row::Node(_))).count();
+    let columns = shape.columns;
     let label_of = |n: &Node| {
         if columns {
             // The parts' columns say the value (the total); the badge would repeat it.
@@ -311,7 +356,7 @@ fn candidate_lines(
         })
         .max()
         .unwrap_or(0);
-    let max = nodes.iter().filter_map(|n| value(n)).fold(0.0f64, f64::max).max(1.0);
+    let max = shape.max;
     let (headings, part_width) = part_headings(inner_width);
     let parts_width = if columns { part_width * SCORE_PARTS.len() } else { 0 };
     // Beside the score parts the bar only fits a wide pane (the total column says the value).
@@ -319,7 +364,7 @@ fn candidate_lines(
     let thought_width = inner_width.saturating_sub(label_width + parts_width + bar_width + 2);
     let first_node = rows.iter().take(scroll).filter(|r| matches!(r, Row::Node(_))).count();
     let shown_nodes = shown.iter().filter(|r| matches!(r, Row::Node(_))).count();
-    if let Some(range) = range_text(first_node, shown_nodes, nodes.len()) {
+    if let Some(range) = range_text(first_node, shown_nodes, nodes) {
         extra = if extra.is_empty() { range } else { format!("{extra} · {range}") };
     }
     let mut lines: Vec<Line<'static>> = Vec::new();
