@@ -192,6 +192,10 @@ pub struct App {
     pub areas: [Rect; 4],
     /// Bumped on every change that needs a redraw.
     pub version: u64,
+    /// Bumped whenever the engine shown may have changed (an input fed, a timeline seek, a
+    /// new run or problem): what panes computed from the whole tree keep between frames
+    /// is computed again (moving the selection keeps it).
+    pub revision: u64,
     /// Text streamed so far for calls still in flight: (call, sample) -> text.
     pub streaming: std::collections::BTreeMap<(u64, u32), String>,
     /// The problems of this explorer when it holds several (`tui --range A..B`).
@@ -239,6 +243,7 @@ impl App {
             elapsed_ms: 0,
             areas: [Rect::default(); 4],
             version: 0,
+            revision: 0,
             streaming: Default::default(),
             problems: None,
             memory_pane: None,
@@ -378,6 +383,7 @@ impl App {
         };
         let limits = &self.setup.limits;
         self.run = Run::new(engine, writer, StopPolicy::live(limits.budget, limits.price));
+        self.revision += 1;
         self.run.pause_on_break = true;
         if !limits.breakpoints.is_empty() {
             // The run opens with its breakpoints: a command, so the session and its replays have them.
@@ -400,6 +406,7 @@ impl App {
     /// Give the engine an input, record it, remember its events; returns the effects for the driver.
     fn feed(&mut self, input: Input, request: Option<&LlmRequest>) -> Vec<Effect> {
         let fed = self.run.feed(input, request);
+        self.revision += 1;
         if let Some(refused) = fed.refused {
             self.message = Some(refused);
             self.touch();
