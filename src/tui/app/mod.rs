@@ -211,9 +211,20 @@ pub struct App {
     break_marks: Option<BreakMarks>,
     /// The scores pane's ranking, kept between frames (see `ui::scores::RankCache`).
     pub(crate) rank_cache: std::cell::RefCell<super::ui::scores::RankCache>,
+    /// The tree pane's count of solutions, with the (revision, events, tree length) it is for.
+    pub(crate) solved_cache: std::cell::Cell<Option<(EngineKey, usize)>>,
 }
 
+/// What says the engine shown is unchanged since a pane computed something from the
+/// whole tree: the engine revision, the events and the tree's length (`App::engine_key`).
+pub type EngineKey = (u64, usize, usize);
+
 impl App {
+    /// The key of the engine shown now (see `EngineKey`).
+    pub fn engine_key(&self) -> EngineKey {
+        (self.revision, self.events.len(), self.run.engine.tree().len())
+    }
+
     fn base(setup: Setup, engine: Engine, header: Header, keymap: Keymap, themes: ThemeSet, theme: &str) -> App {
         let theme_name = themes.get_or_first(theme).name.clone();
         App {
@@ -251,6 +262,7 @@ impl App {
             replay_breaks: None,
             break_marks: None,
             rank_cache: Default::default(),
+            solved_cache: Default::default(),
         }
     }
 

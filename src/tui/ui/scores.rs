@@ -82,7 +82,7 @@ struct Shape {
 /// are put in order (the first `sorted`; the others follow in no order).
 #[derive(Debug, Default)]
 pub struct RankCache {
-    key: Option<(u64, usize, usize)>,
+    key: Option<crate::tui::app::EngineKey>,
     keyed: Vec<Key>,
     sorted: usize,
     cut: Option<(usize, String)>,
@@ -191,7 +191,7 @@ fn part_text(node: &Node, part: &str) -> String {
 /// engine did with it (ranked once per change, see `RankCache`).
 fn candidate_rows(app: &App, need: usize) -> Ranked<'_> {
     let tree = app.run.engine.tree();
-    let key = (app.revision, app.events.len(), tree.len());
+    let key = app.engine_key();
     let mut cache = app.rank_cache.borrow_mut();
     if cache.key != Some(key) {
         *cache = rank(app);
@@ -239,17 +239,29 @@ fn rank(app: &App) -> RankCache {
     };
     // Each node's rank and value read once (-0 as 0, so they tie as they compare).
     let value_key = |n: &Node| value(n).filter(|v| !v.is_nan()).map_or(f64::NEG_INFINITY, |v| v + 0.0);
-    let keyed: Vec<Key> = nodes.iter().map(|n| (rank(n), value_key(n), n.id)).collect();
+    // One pass over the nodes (tens of thousands after a BFS step) for everything below.
+    let mut keyed: Vec<Key> = Vec::with_capacity(nodes.len());
+    let (mut kept_count, mut dropped, mut scored) = (0, false, 0);
+    let mut shape = Shape { columns: false, max: 0.0 };
+    for n in &nodes {
+        keyed.push((rank(n), value_key(n), n.id));
+        kept_count += usize::from(kept(n));
+        dropped |= matches!(n.status, NodeStatus::Dropped(_));
+        scored += usize::from(group(n) == 1 && n.score.is_some());
+        shape.columns |= has_score_parts(n);
+        if let Some(v) = value(n) {
+            shape.max = shape.max.max(v);
+        }
+    }
+    shape.max = shape.max.max(1.0);
     // Where the cut-off line goes: before the node at this index.
     let cut_at = match &method.cutoff {
         Some(Cutoff::Beam { n: beam, .. }) => {
-            let decided = nodes.iter().any(|n| kept(n) || matches!(n.status, NodeStatus::Dropped(_)));
-            if decided {
+            if kept_count > 0 || dropped {
                 // After the states the engine keeps.
-                Some(nodes.iter().filter(|n| kept(n)).count())
+                Some(kept_count)
             } else {
                 // Not selected yet: where the beam will fall among the scored candidates.
-                let scored = nodes.iter().filter(|n| group(n) == 1 && n.score.is_some()).count();
                 (scored > *beam).then_some(*beam)
             }
         }
@@ -263,10 +275,6 @@ fn rank(app: &App) -> RankCache {
         None => None,
     };
     let label = method.cutoff.as_ref().map(|c| c.label().to_string()).unwrap_or_default();
-    let shape = Shape {
-        columns: nodes.iter().any(|n| has_score_parts(n)),
-        max: nodes.iter().filter_map(|n| value(n)).fold(0.0f64, f64::max).max(1.0),
-    };
     RankCache { key: None, keyed, sorted: 0, cut: cut_at.map(|at| (at, label)), shape: Some(shape) }
 }
 
