@@ -4,6 +4,10 @@
 //! clones share the tree's nodes and the calls' records, and the spacing is as close as
 //! a memory budget allows (`interval_for`), so that a step back past a checkpoint, even
 //! just after a jump, replays a few dozen inputs on a 100,000-node session.
+//! An input that does much more than the others (the reply that completes a BFS step
+//! drops thousands of candidates, each a status change and an event) gets a checkpoint
+//! right after it, so a step back never re-applies it and a step onto it restores it:
+//! a step costs a few light inputs of work wherever it lands.
 //! Every reply must answer a call the engine really made with the recorded request,
 //! and the events must come out as recorded; any difference is kept as a mismatch.
 
@@ -30,6 +34,9 @@ const FINE_PER_INTERVAL: usize = 16;
 /// The closest spacing of fine checkpoints, in inputs: a checkpoint of a large tree
 /// costs about as much to make and to free as replaying several inputs.
 const FINE_MIN_SPACING: usize = 16;
+/// An input whose recorded events number at least this many is heavy: the state right
+/// after it is kept (replaying one costs about as much as a whole stretch of light ones).
+pub const HEAVY_EVENTS: usize = 256;
 
 /// The session a cursor reads: borrowed (a one-off rebuild) or shared (the explorer).
 enum Source<'s> {
@@ -117,6 +124,17 @@ pub struct ReplayCursor<'s> {
     fine: Vec<(usize, Checkpoint)>,
     /// The stretch (`position / interval`) the fine checkpoints are kept for.
     fine_stretch: Option<usize>,
+    /// Positions right after a heavy input (`heavy_positions`), where a checkpoint is
+    /// kept once the cursor has walked there, and those checkpoints.
+    heavy: Vec<usize>,
+    /// The events that make an input heavy (`HEAVY_EVENTS` unless set), and the nodes
+    /// the recording adds (for the checkpoints' memory estimate).
+    heavy_events: usize,
+    nodes: usize,
+    heavy_checkpoints: std::collections::BTreeMap<usize, Checkpoint>,
+    /// The most recorded events of one input the last `seek` applied (a heavy input
+    /// re-applied shows here).
+    heaviest_applied: usize,
     position: usize,
     state: State,
     /// Inputs applied in all, going forward from wherever the cursor was restored to
@@ -168,6 +186,7 @@ impl<'s> ReplayCursor<'s> {
         }
         let torn_seq = if session.warnings.is_empty() && session.complete() { None } else { last_seq };
         let interval = interval_for(inputs.len(), nodes);
+        let heavy = heavy_positions(&inputs, interval, nodes, HEAVY_EVENTS);
         let h = &session.header;
         let engine = h.engine(Arc::clone(&task));
         let state = State { engine, totals: Totals::default(), issued_tools: Vec::new() };
@@ -183,6 +202,11 @@ impl<'s> ReplayCursor<'s> {
             checkpoints: vec![start],
             fine: Vec::new(),
             fine_stretch: None,
+            heavy,
+            heavy_events: HEAVY_EVENTS,
+            nodes,
+            heavy_checkpoints: Default::default(),
+            heaviest_applied: 0,
             position: 0,
             state,
             applied: 0,
@@ -196,9 +220,22 @@ impl<'s> ReplayCursor<'s> {
     /// Keep a checkpoint every `interval` inputs (at least 1) instead of the default.
     pub fn with_interval(mut self, interval: usize) -> Self {
         self.interval = interval.max(1);
+        self.reset_checkpoints()
+    }
+
+    /// Keep a checkpoint after every input with at least `events` recorded events
+    /// (instead of `HEAVY_EVENTS`; `usize::MAX`: none).
+    pub fn with_heavy_events(mut self, events: usize) -> Self {
+        self.heavy_events = events.max(1);
+        self.reset_checkpoints()
+    }
+
+    fn reset_checkpoints(mut self) -> Self {
+        self.heavy = heavy_positions(&self.inputs, self.interval, self.nodes, self.heavy_events);
         self.checkpoints.truncate(1);
         self.fine.clear();
         self.fine_stretch = None;
+        self.heavy_checkpoints.clear();
         let target = self.position;
         self.restore(0);
         self.forward(target);
@@ -294,6 +331,7 @@ impl<'s> ReplayCursor<'s> {
     /// nearest checkpoint at or before `k` unless the cursor is already closer.
     pub fn seek(&mut self, k: usize) {
         let k = k.min(self.inputs.len());
+        self.heaviest_applied = 0;
         // Fine checkpoints are kept in the stretch the cursor is sent to (dropped when it
         // is sent to another), and made as the cursor walks it.
         let stretch = k / self.interval;
@@ -307,11 +345,15 @@ impl<'s> ReplayCursor<'s> {
         }
         let nearest = (k / self.interval).min(self.checkpoints.len() - 1);
         let fine = self.fine.iter().rposition(|(at, _)| *at <= k);
-        let from = fine.map_or(nearest * self.interval, |f| self.fine[f].0);
+        let mut from = fine.map_or(nearest * self.interval, |f| self.fine[f].0);
+        // The state right after a heavy input, if that is closer.
+        let heavy = self.heavy_checkpoints.range(..=k).next_back().map(|(&at, _)| at).filter(|&at| at > from);
+        from = heavy.unwrap_or(from);
         if k < self.position || self.position < from {
-            match fine {
-                Some(f) => self.restore_fine(f),
-                None => self.restore(nearest),
+            match (heavy, fine) {
+                (Some(at), _) => self.restore_from(at, Kept::Heavy),
+                (None, Some(f)) => self.restore_fine(f),
+                (None, None) => self.restore(nearest),
             }
         }
         self.forward(k - self.position);
@@ -320,6 +362,16 @@ impl<'s> ReplayCursor<'s> {
     /// Inputs applied in all since the cursor was made (a seek costs what it adds).
     pub fn applied(&self) -> u64 {
         self.applied
+    }
+
+    /// The most recorded events of one input that the last `seek` applied (0: none applied).
+    pub fn heaviest_applied(&self) -> usize {
+        self.heaviest_applied
+    }
+
+    /// Checkpoints kept right after heavy inputs so far.
+    pub fn heavy_checkpoints(&self) -> usize {
+        self.heavy_checkpoints.len()
     }
 
     /// Fine checkpoints kept now (in the stretch the cursor was last sent to).
@@ -344,18 +396,19 @@ impl<'s> ReplayCursor<'s> {
     }
 
     fn restore(&mut self, i: usize) {
-        self.restore_from(i * self.interval, None);
+        self.restore_from(i * self.interval, Kept::Coarse);
     }
 
     fn restore_fine(&mut self, f: usize) {
-        self.restore_from(self.fine[f].0, Some(f));
+        self.restore_from(self.fine[f].0, Kept::Fine(f));
     }
 
-    /// Go back to the checkpoint at `position` (coarse, or fine number `fine`).
-    fn restore_from(&mut self, position: usize, fine: Option<usize>) {
-        let c = match fine {
-            Some(f) => &self.fine[f].1,
-            None => &self.checkpoints[position / self.interval],
+    /// Go back to the checkpoint at `position` (coarse, fine number `f`, or after a heavy input).
+    fn restore_from(&mut self, position: usize, kept: Kept) {
+        let c = match kept {
+            Kept::Fine(f) => &self.fine[f].1,
+            Kept::Coarse => &self.checkpoints[position / self.interval],
+            Kept::Heavy => &self.heavy_checkpoints[&position],
         };
         let old = std::mem::replace(&mut self.state, c.state.clone());
         // Freeing a long run's state takes milliseconds (a pointer per node and call to
@@ -440,7 +493,13 @@ impl<'s> ReplayCursor<'s> {
         self.position += 1;
         self.applied += 1;
         self.unshared += 1;
-        if self.position % self.interval == 0 && self.position / self.interval == self.checkpoints.len() {
+        self.heaviest_applied = self.heaviest_applied.max(at.events.len());
+        let heavy = self.heavy.binary_search(&self.position).is_ok();
+        if heavy && !self.heavy_checkpoints.contains_key(&self.position) {
+            self.unshared = 0;
+            let checkpoint = self.checkpoint();
+            self.heavy_checkpoints.insert(self.position, checkpoint);
+        } else if self.position % self.interval == 0 && self.position / self.interval == self.checkpoints.len() {
             self.unshared = 0;
             let checkpoint = self.checkpoint();
             self.checkpoints.push(checkpoint);
@@ -481,6 +540,34 @@ pub(super) fn interval_for(inputs: usize, nodes: usize) -> usize {
     let last = nodes as u128 * CHECKPOINT_BYTES_PER_NODE + inputs as u128 * CHECKPOINT_BYTES_PER_CALL;
     let spacing = (inputs as u128 * last).div_ceil(2 * CHECKPOINT_BUDGET);
     DEFAULT_INTERVAL.max(usize::try_from(spacing).unwrap_or(usize::MAX))
+}
+
+/// Which checkpoint to restore.
+enum Kept {
+    Coarse,
+    Fine(usize),
+    Heavy,
+}
+
+/// The positions right after the inputs with at least `events` recorded events, not on a
+/// checkpoint already: the heaviest ones, as many as `CHECKPOINT_BUDGET` holds of
+/// checkpoints as big as the last one (`interval_for`'s estimate), in order.
+fn heavy_positions(inputs: &[InputAt], interval: usize, nodes: usize, events: usize) -> Vec<usize> {
+    let mut heavy: Vec<(usize, usize)> = inputs
+        .iter()
+        .enumerate()
+        .map(|(i, at)| (i + 1, at.events.len()))
+        .filter(|&(p, n)| n >= events && p % interval != 0)
+        .collect();
+    let last = nodes as u128 * CHECKPOINT_BYTES_PER_NODE + inputs.len() as u128 * CHECKPOINT_BYTES_PER_CALL;
+    let room = usize::try_from(CHECKPOINT_BUDGET / last.max(1)).unwrap_or(usize::MAX);
+    if heavy.len() > room {
+        heavy.sort_by_key(|&(p, n)| (std::cmp::Reverse(n), p));
+        heavy.truncate(room);
+    }
+    let mut positions: Vec<usize> = heavy.into_iter().map(|(p, _)| p).collect();
+    positions.sort_unstable();
+    positions
 }
 
 fn task_for(session: &Session, prompt_dir: Option<&std::path::Path>) -> Result<Arc<dyn Task>, TaskError> {

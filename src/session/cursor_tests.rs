@@ -209,3 +209,81 @@ fn checkpoint_spacing_follows_the_memory_budget() {
         assert!(estimate(inputs, nodes) <= (64 << 20) as f64, "{inputs} inputs, {nodes} nodes");
     }
 }
+
+/// Events recorded per input, in input order.
+fn events_per_input(session: &Session) -> Vec<usize> {
+    let mut counts = vec![0; session.input_count()];
+    let seqs: Vec<u64> = session
+        .records
+        .iter()
+        .filter_map(|r| match r {
+            Record::Input { seq, .. } => Some(*seq),
+            _ => None,
+        })
+        .collect();
+    for r in &session.records {
+        if let Record::Event { seq, .. } = r {
+            if let Ok(i) = seqs.binary_search(seq) {
+                counts[i] += 1;
+            }
+        }
+    }
+    counts
+}
+
+/// Steps back one input at a time from a jump to the checkpoint after a heavy input (a
+/// BFS selection dropping most candidates) to the checkpoint before it, then forward
+/// again onto it: with heavy inputs kept, no step re-applies one (the heaviest input a
+/// step applies is a light one) and each lands where a fresh rebuild does; without, some
+/// steps re-apply them.
+#[test]
+fn a_step_back_past_a_heavy_input_re_applies_no_heavy_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = crate::runtime::bench::record_sampled_session(&dir.path().join("heavy.jsonl"), 400).unwrap();
+    let counts = events_per_input(&session);
+    let interval = 16;
+    // The heaviest inputs (the selections), as the cursor is told to count them.
+    let heaviest = counts.iter().copied().max().unwrap();
+    let threshold = heaviest / 2;
+    let heavy: Vec<usize> =
+        (0..counts.len()).filter(|&i| counts[i] >= threshold && (i + 1) % interval != 0).map(|i| i + 1).collect();
+    assert!(threshold > 50 && !heavy.is_empty(), "heaviest input {heaviest} events, heavy at {heavy:?}");
+    // The heaviest input (by recorded events) any step applied.
+    let walk = |cursor: &mut ReplayCursor, check: bool| {
+        let total = cursor.total();
+        let mut worst = 0;
+        let mut step = |cursor: &mut ReplayCursor, k: usize| {
+            cursor.seek(k);
+            worst = worst.max(cursor.heaviest_applied());
+        };
+        for &p in &heavy {
+            let (low, high) = ((p / interval) * interval, ((p / interval + 1) * interval).min(total));
+            cursor.seek(total);
+            cursor.seek(high);
+            for k in (low..high).rev() {
+                step(cursor, k);
+                if check && (k == p || k + 1 == p || k % 5 == 0) {
+                    let fresh = rebuild(&session, None, Some(k)).unwrap();
+                    assert_eq!(fingerprint(cursor.engine()), fingerprint(&fresh.engine), "back to input {k}");
+                    assert_eq!(cursor.events(), &recorded_events(&session, k)[..], "events back at input {k}");
+                }
+            }
+            // Forward onto the heavy input from just before it.
+            cursor.seek(p - 1);
+            step(cursor, p);
+            if check {
+                let fresh = rebuild(&session, None, Some(p)).unwrap();
+                assert_eq!(fingerprint(cursor.engine()), fingerprint(&fresh.engine), "forward onto input {p}");
+                assert_eq!(cursor.events(), &recorded_events(&session, p)[..]);
+            }
+        }
+        worst
+    };
+    let mut kept = ReplayCursor::new(&session, None).unwrap().with_interval(interval).with_heavy_events(threshold);
+    let worst = walk(&mut kept, true);
+    assert!(worst < threshold, "a step past heavy inputs at {heavy:?} applied one of {worst} events");
+    assert_eq!(kept.heavy_checkpoints(), heavy.len());
+    let mut not_kept = ReplayCursor::new(&session, None).unwrap().with_interval(interval).with_heavy_events(usize::MAX);
+    let worst = walk(&mut not_kept, false);
+    assert!(worst >= threshold, "without heavy checkpoints a step re-applies one: {worst} events");
+}

@@ -192,6 +192,10 @@ pub struct App {
     pub areas: [Rect; 4],
     /// Bumped on every change that needs a redraw.
     pub version: u64,
+    /// Bumped whenever the engine shown may have changed (an input fed, a timeline seek, a
+    /// new run or problem): what panes computed from the whole tree keep between frames
+    /// is computed again (moving the selection keeps it).
+    pub revision: u64,
     /// Text streamed so far for calls still in flight: (call, sample) -> text.
     pub streaming: std::collections::BTreeMap<(u64, u32), String>,
     /// The problems of this explorer when it holds several (`tui --range A..B`).
@@ -205,9 +209,22 @@ pub struct App {
     pub replay_breaks: Option<Vec<crate::engine::breakpoint::Breakpoint>>,
     /// Where the replay's breakpoints fire, once computed for the current list.
     break_marks: Option<BreakMarks>,
+    /// The scores pane's ranking, kept between frames (see `ui::scores::RankCache`).
+    pub(crate) rank_cache: std::cell::RefCell<super::ui::scores::RankCache>,
+    /// The tree pane's count of solutions, with the (revision, events, tree length) it is for.
+    pub(crate) solved_cache: std::cell::Cell<Option<(EngineKey, usize)>>,
 }
 
+/// What says the engine shown is unchanged since a pane computed something from the
+/// whole tree: the engine revision, the events and the tree's length (`App::engine_key`).
+pub type EngineKey = (u64, usize, usize);
+
 impl App {
+    /// The key of the engine shown now (see `EngineKey`).
+    pub fn engine_key(&self) -> EngineKey {
+        (self.revision, self.events.len(), self.run.engine.tree().len())
+    }
+
     fn base(setup: Setup, engine: Engine, header: Header, keymap: Keymap, themes: ThemeSet, theme: &str) -> App {
         let theme_name = themes.get_or_first(theme).name.clone();
         App {
@@ -237,12 +254,15 @@ impl App {
             elapsed_ms: 0,
             areas: [Rect::default(); 4],
             version: 0,
+            revision: 0,
             streaming: Default::default(),
             problems: None,
             memory_pane: None,
             memory_notes: Default::default(),
             replay_breaks: None,
             break_marks: None,
+            rank_cache: Default::default(),
+            solved_cache: Default::default(),
         }
     }
 
@@ -375,6 +395,7 @@ impl App {
         };
         let limits = &self.setup.limits;
         self.run = Run::new(engine, writer, StopPolicy::live(limits.budget, limits.price));
+        self.revision += 1;
         self.run.pause_on_break = true;
         if !limits.breakpoints.is_empty() {
             // The run opens with its breakpoints: a command, so the session and its replays have them.
@@ -397,6 +418,7 @@ impl App {
     /// Give the engine an input, record it, remember its events; returns the effects for the driver.
     fn feed(&mut self, input: Input, request: Option<&LlmRequest>) -> Vec<Effect> {
         let fed = self.run.feed(input, request);
+        self.revision += 1;
         if let Some(refused) = fed.refused {
             self.message = Some(refused);
             self.touch();

@@ -178,6 +178,7 @@ impl App {
         self.setup.header = h.clone();
         self.header = h.clone();
         self.run = Run::new(engine, None, StopPolicy::default());
+        self.revision += 1;
         self.events.clear();
         self.streaming.clear();
         self.tree_state = TreeState::default();

@@ -116,6 +116,7 @@ impl App {
         std::mem::swap(&mut self.run.engine, r.timeline.engine_mut());
         r.timeline.seek(cursor);
         std::mem::swap(&mut self.run.engine, r.timeline.engine_mut());
+        self.revision += 1;
         r.cursor = r.timeline.position();
         let at_end = r.cursor >= r.total;
         self.run.totals = r.timeline.totals();
@@ -190,6 +191,7 @@ impl App {
                 // The budget counts the whole session, the parent's part included.
                 let limits = &self.setup.limits;
                 self.run.go_live(Some(w), StopPolicy::live(limits.budget, limits.price));
+                self.revision += 1;
             }
             Err(e) => {
                 self.message = Some(format!("cannot fork: {e}"));

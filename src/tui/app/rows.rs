@@ -1,9 +1,10 @@
 //! The tree pane's state: which nodes are closed, the selection, the scroll offset, and
 //! the flattened list of the rows it shows (every node whose ancestors are all open, in
 //! depth-first order). The list is kept up to date as the engine adds nodes (each new
-//! node goes in after its parent's shown subtree) and rebuilt only when a node is opened
-//! or closed or the tree shrinks (the timeline went back), so a frame draws the rows in
-//! view and nothing else, however big the tree.
+//! node goes in after its parent's shown subtree, and when the timeline goes back the
+//! rows of the nodes it took away are dropped: they are the newest, and below nodes that
+//! stay) and rebuilt only when a node is opened or closed or many nodes came at once, so
+//! a frame draws the rows in view and nothing else, however big the tree.
 //!
 //! It replaces `tui_tree_widget::TreeState` with the same methods and the same look:
 //! identifiers are paths of node ids from the root, and a node is open unless closed.
@@ -202,10 +203,14 @@ impl TreeState {
     }
 
     /// Bring the rows up to date with `tree`: patch in the nodes added since the last
-    /// sync, or rebuild the list if nodes were opened or closed or the tree shrank.
+    /// sync, drop those taken away (a tree is only ever cut back to an earlier length: a
+    /// node's id is larger than its parent's, so the nodes left keep their order), or
+    /// rebuild the list if nodes were opened or closed or many were added.
     pub fn sync(&mut self, tree: &SearchTree) {
         let len = tree.len();
-        if self.dirty || len < self.synced || len - self.synced > PATCH_LIMIT || self.rows.is_empty() {
+        if !self.dirty && len < self.synced && !self.rows.is_empty() {
+            self.rows.retain(|r| r.id < len);
+        } else if self.dirty || len < self.synced || len - self.synced > PATCH_LIMIT || self.rows.is_empty() {
             self.rows = flatten(tree, &self.closed);
         } else {
             for id in self.synced..len {
@@ -292,7 +297,27 @@ mod tests {
         let mut state = TreeState::default();
         state.sync(&tree);
         let mut patched = 0;
+        // Earlier trees of this history, to go back to as the timeline does (an earlier
+        // state of the same run: the tree cut back to an earlier length).
+        let mut earlier: Vec<SearchTree> = Vec::new();
+        let (mut cut_back, mut longest) = (0, 0);
         for round in 0..3000 {
+            if round % 50 == 0 {
+                earlier.push(tree.clone());
+            }
+            // Now and then back to an earlier tree (its rows dropped, not rebuilt), and on from there.
+            if round % 71 == 70 {
+                let i = earlier.len() - 1 - (rng.next_u64() % earlier.len().min(3) as u64) as usize;
+                let back = earlier[i].clone();
+                if back.len() < tree.len() {
+                    // What came after it is another history from here on.
+                    earlier.truncate(i + 1);
+                    tree = back;
+                    state.sync(&tree);
+                    assert_eq!(state.rows(), walked(&tree, &state).as_slice(), "back, round {round}");
+                    cut_back += 1;
+                }
+            }
             let pick = |rng: &mut SplitMix64, tree: &SearchTree| NodeId((rng.next_u64() % tree.len() as u64) as usize);
             match rng.next_u64() % 10 {
                 // Mostly adds, a few at a time (patched), now and then a burst (rebuilt).
@@ -324,9 +349,11 @@ mod tests {
             }
             state.sync(&tree);
             assert_eq!(state.rows(), walked(&tree, &state).as_slice(), "round {round}");
+            longest = longest.max(tree.len());
         }
         assert!(patched > 1000, "most adds were patched in, not rebuilt");
-        assert!(tree.len() > 3000);
+        assert!(cut_back > 10, "{cut_back} times back");
+        assert!(longest > 500, "the tree grew to {longest} nodes");
     }
 
     #[test]

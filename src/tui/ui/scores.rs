@@ -22,8 +22,8 @@ use crate::engine::{Node, NodeId, NodeStatus};
 /// latest scored node, or the nodes the method names), in the order the pane shows them.
 #[cfg(test)]
 pub fn current_candidates(app: &App) -> Vec<&Node> {
-    match rows(app) {
-        Rows::Candidates(rows) => rows
+    match rows(app, usize::MAX) {
+        Rows::Candidates(Ranked { rows, .. }) => rows
             .into_iter()
             .filter_map(|r| match r {
                 Row::Node(n) => Some(n),
@@ -51,8 +51,69 @@ enum VoteRow {
 }
 
 enum Rows<'a> {
-    Candidates(Vec<Row<'a>>),
+    Candidates(Ranked<'a>),
     Vote(Vote),
+}
+
+/// The first rows of the ranked candidates (as many as asked for), with what the pane
+/// needs to know of all of them.
+struct Ranked<'a> {
+    rows: Vec<Row<'a>>,
+    /// All the rows: the candidates, and the cut-off line if it is drawn.
+    len: usize,
+    /// The candidates.
+    nodes: usize,
+    shape: Shape,
+}
+
+/// What the candidate lines need of all the ranked nodes, not only the shown ones.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Shape {
+    /// Some ranked node carries the score parts (`has_score_parts`).
+    columns: bool,
+    /// The value a full bar stands for: the highest value, at least 1.
+    max: f64,
+}
+
+/// The latest round's candidates in the order the pane shows them, with the cut-off
+/// line's place: kept between frames while nothing that ranks them changes (the app's
+/// engine revision, its events and the tree's length). A BFS step can rank tens of
+/// thousands of nodes while the pane shows a dozen, so only the rows asked for so far
+/// are put in order (the first `sorted`; the others follow in no order).
+#[derive(Debug, Default)]
+pub struct RankCache {
+    key: Option<crate::tui::app::EngineKey>,
+    keyed: Vec<Key>,
+    sorted: usize,
+    cut: Option<(usize, String)>,
+    shape: Option<Shape>,
+}
+
+/// A candidate's place: its rank (group), its value (higher first; none, or not a
+/// number, last) and its id (lower first). Ids differ, so no two keys are equal.
+type Key = (u8, f64, NodeId);
+
+fn order(a: &Key, b: &Key) -> std::cmp::Ordering {
+    a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)).then(a.2.cmp(&b.2))
+}
+
+impl RankCache {
+    /// Put the first `n` candidates in order (a partial selection, then a sort of those).
+    fn sort_first(&mut self, n: usize) {
+        let n = n.min(self.keyed.len());
+        if n <= self.sorted {
+            return;
+        }
+        let rest = &mut self.keyed[self.sorted..];
+        let m = n - self.sorted;
+        if m < rest.len() {
+            rest.select_nth_unstable_by(m - 1, order);
+            rest[..m].sort_unstable_by(order);
+        } else {
+            rest.sort_unstable_by(order);
+        }
+        self.sorted = n;
+    }
 }
 
 struct Vote {
@@ -63,7 +124,7 @@ struct Vote {
 impl Rows<'_> {
     fn len(&self) -> usize {
         match self {
-            Rows::Candidates(r) => r.len(),
+            Rows::Candidates(r) => r.len,
             Rows::Vote(v) => v.rows.len(),
         }
     }
@@ -103,7 +164,7 @@ fn has_score_parts(node: &Node) -> bool {
 
 fn part_columns(rows: &Rows) -> bool {
     match rows {
-        Rows::Candidates(rows) => rows.iter().any(|r| matches!(r, Row::Node(n) if has_score_parts(n))),
+        Rows::Candidates(r) => r.shape.columns,
         Rows::Vote(_) => false,
     }
 }
@@ -126,18 +187,42 @@ fn part_text(node: &Node, part: &str) -> String {
     }
 }
 
-/// The latest round's candidates, each placed by what the engine did with it.
-fn candidate_rows(app: &App) -> Vec<Row<'_>> {
+/// The first `need` rows of the latest round's candidates, each placed by what the
+/// engine did with it (ranked once per change, see `RankCache`).
+fn candidate_rows(app: &App, need: usize) -> Ranked<'_> {
+    let tree = app.run.engine.tree();
+    let key = app.engine_key();
+    let mut cache = app.rank_cache.borrow_mut();
+    if cache.key != Some(key) {
+        *cache = rank(app);
+        cache.key = Some(key);
+    }
+    let shape = cache.shape.unwrap_or(Shape { columns: false, max: 1.0 });
+    let nodes = cache.keyed.len();
+    let cut = cache.cut.as_ref().filter(|(at, _)| *at < nodes).map(|(at, label)| (*at, label.clone()));
+    let len = nodes + usize::from(cut.is_some());
+    let need = need.min(len);
+    cache.sort_first(need);
+    let mut rows: Vec<Row> = cache.keyed[..need.min(nodes)].iter().map(|k| Row::Node(tree.node(k.2))).collect();
+    if let Some((at, label)) = cut.filter(|(at, _)| *at <= rows.len()) {
+        rows.insert(at, Row::Cut(label));
+    }
+    rows.truncate(need);
+    Ranked { rows, len, nodes, shape }
+}
+
+/// Rank the latest round's candidates (what `candidate_rows` shows).
+fn rank(app: &App) -> RankCache {
     let tree = app.run.engine.tree();
     let method = app.run.engine.view();
-    let mut nodes: Vec<&Node> = if let Candidates::These(ids) = &method.candidates {
+    let nodes: Vec<&Node> = if let Candidates::These(ids) = &method.candidates {
         ids.iter().filter(|&&n| tree.contains(n)).map(|&n| tree.node(n)).collect()
     } else {
         let last: Option<NodeId> = app.events.iter().rev().find_map(|e| match e {
             Event::Scored { id, .. } => Some(*id),
             _ => None,
         });
-        let Some(last) = last.filter(|&n| tree.contains(n)) else { return Vec::new() };
+        let Some(last) = last.filter(|&n| tree.contains(n)) else { return RankCache::default() };
         let anchor = tree.node(last);
         if method.candidates == Candidates::ByDepth {
             tree.nodes().filter(|n| n.depth == anchor.depth && n.id != tree.root()).collect()
@@ -152,34 +237,45 @@ fn candidate_rows(app: &App) -> Vec<Row<'_>> {
         Some(Cutoff::Beam { .. }) => group(n),
         _ => group(n).saturating_sub(2),
     };
-    nodes.sort_by(|a, b| {
-        let v = |n: &Node| value(n).unwrap_or(f64::NEG_INFINITY);
-        rank(a).cmp(&rank(b)).then(v(b).partial_cmp(&v(a)).unwrap_or(std::cmp::Ordering::Equal)).then(a.id.cmp(&b.id))
-    });
+    // Each node's rank and value read once (-0 as 0, so they tie as they compare).
+    let value_key = |n: &Node| value(n).filter(|v| !v.is_nan()).map_or(f64::NEG_INFINITY, |v| v + 0.0);
+    // One pass over the nodes (tens of thousands after a BFS step) for everything below.
+    let mut keyed: Vec<Key> = Vec::with_capacity(nodes.len());
+    let (mut kept_count, mut dropped, mut scored) = (0, false, 0);
+    let mut shape = Shape { columns: false, max: 0.0 };
+    for n in &nodes {
+        keyed.push((rank(n), value_key(n), n.id));
+        kept_count += usize::from(kept(n));
+        dropped |= matches!(n.status, NodeStatus::Dropped(_));
+        scored += usize::from(group(n) == 1 && n.score.is_some());
+        shape.columns |= has_score_parts(n);
+        if let Some(v) = value(n) {
+            shape.max = shape.max.max(v);
+        }
+    }
+    shape.max = shape.max.max(1.0);
     // Where the cut-off line goes: before the node at this index.
     let cut_at = match &method.cutoff {
         Some(Cutoff::Beam { n: beam, .. }) => {
-            let decided = nodes.iter().any(|n| kept(n) || matches!(n.status, NodeStatus::Dropped(_)));
-            if decided {
+            if kept_count > 0 || dropped {
                 // After the states the engine keeps.
-                Some(nodes.iter().filter(|n| kept(n)).count())
+                Some(kept_count)
             } else {
                 // Not selected yet: where the beam will fall among the scored candidates.
-                let scored = nodes.iter().filter(|n| group(n) == 1 && n.score.is_some()).count();
                 (scored > *beam).then_some(*beam)
             }
         }
         Some(Cutoff::Threshold { value: t, .. }) => {
-            nodes.iter().position(|n| rank(n) == 0 && value(n).is_some_and(|v| v < *t))
+            // Before the first (in order) of the left-alone candidates under the threshold:
+            // at the number of candidates ranked before it.
+            let under = |i: &usize| rank(nodes[*i]) == 0 && value(nodes[*i]).is_some_and(|v| v < *t);
+            let first = (0..nodes.len()).filter(under).min_by(|&a, &b| order(&keyed[a], &keyed[b]));
+            first.map(|f| keyed.iter().filter(|k| order(k, &keyed[f]).is_lt()).count())
         }
         None => None,
     };
     let label = method.cutoff.as_ref().map(|c| c.label().to_string()).unwrap_or_default();
-    let mut rows: Vec<Row> = nodes.into_iter().map(Row::Node).collect();
-    if let Some(at) = cut_at.filter(|&at| at < rows.len()) {
-        rows.insert(at, Row::Cut(label));
-    }
-    rows
+    RankCache { key: None, keyed, sorted: 0, cut: cut_at.map(|at| (at, label)), shape: Some(shape) }
 }
 
 fn vote_rows(votes: Votes) -> Vote {
@@ -200,16 +296,17 @@ fn vote_rows(votes: Votes) -> Vote {
     Vote { votes, rows }
 }
 
-fn rows(app: &App) -> Rows<'_> {
+/// The pane's rows: all of a vote's, the first `need` of the candidates'.
+fn rows(app: &App, need: usize) -> Rows<'_> {
     match app.run.engine.view().votes {
         Some(votes) => Rows::Vote(vote_rows(votes)),
-        None => Rows::Candidates(candidate_rows(app)),
+        None => Rows::Candidates(candidate_rows(app, need)),
     }
 }
 
 /// How far the pane can scroll: its rows past the ones that fit.
 pub fn max_scroll(app: &App) -> usize {
-    let all = rows(app);
+    let all = rows(app, 0);
     // The score parts' heading line takes a row.
     let heading = usize::from(part_columns(&all));
     let height = (app.areas[Pane::Scores.index()].height.saturating_sub(2) as usize).saturating_sub(heading);
@@ -240,12 +337,13 @@ fn fit(text: &str, width: usize) -> String {
 pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
     let app = view.app;
     let inner_width = area.width.saturating_sub(2) as usize;
-    let all = rows(app);
+    // The rows down to the last one the pane can show.
+    let all = rows(app, usize::from(app.scores_scroll) + area.height as usize);
     let heading = usize::from(part_columns(&all));
     let height = (area.height.saturating_sub(2) as usize).saturating_sub(heading);
     let scroll = usize::from(app.scores_scroll).min(all.len().saturating_sub(height.max(1)));
     let (lines, extra) = match all {
-        Rows::Candidates(rows) => candidate_lines(view, rows, scroll, height, inner_width),
+        Rows::Candidates(ranked) => candidate_lines(view, ranked, scroll, height, inner_width),
         Rows::Vote(vote) => vote_lines(view, vote, scroll, height, inner_width),
     };
     let block = view.block(Pane::Scores, &extra);
@@ -254,7 +352,7 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
 
 fn candidate_lines(
     view: &View,
-    rows: Vec<Row>,
+    ranked: Ranked,
     scroll: usize,
     height: usize,
     inner_width: usize,
@@ -262,7 +360,8 @@ fn candidate_lines(
     let app = view.app;
     let cutoff = app.run.engine.view().cutoff;
     let mut extra = cutoff.as_ref().map(|c| c.label().to_string()).unwrap_or_default();
-    if rows.is_empty() {
+    let Ranked { rows, nodes, shape, .. } = ranked;
+    if nodes == 0 {
         let engine = &app.run.engine;
         let hint = if !engine.core.params.method.info().tree_search {
             format!("{} scores nothing: its steps are in the transcript", engine.core.params.method)
@@ -274,14 +373,7 @@ fn candidate_lines(
         return (vec![Line::from(Span::styled(hint, view.style(Slot::Dim)))], extra);
     }
     let classes = app.run.engine.core.task.value_classes();
-    let nodes: Vec<&Node> = rows
-        .iter()
-        .filter_map(|r| match r {
-            Row::Node(n) => Some(*n),
-            Row::Cut(_) => None,
-        })
-        .collect();
-    let columns = nodes.iter().any(|n| has_score_parts(n));
+    let columns = shape.columns;
     let label_of = |n: &Node| {
         if columns {
             // The parts' columns say the value (the total); the badge would repeat it.
@@ -311,7 +403,7 @@ fn candidate_lines(
         })
         .max()
         .unwrap_or(0);
-    let max = nodes.iter().filter_map(|n| value(n)).fold(0.0f64, f64::max).max(1.0);
+    let max = shape.max;
     let (headings, part_width) = part_headings(inner_width);
     let parts_width = if columns { part_width * SCORE_PARTS.len() } else { 0 };
     // Beside the score parts the bar only fits a wide pane (the total column says the value).
@@ -319,7 +411,7 @@ fn candidate_lines(
     let thought_width = inner_width.saturating_sub(label_width + parts_width + bar_width + 2);
     let first_node = rows.iter().take(scroll).filter(|r| matches!(r, Row::Node(_))).count();
     let shown_nodes = shown.iter().filter(|r| matches!(r, Row::Node(_))).count();
-    if let Some(range) = range_text(first_node, shown_nodes, nodes.len()) {
+    if let Some(range) = range_text(first_node, shown_nodes, nodes) {
         extra = if extra.is_empty() { range } else { format!("{extra} · {range}") };
     }
     let mut lines: Vec<Line<'static>> = Vec::new();
@@ -452,4 +544,34 @@ fn vote_lines(
         })
         .collect();
     (lines, extra)
+}
+
+#[cfg(test)]
+mod rank_tests {
+    use super::*;
+    use crate::engine::rng::SplitMix64;
+
+    /// Putting the first rows in order a few at a time (as the pane scrolls) gives the
+    /// same rows as sorting all of them: ties by rank and value go by id, -0 ties with 0,
+    /// no value and not-a-number come last.
+    #[test]
+    fn the_rows_put_in_order_as_asked_are_those_of_a_full_sort() {
+        let mut rng = SplitMix64::new(7);
+        let values = [f64::NEG_INFINITY, 0.0, -0.0 + 0.0, 1.0, 2.5, 60.0, 0.001, 20.0];
+        let keyed: Vec<Key> = (0..3000)
+            .map(|i| {
+                let r = rng.next_u64();
+                ((r % 5) as u8, values[((r >> 8) % values.len() as u64) as usize], NodeId(i))
+            })
+            .collect();
+        let mut full = keyed.clone();
+        full.sort_by(order);
+        let mut cache = RankCache { keyed, ..RankCache::default() };
+        for n in [0, 1, 12, 13, 40, 39, 700, 2999, 3000, 5000] {
+            cache.sort_first(n);
+            let n = n.min(full.len());
+            assert_eq!(&cache.keyed[..n], &full[..n], "first {n}");
+        }
+        assert_eq!(cache.keyed, full);
+    }
 }

@@ -156,7 +156,16 @@ pub fn react_label(node: &Node) -> String {
 pub fn draw(frame: &mut Frame, view: &View, state: &mut TreeState, area: Rect) {
     let tree = view.app.run.engine.tree();
     state.sync(tree);
-    let solved = tree.nodes().filter(|n| n.status == NodeStatus::Solution).count();
+    // Counted once per change of the engine (a walk of every node), not every frame.
+    let key = view.app.engine_key();
+    let solved = match view.app.solved_cache.get() {
+        Some((k, solved)) if k == key => solved,
+        _ => {
+            let solved = tree.nodes().filter(|n| n.status == NodeStatus::Solution).count();
+            view.app.solved_cache.set(Some((key, solved)));
+            solved
+        }
+    };
     let extra = format!(
         "{} node{}{}{}",
         tree.len(),
