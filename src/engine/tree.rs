@@ -298,12 +298,67 @@ pub fn split_notes(text: &str) -> (String, Vec<Note>) {
 /// How many of a parent's latest children a new child's text is compared with.
 const SHARE_WINDOW: usize = 64;
 
-/// Nodes are shared (copy-on-write), so cloning a tree for a replay checkpoint costs
-/// a pointer per node and a node is copied only when a clone changes it.
+/// Nodes are shared (copy-on-write) in shared chunks of [`CHUNK`], so cloning a tree for
+/// a replay checkpoint costs a pointer per chunk, a change copies the node and its
+/// chunk's pointers only, and a clone shares everything else.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct SearchTree {
     #[serde(with = "shared_nodes")]
-    nodes: Vec<Arc<Node>>,
+    nodes: Nodes,
+}
+
+/// Nodes a chunk of [`Nodes`] holds.
+const CHUNK: usize = 64;
+
+/// An append-only list of shared nodes, in shared chunks: all full but the last.
+#[derive(Debug, Clone, Default)]
+struct Nodes {
+    chunks: Vec<Arc<Vec<Arc<Node>>>>,
+    len: usize,
+}
+
+impl Nodes {
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn get(&self, i: usize) -> Option<&Arc<Node>> {
+        self.chunks.get(i / CHUNK).and_then(|c| c.get(i % CHUNK))
+    }
+
+    /// The node to change, copied first if a clone of the tree shares it (and its chunk
+    /// copied first if a clone shares that).
+    fn make_mut(&mut self, i: usize) -> &mut Node {
+        assert!(i < self.len, "node #{i} of {}", self.len);
+        Arc::make_mut(&mut Arc::make_mut(&mut self.chunks[i / CHUNK])[i % CHUNK])
+    }
+
+    fn push(&mut self, node: Arc<Node>) {
+        match self.chunks.last_mut() {
+            Some(last) if last.len() < CHUNK => Arc::make_mut(last).push(node),
+            _ => {
+                let mut chunk = Vec::with_capacity(CHUNK);
+                chunk.push(node);
+                self.chunks.push(Arc::new(chunk));
+            }
+        }
+        self.len += 1;
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &Arc<Node>> {
+        self.chunks.iter().flat_map(|c| c.iter())
+    }
+}
+
+impl std::ops::Index<usize> for Nodes {
+    type Output = Node;
+    /// Ids handed out by the engine are always valid; this panics only on a bug.
+    fn index(&self, i: usize) -> &Node {
+        match self.get(i) {
+            Some(n) => n,
+            None => panic!("node #{i} of {}", self.len),
+        }
+    }
 }
 
 /// Serialised as a plain list of nodes.
@@ -312,14 +367,18 @@ mod shared_nodes {
 
     use serde::{Deserialize, Deserializer, Serializer};
 
-    use super::Node;
+    use super::{Node, Nodes};
 
-    pub fn serialize<S: Serializer>(nodes: &[Arc<Node>], s: S) -> Result<S::Ok, S::Error> {
+    pub fn serialize<S: Serializer>(nodes: &Nodes, s: S) -> Result<S::Ok, S::Error> {
         s.collect_seq(nodes.iter().map(|n| &**n))
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Arc<Node>>, D::Error> {
-        Ok(Vec::<Node>::deserialize(d)?.into_iter().map(Arc::new).collect())
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Nodes, D::Error> {
+        let mut nodes = Nodes::default();
+        for n in Vec::<Node>::deserialize(d)? {
+            nodes.push(Arc::new(n));
+        }
+        Ok(nodes)
     }
 }
 
@@ -346,7 +405,9 @@ impl SearchTree {
             notes: Vec::new(),
             label: None,
         };
-        SearchTree { nodes: vec![Arc::new(root)] }
+        let mut nodes = Nodes::default();
+        nodes.push(Arc::new(root));
+        SearchTree { nodes }
     }
 
     pub fn root(&self) -> NodeId {
@@ -358,7 +419,7 @@ impl SearchTree {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.nodes.is_empty()
+        self.nodes.len() == 0
     }
 
     pub fn get(&self, id: NodeId) -> Option<&Node> {
@@ -371,7 +432,7 @@ impl SearchTree {
     }
 
     pub fn node_mut(&mut self, id: NodeId) -> &mut Node {
-        Arc::make_mut(&mut self.nodes[id.0])
+        self.nodes.make_mut(id.0)
     }
 
     pub fn nodes(&self) -> impl Iterator<Item = &Node> {
@@ -536,6 +597,35 @@ pub fn format_value(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_clone_shares_the_nodes_in_chunks_and_a_change_copies_one_node_and_its_chunk() {
+        let mut t = SearchTree::new("4 5 6 10");
+        for i in 0..200 {
+            t.add_child(t.root(), format!("line {i}"), format!("line {i}\n"), Origin::Model);
+        }
+        assert_eq!((t.len(), t.nodes.chunks.len()), (201, 201usize.div_ceil(CHUNK)));
+        let ids: Vec<usize> = t.nodes().map(|n| n.id.0).collect();
+        assert_eq!(ids, (0..201).collect::<Vec<_>>(), "in id order across chunks");
+        let checkpoint = t.clone();
+        let shared = |a: &SearchTree, b: &SearchTree| {
+            a.nodes.chunks.iter().zip(&b.nodes.chunks).filter(|(x, y)| Arc::ptr_eq(x, y)).count()
+        };
+        assert_eq!(shared(&t, &checkpoint), t.nodes.chunks.len(), "a clone copies no chunk");
+        t.node_mut(NodeId(70)).status = NodeStatus::Expanded;
+        assert_eq!(shared(&t, &checkpoint), t.nodes.chunks.len() - 1, "one chunk copied");
+        assert_eq!(checkpoint.node(NodeId(70)).status, NodeStatus::Candidate, "the clone is untouched");
+        assert!(Arc::ptr_eq(t.nodes.get(71).unwrap(), checkpoint.nodes.get(71).unwrap()), "its other nodes shared");
+        // Adding to a shared last chunk copies it; the clone keeps its length.
+        t.add_child(t.root(), "more".into(), "more\n".into(), Origin::Model);
+        assert_eq!((t.len(), checkpoint.len()), (202, 201));
+        assert!(checkpoint.get(NodeId(201)).is_none() && t.get(NodeId(201)).is_some());
+        // Serialised as the plain list it always was, and read back the same.
+        let json = serde_json::to_value(&t).unwrap();
+        assert_eq!(json["nodes"].as_array().map(Vec::len), Some(202));
+        let back: SearchTree = serde_json::from_value(json.clone()).unwrap();
+        assert_eq!(serde_json::to_value(&back).unwrap(), json);
+    }
 
     #[test]
     fn siblings_with_the_same_thought_store_it_once() {

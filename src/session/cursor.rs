@@ -22,12 +22,13 @@ use crate::tasks::{TaskError, TaskOptions};
 /// The spacing of checkpoints, in inputs, unless the memory budget below needs a wider
 /// one: a step back past a checkpoint replays at most this many inputs (about 0.1 ms
 /// each on a 100,000-node session), so it stays well inside a frame.
-pub const DEFAULT_INTERVAL: usize = 32;
+pub const DEFAULT_INTERVAL: usize = 16;
 /// Memory the checkpoints of one cursor may take, as estimated by `interval_for`.
 const CHECKPOINT_BUDGET: u128 = 64 << 20;
-/// What a checkpoint holds per node (a shared pointer) and per call made (an entry of
-/// the calls map, node overhead included), in bytes.
-const CHECKPOINT_BYTES_PER_NODE: u128 = 8;
+/// What a checkpoint holds per node (a shared pointer per chunk of 64 nodes, and the
+/// chunks the inputs after it change, copied) and per call made (an entry of the calls
+/// map, node overhead included), in bytes.
+const CHECKPOINT_BYTES_PER_NODE: u128 = 1;
 const CHECKPOINT_BYTES_PER_CALL: u128 = 48;
 /// Fine checkpoints kept between two checkpoints, in the stretch the cursor was sent to.
 const FINE_PER_INTERVAL: usize = 16;

@@ -202,7 +202,7 @@ fn checkpoint_spacing_follows_the_memory_budget() {
     assert_eq!(interval_for(3_830, 102_501), DEFAULT_INTERVAL);
     let estimate = |inputs: usize, nodes: usize| {
         let d = interval_for(inputs, nodes);
-        (inputs / d) as f64 * (nodes * 8 + inputs * 48) as f64 / 2.0
+        (inputs / d) as f64 * (nodes + inputs * 48) as f64 / 2.0
     };
     for (inputs, nodes) in [(23_000, 610_000), (1_000_000, 10), (200_000, 5_000_000)] {
         assert!(interval_for(inputs, nodes) > DEFAULT_INTERVAL, "{inputs} inputs, {nodes} nodes");
