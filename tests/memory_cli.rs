@@ -2,8 +2,10 @@
 //! list, show, edit, rm, export, import, clear and names, the exit codes of mistakes, and
 //! memory text that cannot reach the terminal raw.
 
+mod support;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 use thoughtscope::memory::{Category, Memory, MemoryStore};
@@ -13,18 +15,7 @@ fn fixture() -> PathBuf {
 }
 
 fn run(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_thoughtscope"))
-        .arg("memory")
-        .args(args)
-        .current_dir(dir)
-        .env("THOUGHTSCOPE_DATA_DIR", dir.join("data"))
-        .env("THOUGHTSCOPE_CONFIG_DIR", dir.join("config"))
-        .env_remove("THOUGHTSCOPE_CONFIG")
-        .env("HOME", dir)
-        .env("XDG_CONFIG_HOME", dir.join("config"))
-        .env("XDG_DATA_HOME", dir.join("xdg-data"))
-        .output()
-        .expect("the binary runs")
+    support::sandboxed(dir).arg("memory").args(args).output().expect("the binary runs")
 }
 
 fn ok(out: &Output) -> String {

@@ -3,26 +3,17 @@
 //! passes past its 42 problems, replays that never write the memory file, and a
 //! ReTreVal sequence of problems where problem k+1 starts from the memory problem k saved.
 
+mod support;
+
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 use thoughtscope::memory::{Memory, MemoryStore};
 use thoughtscope::session::Session;
 
 fn run(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_thoughtscope"))
-        .args(args)
-        .current_dir(dir)
-        .env("THOUGHTSCOPE_DATA_DIR", dir.join("data"))
-        .env("THOUGHTSCOPE_CONFIG_DIR", dir.join("config"))
-        .env_remove("THOUGHTSCOPE_CONFIG")
-        .env("HOME", dir)
-        .env("XDG_CONFIG_HOME", dir.join("config"))
-        .env("XDG_DATA_HOME", dir.join("xdg-data"))
-        .env("XDG_CACHE_HOME", dir.join("cache"))
-        .output()
-        .expect("the binary runs")
+    support::sandboxed(dir).args(args).output().expect("the binary runs")
 }
 
 fn ok(out: &Output) -> String {

@@ -2,22 +2,13 @@
 //! flag is one plain line. (What the method does is tested at engine level, with
 //! scripted replies, in `src/engine/methods/retreval/method_tests.rs`.)
 
+mod support;
+
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn run(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_thoughtscope"))
-        .arg("run")
-        .args(args)
-        .current_dir(dir)
-        .env("THOUGHTSCOPE_DATA_DIR", dir.join("data"))
-        .env("THOUGHTSCOPE_CONFIG_DIR", dir.join("config"))
-        .env_remove("THOUGHTSCOPE_CONFIG")
-        .env("HOME", dir)
-        .env("XDG_CONFIG_HOME", dir.join("config"))
-        .env("XDG_DATA_HOME", dir.join("xdg-data"))
-        .output()
-        .expect("the binary runs")
+    support::sandboxed(dir).arg("run").args(args).output().expect("the binary runs")
 }
 
 const BASE: [&str; 8] = ["--task", "math-demo", "--method", "retreval", "--provider", "sim", "--range", "0..1"];
@@ -71,19 +62,7 @@ fn a_bad_complexity_table_is_one_plain_line() {
 }
 
 fn bench(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_thoughtscope"))
-        .arg("bench")
-        .arg("ablation")
-        .args(args)
-        .current_dir(dir)
-        .env("THOUGHTSCOPE_DATA_DIR", dir.join("data"))
-        .env("THOUGHTSCOPE_CONFIG_DIR", dir.join("config"))
-        .env_remove("THOUGHTSCOPE_CONFIG")
-        .env("HOME", dir)
-        .env("XDG_CONFIG_HOME", dir.join("config"))
-        .env("XDG_DATA_HOME", dir.join("xdg-data"))
-        .output()
-        .expect("the binary runs")
+    support::sandboxed(dir).args(["bench", "ablation"]).args(args).output().expect("the binary runs")
 }
 
 /// The ablation's figures are the runs' own: each row equals the `run` it names, and

@@ -102,6 +102,14 @@ impl Core {
         self.pending.values().any(|p| p.node == node && p.kind == CallKind::Evaluate)
     }
 
+    /// Add a child of `parent` to the tree and tell observers (its `NodeAdded` event
+    /// carries the node's own thought, shared).
+    pub fn add_node(&mut self, parent: NodeId, thought: String, path: String, origin: Origin) -> NodeId {
+        let id = self.tree.add_child(parent, thought, path, origin);
+        self.emit(Event::NodeAdded { id, parent, thought: self.tree.node(id).thought.clone() });
+        id
+    }
+
     pub fn set_status(&mut self, id: NodeId, status: NodeStatus) {
         if self.tree.node(id).status != status {
             self.tree.node_mut(id).status = status.clone();
@@ -285,8 +293,7 @@ impl Core {
             if p.thought.is_empty() && !self.params.lenient {
                 continue;
             }
-            let id = self.tree.add_child(parent, p.thought, p.path, origin.clone());
-            self.emit(Event::NodeAdded { id, parent, thought: self.tree.node(id).thought.clone() });
+            let id = self.add_node(parent, p.thought, p.path, origin.clone());
             if let Some(problem) = p.problem {
                 self.tree.node_mut(id).add_issue(Issue::Proposal(problem.clone()));
                 if !self.params.lenient {

@@ -56,20 +56,22 @@ fn live(dir: &Path, params: Params) -> App {
     App::live(setup(dir, params), &problem, Keymap::default(), ThemeSet::default(), "dark")
 }
 
+/// Queue the model calls among `effects` as the driver does, dropping cancelled ones.
+fn push(queue: &mut VecDeque<(u64, LlmRequest)>, effects: Vec<Effect>) {
+    for e in effects {
+        match e {
+            Effect::CallLlm { call, request } => queue.push_back((call, request)),
+            Effect::Cancel { calls } => queue.retain(|(c, _)| !calls.contains(c)),
+            Effect::Emit { .. } | Effect::CallTool { .. } => {}
+        }
+    }
+}
+
 /// Carry out effects like the driver does (in request order), with the sim
 /// answering at once, until nothing is outstanding.
 fn settle(app: &mut App, effects: Vec<Effect>) {
     let sim = SimProvider::new(SimConfig::default());
     let mut queue: VecDeque<(u64, LlmRequest)> = VecDeque::new();
-    let push = |queue: &mut VecDeque<(u64, LlmRequest)>, effects: Vec<Effect>| {
-        for e in effects {
-            match e {
-                Effect::CallLlm { call, request } => queue.push_back((call, request)),
-                Effect::Cancel { calls } => queue.retain(|(c, _)| !calls.contains(c)),
-                Effect::Emit { .. } | Effect::CallTool { .. } => {}
-            }
-        }
-    };
     push(&mut queue, effects);
     while let Some((call, request)) = queue.pop_front() {
         let effects = app.on_reply(LlmReply { call, result: sim.answer(&request) }, &request);

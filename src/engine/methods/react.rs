@@ -124,9 +124,8 @@ fn step_texts(core: &Core, parent: Option<NodeId>, step: &Step) -> (String, Stri
 /// Add a node for `step` under `parent`.
 fn add_step(core: &mut Core, parent: NodeId, step: Step, origin: Origin) -> NodeId {
     let (thought, path) = step_texts(core, Some(parent), &step);
-    let child = core.tree.add_child(parent, thought.clone(), path, origin);
+    let child = core.add_node(parent, thought, path, origin);
     core.tree.node_mut(child).step = Some(Box::new(step));
-    core.emit(crate::engine::Event::NodeAdded { id: child, parent, thought: thought.into() });
     core.set_status(child, NodeStatus::Expanded);
     child
 }

@@ -219,15 +219,6 @@ fn held_at_a_breakpoint_a_hand_commands_calls_wait_for_run_or_step() {
     let mut app = with_breaks(dir.path(), &["score<0.3"]);
     let sim = SimProvider::new(SimConfig::default());
     let mut queue: VecDeque<(u64, LlmRequest)> = VecDeque::new();
-    let push = |queue: &mut VecDeque<(u64, LlmRequest)>, effects: Vec<Effect>| {
-        for e in effects {
-            match e {
-                Effect::CallLlm { call, request } => queue.push_back((call, request)),
-                Effect::Cancel { calls } => queue.retain(|(c, _)| !calls.contains(c)),
-                _ => {}
-            }
-        }
-    };
     push(&mut queue, app.handle_action(Action::RunPause));
     while app.run.break_hits().is_empty() {
         let Some((call, request)) = queue.pop_front() else { panic!("the search ended without the breakpoint firing") };

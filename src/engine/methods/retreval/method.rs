@@ -326,8 +326,7 @@ impl Retreval {
             Some(n) => n,
             None => {
                 let root = core.tree.root();
-                let n = core.tree.add_child(root, text.clone(), String::new(), Origin::Model);
-                core.emit(Event::NodeAdded { id: n, parent: root, thought: text.as_str().into() });
+                let n = core.add_node(root, text.clone(), String::new(), Origin::Model);
                 core.set_status(n, NodeStatus::Expanded);
                 self.complexity_node = Some(n);
                 n
@@ -389,8 +388,7 @@ impl Retreval {
                     Kind::Subtask(k) => format!("solve of subtask {}", k + 1),
                     _ => format!("refinement {} · {approach}", nonce + 1),
                 };
-                let id = core.tree.add_child(anchor, what.clone(), String::new(), Origin::Model);
-                core.emit(Event::NodeAdded { id, parent: anchor, thought: what.as_str().into() });
+                let id = core.add_node(anchor, what.clone(), String::new(), Origin::Model);
                 core.set_status(id, NodeStatus::Expanded);
                 core.set_label(id, what);
                 if !history.is_empty() {
@@ -557,9 +555,8 @@ impl Retreval {
         let before = core.tree.node(parent).path.clone();
         let thought = step.text();
         let path = format!("{before}{}", step.path_text());
-        let id = core.tree.add_child(parent, thought.clone(), path, Origin::Model);
+        let id = core.add_node(parent, thought, path, Origin::Model);
         core.tree.node_mut(id).step = Some(Box::new(step));
-        core.emit(Event::NodeAdded { id, parent, thought: thought.into() });
         core.set_status(id, NodeStatus::Expanded);
         self.attempts[a].nodes.push(id);
         id
@@ -1065,8 +1062,7 @@ impl Retreval {
                 return self.finish_best(core);
             }
         };
-        let node = core.tree.add_child(root, "decomposition".into(), String::new(), Origin::Model);
-        core.emit(Event::NodeAdded { id: node, parent: root, thought: "decomposition".into() });
+        let node = core.add_node(root, "decomposition".into(), String::new(), Origin::Model);
         core.set_status(node, NodeStatus::Expanded);
         core.set_label(node, format!("decomposition · {}", count(subtasks.len(), "subtask", "subtasks")));
         let mut nodes = Vec::new();
@@ -1078,8 +1074,7 @@ impl Retreval {
             };
             let thought =
                 format!("Subtask {}: {}\nDepends on: {deps}\nExit condition: {}", s.id, s.goal, s.exit_condition);
-            let id = core.tree.add_child(node, thought.clone(), String::new(), Origin::Model);
-            core.emit(Event::NodeAdded { id, parent: node, thought: thought.into() });
+            let id = core.add_node(node, thought, String::new(), Origin::Model);
             core.set_status(id, NodeStatus::Expanded);
             core.set_label(id, format!("subtask {} · {}", s.id, clip(&s.goal, 60)));
             nodes.push((s, id));
@@ -1134,8 +1129,7 @@ impl Retreval {
             .best_of(core, self.leaves().collect::<Vec<_>>())
             .map_or(Approach::Other, |b| self.attempts[b].approach);
         let a = self.new_attempt(core, Kind::Composed, approach, d.node, None, 1, core.x.clone(), 0, Vec::new());
-        let id = core.tree.add_child(d.node, text.trim().to_string(), text.clone(), Origin::Model);
-        core.emit(Event::NodeAdded { id, parent: d.node, thought: text.trim().into() });
+        let id = core.add_node(d.node, text.trim().to_string(), text.clone(), Origin::Model);
         self.attempts[a].nodes.push(id);
         self.attempts[a].explored = true;
         self.end_solve(core, a);
@@ -1324,9 +1318,7 @@ impl Retreval {
             // A root-level rewrite is a root-level attempt of its own (it can be backtracked to).
             self.attempts[n].kind = Kind::Root;
         }
-        let id =
-            core.tree.add_child(old.anchor, trace.clone(), trace.clone(), Origin::Human { edited_from: Some(node) });
-        core.emit(Event::NodeAdded { id, parent: old.anchor, thought: trace.as_str().into() });
+        let id = core.add_node(old.anchor, trace.clone(), trace.clone(), Origin::Human { edited_from: Some(node) });
         core.set_status(id, NodeStatus::Expanded);
         self.attempts[n].nodes.push(id);
         self.end_solve(core, n);
@@ -1683,8 +1675,7 @@ impl Method for Retreval {
                 self.attempts[a].state = SolveState::Abandoned;
                 return;
             }
-            let id = core.tree.add_child(node, text.trim().to_string(), text.clone(), Origin::Model);
-            core.emit(Event::NodeAdded { id, parent: node, thought: text.trim().into() });
+            let id = core.add_node(node, text.trim().to_string(), text.clone(), Origin::Model);
             core.set_status(id, NodeStatus::Expanded);
             self.attempts[a].nodes.push(id);
             self.attempts[a].steps = 1;
