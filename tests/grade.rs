@@ -106,6 +106,29 @@ fn grade_prints_the_verdict_and_exits_0_either_way() {
 }
 
 #[test]
+fn grade_options_change_the_verdict() {
+    let verdict = |args: &[&str]| {
+        let out = grade_cmd(args, None);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    assert_eq!(verdict(&["\\frac{1}{3}", "0.33"]), "different");
+    assert_eq!(verdict(&["--precision", "2", "\\frac{1}{3}", "0.33"]), "equivalent");
+    assert_eq!(verdict(&["--precision", "2", "(\\frac{1}{3}, 2)", "(0.33, 2)"]), "equivalent");
+    assert_eq!(verdict(&["f(x)", "f(y)"]), "different");
+    assert_eq!(verdict(&["--strict", "f(x)", "f(y)"]), "different");
+    assert_eq!(verdict(&["--no-strict", "f(x)", "f(y)"]), "equivalent");
+    assert_eq!(verdict(&["(5,\\infty)", "x > 5"]), "different");
+    assert_eq!(verdict(&["--set-relation", "(5,\\infty)", "x > 5"]), "equivalent");
+    assert_eq!(verdict(&["--set-relation", "(1,3)", "\\{1,3\\}"]), "equivalent");
+    let out = grade_cmd(&["--precision", "16", "1", "1"], None);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("--precision") && stderr.contains("0 to 15"), "{stderr}");
+}
+
+#[test]
 fn grade_json_shape_and_long_replies_from_files_and_stdin() {
     let dir = tempfile::tempdir().expect("a temp dir");
     let reply = dir.path().join("reply.txt");
