@@ -343,3 +343,47 @@ fn no_false_equivalent_on_the_tables_different_cases_or_ours() {
     println!("{} of the table's cases and {} of ours are \"different\"", different.len(), OUR_NEGATIVES.len());
     assert!(false_equivalents.is_empty(), "{false_equivalents:#?}");
 }
+
+/// The replies a model writes an answer in: boxed, Minerva's closing line, phrases, prose.
+const REPLY_FORMATS: [&str; 8] = [
+    "Final Answer: The final answer is $@$. I hope it is correct.",
+    "Some work: $x = 1$ here.\nSo the answer is $\\boxed{@}$.",
+    "Therefore, the answer is $@$.",
+    "**Final Answer**\n\\boxed{@}",
+    "Putting it together we get $@$.",
+    "The answer is: @",
+    "\\[ \\boxed{@} \\]",
+    "First \\boxed{0} was wrong, so I redo it.\nFinal Answer: The final answer is $@$.",
+];
+
+#[test]
+fn every_answer_is_read_back_from_replies_in_eight_formats_and_no_other_is() {
+    let (path, expected_rows) = match math500() {
+        p if p.exists() => (p, 500),
+        _ => (Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/math500-sample.jsonl"), 7),
+    };
+    println!("answers from {}", path.display());
+    let text = std::fs::read_to_string(&path).expect("readable");
+    let rows: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
+    assert_eq!(rows.len(), expected_rows);
+    let answers: Vec<&str> = rows.iter().map(|r| r["answer"].as_str().expect("answer")).collect();
+    let mut failures = Vec::new();
+    for format in REPLY_FORMATS {
+        let (mut read, mut wrong) = (0, 0);
+        for (i, answer) in answers.iter().enumerate() {
+            let g = grade(answer, &format.replace('@', answer));
+            if g.equivalent {
+                read += 1;
+            } else {
+                failures.push(format!("{format:?} with {answer:?}: read {:?} ({})", g.pred.extracted, g.reason));
+            }
+            let other = answers[(i + 7) % answers.len()];
+            if normalize(other) != normalize(answer) && grade(answer, &format.replace('@', other)).equivalent {
+                wrong += 1;
+                failures.push(format!("{format:?}: {other:?} judged equivalent to {answer:?}"));
+            }
+        }
+        println!("{format:?}: {read}/{} read back, {wrong} others judged equivalent", answers.len());
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}

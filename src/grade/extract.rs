@@ -123,7 +123,13 @@ fn last_box_group(text: &str) -> Option<Piece> {
 fn final_statement(text: &str) -> Option<(usize, String)> {
     // ASCII lowercasing keeps byte offsets.
     let lower = text.to_ascii_lowercase();
-    let at = lower.rfind("final answer")?;
+    // A statement, not a mention ("this final answer of 5"): the phrase is followed by
+    // a colon, "is", or the end of its line (a heading).
+    let at = lower.match_indices("final answer").map(|(k, _)| k).filter(|&k| {
+        let after = lower[k + "final answer".len()..].trim_start_matches(['*', ' ', '\t']);
+        after.is_empty() || after.starts_with([':', '\n', '\r']) || after.starts_with("is ") || after.starts_with("is:")
+    });
+    let at = at.last()?;
     let mut rest = &text[at + "final answer".len()..];
     rest = rest.trim_start_matches([' ', '\t', ':', '*']);
     for lead in ["the final answer is", "is"] {
@@ -147,10 +153,11 @@ fn final_statement(text: &str) -> Option<(usize, String)> {
     (!content.is_empty()).then(|| (at, content.to_string()))
 }
 
-/// What follows the last "the answer is" / "answer is" / "answer:", to the end of its line.
+/// What follows the last "the answer is" / "answer is" / "answer:" / "####" (GSM8K's
+/// mark), to the end of its line.
 fn answer_phrase(text: &str) -> Option<String> {
     let lower = text.to_ascii_lowercase();
-    let (at, len) = ["the answer is", "answer is", "answer:"]
+    let (at, len) = ["the answer is", "answer is", "answer:", "####"]
         .iter()
         .filter_map(|p| lower.rfind(p).map(|i| (i, p.len())))
         .max_by_key(|&(i, len)| (i + len, len))?;
@@ -167,23 +174,21 @@ fn answer_in(statement: &str) -> Option<String> {
     let s = statement.trim().trim_matches(['"', '*']).trim();
     let s = first_sentence(s);
     let s = after_last_is(s).trim().trim_matches(['"', '*']).trim();
-    if s.is_empty() {
+    if strip_delimiters(s).is_empty() {
         return None;
     }
     bare(s).or_else(|| last_math_or_number(s)).or_else(|| Some(s.to_string()))
 }
 
-/// `text` up to the first `. ` (a full stop and a space) outside math.
+/// Where a statement's answer ends: a full stop, or a clause that explains it.
+const SENTENCE_ENDS: [&str; 7] = [". ", ", since ", ", because ", ", which ", " because ", " since ", ", as "];
+
+/// `text` up to the first end of its sentence (see [`SENTENCE_ENDS`]) outside math.
 fn first_sentence(text: &str) -> &str {
     let (spans, _) = math_spans(text);
-    let mut from = 0;
-    while let Some(k) = text[from..].find(". ").map(|k| k + from) {
-        if !spans.iter().any(|p| (p.start..p.end).contains(&k)) {
-            return &text[..k];
-        }
-        from = k + 1;
-    }
-    text
+    let outside = |k: &usize| !spans.iter().any(|p| (p.start..p.end).contains(k));
+    let end = SENTENCE_ENDS.iter().filter_map(|stop| text.match_indices(stop).map(|(k, _)| k).find(outside)).min();
+    end.map_or(text, |k| &text[..k])
 }
 
 /// The text after the last ` is ` outside math (`The largest $n$ is 34` -> `34`).
@@ -204,7 +209,23 @@ fn bare(text: &str) -> Option<String> {
     // `\$` is a dollar sign, not a delimiter.
     let unescaped = s.replace("\\$", "");
     let delimited = unescaped.contains('$') || ["\\(", "\\)", "\\[", "\\]"].iter().any(|d| unescaped.contains(d));
-    (!s.is_empty() && !delimited && !is_prose(&s)).then_some(s)
+    // Several lines are a reply, unless delimiters held them (a matrix in `$$`).
+    let lines = s.lines().filter(|l| !l.trim().is_empty()).count();
+    if s.is_empty() || delimited || is_prose(&s) || (lines > 1 && s == text.trim()) {
+        return None;
+    }
+    Some(number_then_words(&s).unwrap_or(s))
+}
+
+/// `12 apples`, `3 hours ago`: a number followed by plain words is that number.
+fn number_then_words(s: &str) -> Option<String> {
+    let (number, words) = s.split_once(' ')?;
+    let numeric = number
+        .trim_start_matches('-')
+        .split(['.', ','])
+        .all(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()));
+    let plain = words.split_whitespace().all(|w| w.len() >= 3 && w.bytes().all(|b| b.is_ascii_alphabetic()));
+    (numeric && plain && !words.trim().is_empty()).then(|| number.to_string())
 }
 
 /// The last math span group or plain-text number, whichever ends later.

@@ -141,13 +141,31 @@ pub(crate) fn last_number(text: &str) -> Option<Piece> {
         };
         if starts && free && !inside(i) {
             let end = number_end(bytes, i);
-            found = Some(Piece { start: i, end, text: text[i..end].to_string() });
-            i = end;
+            found = Some(tuple_around(text, i, end).unwrap_or_else(|| Piece {
+                start: i,
+                end,
+                text: text[i..end].to_string(),
+            }));
+            i = found.as_ref().map_or(end, |p| p.end.max(end));
         } else {
             i += text[i..].chars().next().map_or(1, char::len_utf8);
         }
     }
     found
+}
+
+/// `(2, 3)` or `[0, 1)` written in plain text around the number at `start..end`.
+fn tuple_around(text: &str, start: usize, end: usize) -> Option<Piece> {
+    let numeric = |c: char| c.is_ascii_digit() || " .,-/".contains(c);
+    let open = text[..start].rfind(|c: char| !numeric(c))?;
+    let close = end + text[end..].find(|c: char| !numeric(c))?;
+    let (o, c) = (text.as_bytes()[open], text.as_bytes()[close]);
+    let inner = &text[open + 1..close];
+    (b"([".contains(&o) && b")]".contains(&c) && inner.contains(',')).then(|| Piece {
+        start: open,
+        end: close + 1,
+        text: text[open..=close].to_string(),
+    })
 }
 
 /// The end of the number starting at `i`: digits, `,ddd` groups or one `,d+` (a decimal

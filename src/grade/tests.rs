@@ -353,6 +353,9 @@ const TABLE: &[(&str, &str, bool)] = &[
     ("255", "The interest is $\\boxed{255}$, so he has $10,455. Final Answer: The final answer is $10,455$. I hope it is correct.", false),
     ("9", "Final Answer: The final answer is 8. No, that is wrong: the area is $\\boxed{9}$.", true),
     ("8", "Final Answer: The final answer is 8. No, that is wrong: the area is $\\boxed{9}$.", false),
+    // A mention of a final answer after the box is not a statement.
+    ("5", "So $\\boxed{5}$. I am sure of this final answer of 5.", true),
+    ("5", "So $\\boxed{5}$. This is my final answer.", true),
     // Answers inside prose.
     ("9", "Answer \\[ 9 \\]", true),
     ("9", "Answer \\[ 8 \\]", false),
@@ -371,6 +374,14 @@ const TABLE: &[(&str, &str, bool)] = &[
     ("1000.99", "the number is not 10 which is 1,000.99€", true),
     ("10", "the number is not 10 which is 1,000.99€", false),
     ("2", "AZYUK2A", false),
+    ("42", "Step 1: 6*7 = 42\n#### 42", true),
+    ("42", "Step 1: 6*7 = 42\n#### 24", false),
+    ("12", "Answer: 12 apples", true),
+    ("12", "Answer: 13 apples", false),
+    ("(2,3)", "The point is (2, 3).", true),
+    ("(2,3)", "The point is (3, 2).", false),
+    ("6", "Final Answer: The final answer is 6, since 2*3=6. I hope it is correct.", true),
+    ("6", "Final Answer: The final answer is 7, since 2*3=6. I hope it is correct.", false),
     // Math opened with `$` and closed on another line is not read.
     ("9", "Answer $ \n 9 \n $", false),
     ("9", "Answer $$ \n 9 \n $$", true),
