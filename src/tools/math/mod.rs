@@ -125,4 +125,6 @@ impl Tool for AlgebraTool {
 }
 
 #[cfg(test)]
+mod lp_tests;
+#[cfg(test)]
 mod tests;
