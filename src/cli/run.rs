@@ -384,6 +384,9 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
         .await;
         Ok::<_, color_eyre::Report>(done)
     })?;
+    // Nothing the runtime still runs is waited for: an abandoned tool's thread or a stuck
+    // lookup must not keep the program from ending.
+    rt.shutdown_background();
     if let Some(b) = bar {
         b.finish_and_clear();
     }
@@ -403,12 +406,8 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
     print_summary(&summary, args.json);
     if let Some(signal) = done.signal {
         if done.abandoned > 0 {
-            eprintln!(
-                "{signal} twice: {} calls in flight were abandoned; what they cost is not counted",
-                done.abandoned
-            );
+            eprintln!("{signal}: {} calls in flight were abandoned; what they cost is not counted", done.abandoned);
         }
-        drop(rt);
         use std::io::Write;
         let _ = std::io::stdout().flush();
         std::process::exit(signal.exit_code());

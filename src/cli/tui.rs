@@ -45,18 +45,21 @@ pub(crate) fn open_tui(
     // Shown in the explorer (stderr is hidden behind the full screen), and again on stderr after it.
     app.show_problems(&notes);
     let rt = tokio::runtime::Runtime::new()?;
-    let (mut app, signal) = rt.block_on(thoughtscope::tui::run(app, provider, concurrency, initial))?;
+    let ran = rt.block_on(thoughtscope::tui::run(app, provider, concurrency, initial));
+    // Nothing left running (an abandoned tool's thread, a stuck lookup) holds the exit up.
+    rt.shutdown_background();
+    let (mut app, signal) = ran?;
     for n in &notes {
         safe_eprintln!("warning: {n}");
     }
     let listed = app.list_sessions();
     if let Some(path) = app.session_path() {
         if !app.is_replay() && !listed.contains(&path) {
-            outln!("session recorded in {}", path.display());
+            safe_println!("session recorded in {}", path.display());
         }
     }
     for path in listed {
-        outln!("session recorded in {}", path.display());
+        safe_println!("session recorded in {}", path.display());
     }
     if let Some(signal) = signal {
         eprintln!("stopped by {signal}");
