@@ -2,7 +2,7 @@
 //! demo`; replays open in the explorer through here too.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use color_eyre::eyre::{bail, eyre, Result};
@@ -12,7 +12,7 @@ use thoughtscope::engine::Effect;
 use thoughtscope::llm::sim::SimProvider;
 use thoughtscope::llm::Provider;
 use thoughtscope::memory::Memory;
-use thoughtscope::runtime::headless::header_for;
+use thoughtscope::runtime::headless::{header_for, is_session_file};
 use thoughtscope::session::{MemorySnapshot, Session};
 use thoughtscope::tasks::{self, TaskOptions};
 use thoughtscope::tui::app::{App, Setup as AppSetup};
@@ -83,6 +83,18 @@ pub(crate) fn tui_live(mut args: RunArgs) -> Result<()> {
     let (setup, problems) = setup_run_with(&args, &cfg)?;
     let Some(problem) = problems.first() else { bail!("no problem to open") };
     let (keymap, themes, theme) = ui_settings(&cfg, args.theme.clone(), &mut notes).map_err(UserError::usage)?;
+    // An existing directory is a directory; a path ending in .jsonl is the session file.
+    let (sessions_dir, session_file) = match args.record.clone() {
+        Some(file) if is_session_file(&file) => {
+            let dir = file
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+            (dir, Some(file))
+        }
+        Some(dir) => (dir, None),
+        None => (data_dir().join("sessions"), None),
+    };
     let mut header = header_for(&setup, problem);
     // Names the memory each live run loads as it stands when the run starts (`App::start`).
     header.memory = setup.memory.as_ref().map(|m| MemorySnapshot { name: m.name.clone(), memory: Memory::default() });
@@ -90,7 +102,8 @@ pub(crate) fn tui_live(mut args: RunArgs) -> Result<()> {
         task: Arc::clone(&setup.task),
         prompts: args.prompts.clone(),
         header,
-        sessions_dir: args.record.clone().unwrap_or_else(|| data_dir().join("sessions")),
+        sessions_dir,
+        session_file,
         memory_dir: None,
         limits: setup.limits.clone(),
     };
@@ -127,6 +140,7 @@ pub(crate) fn tui_replay(
         prompts,
         header: session.header.clone(),
         sessions_dir: data_dir().join("sessions"),
+        session_file: None,
         memory_dir: None,
         limits,
     };

@@ -178,6 +178,12 @@ impl ProblemResult {
     pub fn with_metrics(mut self, engine: &Engine) -> Self {
         if let Some(outcome) = engine.outcome() {
             self.metrics = engine.core.task.metrics(&engine.core.x, engine.tree(), outcome);
+            // `-0.0` (an empty f64 sum is -0.0) reads as a sign where there is none.
+            for value in self.metrics.values_mut() {
+                if *value == 0.0 {
+                    *value = 0.0;
+                }
+            }
         }
         self
     }
@@ -540,9 +546,17 @@ impl RunLimits {
     }
 }
 
-/// Where problem `p`'s session goes.
+/// Whether a `--record` path names one session file: it ends in `.jsonl` and is not an
+/// existing directory.
+pub fn is_session_file(record: &Path) -> bool {
+    !record.is_dir() && record.extension().is_some_and(|e| e == "jsonl")
+}
+
+/// Where problem `p`'s session goes: into `record` if it is an existing directory, or
+/// if the run has `many` problems and `record` does not end in `.jsonl`; else `record`
+/// is the session file itself.
 pub fn session_path(record: &Path, task: &str, problem: &Problem, many: bool) -> PathBuf {
-    if many {
+    if record.is_dir() || (many && !is_session_file(record)) {
         let name = match problem.index {
             Some(i) => format!("{task}-{i:04}.jsonl"),
             None => format!("{task}-{}.jsonl", problem.input.replace(' ', "_")),

@@ -46,6 +46,7 @@ fn setup(dir: &Path, params: Params) -> Setup {
         prompts: None,
         header,
         sessions_dir: dir.to_path_buf(),
+        session_file: None,
         memory_dir: Some(dir.join("data")),
         limits: Default::default(),
     }
