@@ -734,6 +734,6 @@ pub fn record_all(dir: &Path) -> Result<(), String> {
     cot_sc_vote(dir)?;
     react_edit(dir)?;
     retreval(dir)?;
-    println!("recorded the demo sessions into {}", dir.display());
+    println!("recorded the demo sessions into {}", crate::safe_text::terminal_safe(&dir.display().to_string()));
     Ok(())
 }

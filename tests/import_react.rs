@@ -213,6 +213,7 @@ fn render(session: Session, sessions_dir: &Path) -> String {
         prompts: None,
         header: session.header.clone(),
         sessions_dir: sessions_dir.to_path_buf(),
+        session_file: None,
         memory_dir: None,
         limits: Default::default(),
     };
@@ -345,6 +346,7 @@ async fn a_fork_of_an_imported_session_answers_recorded_actions_from_the_recordi
         prompts: None,
         header: session.header.clone(),
         sessions_dir: dir.path().join("forks"),
+        session_file: None,
         memory_dir: None,
         limits: Default::default(),
     };
@@ -426,6 +428,7 @@ async fn a_new_lookup_after_an_invalid_action_reads_the_page_the_log_opened() {
         prompts: None,
         header: session.header.clone(),
         sessions_dir: dir.path().join("forks"),
+        session_file: None,
         memory_dir: None,
         limits: Default::default(),
     };

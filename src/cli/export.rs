@@ -56,7 +56,7 @@ pub(crate) fn export_cmd(args: ExportArgs) -> Result<()> {
     match &args.out {
         Some(path) => {
             std::fs::write(path, &text).wrap_err_with(|| format!("writing {}", path.display()))?;
-            eprintln!("wrote {} ({}, {} nodes)", path.display(), format, loaded.rebuilt.engine.tree().len());
+            safe_eprintln!("wrote {} ({}, {} nodes)", path.display(), format, loaded.rebuilt.engine.tree().len());
         }
         None => out!("{text}"),
     }

@@ -7,6 +7,7 @@ use clap::Args;
 use color_eyre::eyre::Result;
 
 use thoughtscope::grade::{grade_with, GradeOptions, Precision};
+use thoughtscope::userfile;
 
 use super::error::usage_bail;
 use super::pipe::outln;
@@ -44,19 +45,20 @@ pub(crate) struct GradeArgs {
     pub(crate) set_relation: bool,
 }
 
+/// A file or pipe (`--pred-file <(echo 42)`), by the rules of [`userfile::ANSWER`]: no
+/// device, no FIFO left waiting for a writer, at most 16 MiB.
 fn read_file(path: &Path, what: &str) -> Result<String> {
-    match std::fs::read_to_string(path) {
+    match userfile::read_text(path, &userfile::ANSWER) {
         Ok(text) => Ok(text),
-        Err(e) => usage_bail!("{what} file {}: {e}", path.display()),
+        Err(e) => usage_bail!("{what} file {}: {}", path.display(), e.reason()),
     }
 }
 
 fn read_stdin(what: &str) -> Result<String> {
-    let mut text = String::new();
-    if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut text) {
-        usage_bail!("reading the {what} from standard input: {e}");
+    match userfile::read_stdin(&userfile::ANSWER) {
+        Ok(text) => Ok(text),
+        Err(e) => usage_bail!("reading the {what} from standard input: {}", e.reason()),
     }
-    Ok(text)
 }
 
 pub(crate) fn grade(args: GradeArgs) -> Result<()> {

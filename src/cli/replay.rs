@@ -96,7 +96,7 @@ pub(crate) fn replay_cmd(args: ReplayArgs) -> Result<()> {
             safe_eprintln!("warning: {w}");
         }
         if !complete {
-            eprintln!(
+            safe_eprintln!(
                 "warning: {}: incomplete: the recording has no end line (the run was cut short); replayed as far as \
                  it goes",
                 file.display()

@@ -178,6 +178,12 @@ impl ProblemResult {
     pub fn with_metrics(mut self, engine: &Engine) -> Self {
         if let Some(outcome) = engine.outcome() {
             self.metrics = engine.core.task.metrics(&engine.core.x, engine.tree(), outcome);
+            // `-0.0` (an empty f64 sum is -0.0) reads as a sign where there is none.
+            for value in self.metrics.values_mut() {
+                if *value == 0.0 {
+                    *value = 0.0;
+                }
+            }
         }
         self
     }
@@ -540,9 +546,17 @@ impl RunLimits {
     }
 }
 
-/// Where problem `p`'s session goes.
+/// Whether a `--record` path names one session file: it ends in `.jsonl` and is not an
+/// existing directory.
+pub fn is_session_file(record: &Path) -> bool {
+    !record.is_dir() && record.extension().is_some_and(|e| e == "jsonl")
+}
+
+/// Where problem `p`'s session goes: into `record` if it is an existing directory, or
+/// if the run has `many` problems and `record` does not end in `.jsonl`; else `record`
+/// is the session file itself.
 pub fn session_path(record: &Path, task: &str, problem: &Problem, many: bool) -> PathBuf {
-    if many {
+    if record.is_dir() || (many && !is_session_file(record)) {
         let name = match problem.index {
             Some(i) => format!("{task}-{i:04}.jsonl"),
             None => format!("{task}-{}.jsonl", problem.input.replace(' ', "_")),
@@ -606,34 +620,23 @@ impl Interrupts {
 }
 
 /// Catch SIGINT, SIGTERM and SIGHUP from now on (they no longer end the program at
-/// once) and report them on the returned channel. Needs a tokio runtime.
+/// once) and report them on the returned channel. They are heard on a thread of their
+/// own whatever the run's workers are doing; a second signal ends the program within
+/// [`super::signals::HARD_EXIT_AFTER`] (see [`super::signals`]).
 pub fn listen_for_signals() -> std::io::Result<watch::Receiver<Interrupts>> {
-    use tokio::signal::unix::{signal, SignalKind};
-    let mut int = signal(SignalKind::interrupt())?;
-    let mut term = signal(SignalKind::terminate())?;
-    let mut hup = signal(SignalKind::hangup())?;
-    let (tx, rx) = Interrupts::channel();
-    tokio::spawn(async move {
-        loop {
-            let caught = tokio::select! {
-                Some(()) = int.recv() => Signal::INT,
-                Some(()) = term.recv() => Signal::TERM,
-                Some(()) = hup.recv() => Signal::HUP,
-                else => break,
-            };
-            tx.send_modify(|i| i.add(caught));
-            if tx.is_closed() {
-                break;
-            }
-        }
-    });
-    Ok(rx)
+    super::signals::listen(&[Signal::INT, Signal::TERM, Signal::HUP], super::signals::flush_stdout)
 }
 
+/// How long the calls in flight at the first signal may take to land (what they cost
+/// is then counted) before they are abandoned and the run ends.
+pub const SIGNAL_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// [`drive`], stopping on a signal: the first one stops issuing calls (the session
-/// gets a `stopped` record) and lets the calls already sent land, so what they cost
-/// is counted; a second one stops waiting for them. Returns how many calls in flight
-/// were abandoned that way.
+/// gets a `stopped` record), abandons the tool calls in flight (they cost nothing, and a
+/// tool computing could hold the end up to its time limit) and lets the model calls
+/// already sent land for up to [`SIGNAL_GRACE`], so what they cost is counted; after
+/// that, or at a second signal, it stops waiting for them. Returns how many model calls
+/// in flight were abandoned that way.
 pub async fn drive_until(
     run: &mut Run,
     driver: &mut Driver,
@@ -656,6 +659,7 @@ async fn drive_watching(
         driver.apply(&fed);
     }
     let mut listening = true;
+    let mut grace: Option<std::pin::Pin<Box<tokio::time::Sleep>>> = None;
     loop {
         let now = *interrupts.borrow_and_update();
         if let Some(signal) = now.first {
@@ -667,10 +671,15 @@ async fn drive_watching(
                 // Halt even if a budget had stopped the run already: nothing more is sent.
                 driver.halt();
                 driver.apply(&fed);
+                driver.abandon_tools();
+                grace = Some(Box::pin(tokio::time::sleep(SIGNAL_GRACE)));
             }
         }
         tokio::select! {
             changed = interrupts.changed(), if listening => listening = changed.is_ok(),
+            () = async { if let Some(g) = grace.as_mut() { g.await } }, if grace.is_some() => {
+                return driver.outstanding();
+            }
             next = driver.next_input() => match next {
                 Some((input, request)) => {
                     seen(&input);
@@ -743,7 +752,7 @@ pub struct Headless {
     pub stopped: Option<String>,
     /// The signal that stopped it, if one did.
     pub signal: Option<Signal>,
-    /// Calls in flight abandoned on a second signal (what they cost is not counted).
+    /// Model calls in flight abandoned at a signal (what they cost is not counted).
     pub abandoned: usize,
 }
 
@@ -908,7 +917,7 @@ async fn finish_problem(
         });
     }
     if abandoned > 0 {
-        let note = format!("{abandoned} calls in flight abandoned on a second signal: what they cost is not counted");
+        let note = format!("{abandoned} calls in flight abandoned at the signal: what they cost is not counted");
         error = Some(match error {
             Some(e) => format!("{e}; {note}"),
             None => note,

@@ -8,6 +8,7 @@ pub mod bench;
 pub mod headless;
 pub mod memory;
 pub mod run;
+pub mod signals;
 pub mod sync;
 pub mod tools;
 
@@ -258,6 +259,20 @@ impl Driver {
             (call, Done::Tool(runner.run(&tool, node, after).await))
         });
         self.aborts.insert(call, handle);
+    }
+
+    /// Give up the tool calls still running (a run that stops: tools cost nothing, and a
+    /// tool computing would hold the end up to its time limit). Their replies never come;
+    /// the engine is not told. Returns how many were given up.
+    pub fn abandon_tools(&mut self) -> usize {
+        let running: Vec<u64> = self
+            .order
+            .iter()
+            .copied()
+            .filter(|c| !self.requests.contains_key(c) && !self.ready.contains_key(c))
+            .collect();
+        self.cancel(&running);
+        running.len()
     }
 
     fn cancel(&mut self, calls: &[u64]) {

@@ -367,23 +367,7 @@ pub const MAX_LINE_BYTES: usize = 64 << 20;
 
 /// What a path is, when it is not a regular file.
 fn not_a_file(kind: std::fs::FileType) -> &'static str {
-    if kind.is_dir() {
-        return "a directory";
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if kind.is_fifo() {
-            return "a FIFO (named pipe)";
-        }
-        if kind.is_char_device() || kind.is_block_device() {
-            return "a device";
-        }
-        if kind.is_socket() {
-            return "a socket";
-        }
-    }
-    "something other than a regular file"
+    crate::userfile::not_a_file(kind)
 }
 
 /// Reads a session line by line: the header first, then records, up to the first
@@ -517,7 +501,11 @@ fn read_records_limited(
     if !meta.is_file() {
         return Err(SessionError::NotAFile { path: path.display().to_string(), kind: not_a_file(meta.file_type()) });
     }
-    let file = File::open(path).map_err(|e| io_err(path, e))?;
+    // Opened without blocking and checked again: nothing swapped in since the check hangs the read.
+    let file = crate::userfile::open_regular(path).map_err(|(e, is)| match is {
+        Some(kind) => SessionError::NotAFile { path: path.display().to_string(), kind },
+        None => io_err(path, e),
+    })?;
     let mut input = BufReader::new(file);
     let mut reader = Reader::new(path);
     let mut buf = Vec::new();

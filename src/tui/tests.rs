@@ -46,6 +46,7 @@ fn setup(dir: &Path, params: Params) -> Setup {
         prompts: None,
         header,
         sessions_dir: dir.to_path_buf(),
+        session_file: None,
         memory_dir: Some(dir.join("data")),
         limits: Default::default(),
     }
@@ -622,7 +623,7 @@ fn react_runs_in_the_explorer_with_a_styled_transcript() {
 /// the task's own tools (the qa-demo corpus) answering tool calls, until idle.
 fn settle_react(app: &mut App, effects: Vec<Effect>, tools: &mut crate::runtime::tools::ToolRunner) {
     let sim = SimProvider::new(SimConfig::default());
-    let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
     let mut queue: VecDeque<Effect> = effects.into();
     while let Some(e) = queue.pop_front() {
         let more = match e {

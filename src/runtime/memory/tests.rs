@@ -337,6 +337,7 @@ fn the_explorers_live_runs_load_the_memory_when_they_start_and_save_it_when_they
         prompts: None,
         header,
         sessions_dir: tmp.path().join("sessions"),
+        session_file: None,
         memory_dir: Some(data.clone()),
         limits: Default::default(),
     };

@@ -144,6 +144,9 @@ pub struct Setup {
     /// Header of new live runs (its input/index are replaced per problem).
     pub header: Header,
     pub sessions_dir: PathBuf,
+    /// `--record FILE.jsonl`: the first live run records to this file (later ones go to
+    /// `sessions_dir`, its folder).
+    pub session_file: Option<PathBuf>,
     /// Where named memories live (`<dir>/memory/<name>.json`); `None`: the user data directory.
     pub memory_dir: Option<PathBuf>,
     /// Budgets, price and cache, as for headless runs.
@@ -385,7 +388,7 @@ impl App {
             problem.index.map(|i| i.to_string()).unwrap_or_else(|| problem.input.replace(' ', "_")),
             self.header.params.method.label()
         );
-        let path = unique_path(&self.setup.sessions_dir, &name);
+        let path = self.setup.session_file.take().unwrap_or_else(|| unique_path(&self.setup.sessions_dir, &name));
         let writer = match SessionWriter::create(&path, &self.header) {
             Ok(w) => Some(w),
             Err(e) => {
