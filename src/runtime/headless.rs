@@ -927,7 +927,7 @@ async fn finish_problem(
 }
 
 impl Headless {
-    /// Report a finished problem (in order) and note why the run must start no more
+    /// Report a finished problem (as it ends) and note why the run must start no more
     /// problems, if it must (the first reason is kept). Returns whether it must.
     fn report(&mut self, finished: Finished, progress: &mut impl FnMut(&ProblemResult) -> Result<(), String>) -> bool {
         let Finished { result, stopped, abandoned, memory_failed, .. } = finished;
@@ -964,7 +964,8 @@ fn answered_well(input: &Input) -> bool {
 }
 
 /// Run every problem until a signal arrives on `interrupts`, and report each result
-/// to `progress` in problem order as soon as it and those before it are done.
+/// to `progress` as soon as that problem ends (problems side by side end in any order;
+/// each result carries its problem's `index`). [`Headless::results`] are in problem order.
 ///
 /// Problems go side by side (see [`side_by_side`]), up to `--concurrency` of them,
 /// their calls all under the one concurrency limit; the first problem goes alone until
@@ -1073,8 +1074,10 @@ async fn side_by_side_run(
     // Set once any call of the run has come back well.
     let (well_tx, mut well) = watch::channel(false);
     let mut running = FuturesUnordered::new();
-    let mut finished: BTreeMap<usize, Finished> = BTreeMap::new();
-    let (mut launched, mut reported, mut blocked) = (0usize, 0usize, false);
+    // The position of each reported result: reported as each problem ends, put back in
+    // problem order at the end.
+    let mut order: Vec<usize> = Vec::with_capacity(problems.len());
+    let (mut launched, mut blocked) = (0usize, false);
     loop {
         while !blocked && launched < problems.len() && running.len() < window && (launched == 0 || *well.borrow()) {
             if let Some(signal) = interrupts.borrow().first {
@@ -1109,17 +1112,19 @@ async fn side_by_side_run(
         let waiting_for_first = !*well.borrow();
         tokio::select! {
             Some((index, one)) = running.next() => {
-                finished.insert(index, one);
-                while let Some(one) = finished.remove(&reported) {
-                    reported += 1;
-                    blocked |= done.report(one, progress);
-                }
+                // Reported (and written to `--out`) as soon as it ends, whatever is still
+                // running before it: a kill then loses no finished problem.
+                order.push(index);
+                blocked |= done.report(one, progress);
                 // The first problem ended without a good reply: let the next one try alone.
-                if reported == launched && !*well.borrow() {
+                if running.is_empty() && !*well.borrow() {
                     let _ = well_tx.send(true);
                 }
             }
             _ = well.changed(), if waiting_for_first => {}
         }
     }
+    let mut by_position: Vec<(usize, ProblemResult)> = order.into_iter().zip(done.results.drain(..)).collect();
+    by_position.sort_by_key(|(position, _)| *position);
+    done.results = by_position.into_iter().map(|(_, r)| r).collect();
 }
