@@ -314,6 +314,31 @@ fn profiles_and_prices_come_from_the_config_file_and_a_dollar_budget_stops() {
     assert!(stderr(&out).contains("unknown provider \"nosuch\""), "{}", stderr(&out));
 }
 
+/// A money budget that cannot be measured is refused before any call, in one line naming
+/// the price to add: a server on this machine that nothing prices (it counts as free, so
+/// the budget would never trip, though it may pass calls on to a paid API), and the
+/// simulated model. A price the config file states, even 0, is measured and accepted.
+#[test]
+fn a_dollar_budget_on_a_free_by_rule_local_server_is_refused_naming_the_price_to_add() {
+    let server = FakeServer::start(|_, seen| game24_reply(seen));
+    let sb = Sandbox::new();
+    let out = sb.run(&run_args(&server, &["--input", "4 5 6 10", "--budget-usd", "1"]));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+    assert!(err.contains("[prices.\"fake-model\"]") && err.contains("on this machine"), "{err}");
+    assert_eq!(server.requests(), 0, "refused before any call");
+    let out = sb.run(&["run", "--input", "4 5 6 10", "--budget-usd", "1"]);
+    assert!(!out.status.success() && stderr(&out).contains("use --budget-tokens"), "{}", stderr(&out));
+
+    let cfg = sb.path("free.toml");
+    std::fs::write(&cfg, "[prices.\"fake-model\"]\ninput = 0.0\noutput = 0.0\n").unwrap();
+    let out =
+        sb.run(&run_args(&server, &["--input", "4 5 6 10", "--budget-usd", "1", "--config", cfg.to_str().unwrap()]));
+    assert!(out.status.success(), "a stated price of 0 is a price: {}", stderr(&out));
+    assert_eq!(summary(&out)["cost_usd"], 0.0);
+}
+
 /// The one config file serves every section: a profile in `$THOUGHTSCOPE_CONFIG_DIR/config.toml`
 /// answers `--provider NAME`, and its `[defaults]` apply to the same run.
 #[test]

@@ -8,7 +8,7 @@
 use futures::StreamExt;
 use serde_json::{json, Value};
 
-use super::config::{Price, Resolved};
+use super::config::{ModelPrice, Price, Resolved};
 use super::fanout::{fan_out, Slots};
 use super::http::{apply_stops, server_message, shorten, Attempt, HttpCore, SseParser};
 use super::openai::{assemble, malformed, tool_arguments, truncated, Part};
@@ -26,6 +26,7 @@ pub struct AnthropicProvider {
     base_url: String,
     http: HttpCore,
     price: Option<Price>,
+    price_assumed: bool,
 }
 
 /// The API's stop reasons in the words the rest of the program uses.
@@ -194,12 +195,14 @@ impl AnthropicProvider {
             base_url: r.base_url.clone(),
             http: HttpCore::new(r.http.clone(), r.key.clone(), r.key_source.clone())?,
             price: None,
+            price_assumed: false,
         })
     }
 
     /// With the model's price, for costs and budgets.
-    pub fn priced(mut self, price: Option<Price>) -> Self {
-        self.price = price;
+    pub fn priced(mut self, price: Option<ModelPrice>) -> Self {
+        self.price = price.map(|p| p.price);
+        self.price_assumed = price.is_some_and(|p| p.assumed);
         self
     }
 
@@ -376,6 +379,10 @@ impl Provider for AnthropicProvider {
 
     fn price(&self) -> Option<Price> {
         self.price
+    }
+
+    fn price_assumed(&self) -> bool {
+        self.price_assumed
     }
 
     fn describe(&self) -> String {

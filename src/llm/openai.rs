@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use futures::StreamExt;
 use serde_json::{json, Value};
 
-use super::config::{Price, Resolved};
+use super::config::{ModelPrice, Price, Resolved};
 use super::fanout::{fan_out, Slots};
 use super::http::{shorten, Attempt, HttpCore, SseParser};
 use super::{estimate_prompt_tokens, estimate_tokens, BoxFuture, DeltaFn, Provider};
@@ -30,6 +30,7 @@ pub struct OpenAiProvider {
     base_url: String,
     http: HttpCore,
     price: Option<Price>,
+    price_assumed: bool,
     n_mode: AtomicU8,
     seed: Option<u64>,
     max_tokens_param: String,
@@ -315,6 +316,7 @@ impl OpenAiProvider {
             base_url: r.base_url.clone(),
             http: HttpCore::new(r.http.clone(), r.key.clone(), r.key_source.clone())?,
             price: None,
+            price_assumed: false,
             n_mode: AtomicU8::new(n_mode),
             seed: r.seed,
             max_tokens_param: r.max_tokens_param.clone(),
@@ -324,8 +326,9 @@ impl OpenAiProvider {
 
     /// The shared HTTP machinery (retry counters, options).
     /// With the model's price, for costs and budgets.
-    pub fn priced(mut self, price: Option<Price>) -> Self {
-        self.price = price;
+    pub fn priced(mut self, price: Option<ModelPrice>) -> Self {
+        self.price = price.map(|p| p.price);
+        self.price_assumed = price.is_some_and(|p| p.assumed);
         self
     }
 
@@ -518,6 +521,10 @@ impl Provider for OpenAiProvider {
 
     fn price(&self) -> Option<Price> {
         self.price
+    }
+
+    fn price_assumed(&self) -> bool {
+        self.price_assumed
     }
 
     fn describe(&self) -> String {

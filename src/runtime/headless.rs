@@ -507,13 +507,8 @@ impl RunLimits {
             if !(b.is_finite() && b > 0.0) {
                 return Err(ConfigError::Invalid(format!("--budget-usd must be a positive amount, not {b}")));
             }
-            if price.is_none() && !provider.simulated() {
-                return Err(ConfigError::Invalid(format!(
-                    "--budget-usd needs the price of model {:?}: add [prices.\"{}\"] with input and output \
-                     (US dollars per million tokens) to the config file",
-                    provider.model(),
-                    provider.model()
-                )));
+            if let Some(why) = unmeasured_money(provider, price.is_some()) {
+                return Err(ConfigError::Invalid(why));
             }
         }
         if args.budget_tokens == Some(0) {
@@ -538,6 +533,33 @@ impl RunLimits {
         inputs.push(then);
         inputs
     }
+}
+
+/// Why a money budget could not be measured on `provider`, if it could not: refused
+/// rather than warned about, since a budget that never trips lets a run spend without
+/// bound (a local proxy to a paid API is taken as free), and a warning scrolls away.
+fn unmeasured_money(provider: &dyn Provider, priced: bool) -> Option<String> {
+    let model = provider.model();
+    let add =
+        format!("add [prices.\"{model}\"] with input and output (US dollars per million tokens) to the config file");
+    if provider.simulated() {
+        return Some(
+            "--budget-usd: the simulated model has no price, so a money budget would never stop the run; \
+             use --budget-tokens N"
+                .into(),
+        );
+    }
+    if !priced {
+        return Some(format!("--budget-usd needs the price of model {model:?}: {add}"));
+    }
+    if provider.price_assumed() {
+        return Some(format!(
+            "--budget-usd cannot be measured: {} is on this machine and nothing prices model {model:?}, so it \
+             counts as free and the budget would never stop the run; if it passes calls on to a paid API, {add}",
+            provider.describe()
+        ));
+    }
+    None
 }
 
 /// Where problem `p`'s session goes.
