@@ -577,3 +577,22 @@ fn a_failed_root_proposal_is_reported_as_a_provider_error_not_a_model_failure() 
     assert_eq!(lines[0]["provider_error"], Value::Null);
     assert!(lines[1]["provider_error"].as_str().unwrap().contains("overloaded"), "{}", lines[1]);
 }
+
+/// A server that answers every call with no text (`"content": null`): each call is
+/// retried, then counted as failed, and the run says so and exits 1 instead of
+/// reporting a silent 0% success.
+#[test]
+fn a_run_of_nothing_but_empty_replies_fails_loudly() {
+    let server = FakeServer::start(|_, _| {
+        Reply::json(200, r#"{"choices":[{"message":{"role":"assistant","content":null},"finish_reason":"stop"}]}"#)
+    });
+    let sb = Sandbox::new();
+    let out = sb.run(&run_args(&server, &["--range", "900..902", "--concurrency", "1"]));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let s = summary(&out);
+    assert_eq!(s["failed_calls"], s["llm_calls"], "{s}");
+    assert!(s["llm_calls"].as_u64().unwrap() >= 1 && s["provider_errors"].as_u64() >= Some(1), "{s}");
+    assert!(err.contains("every call to openai") && err.contains("the reply has no text"), "{err}");
+    assert_eq!(server.requests() as u64, 3 * s["llm_calls"].as_u64().unwrap(), "each call tried 3 times");
+}

@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use super::config::{ModelPrice, Price, Resolved};
 use super::fanout::{fan_out, Slots};
 use super::http::{apply_stops, server_message, shorten, Attempt, HttpCore, SseParser};
-use super::openai::{assemble, malformed, tool_arguments, truncated, Part};
+use super::openai::{assemble, malformed, tool_arguments, truncated, with_text, Part};
 use super::{BoxFuture, DeltaFn, Provider};
 use crate::engine::request::Role;
 use crate::engine::{CallError, CallErrorKind, Completion, LlmRequest, LlmResponse, ToolCallOut};
@@ -69,12 +69,9 @@ pub(crate) fn parse_message(text: &str) -> Result<Part, CallError> {
             arguments: b.get("input").cloned().unwrap_or_else(|| json!({})),
         })
         .collect();
-    if texts.is_empty() && content.is_empty() && v.get("stop_reason").and_then(Value::as_str) != Some("max_tokens") {
-        return Err(CallError { kind: CallErrorKind::Empty, message: "the reply has no content".into() });
-    }
     let usage =
         v.get("usage").and_then(|u| Some((u.get("input_tokens")?.as_u64()?, u.get("output_tokens")?.as_u64()?)));
-    Ok(Part {
+    with_text(Part {
         completions: vec![Completion {
             text: texts.concat().into(),
             finish_reason: v.get("stop_reason").and_then(Value::as_str).map(|r| finish_reason(r).into()),
@@ -167,7 +164,7 @@ impl StreamState {
             )));
         }
         let usage = self.input_tokens.zip(self.output_tokens);
-        Ok(Part {
+        with_text(Part {
             completions: vec![Completion {
                 text: self.text.into(),
                 finish_reason: self.stop_reason.as_deref().map(|r| finish_reason(r).into()),

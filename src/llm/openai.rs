@@ -54,6 +54,23 @@ pub(crate) fn truncated(message: String) -> CallError {
     CallError { kind: CallErrorKind::Truncated, message }
 }
 
+/// `part`, unless no choice of it has text or a tool call (`"content": null`, `""`, only
+/// whitespace): such a reply gives a method nothing to read, so it is a fault of the reply,
+/// retried like a malformed one and a failed call when the retries run out, never an
+/// empty answer to score.
+pub(crate) fn with_text(part: Part) -> Result<Part, CallError> {
+    let blank = |c: &Completion| c.text.trim().is_empty() && c.tool_calls.is_empty();
+    if !part.completions.iter().all(blank) {
+        return Ok(part);
+    }
+    let finish = part.completions.iter().find_map(|c| c.finish_reason.as_deref());
+    let how = finish.map(|f| format!(", finish reason {f:?}")).unwrap_or_default();
+    Err(CallError {
+        kind: CallErrorKind::Empty,
+        message: format!("the reply has no text (its content is null or empty and it calls no tool{how})"),
+    })
+}
+
 /// Put the parts of a call together: completions in sample order, usage summed
 /// (estimated for parts whose server did not say).
 pub(crate) fn assemble(request: &LlmRequest, parts: Vec<Part>, want: usize, model: &str) -> LlmResponse {
@@ -161,7 +178,7 @@ pub(crate) fn parse_chat(text: &str) -> Result<Part, CallError> {
             .push((index, Completion { text: text.into(), finish_reason: finish_reason.map(Into::into), tool_calls }));
     }
     indexed.sort_by_key(|(i, _)| *i);
-    Ok(Part {
+    with_text(Part {
         completions: indexed.into_iter().map(|(_, c)| c).collect(),
         usage: usage_of(&v),
         model: v.get("model").and_then(Value::as_str).map(str::to_string),
@@ -299,7 +316,7 @@ impl StreamState {
                 tool_calls: calls.remove(&i).unwrap_or_default().into_iter().map(PartialCall::finish).collect(),
             })
             .collect();
-        Ok(Part { completions, usage: self.usage, model: self.model })
+        with_text(Part { completions, usage: self.usage, model: self.model })
     }
 }
 
@@ -581,8 +598,19 @@ mod tests {
         assert_eq!(parse_chat(r#"{"choices":[{"message":{"con"#).unwrap_err().kind, CallErrorKind::Malformed);
         assert_eq!(parse_chat(r#"{"object":"x"}"#).unwrap_err().kind, CallErrorKind::Malformed);
         assert_eq!(parse_chat(r#"{"error":{"message":"boom"}}"#).unwrap_err().message, "boom");
-        let no_usage = parse_chat(r#"{"choices":[{"message":{"content":null}}]}"#).unwrap();
-        assert_eq!((no_usage.usage, no_usage.completions[0].text.as_str()), (None, ""));
+        let no_usage = parse_chat(r#"{"choices":[{"message":{"content":"x"}}]}"#).unwrap();
+        assert_eq!((no_usage.usage, no_usage.completions[0].text.as_str()), (None, "x"));
+        // No text in any choice (null, empty, blank) and no tool call: a fault of the reply.
+        for content in ["null", "\"\"", "\" \\n \""] {
+            let reply = format!(r#"{{"choices":[{{"message":{{"content":{content}}},"finish_reason":"stop"}}]}}"#);
+            let e = parse_chat(&reply).unwrap_err();
+            assert_eq!(e.kind, CallErrorKind::Empty, "{content}: {e}");
+            assert!(e.message.contains("no text") && e.message.contains("\"stop\""), "{e}");
+        }
+        let two = r#"{"choices":[{"message":{"content":""}},{"index":1,"message":{"content":"b"}}]}"#;
+        assert_eq!(parse_chat(two).unwrap().completions.len(), 2, "one choice with text is a reply");
+        let call = r#"{"choices":[{"message":{"content":null,"tool_calls":[{"id":"c","function":{"name":"search","arguments":"{}"}}]}}]}"#;
+        assert_eq!(parse_chat(call).unwrap().completions[0].tool_calls.len(), 1, "a tool call is a reply");
     }
 
     #[test]
