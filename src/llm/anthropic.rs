@@ -49,7 +49,9 @@ pub(crate) fn parse_message(text: &str) -> Result<Part, CallError> {
     let v: Value = serde_json::from_str(text)
         .map_err(|e| malformed(format!("the reply is not valid JSON ({e}): {}", shorten(text, 200))))?;
     if v.get("type").and_then(Value::as_str) == Some("error") {
-        return Err(CallError { kind: CallErrorKind::Server, message: server_message(text) });
+        let message = server_message(text);
+        let kind = super::http::reported_error_kind(&message, CallErrorKind::Server);
+        return Err(CallError { kind, message });
     }
     let content = v
         .get("content")
@@ -141,15 +143,13 @@ impl StreamState {
             }
             "message_stop" => self.done = true,
             "error" => {
+                let said = server_message(data);
                 let kind = if v.pointer("/error/type").and_then(Value::as_str) == Some("overloaded_error") {
                     CallErrorKind::Overloaded
                 } else {
-                    CallErrorKind::Server
+                    super::http::reported_error_kind(&said, CallErrorKind::Server)
                 };
-                return Err(CallError {
-                    kind,
-                    message: format!("the server reported an error mid-stream: {}", server_message(data)),
-                });
+                return Err(CallError { kind, message: format!("the server reported an error mid-stream: {said}") });
             }
             _ => {}
         }

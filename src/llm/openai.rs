@@ -150,7 +150,9 @@ pub(crate) fn parse_chat(text: &str) -> Result<Part, CallError> {
     let v: Value = serde_json::from_str(text)
         .map_err(|e| malformed(format!("the reply is not valid JSON ({e}): {}", shorten(text, 200))))?;
     if v.get("error").is_some_and(|e| !e.is_null()) {
-        return Err(CallError { kind: CallErrorKind::Server, message: super::http::server_message(text) });
+        let message = super::http::server_message(text);
+        let kind = super::http::reported_error_kind(&message, CallErrorKind::Server);
+        return Err(CallError { kind, message });
     }
     let choices = v
         .get("choices")
@@ -233,9 +235,10 @@ impl StreamState {
             ))
         })?;
         if v.get("error").is_some_and(|e| !e.is_null()) {
+            let said = super::http::server_message(data);
             return Err(CallError {
-                kind: CallErrorKind::Server,
-                message: format!("the server reported an error mid-stream: {}", super::http::server_message(data)),
+                kind: super::http::reported_error_kind(&said, CallErrorKind::Server),
+                message: format!("the server reported an error mid-stream: {said}"),
             });
         }
         if let Some(u) = usage_of(&v) {

@@ -51,6 +51,9 @@ pub struct ProblemResult {
     /// Calls that failed (each recorded on its node; the search went on without them).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub failed_calls: u64,
+    /// Of those, calls whose prompt did not fit the model's context window (each stopped its branch).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub context_overflows: u64,
     /// What the calls cost, if the model's price is known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
@@ -160,6 +163,7 @@ impl ProblemResult {
             error: None,
             provider_error: None,
             failed_calls: totals.failed_calls,
+            context_overflows: 0,
             cost_usd: None,
             stopped: None,
             qa: None,
@@ -191,6 +195,12 @@ impl ProblemResult {
     /// Set the cost from the model's price, if known.
     pub fn priced(mut self, price: Option<&Price>) -> Self {
         self.cost_usd = price.map(|p| p.cost(self.prompt_tokens, self.completion_tokens));
+        self
+    }
+
+    /// Count the calls whose prompt did not fit the model's context window.
+    pub fn with_overflows(mut self, engine: &Engine) -> Self {
+        self.context_overflows = overflows(engine).len() as u64;
         self
     }
 
@@ -229,6 +239,9 @@ pub struct Summary {
     pub wall_ms: u64,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub failed_calls: u64,
+    /// Calls whose prompt did not fit the model's context window (see `ProblemResult`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub context_overflows: u64,
     /// Problems that ended without an answer because provider calls failed (counted
     /// in `n`, not solved, but not model failures either).
     #[serde(default, skip_serializing_if = "is_zero_usize")]
@@ -356,6 +369,7 @@ impl Summary {
             completion_tokens: results.iter().map(|r| r.completion_tokens).sum(),
             wall_ms,
             failed_calls: results.iter().map(|r| r.failed_calls).sum(),
+            context_overflows: results.iter().map(|r| r.context_overflows).sum(),
             provider_errors: results.iter().filter(|r| r.provider_error.is_some()).count(),
             cost_usd: None,
             stopped: results.iter().find_map(|r| r.stopped.clone()),
@@ -888,7 +902,8 @@ async fn finish_problem(
         .priced(setup.limits.price.as_ref())
         .with_qa(&engine)
         .with_facets(setup.task.problem_facets(problem))
-        .with_metrics(&engine);
+        .with_metrics(&engine)
+        .with_overflows(&engine);
     result.memory = memory_use;
     result.breaks = breaks;
     result.rounds = driver.rounds().to_vec();
@@ -896,6 +911,15 @@ async fn finish_problem(
         Some(Err(e)) if e.kind != CallErrorKind::NotSent => Some(e.message.clone()),
         _ => None,
     });
+    let overflows = overflows(&engine);
+    if let Some(first) = overflows.first() {
+        // Said once, and instead of "no answer: calls failed" below: the prompt is at fault, not the server.
+        let note = overflow_note(overflows.len(), first);
+        error = Some(match error {
+            Some(e) => format!("{e}; {note}"),
+            None => note,
+        });
+    }
     // Failures ended the problem when it has no answer and either no call succeeded or
     // the search never got past its root (a failed first proposal leaves nothing to expand).
     let answered = engine.outcome().is_some_and(|o| o.answer.is_some());
@@ -946,6 +970,25 @@ async fn finish_problem(
     result.error = error;
     result.stopped = stopped.as_ref().map(|r| r.to_string());
     Finished { result, totals, stopped, abandoned, memory_failed }
+}
+
+/// The messages of the calls whose prompt did not fit the model's context window.
+fn overflows(engine: &Engine) -> Vec<String> {
+    let overflowed = |c: &Arc<crate::engine::CallRecord>| match &c.reply {
+        Some(Err(e)) if e.kind == CallErrorKind::ContextOverflow => Some(e.message.clone()),
+        _ => None,
+    };
+    engine.core.calls.values().filter_map(overflowed).collect()
+}
+
+/// The one line a problem's result says about its context overflows (`n` of them, the first saying `first`).
+fn overflow_note(n: usize, first: &str) -> String {
+    let (what, branches) = if n == 1 { ("1 prompt", "its branch") } else { ("prompts", "their branches") };
+    let what = if n == 1 { what.to_string() } else { format!("{n} {what}") };
+    format!(
+        "{what} did not fit the model's context window, so {branches} stopped there ({first}); give the model a \
+         larger context (llama.cpp: --n_ctx 4096 or more; Ollama: num_ctx) or take fewer steps"
+    )
 }
 
 impl Headless {
