@@ -124,7 +124,7 @@ impl StreamState {
             "content_block_delta" => {
                 if let Some(t) = v.pointer("/delta/text").and_then(Value::as_str) {
                     self.text.push_str(t);
-                    deltas(sample, t);
+                    deltas(sample, super::Streamed::Text(t));
                 }
                 if let Some(piece) = v.pointer("/delta/partial_json").and_then(Value::as_str) {
                     let index = v.get("index").and_then(Value::as_u64).unwrap_or(0);
@@ -446,7 +446,11 @@ mod tests {
 
         let got = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
         let g = got.clone();
-        let d: DeltaFn = std::sync::Arc::new(move |_, t: &str| g.lock().unwrap().push_str(t));
+        let d: DeltaFn = std::sync::Arc::new(move |_, piece: super::super::Streamed<'_>| {
+            if let super::super::Streamed::Text(t) = piece {
+                g.lock().unwrap().push_str(t)
+            }
+        });
         let mut st = StreamState::default();
         for e in [
             r#"{"type":"message_start","message":{"model":"claude-x","usage":{"input_tokens":9,"output_tokens":1}}}"#,

@@ -36,6 +36,11 @@ pub struct HttpOptions {
     pub max_response_bytes: u64,
 }
 
+/// What a cut stream's failure adds: the usual cause, and its fixes.
+pub const STREAM_CUT_HINT: &str = " (a server that cancels a running stream when another request arrives cuts \
+     streams like this: llama-cpp-python's server does unless started with --interrupt_requests False; or run \
+     with --concurrency 1)";
+
 /// The default cap on one reply body: far above any chat completion.
 pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 16 * 1024 * 1024;
 /// How much of an error body is read: enough for the server's message.
@@ -200,26 +205,40 @@ impl HttpCore {
     }
 
     /// Read a streamed reply with `read`, passing deltas on to `deltas`. A stream that
-    /// failed before any text reached the watcher is a reply fault (retried); one that
-    /// already showed text is not retried, since the person watching has seen it.
+    /// failed is a reply fault like any other (a cut stream is retried); the watcher is
+    /// first told to forget the text it was shown of each sample ([`Streamed::Restart`]),
+    /// since the retry streams the reply again from its start.
+    ///
+    /// [`Streamed::Restart`]: super::Streamed::Restart
     pub async fn watched_stream<T, F, Fut>(&self, deltas: &super::DeltaFn, read: F) -> Attempt<T>
     where
         F: FnOnce(super::DeltaFn) -> Fut,
         Fut: Future<Output = Result<T, CallError>>,
     {
-        let shown = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let flag = std::sync::Arc::clone(&shown);
+        let shown = std::sync::Arc::new(Mutex::new(std::collections::BTreeSet::new()));
+        let seen = std::sync::Arc::clone(&shown);
         let inner = std::sync::Arc::clone(deltas);
-        let watched: super::DeltaFn = std::sync::Arc::new(move |i, t: &str| {
-            flag.store(true, Ordering::Relaxed);
-            inner(i, t)
+        let watched: super::DeltaFn = std::sync::Arc::new(move |i, piece| {
+            if let Ok(mut s) = seen.lock() {
+                s.insert(i);
+            }
+            inner(i, piece)
         });
         match read(watched).await {
             Ok(p) => Attempt::Done(p),
-            Err(e) if shown.load(Ordering::Relaxed) => {
-                Attempt::Fail(CallError { message: self.scrub(&e.message), ..e })
+            Err(mut e) => {
+                if e.kind == CallErrorKind::Truncated {
+                    e.message.push_str(STREAM_CUT_HINT);
+                }
+                let attempt = self.reply_fault(e);
+                if matches!(attempt, Attempt::Retry { .. }) {
+                    let samples = shown.lock().map(|s| s.clone()).unwrap_or_default();
+                    for i in samples {
+                        deltas(i, super::Streamed::Restart);
+                    }
+                }
+                attempt
             }
-            Err(e) => self.reply_fault(e),
         }
     }
 

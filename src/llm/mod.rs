@@ -107,8 +107,17 @@ pub trait Provider: Send + Sync {
     }
 }
 
-/// Receives a streamed reply's text as it arrives: (sample index, new text).
-pub type DeltaFn = Arc<dyn Fn(u32, &str) + Send + Sync>;
+/// What a streaming provider reports of a sample as its reply arrives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Streamed<'a> {
+    /// More text of the sample.
+    Text(&'a str),
+    /// Forget the sample's text so far: its stream was cut and is being asked again.
+    Restart,
+}
+
+/// Receives a streamed reply as it arrives: (sample index, what came).
+pub type DeltaFn = Arc<dyn Fn(u32, Streamed<'_>) + Send + Sync>;
 
 /// Build the real provider a resolved profile describes.
 pub fn build_http(

@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 use super::config::{ModelPrice, Price, Resolved};
 use super::fanout::{fan_out, Slots};
 use super::http::{shorten, Attempt, HttpCore, SseParser};
-use super::{estimate_prompt_tokens, estimate_tokens, BoxFuture, DeltaFn, Provider};
+use super::{estimate_prompt_tokens, estimate_tokens, BoxFuture, DeltaFn, Provider, Streamed};
 use crate::engine::request::Role;
 use crate::engine::{CallError, CallErrorKind, Completion, LlmRequest, LlmResponse, ToolCallOut, ToolDef, Usage};
 
@@ -255,7 +255,7 @@ impl StreamState {
                 text.push_str(piece);
                 self.chars += piece.len();
                 if let Some(d) = deltas {
-                    d(first_sample + index as u32, piece);
+                    d(first_sample + index as u32, Streamed::Text(piece));
                 }
             }
             for (k, d) in c.pointer("/delta/tool_calls").and_then(Value::as_array).into_iter().flatten().enumerate() {
@@ -299,10 +299,18 @@ impl StreamState {
     }
 
     fn finish(self) -> Result<Part, CallError> {
-        let complete = self.done || (!self.texts.is_empty() && self.texts.keys().all(|k| self.finish.contains_key(k)));
-        if !complete {
+        let finished = !self.texts.is_empty() && self.texts.keys().all(|k| self.finish.contains_key(k));
+        if !(self.done || finished) {
             return Err(truncated(format!(
                 "the stream ended early, after {} characters, without [DONE] or a finish reason",
+                self.chars
+            )));
+        }
+        if self.done && !finished && self.chars > 0 {
+            // What llama-cpp-python sends when another request interrupts the stream: [DONE]
+            // after part of the reply, with no finish reason (every server sends one at the end).
+            return Err(truncated(format!(
+                "the stream was stopped after {} characters: [DONE] came before a finish reason",
                 self.chars
             )));
         }
@@ -620,7 +628,11 @@ mod tests {
     fn streams_accumulate_by_choice_and_report_deltas() {
         let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let s2 = seen.clone();
-        let d: DeltaFn = std::sync::Arc::new(move |i, t: &str| s2.lock().unwrap().push((i, t.to_string())));
+        let d: DeltaFn = std::sync::Arc::new(move |i, piece: Streamed<'_>| {
+            if let Streamed::Text(t) = piece {
+                s2.lock().unwrap().push((i, t.to_string()))
+            }
+        });
         let mut st = StreamState::default();
         for data in [
             r#"{"model":"m","choices":[{"index":0,"delta":{"role":"assistant"}}]}"#,
@@ -642,6 +654,13 @@ mod tests {
         let mut st = StreamState::default();
         st.event(r#"{"choices":[{"index":0,"delta":{"content":"4 + 4"}}]}"#, 0, None).unwrap();
         assert_eq!(st.finish().unwrap_err().kind, CallErrorKind::Truncated);
+        // [DONE] after part of a reply, no finish reason: a server that stopped the stream
+        // (llama-cpp-python when another request arrives), not a whole reply.
+        let mut st = StreamState::default();
+        st.event(r#"{"choices":[{"index":0,"delta":{"content":"4 + 4"}}]}"#, 0, None).unwrap();
+        st.event("[DONE]", 0, None).unwrap();
+        let e = st.finish().unwrap_err();
+        assert!(e.kind == CallErrorKind::Truncated && e.message.contains("[DONE] came before a finish reason"), "{e}");
         let mut st = StreamState::default();
         assert_eq!(st.event("{\"choices\":[", 0, None).unwrap_err().kind, CallErrorKind::Malformed);
     }
