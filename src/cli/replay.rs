@@ -111,7 +111,8 @@ pub(crate) fn replay_cmd(args: ReplayArgs) -> Result<()> {
             .priced(header.price.as_ref())
             .with_qa(&rebuilt.engine)
             .with_facets(header.facets.clone())
-            .with_metrics(&rebuilt.engine);
+            .with_metrics(&rebuilt.engine)
+            .with_overflows(&rebuilt.engine);
         r.session = Some(file.display().to_string());
         r.stopped = stopped;
         r.incomplete = !complete;

@@ -315,7 +315,11 @@ pub(crate) fn print_summary(s: &Summary, json: bool) {
     );
     if s.failed_calls > 0 || s.cost_usd.is_some() {
         let cost = s.cost_usd.map(|c| format!("cost ${c:.4}  ")).unwrap_or_default();
-        outln!("{cost}failed calls {}", s.failed_calls);
+        let overflows = match s.context_overflows {
+            0 => String::new(),
+            n => format!(" ({n} did not fit the model's context window)"),
+        };
+        outln!("{cost}failed calls {}{overflows}", s.failed_calls);
     }
     if s.incomplete > 0 {
         outln!(

@@ -51,6 +51,9 @@ pub struct ProblemResult {
     /// Calls that failed (each recorded on its node; the search went on without them).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub failed_calls: u64,
+    /// Of those, calls whose prompt did not fit the model's context window (each stopped its branch).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub context_overflows: u64,
     /// What the calls cost, if the model's price is known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
@@ -160,6 +163,7 @@ impl ProblemResult {
             error: None,
             provider_error: None,
             failed_calls: totals.failed_calls,
+            context_overflows: 0,
             cost_usd: None,
             stopped: None,
             qa: None,
@@ -200,6 +204,12 @@ impl ProblemResult {
         self
     }
 
+    /// Count the calls whose prompt did not fit the model's context window.
+    pub fn with_overflows(mut self, engine: &Engine) -> Self {
+        self.context_overflows = overflows(engine).len() as u64;
+        self
+    }
+
     /// Add the question-answering scores of the run, if it is one.
     pub fn with_qa(mut self, engine: &Engine) -> Self {
         self.qa = QaStats::of(engine);
@@ -235,6 +245,9 @@ pub struct Summary {
     pub wall_ms: u64,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub failed_calls: u64,
+    /// Calls whose prompt did not fit the model's context window (see `ProblemResult`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub context_overflows: u64,
     /// Problems that ended without an answer because provider calls failed (counted
     /// in `n`, not solved, but not model failures either).
     #[serde(default, skip_serializing_if = "is_zero_usize")]
@@ -362,6 +375,7 @@ impl Summary {
             completion_tokens: results.iter().map(|r| r.completion_tokens).sum(),
             wall_ms,
             failed_calls: results.iter().map(|r| r.failed_calls).sum(),
+            context_overflows: results.iter().map(|r| r.context_overflows).sum(),
             provider_errors: results.iter().filter(|r| r.provider_error.is_some()).count(),
             cost_usd: None,
             stopped: results.iter().find_map(|r| r.stopped.clone()),
@@ -513,13 +527,8 @@ impl RunLimits {
             if !(b.is_finite() && b > 0.0) {
                 return Err(ConfigError::Invalid(format!("--budget-usd must be a positive amount, not {b}")));
             }
-            if price.is_none() && !provider.simulated() {
-                return Err(ConfigError::Invalid(format!(
-                    "--budget-usd needs the price of model {:?}: add [prices.\"{}\"] with input and output \
-                     (US dollars per million tokens) to the config file",
-                    provider.model(),
-                    provider.model()
-                )));
+            if let Some(why) = unmeasured_money(provider, price.is_some()) {
+                return Err(ConfigError::Invalid(why));
             }
         }
         if args.budget_tokens == Some(0) {
@@ -544,6 +553,33 @@ impl RunLimits {
         inputs.push(then);
         inputs
     }
+}
+
+/// Why a money budget could not be measured on `provider`, if it could not: refused
+/// rather than warned about, since a budget that never trips lets a run spend without
+/// bound (a local proxy to a paid API is taken as free), and a warning scrolls away.
+fn unmeasured_money(provider: &dyn Provider, priced: bool) -> Option<String> {
+    let model = provider.model();
+    let add =
+        format!("add [prices.\"{model}\"] with input and output (US dollars per million tokens) to the config file");
+    if provider.simulated() {
+        return Some(
+            "--budget-usd: the simulated model has no price, so a money budget would never stop the run; \
+             use --budget-tokens N"
+                .into(),
+        );
+    }
+    if !priced {
+        return Some(format!("--budget-usd needs the price of model {model:?}: {add}"));
+    }
+    if provider.price_assumed() {
+        return Some(format!(
+            "--budget-usd cannot be measured: {} is on this machine and nothing prices model {model:?}, so it \
+             counts as free and the budget would never stop the run; if it passes calls on to a paid API, {add}",
+            provider.describe()
+        ));
+    }
+    None
 }
 
 /// Whether a `--record` path names one session file: it ends in `.jsonl` and is not an
@@ -875,7 +911,8 @@ async fn finish_problem(
         .priced(setup.limits.price.as_ref())
         .with_qa(&engine)
         .with_facets(setup.task.problem_facets(problem))
-        .with_metrics(&engine);
+        .with_metrics(&engine)
+        .with_overflows(&engine);
     result.memory = memory_use;
     result.breaks = breaks;
     result.rounds = driver.rounds().to_vec();
@@ -883,6 +920,15 @@ async fn finish_problem(
         Some(Err(e)) if e.kind != CallErrorKind::NotSent => Some(e.message.clone()),
         _ => None,
     });
+    let overflows = overflows(&engine);
+    if let Some(first) = overflows.first() {
+        // Said once, and instead of "no answer: calls failed" below: the prompt is at fault, not the server.
+        let note = overflow_note(overflows.len(), first);
+        error = Some(match error {
+            Some(e) => format!("{e}; {note}"),
+            None => note,
+        });
+    }
     // Failures ended the problem when it has no answer and either no call succeeded or
     // the search never got past its root (a failed first proposal leaves nothing to expand).
     let answered = engine.outcome().is_some_and(|o| o.answer.is_some());
@@ -935,8 +981,27 @@ async fn finish_problem(
     Finished { result, totals, stopped, abandoned, memory_failed }
 }
 
+/// The messages of the calls whose prompt did not fit the model's context window.
+fn overflows(engine: &Engine) -> Vec<String> {
+    let overflowed = |c: &Arc<crate::engine::CallRecord>| match &c.reply {
+        Some(Err(e)) if e.kind == CallErrorKind::ContextOverflow => Some(e.message.clone()),
+        _ => None,
+    };
+    engine.core.calls.values().filter_map(overflowed).collect()
+}
+
+/// The one line a problem's result says about its context overflows (`n` of them, the first saying `first`).
+fn overflow_note(n: usize, first: &str) -> String {
+    let (what, branches) = if n == 1 { ("1 prompt", "its branch") } else { ("prompts", "their branches") };
+    let what = if n == 1 { what.to_string() } else { format!("{n} {what}") };
+    format!(
+        "{what} did not fit the model's context window, so {branches} stopped there ({first}); give the model a \
+         larger context (llama.cpp: --n_ctx 4096 or more; Ollama: num_ctx) or take fewer steps"
+    )
+}
+
 impl Headless {
-    /// Report a finished problem (in order) and note why the run must start no more
+    /// Report a finished problem (as it ends) and note why the run must start no more
     /// problems, if it must (the first reason is kept). Returns whether it must.
     fn report(&mut self, finished: Finished, progress: &mut impl FnMut(&ProblemResult) -> Result<(), String>) -> bool {
         let Finished { result, stopped, abandoned, memory_failed, .. } = finished;
@@ -973,7 +1038,8 @@ fn answered_well(input: &Input) -> bool {
 }
 
 /// Run every problem until a signal arrives on `interrupts`, and report each result
-/// to `progress` in problem order as soon as it and those before it are done.
+/// to `progress` as soon as that problem ends (problems side by side end in any order;
+/// each result carries its problem's `index`). [`Headless::results`] are in problem order.
 ///
 /// Problems go side by side (see [`side_by_side`]), up to `--concurrency` of them,
 /// their calls all under the one concurrency limit; the first problem goes alone until
@@ -1082,8 +1148,10 @@ async fn side_by_side_run(
     // Set once any call of the run has come back well.
     let (well_tx, mut well) = watch::channel(false);
     let mut running = FuturesUnordered::new();
-    let mut finished: BTreeMap<usize, Finished> = BTreeMap::new();
-    let (mut launched, mut reported, mut blocked) = (0usize, 0usize, false);
+    // The position of each reported result: reported as each problem ends, put back in
+    // problem order at the end.
+    let mut order: Vec<usize> = Vec::with_capacity(problems.len());
+    let (mut launched, mut blocked) = (0usize, false);
     loop {
         while !blocked && launched < problems.len() && running.len() < window && (launched == 0 || *well.borrow()) {
             if let Some(signal) = interrupts.borrow().first {
@@ -1118,17 +1186,19 @@ async fn side_by_side_run(
         let waiting_for_first = !*well.borrow();
         tokio::select! {
             Some((index, one)) = running.next() => {
-                finished.insert(index, one);
-                while let Some(one) = finished.remove(&reported) {
-                    reported += 1;
-                    blocked |= done.report(one, progress);
-                }
+                // Reported (and written to `--out`) as soon as it ends, whatever is still
+                // running before it: a kill then loses no finished problem.
+                order.push(index);
+                blocked |= done.report(one, progress);
                 // The first problem ended without a good reply: let the next one try alone.
-                if reported == launched && !*well.borrow() {
+                if running.is_empty() && !*well.borrow() {
                     let _ = well_tx.send(true);
                 }
             }
             _ = well.changed(), if waiting_for_first => {}
         }
     }
+    let mut by_position: Vec<(usize, ProblemResult)> = order.into_iter().zip(done.results.drain(..)).collect();
+    by_position.sort_by_key(|(position, _)| *position);
+    done.results = by_position.into_iter().map(|(_, r)| r).collect();
 }

@@ -172,7 +172,14 @@ pub async fn drive<B: Backend>(
             },
             // Cancel-safe: the calls and tool calls are tasks of the driver, so losing this race restarts nothing.
             Some((input, request)) = driver.next_input(), if driver.outstanding() > 0 => app.on_input(input, request.as_ref()),
-            Some(delta) = deltas.recv() => { app.on_delta(delta.call, delta.sample, &delta.text); Vec::new() }
+            Some(delta) = deltas.recv() => {
+                if delta.restart {
+                    app.on_restart(delta.call, delta.sample);
+                } else {
+                    app.on_delta(delta.call, delta.sample, &delta.text);
+                }
+                Vec::new()
+            }
             _ = tick.tick() => {
                 let now = Instant::now();
                 let busy = app.replay.is_none()

@@ -619,6 +619,34 @@ fn react_runs_in_the_explorer_with_a_styled_transcript() {
     );
 }
 
+#[test]
+fn a_context_overflow_shows_once_in_the_react_transcript() {
+    use crate::tasks::qa_demo::QaDemo;
+    let dir = tempfile::tempdir().unwrap();
+    let task: Arc<dyn TaskSource> = Arc::new(QaDemo::new(None).unwrap());
+    let mut tools = crate::runtime::tools::ToolRunner::new(task.tools().unwrap());
+    let mut s = setup(dir.path(), Params { method: crate::engine::methods::react::KIND, ..Params::default() });
+    s.task = Arc::clone(&task);
+    s.header.task = "qa-demo".into();
+    let mut app = App::live(s, &task.problem(0).unwrap(), Keymap::default(), ThemeSet::default(), "dark");
+    let fx = app.handle_action(Action::Step);
+    settle_react(&mut app, fx, &mut tools);
+    let fx = app.handle_action(Action::Step);
+    let Some(Effect::CallLlm { call, request }) = fx.into_iter().next() else { panic!("a model call") };
+    let error = crate::engine::CallError {
+        kind: crate::engine::CallErrorKind::ContextOverflow,
+        message: "HTTP 400 Bad Request: This model's maximum context length is 2048 tokens".into(),
+    };
+    let fx = app.on_reply(LlmReply { call, result: Err(error) }, &request);
+    assert!(!fx.iter().any(|e| matches!(e, Effect::CallLlm { .. })), "nothing is asked again");
+    let screen = render(&mut app, 160, 50);
+    let transcript: Vec<&str> = screen.lines().skip_while(|l| !l.contains("4 Transcript")).collect();
+    let lines: Vec<&&str> =
+        transcript.iter().filter(|l| l.contains("does not fit the model's context window")).collect();
+    assert_eq!(lines.len(), 1, "once, in the transcript:\n{screen}");
+    assert!(lines[0].contains("(context_overflow: HTTP 400"), "with the server's words: {}", lines[0]);
+}
+
 /// Carry out effects like the driver does, with the sim answering model calls and
 /// the task's own tools (the qa-demo corpus) answering tool calls, until idle.
 fn settle_react(app: &mut App, effects: Vec<Effect>, tools: &mut crate::runtime::tools::ToolRunner) {

@@ -476,6 +476,14 @@ impl App {
         }
     }
 
+    /// A streamed sample starts over (its stream was cut and is asked again): the text
+    /// shown of it so far goes.
+    pub fn on_restart(&mut self, call: u64, sample: u32) {
+        if self.streaming.remove(&(call, sample)).is_some() {
+            self.touch();
+        }
+    }
+
     /// The money spent so far, if the provider has a price.
     pub fn cost_usd(&self) -> Option<f64> {
         let t = &self.run.totals;
