@@ -2198,5 +2198,7 @@ fn star_jumps_to_the_best_valued_state_even_when_a_solution_is_elsewhere() {
 mod breaks;
 /// `X`: exporting the tree on screen.
 mod export;
+/// Every session this project has shipped opens and steps in the explorer.
+mod shipped;
 /// The Stats view's axes: per method step, and over the calls' latencies.
 mod stats;
