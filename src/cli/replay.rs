@@ -71,7 +71,7 @@ struct Group {
 }
 
 /// How many sessions replayed each way.
-#[derive(Debug, Default, Clone, Copy, serde::Serialize)]
+#[derive(Debug, Default, Clone, Copy)]
 struct Kinds {
     exact: usize,
     reworded: usize,
@@ -101,7 +101,7 @@ fn replay_one(file: &Path, prompts: Option<&Path>) -> Result<replay::Replayed, S
     replay::replay_file(file, prompts).map_err(|e| e.to_string())
 }
 
-/// Each group's summary, with how its sessions replayed (in `--json`, as `replays`).
+/// Each group's summary (as `run` prints it: a replay gives the same summary).
 fn print_groups(groups: &[Group], json: bool) {
     for (i, g) in groups.iter().enumerate() {
         let h = &g.header;
@@ -112,15 +112,7 @@ fn print_groups(groups: &[Group], json: bool) {
         if i > 0 && !json {
             outln!();
         }
-        if json {
-            let mut value = serde_json::to_value(&summary).unwrap_or_default();
-            if let Some(o) = value.as_object_mut() {
-                o.insert("replays".into(), serde_json::to_value(g.kinds).unwrap_or_default());
-            }
-            outln!("{}", thoughtscope::safe_text::json_safe(&value.to_string()));
-        } else {
-            print_summary(&summary, false);
-        }
+        print_summary(&summary, json);
     }
 }
 

@@ -237,3 +237,30 @@ fn a_header_is_written_whole_and_a_torn_one_is_said_plainly() {
     let err = SessionWriter::create(dir.path(), &header()).err().unwrap().to_string();
     assert!(err.contains(&dir.path().display().to_string()), "{err}");
 }
+
+#[test]
+fn a_session_named_by_something_other_than_a_file_is_written_into_never_replaced() {
+    use std::os::unix::net::UnixListener;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("socket.jsonl");
+    let _listener = UnixListener::bind(&path).unwrap();
+    let mut h = header();
+    h.memory = Some(MemorySnapshot::new("study", big_memory(1)));
+    // A socket cannot be opened as a file: the error names it, and it is still a socket.
+    let err = SessionWriter::create(&path, &h).err().unwrap().to_string();
+    assert!(err.contains("socket.jsonl"), "{err}");
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::symlink_metadata(&path).unwrap().file_type().is_socket());
+    // Nothing was put beside it.
+    let names: Vec<String> =
+        std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into()).collect();
+    assert_eq!(names, vec!["socket.jsonl".to_string()]);
+    // A link is written through: the file it points to holds the session.
+    let target = dir.path().join("target.jsonl");
+    std::fs::write(&target, "").unwrap();
+    let link = dir.path().join("link.jsonl");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    SessionWriter::create(&link, &header()).unwrap().end(Totals::default(), 0).unwrap();
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert!(Session::load(&target).unwrap().complete());
+}

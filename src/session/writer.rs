@@ -52,6 +52,10 @@ impl SessionWriter {
             }
             std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
         }
+        // A device or a pipe named as the session (`--record /dev/stdout`) is written
+        // into as it is: nothing is put beside it or renamed over it.
+        let target = Target::of(path);
+        let keep = if target == Target::Special { Keep::InHeader } else { keep };
         // Written now, in today's format, by this program.
         let mut header = header.clone();
         header.version = VERSION;
@@ -69,7 +73,7 @@ impl SessionWriter {
                 }
             };
         }
-        let file = write_header(path, &header)?;
+        let file = write_header(path, &header, target)?;
         Ok(SessionWriter { path: path.to_path_buf(), file, seq: 0, memory })
     }
 
@@ -188,13 +192,41 @@ fn lines(records: &[Record]) -> String {
     buf
 }
 
+/// What a new session's path is now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Target {
+    /// Nothing, or a regular file (replaced).
+    File,
+    /// A symbolic link: written through, as a file opened there would be.
+    Link,
+    /// A device, a FIFO or a socket: written into.
+    Special,
+}
+
+impl Target {
+    fn of(path: &Path) -> Target {
+        match std::fs::symlink_metadata(path) {
+            Ok(m) if m.file_type().is_symlink() => Target::Link,
+            Ok(m) if !m.is_file() && !m.is_dir() => Target::Special,
+            _ => Target::File,
+        }
+    }
+}
+
 /// Put a session file holding just `header` at `path`, whole or not at all: the line goes
 /// to a temporary file beside it, flushed, then renamed over `path` (a kill while it is
-/// written leaves no session, never a torn header). Gives the file open for appending.
-fn write_header(path: &Path, header: &Header) -> Result<File, SessionError> {
+/// written leaves no session, never a torn header). A link or a device is written
+/// through instead. Gives the file open for appending.
+fn write_header(path: &Path, header: &Header, target: Target) -> Result<File, SessionError> {
+    let text = lines(&[Record::Header(Box::new(header.clone()))]);
+    if target != Target::File {
+        let mut file =
+            OpenOptions::new().create(true).write(true).truncate(true).open(path).map_err(|e| io_err(path, e))?;
+        file.write_all(text.as_bytes()).and_then(|()| file.flush()).map_err(|e| io_err(path, e))?;
+        return Ok(file);
+    }
     let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_else(|| "session".into());
     let partial = folder(path).join(format!(".{name}.{}.partial", std::process::id()));
-    let text = lines(&[Record::Header(Box::new(header.clone()))]);
     let written = File::create(&partial).and_then(|mut f| {
         f.write_all(text.as_bytes())?;
         f.flush()
