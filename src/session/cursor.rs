@@ -328,15 +328,25 @@ impl<'s> ReplayCursor<'s> {
     /// up to `position` worded differently, and the input from which today's engine
     /// decides differently once the cursor has been there (from then on, wherever it is).
     pub fn fidelity(&self) -> Fidelity {
-        let mut fidelity = Fidelity::Exact;
-        for r in self.reworded.shown() {
-            let comparison = Comparison::Reworded { lines: r.lines, first: r.first.clone() };
-            fidelity.note(r.seq, &comparison);
-        }
+        let shown = self.reworded.shown();
+        let mut fidelity = match shown.first() {
+            None => Fidelity::Exact,
+            Some(first) => Fidelity::Reworded {
+                inputs: shown.len(),
+                lines: shown.iter().map(|r| r.lines).sum(),
+                first: format!("input {}: {}", first.seq, first.first),
+            },
+        };
         if let Some((from, why)) = &self.divergence {
             fidelity.diverge(*from, why.clone());
         }
         fidelity
+    }
+
+    /// The input from which the session is played as recorded, once the cursor has found
+    /// it (see [`ReplayCursor::fidelity`]; this is cheap to ask after every step).
+    pub fn recorded_from(&self) -> Option<usize> {
+        self.divergence.as_ref().map(|(from, _)| *from)
     }
 
     /// Each input up to `position` that today's engine words differently, with how many

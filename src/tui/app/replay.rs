@@ -40,7 +40,7 @@ impl Marks {
             if timeline.forward(1) == 0 {
                 break;
             }
-            let as_recorded = timeline.fidelity().recorded_from().is_some_and(|from| p > from);
+            let as_recorded = timeline.recorded_from().is_some_and(|from| p > from);
             let now = if as_recorded {
                 // Played as recorded, the method's step counter stands still: a step ends
                 // where the record says one did (a selection, a backtrack, an outcome).

@@ -154,3 +154,16 @@ fn a_fork_from_a_session_shown_as_recorded_says_it_goes_on_with_todays_engine() 
     let rebuilt = crate::session::replay::rebuild(&session, None, None).unwrap();
     assert_eq!(rebuilt.fidelity.recorded_from(), Some(from), "{}", rebuilt.fidelity);
 }
+
+/// A session shown as recorded, at its end: the status bar says so, the tree is the
+/// record's (its nodes past the divergence added from the recorded events), and the
+/// detail pane shows the recorded call behind the selected node.
+#[test]
+fn snapshot_of_a_session_shown_as_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = opened(dir.path(), &repo("tests/fixtures/shipped-sessions/f14a4c6-retreval-uses.jsonl"));
+    let total = cursor(&app).1;
+    app.seek(total);
+    app.message = None;
+    insta::assert_snapshot!("as_recorded_160x50", render(&mut app, 160, 50));
+}
