@@ -500,7 +500,7 @@ fn native_react_against_a_tool_calling_server_records_and_replays() {
     assert!(text.contains("\"tool_mode\":\"native\"") && text.contains("\"tool_calls\""));
     let session = Session::load(&rec).unwrap();
     let replayed = thoughtscope::session::replay::rebuild(&session, None, None).unwrap();
-    assert!(replayed.mismatches.is_empty(), "{:?}", replayed.mismatches);
+    assert!(replayed.fidelity.is_exact(), "{}", replayed.fidelity);
     let tree = replayed.engine.tree();
     let step2 =
         tree.nodes().find(|n| n.thought.contains("Action 2: Search[Marrowick]")).expect("step 2 in canonical text");

@@ -97,7 +97,7 @@ pub(crate) fn tui_live(mut args: RunArgs) -> Result<()> {
     };
     let mut header = header_for(&setup, problem);
     // Names the memory each live run loads as it stands when the run starts (`App::start`).
-    header.memory = setup.memory.as_ref().map(|m| MemorySnapshot { name: m.name.clone(), memory: Memory::default() });
+    header.memory = setup.memory.as_ref().map(|m| MemorySnapshot::new(m.name.clone(), Memory::default()));
     let app_setup = AppSetup {
         task: Arc::clone(&setup.task),
         prompts: args.prompts.clone(),

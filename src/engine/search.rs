@@ -9,8 +9,8 @@ use super::*;
 pub struct Engine {
     pub core: Core,
     method: Box<dyn Method>,
-    mode: RunMode,
-    outcome: Option<Outcome>,
+    pub(super) mode: RunMode,
+    pub(super) outcome: Option<Outcome>,
     /// The method's outcome while the task's judge calls about it are in flight.
     judging: Option<Outcome>,
     /// Where the driver pauses the search (set by `Command::Breakpoints`).

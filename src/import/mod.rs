@@ -79,6 +79,7 @@ pub(crate) fn tot_log_header(
     crate::session::Header {
         format: crate::session::FORMAT.into(),
         version: crate::session::VERSION,
+        thoughtscope: Some(crate::session::PROGRAM_VERSION.into()),
         task: task.into(),
         input: input.into(),
         index: Some(index),

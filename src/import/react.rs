@@ -132,6 +132,7 @@ pub fn import_trajectory(
     let header = Header {
         format: FORMAT.into(),
         version: VERSION,
+        thoughtscope: Some(crate::session::PROGRAM_VERSION.into()),
         task: kind.name().into(),
         input: t.question.clone(),
         index: Some(idx),

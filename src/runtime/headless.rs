@@ -607,6 +607,7 @@ pub fn header_for(setup: &RunSetup, problem: &Problem) -> Header {
     Header {
         format: FORMAT.into(),
         version: VERSION,
+        thoughtscope: Some(crate::session::PROGRAM_VERSION.into()),
         task: setup.task.name().to_string(),
         input: problem.input.clone(),
         index: problem.index,
@@ -841,7 +842,7 @@ fn start_problem(
     let engine = Engine::new(task, &problem.input, setup.params.clone());
     let mut header = header_for(setup, problem);
     if let (Some(m), Some(memory)) = (&setup.memory, &memory) {
-        header.memory = Some(MemorySnapshot { name: m.name.clone(), memory: memory.clone() });
+        header.memory = Some(MemorySnapshot::new(m.name.clone(), memory.clone()));
     }
     let mut driver = Driver::new(Arc::clone(&setup.provider), limit.clone(), cache).for_problem(position);
     if let Some(tools) = setup.task.tools() {

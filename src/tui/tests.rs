@@ -24,6 +24,7 @@ fn setup(dir: &Path, params: Params) -> Setup {
     let header = crate::session::Header {
         format: FORMAT.into(),
         version: VERSION,
+        thoughtscope: Some(crate::session::PROGRAM_VERSION.into()),
         task: "game24".into(),
         input: String::new(),
         index: None,
@@ -118,7 +119,7 @@ fn step_and_run_pause() {
     // The recorded session replays to the same tree.
     let session = Session::load(&path).unwrap();
     let rebuilt = crate::session::replay::rebuild(&session, None, None).unwrap();
-    assert!(rebuilt.mismatches.is_empty(), "{:?}", rebuilt.mismatches);
+    assert!(rebuilt.fidelity.is_exact(), "{}", rebuilt.fidelity);
     assert_eq!(rebuilt.engine.tree().len(), app.run.engine.tree().len());
 }
 
@@ -287,7 +288,7 @@ fn replay_moves_through_the_timeline_and_forks() {
     let session = Session::load(&forked).unwrap();
     assert!(session.input_count() > 20 && total > 20);
     let rebuilt = crate::session::replay::rebuild(&session, None, None).unwrap();
-    assert!(rebuilt.mismatches.is_empty(), "{:?}", rebuilt.mismatches);
+    assert!(rebuilt.fidelity.is_exact(), "{}", rebuilt.fidelity);
 }
 
 #[test]
@@ -297,7 +298,7 @@ fn demo_sessions_replay_exactly_and_show_what_they_claim() {
         assert!(session.warnings.is_empty(), "{}: {:?}", demo.file, session.warnings);
         assert!(session.header.note.is_some());
         let rebuilt = crate::session::replay::rebuild(&session, None, None).unwrap();
-        assert!(rebuilt.mismatches.is_empty(), "{}: {:?}", demo.file, rebuilt.mismatches);
+        assert!(rebuilt.fidelity.is_exact(), "{}: {}", demo.file, rebuilt.fidelity);
         assert!(rebuilt.engine.outcome().is_some_and(|o| o.solved), "{} is solved", demo.file);
         let events: Vec<&Event> = session.events().collect();
         match i {
@@ -2226,5 +2227,7 @@ fn star_jumps_to_the_best_valued_state_even_when_a_solution_is_elsewhere() {
 mod breaks;
 /// `X`: exporting the tree on screen.
 mod export;
+/// Every session this project has shipped opens and steps in the explorer.
+mod shipped;
 /// The Stats view's axes: per method step, and over the calls' latencies.
 mod stats;

@@ -319,6 +319,7 @@ impl App {
             captions,
         });
         app.seek(open_at);
+        app.say_fidelity();
         Ok(app)
     }
 
@@ -369,9 +370,7 @@ impl App {
         });
         let started = memory.as_ref().map(crate::runtime::memory::load_blocking);
         header.memory = match (&memory, &started) {
-            (Some(m), Some(Ok(loaded))) => {
-                Some(crate::session::MemorySnapshot { name: m.name.clone(), memory: loaded.clone() })
-            }
+            (Some(m), Some(Ok(loaded))) => Some(crate::session::MemorySnapshot::new(m.name.clone(), loaded.clone())),
             _ => None,
         };
         self.header = header;
