@@ -81,6 +81,8 @@ fn start(python: &str, model: &str, dir: &Path) -> Server {
     let child = Command::new(python)
         .args(["-m", "llama_cpp.server", "--model", model, "--host", "127.0.0.1", "--port", &port.to_string()])
         .args(["--model_alias", MODEL, "--n_ctx", "2048", "--n_threads", "2"])
+        // The server cancels a running stream when another request arrives unless told not to.
+        .args(["--interrupt_requests", "false"])
         .stdin(Stdio::null())
         .stdout(file.try_clone().unwrap())
         .stderr(file)

@@ -79,7 +79,7 @@ case "${1:-install}" in
   serve)
     installed || "$0" install
     exec "$python_bin" -m llama_cpp.server --model "$model" --host 127.0.0.1 --port "${2:-8080}" \
-      --n_ctx 2048 --model_alias smollm2
+      --n_ctx 2048 --model_alias smollm2 --interrupt_requests false
     ;;
   *)
     echo "usage: $0 install|paths|serve [PORT]" >&2
