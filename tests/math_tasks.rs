@@ -17,8 +17,12 @@ fn run(dir: &Path, args: &[&str]) -> Output {
     support::isolated(dir, Some("sk-test")).args(args).output().expect("the binary runs")
 }
 
+/// `--out`'s lines in problem order (they are written as problems end).
 fn results(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    let mut rs: Vec<Value> =
+        std::fs::read_to_string(path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    rs.sort_by_key(|r| r["index"].as_u64());
+    rs
 }
 
 /// The `n` of every group of one facet, added up.

@@ -29,12 +29,15 @@ fn usage_error(out: &Output, expected: &str) {
     assert!(stderr.starts_with("error:") && stderr.contains(expected), "{expected:?} not in {stderr}");
 }
 
+/// `--out`'s lines in problem order (they are written as problems end).
 fn lines(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
+    let mut rs: Vec<Value> = std::fs::read_to_string(path)
         .expect("out file")
         .lines()
         .map(|l| serde_json::from_str(l).expect("a JSON line"))
-        .collect()
+        .collect();
+    rs.sort_by_key(|r| r["index"].as_u64());
+    rs
 }
 
 #[test]
@@ -224,8 +227,13 @@ fn retreval_stops_with_one_line_when_its_memory_cannot_be_saved() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
     assert!(stderr.contains("cannot save memory") && stderr.contains("retreval-math-demo.json"), "{stderr}");
-    let recorded: Vec<_> = std::fs::read_dir(tmp.path().join("sessions")).expect("sessions").collect();
-    assert_eq!(recorded.len(), 1, "the first problem's session stays; no other starts");
+    // The sessions folder also keeps the memory copies the sessions start from (memory/).
+    let recorded: Vec<_> = std::fs::read_dir(tmp.path().join("sessions"))
+        .expect("sessions")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    assert_eq!(recorded.len(), 1, "the first problem's session stays; no other starts: {recorded:?}");
 }
 
 #[test]

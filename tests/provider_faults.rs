@@ -258,33 +258,51 @@ async fn a_huge_reply_is_refused_without_holding_it() {
 }
 
 #[tokio::test]
-async fn a_stream_cut_midway_fails_after_showing_what_arrived() {
+async fn a_stream_cut_midway_is_retried_and_the_watcher_forgets_what_it_was_shown() {
     let server = FakeServer::start(|i, _| match i {
         0 => Reply::chat_stream(&["4 + 4", " = 8"], true),
         _ => Reply::chat_stream(&["4 + 4", " = 8 ", "(left: 8 10)"], false),
     });
     let p = openai(&server);
-    let got = Arc::new(Mutex::new(Vec::new()));
-    let g = got.clone();
+    // What a watcher shows of sample 0: text appended, cleared on a restart.
+    let shown = Arc::new(Mutex::new((String::new(), 0)));
+    let g = shown.clone();
     let deltas: DeltaFn = Arc::new(move |i, piece: Streamed<'_>| {
-        if let Streamed::Text(t) = piece {
-            g.lock().unwrap().push((i, t.to_string()));
+        assert_eq!(i, 0);
+        let mut s = g.lock().unwrap();
+        match piece {
+            Streamed::Text(t) => s.0.push_str(t),
+            Streamed::Restart => {
+                assert_eq!(s.0, "4 + 4 = 8", "the pieces before the cut were shown");
+                s.0.clear();
+                s.1 += 1;
+            }
         }
     });
-    let err = p.complete_streaming(&request(1), deltas.clone()).await.unwrap_err();
-    assert_eq!(err.kind, CallErrorKind::Truncated, "{err}");
-    assert!(err.message.contains("after 9 characters"), "{err}");
-    assert_eq!(got.lock().unwrap().len(), 2, "the pieces before the cut were shown");
-    assert_eq!(server.requests(), 1, "a stream that already showed text is not silently retried");
-    got.lock().unwrap().clear();
     let reply = p.complete_streaming(&request(1), deltas).await.unwrap();
+    assert_eq!(server.requests(), 2, "the cut stream is asked again");
     assert_eq!(reply.completions[0].text, "4 + 4 = 8 (left: 8 10)");
     assert_eq!(reply.completions[0].finish_reason.as_deref(), Some("stop"));
-    let joined: String = got.lock().unwrap().iter().map(|(_, t)| t.as_str()).collect();
-    assert_eq!(joined, reply.completions[0].text);
+    let (text, restarts) = shown.lock().unwrap().clone();
+    assert_eq!(
+        (text.as_str(), restarts),
+        (reply.completions[0].text.as_str(), 1),
+        "shown once, not glued to the retry"
+    );
     assert!(reply.usage.estimated);
     let body = &server.seen()[1].body;
     assert_eq!((body["stream"].as_bool(), body["stream_options"]["include_usage"].as_bool()), (Some(true), Some(true)));
+}
+
+/// A stream cut on every try fails as truncated, naming the usual cause and its fixes.
+#[tokio::test]
+async fn a_stream_cut_on_every_try_fails_naming_the_cause() {
+    let server = FakeServer::start(|_, _| Reply::chat_stream(&["4 + 4", " = 8"], true));
+    let p = openai(&server);
+    let err = p.complete_streaming(&request(1), Arc::new(|_, _: Streamed<'_>| {})).await.unwrap_err();
+    assert_eq!(err.kind, CallErrorKind::Truncated, "{err}");
+    assert!(err.message.contains("after 9 characters") && err.message.contains("--interrupt_requests"), "{err}");
+    assert!(server.requests() > 1, "retried before failing");
 }
 
 #[tokio::test]

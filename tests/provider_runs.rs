@@ -572,8 +572,9 @@ fn a_failed_root_proposal_is_reported_as_a_provider_error_not_a_model_failure() 
     assert!(err.contains("(1 2 4 7): no answer") && err.contains("HTTP 503"), "{err}");
     let s = summary(&out);
     assert_eq!(s["provider_errors"], 1, "{s}");
-    let lines: Vec<Value> =
+    let mut lines: Vec<Value> =
         std::fs::read_to_string(&out_file).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    lines.sort_by_key(|r| r["index"].as_u64()); // written as problems end
     assert_eq!(lines[0]["provider_error"], Value::Null);
     assert!(lines[1]["provider_error"].as_str().unwrap().contains("overloaded"), "{}", lines[1]);
 }

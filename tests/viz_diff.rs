@@ -12,12 +12,14 @@ fn demo() -> PathBuf {
 }
 
 /// The demo BFS run with one proposal reworded (`4 * 5` as `5 * 4`, the same state), so
-/// the run goes on exactly as before below it.
+/// the run goes on exactly as before below it: the reply, the node it added and the
+/// prompts that quote it all say `5 * 4`, as a run whose model wrote that would (a reply
+/// edited alone would no longer match its recorded events, and is shown as recorded).
 fn reworded(dir: &Path) -> PathBuf {
     let text = std::fs::read_to_string(demo()).unwrap();
     assert!(text.contains("4 * 5 = 20 (left: 6 10 20)"), "the demo proposes 4 * 5 first");
     let path = dir.join("reworded.jsonl");
-    std::fs::write(&path, text.replacen("4 * 5 = 20 (left: 6 10 20)", "5 * 4 = 20 (left: 6 10 20)", 1)).unwrap();
+    std::fs::write(&path, text.replace("4 * 5 = 20 (left: 6 10 20)", "5 * 4 = 20 (left: 6 10 20)")).unwrap();
     path
 }
 
