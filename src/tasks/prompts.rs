@@ -17,6 +17,14 @@ pub fn load(dir: Option<&Path>, name: &str, builtin: &str) -> Result<String, Tas
     Ok(builtin.to_string())
 }
 
+/// [`load`] `name`, then [`require`] the placeholders `vars` the task fills: what each
+/// task does for each of its templates.
+pub fn load_checked(dir: Option<&Path>, name: &str, builtin: &str, vars: &[&str]) -> Result<String, TaskError> {
+    let text = load(dir, name, builtin)?;
+    require(&text, name, vars)?;
+    Ok(text)
+}
+
 /// Fill `{name}` placeholders. Unknown placeholders are left as they are.
 pub fn render(template: &str, vars: &[(&str, &str)]) -> String {
     let mut out = template.to_string();
