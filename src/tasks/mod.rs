@@ -16,6 +16,7 @@
 //! the task's registration and never name it; which methods work on it comes from the
 //! capabilities it returns (`engine::methods::serving`).
 
+pub mod countdown;
 pub mod crosswords;
 pub mod game24;
 pub mod math;
@@ -88,6 +89,7 @@ pub const REGISTRY: &[TaskEntry] = &[
         .aliases(&["crossword"])
         .sim(sim::crosswords::answer),
     TaskEntry::new(&writing::INFO, writing::Writing::build).aliases(&["text"]).sim(sim::writing::answer),
+    TaskEntry::new(&countdown::INFO, countdown::Countdown::build).sim(countdown::play),
 ];
 
 /// The registered task named `name` (or one of its aliases).
