@@ -214,7 +214,7 @@ mod tests {
     fn on_game24_the_value_evaluator_scores_each_answer_and_the_best_is_taken() {
         let (mut right_sampled, mut right_taken) = (0, 0);
         for seed in 0..8 {
-            let (engine, _) = run("game24", 0, 5, seed, 1.0);
+            let (engine, _) = run("game24", 0, 5, seed, 0.5);
             let outcome = engine.outcome().expect("finished").clone();
             let tree = engine.tree();
             let scores: Vec<f64> = outcome
