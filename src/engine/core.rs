@@ -73,8 +73,19 @@ pub struct Core {
 }
 
 impl Core {
+    /// The thought steps of a tree search: the parameter, else the task's own (a task
+    /// without tree-search steps has one: its whole answer).
     pub fn steps(&self) -> usize {
-        self.params.steps.unwrap_or_else(|| self.task.default_steps())
+        self.params.steps.unwrap_or_else(|| self.task.tree().map_or(1, |t| t.default_steps()))
+    }
+
+    /// Whether the task has the evaluator the parameters choose.
+    pub fn has_evaluator(&self) -> bool {
+        let tree = self.task.tree();
+        match self.params.evaluator {
+            Evaluator::Value => tree.is_some_and(|t| t.value().is_some()),
+            Evaluator::Vote => tree.is_some_and(|t| t.vote().is_some()),
+        }
     }
 
     pub fn emit(&mut self, event: Event) {
@@ -179,17 +190,23 @@ impl Core {
         call
     }
 
-    /// Ask for children of `node` with the configured generator.
+    /// Ask for children of `node` with the configured generator (nothing, with a line
+    /// in the log, on a task without tree-search steps: the engine refuses methods that
+    /// need them, and a person's expansion there).
     pub fn generate(&mut self, node: NodeId, by_hand: bool) {
+        let task = Arc::clone(&self.task);
+        let Some(tree) = task.tree() else {
+            return self.log(format!("{} has no tree-search steps to generate", task.name()));
+        };
         let y = self.tree.node(node).path.clone();
         let request = match self.params.generator {
             Generator::Propose => {
-                // A task that scores its proposals sums them over n_generate samples.
-                let n = if self.task.scores_proposals() { self.params.n_generate.max(1) } else { 1 };
-                LlmRequest::from_prompt(self.task.propose_prompt(&self.x, &y), n, self.params.temperature)
+                // A task that scores its proposals merges them over n_generate samples.
+                let n = if tree.proposal_scores().is_some() { self.params.n_generate.max(1) } else { 1 };
+                LlmRequest::from_prompt(tree.propose_prompt(&self.x, &y), n, self.params.temperature)
             }
             Generator::Sample => LlmRequest::from_prompt(
-                self.task.sample_prompt(&self.x, &y),
+                tree.sample_prompt(&self.x, &y),
                 self.params.n_generate.max(1),
                 self.params.temperature,
             ),
@@ -202,11 +219,18 @@ impl Core {
 
     /// Evaluate `nodes` as one batch of candidates; fixed values are set at once.
     /// `duplicates` says what a candidate with the same path as an earlier one in the
-    /// batch gets (the method's choice). Returns the number of calls issued.
+    /// batch gets (the method's choice). Returns the number of calls issued (none, with
+    /// a line in the log, when the task lacks the chosen evaluator).
     pub fn evaluate(&mut self, nodes: &[NodeId], by_hand: bool, duplicates: Duplicates) -> usize {
         let usable: Vec<NodeId> = nodes.iter().copied().filter(|&n| self.usable(n)).collect();
+        let task = Arc::clone(&self.task);
+        let tree = task.tree();
         match self.params.evaluator {
             Evaluator::Value => {
+                let Some(evaluator) = tree.and_then(|t| t.value()) else {
+                    self.log(format!("{} has no value evaluator: nothing valued", task.name()));
+                    return 0;
+                };
                 let mut seen = BTreeSet::new();
                 let mut issued = 0;
                 for id in usable {
@@ -221,10 +245,10 @@ impl Core {
                     if self.tree.node(id).score.is_some() || self.evaluation_pending(id) {
                         continue;
                     }
-                    if self.fix_value(id) {
+                    if self.fix_value(evaluator, id) {
                         continue;
                     }
-                    let prompt = self.task.value_prompt(&self.x, &y);
+                    let prompt = evaluator.value_prompt(&self.x, &y);
                     let request = LlmRequest::from_prompt(prompt, self.params.n_evaluate, self.params.temperature);
                     self.issue(id, CallKind::Evaluate, request, by_hand);
                     issued += 1;
@@ -232,12 +256,16 @@ impl Core {
                 issued
             }
             Evaluator::Vote => {
+                let Some(evaluator) = tree.and_then(|t| t.vote()) else {
+                    self.log(format!("{} has no vote evaluator: nothing voted on", task.name()));
+                    return 0;
+                };
                 if usable.is_empty() {
                     return 0;
                 }
                 let ys: Vec<String> = usable.iter().map(|&n| self.tree.node(n).path.to_string()).collect();
                 let parent = self.tree.node(usable[0]).parent.unwrap_or(self.tree.root());
-                let prompt = self.task.vote_prompt(&self.x, &ys);
+                let prompt = evaluator.vote_prompt(&self.x, &ys);
                 let request = LlmRequest::from_prompt(prompt, self.params.n_evaluate, self.params.temperature);
                 self.issue(parent, CallKind::Vote { nodes: usable }, request, by_hand);
                 1
@@ -246,12 +274,12 @@ impl Core {
     }
 
     /// Set the task's fixed value for a node, if it has one (not in lenient mode).
-    fn fix_value(&mut self, id: NodeId) -> bool {
+    fn fix_value(&mut self, evaluator: &dyn ValueEvaluator, id: NodeId) -> bool {
         if self.params.lenient {
             return false;
         }
         let y = &self.tree.node(id).path;
-        match self.task.fixed_value(&self.x, y) {
+        match evaluator.fixed_value(&self.x, y) {
             Some((value, note)) => {
                 self.set_score(id, Score { value, samples: vec![], note: Some(note) });
                 true
@@ -260,13 +288,18 @@ impl Core {
         }
     }
 
-    /// Ask again about one node, bypassing the cache.
+    /// Ask the value evaluator again about one node, bypassing the cache (nothing on a
+    /// task without one: the engine refuses the command there).
     pub fn reevaluate(&mut self, id: NodeId) {
-        if self.fix_value(id) {
+        let task = Arc::clone(&self.task);
+        let Some(evaluator) = task.tree().and_then(|t| t.value()) else {
+            return self.log(format!("{} has no value evaluator to ask", task.name()));
+        };
+        if self.fix_value(evaluator, id) {
             return;
         }
         let y = self.tree.node(id).path.clone();
-        let prompt = self.task.value_prompt(&self.x, &y);
+        let prompt = evaluator.value_prompt(&self.x, &y);
         let mut request = LlmRequest::from_prompt(prompt, self.params.n_evaluate, self.params.temperature);
         request.nonce = self.tree.node(id).calls.len() as u32 + 1;
         self.issue(id, CallKind::Evaluate, request, true);
@@ -328,10 +361,12 @@ impl Core {
     /// Ask the task's judge about each of the outcome's outputs that it judges; returns
     /// the number of calls issued.
     pub(super) fn judge_outputs(&mut self, outcome: &Outcome) -> usize {
+        let task = Arc::clone(&self.task);
+        let Some(judge) = task.judge() else { return 0 };
         let mut issued = 0;
         for id in outcome.outputs() {
             let y = self.tree.node(id).path.clone();
-            if let Some(judge) = self.task.outcome_judge(&self.x, &y) {
+            if let Some(judge) = judge.outcome_judge(&self.x, &y) {
                 let request = LlmRequest::from_prompt(judge.prompt, judge.n.max(1), self.params.temperature);
                 self.issue(id, CallKind::Judge, request, false);
                 issued += 1;

@@ -36,7 +36,10 @@ pub use request::{
     ToolRequest, ToolResult, Usage,
 };
 pub use step::{Step, StepPart};
-pub use task::{AnswerKind, JudgeRequest, Judgment, Proposal, ReactStep, Task, TaskInfo};
+pub use task::{
+    AnswerKind, Capability, Feedback, JudgeRequest, Judgment, NativeTools, Proposal, ReactStep, ReactSteps, Task,
+    TaskInfo, TreeSearch, ValueEvaluator, VoteEvaluator,
+};
 pub use text::Text;
 pub use tree::{Issue, Node, NodeId, NodeStatus, Note, Origin, Score, SearchTree};
 
@@ -45,7 +48,7 @@ use rng::SplitMix64;
 
 pub use self::core::{CallKind, CallRecord, Core, Duplicates, Pending};
 pub use self::params::{Evaluator, Generator, MethodKind, ParamError, Params, SearchParams, Selection, ToolMode};
-pub use self::search::Engine;
+pub use self::search::{Engine, EngineError};
 
 #[cfg(test)]
 pub(crate) mod testkit;

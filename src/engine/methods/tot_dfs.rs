@@ -5,10 +5,10 @@
 //! the best (deepest, then highest-valued) state seen.
 //!
 //! The paper's crossword DFS is the same search in another shape, set by generic
-//! parameters (each defaults to what the task's `Task::dfs_style` says, and the
+//! parameters (each defaults to what the task's `TreeSearch::dfs_style` says, and the
 //! default style is the one above, so Game of 24 runs as it always did):
 //! * `child_order proposal`: children are tried in the order of their proposal's own
-//!   score (`Task::scores_proposals`; stable on ties), each evaluated when it is tried,
+//!   score (`TreeSearch::proposal_scores`; stable on ties), each evaluated when it is tried,
 //!   and `max_states` counts these visited states, as the paper's notebook does;
 //! * `prune task | none` (`--no-prune`): a tried child is dropped when the task's rule
 //!   calls its evaluation a dead end (crosswords: a clue judged impossible), or never;
@@ -56,7 +56,7 @@ pub enum ChildOrder {
 pub enum PruneRule {
     /// Those valued below `threshold`.
     Threshold,
-    /// Those the task's rule calls dead ends (`Task::prune_reason`).
+    /// Those the task's rule calls dead ends (`Pruning::prune_reason`).
     Task,
     /// None: every child is searched.
     None,
@@ -72,7 +72,7 @@ pub enum RunTo {
     Cap,
 }
 
-/// The shape of a DFS, as a task prefers it (`Task::dfs_style`) and parameters override.
+/// The shape of a DFS, as a task prefers it (`TreeSearch::dfs_style`) and parameters override.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DfsStyle {
     pub order: ChildOrder,
@@ -104,15 +104,29 @@ pub const KIND: MethodKind = MethodKind("tot-dfs");
 pub const INFO: MethodInfo = MethodInfo {
     kind: KIND,
     about: "Tree of Thoughts, depth-first: best child first, prune below a threshold, backtrack",
-    react_steps: false,
-
+    react: super::ReactShape::None,
     uses_tools: false,
-    tree_search: true,
+    needs,
     default_samples: None,
     own_params: &["child_order", "prune", "no_prune", "max_children", "run_to"],
     wants_memory: super::no_memory,
     build: |p| Ok(Box::new(TotDfs::new(DfsParams::read(p)?))),
 };
+
+/// `MethodInfo::needs`: a tree search, and what the shape's parameters ask of the task
+/// (`--prune task` its dead-end rule, `--child-order proposal` its scored proposals).
+fn needs(p: &Params) -> super::Needs {
+    let mut needs = super::Needs::tree_search(p);
+    if let Ok(dfs) = DfsParams::read(p) {
+        if dfs.prune == Some(PruneRule::Task) {
+            needs.capabilities.push(crate::engine::task::Capability::Pruning);
+        }
+        if dfs.order == Some(ChildOrder::Proposal) {
+            needs.capabilities.push(crate::engine::task::Capability::ProposalScores);
+        }
+    }
+    needs
+}
 
 /// DFS's parameters: the pruning threshold and the cap on states, over the shared search components.
 #[derive(Debug, Clone, PartialEq)]
@@ -161,6 +175,14 @@ impl DfsParams {
     }
 }
 
+/// Why the task's dead-end rule drops `id` valued `score`, if it does (a task without a
+/// rule drops nothing: the engine refuses `--prune task` there, and a task whose own
+/// style prunes by its rule has one).
+fn prune_reason(core: &Core, id: NodeId, score: &crate::engine::Score) -> Option<DropReason> {
+    let rule = core.task.tree().and_then(|t| t.pruning())?;
+    rule.prune_reason(&core.x, &core.tree.node(id).path, score).map(DropReason::Other)
+}
+
 /// A parameter of `Params::extra`, if set, read as `T`.
 fn extra<T: serde::de::DeserializeOwned>(
     p: &Params,
@@ -204,7 +226,7 @@ impl TotDfs {
 
     /// This run's shape: the parameters over the task's preferences.
     fn style(&self, core: &Core) -> DfsStyle {
-        self.params.style(core.task.dfs_style())
+        self.params.style(core.task.tree().map_or_else(DfsStyle::default, |t| t.dfs_style()))
     }
 
     fn consider_best(&mut self, core: &Core, id: NodeId) {
@@ -292,9 +314,7 @@ impl TotDfs {
             (PruneRule::None, _) | (_, None) => None,
             (PruneRule::Threshold, Some(score)) => (score.value < self.params.threshold)
                 .then_some(DropReason::BelowThreshold { value: score.value, threshold: self.params.threshold }),
-            (PruneRule::Task, Some(score)) => {
-                core.task.prune_reason(&core.x, &core.tree.node(child).path, score).map(DropReason::Other)
-            }
+            (PruneRule::Task, Some(score)) => prune_reason(core, child, score),
         };
         match dead {
             Some(why) => {
@@ -427,9 +447,9 @@ impl Method for TotDfs {
                             (v < threshold).then_some(DropReason::BelowThreshold { value: v, threshold })
                         }
                         PruneRule::None => None,
-                        PruneRule::Task => core.tree.node(id).score.as_ref().and_then(|score| {
-                            core.task.prune_reason(&core.x, &core.tree.node(id).path, score).map(DropReason::Other)
-                        }),
+                        PruneRule::Task => {
+                            core.tree.node(id).score.as_ref().and_then(|score| prune_reason(core, id, score))
+                        }
                     };
                     match cut {
                         None if style.max_children == 0 || keep.len() < style.max_children => keep.push(id),

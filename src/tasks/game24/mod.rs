@@ -4,25 +4,22 @@
 //! implementation (see `docs` in README): proposals are the reply's lines, values
 //! are sure/likely/impossible mapped to 20/1/0.001 and summed over samples.
 //!
-//! The game's own logic sits beside this file, one concern each: `steps` (reading and checking
-//! step lines, moves), `answer` (the answer checker, answers from steps), `solver` and `puzzles`.
-//! The exact arithmetic they share with the tools is `crate::arith`.
+//! The game is a thin task over `crate::arith`'s reach-a-target puzzles (the step grammar and
+//! moves, the answer checker, the solver) with the target 24 and four numbers; its puzzle list
+//! is `puzzles`.
 
-pub mod answer;
 pub mod puzzles;
-pub mod solver;
-pub mod steps;
 
+use std::borrow::Cow;
 use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::json;
 
-use answer::check_answer;
-use steps::check_step;
-
 use super::{prompts, Problem, TaskError, TaskOptions, TaskSource};
+use crate::arith::steps::{check_step, numbers_left_text};
 use crate::arith::{format_numbers, parse_numbers, Q};
+use crate::engine::task::{DfsStyle, Feedback, TreeSearch, ValueEvaluator, VoteEvaluator};
 use crate::engine::{AnswerKind, Message, Prompt, Proposal, Purpose, Task, TaskInfo};
 
 const IO: &str = include_str!("../../../assets/prompts/game24/io.txt");
@@ -35,8 +32,27 @@ const VOTE: &str = include_str!("../../../assets/prompts/game24/vote.txt");
 /// The value every puzzle must reach.
 pub const TARGET: i64 = 24;
 
-fn target() -> Q {
+/// How many numbers a puzzle has.
+pub const NUMBERS: usize = 4;
+
+/// [`TARGET`] as a number.
+pub fn target() -> Q {
     Q::from_integer(TARGET)
+}
+
+/// The exact checker of an answer to the puzzle `input` (see [`crate::arith::reach::check_answer`]).
+pub fn check_answer(input: &[Q], answer: &str) -> Result<(), String> {
+    crate::arith::reach::check_answer(input, answer, &target())
+}
+
+/// Whether 24 is reachable from `numbers`.
+pub fn solvable(numbers: &[Q]) -> bool {
+    crate::arith::solver::solvable(numbers, &target())
+}
+
+/// One expression that makes 24 from `numbers`, if there is one.
+pub fn solve(numbers: &[Q]) -> Option<String> {
+    crate::arith::solver::solve(numbers, &target())
 }
 
 /// The evaluator's classes and their values, in the order the reference sums them.
@@ -44,15 +60,14 @@ pub const VALUE_CLASSES: [(&str, f64); 3] = [("impossible", 0.001), ("likely", 1
 
 /// Registration (see `tasks::REGISTRY`).
 pub const INFO: TaskInfo = TaskInfo {
-    name: "game24",
-    about: "Game of 24: reach 24 with four numbers and + - * / (the Tree-of-Thoughts puzzles)",
-    input_noun: "puzzle",
-    input_hint: "a puzzle number or four numbers",
-    input_examples: &["900", "4 9 10 13"],
+    name: Cow::Borrowed("game24"),
+    about: Cow::Borrowed("Game of 24: reach 24 with four numbers and + - * / (the Tree-of-Thoughts puzzles)"),
+    input_noun: Cow::Borrowed("puzzle"),
+    input_hint: Cow::Borrowed("a puzzle number or four numbers"),
+    input_examples: Cow::Borrowed(&[Cow::Borrowed("900"), Cow::Borrowed("4 9 10 13")]),
     // The paper's first test puzzle.
     default_problem: 900,
     answer_kind: AnswerKind::Expression,
-    sim_plays: true,
     reads_data: false,
 };
 
@@ -111,13 +126,7 @@ impl Game24 {
 /// The numbers left after partial output `y`, as the reference reads them: the text
 /// after `left: ` up to `)` on the last line, or the input when `y` is empty.
 pub fn current_numbers_text(x: &str, y: &str) -> String {
-    let y = y.trim();
-    if y.is_empty() {
-        return x.trim().to_string();
-    }
-    let last = y.rsplit('\n').next().unwrap_or("");
-    let after = last.rsplit("left: ").next().unwrap_or(last);
-    after.split(')').next().unwrap_or(after).to_string()
+    numbers_left_text(x, y)
 }
 
 /// Whether the last line of `y` states a final answer.
@@ -151,20 +160,8 @@ pub fn read_value_class(sample: &str) -> Option<&'static str> {
 }
 
 impl Task for Game24 {
-    fn value_classes(&self) -> &[(&'static str, f64)] {
-        &VALUE_CLASSES
-    }
-
-    fn has_evaluator(&self) -> bool {
-        true
-    }
-
-    fn info(&self) -> &'static TaskInfo {
+    fn info(&self) -> &TaskInfo {
         &INFO
-    }
-
-    fn default_steps(&self) -> usize {
-        4
     }
 
     fn io_prompt(&self, x: &str) -> Prompt {
@@ -185,6 +182,49 @@ impl Task for Game24 {
             stop: vec![],
             max_tokens: Some(200),
         }
+    }
+
+    fn extract_answer(&self, _x: &str, y: &str) -> Option<String> {
+        // The reference reads the last line; a reply with an explicit `Answer:` line is read there.
+        let line = y.lines().rev().find(|l| l.to_lowercase().contains("answer:")).unwrap_or_else(|| last_line(y));
+        let answer = strip_answer_prefix(line);
+        (!answer.is_empty()).then(|| answer.to_string())
+    }
+
+    fn check(&self, x: &str, answer: &str) -> Result<(), String> {
+        let input = parse_numbers(x).ok_or_else(|| format!("cannot read the puzzle {x:?}"))?;
+        check_answer(&input, answer)
+    }
+
+    fn describe_state(&self, x: &str, y: &str) -> Option<String> {
+        let last = last_line(y);
+        if !y.trim().is_empty() && !last.contains("left: ") {
+            return None;
+        }
+        Some(format!("numbers left: {}", current_numbers_text(x, y)))
+    }
+
+    fn answer_key(&self, answer: &str) -> String {
+        let answer = strip_answer_prefix(answer);
+        let expr = answer.split('=').next().unwrap_or(answer);
+        expr.chars().filter(|c| !c.is_whitespace()).collect()
+    }
+
+    fn tree(&self) -> Option<&dyn TreeSearch> {
+        Some(self)
+    }
+
+    fn feedback(&self) -> Option<&dyn Feedback> {
+        Some(self)
+    }
+}
+
+/// Self-Refine and Reflexion with the generic prompts over the cot prompt.
+impl Feedback for Game24 {}
+
+impl TreeSearch for Game24 {
+    fn default_steps(&self) -> usize {
+        4
     }
 
     fn propose_prompt(&self, x: &str, y: &str) -> Prompt {
@@ -243,6 +283,20 @@ impl Task for Game24 {
         Proposal { thought, path: format!("{y}{line}\n"), problem }
     }
 
+    fn value(&self) -> Option<&dyn ValueEvaluator> {
+        Some(self)
+    }
+
+    fn vote(&self) -> Option<&dyn VoteEvaluator> {
+        Some(self)
+    }
+
+    fn dfs_style(&self) -> DfsStyle {
+        DfsStyle::default()
+    }
+}
+
+impl ValueEvaluator for Game24 {
     fn value_prompt(&self, x: &str, y: &str) -> Prompt {
         let last = last_line(y);
         let (text, context) = if !last.contains("left: ") {
@@ -265,7 +319,7 @@ impl Task for Game24 {
 
     fn fixed_value(&self, _x: &str, y: &str) -> Option<(f64, String)> {
         let lines = y.trim().split('\n').count();
-        if lines == 4 && !has_answer(y) {
+        if lines == NUMBERS && !has_answer(y) {
             Some((0.0, "the last step gives no answer".into()))
         } else {
             None
@@ -284,6 +338,12 @@ impl Task for Game24 {
         (value, labels)
     }
 
+    fn value_classes(&self) -> &[(&'static str, f64)] {
+        &VALUE_CLASSES
+    }
+}
+
+impl VoteEvaluator for Game24 {
     fn vote_prompt(&self, x: &str, ys: &[String]) -> Prompt {
         let choices: String = ys
             .iter()
@@ -308,32 +368,6 @@ impl Task for Game24 {
         let n: usize = digits.parse().ok()?;
         (1..=n_choices).contains(&n).then(|| n - 1)
     }
-
-    fn extract_answer(&self, _x: &str, y: &str) -> Option<String> {
-        // The reference reads the last line; a reply with an explicit `Answer:` line is read there.
-        let line = y.lines().rev().find(|l| l.to_lowercase().contains("answer:")).unwrap_or_else(|| last_line(y));
-        let answer = strip_answer_prefix(line);
-        (!answer.is_empty()).then(|| answer.to_string())
-    }
-
-    fn check(&self, x: &str, answer: &str) -> Result<(), String> {
-        let input = parse_numbers(x).ok_or_else(|| format!("cannot read the puzzle {x:?}"))?;
-        check_answer(&input, answer)
-    }
-
-    fn describe_state(&self, x: &str, y: &str) -> Option<String> {
-        let last = last_line(y);
-        if !y.trim().is_empty() && !last.contains("left: ") {
-            return None;
-        }
-        Some(format!("numbers left: {}", current_numbers_text(x, y)))
-    }
-
-    fn answer_key(&self, answer: &str) -> String {
-        let answer = strip_answer_prefix(answer);
-        let expr = answer.split('=').next().unwrap_or(answer);
-        expr.chars().filter(|c| !c.is_whitespace()).collect()
-    }
 }
 
 impl TaskSource for Game24 {
@@ -349,8 +383,8 @@ impl TaskSource for Game24 {
         let mut numbers = parse_numbers(text)
             .ok_or_else(|| TaskError::Input(text.into(), "expected numbers separated by spaces".into()))?;
         numbers.sort();
-        if numbers.len() != 4 {
-            return Err(TaskError::Input(text.into(), format!("expected 4 numbers, got {}", numbers.len())));
+        if numbers.len() != NUMBERS {
+            return Err(TaskError::Input(text.into(), format!("expected {NUMBERS} numbers, got {}", numbers.len())));
         }
         let input = format_numbers(&numbers);
         let index = self.puzzles.iter().position(|(_, p)| format_numbers(p) == input);
