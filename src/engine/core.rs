@@ -58,7 +58,13 @@ pub struct Core {
     pub tree: SearchTree,
     pub task: Arc<dyn Task>,
     pub x: String,
+    /// The method and its parameters, as the session header records them.
     pub params: Params,
+    /// The temperature of every model call.
+    pub temperature: f32,
+    /// A tree search's generator and evaluator settings, handed over by its method
+    /// (`Method::search`); `None` for a method that searches no tree of thoughts.
+    pub search: Option<SearchParams>,
     /// Shared, so cloning the engine for a replay checkpoint does not copy every prompt.
     pub calls: BTreeMap<u64, Arc<CallRecord>>,
     pub(super) pending: BTreeMap<u64, Pending>,
@@ -74,7 +80,12 @@ pub struct Core {
 
 impl Core {
     pub fn steps(&self) -> usize {
-        self.params.steps.unwrap_or_else(|| self.task.default_steps())
+        self.search.and_then(|s| s.steps).unwrap_or_else(|| self.task.default_steps())
+    }
+
+    /// Whether malformed proposals stay candidates (a tree search's `lenient`; others are strict).
+    fn lenient(&self) -> bool {
+        self.search.is_some_and(|s| s.lenient)
     }
 
     pub fn emit(&mut self, event: Event) {
@@ -179,19 +190,21 @@ impl Core {
         call
     }
 
-    /// Ask for children of `node` with the configured generator.
+    /// Ask for children of `node` with the configured generator (a tree search's; the
+    /// engine refuses a person's expand for other methods, so without one nothing is asked).
     pub fn generate(&mut self, node: NodeId, by_hand: bool) {
+        let Some(search) = self.search else { return };
         let y = self.tree.node(node).path.clone();
-        let request = match self.params.generator {
+        let request = match search.generator {
             Generator::Propose => {
                 // A task that scores its proposals sums them over n_generate samples.
-                let n = if self.task.scores_proposals() { self.params.n_generate.max(1) } else { 1 };
-                LlmRequest::from_prompt(self.task.propose_prompt(&self.x, &y), n, self.params.temperature)
+                let n = if self.task.scores_proposals() { search.n_generate.max(1) } else { 1 };
+                LlmRequest::from_prompt(self.task.propose_prompt(&self.x, &y), n, self.temperature)
             }
             Generator::Sample => LlmRequest::from_prompt(
                 self.task.sample_prompt(&self.x, &y),
-                self.params.n_generate.max(1),
-                self.params.temperature,
+                search.n_generate.max(1),
+                self.temperature,
             ),
         };
         self.issue(node, CallKind::Generate, request, by_hand);
@@ -202,10 +215,12 @@ impl Core {
 
     /// Evaluate `nodes` as one batch of candidates; fixed values are set at once.
     /// `duplicates` says what a candidate with the same path as an earlier one in the
-    /// batch gets (the method's choice). Returns the number of calls issued.
+    /// batch gets (the method's choice). Returns the number of calls issued (none
+    /// without a tree search's evaluator settings).
     pub fn evaluate(&mut self, nodes: &[NodeId], by_hand: bool, duplicates: Duplicates) -> usize {
+        let Some(search) = self.search else { return 0 };
         let usable: Vec<NodeId> = nodes.iter().copied().filter(|&n| self.usable(n)).collect();
-        match self.params.evaluator {
+        match search.evaluator {
             Evaluator::Value => {
                 let mut seen = BTreeSet::new();
                 let mut issued = 0;
@@ -225,7 +240,7 @@ impl Core {
                         continue;
                     }
                     let prompt = self.task.value_prompt(&self.x, &y);
-                    let request = LlmRequest::from_prompt(prompt, self.params.n_evaluate, self.params.temperature);
+                    let request = LlmRequest::from_prompt(prompt, search.n_evaluate, self.temperature);
                     self.issue(id, CallKind::Evaluate, request, by_hand);
                     issued += 1;
                 }
@@ -238,7 +253,7 @@ impl Core {
                 let ys: Vec<String> = usable.iter().map(|&n| self.tree.node(n).path.to_string()).collect();
                 let parent = self.tree.node(usable[0]).parent.unwrap_or(self.tree.root());
                 let prompt = self.task.vote_prompt(&self.x, &ys);
-                let request = LlmRequest::from_prompt(prompt, self.params.n_evaluate, self.params.temperature);
+                let request = LlmRequest::from_prompt(prompt, search.n_evaluate, self.temperature);
                 self.issue(parent, CallKind::Vote { nodes: usable }, request, by_hand);
                 1
             }
@@ -247,7 +262,7 @@ impl Core {
 
     /// Set the task's fixed value for a node, if it has one (not in lenient mode).
     fn fix_value(&mut self, id: NodeId) -> bool {
-        if self.params.lenient {
+        if self.lenient() {
             return false;
         }
         let y = &self.tree.node(id).path;
@@ -260,14 +275,16 @@ impl Core {
         }
     }
 
-    /// Ask again about one node, bypassing the cache.
+    /// Ask again about one node, bypassing the cache (a tree search's evaluator; the
+    /// engine refuses a person's re-evaluate for other methods).
     pub fn reevaluate(&mut self, id: NodeId) {
+        let Some(search) = self.search else { return };
         if self.fix_value(id) {
             return;
         }
         let y = self.tree.node(id).path.clone();
         let prompt = self.task.value_prompt(&self.x, &y);
-        let mut request = LlmRequest::from_prompt(prompt, self.params.n_evaluate, self.params.temperature);
+        let mut request = LlmRequest::from_prompt(prompt, search.n_evaluate, self.temperature);
         request.nonce = self.tree.node(id).calls.len() as u32 + 1;
         self.issue(id, CallKind::Evaluate, request, true);
     }
@@ -290,13 +307,13 @@ impl Core {
         let mut ids = Vec::with_capacity(proposals.len());
         for (i, p) in proposals.into_iter().enumerate() {
             // Blank lines are candidates only in lenient mode (the reference keeps them).
-            if p.thought.is_empty() && !self.params.lenient {
+            if p.thought.is_empty() && !self.lenient() {
                 continue;
             }
             let id = self.add_node(parent, p.thought, p.path, origin.clone());
             if let Some(problem) = p.problem {
                 self.tree.node_mut(id).add_issue(Issue::Proposal(problem.clone()));
-                if !self.params.lenient {
+                if !self.lenient() {
                     self.set_status(id, NodeStatus::Invalid(problem));
                 }
             }
@@ -332,7 +349,7 @@ impl Core {
         for id in outcome.outputs() {
             let y = self.tree.node(id).path.clone();
             if let Some(judge) = self.task.outcome_judge(&self.x, &y) {
-                let request = LlmRequest::from_prompt(judge.prompt, judge.n.max(1), self.params.temperature);
+                let request = LlmRequest::from_prompt(judge.prompt, judge.n.max(1), self.temperature);
                 self.issue(id, CallKind::Judge, request, false);
                 issued += 1;
             }

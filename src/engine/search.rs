@@ -1,7 +1,6 @@
 //! The engine: a method driven by inputs (commands, replies, tool observations) in one
 //! deterministic order, its run mode, and the outcome.
 
-use super::params::real;
 use super::*;
 
 /// A search: the tree, the method's state and the run mode.
@@ -29,14 +28,15 @@ impl Engine {
 
     /// A search, or which parameter is out of range for its method.
     pub fn try_new(task: Arc<dyn Task>, x: &str, params: Params) -> Result<Engine, ParamError> {
-        real("temperature", f64::from(params.temperature), 0.0, 2.0)?;
-        let method = methods::build(&params)?;
-        let rng = SplitMix64::new(params.seed ^ 0x5eed_7007);
+        let methods::Built { method, temperature, seed, search, .. } = methods::build(&params)?;
+        let rng = SplitMix64::new(seed ^ 0x5eed_7007);
         let core = Core {
             tree: SearchTree::new(x),
             task,
             x: x.to_string(),
             params,
+            temperature,
+            search,
             calls: BTreeMap::new(),
             pending: BTreeMap::new(),
             next_call: 0,
@@ -151,6 +151,20 @@ impl Engine {
         }
     }
 
+    /// Why a person cannot `what` here: the method searches no tree of thoughts.
+    fn no_search(&self, what: &str) -> String {
+        let searches: Vec<&str> = methods::REGISTRY
+            .iter()
+            .filter(|m| m.param(params::GENERATOR.name).is_some())
+            .map(|m| m.kind.label())
+            .collect();
+        format!(
+            "{} searches no tree of thoughts, so there is no generator or evaluator to {what} with (tree searches: {})",
+            self.core.params.method,
+            searches.join(", ")
+        )
+    }
+
     fn reject(&mut self, reason: impl Into<String>) {
         self.core.emit(Event::Rejected { reason: reason.into() });
     }
@@ -233,6 +247,7 @@ impl Engine {
                 };
                 self.core.log(format!("edited {node} by hand as {new}"));
                 if self.core.usable(new) && self.core.task.has_evaluator() {
+                    // A tree search values it as one of its states (other methods have no evaluator).
                     self.core.evaluate(&[new], true, Duplicates::ScoreZero);
                 }
                 self.method.on_edit(&mut self.core, node, new);
@@ -262,6 +277,9 @@ impl Engine {
                 if !self.core.usable(node) {
                     return self.reject(format!("{node} is pruned or invalid"));
                 }
+                if self.core.search.is_none() {
+                    return self.reject(self.no_search("expand a node"));
+                }
                 self.core.generate(node, true);
                 self.core.log(format!("expanding {node} by hand"));
             }
@@ -286,6 +304,9 @@ impl Engine {
                 }
                 if !self.core.task.has_evaluator() {
                     return self.reject(format!("{} has no evaluator to ask", self.core.task.name()));
+                }
+                if self.core.search.is_none() {
+                    return self.reject(self.no_search("re-evaluate a node"));
                 }
                 self.core.reevaluate(node);
             }
@@ -411,8 +432,10 @@ impl Engine {
         let (x, y) = (self.core.x.clone(), self.core.tree.node(node).path.clone());
         match pending.kind {
             CallKind::Generate => {
-                let scored = self.core.params.generator == Generator::Propose && self.core.task.scores_proposals();
-                let (proposals, scores): (Vec<Proposal>, Vec<f64>) = match self.core.params.generator {
+                // Only a tree search generates (`Core::generate` asks nothing without one).
+                let Some(SearchParams { generator, .. }) = self.core.search else { return };
+                let scored = generator == Generator::Propose && self.core.task.scores_proposals();
+                let (proposals, scores): (Vec<Proposal>, Vec<f64>) = match generator {
                     Generator::Propose if scored => self.core.task.merge_proposals(&x, &y, &texts).into_iter().unzip(),
                     Generator::Propose => {
                         texts.iter().flat_map(|t| self.core.task.parse_proposals(&x, &y, t)).map(|p| (p, 0.0)).unzip()

@@ -430,4 +430,6 @@ impl Driver {
 }
 
 #[cfg(test)]
+mod params_tests;
+#[cfg(test)]
 mod tests;

@@ -20,7 +20,12 @@ use crate::llm::config::Price;
 use crate::llm::sim::SimConfig;
 
 pub const FORMAT: &str = "thoughtscope-session";
-pub const VERSION: u32 = 1;
+/// The format version this build writes. 1: the header's `params` held every parameter
+/// of every method. 2: they hold the method and exactly the parameters it declares
+/// (`MethodInfo::params`), defaults included. Both are read by one reader: a header's
+/// `params` give the method's declared parameters, a missing one its default, and any
+/// other key (a version 1 header's other methods') is ignored.
+pub const VERSION: u32 = 2;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Header {

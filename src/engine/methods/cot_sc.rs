@@ -18,8 +18,7 @@ pub const INFO: MethodInfo = MethodInfo {
 
     uses_tools: false,
     tree_search: false,
-    default_samples: None,
-    own_params: &[],
+    params: &[&super::samples::SAMPLES],
     wants_memory: super::no_memory,
     build: |p| Ok(Box::new(CotSc::new(SampleParams::read(p)?))),
 };

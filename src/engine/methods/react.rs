@@ -15,12 +15,12 @@
 //! the canonical `Thought i:` / `Action i: Tool[arg]` text, so transcripts and prompts
 //! look the same in both modes.
 
-use crate::engine::params::whole;
+use crate::engine::params::{choices, DefaultValue, Kind, ParamDecl};
 use crate::engine::{
     CallKind, Completion, Core, Issue, LlmRequest, NodeId, NodeStatus, Origin, Outcome, Step, ToolDef, ToolMode,
     ToolRequest, ToolResult,
 };
-use crate::engine::{MethodKind, ParamError, Params};
+use crate::engine::{MethodKind, ParamError, ParamReader};
 
 use super::{Method, MethodInfo, MethodView, Progress};
 
@@ -41,10 +41,24 @@ pub const INFO: MethodInfo = MethodInfo {
 
     uses_tools: true,
     tree_search: false,
-    default_samples: None,
-    own_params: &[],
+    params: &[&MAX_STEPS, &TOOL_MODE],
     wants_memory: super::no_memory,
     build: |p| Ok(Box::new(React::new(ReactParams::read(p)?))),
+};
+
+pub const MAX_STEPS: ParamDecl = ParamDecl {
+    name: "max_steps",
+    help: "Most thought/action/observation steps",
+    kind: Kind::Whole { min: 1, max: 1000 },
+    default: DefaultValue::Whole(7),
+};
+
+/// How actions are written; read by every method that calls the task's tools.
+pub const TOOL_MODE: ParamDecl = ParamDecl {
+    name: "tool_mode",
+    help: "How actions are written",
+    kind: Kind::Choice(choices::<ToolMode>),
+    default: DefaultValue::Word("text"),
 };
 
 /// ReAct's parameters: how many steps, and how actions are written.
@@ -56,8 +70,8 @@ pub struct ReactParams {
 }
 
 impl ReactParams {
-    pub fn read(p: &Params) -> Result<ReactParams, ParamError> {
-        Ok(ReactParams { max_steps: whole("max_steps", p.max_steps, 1, 1000)?, tool_mode: p.tool_mode })
+    pub fn read(p: &ParamReader) -> Result<ReactParams, ParamError> {
+        Ok(ReactParams { max_steps: p.count(&MAX_STEPS)?, tool_mode: p.choice(&TOOL_MODE)? })
     }
 }
 
@@ -432,7 +446,7 @@ fn step_request(core: &Core, params: ReactParams, trajectory: &str, step: usize)
         let what = if native { "native tool-calling ReAct prompt and tools" } else { "ReAct prompt" };
         return Err(format!("the task {} has no {what}", core.task.name()));
     };
-    let mut request = LlmRequest::from_prompt(prompt, 1, core.params.temperature);
+    let mut request = LlmRequest::from_prompt(prompt, 1, core.temperature);
     request.tools = tools;
     Ok(request)
 }

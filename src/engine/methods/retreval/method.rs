@@ -57,7 +57,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::engine::tree::{split_notes, DropReason};
 use crate::engine::{
     CallKind, Completion, Core, Event, LlmRequest, LlmResponse, MethodKind, NodeId, NodeStatus, Origin, Outcome,
-    ParamError, Params, Prompt, Purpose, Step, ToolMode, ToolRequest, ToolResult,
+    ParamError, ParamReader, Params, Prompt, Purpose, Step, ToolMode, ToolRequest, ToolResult,
 };
 use crate::memory::{Category, EntryId};
 
@@ -66,30 +66,14 @@ use super::super::rounds::{self, FeedbackSource};
 use super::super::{count, Candidates, Method, MethodInfo, MethodView, Progress};
 use super::{
     clip, complexity_prompt, compose_prompt, cross_prompt, decompose_prompt, failure_note, failure_prompt,
-    local_prompt, parse_complexity, parse_cross, parse_failure, parse_local_score, parse_subtasks, parse_validation,
-    pick_backtrack_target, subtask_problem, validation_prompt, Approach, BacktrackCandidate, Complexity, FailureCause,
-    RetrevalParams, Score, Shape, SolvedSubtask, Subtask, TypedFailure, CONTEXT_KEY, MAX_TRACE_CHARS,
+    local_prompt, params, parse_complexity, parse_cross, parse_failure, parse_local_score, parse_subtasks,
+    parse_validation, pick_backtrack_target, subtask_problem, validation_prompt, Approach, BacktrackCandidate,
+    Complexity, FailureCause, RetrevalParams, Score, Shape, SolvedSubtask, Subtask, TypedFailure, CONTEXT_KEY,
+    MAX_TRACE_CHARS,
 };
 
 /// Registration (see `methods::REGISTRY`).
 pub const KIND: MethodKind = MethodKind("retreval");
-
-/// The parameters ReTreVal reads: its own ([`RetrevalParams::OWN`]) and `feedback`.
-pub const OWN_PARAMS: &[&str] = &[
-    RetrevalParams::COMPLEXITY_TABLE,
-    RetrevalParams::LOCAL_WEIGHT,
-    RetrevalParams::CROSS_WEIGHT,
-    RetrevalParams::SKEPTIC_WEIGHT,
-    RetrevalParams::DECOMPOSE_THRESHOLD,
-    RetrevalParams::DECOMPOSE_MIN_COMPLEXITY,
-    RetrevalParams::MAX_SUBTASKS,
-    RetrevalParams::NO_MEMORY,
-    RetrevalParams::NO_BACKTRACK,
-    RetrevalParams::NO_TOOLS,
-    RetrevalParams::NO_CROSS,
-    RetrevalParams::NO_DECOMPOSE,
-    rounds::FEEDBACK,
-];
 
 pub const INFO: MethodInfo = MethodInfo {
     kind: KIND,
@@ -98,15 +82,30 @@ pub const INFO: MethodInfo = MethodInfo {
 
     uses_tools: true,
     tree_search: false,
-    default_samples: None,
-    own_params: OWN_PARAMS,
+    params: &[
+        params::OWN[0],
+        params::OWN[1],
+        params::OWN[2],
+        params::OWN[3],
+        params::OWN[4],
+        params::OWN[5],
+        params::OWN[6],
+        params::OWN[7],
+        params::OWN[8],
+        params::OWN[9],
+        params::OWN[10],
+        params::OWN[11],
+        &rounds::FEEDBACK,
+        &super::super::react::TOOL_MODE,
+    ],
     wants_memory,
     build: |p| Ok(Box::new(Retreval::new(p)?)),
 };
 
-/// `MethodInfo::wants_memory`: a memory unless `--no-memory`.
+/// `MethodInfo::wants_memory`: a memory unless `--no-memory` (or the parameters are
+/// out of range, when the run is refused anyway).
 pub fn wants_memory(p: &Params) -> bool {
-    RetrevalParams::read(p).map(|r| !r.no_memory).unwrap_or(false)
+    p.reader().flag(&params::NO_MEMORY).is_ok_and(|off| !off)
 }
 
 /// Most tool steps one solve takes before it ends without `finish`.
@@ -283,11 +282,11 @@ pub struct Retreval {
 }
 
 impl Retreval {
-    pub fn new(p: &Params) -> Result<Retreval, ParamError> {
+    pub fn new(p: &ParamReader) -> Result<Retreval, ParamError> {
         Ok(Retreval {
             params: RetrevalParams::read(p)?,
             feedback: rounds::read_feedback(p)?,
-            tool_mode: p.tool_mode,
+            tool_mode: p.choice(&super::super::react::TOOL_MODE)?,
             phase: Phase::Complexity,
             complexity: None,
             complexity_node: None,
@@ -515,7 +514,7 @@ impl Retreval {
         let at = self.attempts[a].clone();
         if self.params.no_tools {
             let prompt = self.solve_prompt(&at, core.task.cot_prompt(&at.x), None);
-            let mut request = LlmRequest::from_prompt(prompt, 1, core.params.temperature);
+            let mut request = LlmRequest::from_prompt(prompt, 1, core.temperature);
             request.nonce = at.nonce;
             core.issue(at.tip(), CallKind::Own(TAG_SOLVE_COT), request, false);
             self.attempts[a].state = SolveState::Waiting;
@@ -541,7 +540,7 @@ impl Retreval {
             return false;
         };
         let prompt = self.solve_prompt(&at, prompt, Some(step));
-        let mut request = LlmRequest::from_prompt(prompt, 1, core.params.temperature);
+        let mut request = LlmRequest::from_prompt(prompt, 1, core.temperature);
         request.tools = tools;
         request.nonce = at.nonce;
         core.issue(at.tip(), CallKind::Act, request, false);
@@ -1501,7 +1500,7 @@ impl Method for Retreval {
                 core.issue(
                     d.node,
                     CallKind::Own(TAG_COMPOSE),
-                    LlmRequest::from_prompt(prompt, 1, core.params.temperature),
+                    LlmRequest::from_prompt(prompt, 1, core.temperature),
                     false,
                 );
                 self.phase = Phase::Composed;
