@@ -121,14 +121,15 @@ fn start_from<'a>(
     // A method that keeps a memory starts from the one given (demos never touch the
     // person's memory files), recorded in the header so the demo replays exactly.
     let memory = (setup.params.method.info().wants_memory)(&setup.params)
-        .then(|| MemorySnapshot { name: crate::runtime::memory::default_name(&setup.params, task.name()), memory });
+        .then(|| MemorySnapshot::new(crate::runtime::memory::default_name(&setup.params, task.name()), memory));
     engine.set_memory(memory.as_ref().map(|m| m.memory.clone()));
     let writer = match out {
         Some((path, note)) => {
             let mut header: Header = header_for(setup, problem);
             header.note = Some(note.to_string());
             header.memory = memory;
-            Some(SessionWriter::create(path, &header).map_err(|e| e.to_string())?)
+            // Bundled into the program: the demo holds its memory itself.
+            Some(SessionWriter::create_self_contained(path, &header).map_err(|e| e.to_string())?)
         }
         None => None,
     };
@@ -734,6 +735,6 @@ pub fn record_all(dir: &Path) -> Result<(), String> {
     cot_sc_vote(dir)?;
     react_edit(dir)?;
     retreval(dir)?;
-    println!("recorded the demo sessions into {}", dir.display());
+    println!("recorded the demo sessions into {}", crate::safe_text::terminal_safe(&dir.display().to_string()));
     Ok(())
 }

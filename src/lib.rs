@@ -27,3 +27,4 @@ pub mod session;
 pub mod tasks;
 pub mod tools;
 pub mod tui;
+pub mod userfile;

@@ -763,6 +763,73 @@ fn a_signal_stops_a_headless_run_with_a_partial_summary_and_keeps_the_finished_p
     }
 }
 
+/// The problems of `rec` (by index) whose session has its end line.
+fn ended_sessions(rec: &Path) -> std::collections::BTreeSet<u64> {
+    let mut ended = std::collections::BTreeSet::new();
+    for entry in std::fs::read_dir(rec).into_iter().flatten().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let index = name.strip_prefix("game24-").and_then(|n| n.strip_suffix(".jsonl")).and_then(|n| n.parse().ok());
+        let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
+        let closed = text.ends_with('\n') && text.lines().last().is_some_and(|l| l.starts_with("{\"kind\":\"end\""));
+        if let (Some(index), true) = (index, closed) {
+            ended.insert(index);
+        }
+    }
+    ended
+}
+
+/// The problems a session was started for (its file exists), by index.
+fn started_sessions(rec: &Path) -> std::collections::BTreeSet<u64> {
+    std::fs::read_dir(rec)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.strip_prefix("game24-").and_then(|n| n.strip_suffix(".jsonl")).and_then(|n| n.parse().ok())
+        })
+        .collect()
+}
+
+#[test]
+fn a_kill_9_mid_run_keeps_every_finished_problem_in_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, rec) = (dir.path().join("out.jsonl"), dir.path().join("rec"));
+    let mut child = bin()
+        .args(["run", "--range", "900..930", "--method", "mcts", "--sim-latency-ms", "15", "--json"])
+        .args(["--record", rec.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill once a problem has ended while one before it is still running: written in
+    // problem order, the later one's line would still be held back then.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(90);
+    loop {
+        let (ended, started) = (ended_sessions(&rec), started_sessions(&rec));
+        let first_running = started.difference(&ended).next().copied();
+        if first_running.is_some_and(|r| ended.iter().any(|&e| e > r)) {
+            break;
+        }
+        assert!(child.try_wait().unwrap().is_none(), "the run ended before any problem finished out of order");
+        assert!(std::time::Instant::now() < deadline, "no problem finished out of order in 90 s");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    send_signal(child.id(), "KILL");
+    let status = child.wait().unwrap();
+    assert_eq!(std::os::unix::process::ExitStatusExt::signal(&status), Some(9));
+    let ended = ended_sessions(&rec);
+    let text = std::fs::read_to_string(&out).unwrap();
+    let written: std::collections::BTreeSet<u64> = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap_or_else(|e| panic!("a torn --out line ({e}): {l}")))
+        .map(|r| r["index"].as_u64().expect("each line names its problem"))
+        .collect();
+    let missing: Vec<u64> = ended.difference(&written).copied().collect();
+    assert!(missing.is_empty(), "finished (session ended) but not in --out: {missing:?}; out has {written:?}");
+    assert!(!ended.is_empty());
+}
+
 #[test]
 fn a_record_path_that_cannot_be_written_fails_before_any_call() {
     let dir = tempfile::tempdir().unwrap();

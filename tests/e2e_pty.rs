@@ -80,3 +80,31 @@ fn a_demo_plays_with_its_captions() {
     let status = screen.wait_exit("q");
     assert!(status.success(), "{status:?}");
 }
+
+/// A keymap that unbinds every key, ctrl-c included, still leaves ctrl-c to quit; and
+/// `--record NAME.jsonl` is the session file, not a folder.
+#[test]
+fn ctrl_c_quits_whatever_the_keymap_unbinds_and_a_jsonl_record_path_is_the_session_file() {
+    let home = tempfile::tempdir().unwrap();
+    let keymap = thoughtscope::tui::keymap::Keymap::default();
+    let keys: Vec<String> = keymap
+        .bindings()
+        .iter()
+        .flat_map(|b| b.keys.iter().map(|k| serde_json::to_string(&k.to_string()).unwrap()))
+        .collect();
+    assert!(keys.iter().any(|k| k == "\"ctrl-c\""), "the default keymap binds ctrl-c: {keys:?}");
+    std::fs::create_dir_all(home.path().join("config")).unwrap();
+    let config = format!("[[keymap]]\non = [{}]\nrun = \"none\"\n", keys.join(", "));
+    std::fs::write(home.path().join("config/config.toml"), config).unwrap();
+    let mut screen = Pty::spawn(thoughtscope_in(home.path(), &["--record", "mine.jsonl"]), 30, 110);
+    screen.wait_for("PAUSED");
+    screen.wait_for("ctrl-c always quits");
+    screen.send(b"\x03");
+    let status = screen.wait_exit("ctrl-c");
+    assert!(status.success(), "{status:?}");
+    screen.assert_restored("ctrl-c");
+    let session = home.path().join("mine.jsonl");
+    assert!(session.is_file(), "--record mine.jsonl is the session file");
+    let text = std::fs::read_to_string(&session).unwrap();
+    assert!(text.lines().last().unwrap().starts_with("{\"kind\":\"end\""), "the session is closed");
+}

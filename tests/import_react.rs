@@ -70,7 +70,7 @@ fn fixture_trajectories_import_and_replay_exactly() {
           It rises about 5,895 metres above sea level."]
     );
     let rebuilt = replay::rebuild(&odd, None, None).unwrap();
-    assert!(rebuilt.mismatches.is_empty(), "{:?}", rebuilt.mismatches);
+    assert!(rebuilt.fidelity.is_exact(), "{}", rebuilt.fidelity);
     let outcome = rebuilt.engine.outcome().unwrap();
     assert_eq!((outcome.solved, outcome.answer.as_deref()), (false, None));
     let last = rebuilt.engine.tree().nodes().max_by_key(|n| n.depth).unwrap();
@@ -184,7 +184,7 @@ fn bad_calls_import_as_a_bad_call_then_the_step() {
         assert!(replies[bad_step - 1].0.starts_with(" "), "{name}: the bad reply as printed: {replies:?}");
         assert!(replies[bad_step].1, "{name}: the second call asks for the action: {replies:?}");
         let rebuilt = replay::rebuild(&session, None, None).unwrap();
-        assert!(rebuilt.mismatches.is_empty(), "{:?}", rebuilt.mismatches);
+        assert!(rebuilt.fidelity.is_exact(), "{}", rebuilt.fidelity);
         let tree = rebuilt.engine.tree();
         let nodes: Vec<_> = tree.nodes().filter(|n| n.depth > 0).collect();
         assert_eq!(nodes.len(), 2, "{name}: two steps");
@@ -213,6 +213,7 @@ fn render(session: Session, sessions_dir: &Path) -> String {
         prompts: None,
         header: session.header.clone(),
         sessions_dir: sessions_dir.to_path_buf(),
+        session_file: None,
         memory_dir: None,
         limits: Default::default(),
     };
@@ -345,6 +346,7 @@ async fn a_fork_of_an_imported_session_answers_recorded_actions_from_the_recordi
         prompts: None,
         header: session.header.clone(),
         sessions_dir: dir.path().join("forks"),
+        session_file: None,
         memory_dir: None,
         limits: Default::default(),
     };
@@ -399,7 +401,7 @@ async fn a_fork_of_an_imported_session_answers_recorded_actions_from_the_recordi
     let fork = Session::load(&app.session_path().unwrap()).unwrap();
     assert_eq!(fork.header.parent.as_ref().map(|p| p.inputs), Some(4));
     let rebuilt = replay::rebuild(&fork, None, None).unwrap();
-    assert!(rebuilt.mismatches.is_empty(), "{:?}", rebuilt.mismatches);
+    assert!(rebuilt.fidelity.is_exact(), "{}", rebuilt.fidelity);
     assert!(rebuilt.engine.outcome().unwrap().solved);
 }
 
@@ -426,6 +428,7 @@ async fn a_new_lookup_after_an_invalid_action_reads_the_page_the_log_opened() {
         prompts: None,
         header: session.header.clone(),
         sessions_dir: dir.path().join("forks"),
+        session_file: None,
         memory_dir: None,
         limits: Default::default(),
     };

@@ -139,6 +139,7 @@ fn explorer_screen(session: Session) -> String {
         prompts: None,
         header: session.header.clone(),
         sessions_dir: std::env::temp_dir(),
+        session_file: None,
         memory_dir: None,
         limits: Default::default(),
     };

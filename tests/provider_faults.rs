@@ -609,3 +609,45 @@ async fn anthropic_streamed_tool_use_is_put_together() {
     assert_eq!(c.tool_calls[0].arguments, json!({"entity": "Ilse Varga"}));
     assert_eq!((reply.usage.prompt_tokens, reply.usage.completion_tokens), (30, 25));
 }
+
+/// A reply without text (`"content": null`, `""`, blank) and without a tool call is a
+/// fault of the reply: retried like a malformed one, whole or streamed, and when every
+/// attempt comes back so, the call fails (kind `empty`), saying why.
+#[tokio::test]
+async fn null_or_empty_content_is_retried_and_fails_the_call_when_it_persists() {
+    let empty = |content: &str| {
+        let body = format!(r#"{{"choices":[{{"message":{{"content":{content}}},"finish_reason":"stop"}}]}}"#);
+        Reply::json(200, body)
+    };
+    let server = FakeServer::start(move |i, _| match i {
+        0 => empty("null"),
+        1 => empty("\"\""),
+        _ => Reply::chat(&["sure"], Some((20, 1))),
+    });
+    let reply = openai(&server).complete(&request(1)).await.expect("the third attempt has text");
+    assert_eq!(reply.completions[0].text, "sure");
+    assert_eq!(server.requests(), 3, "null and empty content were both retried");
+
+    let server = FakeServer::start(move |_, _| empty("null"));
+    let e = openai(&server).complete(&request(1)).await.unwrap_err();
+    assert_eq!(e.kind, CallErrorKind::Empty, "{e}");
+    assert!(e.message.contains("no text") && e.message.contains("gave up after 4 attempts"), "{e}");
+    assert_eq!(server.requests(), 4);
+
+    // Streamed: a stream that ends properly with no text is retried too (nothing was shown).
+    let server = FakeServer::start(|i, _| match i {
+        0 => Reply::chat_stream(&[], false),
+        _ => Reply::chat_stream(&["4 + 4", " = 8"], false),
+    });
+    let reply = openai(&server).complete_streaming(&request(1), Arc::new(|_, _: &str| {})).await.unwrap();
+    assert_eq!((reply.completions[0].text.as_str(), server.requests()), ("4 + 4 = 8", 2));
+
+    // Anthropic: a message whose content holds no text block and no tool use.
+    let server = FakeServer::start(|i, _| match i {
+        0 => Reply::json(200, r#"{"type":"message","content":[{"type":"text","text":""}],"stop_reason":"end_turn"}"#),
+        _ => anthropic_reply("likely"),
+    });
+    let p = AnthropicProvider::new(&resolved("anthropic", &server.url, |_| {})).unwrap();
+    assert_eq!(p.complete(&request(1)).await.unwrap().completions[0].text, "likely");
+    assert_eq!(server.requests(), 2);
+}

@@ -314,6 +314,31 @@ fn profiles_and_prices_come_from_the_config_file_and_a_dollar_budget_stops() {
     assert!(stderr(&out).contains("unknown provider \"nosuch\""), "{}", stderr(&out));
 }
 
+/// A money budget that cannot be measured is refused before any call, in one line naming
+/// the price to add: a server on this machine that nothing prices (it counts as free, so
+/// the budget would never trip, though it may pass calls on to a paid API), and the
+/// simulated model. A price the config file states, even 0, is measured and accepted.
+#[test]
+fn a_dollar_budget_on_a_free_by_rule_local_server_is_refused_naming_the_price_to_add() {
+    let server = FakeServer::start(|_, seen| game24_reply(seen));
+    let sb = Sandbox::new();
+    let out = sb.run(&run_args(&server, &["--input", "4 5 6 10", "--budget-usd", "1"]));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+    assert!(err.contains("[prices.\"fake-model\"]") && err.contains("on this machine"), "{err}");
+    assert_eq!(server.requests(), 0, "refused before any call");
+    let out = sb.run(&["run", "--input", "4 5 6 10", "--budget-usd", "1"]);
+    assert!(!out.status.success() && stderr(&out).contains("use --budget-tokens"), "{}", stderr(&out));
+
+    let cfg = sb.path("free.toml");
+    std::fs::write(&cfg, "[prices.\"fake-model\"]\ninput = 0.0\noutput = 0.0\n").unwrap();
+    let out =
+        sb.run(&run_args(&server, &["--input", "4 5 6 10", "--budget-usd", "1", "--config", cfg.to_str().unwrap()]));
+    assert!(out.status.success(), "a stated price of 0 is a price: {}", stderr(&out));
+    assert_eq!(summary(&out)["cost_usd"], 0.0);
+}
+
 /// The one config file serves every section: a profile in `$THOUGHTSCOPE_CONFIG_DIR/config.toml`
 /// answers `--provider NAME`, and its `[defaults]` apply to the same run.
 #[test]
@@ -475,7 +500,7 @@ fn native_react_against_a_tool_calling_server_records_and_replays() {
     assert!(text.contains("\"tool_mode\":\"native\"") && text.contains("\"tool_calls\""));
     let session = Session::load(&rec).unwrap();
     let replayed = thoughtscope::session::replay::rebuild(&session, None, None).unwrap();
-    assert!(replayed.mismatches.is_empty(), "{:?}", replayed.mismatches);
+    assert!(replayed.fidelity.is_exact(), "{}", replayed.fidelity);
     let tree = replayed.engine.tree();
     let step2 =
         tree.nodes().find(|n| n.thought.contains("Action 2: Search[Marrowick]")).expect("step 2 in canonical text");
@@ -551,4 +576,109 @@ fn a_failed_root_proposal_is_reported_as_a_provider_error_not_a_model_failure() 
         std::fs::read_to_string(&out_file).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines[0]["provider_error"], Value::Null);
     assert!(lines[1]["provider_error"].as_str().unwrap().contains("overloaded"), "{}", lines[1]);
+}
+
+/// A server that answers every call with no text (`"content": null`): each call is
+/// retried, then counted as failed, and the run says so and exits 1 instead of
+/// reporting a silent 0% success.
+#[test]
+fn a_run_of_nothing_but_empty_replies_fails_loudly() {
+    let server = FakeServer::start(|_, _| {
+        Reply::json(200, r#"{"choices":[{"message":{"role":"assistant","content":null},"finish_reason":"stop"}]}"#)
+    });
+    let sb = Sandbox::new();
+    let out = sb.run(&run_args(&server, &["--range", "900..902", "--concurrency", "1"]));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let s = summary(&out);
+    assert_eq!(s["failed_calls"], s["llm_calls"], "{s}");
+    assert!(s["llm_calls"].as_u64().unwrap() >= 1 && s["provider_errors"].as_u64() >= Some(1), "{s}");
+    assert!(err.contains("every call to openai") && err.contains("the reply has no text"), "{err}");
+    assert_eq!(server.requests() as u64, 3 * s["llm_calls"].as_u64().unwrap(), "each call tried 3 times");
+}
+
+/// What the last line of a ReAct prompt asks for: `Thought N:`'s N.
+fn asked_step(seen: &Seen) -> Option<u32> {
+    let last = seen.prompt().trim_end().lines().last().unwrap_or("").to_string();
+    last.strip_prefix("Thought ")?.strip_suffix(':')?.parse().ok()
+}
+
+fn react_args<'a>(server: &'a FakeServer, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut a = vec!["run", "--task", "qa-demo", "--method", "react", "--range", "0..1", "--json"];
+    a.extend(["--provider", "openai", "--model", "fake-model", "--base-url", server.url.as_str()]);
+    a.extend(["--retries", "2", "--timeout", "10"]);
+    a.extend_from_slice(extra);
+    a
+}
+
+const STEP_1: &str = "I need to find Ilse Varga first.\nAction 1: Search[Ilse Varga]";
+
+/// A prompt that outgrows the model's context (the server says so with a 400, as vLLM,
+/// OpenAI and llama-cpp-python word it) stops the ReAct episode at once: the failure is
+/// not written into a next prompt, nothing is sent again, and stderr says it once.
+#[test]
+fn a_context_overflow_stops_the_react_branch_and_is_said_once() {
+    const TOO_LONG: &str = r#"{"error":{"message":"This model's maximum context length is 2048 tokens. However, you requested 2154 tokens (1898 in the messages, 256 in the completion). Please reduce the length of the messages or completion.","type":"invalid_request_error","code":"context_length_exceeded"}}"#;
+    let server = FakeServer::start(|_, seen| match asked_step(seen) {
+        Some(1) => Reply::chat(&[STEP_1], Some((400, 20))),
+        _ => Reply::json(400, TOO_LONG),
+    });
+    let sb = Sandbox::new();
+    let rec = sb.path("overflow.jsonl");
+    let out = sb.run(&react_args(&server, &["--max-steps", "6", "--record", rec.to_str().unwrap()]));
+    let err = stderr(&out);
+    assert!(out.status.success(), "one call of two failed: {err}");
+    assert_eq!(server.requests(), 2, "step 1, then step 2 once: not retried, nothing sent after it");
+    for seen in server.seen() {
+        let prompt = seen.prompt();
+        assert!(!prompt.contains("maximum context length") && !prompt.contains("call failed"), "{prompt}");
+    }
+    let said: Vec<&str> = err.lines().filter(|l| l.contains("context window")).collect();
+    assert_eq!(said.len(), 1, "once on stderr: {err}");
+    assert!(said[0].contains("problem 0") && said[0].contains("--n_ctx"), "{}", said[0]);
+    let s = summary(&out);
+    assert_eq!((s["context_overflows"].as_u64(), s["failed_calls"].as_u64()), (Some(1), Some(1)), "{s}");
+    // The session records the typed failure and replays to the same summary.
+    let session = Session::load(&rec).unwrap();
+    let kinds: Vec<String> =
+        llm_replies(&session).iter().filter_map(|r| r.result.as_ref().err().map(|e| e.kind.to_string())).collect();
+    assert_eq!(kinds, ["context_overflow"]);
+    assert_eq!(replay(&sb, &rec)["context_overflows"], 1);
+}
+
+/// A ReAct step whose call fails (a server error, after its retries) is lost, not text:
+/// the step is asked again with the very prompt that failed, so no failure message ever
+/// reaches the model, and the lost step counts against --max-steps.
+#[test]
+fn a_failed_react_call_is_never_written_into_the_next_prompt() {
+    let failures = std::sync::atomic::AtomicUsize::new(0);
+    let server = FakeServer::start(move |_, seen| match asked_step(seen) {
+        Some(1) => Reply::chat(&[STEP_1], Some((400, 20))),
+        Some(2) if failures.fetch_add(1, std::sync::atomic::Ordering::SeqCst) < 3 => {
+            Reply::json(500, r#"{"error":{"message":"upstream hiccup"}}"#)
+        }
+        _ => Reply::chat(&["Marrowick is the city.\nAction 2: Finish[Tessel River]"], Some((500, 20))),
+    });
+    let sb = Sandbox::new();
+    let out = sb.run(&react_args(&server, &["--max-steps", "4"]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let seen = server.seen();
+    assert_eq!(seen.len(), 1 + 3 + 1, "step 1; step 2 failed (3 attempts), asked again: {}", seen.len());
+    for s in &seen {
+        let prompt = s.prompt();
+        assert!(!prompt.contains("upstream hiccup") && !prompt.contains("call failed"), "{prompt}");
+    }
+    assert_eq!(seen[1].prompt(), seen[4].prompt(), "the step is asked again as it was");
+    assert_eq!(asked_step(&seen[4]), Some(2));
+    let s = summary(&out);
+    assert_eq!((s["failed_calls"].as_u64(), s["em"].as_u64()), (Some(1), Some(1)), "{s}");
+
+    // A server that fails every step after the first: four steps of the budget, then the end.
+    let server = FakeServer::start(|_, seen| match asked_step(seen) {
+        Some(1) => Reply::chat(&[STEP_1], Some((400, 20))),
+        _ => Reply::json(500, r#"{"error":{"message":"down"}}"#),
+    });
+    let out = sb.run(&react_args(&server, &["--max-steps", "4"]));
+    let s = summary(&out);
+    assert_eq!((s["llm_calls"].as_u64(), s["failed_calls"].as_u64()), (Some(4), Some(3)), "{s}");
 }

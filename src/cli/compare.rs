@@ -122,7 +122,7 @@ pub(crate) fn compare(args: CompareArgs) -> Result<()> {
         let svg = chart::svg_chart(&points, &title).map_err(|e| eyre!("drawing the chart: {e}"))?;
         std::fs::write(path, svg).map_err(|e| eyre!("--svg {}: {e}; name a file you can write to", args.svg_name()))?;
         if args.format == Format::Markdown {
-            outln!("chart written to {}", args.svg_name());
+            safe_println!("chart written to {}", args.svg_name());
         }
     }
     Ok(())

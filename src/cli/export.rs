@@ -48,15 +48,19 @@ pub(crate) fn export_cmd(args: ExportArgs) -> Result<()> {
     for w in loaded.session.warnings.iter().chain(&loaded.rebuilt.warnings) {
         safe_eprintln!("warning: {w}");
     }
-    for m in &loaded.rebuilt.mismatches {
-        safe_eprintln!("warning: replay differs: {m}");
+    if !loaded.rebuilt.fidelity.reproduces() {
+        safe_eprintln!(
+            "warning: {}: {}",
+            args.path.display(),
+            loaded.rebuilt.fidelity.describe(&loaded.session.header)
+        );
     }
     let options = Options { start_unix_nanos: export::start_nanos(&args.path, loaded.rebuilt.wall_ms) };
     let text = export::export(&loaded.session, &loaded.rebuilt, format, &options);
     match &args.out {
         Some(path) => {
             std::fs::write(path, &text).wrap_err_with(|| format!("writing {}", path.display()))?;
-            eprintln!("wrote {} ({}, {} nodes)", path.display(), format, loaded.rebuilt.engine.tree().len());
+            safe_eprintln!("wrote {} ({}, {} nodes)", path.display(), format, loaded.rebuilt.engine.tree().len());
         }
         None => out!("{text}"),
     }

@@ -6,6 +6,9 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use color_eyre::eyre::Result;
 
+use thoughtscope::grade::{grade_with, GradeOptions, Precision};
+use thoughtscope::userfile;
+
 use super::error::usage_bail;
 use super::pipe::outln;
 
@@ -26,21 +29,36 @@ pub(crate) struct GradeArgs {
     /// Print one JSON object: equivalent, gold and pred (extracted, normalized), reason.
     #[arg(long)]
     pub(crate) json: bool,
+    /// Decimal places a number written with a decimal point is compared at (0 to 15):
+    /// both sides are rounded to N places (`0.333333` is 1/3 at 6, `0.33` needs 2).
+    #[arg(long, value_name = "N", default_value_t = 6)]
+    pub(crate) precision: u32,
+    /// Variables must match, `f(x)` is not `f(y)` (the default).
+    #[arg(long, overrides_with = "no_strict")]
+    pub(crate) strict: bool,
+    /// Rename the prediction's variables to the gold's (sorted order) when they differ.
+    #[arg(long, overrides_with = "strict")]
+    pub(crate) no_strict: bool,
+    /// A relation may equal a set or interval gold (`x > 5` for `(5,\infty)`), and a tuple a
+    /// set with the same elements (`(1,3)` for `\{1,3\}`).
+    #[arg(long)]
+    pub(crate) set_relation: bool,
 }
 
+/// A file or pipe (`--pred-file <(echo 42)`), by the rules of [`userfile::ANSWER`]: no
+/// device, no FIFO left waiting for a writer, at most 16 MiB.
 fn read_file(path: &Path, what: &str) -> Result<String> {
-    match std::fs::read_to_string(path) {
+    match userfile::read_text(path, &userfile::ANSWER) {
         Ok(text) => Ok(text),
-        Err(e) => usage_bail!("{what} file {}: {e}", path.display()),
+        Err(e) => usage_bail!("{what} file {}: {}", path.display(), e.reason()),
     }
 }
 
 fn read_stdin(what: &str) -> Result<String> {
-    let mut text = String::new();
-    if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut text) {
-        usage_bail!("reading the {what} from standard input: {e}");
+    match userfile::read_stdin(&userfile::ANSWER) {
+        Ok(text) => Ok(text),
+        Err(e) => usage_bail!("reading the {what} from standard input: {}", e.reason()),
     }
-    Ok(text)
 }
 
 pub(crate) fn grade(args: GradeArgs) -> Result<()> {
@@ -72,7 +90,12 @@ pub(crate) fn grade(args: GradeArgs) -> Result<()> {
     if pred.trim().is_empty() {
         usage_bail!("the prediction is empty");
     }
-    let g = thoughtscope::grade::grade(&gold, &pred);
+    let precision = match Precision::new(args.precision) {
+        Ok(p) => p,
+        Err(e) => usage_bail!("--precision: {e}"),
+    };
+    let options = GradeOptions { precision, strict: !args.no_strict, set_relation: args.set_relation };
+    let g = grade_with(&gold, &pred, &options);
     if args.json {
         outln!("{}", serde_json::to_string(&g)?);
     } else {

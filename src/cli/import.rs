@@ -93,7 +93,7 @@ fn import_tot_log(file: &Path, out: Option<&Path>, verify: bool, json: bool) -> 
             run.n_select
         );
         if let Some(o) = out {
-            outln!("wrote {} sessions to {}", report.puzzles, o.display());
+            safe_println!("wrote {} sessions to {}", report.puzzles, o.display());
         }
         outln!("tokens: {} prompt, {} completion", report.prompt_tokens, report.completion_tokens);
         if verify {
@@ -160,7 +160,7 @@ fn import_naive_log(file: &Path, out: Option<&Path>, verify: bool, json: bool) -
             report.temperature
         );
         if let Some(o) = out {
-            outln!("wrote {} sessions to {}", report.puzzles, o.display());
+            safe_println!("wrote {} sessions to {}", report.puzzles, o.display());
         }
         outln!("tokens: {} prompt, {} completion", report.prompt_tokens, report.completion_tokens);
         let n = report.puzzles;
@@ -219,7 +219,7 @@ fn import_dfs_log(file: &Path, out: Option<&Path>, verify: bool, json: bool) -> 
             if report.prune { "pruning" } else { "no pruning" }
         );
         if let Some(o) = out {
-            outln!("wrote {} sessions to {}", report.puzzles, o.display());
+            safe_println!("wrote {} sessions to {}", report.puzzles, o.display());
         }
         outln!("tokens: the log records none");
         let n = report.puzzles;
@@ -281,7 +281,7 @@ fn import_writing_bfs_log(file: &Path, out: Option<&Path>, verify: bool, json: b
             run.n_select
         );
         if let Some(o) = out {
-            outln!("wrote {} sessions to {}", report.inputs, o.display());
+            safe_println!("wrote {} sessions to {}", report.inputs, o.display());
         }
         outln!("tokens: {} prompt, {} completion", report.prompt_tokens, report.completion_tokens);
         match report.coherency {
@@ -341,7 +341,7 @@ fn import_react_text(file: &Path, out: &Path, json: bool) -> Result<()> {
         });
         outln!("{brief}");
     } else {
-        outln!("wrote {n} sessions to {}", out.display());
+        safe_println!("wrote {n} sessions to {}", out.display());
         outln!(
             "em {}/{n} in the log, {}/{n} by our scoring (f1 {:.3} / {:.3})",
             report.em_log,

@@ -11,7 +11,9 @@ use thoughtscope::config::params::or_list;
 use thoughtscope::config::{Config, ParamPatch, RunDefaults};
 use thoughtscope::llm::sim::{SimConfig, SimProvider, SimRates};
 use thoughtscope::llm::Provider;
-use thoughtscope::runtime::headless::{listen_for_signals, run_headless, ProblemResult, Progress, RunSetup, Summary};
+use thoughtscope::runtime::headless::{
+    is_session_file, listen_for_signals, run_headless, ProblemResult, Progress, RunSetup, Summary,
+};
 use thoughtscope::runtime::memory::{self, RunMemory};
 use thoughtscope::tasks::{self, Problem, TaskOptions};
 
@@ -306,7 +308,11 @@ pub(crate) fn print_summary(s: &Summary, json: bool) {
     );
     if s.failed_calls > 0 || s.cost_usd.is_some() {
         let cost = s.cost_usd.map(|c| format!("cost ${c:.4}  ")).unwrap_or_default();
-        outln!("{cost}failed calls {}", s.failed_calls);
+        let overflows = match s.context_overflows {
+            0 => String::new(),
+            n => format!(" ({n} did not fit the model's context window)"),
+        };
+        outln!("{cost}failed calls {}{overflows}", s.failed_calls);
     }
     if s.incomplete > 0 {
         outln!(
@@ -322,6 +328,13 @@ pub(crate) fn print_summary(s: &Summary, json: bool) {
 
 pub(crate) fn run(args: RunArgs) -> Result<()> {
     let (setup, problems) = setup_run(&args)?;
+    if let Some(record) = args.record.as_deref().filter(|r| problems.len() > 1 && is_session_file(r)) {
+        usage_bail!(
+            "--record {}: a path ending in .jsonl is one session file, but this run has {} problems; name a directory",
+            record.display(),
+            problems.len()
+        );
+    }
     // Opened (and emptied) before any call, and written a line per problem as each ends,
     // so an interrupted or killed run keeps the problems it finished.
     let mut out = match &args.out {
@@ -377,6 +390,9 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
         .await;
         Ok::<_, color_eyre::Report>(done)
     })?;
+    // Nothing the runtime still runs is waited for: an abandoned tool's thread or a stuck
+    // lookup must not keep the program from ending.
+    rt.shutdown_background();
     if let Some(b) = bar {
         b.finish_and_clear();
     }
@@ -396,12 +412,8 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
     print_summary(&summary, args.json);
     if let Some(signal) = done.signal {
         if done.abandoned > 0 {
-            eprintln!(
-                "{signal} twice: {} calls in flight were abandoned; what they cost is not counted",
-                done.abandoned
-            );
+            eprintln!("{signal}: {} calls in flight were abandoned; what they cost is not counted", done.abandoned);
         }
-        drop(rt);
         use std::io::Write;
         let _ = std::io::stdout().flush();
         std::process::exit(signal.exit_code());

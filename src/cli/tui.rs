@@ -2,7 +2,7 @@
 //! demo`; replays open in the explorer through here too.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use color_eyre::eyre::{bail, eyre, Result};
@@ -12,7 +12,7 @@ use thoughtscope::engine::Effect;
 use thoughtscope::llm::sim::SimProvider;
 use thoughtscope::llm::Provider;
 use thoughtscope::memory::Memory;
-use thoughtscope::runtime::headless::header_for;
+use thoughtscope::runtime::headless::{header_for, is_session_file};
 use thoughtscope::session::{MemorySnapshot, Session};
 use thoughtscope::tasks::{self, TaskOptions};
 use thoughtscope::tui::app::{App, Setup as AppSetup};
@@ -45,18 +45,21 @@ pub(crate) fn open_tui(
     // Shown in the explorer (stderr is hidden behind the full screen), and again on stderr after it.
     app.show_problems(&notes);
     let rt = tokio::runtime::Runtime::new()?;
-    let (mut app, signal) = rt.block_on(thoughtscope::tui::run(app, provider, concurrency, initial))?;
+    let ran = rt.block_on(thoughtscope::tui::run(app, provider, concurrency, initial));
+    // Nothing left running (an abandoned tool's thread, a stuck lookup) holds the exit up.
+    rt.shutdown_background();
+    let (mut app, signal) = ran?;
     for n in &notes {
         safe_eprintln!("warning: {n}");
     }
     let listed = app.list_sessions();
     if let Some(path) = app.session_path() {
         if !app.is_replay() && !listed.contains(&path) {
-            outln!("session recorded in {}", path.display());
+            safe_println!("session recorded in {}", path.display());
         }
     }
     for path in listed {
-        outln!("session recorded in {}", path.display());
+        safe_println!("session recorded in {}", path.display());
     }
     if let Some(signal) = signal {
         eprintln!("stopped by {signal}");
@@ -80,14 +83,27 @@ pub(crate) fn tui_live(mut args: RunArgs) -> Result<()> {
     let (setup, problems) = setup_run_with(&args, &cfg)?;
     let Some(problem) = problems.first() else { bail!("no problem to open") };
     let (keymap, themes, theme) = ui_settings(&cfg, args.theme.clone(), &mut notes).map_err(UserError::usage)?;
+    // An existing directory is a directory; a path ending in .jsonl is the session file.
+    let (sessions_dir, session_file) = match args.record.clone() {
+        Some(file) if is_session_file(&file) => {
+            let dir = file
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+            (dir, Some(file))
+        }
+        Some(dir) => (dir, None),
+        None => (data_dir().join("sessions"), None),
+    };
     let mut header = header_for(&setup, problem);
     // Names the memory each live run loads as it stands when the run starts (`App::start`).
-    header.memory = setup.memory.as_ref().map(|m| MemorySnapshot { name: m.name.clone(), memory: Memory::default() });
+    header.memory = setup.memory.as_ref().map(|m| MemorySnapshot::new(m.name.clone(), Memory::default()));
     let app_setup = AppSetup {
         task: Arc::clone(&setup.task),
         prompts: args.prompts.clone(),
         header,
-        sessions_dir: args.record.clone().unwrap_or_else(|| data_dir().join("sessions")),
+        sessions_dir,
+        session_file,
         memory_dir: None,
         limits: setup.limits.clone(),
     };
@@ -124,6 +140,7 @@ pub(crate) fn tui_replay(
         prompts,
         header: session.header.clone(),
         sessions_dir: data_dir().join("sessions"),
+        session_file: None,
         memory_dir: None,
         limits,
     };

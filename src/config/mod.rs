@@ -56,6 +56,9 @@ pub struct RunDefaults {
 }
 
 /// The top-level keys and sections of the file.
+/// Longest warning about the file (longer ones are cut, saying how long they were).
+const MAX_WARNING_CHARS: usize = 500;
+
 const TOP_KEYS: &[&str] = &["theme", "defaults", "keymap", "providers", "prices", "break"];
 
 /// The `[defaults]` keys that are not search parameters.
@@ -131,21 +134,25 @@ impl Config {
     }
 
     /// Load `path`. A missing file is no problem unless `required`; an unreadable or
-    /// malformed one gives one warning and the defaults.
+    /// malformed one gives one warning and the defaults. Only a regular file of at most
+    /// [`crate::userfile::CONFIG`]'s size is read (a FIFO or `/dev/zero` is refused at once).
     pub fn load_file(path: &Path, required: bool) -> (Config, Vec<String>) {
         let source = path.display().to_string();
-        let (mut config, warnings) = match std::fs::read_to_string(path) {
+        let (mut config, warnings) = match crate::userfile::read_text(path, &crate::userfile::CONFIG) {
             Ok(text) => Config::parse(&text, &source),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => (Config::default(), Vec::new()),
+            Err(e) if e.is_not_found() && !required => (Config::default(), Vec::new()),
             Err(e) => {
-                let config = Config {
-                    providers: Err(ConfigError::File { path: source.clone(), message: e.to_string() }),
-                    ..Config::default()
-                };
-                (config, vec![format!("{source}: cannot read: {e}; using the defaults")])
+                let message = e.reason();
+                let warning = format!("{source}: cannot read: {message}; using the defaults");
+                let config =
+                    Config { providers: Err(ConfigError::File { path: source, message }), ..Config::default() };
+                (config, vec![warning])
             }
         };
         config.path = Some(path.to_path_buf());
+        // A warning quotes what the file says: a huge value is not printed or drawn whole.
+        let warnings =
+            warnings.into_iter().map(|w| crate::userfile::clip(&w, MAX_WARNING_CHARS).into_owned()).collect();
         (config, warnings)
     }
 

@@ -14,6 +14,7 @@ pub mod effect;
 pub mod event;
 pub mod input;
 pub mod methods;
+pub mod recorded;
 pub mod request;
 pub mod rng;
 pub mod step;

@@ -253,6 +253,9 @@ pub enum CallErrorKind {
     Truncated,
     /// The reply had no choices or content.
     Empty,
+    /// The prompt does not fit the model's context window (the server said so, in one
+    /// of the usual phrasings): the same prompt can never succeed, so the branch stops.
+    ContextOverflow,
     /// A replayed run asked something the recording does not have.
     NotRecorded,
     /// The driver was halted before the call was sent.
@@ -273,7 +276,7 @@ pub enum CallErrorKind {
 }
 
 impl CallErrorKind {
-    const NAMED: [CallErrorKind; 24] = [
+    const NAMED: [CallErrorKind; 25] = [
         CallErrorKind::Auth,
         CallErrorKind::Forbidden,
         CallErrorKind::NotFound,
@@ -291,6 +294,7 @@ impl CallErrorKind {
         CallErrorKind::Malformed,
         CallErrorKind::Truncated,
         CallErrorKind::Empty,
+        CallErrorKind::ContextOverflow,
         CallErrorKind::NotRecorded,
         CallErrorKind::NotSent,
         CallErrorKind::Shared,
@@ -320,6 +324,7 @@ impl CallErrorKind {
             CallErrorKind::Malformed => "malformed",
             CallErrorKind::Truncated => "truncated",
             CallErrorKind::Empty => "empty",
+            CallErrorKind::ContextOverflow => "context_overflow",
             CallErrorKind::NotRecorded => "not_recorded",
             CallErrorKind::NotSent => "not_sent",
             CallErrorKind::Shared => "shared",

@@ -8,8 +8,8 @@ use super::*;
 pub struct Engine {
     pub core: Core,
     method: Box<dyn Method>,
-    mode: RunMode,
-    outcome: Option<Outcome>,
+    pub(super) mode: RunMode,
+    pub(super) outcome: Option<Outcome>,
     /// The method's outcome while the task's judge calls about it are in flight.
     judging: Option<Outcome>,
     /// Where the driver pauses the search (set by `Command::Breakpoints`).
@@ -403,8 +403,11 @@ impl Engine {
                 let message = err.to_string();
                 self.core.tree.node_mut(node).add_issue(Issue::CallFailed { call, message: message.clone() });
                 self.core.emit(Event::CallFailed { call, node, message: message.clone() });
+                if err.kind == CallErrorKind::ContextOverflow {
+                    self.note_overflow(node);
+                }
                 if pending.kind == CallKind::Act {
-                    self.method.on_act_failed(&mut self.core, node, &message);
+                    self.method.on_act_failed(&mut self.core, node, &err);
                 }
                 if pending.kind == CallKind::Evaluate {
                     let note = format!("evaluation failed: {message}");
@@ -423,6 +426,20 @@ impl Engine {
         }
         if self.core.tree.len() == before && kind == CallKind::Act {
             self.core.tree.node_mut(node).made_by.get_or_insert(call);
+        }
+    }
+
+    /// Say once (the first time in the run) that prompts have outgrown the model's
+    /// context window: the branches that reach it stop there, which the method does.
+    fn note_overflow(&mut self, node: NodeId) {
+        let overflowed =
+            |c: &&Arc<CallRecord>| matches!(&c.reply, Some(Err(e)) if e.kind == CallErrorKind::ContextOverflow);
+        if self.core.calls.values().filter(overflowed).count() == 1 {
+            self.core.log(format!(
+                "the prompt for {node} does not fit the model's context window: it is not sent again, and a \
+                 branch whose prompt outgrows the window stops there (give the model a larger context, or \
+                 fewer steps)"
+            ));
         }
     }
 

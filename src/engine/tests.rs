@@ -660,6 +660,50 @@ mod react {
         assert!(e.outcome().unwrap().solved);
     }
 
+    fn failed(call: u64, kind: CallErrorKind, message: &str) -> Input {
+        Input::LlmReply(LlmReply { call, result: Err(CallError { kind, message: message.into() }) })
+    }
+
+    #[test]
+    fn a_failed_step_is_asked_again_as_it_was_and_never_becomes_text() {
+        let (mut e, _) = qa_engine_in(ToolMode::Text, 3);
+        let c = calls(&e.handle(run_cmd()));
+        let fx = e.handle(reply(c[0].0, &["I need Ilse Varga first.\nAction 1: Search[Ilse Varga]"]));
+        let fx = e.handle(observe(tool_calls(&fx)[0].0, "Ilse Varga was born in Marrowick."));
+        let (call, asked) = calls(&fx).remove(0);
+        let fx = e.handle(failed(call, CallErrorKind::Server, "HTTP 500: upstream hiccup"));
+        let (_, again) = calls(&fx).remove(0);
+        assert_eq!(again.messages, asked.messages, "the same prompt: nothing of the failure in it");
+        // The lost step is shown beside the trajectory, as no step, and uses up a step.
+        let lost = e.tree().nodes().find(|n| n.thought.contains("the step is asked again")).unwrap();
+        assert!(lost.step.is_none() && matches!(&lost.status, NodeStatus::Invalid(r) if r.contains("upstream hiccup")));
+        assert!(!lost.path.contains("hiccup"));
+        let fx = e.handle(failed(calls(&fx)[0].0, CallErrorKind::Server, "HTTP 500: again"));
+        assert!(calls(&fx).is_empty(), "1 step and 2 lost ones: --max-steps 3 is used up");
+        assert_eq!(e.outcome().and_then(|o| o.answer.clone()), None);
+    }
+
+    #[test]
+    fn a_context_overflow_ends_the_episode_and_is_logged_once() {
+        let (mut e, _) = qa_engine_in(ToolMode::Text, 7);
+        let c = calls(&e.handle(run_cmd()));
+        let fx = e.handle(reply(c[0].0, &["I need Ilse Varga first.\nAction 1: Search[Ilse Varga]"]));
+        let fx = e.handle(observe(tool_calls(&fx)[0].0, "Ilse Varga was born in Marrowick."));
+        let message = "HTTP 400: maximum context length is 2048 tokens";
+        let fx = e.handle(failed(calls(&fx)[0].0, CallErrorKind::ContextOverflow, message));
+        assert!(calls(&fx).is_empty() && e.outcome().is_some(), "nothing more is asked: the episode is over");
+        let logs: Vec<String> = events(&fx)
+            .into_iter()
+            .filter_map(|ev| match ev {
+                Event::Log { text } if text.contains("context window") => Some(text),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(logs.len(), 1, "{logs:?}");
+        let last = e.tree().nodes().last().unwrap();
+        assert!(matches!(&last.status, NodeStatus::Invalid(r) if r.contains("context_overflow")), "{:?}", last.status);
+    }
+
     #[test]
     fn issues_show_the_text_they_always_had() {
         let cases = [

@@ -1,31 +1,87 @@
 //! Grading math answers: extract the final answer from a model reply, normalise it
 //! and decide whether it is equivalent to the gold answer.
 //!
-//! The steps, each in its own file: [`extract_answer`] (the last `\boxed{}`, "the
-//! answer is", "Answer:", the last line), [`normalize`] (the MATH benchmark's
-//! `strip_string` and more), a small LaTeX parser (`parse`), and equivalence
-//! (`equiv`): exact big rationals where both sides are rational, evaluation at seeded
-//! random points otherwise, sets, intervals, tuples, matrices, relations and lists.
-//! Everything is bounded (input length, nesting, number sizes); what cannot be decided
-//! is "different", with the reason.
+//! The steps, each in its own file: [`extract_answer`] (boxes, "final answer"
+//! statements, "the answer is", answers in prose: `extract` and `prose`), [`normalize`]
+//! (the MATH benchmark's `strip_string` and more), a small LaTeX parser (`lex`, `parse`,
+//! `expr`), and equivalence (`equiv`, `relation`, `eval`): exact big rationals where both
+//! sides are rational, evaluation at seeded random points otherwise, labelled values,
+//! sets, intervals, tuples, ratios, matrices, relations and lists. Everything is bounded
+//! (input length, nesting, number sizes); what cannot be decided is "different", with
+//! the reason.
 //!
-//! A decimal prediction against a fraction gold (`0.33` for `\frac{1}{3}`) counts when
-//! the gold is a non-integer rational, the decimal has at least two significant digits,
-//! and the gold rounded (half away from zero) to the decimal's places is that decimal.
+//! A number written with a decimal point is compared with the other side after rounding
+//! both to [`GradeOptions::precision`] decimal places (6 by default, as Math-Verify's
+//! float rounding), everywhere: alone and inside tuples, intervals, sets, lists, matrices
+//! and equations.
 
 mod equiv;
 mod eval;
+mod expr;
 mod extract;
+mod lex;
 mod normalize;
 mod parse;
+mod prose;
+mod relation;
 #[cfg(test)]
 mod tests;
 
-use num_rational::BigRational;
+use std::collections::BTreeSet;
+
 use serde::Serialize;
 
 pub use extract::extract_answer;
 pub use normalize::normalize;
+
+/// The largest [`Precision`]: beyond 15 decimal places 64-bit floats cannot round.
+pub const MAX_PRECISION: u32 = 15;
+
+/// A grading option out of its range.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GradeError {
+    #[error("precision {0} is out of range: give 0 to {MAX_PRECISION} decimal places")]
+    Precision(u32),
+}
+
+/// Decimal places a decimal answer is compared at (0 to [`MAX_PRECISION`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Precision(u32);
+
+impl Precision {
+    pub fn new(places: u32) -> Result<Self, GradeError> {
+        if places > MAX_PRECISION {
+            return Err(GradeError::Precision(places));
+        }
+        Ok(Self(places))
+    }
+
+    pub fn places(self) -> u32 {
+        self.0
+    }
+}
+
+/// How strictly [`grade_with`] compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct GradeOptions {
+    /// A number written with a decimal point matches when both sides, rounded to this
+    /// many decimal places, are equal (`0.333333` is `\frac{1}{3}` at 6; `0.33` needs 2).
+    pub precision: Precision,
+    /// Variables must match (`f(x)` is not `f(y)`). When false, a prediction whose
+    /// variables differ from the gold's (as many of them) has them renamed to the gold's
+    /// in sorted order before comparing.
+    pub strict: bool,
+    /// A relation may equal a set or interval in both directions (`x \in [1,2]` gold vs
+    /// `1 \le x \le 2`), and a tuple may equal a set with the same elements (`(1,3)` vs
+    /// `\{1,3\}`). A relation gold against an interval prediction is always compared.
+    pub set_relation: bool,
+}
+
+impl Default for GradeOptions {
+    fn default() -> Self {
+        Self { precision: Precision(6), strict: true, set_relation: false }
+    }
+}
 
 /// One side of a grading: the answer as extracted and in normal form.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -45,43 +101,39 @@ pub struct Grade {
 
 /// Whether `pred` (an answer, already extracted) is equivalent to `gold`.
 pub fn equivalent(gold: &str, pred: &str) -> bool {
-    grade_answers(&gold_answer(gold), &as_answer(pred)).equivalent
+    equivalent_with(gold, pred, &GradeOptions::default())
+}
+
+/// [`equivalent`] with options.
+pub fn equivalent_with(gold: &str, pred: &str, options: &GradeOptions) -> bool {
+    grade_answers(&answer_of(gold), &answer_of(pred), options).equivalent
 }
 
 /// Grade a model reply (its final answer is extracted) against a gold answer (a MATH
-/// solution with a `\boxed{}`, or the answer itself).
+/// solution, a reply, or the answer itself; its answer is extracted the same way).
 pub fn grade(gold: &str, pred_reply: &str) -> Grade {
-    let pred = extract_answer(pred_reply).unwrap_or_default();
-    grade_answers(&gold_answer(gold), &pred)
+    grade_with(gold, pred_reply, &GradeOptions::default())
 }
 
-/// The gold answer: the boxed one of a solution, else the text with its delimiters off.
-fn gold_answer(gold: &str) -> String {
-    if extract::has_box(gold) {
-        extract_answer(gold).unwrap_or_default()
-    } else {
-        extract::strip_delimiters(gold)
-    }
+/// [`grade`] with options.
+pub fn grade_with(gold: &str, pred_reply: &str, options: &GradeOptions) -> Grade {
+    grade_answers(&answer_of(gold), &answer_of(pred_reply), options)
 }
 
-/// An already extracted answer, with a stray `\boxed{}` or `$...$` removed.
-fn as_answer(pred: &str) -> String {
-    if extract::has_box(pred) {
-        extract_answer(pred).unwrap_or_default()
-    } else {
-        extract::strip_delimiters(pred)
-    }
+/// The answer a text states (an answer as it is stays itself).
+fn answer_of(text: &str) -> String {
+    extract_answer(text).unwrap_or_default()
 }
 
 /// Grade two extracted answers.
-fn grade_answers(gold: &str, pred: &str) -> Grade {
+fn grade_answers(gold: &str, pred: &str, options: &GradeOptions) -> Grade {
     let side = |s: &str| GradedSide { extracted: s.to_string(), normalized: normalize(s) };
     let (g, p) = (side(gold), side(pred));
-    let (equivalent, reason) = decide(gold, pred, &g.normalized, &p.normalized);
+    let (equivalent, reason) = decide(gold, pred, &g.normalized, &p.normalized, options);
     Grade { equivalent, gold: g, pred: p, reason }
 }
 
-fn decide(gold: &str, pred: &str, gold_norm: &str, pred_norm: &str) -> (bool, String) {
+fn decide(gold: &str, pred: &str, gold_norm: &str, pred_norm: &str, options: &GradeOptions) -> (bool, String) {
     if gold.trim().is_empty() {
         return (false, "the gold answer is empty".into());
     }
@@ -104,25 +156,81 @@ fn decide(gold: &str, pred: &str, gold_norm: &str, pred_norm: &str) -> (bool, St
         let key = |s: &str| s.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect::<String>();
         return if key(&gc) == key(&pc) { (true, "the same text".into()) } else { (false, "different text".into()) };
     }
-    if gold_norm == pred_norm {
+    if normalize::normal_form(gold, false) == normalize::normal_form(pred, false) {
         return (true, "the same normal form".into());
     }
-    let parsed_g = parse::parse_answer(&gc);
-    let parsed_p = parse::parse_answer(&pc);
-    let (g, p) = match (parsed_g, parsed_p) {
+    let (g, p) = match (parse::parse_answer(&gc), parse::parse_answer(&pc)) {
         (Ok(g), Ok(p)) => (g, p),
         (Err(e), _) => return (false, format!("the gold could not be parsed ({e}) and the normal forms differ")),
         (_, Err(e)) => return (false, format!("the prediction could not be parsed ({e}) and the normal forms differ")),
     };
-    let verdict = equiv::answers(&g, &p, 0);
+    let p = if options.strict { p } else { renamed_to(&g, p) };
+    let ctx = equiv::Ctx { precision: options.precision.places(), set_relation: options.set_relation };
+    let verdict = equiv::answers(&g, &p, 0, &ctx);
     if verdict.equal {
         return (true, verdict.reason);
     }
-    // A gold written as a decimal is exact as written: no rounding of it counts.
-    if let (None, Some(reason)) = (decimal_literal(&gc), decimal_rounding(&g, &pc)) {
-        return (true, reason);
+    // A percentage is also its value over 100 (`28\%` is `0.28`) against a plain number.
+    for (which, raw, parsed) in [("gold", gold, &g), ("prediction", pred, &p)] {
+        let other = if which == "gold" { pred } else { gold };
+        let (true, false, parse::Answer::Expr(e)) = (has_percent(raw), has_percent(other), parsed) else { continue };
+        let hundredth = parse::Answer::Expr(parse::Expr::Div(
+            Box::new(e.clone()),
+            Box::new(parse::Expr::Num(num_rational::BigRational::from_integer(100.into()))),
+        ));
+        let v = if which == "gold" {
+            equiv::answers(&hundredth, &p, 0, &ctx)
+        } else {
+            equiv::answers(&g, &hundredth, 0, &ctx)
+        };
+        if v.equal {
+            return (true, format!("the {which}'s percentage over 100: {}", v.reason));
+        }
+    }
+    // `1,22` is also the decimal 1.22 (a decimal comma) against a single number.
+    for (which, text) in [("gold", &gc), ("prediction", &pc)] {
+        let Some(dotted) = decimal_comma(text) else { continue };
+        let Ok(alt) = parse::parse_answer(&dotted) else { continue };
+        let v = if which == "gold" { equiv::answers(&alt, &p, 0, &ctx) } else { equiv::answers(&g, &alt, 0, &ctx) };
+        if v.equal {
+            return (true, format!("reading the {which}'s {} as {dotted}: {}", text.trim(), v.reason));
+        }
     }
     (false, verdict.reason)
+}
+
+/// The prediction with its variables renamed to the gold's (sorted order), when they
+/// differ and there are as many.
+fn renamed_to(gold: &parse::Answer, pred: parse::Answer) -> parse::Answer {
+    let (mut gv, mut pv) = (BTreeSet::new(), BTreeSet::new());
+    equiv::answer_variables(gold, &mut gv);
+    equiv::answer_variables(&pred, &mut pv);
+    if gv == pv || gv.len() != pv.len() {
+        return pred;
+    }
+    let map: Vec<(String, String)> = pv.into_iter().zip(gv).collect();
+    equiv::rename_answer(&pred, &map)
+}
+
+/// `1,22`, `1000,99`, `0,111` as `1.22`, `1000.99`, `0.111`: one comma and no space,
+/// at least two digits after it, and not a thousands group (`1,000`, `12,345`).
+fn decimal_comma(s: &str) -> Option<String> {
+    let t = s.trim();
+    let (left, right) = t.split_once(',')?;
+    let int = left.strip_prefix('-').unwrap_or(left);
+    let digits = |x: &str| !x.is_empty() && x.bytes().all(|b| b.is_ascii_digit());
+    if !digits(int) || !digits(right) || right.len() < 2 {
+        return None;
+    }
+    let thousands = right.len() == 3 && int.len() <= 3 && int != "0";
+    (!thousands).then(|| format!("{left}.{right}"))
+}
+
+/// Whether an answer is written as a percentage (`28\%`, `28 percent`, `28 pct`).
+fn has_percent(raw: &str) -> bool {
+    let lower = raw.to_ascii_lowercase();
+    lower.contains('%')
+        || lower.split(|c: char| !c.is_ascii_alphabetic()).any(|w| matches!(w, "percent" | "percentage" | "pct"))
 }
 
 /// `(B)`, `B`, `\text{(B)}` (already unwrapped): a multiple-choice letter A to J.
@@ -155,31 +263,4 @@ fn is_text(s: &str) -> bool {
         return false;
     }
     s.split(|c: char| !c.is_alphabetic()).any(|w| w.chars().count() >= 2)
-}
-
-/// A plain decimal literal: its value, places and significant digits.
-fn decimal_literal(s: &str) -> Option<(BigRational, usize, usize)> {
-    let t = s.trim();
-    let (neg, body) = match t.strip_prefix('-') {
-        Some(b) => (true, b.trim_start()),
-        None => (false, t),
-    };
-    let (int, frac) = body.split_once('.')?;
-    if frac.is_empty() || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let value = parse::parse_decimal(body)?;
-    let significant = format!("{int}{frac}").trim_start_matches('0').len();
-    Some((if neg { -value } else { value }, frac.len(), significant))
-}
-
-/// The rounding rule (module docs): `Some(reason)` when the prediction is the gold
-/// rounded to the prediction's own places.
-fn decimal_rounding(gold: &parse::Answer, pred_clean: &str) -> Option<String> {
-    let (value, places, significant) = decimal_literal(pred_clean)?;
-    let exact = equiv::rational_value(gold)?;
-    if exact.is_integer() || significant < 2 {
-        return None;
-    }
-    (equiv::round_to(&exact, places) == value).then(|| format!("the gold rounded to {places} decimal places"))
 }

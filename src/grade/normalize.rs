@@ -19,6 +19,8 @@ pub(crate) fn clean(answer: &str) -> String {
         return answer.trim().to_string();
     }
     let mut s = answer.replace(['\n', '\r'], " ");
+    s = unescape_commands(&s);
+    s = braced_commas(&s);
     // `10,\!080` and `11,\! 111`: a thousands separator, whatever spacing follows.
     while let Some(i) = s.find(",\\!") {
         let rest = s[i + 3..].trim_start().to_string();
@@ -78,12 +80,95 @@ pub(crate) fn clean(answer: &str) -> String {
     }
 }
 
+/// `\\frac{1}{2}` -> `\frac{1}{2}`: a doubled backslash before a command name of two
+/// letters or more is an escaping slip (a row break before a word means nothing in an
+/// answer); `\\ 3` and `\\x` stay row breaks.
+fn unescape_commands(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find("\\\\") {
+        let after = &rest[i + 2..];
+        let letters = after.bytes().take_while(u8::is_ascii_alphabetic).count();
+        out.push_str(&rest[..i]);
+        out.push_str(if letters >= 2 { "\\" } else { "\\\\" });
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `14{,}916` and `14 {, }916` -> `14,916`: a comma in braces is a thousands separator.
+fn braced_commas(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find('{') {
+        let inner = rest[i + 1..].trim_start();
+        let Some(after) = inner.strip_prefix(',').map(str::trim_start).and_then(|x| x.strip_prefix('}')) else {
+            out.push_str(&rest[..=i]);
+            rest = &rest[i + 1..];
+            continue;
+        };
+        out.push_str(rest[..i].trim_end());
+        out.push(',');
+        rest = after.trim_start();
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Unit words written without `\text{ }` after a number: `15 cm^2`, `864 square inches`.
-const UNIT_WORDS: [&str; 48] = [
-    "cm", "mm", "km", "meter", "meters", "metres", "in", "inch", "inches", "ft", "foot", "feet", "yd", "yard", "yards",
-    "mile", "miles", "square", "sq", "cubic", "units", "unit", "degrees", "degree", "deg", "cents", "cent", "dollars",
-    "dollar", "hours", "hour", "hrs", "minutes", "minute", "seconds", "second", "days", "day", "weeks", "years", "mph",
-    "pounds", "lbs", "kg", "grams", "liters", "ways", "people",
+pub(crate) const UNIT_WORDS: [&str; 51] = [
+    "cm",
+    "mm",
+    "km",
+    "meter",
+    "meters",
+    "metres",
+    "in",
+    "inch",
+    "inches",
+    "ft",
+    "foot",
+    "feet",
+    "yd",
+    "yard",
+    "yards",
+    "mile",
+    "miles",
+    "square",
+    "sq",
+    "cubic",
+    "units",
+    "unit",
+    "degrees",
+    "degree",
+    "deg",
+    "cents",
+    "cent",
+    "dollars",
+    "dollar",
+    "hours",
+    "hour",
+    "hrs",
+    "minutes",
+    "minute",
+    "seconds",
+    "second",
+    "days",
+    "day",
+    "weeks",
+    "years",
+    "mph",
+    "pounds",
+    "lbs",
+    "kg",
+    "grams",
+    "liters",
+    "ways",
+    "people",
+    "percent",
+    "percentage",
+    "pct",
 ];
 
 /// `15 cm^2` -> `15`: trailing unit words after a number (or a closing brace).
@@ -147,26 +232,34 @@ pub(crate) fn group_len(text: &str) -> Option<usize> {
     None
 }
 
-/// `1,000` or `-12,345.5` without the separators; `None` for anything else (`1,2`,
-/// `1, 234`, `(1,000)`).
+/// `1,000`, `-12,345.5` or `1 000` without the separators; `None` for anything else
+/// (`1,2`, `1, 234`, `(1,000)`).
 fn without_thousands(s: &str) -> Option<String> {
     let body = s.strip_prefix('-').unwrap_or(s);
     let (int, frac) = match body.split_once('.') {
         Some((i, f)) => (i, Some(f)),
         None => (body, None),
     };
-    let groups: Vec<&str> = int.split(',').collect();
+    let sep = if int.contains(',') { ',' } else { ' ' };
+    let groups: Vec<&str> = int.split(sep).collect();
     let ok = groups.len() >= 2
         && (1..=3).contains(&groups[0].len())
+        && !groups[0].starts_with('0')
         && groups.iter().all(|g| !g.is_empty() && g.bytes().all(|b| b.is_ascii_digit()))
         && groups[1..].iter().all(|g| g.len() == 3)
         && frac.is_none_or(|f| !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()));
-    ok.then(|| s.replace(',', ""))
+    ok.then(|| s.replace(sep, ""))
 }
 
 /// The MATH benchmark's normal form (`strip_string` from hendrycks/math) with the
 /// extra rules of [`clean`]: for display and as majority-voting keys.
 pub fn normalize(answer: &str) -> String {
+    normal_form(answer, true)
+}
+
+/// [`normalize`], with or without MATH's rule that drops a short name before `=`
+/// (without it, `x = 5` and `y = 5` differ).
+pub(crate) fn normal_form(answer: &str, drop_name: bool) -> String {
     if answer.len() > MAX_NORMALIZED {
         return answer.split_whitespace().collect();
     }
@@ -179,9 +272,11 @@ pub fn normalize(answer: &str) -> String {
     if s.starts_with("-.") {
         s.insert(1, '0');
     }
-    // `x = 5` -> `5` when the left side is a short variable.
+    // `x = 5` -> `5` when the left side is a name of one or two letters (MATH drops any
+    // left side of two characters, which makes `7 = 11a+c` the same as `11a+c`).
     let parts: Vec<&str> = s.split('=').collect();
-    if parts.len() == 2 && parts[0].trim().chars().count() <= 2 && !parts[0].contains(['<', '>', '!']) {
+    let name = parts[0].trim();
+    if drop_name && parts.len() == 2 && (1..=2).contains(&name.len()) && name.bytes().all(|b| b.is_ascii_alphabetic()) {
         s = parts[1].to_string();
     }
     s = fix_single_arg(&s, "\\sqrt", 1);

@@ -16,7 +16,7 @@ const TABLE: &[(&str, &str, bool)] = &[
     ("0", "-0", true),
     ("12", "13", false),
     ("1000", "1,000", true),
-    ("1000", "1{,}000", false),
+    ("1000", "1{,}000", true),
     ("10080", "10,\\!080", true),
     ("11,\\! 111,\\! 111,\\! 100", "11111111100", true),
     ("58,500", "58500", true),
@@ -68,13 +68,18 @@ const TABLE: &[(&str, &str, bool)] = &[
     ("\\frac{1}{2}", "\\dfrac{1}{2}", true),
     ("\\dfrac{17}{50}", "0.34", true),
     ("\\dfrac{33}{100}", "\\tfrac{33}{100}", true),
-    ("\\frac{1}{3}", "0.33", true),
-    ("\\frac{1}{3}", "0.333", true),
+    // Decimals count at 6 places by default (the options table has coarser ones).
+    ("\\frac{1}{3}", "0.33", false),
+    ("\\frac{1}{3}", "0.333", false),
+    ("\\frac{1}{3}", "0.333333", true),
+    ("\\frac{1}{3}", "0.3333333", true),
+    ("\\frac{1}{3}", "0.33333", false),
     ("\\frac{1}{3}", "0.3", false),
     ("\\frac{1}{3}", "0.34", false),
-    ("\\frac{2}{3}", "0.67", true),
+    ("\\frac{2}{3}", "0.67", false),
+    ("\\frac{2}{3}", "0.666667", true),
     ("\\frac{2}{3}", "0.66", false),
-    ("\\frac{2}{3}", "0.667", true),
+    ("\\frac{2}{3}", "0.667", false),
     ("3", "2.99", false),
     ("3", "3.0001", false),
     ("\\frac{3}{2}", "1.5", true),
@@ -83,7 +88,8 @@ const TABLE: &[(&str, &str, bool)] = &[
     ("-\\frac{3}{8}", "-3/8", true),
     ("-\\frac{3}{8}", "\\frac{-3}{8}", true),
     ("-\\frac{3}{8}", "\\frac{3}{-8}", true),
-    ("-\\frac{35}{9}", "-3.89", true),
+    ("-\\frac{35}{9}", "-3.89", false),
+    ("-\\frac{35}{9}", "-3.888889", true),
     ("\\frac{1997}{2}", "998.5", true),
     ("326.5", "\\frac{653}{2}", true),
     (".35625", "0.35625", true),
@@ -95,7 +101,8 @@ const TABLE: &[(&str, &str, bool)] = &[
     ("4.5", "9/2", true),
     ("\\frac{448}{15625}", "0.028672", true),
     ("\\frac{9}{256}", "0.03515625", true),
-    ("\\frac{9}{256}", "0.035", true),
+    ("\\frac{9}{256}", "0.035", false),
+    ("\\frac{9}{256}", "0.035156", true),
     ("\\frac{1}{16}", "0.0625", true),
     ("\\frac{1}{16}", "0.06", false),
     // Mixed numbers.
@@ -239,7 +246,9 @@ const TABLE: &[(&str, &str, bool)] = &[
     ("(-\\infty, 0]", "(-\\infty,0)", false),
     ("(-\\infty, 0]", "(\\infty,0]", false),
     ("(2,\\infty)", "(2, \\infty)", true),
-    ("(5,\\infty)", "x > 5", true),
+    // A relation prediction against an interval gold needs the set-relation option.
+    ("(5,\\infty)", "x > 5", false),
+    ("x > 5", "(5,\\infty)", true),
     ("(5,\\infty)", "x \\ge 5", false),
     ("(-\\infty, 2) \\cup (3, \\infty)", "(3,\\infty)\\cup(-\\infty,2)", true),
     ("(-\\infty, 2) \\cup (3, \\infty)", "(-\\infty,2]\\cup(3,\\infty)", false),
@@ -249,7 +258,8 @@ const TABLE: &[(&str, &str, bool)] = &[
     ("\\left(\\frac{3}{5},\\frac{8}{3}\\right]", "(0.6, 8/3]", true),
     ("\\left[ \\frac{\\pi^2}{8}, \\frac{5 \\pi^2}{4} \\right]", "[\\pi^2/8, 5\\pi^2/4]", true),
     ("x \\in [-2,7]", "[-2,7]", true),
-    ("x \\in [-2,7]", "-2 \\le x \\le 7", true),
+    ("x \\in [-2,7]", "-2 \\le x \\le 7", false),
+    ("-2 \\le x \\le 7", "x \\in [-2,7]", true),
     ("x \\in [-2,7]", "-2 < x \\le 7", false),
     // Matrices and vectors.
     ("\\begin{pmatrix} -1 & 0 \\\\ 0 & -1 \\end{pmatrix}", "\\begin{pmatrix}-1&0\\\\0&-1\\end{pmatrix}", true),
@@ -325,6 +335,208 @@ const TABLE: &[(&str, &str, bool)] = &[
     ("10000!", "10000!", true),
     ("10000!", "10001!", false),
     ("1", "2^{10^{10}}", false),
+    // Minerva-style replies: "Final Answer: The final answer is X. I hope it is correct."
+    ("5", "Final Answer: The final answer is $5$. I hope it is correct.", true),
+    ("5", "Final Answer: The final answer is $6$. I hope it is correct.", false),
+    ("12000023", "So the sum is $12,\\!000,\\!023$.\nFinal Answer: The final answer is 12,000,023. I hope it is correct.", true),
+    ("12000023", "Final Answer: The final answer is 12,000,032. I hope it is correct.", false),
+    ("\\frac{3}{4}", "Final Answer: The final answer is $\\frac{3}{4}$", true),
+    ("(-6, 10)", "Final Answer: The final answer is \\((-6, 10)\\). I hope it is correct.", true),
+    ("(-6, 10)", "Final Answer: The final answer is \\((-6, 11)\\). I hope it is correct.", false),
+    ("34", "Final Answer: The largest $n$ is 34.", true),
+    ("34", "Final Answer: The largest $n$ is 43.", false),
+    ("3", "Final Answer: Jane started growing it 3 hours ago. I hope it is correct.", true),
+    ("7", "**Final Answer**\n\\boxed{7}", true),
+    ("7", "**Final Answer**\n\\boxed{8}", false),
+    // A closing statement beats a box mid-solution; a box after the statement beats it.
+    ("10455", "The interest is $\\boxed{255}$, so he has $10,455. Final Answer: The final answer is $10,455$. I hope it is correct.", true),
+    ("255", "The interest is $\\boxed{255}$, so he has $10,455. Final Answer: The final answer is $10,455$. I hope it is correct.", false),
+    ("9", "Final Answer: The final answer is 8. No, that is wrong: the area is $\\boxed{9}$.", true),
+    ("8", "Final Answer: The final answer is 8. No, that is wrong: the area is $\\boxed{9}$.", false),
+    // A mention of a final answer after the box is not a statement.
+    ("5", "So $\\boxed{5}$. I am sure of this final answer of 5.", true),
+    ("5", "So $\\boxed{5}$. This is my final answer.", true),
+    // Answers inside prose.
+    ("9", "Answer \\[ 9 \\]", true),
+    ("9", "Answer \\[ 8 \\]", false),
+    ("9", "Answer \\( 9 \\)", true),
+    ("x \\ge 5", "Therefore $x \\geq 5$ is the solution.", true),
+    ("x \\ge 5", "Therefore $x \\leq 5$ is the solution.", false),
+    ("x \\ge 5", "Therefore $x > 5$ is the solution.", false),
+    ("\\begin{pmatrix}1 & 0 \\\\ 0 & 1\\end{pmatrix}", "The identity matrix is $ \\begin{pmatrix}1 & 0 \\\\ 0 & 1\\end{pmatrix} $.", true),
+    ("\\begin{pmatrix}1 & 0 \\\\ 0 & 1\\end{pmatrix}", "The identity matrix is $ \\begin{pmatrix}1 & 0 \\\\ 1 & 1\\end{pmatrix} $.", false),
+    ("(7,6)", "So the ordered pair $(x, y)$ that solves the system is $(7, 6)$. <|im_start|>user", true),
+    ("(7,6)", "So the ordered pair $(x, y)$ that solves the system is $(6, 7)$.", false),
+    ("2/3", "P(A) = 2/3 Therefore, the probability that Alice wins the game is 2/3. <|im_start|>user", true),
+    ("2/3", "Therefore, the probability that Alice wins the game is 3/2.", false),
+    ("12", "Therefore, there are 12 distinct sequences. I hope it is correct.", true),
+    ("12", "Therefore, there are 13 distinct sequences. I hope it is correct.", false),
+    ("1000.99", "the number is not 10 which is 1,000.99€", true),
+    ("10", "the number is not 10 which is 1,000.99€", false),
+    ("2", "AZYUK2A", false),
+    ("42", "Step 1: 6*7 = 42\n#### 42", true),
+    ("42", "Step 1: 6*7 = 42\n#### 24", false),
+    ("12", "Answer: 12 apples", true),
+    ("12", "Answer: 13 apples", false),
+    ("(2,3)", "The point is (2, 3).", true),
+    ("(2,3)", "The point is (3, 2).", false),
+    ("6", "Final Answer: The final answer is 6, since 2*3=6. I hope it is correct.", true),
+    ("6", "Final Answer: The final answer is 7, since 2*3=6. I hope it is correct.", false),
+    // Math opened with `$` and closed on another line is not read.
+    ("9", "Answer $ \n 9 \n $", false),
+    ("9", "Answer $$ \n 9 \n $$", true),
+    // Several boxes: one answer when only a comma or an "and" joins them.
+    ("\\{1,2,3\\}", "\\boxed{1},\\boxed{2},\\boxed{3}", true),
+    ("\\{1,2,3\\}", "\\boxed{1} and \\boxed{2} and \\boxed{3}", true),
+    ("\\{1,2,3\\}", "\\boxed{1},\\boxed{2}", false),
+    ("\\(\\boxed{1}\\) and \\(\\boxed{-2}\\).", "-2, 1", true),
+    ("\\(\\boxed{1}\\) and \\(\\boxed{-2}\\).", "-2", false),
+    ("(2, 2), (6, 2)", "$$\\boxed{(2, 2)} \\quad \\text{and} \\quad \\boxed{(6, 2)}$$", true),
+    ("(2, 2), (6, 2)", "$$\\boxed{(2, 2)} \\quad \\text{and} \\quad \\boxed{(6, 3)}$$", false),
+    ("(3, 3), (1, 1)", "$\\boxed{(3, 3)} \\text{ for part (a) and } \\boxed{(1, 1)}$", true),
+    ("7", "First I get \\boxed{5}. Wait, that is wrong; redoing it gives \\boxed{7}.", true),
+    ("5, 7", "First I get \\boxed{5}. Wait, that is wrong; redoing it gives \\boxed{7}.", false),
+    ("1, 2", "\\boxed{1} no no no no no \\boxed{2}", false),
+    // Labelled answers.
+    ("(3,2)", "(p,q)=(3,2)", true),
+    ("(p,q)=(3,2)", "(3,2)", true),
+    ("(p,q)=(3,2)", "(2,3)", false),
+    ("f(x)=1", "1", true),
+    ("f(x)=1", "2", false),
+    ("V_{1}:V_{2}=11:21", "11:21", true),
+    ("V_{1}:V_{2}=11:21", "21:11", false),
+    ("11:21", "22:42", false),
+    ("|AB|=1", "1", true),
+    ("x=2, y=3", "(2,3)", true),
+    ("x=2, y=3", "(3,2)", false),
+    ("p=5,q=2;p=7,q=2", "(5,2),(7,2)", true),
+    ("p=5,q=2;p=7,q=2", "(5,2),(2,7)", false),
+    ("k = 45, n = 2", "\\boxed{k = 45} \\quad \\text{and} \\quad \\boxed{n = 2}", true),
+    ("k = 45, n = 2", "\\boxed{k = 45} \\quad \\text{and} \\quad \\boxed{n = 3}", false),
+    ("W(n) = 1 \\text{ and } W(n) = -1", "W(x)=1orW(x)=-1", true),
+    ("f(n) = n + 1", "f(x) = x + 1", true),
+    ("f(n) = n + 1", "f(x) = n + 1", false),
+    ("x = 5", "y = 5", false),
+    ("k=1", "1", true),
+    ("1", "k=1", true),
+    // An equation is not its right side: MATH's short-left-side rule only for names.
+    ("7 = 11a+c", "11a+c", false),
+    ("a +3z = 0", "0", false),
+    ("2x + z = 1", "1", false),
+    ("a^2 + b = 0", "0", false),
+    // Relations and equations.
+    ("x < 1", "-x > -1", true),
+    ("x < 1", "x > -1", false),
+    ("x \\le 1", "-x \\ge -1", true),
+    ("x \\le 1", "-x > -1", false),
+    ("x < 1", "2x < 2", true),
+    ("x > 5", "x < 5", false),
+    ("z = 1 + 1 = 2", "z = 3+3 = 2", true),
+    ("z = 1 + 1 = 2", "z = 1 + 1 = 3", false),
+    ("x = 11", "x = 5+5+1 = 7 = 11", true),
+    ("x = 7", "x = 5+5+1 = 7 = 11", false),
+    ("11", "x\\approx11", true),
+    ("12", "x\\approx11", false),
+    ("\\frac13", "x=\\frac13\\approx0.33", true),
+    ("x^2/4 + y^2/3 = 1", "x^2/16 + y^2/12 = 1/4", true),
+    ("x^2/4 + y^2/3 = 1", "x^2/16 + y^2/12 = 1", false),
+    ("2x+4y-3=0", "y=-\\frac{1}{2}x+\\frac{3}{4}", true),
+    ("1 = \\zzz = x = 0", "0", true),
+    // Percent words, decimal commas, thousands separators.
+    ("28\\%", "28 percent", true),
+    ("28\\%", "28 pct", true),
+    ("28\\%", "\\boxed{28 percentage}", true),
+    ("28\\%", "29 percent", false),
+    ("28\\%", "0.28", true),
+    ("0.28", "28\\%", true),
+    ("28", "0.28", false),
+    ("28\\%", "2.8", false),
+    ("1.22", "1,22", true),
+    ("1,22", "1.22", true),
+    ("1,22", "1.23", false),
+    ("0,111", "0.111", true),
+    ("0,111", "111", false),
+    ("1000,99", "1000.99", true),
+    ("-2,1", "-2.1", false),
+    ("2.74", "Soucis : 2,74 $ a..", true),
+    ("14{,}916", "14916", true),
+    ("14 {, }916", "14916", true),
+    ("14{,}916", "14196", false),
+    ("1 000", "1000", true),
+    ("32349", "32, 349", false),
+    // Sums and products.
+    ("F_n = \\sum_{k=0}^{n-1} F_k F_{n-k-1}", "F_n = \\sum_{k=0}^{n-1} F_{n-k-1} F_k", true),
+    ("F_n = \\sum_{k=0}^{n-1} F_k F_{n-k-1}", "F_n = \\sum_{k=0}^{n-2} F_k F_{n-k-2}", false),
+    ("\\sum_{i=1}^{n} i^2", "\\sum_{j=1}^{n} j^2", true),
+    ("\\sum_{i=1}^{n} i^2", "\\sum_{i=1}^{n} i^3", false),
+    ("\\sum_{k=1}^{10} k", "55", true),
+    ("\\sum_{k=1}^{10} k", "56", false),
+    ("\\prod_{k=1}^{5} k", "120", true),
+    // Sets, tuples and intervals.
+    (
+        "(37,3,3,13),(17,3,3,7),(3,37,3,13),(3,17,3,7),(3,3,2,3)",
+        "\\boxed{(3, 37, 3, 13), (3, 17, 3, 7), (3, 3, 2, 3), (3,17,3,7), (17,3,3,7), (37,3,3,13)}",
+        true,
+    ),
+    (
+        "(37,3,3,13),(17,3,3,7),(3,37,3,13),(3,17,3,7),(3,3,2,3)",
+        "\\boxed{(3, 37, 3, 13), (3, 17, 3, 7), (3,17,3,7), (17,3,3,7), (37,3,3,13)}",
+        false,
+    ),
+    ("\\{1, 2, 2\\}", "\\{1, 2\\}", true),
+    ("(1,3)", "\\{1,3\\}", false),
+    ("0<f(x)<1", "(0,1)", true),
+    ("0<f(x)<1", "[0,1)", false),
+    ("0<f(x)<1", "(0,2)", false),
+    ("-793 < a < 10", "(-793, 10)", true),
+    ("(0;0;0),(4;-2;6)", "(4, -2, 6), (0, 0, 0)", true),
+    ("-12;-11;-10", "\\{-12, -11, -10\\}", true),
+    // The decimal rule inside structures, as for a lone number.
+    ("(\\frac{1}{3}, 2)", "(0.333333, 2)", true),
+    ("(\\frac{1}{3}, 2)", "(0.333, 2)", false),
+    ("\\{\\frac13, 2\\}", "\\{2, 0.333333\\}", true),
+    ("\\{\\frac13, 2\\}", "\\{2, 0.3\\}", false),
+    ("[\\frac{1}{3}, 1)", "[0.3333333, 1)", true),
+    ("x = \\frac{1}{3}", "x = 0.333333", true),
+    ("x = \\frac{1}{3}", "x = 0.3", false),
+    ("\\begin{pmatrix} \\frac13 \\\\ 2 \\end{pmatrix}", "\\begin{pmatrix} 0.333333 \\\\ 2 \\end{pmatrix}", true),
+    ("\\frac13, 2", "2, 0.333333", true),
+    ("\\frac13, 2", "2, 0.3", false),
+    ("\\sqrt{17}", "4.123106", true),
+    ("\\sqrt{17}", "4.1231", false),
+    ("\\frac{1}{12}", "0.0833333333333333", true),
+    ("\\frac{1}{12}", "0.08", false),
+    ("(1,\\frac{9}{2})", "(1,4.5)", true),
+];
+
+/// (gold, prediction, precision, strict, set_relation, equivalent?)
+const OPTION_TABLE: &[(&str, &str, u32, bool, bool, bool)] = &[
+    ("\\frac{1}{3}", "0.33", 2, true, false, true),
+    ("\\frac{1}{3}", "0.333", 3, true, false, true),
+    ("\\frac{1}{3}", "0.333", 4, true, false, false),
+    ("\\frac{1}{3}", "0.3", 2, true, false, false),
+    ("\\frac{2}{3}", "0.67", 2, true, false, true),
+    ("-\\frac{35}{9}", "-3.89", 2, true, false, true),
+    ("\\frac{9}{256}", "0.035", 3, true, false, true),
+    ("(\\frac{1}{3}, 2)", "(0.333, 2)", 3, true, false, true),
+    ("(\\frac{3}{5},\\frac{8}{3}]", "(0.6,2.6667]", 2, true, false, true),
+    ("(\\frac{3}{5},\\frac{8}{3}]", "(0.6,2.6667]", 6, true, false, false),
+    ("\\sqrt{17}", "4.1231", 4, true, false, true),
+    ("3", "3.4", 0, true, false, true),
+    ("3", "3.6", 0, true, false, false),
+    ("f(x)", "f(y)", 6, false, false, true),
+    ("f(x)", "f(y)", 6, true, false, false),
+    ("x+1", "y+1", 6, false, false, true),
+    ("x+1", "y+2", 6, false, false, false),
+    ("x - y", "b - a", 6, false, false, false),
+    ("x - y", "a - b", 6, false, false, true),
+    ("(5,\\infty)", "x > 5", 6, true, true, true),
+    ("(5,\\infty)", "x \\ge 5", 6, true, true, false),
+    ("x \\in [-2,7]", "-2 \\le x \\le 7", 6, true, true, true),
+    ("[1, 2]", "1 < x < 2", 6, true, true, false),
+    ("(1,3)", "\\{1,3\\}", 6, true, true, true),
+    ("(3,1)", "\\{1,3\\}", 6, true, true, true),
+    ("(1,3)", "\\{1,4\\}", 6, true, true, false),
 ];
 
 #[test]
@@ -332,12 +544,36 @@ fn the_table_of_pairs() {
     assert!(TABLE.len() >= 200, "{} pairs", TABLE.len());
     let mut wrong = Vec::new();
     for (gold, pred, want) in TABLE {
-        let g = grade_answers(&gold_answer(gold), &as_answer(pred));
+        let g = grade_answers(&answer_of(gold), &answer_of(pred), &GradeOptions::default());
         if g.equivalent != *want {
             wrong.push(format!("{gold:?} vs {pred:?}: expected {want}, got {} ({})", g.equivalent, g.reason));
         }
     }
     assert!(wrong.is_empty(), "{} of {} pairs wrong:\n{}", wrong.len(), TABLE.len(), wrong.join("\n"));
+}
+
+#[test]
+fn the_table_with_options() {
+    let mut wrong = Vec::new();
+    for &(gold, pred, places, strict, set_relation, want) in OPTION_TABLE {
+        let precision = Precision::new(places).expect("a precision in range");
+        let options = GradeOptions { precision, strict, set_relation };
+        let g = grade_with(gold, pred, &options);
+        if g.equivalent != want {
+            wrong.push(format!(
+                "{gold:?} vs {pred:?} with {options:?}: expected {want}, got {} ({})",
+                g.equivalent, g.reason
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{} of {} pairs wrong:\n{}", wrong.len(), OPTION_TABLE.len(), wrong.join("\n"));
+}
+
+#[test]
+fn precision_out_of_range_is_an_error() {
+    assert_eq!(Precision::new(MAX_PRECISION).map(Precision::places), Ok(MAX_PRECISION));
+    let e = Precision::new(MAX_PRECISION + 1).expect_err("out of range");
+    assert_eq!(e.to_string(), "precision 16 is out of range: give 0 to 15 decimal places");
 }
 
 #[test]
@@ -360,35 +596,35 @@ fn grade_extracts_the_reply_and_the_boxed_gold() {
 #[test]
 fn hostile_inputs_end_quickly_as_different() {
     let deep = format!("{}1{}", "(".repeat(5000), ")".repeat(5000));
-    let g = grade_answers("1", &deep);
+    let g = grade_answers("1", &deep, &GradeOptions::default());
     assert!(!g.equivalent, "{g:?}");
     let braces = format!("{}1{}", "{".repeat(200), "}".repeat(200));
-    assert!(!grade_answers("2", &braces).equivalent);
+    assert!(!grade_answers("2", &braces, &GradeOptions::default()).equivalent);
     let sqrt = format!("{}2{}", "\\sqrt{".repeat(300), "}".repeat(300));
-    assert!(!grade_answers("2", &sqrt).equivalent);
+    assert!(!grade_answers("2", &sqrt, &GradeOptions::default()).equivalent);
     let towers = "2^{2^{2^{2^{2^{2^{2}}}}}}";
-    let g = grade_answers("4", towers);
+    let g = grade_answers("4", towers, &GradeOptions::default());
     assert!(!g.equivalent && g.reason.contains("too large"), "{g:?}");
-    let g = grade_answers("1", "99999999999999999999!");
+    let g = grade_answers("1", "99999999999999999999!", &GradeOptions::default());
     assert!(!g.equivalent && g.reason.contains("too large"), "{g:?}");
-    let g = grade_answers("1", "2^{10000}");
+    let g = grade_answers("1", "2^{10000}", &GradeOptions::default());
     assert!(!g.equivalent && g.reason.len() < 100, "{g:?}");
-    let g = grade_answers("1", &"9".repeat(5000));
+    let g = grade_answers("1", &"9".repeat(5000), &GradeOptions::default());
     assert!(!g.equivalent);
     let many_pm = "1\\pm2\\pm3\\pm4\\pm5\\pm6\\pm7";
-    assert!(!grade_answers("1", many_pm).equivalent);
+    assert!(!grade_answers("1", many_pm, &GradeOptions::default()).equivalent);
     // Long replies and answers: linear work, text comparison past the limit.
     let wrappers = "\\text{a}".repeat(30_000);
     assert!(!grade(&format!("\\boxed{{{wrappers}}}"), "a").equivalent);
-    assert!(grade_answers(&wrappers, &wrappers).equivalent);
+    assert!(grade_answers(&wrappers, &wrappers, &GradeOptions::default()).equivalent);
     let dollars = "$".repeat(100_001);
     assert!(!grade("1", &dollars).equivalent);
     let thousands = ",\\!".repeat(20_000);
     assert!(!grade("1", &format!("1{thousands}")).equivalent);
     let long_sum = vec!["1"; 400].join("+");
-    assert!(grade_answers("400", &long_sum).equivalent);
+    assert!(grade_answers("400", &long_sum, &GradeOptions::default()).equivalent);
     for junk in ["\\frac{", "}{", "((", "\\begin{pmatrix}", "x^", "\\sqrt[", "|", "\\", "1/0", "0^{-1}", "\\ln 0"] {
-        let g = grade_answers("1", junk);
+        let g = grade_answers("1", junk, &GradeOptions::default());
         assert!(!g.equivalent, "{junk}: {g:?}");
     }
 }

@@ -132,7 +132,8 @@ pub fn looks_dfs(value: &Value) -> bool {
 pub fn read_log(path: &Path) -> Result<DfsLog, ImportError> {
     let source = path.display().to_string();
     let fail = |message: String| ImportError::Read { path: source.clone(), message };
-    let text = std::fs::read_to_string(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+    let text = crate::userfile::read_text(path, &crate::userfile::LOG)
+        .map_err(|e| fail(format!("cannot read: {}", e.reason())))?;
     let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
     parse_log(&text, &name).map_err(fail)
 }

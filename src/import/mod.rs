@@ -38,7 +38,8 @@ pub const TOT_LOG_FORMATS: &str = "the Game-of-24 BFS log (a list of {idx, steps
 pub fn detect_tot_log(path: &Path) -> Result<TotLogFormat, tot::ImportError> {
     let source = path.display().to_string();
     let fail = |message: String| tot::ImportError::Read { path: source.clone(), message };
-    let text = std::fs::read_to_string(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+    let text = crate::userfile::read_text(path, &crate::userfile::LOG)
+        .map_err(|e| fail(format!("cannot read: {}", e.reason())))?;
     let value: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| fail(format!("not JSON ({e}); expected {TOT_LOG_FORMATS}")))?;
     detect_value(&value).map_err(fail)
@@ -78,6 +79,7 @@ pub(crate) fn tot_log_header(
     crate::session::Header {
         format: crate::session::FORMAT.into(),
         version: crate::session::VERSION,
+        thoughtscope: Some(crate::session::PROGRAM_VERSION.into()),
         task: task.into(),
         input: input.into(),
         index: Some(index),

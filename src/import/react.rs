@@ -132,6 +132,7 @@ pub fn import_trajectory(
     let header = Header {
         format: FORMAT.into(),
         version: VERSION,
+        thoughtscope: Some(crate::session::PROGRAM_VERSION.into()),
         task: kind.name().into(),
         input: t.question.clone(),
         index: Some(idx),
@@ -219,8 +220,8 @@ pub fn import_trajectory(
 /// Import every trajectory of the file at `path` into `out` (one session each, named by
 /// task and question index: `fever-03687.jsonl`).
 pub fn import(path: &Path, out: &Path) -> Result<ImportReport, ImportError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| ImportError::Read { path: path.display().to_string(), message: e.to_string() })?;
+    let text = crate::userfile::read_text(path, &crate::userfile::LOG)
+        .map_err(|e| ImportError::Read { path: path.display().to_string(), message: e.reason() })?;
     import_text(&text, &path.display().to_string(), out)
 }
 

@@ -8,10 +8,10 @@
 use futures::StreamExt;
 use serde_json::{json, Value};
 
-use super::config::{Price, Resolved};
+use super::config::{ModelPrice, Price, Resolved};
 use super::fanout::{fan_out, Slots};
 use super::http::{apply_stops, server_message, shorten, Attempt, HttpCore, SseParser};
-use super::openai::{assemble, malformed, tool_arguments, truncated, Part};
+use super::openai::{assemble, malformed, tool_arguments, truncated, with_text, Part};
 use super::{BoxFuture, DeltaFn, Provider};
 use crate::engine::request::Role;
 use crate::engine::{CallError, CallErrorKind, Completion, LlmRequest, LlmResponse, ToolCallOut};
@@ -26,6 +26,7 @@ pub struct AnthropicProvider {
     base_url: String,
     http: HttpCore,
     price: Option<Price>,
+    price_assumed: bool,
 }
 
 /// The API's stop reasons in the words the rest of the program uses.
@@ -48,7 +49,9 @@ pub(crate) fn parse_message(text: &str) -> Result<Part, CallError> {
     let v: Value = serde_json::from_str(text)
         .map_err(|e| malformed(format!("the reply is not valid JSON ({e}): {}", shorten(text, 200))))?;
     if v.get("type").and_then(Value::as_str) == Some("error") {
-        return Err(CallError { kind: CallErrorKind::Server, message: server_message(text) });
+        let message = server_message(text);
+        let kind = super::http::reported_error_kind(&message, CallErrorKind::Server);
+        return Err(CallError { kind, message });
     }
     let content = v
         .get("content")
@@ -68,12 +71,9 @@ pub(crate) fn parse_message(text: &str) -> Result<Part, CallError> {
             arguments: b.get("input").cloned().unwrap_or_else(|| json!({})),
         })
         .collect();
-    if texts.is_empty() && content.is_empty() && v.get("stop_reason").and_then(Value::as_str) != Some("max_tokens") {
-        return Err(CallError { kind: CallErrorKind::Empty, message: "the reply has no content".into() });
-    }
     let usage =
         v.get("usage").and_then(|u| Some((u.get("input_tokens")?.as_u64()?, u.get("output_tokens")?.as_u64()?)));
-    Ok(Part {
+    with_text(Part {
         completions: vec![Completion {
             text: texts.concat().into(),
             finish_reason: v.get("stop_reason").and_then(Value::as_str).map(|r| finish_reason(r).into()),
@@ -124,7 +124,7 @@ impl StreamState {
             "content_block_delta" => {
                 if let Some(t) = v.pointer("/delta/text").and_then(Value::as_str) {
                     self.text.push_str(t);
-                    deltas(sample, t);
+                    deltas(sample, super::Streamed::Text(t));
                 }
                 if let Some(piece) = v.pointer("/delta/partial_json").and_then(Value::as_str) {
                     let index = v.get("index").and_then(Value::as_u64).unwrap_or(0);
@@ -143,15 +143,13 @@ impl StreamState {
             }
             "message_stop" => self.done = true,
             "error" => {
+                let said = server_message(data);
                 let kind = if v.pointer("/error/type").and_then(Value::as_str) == Some("overloaded_error") {
                     CallErrorKind::Overloaded
                 } else {
-                    CallErrorKind::Server
+                    super::http::reported_error_kind(&said, CallErrorKind::Server)
                 };
-                return Err(CallError {
-                    kind,
-                    message: format!("the server reported an error mid-stream: {}", server_message(data)),
-                });
+                return Err(CallError { kind, message: format!("the server reported an error mid-stream: {said}") });
             }
             _ => {}
         }
@@ -166,7 +164,7 @@ impl StreamState {
             )));
         }
         let usage = self.input_tokens.zip(self.output_tokens);
-        Ok(Part {
+        with_text(Part {
             completions: vec![Completion {
                 text: self.text.into(),
                 finish_reason: self.stop_reason.as_deref().map(|r| finish_reason(r).into()),
@@ -194,12 +192,14 @@ impl AnthropicProvider {
             base_url: r.base_url.clone(),
             http: HttpCore::new(r.http.clone(), r.key.clone(), r.key_source.clone())?,
             price: None,
+            price_assumed: false,
         })
     }
 
     /// With the model's price, for costs and budgets.
-    pub fn priced(mut self, price: Option<Price>) -> Self {
-        self.price = price;
+    pub fn priced(mut self, price: Option<ModelPrice>) -> Self {
+        self.price = price.map(|p| p.price);
+        self.price_assumed = price.is_some_and(|p| p.assumed);
         self
     }
 
@@ -378,6 +378,10 @@ impl Provider for AnthropicProvider {
         self.price
     }
 
+    fn price_assumed(&self) -> bool {
+        self.price_assumed
+    }
+
     fn describe(&self) -> String {
         format!("{} ({})", self.name, super::http::redact_url(&self.base_url))
     }
@@ -442,7 +446,11 @@ mod tests {
 
         let got = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
         let g = got.clone();
-        let d: DeltaFn = std::sync::Arc::new(move |_, t: &str| g.lock().unwrap().push_str(t));
+        let d: DeltaFn = std::sync::Arc::new(move |_, piece: super::super::Streamed<'_>| {
+            if let super::super::Streamed::Text(t) = piece {
+                g.lock().unwrap().push_str(t)
+            }
+        });
         let mut st = StreamState::default();
         for e in [
             r#"{"type":"message_start","message":{"model":"claude-x","usage":{"input_tokens":9,"output_tokens":1}}}"#,

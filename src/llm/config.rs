@@ -576,7 +576,7 @@ pub fn build(
 ) -> Result<std::sync::Arc<dyn super::Provider>, ConfigError> {
     let env = |k: &str| std::env::var(k).ok();
     let resolved = resolve(name, args, file, &env, seed)?;
-    let price = resolved.price(file);
+    let price = resolved.model_price(file);
     super::build_http(&resolved, price).map_err(|e| ConfigError::Invalid(e.message))
 }
 
@@ -584,11 +584,28 @@ impl Resolved {
     /// The model's price: the config file's for it, else free for a server on this
     /// machine (a local `gpt-4` is not OpenAI's), else the compiled-in table's, else unknown.
     pub fn price(&self, file: &FileConfig) -> Option<Price> {
-        let own = PriceTable { entries: file.prices.clone() };
-        own.lookup(&self.model)
-            .or_else(|| is_loopback(&self.base_url).then_some(Price::FREE))
-            .or_else(|| PriceTable::defaults().lookup(&self.model))
+        self.model_price(file).map(|p| p.price)
     }
+
+    /// [`Resolved::price`], saying whether it is only assumed (a server on this machine
+    /// that the config file does not price is taken as free).
+    pub fn model_price(&self, file: &FileConfig) -> Option<ModelPrice> {
+        let own = PriceTable { entries: file.prices.clone() };
+        let stated = |price| ModelPrice { price, assumed: false };
+        own.lookup(&self.model)
+            .map(stated)
+            .or_else(|| is_loopback(&self.base_url).then_some(ModelPrice { price: Price::FREE, assumed: true }))
+            .or_else(|| PriceTable::defaults().lookup(&self.model).map(stated))
+    }
+}
+
+/// A model's price and where it came from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ModelPrice {
+    pub price: Price,
+    /// Nothing states it: a server on this machine whose model the config file does not
+    /// price is taken as free. Costs then read 0, which a proxy to a paid API is not.
+    pub assumed: bool,
 }
 
 #[cfg(test)]
@@ -657,9 +674,13 @@ mod tests {
         assert_eq!(r.price(&FileConfig::default()), Some(Price::FREE), "a local gpt-4 is not OpenAI's gpt-4");
         let priced = FileConfig::parse("[prices.\"gpt-4\"]\ninput = 1.0\noutput = 3.0\n", Path::new("c.toml")).unwrap();
         assert_eq!(r.price(&priced), Some(Price { input: 1.0, output: 3.0 }), "the config file says otherwise");
+        // Free by rule is an assumption (a money budget cannot be measured on it); a stated price is not.
+        assert_eq!(r.model_price(&FileConfig::default()).map(|p| p.assumed), Some(true));
+        assert_eq!(r.model_price(&priced).map(|p| p.assumed), Some(false));
         let remote = ProviderArgs { model: Some("gpt-4".into()), ..Default::default() };
         let r = resolve("openai", &remote, &FileConfig::default(), &env, 0).unwrap();
         assert_eq!(r.price(&FileConfig::default()).map(|p| p.output), Some(60.0), "OpenAI's own gpt-4 is charged");
+        assert_eq!(r.model_price(&FileConfig::default()).map(|p| p.assumed), Some(false), "the table states it");
     }
 
     #[test]

@@ -36,6 +36,11 @@ pub struct HttpOptions {
     pub max_response_bytes: u64,
 }
 
+/// What a cut stream's failure adds: the usual cause, and its fixes.
+pub const STREAM_CUT_HINT: &str = " (a server that cancels a running stream when another request arrives cuts \
+     streams like this: llama-cpp-python's server does unless started with --interrupt_requests False; or run \
+     with --concurrency 1)";
+
 /// The default cap on one reply body: far above any chat completion.
 pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 16 * 1024 * 1024;
 /// How much of an error body is read: enough for the server's message.
@@ -200,26 +205,40 @@ impl HttpCore {
     }
 
     /// Read a streamed reply with `read`, passing deltas on to `deltas`. A stream that
-    /// failed before any text reached the watcher is a reply fault (retried); one that
-    /// already showed text is not retried, since the person watching has seen it.
+    /// failed is a reply fault like any other (a cut stream is retried); the watcher is
+    /// first told to forget the text it was shown of each sample ([`Streamed::Restart`]),
+    /// since the retry streams the reply again from its start.
+    ///
+    /// [`Streamed::Restart`]: super::Streamed::Restart
     pub async fn watched_stream<T, F, Fut>(&self, deltas: &super::DeltaFn, read: F) -> Attempt<T>
     where
         F: FnOnce(super::DeltaFn) -> Fut,
         Fut: Future<Output = Result<T, CallError>>,
     {
-        let shown = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let flag = std::sync::Arc::clone(&shown);
+        let shown = std::sync::Arc::new(Mutex::new(std::collections::BTreeSet::new()));
+        let seen = std::sync::Arc::clone(&shown);
         let inner = std::sync::Arc::clone(deltas);
-        let watched: super::DeltaFn = std::sync::Arc::new(move |i, t: &str| {
-            flag.store(true, Ordering::Relaxed);
-            inner(i, t)
+        let watched: super::DeltaFn = std::sync::Arc::new(move |i, piece| {
+            if let Ok(mut s) = seen.lock() {
+                s.insert(i);
+            }
+            inner(i, piece)
         });
         match read(watched).await {
             Ok(p) => Attempt::Done(p),
-            Err(e) if shown.load(Ordering::Relaxed) => {
-                Attempt::Fail(CallError { message: self.scrub(&e.message), ..e })
+            Err(mut e) => {
+                if e.kind == CallErrorKind::Truncated {
+                    e.message.push_str(STREAM_CUT_HINT);
+                }
+                let attempt = self.reply_fault(e);
+                if matches!(attempt, Attempt::Retry { .. }) {
+                    let samples = shown.lock().map(|s| s.clone()).unwrap_or_default();
+                    for i in samples {
+                        deltas(i, super::Streamed::Restart);
+                    }
+                }
+                attempt
             }
-            Err(e) => self.reply_fault(e),
         }
     }
 
@@ -282,6 +301,12 @@ impl HttpCore {
         let reason = status.canonical_reason().unwrap_or("");
         let mut message = format!("HTTP {code} {reason} from {}: {server}", redact_url(url));
         let kind = match code {
+            // The same prompt will never fit: not retried, and the method stops that branch.
+            400 | 413 | 422 | 500 if says_context_overflow(&server) => {
+                message.push_str(" (the prompt does not fit the model's context window)");
+                let error = CallError { kind: CallErrorKind::ContextOverflow, message };
+                return Attempt::Fail(error);
+            }
             400 => CallErrorKind::BadRequest,
             401 => CallErrorKind::Auth,
             403 => CallErrorKind::Forbidden,
@@ -313,6 +338,45 @@ impl HttpCore {
         } else {
             Attempt::Fail(error)
         }
+    }
+}
+
+/// Whether a server's words say the prompt does not fit the model's context window, in
+/// the phrasings of OpenAI, vLLM, the llama.cpp servers (C++ and llama-cpp-python),
+/// Anthropic, TGI and Gemini.
+pub fn says_context_overflow(text: &str) -> bool {
+    const PHRASES: [&str; 9] = [
+        // OpenAI's error code (llama-cpp-python sends it too).
+        "context_length_exceeded",
+        // OpenAI, vLLM, llama-cpp-python, Mistral, Ollama: "This model's maximum context length is 2048 tokens".
+        "maximum context length",
+        // llama.cpp's llama-server: type `exceed_context_size_error`.
+        "exceed_context_size",
+        // llama.cpp's llama-server: "the request exceeds the available context size".
+        "exceeds the available context size",
+        // Anthropic: "prompt is too long: 210000 tokens > 200000 maximum".
+        "prompt is too long",
+        // Anthropic: "input length and `max_tokens` exceed context limit".
+        "exceed context limit",
+        // TGI: "`inputs` tokens + `max_new_tokens` must be <= 4096".
+        "tokens + `max_new_tokens` must be <=",
+        // Gemini: "exceeds the maximum number of tokens allowed".
+        "maximum number of tokens allowed",
+        "context length exceeded",
+    ];
+    let t = text.to_lowercase();
+    // llama-cpp-python: "Requested tokens (2100) exceed context window of 2048".
+    let exceeds_window = t.contains("exceed") && t.contains("context window");
+    exceeds_window || PHRASES.iter().any(|p| t.contains(p))
+}
+
+/// The kind of an error a server reported in a reply it sent as a success (inside a 200,
+/// or mid-stream): a context overflow when it says so, else `otherwise`.
+pub fn reported_error_kind(message: &str, otherwise: CallErrorKind) -> CallErrorKind {
+    if says_context_overflow(message) {
+        CallErrorKind::ContextOverflow
+    } else {
+        otherwise
     }
 }
 
@@ -650,6 +714,47 @@ mod tests {
         assert_eq!(e.kind, CallErrorKind::Auth);
         assert!(e.message.contains("HTTP 401 Unauthorized from http://h/v1: Incorrect API key provided: ***"));
         assert!(e.message.contains("check the key from OPENAI_API_KEY") && !e.message.contains("sk-secret-1"));
+    }
+
+    #[test]
+    fn context_overflows_are_recognised_in_the_usual_phrasings_and_not_retried() {
+        let said = [
+            // OpenAI
+            r#"{"error":{"message":"This model's maximum context length is 8192 tokens. However, your messages resulted in 9013 tokens. Please reduce the length of the messages.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}"#,
+            // vLLM
+            r#"{"object":"error","message":"This model's maximum context length is 2048 tokens. However, you requested 2154 tokens (1898 in the messages, 256 in the completion). Please reduce the length of the messages or completion.","type":"BadRequestError","param":null,"code":400}"#,
+            // llama.cpp's llama-server
+            r#"{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error","n_prompt_tokens":2100,"n_ctx":2048}}"#,
+            // llama-cpp-python (its formatter, and the raw exception of older versions)
+            r#"{"error":{"message":"This model's maximum context length is 2048 tokens. However, you requested 2101 tokens (2101 in the messages, 0 in the completion). Please reduce the length of the messages or completion.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}"#,
+            r#"{"detail":"Requested tokens (2101) exceed context window of 2048"}"#,
+            // Anthropic
+            r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}"#,
+            r#"{"type":"error","error":{"type":"invalid_request_error","message":"input length and `max_tokens` exceed context limit: 198000 + 8192 > 200000, decrease input length or `max_tokens` and try again"}}"#,
+        ];
+        let core = HttpCore::new(HttpOptions::default(), None, None).unwrap();
+        for body in said {
+            let Attempt::Fail(e) =
+                core.status_error::<()>("http://h/v1", StatusCode::BAD_REQUEST, &HeaderMap::new(), body)
+            else {
+                panic!("not retried: {body}")
+            };
+            assert_eq!(e.kind, CallErrorKind::ContextOverflow, "{body}");
+            assert!(e.message.contains("does not fit the model's context window"), "{e}");
+        }
+        // Other 400s stay bad requests; a rate limit on tokens per minute is no overflow.
+        for body in [
+            r#"{"error":{"message":"Invalid value for 'temperature'"}}"#,
+            r#"{"error":{"message":"Rate limit reached for gpt-4 on tokens per min (TPM): Limit 10000"}}"#,
+        ] {
+            assert!(!says_context_overflow(body), "{body}");
+        }
+        let err = core.status_error::<()>("u", StatusCode::BAD_REQUEST, &HeaderMap::new(), r#"{"error":"bad"}"#);
+        assert!(matches!(err, Attempt::Fail(CallError { kind: CallErrorKind::BadRequest, .. })));
+        assert_eq!(
+            reported_error_kind("prompt is too long: 9 tokens", CallErrorKind::Server),
+            CallErrorKind::ContextOverflow
+        );
     }
 
     #[test]

@@ -94,6 +94,12 @@ pub trait Provider: Send + Sync {
         None
     }
 
+    /// The price is only assumed: a server on this machine that no price names is taken
+    /// as free (see [`config::ModelPrice`]), so a cost of 0 measures nothing.
+    fn price_assumed(&self) -> bool {
+        false
+    }
+
     /// Whether a run's problems may go side by side. A provider whose answers depend
     /// on how often a request was asked across problems (replay) says no.
     fn problems_side_by_side(&self) -> bool {
@@ -101,11 +107,23 @@ pub trait Provider: Send + Sync {
     }
 }
 
-/// Receives a streamed reply's text as it arrives: (sample index, new text).
-pub type DeltaFn = Arc<dyn Fn(u32, &str) + Send + Sync>;
+/// What a streaming provider reports of a sample as its reply arrives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Streamed<'a> {
+    /// More text of the sample.
+    Text(&'a str),
+    /// Forget the sample's text so far: its stream was cut and is being asked again.
+    Restart,
+}
+
+/// Receives a streamed reply as it arrives: (sample index, what came).
+pub type DeltaFn = Arc<dyn Fn(u32, Streamed<'_>) + Send + Sync>;
 
 /// Build the real provider a resolved profile describes.
-pub fn build_http(resolved: &config::Resolved, price: Option<config::Price>) -> Result<Arc<dyn Provider>, CallError> {
+pub fn build_http(
+    resolved: &config::Resolved,
+    price: Option<config::ModelPrice>,
+) -> Result<Arc<dyn Provider>, CallError> {
     Ok(match resolved.kind {
         config::ProviderKind::Openai => Arc::new(openai::OpenAiProvider::new(resolved)?.priced(price)),
         config::ProviderKind::Anthropic => Arc::new(anthropic::AnthropicProvider::new(resolved)?.priced(price)),

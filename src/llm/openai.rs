@@ -13,10 +13,10 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use futures::StreamExt;
 use serde_json::{json, Value};
 
-use super::config::{Price, Resolved};
+use super::config::{ModelPrice, Price, Resolved};
 use super::fanout::{fan_out, Slots};
 use super::http::{shorten, Attempt, HttpCore, SseParser};
-use super::{estimate_prompt_tokens, estimate_tokens, BoxFuture, DeltaFn, Provider};
+use super::{estimate_prompt_tokens, estimate_tokens, BoxFuture, DeltaFn, Provider, Streamed};
 use crate::engine::request::Role;
 use crate::engine::{CallError, CallErrorKind, Completion, LlmRequest, LlmResponse, ToolCallOut, ToolDef, Usage};
 
@@ -30,6 +30,7 @@ pub struct OpenAiProvider {
     base_url: String,
     http: HttpCore,
     price: Option<Price>,
+    price_assumed: bool,
     n_mode: AtomicU8,
     seed: Option<u64>,
     max_tokens_param: String,
@@ -51,6 +52,23 @@ pub(crate) fn malformed(message: String) -> CallError {
 
 pub(crate) fn truncated(message: String) -> CallError {
     CallError { kind: CallErrorKind::Truncated, message }
+}
+
+/// `part`, unless no choice of it has text or a tool call (`"content": null`, `""`, only
+/// whitespace): such a reply gives a method nothing to read, so it is a fault of the reply,
+/// retried like a malformed one and a failed call when the retries run out, never an
+/// empty answer to score.
+pub(crate) fn with_text(part: Part) -> Result<Part, CallError> {
+    let blank = |c: &Completion| c.text.trim().is_empty() && c.tool_calls.is_empty();
+    if !part.completions.iter().all(blank) {
+        return Ok(part);
+    }
+    let finish = part.completions.iter().find_map(|c| c.finish_reason.as_deref());
+    let how = finish.map(|f| format!(", finish reason {f:?}")).unwrap_or_default();
+    Err(CallError {
+        kind: CallErrorKind::Empty,
+        message: format!("the reply has no text (its content is null or empty and it calls no tool{how})"),
+    })
 }
 
 /// Put the parts of a call together: completions in sample order, usage summed
@@ -132,7 +150,9 @@ pub(crate) fn parse_chat(text: &str) -> Result<Part, CallError> {
     let v: Value = serde_json::from_str(text)
         .map_err(|e| malformed(format!("the reply is not valid JSON ({e}): {}", shorten(text, 200))))?;
     if v.get("error").is_some_and(|e| !e.is_null()) {
-        return Err(CallError { kind: CallErrorKind::Server, message: super::http::server_message(text) });
+        let message = super::http::server_message(text);
+        let kind = super::http::reported_error_kind(&message, CallErrorKind::Server);
+        return Err(CallError { kind, message });
     }
     let choices = v
         .get("choices")
@@ -160,7 +180,7 @@ pub(crate) fn parse_chat(text: &str) -> Result<Part, CallError> {
             .push((index, Completion { text: text.into(), finish_reason: finish_reason.map(Into::into), tool_calls }));
     }
     indexed.sort_by_key(|(i, _)| *i);
-    Ok(Part {
+    with_text(Part {
         completions: indexed.into_iter().map(|(_, c)| c).collect(),
         usage: usage_of(&v),
         model: v.get("model").and_then(Value::as_str).map(str::to_string),
@@ -215,9 +235,10 @@ impl StreamState {
             ))
         })?;
         if v.get("error").is_some_and(|e| !e.is_null()) {
+            let said = super::http::server_message(data);
             return Err(CallError {
-                kind: CallErrorKind::Server,
-                message: format!("the server reported an error mid-stream: {}", super::http::server_message(data)),
+                kind: super::http::reported_error_kind(&said, CallErrorKind::Server),
+                message: format!("the server reported an error mid-stream: {said}"),
             });
         }
         if let Some(u) = usage_of(&v) {
@@ -234,7 +255,7 @@ impl StreamState {
                 text.push_str(piece);
                 self.chars += piece.len();
                 if let Some(d) = deltas {
-                    d(first_sample + index as u32, piece);
+                    d(first_sample + index as u32, Streamed::Text(piece));
                 }
             }
             for (k, d) in c.pointer("/delta/tool_calls").and_then(Value::as_array).into_iter().flatten().enumerate() {
@@ -278,10 +299,18 @@ impl StreamState {
     }
 
     fn finish(self) -> Result<Part, CallError> {
-        let complete = self.done || (!self.texts.is_empty() && self.texts.keys().all(|k| self.finish.contains_key(k)));
-        if !complete {
+        let finished = !self.texts.is_empty() && self.texts.keys().all(|k| self.finish.contains_key(k));
+        if !(self.done || finished) {
             return Err(truncated(format!(
                 "the stream ended early, after {} characters, without [DONE] or a finish reason",
+                self.chars
+            )));
+        }
+        if self.done && !finished && self.chars > 0 {
+            // What llama-cpp-python sends when another request interrupts the stream: [DONE]
+            // after part of the reply, with no finish reason (every server sends one at the end).
+            return Err(truncated(format!(
+                "the stream was stopped after {} characters: [DONE] came before a finish reason",
                 self.chars
             )));
         }
@@ -298,7 +327,7 @@ impl StreamState {
                 tool_calls: calls.remove(&i).unwrap_or_default().into_iter().map(PartialCall::finish).collect(),
             })
             .collect();
-        Ok(Part { completions, usage: self.usage, model: self.model })
+        with_text(Part { completions, usage: self.usage, model: self.model })
     }
 }
 
@@ -315,6 +344,7 @@ impl OpenAiProvider {
             base_url: r.base_url.clone(),
             http: HttpCore::new(r.http.clone(), r.key.clone(), r.key_source.clone())?,
             price: None,
+            price_assumed: false,
             n_mode: AtomicU8::new(n_mode),
             seed: r.seed,
             max_tokens_param: r.max_tokens_param.clone(),
@@ -324,8 +354,9 @@ impl OpenAiProvider {
 
     /// The shared HTTP machinery (retry counters, options).
     /// With the model's price, for costs and budgets.
-    pub fn priced(mut self, price: Option<Price>) -> Self {
-        self.price = price;
+    pub fn priced(mut self, price: Option<ModelPrice>) -> Self {
+        self.price = price.map(|p| p.price);
+        self.price_assumed = price.is_some_and(|p| p.assumed);
         self
     }
 
@@ -520,6 +551,10 @@ impl Provider for OpenAiProvider {
         self.price
     }
 
+    fn price_assumed(&self) -> bool {
+        self.price_assumed
+    }
+
     fn describe(&self) -> String {
         format!("{} ({})", self.name, super::http::redact_url(&self.base_url))
     }
@@ -574,15 +609,30 @@ mod tests {
         assert_eq!(parse_chat(r#"{"choices":[{"message":{"con"#).unwrap_err().kind, CallErrorKind::Malformed);
         assert_eq!(parse_chat(r#"{"object":"x"}"#).unwrap_err().kind, CallErrorKind::Malformed);
         assert_eq!(parse_chat(r#"{"error":{"message":"boom"}}"#).unwrap_err().message, "boom");
-        let no_usage = parse_chat(r#"{"choices":[{"message":{"content":null}}]}"#).unwrap();
-        assert_eq!((no_usage.usage, no_usage.completions[0].text.as_str()), (None, ""));
+        let no_usage = parse_chat(r#"{"choices":[{"message":{"content":"x"}}]}"#).unwrap();
+        assert_eq!((no_usage.usage, no_usage.completions[0].text.as_str()), (None, "x"));
+        // No text in any choice (null, empty, blank) and no tool call: a fault of the reply.
+        for content in ["null", "\"\"", "\" \\n \""] {
+            let reply = format!(r#"{{"choices":[{{"message":{{"content":{content}}},"finish_reason":"stop"}}]}}"#);
+            let e = parse_chat(&reply).unwrap_err();
+            assert_eq!(e.kind, CallErrorKind::Empty, "{content}: {e}");
+            assert!(e.message.contains("no text") && e.message.contains("\"stop\""), "{e}");
+        }
+        let two = r#"{"choices":[{"message":{"content":""}},{"index":1,"message":{"content":"b"}}]}"#;
+        assert_eq!(parse_chat(two).unwrap().completions.len(), 2, "one choice with text is a reply");
+        let call = r#"{"choices":[{"message":{"content":null,"tool_calls":[{"id":"c","function":{"name":"search","arguments":"{}"}}]}}]}"#;
+        assert_eq!(parse_chat(call).unwrap().completions[0].tool_calls.len(), 1, "a tool call is a reply");
     }
 
     #[test]
     fn streams_accumulate_by_choice_and_report_deltas() {
         let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let s2 = seen.clone();
-        let d: DeltaFn = std::sync::Arc::new(move |i, t: &str| s2.lock().unwrap().push((i, t.to_string())));
+        let d: DeltaFn = std::sync::Arc::new(move |i, piece: Streamed<'_>| {
+            if let Streamed::Text(t) = piece {
+                s2.lock().unwrap().push((i, t.to_string()))
+            }
+        });
         let mut st = StreamState::default();
         for data in [
             r#"{"model":"m","choices":[{"index":0,"delta":{"role":"assistant"}}]}"#,
@@ -604,6 +654,13 @@ mod tests {
         let mut st = StreamState::default();
         st.event(r#"{"choices":[{"index":0,"delta":{"content":"4 + 4"}}]}"#, 0, None).unwrap();
         assert_eq!(st.finish().unwrap_err().kind, CallErrorKind::Truncated);
+        // [DONE] after part of a reply, no finish reason: a server that stopped the stream
+        // (llama-cpp-python when another request arrives), not a whole reply.
+        let mut st = StreamState::default();
+        st.event(r#"{"choices":[{"index":0,"delta":{"content":"4 + 4"}}]}"#, 0, None).unwrap();
+        st.event("[DONE]", 0, None).unwrap();
+        let e = st.finish().unwrap_err();
+        assert!(e.kind == CallErrorKind::Truncated && e.message.contains("[DONE] came before a finish reason"), "{e}");
         let mut st = StreamState::default();
         assert_eq!(st.event("{\"choices\":[", 0, None).unwrap_err().kind, CallErrorKind::Malformed);
     }

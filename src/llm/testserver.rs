@@ -115,6 +115,10 @@ impl Provider for Registering {
     fn price(&self) -> Option<super::config::Price> {
         self.inner.price()
     }
+
+    fn price_assumed(&self) -> bool {
+        self.inner.price_assumed()
+    }
 }
 
 /// How the server answers.

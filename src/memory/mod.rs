@@ -302,4 +302,6 @@ pub enum MemoryError {
     Param(String),
     #[error("bad memory: {0}")]
     Invalid(String),
+    #[error("the memory's {0} is at its limit (2^53); export its entries and import them into a new memory")]
+    Exhausted(&'static str),
 }

@@ -9,14 +9,17 @@
 //!   failed write leaves the old file whole (at worst a stray temp file).
 //! * Writers take an advisory lock, `<name>.lock`, created with `create_new` and removed
 //!   when done; [`MemoryStore::update`] holds it across read, change and write, so two
-//!   processes never lose each other's changes. A lock older than
-//!   [`MemoryStore::stale_after`] (a writer that crashed) is taken over with a warning.
+//!   processes never lose each other's changes. The lock names its writer (pid, the
+//!   process's start time where the system tells it, and the host): a lock whose writer
+//!   on this host is no longer running — its pid gone, or reused by a process that started
+//!   later — is taken over at once with a warning; one whose writer cannot be checked (another
+//!   host, an older lock file) only when it is older than [`MemoryStore::stale_after`].
 //!   Readers need no lock: a rename is all or nothing. Hand-written rather than
 //!   `fs4`/`fd-lock` so the lock is visible, works the same on every file system and
 //!   needs no crate.
 
 use std::fs::{File, OpenOptions};
-use std::io::{ErrorKind, Read, Write};
+use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -39,12 +42,14 @@ pub enum PersistError {
     BadName(String),
     #[error("{path}: {source}")]
     Io { path: PathBuf, source: std::io::Error },
+    #[error("{path}: {detail}")]
+    Refused { path: PathBuf, detail: String },
     #[error("memory file {path} is not a valid memory: {detail}")]
     Malformed { path: PathBuf, detail: String },
     #[error("memory file {path} has format version {found}; this thoughtscope reads version {FORMAT_VERSION}")]
     Version { path: PathBuf, found: String },
-    #[error("memory file {path} is {size} bytes, more than the {max} a memory may have")]
-    TooLarge { path: PathBuf, size: u64, max: u64 },
+    #[error("memory file {path} is larger than {}, the most a memory may have", crate::userfile::size_text(*.max))]
+    TooLarge { path: PathBuf, max: u64 },
     #[error(
         "memory {name:?} is being written by another process (lock file {path}); \
          if no thoughtscope is running, delete the lock file"
@@ -118,18 +123,17 @@ pub fn from_json(text: &str, path: &Path) -> Result<Memory, PersistError> {
     Ok(file.memory)
 }
 
-/// Read and check a memory file anywhere (the file `memory import` takes).
+/// Read and check a memory file anywhere (the file `memory import` takes): a regular file
+/// of at most [`MAX_FILE_BYTES`] (see [`crate::userfile`]).
 pub fn load_file(path: &Path) -> Result<Memory, PersistError> {
-    let file = File::open(path).map_err(io(path))?;
-    let size = file.metadata().map_err(io(path))?.len();
-    if size > MAX_FILE_BYTES {
-        return Err(PersistError::TooLarge { path: path.to_path_buf(), size, max: MAX_FILE_BYTES });
-    }
-    let mut bytes = Vec::new();
-    // `take` bounds the read even if the file grows after the size check.
-    file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes).map_err(io(path))?;
-    let text = String::from_utf8(bytes)
-        .map_err(|e| PersistError::Malformed { path: path.to_path_buf(), detail: format!("not UTF-8 text ({e})") })?;
+    let text = crate::userfile::read_text(path, &crate::userfile::MEMORY).map_err(|e| match e {
+        crate::userfile::FileError::Io { path, source } => PersistError::Io { path, source },
+        crate::userfile::FileError::TooLarge { path, max, .. } => PersistError::TooLarge { path, max },
+        crate::userfile::FileError::NotText { path, at } => {
+            PersistError::Malformed { path, detail: format!("not UTF-8 text (at byte {at})") }
+        }
+        other => PersistError::Refused { path: path.to_path_buf(), detail: other.reason() },
+    })?;
     from_json(&text, path)
 }
 
@@ -256,21 +260,14 @@ impl MemoryStore {
         loop {
             match OpenOptions::new().write(true).create_new(true).open(&path) {
                 Ok(mut file) => {
-                    // Who holds it, for a person looking at a leftover lock.
-                    let _ = writeln!(file, "pid {}", std::process::id());
+                    // Who holds it: for a person looking at a leftover lock, and for the next
+                    // writer to see whether its holder still runs.
+                    let _ = file.write_all(LockOwner::me().to_text().as_bytes());
                     return Ok(LockGuard { path });
                 }
                 Err(e) if e.kind() == ErrorKind::AlreadyExists => {
-                    let age = std::fs::metadata(&path)
-                        .and_then(|m| m.modified())
-                        .ok()
-                        .and_then(|t| SystemTime::now().duration_since(t).ok());
-                    if age.is_some_and(|a| a > self.stale_after) {
-                        self.warnings.push(format!(
-                            "taking over the stale lock {} (older than {} s; its writer must have stopped)",
-                            path.display(),
-                            self.stale_after.as_secs()
-                        ));
+                    if let Some(why) = self.stale(&path) {
+                        self.warnings.push(format!("taking over the stale lock {} ({why})", path.display()));
                         match std::fs::remove_file(&path) {
                             Ok(()) => continue,
                             Err(e) if e.kind() == ErrorKind::NotFound => continue,
@@ -287,13 +284,29 @@ impl MemoryStore {
         }
     }
 
+    /// Why the lock at `path` is a stopped writer's, if it is: its writer on this host is
+    /// no longer running, or (when that cannot be told) the lock is older than
+    /// [`MemoryStore::stale_after`].
+    fn stale(&self, path: &Path) -> Option<String> {
+        let text = crate::userfile::read_text(path, &crate::userfile::LOCK).ok();
+        if let Some(why) = text.as_deref().and_then(|t| LockOwner::parse(t)?.gone()) {
+            // Another waiter may have taken it over meanwhile: only the lock judged is stale.
+            let now = crate::userfile::read_text(path, &crate::userfile::LOCK).ok();
+            return (now == text).then_some(why);
+        }
+        let age = std::fs::metadata(path).and_then(|m| m.modified()).ok()?;
+        let age = SystemTime::now().duration_since(age).ok()?;
+        (age > self.stale_after)
+            .then(|| format!("older than {} s; its writer must have stopped", self.stale_after.as_secs()))
+    }
+
     /// Write the file atomically; the caller holds the lock.
     fn write_locked(&self, name: &str, memory: &Memory) -> Result<(), PersistError> {
         let path = self.path(name)?;
         let json = to_json(memory);
         let size = json.len() as u64;
         if size > MAX_FILE_BYTES {
-            return Err(PersistError::TooLarge { path, size, max: MAX_FILE_BYTES });
+            return Err(PersistError::TooLarge { path, max: MAX_FILE_BYTES });
         }
         std::fs::create_dir_all(&self.dir).map_err(io(&self.dir))?;
         let tmp = self.dir.join(format!(".{name}.json.tmp"));
@@ -313,6 +326,108 @@ impl MemoryStore {
         }
         sync_dir(&self.dir).map_err(io(&self.dir))
     }
+}
+
+/// Who holds a lock: `pid N`, `start T` (the process's start time in clock ticks since
+/// boot, Linux), `host H`, one per line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LockOwner {
+    pub pid: u32,
+    pub start: Option<u64>,
+    pub host: Option<String>,
+}
+
+impl LockOwner {
+    /// This process.
+    pub fn me() -> LockOwner {
+        let pid = std::process::id();
+        LockOwner { pid, start: process_start(pid), host: host_name() }
+    }
+
+    pub fn to_text(&self) -> String {
+        let mut text = format!("pid {}\n", self.pid);
+        if let Some(start) = self.start {
+            text.push_str(&format!("start {start}\n"));
+        }
+        if let Some(host) = &self.host {
+            text.push_str(&format!("host {host}\n"));
+        }
+        text
+    }
+
+    /// A lock file's text; None if it does not name a pid (an empty file, a foreign one).
+    pub fn parse(text: &str) -> Option<LockOwner> {
+        let field = |name: &str| {
+            text.lines().find_map(|l| l.strip_prefix(name).and_then(|v| v.strip_prefix(' ')).map(str::trim))
+        };
+        let pid = field("pid")?.parse().ok().filter(|&p| p > 0)?;
+        let start = field("start").and_then(|s| s.parse().ok());
+        Some(LockOwner { pid, start, host: field("host").map(str::to_string) })
+    }
+
+    /// Why the writer holding this lock no longer runs, if it can be told: only for a lock
+    /// written on this host (a pid means nothing on another one).
+    pub fn gone(&self) -> Option<String> {
+        let here = host_name()?;
+        if self.host.as_deref() != Some(here.as_str()) {
+            return None;
+        }
+        if !process_alive(self.pid) {
+            return Some(format!("its writer, process {}, is no longer running", self.pid));
+        }
+        match (self.start, process_start(self.pid)) {
+            (Some(then), Some(now)) if then != now => {
+                Some(format!("its writer, process {}, has ended; that pid is another process's now", self.pid))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Whether a process with this pid exists (signal 0 checks without sending anything).
+#[cfg(unix)]
+fn process_alive(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else { return false };
+    if pid <= 0 {
+        return false;
+    }
+    // SAFETY: kill with signal 0 sends nothing; it only reports whether the pid exists.
+    let alive = unsafe { libc::kill(pid, 0) } == 0;
+    // EPERM: it exists but belongs to someone else.
+    alive || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+#[cfg(not(unix))]
+fn process_alive(_pid: u32) -> bool {
+    true
+}
+
+/// A process's start time (clock ticks after boot), from `/proc/PID/stat` on Linux.
+fn process_start(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name is in parentheses and may hold spaces: count fields after the last ')'.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    // Field 22 of the whole line is the 20th after the name (state is the 1st).
+    rest.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// This machine's name, for telling locks written here from those of another host.
+#[cfg(unix)]
+fn host_name() -> Option<String> {
+    let mut buf = [0u8; 256];
+    // SAFETY: the buffer is valid for its length; gethostname writes at most that much.
+    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
+    if rc != 0 {
+        return None;
+    }
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    let name = String::from_utf8_lossy(&buf[..end]).trim().to_string();
+    (!name.is_empty()).then_some(name)
+}
+
+#[cfg(not(unix))]
+fn host_name() -> Option<String> {
+    None
 }
 
 /// Make the rename durable: fsync the folder that holds the file.

@@ -293,7 +293,7 @@ impl Memory {
 
     /// Perform one change. On an error nothing changed and nothing is journaled.
     pub fn apply(&mut self, change: &MemoryChange) -> Result<Applied, MemoryError> {
-        let now = self.clock + 1;
+        let now = counted(self.clock, 1, "clock")?;
         let applied = match change {
             MemoryChange::Add { content, category, approach, source } => {
                 Applied::Added(self.do_add(content, *category, approach, source.as_deref(), now)?)
@@ -450,6 +450,7 @@ impl Memory {
             return Err(MemoryError::Full(self.params.max_entries));
         }
         let id = self.next_id;
+        let next = counted(id, 1, "next_id")?;
         self.entries.push(Entry {
             id,
             content,
@@ -466,7 +467,7 @@ impl Memory {
             created: now,
             updated: now,
         });
-        self.next_id += 1;
+        self.next_id = next;
         Ok(AddOutcome::Inserted(id))
     }
 
@@ -573,11 +574,13 @@ impl Memory {
         if self.entries.len() + taken.len() > self.params.max_entries {
             return Err(MemoryError::Full(self.params.max_entries));
         }
+        // Every id the entries take is checked before any is taken: nothing changes on an error.
+        counted(self.next_id, taken.len() as u64, "next_id")?;
         let p = self.params.clone();
         for incoming in taken {
             let mut e = incoming.clone();
             e.id = self.next_id;
-            self.next_id += 1;
+            self.next_id += 1; // checked above: within MAX_COUNTER
             e.created = now;
             e.updated = now;
             while e.signals.len() > p.max_signals {
@@ -621,6 +624,16 @@ impl Memory {
     /// the error names the entry and field.
     pub fn validate(&self) -> Result<(), MemoryError> {
         self.params.validate()?;
+        for (field, value) in [("next_id", self.next_id), ("clock", self.clock)] {
+            if value > MAX_COUNTER {
+                return Err(MemoryError::Invalid(format!(
+                    "{field} is {value}, more than {MAX_COUNTER} (2^53): not a count a memory reaches"
+                )));
+            }
+        }
+        if self.next_id == 0 {
+            return Err(MemoryError::Invalid("next_id must be at least 1".into()));
+        }
         let p = &self.params;
         if self.entries.len() > p.max_entries {
             return Err(MemoryError::Invalid(format!(
@@ -668,6 +681,16 @@ impl Memory {
         }
         Ok(())
     }
+}
+
+/// The largest `next_id` and `clock` a memory may have: 2^53, exact as a JSON number in
+/// every reader, and more changes than a memory gets in any lifetime. Loading refuses
+/// more; counting up to it fails with [`MemoryError::Exhausted`] instead of wrapping.
+pub const MAX_COUNTER: u64 = 1 << 53;
+
+/// `value + step` if it stays within [`MAX_COUNTER`].
+fn counted(value: u64, step: u64, what: &'static str) -> Result<u64, MemoryError> {
+    value.checked_add(step).filter(|&n| n <= MAX_COUNTER).ok_or(MemoryError::Exhausted(what))
 }
 
 /// Jaccard similarity of two sorted, duplicate-free id lists (0 when both are empty),

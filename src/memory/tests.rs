@@ -469,7 +469,7 @@ fn bad_files_are_errors_that_name_the_file() {
     let big = std::fs::File::create(&path).expect("create");
     big.set_len(persist::MAX_FILE_BYTES + 1).expect("grow");
     let err = store.load("m").expect_err("too large").to_string();
-    assert!(err.contains("more than the 67108864"), "{err}");
+    assert!(err.contains("is larger than 64 MiB, the most a memory may have"), "{err}");
     std::fs::write(&path, [0xff, 0xfe]).expect("write");
     assert!(store.load("m").expect_err("binary").to_string().contains("not UTF-8"));
 }
@@ -485,4 +485,94 @@ fn names_are_checked() {
     }
     let dir = tempfile::tempdir().expect("tempdir");
     assert!(matches!(MemoryStore::new(dir.path()).load("../etc"), Err(PersistError::BadName(_))));
+}
+
+/// A pid no process has now: a child that has ended (and been waited for).
+fn ended_pid() -> u32 {
+    let mut child = std::process::Command::new("true").spawn().expect("true runs");
+    let pid = child.id();
+    child.wait().expect("wait");
+    pid
+}
+
+#[test]
+fn a_lock_whose_writer_is_no_longer_running_is_taken_over_at_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut store = MemoryStore::new(dir.path());
+    std::fs::create_dir_all(store.dir()).expect("dir");
+    let lock = store.dir().join("m.lock");
+    let me = persist::LockOwner::me();
+    let Some(host) = me.host.clone() else {
+        eprintln!("skipped: this system gives no host name, so lock owners cannot be checked");
+        return;
+    };
+    // A fresh lock (far from the 5-minute age rule) left by a process that has ended.
+    let gone = persist::LockOwner { pid: ended_pid(), start: None, host: Some(host.clone()) };
+    std::fs::write(&lock, gone.to_text()).expect("lock");
+    store.lock_wait = Duration::from_millis(200);
+    let started = std::time::Instant::now();
+    store.save("m", &sample()).expect("the dead writer's lock is taken over");
+    assert!(started.elapsed() < Duration::from_secs(2), "no wait for the age rule: {:?}", started.elapsed());
+    let warnings = store.take_warnings();
+    assert!(warnings.len() == 1 && warnings[0].contains("is no longer running"), "{warnings:?}");
+    assert!(!lock.exists(), "the lock was let go after the save");
+
+    // A lock naming a live process (this one) is respected.
+    std::fs::write(&lock, me.to_text()).expect("lock");
+    assert!(matches!(store.save("m", &sample()), Err(PersistError::Locked { .. })));
+    // A dead pid on another host cannot be checked: the lock waits for the age rule.
+    let elsewhere = persist::LockOwner { pid: ended_pid(), start: None, host: Some(format!("{host}-other")) };
+    std::fs::write(&lock, elsewhere.to_text()).expect("lock");
+    assert!(matches!(store.save("m", &sample()), Err(PersistError::Locked { .. })));
+    // This pid with another start time: the writer ended and its pid was given to us.
+    match me.start {
+        Some(start) => {
+            let reused = persist::LockOwner { start: Some(start + 1), ..me.clone() };
+            std::fs::write(&lock, reused.to_text()).expect("lock");
+            store.save("m", &sample()).expect("a reused pid's lock is taken over");
+            let warnings = store.take_warnings();
+            assert!(warnings[0].contains("that pid is another process's now"), "{warnings:?}");
+        }
+        None => eprintln!("skipped the pid-reuse case: no process start times on this system"),
+    }
+    assert_eq!(persist::LockOwner::parse(&me.to_text()), Some(me));
+    assert_eq!(persist::LockOwner::parse("pid 0\n"), None, "pid 0 is not a process");
+    assert_eq!(persist::LockOwner::parse(""), None);
+}
+
+#[test]
+fn counters_at_their_limit_are_refused_on_load_and_never_wrap() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("m.json");
+    let text = persist::to_json(&sample());
+    for (field, value) in [("next_id", u64::MAX), ("clock", u64::MAX), ("next_id", store::MAX_COUNTER + 1)] {
+        let at = text.find(&format!("\"{field}\": ")).expect("the field is written");
+        let end = at + text[at..].find([',', '\n']).expect("its end");
+        let edited = format!("{}\"{field}\": {value}{}", &text[..at], &text[end..]);
+        std::fs::write(&path, edited).expect("write");
+        let err = persist::load_file(&path).expect_err("refused").to_string();
+        assert!(err.contains(&format!("{field} is {value}, more than 9007199254740992 (2^53)")), "{err}");
+    }
+    // At the limit: the next change fails, says why, and changes nothing.
+    let at_limit = |field: &str| {
+        let at = text.find(&format!("\"{field}\": ")).expect("field");
+        let end = at + text[at..].find([',', '\n']).expect("end");
+        let edited = format!("{}\"{field}\": {}{}", &text[..at], store::MAX_COUNTER, &text[end..]);
+        persist::from_json(&edited, &path).expect("2^53 itself is allowed")
+    };
+    let mut m = at_limit("next_id");
+    let before = m.clone();
+    let err = m.add("a brand new lesson about limits", Category::Insight, "x", None).expect_err("no id left");
+    assert!(matches!(err, MemoryError::Exhausted("next_id")), "{err}");
+    assert!(err.to_string().contains("at its limit (2^53)"), "{err}");
+    assert_eq!(m, before, "nothing changed");
+    let mut other = memory();
+    add(&mut other, "an entry the full memory has not seen", Category::Insight);
+    let import = MemoryChange::Import { entries: other.entries().to_vec(), reliability: Default::default() };
+    assert!(matches!(m.apply(&import), Err(MemoryError::Exhausted("next_id"))));
+    assert_eq!(m, before);
+    let mut m = at_limit("clock");
+    let before = m.clone();
+    assert!(matches!(m.apply(&MemoryChange::Clear), Err(MemoryError::Exhausted("clock"))));
+    assert_eq!(m, before);
 }

@@ -27,6 +27,7 @@ fn sim_recording(path: &Path, params: Params, note: String) -> Result<(Run, SimP
     let header = Header {
         format: FORMAT.into(),
         version: VERSION,
+        thoughtscope: Some(crate::session::PROGRAM_VERSION.into()),
         task: crate::tasks::game24::INFO.name.into(),
         input: PUZZLE.into(),
         index: None,
@@ -110,8 +111,9 @@ pub fn replay_bench(dir: &Path, inputs: usize, seeks: usize, seed: u64, out: &mu
     let mut cursor = ReplayCursor::shared(Arc::clone(&session), None).map_err(|e| e.to_string())?;
     cursor.seek(total);
     let open_ms = ms(started);
-    if let Some(m) = cursor.mismatches().first() {
-        return Err(format!("the recorded session does not replay exactly: {m}"));
+    let fidelity = cursor.fidelity();
+    if !fidelity.is_exact() {
+        return Err(format!("the recorded session does not replay exactly: {fidelity}"));
     }
     w(
         out,
@@ -259,8 +261,8 @@ pub fn measure_replay(path: &Path) -> Result<ReplayMeasure, String> {
     let started = Instant::now();
     let rebuilt = crate::session::replay::replay_file(path, None).map_err(|e| e.to_string())?.rebuilt;
     let secs = started.elapsed().as_secs_f64();
-    if let Some(m) = rebuilt.mismatches.first() {
-        return Err(format!("the session does not replay exactly: {m}"));
+    if !rebuilt.fidelity.is_exact() {
+        return Err(format!("the session does not replay exactly: {}", rebuilt.fidelity));
     }
     let (_, peak_kb) = memory_kb().unwrap_or((0, 0));
     Ok(ReplayMeasure { secs, base_kb, peak_kb, nodes: rebuilt.engine.tree().len() })

@@ -51,6 +51,9 @@ pub struct ProblemResult {
     /// Calls that failed (each recorded on its node; the search went on without them).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub failed_calls: u64,
+    /// Of those, calls whose prompt did not fit the model's context window (each stopped its branch).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub context_overflows: u64,
     /// What the calls cost, if the model's price is known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
@@ -160,6 +163,7 @@ impl ProblemResult {
             error: None,
             provider_error: None,
             failed_calls: totals.failed_calls,
+            context_overflows: 0,
             cost_usd: None,
             stopped: None,
             qa: None,
@@ -178,6 +182,12 @@ impl ProblemResult {
     pub fn with_metrics(mut self, engine: &Engine) -> Self {
         if let Some(outcome) = engine.outcome() {
             self.metrics = engine.core.task.metrics(&engine.core.x, engine.tree(), outcome);
+            // `-0.0` (an empty f64 sum is -0.0) reads as a sign where there is none.
+            for value in self.metrics.values_mut() {
+                if *value == 0.0 {
+                    *value = 0.0;
+                }
+            }
         }
         self
     }
@@ -191,6 +201,12 @@ impl ProblemResult {
     /// Set the cost from the model's price, if known.
     pub fn priced(mut self, price: Option<&Price>) -> Self {
         self.cost_usd = price.map(|p| p.cost(self.prompt_tokens, self.completion_tokens));
+        self
+    }
+
+    /// Count the calls whose prompt did not fit the model's context window.
+    pub fn with_overflows(mut self, engine: &Engine) -> Self {
+        self.context_overflows = overflows(engine).len() as u64;
         self
     }
 
@@ -229,6 +245,9 @@ pub struct Summary {
     pub wall_ms: u64,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub failed_calls: u64,
+    /// Calls whose prompt did not fit the model's context window (see `ProblemResult`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub context_overflows: u64,
     /// Problems that ended without an answer because provider calls failed (counted
     /// in `n`, not solved, but not model failures either).
     #[serde(default, skip_serializing_if = "is_zero_usize")]
@@ -356,6 +375,7 @@ impl Summary {
             completion_tokens: results.iter().map(|r| r.completion_tokens).sum(),
             wall_ms,
             failed_calls: results.iter().map(|r| r.failed_calls).sum(),
+            context_overflows: results.iter().map(|r| r.context_overflows).sum(),
             provider_errors: results.iter().filter(|r| r.provider_error.is_some()).count(),
             cost_usd: None,
             stopped: results.iter().find_map(|r| r.stopped.clone()),
@@ -507,13 +527,8 @@ impl RunLimits {
             if !(b.is_finite() && b > 0.0) {
                 return Err(ConfigError::Invalid(format!("--budget-usd must be a positive amount, not {b}")));
             }
-            if price.is_none() && !provider.simulated() {
-                return Err(ConfigError::Invalid(format!(
-                    "--budget-usd needs the price of model {:?}: add [prices.\"{}\"] with input and output \
-                     (US dollars per million tokens) to the config file",
-                    provider.model(),
-                    provider.model()
-                )));
+            if let Some(why) = unmeasured_money(provider, price.is_some()) {
+                return Err(ConfigError::Invalid(why));
             }
         }
         if args.budget_tokens == Some(0) {
@@ -540,9 +555,44 @@ impl RunLimits {
     }
 }
 
-/// Where problem `p`'s session goes.
+/// Why a money budget could not be measured on `provider`, if it could not: refused
+/// rather than warned about, since a budget that never trips lets a run spend without
+/// bound (a local proxy to a paid API is taken as free), and a warning scrolls away.
+fn unmeasured_money(provider: &dyn Provider, priced: bool) -> Option<String> {
+    let model = provider.model();
+    let add =
+        format!("add [prices.\"{model}\"] with input and output (US dollars per million tokens) to the config file");
+    if provider.simulated() {
+        return Some(
+            "--budget-usd: the simulated model has no price, so a money budget would never stop the run; \
+             use --budget-tokens N"
+                .into(),
+        );
+    }
+    if !priced {
+        return Some(format!("--budget-usd needs the price of model {model:?}: {add}"));
+    }
+    if provider.price_assumed() {
+        return Some(format!(
+            "--budget-usd cannot be measured: {} is on this machine and nothing prices model {model:?}, so it \
+             counts as free and the budget would never stop the run; if it passes calls on to a paid API, {add}",
+            provider.describe()
+        ));
+    }
+    None
+}
+
+/// Whether a `--record` path names one session file: it ends in `.jsonl` and is not an
+/// existing directory.
+pub fn is_session_file(record: &Path) -> bool {
+    !record.is_dir() && record.extension().is_some_and(|e| e == "jsonl")
+}
+
+/// Where problem `p`'s session goes: into `record` if it is an existing directory, or
+/// if the run has `many` problems and `record` does not end in `.jsonl`; else `record`
+/// is the session file itself.
 pub fn session_path(record: &Path, task: &str, problem: &Problem, many: bool) -> PathBuf {
-    if many {
+    if record.is_dir() || (many && !is_session_file(record)) {
         let name = match problem.index {
             Some(i) => format!("{task}-{i:04}.jsonl"),
             None => format!("{task}-{}.jsonl", problem.input.replace(' ', "_")),
@@ -557,6 +607,7 @@ pub fn header_for(setup: &RunSetup, problem: &Problem) -> Header {
     Header {
         format: FORMAT.into(),
         version: VERSION,
+        thoughtscope: Some(crate::session::PROGRAM_VERSION.into()),
         task: setup.task.name().to_string(),
         input: problem.input.clone(),
         index: problem.index,
@@ -606,34 +657,23 @@ impl Interrupts {
 }
 
 /// Catch SIGINT, SIGTERM and SIGHUP from now on (they no longer end the program at
-/// once) and report them on the returned channel. Needs a tokio runtime.
+/// once) and report them on the returned channel. They are heard on a thread of their
+/// own whatever the run's workers are doing; a second signal ends the program within
+/// [`super::signals::HARD_EXIT_AFTER`] (see [`super::signals`]).
 pub fn listen_for_signals() -> std::io::Result<watch::Receiver<Interrupts>> {
-    use tokio::signal::unix::{signal, SignalKind};
-    let mut int = signal(SignalKind::interrupt())?;
-    let mut term = signal(SignalKind::terminate())?;
-    let mut hup = signal(SignalKind::hangup())?;
-    let (tx, rx) = Interrupts::channel();
-    tokio::spawn(async move {
-        loop {
-            let caught = tokio::select! {
-                Some(()) = int.recv() => Signal::INT,
-                Some(()) = term.recv() => Signal::TERM,
-                Some(()) = hup.recv() => Signal::HUP,
-                else => break,
-            };
-            tx.send_modify(|i| i.add(caught));
-            if tx.is_closed() {
-                break;
-            }
-        }
-    });
-    Ok(rx)
+    super::signals::listen(&[Signal::INT, Signal::TERM, Signal::HUP], super::signals::flush_stdout)
 }
 
+/// How long the calls in flight at the first signal may take to land (what they cost
+/// is then counted) before they are abandoned and the run ends.
+pub const SIGNAL_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// [`drive`], stopping on a signal: the first one stops issuing calls (the session
-/// gets a `stopped` record) and lets the calls already sent land, so what they cost
-/// is counted; a second one stops waiting for them. Returns how many calls in flight
-/// were abandoned that way.
+/// gets a `stopped` record), abandons the tool calls in flight (they cost nothing, and a
+/// tool computing could hold the end up to its time limit) and lets the model calls
+/// already sent land for up to [`SIGNAL_GRACE`], so what they cost is counted; after
+/// that, or at a second signal, it stops waiting for them. Returns how many model calls
+/// in flight were abandoned that way.
 pub async fn drive_until(
     run: &mut Run,
     driver: &mut Driver,
@@ -656,6 +696,7 @@ async fn drive_watching(
         driver.apply(&fed);
     }
     let mut listening = true;
+    let mut grace: Option<std::pin::Pin<Box<tokio::time::Sleep>>> = None;
     loop {
         let now = *interrupts.borrow_and_update();
         if let Some(signal) = now.first {
@@ -667,10 +708,15 @@ async fn drive_watching(
                 // Halt even if a budget had stopped the run already: nothing more is sent.
                 driver.halt();
                 driver.apply(&fed);
+                driver.abandon_tools();
+                grace = Some(Box::pin(tokio::time::sleep(SIGNAL_GRACE)));
             }
         }
         tokio::select! {
             changed = interrupts.changed(), if listening => listening = changed.is_ok(),
+            () = async { if let Some(g) = grace.as_mut() { g.await } }, if grace.is_some() => {
+                return driver.outstanding();
+            }
             next = driver.next_input() => match next {
                 Some((input, request)) => {
                     seen(&input);
@@ -743,7 +789,7 @@ pub struct Headless {
     pub stopped: Option<String>,
     /// The signal that stopped it, if one did.
     pub signal: Option<Signal>,
-    /// Calls in flight abandoned on a second signal (what they cost is not counted).
+    /// Model calls in flight abandoned at a signal (what they cost is not counted).
     pub abandoned: usize,
 }
 
@@ -796,7 +842,7 @@ fn start_problem(
     let engine = Engine::new(task, &problem.input, setup.params.clone());
     let mut header = header_for(setup, problem);
     if let (Some(m), Some(memory)) = (&setup.memory, &memory) {
-        header.memory = Some(MemorySnapshot { name: m.name.clone(), memory: memory.clone() });
+        header.memory = Some(MemorySnapshot::new(m.name.clone(), memory.clone()));
     }
     let mut driver = Driver::new(Arc::clone(&setup.provider), limit.clone(), cache).for_problem(position);
     if let Some(tools) = setup.task.tools() {
@@ -866,7 +912,8 @@ async fn finish_problem(
         .priced(setup.limits.price.as_ref())
         .with_qa(&engine)
         .with_facets(setup.task.problem_facets(problem))
-        .with_metrics(&engine);
+        .with_metrics(&engine)
+        .with_overflows(&engine);
     result.memory = memory_use;
     result.breaks = breaks;
     result.rounds = driver.rounds().to_vec();
@@ -874,6 +921,15 @@ async fn finish_problem(
         Some(Err(e)) if e.kind != CallErrorKind::NotSent => Some(e.message.clone()),
         _ => None,
     });
+    let overflows = overflows(&engine);
+    if let Some(first) = overflows.first() {
+        // Said once, and instead of "no answer: calls failed" below: the prompt is at fault, not the server.
+        let note = overflow_note(overflows.len(), first);
+        error = Some(match error {
+            Some(e) => format!("{e}; {note}"),
+            None => note,
+        });
+    }
     // Failures ended the problem when it has no answer and either no call succeeded or
     // the search never got past its root (a failed first proposal leaves nothing to expand).
     let answered = engine.outcome().is_some_and(|o| o.answer.is_some());
@@ -908,7 +964,7 @@ async fn finish_problem(
         });
     }
     if abandoned > 0 {
-        let note = format!("{abandoned} calls in flight abandoned on a second signal: what they cost is not counted");
+        let note = format!("{abandoned} calls in flight abandoned at the signal: what they cost is not counted");
         error = Some(match error {
             Some(e) => format!("{e}; {note}"),
             None => note,
@@ -926,8 +982,27 @@ async fn finish_problem(
     Finished { result, totals, stopped, abandoned, memory_failed }
 }
 
+/// The messages of the calls whose prompt did not fit the model's context window.
+fn overflows(engine: &Engine) -> Vec<String> {
+    let overflowed = |c: &Arc<crate::engine::CallRecord>| match &c.reply {
+        Some(Err(e)) if e.kind == CallErrorKind::ContextOverflow => Some(e.message.clone()),
+        _ => None,
+    };
+    engine.core.calls.values().filter_map(overflowed).collect()
+}
+
+/// The one line a problem's result says about its context overflows (`n` of them, the first saying `first`).
+fn overflow_note(n: usize, first: &str) -> String {
+    let (what, branches) = if n == 1 { ("1 prompt", "its branch") } else { ("prompts", "their branches") };
+    let what = if n == 1 { what.to_string() } else { format!("{n} {what}") };
+    format!(
+        "{what} did not fit the model's context window, so {branches} stopped there ({first}); give the model a \
+         larger context (llama.cpp: --n_ctx 4096 or more; Ollama: num_ctx) or take fewer steps"
+    )
+}
+
 impl Headless {
-    /// Report a finished problem (in order) and note why the run must start no more
+    /// Report a finished problem (as it ends) and note why the run must start no more
     /// problems, if it must (the first reason is kept). Returns whether it must.
     fn report(&mut self, finished: Finished, progress: &mut impl FnMut(&ProblemResult) -> Result<(), String>) -> bool {
         let Finished { result, stopped, abandoned, memory_failed, .. } = finished;
@@ -964,7 +1039,8 @@ fn answered_well(input: &Input) -> bool {
 }
 
 /// Run every problem until a signal arrives on `interrupts`, and report each result
-/// to `progress` in problem order as soon as it and those before it are done.
+/// to `progress` as soon as that problem ends (problems side by side end in any order;
+/// each result carries its problem's `index`). [`Headless::results`] are in problem order.
 ///
 /// Problems go side by side (see [`side_by_side`]), up to `--concurrency` of them,
 /// their calls all under the one concurrency limit; the first problem goes alone until
@@ -1073,8 +1149,10 @@ async fn side_by_side_run(
     // Set once any call of the run has come back well.
     let (well_tx, mut well) = watch::channel(false);
     let mut running = FuturesUnordered::new();
-    let mut finished: BTreeMap<usize, Finished> = BTreeMap::new();
-    let (mut launched, mut reported, mut blocked) = (0usize, 0usize, false);
+    // The position of each reported result: reported as each problem ends, put back in
+    // problem order at the end.
+    let mut order: Vec<usize> = Vec::with_capacity(problems.len());
+    let (mut launched, mut blocked) = (0usize, false);
     loop {
         while !blocked && launched < problems.len() && running.len() < window && (launched == 0 || *well.borrow()) {
             if let Some(signal) = interrupts.borrow().first {
@@ -1109,17 +1187,19 @@ async fn side_by_side_run(
         let waiting_for_first = !*well.borrow();
         tokio::select! {
             Some((index, one)) = running.next() => {
-                finished.insert(index, one);
-                while let Some(one) = finished.remove(&reported) {
-                    reported += 1;
-                    blocked |= done.report(one, progress);
-                }
+                // Reported (and written to `--out`) as soon as it ends, whatever is still
+                // running before it: a kill then loses no finished problem.
+                order.push(index);
+                blocked |= done.report(one, progress);
                 // The first problem ended without a good reply: let the next one try alone.
-                if reported == launched && !*well.borrow() {
+                if running.is_empty() && !*well.borrow() {
                     let _ = well_tx.send(true);
                 }
             }
             _ = well.changed(), if waiting_for_first => {}
         }
     }
+    let mut by_position: Vec<(usize, ProblemResult)> = order.into_iter().zip(done.results.drain(..)).collect();
+    by_position.sort_by_key(|(position, _)| *position);
+    done.results = by_position.into_iter().map(|(_, r)| r).collect();
 }

@@ -8,6 +8,7 @@ pub mod bench;
 pub mod headless;
 pub mod memory;
 pub mod run;
+pub mod signals;
 pub mod sync;
 pub mod tools;
 
@@ -26,7 +27,7 @@ use crate::engine::{
 };
 use crate::llm::cache::{CallKey, ResponseCache};
 use crate::llm::limit::{Limit, Priority, Round};
-use crate::llm::{DeltaFn, Provider};
+use crate::llm::{DeltaFn, Provider, Streamed};
 
 type CallResult = Result<LlmResponse, CallError>;
 
@@ -43,6 +44,9 @@ pub struct Delta {
     /// Which of the call's `n` samples the text belongs to.
     pub sample: u32,
     pub text: String,
+    /// Forget the sample's text so far (`text` is empty): its stream was cut and is
+    /// being asked again.
+    pub restart: bool,
 }
 
 /// The request back from its `Arc` (its task has finished with it by now, so no copy).
@@ -215,10 +219,15 @@ impl Driver {
         self.rounds[depth].calls += 1;
         self.rounds[depth].samples += u64::from(request.n.max(1));
         let sink: Option<DeltaFn> = self.deltas.clone().map(|tx| -> DeltaFn {
-            Arc::new(move |sample, text: &str| {
+            Arc::new(move |sample, piece: Streamed<'_>| {
                 // A watcher that has gone away is not an error for the call.
-                let text = crate::llm::secret::redact(text).into_owned();
-                let _ = tx.send(Delta { call, sample, text });
+                let delta = match piece {
+                    Streamed::Text(text) => {
+                        Delta { call, sample, text: crate::llm::secret::redact(text).into_owned(), restart: false }
+                    }
+                    Streamed::Restart => Delta { call, sample, text: String::new(), restart: true },
+                };
+                let _ = tx.send(delta);
             })
         });
         let halted = Arc::clone(&self.halted);
@@ -258,6 +267,20 @@ impl Driver {
             (call, Done::Tool(runner.run(&tool, node, after).await))
         });
         self.aborts.insert(call, handle);
+    }
+
+    /// Give up the tool calls still running (a run that stops: tools cost nothing, and a
+    /// tool computing would hold the end up to its time limit). Their replies never come;
+    /// the engine is not told. Returns how many were given up.
+    pub fn abandon_tools(&mut self) -> usize {
+        let running: Vec<u64> = self
+            .order
+            .iter()
+            .copied()
+            .filter(|c| !self.requests.contains_key(c) && !self.ready.contains_key(c))
+            .collect();
+        self.cancel(&running);
+        running.len()
     }
 
     fn cancel(&mut self, calls: &[u64]) {

@@ -265,3 +265,48 @@ async fn on_a_priority_limit_calls_fewer_round_trips_in_then_of_earlier_problems
     assert_eq!(d1.rounds(), [Round { calls: 2, samples: 2 }]);
     assert_eq!(limit.available(), 1);
 }
+
+/// A tool that computes (on its own thread, like the math tools) until told to stop.
+struct Busy(Arc<std::sync::atomic::AtomicBool>);
+
+impl crate::tools::Tool for Busy {
+    fn spec(&self) -> crate::tools::ToolSpec {
+        crate::tools::ToolSpec::single("busy", "computes until stopped", "arg", "anything")
+    }
+
+    fn call<'a>(
+        &'a self,
+        _arg: &'a str,
+        _state: &'a mut crate::tools::ToolState,
+    ) -> crate::tools::BoxFuture<'a, crate::tools::Observation> {
+        let stop = Arc::clone(&self.0);
+        Box::pin(crate::tools::worker::off_thread("busy", Duration::from_secs(600), move || {
+            while !stop.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            crate::tools::Observation::ok("done")
+        }))
+    }
+}
+
+// A real clock: the tool computes on a real thread.
+#[tokio::test]
+async fn a_stopping_run_gives_up_a_computing_tool_at_once_and_keeps_its_model_calls() {
+    use crate::engine::{Input, NodeId, ToolRequest};
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let registry = Arc::new(crate::tools::ToolRegistry::new().with(Busy(Arc::clone(&stop))));
+    let mut d = driver(Probe::new(|_| 50), 4).with_tools(super::tools::ToolRunner::new(registry));
+    let tool = ToolRequest { name: "busy".into(), arg: "forever".into() };
+    d.execute(&[Effect::CallTool { call: 1, tool, node: NodeId(1), after: NodeId(0) }, call(2, "a model call")]);
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    let started = std::time::Instant::now();
+    assert_eq!(d.abandon_tools(), 1);
+    assert_eq!(d.outstanding(), 1, "the model call is still awaited");
+    match d.next_input().await {
+        Some((Input::LlmReply(reply), _)) => assert_eq!(reply.call, 2),
+        other => panic!("expected the model's reply, got {other:?}"),
+    }
+    assert!(d.next_input().await.is_none(), "the tool's reply never comes");
+    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    stop.store(true, Ordering::SeqCst);
+}

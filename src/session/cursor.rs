@@ -9,12 +9,16 @@
 //! right after it, so a step back never re-applies it and a step onto it restores it:
 //! a step costs a few light inputs of work wherever it lands.
 //! Every reply must answer a call the engine really made with the recorded request,
-//! and the events must come out as recorded; any difference is kept as a mismatch.
+//! and the events must make the decisions recorded (`fidelity`: wording may differ).
+//! At the first input where they do not, today's engine no longer reproduces the run:
+//! from there on the cursor applies the recorded events instead (`Engine::apply_recorded`),
+//! so the timeline, tree, detail and transcript show the run as it was recorded.
 
 use std::ops::Deref;
 use std::sync::Arc;
 
-use super::replay::{check_input, first_difference, Rebuilt, RecordedToolCall};
+use super::fidelity::{compare, Comparison, Fidelity};
+use super::replay::{check_input, Rebuilt, RecordedToolCall};
 use super::{Record, Session, Totals};
 use crate::engine::{Effect, Engine, Event, Task};
 use crate::tasks::{TaskError, TaskOptions};
@@ -102,7 +106,15 @@ struct Checkpoint {
     state: State,
     events: usize,
     tool_calls: usize,
-    mismatches: usize,
+    reworded: usize,
+}
+
+/// An input whose log lines (or reasons) today's engine words differently.
+#[derive(Debug, Clone)]
+struct Reworded {
+    seq: u64,
+    lines: usize,
+    first: String,
 }
 
 pub struct ReplayCursor<'s> {
@@ -114,8 +126,14 @@ pub struct ReplayCursor<'s> {
     /// In a file cut short (no end line, or a torn last line) the last input's events
     /// may be cut short: if they are, the input is dropped with a warning.
     torn_seq: Option<u64>,
-    /// What the cursor found wrong with the recording (a torn input dropped).
+    /// What the cursor found wrong with the recording (a torn input dropped, a recorded
+    /// event that could not be applied).
     warnings: Vec<String>,
+    /// The first input today's engine decides differently (its position), and why: from
+    /// there on the recorded events are applied. A property of the file, kept once found.
+    divergence: Option<(usize, String)>,
+    /// The furthest position reached so far (warnings are noted once, the first time).
+    furthest: usize,
     interval: usize,
     /// `checkpoints[i]` is the state after `i * interval` inputs.
     checkpoints: Vec<Checkpoint>,
@@ -146,7 +164,7 @@ pub struct ReplayCursor<'s> {
     /// The events the engine emitted.
     events: Prefix<Event>,
     tool_calls: Prefix<RecordedToolCall>,
-    mismatches: Prefix<String>,
+    reworded: Prefix<Reworded>,
 }
 
 impl ReplayCursor<'static> {
@@ -191,7 +209,7 @@ impl<'s> ReplayCursor<'s> {
         let h = &session.header;
         let engine = h.engine(Arc::clone(&task));
         let state = State { engine, totals: Totals::default(), issued_tools: Vec::new() };
-        let start = Checkpoint { state: state.clone(), events: 0, tool_calls: 0, mismatches: 0 };
+        let start = Checkpoint { state: state.clone(), events: 0, tool_calls: 0, reworded: 0 };
         ReplayCursor {
             session,
             task,
@@ -199,6 +217,8 @@ impl<'s> ReplayCursor<'s> {
             events_by_seq: events.into_iter().map(|(_, i)| i).collect(),
             torn_seq,
             warnings: Vec::new(),
+            divergence: None,
+            furthest: 0,
             interval,
             checkpoints: vec![start],
             fine: Vec::new(),
@@ -214,7 +234,7 @@ impl<'s> ReplayCursor<'s> {
             unshared: 0,
             events: Prefix::new(),
             tool_calls: Prefix::new(),
-            mismatches: Prefix::new(),
+            reworded: Prefix::new(),
         }
     }
 
@@ -304,9 +324,36 @@ impl<'s> ReplayCursor<'s> {
         &self.warnings
     }
 
-    /// Where the replayed run differs from the record, up to `position`.
-    pub fn mismatches(&self) -> &[String] {
-        self.mismatches.shown()
+    /// How the replay relates to its record, as far as the cursor has gone: the inputs
+    /// up to `position` worded differently, and the input from which today's engine
+    /// decides differently once the cursor has been there (from then on, wherever it is).
+    pub fn fidelity(&self) -> Fidelity {
+        let shown = self.reworded.shown();
+        let mut fidelity = match shown.first() {
+            None => Fidelity::Exact,
+            Some(first) => Fidelity::Reworded {
+                inputs: shown.len(),
+                lines: shown.iter().map(|r| r.lines).sum(),
+                first: format!("input {}: {}", first.seq, first.first),
+            },
+        };
+        if let Some((from, why)) = &self.divergence {
+            fidelity.diverge(*from, why.clone());
+        }
+        fidelity
+    }
+
+    /// The input from which the session is played as recorded, once the cursor has found
+    /// it (see [`ReplayCursor::fidelity`]; this is cheap to ask after every step).
+    pub fn recorded_from(&self) -> Option<usize> {
+        self.divergence.as_ref().map(|(from, _)| *from)
+    }
+
+    /// Each input up to `position` that today's engine words differently, with how many
+    /// lines and the first difference (for `replay --verbose`).
+    pub fn reworded(&self) -> Vec<String> {
+        let s = |n| crate::engine::methods::count(n, "line", "lines");
+        self.reworded.shown().iter().map(|r| format!("input {}: {} ({})", r.seq, s(r.lines), r.first)).collect()
     }
 
     /// Tool calls made and not answered by the inputs applied (a fork makes them again).
@@ -344,20 +391,25 @@ impl<'s> ReplayCursor<'s> {
             }
             self.fine_stretch = Some(stretch);
         }
-        let nearest = (k / self.interval).min(self.checkpoints.len() - 1);
-        let fine = self.fine.iter().rposition(|(at, _)| *at <= k);
-        let mut from = fine.map_or(nearest * self.interval, |f| self.fine[f].0);
-        // The state right after a heavy input, if that is closer.
-        let heavy = self.heavy_checkpoints.range(..=k).next_back().map(|(&at, _)| at).filter(|&at| at > from);
-        from = heavy.unwrap_or(from);
+        let (kept, from) = self.nearest_checkpoint(k);
         if k < self.position || self.position < from {
-            match (heavy, fine) {
-                (Some(at), _) => self.restore_from(at, Kept::Heavy),
-                (None, Some(f)) => self.restore_fine(f),
-                (None, None) => self.restore(nearest),
-            }
+            self.restore_from(from, kept);
         }
         self.forward(k - self.position);
+    }
+
+    /// The checkpoint closest at or before position `k`, and its position.
+    fn nearest_checkpoint(&self, k: usize) -> (Kept, usize) {
+        let nearest = (k / self.interval).min(self.checkpoints.len() - 1);
+        let fine = self.fine.iter().rposition(|(at, _)| *at <= k);
+        let from = fine.map_or(nearest * self.interval, |f| self.fine[f].0);
+        // The state right after a heavy input, if that is closer.
+        let heavy = self.heavy_checkpoints.range(..=k).next_back().map(|(&at, _)| at).filter(|&at| at > from);
+        match (heavy, fine) {
+            (Some(at), _) => (Kept::Heavy, at),
+            (None, Some(f)) => (Kept::Fine(f), from),
+            (None, None) => (Kept::Coarse, nearest * self.interval),
+        }
     }
 
     /// Inputs applied in all since the cursor was made (a seek costs what it adds).
@@ -384,11 +436,14 @@ impl<'s> ReplayCursor<'s> {
     pub fn into_rebuilt(self) -> Rebuilt {
         let pending_tools = self.pending_tools();
         let wall_ms = self.session.end().map(|(_, w)| w).unwrap_or(0);
+        let fidelity = self.fidelity();
+        let reworded = self.reworded();
         Rebuilt {
             engine: self.state.engine,
             totals: self.state.totals,
             wall_ms,
-            mismatches: self.mismatches.shown().to_vec(),
+            fidelity,
+            reworded,
             warnings: self.warnings,
             inputs: self.position,
             tool_calls: self.tool_calls.shown().to_vec(),
@@ -398,10 +453,6 @@ impl<'s> ReplayCursor<'s> {
 
     fn restore(&mut self, i: usize) {
         self.restore_from(i * self.interval, Kept::Coarse);
-    }
-
-    fn restore_fine(&mut self, f: usize) {
-        self.restore_from(self.fine[f].0, Kept::Fine(f));
     }
 
     /// Go back to the checkpoint at `position` (coarse, fine number `f`, or after a heavy input).
@@ -421,42 +472,45 @@ impl<'s> ReplayCursor<'s> {
         self.unshared = 0;
         self.events.shown = c.events;
         self.tool_calls.shown = c.tool_calls;
-        self.mismatches.shown = c.mismatches;
+        self.reworded.shown = c.reworded;
         self.position = position;
     }
 
-    /// Apply input `position` and check it against the record.
+    /// Apply input `position`: by today's engine, checked against the record, up to the
+    /// input where it decides differently; from there as recorded.
     fn step(&mut self) {
+        if self.divergence.as_ref().is_some_and(|(from, _)| self.position >= *from) {
+            return self.step_recorded();
+        }
         let at = &self.inputs[self.position];
         let session: &Session = &self.session;
         let Record::Input { seq, input, request } = &session.records[at.record] else {
             unreachable!("inputs index Input records")
         };
+        let seq = *seq;
         let name = session.path.display();
         let state = &mut self.state;
-        let mismatches = &mut self.mismatches;
-        let answered = check_input(&state.engine, &mut state.issued_tools, &name, *seq, input, request.as_ref(), |m| {
-            mismatches.push(m)
-        });
+        let answered = match check_input(&state.engine, &mut state.issued_tools, input, request.as_ref()) {
+            Ok(answered) => answered,
+            // Nothing applied yet: the state is the one before the input.
+            Err(why) => return self.diverge(why, false),
+        };
         // The state before a possibly torn input, to go back to if it is dropped.
-        let before = (self.torn_seq == Some(*seq)).then(|| state.clone());
+        let before = (self.torn_seq == Some(seq)).then(|| state.clone());
         // The same step a live run takes (`runtime::Run` feeds inputs through it too).
         let applied = super::apply_input(&mut state.engine, &mut state.totals, input);
         state.issued_tools.extend(applied.effects.into_iter().filter(|e| matches!(e, Effect::CallTool { .. })));
         let emitted = applied.events;
-        let expected = &self.events_by_seq[at.events.clone()];
-        let same = emitted.len() == expected.len()
-            && emitted
-                .iter()
-                .zip(expected)
-                .all(|(e, &r)| matches!(&session.records[r], Record::Event { event, .. } if event == e));
-        if let Some(before) = before.filter(|_| !same) {
-            let cut = expected.len() < emitted.len()
-                && expected
-                    .iter()
-                    .zip(&emitted)
-                    .all(|(&r, e)| matches!(&session.records[r], Record::Event { event, .. } if event == e));
-            if cut {
+        let expected: Vec<&Event> = self.events_by_seq[at.events.clone()]
+            .iter()
+            .filter_map(|&r| match &session.records[r] {
+                Record::Event { event, .. } => Some(event),
+                _ => None,
+            })
+            .collect();
+        let comparison = compare(&emitted, expected.iter().copied());
+        if let Some(before) = before.filter(|_| comparison != Comparison::Same) {
+            if super::replay::is_torn(&emitted, &expected) {
                 // The file ends inside this input's events (killed or out of space mid-write):
                 // what it did is not all recorded, so it is left out, like a torn line.
                 self.warnings.push(format!(
@@ -469,21 +523,10 @@ impl<'s> ReplayCursor<'s> {
                 return;
             }
         }
-        if !same && self.mismatches.shown < 20 {
-            let expected: Vec<&Event> = expected
-                .iter()
-                .filter_map(|&r| match &session.records[r] {
-                    Record::Event { event, .. } => Some(event),
-                    _ => None,
-                })
-                .collect();
-            let emitted: Vec<&Event> = emitted.iter().collect();
-            self.mismatches.push(format!(
-                "{name}: input {seq} caused {} events, the record has {} (first difference: {})",
-                emitted.len(),
-                expected.len(),
-                first_difference(&emitted, &expected)
-            ));
+        match comparison {
+            Comparison::Same => {}
+            Comparison::Reworded { lines, first } => self.reworded.push(Reworded { seq, lines, first }),
+            Comparison::Differs(why) => return self.diverge(why, true),
         }
         if let Some(call) = answered {
             self.tool_calls.push(call);
@@ -491,10 +534,68 @@ impl<'s> ReplayCursor<'s> {
         for event in emitted {
             self.events.push(event);
         }
+        self.stepped(at_events(&self.inputs[self.position]));
+    }
+
+    /// Today's engine decides input `position` differently (`why`): from here the run is
+    /// played as recorded. `applied`: the engine has taken the input already, so the
+    /// state before it is restored first (from a checkpoint, the inputs before it again).
+    fn diverge(&mut self, why: String, applied: bool) {
+        let at = self.position;
+        self.divergence = Some((at, why));
+        if applied {
+            let (kept, from) = self.nearest_checkpoint(at);
+            self.restore_from(from, kept);
+            self.forward(at - self.position);
+        }
+        self.step_recorded();
+    }
+
+    /// Apply input `position` as recorded: its recorded events, not today's engine's.
+    fn step_recorded(&mut self) {
+        let at = &self.inputs[self.position];
+        let session: &Session = &self.session;
+        let Record::Input { seq, input, request } = &session.records[at.record] else {
+            unreachable!("inputs index Input records")
+        };
+        let events: Vec<Event> = self.events_by_seq[at.events.clone()]
+            .iter()
+            .filter_map(|&r| match &session.records[r] {
+                Record::Event { event, .. } => Some(event.clone()),
+                _ => None,
+            })
+            .collect();
+        let state = &mut self.state;
+        state.totals.count(input);
+        let problems = state.engine.apply_recorded(input, request.as_ref(), &events);
+        // A tool call today's engine made before the divergence, answered here.
+        if let crate::engine::Input::ToolReply(reply) = input {
+            let issued = state
+                .issued_tools
+                .iter()
+                .position(|e| matches!(e, Effect::CallTool { call, .. } if *call == reply.call));
+            if let Some(Effect::CallTool { tool, node, after, .. }) = issued.map(|i| state.issued_tools.remove(i)) {
+                self.tool_calls.push(RecordedToolCall { tool, node, after, result: reply.result.clone() });
+            }
+        }
+        if self.position >= self.furthest {
+            let name = session.path.display();
+            self.warnings.extend(problems.into_iter().map(|p| format!("{name}: input {seq} (as recorded): {p}")));
+        }
+        for event in events {
+            self.events.push(event);
+        }
+        self.stepped(at_events(&self.inputs[self.position]));
+    }
+
+    /// After an input (`events` recorded events) is applied: move on, and keep a
+    /// checkpoint where one is due.
+    fn stepped(&mut self, events: usize) {
         self.position += 1;
+        self.furthest = self.furthest.max(self.position);
         self.applied += 1;
         self.unshared += 1;
-        self.heaviest_applied = self.heaviest_applied.max(at.events.len());
+        self.heaviest_applied = self.heaviest_applied.max(events);
         let heavy = self.heavy.binary_search(&self.position).is_ok();
         if heavy && !self.heavy_checkpoints.contains_key(&self.position) {
             self.unshared = 0;
@@ -516,6 +617,11 @@ impl<'s> ReplayCursor<'s> {
     }
 }
 
+/// The number of recorded events of an input.
+fn at_events(at: &InputAt) -> usize {
+    at.events.len()
+}
+
 impl ReplayCursor<'_> {
     /// The spacing of fine checkpoints (at least `FINE_MIN_SPACING`, so between
     /// checkpoints that close there are few or none).
@@ -528,7 +634,7 @@ impl ReplayCursor<'_> {
             state: self.state.clone(),
             events: self.events.shown,
             tool_calls: self.tool_calls.shown,
-            mismatches: self.mismatches.shown,
+            reworded: self.reworded.shown,
         }
     }
 }

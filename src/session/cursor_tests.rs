@@ -54,9 +54,15 @@ fn check_against_rebuild(session: &Session, interval: usize, exact: bool) {
         assert_eq!(cursor.totals(), fresh.totals, "{name}: totals at input {k}");
         assert_eq!(cursor.tool_calls(), &fresh.tool_calls[..], "{name}: tool calls at input {k}");
         assert_eq!(cursor.pending_tools(), fresh.pending_tools, "{name}: pending tools at input {k}");
-        assert_eq!(cursor.mismatches(), &fresh.mismatches[..], "{name}: mismatches at input {k}");
+        assert_eq!(cursor.reworded(), fresh.reworded, "{name}: wording at input {k}");
+        // The cursor knows where today's engine diverges once it has been there; a
+        // rebuild up to `k` finds it if it is before `k`.
+        match (fresh.fidelity.recorded_from(), cursor.fidelity().recorded_from()) {
+            (Some(f), c) => assert_eq!(c, Some(f), "{name}: divergence at input {k}"),
+            (None, c) => assert!(c.is_none_or(|c| c >= k), "{name}: divergence {c:?} before {k}"),
+        }
         if exact {
-            assert!(fresh.mismatches.is_empty(), "{name}: {:?}", fresh.mismatches);
+            assert!(fresh.fidelity.is_exact(), "{name}: {}", fresh.fidelity);
             assert_eq!(cursor.events(), &recorded_events(session, k)[..], "{name}: events at input {k}");
         }
     }
@@ -105,22 +111,76 @@ fn cursor_matches_a_fresh_rebuild_on_a_long_session_with_default_checkpoints() {
     check_against_rebuild(&session, cursor.interval(), true);
 }
 
-#[test]
-fn mismatches_are_found_again_after_going_back() {
+/// Input `seq` of the first demo with its first decision event replaced by `event`.
+fn changed_demo(seq: u64, event: Event) -> Session {
     let mut session = crate::demos::load(&crate::demos::DEMOS[0]).unwrap();
-    // Change what input 5 caused, as a tampered or diverging record would.
-    let i = session.records.iter().position(|r| matches!(r, Record::Event { seq: 5, .. })).unwrap();
-    session.records[i] = Record::Event { seq: 5, event: Event::Log { text: "not what happened".into() } };
+    let i = session
+        .records
+        .iter()
+        .position(|r| matches!(r, Record::Event { seq: s, event } if *s == seq && !matches!(event, Event::Log { .. })))
+        .unwrap();
+    session.records[i] = Record::Event { seq, event };
+    session
+}
+
+#[test]
+fn a_record_today_decides_otherwise_is_played_as_recorded_from_there_whichever_way_the_cursor_goes() {
+    let original = crate::demos::load(&crate::demos::DEMOS[0]).unwrap();
+    let scored = original
+        .records
+        .iter()
+        .find_map(|r| match r {
+            Record::Event { seq, event: Event::Scored { id, .. } } if *seq > 4 => Some((*seq, *id)),
+            _ => None,
+        })
+        .unwrap();
+    let (seq, id) = scored;
+    let mut session = original.clone();
+    for r in session.records.iter_mut() {
+        if let Record::Event { seq: s, event: Event::Scored { id: i, value } } = r {
+            if *s == seq && *i == id {
+                *value = 0.125;
+            }
+        }
+    }
     let mut cursor = ReplayCursor::new(&session, None).unwrap().with_interval(4);
     cursor.seek(session.input_count());
-    assert_eq!(cursor.mismatches().len(), 1, "{:?}", cursor.mismatches());
-    assert!(cursor.mismatches()[0].contains("input 5 caused"), "{:?}", cursor.mismatches());
-    cursor.seek(5);
-    assert!(cursor.mismatches().is_empty());
-    cursor.seek(6);
-    assert_eq!(cursor.mismatches(), &rebuild(&session, None, Some(6)).unwrap().mismatches[..]);
-    assert_eq!(cursor.mismatches().len(), 1);
+    let from = seq as usize;
+    assert_eq!(cursor.fidelity().recorded_from(), Some(from), "{}", cursor.fidelity());
+    assert_eq!(cursor.position(), session.input_count(), "played to the end");
+    assert_eq!(cursor.engine().tree().node(id).score.as_ref().map(|s| s.value), Some(0.125));
+    // What is shown from there on is the record's.
+    assert_eq!(cursor.events(), &recorded_events(&session, session.input_count())[..]);
+    assert!(cursor.engine().outcome().is_some_and(|o| o.solved), "the recorded outcome");
+    // Before it, today's engine, exactly; the divergence stays known.
+    cursor.seek(from);
+    assert_eq!(fingerprint(cursor.engine()), fingerprint(&rebuild(&original, None, Some(from)).unwrap().engine));
+    assert_eq!(cursor.fidelity().recorded_from(), Some(from));
     check_against_rebuild(&session, 4, false);
+    check_against_rebuild(&session, 1, false);
+}
+
+#[test]
+fn a_log_line_worded_otherwise_is_not_a_difference() {
+    let mut session = crate::demos::load(&crate::demos::DEMOS[0]).unwrap();
+    let i = session.records.iter().position(|r| matches!(r, Record::Event { seq: 5, event: Event::Log { .. } }));
+    let i = i.unwrap_or_else(|| {
+        session.records.iter().position(|r| matches!(r, Record::Event { event: Event::Log { .. }, .. })).unwrap()
+    });
+    let Record::Event { seq, .. } = session.records[i].clone() else { unreachable!() };
+    session.records[i] = Record::Event { seq, event: Event::Log { text: "worded as it was then".into() } };
+    let mut cursor = ReplayCursor::new(&session, None).unwrap().with_interval(4);
+    cursor.seek(session.input_count());
+    assert!(cursor.fidelity().reproduces(), "{}", cursor.fidelity());
+    assert!(matches!(cursor.fidelity(), super::fidelity::Fidelity::Reworded { inputs: 1, lines: 1, .. }));
+    assert!(cursor.reworded()[0].contains("worded as it was then"), "{:?}", cursor.reworded());
+    cursor.seek(seq as usize);
+    assert!(cursor.fidelity().is_exact(), "the wording counted up to the cursor");
+    // A decision replaced by a log line is a difference, not wording.
+    let changed = changed_demo(5, Event::Log { text: "not what happened".into() });
+    let mut cursor = ReplayCursor::new(&changed, None).unwrap();
+    cursor.seek(changed.input_count());
+    assert_eq!(cursor.fidelity().recorded_from(), Some(5), "{}", cursor.fidelity());
 }
 
 /// Timeline steps one input at a time, back from the end across checkpoints (through

@@ -6,11 +6,14 @@
 //! as the run goes, so a crash loses at most the line being written.
 
 pub mod cursor;
+pub mod fidelity;
+pub mod format;
+pub mod memory_copy;
 pub mod provider;
 pub mod replay;
+mod writer;
 
-use std::fs::{File, OpenOptions};
-use std::io::Write;
+use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -19,18 +22,23 @@ use crate::engine::{Effect, Engine, Event, Input, LlmRequest, Params};
 use crate::llm::config::Price;
 use crate::llm::sim::SimConfig;
 
+pub use writer::SessionWriter;
+
 pub const FORMAT: &str = "thoughtscope-session";
-/// The format version this build writes. 1: the header's `params` held every parameter
-/// of every method. 2: they hold the method and exactly the parameters it declares
-/// (`MethodInfo::params`), defaults included. Both are read by one reader: a header's
-/// `params` give the method's declared parameters, a missing one its default, and any
-/// other key (a version 1 header's other methods') is ignored.
-pub const VERSION: u32 = 2;
+pub use format::VERSION;
+
+/// The version of the program this build is, as new headers record it.
+pub const PROGRAM_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Header {
     pub format: String,
+    /// The format version of the file as read (see [`format`]); written as [`VERSION`].
     pub version: u32,
+    /// The version of thoughtscope that wrote the file (absent in files written before
+    /// it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thoughtscope: Option<String>,
     pub task: String,
     /// The problem's input text, e.g. `"4 5 6 10"`.
     pub input: String,
@@ -76,12 +84,45 @@ pub struct Header {
     pub memory: Option<MemorySnapshot>,
 }
 
-/// A named memory at the start of a problem.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A named memory at the start of a problem. Written into the header whole (format 1,
+/// and sessions that must stand alone such as the bundled demos), or as the memory's name
+/// and the SHA-256 of its copy beside the session (`memory/<sha256>.json`, format 2: see
+/// [`memory_copy`]); read back either way into the memory itself.
+#[derive(Debug, Clone, Deserialize)]
 pub struct MemorySnapshot {
     /// The memory's name (its file under the data directory's `memory/`).
     pub name: String,
     pub memory: crate::memory::Memory,
+    /// The copy beside the session that the header refers to (its SHA-256), when it was
+    /// read from or written as one; `None`: the header holds the memory.
+    #[serde(skip)]
+    pub copy: Option<String>,
+}
+
+impl PartialEq for MemorySnapshot {
+    /// The same memory under the same name, wherever it is kept.
+    fn eq(&self, other: &MemorySnapshot) -> bool {
+        self.name == other.name && self.memory == other.memory
+    }
+}
+
+impl MemorySnapshot {
+    pub fn new(name: impl Into<String>, memory: crate::memory::Memory) -> MemorySnapshot {
+        MemorySnapshot { name: name.into(), memory, copy: None }
+    }
+}
+
+impl Serialize for MemorySnapshot {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut s = serializer.serialize_struct("MemorySnapshot", 2)?;
+        s.serialize_field("name", &self.name)?;
+        match &self.copy {
+            Some(sha) => s.serialize_field("sha256", sha)?,
+            None => s.serialize_field("memory", &self.memory)?,
+        }
+        s.end()
+    }
 }
 
 impl Header {
@@ -242,117 +283,12 @@ pub enum SessionError {
     Format { path: String, line: usize, message: String },
     #[error("{path} is {kind}, not a session file: name a regular file (*.jsonl)")]
     NotAFile { path: String, kind: &'static str },
+    /// The memory the session starts from is kept beside it, and cannot be read.
+    #[error("{path}: {source}")]
+    Memory { path: String, source: memory_copy::CopyError },
 }
 
-/// Appends records to a session file, flushing after each input and its events.
-pub struct SessionWriter {
-    path: PathBuf,
-    file: File,
-    seq: u64,
-}
-
-impl SessionWriter {
-    pub fn create(path: &Path, header: &Header) -> Result<Self, SessionError> {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            if dir.exists() && !dir.is_dir() {
-                return Err(io_err(dir, std::io::ErrorKind::NotADirectory.into()));
-            }
-            std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
-        }
-        let file =
-            OpenOptions::new().create(true).write(true).truncate(true).open(path).map_err(|e| io_err(path, e))?;
-        let mut w = SessionWriter { path: path.to_path_buf(), file, seq: 0 };
-        w.write(&[Record::Header(Box::new(header.clone()))])?;
-        Ok(w)
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// Number of inputs recorded so far.
-    pub fn inputs(&self) -> u64 {
-        self.seq
-    }
-
-    /// Start a new session at `path` holding the first `inputs` inputs of `parent`
-    /// (and the events they caused), with a header naming the parent and fork point.
-    pub fn fork(path: &Path, parent: &Session, inputs: usize) -> Result<Self, SessionError> {
-        let mut header = parent.header.clone();
-        header.parent = Some(ForkPoint { path: parent.path.display().to_string(), inputs });
-        header.note = None;
-        let mut w = SessionWriter::create(path, &header)?;
-        let mut copied = Vec::new();
-        for r in &parent.records {
-            match r {
-                Record::Input { seq, .. } | Record::Event { seq, .. } if (*seq as usize) < inputs => {
-                    copied.push(r.clone())
-                }
-                // The narration up to the fork point goes with it.
-                Record::Caption { at, .. } if (*at as usize) <= inputs => copied.push(r.clone()),
-                _ => {}
-            }
-        }
-        w.write(&copied)?;
-        w.seq = inputs as u64;
-        Ok(w)
-    }
-
-    /// Copy what is recorded so far to `path` and keep recording there.
-    pub fn save_as(&mut self, path: &Path) -> Result<(), SessionError> {
-        if path == self.path {
-            return Ok(());
-        }
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
-        }
-        std::fs::copy(&self.path, path).map_err(|e| io_err(path, e))?;
-        let file = OpenOptions::new().append(true).open(path).map_err(|e| io_err(path, e))?;
-        self.file = file;
-        self.path = path.to_path_buf();
-        Ok(())
-    }
-
-    /// Record one input, the request it answers, and the events handling it caused.
-    pub fn input(&mut self, input: &Input, request: Option<&LlmRequest>, events: &[Event]) -> Result<(), SessionError> {
-        let seq = self.seq;
-        self.seq += 1;
-        let mut records = Vec::with_capacity(1 + events.len());
-        records.push(Record::Input { seq, input: input.clone(), request: request.cloned() });
-        records.extend(events.iter().map(|e| Record::Event { seq, event: e.clone() }));
-        self.write(&records)
-    }
-
-    /// Record a caption shown once `at` inputs have been applied (narration may be
-    /// written as the run goes, or afterwards from what it recorded).
-    pub fn caption(&mut self, at: u64, title: Option<&str>, text: &str) -> Result<(), SessionError> {
-        let record = Record::Caption { at, title: title.map(str::to_string), text: text.to_string() };
-        self.write(&[record])
-    }
-
-    /// Record that the run stopped issuing calls, and why.
-    pub fn stopped(&mut self, reason: &str) -> Result<(), SessionError> {
-        self.write(&[Record::Stopped { reason: reason.to_string() }])
-    }
-
-    pub fn end(&mut self, totals: Totals, wall_ms: u64) -> Result<(), SessionError> {
-        self.write(&[Record::End { totals, wall_ms }])
-    }
-
-    fn write(&mut self, records: &[Record]) -> Result<(), SessionError> {
-        let mut buf = String::new();
-        for r in records {
-            // Records are plain data; serialising them cannot fail. Known secret values
-            // never reach the file.
-            buf.push_str(&crate::llm::secret::redact_json_line(serde_json::to_string(r).unwrap_or_default()));
-            buf.push('\n');
-        }
-        self.file.write_all(buf.as_bytes()).map_err(|e| io_err(&self.path, e))?;
-        self.file.flush().map_err(|e| io_err(&self.path, e))
-    }
-}
-
-fn io_err(path: &Path, source: std::io::Error) -> SessionError {
+pub(super) fn io_err(path: &Path, source: std::io::Error) -> SessionError {
     SessionError::Io { path: path.display().to_string(), source }
 }
 
@@ -372,41 +308,42 @@ pub const MAX_LINE_BYTES: usize = 64 << 20;
 
 /// What a path is, when it is not a regular file.
 fn not_a_file(kind: std::fs::FileType) -> &'static str {
-    if kind.is_dir() {
-        return "a directory";
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if kind.is_fifo() {
-            return "a FIFO (named pipe)";
-        }
-        if kind.is_char_device() || kind.is_block_device() {
-            return "a device";
-        }
-        if kind.is_socket() {
-            return "a socket";
-        }
-    }
-    "something other than a regular file"
+    crate::userfile::not_a_file(kind)
 }
 
 /// Reads a session line by line: the header first, then records, up to the first
 /// line that is not a record (a torn last line, or a malformed line with more after it).
 struct Reader {
     name: String,
+    /// The folder the file is in (copies of memories are kept there).
+    dir: PathBuf,
     header: Option<Header>,
     /// Records handed out so far.
     kept: usize,
     warnings: Vec<String>,
     /// A line that did not parse, held until we know whether it was the last one.
     bad: Option<(usize, String)>,
+    /// A first line that begins as a header and is cut short: a torn header if it is the
+    /// file's only line.
+    torn_header: Option<String>,
     done: bool,
 }
 
 impl Reader {
     fn new(path: &Path) -> Self {
-        Reader { name: path.display().to_string(), header: None, kept: 0, warnings: Vec::new(), bad: None, done: false }
+        Reader {
+            name: path.display().to_string(),
+            dir: match path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                Some(d) => d.to_path_buf(),
+                None => PathBuf::from("."),
+            },
+            header: None,
+            kept: 0,
+            warnings: Vec::new(),
+            bad: None,
+            torn_header: None,
+            done: false,
+        }
     }
 
     fn format_error(&self, line: usize, message: String) -> SessionError {
@@ -426,28 +363,13 @@ impl Reader {
             self.done = true;
             return Ok(None);
         }
-        match serde_json::from_str::<Record>(line) {
-            Ok(Record::Header(h)) if self.header.is_none() => {
-                if h.format != FORMAT {
-                    return Err(self.format_error(n, format!("not a session (format {:?})", h.format)));
-                }
-                if h.version > VERSION {
-                    return Err(self.format_error(
-                        n,
-                        format!(
-                            "session format version {} is newer than this build understands ({VERSION})",
-                            h.version
-                        ),
-                    ));
-                }
-                if let Err(e) = h.params.check() {
-                    return Err(self.format_error(n, format!("the header's parameters are out of range: {e}")));
-                }
-                self.header = Some(*h);
+        let Some(header) = &self.header else {
+            if self.torn_header.is_some() {
+                return Err(self.format_error(1, "the first line is not a session header".into()));
             }
-            _ if self.header.is_none() => {
-                return Err(self.format_error(n, "the first line is not a session header".into()));
-            }
+            return self.first_line(n, line);
+        };
+        match format::parse_record(line, header.version) {
             Ok(Record::Header(_)) => {
                 let kept = self.kept;
                 self.warnings
@@ -458,9 +380,37 @@ impl Reader {
                 self.kept += 1;
                 return Ok(Some(r));
             }
-            Err(e) => self.bad = Some((n, e.to_string())),
+            Err(e) => self.bad = Some((n, e)),
         }
         Ok(None)
+    }
+
+    /// The file's first line: its header, of any version this build reads.
+    fn first_line(&mut self, n: usize, line: &str) -> Result<Option<Record>, SessionError> {
+        const OPENING: &str = r#"{"kind":"header""#;
+        match format::parse_header(line) {
+            Ok((mut h, memory)) => {
+                if let Err(e) = h.params.check() {
+                    return Err(self.format_error(n, format!("the header's parameters are out of range: {e}")));
+                }
+                if let Some(r) = memory {
+                    // The memory the session starts from, kept beside it.
+                    let path = &self.name;
+                    let dir = self.dir.clone();
+                    let memory = memory_copy::read(&dir, &r.sha256)
+                        .map_err(|source| SessionError::Memory { path: path.clone(), source })?;
+                    h.memory = Some(MemorySnapshot { name: r.name, memory, copy: Some(r.sha256) });
+                }
+                self.header = Some(h);
+                Ok(None)
+            }
+            // Cut short while it was written, if nothing follows it.
+            Err(format::HeaderProblem::NotJson(e)) if line.starts_with(OPENING) || OPENING.starts_with(line) => {
+                self.torn_header = Some(e);
+                Ok(None)
+            }
+            Err(problem) => Err(self.format_error(n, problem.to_string())),
+        }
     }
 
     /// Line `n` is longer than `max_line` bytes: stop reading there.
@@ -489,9 +439,15 @@ impl Reader {
             let kept = self.kept;
             self.warnings.push(format!("{}:{n}: torn last line skipped ({e}); kept {kept} records", self.name));
         }
-        match self.header {
-            Some(h) => Ok((h, self.warnings)),
-            None => Err(self.format_error(1, "empty file: no session header".into())),
+        match (self.header.take(), &self.torn_header) {
+            (Some(h), _) => Ok((h, self.warnings)),
+            (None, Some(_)) => Err(self.format_error(
+                1,
+                "the session header is torn: the file ends inside its first line (the run was cut short as it \
+                 started), so nothing was recorded"
+                    .into(),
+            )),
+            (None, None) => Err(self.format_error(1, "empty file: no session header".into())),
         }
     }
 
@@ -522,7 +478,11 @@ fn read_records_limited(
     if !meta.is_file() {
         return Err(SessionError::NotAFile { path: path.display().to_string(), kind: not_a_file(meta.file_type()) });
     }
-    let file = File::open(path).map_err(|e| io_err(path, e))?;
+    // Opened without blocking and checked again: nothing swapped in since the check hangs the read.
+    let file = crate::userfile::open_regular(path).map_err(|(e, is)| match is {
+        Some(kind) => SessionError::NotAFile { path: path.display().to_string(), kind },
+        None => io_err(path, e),
+    })?;
     let mut input = BufReader::new(file);
     let mut reader = Reader::new(path);
     let mut buf = Vec::new();
@@ -641,5 +601,7 @@ impl Session {
 
 #[cfg(test)]
 mod cursor_tests;
+#[cfg(test)]
+mod memory_copy_tests;
 #[cfg(test)]
 mod tests;

@@ -1,20 +1,26 @@
 //! Rebuild a recorded run from its session file, with no provider at all: the
 //! recorded inputs are fed to a fresh engine in order (through a `ReplayCursor`).
 //! Every reply must answer a call the engine really made with the recorded request,
-//! and the events must come out as recorded; any difference is reported.
+//! and the events must make the decisions recorded (see [`super::fidelity`]); from the
+//! first input where they do not, the run is played from its recorded events.
 
 use super::cursor::ReplayCursor;
+use super::fidelity::{compare, Comparison, Fidelity};
 use super::{Record, Session, Totals};
-use crate::engine::{Effect, Engine};
+use crate::engine::{Effect, Engine, Task};
 use crate::tasks::TaskError;
+use std::sync::Arc;
 
 pub struct Rebuilt {
     pub engine: Engine,
     pub totals: Totals,
     /// Wall time of the original run, if the session recorded its end.
     pub wall_ms: u64,
-    /// Where the rebuilt run differs from the record (empty for an exact replay).
-    pub mismatches: Vec<String>,
+    /// How the rebuilt run relates to the record: exact, exact but for wording, or
+    /// played as recorded from the input where today's engine decides differently.
+    pub fidelity: Fidelity,
+    /// Each input whose lines today's engine words differently (before any divergence).
+    pub reworded: Vec<String>,
     /// What was wrong with the recording (a torn last input, dropped).
     pub warnings: Vec<String>,
     pub inputs: usize,
@@ -36,6 +42,38 @@ pub fn rebuild(
     let mut cursor = ReplayCursor::new(session, prompt_dir)?.with_interval(usize::MAX);
     cursor.forward(limit.unwrap_or(usize::MAX));
     Ok(cursor.into_rebuilt())
+}
+
+/// Today's engine after the first `k` inputs of a session, fed with no checks: what a fork
+/// of a session shown as recorded continues from (the record's decisions past the input
+/// where today's engine differs are not today's engine's, and it cannot go on from them).
+pub struct Today {
+    pub engine: Engine,
+    pub totals: Totals,
+    /// Tool calls made and not answered by the inputs fed (a fork makes them again).
+    pub pending_tools: Vec<Effect>,
+    /// The events the engine emitted, in order.
+    pub events: Vec<crate::engine::Event>,
+}
+
+/// Feed the first `k` inputs of `session` to today's engine (see [`Today`]).
+pub fn today(session: &Session, prompt_dir: Option<&std::path::Path>, k: usize) -> Result<Today, TaskError> {
+    let task = session.header.build_task(&crate::tasks::TaskOptions::prompts(prompt_dir))?;
+    let mut engine = session.header.engine(task as Arc<dyn Task>);
+    let mut totals = Totals::default();
+    let mut issued: Vec<Effect> = Vec::new();
+    let mut events = Vec::new();
+    for (input, _) in session.inputs().take(k) {
+        if let crate::engine::Input::ToolReply(reply) = input {
+            issued.retain(|e| !matches!(e, Effect::CallTool { call, .. } if *call == reply.call));
+        }
+        let applied = super::apply_input(&mut engine, &mut totals, input);
+        issued.extend(applied.effects.into_iter().filter(|e| matches!(e, Effect::CallTool { .. })));
+        events.extend(applied.events);
+    }
+    let pending = engine.pending_calls();
+    issued.retain(|e| matches!(e, Effect::CallTool { call, .. } if pending.contains(call)));
+    Ok(Today { engine, totals, pending_tools: issued, events })
 }
 
 /// What a headless replay keeps of a session file besides the rebuilt run.
@@ -61,11 +99,88 @@ pub enum ReplayError {
 /// Replay the session file at `path` to its end, headless (what `thoughtscope replay`
 /// does), reading it once and keeping none of its records: each input is applied and
 /// checked against its recorded events as they are read, so memory is the rebuilt run's
-/// alone. Gives the same run, mismatches and warnings as [`Session::load`] and
-/// [`rebuild`]; a file whose events are not each right after their input (not one this
-/// program writes) is loaded whole and rebuilt that way instead.
+/// alone. Gives the same run, fidelity and warnings as [`Session::load`] and
+/// [`rebuild`]. A file that today's engine stops reproducing at some input is read a
+/// second time, played as recorded from that input on; a file whose events are not each
+/// right after their input (not one this program writes) is loaded whole and rebuilt
+/// that way instead.
 pub fn replay_file(path: &std::path::Path, prompt_dir: Option<&std::path::Path>) -> Result<Replayed, ReplayError> {
+    let first = read_pass(path, prompt_dir, None)?;
+    let pass = match first {
+        Pass::Ungrouped => return replay_loaded(path, prompt_dir),
+        Pass::Done(done) => match done.stream.divergence.clone() {
+            // Again from the start: today's engine up to the input, the record from it.
+            Some((from, why)) => match read_pass(path, prompt_dir, Some(from))? {
+                Pass::Ungrouped => return replay_loaded(path, prompt_dir),
+                Pass::Done(mut again) => {
+                    again.stream.fidelity = done.stream.fidelity;
+                    again.stream.fidelity.diverge(from, why);
+                    again.stream.reworded = done.stream.reworded;
+                    again
+                }
+            },
+            None => done,
+        },
+    };
+    let Done { header, load_warnings, complete, stopped, wall_ms, stream: s } = *pass;
+    let pending_tools = {
+        let pending = s.engine.pending_calls();
+        let mut tools = s.issued_tools;
+        tools.retain(|e| matches!(e, Effect::CallTool { call, .. } if pending.contains(call)));
+        tools
+    };
+    let rebuilt = Rebuilt {
+        engine: s.engine,
+        totals: s.totals,
+        wall_ms,
+        fidelity: s.fidelity,
+        reworded: s.reworded,
+        warnings: s.warnings,
+        inputs: s.position,
+        tool_calls: s.tool_calls,
+        pending_tools,
+    };
+    Ok(Replayed { header, load_warnings, complete, stopped, rebuilt })
+}
+
+/// A file whose records are not grouped by input: loaded whole and rebuilt by a cursor.
+fn replay_loaded(path: &std::path::Path, prompt_dir: Option<&std::path::Path>) -> Result<Replayed, ReplayError> {
+    let session = Session::load(path)?;
+    let rebuilt = rebuild(&session, prompt_dir, None)
+        .map_err(|source| ReplayError::Task { path: path.display().to_string(), source })?;
+    let stopped = session.stopped().map(str::to_string);
+    let complete = session.complete();
+    Ok(Replayed { header: session.header, load_warnings: session.warnings, complete, stopped, rebuilt })
+}
+
+/// One read of a session file by [`replay_file`].
+enum Pass {
+    /// The records are not grouped by input.
+    Ungrouped,
+    /// Boxed: a rebuilt run is large.
+    Done(Box<Done>),
+}
+
+/// A file read to its end (or to the divergence a first pass found).
+struct Done {
+    header: super::Header,
+    load_warnings: Vec<String>,
+    complete: bool,
+    stopped: Option<String>,
+    wall_ms: u64,
+    stream: Stream,
+}
+
+/// Read the file once, applying each input as its events follow: by today's engine with
+/// the checks up to `recorded_from` (or a divergence found), as recorded from there.
+/// A pass that finds a divergence stops reading there.
+fn read_pass(
+    path: &std::path::Path,
+    prompt_dir: Option<&std::path::Path>,
+    recorded_from: Option<usize>,
+) -> Result<Pass, ReplayError> {
     let task_err = |source| ReplayError::Task { path: path.display().to_string(), source };
+    let options = crate::tasks::TaskOptions::prompts(prompt_dir);
     let mut stream: Option<Stream> = None;
     let mut failed: Option<TaskError> = None;
     let mut ungrouped = false;
@@ -73,10 +188,8 @@ pub fn replay_file(path: &std::path::Path, prompt_dir: Option<&std::path::Path>)
     let (header, load_warnings) = super::read_records(path, |header, record| {
         let s = match &mut stream {
             Some(s) => s,
-            None => match header.build_task(&crate::tasks::TaskOptions::prompts(prompt_dir)) {
-                Ok(task) => {
-                    stream.insert(Stream::new(path, header.engine(task as std::sync::Arc<dyn crate::engine::Task>)))
-                }
+            None => match header.build_task(&options) {
+                Ok(task) => stream.insert(Stream::new(path, header.engine(task as Arc<dyn Task>), recorded_from)),
                 Err(e) => {
                     failed = Some(e);
                     return false;
@@ -90,6 +203,9 @@ pub fn replay_file(path: &std::path::Path, prompt_dir: Option<&std::path::Path>)
                     return false;
                 }
                 s.flush(false);
+                if s.divergence.is_some() && recorded_from.is_none() {
+                    return false;
+                }
                 s.pending = Some(Pending { seq, input, request, events: Vec::new() });
             }
             Record::Event { seq, event } => match &mut s.pending {
@@ -114,40 +230,19 @@ pub fn replay_file(path: &std::path::Path, prompt_dir: Option<&std::path::Path>)
         return Err(task_err(e));
     }
     if ungrouped {
-        drop(stream);
-        let session = Session::load(path)?;
-        let rebuilt = rebuild(&session, prompt_dir, None).map_err(task_err)?;
-        let stopped = session.stopped().map(str::to_string);
-        let complete = session.complete();
-        return Ok(Replayed { header: session.header, load_warnings: session.warnings, complete, stopped, rebuilt });
+        return Ok(Pass::Ungrouped);
     }
-    let mut s = match stream {
+    let mut stream = match stream {
         Some(s) => s,
         // No records at all: the run as the header starts it.
         None => {
-            let task = header.build_task(&crate::tasks::TaskOptions::prompts(prompt_dir)).map_err(task_err)?;
-            Stream::new(path, header.engine(task as std::sync::Arc<dyn crate::engine::Task>))
+            let task = header.build_task(&options).map_err(task_err)?;
+            Stream::new(path, header.engine(task as Arc<dyn Task>), recorded_from)
         }
     };
     // The last input may be torn in a file cut short, as the cursor judges it.
-    s.flush(!(load_warnings.is_empty() && complete));
-    let pending_tools = {
-        let pending = s.engine.pending_calls();
-        let mut tools = std::mem::take(&mut s.issued_tools);
-        tools.retain(|e| matches!(e, Effect::CallTool { call, .. } if pending.contains(call)));
-        tools
-    };
-    let rebuilt = Rebuilt {
-        engine: s.engine,
-        totals: s.totals,
-        wall_ms,
-        mismatches: s.mismatches,
-        warnings: s.warnings,
-        inputs: s.position,
-        tool_calls: s.tool_calls,
-        pending_tools,
-    };
-    Ok(Replayed { header, load_warnings, complete, stopped, rebuilt })
+    stream.flush(!(load_warnings.is_empty() && complete));
+    Ok(Pass::Done(Box::new(Done { header, load_warnings, complete, stopped, wall_ms, stream })))
 }
 
 /// An input read and not yet applied: its events may still follow.
@@ -165,7 +260,12 @@ struct Stream {
     engine: Engine,
     totals: Totals,
     issued_tools: Vec<Effect>,
-    mismatches: Vec<String>,
+    fidelity: Fidelity,
+    reworded: Vec<String>,
+    /// The input (position) from which the inputs are applied as recorded, if known.
+    recorded_from: Option<usize>,
+    /// The first input found to be decided differently, and why (a first pass stops there).
+    divergence: Option<(usize, String)>,
     warnings: Vec<String>,
     tool_calls: Vec<RecordedToolCall>,
     position: usize,
@@ -174,13 +274,16 @@ struct Stream {
 }
 
 impl Stream {
-    fn new(path: &std::path::Path, engine: Engine) -> Self {
+    fn new(path: &std::path::Path, engine: Engine, recorded_from: Option<usize>) -> Self {
         Stream {
             name: path.display().to_string(),
             engine,
             totals: Totals::default(),
             issued_tools: Vec::new(),
-            mismatches: Vec::new(),
+            fidelity: Fidelity::Exact,
+            reworded: Vec::new(),
+            recorded_from,
+            divergence: None,
             warnings: Vec::new(),
             tool_calls: Vec::new(),
             position: 0,
@@ -195,20 +298,28 @@ impl Stream {
     fn flush(&mut self, maybe_torn: bool) {
         let Some(Pending { seq, input, request, events: expected }) = self.pending.take() else { return };
         self.last_seq = Some(seq);
+        if self.recorded_from.is_some_and(|from| self.position >= from) {
+            return self.flush_recorded(seq, input, request, expected);
+        }
         let name = &self.name;
-        let mismatches = &mut self.mismatches;
-        let answered = check_input(&self.engine, &mut self.issued_tools, name, seq, &input, request.as_ref(), |m| {
-            mismatches.push(m)
-        });
+        let answered = match check_input(&self.engine, &mut self.issued_tools, &input, request.as_ref()) {
+            Ok(answered) => answered,
+            Err(why) => {
+                self.divergence = Some((self.position, why));
+                return;
+            }
+        };
         // The state before a possibly torn input, to go back to if it is dropped (taken
         // where the cursor takes it, after the answered tool call is struck off).
         let before = maybe_torn.then(|| (self.engine.clone(), self.totals, self.issued_tools.clone()));
         let applied = super::apply_input(&mut self.engine, &mut self.totals, &input);
         self.issued_tools.extend(applied.effects.into_iter().filter(|e| matches!(e, Effect::CallTool { .. })));
         let emitted = applied.events;
-        let same = emitted == expected;
-        if let Some((engine, totals, issued)) = before.filter(|_| !same) {
-            if expected.len() < emitted.len() && expected.iter().zip(&emitted).all(|(r, e)| r == e) {
+        // A second pass has compared these inputs already.
+        let comparison = if self.recorded_from.is_some() { Comparison::Same } else { compare(&emitted, &expected) };
+        if let Some((engine, totals, issued)) = before.filter(|_| comparison != Comparison::Same) {
+            let expected: Vec<&crate::engine::Event> = expected.iter().collect();
+            if is_torn(&emitted, &expected) {
                 self.warnings.push(format!(
                     "{name}: input {seq} is torn (the file ends after {} of its {} events); dropped it",
                     expected.len(),
@@ -218,63 +329,83 @@ impl Stream {
                 return;
             }
         }
-        if !same && self.mismatches.len() < 20 {
-            self.mismatches.push(format!(
-                "{name}: input {seq} caused {} events, the record has {} (first difference: {})",
-                emitted.len(),
-                expected.len(),
-                first_difference(&emitted, &expected)
-            ));
+        match &comparison {
+            Comparison::Same => {}
+            Comparison::Reworded { lines, first } => {
+                let n = crate::engine::methods::count(*lines, "line", "lines");
+                self.reworded.push(format!("input {seq}: {n} ({first})"));
+                self.fidelity.note(seq, &comparison);
+            }
+            Comparison::Differs(why) => {
+                self.divergence = Some((self.position, why.clone()));
+                return;
+            }
         }
         self.tool_calls.extend(answered);
         self.position += 1;
     }
-}
 
-/// Where two lists of events first differ, for a mismatch message.
-pub(super) fn first_difference<T: PartialEq + std::fmt::Debug>(a: &[T], b: &[T]) -> String {
-    for (i, (x, y)) in a.iter().zip(b.iter()).enumerate() {
-        if x != y {
-            return format!("event {i}: rebuilt {:?}, recorded {:?}", x, y);
+    /// Apply an input as recorded (on a second pass, from the divergence on).
+    fn flush_recorded(
+        &mut self,
+        seq: u64,
+        input: crate::engine::Input,
+        request: Option<crate::engine::LlmRequest>,
+        events: Vec<crate::engine::Event>,
+    ) {
+        self.totals.count(&input);
+        let problems = self.engine.apply_recorded(&input, request.as_ref(), &events);
+        let name = &self.name;
+        self.warnings.extend(problems.into_iter().map(|p| format!("{name}: input {seq} (as recorded): {p}")));
+        if let crate::engine::Input::ToolReply(reply) = &input {
+            let issued = self
+                .issued_tools
+                .iter()
+                .position(|e| matches!(e, Effect::CallTool { call, .. } if *call == reply.call));
+            if let Some(Effect::CallTool { tool, node, after, .. }) = issued.map(|i| self.issued_tools.remove(i)) {
+                self.tool_calls.push(RecordedToolCall { tool, node, after, result: reply.result.clone() });
+            }
         }
+        self.position += 1;
     }
-    format!("event {}", a.len().min(b.len()))
 }
 
-/// The checks made before input `seq` of session `name` is applied, by the cursor and by
-/// the one-pass replay alike: a model reply must answer a call the engine made, with the
-/// request recorded beside it (each difference goes to `mismatch`); a tool reply strikes
+/// Whether the recorded events of an input stop short of what the engine emitted for it
+/// (the file ends inside them): fewer, and the same as far as they go (in decisions).
+pub(super) fn is_torn(emitted: &[crate::engine::Event], recorded: &[&crate::engine::Event]) -> bool {
+    recorded.len() < emitted.len()
+        && (recorded.iter().zip(emitted).all(|(r, e)| *r == e)
+            || !matches!(compare(&emitted[..recorded.len()], recorded.iter().copied()), Comparison::Differs(_)))
+}
+
+/// The checks made before an input is applied, by the cursor and by the one-pass
+/// replay alike: a model reply must answer a call the engine made, with the request
+/// recorded beside it (else `Err` says how today's engine differs); a tool reply strikes
 /// its call off `issued_tools` and comes back as the tool call it answered.
 pub(super) fn check_input(
     engine: &Engine,
     issued_tools: &mut Vec<Effect>,
-    name: &dyn std::fmt::Display,
-    seq: u64,
     input: &crate::engine::Input,
     request: Option<&crate::engine::LlmRequest>,
-    mut mismatch: impl FnMut(String),
-) -> Option<RecordedToolCall> {
+) -> Result<Option<RecordedToolCall>, String> {
     match input {
-        crate::engine::Input::LlmReply(reply) => {
-            match engine.core.calls.get(&reply.call) {
-                None => mismatch(format!("{name}: input {seq} answers call {} that the engine never made", reply.call)),
-                Some(made) if request.is_some_and(|req| &made.request != req) => {
-                    mismatch(format!("{name}: input {seq}: call {} was made with a different request", reply.call))
-                }
-                Some(_) => {}
+        crate::engine::Input::LlmReply(reply) => match engine.core.calls.get(&reply.call) {
+            None => Err(format!("the reply answers call {}, which today's engine does not make", reply.call)),
+            Some(made) if request.is_some_and(|req| &made.request != req) => {
+                Err(format!("today's engine makes call {} with a different request", reply.call))
             }
-            None
-        }
+            Some(_) => Ok(None),
+        },
         crate::engine::Input::ToolReply(reply) => {
             let issued =
                 issued_tools.iter().position(|e| matches!(e, Effect::CallTool { call, .. } if *call == reply.call));
-            match issued.map(|i| issued_tools.remove(i)) {
+            Ok(match issued.map(|i| issued_tools.remove(i)) {
                 Some(Effect::CallTool { tool, node, after, .. }) => {
                     Some(RecordedToolCall { tool, node, after, result: reply.result.clone() })
                 }
                 _ => None,
-            }
+            })
         }
-        _ => None,
+        _ => Ok(None),
     }
 }

@@ -1,13 +1,16 @@
+use std::fs::OpenOptions;
 use std::io::Write;
 
 use super::*;
 use crate::engine::Command;
+use crate::session::fidelity::Fidelity;
 use crate::session::replay;
 
-fn header() -> Header {
+pub(super) fn header() -> Header {
     Header {
         format: FORMAT.into(),
         version: VERSION,
+        thoughtscope: Some(crate::session::PROGRAM_VERSION.into()),
         task: "game24".into(),
         input: "4 5 6 10".into(),
         index: Some(900),
@@ -91,8 +94,8 @@ fn not_a_session_is_an_error_naming_the_file() {
     assert!(Session::load(&missing).unwrap_err().to_string().contains("missing.jsonl"));
     let mut h = header();
     h.version = VERSION + 1;
-    let mut w = SessionWriter::create(&path, &h).unwrap();
-    w.end(Totals::default(), 0).unwrap();
+    // (A writer writes the current version whatever the header it is given says.)
+    std::fs::write(&path, serde_json::to_string(&Record::Header(Box::new(h))).unwrap() + "\n").unwrap();
     assert!(Session::load(&path).unwrap_err().to_string().contains("newer"));
 }
 
@@ -339,7 +342,8 @@ fn check_replay_file_matches_rebuild(path: &Path) -> replay::Replayed {
     assert_eq!(s.engine.outcome(), rebuilt.engine.outcome(), "{name}");
     assert_eq!(s.totals, rebuilt.totals, "{name}");
     assert_eq!(s.wall_ms, rebuilt.wall_ms, "{name}");
-    assert_eq!(s.mismatches, rebuilt.mismatches, "{name}");
+    assert_eq!(s.fidelity, rebuilt.fidelity, "{name}");
+    assert_eq!(s.reworded, rebuilt.reworded, "{name}");
     assert_eq!(s.warnings, rebuilt.warnings, "{name}");
     assert_eq!(s.inputs, rebuilt.inputs, "{name}");
     assert_eq!(s.tool_calls, rebuilt.tool_calls, "{name}");
@@ -355,7 +359,7 @@ fn replay_file_reads_once_and_rebuilds_what_load_and_rebuild_do() {
         let path = dir.path().join(demo.file);
         std::fs::write(&path, demo.text).unwrap();
         let r = check_replay_file_matches_rebuild(&path);
-        assert!(r.rebuilt.mismatches.is_empty(), "{}: {:?}", demo.file, r.rebuilt.mismatches);
+        assert!(r.rebuilt.fidelity.is_exact(), "{}: {}", demo.file, r.rebuilt.fidelity);
     }
     // ReAct sessions answer tool calls.
     let text = include_str!("../../tests/fixtures/react-import-sample.txt");
@@ -369,11 +373,11 @@ fn replay_file_reads_once_and_rebuilds_what_load_and_rebuild_do() {
     let path = dir.path().join("sampled.jsonl");
     crate::runtime::bench::record_sampled_session(&path, 400).unwrap();
     let r = check_replay_file_matches_rebuild(&path);
-    assert!(r.rebuilt.engine.tree().len() > 100 && r.rebuilt.mismatches.is_empty() && r.complete);
+    assert!(r.rebuilt.engine.tree().len() > 100 && r.rebuilt.fidelity.is_exact() && r.complete);
 }
 
 #[test]
-fn replay_file_drops_a_torn_last_input_and_reports_mismatches_as_rebuild_does() {
+fn replay_file_drops_a_torn_last_input_and_plays_a_changed_record_as_rebuild_does() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("sampled.jsonl");
     crate::runtime::bench::record_sampled_session(&path, 300).unwrap();
@@ -388,14 +392,29 @@ fn replay_file_drops_a_torn_last_input_and_reports_mismatches_as_rebuild_does() 
     let r = check_replay_file_matches_rebuild(&torn);
     assert!(!r.complete);
     assert!(r.rebuilt.warnings.iter().any(|w| w.contains("is torn")), "{:?}", r.rebuilt.warnings);
-    // A recorded event changed: both report the same difference.
+    // A recorded score changed: today's engine decides otherwise there, and both play
+    // the record from that input on, the changed score included.
     let at = lines.iter().position(|l| l.contains("\"event\":\"scored\"")).unwrap();
     let mut changed: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
     changed[at] = changed[at].replace("\"value\":", "\"value\":1000.5,\"x\":");
     let edited = dir.path().join("edited.jsonl");
     std::fs::write(&edited, changed.join("\n") + "\n").unwrap();
     let r = check_replay_file_matches_rebuild(&edited);
-    assert!(!r.rebuilt.mismatches.is_empty());
+    let Record::Event { seq, event: Event::Scored { id, .. } } = serde_json::from_str(&changed[at]).unwrap() else {
+        panic!("a score")
+    };
+    assert_eq!(r.rebuilt.fidelity.recorded_from(), Some(seq as usize), "{}", r.rebuilt.fidelity);
+    assert_eq!(r.rebuilt.engine.tree().node(id).score.as_ref().map(|s| s.value), Some(1000.5));
+    assert_eq!(r.rebuilt.inputs, session_inputs(&edited));
+    // A log line worded otherwise: the same decisions, replayed by today's engine.
+    let log = lines.iter().position(|l| l.contains("\"event\":\"log\"")).unwrap();
+    let mut reworded: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    reworded[log] = reworded[log].replace("\"text\":\"", "\"text\":\"(as it was then) ");
+    let reworded_path = dir.path().join("reworded.jsonl");
+    std::fs::write(&reworded_path, reworded.join("\n") + "\n").unwrap();
+    let r = check_replay_file_matches_rebuild(&reworded_path);
+    assert!(matches!(r.rebuilt.fidelity, Fidelity::Reworded { inputs: 1, lines: 1, .. }), "{}", r.rebuilt.fidelity);
+    assert_eq!(r.rebuilt.reworded.len(), 1);
     // A malformed line in the middle: both stop there with the same warning.
     let mut broken: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
     broken[at] = "{not json".into();
@@ -403,6 +422,10 @@ fn replay_file_drops_a_torn_last_input_and_reports_mismatches_as_rebuild_does() 
     std::fs::write(&broken_path, broken.join("\n") + "\n").unwrap();
     let r = check_replay_file_matches_rebuild(&broken_path);
     assert!(r.load_warnings.iter().any(|w| w.contains("malformed line")), "{:?}", r.load_warnings);
+}
+
+fn session_inputs(path: &Path) -> usize {
+    Session::load(path).unwrap().input_count()
 }
 
 #[test]
@@ -425,7 +448,7 @@ fn replay_file_rebuilds_a_file_whose_events_are_not_after_their_input() {
     let moved = dir.path().join("moved.jsonl");
     std::fs::write(&moved, [head, events, tail].concat().join("\n") + "\n").unwrap();
     let r = check_replay_file_matches_rebuild(&moved);
-    assert!(r.rebuilt.mismatches.is_empty(), "{:?}", r.rebuilt.mismatches);
+    assert!(r.rebuilt.fidelity.is_exact(), "{}", r.rebuilt.fidelity);
     assert!(r.complete);
 }
 

@@ -148,7 +148,11 @@ impl TaskOptions {
 /// Build a task by name. `warnings` gets problems met reading its data (skipped items).
 pub fn build(name: &str, options: &TaskOptions, warnings: &mut Vec<String>) -> Result<Arc<dyn TaskSource>, TaskError> {
     let entry = find(name).ok_or_else(|| TaskError::Unknown(name.to_string()))?;
-    (entry.build)(entry.info, options, warnings)
+    let _ = prompts::take_warnings(None);
+    let built = (entry.build)(entry.info, options, warnings);
+    // Templates with unknown placeholders, and files in --prompts the task does not read.
+    warnings.extend(prompts::take_warnings(options.prompts.as_deref()));
+    built
 }
 
 /// For tasks whose problems are built in: `--data` is a mistake.

@@ -321,7 +321,8 @@ impl TaskSource for QaData {
 /// questions and warnings (trajectories skipped, ...), each naming the file.
 pub fn read_data(kind: QaKind, path: &Path) -> Result<(Vec<QaItem>, Vec<String>), TaskError> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| TaskError::Data(format!("{name}: cannot read: {e}")))?;
+    let text = crate::userfile::read_text(path, &crate::userfile::DATA)
+        .map_err(|e| TaskError::Data(format!("{name}: cannot read: {}", e.reason())))?;
     let (items, warnings) = parse_data(kind, &text, &name)?;
     if items.is_empty() {
         return Err(TaskError::Data(format!("{name}: no {}s in the file", kind.var())));

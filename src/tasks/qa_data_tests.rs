@@ -156,6 +156,7 @@ fn a_session_replays_without_its_data_file() {
     let header = crate::session::Header {
         format: FORMAT.into(),
         version: VERSION,
+        thoughtscope: Some(crate::session::PROGRAM_VERSION.into()),
         task: "hotpotqa".into(),
         input: problem.input.clone(),
         index: problem.index,
@@ -200,7 +201,7 @@ fn a_session_replays_without_its_data_file() {
     let session = Session::load(&path).unwrap();
     assert_eq!(session.header.gold.as_deref(), Some("Arthur's Magazine"));
     let rebuilt = replay::rebuild(&session, None, None).unwrap();
-    assert!(rebuilt.mismatches.is_empty(), "{:?}", rebuilt.mismatches);
+    assert!(rebuilt.fidelity.is_exact(), "{}", rebuilt.fidelity);
     assert!(rebuilt.engine.outcome().unwrap().solved, "checked against the header's gold");
     assert_eq!(rebuilt.totals.tool_calls, 3);
     let again = session.header.build_task(&TaskOptions::default()).unwrap();

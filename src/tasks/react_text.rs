@@ -1071,7 +1071,8 @@ pub struct QaItem {
 /// Read `hotpot_dev_v1_simplified.json`: a JSON list of `{question, answer, type}`.
 /// Errors name the file (and the line and column serde reports).
 pub fn read_hotpotqa(path: &Path) -> Result<Vec<QaItem>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let text = crate::userfile::read_text(path, &crate::userfile::DATA)
+        .map_err(|e| format!("{}: cannot read: {}", path.display(), e.reason()))?;
     serde_json::from_str(&text)
         .map_err(|e| format!("{}: not a HotpotQA list of {{question, answer, type}}: {e}", path.display()))
 }

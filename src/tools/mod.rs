@@ -15,6 +15,7 @@ pub mod math;
 pub mod recorded;
 pub mod text;
 pub mod wikipedia;
+pub mod worker;
 
 use std::sync::Arc;
 use std::time::Instant;

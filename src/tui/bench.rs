@@ -38,6 +38,7 @@ pub fn open(path: &Path, terminal: &mut Terminal<TestBackend>) -> Result<App, St
         prompts: None,
         header: session.header.clone(),
         sessions_dir: std::env::temp_dir(),
+        session_file: None,
         memory_dir: None,
         limits: Default::default(),
     };

@@ -183,6 +183,11 @@ impl FromStr for KeySpec {
     }
 }
 
+/// ctrl-c, the key that always quits (see [`Keymap::with_overrides`]).
+pub fn is_ctrl_c(key: &KeyEvent) -> bool {
+    KeySpec::from_event(key) == KeySpec::new(KeyCode::Char('c'), KeyModifiers::CONTROL)
+}
+
 /// One bound action: the keys that run it and what it does.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Binding {
@@ -260,19 +265,32 @@ impl Keymap {
     /// This keymap with user entries applied: each entry's keys are taken away from
     /// whatever they were bound to, then bound to its action (or left unbound for
     /// `run = "none"`). A bad entry is skipped with a warning naming `source` and the entry.
+    /// ctrl-c stays bound to quit: an entry that rebinds or unbinds it is warned about and
+    /// has its other keys applied.
     pub fn with_overrides(&self, overrides: &[RawBinding], source: &str) -> (Keymap, Vec<String>) {
         let mut keymap = self.clone();
         let mut warnings = Vec::new();
+        let ctrl_c = KeySpec::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
         for (position, raw) in overrides.iter().enumerate() {
             let entry = if raw.entry == 0 { position + 1 } else { raw.entry };
             let fallback_desc = |action: Action| self.desc_for(action);
             match parse_raw(raw, fallback_desc) {
                 Err(message) => warnings.push(format!("{source}: keymap entry {entry}: {message}")),
-                Ok(binding) => {
-                    let keys = match &binding {
+                Ok(mut binding) => {
+                    let mut keys: Vec<KeySpec> = match &binding {
                         Some(b) => b.keys.clone(),
                         None => raw.on.iter().filter_map(|k| KeySpec::parse(k).ok()).collect(),
                     };
+                    let quits = binding.as_ref().is_some_and(|b| b.action == Action::Quit);
+                    if keys.contains(&ctrl_c) && !quits {
+                        warnings.push(format!(
+                            "{source}: keymap entry {entry}: ctrl-c always quits; its binding of ctrl-c is ignored"
+                        ));
+                        keys.retain(|k| *k != ctrl_c);
+                        if let Some(b) = binding.as_mut() {
+                            b.keys.retain(|k| *k != ctrl_c);
+                        }
+                    }
                     for existing in &mut keymap.bindings {
                         existing.keys.retain(|k| !keys.contains(k));
                     }
@@ -556,6 +574,32 @@ mod tests {
         assert_eq!(row(Action::Step).2, base.desc_for(Action::Step));
         // The base keymap is untouched.
         assert_eq!(base.action_for(&key(KeyCode::Char('q'), KeyModifiers::NONE)), Some(Action::Quit));
+    }
+
+    #[test]
+    fn ctrl_c_cannot_be_unbound_or_rebound() {
+        let base = Keymap::default();
+        // Every bound key unbound, ctrl-c among them, and ctrl-c bound to step as well.
+        let mut every: Vec<String> =
+            base.bindings().iter().flat_map(|b| b.keys.iter().map(ToString::to_string)).collect();
+        every.sort();
+        let overrides = vec![
+            RawBinding { on: every, run: "none".into(), desc: None, entry: 1 },
+            RawBinding { on: vec!["ctrl-c".into(), "x".into()], run: "step".into(), desc: None, entry: 2 },
+        ];
+        let (keymap, warnings) = base.with_overrides(&overrides, "config.toml");
+        assert_eq!(
+            warnings,
+            [
+                "config.toml: keymap entry 1: ctrl-c always quits; its binding of ctrl-c is ignored",
+                "config.toml: keymap entry 2: ctrl-c always quits; its binding of ctrl-c is ignored",
+            ]
+        );
+        let ctrl_c = key(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert_eq!(keymap.action_for(&ctrl_c), Some(Action::Quit));
+        assert!(is_ctrl_c(&ctrl_c) && !is_ctrl_c(&key(KeyCode::Char('c'), KeyModifiers::NONE)));
+        assert_eq!(keymap.action_for(&key(KeyCode::Char('x'), KeyModifiers::NONE)), Some(Action::Step));
+        assert_eq!(keymap.action_for(&key(KeyCode::Char('q'), KeyModifiers::NONE)), None, "the rest is unbound");
     }
 
     #[test]

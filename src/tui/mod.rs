@@ -72,22 +72,18 @@ pub async fn run(
     initial: Vec<Effect>,
 ) -> std::io::Result<(App, Option<crate::runtime::Signal>)> {
     use crate::runtime::Signal;
-    use tokio::signal::unix::{signal, SignalKind};
     install_panic_hook();
-    let (mut terminal, guard) = setup_terminal()?;
     // In raw mode ctrl-c is a key, but `kill -INT` (or SIGQUIT, or a closed terminal) is not.
-    let mut int = signal(SignalKind::interrupt())?;
-    let mut quit_signal = signal(SignalKind::quit())?;
-    let mut terminate = signal(SignalKind::terminate())?;
-    let mut hangup = signal(SignalKind::hangup())?;
+    // Heard on a thread of their own; a second signal exits within a second, the terminal put back.
+    let mut signals =
+        crate::runtime::signals::listen(&[Signal::INT, Signal::QUIT, Signal::TERM, Signal::HUP], restore_terminal)?;
+    let (mut terminal, guard) = setup_terminal()?;
     let caught = Arc::new(Mutex::new(None));
     let noted = Arc::clone(&caught);
     let quit = Box::pin(async move {
-        let signal = tokio::select! {
-            _ = int.recv() => Signal::INT,
-            _ = quit_signal.recv() => Signal::QUIT,
-            _ = terminate.recv() => Signal::TERM,
-            _ = hangup.recv() => Signal::HUP,
+        let Some(signal) = crate::runtime::signals::first(&mut signals).await else {
+            // The listener is gone: no signal will come.
+            return std::future::pending().await;
         };
         if let Ok(mut noted) = noted.lock() {
             *noted = Some(signal);
@@ -176,7 +172,14 @@ pub async fn drive<B: Backend>(
             },
             // Cancel-safe: the calls and tool calls are tasks of the driver, so losing this race restarts nothing.
             Some((input, request)) = driver.next_input(), if driver.outstanding() > 0 => app.on_input(input, request.as_ref()),
-            Some(delta) = deltas.recv() => { app.on_delta(delta.call, delta.sample, &delta.text); Vec::new() }
+            Some(delta) = deltas.recv() => {
+                if delta.restart {
+                    app.on_restart(delta.call, delta.sample);
+                } else {
+                    app.on_delta(delta.call, delta.sample, &delta.text);
+                }
+                Vec::new()
+            }
             _ = tick.tick() => {
                 let now = Instant::now();
                 let busy = app.replay.is_none()

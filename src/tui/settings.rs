@@ -30,14 +30,16 @@ pub fn ui_settings(
     let themes = theme_set(cfg);
     notes.extend(themes.warnings().iter().cloned());
     if let Some(flag) = theme_flag.as_deref().filter(|name| themes.get(name).is_none()) {
+        let flag = crate::userfile::clip(flag, 64);
         let dir = cfg.themes_dir().map(|d| format!(", or a file {}/{flag}.toml", d.display())).unwrap_or_default();
         return Err(format!("--theme {flag:?}: no such theme (known: {}{dir})", themes.names().join(", ")));
     }
     let wanted = theme_flag.or(cfg.theme.clone()).unwrap_or_else(|| "dark".into());
     if themes.get(&wanted).is_none() {
         notes.push(format!(
-            "{}: theme: no theme {wanted:?} (known: {}); using {}",
+            "{}: theme: no theme {:?} (known: {}); using {}",
             cfg.source(),
+            crate::userfile::clip(&wanted, 64),
             themes.names().join(", "),
             themes.get_or_first(&wanted).name
         ));

@@ -24,6 +24,7 @@ fn setup(dir: &Path, params: Params) -> Setup {
     let header = crate::session::Header {
         format: FORMAT.into(),
         version: VERSION,
+        thoughtscope: Some(crate::session::PROGRAM_VERSION.into()),
         task: "game24".into(),
         input: String::new(),
         index: None,
@@ -46,6 +47,7 @@ fn setup(dir: &Path, params: Params) -> Setup {
         prompts: None,
         header,
         sessions_dir: dir.to_path_buf(),
+        session_file: None,
         memory_dir: Some(dir.join("data")),
         limits: Default::default(),
     }
@@ -117,7 +119,7 @@ fn step_and_run_pause() {
     // The recorded session replays to the same tree.
     let session = Session::load(&path).unwrap();
     let rebuilt = crate::session::replay::rebuild(&session, None, None).unwrap();
-    assert!(rebuilt.mismatches.is_empty(), "{:?}", rebuilt.mismatches);
+    assert!(rebuilt.fidelity.is_exact(), "{}", rebuilt.fidelity);
     assert_eq!(rebuilt.engine.tree().len(), app.run.engine.tree().len());
 }
 
@@ -286,7 +288,7 @@ fn replay_moves_through_the_timeline_and_forks() {
     let session = Session::load(&forked).unwrap();
     assert!(session.input_count() > 20 && total > 20);
     let rebuilt = crate::session::replay::rebuild(&session, None, None).unwrap();
-    assert!(rebuilt.mismatches.is_empty(), "{:?}", rebuilt.mismatches);
+    assert!(rebuilt.fidelity.is_exact(), "{}", rebuilt.fidelity);
 }
 
 #[test]
@@ -296,7 +298,7 @@ fn demo_sessions_replay_exactly_and_show_what_they_claim() {
         assert!(session.warnings.is_empty(), "{}: {:?}", demo.file, session.warnings);
         assert!(session.header.note.is_some());
         let rebuilt = crate::session::replay::rebuild(&session, None, None).unwrap();
-        assert!(rebuilt.mismatches.is_empty(), "{}: {:?}", demo.file, rebuilt.mismatches);
+        assert!(rebuilt.fidelity.is_exact(), "{}: {}", demo.file, rebuilt.fidelity);
         assert!(rebuilt.engine.outcome().is_some_and(|o| o.solved), "{} is solved", demo.file);
         let events: Vec<&Event> = session.events().collect();
         match i {
@@ -614,11 +616,39 @@ fn react_runs_in_the_explorer_with_a_styled_transcript() {
     );
 }
 
+#[test]
+fn a_context_overflow_shows_once_in_the_react_transcript() {
+    use crate::tasks::qa_demo::QaDemo;
+    let dir = tempfile::tempdir().unwrap();
+    let task: Arc<dyn TaskSource> = Arc::new(QaDemo::new(None).unwrap());
+    let mut tools = crate::runtime::tools::ToolRunner::new(task.tools().unwrap());
+    let mut s = setup(dir.path(), Params::new(crate::engine::methods::react::KIND));
+    s.task = Arc::clone(&task);
+    s.header.task = "qa-demo".into();
+    let mut app = App::live(s, &task.problem(0).unwrap(), Keymap::default(), ThemeSet::default(), "dark");
+    let fx = app.handle_action(Action::Step);
+    settle_react(&mut app, fx, &mut tools);
+    let fx = app.handle_action(Action::Step);
+    let Some(Effect::CallLlm { call, request }) = fx.into_iter().next() else { panic!("a model call") };
+    let error = crate::engine::CallError {
+        kind: crate::engine::CallErrorKind::ContextOverflow,
+        message: "HTTP 400 Bad Request: This model's maximum context length is 2048 tokens".into(),
+    };
+    let fx = app.on_reply(LlmReply { call, result: Err(error) }, &request);
+    assert!(!fx.iter().any(|e| matches!(e, Effect::CallLlm { .. })), "nothing is asked again");
+    let screen = render(&mut app, 160, 50);
+    let transcript: Vec<&str> = screen.lines().skip_while(|l| !l.contains("4 Transcript")).collect();
+    let lines: Vec<&&str> =
+        transcript.iter().filter(|l| l.contains("does not fit the model's context window")).collect();
+    assert_eq!(lines.len(), 1, "once, in the transcript:\n{screen}");
+    assert!(lines[0].contains("(context_overflow: HTTP 400"), "with the server's words: {}", lines[0]);
+}
+
 /// Carry out effects like the driver does, with the sim answering model calls and
 /// the task's own tools (the qa-demo corpus) answering tool calls, until idle.
 fn settle_react(app: &mut App, effects: Vec<Effect>, tools: &mut crate::runtime::tools::ToolRunner) {
     let sim = SimProvider::new(SimConfig::default());
-    let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
     let mut queue: VecDeque<Effect> = effects.into();
     while let Some(e) = queue.pop_front() {
         let more = match e {
@@ -2188,5 +2218,7 @@ fn star_jumps_to_the_best_valued_state_even_when_a_solution_is_elsewhere() {
 mod breaks;
 /// `X`: exporting the tree on screen.
 mod export;
+/// Every session this project has shipped opens and steps in the explorer.
+mod shipped;
 /// The Stats view's axes: per method step, and over the calls' latencies.
 mod stats;

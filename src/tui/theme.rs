@@ -239,6 +239,11 @@ fn builtins() -> &'static [Theme] {
     })
 }
 
+/// Longest theme name (it is drawn in the settings and the status bar).
+const MAX_NAME_CHARS: usize = 64;
+/// Longest piece of a theme file quoted in a message.
+const MAX_QUOTED: usize = 40;
+
 /// A theme file as written: name, parent and the slots it sets.
 struct PartialTheme {
     name: Option<String>,
@@ -258,7 +263,10 @@ impl PartialTheme {
             }
         };
         let name = string_key("name")?;
-        let inherits = string_key("inherits")?;
+        if let Some(long) = name.as_ref().map(|n| n.chars().count()).filter(|&n| n > MAX_NAME_CHARS) {
+            return Err(file_err(format!("`name` is {long} characters long (at most {MAX_NAME_CHARS})")));
+        }
+        let inherits = string_key("inherits")?.map(|i| crate::userfile::clip(&i, MAX_QUOTED).into_owned());
 
         let mut palette = BTreeMap::new();
         match table.get("palette") {
@@ -267,10 +275,16 @@ impl PartialTheme {
                 for (key, value) in entries {
                     let colour = value
                         .as_str()
-                        .ok_or_else(|| file_err(format!("palette {key}: must be a colour string")))
+                        .ok_or_else(|| {
+                            file_err(format!(
+                                "palette {}: must be a colour string",
+                                crate::userfile::clip(key, MAX_QUOTED)
+                            ))
+                        })
                         .and_then(|text| {
-                            parse_color(text, &BTreeMap::new())
-                                .map_err(|message| file_err(format!("palette {key}: {message}")))
+                            parse_color(text, &BTreeMap::new()).map_err(|message| {
+                                file_err(format!("palette {}: {message}", crate::userfile::clip(key, MAX_QUOTED)))
+                            })
                         })?;
                     palette.insert(key.clone(), colour);
                 }
@@ -283,8 +297,10 @@ impl PartialTheme {
             None => {}
             Some(toml::Value::Table(entries)) => {
                 for (key, value) in entries {
-                    let slot = Slot::from_name(key)
-                        .ok_or_else(|| ThemeError::UnknownSlot { file: source.to_string(), slot: key.clone() })?;
+                    let slot = Slot::from_name(key).ok_or_else(|| ThemeError::UnknownSlot {
+                        file: source.to_string(),
+                        slot: crate::userfile::clip(key, MAX_QUOTED).into_owned(),
+                    })?;
                     let style = parse_style(value, &palette).map_err(|message| ThemeError::BadSlot {
                         file: source.to_string(),
                         slot: key.clone(),
@@ -297,7 +313,10 @@ impl PartialTheme {
         }
         for key in table.keys() {
             if !["name", "inherits", "palette", "slots"].contains(&key.as_str()) {
-                return Err(file_err(format!("unknown key `{key}` (expected name, inherits, palette, slots)")));
+                return Err(file_err(format!(
+                    "unknown key `{}` (expected name, inherits, palette, slots)",
+                    crate::userfile::clip(key, MAX_QUOTED)
+                )));
             }
         }
         Ok(PartialTheme { name, inherits, styles })
@@ -378,12 +397,14 @@ const COLOR_NAMES: [(&str, Color); 17] = [
 
 /// Parse a colour: a palette name, a colour name, `#rrggbb` or an index 0..255.
 pub fn parse_color(text: &str, palette: &BTreeMap<String, Color>) -> Result<Color, String> {
+    // Quoted in messages at most this long: a huge value is not drawn on screen.
+    let shown = crate::userfile::clip(text, MAX_QUOTED);
     let trimmed = text.trim();
     if let Some(colour) = palette.get(trimmed) {
         return Ok(*colour);
     }
     if let Some(hex) = trimmed.strip_prefix('#') {
-        let bad = || format!("colour \"{text}\" is not #rrggbb");
+        let bad = || format!("colour \"{shown}\" is not #rrggbb");
         if hex.len() != 6 || !hex.chars().all(|c| c.is_ascii_hexdigit()) {
             return Err(bad());
         }
@@ -391,13 +412,16 @@ pub fn parse_color(text: &str, palette: &BTreeMap<String, Color>) -> Result<Colo
         return Ok(Color::Rgb(byte(0)?, byte(2)?, byte(4)?));
     }
     if trimmed.chars().all(|c| c.is_ascii_digit()) && !trimmed.is_empty() {
-        return trimmed.parse::<u8>().map(Color::Indexed).map_err(|_| format!("colour index \"{text}\" is not 0..255"));
+        return trimmed
+            .parse::<u8>()
+            .map(Color::Indexed)
+            .map_err(|_| format!("colour index \"{shown}\" is not 0..255"));
     }
     let name = trimmed.to_ascii_lowercase().replace(['-', ' '], "_").replace("grey", "gray");
     let name = if name == "darkgray" { "dark_gray".to_string() } else { name };
     COLOR_NAMES.iter().find(|(n, _)| *n == name).map(|(_, c)| *c).ok_or_else(|| {
         let names = COLOR_NAMES.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ");
-        format!("colour \"{text}\" is not a colour name ({names}), #rrggbb or an index 0..255")
+        format!("colour \"{shown}\" is not a colour name ({names}), #rrggbb or an index 0..255")
     })
 }
 
@@ -431,7 +455,8 @@ impl ThemeSet {
         let mut files = match std::fs::read_dir(dir) {
             Ok(entries) => entries
                 .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "toml") && p.is_file())
+                // Not only regular files: a FIFO or device named *.toml is reported, not skipped silently.
+                .filter(|p| p.extension().is_some_and(|x| x == "toml") && !p.is_dir())
                 .collect::<Vec<_>>(),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
             Err(e) => {
@@ -444,10 +469,10 @@ impl ThemeSet {
         let mut user: Vec<Theme> = Vec::new();
         for path in files {
             let source = path.display().to_string();
-            let text = match std::fs::read_to_string(&path) {
+            let text = match crate::userfile::read_text(&path, &crate::userfile::THEME) {
                 Ok(text) => text,
                 Err(e) => {
-                    warnings.push(format!("{source}: cannot read: {e}; skipped"));
+                    warnings.push(format!("{source}: cannot read: {}; skipped", e.reason()));
                     continue;
                 }
             };
@@ -660,5 +685,29 @@ mod tests {
         let missing = ThemeSet::load(Some(&dir.path().join("nope")));
         assert_eq!(missing.names(), Theme::builtin_names());
         assert!(missing.warnings().is_empty());
+    }
+
+    #[test]
+    fn huge_themes_fifos_and_long_values_are_refused_without_being_drawn() {
+        let dir = tempfile::tempdir().unwrap();
+        // Over the 64 KiB cap: skipped before it is parsed.
+        let huge = format!("[slots]\nborder = \"{}\"\n", "x".repeat(100 * 1024));
+        std::fs::write(dir.path().join("huge.toml"), huge).unwrap();
+        // Under the cap but with a long value and a long name.
+        std::fs::write(dir.path().join("long.toml"), format!("[slots]\nborder = \"{}\"\n", "y".repeat(5000))).unwrap();
+        std::fs::write(dir.path().join("named.toml"), format!("name = \"{}\"\n", "n".repeat(65))).unwrap();
+        let fifo = dir.path().join("pipe.toml");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let started = std::time::Instant::now();
+        let set = ThemeSet::load(Some(dir.path()));
+        assert!(started.elapsed() < std::time::Duration::from_secs(5), "the FIFO did not block");
+        let w = set.warnings();
+        assert_eq!(w.len(), 4, "{w:?}");
+        assert!(w[0].ends_with("huge.toml: cannot read: it is larger than 64 KiB, the limit for a theme file; skipped"));
+        assert!(w[1].contains("long.toml: slot border: colour \"yyyy") && w[1].contains("… (5000 characters)"));
+        assert!(w[1].len() < 500, "the value is clipped: {}", w[1]);
+        assert!(w[2].contains("named.toml: `name` is 65 characters long (at most 64)"), "{}", w[2]);
+        assert!(w[3].contains("pipe.toml: cannot read: it is a FIFO (named pipe), not a file"), "{}", w[3]);
+        assert_eq!(set.names(), Theme::builtin_names(), "none of them loaded");
     }
 }

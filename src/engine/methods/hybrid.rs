@@ -280,8 +280,8 @@ impl Method for Hybrid {
         Some(result)
     }
 
-    fn on_act_failed(&mut self, core: &mut Core, node: NodeId, message: &str) {
-        self.react.on_act_failed(core, node, message);
+    fn on_act_failed(&mut self, core: &mut Core, node: NodeId, error: &crate::engine::CallError) {
+        self.react.on_act_failed(core, node, error);
     }
 
     fn on_tool(&mut self, core: &mut Core, node: NodeId, result: ToolResult) {

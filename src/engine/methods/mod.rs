@@ -81,8 +81,9 @@ pub trait Method: dyn_clone::DynClone + Send {
     }
     /// ReAct: the model's reply for the step after `node` (its text and any native tool calls).
     fn on_act(&mut self, _core: &mut Core, _node: NodeId, _reply: &crate::engine::Completion) {}
-    /// ReAct: the step's model call failed.
-    fn on_act_failed(&mut self, _core: &mut Core, _node: NodeId, _message: &str) {}
+    /// ReAct: the step's model call failed. The failure is no text for the model: nothing
+    /// of it goes into a later prompt (a context overflow stops the branch).
+    fn on_act_failed(&mut self, _core: &mut Core, _node: NodeId, _error: &crate::engine::CallError) {}
     /// ReAct: the observation for `node`'s action.
     fn on_tool(&mut self, _core: &mut Core, _node: NodeId, _result: crate::engine::ToolResult) {}
     /// Leave the current branch, or go back to `to` if given; `Err` says why not.

@@ -17,8 +17,8 @@
 
 use crate::engine::params::{choices, DefaultValue, Kind, ParamDecl};
 use crate::engine::{
-    CallKind, Completion, Core, Issue, LlmRequest, NodeId, NodeStatus, Origin, Outcome, Step, ToolDef, ToolMode,
-    ToolRequest, ToolResult,
+    CallError, CallErrorKind, CallKind, Completion, Core, Issue, LlmRequest, NodeId, NodeStatus, Origin, Outcome, Step,
+    ToolDef, ToolMode, ToolRequest, ToolResult,
 };
 use crate::engine::{MethodKind, ParamError, ParamReader};
 
@@ -90,6 +90,8 @@ pub struct React {
     /// thought and an action (the ReAct code's bad call): the reply is the action alone.
     reasking: bool,
     pub bad_calls: usize,
+    /// Steps whose model call failed on this trajectory (each uses up a step of `max_steps`).
+    lost: usize,
 }
 
 impl React {
@@ -103,6 +105,7 @@ impl React {
             completing: None,
             reasking: false,
             bad_calls: 0,
+            lost: 0,
         }
     }
 
@@ -213,6 +216,7 @@ impl React {
         let typed = Step { thought: thought.clone(), action: action.clone(), ..Step::new(step) };
         let child = add_step(core, parent, typed, Origin::Human { edited_from: Some(node) });
         self.tip = child;
+        self.lost = 0;
         self.finals.clear();
         self.acting = None;
         self.completing = None;
@@ -291,7 +295,7 @@ impl Method for React {
         match self.phase {
             Phase::Think => {
                 let step = core.tree.node(self.tip).depth + 1;
-                if step > self.params.max_steps {
+                if step + self.lost > self.params.max_steps {
                     core.log(format!("no answer after {}", super::count(self.params.max_steps, "step", "steps")));
                     self.finals.clear();
                     self.phase = Phase::Done;
@@ -351,27 +355,33 @@ impl Method for React {
         self.act(core, child, read.action, read.problem);
     }
 
-    fn on_act_failed(&mut self, core: &mut Core, node: NodeId, message: &str) {
+    fn on_act_failed(&mut self, core: &mut Core, node: NodeId, error: &CallError) {
+        let message = error.to_string();
+        let overflow = error.kind == CallErrorKind::ContextOverflow;
         if self.completing == Some(node) {
-            // A thought whose action the model could not write: keep the thought.
+            // A thought whose action the model could not write: keep the thought, with no
+            // observation (the failure is no text for the model), and go on from it.
             self.completing = None;
             self.reasking = false;
-            core.tree.node_mut(node).add_issue(Issue::ActionFailed(message.to_string()));
+            core.tree.node_mut(node).add_issue(Issue::ActionFailed(message.clone()));
             self.bad_calls += 1;
-            React::observe(core, node, &format!("(the model call failed: {message})"));
-            self.phase = Phase::Think;
+            self.phase = if overflow { Phase::Done } else { Phase::Think };
             return;
         }
-        // The step is lost; count it so a dead server cannot loop forever.
-        let step = core.tree.node(node).depth + 1;
-        // The prompt shows it as the step's thought; the node, which is no step, says it briefly.
-        let lost = Step { thought: Some(format!("(the model call failed: {message})")), ..Step::new(step) };
-        let (_, path) = step_texts(core, Some(node), &lost);
-        let child = core.tree.add_child(node, format!("(call failed: {message})"), path, Origin::Model);
-        core.emit(crate::engine::Event::NodeAdded { id: child, parent: node, thought: "(call failed)".into() });
-        core.set_status(child, NodeStatus::Invalid(message.to_string()));
-        self.tip = child;
-        self.phase = Phase::Think;
+        // The step is lost: a node that is no step says so, beside the trajectory, whose
+        // prompt it leaves as it was (a failure is no text for the model). The step is asked
+        // again, and the lost one counts against `max_steps`, so a dead server cannot loop
+        // forever. A prompt too long for the model's context never fits: the episode ends.
+        let path = core.tree.node(node).path.clone();
+        let what = if overflow {
+            "(the prompt does not fit the model's context window: the episode stops here)"
+        } else {
+            "(the model call failed: the step is asked again)"
+        };
+        let child = core.add_node(node, what.to_string(), path.to_string(), Origin::Model);
+        core.set_status(child, NodeStatus::Invalid(message));
+        self.lost += 1;
+        self.phase = if overflow { Phase::Done } else { Phase::Think };
     }
 
     fn on_tool(&mut self, core: &mut Core, node: NodeId, result: ToolResult) {
@@ -396,7 +406,14 @@ impl Method for React {
 
     fn continue_from(&mut self, core: &mut Core, node: NodeId) -> Result<(), String> {
         core.cancel_scheduled();
+        // A lost step (a node that is no step) is no place on a trajectory: go on from its parent.
+        let n = core.tree.node(node);
+        let node = match n.parent {
+            Some(parent) if n.step.is_none() => parent,
+            _ => node,
+        };
         self.tip = node;
+        self.lost = 0;
         self.finals.clear();
         self.acting = None;
         self.completing = None;

@@ -171,7 +171,7 @@ fn a_session_header_keeps_the_snapshot_and_a_fork_starts_from_the_parents() {
         memory: None,
     };
     let mut header: Header = crate::runtime::headless::header_for(&setup, &problem);
-    header.memory = Some(MemorySnapshot { name: "study".into(), memory: memory.clone() });
+    header.memory = Some(MemorySnapshot::new("study", memory.clone()));
     let path = tmp.path().join("s.jsonl");
     let mut w = SessionWriter::create(&path, &header).expect("create");
     let mut engine = header.engine(Arc::clone(&task) as Arc<dyn Task>);
@@ -331,12 +331,13 @@ fn the_explorers_live_runs_load_the_memory_when_they_start_and_save_it_when_they
     let problem = task.problem(5).expect("p5");
     let bare = headless_setup(&data, tmp.path(), name);
     let mut header = crate::runtime::headless::header_for(&bare, &problem);
-    header.memory = Some(MemorySnapshot { name: name.into(), memory: Memory::default() });
+    header.memory = Some(MemorySnapshot::new(name, Memory::default()));
     let setup = Setup {
         task,
         prompts: None,
         header,
         sessions_dir: tmp.path().join("sessions"),
+        session_file: None,
         memory_dir: Some(data.clone()),
         limits: Default::default(),
     };

@@ -422,8 +422,9 @@ impl Task for Crosswords {
         let candidates = if visited.is_empty() { outcome.finals.clone() } else { visited };
         let mut out = BTreeMap::new();
         let n = output.len().max(1) as f64;
-        out.insert("letter".into(), output.iter().map(|a| a.letter).sum::<f64>() / n);
-        out.insert("word".into(), output.iter().map(|a| a.word).sum::<f64>() / n);
+        // Summed from 0.0: an empty `sum::<f64>()` is -0.0, which `--out` would print.
+        out.insert("letter".into(), output.iter().fold(0.0, |s, a| s + a.letter) / n);
+        out.insert("word".into(), output.iter().fold(0.0, |s, a| s + a.word) / n);
         out.insert("game".into(), output.iter().filter(|a| a.game).count() as f64 / n);
         // The oracle: the state with the most right words, the first visited on ties.
         let mut best: Option<board::Accuracy> = None;

@@ -19,8 +19,8 @@ use super::answer::{join_options, letter, LETTERS, MAX_OPTIONS};
 use super::{Item, MathKind, ID_FACET};
 use crate::tasks::TaskError;
 
-/// Largest data file read (bytes).
-pub const MAX_FILE: u64 = 256 * 1024 * 1024;
+/// Largest data file read (bytes): the `--data` cap of [`crate::userfile::DATA`].
+pub const MAX_FILE: u64 = crate::userfile::DATA.max_bytes;
 /// Longest line of a data file (bytes).
 pub const MAX_LINE: usize = 1024 * 1024;
 /// Longest problem, question or option text (bytes).
@@ -78,11 +78,8 @@ impl McItem {
 /// about skipped lines, each naming the file and line.
 pub fn read(kind: MathKind, path: &Path) -> Result<(Vec<Item>, Vec<String>), TaskError> {
     let name = path.display().to_string();
-    let size = std::fs::metadata(path).map_err(|e| TaskError::Data(format!("{name}: cannot read: {e}")))?.len();
-    if size > MAX_FILE {
-        return Err(TaskError::Data(format!("{name}: {size} bytes is more than the {MAX_FILE} bytes read")));
-    }
-    let text = std::fs::read_to_string(path).map_err(|e| TaskError::Data(format!("{name}: cannot read: {e}")))?;
+    let text = crate::userfile::read_text(path, &crate::userfile::DATA)
+        .map_err(|e| TaskError::Data(format!("{name}: cannot read: {}", e.reason())))?;
     parse(kind, &text, &name)
 }
 

@@ -6,12 +6,22 @@
 //!
 //! The solver works in floating point; the answer is rationalised with a bounded continued
 //! fraction and then checked exactly against every constraint, so a fraction is only shown when
-//! it is exactly feasible. Bounded: at most 30 variables and 60 constraints, and a
-//! branch-and-bound node budget (deterministic, not a clock).
+//! it is exactly feasible. Bounded: at most 30 variables and 60 constraints, a
+//! branch-and-bound node budget (deterministic), and a time limit inside the solver as a
+//! last resort ([`SOLVER_TIME_LIMIT`]; the tool's own limit in the runtime is longer).
+//!
+//! Every continuous variable goes to the solver as the difference of two non-negative parts
+//! (`x = x⁺ − x⁻`; an integer one keeps finite bounds, ±2^31): microlp 0.6 mishandles free
+//! variables (both bounds infinite) — it
+//! pivots forever on `maximize x + y subject to x + y <= 4` and calls
+//! `maximize x - y subject to x - y <= 3` unbounded — while the split program is in the
+//! standard form its simplex is made for.
 
 use std::collections::BTreeMap;
 
-use microlp::{ComparisonOp, OptimizationDirection, Problem, SolutionStatus, SolveOptions, SolveOutcome};
+use microlp::{
+    ComparisonOp, OptimizationDirection, Problem, SolutionStatus, SolveOptions, SolveOutcome, TerminationReason,
+};
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::{One, Signed, ToPrimitive, Zero};
@@ -26,6 +36,8 @@ pub const USAGE: &str = "write e.g. lp[maximize 3x + 2y subject to x + y <= 4; x
 const MAX_VARS: usize = 30;
 const MAX_CONSTRAINTS: usize = 60;
 const MAX_NODES: u64 = 20_000;
+/// Wall-clock limit inside the solver: it checks it between pivots and stops cleanly.
+pub const SOLVER_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);
 const MAX_COEFF: f64 = 1e12;
 /// Largest denominator tried when turning the solver's floats back into fractions.
 const MAX_DENOMINATOR: i64 = 1_000_000;
@@ -315,7 +327,45 @@ pub fn lp(text: &str) -> Result<String, String> {
 }
 
 fn solve(program: &Program) -> Result<String, String> {
-    // Variables in order of first appearance: objective, then constraints.
+    let names = variable_names(program)?;
+    // A constraint without variables is true or false by itself.
+    for c in program.constraints.iter().filter(|c| c.lhs.is_constant()) {
+        if !holds(&c.lhs.constant, c.cmp) {
+            return Ok(format!("infeasible: the constraint '{}' can never hold", c.text));
+        }
+    }
+    // The relaxation first: it decides infeasible / unbounded without integer bounds.
+    let (relaxed, _) = build(program, &names, false)?;
+    match run(&relaxed)? {
+        Run::Infeasible => return Ok("infeasible: no point satisfies all the constraints".into()),
+        Run::Unbounded => {
+            return Ok(format!(
+                "unbounded: the objective can be made arbitrarily {} (did you forget bounds such as x >= 0?)",
+                if program.maximize { "large" } else { "small" }
+            ))
+        }
+        Run::Stopped(reason) => return Err(stopped(reason)),
+        Run::Solved { .. } => {}
+    }
+    let (problem, vars) = build(program, &names, !program.integer.is_empty())?;
+    let (values, unproven) = match run(&problem)? {
+        Run::Infeasible => return Ok("infeasible: no integer point satisfies all the constraints".into()),
+        Run::Unbounded => return Ok("unbounded".into()),
+        Run::Stopped(reason) => return Err(stopped(reason)),
+        Run::Solved { values, unproven } => (values, unproven),
+    };
+    let floats: Vec<f64> =
+        vars.iter().map(|v| values[v.pos.idx()] - v.neg.map_or(0.0, |neg| values[neg.idx()])).collect();
+    let note = match unproven {
+        None => "",
+        Some(TerminationReason::TimeLimit) => " (time limit reached: best found, not proven optimal)",
+        Some(_) => " (node budget reached: best found, not proven optimal)",
+    };
+    Ok(answer(program, &names, &floats, note))
+}
+
+/// The variables in order of first appearance (objective, then constraints), checked.
+fn variable_names(program: &Program) -> Result<Vec<String>, String> {
     let mut names: Vec<String> = program.objective.coeffs.keys().cloned().collect();
     for c in &program.constraints {
         for v in c.lhs.coeffs.keys() {
@@ -335,80 +385,63 @@ fn solve(program: &Program) -> Result<String, String> {
     if names.len() > MAX_VARS {
         return Err(format!("at most {MAX_VARS} variables are supported (got {})", names.len()));
     }
-    // A constraint without variables is true or false by itself.
-    for c in &program.constraints {
-        if c.lhs.is_constant() {
-            let k = &c.lhs.constant;
-            let holds = match c.cmp {
-                Cmp::Le => !k.is_positive(),
-                Cmp::Ge => !k.is_negative(),
-                Cmp::Eq => k.is_zero(),
-            };
-            if !holds {
-                return Ok(format!("infeasible: the constraint '{}' can never hold", c.text));
-            }
-        }
+    Ok(names)
+}
+
+/// Whether `value cmp 0` holds.
+fn holds(value: &BigRational, cmp: Cmp) -> bool {
+    match cmp {
+        Cmp::Le => !value.is_positive(),
+        Cmp::Ge => !value.is_negative(),
+        Cmp::Eq => value.is_zero(),
     }
+}
+
+/// The program for the solver, with each continuous variable split in two non-negative
+/// parts (see the module docs: never a free variable); integer variables only if `integer`.
+fn build(program: &Program, names: &[String], integer: bool) -> Result<(Problem, Vec<Split>), String> {
     let direction = if program.maximize { OptimizationDirection::Maximize } else { OptimizationDirection::Minimize };
-    let build = |integer: bool| -> Result<(Problem, Vec<microlp::Variable>), String> {
-        let mut problem = Problem::new(direction);
-        let mut vars = Vec::new();
-        for name in &names {
-            let c = program.objective.coeffs.get(name).map(to_f64).transpose()?.unwrap_or(0.0);
-            let var = if integer && program.integer.contains(name) {
-                problem.add_integer_var(c, (i32::MIN, i32::MAX))
-            } else {
-                problem.add_var(c, (f64::NEG_INFINITY, f64::INFINITY))
-            };
-            vars.push(var);
-        }
-        for c in program.constraints.iter().filter(|c| !c.lhs.is_constant()) {
-            let mut terms = Vec::new();
-            for (v, k) in &c.lhs.coeffs {
-                let i = names.iter().position(|n| n == v).ok_or("internal: unknown variable")?;
-                terms.push((vars[i], to_f64(k)?));
-            }
-            let rhs = if c.lhs.constant.is_zero() { 0.0 } else { -to_f64(&c.lhs.constant)? };
-            let op = match c.cmp {
-                Cmp::Le => ComparisonOp::Le,
-                Cmp::Ge => ComparisonOp::Ge,
-                Cmp::Eq => ComparisonOp::Eq,
-            };
-            problem.add_constraint(terms.as_slice(), op, rhs);
-        }
-        Ok((problem, vars))
-    };
-    // The relaxation first: it decides infeasible / unbounded without integer bounds.
-    let (relaxed, _) = build(false)?;
-    match run(&relaxed)? {
-        Run::Infeasible => return Ok("infeasible: no point satisfies all the constraints".into()),
-        Run::Unbounded => {
-            return Ok(format!(
-                "unbounded: the objective can be made arbitrarily {} (did you forget bounds such as x >= 0?)",
-                if program.maximize { "large" } else { "small" }
-            ))
-        }
-        _ => {}
+    let mut problem = Problem::new(direction);
+    let mut vars = Vec::new();
+    for name in names {
+        let c = program.objective.coeffs.get(name).map(to_f64).transpose()?.unwrap_or(0.0);
+        let split = if integer && program.integer.contains(name) {
+            // Integers keep one variable with finite bounds: split in two, branch and bound
+            // would wander along pos = neg + k, where neither part is bounded.
+            Split { pos: problem.add_integer_var(c, (i32::MIN, i32::MAX)), neg: None }
+        } else {
+            let pos = problem.add_var(c, (0.0, f64::INFINITY));
+            Split { pos, neg: Some(problem.add_var(-c, (0.0, f64::INFINITY))) }
+        };
+        vars.push(split);
     }
-    let (problem, vars) = if program.integer.is_empty() { build(false)? } else { build(true)? };
-    let outcome = run(&problem)?;
-    let (values, proven) = match outcome {
-        Run::Infeasible => return Ok("infeasible: no integer point satisfies all the constraints".into()),
-        Run::Unbounded => return Ok("unbounded".into()),
-        Run::Stopped => {
-            return Err(format!(
-                "the search stopped after {MAX_NODES} branch-and-bound nodes without a feasible integer point; \
-                 give tighter bounds"
-            ))
+    for c in program.constraints.iter().filter(|c| !c.lhs.is_constant()) {
+        let mut terms = Vec::new();
+        for (v, k) in &c.lhs.coeffs {
+            let i = names.iter().position(|n| n == v).ok_or("internal: unknown variable")?;
+            let k = to_f64(k)?;
+            terms.push((vars[i].pos, k));
+            if let Some(neg) = vars[i].neg {
+                terms.push((neg, -k));
+            }
         }
-        Run::Solved { values, proven } => (values, proven),
-    };
-    let floats: Vec<f64> = vars.iter().map(|v| values[v.idx()]).collect();
-    let note = if proven { "" } else { " (node budget reached: best found, not proven optimal)" };
-    // Exact answer when every value rationalises to an exactly feasible point.
+        let rhs = if c.lhs.constant.is_zero() { 0.0 } else { -to_f64(&c.lhs.constant)? };
+        let op = match c.cmp {
+            Cmp::Le => ComparisonOp::Le,
+            Cmp::Ge => ComparisonOp::Ge,
+            Cmp::Eq => ComparisonOp::Eq,
+        };
+        problem.add_constraint(terms.as_slice(), op, rhs);
+    }
+    Ok((problem, vars))
+}
+
+/// The result line for the solver's point: exact when every value rationalises to an
+/// exactly feasible point, else the floats, labelled so.
+fn answer(program: &Program, names: &[String], floats: &[f64], note: &str) -> String {
     let exact: Option<BTreeMap<String, BigRational>> = names
         .iter()
-        .zip(&floats)
+        .zip(floats)
         .map(|(n, f)| {
             let q = rationalise(*f)?;
             if program.integer.contains(n) && !q.is_integer() {
@@ -417,18 +450,9 @@ fn solve(program: &Program) -> Result<String, String> {
             Some((n.clone(), q))
         })
         .collect();
-    let exact = exact.filter(|vals| {
-        program.constraints.iter().all(|c| {
-            let v = c.lhs.eval(vals);
-            match c.cmp {
-                Cmp::Le => !v.is_positive(),
-                Cmp::Ge => !v.is_negative(),
-                Cmp::Eq => v.is_zero(),
-            }
-        })
-    });
+    let exact = exact.filter(|vals| program.constraints.iter().all(|c| holds(&c.lhs.eval(vals), c.cmp)));
     let word = if program.maximize { "maximum" } else { "minimum" };
-    Ok(match exact {
+    match exact {
         Some(vals) => {
             let value = program.objective.eval(&vals);
             let assignments: Vec<String> = names.iter().map(|n| format!("{n} = {}", show_q(&vals[n]))).collect();
@@ -438,16 +462,16 @@ fn solve(program: &Program) -> Result<String, String> {
             let value = program.objective.constant.to_f64().unwrap_or(0.0)
                 + names
                     .iter()
-                    .zip(&floats)
+                    .zip(floats)
                     .map(|(n, f)| program.objective.coeffs.get(n).and_then(ToPrimitive::to_f64).unwrap_or(0.0) * f)
                     .sum::<f64>();
-            let assignments: Vec<String> = names.iter().zip(&floats).map(|(n, f)| format!("{n} ≈ {f:.9}")).collect();
+            let assignments: Vec<String> = names.iter().zip(floats).map(|(n, f)| format!("{n} ≈ {f:.9}")).collect();
             format!(
                 "optimal (floating point, no exact fraction found): {word} ≈ {value:.9} at {}{note}",
                 assignments.join(", ")
             )
         }
-    })
+    }
 }
 
 fn show_q(q: &BigRational) -> String {
@@ -458,27 +482,55 @@ fn show_q(q: &BigRational) -> String {
     }
 }
 
+/// One variable of the program as the solver sees it: `pos - neg`, both non-negative; an
+/// integer variable is `pos` alone, within ±2^31.
+#[derive(Debug, Clone, Copy)]
+struct Split {
+    pos: microlp::Variable,
+    neg: Option<microlp::Variable>,
+}
+
 enum Run {
     Infeasible,
     Unbounded,
-    Stopped,
-    Solved { values: Vec<f64>, proven: bool },
+    /// A limit stopped the solver before it had a usable point.
+    Stopped(TerminationReason),
+    /// `unproven` is None for a proven optimum, else the limit that stopped the search.
+    Solved {
+        values: Vec<f64>,
+        unproven: Option<TerminationReason>,
+    },
+}
+
+/// What to say when a limit stopped the solver with nothing to show.
+fn stopped(reason: TerminationReason) -> String {
+    match reason {
+        TerminationReason::TimeLimit => format!(
+            "the solver did not finish within {} s; give a smaller program or tighter bounds",
+            SOLVER_TIME_LIMIT.as_secs()
+        ),
+        _ => format!(
+            "the search stopped after {MAX_NODES} branch-and-bound nodes without a feasible integer point; \
+             give tighter bounds"
+        ),
+    }
 }
 
 fn run(problem: &Problem) -> Result<Run, String> {
     let mut options = SolveOptions::default();
     options.node_limit = Some(MAX_NODES);
+    options.time_limit = Some(SOLVER_TIME_LIMIT);
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| problem.solve_with(options)))
         .map_err(|_| "the LP solver failed on this input (numerical trouble); rescale the coefficients".to_string())?;
     match outcome {
         Err(microlp::Error::Infeasible) => Ok(Run::Infeasible),
         Err(microlp::Error::Unbounded) => Ok(Run::Unbounded),
         Err(other) => Err(format!("the LP solver failed: {other}")),
-        Ok(SolveOutcome::Interrupted(_)) => Ok(Run::Stopped),
+        Ok(SolveOutcome::Interrupted(stop)) => Ok(Run::Stopped(stop.termination_reason())),
         Ok(SolveOutcome::Solution(solution)) => {
-            let proven = solution.status() == SolutionStatus::Optimal;
+            let unproven = (solution.status() != SolutionStatus::Optimal).then(|| solution.termination_reason());
             let values = solution.iter().map(|(_, v)| v).collect();
-            Ok(Run::Solved { values, proven })
+            Ok(Run::Solved { values, unproven })
         }
     }
 }

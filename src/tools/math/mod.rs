@@ -9,7 +9,9 @@
 //!
 //! A tool never fails a run: bad arguments and too-large requests come back as
 //! `Observation::fail` with one line saying what to write instead. Every tool is bounded by
-//! input size, result size and deterministic step budgets (never a clock).
+//! input size, result size and deterministic step budgets, and computes on a thread of its
+//! own that is abandoned at [`super::worker::TIME_LIMIT`] (see [`super::worker`]), so no
+//! input keeps a run, or the process, waiting.
 
 pub mod algebra;
 pub mod calc;
@@ -43,6 +45,12 @@ fn observe(result: Result<String, String>) -> Observation {
     }
 }
 
+/// Run a math tool's function on its own thread, within the tools' time limit.
+fn compute<'a>(name: &'static str, arg: &str, tool: fn(&str) -> Result<String, String>) -> BoxFuture<'a, Observation> {
+    let arg = arg.to_string();
+    Box::pin(super::worker::off_thread(name, super::worker::TIME_LIMIT, move || observe(tool(&arg))))
+}
+
 /// `calc[expression]`.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CalcTool;
@@ -59,7 +67,7 @@ impl Tool for CalcTool {
     }
 
     fn call<'a>(&'a self, arg: &'a str, _state: &'a mut ToolState) -> BoxFuture<'a, Observation> {
-        Box::pin(async move { observe(calc::calc(arg)) })
+        compute("calc", arg, calc::calc)
     }
 }
 
@@ -80,7 +88,7 @@ impl Tool for LpTool {
     }
 
     fn call<'a>(&'a self, arg: &'a str, _state: &'a mut ToolState) -> BoxFuture<'a, Observation> {
-        Box::pin(async move { observe(lp::lp(arg)) })
+        compute("lp", arg, lp::lp)
     }
 }
 
@@ -100,7 +108,7 @@ impl Tool for CountTool {
     }
 
     fn call<'a>(&'a self, arg: &'a str, _state: &'a mut ToolState) -> BoxFuture<'a, Observation> {
-        Box::pin(async move { observe(count::count(arg)) })
+        compute("count", arg, count::count)
     }
 }
 
@@ -120,9 +128,11 @@ impl Tool for AlgebraTool {
     }
 
     fn call<'a>(&'a self, arg: &'a str, _state: &'a mut ToolState) -> BoxFuture<'a, Observation> {
-        Box::pin(async move { observe(algebra::algebra(arg)) })
+        compute("algebra", arg, algebra::algebra)
     }
 }
 
+#[cfg(test)]
+mod lp_tests;
 #[cfg(test)]
 mod tests;

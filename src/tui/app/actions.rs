@@ -16,6 +16,11 @@ impl App {
         if key.kind == KeyEventKind::Release {
             return Vec::new();
         }
+        // ctrl-c always quits, whatever the keymap binds and whatever is open: a keymap
+        // that unbinds every key still leaves this way out.
+        if crate::tui::keymap::is_ctrl_c(&key) {
+            return self.handle_action(Action::Quit);
+        }
         if self.popup.is_some() {
             return self.popup_key(key);
         }

@@ -144,6 +144,9 @@ pub struct Setup {
     /// Header of new live runs (its input/index are replaced per problem).
     pub header: Header,
     pub sessions_dir: PathBuf,
+    /// `--record FILE.jsonl`: the first live run records to this file (later ones go to
+    /// `sessions_dir`, its folder).
+    pub session_file: Option<PathBuf>,
     /// Where named memories live (`<dir>/memory/<name>.json`); `None`: the user data directory.
     pub memory_dir: Option<PathBuf>,
     /// Budgets, price and cache, as for headless runs.
@@ -316,6 +319,7 @@ impl App {
             captions,
         });
         app.seek(open_at);
+        app.say_fidelity();
         Ok(app)
     }
 
@@ -366,9 +370,7 @@ impl App {
         });
         let started = memory.as_ref().map(crate::runtime::memory::load_blocking);
         header.memory = match (&memory, &started) {
-            (Some(m), Some(Ok(loaded))) => {
-                Some(crate::session::MemorySnapshot { name: m.name.clone(), memory: loaded.clone() })
-            }
+            (Some(m), Some(Ok(loaded))) => Some(crate::session::MemorySnapshot::new(m.name.clone(), loaded.clone())),
             _ => None,
         };
         self.header = header;
@@ -385,7 +387,7 @@ impl App {
             problem.index.map(|i| i.to_string()).unwrap_or_else(|| problem.input.replace(' ', "_")),
             self.header.params.method.label()
         );
-        let path = unique_path(&self.setup.sessions_dir, &name);
+        let path = self.setup.session_file.take().unwrap_or_else(|| unique_path(&self.setup.sessions_dir, &name));
         let writer = match SessionWriter::create(&path, &self.header) {
             Ok(w) => Some(w),
             Err(e) => {
@@ -469,6 +471,14 @@ impl App {
     pub fn on_delta(&mut self, call: u64, sample: u32, text: &str) {
         if self.replay.is_none() && self.run.engine.pending_calls().contains(&call) {
             self.streaming.entry((call, sample)).or_default().push_str(text);
+            self.touch();
+        }
+    }
+
+    /// A streamed sample starts over (its stream was cut and is asked again): the text
+    /// shown of it so far goes.
+    pub fn on_restart(&mut self, call: u64, sample: u32) {
+        if self.streaming.remove(&(call, sample)).is_some() {
             self.touch();
         }
     }

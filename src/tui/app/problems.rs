@@ -201,6 +201,7 @@ impl App {
             captions,
         });
         self.seek(open_at);
+        self.say_fidelity();
         Ok(())
     }
 

@@ -13,6 +13,9 @@ pub struct Marks {
     /// Right after each command a person gave that changes the tree (edit, prune,
     /// backtrack, expand, re-evaluate, continue; stepping and running are the steps').
     pub actions: Vec<usize>,
+    /// How the whole session replays (exact, exact but for wording, or as recorded from
+    /// the input where today's engine differs).
+    pub fidelity: crate::session::fidelity::Fidelity,
 }
 
 impl Marks {
@@ -29,14 +32,25 @@ impl Marks {
                 _ => (false, false),
             })
             .collect();
-        let mut marks = Marks { steps: vec![0], actions: Vec::new() };
+        let mut marks = Marks { steps: vec![0], actions: Vec::new(), fidelity: Default::default() };
         let mut step = timeline.engine().view().step;
         let mut finished = timeline.engine().is_finished();
         for p in 1..=total {
+            let events_before = timeline.events().len();
             if timeline.forward(1) == 0 {
                 break;
             }
-            let now = timeline.engine().view().step;
+            let as_recorded = timeline.recorded_from().is_some_and(|from| p > from);
+            let now = if as_recorded {
+                // Played as recorded, the method's step counter stands still: a step ends
+                // where the record says one did (a selection, a backtrack, an outcome).
+                let ends = timeline.events()[events_before..]
+                    .iter()
+                    .any(|e| matches!(e, Event::Selected { .. } | Event::Backtracked { .. } | Event::Finished { .. }));
+                step + usize::from(ends)
+            } else {
+                timeline.engine().view().step
+            };
             let (command, steering) = kinds.get(p - 1).copied().unwrap_or((false, false));
             if steering {
                 marks.actions.push(p);
@@ -54,6 +68,7 @@ impl Marks {
         marks.steps.push(total);
         marks.steps.sort_unstable();
         marks.steps.dedup();
+        marks.fidelity = timeline.fidelity();
         timeline.seek(0);
         marks
     }
@@ -78,6 +93,15 @@ impl App {
         let target = to(r.cursor, r.total);
         self.seek(target);
         Vec::new()
+    }
+
+    /// Say at the opening of a replay that today's engine does not reproduce the session
+    /// (which program recorded it, from which input it is shown as recorded).
+    pub(super) fn say_fidelity(&mut self) {
+        let Some(r) = self.replay.as_ref() else { return };
+        if !r.marks.fidelity.reproduces() {
+            self.message = Some(r.marks.fidelity.describe(&r.session.header));
+        }
     }
 
     /// Move by search step: forward to the end of the next step, or back to the end of the previous one.
@@ -186,6 +210,21 @@ impl App {
         let stem =
             r.session.path.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_else(|| "session".into());
         let path = unique_path(&self.setup.sessions_dir, &format!("{stem}-fork-{}.jsonl", r.cursor));
+        // Past the input where today's engine stops reproducing the session, the state
+        // shown is the record's, which today's engine cannot go on from: the fork goes on
+        // from today's engine fed the same inputs, and says so.
+        let diverged = r.marks.fidelity.recorded_from().filter(|&from| r.cursor > from);
+        let today = match diverged {
+            Some(_) => match crate::session::replay::today(&r.session, self.setup.prompts.as_deref(), r.cursor) {
+                Ok(today) => Some(today),
+                Err(e) => {
+                    self.message = Some(format!("cannot fork: {e}"));
+                    self.replay = Some(r);
+                    return Vec::new();
+                }
+            },
+            None => None,
+        };
         match SessionWriter::fork(&path, &r.session, r.cursor) {
             Ok(w) => {
                 // The budget counts the whole session, the parent's part included.
@@ -203,6 +242,23 @@ impl App {
         self.setup.header.params = self.header.params.clone();
         self.reset_driver = true;
         self.message = Some(format!("forked at input {} of {} into {}", r.cursor, r.total, path.display()));
+        let mut timeline = r.timeline;
+        let mut pending_tools = None;
+        if let (Some(from), Some(today)) = (diverged, today) {
+            self.message = Some(format!(
+                "forked at input {} of {} into {}: the continuation uses today's engine, which differs from this \
+                 session from input {from} on (the tree is today's engine's on the recorded inputs)",
+                r.cursor,
+                r.total,
+                path.display()
+            ));
+            self.run.engine = today.engine;
+            self.run.totals = today.totals;
+            pending_tools = Some(today.pending_tools);
+            self.events = today.events;
+            self.revision += 1;
+            self.select(NodeId(0));
+        }
         // Calls made before the fork point but not answered in it are made again.
         let mut effects: Vec<Effect> = self
             .run
@@ -214,10 +270,14 @@ impl App {
             })
             .collect();
         // So are tool calls (ReAct), which the engine keeps no request for.
-        let mut timeline = r.timeline;
-        std::mem::swap(&mut self.run.engine, timeline.engine_mut());
-        effects.extend(timeline.pending_tools());
-        std::mem::swap(&mut self.run.engine, timeline.engine_mut());
+        match pending_tools {
+            Some(tools) => effects.extend(tools),
+            None => {
+                std::mem::swap(&mut self.run.engine, timeline.engine_mut());
+                effects.extend(timeline.pending_tools());
+                std::mem::swap(&mut self.run.engine, timeline.engine_mut());
+            }
+        }
         // A fork starts paused, so the person steers from here.
         effects.extend(self.feed(Input::command(Command::Pause), None));
         // It pauses at breakpoints, the replay's list if the person changed it there.

@@ -62,7 +62,7 @@ fn sample_memory() -> (Memory, [EntryId; 3]) {
 /// A live app whose run keeps `memory`: the engine starts from it and the header records it.
 fn with_memory(app: &mut App, memory: &Memory) {
     app.run.engine.set_memory(Some(memory.clone()));
-    app.header.memory = Some(MemorySnapshot { name: "lessons".into(), memory: memory.clone() });
+    app.header.memory = Some(MemorySnapshot::new("lessons", memory.clone()));
 }
 
 /// A change the method makes to the memory, arriving as the engine reports it.
@@ -208,7 +208,7 @@ fn a_replay_shows_the_memory_as_of_its_cursor_and_refuses_changes() {
     let mut setup = setup(dir.path(), Params::default());
     // The live run starts from the named memory as the store holds it.
     crate::memory::MemoryStore::new(&dir.path().join("data")).save("lessons", &memory).unwrap();
-    setup.header.memory = Some(MemorySnapshot { name: "lessons".into(), memory: crate::memory::Memory::default() });
+    setup.header.memory = Some(MemorySnapshot::new("lessons", crate::memory::Memory::default()));
     let problem = Problem { index: Some(900), input: "4 5 6 10".into() };
     let mut app = App::live(setup.clone(), &problem, Keymap::default(), ThemeSet::default(), "dark");
     app.run.engine.set_memory(Some(memory.clone()));
@@ -390,7 +390,7 @@ fn retreval_in_the_explorer_asks_for_the_cause_scores_in_parts_and_shows_what_it
     let mut s = setup(dir.path(), Params::new(crate::engine::methods::retreval::method::KIND));
     s.task = Arc::clone(&task);
     s.header.task = "math-demo".into();
-    s.header.memory = Some(MemorySnapshot { name: "retreval-math-demo".into(), memory: Memory::default() });
+    s.header.memory = Some(MemorySnapshot::new("retreval-math-demo", Memory::default()));
     let problem = task.problem(0).unwrap();
     let mut app = App::live(s, &problem, Keymap::default(), ThemeSet::default(), "dark");
     let causes: Vec<&str> = FailureCause::ALL.iter().map(|c| c.name()).collect();

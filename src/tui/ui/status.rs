@@ -23,8 +23,12 @@ use crate::safe_text::clip;
 /// The mode word and its colour.
 pub fn mode(app: &App) -> (String, Slot) {
     let engine = &app.run.engine;
+    // Past the input where today's engine differs, the replay shows the record itself.
+    let recorded = app.replay.as_ref().is_some_and(|r| r.marks.fidelity.recorded_from().is_some_and(|f| r.cursor > f));
     match (&app.replay, engine.mode()) {
+        (Some(r), _) if r.playing && recorded => (format!("AS RECORDED ▶ {} steps/s", r.speed), Slot::Warning),
         (Some(r), _) if r.playing => (format!("REPLAY ▶ {} steps/s", r.speed), Slot::ModeReplay),
+        (Some(_), _) if recorded => ("REPLAY AS RECORDED".to_string(), Slot::Warning),
         (Some(_), _) => ("REPLAY".to_string(), Slot::ModeReplay),
         _ if engine.is_finished() => ("FINISHED".to_string(), Slot::ModePaused),
         _ if app.run.stopped().is_some() => ("STOPPED".to_string(), Slot::Warning),

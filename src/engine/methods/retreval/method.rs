@@ -842,6 +842,7 @@ impl Retreval {
     fn validated(&mut self, core: &mut Core) {
         let Some(c) = self.candidate else { return self.finish_best(core) };
         let last = self.attempts[c].last().unwrap_or(core.tree.root());
+        let mut call_failed = false;
         let verdict = match self.verdict.take() {
             Some(v) => v,
             None => match self.replies.remove(&(last, TAG_VALIDATE)) {
@@ -857,13 +858,19 @@ impl Retreval {
                 }
                 None => {
                     core.log(format!("the validation of {last} got no reply; treated as failed (cause other)"));
-                    Verdict { passed: false, cause: None, feedback: "The validation call failed.".into() }
+                    // A failed call is no critique: nothing of it goes to a later prompt or the memory.
+                    call_failed = true;
+                    Verdict { passed: false, cause: None, feedback: String::new() }
                 }
             },
         };
         self.attempts[c].validated = Some(verdict.passed);
-        core.set_note(last, "validation", &verdict.feedback);
-        self.last_critique = Some(clip(verdict.feedback.trim(), 300));
+        if call_failed {
+            core.set_note(last, "validation", "(no verdict: the validation call failed)");
+        } else {
+            core.set_note(last, "validation", &verdict.feedback);
+            self.last_critique = Some(clip(verdict.feedback.trim(), 300));
+        }
         if verdict.passed {
             core.log(format!("validation passed: {last} ({})", self.label(c)));
             self.remember_success(core, c);
@@ -1614,7 +1621,8 @@ impl Method for Retreval {
         core.issue_tool(id, root, action);
     }
 
-    fn on_act_failed(&mut self, core: &mut Core, node: NodeId, message: &str) {
+    fn on_act_failed(&mut self, core: &mut Core, node: NodeId, error: &crate::engine::CallError) {
+        let message = error.to_string();
         let Some(a) = self.attempts.iter().position(|at| at.state == SolveState::Waiting && at.tip() == node) else {
             return;
         };
