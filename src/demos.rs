@@ -9,13 +9,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::arith::parse_numbers;
+use crate::arith::steps::moves;
 use crate::engine::{Command, Engine, Event, Input, NodeId, Params, Task, ToolRequest, ToolResult};
 use crate::llm::sim::{SimConfig, SimProvider};
 use crate::runtime::headless::{header_for, RunSetup};
 use crate::runtime::{sync, Run, StopPolicy};
 use crate::session::{Header, MemorySnapshot, Record, Session, SessionWriter};
-use crate::tasks::game24::solver::solvable;
-use crate::tasks::game24::steps::moves;
+use crate::tasks::game24::solvable;
 use crate::tasks::game24::Game24;
 use crate::tasks::{Problem, TaskOptions, TaskSource};
 use crate::tools::{ToolCall, ToolRegistry, ToolState};

@@ -1,5 +1,8 @@
 //! Exact arithmetic shared by tasks and tools: rational numbers and their text forms
-//! ([`number`]), the four checked operations ([`op`]) and an expression evaluator ([`expr`]).
+//! ([`number`]), the four checked operations ([`op`]), an expression evaluator ([`expr`]), and
+//! the reach-a-target puzzles (Game of 24, countdown) for any target and any count of numbers:
+//! the step grammar and move generator ([`steps`]), the answer checker ([`reach`]) and the
+//! solver ([`solver`]).
 //!
 //! Everything a model writes is untrusted: every function here accepts any string and never panics.
 //! All arithmetic is exact (`Ratio<i64>`) and checked with num-traits' `CheckedAdd`, `CheckedSub`,
@@ -9,6 +12,9 @@
 pub mod expr;
 pub mod number;
 pub mod op;
+pub mod reach;
+pub mod solver;
+pub mod steps;
 
 pub use expr::eval_expr;
 pub use number::{

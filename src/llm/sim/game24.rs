@@ -3,12 +3,12 @@
 use serde_json::Value;
 
 use super::SimConfig;
+use crate::arith::reach::answer_from_steps;
+use crate::arith::steps::{moves, Move};
 use crate::arith::{canonical, format_number, format_numbers, parse_numbers, Op, Q};
 use crate::engine::rng::{stable_hash, SplitMix64};
 use crate::engine::{CallError, CallErrorKind, LlmRequest, Purpose};
-use crate::tasks::game24::answer::{answer_from_steps, check_answer};
-use crate::tasks::game24::solver::{solvable, solve};
-use crate::tasks::game24::steps::{moves, Move};
+use crate::tasks::game24::{check_answer, solvable, solve};
 
 /// How many steps a proposal lists at most (real models list 6 to 12).
 const PROPOSE_WIDTH: usize = 8;

@@ -4,24 +4,19 @@
 //! implementation (see `docs` in README): proposals are the reply's lines, values
 //! are sure/likely/impossible mapped to 20/1/0.001 and summed over samples.
 //!
-//! The game's own logic sits beside this file, one concern each: `steps` (reading and checking
-//! step lines, moves), `answer` (the answer checker, answers from steps), `solver` and `puzzles`.
-//! The exact arithmetic they share with the tools is `crate::arith`.
+//! The game is a thin task over `crate::arith`'s reach-a-target puzzles (the step grammar and
+//! moves, the answer checker, the solver) with the target 24 and four numbers; its puzzle list
+//! is `puzzles`.
 
-pub mod answer;
 pub mod puzzles;
-pub mod solver;
-pub mod steps;
 
 use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::json;
 
-use answer::check_answer;
-use steps::check_step;
-
 use super::{prompts, Problem, TaskError, TaskOptions, TaskSource};
+use crate::arith::steps::{check_step, numbers_left_text};
 use crate::arith::{format_numbers, parse_numbers, Q};
 use crate::engine::{AnswerKind, Message, Prompt, Proposal, Purpose, Task, TaskInfo};
 
@@ -35,8 +30,27 @@ const VOTE: &str = include_str!("../../../assets/prompts/game24/vote.txt");
 /// The value every puzzle must reach.
 pub const TARGET: i64 = 24;
 
-fn target() -> Q {
+/// How many numbers a puzzle has.
+pub const NUMBERS: usize = 4;
+
+/// [`TARGET`] as a number.
+pub fn target() -> Q {
     Q::from_integer(TARGET)
+}
+
+/// The exact checker of an answer to the puzzle `input` (see [`crate::arith::reach::check_answer`]).
+pub fn check_answer(input: &[Q], answer: &str) -> Result<(), String> {
+    crate::arith::reach::check_answer(input, answer, &target())
+}
+
+/// Whether 24 is reachable from `numbers`.
+pub fn solvable(numbers: &[Q]) -> bool {
+    crate::arith::solver::solvable(numbers, &target())
+}
+
+/// One expression that makes 24 from `numbers`, if there is one.
+pub fn solve(numbers: &[Q]) -> Option<String> {
+    crate::arith::solver::solve(numbers, &target())
 }
 
 /// The evaluator's classes and their values, in the order the reference sums them.
@@ -111,13 +125,7 @@ impl Game24 {
 /// The numbers left after partial output `y`, as the reference reads them: the text
 /// after `left: ` up to `)` on the last line, or the input when `y` is empty.
 pub fn current_numbers_text(x: &str, y: &str) -> String {
-    let y = y.trim();
-    if y.is_empty() {
-        return x.trim().to_string();
-    }
-    let last = y.rsplit('\n').next().unwrap_or("");
-    let after = last.rsplit("left: ").next().unwrap_or(last);
-    after.split(')').next().unwrap_or(after).to_string()
+    numbers_left_text(x, y)
 }
 
 /// Whether the last line of `y` states a final answer.
@@ -265,7 +273,7 @@ impl Task for Game24 {
 
     fn fixed_value(&self, _x: &str, y: &str) -> Option<(f64, String)> {
         let lines = y.trim().split('\n').count();
-        if lines == 4 && !has_answer(y) {
+        if lines == NUMBERS && !has_answer(y) {
             Some((0.0, "the last step gives no answer".into()))
         } else {
             None
@@ -349,8 +357,8 @@ impl TaskSource for Game24 {
         let mut numbers = parse_numbers(text)
             .ok_or_else(|| TaskError::Input(text.into(), "expected numbers separated by spaces".into()))?;
         numbers.sort();
-        if numbers.len() != 4 {
-            return Err(TaskError::Input(text.into(), format!("expected 4 numbers, got {}", numbers.len())));
+        if numbers.len() != NUMBERS {
+            return Err(TaskError::Input(text.into(), format!("expected {NUMBERS} numbers, got {}", numbers.len())));
         }
         let input = format_numbers(&numbers);
         let index = self.puzzles.iter().position(|(_, p)| format_numbers(p) == input);

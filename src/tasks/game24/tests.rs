@@ -119,9 +119,9 @@ fn an_answer_after_a_letter_that_grows_in_lower_case_does_not_panic() {
 
 /// Everything a model writes is untrusted: the parsers, checkers and the solver never panic.
 mod robustness {
-    use super::super::answer::{answer_from_steps, check_answer};
-    use super::super::solver::{solvable, solve};
-    use super::super::steps::{check_step, moves, parse_step_line};
+    use super::super::{check_answer, solvable, solve};
+    use crate::arith::reach::answer_from_steps;
+    use crate::arith::steps::{check_step, moves, parse_step_line};
     use crate::arith::{eval_expr, format_numbers, parse_number, parse_numbers, Q};
 
     use crate::arith::testing::{fr, q, qs};
@@ -223,5 +223,60 @@ mod robustness {
         let _ = format_numbers(&weird);
         let _ = check_step(&weird, "3 + 3 = 6 (left: 6)");
         let _ = check_answer(&weird, "3 * 8");
+    }
+}
+
+/// The shared arithmetic on the game's own puzzles.
+mod on_the_puzzles {
+    use super::super::puzzles::puzzles;
+    use super::super::{check_answer, solvable, solve};
+    use crate::arith::format_numbers;
+    use crate::arith::reach::answer_from_steps;
+    use crate::arith::steps::{check_step, moves};
+    use crate::arith::testing::q;
+
+    #[test]
+    fn all_puzzles_solvable_and_solutions_check() {
+        let all = puzzles().unwrap();
+        let mut solved = 0;
+        for (rank, nums) in &all {
+            if solvable(nums) {
+                let s = solve(nums).unwrap_or_else(|| panic!("rank {rank}: no solution"));
+                assert_eq!(check_answer(nums, &s), Ok(()), "rank {rank}: {s}");
+                assert_eq!(check_answer(nums, &format!("Answer: {s} = 24")), Ok(()));
+                solved += 1;
+            }
+        }
+        assert_eq!(solved, 1362);
+    }
+
+    #[test]
+    fn answer_from_steps_round_trip_on_test_split() {
+        let all = puzzles().unwrap();
+        let mut checked = 0;
+        for (rank, input) in &all[900..1000] {
+            if !solvable(input) {
+                continue;
+            }
+            let mut current = input.clone();
+            let mut lines = Vec::new();
+            while current.len() > 1 {
+                let m = moves(&current)
+                    .into_iter()
+                    .find(|m| solvable(&m.left))
+                    .unwrap_or_else(|| panic!("rank {rank}: stuck at {}", format_numbers(&current)));
+                assert_eq!(check_step(&current, &m.line), Ok(m.left.clone()));
+                current = m.left.clone();
+                lines.push(m.line);
+            }
+            assert_eq!(current, vec![q(24)]);
+            let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+            let ans =
+                answer_from_steps(input, &refs).unwrap_or_else(|| panic!("rank {rank}: steps {lines:?} did not chain"));
+            assert_eq!(check_answer(input, &ans), Ok(()), "rank {rank}: {ans}");
+            assert_eq!(check_answer(input, &format!("Answer: {ans} = 24")), Ok(()));
+            checked += 1;
+        }
+        assert_eq!(checked, 100);
     }
 }

@@ -1,5 +1,6 @@
-//! Game of 24 step lines: reading and checking "a op b = c (left: ...)" lines as models write
-//! them, and the canonical moves from a set of numbers.
+//! Step lines of the reach-a-target puzzles (Game of 24, countdown): reading and checking
+//! "a op b = c (left: ...)" lines as models write them, the numbers a partial output leaves,
+//! and the canonical moves from a set of numbers. Nothing here depends on the target.
 //!
 //! Everything a model writes is untrusted: every function here accepts any string and never panics.
 
@@ -29,10 +30,23 @@ pub struct StepLine {
     pub left: Option<Vec<Q>>,
 }
 
+/// The numbers left after partial output `y`, as the Tree-of-Thoughts reference reads them:
+/// the text after `left: ` up to `)` on the last line, or `start` (the puzzle's numbers)
+/// when `y` is empty.
+pub fn numbers_left_text(start: &str, y: &str) -> String {
+    let y = y.trim();
+    if y.is_empty() {
+        return start.trim().to_string();
+    }
+    let last = y.rsplit('\n').next().unwrap_or("");
+    let after = last.rsplit("left: ").next().unwrap_or(last);
+    after.split(')').next().unwrap_or(after).to_string()
+}
+
 const APPROX_MARKERS: [&str; 7] = ["approx", "\u{2248}", "~", "rounded", "roughly", "\u{2026}", "..."];
 
 /// Remove markdown emphasis/code marks, leading bullets and list numbering.
-pub(super) fn strip_decorations(line: &str) -> String {
+pub(crate) fn strip_decorations(line: &str) -> String {
     let cleaned = line.replace("**", "").replace('`', "");
     let mut s = cleaned.trim();
     for _ in 0..4 {
