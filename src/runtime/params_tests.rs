@@ -49,7 +49,7 @@ fn record(task: &Arc<dyn TaskSource>, params: &Params, path: &Path) -> String {
     if (params.method.info().wants_memory)(params) {
         let memory = crate::memory::Memory::default();
         engine.set_memory(Some(memory.clone()));
-        header.memory = Some(MemorySnapshot { name: "test".into(), memory });
+        header.memory = Some(MemorySnapshot::new("test", memory));
     }
     let writer = SessionWriter::create(path, &header).unwrap();
     let mut run = Run::new(engine, Some(writer), StopPolicy::default());
@@ -114,6 +114,6 @@ fn each_method_runs_on_exactly_the_parameters_it_declares() {
         let session = Session::load(&path).unwrap();
         assert_eq!(session.header.params, varied, "{}", info.kind);
         let rebuilt = crate::session::replay::rebuild(&session, None, None).unwrap();
-        assert!(rebuilt.mismatches.is_empty(), "{}: {:?}", info.kind, rebuilt.mismatches);
+        assert!(rebuilt.fidelity.is_exact(), "{}: {}", info.kind, rebuilt.fidelity);
     }
 }

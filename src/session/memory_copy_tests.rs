@@ -81,7 +81,10 @@ fn a_run_keeps_its_memory_once_beside_its_sessions_and_each_replays_from_that_fo
     for path in &paths {
         let line = first_line(path);
         assert!(line.len() < 2_000, "the header names its copy ({} bytes)", line.len());
-        assert!(line.contains(&format!("\"version\":{}", crate::session::VERSION)) && line.contains("\"sha256\":"), "{line}");
+        assert!(
+            line.contains(&format!("\"version\":{}", crate::session::VERSION)) && line.contains("\"sha256\":"),
+            "{line}"
+        );
     }
     // Each reads back into the memory it started from, the chain followed link by link.
     for (path, memory) in [(a, &start), (b, &after_a), (c, &after_b), (&paths[3], &after_c)] {

@@ -13,7 +13,6 @@ pub mod provider;
 pub mod replay;
 mod writer;
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
