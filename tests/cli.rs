@@ -453,7 +453,13 @@ fn hybrids_on_qa_demo_switch_parts_and_replay() {
     assert!(s["em"].as_u64().unwrap() >= react, "{s}");
     // A task without tools cannot run them; the threshold is a share.
     let out = bin().args(["run", "--method", "cot-sc-react", "--range", "0..1"]).output().unwrap();
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--method cot-sc-react needs a task with tools"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "--task game24 --method cot-sc-react: game24 has no ReAct steps with tools; methods that work: io,"
+        ),
+        "{err}"
+    );
     let args = ["run", "--task", "qa-demo", "--method", "cot-sc-react", "--range", "0..1", "--majority-threshold", "2"];
     let out = bin().args(args).output().unwrap();
     assert!(!out.status.success());
@@ -498,7 +504,12 @@ fn mcts_runs_headless_records_its_parameters_and_replays() {
     let out = bin().args(["run", "--method", "mcts", "--uct-c", "nan", "--input", "4 9 10 13"]).output().unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("uct_c (--uct-c) is NaN: it must be a number from 0 to 100"));
     let out = bin().args(["run", "--method", "mcts", "--task", "qa-demo", "--range", "0..1"]).output().unwrap();
-    assert!(String::from_utf8_lossy(&out.stderr).contains("tree search over its steps is not defined"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--task qa-demo --method mcts: qa-demo has no tree-search steps; methods that work: io,"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
 }
 
 #[test]

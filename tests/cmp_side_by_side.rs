@@ -34,7 +34,7 @@ fn each_row_is_the_method_run_alone_and_the_walls_overlap() {
     let dir = tempfile::tempdir().unwrap();
     // Latency makes the runs interleave; a small limit makes them contend for it.
     let run_args = ["--", "--sim-noise", "2", "--sim-latency-ms", "20", "--concurrency", "3"];
-    let methods = ["cot-sc", "tot-bfs", "tot-dfs", "retreval"];
+    let methods = ["cot-sc", "tot-bfs", "tot-dfs", "mcts"];
     let mut args = vec!["--task", "game24", "--range", "0..3", "--seeds", "0,1", "--methods"];
     let joined = methods.join(",");
     args.push(&joined);
@@ -54,7 +54,13 @@ fn each_row_is_the_method_run_alone_and_the_walls_overlap() {
     assert!(total < 0.9 * walls, "the methods ran side by side: all took {total} s, their walls sum to {walls} s");
     let legend = together["wall"].as_str().unwrap();
     assert!(legend.contains("side by side") && legend.contains(&format!("{total:.2} s")), "{legend}");
-    // The fresh memories retreval ran on are gone.
+    // A memory-keeping method runs beside another on a task it works on, and the fresh
+    // memories it ran on are gone afterwards.
+    let args = ["--task", "math-demo", "--range", "0..2", "--seeds", "0,1", "--methods", "cot,retreval"];
+    let mut with_memory = args.to_vec();
+    with_memory.extend_from_slice(&run_args);
+    let together = compare_json(dir.path(), &with_memory);
+    assert!(together["methods"][1]["calls"].as_u64().unwrap() > 0, "{together}");
     let memories = dir.path().join("data").join("memory");
     let left: Vec<_> =
         std::fs::read_dir(&memories).map(|d| d.flatten().map(|e| e.file_name()).collect()).unwrap_or_default();

@@ -6,10 +6,12 @@ use std::process::Command;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
+use thoughtscope::engine::task::{ProposalScores, Pruning};
 use thoughtscope::engine::{
     Command as EngineCommand, Completion, Effect, Engine, Input, LlmReply, LlmRequest, LlmResponse, MethodKind, NodeId,
     NodeStatus, Outcome, Params, Purpose, Score, SearchTree, Task, Usage,
 };
+use thoughtscope::engine::{TreeSearch, ValueEvaluator};
 use thoughtscope::tasks::crosswords::board::{Action, Board};
 use thoughtscope::tasks::crosswords::{read, Crosswords};
 use thoughtscope::tasks::TaskSource;
@@ -38,7 +40,7 @@ fn proposals_read_confidences_and_sum_over_samples_best_first_stable_on_ties() {
     assert_eq!(order, vec!["h5. sleer", "h4. salle", "h3. artsy"], "ties keep the order first seen");
     // The task turns them into children of the state, each with its score.
     let t = task();
-    assert!(t.scores_proposals());
+    assert!(TreeSearch::proposal_scores(&*t).is_some());
     let children = t.merge_proposals(&x(), "h2. motor\n", &samples);
     assert_eq!(children[0].0.thought, "v1. amass");
     assert_eq!(children[0].0.path, "h2. motor\nv1. amass\n");

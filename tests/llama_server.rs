@@ -18,7 +18,7 @@ use serde_json::Value;
 use thoughtscope::engine::{Input, LlmRequest, Message, Purpose};
 use thoughtscope::llm::config::{resolve, FileConfig, ProviderArgs};
 use thoughtscope::llm::openai::OpenAiProvider;
-use thoughtscope::llm::{DeltaFn, Provider};
+use thoughtscope::llm::{DeltaFn, Provider, Streamed};
 use thoughtscope::session::Session;
 
 const MODEL: &str = "smollm2";
@@ -205,7 +205,11 @@ fn llama_cpp_server_end_to_end() {
     // Streaming: the pieces arrive before the reply and add up to it.
     let pieces = Arc::new(Mutex::new(Vec::<String>::new()));
     let p2 = pieces.clone();
-    let deltas: DeltaFn = Arc::new(move |_, t: &str| p2.lock().unwrap().push(t.to_string()));
+    let deltas: DeltaFn = Arc::new(move |_, piece: Streamed<'_>| {
+        if let Streamed::Text(t) = piece {
+            p2.lock().unwrap().push(t.to_string());
+        }
+    });
     let reply = rt.block_on(p.complete_streaming(&request("Name three colours.", 1, 30, &[]), deltas)).unwrap();
     let joined: String = pieces.lock().unwrap().concat();
     eprintln!("stream: {} pieces, {:?}, usage {:?}", pieces.lock().unwrap().len(), joined, reply.usage);

@@ -255,7 +255,7 @@ fn data_tasks_run_on_a_model_and_replay_without_their_files() {
         dir.path(),
         &["run", "--task", "mmlu-pro", "--data", mmlu.to_str().unwrap(), "--method", "cot", "--range", "0"],
     );
-    assert!(String::from_utf8_lossy(&out.stderr).contains("the sim provider plays only"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("sim cannot play mmlu-pro: it has no simulated player"));
 }
 
 /// The shared copies of the benchmarks, when this checkout sits next to `shared/`.

@@ -16,7 +16,7 @@ use thoughtscope::llm::anthropic::AnthropicProvider;
 use thoughtscope::llm::cache::ResponseCache;
 use thoughtscope::llm::config::{resolve, FileConfig, ProviderArgs, Resolved};
 use thoughtscope::llm::openai::OpenAiProvider;
-use thoughtscope::llm::{DeltaFn, Provider};
+use thoughtscope::llm::{DeltaFn, Provider, Streamed};
 use thoughtscope::runtime::Driver;
 
 const KEY: &str = "sk-fault-test-0123456789";
@@ -224,7 +224,7 @@ async fn a_stream_cut_before_any_text_is_retried() {
         _ => Reply::chat_stream(&["4 + 4", " = 8"], false),
     });
     let p = openai(&server);
-    let deltas: DeltaFn = Arc::new(|_, _: &str| {});
+    let deltas: DeltaFn = Arc::new(|_, _: Streamed<'_>| {});
     let reply = p.complete_streaming(&request(1), deltas).await.expect("the retry streams the reply");
     assert_eq!(reply.completions[0].text, "4 + 4 = 8");
     assert_eq!(server.requests(), 2);
@@ -252,7 +252,7 @@ async fn a_huge_reply_is_refused_without_holding_it() {
     let server = FakeServer::start(move |_, _| Reply::Sse { events: events.clone(), cut: false });
     small.base_url = server.url.clone();
     let p = OpenAiProvider::new(&small).unwrap();
-    let e = p.complete_streaming(&request(1), Arc::new(|_, _: &str| {})).await.unwrap_err();
+    let e = p.complete_streaming(&request(1), Arc::new(|_, _: Streamed<'_>| {})).await.unwrap_err();
     assert_eq!(e.kind, CallErrorKind::TooLarge, "{e}");
     assert!(e.message.contains("larger than the 1000 bytes limit"), "{e}");
 }
@@ -266,7 +266,11 @@ async fn a_stream_cut_midway_fails_after_showing_what_arrived() {
     let p = openai(&server);
     let got = Arc::new(Mutex::new(Vec::new()));
     let g = got.clone();
-    let deltas: DeltaFn = Arc::new(move |i, t: &str| g.lock().unwrap().push((i, t.to_string())));
+    let deltas: DeltaFn = Arc::new(move |i, piece: Streamed<'_>| {
+        if let Streamed::Text(t) = piece {
+            g.lock().unwrap().push((i, t.to_string()));
+        }
+    });
     let err = p.complete_streaming(&request(1), deltas.clone()).await.unwrap_err();
     assert_eq!(err.kind, CallErrorKind::Truncated, "{err}");
     assert!(err.message.contains("after 9 characters"), "{err}");
@@ -443,7 +447,11 @@ async fn anthropic_streams() {
     let p = AnthropicProvider::new(&resolved("anthropic", &server.url, |_| {})).unwrap();
     let seen = Arc::new(Mutex::new(String::new()));
     let s2 = seen.clone();
-    let d: DeltaFn = Arc::new(move |_, t: &str| s2.lock().unwrap().push_str(t));
+    let d: DeltaFn = Arc::new(move |_, piece: Streamed<'_>| {
+        if let Streamed::Text(t) = piece {
+            s2.lock().unwrap().push_str(t);
+        }
+    });
     let reply = p.complete_streaming(&request(1), d.clone()).await.unwrap();
     assert_eq!(reply.completions[0].text, "impossible");
     assert_eq!(reply.completions[0].finish_reason.as_deref(), Some("length"));
@@ -530,7 +538,11 @@ async fn openai_streamed_tool_calls_are_put_together() {
     });
     let seen = Arc::new(Mutex::new(String::new()));
     let s2 = seen.clone();
-    let d: DeltaFn = Arc::new(move |_, t: &str| s2.lock().unwrap().push_str(t));
+    let d: DeltaFn = Arc::new(move |_, piece: Streamed<'_>| {
+        if let Streamed::Text(t) = piece {
+            s2.lock().unwrap().push_str(t);
+        }
+    });
     let reply = openai(&server).complete_streaming(&tool_request(), d).await.unwrap();
     assert_eq!(server.seen()[0].body["stream"], true, "replies with tools stream too");
     let c = &reply.completions[0];
@@ -599,7 +611,11 @@ async fn anthropic_streamed_tool_use_is_put_together() {
     let p = AnthropicProvider::new(&resolved("anthropic", &server.url, |_| {})).unwrap();
     let seen = Arc::new(Mutex::new(String::new()));
     let s2 = seen.clone();
-    let d: DeltaFn = Arc::new(move |_, t: &str| s2.lock().unwrap().push_str(t));
+    let d: DeltaFn = Arc::new(move |_, piece: Streamed<'_>| {
+        if let Streamed::Text(t) = piece {
+            s2.lock().unwrap().push_str(t);
+        }
+    });
     let reply = p.complete_streaming(&tool_request(), d).await.unwrap();
     let c = &reply.completions[0];
     assert_eq!((c.text.as_str(), seen.lock().unwrap().as_str()), ("Find her.", "Find her."));
@@ -639,7 +655,7 @@ async fn null_or_empty_content_is_retried_and_fails_the_call_when_it_persists() 
         0 => Reply::chat_stream(&[], false),
         _ => Reply::chat_stream(&["4 + 4", " = 8"], false),
     });
-    let reply = openai(&server).complete_streaming(&request(1), Arc::new(|_, _: &str| {})).await.unwrap();
+    let reply = openai(&server).complete_streaming(&request(1), Arc::new(|_, _: Streamed<'_>| {})).await.unwrap();
     assert_eq!((reply.completions[0].text.as_str(), server.requests()), ("4 + 4 = 8", 2));
 
     // Anthropic: a message whose content holds no text block and no tool use.

@@ -204,5 +204,5 @@ fn fever_runs_over_a_corpus_folder() {
         dir.path(),
         &["run", "--task", "fever", "--data", data.to_str().unwrap(), "--method", "react", "--range", "0"],
     );
-    assert!(String::from_utf8_lossy(&out.stderr).contains("sim provider plays only"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("sim cannot play fever: it has no simulated player"));
 }

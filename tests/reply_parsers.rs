@@ -33,7 +33,7 @@ fn replies() -> impl Strategy<Value = Vec<String>> {
 fn all_tasks() -> Vec<std::sync::Arc<dyn tasks::TaskSource>> {
     tasks::REGISTRY
         .iter()
-        .map(|e| tasks::build(e.info.name, &TaskOptions::default(), &mut Vec::new()).expect("builds"))
+        .map(|e| tasks::build(&e.info.name, &TaskOptions::default(), &mut Vec::new()).expect("builds"))
         .collect()
 }
 
@@ -43,21 +43,35 @@ proptest! {
     #[test]
     fn task_parsers_never_panic(x in reply(), y in reply(), text in reply(), samples in replies(), n in 0usize..12, step in 0usize..40) {
         for task in all_tasks() {
-            for p in task.parse_proposals(&x, &y, &text) {
-                prop_assert!(!p.thought.contains('\n') || task.info().name != "game24", "one line per game24 step");
+            if let Some(tree) = task.tree() {
+                for p in tree.parse_proposals(&x, &y, &text) {
+                    prop_assert!(!p.thought.contains('\n') || task.info().name != "game24", "one line per game24 step");
+                }
+                let _ = tree.parse_sample(&x, &y, &text);
+                let _ = tree.parse_edit(&x, &y, &text);
+                if let Some(evaluator) = tree.value() {
+                    let (value, labels) = evaluator.parse_value(&x, &y, &samples);
+                    prop_assert!(!value.is_nan());
+                    prop_assert!(labels.len() == samples.len() || labels.is_empty());
+                    let _ = evaluator.fixed_value(&x, &y);
+                }
+                if let Some(vote) = tree.vote() {
+                    if let Some(i) = vote.parse_vote(&text, n) {
+                        prop_assert!(i < n, "{}: vote {i} of {n} choices", task.info().name);
+                    }
+                }
+                if let Some(scored) = tree.proposal_scores() {
+                    let _ = scored.merge_proposals(&x, &y, &samples);
+                }
             }
-            let _ = task.parse_sample(&x, &y, &text);
-            let _ = task.parse_edit(&x, &y, &text);
-            let (value, labels) = task.parse_value(&x, &y, &samples);
-            prop_assert!(!value.is_nan());
-            prop_assert!(labels.len() == samples.len() || labels.is_empty());
-            if let Some(i) = task.parse_vote(&text, n) {
-                prop_assert!(i < n, "{}: vote {i} of {n} choices", task.info().name);
+            if let Some(react) = task.react() {
+                let _ = react.parse_react(&text, step);
             }
-            let _ = task.parse_react(&text, step);
+            if let Some(feedback) = task.feedback() {
+                let _ = feedback.parse_feedback(&text);
+            }
             let _ = task.extract_answer(&x, &y);
             let _ = task.check(&x, &text);
-            let _ = task.fixed_value(&x, &y);
             let _ = task.describe_state(&x, &y);
             let _ = task.parse_input(&text);
         }

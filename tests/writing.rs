@@ -11,6 +11,7 @@ use thoughtscope::engine::{
     Command as EngineCommand, Completion, Effect, Engine, Input, LlmReply, LlmRequest, LlmResponse, MethodKind, Params,
     Purpose, Task, Usage,
 };
+use thoughtscope::engine::{TreeSearch, ValueEvaluator, VoteEvaluator};
 use thoughtscope::tasks::writing::{inputs, read, Writing};
 use thoughtscope::tasks::TaskSource;
 

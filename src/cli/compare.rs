@@ -78,7 +78,7 @@ pub(crate) fn compare(args: CompareArgs) -> Result<()> {
     )?;
     let task = args.task.clone().unwrap_or_else(|| tasks::default_task().name.to_string());
     if tasks::find(&task).is_none() {
-        let names: Vec<&str> = tasks::REGISTRY.iter().map(|e| e.info.name).collect();
+        let names = tasks::names();
         usage_bail!("unknown task {task:?}; the tasks are {}", names.join(", "));
     }
     for (i, m) in args.methods.iter().enumerate() {

@@ -103,7 +103,7 @@ fn memory_name(args: &MemoryArgs) -> Result<String> {
     let name = match (&args.name, &args.task) {
         (Some(name), _) => name.clone(),
         (None, Some(task)) => match tasks::find(task) {
-            Some(entry) => task_default(entry.info.name),
+            Some(entry) => task_default(&entry.info.name),
             None => return Err(TaskError::Unknown(task.clone()).into()),
         },
         (None, None) => {
@@ -111,8 +111,8 @@ fn memory_name(args: &MemoryArgs) -> Result<String> {
             match cfg.defaults.memory {
                 Some(name) => name,
                 None => {
-                    let task = cfg.defaults.task.as_deref().unwrap_or(tasks::default_task().name);
-                    task_default(tasks::find(task).map_or(task, |e| e.info.name))
+                    let task = cfg.defaults.task.as_deref().unwrap_or(&tasks::default_task().name);
+                    task_default(tasks::find(task).map_or(task, |e| &*e.info.name))
                 }
             }
         }

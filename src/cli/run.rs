@@ -9,6 +9,7 @@ use color_eyre::eyre::{bail, eyre, Result, WrapErr};
 
 use thoughtscope::config::params::or_list;
 use thoughtscope::config::{Config, ParamPatch, RunDefaults};
+use thoughtscope::engine::methods;
 use thoughtscope::llm::sim::{SimConfig, SimProvider, SimRates};
 use thoughtscope::llm::Provider;
 use thoughtscope::runtime::headless::{
@@ -95,7 +96,7 @@ pub(crate) fn setup_run(args: &RunArgs) -> Result<(RunSetup, Vec<Problem>)> {
 pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, Vec<Problem>)> {
     let d = &cfg.defaults;
     check_prompts_dir(args.prompts.as_deref())?;
-    let task_name = args.task.clone().or(d.task.clone()).unwrap_or_else(|| tasks::default_task().name.into());
+    let task_name = args.task.clone().or(d.task.clone()).unwrap_or_else(|| tasks::default_task().name.to_string());
     let mut warnings = Vec::new();
     let knowledge = args.tools.knowledge(&mut warnings)?;
     let options = TaskOptions { prompts: args.prompts.clone(), data: args.data.clone(), knowledge };
@@ -104,7 +105,7 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
         safe_eprintln!("warning: {w}");
     }
     if task.problem_count() == 0 && args.input.is_none() {
-        let noun = task.info().input_noun;
+        let noun = &task.info().input_noun;
         usage_bail!(
             "{task_name} has no {noun}s of its own: name a data file with --data FILE (or one {noun} with --input)"
         );
@@ -127,21 +128,10 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
         }
     };
     let params = ParamPatch::resolve(&args.search, &d.search)?;
-    let react_task = task.tools().is_some();
-    match (params.method, react_task) {
-        (method, false) if method.has_react_steps() => {
-            usage_bail!(
-                "--method {} needs a task with tools (qa-demo, hotpotqa, fever and the math tasks); {task_name} has none",
-                params.method.label()
-            )
-        }
-        (method, true) if method.info().tree_search => {
-            usage_bail!(
-                "{task_name} is answered with react, cot, cot-sc, io or the hybrids react-cot-sc and cot-sc-react; \
-                 tree search over its steps is not defined"
-            )
-        }
-        _ => {}
+    // A method the task cannot serve is refused here, naming what the task lacks and the
+    // methods that work (the engine refuses it too, for callers that build one directly).
+    if let Err(refused) = methods::check_serves(task.as_ref(), &params) {
+        usage_bail!("{}", refused.for_flags());
     }
     // Flags of other methods (MCTS's --uct-c, ...) are a mistake: the method would not read them.
     if let Some((name, readers)) = args.search.not_read_by(params.method) {
@@ -155,14 +145,10 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
     let provider_name = args.provider.clone().or(d.provider.clone()).unwrap_or_else(|| "sim".into());
     let mut replay_tools = None;
     let (provider, sim): (Arc<dyn Provider>, Option<SimConfig>) = match provider_name.as_str() {
-        "sim" if !task.info().sim_plays => {
-            let plays: Vec<&str> = tasks::REGISTRY.iter().filter(|e| e.info.sim_plays).map(|e| e.info.name).collect();
-            usage_bail!(
-                "the sim provider plays only {}; run {task_name} with a model (--provider ...)",
-                tasks::and_list(&plays)
-            )
-        }
         "sim" => {
+            if let Err(why) = thoughtscope::llm::sim::check_plays(task.as_ref(), &params) {
+                usage_bail!("{why}");
+            }
             let cfg = sim_config(args, d, params.seed(), &cfg.source())?;
             (Arc::new(SimProvider::new(cfg.clone())), Some(cfg))
         }

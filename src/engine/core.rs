@@ -79,13 +79,25 @@ pub struct Core {
 }
 
 impl Core {
+    /// The thought steps of a tree search: the parameter, else the task's own (a task
+    /// without tree-search steps has one: its whole answer).
     pub fn steps(&self) -> usize {
-        self.search.and_then(|s| s.steps).unwrap_or_else(|| self.task.default_steps())
+        self.search.and_then(|s| s.steps).unwrap_or_else(|| self.task.tree().map_or(1, |t| t.default_steps()))
     }
 
     /// Whether malformed proposals stay candidates (a tree search's `lenient`; others are strict).
     fn lenient(&self) -> bool {
         self.search.is_some_and(|s| s.lenient)
+    }
+
+    /// Whether the task has the evaluator the parameters choose (none without a tree search).
+    pub fn has_evaluator(&self) -> bool {
+        let tree = self.task.tree();
+        match self.search.map(|s| s.evaluator) {
+            Some(Evaluator::Value) => tree.is_some_and(|t| t.value().is_some()),
+            Some(Evaluator::Vote) => tree.is_some_and(|t| t.vote().is_some()),
+            None => false,
+        }
     }
 
     pub fn emit(&mut self, event: Event) {
@@ -190,22 +202,25 @@ impl Core {
         call
     }
 
-    /// Ask for children of `node` with the configured generator (a tree search's; the
-    /// engine refuses a person's expand for other methods, so without one nothing is asked).
+    /// Ask for children of `node` with the configured generator (nothing, with a line
+    /// in the log, on a task without tree-search steps: the engine refuses methods that
+    /// need them, and a person's expansion there).
     pub fn generate(&mut self, node: NodeId, by_hand: bool) {
+        let task = Arc::clone(&self.task);
+        let Some(tree) = task.tree() else {
+            return self.log(format!("{} has no tree-search steps to generate", task.name()));
+        };
         let Some(search) = self.search else { return };
         let y = self.tree.node(node).path.clone();
         let request = match search.generator {
             Generator::Propose => {
-                // A task that scores its proposals sums them over n_generate samples.
-                let n = if self.task.scores_proposals() { search.n_generate.max(1) } else { 1 };
-                LlmRequest::from_prompt(self.task.propose_prompt(&self.x, &y), n, self.temperature)
+                // A task that scores its proposals merges them over n_generate samples.
+                let n = if tree.proposal_scores().is_some() { search.n_generate.max(1) } else { 1 };
+                LlmRequest::from_prompt(tree.propose_prompt(&self.x, &y), n, self.temperature)
             }
-            Generator::Sample => LlmRequest::from_prompt(
-                self.task.sample_prompt(&self.x, &y),
-                search.n_generate.max(1),
-                self.temperature,
-            ),
+            Generator::Sample => {
+                LlmRequest::from_prompt(tree.sample_prompt(&self.x, &y), search.n_generate.max(1), self.temperature)
+            }
         };
         self.issue(node, CallKind::Generate, request, by_hand);
         if self.tree.node(node).status == NodeStatus::Frontier {
@@ -215,13 +230,19 @@ impl Core {
 
     /// Evaluate `nodes` as one batch of candidates; fixed values are set at once.
     /// `duplicates` says what a candidate with the same path as an earlier one in the
-    /// batch gets (the method's choice). Returns the number of calls issued (none
-    /// without a tree search's evaluator settings).
+    /// batch gets (the method's choice). Returns the number of calls issued (none, with
+    /// a line in the log, when the task lacks the chosen evaluator).
     pub fn evaluate(&mut self, nodes: &[NodeId], by_hand: bool, duplicates: Duplicates) -> usize {
         let Some(search) = self.search else { return 0 };
         let usable: Vec<NodeId> = nodes.iter().copied().filter(|&n| self.usable(n)).collect();
+        let task = Arc::clone(&self.task);
+        let tree = task.tree();
         match search.evaluator {
             Evaluator::Value => {
+                let Some(evaluator) = tree.and_then(|t| t.value()) else {
+                    self.log(format!("{} has no value evaluator: nothing valued", task.name()));
+                    return 0;
+                };
                 let mut seen = BTreeSet::new();
                 let mut issued = 0;
                 for id in usable {
@@ -236,10 +257,10 @@ impl Core {
                     if self.tree.node(id).score.is_some() || self.evaluation_pending(id) {
                         continue;
                     }
-                    if self.fix_value(id) {
+                    if self.fix_value(evaluator, id) {
                         continue;
                     }
-                    let prompt = self.task.value_prompt(&self.x, &y);
+                    let prompt = evaluator.value_prompt(&self.x, &y);
                     let request = LlmRequest::from_prompt(prompt, search.n_evaluate, self.temperature);
                     self.issue(id, CallKind::Evaluate, request, by_hand);
                     issued += 1;
@@ -247,12 +268,16 @@ impl Core {
                 issued
             }
             Evaluator::Vote => {
+                let Some(evaluator) = tree.and_then(|t| t.vote()) else {
+                    self.log(format!("{} has no vote evaluator: nothing voted on", task.name()));
+                    return 0;
+                };
                 if usable.is_empty() {
                     return 0;
                 }
                 let ys: Vec<String> = usable.iter().map(|&n| self.tree.node(n).path.to_string()).collect();
                 let parent = self.tree.node(usable[0]).parent.unwrap_or(self.tree.root());
-                let prompt = self.task.vote_prompt(&self.x, &ys);
+                let prompt = evaluator.vote_prompt(&self.x, &ys);
                 let request = LlmRequest::from_prompt(prompt, search.n_evaluate, self.temperature);
                 self.issue(parent, CallKind::Vote { nodes: usable }, request, by_hand);
                 1
@@ -261,12 +286,12 @@ impl Core {
     }
 
     /// Set the task's fixed value for a node, if it has one (not in lenient mode).
-    fn fix_value(&mut self, id: NodeId) -> bool {
+    fn fix_value(&mut self, evaluator: &dyn ValueEvaluator, id: NodeId) -> bool {
         if self.lenient() {
             return false;
         }
         let y = &self.tree.node(id).path;
-        match self.task.fixed_value(&self.x, y) {
+        match evaluator.fixed_value(&self.x, y) {
             Some((value, note)) => {
                 self.set_score(id, Score { value, samples: vec![], note: Some(note) });
                 true
@@ -275,15 +300,19 @@ impl Core {
         }
     }
 
-    /// Ask again about one node, bypassing the cache (a tree search's evaluator; the
-    /// engine refuses a person's re-evaluate for other methods).
+    /// Ask the value evaluator again about one node, bypassing the cache (nothing on a
+    /// task without one: the engine refuses the command there).
     pub fn reevaluate(&mut self, id: NodeId) {
+        let task = Arc::clone(&self.task);
+        let Some(evaluator) = task.tree().and_then(|t| t.value()) else {
+            return self.log(format!("{} has no value evaluator to ask", task.name()));
+        };
         let Some(search) = self.search else { return };
-        if self.fix_value(id) {
+        if self.fix_value(evaluator, id) {
             return;
         }
         let y = self.tree.node(id).path.clone();
-        let prompt = self.task.value_prompt(&self.x, &y);
+        let prompt = evaluator.value_prompt(&self.x, &y);
         let mut request = LlmRequest::from_prompt(prompt, search.n_evaluate, self.temperature);
         request.nonce = self.tree.node(id).calls.len() as u32 + 1;
         self.issue(id, CallKind::Evaluate, request, true);
@@ -345,10 +374,12 @@ impl Core {
     /// Ask the task's judge about each of the outcome's outputs that it judges; returns
     /// the number of calls issued.
     pub(super) fn judge_outputs(&mut self, outcome: &Outcome) -> usize {
+        let task = Arc::clone(&self.task);
+        let Some(judge) = task.judge() else { return 0 };
         let mut issued = 0;
         for id in outcome.outputs() {
             let y = self.tree.node(id).path.clone();
-            if let Some(judge) = self.task.outcome_judge(&self.x, &y) {
+            if let Some(judge) = judge.outcome_judge(&self.x, &y) {
                 let request = LlmRequest::from_prompt(judge.prompt, judge.n.max(1), self.temperature);
                 self.issue(id, CallKind::Judge, request, false);
                 issued += 1;

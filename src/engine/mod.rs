@@ -36,7 +36,10 @@ pub use request::{
     ToolRequest, ToolResult, Usage,
 };
 pub use step::{Step, StepPart};
-pub use task::{AnswerKind, JudgeRequest, Judgment, Proposal, ReactStep, Task, TaskInfo};
+pub use task::{
+    AnswerKind, Capability, Feedback, JudgeRequest, Judgment, NativeTools, Proposal, ReactStep, ReactSteps, Task,
+    TaskInfo, TreeSearch, ValueEvaluator, VoteEvaluator,
+};
 pub use text::Text;
 pub use tree::{Issue, Node, NodeId, NodeStatus, Note, Origin, Score, SearchTree};
 
@@ -48,7 +51,7 @@ pub use self::params::{
     Evaluator, Generator, MethodKind, ParamDecl, ParamError, ParamReader, Params, SearchParams, Selection, ToolMode,
     Value,
 };
-pub use self::search::Engine;
+pub use self::search::{Engine, EngineError};
 
 #[cfg(test)]
 pub(crate) mod testkit;

@@ -3,6 +3,15 @@
 
 use super::*;
 
+/// Why an engine cannot be built.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum EngineError {
+    #[error(transparent)]
+    Params(#[from] ParamError),
+    #[error("method {method} on task {task}: {0}", method = .0.method, task = .0.task)]
+    Unsupported(#[from] methods::Unsupported),
+}
+
 /// A search: the tree, the method's state and the run mode.
 #[derive(Clone)]
 pub struct Engine {
@@ -20,15 +29,18 @@ pub struct Engine {
 }
 
 impl Engine {
-    /// A search with parameters known to be in range (see [`Params::check`]); for
-    /// parameters from outside use [`Engine::try_new`].
+    /// A search with parameters known to be in range (see [`Params::check`]) for a
+    /// method known to work on the task (see [`methods::check_serves`]); for a search
+    /// built from outside (flags, a session header, a task file) use [`Engine::try_new`].
     pub fn new(task: Arc<dyn Task>, x: &str, params: Params) -> Engine {
-        Engine::try_new(task, x, params).unwrap_or_else(|e| panic!("parameters out of range: {e}"))
+        Engine::try_new(task, x, params).unwrap_or_else(|e| panic!("{e}"))
     }
 
-    /// A search, or which parameter is out of range for its method.
-    pub fn try_new(task: Arc<dyn Task>, x: &str, params: Params) -> Result<Engine, ParamError> {
+    /// A search, or why not: a parameter out of range for its method, or a method the
+    /// task cannot serve.
+    pub fn try_new(task: Arc<dyn Task>, x: &str, params: Params) -> Result<Engine, EngineError> {
         let methods::Built { method, temperature, seed, search, .. } = methods::build(&params)?;
+        methods::check_serves(task.as_ref(), &params)?;
         let rng = SplitMix64::new(seed ^ 0x5eed_7007);
         let core = Core {
             tree: SearchTree::new(x),
@@ -238,7 +250,11 @@ impl Engine {
                     return;
                 }
                 let y = self.core.tree.node(parent).path.clone();
-                let proposal = self.core.task.parse_edit(&self.core.x, &y, &text);
+                let proposal = match self.core.task.tree() {
+                    Some(tree) => tree.parse_edit(&self.core.x, &y, &text),
+                    // A task that answers whole: the text is a whole answer after `y`.
+                    None => Proposal { thought: text.clone(), path: format!("{y}{text}\n"), problem: None },
+                };
                 let origin = Origin::Human { edited_from: Some(node) };
                 let ids = self.core.add_proposals(parent, vec![proposal], origin);
                 // The task may read the text as no step at all (an empty thought is dropped).
@@ -246,8 +262,7 @@ impl Engine {
                     return self.reject("the edited text is not a step this task can read; nothing was added");
                 };
                 self.core.log(format!("edited {node} by hand as {new}"));
-                if self.core.usable(new) && self.core.task.has_evaluator() {
-                    // A tree search values it as one of its states (other methods have no evaluator).
+                if self.core.usable(new) && self.core.has_evaluator() {
                     self.core.evaluate(&[new], true, Duplicates::ScoreZero);
                 }
                 self.method.on_edit(&mut self.core, node, new);
@@ -280,6 +295,9 @@ impl Engine {
                 if self.core.search.is_none() {
                     return self.reject(self.no_search("expand a node"));
                 }
+                if self.core.task.tree().is_none() {
+                    return self.reject(format!("{} has no tree-search steps to expand", self.core.task.name()));
+                }
                 self.core.generate(node, true);
                 self.core.log(format!("expanding {node} by hand"));
             }
@@ -302,8 +320,8 @@ impl Engine {
                 if node == self.core.tree.root() {
                     return self.reject("the root has no value to re-evaluate");
                 }
-                if !self.core.task.has_evaluator() {
-                    return self.reject(format!("{} has no evaluator to ask", self.core.task.name()));
+                if self.core.task.tree().and_then(|t| t.value()).is_none() {
+                    return self.reject(format!("{} has no value evaluator to ask", self.core.task.name()));
                 }
                 if self.core.search.is_none() {
                     return self.reject(self.no_search("re-evaluate a node"));
@@ -451,16 +469,23 @@ impl Engine {
             CallKind::Generate => {
                 // Only a tree search generates (`Core::generate` asks nothing without one).
                 let Some(SearchParams { generator, .. }) = self.core.search else { return };
-                let scored = generator == Generator::Propose && self.core.task.scores_proposals();
-                let (proposals, scores): (Vec<Proposal>, Vec<f64>) = match generator {
-                    Generator::Propose if scored => self.core.task.merge_proposals(&x, &y, &texts).into_iter().unzip(),
-                    Generator::Propose => {
-                        texts.iter().flat_map(|t| self.core.task.parse_proposals(&x, &y, t)).map(|p| (p, 0.0)).unzip()
+                let task = Arc::clone(&self.core.task);
+                let Some(tree) = task.tree() else {
+                    return self.core.log(format!("{} has no tree-search steps: the reply is not read", task.name()));
+                };
+                let merged = match generator {
+                    Generator::Propose => tree.proposal_scores(),
+                    Generator::Sample => None,
+                };
+                let (proposals, scores): (Vec<Proposal>, Vec<f64>) = match (generator, merged) {
+                    (Generator::Propose, Some(scored)) => scored.merge_proposals(&x, &y, &texts).into_iter().unzip(),
+                    (Generator::Propose, None) => {
+                        texts.iter().flat_map(|t| tree.parse_proposals(&x, &y, t)).map(|p| (p, 0.0)).unzip()
                     }
-                    Generator::Sample => texts.iter().map(|t| (self.core.task.parse_sample(&x, &y, t), 0.0)).unzip(),
+                    (Generator::Sample, _) => texts.iter().map(|t| (tree.parse_sample(&x, &y, t), 0.0)).unzip(),
                 };
                 let children =
-                    self.core.add_proposals_scored(node, proposals, scored.then_some(&scores), Origin::Model);
+                    self.core.add_proposals_scored(node, proposals, merged.is_some().then_some(&scores), Origin::Model);
                 if pending.by_hand {
                     let fresh: Vec<NodeId> = children.clone();
                     // A person's expansion is valued as a ToT step is.
@@ -469,15 +494,25 @@ impl Engine {
                 self.method.on_children(&mut self.core, node, &children, pending.by_hand);
             }
             CallKind::Evaluate => {
-                let (value, samples) = self.core.task.parse_value(&x, &y, &texts);
-                self.core.set_score(node, Score { value, samples, note: None });
+                let task = Arc::clone(&self.core.task);
+                match task.tree().and_then(|t| t.value()) {
+                    Some(value) => {
+                        let (value, samples) = value.parse_value(&x, &y, &texts);
+                        self.core.set_score(node, Score { value, samples, note: None });
+                    }
+                    None => self.core.log(format!("{} has no value evaluator: the reply is not read", task.name())),
+                }
             }
             CallKind::Vote { nodes } => {
+                let task = Arc::clone(&self.core.task);
+                let Some(vote) = task.tree().and_then(|t| t.vote()) else {
+                    return self.core.log(format!("{} has no vote evaluator: the reply is not read", task.name()));
+                };
                 let mut votes = vec![0.0; nodes.len()];
                 let mut out_of_range = 0;
                 for t in &texts {
                     // A choice outside the list counts as an unreadable vote, like one with no choice.
-                    if let Some(i) = self.core.task.parse_vote(t, nodes.len()) {
+                    if let Some(i) = vote.parse_vote(t, nodes.len()) {
                         match votes.get_mut(i) {
                             Some(count) => *count += 1.0,
                             None => out_of_range += 1,
@@ -504,7 +539,11 @@ impl Engine {
             }
             CallKind::Tool => {}
             CallKind::Judge => {
-                let judgment = self.core.task.read_judgment(&x, &y, &texts);
+                let task = Arc::clone(&self.core.task);
+                let Some(judge) = task.judge() else {
+                    return self.core.log(format!("{} has no judge: the reply is not read", task.name()));
+                };
+                let judgment = judge.read_judgment(&x, &y, &texts);
                 let metrics: Vec<(&str, f64)> = judgment.metrics.iter().map(|(k, v)| (k.as_str(), *v)).collect();
                 self.core.set_metrics(node, &metrics);
                 if !judgment.note.is_empty() {

@@ -952,17 +952,29 @@ fn backtrack_to_a_named_node() {
 struct Adversarial(crate::tasks::game24::Game24);
 
 impl Task for Adversarial {
-    fn info(&self) -> &'static TaskInfo {
+    fn info(&self) -> &TaskInfo {
         self.0.info()
-    }
-    fn default_steps(&self) -> usize {
-        self.0.default_steps()
     }
     fn io_prompt(&self, x: &str) -> Prompt {
         self.0.io_prompt(x)
     }
     fn cot_prompt(&self, x: &str) -> Prompt {
         self.0.cot_prompt(x)
+    }
+    fn extract_answer(&self, x: &str, y: &str) -> Option<String> {
+        self.0.extract_answer(x, y)
+    }
+    fn check(&self, x: &str, answer: &str) -> Result<(), String> {
+        self.0.check(x, answer)
+    }
+    fn tree(&self) -> Option<&dyn TreeSearch> {
+        Some(self)
+    }
+}
+
+impl TreeSearch for Adversarial {
+    fn default_steps(&self) -> usize {
+        self.0.default_steps()
     }
     fn propose_prompt(&self, x: &str, y: &str) -> Prompt {
         self.0.propose_prompt(x, y)
@@ -979,30 +991,24 @@ impl Task for Adversarial {
     fn parse_edit(&self, _x: &str, y: &str, _text: &str) -> Proposal {
         Proposal { thought: String::new(), path: y.to_string(), problem: Some("unreadable".into()) }
     }
-    fn has_evaluator(&self) -> bool {
-        true
+    fn value(&self) -> Option<&dyn ValueEvaluator> {
+        TreeSearch::value(&self.0)
     }
-    fn value_prompt(&self, x: &str, y: &str) -> Prompt {
-        self.0.value_prompt(x, y)
+    fn vote(&self) -> Option<&dyn VoteEvaluator> {
+        Some(self)
     }
-    fn value_classes(&self) -> &[(&'static str, f64)] {
-        self.0.value_classes()
+    fn dfs_style(&self) -> crate::engine::task::DfsStyle {
+        self.0.dfs_style()
     }
-    fn parse_value(&self, x: &str, y: &str, samples: &[String]) -> (f64, Vec<String>) {
-        self.0.parse_value(x, y, samples)
-    }
+}
+
+impl VoteEvaluator for Adversarial {
     fn vote_prompt(&self, x: &str, ys: &[String]) -> Prompt {
         self.0.vote_prompt(x, ys)
     }
     fn parse_vote(&self, reply: &str, n_choices: usize) -> Option<usize> {
         // Half the replies name the choice just past the end, the rest usize::MAX.
         Some(if reply.len() % 2 == 0 { n_choices } else { usize::MAX })
-    }
-    fn extract_answer(&self, x: &str, y: &str) -> Option<String> {
-        self.0.extract_answer(x, y)
-    }
-    fn check(&self, x: &str, answer: &str) -> Result<(), String> {
-        self.0.check(x, answer)
     }
 }
 

@@ -291,7 +291,7 @@ pub fn check_puzzle(
     params.check().map_err(|e| err(format!("the run's parameters are out of range: {e}")))?;
     let writer = match out {
         Some(dir) => {
-            let header = super::tot_log_header(crosswords::INFO.name, &x, k, params.clone(), "gpt-4", source);
+            let header = super::tot_log_header(&crosswords::INFO.name, &x, k, params.clone(), "gpt-4", source);
             Some(SessionWriter::create(&dir.join(format!("crosswords-dfs-{k:02}.jsonl")), &header)?)
         }
         None => None,

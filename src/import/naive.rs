@@ -427,11 +427,13 @@ pub fn check_entry(
     out: Option<&Path>,
 ) -> Result<NaiveCheck, ImportError> {
     let err = |message: String| ImportError::Entry { path: source.to_string(), idx: entry.idx, message };
-    let (task, name): (Arc<dyn TaskSource>, &str) = match log.task {
-        NaiveTask::Game24 => (Arc::new(Game24::builtin()), crate::tasks::game24::INFO.name),
-        NaiveTask::Crosswords => (Arc::new(Crosswords::builtin()), crosswords::INFO.name),
-        NaiveTask::Writing => (Arc::new(Writing::builtin()), writing::INFO.name),
+    let task: Arc<dyn TaskSource> = match log.task {
+        NaiveTask::Game24 => Arc::new(Game24::builtin()),
+        NaiveTask::Crosswords => Arc::new(Crosswords::builtin()),
+        NaiveTask::Writing => Arc::new(Writing::builtin()),
     };
+    let name = task.name().to_string();
+    let name = name.as_str();
     let problem = task.problem(entry.idx).ok_or_else(|| {
         err(format!(
             "there is no {} input {} (the built-in list has {})",

@@ -613,7 +613,7 @@ pub fn check_puzzle(
         super::Shares::Estimated,
         || {
             super::log_writer(path.as_deref(), || {
-                super::tot_log_header(crate::tasks::game24::INFO.name, &x, entry.idx, params.clone(), &model, source)
+                super::tot_log_header(&crate::tasks::game24::INFO.name, &x, entry.idx, params.clone(), &model, source)
             })
         },
     )?;

@@ -375,7 +375,7 @@ impl super::LogAnswerer for LogAnswers<'_> {
                     .map(|c| (c.clone(), c[parent.len()..].to_string()))
                     .collect();
                 for (full, raw) in &raws {
-                    let ours = self.task.parse_sample(x, y, raw).path;
+                    let ours = crate::engine::TreeSearch::parse_sample(self.task, x, y, raw).path;
                     self.log_of.entry(ours).or_insert_with(|| full.clone());
                 }
                 raws.into_iter().map(|(_, raw)| raw).collect()
@@ -454,7 +454,7 @@ pub fn check_entry(
         super::Shares::Estimated,
         || {
             super::log_writer(path.as_deref(), || {
-                super::tot_log_header(writing::INFO.name, &x, entry.idx, params.clone(), &model, source)
+                super::tot_log_header(&writing::INFO.name, &x, entry.idx, params.clone(), &model, source)
             })
         },
     )?;

@@ -12,6 +12,7 @@ use tokio::sync::{watch, Semaphore};
 
 use super::memory::{MemoryUse, RunMemory};
 use super::{Driver, Run, Signal, StopPolicy, StopReason};
+use crate::engine::methods::ReactShape;
 use crate::engine::{AnswerKind, CallErrorKind, Command, Engine, Input, MethodKind, Outcome, Params, Purpose};
 use crate::llm::cache::{CacheMode, CachePolicy, ResponseCache};
 use crate::llm::config::{ConfigError, Price, ProviderArgs};
@@ -110,12 +111,9 @@ impl QaStats {
     /// For QA tasks (those with tools) and ReAct runs; `None` otherwise.
     pub fn of(engine: &Engine) -> Option<QaStats> {
         let core = &engine.core;
-        let method = core.params.method;
-        let hybrid = matches!(
-            method,
-            crate::engine::methods::hybrid::REACT_COT_SC | crate::engine::methods::hybrid::COT_SC_REACT
-        );
-        let react = method == crate::engine::methods::react::KIND;
+        let shape = core.params.method.info().react;
+        let react = shape == ReactShape::Whole;
+        let hybrid = shape == ReactShape::Part;
         let qa = matches!(core.task.info().answer_kind, AnswerKind::ShortText | AnswerKind::Label);
         if !react && !hybrid && !qa {
             return None;
@@ -417,8 +415,8 @@ impl Summary {
     }
 
     fn with_parts(mut self, method: MethodKind, results: &[ProblemResult]) -> Self {
-        if matches!(method, crate::engine::methods::hybrid::REACT_COT_SC | crate::engine::methods::hybrid::COT_SC_REACT)
-        {
+        // A method with a ReAct part beside another says which part answered each problem.
+        if method.info().react == ReactShape::Part {
             let mut parts = BTreeMap::new();
             for by in results.iter().filter_map(|r| r.answered_by) {
                 *parts.entry(by.label().to_string()).or_insert(0) += 1;

@@ -20,7 +20,7 @@ use crate::tools::{ToolCall, ToolState};
 /// A task the method runs on with `sim`: one with tools for methods that take ReAct
 /// steps or call tools, Game of 24 for the others.
 fn task_for(info: &MethodInfo) -> Arc<dyn TaskSource> {
-    let name = match (info.react_steps, info.uses_tools) {
+    let name = match (info.react != methods::ReactShape::None, info.uses_tools) {
         (true, _) => "qa-demo",
         (false, true) => "math-demo",
         (false, false) => "game24",

@@ -136,19 +136,23 @@ impl Header {
         }
     }
 
-    /// The search this header describes on `task`, starting from the header's memory.
+    /// The search this header describes on `task` (one [`Header::build_task`] built, which
+    /// checks that it serves the method), starting from the header's memory.
     pub fn engine(&self, task: std::sync::Arc<dyn crate::engine::Task>) -> Engine {
         let mut engine = Engine::new(task, &self.input, self.params.clone());
         engine.set_memory(self.memory.as_ref().map(|m| m.memory.clone()));
         engine
     }
 
-    /// The task the session ran, built from the header alone (no data file).
+    /// The task the session ran, built from the header alone (no data file); a header
+    /// whose method that task cannot serve is refused here, naming what the task lacks.
     pub fn build_task(
         &self,
         options: &crate::tasks::TaskOptions,
     ) -> Result<std::sync::Arc<dyn crate::tasks::TaskSource>, crate::tasks::TaskError> {
-        crate::tasks::for_spec(&self.task_spec(), options)
+        let task = crate::tasks::for_spec(&self.task_spec(), options)?;
+        crate::engine::methods::check_serves(task.as_ref(), &self.params)?;
+        Ok(task)
     }
 }
 

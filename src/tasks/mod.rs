@@ -33,26 +33,50 @@ use crate::tools::KnowledgeBackend;
 /// How a registered task is built: its info, the options, and a place for warnings.
 pub type BuildTask = fn(&TaskInfo, &TaskOptions, &mut Vec<String>) -> Result<Arc<dyn TaskSource>, TaskError>;
 
-/// A task's registration: what it says about itself, other names it answers to, and
-/// how to build it.
+/// How a task whose problems come from a data file is built again from a session
+/// header's spec alone (its one problem with the gold answer, facets and action rules
+/// the header records), so a replay needs no data file.
+pub type RebuildTask = fn(&TaskInfo, &TaskSpec, &TaskOptions) -> Result<Arc<dyn TaskSource>, TaskError>;
+
+/// A task's registration: what it says about itself, other names it answers to, how
+/// to build it, and how a session rebuilds it. Written as one line with the builder
+/// methods (`TaskEntry::new(&INFO, build).aliases(&["24"])`).
 pub struct TaskEntry {
     pub info: &'static TaskInfo,
     pub aliases: &'static [&'static str],
     pub build: BuildTask,
+    /// `None`: a session's task is built as `build` builds it without `--data`.
+    pub from_spec: Option<RebuildTask>,
+}
+
+impl TaskEntry {
+    pub const fn new(info: &'static TaskInfo, build: BuildTask) -> TaskEntry {
+        TaskEntry { info, aliases: &[], build, from_spec: None }
+    }
+
+    /// Other names `--task` and sessions accept.
+    pub const fn aliases(self, aliases: &'static [&'static str]) -> TaskEntry {
+        TaskEntry { aliases, ..self }
+    }
+
+    /// How a session header rebuilds the task without its data file.
+    pub const fn from_spec(self, rebuild: RebuildTask) -> TaskEntry {
+        TaskEntry { from_spec: Some(rebuild), ..self }
+    }
 }
 
 /// Every task, the default first: one line each.
 pub const REGISTRY: &[TaskEntry] = &[
-    TaskEntry { info: &game24::INFO, aliases: &["24"], build: game24::Game24::build },
-    TaskEntry { info: &qa_demo::INFO, aliases: &[], build: qa_demo::QaDemo::build },
-    TaskEntry { info: &qa_data::HOTPOTQA, aliases: &[], build: qa_data::QaData::build },
-    TaskEntry { info: &qa_data::FEVER, aliases: &[], build: qa_data::QaData::build },
-    TaskEntry { info: &math::MATH500, aliases: &["math-500"], build: math::MathTask::build },
-    TaskEntry { info: &math::MMLU_PRO, aliases: &["mmlupro"], build: math::MathTask::build },
-    TaskEntry { info: &math::MATH_DEMO, aliases: &[], build: math::MathTask::build },
-    TaskEntry { info: &math::MC_DEMO, aliases: &[], build: math::MathTask::build },
-    TaskEntry { info: &crosswords::INFO, aliases: &["crossword"], build: crosswords::Crosswords::build },
-    TaskEntry { info: &writing::INFO, aliases: &["text"], build: writing::Writing::build },
+    TaskEntry::new(&game24::INFO, game24::Game24::build).aliases(&["24"]),
+    TaskEntry::new(&qa_demo::INFO, qa_demo::QaDemo::build),
+    TaskEntry::new(&qa_data::HOTPOTQA, qa_data::QaData::build).from_spec(qa_data::QaData::rebuild),
+    TaskEntry::new(&qa_data::FEVER, qa_data::QaData::build).from_spec(qa_data::QaData::rebuild),
+    TaskEntry::new(&math::MATH500, math::MathTask::build).aliases(&["math-500"]).from_spec(math::MathTask::rebuild),
+    TaskEntry::new(&math::MMLU_PRO, math::MathTask::build).aliases(&["mmlupro"]).from_spec(math::MathTask::rebuild),
+    TaskEntry::new(&math::MATH_DEMO, math::MathTask::build),
+    TaskEntry::new(&math::MC_DEMO, math::MathTask::build),
+    TaskEntry::new(&crosswords::INFO, crosswords::Crosswords::build).aliases(&["crossword"]),
+    TaskEntry::new(&writing::INFO, writing::Writing::build).aliases(&["text"]),
 ];
 
 /// The registered task named `name` (or one of its aliases).
@@ -62,7 +86,7 @@ pub fn find(name: &str) -> Option<&'static TaskEntry> {
 
 /// The registered names, for help and errors.
 pub fn names() -> Vec<&'static str> {
-    REGISTRY.iter().map(|e| e.info.name).collect()
+    REGISTRY.iter().map(|e| &*e.info.name).collect()
 }
 
 /// The task runs use when none is named.
@@ -82,6 +106,9 @@ pub enum TaskError {
     Prompt { path: String, message: String },
     #[error("task data: {0}")]
     Data(String),
+    /// A method the task cannot serve (a session header naming one, say).
+    #[error("method {method} on task {task}: {0}", method = .0.method, task = .0.task)]
+    Unsupported(#[from] crate::engine::methods::Unsupported),
 }
 
 /// One problem of a task: its position in the task's list (if any) and its input text.
@@ -159,7 +186,7 @@ pub fn build(name: &str, options: &TaskOptions, warnings: &mut Vec<String>) -> R
 pub fn no_data(info: &TaskInfo, options: &TaskOptions) -> Result<(), TaskError> {
     match options.data {
         Some(_) => {
-            let with_data: Vec<&str> = REGISTRY.iter().filter(|e| e.info.reads_data).map(|e| e.info.name).collect();
+            let with_data: Vec<&str> = REGISTRY.iter().filter(|e| e.info.reads_data).map(|e| &*e.info.name).collect();
             Err(TaskError::Data(format!(
                 "{} has its problems built in; --data is for {}",
                 info.name,
@@ -195,16 +222,14 @@ pub struct TaskSpec<'a> {
 }
 
 /// The task a session ran, from its header's spec alone (no data file): replay, the
-/// explorer's replay and fork. QA tasks take the gold answer and the action rules recorded.
+/// explorer's replay and fork. A task registered with [`TaskEntry::from_spec`] takes
+/// what the header recorded (the gold answer, facets, action rules); the others are
+/// built without `--data`.
 pub fn for_spec(spec: &TaskSpec, options: &TaskOptions) -> Result<Arc<dyn TaskSource>, TaskError> {
-    if let Some(kind) = math::MathKind::from_name(spec.name) {
-        return Ok(Arc::new(math::MathTask::from_spec(kind, spec, options.prompts.as_deref())?));
-    }
-    match qa_data::QaKind::from_name(spec.name) {
-        Some(kind) => {
-            Ok(Arc::new(qa_data::QaData::from_spec(kind, spec, options.prompts.as_deref(), options.knowledge.clone())?))
-        }
-        None => build(spec.name, &TaskOptions { data: None, ..options.clone() }, &mut Vec::new()),
+    let entry = find(spec.name).ok_or_else(|| TaskError::Unknown(spec.name.to_string()))?;
+    match entry.from_spec {
+        Some(rebuild) => rebuild(entry.info, spec, options),
+        None => (entry.build)(entry.info, &TaskOptions { data: None, ..options.clone() }, &mut Vec::new()),
     }
 }
 
@@ -260,30 +285,55 @@ mod tests {
 
     #[test]
     fn every_registered_task_builds_and_says_who_it_is() {
+        let with_data: Vec<&str> = REGISTRY.iter().filter(|e| e.info.reads_data).map(|e| &*e.info.name).collect();
         for entry in REGISTRY {
-            let task = build(entry.info.name, &TaskOptions::default(), &mut Vec::new()).unwrap();
-            assert_eq!(task.name(), entry.info.name);
-            assert_eq!(task.info(), entry.info, "{} returns its own info", entry.info.name);
+            let name = &*entry.info.name;
+            let task = build(name, &TaskOptions::default(), &mut Vec::new()).unwrap();
+            assert_eq!(task.name(), name);
+            assert_eq!(task.info(), entry.info, "{name} returns its own info");
             assert!(!entry.info.input_noun.is_empty() && !entry.info.input_hint.is_empty());
-            assert!(!entry.info.input_examples.is_empty(), "{} gives examples of inputs", entry.info.name);
+            assert!(!entry.info.input_examples.is_empty(), "{name} gives examples of inputs");
             if entry.info.reads_data {
                 assert_eq!(task.problem_count(), 0, "no problems without --data");
             } else {
-                assert!(task.problem(entry.info.default_problem).is_some(), "{} opens on a problem", entry.info.name);
+                assert!(task.problem(entry.info.default_problem).is_some(), "{name} opens on a problem");
                 let data = TaskOptions { data: Some("x.jsonl".into()), ..TaskOptions::default() };
-                let err = build(entry.info.name, &data, &mut Vec::new()).err().expect("--data refused");
-                assert!(err.to_string().contains("--data is for hotpotqa, fever, math500 and mmlu-pro"), "{err}");
+                let err = build(name, &data, &mut Vec::new()).err().expect("--data refused");
+                let told = format!("{name} has its problems built in; --data is for {}", and_list(&with_data));
+                assert!(err.to_string().contains(&told), "{err}");
             }
         }
-        assert_eq!(find("24").map(|e| e.info.name), Some("game24"));
-        for entry in REGISTRY {
-            assert_eq!(entry.info.sim_plays, crate::llm::sim::plays(entry.info.name), "{}", entry.info.name);
-        }
+        assert!(!with_data.is_empty() && with_data.len() < REGISTRY.len());
+        assert_eq!(find("24").map(|e| &*e.info.name), Some("game24"));
         let err = build("chess", &TaskOptions::default(), &mut Vec::new()).err().unwrap();
-        assert_eq!(
-            err.to_string(),
-            "unknown task \"chess\" (known: game24, qa-demo, hotpotqa, fever, math500, mmlu-pro, math-demo, mc-demo, crosswords, writing)"
-        );
+        assert_eq!(err.to_string(), format!("unknown task \"chess\" (known: {})", names().join(", ")));
+        assert_eq!(names().len(), REGISTRY.len());
+    }
+
+    #[test]
+    fn every_task_capability_is_whole() {
+        use crate::engine::methods::tot_dfs::{ChildOrder, PruneRule};
+        for entry in REGISTRY {
+            let name = &*entry.info.name;
+            let task = build(name, &TaskOptions::default(), &mut Vec::new()).unwrap();
+            // The engine's ReAct steps and the runtime's tools come together.
+            assert_eq!(task.react().is_some(), task.tools().is_some(), "{name}: ReAct steps and tools");
+            if let Some(native) = task.react().and_then(|r| r.native()) {
+                assert!(!native.tool_defs().is_empty(), "{name}: native tool calling offers tools");
+            }
+            if let Some(tree) = task.tree() {
+                assert!(tree.default_steps() > 0, "{name}");
+                assert!(tree.value().is_some() || tree.vote().is_some(), "{name}: a tree search has an evaluator");
+                // The task's own DFS shape uses only what the task has.
+                let style = tree.dfs_style();
+                if style.prune == PruneRule::Task {
+                    assert!(tree.pruning().is_some(), "{name} prunes by a rule it has");
+                }
+                if style.order == ChildOrder::Proposal {
+                    assert!(tree.proposal_scores().is_some(), "{name} orders by scores it has");
+                }
+            }
+        }
     }
 
     #[test]

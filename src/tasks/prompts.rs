@@ -49,6 +49,14 @@ pub fn load(dir: Option<&Path>, name: &str, builtin: &str) -> Result<String, Tas
     Ok(builtin.to_string())
 }
 
+/// [`load`] `name`, then [`require`] the placeholders `vars` the task fills: what each
+/// task does for each of its templates.
+pub fn load_checked(dir: Option<&Path>, name: &str, builtin: &str, vars: &[&str]) -> Result<String, TaskError> {
+    let text = load(dir, name, builtin)?;
+    require(&text, name, vars)?;
+    Ok(text)
+}
+
 /// The warnings [`load`] gathered on this thread since the last call, and one for each
 /// file in `dir` that no [`load`] asked for (a misspelt name would be ignored silently).
 pub fn take_warnings(dir: Option<&Path>) -> Vec<String> {

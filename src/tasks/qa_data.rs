@@ -15,6 +15,7 @@
 //! A session records the gold answer in its header, so replay needs no data file
 //! ([`QaData::from_spec`]).
 
+use std::borrow::Cow;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -22,6 +23,7 @@ use serde_json::{json, Value};
 
 use super::react_text::{self, check_answer, f1, parse_step_with, ActionRules, QaItem, QuestionKind};
 use super::{prompts, Problem, TaskError, TaskOptions, TaskSource};
+use crate::engine::task::{Feedback, NativeTools, ReactSteps};
 use crate::engine::{AnswerKind, Message, Prompt, Purpose, ReactStep, Task, TaskInfo};
 use crate::tools::choice::LazyBackend;
 use crate::tools::wikipedia::WikipediaOptions;
@@ -39,25 +41,23 @@ pub const FEVER_LABELS: [&str; 3] = ["SUPPORTS", "REFUTES", "NOT ENOUGH INFO"];
 
 /// Registrations (see `tasks::REGISTRY`).
 pub const HOTPOTQA: TaskInfo = TaskInfo {
-    name: "hotpotqa",
-    about: "HotpotQA multi-hop questions from --data (JSON or ReAct trajectory text)",
-    input_noun: "question",
-    input_hint: "a question number from the data file or a question of your own",
-    input_examples: &["0"],
+    name: Cow::Borrowed("hotpotqa"),
+    about: Cow::Borrowed("HotpotQA multi-hop questions from --data (JSON or ReAct trajectory text)"),
+    input_noun: Cow::Borrowed("question"),
+    input_hint: Cow::Borrowed("a question number from the data file or a question of your own"),
+    input_examples: Cow::Borrowed(&[Cow::Borrowed("0")]),
     default_problem: 0,
     answer_kind: AnswerKind::ShortText,
-    sim_plays: false,
     reads_data: true,
 };
 pub const FEVER: TaskInfo = TaskInfo {
-    name: "fever",
-    about: "FEVER claims to verify from --data (JSONL or ReAct trajectory text)",
-    input_noun: "claim",
-    input_hint: "a claim number from the data file or a claim of your own to verify",
-    input_examples: &["0"],
+    name: Cow::Borrowed("fever"),
+    about: Cow::Borrowed("FEVER claims to verify from --data (JSONL or ReAct trajectory text)"),
+    input_noun: Cow::Borrowed("claim"),
+    input_hint: Cow::Borrowed("a claim number from the data file or a claim of your own to verify"),
+    input_examples: Cow::Borrowed(&[Cow::Borrowed("0")]),
     default_problem: 0,
     answer_kind: AnswerKind::Label,
-    sim_plays: false,
     reads_data: true,
 };
 
@@ -74,7 +74,10 @@ impl QaKind {
     }
 
     pub fn name(self) -> &'static str {
-        self.info().name
+        match self {
+            QaKind::HotpotQa => "hotpotqa",
+            QaKind::Fever => "fever",
+        }
     }
 
     /// The placeholder the prompts put the problem in.
@@ -132,7 +135,7 @@ impl QaData {
         options: &TaskOptions,
         warnings: &mut Vec<String>,
     ) -> Result<Arc<dyn TaskSource>, TaskError> {
-        let kind = QaKind::from_name(info.name).ok_or_else(|| TaskError::Unknown(info.name.to_string()))?;
+        let kind = QaKind::from_name(&info.name).ok_or_else(|| TaskError::Unknown(info.name.to_string()))?;
         let items = match &options.data {
             Some(path) => {
                 let (items, w) = read_data(kind, path)?;
@@ -173,6 +176,16 @@ impl QaData {
     pub fn with_rules(mut self, rules: ActionRules) -> Self {
         self.rules = rules;
         self
+    }
+
+    /// Rebuild for `tasks::REGISTRY` (`TaskEntry::from_spec`): the task a session ran.
+    pub fn rebuild(
+        info: &TaskInfo,
+        spec: &super::TaskSpec,
+        options: &TaskOptions,
+    ) -> Result<Arc<dyn TaskSource>, TaskError> {
+        let kind = QaKind::from_name(&info.name).ok_or_else(|| TaskError::Unknown(info.name.to_string()))?;
+        Ok(Arc::new(QaData::from_spec(kind, spec, options.prompts.as_deref(), options.knowledge.clone())?))
     }
 
     /// The task a session ran, from its header alone: its one problem with the gold
@@ -221,12 +234,8 @@ impl QaData {
 }
 
 impl Task for QaData {
-    fn info(&self) -> &'static TaskInfo {
+    fn info(&self) -> &TaskInfo {
         self.kind.info()
-    }
-
-    fn default_steps(&self) -> usize {
-        7
     }
 
     fn io_prompt(&self, x: &str) -> Prompt {
@@ -235,16 +244,6 @@ impl Task for QaData {
 
     fn cot_prompt(&self, x: &str) -> Prompt {
         self.prompt(Purpose::Cot, self.render(&self.cot, &[(self.kind.var(), x)]), x, json!({}))
-    }
-
-    fn react_prompt(&self, x: &str, trajectory: &str, step: usize) -> Option<Prompt> {
-        let text =
-            self.render(&self.react, &[(self.kind.var(), x), ("trajectory", trajectory), ("step", &step.to_string())]);
-        Some(self.prompt(Purpose::Act, text, x, json!({"step": step, "trajectory": trajectory})))
-    }
-
-    fn parse_react(&self, reply: &str, step: usize) -> ReactStep {
-        parse_step_with(self.rules, reply, step).into()
     }
 
     fn extract_answer(&self, _x: &str, y: &str) -> Option<String> {
@@ -262,6 +261,34 @@ impl Task for QaData {
 
     fn describe_state(&self, _x: &str, y: &str) -> Option<String> {
         Some(react_text::describe_trajectory(y))
+    }
+
+    fn react(&self) -> Option<&dyn ReactSteps> {
+        Some(self)
+    }
+
+    fn feedback(&self) -> Option<&dyn Feedback> {
+        Some(self)
+    }
+}
+
+/// Self-Refine and Reflexion with the generic prompts over the cot prompt.
+impl Feedback for QaData {}
+
+impl ReactSteps for QaData {
+    fn react_prompt(&self, x: &str, trajectory: &str, step: usize) -> Prompt {
+        let text =
+            self.render(&self.react, &[(self.kind.var(), x), ("trajectory", trajectory), ("step", &step.to_string())]);
+        self.prompt(Purpose::Act, text, x, json!({"step": step, "trajectory": trajectory}))
+    }
+
+    fn parse_react(&self, reply: &str, step: usize) -> ReactStep {
+        parse_step_with(self.rules, reply, step).into()
+    }
+
+    /// The paper's prompts are text only.
+    fn native(&self) -> Option<&dyn NativeTools> {
+        None
     }
 }
 

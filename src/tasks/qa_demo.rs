@@ -2,6 +2,7 @@
 //! (`assets/corpus/qa-demo/`), so ReAct works offline on a fresh machine. Answers are
 //! scored by exact match and token F1 as in the ReAct paper.
 
+use std::borrow::Cow;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -9,6 +10,7 @@ use serde_json::json;
 
 use super::react_text::{self, check_answer, f1, parse_step};
 use super::{prompts, Problem, TaskError, TaskOptions, TaskSource};
+use crate::engine::task::{Feedback, NativeTools, ReactSteps};
 use crate::engine::{AnswerKind, Message, Prompt, Purpose, ReactStep, Task, TaskInfo, ToolDef};
 use crate::tools::corpus::{qa_demo, qa_demo_questions, QaQuestion};
 use crate::tools::{CalculateTool, KnowledgeBackend, ToolRegistry};
@@ -32,14 +34,13 @@ pub struct QaDemo {
 
 /// Registration (see `tasks::REGISTRY`).
 pub const INFO: TaskInfo = TaskInfo {
-    name: "qa-demo",
-    about: "15 two-hop questions over a small bundled corpus, for ReAct offline",
-    input_noun: "question",
-    input_hint: "a question number or a question of your own",
-    input_examples: &["3", "Who founded the University of Marrowick?"],
+    name: Cow::Borrowed("qa-demo"),
+    about: Cow::Borrowed("15 two-hop questions over a small bundled corpus, for ReAct offline"),
+    input_noun: Cow::Borrowed("question"),
+    input_hint: Cow::Borrowed("a question number or a question of your own"),
+    input_examples: Cow::Borrowed(&[Cow::Borrowed("3"), Cow::Borrowed("Who founded the University of Marrowick?")]),
     default_problem: 0,
     answer_kind: AnswerKind::ShortText,
-    sim_plays: true,
     reads_data: false,
 };
 
@@ -109,12 +110,8 @@ impl QaDemo {
 }
 
 impl Task for QaDemo {
-    fn info(&self) -> &'static TaskInfo {
+    fn info(&self) -> &TaskInfo {
         &INFO
-    }
-
-    fn default_steps(&self) -> usize {
-        7
     }
 
     fn io_prompt(&self, x: &str) -> Prompt {
@@ -123,35 +120,6 @@ impl Task for QaDemo {
 
     fn cot_prompt(&self, x: &str) -> Prompt {
         self.prompt(Purpose::Cot, prompts::render(&self.cot, &[("question", x)]), x, json!({}))
-    }
-
-    fn react_prompt(&self, x: &str, trajectory: &str, step: usize) -> Option<Prompt> {
-        let text = prompts::render(
-            &self.react,
-            &[("question", x), ("trajectory", trajectory), ("step", &step.to_string()), ("tools", &self.prompt_tools)],
-        );
-        Some(self.act_prompt(text, x, trajectory, step))
-    }
-
-    fn react_native_prompt(&self, x: &str, trajectory: &str, step: usize) -> Option<Prompt> {
-        let text = prompts::render(
-            &self.react_native,
-            &[
-                ("question", x),
-                ("trajectory", trajectory),
-                ("step", &step.to_string()),
-                ("tools", &self.tools.prompt_lines()),
-            ],
-        );
-        Some(self.act_prompt(text, x, trajectory, step))
-    }
-
-    fn react_tools(&self) -> Vec<ToolDef> {
-        self.tools.tool_defs()
-    }
-
-    fn parse_react(&self, reply: &str, step: usize) -> ReactStep {
-        parse_step(reply, step).into()
     }
 
     fn extract_answer(&self, _x: &str, y: &str) -> Option<String> {
@@ -180,6 +148,54 @@ impl Task for QaDemo {
 
     fn describe_state(&self, _x: &str, y: &str) -> Option<String> {
         Some(react_text::describe_trajectory(y))
+    }
+
+    fn react(&self) -> Option<&dyn ReactSteps> {
+        Some(self)
+    }
+
+    fn feedback(&self) -> Option<&dyn Feedback> {
+        Some(self)
+    }
+}
+
+/// Self-Refine and Reflexion with the generic prompts over the cot prompt.
+impl Feedback for QaDemo {}
+
+impl ReactSteps for QaDemo {
+    fn react_prompt(&self, x: &str, trajectory: &str, step: usize) -> Prompt {
+        let text = prompts::render(
+            &self.react,
+            &[("question", x), ("trajectory", trajectory), ("step", &step.to_string()), ("tools", &self.prompt_tools)],
+        );
+        self.act_prompt(text, x, trajectory, step)
+    }
+
+    fn parse_react(&self, reply: &str, step: usize) -> ReactStep {
+        parse_step(reply, step).into()
+    }
+
+    fn native(&self) -> Option<&dyn NativeTools> {
+        Some(self)
+    }
+}
+
+impl NativeTools for QaDemo {
+    fn react_native_prompt(&self, x: &str, trajectory: &str, step: usize) -> Prompt {
+        let text = prompts::render(
+            &self.react_native,
+            &[
+                ("question", x),
+                ("trajectory", trajectory),
+                ("step", &step.to_string()),
+                ("tools", &self.tools.prompt_lines()),
+            ],
+        );
+        self.act_prompt(text, x, trajectory, step)
+    }
+
+    fn tool_defs(&self) -> Vec<ToolDef> {
+        self.tools.tool_defs()
     }
 }
 

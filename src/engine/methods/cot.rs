@@ -11,10 +11,9 @@ pub const KIND: MethodKind = MethodKind("cot");
 pub const INFO: MethodInfo = MethodInfo {
     kind: KIND,
     about: "chain of thought: k whole answers with their reasoning",
-    react_steps: false,
-
+    react: super::ReactShape::None,
     uses_tools: false,
-    tree_search: false,
+    needs: |_| super::Needs::of(&[], &[crate::engine::Purpose::Cot]),
     params: &[&super::samples::SAMPLES],
     wants_memory: super::no_memory,
     build: |p| Ok(Box::new(Cot::new(SampleParams::read(p)?))),

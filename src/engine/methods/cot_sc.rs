@@ -14,10 +14,9 @@ pub const KIND: MethodKind = MethodKind("cot-sc");
 pub const INFO: MethodInfo = MethodInfo {
     kind: KIND,
     about: "CoT with self-consistency: the majority answer of k samples",
-    react_steps: false,
-
+    react: super::ReactShape::None,
     uses_tools: false,
-    tree_search: false,
+    needs: |_| super::Needs::of(&[], &[crate::engine::Purpose::Cot]),
     params: &[&super::samples::SAMPLES],
     wants_memory: super::no_memory,
     build: |p| Ok(Box::new(CotSc::new(SampleParams::read(p)?))),

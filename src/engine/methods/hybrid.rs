@@ -25,10 +25,9 @@ pub const COT_SC_REACT: MethodKind = MethodKind("cot-sc-react");
 pub const REACT_COT_SC_INFO: MethodInfo = MethodInfo {
     kind: REACT_COT_SC,
     about: "ReAct, backing off to CoT-SC when it does not finish within its steps (ReAct paper §3.3)",
-    react_steps: true,
-
+    react: super::ReactShape::Part,
     uses_tools: true,
-    tree_search: false,
+    needs,
     params: &[&MAX_STEPS, &TOOL_MODE, &HYBRID_SAMPLES],
     wants_memory: super::no_memory,
     build: |p| Ok(Box::new(Hybrid::react_cot_sc(HybridParams::read(p)?))),
@@ -36,10 +35,9 @@ pub const REACT_COT_SC_INFO: MethodInfo = MethodInfo {
 pub const COT_SC_REACT_INFO: MethodInfo = MethodInfo {
     kind: COT_SC_REACT,
     about: "CoT-SC, backing off to ReAct when the majority answer is weak (ReAct paper §3.3)",
-    react_steps: true,
-
+    react: super::ReactShape::Part,
     uses_tools: true,
-    tree_search: false,
+    needs,
     params: &[&MAX_STEPS, &TOOL_MODE, &HYBRID_SAMPLES, &MAJORITY_THRESHOLD],
     wants_memory: super::no_memory,
     build: |p| Ok(Box::new(Hybrid::cot_sc_react(HybridParams::read(p)?))),
@@ -54,6 +52,10 @@ pub const MAJORITY_THRESHOLD: ParamDecl = ParamDecl {
     kind: Kind::Real { min: 0.0, max: 1.0 },
     default: DefaultValue::Real(0.5),
 };
+/// `MethodInfo::needs`: ReAct steps (in the run's tool mode) and chain-of-thought samples.
+fn needs(p: &crate::engine::Params) -> super::Needs {
+    super::Needs::react(p).and(super::Needs::of(&[], &[crate::engine::Purpose::Cot]))
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Part {

@@ -263,5 +263,7 @@ fn a_person_edits_react_steps_in_a_hybrid_and_the_agent_goes_on_from_the_edit() 
     assert!(calls(&fx).is_empty(), "QA tasks have no evaluator to ask about an edited answer");
     assert_eq!(e.tree().len(), before + 1);
     let fx = e.handle(cmd(Command::Reevaluate { node: sample }));
-    assert!(events(&fx).iter().any(|ev| matches!(ev, Event::Rejected { reason } if reason.contains("no evaluator"))));
+    assert!(events(&fx)
+        .iter()
+        .any(|ev| matches!(ev, Event::Rejected { reason } if reason.contains("no value evaluator"))));
 }

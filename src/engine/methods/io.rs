@@ -11,10 +11,9 @@ pub const KIND: MethodKind = MethodKind("io");
 pub const INFO: MethodInfo = MethodInfo {
     kind: KIND,
     about: "IO prompting: k whole answers, no reasoning",
-    react_steps: false,
-
+    react: super::ReactShape::None,
     uses_tools: false,
-    tree_search: false,
+    needs: |_| super::Needs::of(&[], &[crate::engine::Purpose::Io]),
     params: &[&super::samples::SAMPLES],
     wants_memory: super::no_memory,
     build: |p| Ok(Box::new(Io::new(SampleParams::read(p)?))),

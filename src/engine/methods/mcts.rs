@@ -28,10 +28,9 @@ pub const KIND: MethodKind = MethodKind("mcts");
 pub const INFO: MethodInfo = MethodInfo {
     kind: KIND,
     about: "Monte Carlo tree search over thoughts: UCT selection, evaluator rewards, mean backup",
-    react_steps: false,
-
+    react: super::ReactShape::None,
     uses_tools: false,
-    tree_search: true,
+    needs: super::Needs::tree_search,
     params: &[&UCT_C, &ITERATIONS, &ROLLOUT_DEPTH, SEARCH[0], SEARCH[1], SEARCH[2], SEARCH[3], SEARCH[4], SEARCH[5]],
     wants_memory: super::no_memory,
     build: |params| {
@@ -149,7 +148,9 @@ impl Mcts {
         let Some(value) = core.tree.value(id) else { return 0.0 };
         let samples = f64::from(self.search.n_evaluate);
         let top = match self.search.evaluator {
-            Evaluator::Value => core.task.value_classes().iter().map(|(_, v)| *v).fold(0.0, f64::max),
+            Evaluator::Value => {
+                crate::engine::task::value_classes(core.task.as_ref()).iter().map(|(_, v)| *v).fold(0.0, f64::max)
+            }
             Evaluator::Vote => 1.0,
         };
         let scale = if top > 0.0 { top * samples } else { samples };

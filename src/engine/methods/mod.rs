@@ -31,8 +31,9 @@ pub mod self_refine;
 pub mod tot_bfs;
 pub mod tot_dfs;
 
-use super::params::{ParamDecl, ParamReader, COMMON, SEED, TEMPERATURE};
-use super::{Core, MethodKind, NodeId, Outcome, ParamError, Params, SearchParams};
+use super::params::{ParamDecl, ParamReader, COMMON, EVALUATOR, GENERATOR, SEED, TEMPERATURE};
+use super::task::Capability;
+use super::{Core, MethodKind, NodeId, Outcome, ParamError, Params, Purpose, SearchParams, Task};
 
 /// A count with its noun in agreement, for log lines: `count(1, "state", "states")` is
 /// `1 state`, `count(2, ...)` is `2 states`.
@@ -107,17 +108,120 @@ pub trait Method: dyn_clone::DynClone + Send {
     }
 }
 
+/// How a method's run reads as ReAct: for the run's summary (steps, which part
+/// answered), the explorer's transcript pane and its edits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReactShape {
+    /// No ReAct trajectory.
+    None,
+    /// The run is one ReAct trajectory (react): its steps are the answered trajectory's depth.
+    Whole,
+    /// A ReAct part beside a CoT-SC part (the hybrids): steps are the answered act calls,
+    /// the summary counts which part answered, and the transcript shows the trajectory
+    /// when a ReAct step is selected.
+    Part,
+}
+
+/// What a method needs of its task with given parameters: capabilities beyond the
+/// core, and the purposes of the calls it makes (what a simulated player must answer);
+/// and what it makes do with on a task that lacks them, if anything (best-of-n scores
+/// with the task's evaluator, or else with a verifier call).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Needs {
+    pub capabilities: Vec<Capability>,
+    pub calls: Vec<Purpose>,
+    /// Needs that serve as well when these are not met.
+    pub otherwise: Option<Box<Needs>>,
+}
+
+impl Needs {
+    pub fn of(capabilities: &[Capability], calls: &[Purpose]) -> Needs {
+        Needs { capabilities: capabilities.to_vec(), calls: calls.to_vec(), otherwise: None }
+    }
+
+    /// These needs, or where a task lacks them, `alternative` (tried in order).
+    pub fn or_else(mut self, alternative: Needs) -> Needs {
+        match &mut self.otherwise {
+            Some(next) => **next = std::mem::take(next.as_mut()).or_else(alternative),
+            None => self.otherwise = Some(Box::new(alternative)),
+        }
+        self
+    }
+
+    /// What `task` lacks of these needs: empty when they or an alternative are met; else
+    /// what each way lacks (a part of a capability it lacks whole, such as the evaluator
+    /// of a tree search it cannot do, is not listed apart).
+    pub fn lacking(&self, task: &dyn Task) -> Vec<Capability> {
+        let lacking: Vec<Capability> = self.capabilities.iter().copied().filter(|c| !c.of(task)).collect();
+        if lacking.is_empty() {
+            return lacking;
+        }
+        let mut missing: Vec<Capability> =
+            lacking.iter().copied().filter(|c| c.part_of().is_none_or(|whole| !lacking.contains(&whole))).collect();
+        if let Some(alternative) = &self.otherwise {
+            let also = alternative.lacking(task);
+            if also.is_empty() {
+                return also;
+            }
+            for c in also {
+                if !missing.contains(&c) {
+                    missing.push(c);
+                }
+            }
+        }
+        missing
+    }
+
+    /// What a tree search needs with these parameters: the steps, the generator's calls
+    /// and the chosen evaluator with its calls.
+    pub fn tree_search(p: &Params) -> Needs {
+        let (evaluator, judged) = match p.word(EVALUATOR.name) {
+            Some("vote") => (Capability::VoteEvaluator, Purpose::Vote),
+            _ => (Capability::ValueEvaluator, Purpose::Value),
+        };
+        let generated = match p.word(GENERATOR.name) {
+            Some("sample") => Purpose::Sample,
+            _ => Purpose::Propose,
+        };
+        Needs::of(&[Capability::TreeSteps, evaluator], &[generated, judged])
+    }
+
+    /// What ReAct steps need in the tool mode of these parameters.
+    pub fn react(p: &Params) -> Needs {
+        match p.word(react::TOOL_MODE.name) {
+            Some("native") => Needs::of(&[Capability::ReactSteps, Capability::NativeTools], &[Purpose::Act]),
+            _ => Needs::of(&[Capability::ReactSteps], &[Purpose::Act]),
+        }
+    }
+
+    /// These needs and `more`'s.
+    pub fn and(mut self, more: Needs) -> Needs {
+        for c in more.capabilities {
+            if !self.capabilities.contains(&c) {
+                self.capabilities.push(c);
+            }
+        }
+        for p in more.calls {
+            if !self.calls.contains(&p) {
+                self.calls.push(p);
+            }
+        }
+        self
+    }
+}
+
 /// A method's registration: its name (in sessions and on the command line), a line
 /// for help, and how to build its state for a run.
 pub struct MethodInfo {
     pub kind: MethodKind,
     pub about: &'static str,
-    /// Follows a ReAct trajectory (alone or as a part), so its steps are edited and shown as such.
-    pub react_steps: bool,
+    /// Whether it follows a ReAct trajectory, alone or as a part.
+    pub react: ReactShape,
     /// Calls the task's tools (ReAct steps, ReTreVal's solves), so `--tool-mode` applies to it.
     pub uses_tools: bool,
-    /// Searches a tree of thoughts with the task's generator and evaluator (needs a task that has them).
-    pub tree_search: bool,
+    /// What it needs of a task with these parameters (the registry answers "which methods
+    /// work on this task" from it, and the engine refuses a task that lacks a need).
+    pub needs: fn(&Params) -> Needs,
     /// Every parameter it reads, besides [`COMMON`] (`temperature`, `seed`), in the
     /// order help lists them: its own and shared ones (the same declaration, or one
     /// with another default, as the hybrids' `samples`).
@@ -142,6 +246,13 @@ impl MethodInfo {
     }
 }
 
+impl MethodInfo {
+    /// Whether it searches a tree of the task's steps with these parameters.
+    pub fn searches_tree(&self, params: &Params) -> bool {
+        (self.needs)(params).capabilities.contains(&Capability::TreeSteps)
+    }
+}
+
 /// Every method, in the order help lists them: one line each.
 pub const REGISTRY: &[&MethodInfo] = &[
     &io::INFO,
@@ -157,6 +268,63 @@ pub const REGISTRY: &[&MethodInfo] = &[
     &reflexion::INFO,
     &retreval::INFO,
 ];
+
+/// What the method of `params` needs (with `params`).
+pub fn needs(params: &Params) -> Needs {
+    (params.method.info().needs)(params)
+}
+
+/// The capabilities `task` lacks for the method of `params` (see [`Needs::lacking`]).
+pub fn missing(task: &dyn Task, params: &Params) -> Vec<Capability> {
+    needs(params).lacking(task)
+}
+
+/// The methods that work on `task` with these parameters (each with the method swapped
+/// in), in the registry's order.
+pub fn serving(task: &dyn Task, params: &Params) -> Vec<&'static MethodInfo> {
+    REGISTRY.iter().copied().filter(|info| missing(task, &params.switched(info.kind)).is_empty()).collect()
+}
+
+/// Whether `task` can serve the method of `params`: `Err` names what it lacks and
+/// the methods that work.
+pub fn check_serves(task: &dyn Task, params: &Params) -> Result<(), Unsupported> {
+    let missing = missing(task, params);
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(Unsupported {
+        task: task.name().to_string(),
+        method: params.method,
+        missing,
+        working: serving(task, params).iter().map(|m| m.kind.label()).collect(),
+    })
+}
+
+/// A method its task cannot serve.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{task} has no {}; methods that work: {}", and_list(&self.missing.iter().map(|c| c.describe()).collect::<Vec<_>>()), if self.working.is_empty() { "none".to_string() } else { self.working.join(", ") })]
+pub struct Unsupported {
+    pub task: String,
+    pub method: MethodKind,
+    pub missing: Vec<Capability>,
+    pub working: Vec<&'static str>,
+}
+
+impl Unsupported {
+    /// The refusal as the command line says it: `--task T --method M: T has no ...`.
+    pub fn for_flags(&self) -> String {
+        format!("--task {} --method {}: {self}", self.task, self.method)
+    }
+}
+
+/// `a, b and c`.
+fn and_list(items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
 
 /// `MethodInfo::wants_memory` of a method that keeps no memory.
 pub fn no_memory(_: &Params) -> bool {

@@ -16,6 +16,9 @@
 //! look the same in both modes.
 
 use crate::engine::params::{choices, DefaultValue, Kind, ParamDecl};
+use std::sync::Arc;
+
+use crate::engine::task::Capability;
 use crate::engine::{
     CallError, CallErrorKind, CallKind, Completion, Core, Issue, LlmRequest, NodeId, NodeStatus, Origin, Outcome, Step,
     ToolDef, ToolMode, ToolRequest, ToolResult,
@@ -37,10 +40,9 @@ pub const KIND: MethodKind = MethodKind("react");
 pub const INFO: MethodInfo = MethodInfo {
     kind: KIND,
     about: "ReAct: thought, action, observation with tools",
-    react_steps: true,
-
+    react: super::ReactShape::Whole,
     uses_tools: true,
-    tree_search: false,
+    needs: super::Needs::react,
     params: &[&MAX_STEPS, &TOOL_MODE],
     wants_memory: super::no_memory,
     build: |p| Ok(Box::new(React::new(ReactParams::read(p)?))),
@@ -204,7 +206,9 @@ impl React {
         // Observations come from the tools: drop any the person left in the text.
         let text: Vec<&str> =
             text.lines().take_while(|l| !l.trim_start().to_lowercase().starts_with("observation")).collect();
-        let parsed = core.task.parse_react(&text.join("\n"), step);
+        let task = Arc::clone(&core.task);
+        let react = task.react().ok_or_else(|| no_react_steps(core))?;
+        let parsed = react.parse_react(&text.join("\n"), step);
         let thought = parsed.thought.as_deref().map(str::trim).filter(|t| !t.is_empty()).map(str::to_string);
         if thought.is_none() && parsed.action.is_none() {
             return Err("write a thought, an action such as Search[entity], or both".into());
@@ -450,22 +454,32 @@ fn last_tool_step(core: &Core, mut node: NodeId) -> NodeId {
     }
 }
 
+/// Why a ReAct step cannot be asked for or read: the task has no ReAct steps (the
+/// engine refuses ReAct methods on such a task; this is the line if one gets here).
+pub(super) fn no_react_steps(core: &Core) -> String {
+    format!("{} has no ReAct steps with tools", core.task.name())
+}
+
 /// The request for step `step` after `trajectory`, in the run's tool mode.
 fn step_request(core: &Core, params: ReactParams, trajectory: &str, step: usize) -> Result<LlmRequest, String> {
-    let native = params.tool_mode == ToolMode::Native;
-    let prompt = if native {
-        core.task.react_native_prompt(&core.x, trajectory, step)
-    } else {
-        core.task.react_prompt(&core.x, trajectory, step)
-    };
-    let tools = if native { core.task.react_tools() } else { Vec::new() };
-    let Some(prompt) = prompt.filter(|_| !native || !tools.is_empty()) else {
-        let what = if native { "native tool-calling ReAct prompt and tools" } else { "ReAct prompt" };
-        return Err(format!("the task {} has no {what}", core.task.name()));
+    let react = core.task.react().ok_or_else(|| no_react_steps(core))?;
+    let (prompt, tools) = match params.tool_mode {
+        ToolMode::Native => {
+            let native = react
+                .native()
+                .ok_or_else(|| format!("{} has no {}", core.task.name(), Capability::NativeTools.describe()))?;
+            (native.react_native_prompt(&core.x, trajectory, step), native.tool_defs())
+        }
+        ToolMode::Text => (react.react_prompt(&core.x, trajectory, step), Vec::new()),
     };
     let mut request = LlmRequest::from_prompt(prompt, 1, core.temperature);
     request.tools = tools;
     Ok(request)
+}
+
+/// The native tool definitions the task offers (none in text mode or without them).
+fn offered_tools(core: &Core) -> Vec<ToolDef> {
+    core.task.react().and_then(|r| r.native()).map(|n| n.tool_defs()).unwrap_or_default()
 }
 
 /// One step as read from a reply, in either tool mode (ReTreVal's solves read theirs with it too).
@@ -488,7 +502,20 @@ pub(super) struct ReadStep {
 /// without a tool call, the text is read in the paper's format.
 pub(super) fn read_step(core: &Core, params: ReactParams, reply: &Completion, step: usize) -> ReadStep {
     let native = params.tool_mode == ToolMode::Native;
-    let parsed = core.task.parse_react(&reply.text, step);
+    let Some(react) = core.task.react() else {
+        let problem = Some(no_react_steps(core));
+        let raw = reply.text.trim().to_string();
+        return ReadStep {
+            thought: None,
+            action: None,
+            problem,
+            notes: vec![],
+            extra_actions: vec![],
+            raw,
+            ask_action: false,
+        };
+    };
+    let parsed = react.parse_react(&reply.text, step);
     let mut raw = reply.text.trim().to_string();
     for call in &reply.tool_calls {
         raw.push_str(&format!("\n(tool call {})", call.describe()));
@@ -509,7 +536,7 @@ pub(super) fn read_step(core: &Core, params: ReactParams, reply: &Completion, st
         if native {
             match (&action, &problem) {
                 (Some(_), None) => notes.push("no native tool call: the action was read from the reply's text".into()),
-                _ => problem = Some(native_problem("the reply called no tool", step, &core.task.react_tools())),
+                _ => problem = Some(native_problem("the reply called no tool", step, &offered_tools(core))),
             }
         }
         let extra_actions = parsed.extra_actions;
@@ -530,7 +557,7 @@ pub(super) fn read_step(core: &Core, params: ReactParams, reply: &Completion, st
             ignored.join(", ")
         ));
     }
-    let tools = core.task.react_tools();
+    let tools = offered_tools(core);
     match first.to_request(&tools) {
         Ok(action) => ReadStep {
             thought,

@@ -31,10 +31,9 @@ pub const KIND: MethodKind = MethodKind("reflexion");
 pub const INFO: MethodInfo = MethodInfo {
     kind: KIND,
     about: "reflexion: cot trials; after a failed one the model reflects, and later trials get the reflections",
-    react_steps: false,
-
+    react: super::ReactShape::None,
     uses_tools: false,
-    tree_search: false,
+    needs,
     params: &[&TRIALS, &FEEDBACK],
     wants_memory: super::no_memory,
     build: |params| Ok(Box::new(Reflexion::new(ReflexionParams::read(params)?))),
@@ -46,6 +45,20 @@ pub const TRIALS: ParamDecl = ParamDecl {
     kind: Kind::Whole { min: 1, max: 20 },
     default: DefaultValue::Whole(3),
 };
+
+/// Reflexion's own parameters.
+/// `MethodInfo::needs`: the task's feedback prompts; the trials, the self-evaluations
+/// (unless the checker judges) and the reflections.
+fn needs(p: &crate::engine::Params) -> super::Needs {
+    use crate::engine::Purpose;
+    // Parameters out of range are refused when the method is built; until then, the defaults'.
+    let feedback = ReflexionParams::read(&p.reader()).map(|own| own.feedback).unwrap_or_default();
+    let mut calls = vec![Purpose::Cot, Purpose::Reflect];
+    if feedback == FeedbackSource::SelfCheck {
+        calls.push(Purpose::Feedback);
+    }
+    super::Needs::of(&[crate::engine::task::Capability::Feedback], &calls)
+}
 
 /// Reflexion's own parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,11 +141,15 @@ impl Reflexion {
 
 impl Method for Reflexion {
     fn advance(&mut self, core: &mut Core) -> Progress {
+        let task = std::sync::Arc::clone(&core.task);
+        let Some(fb) = task.feedback() else {
+            return Progress::Stuck(rounds::no_feedback(core));
+        };
         if self.waiting.is_some() {
             return Progress::Stuck("reflexion is waiting for a reply".into());
         }
         let Some(node) = self.current else {
-            let prompt = core.task.reflexion_cot_prompt(&core.x, &[]);
+            let prompt = fb.reflexion_cot_prompt(&core.x, &[]);
             let root = core.tree.root();
             rounds::issue(core, root, TAG_ATTEMPT, prompt);
             self.waiting = Some(Waiting::Trial(root));
@@ -147,7 +164,7 @@ impl Method for Reflexion {
                     Progress::Moved
                 }
                 FeedbackSource::SelfCheck => {
-                    let prompt = core.task.feedback_prompt(&core.x, &attempt);
+                    let prompt = fb.feedback_prompt(&core.x, &attempt);
                     rounds::issue(core, node, TAG_FEEDBACK, prompt);
                     self.waiting = Some(Waiting::Feedback(node));
                     Progress::Issued(1)
@@ -165,13 +182,13 @@ impl Method for Reflexion {
                 }
                 if core.tree.node(node).note(REFLECTION_NOTE).is_none() {
                     let feedback = core.tree.node(node).note(FEEDBACK_NOTE).unwrap_or("").to_string();
-                    let prompt = core.task.reflect_prompt(&core.x, &attempt, &feedback);
+                    let prompt = fb.reflect_prompt(&core.x, &attempt, &feedback);
                     rounds::issue(core, node, TAG_REFLECT, prompt);
                     self.waiting = Some(Waiting::Reflection(node));
                     return Progress::Issued(1);
                 }
                 let reflections = Self::reflections(core, node);
-                let prompt = core.task.reflexion_cot_prompt(&core.x, &reflections);
+                let prompt = fb.reflexion_cot_prompt(&core.x, &reflections);
                 rounds::issue(core, node, TAG_ATTEMPT, prompt);
                 core.set_status(node, NodeStatus::Expanded);
                 self.waiting = Some(Waiting::Trial(node));
@@ -229,7 +246,7 @@ impl Method for Reflexion {
                 }
             }
             (TAG_FEEDBACK, Some(Waiting::Feedback(trial))) if trial == node => {
-                let (verdict, text) = core.task.parse_feedback(&rounds::reply_text(reply));
+                let (verdict, text) = rounds::read_verdict(core, &rounds::reply_text(reply));
                 let text = if text.is_empty() { "(the self-evaluation was empty)".to_string() } else { text };
                 self.waiting = None;
                 self.judged(core, node, verdict, &text, "the model's");
@@ -318,7 +335,7 @@ impl Reflexion {
         for (label, text) in &edit.changed_notes {
             core.set_note(target, label, text);
             if label == FEEDBACK_NOTE {
-                let (verdict, _) = core.task.parse_feedback(text);
+                let (verdict, _) = rounds::read_verdict(core, text);
                 self.verdicts.insert(target, Some(verdict.unwrap_or(false)));
             }
             core.log(format!("the {label} of {target} was edited by hand"));

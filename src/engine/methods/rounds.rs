@@ -188,6 +188,21 @@ pub fn chain(core: &Core, last: NodeId) -> Vec<NodeId> {
     nodes
 }
 
+/// Why a feedback method cannot go on: the task has no feedback prompts (the engine
+/// refuses self-refine and reflexion on such a task; this is the line if one gets here).
+pub(super) fn no_feedback(core: &Core) -> String {
+    format!("{} has no {}", core.task.name(), crate::engine::task::Capability::Feedback.describe())
+}
+
+/// A feedback reply read by the task's feedback capability: its verdict and text (no
+/// verdict on a task without the capability, where these methods are refused).
+pub(super) fn read_verdict(core: &Core, reply: &str) -> (Option<bool>, String) {
+    match core.task.feedback() {
+        Some(fb) => fb.parse_feedback(reply),
+        None => (None, reply.trim().to_string()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -29,10 +29,9 @@ pub const KIND: MethodKind = MethodKind("self-refine");
 pub const INFO: MethodInfo = MethodInfo {
     kind: KIND,
     about: "self-refine: answer, feedback, refined answer, until the feedback says correct or --rounds",
-    react_steps: false,
-
+    react: super::ReactShape::None,
     uses_tools: false,
-    tree_search: false,
+    needs,
     params: &[&ROUNDS, &FEEDBACK, &FIRST],
     wants_memory: super::no_memory,
     build: |params| Ok(Box::new(SelfRefine::new(SelfRefineParams::read(params)?))),
@@ -51,6 +50,25 @@ pub const FIRST: ParamDecl = ParamDecl {
     kind: Kind::Choice(choices::<FirstPrompt>),
     default: DefaultValue::Word("cot"),
 };
+
+/// Self-Refine's own parameters.
+/// `MethodInfo::needs`: the task's feedback prompts; the first answer's call, the
+/// feedback calls (unless the checker gives the feedback) and the refinements.
+fn needs(p: &crate::engine::Params) -> super::Needs {
+    use crate::engine::Purpose;
+    // Parameters out of range are refused when the method is built; until then, the defaults'.
+    let (first, feedback) =
+        SelfRefineParams::read(&p.reader()).map(|own| (own.first, own.feedback)).unwrap_or_default();
+    let first = match first {
+        FirstPrompt::Io => Purpose::Io,
+        FirstPrompt::Cot => Purpose::Cot,
+    };
+    let mut calls = vec![first, Purpose::Refine];
+    if feedback == FeedbackSource::SelfCheck {
+        calls.push(Purpose::Feedback);
+    }
+    super::Needs::of(&[crate::engine::task::Capability::Feedback], &calls)
+}
 
 /// Self-Refine's own parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -143,6 +161,10 @@ impl SelfRefine {
 
 impl Method for SelfRefine {
     fn advance(&mut self, core: &mut Core) -> Progress {
+        let task = std::sync::Arc::clone(&core.task);
+        let Some(fb) = task.feedback() else {
+            return Progress::Stuck(rounds::no_feedback(core));
+        };
         if self.waiting.is_some() {
             return Progress::Stuck("self-refine is waiting for a reply".into());
         }
@@ -165,7 +187,7 @@ impl Method for SelfRefine {
                 }
                 FeedbackSource::SelfCheck => {
                     let attempt = core.tree.node(node).path.clone();
-                    let prompt = core.task.feedback_prompt(&core.x, &attempt);
+                    let prompt = fb.feedback_prompt(&core.x, &attempt);
                     rounds::issue(core, node, TAG_FEEDBACK, prompt);
                     self.waiting = Some(Waiting::Feedback(node));
                     Progress::Issued(1)
@@ -185,7 +207,7 @@ impl Method for SelfRefine {
                 }
                 let attempt = core.tree.node(node).path.clone();
                 let feedback = Self::feedback_text(core, node);
-                let prompt = core.task.refine_prompt(&core.x, &attempt, &feedback);
+                let prompt = fb.refine_prompt(&core.x, &attempt, &feedback);
                 rounds::issue(core, node, TAG_ATTEMPT, prompt);
                 core.set_status(node, NodeStatus::Expanded);
                 self.waiting = Some(Waiting::Attempt(node));
@@ -245,7 +267,7 @@ impl Method for SelfRefine {
                 }
             }
             (TAG_FEEDBACK, Some(Waiting::Feedback(attempt))) if attempt == node => {
-                let (verdict, text) = core.task.parse_feedback(&rounds::reply_text(reply));
+                let (verdict, text) = rounds::read_verdict(core, &rounds::reply_text(reply));
                 let text = if text.is_empty() { "(the feedback was empty)".to_string() } else { text };
                 self.waiting = None;
                 self.judged(core, node, verdict, &text, "the model's");
@@ -329,7 +351,7 @@ impl SelfRefine {
         };
         if let Some(text) = feedback {
             // The edited feedback is what the next refinement follows.
-            let (verdict, _) = core.task.parse_feedback(&text);
+            let (verdict, _) = rounds::read_verdict(core, &text);
             core.tree.node_mut(target).notes.retain(|n| !n.label.starts_with(FEEDBACK_NOTE));
             let label = format!("{FEEDBACK_NOTE} (edited)");
             core.set_note(target, &label, &text);

@@ -28,10 +28,9 @@ pub const KIND: MethodKind = MethodKind("tot-bfs");
 pub const INFO: MethodInfo = MethodInfo {
     kind: KIND,
     about: "Tree of Thoughts, breadth-first: keep the b best states per step",
-    react_steps: false,
-
+    react: super::ReactShape::None,
     uses_tools: false,
-    tree_search: true,
+    needs: super::Needs::tree_search,
     params: &[&BREADTH, &SELECT, SEARCH[0], SEARCH[1], SEARCH[2], SEARCH[3], SEARCH[4], SEARCH[5]],
     wants_memory: super::no_memory,
     build: |p| Ok(Box::new(TotBfs::new(BfsParams::read(p)?))),

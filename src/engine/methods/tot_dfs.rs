@@ -5,10 +5,10 @@
 //! the best (deepest, then highest-valued) state seen.
 //!
 //! The paper's crossword DFS is the same search in another shape, set by generic
-//! parameters (each defaults to what the task's `Task::dfs_style` says, and the
+//! parameters (each defaults to what the task's `TreeSearch::dfs_style` says, and the
 //! default style is the one above, so Game of 24 runs as it always did):
 //! * `child_order proposal`: children are tried in the order of their proposal's own
-//!   score (`Task::scores_proposals`; stable on ties), each evaluated when it is tried,
+//!   score (`TreeSearch::proposal_scores`; stable on ties), each evaluated when it is tried,
 //!   and `max_states` counts these visited states, as the paper's notebook does;
 //! * `prune task | none` (`--no-prune`): a tried child is dropped when the task's rule
 //!   calls its evaluation a dead end (crosswords: a clue judged impossible), or never;
@@ -63,7 +63,7 @@ impl Choice for ChildOrder {
 pub enum PruneRule {
     /// Those valued below `threshold`.
     Threshold,
-    /// Those the task's rule calls dead ends (`Task::prune_reason`).
+    /// Those the task's rule calls dead ends (`Pruning::prune_reason`).
     Task,
     /// None: every child is searched.
     None,
@@ -95,6 +95,7 @@ impl Choice for RunTo {
 }
 
 /// The shape of a DFS, as a task prefers it (`Task::dfs_style`) and parameters override.
+/// The shape of a DFS, as a task prefers it (`TreeSearch::dfs_style`) and parameters override.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DfsStyle {
     pub order: ChildOrder,
@@ -126,10 +127,9 @@ pub const KIND: MethodKind = MethodKind("tot-dfs");
 pub const INFO: MethodInfo = MethodInfo {
     kind: KIND,
     about: "Tree of Thoughts, depth-first: best child first, prune below a threshold, backtrack",
-    react_steps: false,
-
+    react: super::ReactShape::None,
     uses_tools: false,
-    tree_search: true,
+    needs,
     params: &[
         &THRESHOLD,
         &MAX_STATES,
@@ -197,6 +197,20 @@ pub const RUN_TO: ParamDecl = ParamDecl {
     kind: Kind::Choice(choices::<RunTo>),
     default: DefaultValue::Unset("the task's; final, or cap for crosswords"),
 };
+/// `MethodInfo::needs`: a tree search, and what the shape's parameters ask of the task
+/// (`--prune task` its dead-end rule, `--child-order proposal` its scored proposals).
+fn needs(p: &crate::engine::Params) -> super::Needs {
+    let mut needs = super::Needs::tree_search(p);
+    if let Ok(dfs) = DfsParams::read(&p.reader()) {
+        if dfs.prune == Some(PruneRule::Task) {
+            needs.capabilities.push(crate::engine::task::Capability::Pruning);
+        }
+        if dfs.order == Some(ChildOrder::Proposal) {
+            needs.capabilities.push(crate::engine::task::Capability::ProposalScores);
+        }
+    }
+    needs
+}
 
 /// DFS's parameters: the pruning threshold and the cap on states, over the shared search components.
 #[derive(Debug, Clone, PartialEq)]
@@ -239,6 +253,14 @@ impl DfsParams {
     }
 }
 
+/// Why the task's dead-end rule drops `id` valued `score`, if it does (a task without a
+/// rule drops nothing: the engine refuses `--prune task` there, and a task whose own
+/// style prunes by its rule has one).
+fn prune_reason(core: &Core, id: NodeId, score: &crate::engine::Score) -> Option<DropReason> {
+    let rule = core.task.tree().and_then(|t| t.pruning())?;
+    rule.prune_reason(&core.x, &core.tree.node(id).path, score).map(DropReason::Other)
+}
+
 #[derive(Debug, Clone)]
 pub struct TotDfs {
     params: DfsParams,
@@ -266,7 +288,7 @@ impl TotDfs {
 
     /// This run's shape: the parameters over the task's preferences.
     fn style(&self, core: &Core) -> DfsStyle {
-        self.params.style(core.task.dfs_style())
+        self.params.style(core.task.tree().map_or_else(DfsStyle::default, |t| t.dfs_style()))
     }
 
     fn consider_best(&mut self, core: &Core, id: NodeId) {
@@ -354,9 +376,7 @@ impl TotDfs {
             (PruneRule::None, _) | (_, None) => None,
             (PruneRule::Threshold, Some(score)) => (score.value < self.params.threshold)
                 .then_some(DropReason::BelowThreshold { value: score.value, threshold: self.params.threshold }),
-            (PruneRule::Task, Some(score)) => {
-                core.task.prune_reason(&core.x, &core.tree.node(child).path, score).map(DropReason::Other)
-            }
+            (PruneRule::Task, Some(score)) => prune_reason(core, child, score),
         };
         match dead {
             Some(why) => {
@@ -489,9 +509,9 @@ impl Method for TotDfs {
                             (v < threshold).then_some(DropReason::BelowThreshold { value: v, threshold })
                         }
                         PruneRule::None => None,
-                        PruneRule::Task => core.tree.node(id).score.as_ref().and_then(|score| {
-                            core.task.prune_reason(&core.x, &core.tree.node(id).path, score).map(DropReason::Other)
-                        }),
+                        PruneRule::Task => {
+                            core.tree.node(id).score.as_ref().and_then(|score| prune_reason(core, id, score))
+                        }
                     };
                     match cut {
                         None if style.max_children == 0 || keep.len() < style.max_children => keep.push(id),

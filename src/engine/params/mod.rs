@@ -35,7 +35,7 @@ impl MethodKind {
     /// Methods that follow a ReAct trajectory (thought, action, observation), alone
     /// or as a part of a hybrid.
     pub fn has_react_steps(self) -> bool {
-        self.info().react_steps
+        self.info().react != methods::ReactShape::None
     }
 }
 

@@ -39,6 +39,18 @@ impl Params {
         self.values.iter().filter_map(|(name, v)| decls.iter().find(|d| d.name == *name).map(|d| (*d, v))).collect()
     }
 
+    /// These values under another method: each parameter `method` declares takes the
+    /// value given here where this method reads it too, else its default.
+    pub fn switched(&self, method: MethodKind) -> Params {
+        let mut params = Params::new(method);
+        for slot in params.values.iter_mut() {
+            if let Some(value) = self.get(slot.0) {
+                slot.1 = value.clone();
+            }
+        }
+        params
+    }
+
     /// Whether the method reads the parameter `name`.
     pub fn reads(&self, name: &str) -> bool {
         self.values.iter().any(|(n, _)| *n == name)

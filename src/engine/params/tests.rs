@@ -148,8 +148,9 @@ fn every_method_checks_the_ranges_of_what_it_reads() {
         let err = p.check().expect_err(method);
         assert_eq!(err.name, name, "{method}: {err}");
         let task = std::sync::Arc::new(crate::tasks::game24::Game24::builtin());
+        // The engine reads the parameters before it asks whether the task serves the method.
         let err = crate::engine::Engine::try_new(task, "4 5 6 10", p).err().unwrap();
-        assert_eq!(err.name, name, "{method} {value:?}");
+        assert!(matches!(&err, crate::engine::EngineError::Params(e) if e.name == name), "{method} {value:?}: {err}");
     }
     for info in methods::REGISTRY {
         assert_eq!(Params::new(info.kind).check(), Ok(()), "{}'s defaults pass", info.kind);

@@ -388,7 +388,7 @@ fn vote(cfg: &SimConfig, input: &[Q], ys: &[String], rng: &mut SplitMix64) -> St
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::Task;
+    use crate::engine::{Feedback, Task};
     use crate::tasks::game24::Game24;
 
     fn ask(cfg: &SimConfig, prompt: crate::engine::Prompt, seed: u64) -> String {

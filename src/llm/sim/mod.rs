@@ -82,17 +82,31 @@ type Play = fn(&SimConfig, &LlmRequest, &mut SplitMix64) -> Result<String, CallE
 
 /// The tasks the simulated model plays (each task's `TaskInfo::sim_plays` says so too).
 const PLAYERS: &[(&str, Play)] = &[
-    (crate::tasks::game24::INFO.name, game24::answer),
-    (crate::tasks::qa_demo::INFO.name, qa_demo::answer),
-    (crate::tasks::math::MATH_DEMO.name, math::answer),
-    (crate::tasks::math::MC_DEMO.name, math::answer),
-    (crate::tasks::crosswords::INFO.name, crosswords::answer),
-    (crate::tasks::writing::INFO.name, writing::answer),
+    ("game24", game24::answer),
+    ("qa-demo", qa_demo::answer),
+    ("math-demo", math::answer),
+    ("mc-demo", math::answer),
+    ("crosswords", crosswords::answer),
+    ("writing", writing::answer),
 ];
 
 /// Whether the simulated model can answer requests of the task named `task`.
 pub fn plays(task: &str) -> bool {
     PLAYERS.iter().any(|(name, _)| *name == task)
+}
+
+/// Whether the simulated model can play a run of `params` on `task`: `Err` is the one
+/// line that says why not, for refusing the run before it starts.
+pub fn check_plays(task: &dyn crate::engine::Task, _params: &crate::engine::Params) -> Result<(), String> {
+    if plays(task.name()) {
+        return Ok(());
+    }
+    let played: Vec<&str> = crate::tasks::names().into_iter().filter(|name| plays(name)).collect();
+    Err(format!(
+        "sim cannot play {}: it has no simulated player (sim plays {}); run it with a model (--provider ...)",
+        task.name(),
+        crate::tasks::and_list(&played)
+    ))
 }
 
 pub struct SimProvider {

@@ -50,7 +50,7 @@ fn cot_solve(t: &dyn Task, x: &str, approach: Approach, lessons: &[&str]) -> Pro
 
 /// One step of a tool-augmented solve.
 fn act_solve(t: &dyn Task, x: &str, approach: Approach, trajectory: &str, step: usize) -> Prompt {
-    let p = t.react_prompt(x, trajectory, step).unwrap();
+    let p = t.react().expect("a task with ReAct steps").react_prompt(x, trajectory, step);
     with(p, json!({"retreval": "solve", "approach": approach.name(), "lessons": [], "history": []}))
 }
 
@@ -493,11 +493,11 @@ fn with_native_tool_calls_the_solve_calls_the_calculator() {
     let t = task("math-demo");
     let p = &PROBLEMS[0];
     let prompt = with(
-        t.react_native_prompt(p.problem, "", 1).unwrap(),
+        t.react().and_then(|r| r.native()).expect("native tools").react_native_prompt(p.problem, "", 1),
         json!({"retreval": "solve", "approach": "numeric", "lessons": [], "history": []}),
     );
     let mut req = LlmRequest::from_prompt(prompt, 1, 0.7);
-    req.tools = t.react_tools();
+    req.tools = t.react().and_then(|r| r.native()).expect("native tools").tool_defs();
     assert!(!req.tools.is_empty());
     let reply = SimProvider::new(SimConfig::default()).answer(&req).unwrap();
     let call = &reply.completions[0].tool_calls[0];

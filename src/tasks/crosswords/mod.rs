@@ -37,6 +37,7 @@
 pub mod board;
 pub mod read;
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
@@ -47,7 +48,11 @@ use board::{accuracy, cells_of, clue_label, Action, Board, ClueStatus, BLANK, CL
 
 use super::{prompts, Problem, TaskError, TaskOptions, TaskSource};
 use crate::engine::methods::tot_dfs::{ChildOrder, DfsStyle, PruneRule, RunTo};
-use crate::engine::task::{BoardCell, BoardView, CellClass, ClueRow};
+use crate::engine::task::Board as DrawsBoard;
+use crate::engine::task::{
+    BoardCell, BoardView, CellClass, ClueRow, Feedback, ProposalScores, Pruning, TreeSearch, ValueEvaluator,
+    VoteEvaluator,
+};
 use crate::engine::{
     AnswerKind, Message, NodeId, Outcome, Prompt, Proposal, Purpose, Score, SearchTree, Task, TaskInfo,
 };
@@ -67,15 +72,14 @@ pub const DFS_DEPTH: usize = 9;
 
 /// Registration (see `tasks::REGISTRY`).
 pub const INFO: TaskInfo = TaskInfo {
-    name: "crosswords",
-    about: "Mini crosswords: fill a 5x5 grid from ten clues (the Tree-of-Thoughts test puzzles)",
-    input_noun: "puzzle",
-    input_hint: "a test puzzle number (0 to 19) or mini N for any of the 156",
-    input_examples: &["0", "mini 37"],
+    name: Cow::Borrowed("crosswords"),
+    about: Cow::Borrowed("Mini crosswords: fill a 5x5 grid from ten clues (the Tree-of-Thoughts test puzzles)"),
+    input_noun: Cow::Borrowed("puzzle"),
+    input_hint: Cow::Borrowed("a test puzzle number (0 to 19) or mini N for any of the 156"),
+    input_examples: Cow::Borrowed(&[Cow::Borrowed("0"), Cow::Borrowed("mini 37")]),
     default_problem: 0,
     // A board, checked exactly against the gold one.
     answer_kind: AnswerKind::Expression,
-    sim_plays: true,
     reads_data: false,
 };
 
@@ -243,12 +247,8 @@ pub fn verdicts_of(score: &Score) -> BTreeMap<usize, String> {
 }
 
 impl Task for Crosswords {
-    fn info(&self) -> &'static TaskInfo {
+    fn info(&self) -> &TaskInfo {
         &INFO
-    }
-
-    fn default_steps(&self) -> usize {
-        DFS_DEPTH
     }
 
     fn io_prompt(&self, x: &str) -> Prompt {
@@ -269,111 +269,6 @@ impl Task for Crosswords {
             stop: vec![],
             max_tokens: Some(600),
         }
-    }
-
-    fn propose_prompt(&self, x: &str, y: &str) -> Prompt {
-        let state = render_state(&clues_of(x), &board_of(y));
-        Prompt {
-            purpose: Purpose::Propose,
-            messages: vec![Message::user(prompts::render(&self.propose, &[("state", &state)]))],
-            context: self.context(x, y),
-            stop: vec![],
-            max_tokens: Some(400),
-        }
-    }
-
-    fn sample_prompt(&self, x: &str, y: &str) -> Prompt {
-        Prompt { purpose: Purpose::Sample, ..self.propose_prompt(x, y) }
-    }
-
-    fn parse_proposals(&self, x: &str, y: &str, reply: &str) -> Vec<Proposal> {
-        self.merge_proposals(x, y, &[reply.to_string()]).into_iter().map(|(p, _)| p).collect()
-    }
-
-    fn parse_sample(&self, x: &str, y: &str, reply: &str) -> Proposal {
-        match self.parse_proposals(x, y, reply).into_iter().next() {
-            Some(p) => p,
-            None => Proposal {
-                thought: reply.trim().lines().next().unwrap_or("").to_string(),
-                path: y.to_string(),
-                problem: Some("no line of the form \"h1. apple (high)\"".into()),
-            },
-        }
-    }
-
-    fn parse_edit(&self, _x: &str, y: &str, text: &str) -> Proposal {
-        let text = text.trim();
-        let line = text.lines().next().unwrap_or("");
-        match Action::parse(line) {
-            Ok(action) => proposal_for(y, &action),
-            Err(problem) => {
-                Proposal { thought: text.to_string(), path: format!("{y}{text}\n"), problem: Some(problem) }
-            }
-        }
-    }
-
-    fn scores_proposals(&self) -> bool {
-        true
-    }
-
-    fn merge_proposals(&self, _x: &str, y: &str, replies: &[String]) -> Vec<(Proposal, f64)> {
-        read::merge_proposals(replies)
-            .into_iter()
-            .filter_map(|(text, score)| Action::parse(&text).ok().map(|a| (proposal_for(y, &a), score)))
-            .collect()
-    }
-
-    fn has_evaluator(&self) -> bool {
-        true
-    }
-
-    fn value_classes(&self) -> &[(&'static str, f64)] {
-        &read::VERDICTS
-    }
-
-    fn value_prompt(&self, x: &str, y: &str) -> Prompt {
-        let board = board_of(y);
-        let clues = clues_of(x);
-        let judged = judged_clues(&board);
-        let lines: Vec<String> = judged
-            .iter()
-            .map(|&c| {
-                let letters: Vec<String> =
-                    board.word(c).iter().map(|&b| (b as char).to_ascii_lowercase().to_string()).collect();
-                format!("{}. {}: {}", clue_label(c), clues[c], letters.join(" "))
-            })
-            .collect();
-        let mut context = self.context(x, y);
-        context["clues"] = json!(judged.iter().map(|&c| clue_label(c)).collect::<Vec<_>>());
-        Prompt {
-            purpose: Purpose::Value,
-            messages: vec![Message::user(prompts::render(&self.value, &[("clues", &lines.join("\n"))]))],
-            context,
-            stop: vec![],
-            max_tokens: Some(400),
-        }
-    }
-
-    fn parse_value(&self, _x: &str, y: &str, samples: &[String]) -> (f64, Vec<String>) {
-        let judged = judged_clues(&board_of(y));
-        let mut value = 0.0;
-        let mut labels = Vec::new();
-        for sample in samples {
-            for (clue, verdict) in read::verdicts(sample).into_iter().filter(|(c, _)| judged.contains(c)) {
-                value += read::VERDICTS.iter().find(|(v, _)| *v == verdict).map_or(0.0, |(_, w)| *w);
-                labels.push(format!("{} {verdict}", clue_label(clue)));
-            }
-        }
-        (value, labels)
-    }
-
-    fn prune_reason(&self, _x: &str, _y: &str, score: &Score) -> Option<String> {
-        let impossible: Vec<&str> = score.samples.iter().filter_map(|l| l.strip_suffix(" impossible")).collect();
-        (!impossible.is_empty()).then(|| format!("judged impossible: {}", impossible.join(", ")))
-    }
-
-    fn dfs_style(&self) -> DfsStyle {
-        DfsStyle { order: ChildOrder::Proposal, prune: PruneRule::Task, max_children: 3, run_to: RunTo::Cap }
     }
 
     fn extract_answer(&self, _x: &str, y: &str) -> Option<String> {
@@ -441,7 +336,155 @@ impl Task for Crosswords {
         out
     }
 
-    fn board(&self, x: &str, y: &str, score: Option<&Score>) -> Option<BoardView> {
+    fn tree(&self) -> Option<&dyn TreeSearch> {
+        Some(self)
+    }
+
+    fn feedback(&self) -> Option<&dyn Feedback> {
+        Some(self)
+    }
+
+    fn board(&self) -> Option<&dyn DrawsBoard> {
+        Some(self)
+    }
+}
+
+/// Self-Refine and Reflexion with the generic prompts over the cot prompt.
+impl Feedback for Crosswords {}
+
+impl TreeSearch for Crosswords {
+    fn default_steps(&self) -> usize {
+        DFS_DEPTH
+    }
+
+    fn propose_prompt(&self, x: &str, y: &str) -> Prompt {
+        let state = render_state(&clues_of(x), &board_of(y));
+        Prompt {
+            purpose: Purpose::Propose,
+            messages: vec![Message::user(prompts::render(&self.propose, &[("state", &state)]))],
+            context: self.context(x, y),
+            stop: vec![],
+            max_tokens: Some(400),
+        }
+    }
+
+    fn sample_prompt(&self, x: &str, y: &str) -> Prompt {
+        Prompt { purpose: Purpose::Sample, ..self.propose_prompt(x, y) }
+    }
+
+    fn parse_proposals(&self, x: &str, y: &str, reply: &str) -> Vec<Proposal> {
+        self.merge_proposals(x, y, &[reply.to_string()]).into_iter().map(|(p, _)| p).collect()
+    }
+
+    fn parse_sample(&self, x: &str, y: &str, reply: &str) -> Proposal {
+        match self.parse_proposals(x, y, reply).into_iter().next() {
+            Some(p) => p,
+            None => Proposal {
+                thought: reply.trim().lines().next().unwrap_or("").to_string(),
+                path: y.to_string(),
+                problem: Some("no line of the form \"h1. apple (high)\"".into()),
+            },
+        }
+    }
+
+    fn parse_edit(&self, _x: &str, y: &str, text: &str) -> Proposal {
+        let text = text.trim();
+        let line = text.lines().next().unwrap_or("");
+        match Action::parse(line) {
+            Ok(action) => proposal_for(y, &action),
+            Err(problem) => {
+                Proposal { thought: text.to_string(), path: format!("{y}{text}\n"), problem: Some(problem) }
+            }
+        }
+    }
+
+    fn dfs_style(&self) -> DfsStyle {
+        DfsStyle { order: ChildOrder::Proposal, prune: PruneRule::Task, max_children: 3, run_to: RunTo::Cap }
+    }
+
+    fn value(&self) -> Option<&dyn ValueEvaluator> {
+        Some(self)
+    }
+
+    /// The reference has no vote prompt for crosswords.
+    fn vote(&self) -> Option<&dyn VoteEvaluator> {
+        None
+    }
+
+    fn proposal_scores(&self) -> Option<&dyn ProposalScores> {
+        Some(self)
+    }
+
+    fn pruning(&self) -> Option<&dyn Pruning> {
+        Some(self)
+    }
+}
+
+impl ProposalScores for Crosswords {
+    fn merge_proposals(&self, _x: &str, y: &str, replies: &[String]) -> Vec<(Proposal, f64)> {
+        read::merge_proposals(replies)
+            .into_iter()
+            .filter_map(|(text, score)| Action::parse(&text).ok().map(|a| (proposal_for(y, &a), score)))
+            .collect()
+    }
+}
+
+impl ValueEvaluator for Crosswords {
+    fn value_classes(&self) -> &[(&'static str, f64)] {
+        &read::VERDICTS
+    }
+
+    fn value_prompt(&self, x: &str, y: &str) -> Prompt {
+        let board = board_of(y);
+        let clues = clues_of(x);
+        let judged = judged_clues(&board);
+        let lines: Vec<String> = judged
+            .iter()
+            .map(|&c| {
+                let letters: Vec<String> =
+                    board.word(c).iter().map(|&b| (b as char).to_ascii_lowercase().to_string()).collect();
+                format!("{}. {}: {}", clue_label(c), clues[c], letters.join(" "))
+            })
+            .collect();
+        let mut context = self.context(x, y);
+        context["clues"] = json!(judged.iter().map(|&c| clue_label(c)).collect::<Vec<_>>());
+        Prompt {
+            purpose: Purpose::Value,
+            messages: vec![Message::user(prompts::render(&self.value, &[("clues", &lines.join("\n"))]))],
+            context,
+            stop: vec![],
+            max_tokens: Some(400),
+        }
+    }
+
+    fn parse_value(&self, _x: &str, y: &str, samples: &[String]) -> (f64, Vec<String>) {
+        let judged = judged_clues(&board_of(y));
+        let mut value = 0.0;
+        let mut labels = Vec::new();
+        for sample in samples {
+            for (clue, verdict) in read::verdicts(sample).into_iter().filter(|(c, _)| judged.contains(c)) {
+                value += read::VERDICTS.iter().find(|(v, _)| *v == verdict).map_or(0.0, |(_, w)| *w);
+                labels.push(format!("{} {verdict}", clue_label(clue)));
+            }
+        }
+        (value, labels)
+    }
+
+    fn fixed_value(&self, _x: &str, _y: &str) -> Option<(f64, String)> {
+        None
+    }
+}
+
+impl Pruning for Crosswords {
+    fn prune_reason(&self, _x: &str, _y: &str, score: &Score) -> Option<String> {
+        let impossible: Vec<&str> = score.samples.iter().filter_map(|l| l.strip_suffix(" impossible")).collect();
+        (!impossible.is_empty()).then(|| format!("judged impossible: {}", impossible.join(", ")))
+    }
+}
+
+/// The explorer draws a state as the grid.
+impl DrawsBoard for Crosswords {
+    fn board(&self, x: &str, y: &str, score: Option<&Score>) -> BoardView {
         let clues = clues_of(x);
         let (board, before) = match Board::from_path(y) {
             Ok(board) => {
@@ -481,12 +524,12 @@ impl Task for Crosswords {
                 verdict: verdicts.get(&c).cloned(),
             })
             .collect();
-        Some(BoardView {
+        BoardView {
             rows,
             row_labels: (0..SIZE).map(clue_label).collect(),
             column_labels: (SIZE..CLUES).map(clue_label).collect(),
             clues: clue_rows,
-        })
+        }
     }
 }
 

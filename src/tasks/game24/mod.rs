@@ -10,6 +10,7 @@
 
 pub mod puzzles;
 
+use std::borrow::Cow;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -18,6 +19,7 @@ use serde_json::json;
 use super::{prompts, Problem, TaskError, TaskOptions, TaskSource};
 use crate::arith::steps::{check_step, numbers_left_text};
 use crate::arith::{format_numbers, parse_numbers, Q};
+use crate::engine::task::{DfsStyle, Feedback, TreeSearch, ValueEvaluator, VoteEvaluator};
 use crate::engine::{AnswerKind, Message, Prompt, Proposal, Purpose, Task, TaskInfo};
 
 const IO: &str = include_str!("../../../assets/prompts/game24/io.txt");
@@ -58,15 +60,14 @@ pub const VALUE_CLASSES: [(&str, f64); 3] = [("impossible", 0.001), ("likely", 1
 
 /// Registration (see `tasks::REGISTRY`).
 pub const INFO: TaskInfo = TaskInfo {
-    name: "game24",
-    about: "Game of 24: reach 24 with four numbers and + - * / (the Tree-of-Thoughts puzzles)",
-    input_noun: "puzzle",
-    input_hint: "a puzzle number or four numbers",
-    input_examples: &["900", "4 9 10 13"],
+    name: Cow::Borrowed("game24"),
+    about: Cow::Borrowed("Game of 24: reach 24 with four numbers and + - * / (the Tree-of-Thoughts puzzles)"),
+    input_noun: Cow::Borrowed("puzzle"),
+    input_hint: Cow::Borrowed("a puzzle number or four numbers"),
+    input_examples: Cow::Borrowed(&[Cow::Borrowed("900"), Cow::Borrowed("4 9 10 13")]),
     // The paper's first test puzzle.
     default_problem: 900,
     answer_kind: AnswerKind::Expression,
-    sim_plays: true,
     reads_data: false,
 };
 
@@ -159,20 +160,8 @@ pub fn read_value_class(sample: &str) -> Option<&'static str> {
 }
 
 impl Task for Game24 {
-    fn value_classes(&self) -> &[(&'static str, f64)] {
-        &VALUE_CLASSES
-    }
-
-    fn has_evaluator(&self) -> bool {
-        true
-    }
-
-    fn info(&self) -> &'static TaskInfo {
+    fn info(&self) -> &TaskInfo {
         &INFO
-    }
-
-    fn default_steps(&self) -> usize {
-        4
     }
 
     fn io_prompt(&self, x: &str) -> Prompt {
@@ -193,6 +182,49 @@ impl Task for Game24 {
             stop: vec![],
             max_tokens: Some(200),
         }
+    }
+
+    fn extract_answer(&self, _x: &str, y: &str) -> Option<String> {
+        // The reference reads the last line; a reply with an explicit `Answer:` line is read there.
+        let line = y.lines().rev().find(|l| l.to_lowercase().contains("answer:")).unwrap_or_else(|| last_line(y));
+        let answer = strip_answer_prefix(line);
+        (!answer.is_empty()).then(|| answer.to_string())
+    }
+
+    fn check(&self, x: &str, answer: &str) -> Result<(), String> {
+        let input = parse_numbers(x).ok_or_else(|| format!("cannot read the puzzle {x:?}"))?;
+        check_answer(&input, answer)
+    }
+
+    fn describe_state(&self, x: &str, y: &str) -> Option<String> {
+        let last = last_line(y);
+        if !y.trim().is_empty() && !last.contains("left: ") {
+            return None;
+        }
+        Some(format!("numbers left: {}", current_numbers_text(x, y)))
+    }
+
+    fn answer_key(&self, answer: &str) -> String {
+        let answer = strip_answer_prefix(answer);
+        let expr = answer.split('=').next().unwrap_or(answer);
+        expr.chars().filter(|c| !c.is_whitespace()).collect()
+    }
+
+    fn tree(&self) -> Option<&dyn TreeSearch> {
+        Some(self)
+    }
+
+    fn feedback(&self) -> Option<&dyn Feedback> {
+        Some(self)
+    }
+}
+
+/// Self-Refine and Reflexion with the generic prompts over the cot prompt.
+impl Feedback for Game24 {}
+
+impl TreeSearch for Game24 {
+    fn default_steps(&self) -> usize {
+        4
     }
 
     fn propose_prompt(&self, x: &str, y: &str) -> Prompt {
@@ -251,6 +283,20 @@ impl Task for Game24 {
         Proposal { thought, path: format!("{y}{line}\n"), problem }
     }
 
+    fn value(&self) -> Option<&dyn ValueEvaluator> {
+        Some(self)
+    }
+
+    fn vote(&self) -> Option<&dyn VoteEvaluator> {
+        Some(self)
+    }
+
+    fn dfs_style(&self) -> DfsStyle {
+        DfsStyle::default()
+    }
+}
+
+impl ValueEvaluator for Game24 {
     fn value_prompt(&self, x: &str, y: &str) -> Prompt {
         let last = last_line(y);
         let (text, context) = if !last.contains("left: ") {
@@ -292,6 +338,12 @@ impl Task for Game24 {
         (value, labels)
     }
 
+    fn value_classes(&self) -> &[(&'static str, f64)] {
+        &VALUE_CLASSES
+    }
+}
+
+impl VoteEvaluator for Game24 {
     fn vote_prompt(&self, x: &str, ys: &[String]) -> Prompt {
         let choices: String = ys
             .iter()
@@ -315,32 +367,6 @@ impl Task for Game24 {
             lower[at..].chars().skip_while(|c| !c.is_ascii_digit()).take_while(|c| c.is_ascii_digit()).collect();
         let n: usize = digits.parse().ok()?;
         (1..=n_choices).contains(&n).then(|| n - 1)
-    }
-
-    fn extract_answer(&self, _x: &str, y: &str) -> Option<String> {
-        // The reference reads the last line; a reply with an explicit `Answer:` line is read there.
-        let line = y.lines().rev().find(|l| l.to_lowercase().contains("answer:")).unwrap_or_else(|| last_line(y));
-        let answer = strip_answer_prefix(line);
-        (!answer.is_empty()).then(|| answer.to_string())
-    }
-
-    fn check(&self, x: &str, answer: &str) -> Result<(), String> {
-        let input = parse_numbers(x).ok_or_else(|| format!("cannot read the puzzle {x:?}"))?;
-        check_answer(&input, answer)
-    }
-
-    fn describe_state(&self, x: &str, y: &str) -> Option<String> {
-        let last = last_line(y);
-        if !y.trim().is_empty() && !last.contains("left: ") {
-            return None;
-        }
-        Some(format!("numbers left: {}", current_numbers_text(x, y)))
-    }
-
-    fn answer_key(&self, answer: &str) -> String {
-        let answer = strip_answer_prefix(answer);
-        let expr = answer.split('=').next().unwrap_or(answer);
-        expr.chars().filter(|c| !c.is_whitespace()).collect()
     }
 }
 

@@ -19,6 +19,7 @@ pub mod data;
 pub mod demo;
 pub mod mc_demo;
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -27,6 +28,7 @@ use serde_json::{json, Value};
 
 use super::react_text::{self, parse_step};
 use super::{prompts, Problem, TaskError, TaskOptions, TaskSource, TaskSpec};
+use crate::engine::task::{Feedback, NativeTools, ReactSteps};
 use crate::engine::{AnswerKind, Message, Prompt, Purpose, ReactStep, Task, TaskInfo, ToolDef};
 use crate::tools::ToolRegistry;
 
@@ -34,48 +36,46 @@ pub use data::{MathItem, McItem};
 
 /// Registrations (see `tasks::REGISTRY`).
 pub const MATH500: TaskInfo = TaskInfo {
-    name: "math500",
-    about: "MATH-500 competition problems from --data (PRM800K JSON Lines); answers in \\boxed{}",
-    input_noun: "problem",
-    input_hint: "a problem number from the data file or a problem of your own",
-    input_examples: &["0"],
+    name: Cow::Borrowed("math500"),
+    about: Cow::Borrowed("MATH-500 competition problems from --data (PRM800K JSON Lines); answers in \\boxed{}"),
+    input_noun: Cow::Borrowed("problem"),
+    input_hint: Cow::Borrowed("a problem number from the data file or a problem of your own"),
+    input_examples: Cow::Borrowed(&[Cow::Borrowed("0")]),
     default_problem: 0,
     answer_kind: AnswerKind::Expression,
-    sim_plays: false,
     reads_data: true,
 };
 pub const MMLU_PRO: TaskInfo = TaskInfo {
-    name: "mmlu-pro",
-    about: "MMLU-Pro multiple choice (up to 10 options) from --data (JSON Lines)",
-    input_noun: "question",
-    input_hint: "a question number from the data file, or a question with lines A. ... B. ...",
-    input_examples: &["0"],
+    name: Cow::Borrowed("mmlu-pro"),
+    about: Cow::Borrowed("MMLU-Pro multiple choice (up to 10 options) from --data (JSON Lines)"),
+    input_noun: Cow::Borrowed("question"),
+    input_hint: Cow::Borrowed("a question number from the data file, or a question with lines A. ... B. ..."),
+    input_examples: Cow::Borrowed(&[Cow::Borrowed("0")]),
     default_problem: 0,
     answer_kind: AnswerKind::Label,
-    sim_plays: false,
     reads_data: true,
 };
 pub const MATH_DEMO: TaskInfo = TaskInfo {
-    name: "math-demo",
-    about: "42 math problems the project wrote (7 subjects, levels 1-5, LaTeX answers), offline on sim; \
-            --range past 41 goes over them again in shuffled passes (index i: pass i/42, facet pass)",
-    input_noun: "problem",
-    input_hint: "a problem number or a problem of your own",
-    input_examples: &["3", "What is $2^{10} - 1$?"],
+    name: Cow::Borrowed("math-demo"),
+    about: Cow::Borrowed(
+        "42 math problems the project wrote (7 subjects, levels 1-5, LaTeX answers), offline on sim; \
+         --range past 41 goes over them again in shuffled passes (index i: pass i/42, facet pass)",
+    ),
+    input_noun: Cow::Borrowed("problem"),
+    input_hint: Cow::Borrowed("a problem number or a problem of your own"),
+    input_examples: Cow::Borrowed(&[Cow::Borrowed("3"), Cow::Borrowed("What is $2^{10} - 1$?")]),
     default_problem: 0,
     answer_kind: AnswerKind::Expression,
-    sim_plays: true,
     reads_data: false,
 };
 pub const MC_DEMO: TaskInfo = TaskInfo {
-    name: "mc-demo",
-    about: "16 multiple-choice questions the project wrote (several categories), offline on sim",
-    input_noun: "question",
-    input_hint: "a question number, or a question with lines A. ... B. ...",
-    input_examples: &["2", "What is 7 * 8?\nA. 54\nB. 56\nC. 58"],
+    name: Cow::Borrowed("mc-demo"),
+    about: Cow::Borrowed("16 multiple-choice questions the project wrote (several categories), offline on sim"),
+    input_noun: Cow::Borrowed("question"),
+    input_hint: Cow::Borrowed("a question number, or a question with lines A. ... B. ..."),
+    input_examples: Cow::Borrowed(&[Cow::Borrowed("2"), Cow::Borrowed("What is 7 * 8?\nA. 54\nB. 56\nC. 58")]),
     default_problem: 0,
     answer_kind: AnswerKind::Label,
-    sim_plays: true,
     reads_data: false,
 };
 
@@ -176,7 +176,7 @@ impl MathTask {
         options: &TaskOptions,
         warnings: &mut Vec<String>,
     ) -> Result<Arc<dyn TaskSource>, TaskError> {
-        let kind = MathKind::from_name(info.name).ok_or_else(|| TaskError::Unknown(info.name.to_string()))?;
+        let kind = MathKind::from_name(&info.name).ok_or_else(|| TaskError::Unknown(info.name.to_string()))?;
         let items = match kind {
             MathKind::MathDemo => {
                 super::no_data(info, options)?;
@@ -196,6 +196,12 @@ impl MathTask {
             },
         };
         Ok(Arc::new(MathTask::new(kind, options.prompts.as_deref(), items)?))
+    }
+
+    /// Rebuild for `tasks::REGISTRY` (`TaskEntry::from_spec`): the task a session ran.
+    pub fn rebuild(info: &TaskInfo, spec: &TaskSpec, options: &TaskOptions) -> Result<Arc<dyn TaskSource>, TaskError> {
+        let kind = MathKind::from_name(&info.name).ok_or_else(|| TaskError::Unknown(info.name.to_string()))?;
+        Ok(Arc::new(MathTask::from_spec(kind, spec, options.prompts.as_deref())?))
     }
 
     /// The task a session ran, from its header alone: for the data-file tasks, its one
@@ -299,12 +305,8 @@ impl MathTask {
 }
 
 impl Task for MathTask {
-    fn info(&self) -> &'static TaskInfo {
+    fn info(&self) -> &TaskInfo {
         self.kind.info()
-    }
-
-    fn default_steps(&self) -> usize {
-        7
     }
 
     fn io_prompt(&self, x: &str) -> Prompt {
@@ -313,36 +315,6 @@ impl Task for MathTask {
 
     fn cot_prompt(&self, x: &str) -> Prompt {
         self.prompt(Purpose::Cot, self.render(&self.cot, x, &[]), x, json!({}))
-    }
-
-    fn react_prompt(&self, x: &str, trajectory: &str, step: usize) -> Option<Prompt> {
-        let step_text = step.to_string();
-        let tools = self.tools.prompt_lines();
-        let text = self.render(&self.react, x, &[("trajectory", trajectory), ("step", &step_text), ("tools", &tools)]);
-        Some(self.act_prompt(text, x, trajectory, step))
-    }
-
-    fn react_native_prompt(&self, x: &str, trajectory: &str, step: usize) -> Option<Prompt> {
-        let step_text = step.to_string();
-        let tools = self.tools.prompt_lines();
-        let text =
-            self.render(&self.react_native, x, &[("trajectory", trajectory), ("step", &step_text), ("tools", &tools)]);
-        Some(self.act_prompt(text, x, trajectory, step))
-    }
-
-    fn react_tools(&self) -> Vec<ToolDef> {
-        self.tools.tool_defs()
-    }
-
-    fn parse_react(&self, reply: &str, step: usize) -> ReactStep {
-        let mut read: ReactStep = parse_step(reply, step).into();
-        // An answer with unbalanced brackets (`finish[[2,5)]`) runs to the line's last `]`.
-        if let Some(arg) = answer::first_finish(reply) {
-            read.action = Some(("finish".to_string(), arg));
-            read.problem = None;
-            read.ask_action = false;
-        }
-        read
     }
 
     fn extract_answer(&self, x: &str, y: &str) -> Option<String> {
@@ -383,6 +355,55 @@ impl Task for MathTask {
         } else {
             crate::grade::normalize(answer)
         }
+    }
+
+    fn react(&self) -> Option<&dyn ReactSteps> {
+        Some(self)
+    }
+
+    fn feedback(&self) -> Option<&dyn Feedback> {
+        Some(self)
+    }
+}
+
+/// Self-Refine and Reflexion with the generic prompts over the cot prompt.
+impl Feedback for MathTask {}
+
+impl ReactSteps for MathTask {
+    fn react_prompt(&self, x: &str, trajectory: &str, step: usize) -> Prompt {
+        let step_text = step.to_string();
+        let tools = self.tools.prompt_lines();
+        let text = self.render(&self.react, x, &[("trajectory", trajectory), ("step", &step_text), ("tools", &tools)]);
+        self.act_prompt(text, x, trajectory, step)
+    }
+
+    fn parse_react(&self, reply: &str, step: usize) -> ReactStep {
+        let mut read: ReactStep = parse_step(reply, step).into();
+        // An answer with unbalanced brackets (`finish[[2,5)]`) runs to the line's last `]`.
+        if let Some(arg) = answer::first_finish(reply) {
+            read.action = Some(("finish".to_string(), arg));
+            read.problem = None;
+            read.ask_action = false;
+        }
+        read
+    }
+
+    fn native(&self) -> Option<&dyn NativeTools> {
+        Some(self)
+    }
+}
+
+impl NativeTools for MathTask {
+    fn react_native_prompt(&self, x: &str, trajectory: &str, step: usize) -> Prompt {
+        let step_text = step.to_string();
+        let tools = self.tools.prompt_lines();
+        let text =
+            self.render(&self.react_native, x, &[("trajectory", trajectory), ("step", &step_text), ("tools", &tools)]);
+        self.act_prompt(text, x, trajectory, step)
+    }
+
+    fn tool_defs(&self) -> Vec<ToolDef> {
+        self.tools.tool_defs()
     }
 }
 

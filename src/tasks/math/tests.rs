@@ -1,6 +1,8 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use crate::engine::{NativeTools, ReactSteps};
+
 use super::answer::{choice_letter, finish_arg, first_finish, join_options, last_boxed, split_options};
 use super::demo::{MistakeKind, PROBLEMS};
 use super::mc_demo::QUESTIONS;
@@ -219,10 +221,10 @@ fn prompts_fill_the_problem_and_can_be_overridden() {
     assert!(cot.messages[0].content.contains("\\boxed{"));
     assert_eq!(cot.context["problem"], p.problem);
     assert_eq!(cot.context["task"], "math-demo");
-    let act = task.react_prompt(p.problem, "", 1).unwrap();
+    let act = task.react_prompt(p.problem, "", 1);
     assert!(act.messages[0].content.contains("finish["), "{}", act.messages[0].content);
     assert!(act.context["tools"].as_array().is_some_and(|t| !t.is_empty()));
-    assert!(!task.react_tools().is_empty());
+    assert!(!task.tool_defs().is_empty());
 
     let mc = demo_task(MathKind::McDemo);
     let q = &QUESTIONS[1];

@@ -5,7 +5,7 @@
 //! As in the reference (`src/tot/tasks/text.py`, prompts `src/tot/prompts/text.py`):
 //! * io and cot use its standard and cot prompts (`assets/prompts/writing/`); a reply's
 //!   passage is the text after its last `Passage:` (all of it when it has none);
-//! * tree search has two steps (`Task::default_steps`): a plan, then a passage. Both are
+//! * tree search has two steps (`TreeSearch::default_steps`): a plan, then a passage. Both are
 //!   sampled from the cot prompt — the plan with the stop `\nPassage:`, the passage from
 //!   the cot prompt followed by the chosen plan. A plan state's path is `Plan:\n<plan>\n`,
 //!   a passage state's adds `\nPassage:\n<passage>\n`. The paper's search is
@@ -23,7 +23,7 @@
 //! share of sentences that end their paragraph. The figures (`Task::metrics`) are
 //! `endings` (that share) and `all_endings` (all of them), of the top-ranked output — or
 //! the mean over the samples for io / cot — and `coherency`, the paper's own figure:
-//! once the method is done the engine asks the judge (`Task::outcome_judge`: the score
+//! once the method is done the engine asks the judge (`OutcomeJudge::outcome_judge`: the score
 //! prompt, purpose `judge`, [`JUDGE_SAMPLES`] samples) about each output's passage, as
 //! the reference's `test_output` does; an output's coherency is the mean of its readable
 //! samples (0 when none is readable, as there), kept as the node's metric `coherency`,
@@ -31,6 +31,7 @@
 
 pub mod read;
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -38,6 +39,7 @@ use std::sync::Arc;
 use serde_json::json;
 
 use super::{prompts, Problem, TaskError, TaskOptions, TaskSource};
+use crate::engine::task::{DfsStyle, Feedback, OutcomeJudge, TreeSearch, ValueEvaluator, VoteEvaluator};
 use crate::engine::{
     AnswerKind, JudgeRequest, Judgment, Message, Outcome, Prompt, Proposal, Purpose, SearchTree, Task, TaskInfo,
 };
@@ -59,14 +61,18 @@ pub const STEPS: usize = 2;
 
 /// Registration (see `tasks::REGISTRY`).
 pub const INFO: TaskInfo = TaskInfo {
-    name: "writing",
-    about: "Creative writing: a 4-paragraph passage ending with 4 given sentences (the Tree-of-Thoughts inputs)",
-    input_noun: "sentence set",
-    input_hint: "a line number (0 to 99) or four sentences",
-    input_examples: &["0", "The sky was green. I left. It rained. We sang."],
+    name: Cow::Borrowed("writing"),
+    about: Cow::Borrowed(
+        "Creative writing: a 4-paragraph passage ending with 4 given sentences (the Tree-of-Thoughts inputs)",
+    ),
+    input_noun: Cow::Borrowed("sentence set"),
+    input_hint: Cow::Borrowed("a line number (0 to 99) or four sentences"),
+    input_examples: Cow::Borrowed(&[
+        Cow::Borrowed("0"),
+        Cow::Borrowed("The sky was green. I left. It rained. We sang."),
+    ]),
     default_problem: 0,
     answer_kind: AnswerKind::ShortText,
-    sim_plays: true,
     reads_data: false,
 };
 
@@ -143,12 +149,8 @@ impl Writing {
 }
 
 impl Task for Writing {
-    fn info(&self) -> &'static TaskInfo {
+    fn info(&self) -> &TaskInfo {
         &INFO
-    }
-
-    fn default_steps(&self) -> usize {
-        STEPS
     }
 
     fn io_prompt(&self, x: &str) -> Prompt {
@@ -169,77 +171,6 @@ impl Task for Writing {
             stop: vec![],
             max_tokens: Some(1200),
         }
-    }
-
-    fn sample_prompt(&self, x: &str, y: &str) -> Prompt {
-        // The reference samples both steps from the cot prompt: the plan stops before
-        // "Passage:", the passage continues the prompt after the chosen plan.
-        let (text, stop, stage) = if y.trim().is_empty() {
-            (self.cot_text(x), vec!["\nPassage:".to_string()], "plan")
-        } else {
-            (format!("{}\n\n{}", self.cot_text(x).trim_end(), y.trim_end()), vec![], "passage")
-        };
-        let mut context = self.context(x, y);
-        context["stage"] = json!(stage);
-        Prompt { purpose: Purpose::Sample, messages: vec![Message::user(text)], context, stop, max_tokens: Some(1200) }
-    }
-
-    fn propose_prompt(&self, x: &str, y: &str) -> Prompt {
-        Prompt { purpose: Purpose::Propose, ..self.sample_prompt(x, y) }
-    }
-
-    fn parse_proposals(&self, x: &str, y: &str, reply: &str) -> Vec<Proposal> {
-        vec![self.parse_sample(x, y, reply)]
-    }
-
-    fn parse_sample(&self, _x: &str, y: &str, reply: &str) -> Proposal {
-        if y.trim().is_empty() {
-            let plan = read::plan_of(reply);
-            let problem = plan.is_empty().then(|| "the reply has no plan".to_string());
-            Proposal { path: format!("Plan:\n{plan}\n"), thought: plan, problem }
-        } else {
-            let passage = read::passage_of(reply);
-            let problem = passage.is_empty().then(|| "the reply has no passage".to_string());
-            Proposal { path: format!("{}\n\nPassage:\n{passage}\n", y.trim_end()), thought: passage, problem }
-        }
-    }
-
-    fn parse_edit(&self, x: &str, y: &str, text: &str) -> Proposal {
-        self.parse_sample(x, y, text)
-    }
-
-    fn has_evaluator(&self) -> bool {
-        true
-    }
-
-    fn value_prompt(&self, x: &str, y: &str) -> Prompt {
-        let passage = if is_plan_state(y) { read::plan_of(y) } else { read::passage_of(y) };
-        self.score_prompt(x, &passage)
-    }
-
-    fn parse_value(&self, _x: &str, _y: &str, samples: &[String]) -> (f64, Vec<String>) {
-        let scores: Vec<Option<u64>> = samples.iter().map(|s| read::coherency(s)).collect();
-        let read: Vec<u64> = scores.iter().flatten().copied().collect();
-        let value = if read.is_empty() { 0.0 } else { read.iter().sum::<u64>() as f64 / read.len() as f64 };
-        (value, scores.iter().map(|s| s.map_or("?".to_string(), |n| n.to_string())).collect())
-    }
-
-    fn vote_prompt(&self, x: &str, ys: &[String]) -> Prompt {
-        let choices: String =
-            ys.iter().enumerate().map(|(i, y)| format!("Choice {}:\n{}\n", i + 1, y.trim_end())).collect();
-        let mut context = self.context(x, "");
-        context["ys"] = json!(ys);
-        Prompt {
-            purpose: Purpose::Vote,
-            messages: vec![Message::user(prompts::render(&self.vote, &[("choices", &choices)]))],
-            context,
-            stop: vec![],
-            max_tokens: Some(1000),
-        }
-    }
-
-    fn parse_vote(&self, reply: &str, n_choices: usize) -> Option<usize> {
-        read::vote(reply, n_choices)
     }
 
     fn extract_answer(&self, _x: &str, y: &str) -> Option<String> {
@@ -324,6 +255,121 @@ impl Task for Writing {
         name != COHERENCY
     }
 
+    fn tree(&self) -> Option<&dyn TreeSearch> {
+        Some(self)
+    }
+
+    fn feedback(&self) -> Option<&dyn Feedback> {
+        Some(self)
+    }
+
+    fn judge(&self) -> Option<&dyn OutcomeJudge> {
+        Some(self)
+    }
+}
+
+/// Self-Refine and Reflexion with the generic prompts over the cot prompt.
+impl Feedback for Writing {}
+
+impl TreeSearch for Writing {
+    fn default_steps(&self) -> usize {
+        STEPS
+    }
+
+    fn sample_prompt(&self, x: &str, y: &str) -> Prompt {
+        // The reference samples both steps from the cot prompt: the plan stops before
+        // "Passage:", the passage continues the prompt after the chosen plan.
+        let (text, stop, stage) = if y.trim().is_empty() {
+            (self.cot_text(x), vec!["\nPassage:".to_string()], "plan")
+        } else {
+            (format!("{}\n\n{}", self.cot_text(x).trim_end(), y.trim_end()), vec![], "passage")
+        };
+        let mut context = self.context(x, y);
+        context["stage"] = json!(stage);
+        Prompt { purpose: Purpose::Sample, messages: vec![Message::user(text)], context, stop, max_tokens: Some(1200) }
+    }
+
+    fn propose_prompt(&self, x: &str, y: &str) -> Prompt {
+        Prompt { purpose: Purpose::Propose, ..self.sample_prompt(x, y) }
+    }
+
+    fn parse_proposals(&self, x: &str, y: &str, reply: &str) -> Vec<Proposal> {
+        vec![self.parse_sample(x, y, reply)]
+    }
+
+    fn parse_sample(&self, _x: &str, y: &str, reply: &str) -> Proposal {
+        if y.trim().is_empty() {
+            let plan = read::plan_of(reply);
+            let problem = plan.is_empty().then(|| "the reply has no plan".to_string());
+            Proposal { path: format!("Plan:\n{plan}\n"), thought: plan, problem }
+        } else {
+            let passage = read::passage_of(reply);
+            let problem = passage.is_empty().then(|| "the reply has no passage".to_string());
+            Proposal { path: format!("{}\n\nPassage:\n{passage}\n", y.trim_end()), thought: passage, problem }
+        }
+    }
+
+    fn parse_edit(&self, x: &str, y: &str, text: &str) -> Proposal {
+        self.parse_sample(x, y, text)
+    }
+
+    fn value(&self) -> Option<&dyn ValueEvaluator> {
+        Some(self)
+    }
+
+    fn vote(&self) -> Option<&dyn VoteEvaluator> {
+        Some(self)
+    }
+
+    fn dfs_style(&self) -> DfsStyle {
+        DfsStyle::default()
+    }
+}
+
+/// The coherency judge as a value evaluator (plain numbers, 1 to 10).
+impl ValueEvaluator for Writing {
+    fn value_prompt(&self, x: &str, y: &str) -> Prompt {
+        let passage = if is_plan_state(y) { read::plan_of(y) } else { read::passage_of(y) };
+        self.score_prompt(x, &passage)
+    }
+
+    fn parse_value(&self, _x: &str, _y: &str, samples: &[String]) -> (f64, Vec<String>) {
+        let scores: Vec<Option<u64>> = samples.iter().map(|s| read::coherency(s)).collect();
+        let read: Vec<u64> = scores.iter().flatten().copied().collect();
+        let value = if read.is_empty() { 0.0 } else { read.iter().sum::<u64>() as f64 / read.len() as f64 };
+        (value, scores.iter().map(|s| s.map_or("?".to_string(), |n| n.to_string())).collect())
+    }
+
+    fn value_classes(&self) -> &[(&'static str, f64)] {
+        &[]
+    }
+
+    fn fixed_value(&self, _x: &str, _y: &str) -> Option<(f64, String)> {
+        None
+    }
+}
+
+impl VoteEvaluator for Writing {
+    fn vote_prompt(&self, x: &str, ys: &[String]) -> Prompt {
+        let choices: String =
+            ys.iter().enumerate().map(|(i, y)| format!("Choice {}:\n{}\n", i + 1, y.trim_end())).collect();
+        let mut context = self.context(x, "");
+        context["ys"] = json!(ys);
+        Prompt {
+            purpose: Purpose::Vote,
+            messages: vec![Message::user(prompts::render(&self.vote, &[("choices", &choices)]))],
+            context,
+            stop: vec![],
+            max_tokens: Some(1000),
+        }
+    }
+
+    fn parse_vote(&self, reply: &str, n_choices: usize) -> Option<usize> {
+        read::vote(reply, n_choices)
+    }
+}
+
+impl OutcomeJudge for Writing {
     fn outcome_judge(&self, x: &str, y: &str) -> Option<JudgeRequest> {
         if is_plan_state(y) {
             return None;

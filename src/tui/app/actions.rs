@@ -170,7 +170,7 @@ impl App {
     pub(super) fn parse_problem(&self, text: &str) -> Result<Problem, String> {
         let task = &self.setup.task;
         let info = task.info();
-        let noun = info.input_noun;
+        let noun = &info.input_noun;
         let count = task.problem_count();
         if text.trim().is_empty() {
             return Err(format!("no {noun} given: type {}", info.input_hint));
@@ -238,7 +238,7 @@ impl App {
                     return self.command(Command::Pause);
                 }
                 if node == NodeId(0) {
-                    let noun = self.setup.task.info().input_noun;
+                    let noun = self.setup.task.info().input_noun.clone();
                     self.message = Some(format!("the root is the {noun} itself: press i for a new {noun}"));
                     return Vec::new();
                 }
@@ -279,7 +279,7 @@ impl App {
             Action::Continue => self.command(Command::Continue { node }),
             Action::NewInput => {
                 let mut editor = TextArea::default();
-                let examples = self.setup.task.info().input_examples;
+                let examples = self.setup.task.info().input_examples.clone();
                 if !examples.is_empty() {
                     editor.set_placeholder_text(format!("e.g. {}", examples.join(" or ")));
                 }

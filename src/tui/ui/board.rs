@@ -95,7 +95,7 @@ mod tests {
             samples: vec!["h1 sure".into(), "v2 impossible".into(), "v1 maybe".into()],
             note: None,
         };
-        let board = task.board(&x, y, Some(&score)).expect("crosswords draws a board");
+        let board = task.board().expect("crosswords draws a board").board(&x, y, Some(&score));
         let theme = Theme::plain();
         let widget = BoardWidget { board: &board, theme: &theme };
         let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();

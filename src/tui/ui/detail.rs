@@ -59,7 +59,8 @@ pub fn lines(view: &View) -> Vec<Line<'static>> {
             out.push(Line::from(Span::styled(format!("  {l}"), dim)));
         }
         // A task with a grid (crosswords) draws the state's board and its clues' verdicts.
-        if let Some(board) = app.run.engine.core.task.board(&app.run.engine.core.x, &n.path, n.score.as_deref()) {
+        if let Some(board) = app.run.engine.core.task.board() {
+            let board = board.board(&app.run.engine.core.x, &n.path, n.score.as_deref());
             out.extend(super::board::lines(&board, &view.theme));
         }
     }

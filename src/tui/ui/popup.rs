@@ -107,7 +107,7 @@ pub fn help_lines(view: &View) -> Vec<Line<'static>> {
             Span::styled(meaning, view.style(Slot::HelpDesc)),
         ]));
     }
-    let classes = view.app.run.engine.core.task.value_classes();
+    let classes = crate::engine::task::value_classes(view.app.run.engine.core.task.as_ref());
     lines.push(Line::from(vec![
         Span::styled(format!(" {:<width$} ", "[badge]"), view.style(Slot::HelpKey)),
         Span::styled(badge_line(classes), view.style(Slot::HelpDesc)),
@@ -128,8 +128,8 @@ pub fn edit_title(view: &View, node: NodeId) -> String {
         // A method's round: the text and its notes (feedback, reflection) are edited together.
         return format!("Edit {node}: a changed text continues from a new sibling; changed notes guide the next call");
     }
-    let evaluated = if engine.core.task.has_evaluator() { ", evaluated" } else { "" };
-    if view.app.header.params.method.info().tree_search {
+    let evaluated = if engine.core.has_evaluator() { ", evaluated" } else { "" };
+    if view.app.header.params.method.info().searches_tree(&view.app.header.params) {
         format!("Edit thought {node}: becomes a new sibling{evaluated}")
     } else {
         format!("Edit {node}: becomes a new sibling{evaluated}")

@@ -363,7 +363,7 @@ fn candidate_lines(
     let Ranked { rows, nodes, shape, .. } = ranked;
     if nodes == 0 {
         let engine = &app.run.engine;
-        let hint = if !engine.core.params.method.info().tree_search {
+        let hint = if !engine.core.params.method.info().searches_tree(&engine.core.params) {
             format!("{} scores nothing: its steps are in the transcript", engine.core.params.method)
         } else if engine.is_finished() || app.replay.is_some() {
             "no evaluations".to_string()
@@ -372,7 +372,7 @@ fn candidate_lines(
         };
         return (vec![Line::from(Span::styled(hint, view.style(Slot::Dim)))], extra);
     }
-    let classes = app.run.engine.core.task.value_classes();
+    let classes = crate::engine::task::value_classes(app.run.engine.core.task.as_ref());
     let columns = shape.columns;
     let label_of = |n: &Node| {
         if columns {

@@ -8,6 +8,7 @@ use ratatui::Frame;
 use super::super::theme::Slot;
 use super::View;
 use crate::engine::event::Event;
+use crate::engine::methods::ReactShape;
 use crate::engine::{Issue, NodeId, NodeStatus, Origin, SearchTree, StepPart};
 use crate::memory::MemoryChange;
 
@@ -41,7 +42,7 @@ fn trajectory(view: &View) -> (Vec<Line<'static>>, std::ops::Range<usize>) {
     if !tree.contains(view.selected) {
         return (Vec::new(), 0..0);
     }
-    let what = capitalized(view.app.run.engine.core.task.info().input_noun);
+    let what = capitalized(&view.app.run.engine.core.task.info().input_noun);
     let mut out =
         vec![Line::from(Span::styled(format!("{what}: {}", view.app.run.engine.core.x), view.style(Slot::Title)))];
     let mut selected = 0..0;
@@ -137,16 +138,16 @@ fn step_lines(view: &View, node: &crate::engine::Node) -> Vec<(Slot, bool, Strin
 /// a ReAct step is selected (the question and the CoT-SC samples show the log, with the switch).
 fn shows_trajectory(view: &View) -> bool {
     let tree = view.app.run.engine.tree();
-    match view.app.header.params.method {
-        crate::engine::methods::react::KIND => true,
-        crate::engine::methods::hybrid::REACT_COT_SC | crate::engine::methods::hybrid::COT_SC_REACT => {
+    match view.app.header.params.method.info().react {
+        ReactShape::Whole => true,
+        ReactShape::Part => {
             // A step of the ReAct part, or a node below one.
             tree.contains(view.selected)
                 && std::iter::once(view.selected)
                     .chain(tree.ancestors(view.selected))
                     .any(|id| tree.node(id).step.as_ref().is_some_and(|s| s.action.is_some()))
         }
-        _ => false,
+        ReactShape::None => false,
     }
 }
 

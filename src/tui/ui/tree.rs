@@ -94,7 +94,7 @@ fn label(view: &View, tree: &SearchTree, node: &Node) -> Line<'static> {
         Span::styled(format!("{} ", status_glyph(node)), view.style(slot)),
         Span::styled(format!("{} ", node.id), view.style(Slot::Dim)),
     ];
-    let classes = view.app.run.engine.core.task.value_classes();
+    let classes = crate::engine::task::value_classes(view.app.run.engine.core.task.as_ref());
     if let Some(b) = badge(node, classes) {
         let slot = value_slot(node.score.as_ref().map(|s| s.value).unwrap_or(0.0), classes);
         spans.push(Span::styled(format!("[{b}] "), view.style(slot)));

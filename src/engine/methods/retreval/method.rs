@@ -78,10 +78,9 @@ pub const KIND: MethodKind = MethodKind("retreval");
 pub const INFO: MethodInfo = MethodInfo {
     kind: KIND,
     about: "ReTreVal: adaptive tree, tool-augmented attempts, local+cross scoring, memory, typed backtracking",
-    react_steps: false,
-
+    react: crate::engine::methods::ReactShape::None,
     uses_tools: true,
-    tree_search: false,
+    needs,
     params: &[
         params::OWN[0],
         params::OWN[1],
@@ -102,8 +101,25 @@ pub const INFO: MethodInfo = MethodInfo {
     build: |p| Ok(Box::new(Retreval::new(p)?)),
 };
 
-/// `MethodInfo::wants_memory`: a memory unless `--no-memory` (or the parameters are
-/// out of range, when the run is refused anyway).
+/// `MethodInfo::needs`: ReAct steps for its tool-augmented solves (none with
+/// `--no-tools`, which solves with one chain-of-thought call), and the calls of its
+/// phases: complexity, local and approach scores (value), cross critiques (vote),
+/// validation (feedback), failure classification (reflect), decomposition (propose)
+/// and composition (cot).
+fn needs(p: &Params) -> crate::engine::methods::Needs {
+    use crate::engine::methods::Needs;
+    use crate::engine::Purpose;
+    let phases = Needs::of(
+        &[],
+        &[Purpose::Value, Purpose::Vote, Purpose::Feedback, Purpose::Reflect, Purpose::Propose, Purpose::Cot],
+    );
+    match RetrevalParams::read(&p.reader()) {
+        Ok(r) if r.no_tools => phases,
+        _ => Needs::react(p).and(phases),
+    }
+}
+
+/// `MethodInfo::wants_memory`: a memory unless `--no-memory`.
 pub fn wants_memory(p: &Params) -> bool {
     p.reader().flag(&params::NO_MEMORY).is_ok_and(|off| !off)
 }
@@ -523,13 +539,14 @@ impl Retreval {
         let step = at.steps + 1;
         let trajectory = core.tree.node(at.tip()).path.clone();
         let native = self.tool_mode == ToolMode::Native;
-        let prompt = if native {
-            core.task.react_native_prompt(&at.x, &trajectory, step)
-        } else {
-            core.task.react_prompt(&at.x, &trajectory, step)
+        let react = core.task.react();
+        let prompt = match (native, react) {
+            (true, Some(r)) => r.native().map(|n| (n.react_native_prompt(&at.x, &trajectory, step), n.tool_defs())),
+            (false, Some(r)) => Some((r.react_prompt(&at.x, &trajectory, step), Vec::new())),
+            (_, None) => None,
         };
-        let tools = if native { core.task.react_tools() } else { Vec::new() };
-        let Some(prompt) = prompt.filter(|_| !native || !tools.is_empty()) else {
+        // The engine refuses ReTreVal with tools on a task without ReAct steps; this is the line if one gets here.
+        let Some((prompt, tools)) = prompt else {
             let what = if native { "native tool-calling ReAct prompt and tools" } else { "ReAct prompt" };
             core.log(format!(
                 "the task {} has no {what}: attempt {} ends (use --no-tools for one chain-of-thought call)",
