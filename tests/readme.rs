@@ -52,3 +52,28 @@ fn the_readme_opens_with_the_product_the_two_commands_and_its_contents() {
     let expected: Vec<(String, String)> = headings[2..].iter().map(|h| (h.to_string(), anchor(h))).collect();
     assert_eq!(listed, expected, "the contents list every section in order, with working links");
 }
+
+/// The `--task` and `--method` rows of the CLI reference list every registered task and
+/// method, in the registries' order, so the reference cannot go stale.
+#[test]
+fn the_cli_reference_lists_every_task_and_method_of_the_registries() {
+    let text = readme();
+    let reference = section(&text, "CLI reference");
+    let listed = |flag: &str| -> Vec<String> {
+        let row = reference
+            .lines()
+            .find(|l| l.starts_with(&format!("| `{flag} ")))
+            .unwrap_or_else(|| panic!("a {flag} row in the CLI reference"));
+        let values = row[format!("| `{flag} ").len()..].split('`').next().unwrap_or("");
+        values.split("\\|").map(str::to_string).collect()
+    };
+    let tasks: Vec<String> = thoughtscope::tasks::REGISTRY.iter().map(|e| e.info.name.to_string()).collect();
+    let methods: Vec<String> =
+        thoughtscope::engine::methods::REGISTRY.iter().map(|m| m.kind.label().to_string()).collect();
+    let mut listed_tasks = listed("--task");
+    let mut registered_tasks = tasks.clone();
+    listed_tasks.sort();
+    registered_tasks.sort();
+    assert_eq!(listed_tasks, registered_tasks, "the --task row lists every registered task");
+    assert_eq!(listed("--method"), methods, "the --method row lists every method, in the registry's order");
+}

@@ -3,18 +3,20 @@
 //!
 //! To add a task:
 //! 1. Write `tasks/<name>.rs` (or a folder) with a type implementing `engine::Task`
-//!    and [`TaskSource`], a `pub const INFO: TaskInfo` (its name, input noun and hint
-//!    for the explorer, default problem, answer kind, whether `sim` plays it, whether
-//!    it reads `--data`) and a `build` function of type [`BuildTask`].
-//! 2. Add `pub mod <name>;` and a [`TaskEntry`] line to [`REGISTRY`] below.
+//!    (the core, and the capabilities it has: `Task::tree`, `Task::react`, ...) and
+//!    [`TaskSource`], a `pub const INFO: TaskInfo` (its name, input noun and hint for
+//!    the explorer, default problem, answer kind, whether it reads `--data`), a `build`
+//!    function of type [`BuildTask`] and, if `sim` plays it, its player
+//!    (`llm::sim::Play`, reading the context its prompts carry).
+//! 2. Add `pub mod <name>;` and a [`TaskEntry`] line to [`REGISTRY`] below
+//!    (`TaskEntry::new(&INFO, build).sim(play)`). `countdown.rs` is the worked example.
 //!
 //! Prompts are templates in `assets/prompts/<name>/` loaded through [`prompts`], so a
-//! user can edit them; `Task::value_classes` gives the evaluator's classes that badges,
-//! colours and MCTS's rewards use. The CLI, the explorer and the runner read the
-//! task's `TaskInfo` and never name it. (The simulated model answers only the tasks
-//! it knows, `game24`, `qa-demo`, `math-demo`, `mc-demo`, `crosswords` and `writing`; a task with `sim_plays: false` is refused on `sim`
-//! up front.)
+//! user can edit them. The CLI, the explorer, the runner and the simulated model read
+//! the task's registration and never name it; which methods work on it comes from the
+//! capabilities it returns (`engine::methods::serving`).
 
+pub mod countdown;
 pub mod crosswords;
 pub mod game24;
 pub mod math;
@@ -28,6 +30,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::engine::{Task, TaskInfo};
+use crate::llm::sim;
 use crate::tools::KnowledgeBackend;
 
 /// How a registered task is built: its info, the options, and a place for warnings.
@@ -47,16 +50,23 @@ pub struct TaskEntry {
     pub build: BuildTask,
     /// `None`: a session's task is built as `build` builds it without `--data`.
     pub from_spec: Option<RebuildTask>,
+    /// How the simulated model (`--provider sim`) plays the task, if it does.
+    pub sim: Option<crate::llm::sim::Play>,
 }
 
 impl TaskEntry {
     pub const fn new(info: &'static TaskInfo, build: BuildTask) -> TaskEntry {
-        TaskEntry { info, aliases: &[], build, from_spec: None }
+        TaskEntry { info, aliases: &[], build, from_spec: None, sim: None }
     }
 
     /// Other names `--task` and sessions accept.
     pub const fn aliases(self, aliases: &'static [&'static str]) -> TaskEntry {
         TaskEntry { aliases, ..self }
+    }
+
+    /// The simulated model's player of the task.
+    pub const fn sim(self, play: crate::llm::sim::Play) -> TaskEntry {
+        TaskEntry { sim: Some(play), ..self }
     }
 
     /// How a session header rebuilds the task without its data file.
@@ -67,16 +77,19 @@ impl TaskEntry {
 
 /// Every task, the default first: one line each.
 pub const REGISTRY: &[TaskEntry] = &[
-    TaskEntry::new(&game24::INFO, game24::Game24::build).aliases(&["24"]),
-    TaskEntry::new(&qa_demo::INFO, qa_demo::QaDemo::build),
+    TaskEntry::new(&game24::INFO, game24::Game24::build).aliases(&["24"]).sim(sim::game24::answer),
+    TaskEntry::new(&qa_demo::INFO, qa_demo::QaDemo::build).sim(sim::qa_demo::answer),
     TaskEntry::new(&qa_data::HOTPOTQA, qa_data::QaData::build).from_spec(qa_data::QaData::rebuild),
     TaskEntry::new(&qa_data::FEVER, qa_data::QaData::build).from_spec(qa_data::QaData::rebuild),
     TaskEntry::new(&math::MATH500, math::MathTask::build).aliases(&["math-500"]).from_spec(math::MathTask::rebuild),
     TaskEntry::new(&math::MMLU_PRO, math::MathTask::build).aliases(&["mmlupro"]).from_spec(math::MathTask::rebuild),
-    TaskEntry::new(&math::MATH_DEMO, math::MathTask::build),
-    TaskEntry::new(&math::MC_DEMO, math::MathTask::build),
-    TaskEntry::new(&crosswords::INFO, crosswords::Crosswords::build).aliases(&["crossword"]),
-    TaskEntry::new(&writing::INFO, writing::Writing::build).aliases(&["text"]),
+    TaskEntry::new(&math::MATH_DEMO, math::MathTask::build).sim(sim::math::answer),
+    TaskEntry::new(&math::MC_DEMO, math::MathTask::build).sim(sim::math::answer),
+    TaskEntry::new(&crosswords::INFO, crosswords::Crosswords::build)
+        .aliases(&["crossword"])
+        .sim(sim::crosswords::answer),
+    TaskEntry::new(&writing::INFO, writing::Writing::build).aliases(&["text"]).sim(sim::writing::answer),
+    TaskEntry::new(&countdown::INFO, countdown::Countdown::build).sim(countdown::play),
 ];
 
 /// The registered task named `name` (or one of its aliases).

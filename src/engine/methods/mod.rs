@@ -17,6 +17,7 @@
 //! `Method::view` gives the explorer its step counter, status parameters and the
 //! scores pane's cut-off. Nothing outside the file names the method.
 
+pub mod best_of_n;
 pub mod cot;
 pub mod cot_sc;
 pub mod hybrid;
@@ -267,6 +268,7 @@ pub const REGISTRY: &[&MethodInfo] = &[
     &self_refine::INFO,
     &reflexion::INFO,
     &retreval::INFO,
+    &best_of_n::INFO,
 ];
 
 /// What the method of `params` needs (with `params`).

@@ -37,7 +37,7 @@ fn every_method_reads_exactly_the_parameters_it_declares() {
         read.sort_unstable();
         declared.sort_unstable();
         assert_eq!(read, declared, "{} reads what it declares", info.kind);
-        assert_eq!(built.search.is_some(), info.param(GENERATOR.name).is_some(), "{}", info.kind);
+        assert_eq!(built.search.is_some(), info.param(EVALUATOR.name).is_some(), "{}", info.kind);
     }
     // A parameter outside the declarations cannot be read.
     let react = Params::new(kind("react"));

@@ -20,11 +20,11 @@
 //! own play, where each approach has a typical, learnable mistake: see `math/retreval`
 //! (src/llm/sim/retreval.rs).
 
-mod crosswords;
-mod game24;
-mod math;
-mod qa_demo;
-mod writing;
+pub(crate) mod crosswords;
+pub(crate) mod game24;
+pub(crate) mod math;
+pub(crate) mod qa_demo;
+pub(crate) mod writing;
 
 use std::time::Duration;
 
@@ -77,22 +77,18 @@ impl SimConfig {
     }
 }
 
-/// How the simulated model answers one sample of a request of a task.
-type Play = fn(&SimConfig, &LlmRequest, &mut SplitMix64) -> Result<String, CallError>;
+/// How the simulated model answers one sample of a request of a task: each task
+/// registers its own player with the task (`tasks::TaskEntry::sim`).
+pub type Play = fn(&SimConfig, &LlmRequest, &mut SplitMix64) -> Result<String, CallError>;
 
-/// The tasks the simulated model plays (each task's `TaskInfo::sim_plays` says so too).
-const PLAYERS: &[(&str, Play)] = &[
-    ("game24", game24::answer),
-    ("qa-demo", qa_demo::answer),
-    ("math-demo", math::answer),
-    ("mc-demo", math::answer),
-    ("crosswords", crosswords::answer),
-    ("writing", writing::answer),
-];
+/// The simulated player registered with the task named `task` (or an alias), if any.
+pub fn player(task: &str) -> Option<Play> {
+    crate::tasks::find(task).and_then(|entry| entry.sim)
+}
 
 /// Whether the simulated model can answer requests of the task named `task`.
 pub fn plays(task: &str) -> bool {
-    PLAYERS.iter().any(|(name, _)| *name == task)
+    player(task).is_some()
 }
 
 /// Whether the simulated model can play a run of `params` on `task`: `Err` is the one
@@ -133,7 +129,7 @@ impl SimProvider {
         for i in 0..request.n.max(1) {
             let sample = first.wrapping_add(i as u64).wrapping_add(1);
             let mut rng = SplitMix64::from_parts(&[base[0], base[1], base[2], sample]);
-            let Some((_, play)) = PLAYERS.iter().find(|(name, _)| *name == task) else {
+            let Some(play) = player(task) else {
                 return Err(CallError {
                     kind: CallErrorKind::Sim,
                     message: format!("the sim provider does not know the task {task:?}"),

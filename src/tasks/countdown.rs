@@ -1,0 +1,657 @@
+//! Countdown: make a target from six numbers with + - * /, every number used exactly
+//! once (`1 3 7 10 25 50 -> 765`). A thin task over the shared arithmetic (`arith`: the
+//! step grammar, the move generator, the solver and the answer checker, all for any
+//! target), with its own prompts (`assets/prompts/countdown/`), its problems
+//! (`assets/countdown/problems.txt`) and its own simulated player ([`play`]), which
+//! reads the typed [`Context`] every countdown prompt carries.
+//!
+//! The whole task is this file and one registration line in `tasks::REGISTRY`: the
+//! worked example of adding a task (see the README).
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::{prompts, Problem, TaskError, TaskOptions, TaskSource};
+use crate::arith::reach::{answer_from_steps, check_answer};
+use crate::arith::solver::{solvable, solve};
+use crate::arith::steps::{check_step, moves, numbers_left_text};
+use crate::arith::{canonical, format_number, format_numbers, parse_numbers, Q};
+use crate::engine::rng::{stable_hash, SplitMix64};
+use crate::engine::task::{DfsStyle, TreeSearch, ValueEvaluator, VoteEvaluator};
+use crate::engine::{
+    AnswerKind, CallError, CallErrorKind, LlmRequest, Message, Prompt, Proposal, Purpose, Task, TaskInfo,
+};
+use crate::llm::sim::SimConfig;
+
+/// How many numbers a problem has.
+pub const NUMBERS: usize = 6;
+
+/// Registration (see `tasks::REGISTRY`).
+pub const INFO: TaskInfo = TaskInfo {
+    name: Cow::Borrowed("countdown"),
+    about: Cow::Borrowed("Countdown: reach a target with six numbers and + - * /, each used exactly once"),
+    input_noun: Cow::Borrowed("problem"),
+    input_hint: Cow::Borrowed("a problem number or six numbers, -> and a target"),
+    input_examples: Cow::Borrowed(&[Cow::Borrowed("0"), Cow::Borrowed("1 3 7 10 25 50 -> 765")]),
+    default_problem: 0,
+    answer_kind: AnswerKind::Expression,
+    reads_data: false,
+};
+
+const PROBLEMS: &str = include_str!("../../assets/countdown/problems.txt");
+const IO: &str = include_str!("../../assets/prompts/countdown/io.txt");
+const COT: &str = include_str!("../../assets/prompts/countdown/cot.txt");
+const PROPOSE: &str = include_str!("../../assets/prompts/countdown/propose.txt");
+const VALUE: &str = include_str!("../../assets/prompts/countdown/value.txt");
+const VALUE_LAST: &str = include_str!("../../assets/prompts/countdown/value_last.txt");
+const VOTE: &str = include_str!("../../assets/prompts/countdown/vote.txt");
+
+/// The evaluator's classes and the value each sample adds (as Game of 24's).
+pub const VALUE_CLASSES: [(&str, f64); 3] = [("impossible", 0.001), ("likely", 1.0), ("sure", 20.0)];
+
+/// One problem: the numbers (in order) and the target.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Puzzle {
+    pub numbers: Vec<Q>,
+    pub target: Q,
+}
+
+impl Puzzle {
+    /// Read `1 3 7 10 25 50 -> 765` (or the seven numbers alone, the target last).
+    pub fn parse(text: &str) -> Result<Puzzle, String> {
+        let (numbers, target) = match text.split_once("->") {
+            Some((numbers, target)) => (numbers.to_string(), target.trim().to_string()),
+            None => {
+                let mut words: Vec<&str> = text.split_whitespace().collect();
+                let target = words.pop().unwrap_or("").to_string();
+                (words.join(" "), target)
+            }
+        };
+        let mut numbers = parse_numbers(&numbers).ok_or("expected numbers separated by spaces, -> and a target")?;
+        let target = parse_numbers(&target)
+            .and_then(|t| (t.len() == 1).then(|| t[0]))
+            .ok_or("expected one target number after ->")?;
+        if numbers.len() != NUMBERS {
+            return Err(format!("expected {NUMBERS} numbers before ->, got {}", numbers.len()));
+        }
+        numbers.sort();
+        Ok(Puzzle { numbers, target })
+    }
+
+    /// The problem as the prompts and sessions write it.
+    pub fn text(&self) -> String {
+        format!("{} -> {}", format_numbers(&self.numbers), format_number(&self.target))
+    }
+}
+
+/// What every countdown prompt tells its player, read back typed ([`play`]).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Context {
+    /// Always `countdown` (the simulated model finds the task's player by it).
+    pub task: String,
+    /// The problem (`numbers -> target`).
+    pub input: String,
+    /// The partial output the prompt continues or judges.
+    #[serde(default)]
+    pub y: String,
+    /// The numbers left after `y`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub numbers: Option<String>,
+    /// The answer a final-state value prompt judges.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
+    /// The states a vote chooses among.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ys: Vec<String>,
+}
+
+impl Context {
+    fn new(x: &str, y: &str) -> Context {
+        Context { task: INFO.name.to_string(), input: x.to_string(), y: y.to_string(), ..Context::default() }
+    }
+
+    fn prompt(self, purpose: Purpose, text: String, stop: Vec<String>, max_tokens: u32) -> Prompt {
+        Prompt {
+            purpose,
+            messages: vec![Message::user(text)],
+            context: serde_json::to_value(&self).unwrap_or_default(),
+            stop,
+            max_tokens: Some(max_tokens),
+        }
+    }
+}
+
+pub struct Countdown {
+    io: String,
+    cot: String,
+    propose: String,
+    value: String,
+    value_last: String,
+    vote: String,
+    problems: Vec<Puzzle>,
+}
+
+impl Countdown {
+    /// Build for `tasks::REGISTRY`.
+    pub fn build(
+        info: &TaskInfo,
+        options: &TaskOptions,
+        _warnings: &mut Vec<String>,
+    ) -> Result<Arc<dyn TaskSource>, TaskError> {
+        super::no_data(info, options)?;
+        let dir = options.prompts.as_deref();
+        let problems = PROBLEMS
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(|l| Puzzle::parse(l).map_err(|e| TaskError::Data(format!("assets/countdown/problems.txt: {l}: {e}"))))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Arc::new(Countdown {
+            io: prompts::load_checked(dir, "io.txt", IO, &["input"])?,
+            cot: prompts::load_checked(dir, "cot.txt", COT, &["input"])?,
+            propose: prompts::load_checked(dir, "propose.txt", PROPOSE, &["numbers", "target"])?,
+            value: prompts::load_checked(dir, "value.txt", VALUE, &["numbers", "target"])?,
+            value_last: prompts::load_checked(dir, "value_last.txt", VALUE_LAST, &["input", "answer"])?,
+            vote: prompts::load_checked(dir, "vote.txt", VOTE, &["input", "choices"])?,
+            problems,
+        }))
+    }
+}
+
+/// The puzzle of input `x`, or a reason a check can give.
+fn puzzle(x: &str) -> Result<Puzzle, String> {
+    Puzzle::parse(x).map_err(|e| format!("cannot read the problem {x:?}: {e}"))
+}
+
+/// The numbers left after partial output `y` (the input's numbers when `y` is empty).
+fn numbers_left(x: &str, y: &str) -> String {
+    let start = x.split_once("->").map_or(x, |(numbers, _)| numbers);
+    numbers_left_text(start, y)
+}
+
+fn last_line(text: &str) -> &str {
+    text.trim().rsplit('\n').next().unwrap_or("").trim()
+}
+
+fn strip_answer_prefix(line: &str) -> &str {
+    match line.to_ascii_lowercase().find("answer:") {
+        Some(i) => line[i + "answer:".len()..].trim(),
+        None => line.trim(),
+    }
+}
+
+/// The class named on a value sample's last non-empty line, if exactly one is.
+fn read_value_class(sample: &str) -> Option<&'static str> {
+    let line = sample.lines().rev().map(str::trim).find(|l| !l.is_empty())?.to_lowercase();
+    let words: Vec<&str> = line.split(|c: char| !c.is_alphabetic()).filter(|w| !w.is_empty()).collect();
+    let found: Vec<&'static str> = VALUE_CLASSES.iter().map(|(n, _)| *n).filter(|n| words.contains(n)).collect();
+    match found.as_slice() {
+        [one] => Some(one),
+        _ => None,
+    }
+}
+
+impl Task for Countdown {
+    fn info(&self) -> &TaskInfo {
+        &INFO
+    }
+
+    fn io_prompt(&self, x: &str) -> Prompt {
+        Context::new(x, "").prompt(Purpose::Io, prompts::render(&self.io, &[("input", x)]), vec![], 100)
+    }
+
+    fn cot_prompt(&self, x: &str) -> Prompt {
+        Context::new(x, "").prompt(Purpose::Cot, prompts::render(&self.cot, &[("input", x)]), vec![], 300)
+    }
+
+    fn extract_answer(&self, _x: &str, y: &str) -> Option<String> {
+        let line = y.lines().rev().find(|l| l.to_lowercase().contains("answer:")).unwrap_or_else(|| last_line(y));
+        let answer = strip_answer_prefix(line);
+        (!answer.is_empty()).then(|| answer.to_string())
+    }
+
+    fn check(&self, x: &str, answer: &str) -> Result<(), String> {
+        let p = puzzle(x)?;
+        check_answer(&p.numbers, answer, &p.target)
+    }
+
+    fn answer_key(&self, answer: &str) -> String {
+        let answer = strip_answer_prefix(answer);
+        answer.split('=').next().unwrap_or(answer).chars().filter(|c| !c.is_whitespace()).collect()
+    }
+
+    fn describe_state(&self, x: &str, y: &str) -> Option<String> {
+        if !y.trim().is_empty() && !last_line(y).contains("left: ") {
+            return None;
+        }
+        let target = x.split_once("->").map_or("", |(_, t)| t.trim());
+        Some(format!("numbers left: {} (target {target})", numbers_left(x, y)))
+    }
+
+    fn tree(&self) -> Option<&dyn TreeSearch> {
+        Some(self)
+    }
+}
+
+impl TreeSearch for Countdown {
+    /// Five steps of two numbers into one, then the answer.
+    fn default_steps(&self) -> usize {
+        NUMBERS
+    }
+
+    fn propose_prompt(&self, x: &str, y: &str) -> Prompt {
+        let numbers = numbers_left(x, y);
+        let one_left = parse_numbers(&numbers).is_some_and(|n| n.len() == 1);
+        let text = if one_left {
+            // Every number is combined: ask for the whole expression, continuing the steps.
+            prompts::render(&self.cot, &[("input", x)]) + y
+        } else {
+            let target = x.split_once("->").map_or("", |(_, t)| t.trim());
+            prompts::render(&self.propose, &[("numbers", &numbers), ("target", target)])
+        };
+        Context { numbers: Some(numbers), ..Context::new(x, y) }.prompt(Purpose::Propose, text, vec![], 400)
+    }
+
+    fn sample_prompt(&self, x: &str, y: &str) -> Prompt {
+        let text = prompts::render(&self.cot, &[("input", x)]) + y;
+        Context { numbers: Some(numbers_left(x, y)), ..Context::new(x, y) }.prompt(
+            Purpose::Sample,
+            text,
+            vec!["\n".into()],
+            80,
+        )
+    }
+
+    fn parse_proposals(&self, x: &str, y: &str, reply: &str) -> Vec<Proposal> {
+        reply.split('\n').map(|line| self.parse_edit(x, y, line)).collect()
+    }
+
+    fn parse_sample(&self, x: &str, y: &str, reply: &str) -> Proposal {
+        let line = reply.trim_start_matches('\n').split('\n').next().unwrap_or("");
+        self.parse_edit(x, y, line)
+    }
+
+    fn parse_edit(&self, x: &str, y: &str, line: &str) -> Proposal {
+        let numbers_text = numbers_left(x, y);
+        let thought = line.trim().to_string();
+        let problem = match parse_numbers(&numbers_text) {
+            _ if thought.is_empty() => Some("empty line".to_string()),
+            None => Some(format!("cannot read the numbers left before this step ({numbers_text:?})")),
+            Some(numbers) if numbers.len() == 1 => (!thought.to_lowercase().contains("answer:"))
+                .then(|| "every number is combined: expected the final `Answer:` line".to_string()),
+            Some(numbers) => check_step(&numbers, &thought).err(),
+        };
+        Proposal { thought, path: format!("{y}{line}\n"), problem }
+    }
+
+    fn value(&self) -> Option<&dyn ValueEvaluator> {
+        Some(self)
+    }
+
+    fn vote(&self) -> Option<&dyn VoteEvaluator> {
+        Some(self)
+    }
+
+    fn dfs_style(&self) -> DfsStyle {
+        DfsStyle::default()
+    }
+}
+
+impl ValueEvaluator for Countdown {
+    fn value_prompt(&self, x: &str, y: &str) -> Prompt {
+        let last = last_line(y);
+        let (text, context) = if !y.trim().is_empty() && !last.contains("left: ") {
+            let answer = strip_answer_prefix(last).to_string();
+            let text = prompts::render(&self.value_last, &[("input", x), ("answer", &answer)]);
+            (text, Context { answer: Some(answer), ..Context::new(x, y) })
+        } else {
+            let numbers = numbers_left(x, y);
+            let target = x.split_once("->").map_or("", |(_, t)| t.trim());
+            let text = prompts::render(&self.value, &[("numbers", &numbers), ("target", target)]);
+            (text, Context { numbers: Some(numbers), ..Context::new(x, y) })
+        };
+        context.prompt(Purpose::Value, text, vec![], 200)
+    }
+
+    fn value_classes(&self) -> &[(&'static str, f64)] {
+        &VALUE_CLASSES
+    }
+
+    fn parse_value(&self, _x: &str, _y: &str, samples: &[String]) -> (f64, Vec<String>) {
+        let classes: Vec<Option<&'static str>> = samples.iter().map(|s| read_value_class(s)).collect();
+        let value = VALUE_CLASSES
+            .iter()
+            .map(|(name, v)| v * classes.iter().filter(|c| **c == Some(*name)).count() as f64)
+            .sum();
+        (value, classes.iter().map(|c| c.unwrap_or("?").to_string()).collect())
+    }
+
+    fn fixed_value(&self, _x: &str, y: &str) -> Option<(f64, String)> {
+        let steps = y.trim().split('\n').count();
+        (steps == NUMBERS && !y.to_lowercase().contains("answer"))
+            .then(|| (0.0, "the last step gives no answer".to_string()))
+    }
+}
+
+impl VoteEvaluator for Countdown {
+    fn vote_prompt(&self, x: &str, ys: &[String]) -> Prompt {
+        let choices: Vec<String> =
+            ys.iter().enumerate().map(|(i, y)| format!("Choice {}:\n{}", i + 1, y.trim_end())).collect();
+        let text = prompts::render(&self.vote, &[("input", x), ("choices", &choices.join("\n"))]);
+        Context { ys: ys.to_vec(), ..Context::new(x, "") }.prompt(Purpose::Vote, text, vec![], 400)
+    }
+
+    fn parse_vote(&self, reply: &str, n_choices: usize) -> Option<usize> {
+        let lower = reply.to_lowercase();
+        let at = lower.rfind("best choice is")?;
+        let digits: String =
+            lower[at..].chars().skip_while(|c| !c.is_ascii_digit()).take_while(|c| c.is_ascii_digit()).collect();
+        let n: usize = digits.parse().ok()?;
+        (1..=n_choices).contains(&n).then(|| n - 1)
+    }
+}
+
+impl TaskSource for Countdown {
+    fn problem_count(&self) -> usize {
+        self.problems.len()
+    }
+
+    fn problem(&self, index: usize) -> Option<Problem> {
+        self.problems.get(index).map(|p| Problem { index: Some(index), input: p.text() })
+    }
+
+    fn parse_input(&self, text: &str) -> Result<Problem, TaskError> {
+        if let Ok(index) = text.trim().parse::<usize>() {
+            return self.problem(index).ok_or_else(|| {
+                TaskError::Input(
+                    text.into(),
+                    format!("there are {} problems (0 to {})", self.problems.len(), self.problems.len() - 1),
+                )
+            });
+        }
+        let input = Puzzle::parse(text).map_err(|e| TaskError::Input(text.into(), e))?.text();
+        let index = self.problems.iter().position(|p| p.text() == input);
+        Ok(Problem { index, input })
+    }
+}
+
+// ---- The simulated player: answers countdown's requests from the solver, with the
+// sim's seeded mistakes (`SimConfig`'s rates), reading the typed `Context`.
+
+/// How many steps a proposal lists at most.
+const PROPOSE_WIDTH: usize = 8;
+
+fn sim_error(message: String) -> CallError {
+    CallError { kind: CallErrorKind::Sim, message }
+}
+
+/// The simulated model's answer to one sample of a countdown request (registered with
+/// the task: `TaskEntry::sim`).
+pub fn play(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64) -> Result<String, CallError> {
+    let ctx: Context = serde_json::from_value(request.context.clone())
+        .map_err(|e| sim_error(format!("countdown request with an unreadable context: {e}")))?;
+    let p = Puzzle::parse(&ctx.input).map_err(|e| sim_error(format!("countdown request: {e}")))?;
+    let left = || parse_numbers(ctx.numbers.as_deref().unwrap_or("")).unwrap_or_default();
+    match request.purpose {
+        Purpose::Io => Ok(whole_answer(cfg, &p, cfg.rates.io, false, rng)),
+        Purpose::Cot => Ok(whole_answer(cfg, &p, cfg.rates.cot, true, rng)),
+        Purpose::Propose | Purpose::Sample => {
+            let numbers = left();
+            if numbers.len() == 1 {
+                return Ok(final_answer(cfg, &p, &ctx.y, rng));
+            }
+            let listed = propose(cfg, &p, &numbers, rng);
+            Ok(match request.purpose {
+                Purpose::Sample => listed.lines().next().unwrap_or("").to_string(),
+                _ => listed,
+            })
+        }
+        Purpose::Value => Ok(match &ctx.answer {
+            Some(answer) => judge_answer(cfg, &p, answer, rng),
+            None => judge_numbers(cfg, &p, &left(), rng),
+        }),
+        Purpose::Vote => Ok(vote(cfg, &p, &ctx.ys, rng)),
+        other => Err(sim_error(format!("countdown has no {other:?} requests"))),
+    }
+}
+
+/// How easy a problem is for this simulated model, in [0, 1): fixed per seed and
+/// problem, so samples of one problem succeed or fail together, as real models' do.
+fn ease(cfg: &SimConfig, p: &Puzzle) -> f64 {
+    SplitMix64::from_parts(&[cfg.seed, stable_hash(p.text().as_bytes()), 0xc0de]).next_f64()
+}
+
+/// Whether one whole answer is right: (1 - r)^g, g growing fast with how hard it is.
+fn sample_is_right(cfg: &SimConfig, base_rate: f64, p: &Puzzle, rng: &mut SplitMix64) -> bool {
+    let hard = 1.0 - ease(cfg, p);
+    rng.chance((1.0 - cfg.rate(base_rate)).powf(20.0 * hard * hard + 0.3))
+}
+
+/// An expression over the numbers that misses the target.
+fn wrong_expression(p: &Puzzle, rng: &mut SplitMix64) -> String {
+    for _ in 0..20 {
+        let mut nums: Vec<String> = p.numbers.iter().map(format_number).collect();
+        rng.shuffle(&mut nums);
+        let mut expr = nums[0].clone();
+        for n in &nums[1..] {
+            let op = ['+', '-', '*'][rng.below(3)];
+            expr = if rng.chance(0.5) { format!("({expr}) {op} {n}") } else { format!("{expr} {op} {n}") };
+        }
+        if check_answer(&p.numbers, &expr, &p.target).is_err() {
+            return expr;
+        }
+    }
+    p.numbers.iter().map(format_number).collect::<Vec<_>>().join(" + ")
+}
+
+/// An io answer (the expression) or a chain of thought (five steps and the answer).
+fn whole_answer(cfg: &SimConfig, p: &Puzzle, rate: f64, steps: bool, rng: &mut SplitMix64) -> String {
+    let right = sample_is_right(cfg, rate, p, rng);
+    let target = format_number(&p.target);
+    if !steps {
+        let expr = if right { solve(&p.numbers, &p.target) } else { None };
+        return format!("Answer: {} = {target}", expr.unwrap_or_else(|| wrong_expression(p, rng)));
+    }
+    // A right chain follows moves that keep the target reachable; a wrong one starts
+    // with a hopeless move and claims the target anyway.
+    let mut numbers = p.numbers.clone();
+    let mut lines = Vec::new();
+    while numbers.len() > 1 {
+        let mut all = moves(&numbers);
+        rng.shuffle(&mut all);
+        let want_good = right || !lines.is_empty();
+        let pick = all.iter().position(|m| solvable(&m.left, &p.target) == want_good).unwrap_or(0);
+        let Some(m) = all.into_iter().nth(pick) else { break };
+        lines.push(m.line);
+        numbers = m.left;
+    }
+    let taken: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let expr = answer_from_steps(&p.numbers, &taken).unwrap_or_else(|| wrong_expression(p, rng));
+    format!("{}\nAnswer: {expr} = {target}", lines.join("\n"))
+}
+
+/// Next steps from `numbers`: a few that keep the target reachable among others, some
+/// with a slip in their arithmetic; none that keeps it reachable now and then (`miss`).
+fn propose(cfg: &SimConfig, p: &Puzzle, numbers: &[Q], rng: &mut SplitMix64) -> String {
+    let mut all = moves(numbers);
+    rng.shuffle(&mut all);
+    let want_good = if rng.chance(cfg.rate(cfg.rates.miss)) { 0 } else { 1 + rng.below(3) };
+    let (mut good, mut bad) = (Vec::new(), Vec::new());
+    // Classified lazily: the solver's answer for a hopeless set of numbers is the dear one.
+    for m in all {
+        if good.len() + bad.len() >= PROPOSE_WIDTH && good.len() >= want_good {
+            break;
+        }
+        if solvable(&m.left, &p.target) {
+            if good.len() < want_good {
+                good.push(m);
+            }
+        } else if bad.len() + want_good < PROPOSE_WIDTH {
+            bad.push(m);
+        }
+    }
+    good.extend(bad);
+    rng.shuffle(&mut good);
+    let slip = cfg.rate(cfg.rates.slip);
+    good.iter()
+        .map(|m| {
+            if rng.chance(slip) {
+                // A wrong result, as a careless model writes it.
+                let wrong = m.result + Q::from_integer([1, 2, -1, 10][rng.below(4)]);
+                m.line.replacen(&format!("= {}", format_number(&m.result)), &format!("= {}", format_number(&wrong)), 1)
+            } else {
+                m.line.clone()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The final answer after the steps of `y`, now and then miscopied (`answer`).
+fn final_answer(cfg: &SimConfig, p: &Puzzle, y: &str, rng: &mut SplitMix64) -> String {
+    let steps: Vec<&str> = y.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let target = format_number(&p.target);
+    match answer_from_steps(&p.numbers, &steps) {
+        Some(expr) if !rng.chance(cfg.rate(cfg.rates.answer)) => format!("Answer: {expr} = {target}"),
+        _ => format!("Answer: {} = {target}", wrong_expression(p, rng)),
+    }
+}
+
+/// A class other than `truth` (a misjudgment).
+fn mislabel(truth: &'static str, rng: &mut SplitMix64) -> &'static str {
+    let others: Vec<&'static str> = VALUE_CLASSES.iter().map(|(n, _)| *n).filter(|n| *n != truth).collect();
+    others[rng.below(others.len())]
+}
+
+fn judge_numbers(cfg: &SimConfig, p: &Puzzle, numbers: &[Q], rng: &mut SplitMix64) -> String {
+    let reachable = !numbers.is_empty() && solvable(numbers, &p.target);
+    let truth = match (reachable, numbers.len()) {
+        (true, 1..=3) => "sure",
+        (true, _) => "likely",
+        (false, _) => "impossible",
+    };
+    let verdict = if rng.chance(cfg.rate(cfg.rates.misjudge)) { mislabel(truth, rng) } else { truth };
+    let sum: Q = numbers.iter().copied().sum();
+    format!("{} = {}\n{verdict}", format_numbers(numbers).replace(' ', " + "), format_number(&sum))
+}
+
+fn judge_answer(cfg: &SimConfig, p: &Puzzle, answer: &str, rng: &mut SplitMix64) -> String {
+    let right = check_answer(&p.numbers, answer, &p.target);
+    let flip = rng.chance(cfg.rate(cfg.rates.misjudge) / 3.0);
+    let verdict = if right.is_ok() != flip { "sure" } else { "impossible" };
+    let why = right.err().unwrap_or_else(|| "it uses each number once and makes the target".to_string());
+    format!("{why}\n{verdict}")
+}
+
+fn vote(cfg: &SimConfig, p: &Puzzle, ys: &[String], rng: &mut SplitMix64) -> String {
+    if ys.is_empty() {
+        return "There are no choices.".into();
+    }
+    let start = format_numbers(&canonical(&p.numbers));
+    let promising: Vec<usize> = (0..ys.len())
+        .filter(|&i| parse_numbers(&numbers_left_text(&start, &ys[i])).is_some_and(|n| solvable(&n, &p.target)))
+        .collect();
+    let pick = if !promising.is_empty() && !rng.chance(cfg.rate(cfg.rates.misjudge)) {
+        promising[rng.below(promising.len())]
+    } else {
+        rng.below(ys.len())
+    };
+    format!("Choice {} keeps the target in reach.\nThe best choice is {}", pick + 1, pick + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::testkit::{run_cmd, run_sync, sim};
+    use crate::engine::{methods, Engine, MethodKind, Params};
+    use crate::tasks::{self, TaskOptions};
+
+    fn countdown() -> Arc<dyn TaskSource> {
+        tasks::build("countdown", &TaskOptions::default(), &mut Vec::new()).expect("countdown builds")
+    }
+
+    #[test]
+    fn every_listed_problem_has_a_solution_and_the_checker_knows_it() {
+        let task = countdown();
+        assert!(task.problem_count() >= 30, "a few dozen problems");
+        for i in 0..task.problem_count() {
+            let x = task.problem(i).unwrap().input;
+            let p = Puzzle::parse(&x).unwrap();
+            let expr = solve(&p.numbers, &p.target).unwrap_or_else(|| panic!("problem {i} ({x}) has no solution"));
+            assert_eq!(task.check(&x, &format!("Answer: {expr} = {}", format_number(&p.target))), Ok(()), "{x}");
+            // Every number is used exactly once: dropping one is refused.
+            let short =
+                expr.rsplit_once(' ').map(|(head, _)| head.trim_end_matches(['+', '-', '*', '/', ' '])).unwrap();
+            assert!(task.check(&x, short).is_err(), "{x}: {short}");
+            assert_eq!(task.parse_input(&x).unwrap(), Problem { index: Some(i), input: x.clone() });
+        }
+        assert!(task.parse_input("1 2 3 -> 6").is_err());
+        assert_eq!(task.parse_input("50 25 10 7 3 1 765").unwrap().input, "1 3 7 10 25 50 -> 765");
+    }
+
+    #[test]
+    fn a_step_is_checked_against_the_numbers_left() {
+        let task = countdown();
+        let tree = task.tree().unwrap();
+        let x = "1 3 7 10 25 50 -> 765";
+        let ok = tree.parse_edit(x, "", "25 * 3 = 75 (left: 1 7 10 50 75)");
+        assert_eq!(ok.problem, None);
+        let wrong = tree.parse_edit(x, "", "25 * 3 = 76 (left: 1 7 10 50 76)");
+        assert!(wrong.problem.is_some());
+        let y = "50 + 25 = 75 (left: 1 3 7 10 75)\n";
+        assert!(tree.parse_edit(x, y, "50 - 1 = 49 (left: 3 7 10 49)").problem.is_some(), "50 is used up");
+        assert_eq!(task.describe_state(x, y).as_deref(), Some("numbers left: 1 3 7 10 75 (target 765)"));
+    }
+
+    #[test]
+    fn the_player_reads_the_typed_context_and_a_perfect_one_solves() {
+        let task = countdown();
+        let x = task.problem(0).unwrap().input;
+        let perfect = SimConfig { noise: 0.0, ..SimConfig::default() };
+        let ask = |prompt: Prompt| {
+            let request = LlmRequest::from_prompt(prompt, 1, 0.7);
+            play(&perfect, &request, &mut SplitMix64::new(7)).expect("the player answers")
+        };
+        let ctx: Context = serde_json::from_value(task.cot_prompt(&x).context).unwrap();
+        assert_eq!((ctx.task.as_str(), ctx.input.as_str()), ("countdown", x.as_str()));
+        let cot = ask(task.cot_prompt(&x));
+        assert_eq!(task.check(&x, &task.extract_answer(&x, &cot).unwrap()), Ok(()), "{cot}");
+        let tree = task.tree().unwrap();
+        let proposals = tree.parse_proposals(&x, "", &ask(tree.propose_prompt(&x, "")));
+        assert!(proposals.iter().all(|p| p.problem.is_none()), "{proposals:?}");
+        let value = tree.value().unwrap();
+        let (v, classes) = value.parse_value(&x, "", &[ask(value.value_prompt(&x, ""))]);
+        assert_eq!((v, classes), (1.0, vec!["likely".to_string()]));
+        // A request of a kind countdown has not is an error naming it, never a made-up reply.
+        let mut feedback = task.cot_prompt(&x);
+        feedback.purpose = Purpose::Feedback;
+        let request = LlmRequest::from_prompt(feedback, 1, 0.7);
+        assert!(play(&perfect, &request, &mut SplitMix64::new(1)).is_err());
+    }
+
+    /// Every method the registries say works on countdown runs to an answer against the
+    /// simulated model; the ones the proof names among them.
+    #[test]
+    fn it_runs_with_every_method_that_serves_it() {
+        let task = countdown();
+        let x = task.problem(3).unwrap().input;
+        let served: Vec<&str> =
+            methods::serving(task.as_ref(), &Params::default()).iter().map(|m| m.kind.label()).collect();
+        for name in ["io", "cot", "cot-sc", "tot-bfs", "tot-dfs", "mcts"] {
+            assert!(served.contains(&name), "{name} works on countdown: {served:?}");
+        }
+        for name in served {
+            let params = Params::new(MethodKind::from_name(name).unwrap());
+            let mut engine = Engine::new(Arc::clone(&task) as Arc<dyn Task>, &x, params);
+            run_sync(&mut engine, run_cmd(), sim(1.0, 5));
+            assert!(engine.outcome().is_some(), "{name} finishes");
+        }
+        // Tree search with a perfect model solves it.
+        let params = Params::new(MethodKind::from_name("tot-bfs").unwrap());
+        let mut engine = Engine::new(Arc::clone(&task) as Arc<dyn Task>, &x, params);
+        run_sync(&mut engine, run_cmd(), sim(0.0, 5));
+        assert!(engine.outcome().unwrap().solved, "{:?}", engine.outcome());
+    }
+}
