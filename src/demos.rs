@@ -238,7 +238,7 @@ pub fn narrate(session: &Session) -> Result<Vec<(usize, String)>, String> {
                         format!(
                             "Run: one request asks the model for {} of a chain of thought at once, at a \
                              temperature that lets them differ.",
-                            count(session.header.params.samples as usize, "sample")
+                            count(session.header.params.whole("samples").unwrap_or_default() as usize, "sample")
                         ),
                     ),
                     _ => continue,
@@ -423,7 +423,7 @@ pub fn narrate(session: &Session) -> Result<Vec<(usize, String)>, String> {
                         at,
                         format!(
                             "The agent has used its {} steps without a right answer: the run ends unsolved.",
-                            session.header.params.max_steps
+                            session.header.params.whole("max_steps").unwrap_or_default()
                         ),
                     ),
                     Event::Finished { outcome } => (
@@ -536,7 +536,7 @@ fn rescue(rec: &mut Recorder, input: &str) -> Result<bool, String> {
 /// Greedy BFS on the first test puzzle where it fails alone, keeps a dead end at
 /// step 1, and the edit rescues it.
 fn edit(dir: &Path) -> Result<(), String> {
-    let params = Params { method: crate::engine::methods::tot_bfs::KIND, breadth: 1, ..Params::default() };
+    let params = Params::new(crate::engine::methods::tot_bfs::KIND).with("breadth", 1);
     let (setup, task, sim) = setup(params, 0);
     for i in 900..1000 {
         let problem = task.problem(i).ok_or("no puzzle")?;
@@ -577,7 +577,7 @@ fn qa_demo() -> Result<Arc<dyn TaskSource>, String> {
 
 /// CoT-SC on qa-demo: the first question whose samples disagree and whose majority is right.
 fn cot_sc_vote(dir: &Path) -> Result<(), String> {
-    let params = Params { method: crate::engine::methods::cot_sc::KIND, ..Params::default() };
+    let params = Params::new(crate::engine::methods::cot_sc::KIND);
     let (setup, sim) = setup_for(qa_demo()?, params, SimConfig::default());
     for i in 0..setup.task.problem_count() {
         let problem = setup.task.problem(i).ok_or("no question")?;
@@ -625,7 +625,7 @@ fn step_text(engine: &Engine, id: NodeId) -> Option<String> {
 /// went another way than a mistake-free agent (thought and action: the edit runs its
 /// action), and the agent answers correctly from there.
 fn react_edit(dir: &Path) -> Result<(), String> {
-    let params = Params { method: crate::engine::methods::react::KIND, max_steps: 4, ..Params::default() };
+    let params = Params::new(crate::engine::methods::react::KIND).with("max_steps", 4);
     let task = qa_demo()?;
     for seed in 0..40 {
         let (setup, sim) = setup_for(Arc::clone(&task), params.clone(), SimConfig { seed, ..SimConfig::default() });
@@ -674,7 +674,7 @@ fn react_edit(dir: &Path) -> Result<(), String> {
 /// then the first later problem that, starting from the memory that run left, retrieves
 /// that entry and is solved.
 fn retreval(dir: &Path) -> Result<(), String> {
-    let params = Params { method: crate::engine::methods::retreval::method::KIND, ..Params::default() };
+    let params = Params::new(crate::engine::methods::retreval::method::KIND);
     let task = crate::tasks::build("math-demo", &TaskOptions::default(), &mut Vec::new()).map_err(|e| e.to_string())?;
     let (setup, sim) = setup_for(Arc::clone(&task), params, SimConfig { noise: 2.0, ..SimConfig::default() });
     let count = task.problem_count().min(42);
@@ -723,14 +723,14 @@ fn retreval(dir: &Path) -> Result<(), String> {
 /// Record the demo sessions into `dir`.
 pub fn record_all(dir: &Path) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let bfs = Params { method: crate::engine::methods::tot_bfs::KIND, ..Params::default() };
+    let bfs = Params::new(crate::engine::methods::tot_bfs::KIND);
     first_run(dir, "bfs-solved.jsonl", BFS_TITLE, BFS_NOTE, bfs, |e, _| solved(e))?;
-    let dfs = Params { method: crate::engine::methods::tot_dfs::KIND, ..Params::default() };
+    let dfs = Params::new(crate::engine::methods::tot_dfs::KIND);
     first_run(dir, "dfs-backtracks.jsonl", DFS_TITLE, DFS_NOTE, dfs, |e, events| {
         solved(e) && events.iter().filter(|ev| matches!(ev, Event::Backtracked { .. })).count() >= 2
     })?;
     edit(dir)?;
-    let mcts = Params { method: crate::engine::methods::mcts::KIND, ..Params::default() };
+    let mcts = Params::new(crate::engine::methods::mcts::KIND);
     first_run(dir, "mcts.jsonl", MCTS_TITLE, MCTS_NOTE, mcts, |e, _| solved(e) && e.view().step >= 3)?;
     cot_sc_vote(dir)?;
     react_edit(dir)?;

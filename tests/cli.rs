@@ -294,13 +294,13 @@ fn an_unknown_config_key_warns_naming_the_file_and_key_and_flags_win_over_the_fi
         let line = format!("warning: {name}: {key}");
         assert_eq!(stderr.lines().filter(|l| l.starts_with(&line)).count(), 1, "{line} in {stderr}");
     }
-    let breadth = || thoughtscope::session::Session::load(&rec).unwrap().header.params.breadth;
-    assert_eq!(breadth(), 1, "the file's value over the default (5)");
+    let breadth = || thoughtscope::session::Session::load(&rec).unwrap().header.params.whole("breadth");
+    assert_eq!(breadth(), Some(1), "the file's value over the default (5)");
     assert!(run(&["--breadth", "3"]).status.success());
-    assert_eq!(breadth(), 3, "the flag over the file");
+    assert_eq!(breadth(), Some(3), "the flag over the file");
     std::fs::remove_file(&file).unwrap();
     assert!(run(&[]).status.success());
-    assert_eq!(breadth(), 5, "the built-in default");
+    assert_eq!(breadth(), Some(5), "the built-in default");
 }
 
 #[test]
@@ -373,7 +373,8 @@ fn react_with_native_tool_calls_answers_like_text_mode_and_replays() {
         bin().args(["run", "--task", "qa-demo", "--method", "cot", "--tool-mode", "native", "--range", "0"]).output();
     let out = out.unwrap();
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--tool-mode is for the methods that call tools, react"));
+    let says = "--tool-mode is for --method react, react-cot-sc, cot-sc-react or retreval (the method is cot)";
+    assert!(String::from_utf8_lossy(&out.stderr).contains(says), "{}", String::from_utf8_lossy(&out.stderr));
 
     // The hybrids' ReAct part acts with native tool calls too.
     let hybrid = run_json(&[
@@ -433,7 +434,10 @@ fn hybrids_on_qa_demo_switch_parts_and_replay() {
         let header = std::fs::read_to_string(rec.join("qa-demo-0000.jsonl")).unwrap();
         let header: Value = serde_json::from_str(header.lines().next().unwrap()).unwrap();
         assert_eq!(header["params"]["samples"], 21, "the paper's 21 CoT-SC samples by default");
-        assert!(header["params"].get("majority_threshold").is_none(), "the default threshold is not written");
+        // The header records what the method reads: cot-sc-react's threshold, and no other method's parameters.
+        let threshold = header["params"].get("majority_threshold");
+        assert_eq!(threshold.is_some(), method == "cot-sc-react", "{method}: {header}");
+        assert!(header["params"].get("breadth").is_none(), "{header}");
         let part = |p: &str| summary["answered_by"][p].as_u64().unwrap_or(0);
         (summary.clone(), part("react"), part("cot-sc"))
     };
@@ -533,13 +537,43 @@ fn bench_times_the_replay_cursor_on_a_long_session() {
 #[test]
 fn method_parameters_out_of_range_are_refused_up_front() {
     for (flags, says) in [
-        (&["--n-evaluate", "4294967295"][..], "n_evaluate (--n-evaluate) is 4294967295: it must be from 1 to 1000"),
-        (&["--breadth", "0"][..], "breadth (--breadth) is 0: it must be from 1 to 100000"),
+        (
+            &["--n-evaluate", "4294967295"][..],
+            "n_evaluate (--n-evaluate) is 4294967295: it must be a whole number from 1 to 1000",
+        ),
+        (&["--breadth", "0"][..], "breadth (--breadth) is 0: it must be a whole number from 1 to 100000"),
         (&["--max-steps", "0"][..], "max_steps (--max-steps) is 0"),
         (&["--method", "tot-dfs", "--max-states", "0"][..], "max_states (--max-states) is 0"),
         (&["--method", "cot", "--samples", "0"][..], "samples (--samples) is 0"),
         (&["--temperature=-1"][..], "temperature (--temperature) is -1"),
         (&["--method", "mcts", "--iterations", "0"][..], "iterations (--iterations) is 0"),
+        // Non-finite numbers are refused as the config file refuses them (they used to run at the defaults).
+        (&["--temperature", "NaN"][..], "temperature (--temperature) is NaN: it must be a number from 0 to 2"),
+        (&["--temperature", "inf"][..], "temperature (--temperature) is inf: it must be a number from 0 to 2"),
+        (
+            &["--method", "tot-dfs", "--threshold", "NaN"][..],
+            "threshold (--threshold) is NaN: it must be a finite number",
+        ),
+        (
+            &["--method", "tot-dfs", "--threshold", "inf"][..],
+            "threshold (--threshold) is inf: it must be a finite number",
+        ),
+        (
+            &["--method", "tot-dfs", "--threshold", "-inf"][..],
+            "threshold (--threshold) is -inf: it must be a finite number",
+        ),
+        (
+            &["--method", "cot-sc-react", "--majority-threshold", "NaN"][..],
+            "majority_threshold (--majority-threshold) is NaN: it must be a number from 0 to 1",
+        ),
+        (
+            &["--method", "cot-sc-react", "--majority-threshold", "inf"][..],
+            "majority_threshold (--majority-threshold) is inf: it must be a number from 0 to 1",
+        ),
+        (
+            &["--method", "cot-sc-react", "--majority-threshold", "-inf"][..],
+            "majority_threshold (--majority-threshold) is -inf: it must be a number from 0 to 1",
+        ),
     ] {
         let out = bin().args(["run", "--range", "900..901"]).args(flags).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
@@ -1003,4 +1037,72 @@ fn a_run_without_problems_names_the_tasks_own_kind_of_input() {
     let mc = stderr(&["run", "--task", "mmlu-pro"]);
     assert!(mc.contains("no questions of its own") && mc.contains("one question with --input"), "{mc}");
     assert!(stderr(&["run", "--task", "math500"]).contains("no problems of its own"));
+}
+
+/// Sessions of format version 1 record every parameter of every method; they replay
+/// with zero differences, read as the method's own parameters (react-edit ran with
+/// `max_steps` 4), and the summary says so.
+#[test]
+fn version_1_sessions_replay_with_the_parameters_their_method_reads() {
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v1-sessions");
+    for (file, method, own) in [("react-edit.jsonl", "react", "max_steps"), ("cot-sc-vote.jsonl", "cot-sc", "samples")]
+    {
+        let path = fixtures.join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let header: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        assert_eq!(header["version"], 1, "{file} is a version 1 recording");
+        assert!(header["params"].get("breadth").is_some(), "{file} records every method's parameters");
+        let out = bin().args(["replay", path.to_str().unwrap(), "--headless", "--json"]).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success() && !stderr.contains("replay differs"), "{file}: {stderr}");
+        let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(summary["params"]["method"], method);
+        assert_eq!(summary["params"][own], header["params"][own], "{file}: {summary}");
+        assert!(summary["params"].get("breadth").is_none(), "only {method}'s parameters: {summary}");
+    }
+}
+
+/// `run --json` says what ran: the method and exactly the parameters it reads, its
+/// own defaults included; a flag of other methods is refused, naming every method
+/// that reads it.
+#[test]
+fn run_json_shows_the_methods_own_parameters() {
+    let s = run_json(&["run", "--method", "mcts", "--iterations", "3", "--input", "4 9 10 13", "--json"]);
+    let params = s["params"].as_object().unwrap();
+    assert_eq!(params["iterations"], 3);
+    assert_eq!((params["uct_c"].as_f64(), params["rollout_depth"].as_u64()), (Some(1.0), Some(0)), "{s}");
+    assert!(params.get("breadth").is_none() && params.get("samples").is_none(), "{s}");
+    let s = run_json(&["run", "--method", "self-refine", "--input", "4 9 10 13", "--json"]);
+    let keys: Vec<&str> = s["params"].as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(keys, ["feedback", "first", "method", "rounds", "seed", "temperature"], "{s}");
+    let out = bin().args(["run", "--method", "cot", "--lenient", "--input", "4 9 10 13"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.trim(), "error: --lenient is for --method tot-bfs, tot-dfs or mcts (the method is cot)");
+}
+
+/// `run --help` lists each parameter once, under the heading of who reads it.
+#[test]
+fn run_help_groups_the_parameters_by_the_methods_that_read_them() {
+    let out = bin().args(["run", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    let heading_of = |flag: &str| -> String {
+        let mut heading = "";
+        for line in help.lines() {
+            if !line.starts_with(' ') && line.ends_with(':') {
+                heading = line;
+            }
+            let arg = line.trim_start();
+            if arg == format!("--{flag}") || arg.starts_with(&format!("--{flag} ")) {
+                return heading.to_string();
+            }
+        }
+        panic!("--{flag} is not in {help}")
+    };
+    assert_eq!(heading_of("temperature"), "Options of every method:");
+    assert_eq!(heading_of("uct-c"), "Options of --method mcts:");
+    assert_eq!(heading_of("no-memory"), "Options of --method retreval:");
+    assert_eq!(heading_of("samples"), "Options several methods read (each names its methods):");
+    assert_eq!(help.matches("      --samples ").count(), 1, "once");
+    assert!(help.contains("[default: 10; 21 for react-cot-sc, cot-sc-react]"), "{help}");
 }

@@ -97,10 +97,8 @@ fn io_replies_are_read_as_the_reference_reads_them() {
 
 // ---- the DFS on a scripted model ----
 
-fn dfs_params(edit: impl Fn(&mut Params)) -> Params {
-    let mut p = Params { method: MethodKind::from_name("tot-dfs").unwrap(), n_evaluate: 1, ..Params::default() };
-    edit(&mut p);
-    p
+fn dfs_params(edit: impl Fn(Params) -> Params) -> Params {
+    edit(Params::new(MethodKind::from_name("tot-dfs").unwrap()).with("n_evaluate", 1))
 }
 
 fn respond(call: u64, text: String) -> Input {
@@ -164,7 +162,7 @@ fn scripted(request: &LlmRequest) -> String {
 
 #[test]
 fn dfs_tries_three_children_per_state_by_proposal_score_prunes_and_backtracks() {
-    let (engine, visited) = drive(dfs_params(|_| ()), scripted);
+    let (engine, visited) = drive(dfs_params(|p| p), scripted);
     assert_eq!(
         visited,
         vec![
@@ -191,8 +189,12 @@ fn dfs_tries_three_children_per_state_by_proposal_score_prunes_and_backtracks() 
 
 #[test]
 fn without_pruning_the_impossible_state_is_searched_too() {
-    for no_prune in [json!({"no_prune": true}), json!({"prune": "none"})] {
-        let params = dfs_params(|p| p.extra = no_prune.as_object().unwrap().clone());
+    for no_prune in [("no_prune", json!(true)), ("prune", json!("none"))] {
+        let params = dfs_params(|p| {
+            let mut header = serde_json::to_value(&p).unwrap();
+            header[no_prune.0] = no_prune.1.clone();
+            serde_json::from_value(header).unwrap()
+        });
         let (engine, visited) = drive(params, scripted);
         // After h2 (no A on the board yet) "v1. bmass" overwrites nothing, so it is tried first.
         assert_eq!(visited[..3], ["h2. motor\n", "h2. motor\nv1. bmass\n", "h2. motor\nh5. sleer\n"]);
@@ -224,7 +226,7 @@ fn dfs_stops_after_100_visited_states_and_never_goes_past_depth_9() {
                 .into(),
         }
     };
-    let (engine, visited) = drive(dfs_params(|_| ()), model);
+    let (engine, visited) = drive(dfs_params(|p| p), model);
     assert_eq!(visited.len(), 100, "the state cap");
     let tree = engine.tree();
     for node in tree.nodes() {
@@ -236,10 +238,7 @@ fn dfs_stops_after_100_visited_states_and_never_goes_past_depth_9() {
     let metrics = engine.core.task.metrics(&engine.core.x, tree, engine.outcome().unwrap());
     assert_eq!(metrics["letter"], 1.0, "nine gold words fill the board");
     // A smaller cap and a wider children cap are parameters.
-    let params = dfs_params(|p| {
-        p.max_states = 7;
-        p.extra = json!({"max_children": 5}).as_object().unwrap().clone();
-    });
+    let params = dfs_params(|p| p.with("max_states", 7).with("max_children", 5));
     let (engine, visited) = drive(params, model);
     assert_eq!(visited.len(), 7);
     let root_tried =

@@ -63,7 +63,7 @@ fn fixture_trajectories_import_and_replay_exactly() {
     assert_eq!((h.task.as_str(), h.index, h.gold.as_deref()), ("fever", Some(22), Some("REFUTES")));
     assert_eq!((h.provider.as_str(), h.model.as_str(), h.simulated), ("import:react-text", "gpt-3 (recorded)", false));
     assert!(h.source.as_deref().unwrap().starts_with("react-text:") && h.source.as_deref().unwrap().ends_with("#22"));
-    assert_eq!(h.params.max_steps, 7);
+    assert_eq!(h.params.whole("max_steps"), Some(7));
     assert_eq!(
         observations(&odd),
         ["Mount Kilimanjaro is a dormant volcano in Tanzania.\nIt is the highest mountain in Africa.\n\n\

@@ -372,7 +372,7 @@ fn a_profile_in_the_config_dir_is_used_with_the_defaults_beside_it() {
     let s = summary(&out);
     assert_eq!((s["provider"].as_str(), s["model"].as_str()), (Some("dirfake"), Some("dir-model")), "{s}");
     assert!(!server.seen().is_empty());
-    assert_eq!(Session::load(&rec).unwrap().header.params.breadth, 1, "[defaults] of the same file");
+    assert_eq!(Session::load(&rec).unwrap().header.params.whole("breadth"), Some(1), "[defaults] of the same file");
     // The provider can come from [defaults] too.
     let out = run(&["run", "--input", "4 5 6 10", "--json"]);
     assert!(out.status.success(), "{}", stderr(&out));

@@ -206,7 +206,7 @@ fn their_flags_are_refused_elsewhere_and_checked() {
         ),
         (
             &["--method", "cot", "--feedback", "oracle"][..],
-            "--feedback is for --method self-refine (the method is cot)",
+            "--feedback is for --method self-refine, reflexion or retreval (the method is cot)",
         ),
         (
             &["--method", "self-refine", "--rounds", "51"][..],

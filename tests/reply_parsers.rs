@@ -92,7 +92,7 @@ proptest! {
         let name = ["tot-bfs", "tot-dfs", "mcts", "cot-sc", "cot", "io"][method];
         let method = MethodKind::from_name(name).expect("a registered method");
         let task = tasks::build("game24", &TaskOptions::default(), &mut Vec::new()).expect("game24");
-        let mut engine = Engine::new(task, "4 9 10 13", Params { method, ..Params::default() });
+        let mut engine = Engine::new(task, "4 9 10 13", Params::new(method));
         let mut pool = pool.into_iter().cycle();
         let mut queue = VecDeque::new();
         let mut input = Input::command(Command::Run);

@@ -35,12 +35,15 @@ fn the_ablation_flags_are_accepted_and_recorded_in_the_session_header() {
     let session = thoughtscope::session::Session::load(&rec).unwrap();
     let params = &session.header.params;
     assert_eq!(params.method.label(), "retreval");
-    assert_eq!(params.extra["no_memory"], true);
-    assert_eq!(params.extra["no_tools"], true);
-    assert_eq!(params.extra["no_cross"], true);
-    assert_eq!(params.extra["complexity_table"], "official");
-    assert_eq!(params.extra["skeptic_weight"], 0.3);
-    assert!(params.extra.get("no_backtrack").is_none(), "flags not given stay out of the header");
+    let header = serde_json::to_value(params).unwrap();
+    assert_eq!(header["no_memory"], true);
+    assert_eq!(header["no_tools"], true);
+    assert_eq!(header["no_cross"], true);
+    assert_eq!(header["complexity_table"], "official");
+    assert_eq!(header["skeptic_weight"], 0.3);
+    assert_eq!(header["no_backtrack"], false, "flags not given are recorded at their defaults");
+    assert_eq!(header["local_weight"], 0.6, "and so are its own defaults");
+    assert!(header.get("breadth").is_none() && header.get("threshold").is_none(), "no other method's: {header}");
 }
 
 #[test]

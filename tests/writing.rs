@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 use thoughtscope::engine::{
-    Command as EngineCommand, Completion, Effect, Engine, Evaluator, Generator, Input, LlmReply, LlmRequest,
-    LlmResponse, MethodKind, Params, Purpose, Task, Usage,
+    Command as EngineCommand, Completion, Effect, Engine, Input, LlmReply, LlmRequest, LlmResponse, MethodKind, Params,
+    Purpose, Task, Usage,
 };
 use thoughtscope::engine::{TreeSearch, ValueEvaluator, VoteEvaluator};
 use thoughtscope::tasks::writing::{inputs, read, Writing};
@@ -101,15 +101,12 @@ fn reply(call: u64, texts: Vec<String>) -> Input {
 }
 
 fn paper_params() -> Params {
-    Params {
-        method: MethodKind::from_name("tot-bfs").unwrap(),
-        generator: Generator::Sample,
-        evaluator: Evaluator::Vote,
-        n_generate: 5,
-        n_evaluate: 5,
-        breadth: 1,
-        ..Params::default()
-    }
+    Params::new(MethodKind::from_name("tot-bfs").unwrap())
+        .with("generator", "sample")
+        .with("evaluator", "vote")
+        .with("n_generate", 5)
+        .with("n_evaluate", 5)
+        .with("breadth", 1)
 }
 
 /// Plans "plan 0".."plan 4" (the votes pick plan 2); from it, passages 0..4 of which
@@ -219,7 +216,7 @@ fn a_failed_judge_call_leaves_no_coherency() {
 
 #[test]
 fn io_metrics_are_the_mean_over_samples() {
-    let params = Params { method: MethodKind::from_name("io").unwrap(), samples: 2, ..Params::default() };
+    let params = Params::new(MethodKind::from_name("io").unwrap()).with("samples", 2);
     let mut engine = Engine::new(task(), X, params);
     let mut queue: Vec<Effect> = engine.handle(Input::Command { command: EngineCommand::Run });
     while let Some(effect) = (!queue.is_empty()).then(|| queue.remove(0)) {

@@ -172,14 +172,19 @@ mod tests {
         let cli = parse_from(["thoughtscope", "run", "--temperature", "-1", "--sim-noise", "-0.5", "--timeout", "-3"])
             .expect("negative values parse");
         let Some(Cmd::Run(args)) = cli.command else { panic!("run") };
-        assert_eq!(args.search.temperature, Some(-1.0));
+        assert_eq!(args.search.get("temperature"), Some(&thoughtscope::engine::Value::Real(-1.0)));
         assert_eq!(args.sim.sim_noise, Some(-0.5));
         assert_eq!(args.connect.timeout, Some(-3.0));
         let cli = parse_from(["thoughtscope", "replay", "x.jsonl", "--headless"]).expect("flags still parse");
         assert!(matches!(cli.command, Some(Cmd::Replay(_))));
-        // A negative count is still clap's error, naming the flag.
-        let e = parse_from(["thoughtscope", "run", "--breadth", "-2"]).err().map(|e| e.to_string()).unwrap_or_default();
-        assert!(e.contains("--breadth"), "{e}");
+        // A negative count parses, so its range check names the parameter; a word is clap's error.
+        let cli = parse_from(["thoughtscope", "run", "--breadth", "-2"]).expect("a number");
+        let Some(Cmd::Run(args)) = cli.command else { panic!("run") };
+        let e = thoughtscope::config::ParamPatch::resolve(&args.search, &Default::default()).unwrap_err();
+        assert_eq!(e.to_string(), "breadth (--breadth) is -2: it must be a whole number from 1 to 100000");
+        let e =
+            parse_from(["thoughtscope", "run", "--breadth", "two"]).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.contains("--breadth") && e.contains("expected a whole number"), "{e}");
     }
 
     #[test]
@@ -191,7 +196,7 @@ mod tests {
         assert_eq!(cli.tui.range.as_deref(), Some("0..3"));
         assert!(cli.tui.search.method.is_some());
         let cli = parse_from(["thoughtscope", "--temperature", "-1"]).expect("negative values at the top too");
-        assert_eq!(cli.tui.search.temperature, Some(-1.0));
+        assert_eq!(cli.tui.search.get("temperature"), Some(&thoughtscope::engine::Value::Real(-1.0)));
         // Commands keep their own options.
         let cli = parse_from(["thoughtscope", "tui", "--task", "qa-demo"]).expect("tui still parses");
         assert!(matches!(cli.command, Some(Cmd::Tui(_))));

@@ -7,8 +7,9 @@ use std::time::Instant;
 
 use color_eyre::eyre::{bail, eyre, Result, WrapErr};
 
+use thoughtscope::config::params::or_list;
 use thoughtscope::config::{Config, ParamPatch, RunDefaults};
-use thoughtscope::engine::{methods, ToolMode};
+use thoughtscope::engine::methods;
 use thoughtscope::llm::sim::{SimConfig, SimProvider, SimRates};
 use thoughtscope::llm::Provider;
 use thoughtscope::runtime::headless::{
@@ -126,26 +127,19 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
             usage_bail!("say which problems: --range A..B (0-based, like Python) or --input {example}")
         }
     };
-    let params = ParamPatch::merge(&args.search, &d.search);
-    params.check_all()?;
+    let params = ParamPatch::resolve(&args.search, &d.search)?;
     // A method the task cannot serve is refused here, naming what the task lacks and the
     // methods that work (the engine refuses it too, for callers that build one directly).
     if let Err(refused) = methods::check_serves(task.as_ref(), &params) {
         usage_bail!("{}", refused.for_flags());
     }
-    // A method's own flags (MCTS's --uct-c, ...) given for another method are a mistake.
-    for key in ParamPatch::merge(&args.search, &ParamPatch::default()).extra.keys() {
-        let own = params.method.info().own_params.contains(&key.as_str());
-        if let Some(owner) = methods::owner_of(key).filter(|owner| owner.kind != params.method && !own) {
-            usage_bail!("--{} is for --method {} (the method is {})", key.replace('_', "-"), owner.kind, params.method);
-        }
-    }
-    if args.search.tool_mode == Some(ToolMode::Native) && !params.method.info().uses_tools {
-        let users: Vec<&str> = methods::REGISTRY.iter().filter(|m| m.uses_tools).map(|m| m.kind.label()).collect();
+    // Flags of other methods (MCTS's --uct-c, ...) are a mistake: the method would not read them.
+    if let Some((name, readers)) = args.search.not_read_by(params.method) {
         usage_bail!(
-            "--tool-mode is for the methods that call tools, {} (the method is {})",
-            users.join(", "),
-            params.method.label()
+            "--{} is for --method {} (the method is {})",
+            name.replace('_', "-"),
+            or_list(&readers),
+            params.method
         );
     }
     let provider_name = args.provider.clone().or(d.provider.clone()).unwrap_or_else(|| "sim".into());
@@ -155,7 +149,7 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
             if let Err(why) = thoughtscope::llm::sim::check_plays(task.as_ref(), &params) {
                 usage_bail!("{why}");
             }
-            let cfg = sim_config(args, d, params.seed, &cfg.source())?;
+            let cfg = sim_config(args, d, params.seed(), &cfg.source())?;
             (Arc::new(SimProvider::new(cfg.clone())), Some(cfg))
         }
         "replay" => {
@@ -170,7 +164,7 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
             replay_tools = Some(replay.all_recorded_tools());
             (Arc::new(replay), None)
         }
-        name => (thoughtscope::llm::config::build(name, &args.connect, cfg.providers()?, params.seed)?, None),
+        name => (thoughtscope::llm::config::build(name, &args.connect, cfg.providers()?, params.seed())?, None),
     };
     let concurrency = args.concurrency.or(d.concurrency).unwrap_or(8);
     if !(1..=MAX_CONCURRENCY).contains(&concurrency) {

@@ -130,7 +130,7 @@ pub(crate) fn tui_replay(
     let provider: Arc<dyn Provider> = match fork.provider.as_deref() {
         None | Some("sim") => Arc::new(SimProvider::new(session.header.sim.clone().unwrap_or_default())),
         Some(name) => {
-            thoughtscope::llm::config::build(name, &fork.connect, cfg.providers()?, session.header.params.seed)?
+            thoughtscope::llm::config::build(name, &fork.connect, cfg.providers()?, session.header.params.seed())?
         }
     };
     // A fork spends like a live run: the same budgets, price and cache flags.

@@ -33,7 +33,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use crate::llm::config::{ConfigError, FileConfig};
-pub use params::{named, Named, ParamPatch};
+pub use params::ParamPatch;
 use raw::{raw_bindings_from_value, toml_error_message, RawBinding};
 
 /// Environment variable naming a directory that holds config.toml and themes/.
@@ -263,7 +263,7 @@ fn parse_defaults(table: &toml::Table, warn: &mut impl FnMut(&str, String)) -> R
         memory: reader.string("memory"),
         search: ParamPatch::read(&mut reader),
     };
-    let known: Vec<&str> = RUN_KEYS.iter().chain(ParamPatch::KEYS).copied().collect();
+    let known: Vec<&str> = RUN_KEYS.iter().copied().chain(ParamPatch::keys()).collect();
     for key in table.keys() {
         if !known.contains(&key.as_str()) {
             (reader.warn)(&format!("defaults.{key}"), format!("unknown key (known: {}); ignored", known.join(", ")));
@@ -280,12 +280,6 @@ pub(crate) trait FromNumber {
 impl FromNumber for f64 {
     fn from_number(x: f64) -> f64 {
         x
-    }
-}
-
-impl FromNumber for f32 {
-    fn from_number(x: f64) -> f32 {
-        x as f32
     }
 }
 
@@ -313,13 +307,38 @@ impl<W: FnMut(&str, String)> Reader<'_, W> {
         }
     }
 
-    fn choice<T: Named>(&mut self, key: &str) -> Option<T> {
+    /// `method`: a registered method's name.
+    fn method(&mut self, key: &str) -> Option<crate::engine::MethodKind> {
         let value = self.table.get(key)?;
-        let parsed = value.as_str().map(str::trim).and_then(T::from_name);
+        let parsed = value.as_str().map(str::trim).and_then(crate::engine::MethodKind::from_name);
         if parsed.is_none() {
-            self.reject(key, &format!("one of {}", T::names().join(", ")), value);
+            self.reject(key, &format!("one of {}", crate::engine::methods::names().join(", ")), value);
         }
         parsed
+    }
+
+    /// A method parameter, in its declared type and range (the check every source of
+    /// parameters goes through).
+    fn param(&mut self, decl: &crate::engine::ParamDecl) -> Option<crate::engine::Value> {
+        use crate::engine::Value;
+        let raw = self.table.get(decl.name)?;
+        let value = decl.accept(match raw {
+            toml::Value::Integer(n) => u64::try_from(*n).map_or(Value::Real(*n as f64), Value::Whole),
+            toml::Value::Float(x) => Value::Real(*x),
+            toml::Value::String(s) => Value::Word(s.trim().to_string()),
+            toml::Value::Boolean(b) => Value::Flag(*b),
+            other => Value::Other(describe(other)),
+        });
+        match decl.check(&value) {
+            Ok(()) => Some(value),
+            Err(e) => {
+                (self.warn)(
+                    &format!("defaults.{}", decl.name),
+                    format!("found {}: {}; using the default", describe(raw), e.expected),
+                );
+                None
+            }
+        }
     }
 
     fn whole<T: TryFrom<i64>>(&mut self, key: &str, min: i64) -> Option<T> {
@@ -344,15 +363,6 @@ impl<W: FnMut(&str, String)> Reader<'_, W> {
             self.reject(key, &expected, value);
         }
         parsed.map(T::from_number)
-    }
-
-    fn boolean(&mut self, key: &str) -> Option<bool> {
-        let value = self.table.get(key)?;
-        let parsed = value.as_bool();
-        if parsed.is_none() {
-            self.reject(key, "true or false", value);
-        }
-        parsed
     }
 }
 

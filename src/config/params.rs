@@ -1,314 +1,298 @@
-//! The search parameters as a patch: every field optional. The command line fills
-//! one from flags (it is flattened into `run`/`tui` as clap arguments), the config
-//! file fills one from `[defaults]`, and [`ParamPatch::merge`] lays them over the
-//! built-in [`Params`]: flag > file > default.
+//! The method parameters as a patch: every one optional. The command line fills one
+//! from flags (it is flattened into `run`/`tui` as clap arguments), the config file
+//! fills one from `[defaults]`, and [`ParamPatch::resolve`] lays them over the chosen
+//! method's defaults: flag > file > default.
 //!
-//! A new parameter is one line in [`param_patch!`] below: its doc (the help line),
-//! its clap attribute, its type and how the file reads it. It lands in the
-//! [`Params`] field of the same name, or, if `Params` has none, in `Params::extra`
-//! (the parameters of methods that keep their own, such as MCTS's `uct_c`).
+//! Nothing here names a parameter: the flags, their help, the `[defaults]` keys and
+//! their checks all come from the methods' declarations (`MethodInfo::params`, see
+//! `engine::params`), so a method's new parameter is declared in the method's file only.
 
-use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use std::collections::BTreeMap;
 
-use crate::engine::methods::rounds::{FeedbackSource, FirstPrompt};
-use crate::engine::methods::tot_dfs::{ChildOrder, PruneRule, RunTo};
-use crate::engine::{Evaluator, Generator, MethodKind, Params, Selection, ToolMode};
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser, ValueParser};
+use clap::{Arg, ArgAction, ArgMatches, Command};
+
+use crate::engine::methods::{self, SharedParam};
+use crate::engine::params::{DefaultValue, Kind, ParamDecl, Value};
+use crate::engine::{MethodKind, ParamError, Params};
 
 use super::Reader;
 
-/// A value named by a word on the command line and in the config file, e.g. `--generator sample`.
-/// The engine's enums stay free of clap: the names live here.
-pub trait Named: Sized + Clone + Send + Sync + 'static {
-    /// Every value with its name (and a line of help), in the order help lists them.
-    fn values() -> Vec<(&'static str, Option<&'static str>, Self)>;
-
-    fn names() -> Vec<&'static str> {
-        Self::values().into_iter().map(|(name, _, _)| name).collect()
-    }
-
-    fn from_name(name: &str) -> Option<Self> {
-        Self::values().into_iter().find(|(n, _, _)| *n == name).map(|(_, _, v)| v)
-    }
+/// Method parameters, by the names the methods declare. Unset ones come from the
+/// config file's `[defaults]`, then the method's own defaults.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ParamPatch {
+    pub method: Option<MethodKind>,
+    /// Given values, by parameter name (each one some method declares).
+    values: BTreeMap<&'static str, Value>,
 }
 
-/// A clap parser for a [`Named`] value: the names are the possible values shown in help.
-pub fn named<T: Named>() -> impl TypedValueParser<Value = T> {
-    let values = T::values().into_iter().map(|(name, help, _)| match help {
-        Some(help) => PossibleValue::new(name).help(help),
-        None => PossibleValue::new(name),
-    });
-    PossibleValuesParser::new(values)
-        .try_map(|name: String| T::from_name(&name).ok_or_else(|| format!("unknown {name}")))
-}
+/// The heading of the parameters every method reads (and `--method`).
+pub const EVERY_METHOD: &str = "Options of every method";
+/// The heading of the parameters several methods read; each one's help names them.
+pub const SEVERAL_METHODS: &str = "Options several methods read (each names its methods)";
 
-impl Named for MethodKind {
-    fn values() -> Vec<(&'static str, Option<&'static str>, Self)> {
-        crate::engine::methods::REGISTRY.iter().map(|info| (info.kind.label(), Some(info.about), info.kind)).collect()
-    }
-}
-
-impl Named for Generator {
-    fn values() -> Vec<(&'static str, Option<&'static str>, Self)> {
-        vec![("propose", None, Generator::Propose), ("sample", None, Generator::Sample)]
-    }
-}
-
-impl Named for Evaluator {
-    fn values() -> Vec<(&'static str, Option<&'static str>, Self)> {
-        vec![("value", None, Evaluator::Value), ("vote", None, Evaluator::Vote)]
-    }
-}
-
-impl Named for Selection {
-    fn values() -> Vec<(&'static str, Option<&'static str>, Self)> {
-        vec![("greedy", None, Selection::Greedy), ("sample", None, Selection::Sample)]
-    }
-}
-
-impl Named for ToolMode {
-    fn values() -> Vec<(&'static str, Option<&'static str>, Self)> {
-        vec![("text", None, ToolMode::Text), ("native", None, ToolMode::Native)]
-    }
-}
-
-impl Named for FeedbackSource {
-    fn values() -> Vec<(&'static str, Option<&'static str>, Self)> {
-        vec![
-            ("self", Some("the same model checks the attempt"), FeedbackSource::SelfCheck),
-            ("oracle", Some("the task's checker judges (no call)"), FeedbackSource::Oracle),
-        ]
-    }
-}
-
-impl Named for FirstPrompt {
-    fn values() -> Vec<(&'static str, Option<&'static str>, Self)> {
-        vec![("cot", None, FirstPrompt::Cot), ("io", None, FirstPrompt::Io)]
-    }
-}
-
-impl Named for ChildOrder {
-    fn values() -> Vec<(&'static str, Option<&'static str>, Self)> {
-        vec![
-            ("value", Some("evaluate all children, try the best valued first"), ChildOrder::Value),
-            (
-                "proposal",
-                Some("try children by their proposal's own score, evaluating each when tried"),
-                ChildOrder::Proposal,
-            ),
-        ]
-    }
-}
-
-impl Named for PruneRule {
-    fn values() -> Vec<(&'static str, Option<&'static str>, Self)> {
-        vec![
-            ("threshold", Some("drop children valued below --threshold"), PruneRule::Threshold),
-            (
-                "task",
-                Some("drop children the task calls dead ends (crosswords: a clue judged impossible)"),
-                PruneRule::Task,
-            ),
-            ("none", Some("drop none"), PruneRule::None),
-        ]
-    }
-}
-
-impl Named for RunTo {
-    fn values() -> Vec<(&'static str, Option<&'static str>, Self)> {
-        vec![
-            ("final", Some("stop at the first state of depth T"), RunTo::Final),
-            ("cap", Some("go on to the state cap; output the deepest state visited"), RunTo::Cap),
-        ]
-    }
-}
-
-/// Defines [`ParamPatch`]: per field, its doc and clap attributes, its type, and the
-/// [`Reader`] method (with arguments) that takes it from `[defaults]`.
-macro_rules! param_patch {
-    ($( $(#[$attr:meta])* $name:ident : $ty:ty = $read:ident($($arg:expr),*); )*) => {
-        /// Method parameters, named as in the Tree-of-Thoughts paper. Unset ones come from
-        /// the config file's [defaults], then the built-in defaults shown.
-        #[derive(clap::Args, Debug, Clone, Default, PartialEq)]
-        pub struct ParamPatch {
-            $( $(#[$attr])* pub $name: Option<$ty>, )*
-        }
-
-        impl ParamPatch {
-            /// The keys `[defaults]` accepts for search parameters.
-            pub const KEYS: &'static [&'static str] = &[$(stringify!($name)),*];
-
-            pub(crate) fn read<W: FnMut(&str, String)>(reader: &mut Reader<'_, W>) -> ParamPatch {
-                ParamPatch { $( $name: reader.$read(stringify!($name) $(, $arg)*), )* }
-            }
-
-            /// Each field set in `self`, else in `under`.
-            pub fn or(&self, under: &ParamPatch) -> ParamPatch {
-                ParamPatch { $( $name: self.$name.clone().or_else(|| under.$name.clone()), )* }
-            }
-
-            /// The set fields by name, as they are written in a session header.
-            fn entries(&self) -> serde_json::Map<String, serde_json::Value> {
-                let mut out = serde_json::Map::new();
-                $(
-                    if let Some(v) = &self.$name {
-                        out.insert(stringify!($name).into(), serde_json::to_value(v).unwrap_or_default());
-                    }
-                )*
-                out
-            }
-        }
-    };
-}
-
-param_patch! {
-    /// Search method [default: tot-bfs].
-    #[arg(long, value_parser = named::<MethodKind>())]
-    method: MethodKind = choice();
-    /// MCTS: the exploration constant c of UCT [default: 1.0].
-    #[arg(long)]
-    uct_c: f64 = number(0.0);
-    /// MCTS: iterations (select, expand, evaluate, back up) [default: 30].
-    #[arg(long)]
-    iterations: usize = whole(1);
-    /// MCTS: levels to go on greedily from the best new child before backing up [default: 0].
-    #[arg(long)]
-    rollout_depth: usize = whole(0);
-    /// b: states kept per step (tot-bfs) [default: 5].
-    #[arg(long)]
-    breadth: usize = whole(1);
-    /// k: samples per state with `--generator sample` [default: 1].
-    #[arg(long)]
-    n_generate: u32 = whole(1);
-    /// Evaluator samples per state (value) or per step (vote) [default: 3].
-    #[arg(long)]
-    n_evaluate: u32 = whole(0);
-    /// [default: propose]
-    #[arg(long, value_parser = named::<Generator>())]
-    generator: Generator = choice();
-    /// [default: value]
-    #[arg(long, value_parser = named::<Evaluator>())]
-    evaluator: Evaluator = choice();
-    /// [default: greedy]
-    #[arg(long, value_parser = named::<Selection>())]
-    select: Selection = choice();
-    /// T: thought steps (default: the task's, 4 for game24).
-    #[arg(long)]
-    steps: usize = whole(1);
-    /// tot-dfs: prune children valued below this [default: 3].
-    #[arg(long)]
-    threshold: f64 = number(f64::MIN);
-    /// tot-dfs: cap on states expanded [default: 100].
-    #[arg(long)]
-    max_states: usize = whole(1);
-    /// k for io / cot / cot-sc [default: 10; 21 for react-cot-sc and cot-sc-react, as in the ReAct paper].
-    #[arg(long)]
-    samples: u32 = whole(1);
-    /// react: most thought/action/observation steps [default: 7].
-    #[arg(long)]
-    max_steps: usize = whole(1);
-    /// react: actions in the paper's text format (`Action i: Tool[arg]`), or as native tool
-    /// calls (OpenAI `tools`, Anthropic `tool_use`) [default: text].
-    #[arg(long, value_parser = named::<ToolMode>())]
-    tool_mode: ToolMode = choice();
-    /// cot-sc-react: back off to ReAct when the majority answer has fewer than this share of the samples
-    /// [default: 0.5, the ReAct paper's n/2].
-    #[arg(long)]
-    majority_threshold: f64 = number(0.0);
-    /// [default: 0.7]
-    #[arg(long)]
-    temperature: f32 = number(0.0);
-    /// Keep malformed proposals as candidates, as the reference implementation does.
-    #[arg(long, num_args = 0, default_missing_value = "true")]
-    lenient: bool = boolean();
-    /// Seed for the method's own random choices and for `sim` [default: 0].
-    #[arg(long)]
-    seed: u64 = whole(0);
-    /// self-refine: most refinements after the first answer, 1 to 50 [default: 4].
-    #[arg(long)]
-    rounds: usize = whole(1);
-    /// reflexion: most trials, 1 to 20 [default: 3].
-    #[arg(long)]
-    trials: usize = whole(1);
-    /// self-refine, reflexion and retreval: who judges an attempt, the model itself or the task's checker
-    /// (no call; with self-refine, the ToT paper's IO + Refine) [default: self].
-    #[arg(long, value_parser = named::<FeedbackSource>())]
-    feedback: FeedbackSource = choice();
-    /// self-refine: the prompt of the first answer [default: cot].
-    #[arg(long, value_parser = named::<FirstPrompt>())]
-    first: FirstPrompt = choice();
-    /// retreval: complexity 1-5 → depth × branching: paper, official, or 1:2x2,2:2x3,3:3x3,4:4x4,5:5x4
-    /// [default: paper].
-    #[arg(long, value_name = "TABLE")]
-    complexity_table: String = string();
-    /// retreval: weight of the local self-assessment in a node's score, 0 to 1 [default: 0.6].
-    #[arg(long)]
-    local_weight: f64 = number(0.0);
-    /// retreval: weight of the cross critique against siblings, 0 to 1 [default: 0.4].
-    #[arg(long)]
-    cross_weight: f64 = number(0.0);
-    /// retreval: weight of the skepticism penalty on 1 − the approach's reliability, 0 to 1 [default: 0.4].
-    #[arg(long)]
-    skeptic_weight: f64 = number(0.0);
-    /// retreval: decompose when the best score stays below this, 0 to 1 [default: 0.5].
-    #[arg(long)]
-    decompose_threshold: f64 = number(0.0);
-    /// retreval: decompose only problems at least this complex, 1 to 5 [default: 3].
-    #[arg(long)]
-    decompose_min_complexity: u64 = whole(1);
-    /// retreval: most subtasks of a decomposition, 2 to 4 [default: 4].
-    #[arg(long)]
-    max_subtasks: u64 = whole(1);
-    /// retreval ablation: no cross-problem memory (no lessons, no updates, no skepticism penalty).
-    #[arg(long, num_args = 0, default_missing_value = "true")]
-    no_memory: bool = boolean();
-    /// retreval ablation: no typed-failure backtracking after a failed validation.
-    #[arg(long, num_args = 0, default_missing_value = "true")]
-    no_backtrack: bool = boolean();
-    /// retreval ablation: no tools (each attempt is one chain-of-thought call).
-    #[arg(long, num_args = 0, default_missing_value = "true")]
-    no_tools: bool = boolean();
-    /// retreval ablation: no cross critique (the local score takes its weight).
-    #[arg(long, num_args = 0, default_missing_value = "true")]
-    no_cross: bool = boolean();
-    /// retreval ablation: never decompose.
-    #[arg(long, num_args = 0, default_missing_value = "true")]
-    no_decompose: bool = boolean();
-    /// tot-dfs: the order children are tried in [default: the task's; value, or proposal for crosswords].
-    #[arg(long, value_parser = named::<ChildOrder>())]
-    child_order: ChildOrder = choice();
-    /// tot-dfs: which tried children are dropped [default: the task's; threshold, or task for crosswords].
-    #[arg(long, value_parser = named::<PruneRule>())]
-    prune: PruneRule = choice();
-    /// tot-dfs: prune nothing (the same as --prune none).
-    #[arg(long, num_args = 0, default_missing_value = "true")]
-    no_prune: bool = boolean();
-    /// tot-dfs: most children tried per state, 0 for all [default: the task's; 0, or 3 for crosswords].
-    #[arg(long)]
-    max_children: usize = whole(0);
-    /// tot-dfs: stop at the first state of depth T, or go on to the state cap [default: the task's;
-    /// final, or cap for crosswords].
-    #[arg(long, value_parser = named::<RunTo>())]
-    run_to: RunTo = choice();
+/// The heading of the parameters only `method` reads.
+pub fn method_heading(method: MethodKind) -> String {
+    format!("Options of --method {method}")
 }
 
 impl ParamPatch {
-    /// The one place parameters are merged: `flags` over `file` over the built-in defaults.
-    pub fn merge(flags: &ParamPatch, file: &ParamPatch) -> Params {
-        flags.or(file).params()
+    /// A patch that chooses `method` and sets nothing else.
+    pub fn of(method: MethodKind) -> ParamPatch {
+        ParamPatch { method: Some(method), values: BTreeMap::new() }
     }
 
-    /// These parameters over the built-in defaults. Each set field replaces the
-    /// [`Params`] field of its name, or goes to `Params::extra` if there is none.
-    pub fn params(&self) -> Params {
-        let base = Params::default();
-        let method = self.method.unwrap_or(base.method);
-        let samples = method.info().default_samples.unwrap_or(base.samples);
-        let base = Params { method, samples, ..base };
-        let serde_json::Value::Object(mut fields) = serde_json::to_value(&base).unwrap_or_default() else {
-            return base;
-        };
-        fields.extend(self.entries());
-        // Every field's type is its `Params` field's type (a test sets them all), so this cannot fail.
-        serde_json::from_value(serde_json::Value::Object(fields)).unwrap_or(base)
+    /// The keys `[defaults]` accepts for method parameters: `method` and every declared one.
+    pub fn keys() -> Vec<&'static str> {
+        std::iter::once("method").chain(methods::all_params().iter().map(|p| p.decl.name)).collect()
     }
+
+    /// The value given for `name`, if any.
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.values.get(name)
+    }
+
+    /// The names given, in alphabetical order.
+    pub fn names(&self) -> Vec<&'static str> {
+        self.values.keys().copied().collect()
+    }
+
+    fn insert(&mut self, decl: &'static ParamDecl, value: Value) {
+        self.values.insert(decl.name, decl.accept(value));
+    }
+
+    /// With `name` set to `value` (for values written in the program and tests): a name
+    /// no method declares is a bug, and panics.
+    pub fn with(mut self, name: &str, value: impl Into<Value>) -> ParamPatch {
+        let Some(p) = methods::all_params().into_iter().find(|p| p.decl.name == name) else {
+            panic!("no method declares a parameter {name:?}");
+        };
+        self.insert(p.decl, value.into());
+        self
+    }
+
+    /// The patch `[defaults]` gives: each key in its declared type and range, else a
+    /// warning naming it (and the key is left to the default).
+    pub(crate) fn read<W: FnMut(&str, String)>(reader: &mut Reader<'_, W>) -> ParamPatch {
+        let mut patch = ParamPatch { method: reader.method("method"), values: BTreeMap::new() };
+        for p in methods::all_params() {
+            if let Some(value) = reader.param(p.decl) {
+                patch.insert(p.decl, value);
+            }
+        }
+        patch
+    }
+
+    /// Each value set in `self`, else in `under`.
+    pub fn or(&self, under: &ParamPatch) -> ParamPatch {
+        let mut out = under.clone();
+        out.method = self.method.or(under.method);
+        for (name, value) in &self.values {
+            if let Some(p) = methods::all_params().into_iter().find(|p| p.decl.name == *name) {
+                out.insert(p.decl, value.clone());
+            }
+        }
+        out
+    }
+
+    /// The one place parameters are merged: `flags` over `file` over the chosen
+    /// method's defaults, checked. A flag's value is checked even when the method does
+    /// not read it (a value no method accepts is worth saying first); the file's were
+    /// checked, with warnings, when it was read.
+    pub fn resolve(flags: &ParamPatch, file: &ParamPatch) -> Result<Params, ParamError> {
+        for (name, value) in &flags.values {
+            if let Some(p) = methods::all_params().into_iter().find(|p| p.decl.name == *name) {
+                p.decl.check(value)?;
+            }
+        }
+        let method = flags.method.or(file.method).unwrap_or(Params::default().method);
+        let mut params = Params::new(method);
+        for decl in method.info().declared() {
+            if let Some(value) = flags.get(decl.name).or_else(|| file.get(decl.name)) {
+                params.set(decl.name, value.clone())?;
+            }
+        }
+        params.check()?;
+        Ok(params)
+    }
+
+    /// The first parameter given here that `method` does not read, with the methods that do.
+    pub fn not_read_by(&self, method: MethodKind) -> Option<(&'static str, Vec<MethodKind>)> {
+        let name = self.values.keys().find(|name| method.info().param(name).is_none())?;
+        Some((name, methods::readers_of(name)))
+    }
+}
+
+/// The methods in a line: `a`, `a or b`, `a, b or c`.
+pub fn or_list(methods: &[MethodKind]) -> String {
+    let names: Vec<&str> = methods.iter().map(|m| m.label()).collect();
+    match names.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+    }
+}
+
+/// What help says a parameter's default is: `5`, or, where its readers differ,
+/// `10; 21 for react-cot-sc, cot-sc-react` (the most common one first).
+pub fn describe_default(p: &SharedParam) -> String {
+    let mut groups: Vec<(DefaultValue, Vec<MethodKind>)> = Vec::new();
+    for (method, default) in &p.readers {
+        match groups.iter_mut().find(|(d, _)| d == default) {
+            Some((_, ms)) => ms.push(*method),
+            None => groups.push((*default, vec![*method])),
+        }
+    }
+    groups.sort_by_key(|(_, ms)| std::cmp::Reverse(ms.len()));
+    let mut parts = groups.iter().map(|(d, ms)| (d.describe(), ms));
+    let Some((first, _)) = parts.next() else { return String::new() };
+    let rest: Vec<String> = parts
+        .map(|(d, ms)| format!("{d} for {}", ms.iter().map(|m| m.label()).collect::<Vec<_>>().join(", ")))
+        .collect();
+    std::iter::once(first).chain(rest).collect::<Vec<_>>().join("; ")
+}
+
+/// A parameter's help line: its declaration's, the methods that read it (when several,
+/// not all, do) and its default.
+pub fn help_line(p: &SharedParam) -> String {
+    let readers = if p.readers.len() > 1 && !p.everyone() {
+        let names: Vec<&str> = p.readers.iter().map(|(m, _)| m.label()).collect();
+        format!(" ({})", names.join(", "))
+    } else {
+        String::new()
+    };
+    format!("{}{readers} [default: {}]", p.decl.help, describe_default(p))
+}
+
+/// Where a parameter's flag is listed in help: [`EVERY_METHOD`] if every method reads
+/// it, [`SEVERAL_METHODS`] if several do, else under its one method's heading.
+pub fn heading_of(p: &SharedParam) -> String {
+    match p.readers.as_slice() {
+        _ if p.everyone() => EVERY_METHOD.to_string(),
+        [(method, _)] => method_heading(*method),
+        _ => SEVERAL_METHODS.to_string(),
+    }
+}
+
+fn method_arg() -> Arg {
+    let values = methods::REGISTRY.iter().map(|info| PossibleValue::new(info.kind.label()).help(info.about));
+    let parser = PossibleValuesParser::new(values)
+        .try_map(|name: String| MethodKind::from_name(&name).ok_or_else(|| format!("unknown method {name}")));
+    Arg::new("method")
+        .long("method")
+        .value_name("METHOD")
+        .value_parser(parser)
+        .help(format!("Search method [default: {}]; flags of other methods are refused", Params::default().method))
+}
+
+fn param_arg(p: &SharedParam) -> Arg {
+    let decl = p.decl;
+    let arg = Arg::new(decl.name).long(decl.flag()).value_name(decl.name.to_uppercase()).help(help_line(p));
+    match decl.kind {
+        Kind::Flag => arg.action(ArgAction::SetTrue),
+        Kind::Choice(list) => {
+            let values = list().into_iter().map(|(name, help)| match help {
+                "" => PossibleValue::new(name),
+                help => PossibleValue::new(name).help(help),
+            });
+            arg.value_parser(PossibleValuesParser::new(values).map(Value::Word))
+        }
+        Kind::Text { value_name, .. } => arg.value_name(value_name).value_parser(ValueParser::new(text_value)),
+        // The type only: the range is checked with the other sources' (ParamPatch::resolve).
+        Kind::Whole { .. } => arg.value_parser(ValueParser::new(move |text: &str| decl.parse_arg(text))),
+        // `-inf` is a number too (refused by the range check, naming the parameter).
+        Kind::Real { .. } => {
+            arg.allow_hyphen_values(true).value_parser(ValueParser::new(move |text: &str| decl.parse_arg(text)))
+        }
+    }
+}
+
+fn text_value(text: &str) -> Result<Value, String> {
+    Ok(Value::Word(text.to_string()))
+}
+
+impl clap::Args for ParamPatch {
+    /// Every declared parameter's flag once, grouped in help by who reads it (see
+    /// [`heading_of`]): every method, several methods, then one heading per method.
+    fn augment_args(cmd: Command) -> Command {
+        let before = cmd.get_next_help_heading().map(str::to_owned);
+        let all = methods::all_params();
+        let mut cmd = cmd.next_help_heading(EVERY_METHOD).arg(method_arg());
+        let mut headings: Vec<String> = vec![EVERY_METHOD.into(), SEVERAL_METHODS.into()];
+        headings.extend(methods::REGISTRY.iter().map(|info| method_heading(info.kind)));
+        for heading in headings {
+            cmd = cmd.next_help_heading(heading.clone());
+            for p in all.iter().filter(|p| heading_of(p) == heading) {
+                cmd = cmd.arg(param_arg(p));
+            }
+        }
+        match before {
+            Some(heading) => cmd.next_help_heading(heading),
+            None => cmd.next_help_heading(None::<&'static str>),
+        }
+    }
+
+    fn augment_args_for_update(cmd: Command) -> Command {
+        Self::augment_args(cmd)
+    }
+}
+
+impl clap::FromArgMatches for ParamPatch {
+    fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
+        let mut patch = ParamPatch::default();
+        patch.update_from_arg_matches(matches)?;
+        Ok(patch)
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
+        if let Ok(Some(method)) = matches.try_get_one::<MethodKind>("method") {
+            self.method = Some(*method);
+        }
+        for p in methods::all_params() {
+            let value = match p.decl.kind {
+                Kind::Flag => {
+                    matches.try_get_one::<bool>(p.decl.name).ok().flatten().filter(|on| **on).map(|_| Value::Flag(true))
+                }
+                _ => matches.try_get_one::<Value>(p.decl.name).ok().flatten().cloned(),
+            };
+            if let Some(value) = value {
+                self.insert(p.decl, value);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The README's table of method parameters, made from the declarations (a test checks
+/// the README holds it, so it cannot go stale): each flag once, who reads it, what it
+/// is and accepts, and its default.
+pub fn readme_table() -> String {
+    let mut out = String::from("| flag | read by | meaning | default |\n|---|---|---|---|\n");
+    for p in methods::all_params() {
+        let decl = p.decl;
+        let value = match decl.kind {
+            Kind::Whole { .. } => " N".to_string(),
+            Kind::Real { .. } => " X".to_string(),
+            Kind::Choice(_) => format!(" {}", decl.choice_names().join("\\|")),
+            Kind::Flag => String::new(),
+            Kind::Text { value_name, .. } => format!(" {value_name}"),
+        };
+        let readers = match p.everyone() {
+            true => "every method".to_string(),
+            false => p.readers.iter().map(|(m, _)| m.label()).collect::<Vec<_>>().join(", "),
+        };
+        let accepts = match decl.kind {
+            Kind::Choice(list) => {
+                list().iter().map(|(name, help)| format!("`{name}`: {help}")).collect::<Vec<_>>().join("; ")
+            }
+            Kind::Flag => String::new(),
+            _ => decl.accepts(),
+        };
+        let accepts = if accepts.is_empty() { accepts } else { format!(" ({accepts})") };
+        let row =
+            format!("| `--{}{value}` | {readers} | {}{accepts} | {} |\n", decl.flag(), decl.help, describe_default(&p));
+        out.push_str(&row);
+    }
+    out
 }

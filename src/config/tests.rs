@@ -1,7 +1,6 @@
 use super::*;
-use crate::engine::methods::rounds::{FeedbackSource, FirstPrompt};
-use crate::engine::methods::tot_dfs::{ChildOrder, PruneRule, RunTo};
-use crate::engine::{Evaluator, Generator, MethodKind, Params, Selection, ToolMode};
+use crate::engine::methods;
+use crate::engine::{MethodKind, Params, Value};
 
 const FULL: &str = r#"
 theme = "light"
@@ -51,24 +50,21 @@ fn full_file_parses_every_section() {
     let (config, warnings) = Config::parse(FULL, "config.toml");
     assert!(warnings.is_empty(), "{warnings:?}");
     assert_eq!(config.theme.as_deref(), Some("light"));
-    let search = ParamPatch {
-        method: MethodKind::from_name("tot-dfs"),
-        breadth: Some(5),
-        n_generate: Some(1),
-        n_evaluate: Some(3),
-        generator: Some(Generator::Sample),
-        evaluator: Some(Evaluator::Vote),
-        select: Some(Selection::Greedy),
-        threshold: Some(3.0),
-        max_states: Some(100),
-        samples: Some(10),
-        tool_mode: Some(ToolMode::Native),
-        max_steps: Some(5),
-        majority_threshold: Some(0.6),
-        temperature: Some(0.7),
-        seed: Some(42),
-        ..ParamPatch::default()
-    };
+    let search = ParamPatch::of(MethodKind::from_name("tot-dfs").unwrap())
+        .with("temperature", 0.7)
+        .with("seed", 42)
+        .with("samples", 10)
+        .with("generator", "sample")
+        .with("n_generate", 1)
+        .with("evaluator", "vote")
+        .with("n_evaluate", 3)
+        .with("max_steps", 5)
+        .with("tool_mode", "native")
+        .with("breadth", 5)
+        .with("select", "greedy")
+        .with("threshold", 3.0)
+        .with("max_states", 100)
+        .with("majority_threshold", 0.6);
     let expected = RunDefaults {
         task: Some("game24".into()),
         provider: Some("sim".into()),
@@ -104,6 +100,8 @@ breadth = "five"
 method = "tot-bs"
 n_evaluate = -1
 temperature = 0.5
+threshold = nan
+majority_threshold = -inf
 samples = 4
 colour = "red"
 [[keymap]]
@@ -116,30 +114,26 @@ run = "step"
     let (config, warnings) = Config::parse(text, "config.toml");
     assert_eq!(config.theme, None);
     let d = &config.defaults.search;
-    assert_eq!((d.breadth, d.method, d.n_evaluate), (None, None, None));
-    assert_eq!(d.temperature, Some(0.5));
-    assert_eq!(d.samples, Some(4));
-    // Every registered method is named, in the registry's order.
-    let methods: Vec<&str> = crate::engine::methods::REGISTRY.iter().map(|m| m.kind.label()).collect();
+    assert_eq!((d.get("breadth"), d.method, d.get("n_evaluate")), (None, None, None));
+    assert_eq!((d.get("threshold"), d.get("majority_threshold")), (None, None), "non-finite numbers are refused");
+    assert_eq!(d.get("temperature"), Some(&Value::Real(0.5)));
+    assert_eq!(d.get("samples"), Some(&Value::Whole(4)));
+    let methods = methods::names().join(", ");
     let expected = [
         "config.toml: theme: expected a theme name, found integer 3; ignored".to_string(),
-        "config.toml: defaults.breadth: expected a whole number of at least 1, found string \"five\"; using the default"
-            .to_string(),
-        format!(
-            "config.toml: defaults.method: expected one of {}, found string \"tot-bs\"; using the default",
-            methods.join(", ")
-        ),
-        "config.toml: defaults.n_evaluate: expected a whole number of at least 0, found integer -1; using the default"
-            .to_string(),
-        "config.toml: colours: unknown key (known: theme, defaults, keymap, providers, prices, break); ignored"
-            .to_string(),
+        "config.toml: defaults.breadth: found string \"five\": it must be a whole number from 1 to 100000; using the default".into(),
+        format!("config.toml: defaults.method: expected one of {methods}, found string \"tot-bs\"; using the default"),
+        "config.toml: defaults.n_evaluate: found integer -1: it must be a whole number from 1 to 1000; using the default".into(),
+        "config.toml: defaults.threshold: found float nan: it must be a finite number; using the default".into(),
+        "config.toml: defaults.majority_threshold: found float -inf: it must be a number from 0 to 1; using the default".into(),
+        "config.toml: colours: unknown key (known: theme, defaults, keymap, providers, prices, break); ignored".into(),
     ];
     for line in expected {
         assert!(warnings.iter().any(|w| *w == line), "missing {line:?} in {warnings:#?}");
     }
     assert!(warnings.iter().any(|w| w.starts_with("config.toml: defaults.colour: unknown key (known: task, ")));
     assert!(warnings.iter().any(|w| w.starts_with("config.toml: keymap entry 2: `on` must be a key string")));
-    assert_eq!(warnings.len(), 7, "{warnings:#?}");
+    assert_eq!(warnings.len(), 9, "{warnings:#?}");
     assert_eq!(config.keymap.len(), 1);
 }
 
@@ -211,116 +205,80 @@ fn which_file_flag_then_file_variable_then_directory_variable_then_platform() {
 
 #[test]
 fn flag_over_file_over_default() {
-    let file = ParamPatch {
-        breadth: Some(2),
-        n_evaluate: Some(1),
-        generator: Some(Generator::Sample),
-        lenient: Some(true),
-        ..ParamPatch::default()
-    };
-    let flags = ParamPatch { breadth: Some(7), temperature: Some(0.2), ..ParamPatch::default() };
-    let p = ParamPatch::merge(&flags, &file);
+    let file = ParamPatch::default()
+        .with("breadth", 2)
+        .with("n_evaluate", 1)
+        .with("generator", "sample")
+        .with("lenient", true);
+    let flags = ParamPatch::default().with("breadth", 7).with("temperature", 0.2);
+    let p = ParamPatch::resolve(&flags, &file).unwrap();
     let d = Params::default();
-    assert_eq!(p.breadth, 7, "the flag wins over the file");
-    assert_eq!((p.n_evaluate, p.generator, p.lenient), (1, Generator::Sample, true), "the file over the default");
-    assert_eq!(p.temperature, 0.2);
-    assert_eq!((p.max_states, p.select, p.method, p.samples), (d.max_states, d.select, d.method, d.samples));
-    assert_eq!(ParamPatch::merge(&ParamPatch::default(), &ParamPatch::default()), d);
+    assert_eq!(p.whole("breadth"), Some(7), "the flag wins over the file");
+    assert_eq!(
+        (p.whole("n_evaluate"), p.word("generator"), p.get("lenient")),
+        (Some(1), Some("sample"), Some(&Value::Flag(true))),
+        "the file over the default"
+    );
+    assert_eq!(p.get("temperature"), Some(&Value::Real(0.2)));
+    assert_eq!((p.get("max_states"), p.get("select"), p.method), (None, d.get("select"), d.method));
+    assert_eq!(ParamPatch::resolve(&ParamPatch::default(), &ParamPatch::default()), Ok(d));
 }
 
+/// Every declared parameter reaches the chosen method's parameters from a patch, and
+/// no other: a patch holding every parameter of every method gives each method its own.
 #[test]
-fn every_field_reaches_params() {
-    let mcts = MethodKind::from_name("mcts").unwrap();
-    let all = ParamPatch {
-        method: Some(mcts),
-        uct_c: Some(2.5),
-        iterations: Some(9),
-        rollout_depth: Some(1),
-        breadth: Some(3),
-        n_generate: Some(4),
-        n_evaluate: Some(5),
-        generator: Some(Generator::Sample),
-        evaluator: Some(Evaluator::Vote),
-        select: Some(Selection::Sample),
-        steps: Some(6),
-        threshold: Some(1.5),
-        max_states: Some(50),
-        samples: Some(11),
-        max_steps: Some(12),
-        tool_mode: Some(ToolMode::Native),
-        majority_threshold: Some(0.25),
-        temperature: Some(0.7),
-        lenient: Some(true),
-        seed: Some(99),
-        rounds: Some(8),
-        trials: Some(5),
-        feedback: Some(FeedbackSource::Oracle),
-        first: Some(FirstPrompt::Io),
-        complexity_table: Some("official".into()),
-        local_weight: Some(0.5),
-        cross_weight: Some(0.3),
-        skeptic_weight: Some(0.2),
-        decompose_threshold: Some(0.4),
-        decompose_min_complexity: Some(4),
-        max_subtasks: Some(3),
-        no_memory: Some(true),
-        no_backtrack: Some(true),
-        no_tools: Some(true),
-        no_cross: Some(true),
-        no_decompose: Some(true),
-        child_order: Some(ChildOrder::Proposal),
-        prune: Some(PruneRule::Task),
-        no_prune: Some(true),
-        max_children: Some(3),
-        run_to: Some(RunTo::Cap),
-    };
-    let p = all.params();
-    assert_eq!(p.method, mcts);
-    assert_eq!((p.breadth, p.n_generate, p.n_evaluate, p.steps), (3, 4, 5, Some(6)));
-    assert_eq!((p.generator, p.evaluator, p.select), (Generator::Sample, Evaluator::Vote, Selection::Sample));
-    assert_eq!((p.threshold, p.max_states, p.samples, p.max_steps), (1.5, 50, 11, 12));
-    assert_eq!((p.tool_mode, p.majority_threshold, p.temperature), (ToolMode::Native, 0.25, 0.7));
-    assert_eq!((p.lenient, p.seed), (true, 99));
-    let extra: Vec<(&str, String)> = p.extra.iter().map(|(k, v)| (k.as_str(), v.to_string())).collect();
-    assert_eq!(
-        extra,
-        [
-            ("child_order", "\"proposal\"".into()),
-            ("complexity_table", "\"official\"".into()),
-            ("cross_weight", "0.3".into()),
-            ("decompose_min_complexity", "4".into()),
-            ("decompose_threshold", "0.4".into()),
-            ("feedback", "\"oracle\"".into()),
-            ("first", "\"io\"".into()),
-            ("iterations", "9".into()),
-            ("local_weight", "0.5".into()),
-            ("max_children", "3".into()),
-            ("max_subtasks", "3".into()),
-            ("no_backtrack", "true".into()),
-            ("no_cross", "true".into()),
-            ("no_decompose", "true".into()),
-            ("no_memory", "true".into()),
-            ("no_prune", "true".into()),
-            ("no_tools", "true".into()),
-            ("prune", "\"task\"".into()),
-            ("rollout_depth", "1".into()),
-            ("rounds", "8".into()),
-            ("run_to", "\"cap\"".into()),
-            ("skeptic_weight", "0.2".into()),
-            ("trials", "5".into()),
-            ("uct_c", "2.5".into())
-        ]
-    );
+fn every_declared_parameter_reaches_its_methods_and_no_other() {
+    let mut all = ParamPatch::default();
+    let mut given = Vec::new();
+    for p in methods::all_params() {
+        let value = crate::engine::params::tests::alternative(p.decl);
+        all = all.with(p.decl.name, value.clone());
+        given.push((p.decl.name, value));
+    }
+    for info in methods::REGISTRY {
+        let flags = ParamPatch::of(info.kind);
+        let params = ParamPatch::resolve(&flags, &all);
+        let Ok(params) = params else {
+            // A joint constraint of the method's (e.g. retreval's weights) may refuse the mix; each value still passed.
+            continue;
+        };
+        for (name, value) in &given {
+            match info.param(name) {
+                Some(_) => assert_eq!(params.get(name), Some(value), "{}: {name} reaches it", info.kind),
+                None => assert_eq!(params.get(name), None, "{}: {name} is not its", info.kind),
+            }
+        }
+        assert_eq!(all.not_read_by(info.kind).is_some(), info.declared().len() < given.len());
+    }
     // The hybrids default to the ReAct paper's 21 samples.
-    let hybrid = ParamPatch { method: MethodKind::from_name("cot-sc-react"), ..ParamPatch::default() };
-    assert_eq!(hybrid.params().samples, 21);
+    let hybrid = ParamPatch::of(MethodKind::from_name("cot-sc-react").unwrap());
+    assert_eq!(ParamPatch::resolve(&hybrid, &ParamPatch::default()).unwrap().whole("samples"), Some(21));
 }
 
 #[test]
 fn every_patch_key_is_read_from_the_file() {
     // The file accepts exactly the patch's keys plus the run's own.
-    let text: String = ParamPatch::KEYS.iter().map(|k| format!("{k} = []\n")).collect();
+    let keys = ParamPatch::keys();
+    let text: String = keys.iter().map(|k| format!("{k} = []\n")).collect();
     let (_, warnings) = Config::parse(&format!("[defaults]\n{text}"), "c.toml");
-    assert_eq!(warnings.len(), ParamPatch::KEYS.len(), "{warnings:#?}");
+    assert_eq!(warnings.len(), keys.len(), "{warnings:#?}");
     assert!(warnings.iter().all(|w| w.contains("using the default")), "{warnings:#?}");
+    for key in RUN_KEYS {
+        assert!(!keys.contains(key), "{key} is a run setting and no method's parameter");
+    }
+}
+
+/// The README's parameter table is the declarations' (`params::readme_table`): a
+/// method's new or changed parameter shows here until the README says it.
+#[test]
+fn the_readme_lists_every_declared_parameter_as_declared() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let (begin, end) = ("<!-- method parameters: begin -->\n", "<!-- method parameters: end -->");
+    let start = readme.find(begin).expect("the README marks its parameter table") + begin.len();
+    let stop = readme[start..].find(end).expect("the table's end mark") + start;
+    let expected = params::readme_table();
+    assert!(
+        readme[start..stop] == expected,
+        "README.md's parameter table is stale; put this between the marks:\n{expected}"
+    );
 }

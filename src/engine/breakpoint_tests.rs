@@ -90,7 +90,7 @@ fn bfs() -> Engine {
 fn qa() -> Engine {
     let task = Arc::new(QaDemo::new(None).unwrap());
     let x = task.problem(0).unwrap().input;
-    let params = Params { method: crate::engine::methods::react::KIND, max_steps: 7, ..Params::default() };
+    let params = Params::new(crate::engine::methods::react::KIND).with("max_steps", 7);
     Engine::new(task, &x, params)
 }
 

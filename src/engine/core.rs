@@ -58,7 +58,13 @@ pub struct Core {
     pub tree: SearchTree,
     pub task: Arc<dyn Task>,
     pub x: String,
+    /// The method and its parameters, as the session header records them.
     pub params: Params,
+    /// The temperature of every model call.
+    pub temperature: f32,
+    /// A tree search's generator and evaluator settings, handed over by its method
+    /// (`Method::search`); `None` for a method that searches no tree of thoughts.
+    pub search: Option<SearchParams>,
     /// Shared, so cloning the engine for a replay checkpoint does not copy every prompt.
     pub calls: BTreeMap<u64, Arc<CallRecord>>,
     pub(super) pending: BTreeMap<u64, Pending>,
@@ -76,15 +82,21 @@ impl Core {
     /// The thought steps of a tree search: the parameter, else the task's own (a task
     /// without tree-search steps has one: its whole answer).
     pub fn steps(&self) -> usize {
-        self.params.steps.unwrap_or_else(|| self.task.tree().map_or(1, |t| t.default_steps()))
+        self.search.and_then(|s| s.steps).unwrap_or_else(|| self.task.tree().map_or(1, |t| t.default_steps()))
     }
 
-    /// Whether the task has the evaluator the parameters choose.
+    /// Whether malformed proposals stay candidates (a tree search's `lenient`; others are strict).
+    fn lenient(&self) -> bool {
+        self.search.is_some_and(|s| s.lenient)
+    }
+
+    /// Whether the task has the evaluator the parameters choose (none without a tree search).
     pub fn has_evaluator(&self) -> bool {
         let tree = self.task.tree();
-        match self.params.evaluator {
-            Evaluator::Value => tree.is_some_and(|t| t.value().is_some()),
-            Evaluator::Vote => tree.is_some_and(|t| t.vote().is_some()),
+        match self.search.map(|s| s.evaluator) {
+            Some(Evaluator::Value) => tree.is_some_and(|t| t.value().is_some()),
+            Some(Evaluator::Vote) => tree.is_some_and(|t| t.vote().is_some()),
+            None => false,
         }
     }
 
@@ -198,18 +210,17 @@ impl Core {
         let Some(tree) = task.tree() else {
             return self.log(format!("{} has no tree-search steps to generate", task.name()));
         };
+        let Some(search) = self.search else { return };
         let y = self.tree.node(node).path.clone();
-        let request = match self.params.generator {
+        let request = match search.generator {
             Generator::Propose => {
                 // A task that scores its proposals merges them over n_generate samples.
-                let n = if tree.proposal_scores().is_some() { self.params.n_generate.max(1) } else { 1 };
-                LlmRequest::from_prompt(tree.propose_prompt(&self.x, &y), n, self.params.temperature)
+                let n = if tree.proposal_scores().is_some() { search.n_generate.max(1) } else { 1 };
+                LlmRequest::from_prompt(tree.propose_prompt(&self.x, &y), n, self.temperature)
             }
-            Generator::Sample => LlmRequest::from_prompt(
-                tree.sample_prompt(&self.x, &y),
-                self.params.n_generate.max(1),
-                self.params.temperature,
-            ),
+            Generator::Sample => {
+                LlmRequest::from_prompt(tree.sample_prompt(&self.x, &y), search.n_generate.max(1), self.temperature)
+            }
         };
         self.issue(node, CallKind::Generate, request, by_hand);
         if self.tree.node(node).status == NodeStatus::Frontier {
@@ -222,10 +233,11 @@ impl Core {
     /// batch gets (the method's choice). Returns the number of calls issued (none, with
     /// a line in the log, when the task lacks the chosen evaluator).
     pub fn evaluate(&mut self, nodes: &[NodeId], by_hand: bool, duplicates: Duplicates) -> usize {
+        let Some(search) = self.search else { return 0 };
         let usable: Vec<NodeId> = nodes.iter().copied().filter(|&n| self.usable(n)).collect();
         let task = Arc::clone(&self.task);
         let tree = task.tree();
-        match self.params.evaluator {
+        match search.evaluator {
             Evaluator::Value => {
                 let Some(evaluator) = tree.and_then(|t| t.value()) else {
                     self.log(format!("{} has no value evaluator: nothing valued", task.name()));
@@ -249,7 +261,7 @@ impl Core {
                         continue;
                     }
                     let prompt = evaluator.value_prompt(&self.x, &y);
-                    let request = LlmRequest::from_prompt(prompt, self.params.n_evaluate, self.params.temperature);
+                    let request = LlmRequest::from_prompt(prompt, search.n_evaluate, self.temperature);
                     self.issue(id, CallKind::Evaluate, request, by_hand);
                     issued += 1;
                 }
@@ -266,7 +278,7 @@ impl Core {
                 let ys: Vec<String> = usable.iter().map(|&n| self.tree.node(n).path.to_string()).collect();
                 let parent = self.tree.node(usable[0]).parent.unwrap_or(self.tree.root());
                 let prompt = evaluator.vote_prompt(&self.x, &ys);
-                let request = LlmRequest::from_prompt(prompt, self.params.n_evaluate, self.params.temperature);
+                let request = LlmRequest::from_prompt(prompt, search.n_evaluate, self.temperature);
                 self.issue(parent, CallKind::Vote { nodes: usable }, request, by_hand);
                 1
             }
@@ -275,7 +287,7 @@ impl Core {
 
     /// Set the task's fixed value for a node, if it has one (not in lenient mode).
     fn fix_value(&mut self, evaluator: &dyn ValueEvaluator, id: NodeId) -> bool {
-        if self.params.lenient {
+        if self.lenient() {
             return false;
         }
         let y = &self.tree.node(id).path;
@@ -295,12 +307,13 @@ impl Core {
         let Some(evaluator) = task.tree().and_then(|t| t.value()) else {
             return self.log(format!("{} has no value evaluator to ask", task.name()));
         };
+        let Some(search) = self.search else { return };
         if self.fix_value(evaluator, id) {
             return;
         }
         let y = self.tree.node(id).path.clone();
         let prompt = evaluator.value_prompt(&self.x, &y);
-        let mut request = LlmRequest::from_prompt(prompt, self.params.n_evaluate, self.params.temperature);
+        let mut request = LlmRequest::from_prompt(prompt, search.n_evaluate, self.temperature);
         request.nonce = self.tree.node(id).calls.len() as u32 + 1;
         self.issue(id, CallKind::Evaluate, request, true);
     }
@@ -323,13 +336,13 @@ impl Core {
         let mut ids = Vec::with_capacity(proposals.len());
         for (i, p) in proposals.into_iter().enumerate() {
             // Blank lines are candidates only in lenient mode (the reference keeps them).
-            if p.thought.is_empty() && !self.params.lenient {
+            if p.thought.is_empty() && !self.lenient() {
                 continue;
             }
             let id = self.add_node(parent, p.thought, p.path, origin.clone());
             if let Some(problem) = p.problem {
                 self.tree.node_mut(id).add_issue(Issue::Proposal(problem.clone()));
-                if !self.params.lenient {
+                if !self.lenient() {
                     self.set_status(id, NodeStatus::Invalid(problem));
                 }
             }
@@ -367,7 +380,7 @@ impl Core {
         for id in outcome.outputs() {
             let y = self.tree.node(id).path.clone();
             if let Some(judge) = judge.outcome_judge(&self.x, &y) {
-                let request = LlmRequest::from_prompt(judge.prompt, judge.n.max(1), self.params.temperature);
+                let request = LlmRequest::from_prompt(judge.prompt, judge.n.max(1), self.temperature);
                 self.issue(id, CallKind::Judge, request, false);
                 issued += 1;
             }

@@ -5,7 +5,7 @@
 //! (checked by `tests/engine_is_sans_io.rs`).
 
 mod core;
-mod params;
+pub mod params;
 mod search;
 
 pub mod breakpoint;
@@ -47,7 +47,10 @@ use methods::{Method, Progress};
 use rng::SplitMix64;
 
 pub use self::core::{CallKind, CallRecord, Core, Duplicates, Pending};
-pub use self::params::{Evaluator, Generator, MethodKind, ParamError, Params, SearchParams, Selection, ToolMode};
+pub use self::params::{
+    Evaluator, Generator, MethodKind, ParamDecl, ParamError, ParamReader, Params, SearchParams, Selection, ToolMode,
+    Value,
+};
 pub use self::search::{Engine, EngineError};
 
 #[cfg(test)]

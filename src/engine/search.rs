@@ -1,7 +1,6 @@
 //! The engine: a method driven by inputs (commands, replies, tool observations) in one
 //! deterministic order, its run mode, and the outcome.
 
-use super::params::real;
 use super::*;
 
 /// Why an engine cannot be built.
@@ -40,15 +39,16 @@ impl Engine {
     /// A search, or why not: a parameter out of range for its method, or a method the
     /// task cannot serve.
     pub fn try_new(task: Arc<dyn Task>, x: &str, params: Params) -> Result<Engine, EngineError> {
-        real("temperature", f64::from(params.temperature), 0.0, 2.0)?;
-        let method = methods::build(&params)?;
+        let methods::Built { method, temperature, seed, search, .. } = methods::build(&params)?;
         methods::check_serves(task.as_ref(), &params)?;
-        let rng = SplitMix64::new(params.seed ^ 0x5eed_7007);
+        let rng = SplitMix64::new(seed ^ 0x5eed_7007);
         let core = Core {
             tree: SearchTree::new(x),
             task,
             x: x.to_string(),
             params,
+            temperature,
+            search,
             calls: BTreeMap::new(),
             pending: BTreeMap::new(),
             next_call: 0,
@@ -161,6 +161,20 @@ impl Engine {
             self.mode = mode;
             self.core.emit(Event::Mode { mode });
         }
+    }
+
+    /// Why a person cannot `what` here: the method searches no tree of thoughts.
+    fn no_search(&self, what: &str) -> String {
+        let searches: Vec<&str> = methods::REGISTRY
+            .iter()
+            .filter(|m| m.param(params::GENERATOR.name).is_some())
+            .map(|m| m.kind.label())
+            .collect();
+        format!(
+            "{} searches no tree of thoughts, so there is no generator or evaluator to {what} with (tree searches: {})",
+            self.core.params.method,
+            searches.join(", ")
+        )
     }
 
     fn reject(&mut self, reason: impl Into<String>) {
@@ -278,6 +292,9 @@ impl Engine {
                 if !self.core.usable(node) {
                     return self.reject(format!("{node} is pruned or invalid"));
                 }
+                if self.core.search.is_none() {
+                    return self.reject(self.no_search("expand a node"));
+                }
                 if self.core.task.tree().is_none() {
                     return self.reject(format!("{} has no tree-search steps to expand", self.core.task.name()));
                 }
@@ -305,6 +322,9 @@ impl Engine {
                 }
                 if self.core.task.tree().and_then(|t| t.value()).is_none() {
                     return self.reject(format!("{} has no value evaluator to ask", self.core.task.name()));
+                }
+                if self.core.search.is_none() {
+                    return self.reject(self.no_search("re-evaluate a node"));
                 }
                 self.core.reevaluate(node);
             }
@@ -447,15 +467,17 @@ impl Engine {
         let (x, y) = (self.core.x.clone(), self.core.tree.node(node).path.clone());
         match pending.kind {
             CallKind::Generate => {
+                // Only a tree search generates (`Core::generate` asks nothing without one).
+                let Some(SearchParams { generator, .. }) = self.core.search else { return };
                 let task = Arc::clone(&self.core.task);
                 let Some(tree) = task.tree() else {
                     return self.core.log(format!("{} has no tree-search steps: the reply is not read", task.name()));
                 };
-                let merged = match self.core.params.generator {
+                let merged = match generator {
                     Generator::Propose => tree.proposal_scores(),
                     Generator::Sample => None,
                 };
-                let (proposals, scores): (Vec<Proposal>, Vec<f64>) = match (self.core.params.generator, merged) {
+                let (proposals, scores): (Vec<Proposal>, Vec<f64>) = match (generator, merged) {
                     (Generator::Propose, Some(scored)) => scored.merge_proposals(&x, &y, &texts).into_iter().unzip(),
                     (Generator::Propose, None) => {
                         texts.iter().flat_map(|t| tree.parse_proposals(&x, &y, t)).map(|p| (p, 0.0)).unzip()

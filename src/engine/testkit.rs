@@ -8,7 +8,18 @@ use crate::llm::sim::{SimConfig, SimProvider};
 use crate::tasks::game24::Game24;
 
 pub fn params(method: MethodKind) -> Params {
-    Params { method, ..Params::default() }
+    Params::new(method)
+}
+
+/// `method`'s parameters as a session header with these `fields` gives them (values of
+/// the wrong type or out of range included: the method's read says so).
+pub fn from_header(method: MethodKind, fields: &[(&str, serde_json::Value)]) -> Params {
+    let mut object = serde_json::Map::new();
+    object.insert("method".into(), method.label().into());
+    for (k, v) in fields {
+        object.insert(k.to_string(), v.clone());
+    }
+    serde_json::from_value(serde_json::Value::Object(object)).expect("a known method")
 }
 
 pub fn engine(x: &str, params: Params) -> Engine {

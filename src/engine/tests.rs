@@ -7,7 +7,7 @@ const X: &str = "4 5 6 10";
 const PROPOSALS: &str = "4 + 5 = 9 (left: 6 9 10)\n10 - 4 = 6 (left: 5 6 6)\n4 * 5 = 21 (left: 6 10 21)\n10 - 6 = 4 (left: 4 4 5)\n10 - 4 = 6 (left: 5 6 6)";
 
 fn bfs(breadth: usize) -> Engine {
-    engine(X, Params { breadth, n_evaluate: 1, ..params(crate::engine::methods::tot_bfs::KIND) })
+    engine(X, params(crate::engine::methods::tot_bfs::KIND).with("breadth", breadth).with("n_evaluate", 1))
 }
 
 /// Step through the first BFS step: proposals, then values (likely, sure, likely).
@@ -217,14 +217,12 @@ fn bfs_with_a_perfect_sim_solves() {
 
 #[test]
 fn bfs_sample_generator_vote_evaluator_and_sampled_selection_run() {
-    let p = Params {
-        generator: Generator::Sample,
-        n_generate: 3,
-        evaluator: Evaluator::Vote,
-        n_evaluate: 5,
-        select: Selection::Sample,
-        ..params(crate::engine::methods::tot_bfs::KIND)
-    };
+    let p = params(crate::engine::methods::tot_bfs::KIND)
+        .with("generator", "sample")
+        .with("n_generate", 3)
+        .with("evaluator", "vote")
+        .with("n_evaluate", 5)
+        .with("select", "sample");
     let mut e = engine("4 9 10 13", p);
     let events = run_sync(&mut e, run_cmd(), sim(0.0, 1));
     assert!(e.is_finished());
@@ -240,7 +238,7 @@ fn bfs_sample_generator_vote_evaluator_and_sampled_selection_run() {
 
 #[test]
 fn dfs_backtracks_when_no_child_passes_the_threshold() {
-    let mut e = engine(X, Params { n_evaluate: 1, threshold: 3.0, ..params(crate::engine::methods::tot_dfs::KIND) });
+    let mut e = engine(X, params(crate::engine::methods::tot_dfs::KIND).with("n_evaluate", 1).with("threshold", 3.0));
     let fx = e.handle(run_cmd());
     let c = calls(&fx);
     let fx = e.handle(reply(c[0].0, &["4 + 5 = 9 (left: 6 9 10)\n10 - 4 = 6 (left: 5 6 6)"]));
@@ -269,7 +267,7 @@ fn dfs_with_a_perfect_sim_solves_and_respects_the_state_cap() {
     let mut e = engine("4 9 10 13", params(crate::engine::methods::tot_dfs::KIND));
     run_sync(&mut e, run_cmd(), sim(0.0, 3));
     assert!(e.outcome().unwrap().solved);
-    let mut e = engine("4 9 10 13", Params { max_states: 2, ..params(crate::engine::methods::tot_dfs::KIND) });
+    let mut e = engine("4 9 10 13", params(crate::engine::methods::tot_dfs::KIND).with("max_states", 2));
     let events = run_sync(&mut e, run_cmd(), sim(1.0, 3));
     let proposes = e.core.calls.values().filter(|c| c.request.purpose == Purpose::Propose).count();
     assert!(proposes <= 2, "{proposes} expansions");
@@ -278,7 +276,7 @@ fn dfs_with_a_perfect_sim_solves_and_respects_the_state_cap() {
 
 #[test]
 fn io_scores_each_sample_and_best_of_k() {
-    let mut e = engine("4 9 10 13", Params { samples: 3, ..params(crate::engine::methods::io::KIND) });
+    let mut e = engine("4 9 10 13", params(crate::engine::methods::io::KIND).with("samples", 3));
     let fx = e.handle(run_cmd());
     let c = calls(&fx);
     assert_eq!(c.len(), 1);
@@ -296,7 +294,7 @@ fn io_scores_each_sample_and_best_of_k() {
 
 #[test]
 fn cot_reads_the_answer_line() {
-    let mut e = engine("4 9 10 13", Params { samples: 2, ..params(crate::engine::methods::cot::KIND) });
+    let mut e = engine("4 9 10 13", params(crate::engine::methods::cot::KIND).with("samples", 2));
     let fx = e.handle(run_cmd());
     let chain =
         "13 - 9 = 4 (left: 4 4 10)\n10 - 4 = 6 (left: 4 6)\n4 * 6 = 24 (left: 24)\nAnswer: (13 - 9) * (10 - 4) = 24";
@@ -309,7 +307,7 @@ fn cot_reads_the_answer_line() {
 
 #[test]
 fn cot_sc_takes_the_majority_answer() {
-    let mut e = engine("4 9 10 13", Params { samples: 5, ..params(crate::engine::methods::cot_sc::KIND) });
+    let mut e = engine("4 9 10 13", params(crate::engine::methods::cot_sc::KIND).with("samples", 5));
     let fx = e.handle(run_cmd());
     let right = "Answer: (10 - 4) * (13 - 9) = 24";
     let wrong = "Answer: 4 * 9 - 13 + 10 = 24";
@@ -318,7 +316,7 @@ fn cot_sc_takes_the_majority_answer() {
     assert!(!o.solved, "three samples agree on a wrong answer");
     assert!(o.solved_any);
     assert_eq!(o.answer.as_deref(), Some("4 * 9 - 13 + 10 = 24"));
-    let mut e = engine("4 9 10 13", Params { samples: 3, ..params(crate::engine::methods::cot_sc::KIND) });
+    let mut e = engine("4 9 10 13", params(crate::engine::methods::cot_sc::KIND).with("samples", 3));
     let fx = e.handle(run_cmd());
     e.handle(reply(calls(&fx)[0].0, &[wrong, right, right]));
     assert!(e.outcome().unwrap().solved);
@@ -328,7 +326,7 @@ fn cot_sc_takes_the_majority_answer() {
 /// to the first seen), each sample's answer, and the count as the method made it.
 #[test]
 fn cot_sc_shows_its_vote_as_counted() {
-    let mut e = engine("4 9 10 13", Params { samples: 5, ..params(crate::engine::methods::cot_sc::KIND) });
+    let mut e = engine("4 9 10 13", params(crate::engine::methods::cot_sc::KIND).with("samples", 5));
     let votes = e.view().votes.expect("cot-sc holds a vote");
     assert_eq!((votes.samples, votes.asked, votes.tallies.len()), (0, 5, 0));
     let fx = e.handle(run_cmd());
@@ -359,8 +357,10 @@ fn cot_sc_shows_its_vote_as_counted() {
 
 #[test]
 fn lenient_mode_keeps_malformed_proposals_like_the_reference() {
-    let mut e =
-        engine(X, Params { lenient: true, breadth: 5, n_evaluate: 1, ..params(crate::engine::methods::tot_bfs::KIND) });
+    let mut e = engine(
+        X,
+        params(crate::engine::methods::tot_bfs::KIND).with("lenient", true).with("breadth", 5).with("n_evaluate", 1),
+    );
     let fx = e.handle(run_cmd());
     let fx = e.handle(reply(calls(&fx)[0].0, &[PROPOSALS]));
     // All five are candidates: the bad arithmetic is noted but kept; the duplicate gets 0 without a call.
@@ -394,7 +394,8 @@ mod react {
     fn qa_engine_in(tool_mode: ToolMode, max_steps: usize) -> (Engine, String) {
         let task = Arc::new(QaDemo::new(None).unwrap());
         let x = task.problem(0).unwrap().input;
-        let params = Params { method: crate::engine::methods::react::KIND, max_steps, tool_mode, ..Params::default() };
+        let params =
+            Params::new(crate::engine::methods::react::KIND).with("max_steps", max_steps).with("tool_mode", tool_mode);
         (Engine::new(task, &x, params), x)
     }
 
@@ -847,11 +848,13 @@ mod react {
 
         #[test]
         fn text_mode_sessions_and_cache_keys_are_unchanged() {
-            let text = serde_json::to_value(Params::default()).unwrap();
-            assert!(text.get("tool_mode").is_none(), "text mode is left out of sessions: {text}");
+            let react = Params::new(crate::engine::methods::react::KIND);
+            let mut text = serde_json::to_value(&react).unwrap();
+            assert_eq!(text["tool_mode"], "text", "a react header records its tool mode: {text}");
+            text.as_object_mut().unwrap().remove("tool_mode");
             let back: Params = serde_json::from_value(text).unwrap();
-            assert_eq!(back.tool_mode, ToolMode::Text, "old sessions read as text mode");
-            let native = Params { tool_mode: ToolMode::Native, ..Params::default() };
+            assert_eq!(back, react, "old sessions, which left text mode out, read as text mode");
+            let native = react.with("tool_mode", "native");
             let v = serde_json::to_value(&native).unwrap();
             assert_eq!(v["tool_mode"], "native");
             assert_eq!(serde_json::from_value::<Params>(v).unwrap(), native);
@@ -908,7 +911,7 @@ fn duplicates_in_a_batch_score_zero_or_are_asked_by_choice() {
 #[test]
 fn backtrack_to_a_named_node() {
     // DFS two levels deep: root → #1 → #3; backtracking to the root drops #3 and #1.
-    let mut e = engine(X, Params { n_evaluate: 1, threshold: 3.0, ..params(crate::engine::methods::tot_dfs::KIND) });
+    let mut e = engine(X, params(crate::engine::methods::tot_dfs::KIND).with("n_evaluate", 1).with("threshold", 3.0));
     let fx = e.handle(run_cmd());
     let fx = e.handle(reply(calls(&fx)[0].0, &["4 + 5 = 9 (left: 6 9 10)\n10 - 4 = 6 (left: 5 6 6)"]));
     let c = calls(&fx);
@@ -1015,7 +1018,7 @@ fn adversarial(params: Params) -> Engine {
 
 #[test]
 fn votes_for_choices_past_the_list_are_not_counted_and_do_not_panic() {
-    let p = Params { evaluator: Evaluator::Vote, n_evaluate: 3, ..params(crate::engine::methods::tot_bfs::KIND) };
+    let p = params(crate::engine::methods::tot_bfs::KIND).with("evaluator", "vote").with("n_evaluate", 3);
     let mut e = adversarial(p);
     let events = run_sync(&mut e, run_cmd(), sim(0.0, 1));
     assert!(e.is_finished());
@@ -1026,7 +1029,7 @@ fn votes_for_choices_past_the_list_are_not_counted_and_do_not_panic() {
 
 #[test]
 fn an_edit_the_task_reads_as_no_step_is_rejected_not_a_panic() {
-    let mut e = adversarial(Params { n_evaluate: 1, ..params(crate::engine::methods::tot_bfs::KIND) });
+    let mut e = adversarial(params(crate::engine::methods::tot_bfs::KIND).with("n_evaluate", 1));
     let fx = e.handle(cmd(Command::Step { n: 1 }));
     let c = calls(&fx);
     e.handle(reply(c[0].0, &["4 + 9 = 13 (left: 10 13 13)"]));

@@ -282,16 +282,12 @@ pub fn check_puzzle(
         children.entry(parent).or_default().push(s.actions[s.actions.len() - 1].clone());
         counts.insert(s.path(), s.count);
     }
-    let mut extra = serde_json::Map::new();
-    extra.insert("prune".into(), Value::from(if prune { "task" } else { "none" }));
-    let params = Params {
-        method: MethodKind::from_name("tot-dfs").ok_or_else(|| err("tot-dfs is not registered".into()))?,
-        n_generate: 1,
-        n_evaluate: 1,
-        max_states: STATE_CAP.max(states.len()),
-        extra,
-        ..Params::default()
-    };
+    let method = MethodKind::from_name("tot-dfs").ok_or_else(|| err("tot-dfs is not registered".into()))?;
+    let params = Params::new(method)
+        .with("n_generate", 1)
+        .with("n_evaluate", 1)
+        .with("max_states", STATE_CAP.max(states.len()))
+        .with("prune", if prune { "task" } else { "none" });
     params.check().map_err(|e| err(format!("the run's parameters are out of range: {e}")))?;
     let writer = match out {
         Some(dir) => {

@@ -443,12 +443,7 @@ pub fn check_entry(
         ))
     })?;
     let x = problem.input.clone();
-    let params = Params {
-        method: log.method,
-        samples: u32::try_from(entry.ys.len()).unwrap_or(u32::MAX),
-        temperature: log.temperature,
-        ..Params::default()
-    };
+    let params = Params::new(log.method).with("samples", entry.ys.len()).with("temperature", log.temperature);
     params.check().map_err(|e| err(format!("the run's parameters are out of range: {e}")))?;
     let path = out.map(|dir| dir.join(format!("{}-{}-{:04}.jsonl", name, log.method.label(), entry.idx)));
     let session = path.as_ref().map(|p| p.display().to_string());

@@ -83,7 +83,7 @@ fn finishes(t: &Trajectory) -> bool {
 pub fn params_for(t: &Trajectory) -> Params {
     let n = t.steps.len().max(1);
     let max_steps = if finishes(t) { n.max(7) } else { n };
-    Params { method: crate::engine::methods::react::KIND, max_steps, temperature: 0.0, ..Params::default() }
+    Params::new(crate::engine::methods::react::KIND).with("max_steps", max_steps).with("temperature", 0.0)
 }
 
 fn recorded(text: String) -> LlmResponse {

@@ -21,8 +21,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::engine::{
-    CallError, CallErrorKind, Completion, Engine, Evaluator, Event, Generator, LlmRequest, LlmResponse, NodeStatus,
-    Params, Purpose, Selection, Usage,
+    CallError, CallErrorKind, Completion, Engine, Event, LlmRequest, LlmResponse, NodeStatus, Params, Purpose, Usage,
 };
 use crate::tasks::game24::{Game24, VALUE_CLASSES};
 
@@ -460,19 +459,16 @@ fn log_run(entries: &[LogEntry], named: Option<NamedRun>) -> Result<LogRun, Stri
 /// The parameters of the reference run: propose, value with `n_evaluate` samples,
 /// greedy keeping `n_select`, keeping malformed proposals as the reference does.
 pub fn reference_params(run: &LogRun) -> Params {
-    Params {
-        method: crate::engine::methods::tot_bfs::KIND,
-        breadth: run.n_select,
-        n_generate: 1,
-        n_evaluate: run.n_evaluate,
-        generator: Generator::Propose,
-        evaluator: Evaluator::Value,
-        select: Selection::Greedy,
-        steps: Some(GAME24_STEPS),
-        lenient: true,
-        temperature: run.temperature,
-        ..Params::default()
-    }
+    Params::new(crate::engine::methods::tot_bfs::KIND)
+        .with("breadth", run.n_select)
+        .with("n_generate", 1)
+        .with("n_evaluate", run.n_evaluate)
+        .with("generator", "propose")
+        .with("evaluator", "value")
+        .with("select", "greedy")
+        .with("steps", GAME24_STEPS)
+        .with("lenient", true)
+        .with("temperature", run.temperature)
 }
 
 /// How many `sure`, `likely` and `impossible` verdicts sum to `value` (e.g. 1.002 = one

@@ -29,8 +29,7 @@ use serde_json::Value;
 use super::naive::{judge_replies, read_judgments, LogJudgment};
 use super::tot::ImportError;
 use crate::engine::{
-    CallError, CallErrorKind, Completion, Engine, Evaluator, Event, Generator, LlmRequest, LlmResponse, Params,
-    Purpose, Selection, Task, Usage,
+    CallError, CallErrorKind, Completion, Engine, Event, LlmRequest, LlmResponse, Params, Purpose, Task, Usage,
 };
 use crate::tasks::writing::{self, read, Writing};
 
@@ -314,19 +313,16 @@ fn first_chars(s: &str, n: usize) -> String {
 
 /// The search's parameters: the reference's writing BFS, keeping what it keeps.
 pub fn writing_params(run: &WritingRun, steps: usize) -> Params {
-    Params {
-        method: crate::engine::methods::tot_bfs::KIND,
-        breadth: run.n_select,
-        n_generate: run.n_generate,
-        n_evaluate: run.n_evaluate,
-        generator: Generator::Sample,
-        evaluator: Evaluator::Vote,
-        select: Selection::Greedy,
-        steps: Some(steps),
-        lenient: true,
-        temperature: run.temperature,
-        ..Params::default()
-    }
+    Params::new(crate::engine::methods::tot_bfs::KIND)
+        .with("breadth", run.n_select)
+        .with("n_generate", run.n_generate)
+        .with("n_evaluate", run.n_evaluate)
+        .with("generator", "sample")
+        .with("evaluator", "vote")
+        .with("select", "greedy")
+        .with("steps", steps)
+        .with("lenient", true)
+        .with("temperature", run.temperature)
 }
 
 /// Answers our engine's calls from one input's log.

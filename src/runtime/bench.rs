@@ -198,7 +198,7 @@ pub fn record_sampled_session(path: &Path, nodes: usize) -> Result<Session, Stri
     let n_generate = 50u32;
     // Two sampled levels of `breadth × n_generate` nodes each make the bulk of the tree.
     let breadth = (nodes / (2 * n_generate as usize)).max(1);
-    let params = Params { generator: crate::engine::Generator::Sample, n_generate, breadth, ..Params::default() };
+    let params = Params::default().with("generator", "sample").with("n_generate", n_generate).with("breadth", breadth);
     let (mut run, sim) =
         sim_recording(path, params, format!("a sampled tot-bfs run of about {nodes} nodes for `thoughtscope bench`"))?;
     sync::drive(&mut run, vec![Input::command(Command::Run)], |r| sim.answer(r)).map_err(|e| e.to_string())?;

@@ -357,7 +357,7 @@ impl Summary {
         Summary {
             task: task.to_string(),
             method: params.method.label().to_string(),
-            tool_mode: params.method.has_react_steps().then(|| params.tool_mode.label().to_string()),
+            tool_mode: params.word("tool_mode").filter(|_| params.method.has_react_steps()).map(str::to_string),
             provider: provider.to_string(),
             model: model.to_string(),
             simulated,

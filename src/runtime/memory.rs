@@ -62,9 +62,7 @@ pub fn default_name(params: &Params, task: &str) -> String {
 /// (`thoughtscope memory --task T`): `<method>-<task>` for the registered method that
 /// keeps a memory with its default parameters (`retreval-math-demo`).
 pub fn task_default(task: &str) -> String {
-    let keeper = crate::engine::methods::REGISTRY
-        .iter()
-        .find(|info| (info.wants_memory)(&Params { method: info.kind, ..Params::default() }));
+    let keeper = crate::engine::methods::REGISTRY.iter().find(|info| (info.wants_memory)(&Params::new(info.kind)));
     // Before that method is registered the name is the one it will have.
     let method = keeper.map_or(MEMORY_METHOD, |info| info.kind.label());
     format!("{method}-{task}")

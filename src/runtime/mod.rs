@@ -453,4 +453,6 @@ impl Driver {
 }
 
 #[cfg(test)]
+mod params_tests;
+#[cfg(test)]
 mod tests;

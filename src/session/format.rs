@@ -26,13 +26,18 @@
 //! * 2: the header's `memory` may name a copy kept beside the session (`memory/<sha256>.json`,
 //!   see [`super::memory_copy`]) instead of holding the memory; a version 1 line reads
 //!   unchanged.
+//! * 3: the header's `params` hold the method and exactly the parameters it declares
+//!   (`MethodInfo::params`), defaults included; before, they held every parameter of
+//!   every method and left a few out at their defaults. One reader takes both: the
+//!   method's declared parameters, a missing one at its default, any other key (an older
+//!   header's other methods') ignored, so a version 1 or 2 line reads unchanged.
 
 use serde_json::Value;
 
 use super::{Header, Record, FORMAT};
 
 /// The session format this build writes, and the newest it reads.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 
 /// One step from a version to the next, on a line's JSON.
 pub type Upgrade = fn(&mut Value) -> Result<(), String>;
@@ -40,6 +45,8 @@ pub type Upgrade = fn(&mut Value) -> Result<(), String>;
 /// The step from version `v` to `v + 1` is `UPGRADES[v - 1]`: (header, other records).
 pub const UPGRADES: [(Option<Upgrade>, Option<Upgrade>); VERSION as usize - 1] = [
     // 1 -> 2: only a new form of the header's `memory`; version 1 lines read as they are.
+    (None, None),
+    // 2 -> 3: the header's `params` keep only the method's (read by `Params`'s reader).
     (None, None),
 ];
 

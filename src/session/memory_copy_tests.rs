@@ -81,7 +81,10 @@ fn a_run_keeps_its_memory_once_beside_its_sessions_and_each_replays_from_that_fo
     for path in &paths {
         let line = first_line(path);
         assert!(line.len() < 2_000, "the header names its copy ({} bytes)", line.len());
-        assert!(line.contains("\"version\":2") && line.contains("\"sha256\":"), "{line}");
+        assert!(
+            line.contains(&format!("\"version\":{}", crate::session::VERSION)) && line.contains("\"sha256\":"),
+            "{line}"
+        );
     }
     // Each reads back into the memory it started from, the chain followed link by link.
     for (path, memory) in [(a, &start), (b, &after_a), (c, &after_b), (&paths[3], &after_c)] {
@@ -202,7 +205,7 @@ fn demo_sessions_keep_their_memory_in_the_header_and_version_1_headers_read_as_b
     let line = first_line(&path);
     assert!(line.contains("\"memory\":{\"name\":\"study\",\"memory\":{"), "{line}");
     // The same header as version 1 wrote it.
-    let v1 = line.replace("\"version\":2", "\"version\":1");
+    let v1 = line.replace(&format!("\"version\":{}", crate::session::VERSION), "\"version\":1");
     let old = Session::parse(&v1, &path).unwrap();
     assert_eq!(old.header.version, 1);
     assert_eq!(old.header.memory.unwrap().memory, memory);

@@ -14,7 +14,7 @@ pub(super) fn header() -> Header {
         task: "game24".into(),
         input: "4 5 6 10".into(),
         index: Some(900),
-        params: Params { method: crate::engine::methods::tot_bfs::KIND, ..Params::default() },
+        params: Params::new(crate::engine::methods::tot_bfs::KIND),
         provider: "sim".into(),
         model: "sim-1".into(),
         simulated: true,
@@ -102,7 +102,7 @@ fn not_a_session_is_an_error_naming_the_file() {
 #[test]
 fn a_header_with_parameters_out_of_range_is_an_error_naming_the_parameter() {
     let mut h = header();
-    h.params.n_evaluate = 4_294_967_295;
+    h.params = h.params.with("n_evaluate", 4_294_967_295u64);
     let text = serde_json::to_string(&Record::Header(Box::new(h))).unwrap();
     let Err(err) = Session::parse(&text, Path::new("big.jsonl")) else { panic!("loaded") };
     let message = err.to_string();

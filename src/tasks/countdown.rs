@@ -643,13 +643,13 @@ mod tests {
             assert!(served.contains(&name), "{name} works on countdown: {served:?}");
         }
         for name in served {
-            let params = Params { method: MethodKind::from_name(name).unwrap(), ..Params::default() };
+            let params = Params::new(MethodKind::from_name(name).unwrap());
             let mut engine = Engine::new(Arc::clone(&task) as Arc<dyn Task>, &x, params);
             run_sync(&mut engine, run_cmd(), sim(1.0, 5));
             assert!(engine.outcome().is_some(), "{name} finishes");
         }
         // Tree search with a perfect model solves it.
-        let params = Params { method: MethodKind::from_name("tot-bfs").unwrap(), ..Params::default() };
+        let params = Params::new(MethodKind::from_name("tot-bfs").unwrap());
         let mut engine = Engine::new(Arc::clone(&task) as Arc<dyn Task>, &x, params);
         run_sync(&mut engine, run_cmd(), sim(0.0, 5));
         assert!(engine.outcome().unwrap().solved, "{:?}", engine.outcome());

@@ -152,7 +152,7 @@ fn a_session_replays_without_its_data_file() {
     let options = TaskOptions { data: Some(fixture("hotpot-sample.json")), ..TaskOptions::default() };
     let task = build("hotpotqa", &options, &mut Vec::new()).unwrap();
     let problem = task.problem(2).unwrap();
-    let params = Params { method: crate::engine::methods::react::KIND, max_steps: 7, ..Params::default() };
+    let params = Params::new(crate::engine::methods::react::KIND).with("max_steps", 7);
     let header = crate::session::Header {
         format: FORMAT.into(),
         version: VERSION,

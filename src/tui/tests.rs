@@ -139,7 +139,7 @@ fn pause_stops_new_calls() {
 #[test]
 fn prune_edit_backtrack_expand_through_actions() {
     let dir = tempfile::tempdir().unwrap();
-    let mut app = live(dir.path(), Params { breadth: 2, ..Params::default() });
+    let mut app = live(dir.path(), Params::default().with("breadth", 2));
     act(&mut app, Action::Step);
     act(&mut app, Action::Step);
     let kept: Vec<NodeId> =
@@ -554,11 +554,7 @@ fn native_tool_calls_show_in_the_explorer_as_the_same_transcript() {
     use crate::tasks::qa_demo::QaDemo;
     let dir = tempfile::tempdir().unwrap();
     let task: Arc<dyn TaskSource> = Arc::new(QaDemo::new(None).unwrap());
-    let params = Params {
-        method: crate::engine::methods::react::KIND,
-        tool_mode: crate::engine::ToolMode::Native,
-        ..Params::default()
-    };
+    let params = Params::new(crate::engine::methods::react::KIND).with("tool_mode", crate::engine::ToolMode::Native);
     let mut s = setup(dir.path(), params);
     s.task = Arc::clone(&task);
     s.header.task = "qa-demo".into();
@@ -587,7 +583,7 @@ fn react_runs_in_the_explorer_with_a_styled_transcript() {
     use crate::tasks::qa_demo::QaDemo;
     let dir = tempfile::tempdir().unwrap();
     let task: Arc<dyn TaskSource> = Arc::new(QaDemo::new(None).unwrap());
-    let mut s = setup(dir.path(), Params { method: crate::engine::methods::react::KIND, ..Params::default() });
+    let mut s = setup(dir.path(), Params::new(crate::engine::methods::react::KIND));
     s.task = Arc::clone(&task);
     s.header.task = "qa-demo".into();
     let problem = task.problem(0).unwrap();
@@ -626,7 +622,7 @@ fn a_context_overflow_shows_once_in_the_react_transcript() {
     let dir = tempfile::tempdir().unwrap();
     let task: Arc<dyn TaskSource> = Arc::new(QaDemo::new(None).unwrap());
     let mut tools = crate::runtime::tools::ToolRunner::new(task.tools().unwrap());
-    let mut s = setup(dir.path(), Params { method: crate::engine::methods::react::KIND, ..Params::default() });
+    let mut s = setup(dir.path(), Params::new(crate::engine::methods::react::KIND));
     s.task = Arc::clone(&task);
     s.header.task = "qa-demo".into();
     let mut app = App::live(s, &task.problem(0).unwrap(), Keymap::default(), ThemeSet::default(), "dark");
@@ -679,7 +675,7 @@ fn an_edited_react_thought_keeps_both_branches_after_save_and_reopen() {
     let dir = tempfile::tempdir().unwrap();
     let task: Arc<dyn TaskSource> = Arc::new(QaDemo::new(None).unwrap());
     let mut tools = crate::runtime::tools::ToolRunner::new(task.tools().unwrap());
-    let mut s = setup(dir.path(), Params { method: crate::engine::methods::react::KIND, ..Params::default() });
+    let mut s = setup(dir.path(), Params::new(crate::engine::methods::react::KIND));
     s.task = Arc::clone(&task);
     s.header.task = "qa-demo".into();
     let problem = task.problem(0).unwrap();
@@ -761,10 +757,7 @@ fn a_hybrid_shows_the_switch_in_the_log_and_react_steps_as_a_trajectory() {
     use crate::tasks::qa_demo::QaDemo;
     let dir = tempfile::tempdir().unwrap();
     let task: Arc<dyn TaskSource> = Arc::new(QaDemo::new(None).unwrap());
-    let mut s = setup(
-        dir.path(),
-        Params { method: crate::engine::methods::hybrid::COT_SC_REACT, samples: 4, ..Params::default() },
-    );
+    let mut s = setup(dir.path(), Params::new(crate::engine::methods::hybrid::COT_SC_REACT).with("samples", 4));
     s.task = Arc::clone(&task);
     s.header.task = "qa-demo".into();
     let problem = task.problem(0).unwrap();
@@ -846,7 +839,7 @@ async fn explorer_loop_runs_a_slow_tool_once() {
     let task = crate::tasks::qa_demo::QaDemo::new(None).unwrap().with_knowledge(Some(slow.clone()));
     let task: Arc<dyn TaskSource> = Arc::new(task);
     let problem = task.problem(0).unwrap();
-    let params = Params { method: crate::engine::methods::react::KIND, ..Params::default() };
+    let params = Params::new(crate::engine::methods::react::KIND);
     let mut setup = setup(dir.path(), params);
     setup.header.task = "qa-demo".into();
     setup.task = Arc::clone(&task);
@@ -967,7 +960,7 @@ async fn explorer_uses_the_disk_cache() {
 #[test]
 fn mcts_steps_by_iteration_and_shows_n_and_q() {
     let dir = tempfile::tempdir().unwrap();
-    let mut app = live(dir.path(), Params { method: crate::engine::methods::mcts::KIND, ..Params::default() });
+    let mut app = live(dir.path(), Params::new(crate::engine::methods::mcts::KIND));
     act(&mut app, Action::Step);
     assert_eq!(app.run.engine.view().step, 1);
     let root = app.run.engine.tree().node(NodeId(0));
@@ -1153,7 +1146,7 @@ fn react_on_qa_demo(dir: &Path) -> (App, crate::runtime::tools::ToolRunner) {
     use crate::tasks::qa_demo::QaDemo;
     let task: Arc<dyn TaskSource> = Arc::new(QaDemo::new(None).unwrap());
     let mut tools = crate::runtime::tools::ToolRunner::new(task.tools().unwrap());
-    let mut s = setup(dir, Params { method: crate::engine::methods::react::KIND, ..Params::default() });
+    let mut s = setup(dir, Params::new(crate::engine::methods::react::KIND));
     s.task = Arc::clone(&task);
     s.header.task = "qa-demo".into();
     let problem = task.problem(0).unwrap();
@@ -1291,7 +1284,7 @@ fn new_input_prompts_and_errors_speak_the_task() {
     }
 
     let task: Arc<dyn TaskSource> = Arc::new(QaDemo::new(None).unwrap());
-    let mut s = setup(dir.path(), Params { method: crate::engine::methods::react::KIND, ..Params::default() });
+    let mut s = setup(dir.path(), Params::new(crate::engine::methods::react::KIND));
     s.task = Arc::clone(&task);
     s.header.task = "qa-demo".into();
     let mut app = App::live(s, &task.problem(0).unwrap(), Keymap::default(), ThemeSet::default(), "dark");
@@ -1577,7 +1570,7 @@ fn a_finished_run_and_a_demo_at_its_end_land_on_the_answer() {
 #[test]
 fn every_command_leaves_the_tree_pane_agreeing_with_the_engine() {
     let dir = tempfile::tempdir().unwrap();
-    let mut app = live(dir.path(), Params { breadth: 2, ..Params::default() });
+    let mut app = live(dir.path(), Params::default().with("breadth", 2));
     act(&mut app, Action::Step);
     act(&mut app, Action::Step);
     assert_tree_pane_matches_engine(&mut app, "two steps");
@@ -1628,7 +1621,7 @@ fn continue_on_a_react_step_shows_the_new_branch() {
     let dir = tempfile::tempdir().unwrap();
     let task: Arc<dyn TaskSource> = Arc::new(QaDemo::new(None).unwrap());
     let mut tools = crate::runtime::tools::ToolRunner::new(task.tools().unwrap());
-    let mut s = setup(dir.path(), Params { method: crate::engine::methods::react::KIND, ..Params::default() });
+    let mut s = setup(dir.path(), Params::new(crate::engine::methods::react::KIND));
     s.task = Arc::clone(&task);
     s.header.task = "qa-demo".into();
     let problem = task.problem(0).unwrap();
@@ -1682,7 +1675,7 @@ fn the_transcript_wraps_long_observations_at_80x24() {
     let dir = tempfile::tempdir().unwrap();
     let task: Arc<dyn TaskSource> = Arc::new(QaDemo::new(None).unwrap());
     let mut tools = crate::runtime::tools::ToolRunner::new(task.tools().unwrap());
-    let mut s = setup(dir.path(), Params { method: crate::engine::methods::react::KIND, ..Params::default() });
+    let mut s = setup(dir.path(), Params::new(crate::engine::methods::react::KIND));
     s.task = Arc::clone(&task);
     s.header.task = "qa-demo".into();
     let problem = task.problem(0).unwrap();
@@ -1727,7 +1720,7 @@ fn the_transcript_says_each_thing_once_with_counts_in_agreement() {
         assert!(!pair[1].starts_with(pair[0].as_str()), "said twice: {pair:?}");
     }
     // BFS: a backtrack by hand says from where to where, in one line that wraps at 80 columns.
-    let mut app = live(dir.path(), Params { breadth: 2, ..Params::default() });
+    let mut app = live(dir.path(), Params::default().with("breadth", 2));
     act(&mut app, Action::Step);
     act(&mut app, Action::Step);
     act(&mut app, Action::Step);
@@ -1744,7 +1737,7 @@ fn the_transcript_says_each_thing_once_with_counts_in_agreement() {
     for which in 0..crate::demos::DEMOS.len() {
         all.extend(texts(&demo_replay(dir.path(), which)));
     }
-    let mut greedy = live(dir.path(), Params { breadth: 1, ..Params::default() });
+    let mut greedy = live(dir.path(), Params::default().with("breadth", 1));
     act(&mut greedy, Action::RunPause);
     all.extend(texts(&greedy));
     assert!(all.iter().any(|l| l.contains("expanding 1 state")), "a one-state step is logged");
@@ -1761,7 +1754,7 @@ fn the_transcript_says_each_thing_once_with_counts_in_agreement() {
 #[test]
 fn a_node_closed_by_hand_stays_closed_while_new_children_show_elsewhere() {
     let dir = tempfile::tempdir().unwrap();
-    let mut app = live(dir.path(), Params { breadth: 2, ..Params::default() });
+    let mut app = live(dir.path(), Params::default().with("breadth", 2));
     for _ in 0..3 {
         act(&mut app, Action::Step);
     }
@@ -1979,8 +1972,7 @@ fn qa_live(dir: &Path, params: Params) -> App {
 #[test]
 fn cot_sc_shows_its_vote_in_the_tree_and_the_scores_pane() {
     let dir = tempfile::tempdir().unwrap();
-    let mut app =
-        qa_live(dir.path(), Params { method: crate::engine::methods::cot_sc::KIND, samples: 21, ..Params::default() });
+    let mut app = qa_live(dir.path(), Params::new(crate::engine::methods::cot_sc::KIND).with("samples", 21));
     let (rows, title) = score_rows(&mut app, 160, 50);
     assert!(rows[0].contains("waiting for 21 samples"), "{rows:?}");
     assert!(title.contains("vote"), "{title}");
@@ -2022,7 +2014,7 @@ fn cot_sc_react_draws_the_majority_threshold() {
     use crate::engine::{Completion, LlmResponse, Usage};
     let run = |answers: [&str; 4]| -> Vec<String> {
         let dir = tempfile::tempdir().unwrap();
-        let params = Params { method: crate::engine::methods::hybrid::COT_SC_REACT, samples: 4, ..Params::default() };
+        let params = Params::new(crate::engine::methods::hybrid::COT_SC_REACT).with("samples", 4);
         let mut app = qa_live(dir.path(), params);
         let effects = app.handle_action(Action::Step);
         let Some(Effect::CallLlm { call, request }) = effects.into_iter().find(|e| matches!(e, Effect::CallLlm { .. }))
@@ -2103,7 +2095,7 @@ fn snapshots_of_the_panes_after_each_command() {
     act(&mut app, Action::RunPause);
     snapshot_scenario(&mut app, "bfs_finish", "FINISHED");
     // DFS to the end.
-    let mut app = live(dir.path(), Params { method: crate::engine::methods::tot_dfs::KIND, ..Params::default() });
+    let mut app = live(dir.path(), Params::new(crate::engine::methods::tot_dfs::KIND));
     act(&mut app, Action::RunPause);
     snapshot_scenario(&mut app, "dfs_finish", "FINISHED");
     // qa-demo ReAct, finished, then an edit of its second step open.
@@ -2114,8 +2106,7 @@ fn snapshots_of_the_panes_after_each_command() {
     app.handle_action(Action::Edit);
     snapshot_scenario(&mut app, "react_edit", "FINISHED");
     // cot-sc on qa-demo: the vote.
-    let mut app =
-        qa_live(dir.path(), Params { method: crate::engine::methods::cot_sc::KIND, samples: 21, ..Params::default() });
+    let mut app = qa_live(dir.path(), Params::new(crate::engine::methods::cot_sc::KIND).with("samples", 21));
     act(&mut app, Action::RunPause);
     snapshot_scenario(&mut app, "cot_sc_finish", "FINISHED");
 }
@@ -2170,7 +2161,7 @@ mod memory;
 #[test]
 fn self_refine_shows_rounds_with_their_feedback_and_edits_it() {
     let dir = tempfile::tempdir().unwrap();
-    let mut app = live(dir.path(), Params { method: crate::engine::methods::self_refine::KIND, ..Params::default() });
+    let mut app = live(dir.path(), Params::new(crate::engine::methods::self_refine::KIND));
     act(&mut app, Action::Step);
     act(&mut app, Action::Step);
     let attempt = NodeId(1);
@@ -2205,7 +2196,7 @@ fn self_refine_shows_rounds_with_their_feedback_and_edits_it() {
 #[test]
 fn star_jumps_to_the_best_valued_state_even_when_a_solution_is_elsewhere() {
     let dir = tempfile::tempdir().unwrap();
-    let mut app = live(dir.path(), Params { breadth: 3, ..Params::default() });
+    let mut app = live(dir.path(), Params::default().with("breadth", 3));
     act(&mut app, Action::Step);
     act(&mut app, Action::Step);
     let tree = app.run.engine.tree();

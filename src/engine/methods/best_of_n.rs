@@ -6,9 +6,11 @@
 
 use crate::engine::methods::samples::{SampleAnswers, SampleParams};
 use crate::engine::methods::{Candidates, Method, MethodInfo, MethodView, Needs, Progress, ReactShape};
+use crate::engine::params::{EVALUATOR, N_EVALUATE};
 use crate::engine::task::Capability;
 use crate::engine::{
-    CallKind, Core, Duplicates, Evaluator, LlmRequest, LlmResponse, MethodKind, NodeId, Outcome, Params, Purpose, Score,
+    CallKind, Core, Duplicates, Generator, LlmRequest, LlmResponse, MethodKind, NodeId, Outcome, ParamError,
+    ParamReader, Params, Purpose, Score, SearchParams,
 };
 
 /// Registration (see `methods::REGISTRY`).
@@ -19,17 +21,31 @@ pub const INFO: MethodInfo = MethodInfo {
     react: ReactShape::None,
     uses_tools: false,
     needs,
-    default_samples: None,
-    own_params: &[],
+    params: &[&super::samples::SAMPLES, &EVALUATOR, &N_EVALUATE],
     wants_memory: super::no_memory,
-    build: |p| Ok(Box::new(BestOfN::new(SampleParams::read(p)?))),
+    build: |p| Ok(Box::new(BestOfN::new(SampleParams::read(p)?, scoring(p)?))),
 };
+
+/// The evaluator settings `Core::evaluate` scores the answers with (no tree is searched:
+/// the generator's settings are unused).
+fn scoring(p: &ParamReader) -> Result<SearchParams, ParamError> {
+    // At most MAX_SAMPLES, so it fits.
+    let n_evaluate = u32::try_from(p.whole(&N_EVALUATE)?).unwrap_or(u32::MAX);
+    Ok(SearchParams {
+        generator: Generator::Propose,
+        n_generate: 1,
+        evaluator: p.choice(&EVALUATOR)?,
+        n_evaluate,
+        steps: None,
+        lenient: false,
+    })
+}
 
 /// The task's evaluator (as `--evaluator` chooses), or else a verifier call.
 fn needs(p: &Params) -> Needs {
-    let evaluator = match p.evaluator {
-        Evaluator::Value => Needs::of(&[Capability::ValueEvaluator], &[Purpose::Cot, Purpose::Value]),
-        Evaluator::Vote => Needs::of(&[Capability::VoteEvaluator], &[Purpose::Cot, Purpose::Vote]),
+    let evaluator = match p.word(EVALUATOR.name) {
+        Some("vote") => Needs::of(&[Capability::VoteEvaluator], &[Purpose::Cot, Purpose::Vote]),
+        _ => Needs::of(&[Capability::ValueEvaluator], &[Purpose::Cot, Purpose::Value]),
     };
     evaluator.or_else(Needs::of(&[Capability::Feedback], &[Purpose::Cot, Purpose::Feedback]))
 }
@@ -40,14 +56,16 @@ const TAG_VERIFY: u32 = 0;
 #[derive(Debug, Clone)]
 pub struct BestOfN {
     samples: SampleAnswers,
+    /// The evaluator and its sample count.
+    search: SearchParams,
     /// The scoring calls are issued (the evaluator's or the verifier's).
     scoring: bool,
     done: bool,
 }
 
 impl BestOfN {
-    pub fn new(params: SampleParams) -> Self {
-        BestOfN { samples: SampleAnswers::new(params), scoring: false, done: false }
+    pub fn new(params: SampleParams, search: SearchParams) -> Self {
+        BestOfN { samples: SampleAnswers::new(params), search, scoring: false, done: false }
     }
 
     /// Ask for a score of each usable answer; returns the calls issued.
@@ -64,12 +82,7 @@ impl BestOfN {
         };
         for &id in &answers {
             let prompt = verifier.feedback_prompt(&core.x, &core.tree.node(id).path);
-            core.issue(
-                id,
-                CallKind::Own(TAG_VERIFY),
-                LlmRequest::from_prompt(prompt, 1, core.params.temperature),
-                false,
-            );
+            core.issue(id, CallKind::Own(TAG_VERIFY), LlmRequest::from_prompt(prompt, 1, core.temperature), false);
         }
         answers.len()
     }
@@ -85,6 +98,10 @@ impl BestOfN {
 }
 
 impl Method for BestOfN {
+    fn search(&self) -> Option<SearchParams> {
+        Some(self.search)
+    }
+
     fn advance(&mut self, core: &mut Core) -> Progress {
         if !self.samples.asked {
             return self.samples.advance(core, Purpose::Cot);
@@ -174,7 +191,7 @@ mod tests {
     use crate::tasks::{self, TaskOptions};
 
     fn params(samples: u32, seed: u64) -> Params {
-        Params { method: KIND, samples, seed, ..Params::default() }
+        Params::new(KIND).with("samples", samples).with("seed", seed)
     }
 
     fn task(name: &str) -> Arc<dyn Task> {

@@ -11,12 +11,12 @@
 
 use std::collections::BTreeSet;
 
-use crate::engine::params::real;
-use crate::engine::{Core, MethodKind, NodeId, Outcome, ParamError, Params, ToolResult};
+use crate::engine::params::{DefaultValue, Kind, ParamDecl};
+use crate::engine::{Core, MethodKind, NodeId, Outcome, ParamError, ParamReader, ToolResult};
 
 use super::cot_sc::CotSc;
-use super::react::{React, ReactParams};
-use super::samples::SampleParams;
+use super::react::{React, ReactParams, MAX_STEPS, TOOL_MODE};
+use super::samples::{SampleParams, SAMPLES};
 use super::{Method, MethodInfo, MethodView, Progress, Votes};
 
 /// Registrations (see `methods::REGISTRY`).
@@ -28,9 +28,7 @@ pub const REACT_COT_SC_INFO: MethodInfo = MethodInfo {
     react: super::ReactShape::Part,
     uses_tools: true,
     needs,
-    // The ReAct paper's hybrids take 21 CoT-SC samples.
-    default_samples: Some(21),
-    own_params: &[],
+    params: &[&MAX_STEPS, &TOOL_MODE, &HYBRID_SAMPLES],
     wants_memory: super::no_memory,
     build: |p| Ok(Box::new(Hybrid::react_cot_sc(HybridParams::read(p)?))),
 };
@@ -40,15 +38,22 @@ pub const COT_SC_REACT_INFO: MethodInfo = MethodInfo {
     react: super::ReactShape::Part,
     uses_tools: true,
     needs,
-    // The ReAct paper's hybrids take 21 CoT-SC samples.
-    default_samples: Some(21),
-    own_params: &[],
+    params: &[&MAX_STEPS, &TOOL_MODE, &HYBRID_SAMPLES, &MAJORITY_THRESHOLD],
     wants_memory: super::no_memory,
     build: |p| Ok(Box::new(Hybrid::cot_sc_react(HybridParams::read(p)?))),
 };
 
+/// The ReAct paper's hybrids take 21 CoT-SC samples.
+pub const HYBRID_SAMPLES: ParamDecl = ParamDecl { default: DefaultValue::Whole(21), ..SAMPLES };
+
+pub const MAJORITY_THRESHOLD: ParamDecl = ParamDecl {
+    name: "majority_threshold",
+    help: "Back off to ReAct when the majority answer has fewer than this share of the samples (the paper's n/2)",
+    kind: Kind::Real { min: 0.0, max: 1.0 },
+    default: DefaultValue::Real(0.5),
+};
 /// `MethodInfo::needs`: ReAct steps (in the run's tool mode) and chain-of-thought samples.
-fn needs(p: &Params) -> super::Needs {
+fn needs(p: &crate::engine::Params) -> super::Needs {
     super::Needs::react(p).and(super::Needs::of(&[], &[crate::engine::Purpose::Cot]))
 }
 
@@ -64,16 +69,18 @@ enum Part {
 pub struct HybridParams {
     pub react: ReactParams,
     pub samples: SampleParams,
-    /// cot-sc-react: back off to ReAct when the majority has fewer than this share of the votes.
-    pub majority_threshold: f64,
+    /// cot-sc-react: back off to ReAct when the majority has fewer than this share of the
+    /// votes (`None` for react-cot-sc, which takes the majority whatever its share).
+    pub majority_threshold: Option<f64>,
 }
 
 impl HybridParams {
-    pub fn read(p: &Params) -> Result<HybridParams, ParamError> {
+    pub fn read(p: &ParamReader) -> Result<HybridParams, ParamError> {
+        let cot_sc_first = p.method() == COT_SC_REACT;
         Ok(HybridParams {
             react: ReactParams::read(p)?,
             samples: SampleParams::read(p)?,
-            majority_threshold: real("majority_threshold", p.majority_threshold, 0.0, 1.0)?,
+            majority_threshold: if cot_sc_first { Some(p.real(&MAJORITY_THRESHOLD)?) } else { None },
         })
     }
 }
@@ -158,11 +165,11 @@ impl Hybrid {
     fn cot_sc_finished(&mut self, core: &mut Core) {
         let outcome = self.cot_sc.outcome(core);
         self.cot_sc_outcome = Some(outcome.clone());
-        if self.kind != COT_SC_REACT {
+        // react-cot-sc has no threshold: its CoT-SC part is the last resort.
+        let Some(threshold) = self.params.majority_threshold else {
             return self.finish(outcome, super::cot_sc::KIND);
-        }
+        };
         let majority = self.cot_sc.majority.unwrap_or(super::cot_sc::Majority { votes: 0, samples: 0 });
-        let threshold = self.params.majority_threshold;
         let needed = threshold * majority.samples as f64;
         let (votes, n) = (majority.votes, majority.samples);
         if votes > 0 && votes as f64 >= needed {
@@ -189,7 +196,7 @@ impl Hybrid {
         if self.part != Part::CotSc && self.samples.is_empty() {
             return None;
         }
-        let threshold = (self.kind == COT_SC_REACT).then_some(self.params.majority_threshold);
+        let threshold = self.params.majority_threshold;
         Some(self.cot_sc.votes(core, threshold))
     }
 }

@@ -17,7 +17,7 @@ fn qa_engine(params: Params) -> Engine {
 }
 
 fn hybrid(method: MethodKind, max_steps: usize, samples: u32) -> Params {
-    Params { method, max_steps, samples, ..Params::default() }
+    Params::new(method).with("max_steps", max_steps).with("samples", samples)
 }
 
 fn tool_calls(effects: &[Effect]) -> Vec<u64> {
@@ -171,10 +171,8 @@ fn cot_sc_react_keeps_the_majority_when_react_gives_no_answer_either() {
 fn the_majority_threshold_decides_the_switch() {
     let weak_for_half = answers(&["Marrowick", "Marrowick", RIGHT, "Ilse Varga", "Tessel"]);
     let switches = |threshold: f64, texts: &[String]| {
-        let mut e = qa_engine(Params {
-            majority_threshold: threshold,
-            ..hybrid(crate::engine::methods::hybrid::COT_SC_REACT, 7, 5)
-        });
+        let mut e =
+            qa_engine(hybrid(crate::engine::methods::hybrid::COT_SC_REACT, 7, 5).with("majority_threshold", threshold));
         let fx = e.handle(run_cmd());
         let fx = e.handle(reply_all(calls(&fx)[0].0, texts));
         calls(&fx).iter().any(|(_, r)| r.purpose == Purpose::Act)
@@ -215,13 +213,17 @@ fn a_person_continues_react_steps_not_samples() {
 
 #[test]
 fn the_threshold_and_the_part_serialize_only_when_used() {
+    // Only cot-sc-react reads the threshold, so only its header records it.
     let plain = serde_json::to_string(&Params::default()).unwrap();
-    assert!(!plain.contains("majority_threshold"), "existing sessions stay byte-identical: {plain}");
-    let p = Params { majority_threshold: 0.7, ..hybrid(crate::engine::methods::hybrid::COT_SC_REACT, 7, 21) };
+    assert!(!plain.contains("majority_threshold"), "{plain}");
+    let react_first = serde_json::to_string(&Params::new(crate::engine::methods::hybrid::REACT_COT_SC)).unwrap();
+    assert!(!react_first.contains("majority_threshold"), "{react_first}");
+    let p = hybrid(crate::engine::methods::hybrid::COT_SC_REACT, 7, 21).with("majority_threshold", 0.7);
     let text = serde_json::to_string(&p).unwrap();
     assert!(text.contains("\"majority_threshold\":0.7") && text.contains("\"cot-sc-react\""), "{text}");
     assert_eq!(serde_json::from_str::<Params>(&text).unwrap(), p);
-    assert_eq!(serde_json::from_str::<Params>(&plain).unwrap().majority_threshold, 0.5);
+    let old = text.replace(",\"majority_threshold\":0.7", "");
+    assert_eq!(serde_json::from_str::<Params>(&old).unwrap().get("majority_threshold"), Some(&Value::Real(0.5)));
     assert!(!serde_json::to_string(&Outcome::default()).unwrap().contains("answered_by"));
     let o = Outcome { answered_by: Some(crate::engine::methods::cot_sc::KIND), ..Outcome::default() };
     assert!(serde_json::to_string(&o).unwrap().contains("\"answered_by\":\"cot-sc\""));

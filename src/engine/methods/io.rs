@@ -14,8 +14,7 @@ pub const INFO: MethodInfo = MethodInfo {
     react: super::ReactShape::None,
     uses_tools: false,
     needs: |_| super::Needs::of(&[], &[crate::engine::Purpose::Io]),
-    default_samples: None,
-    own_params: &[],
+    params: &[&super::samples::SAMPLES],
     wants_memory: super::no_memory,
     build: |p| Ok(Box::new(Io::new(SampleParams::read(p)?))),
 };

@@ -7,7 +7,7 @@
 //! `iterations` iterations, or at once on a final state valued at the top of the
 //! scale; the answer is the best visited final state (highest Q, then most visits).
 //!
-//! Parameters (flattened into the session header, all optional): `uct_c`
+//! Parameters (declared below, with the tree searches' shared ones): `uct_c`
 //! (exploration constant, default 1.0), `iterations` (default 30),
 //! `rollout_depth` (default 0: the evaluator's value is the reward).
 //! Each node shows `N` (visits) and `Q` (mean reward) as metrics.
@@ -15,10 +15,10 @@
 use std::collections::BTreeSet;
 
 use crate::engine::event::Event;
-use crate::engine::params::real;
+use crate::engine::params::{DefaultValue, Kind, ParamDecl, SEARCH};
 use crate::engine::tree::DropReason;
 use crate::engine::{
-    Core, Duplicates, Evaluator, MethodKind, NodeId, NodeStatus, Outcome, ParamError, Params, SearchParams,
+    Core, Duplicates, Evaluator, MethodKind, NodeId, NodeStatus, Outcome, ParamError, ParamReader, SearchParams,
 };
 
 use super::{count, Method, MethodInfo, MethodView, Progress};
@@ -31,8 +31,7 @@ pub const INFO: MethodInfo = MethodInfo {
     react: super::ReactShape::None,
     uses_tools: false,
     needs: super::Needs::tree_search,
-    default_samples: None,
-    own_params: &[MctsParams::UCT_C, MctsParams::ITERATIONS, MctsParams::ROLLOUT_DEPTH],
+    params: &[&UCT_C, &ITERATIONS, &ROLLOUT_DEPTH, SEARCH[0], SEARCH[1], SEARCH[2], SEARCH[3], SEARCH[4], SEARCH[5]],
     wants_memory: super::no_memory,
     build: |params| {
         let (mcts, search) = MctsParams::read(params)?;
@@ -40,7 +39,7 @@ pub const INFO: MethodInfo = MethodInfo {
     },
 };
 
-/// MCTS's own parameters, read from the header's method parameters.
+/// MCTS's own parameters (declared below).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MctsParams {
     pub uct_c: f64,
@@ -48,46 +47,36 @@ pub struct MctsParams {
     pub rollout_depth: usize,
 }
 
-impl Default for MctsParams {
-    fn default() -> Self {
-        MctsParams { uct_c: 1.0, iterations: 30, rollout_depth: 0 }
-    }
-}
+pub const UCT_C: ParamDecl = ParamDecl {
+    name: "uct_c",
+    help: "The exploration constant c of UCT",
+    kind: Kind::Real { min: 0.0, max: 100.0 },
+    default: DefaultValue::Real(1.0),
+};
+
+pub const ITERATIONS: ParamDecl = ParamDecl {
+    name: "iterations",
+    help: "Iterations (select, expand, evaluate, back up)",
+    kind: Kind::Whole { min: 1, max: 100_000 },
+    default: DefaultValue::Whole(30),
+};
+
+pub const ROLLOUT_DEPTH: ParamDecl = ParamDecl {
+    name: "rollout_depth",
+    help: "Levels to go on greedily from the best new child before backing up",
+    kind: Kind::Whole { min: 0, max: 100 },
+    default: DefaultValue::Whole(0),
+};
 
 impl MctsParams {
-    pub const UCT_C: &'static str = "uct_c";
-    pub const ITERATIONS: &'static str = "iterations";
-    pub const ROLLOUT_DEPTH: &'static str = "rollout_depth";
-
-    /// MCTS's parameters from the header's (the defaults for those not given),
-    /// range-checked, with the shared search components.
-    pub fn read(params: &Params) -> Result<(MctsParams, SearchParams), ParamError> {
-        let d = MctsParams::default();
-        let get = |key: &'static str| -> Result<Option<f64>, ParamError> {
-            match params.extra.get(key) {
-                None => Ok(None),
-                // JSON has no NaN or infinity: serde_json writes them as null.
-                Some(serde_json::Value::Null) => Ok(Some(f64::NAN)),
-                Some(v) => v.as_f64().map(Some).ok_or_else(|| ParamError {
-                    name: key,
-                    value: v.to_string(),
-                    expected: "it must be a number".into(),
-                }),
-            }
-        };
-        let count = |key: &'static str, default: usize, min: u32, max: u32| -> Result<usize, ParamError> {
-            let Some(n) = get(key)? else { return Ok(default) };
-            if n.fract() == 0.0 && n >= f64::from(min) && n <= f64::from(max) {
-                return Ok(n as usize);
-            }
-            Err(ParamError { name: key, value: n.to_string(), expected: format!("it must be from {min} to {max}") })
-        };
+    /// MCTS's parameters, with the shared search components.
+    pub fn read(p: &ParamReader) -> Result<(MctsParams, SearchParams), ParamError> {
         let mcts = MctsParams {
-            uct_c: get(Self::UCT_C)?.map(|c| real(Self::UCT_C, c, 0.0, 100.0)).transpose()?.unwrap_or(d.uct_c),
-            iterations: count(Self::ITERATIONS, d.iterations, 1, 100_000)?,
-            rollout_depth: count(Self::ROLLOUT_DEPTH, d.rollout_depth, 0, 100)?,
+            uct_c: p.real(&UCT_C)?,
+            iterations: p.count(&ITERATIONS)?,
+            rollout_depth: p.count(&ROLLOUT_DEPTH)?,
         };
-        Ok((mcts, SearchParams::read(params)?))
+        Ok((mcts, SearchParams::read(p)?))
     }
 }
 
@@ -431,6 +420,10 @@ impl Method for Mcts {
         Ok(())
     }
 
+    fn search(&self) -> Option<SearchParams> {
+        Some(self.search)
+    }
+
     fn view(&self, _core: &Core) -> MethodView {
         let p = &self.params;
         let mut params = format!("mcts c={} iters {} n={}", p.uct_c, p.iterations, self.search.n_evaluate);
@@ -456,16 +449,14 @@ impl Method for Mcts {
 mod tests {
     use super::*;
     use crate::engine::testkit::*;
-    use crate::engine::{Command, Event, RunMode};
+    use crate::engine::{Command, Event, Params, RunMode};
 
     const X: &str = "4 5 6 10";
 
     fn mcts(extra: &[(&str, serde_json::Value)]) -> Params {
-        let mut p = Params { n_evaluate: 1, ..params(KIND) };
-        for (k, v) in extra {
-            p.extra.insert(k.to_string(), v.clone());
-        }
-        p
+        let mut fields = vec![("n_evaluate", serde_json::json!(1))];
+        fields.extend(extra.iter().cloned());
+        from_header(KIND, &fields)
     }
 
     fn metric(e: &crate::engine::Engine, id: NodeId, key: &str) -> f64 {
@@ -474,24 +465,32 @@ mod tests {
 
     #[test]
     fn parameters_come_from_the_header_with_defaults() {
-        let of = |p: &Params| MctsParams::read(p).map(|(m, _)| m);
-        assert_eq!(of(&Params::default()), Ok(MctsParams::default()));
+        let of = |p: &Params| MctsParams::read(&p.reader()).map(|(m, _)| m);
+        assert_eq!(of(&mcts(&[])), Ok(MctsParams { uct_c: 1.0, iterations: 30, rollout_depth: 0 }));
         let p = mcts(&[("uct_c", 0.5.into()), ("iterations", 7.into()), ("rollout_depth", 2.into())]);
         assert_eq!(of(&p), Ok(MctsParams { uct_c: 0.5, iterations: 7, rollout_depth: 2 }));
         // Out of range or of the wrong type: an error naming the parameter.
         for (key, value, says) in [
             ("uct_c", serde_json::json!(-1.0), "uct_c (--uct-c) is -1: it must be a number from 0 to 100"),
-            ("iterations", serde_json::json!(0), "iterations (--iterations) is 0: it must be from 1 to 100000"),
-            ("iterations", serde_json::json!(2.5), "iterations (--iterations) is 2.5: it must be from 1 to 100000"),
+            (
+                "iterations",
+                serde_json::json!(0),
+                "iterations (--iterations) is 0: it must be a whole number from 1 to 100000",
+            ),
+            (
+                "iterations",
+                serde_json::json!(2.5),
+                "iterations (--iterations) is 2.5: it must be a whole number from 1 to 100000",
+            ),
             (
                 "rollout_depth",
                 serde_json::json!("deep"),
-                "rollout_depth (--rollout-depth) is \"deep\": it must be a number",
+                "rollout_depth (--rollout-depth) is \"deep\": it must be a whole number from 0 to 100",
             ),
         ] {
             let err = of(&mcts(&[(key, value)])).unwrap_err();
             assert_eq!(err.to_string(), says);
-            assert_eq!(mcts(&[(key, serde_json::json!(null))]).check().map_err(|e| e.name), Err(key));
+            assert_eq!(mcts(&[(key, serde_json::json!(null))]).check().map_err(|e| e.name), Err(key.to_string()));
         }
         // A header names them flat, next to the common parameters, and reads back the same.
         let json = serde_json::to_value(mcts(&[("uct_c", 0.5.into())])).unwrap();
@@ -562,7 +561,7 @@ mod tests {
         run_sync(&mut e, run_cmd(), sim(0.0, 3));
         assert!(e.is_finished());
         assert!(e.view().step <= 3);
-        let mut e = engine("4 9 10 13", Params { n_evaluate: 3, ..mcts(&[]) });
+        let mut e = engine("4 9 10 13", mcts(&[]).with("n_evaluate", 3));
         run_sync(&mut e, run_cmd(), sim(0.0, 3));
         let o = e.outcome().unwrap();
         assert!(o.solved, "a perfect sim leads MCTS to 24: {o:?}");
@@ -573,7 +572,7 @@ mod tests {
 
     #[test]
     fn rollouts_go_deeper_before_backing_up() {
-        let mut e = engine("4 9 10 13", Params { n_evaluate: 3, ..mcts(&[("rollout_depth", 3.into())]) });
+        let mut e = engine("4 9 10 13", mcts(&[("rollout_depth", 3.into())]).with("n_evaluate", 3));
         let events = run_sync(&mut e, cmd(Command::Step { n: 1 }), sim(0.0, 3));
         // One iteration reached a final state: the root, its child and three rollout levels.
         assert!(e.tree().nodes().any(|n| n.depth == 4), "{}", e.tree().render_text());

@@ -32,8 +32,9 @@ pub mod self_refine;
 pub mod tot_bfs;
 pub mod tot_dfs;
 
+use super::params::{ParamDecl, ParamReader, COMMON, EVALUATOR, GENERATOR, SEED, TEMPERATURE};
 use super::task::Capability;
-use super::{Core, Evaluator, Generator, MethodKind, NodeId, Outcome, ParamError, Params, Purpose, Task, ToolMode};
+use super::{Core, MethodKind, NodeId, Outcome, ParamError, Params, Purpose, SearchParams, Task};
 
 /// A count with its noun in agreement, for log lines: `count(1, "state", "states")` is
 /// `1 state`, `count(2, ...)` is `2 states`.
@@ -99,6 +100,12 @@ pub trait Method: dyn_clone::DynClone + Send {
     /// What the explorer shows of the method (step counter, cut-off, parameters).
     fn view(&self, core: &Core) -> MethodView {
         MethodView { params: core.params.method.label().to_string(), ..MethodView::default() }
+    }
+    /// A tree search's generator and evaluator settings (from the parameters it
+    /// declared), which `Core` uses for its calls and for a person's expand,
+    /// re-evaluate and edit; `None` for a method that searches no tree of thoughts.
+    fn search(&self) -> Option<SearchParams> {
+        None
     }
 }
 
@@ -169,22 +176,22 @@ impl Needs {
     /// What a tree search needs with these parameters: the steps, the generator's calls
     /// and the chosen evaluator with its calls.
     pub fn tree_search(p: &Params) -> Needs {
-        let (evaluator, judged) = match p.evaluator {
-            Evaluator::Value => (Capability::ValueEvaluator, Purpose::Value),
-            Evaluator::Vote => (Capability::VoteEvaluator, Purpose::Vote),
+        let (evaluator, judged) = match p.word(EVALUATOR.name) {
+            Some("vote") => (Capability::VoteEvaluator, Purpose::Vote),
+            _ => (Capability::ValueEvaluator, Purpose::Value),
         };
-        let generated = match p.generator {
-            Generator::Propose => Purpose::Propose,
-            Generator::Sample => Purpose::Sample,
+        let generated = match p.word(GENERATOR.name) {
+            Some("sample") => Purpose::Sample,
+            _ => Purpose::Propose,
         };
         Needs::of(&[Capability::TreeSteps, evaluator], &[generated, judged])
     }
 
     /// What ReAct steps need in the tool mode of these parameters.
     pub fn react(p: &Params) -> Needs {
-        match p.tool_mode {
-            ToolMode::Text => Needs::of(&[Capability::ReactSteps], &[Purpose::Act]),
-            ToolMode::Native => Needs::of(&[Capability::ReactSteps, Capability::NativeTools], &[Purpose::Act]),
+        match p.word(react::TOOL_MODE.name) {
+            Some("native") => Needs::of(&[Capability::ReactSteps, Capability::NativeTools], &[Purpose::Act]),
+            _ => Needs::of(&[Capability::ReactSteps], &[Purpose::Act]),
         }
     }
 
@@ -216,17 +223,28 @@ pub struct MethodInfo {
     /// What it needs of a task with these parameters (the registry answers "which methods
     /// work on this task" from it, and the engine refuses a task that lacks a need).
     pub needs: fn(&Params) -> Needs,
-    /// Its default k (`samples`), where it differs from `Params::default()`'s.
-    pub default_samples: Option<u32>,
-    /// The names of the parameters only this method reads (kept in `Params::extra`).
-    pub own_params: &'static [&'static str],
+    /// Every parameter it reads, besides [`COMMON`] (`temperature`, `seed`), in the
+    /// order help lists them: its own and shared ones (the same declaration, or one
+    /// with another default, as the hybrids' `samples`).
+    pub params: &'static [&'static ParamDecl],
     /// Whether a run with these parameters reads and updates a cross-problem memory
     /// (the runtime then loads the named memory, records it in each session's header
     /// and saves it after each problem). [`no_memory`] for methods without one.
     pub wants_memory: fn(&Params) -> bool,
-    /// Reads the method's parameter struct from the header's parameters (checking
-    /// their ranges) and builds the method's state.
-    pub build: fn(&Params) -> Result<Box<dyn Method>, ParamError>,
+    /// Reads the method's parameters (each checked as it is read) and builds its state.
+    pub build: fn(&ParamReader) -> Result<Box<dyn Method>, ParamError>,
+}
+
+impl MethodInfo {
+    /// Every parameter the method reads: its own, then [`COMMON`].
+    pub fn declared(&self) -> Vec<&'static ParamDecl> {
+        self.params.iter().chain(COMMON).copied().collect()
+    }
+
+    /// Its declaration of `name`, if it reads it.
+    pub fn param(&self, name: &str) -> Option<&'static ParamDecl> {
+        self.declared().into_iter().find(|d| d.name == name)
+    }
 }
 
 impl MethodInfo {
@@ -266,11 +284,7 @@ pub fn missing(task: &dyn Task, params: &Params) -> Vec<Capability> {
 /// The methods that work on `task` with these parameters (each with the method swapped
 /// in), in the registry's order.
 pub fn serving(task: &dyn Task, params: &Params) -> Vec<&'static MethodInfo> {
-    REGISTRY
-        .iter()
-        .copied()
-        .filter(|info| missing(task, &Params { method: info.kind, ..params.clone() }).is_empty())
-        .collect()
+    REGISTRY.iter().copied().filter(|info| missing(task, &params.switched(info.kind)).is_empty()).collect()
 }
 
 /// Whether `task` can serve the method of `params`: `Err` names what it lacks and
@@ -323,9 +337,40 @@ pub fn find(name: &str) -> Option<&'static MethodInfo> {
     REGISTRY.iter().copied().find(|info| info.kind.0 == name)
 }
 
-/// The method that reads the parameter `key` of `Params::extra`, if one does.
-pub fn owner_of(key: &str) -> Option<&'static MethodInfo> {
-    REGISTRY.iter().copied().find(|info| info.own_params.contains(&key))
+/// The methods that read the parameter `name`, in registry order.
+pub fn readers_of(name: &str) -> Vec<MethodKind> {
+    REGISTRY.iter().filter(|info| info.param(name).is_some()).map(|info| info.kind).collect()
+}
+
+/// A parameter some method declares, with the methods that read it and each one's default.
+#[derive(Debug, Clone)]
+pub struct SharedParam {
+    /// The first declaration (its name, help and kind are every reader's: a test checks it).
+    pub decl: &'static ParamDecl,
+    pub readers: Vec<(MethodKind, super::params::DefaultValue)>,
+}
+
+impl SharedParam {
+    /// Whether every method reads it.
+    pub fn everyone(&self) -> bool {
+        self.readers.len() == REGISTRY.len()
+    }
+}
+
+/// Every parameter any method declares, once each: [`COMMON`] first, then in registry
+/// and declaration order. The command line's flags and `[defaults]`'s keys are these.
+pub fn all_params() -> Vec<SharedParam> {
+    let mut all: Vec<SharedParam> = Vec::new();
+    let order = COMMON.iter().copied().chain(REGISTRY.iter().flat_map(|info| info.params.iter().copied()));
+    for decl in order {
+        if all.iter().any(|p| p.decl.name == decl.name) {
+            continue;
+        }
+        let readers =
+            REGISTRY.iter().filter_map(|info| info.param(decl.name).map(|d| (info.kind, d.default))).collect();
+        all.push(SharedParam { decl, readers });
+    }
+    all
 }
 
 /// The registered names, for help and errors.
@@ -335,8 +380,27 @@ pub fn names() -> Vec<&'static str> {
 
 dyn_clone::clone_trait_object!(Method);
 
-pub fn build(params: &Params) -> Result<Box<dyn Method>, ParamError> {
-    (params.method.info().build)(params)
+/// A method built from its parameters, with the settings `Core` applies for it.
+pub struct Built {
+    pub method: Box<dyn Method>,
+    pub temperature: f32,
+    pub seed: u64,
+    /// The tree search's components, if it is one ([`Method::search`]).
+    pub search: Option<SearchParams>,
+    /// The parameters read, in order (every one the method declares: a test checks it).
+    pub read: Vec<&'static str>,
+}
+
+/// Build the method `params` names from them: the common parameters are read for
+/// `Core`, the rest by the method's `build`.
+pub fn build(params: &Params) -> Result<Built, ParamError> {
+    let reader = params.reader();
+    // Within 0..=2, so the f32 is the number given.
+    let temperature = reader.real(&TEMPERATURE)? as f32;
+    let seed = reader.whole(&SEED)?;
+    let method = (params.method.info().build)(&reader)?;
+    let search = method.search();
+    Ok(Built { method, temperature, seed, search, read: reader.names_read() })
 }
 
 /// What the explorer shows of a method's state, so no pane needs to know the method.

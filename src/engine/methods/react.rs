@@ -15,15 +15,15 @@
 //! the canonical `Thought i:` / `Action i: Tool[arg]` text, so transcripts and prompts
 //! look the same in both modes.
 
+use crate::engine::params::{choices, DefaultValue, Kind, ParamDecl};
 use std::sync::Arc;
 
-use crate::engine::params::whole;
 use crate::engine::task::Capability;
 use crate::engine::{
     CallError, CallErrorKind, CallKind, Completion, Core, Issue, LlmRequest, NodeId, NodeStatus, Origin, Outcome, Step,
     ToolDef, ToolMode, ToolRequest, ToolResult,
 };
-use crate::engine::{MethodKind, ParamError, Params};
+use crate::engine::{MethodKind, ParamError, ParamReader};
 
 use super::{Method, MethodInfo, MethodView, Progress};
 
@@ -43,10 +43,24 @@ pub const INFO: MethodInfo = MethodInfo {
     react: super::ReactShape::Whole,
     uses_tools: true,
     needs: super::Needs::react,
-    default_samples: None,
-    own_params: &[],
+    params: &[&MAX_STEPS, &TOOL_MODE],
     wants_memory: super::no_memory,
     build: |p| Ok(Box::new(React::new(ReactParams::read(p)?))),
+};
+
+pub const MAX_STEPS: ParamDecl = ParamDecl {
+    name: "max_steps",
+    help: "Most thought/action/observation steps",
+    kind: Kind::Whole { min: 1, max: 1000 },
+    default: DefaultValue::Whole(7),
+};
+
+/// How actions are written; read by every method that calls the task's tools.
+pub const TOOL_MODE: ParamDecl = ParamDecl {
+    name: "tool_mode",
+    help: "How actions are written",
+    kind: Kind::Choice(choices::<ToolMode>),
+    default: DefaultValue::Word("text"),
 };
 
 /// ReAct's parameters: how many steps, and how actions are written.
@@ -58,8 +72,8 @@ pub struct ReactParams {
 }
 
 impl ReactParams {
-    pub fn read(p: &Params) -> Result<ReactParams, ParamError> {
-        Ok(ReactParams { max_steps: whole("max_steps", p.max_steps, 1, 1000)?, tool_mode: p.tool_mode })
+    pub fn read(p: &ParamReader) -> Result<ReactParams, ParamError> {
+        Ok(ReactParams { max_steps: p.count(&MAX_STEPS)?, tool_mode: p.choice(&TOOL_MODE)? })
     }
 }
 
@@ -458,7 +472,7 @@ fn step_request(core: &Core, params: ReactParams, trajectory: &str, step: usize)
         }
         ToolMode::Text => (react.react_prompt(&core.x, trajectory, step), Vec::new()),
     };
-    let mut request = LlmRequest::from_prompt(prompt, 1, core.params.temperature);
+    let mut request = LlmRequest::from_prompt(prompt, 1, core.temperature);
     request.tools = tools;
     Ok(request)
 }

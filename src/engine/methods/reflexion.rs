@@ -17,10 +17,13 @@
 use std::collections::BTreeMap;
 
 use crate::engine::event::Event;
+use crate::engine::params::{DefaultValue, Kind, ParamDecl};
 use crate::engine::tree::DropReason;
-use crate::engine::{Core, LlmResponse, MethodKind, NodeId, NodeStatus, Origin, Outcome, ParamError, Params};
+use crate::engine::{Core, LlmResponse, MethodKind, NodeId, NodeStatus, Origin, Outcome, ParamError, ParamReader};
 
-use super::rounds::{self, FeedbackSource, FEEDBACK_NOTE, REFLECTION_NOTE, TAG_ATTEMPT, TAG_FEEDBACK, TAG_REFLECT};
+use super::rounds::{
+    self, FeedbackSource, FEEDBACK, FEEDBACK_NOTE, REFLECTION_NOTE, TAG_ATTEMPT, TAG_FEEDBACK, TAG_REFLECT,
+};
 use super::{count, Method, MethodInfo, MethodView, Progress};
 
 /// Registration (see `methods::REGISTRY`).
@@ -31,46 +34,42 @@ pub const INFO: MethodInfo = MethodInfo {
     react: super::ReactShape::None,
     uses_tools: false,
     needs,
-    default_samples: None,
-    own_params: &[ReflexionParams::TRIALS, rounds::FEEDBACK],
+    params: &[&TRIALS, &FEEDBACK],
     wants_memory: super::no_memory,
     build: |params| Ok(Box::new(Reflexion::new(ReflexionParams::read(params)?))),
 };
 
+pub const TRIALS: ParamDecl = ParamDecl {
+    name: "trials",
+    help: "Most trials",
+    kind: Kind::Whole { min: 1, max: 20 },
+    default: DefaultValue::Whole(3),
+};
+
+/// Reflexion's own parameters.
 /// `MethodInfo::needs`: the task's feedback prompts; the trials, the self-evaluations
 /// (unless the checker judges) and the reflections.
-fn needs(p: &Params) -> super::Needs {
+fn needs(p: &crate::engine::Params) -> super::Needs {
     use crate::engine::Purpose;
-    let own = ReflexionParams::read(p).unwrap_or_default();
+    // Parameters out of range are refused when the method is built; until then, the defaults'.
+    let feedback = ReflexionParams::read(&p.reader()).map(|own| own.feedback).unwrap_or_default();
     let mut calls = vec![Purpose::Cot, Purpose::Reflect];
-    if own.feedback == FeedbackSource::SelfCheck {
+    if feedback == FeedbackSource::SelfCheck {
         calls.push(Purpose::Feedback);
     }
     super::Needs::of(&[crate::engine::task::Capability::Feedback], &calls)
 }
 
-/// Reflexion's own parameters, read from the header's method parameters.
+/// Reflexion's own parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReflexionParams {
     pub trials: usize,
     pub feedback: FeedbackSource,
 }
 
-impl Default for ReflexionParams {
-    fn default() -> Self {
-        ReflexionParams { trials: 3, feedback: FeedbackSource::SelfCheck }
-    }
-}
-
 impl ReflexionParams {
-    pub const TRIALS: &'static str = "trials";
-    pub const MAX_TRIALS: usize = 20;
-
-    pub fn read(params: &Params) -> Result<ReflexionParams, ParamError> {
-        Ok(ReflexionParams {
-            trials: rounds::extra_count(params, Self::TRIALS, 3, 1, Self::MAX_TRIALS)?,
-            feedback: rounds::read_feedback(params)?,
-        })
+    pub fn read(p: &ParamReader) -> Result<ReflexionParams, ParamError> {
+        Ok(ReflexionParams { trials: p.count(&TRIALS)?, feedback: rounds::read_feedback(p)? })
     }
 }
 
@@ -360,12 +359,8 @@ mod tests {
     const WRONG: &str = "4 + 5 = 9 (left: 6 9 10)\nAnswer: (4 + 5) + 6 + 10 = 24";
     const RIGHT: &str = "5 * 6 = 30 (left: 4 10 30)\nAnswer: (5 * 6) - (10 - 4) = 24";
 
-    fn reflexion(extra: &[(&str, serde_json::Value)]) -> Params {
-        let mut p = params(KIND);
-        for (k, v) in extra {
-            p.extra.insert(k.to_string(), v.clone());
-        }
-        p
+    fn reflexion(extra: &[(&str, serde_json::Value)]) -> crate::engine::Params {
+        from_header(KIND, extra)
     }
 
     /// Answer the latest call with `text`, checking its purpose; returns the new calls.

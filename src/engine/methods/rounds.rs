@@ -4,39 +4,41 @@
 //! node as notes, so a person edits them with the attempt (`Node::edit_text`) and
 //! the next call reads the edited text.
 //!
-//! Parameters (flattened into the session header, all optional): `feedback`
-//! (`self` or `oracle`, default `self`); Self-Refine's `rounds` and `first`,
-//! Reflexion's `trials` (read in their files).
+//! Parameters: `feedback` (`self` or `oracle`, default `self`, declared here and read
+//! by both and by ReTreVal); Self-Refine's `rounds` and `first`, Reflexion's `trials`
+//! (declared in their files).
 
-use serde::{Deserialize, Serialize};
-
+use crate::engine::params::{choice_name, choices, Choice, DefaultValue, Kind, ParamDecl};
 use crate::engine::tree::split_notes;
-use crate::engine::{CallKind, Core, LlmRequest, LlmResponse, NodeId, Origin, ParamError, Params, Prompt, Proposal};
+use crate::engine::{
+    CallKind, Core, LlmRequest, LlmResponse, NodeId, Origin, ParamError, ParamReader, Prompt, Proposal,
+};
 
 /// Who judges an attempt.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum FeedbackSource {
     /// The same model, asked to check the attempt (a `feedback` call).
     #[default]
-    #[serde(rename = "self")]
     SelfCheck,
     /// The task's checker: no call (the ToT paper's "IO + Refine" for Game of 24).
     Oracle,
 }
 
+impl Choice for FeedbackSource {
+    const CHOICES: &'static [(&'static str, &'static str, Self)] = &[
+        ("self", "the same model checks the attempt", FeedbackSource::SelfCheck),
+        ("oracle", "the task's checker judges (no call)", FeedbackSource::Oracle),
+    ];
+}
+
 impl FeedbackSource {
     pub fn label(self) -> &'static str {
-        match self {
-            FeedbackSource::SelfCheck => "self",
-            FeedbackSource::Oracle => "oracle",
-        }
+        choice_name(self)
     }
 }
 
 /// The prompt of Self-Refine's first attempt.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum FirstPrompt {
     /// The task's input-output prompt (the ToT paper's IO + Refine).
     Io,
@@ -45,16 +47,28 @@ pub enum FirstPrompt {
     Cot,
 }
 
+impl Choice for FirstPrompt {
+    const CHOICES: &'static [(&'static str, &'static str, Self)] = &[
+        ("cot", "the task's chain-of-thought prompt", FirstPrompt::Cot),
+        ("io", "the task's input-output prompt", FirstPrompt::Io),
+    ];
+}
+
 impl FirstPrompt {
     pub fn label(self) -> &'static str {
-        match self {
-            FirstPrompt::Io => "io",
-            FirstPrompt::Cot => "cot",
-        }
+        choice_name(self)
     }
 }
 
-pub const FEEDBACK: &str = "feedback";
+/// Who judges an attempt (self-refine, reflexion, retreval).
+pub const FEEDBACK: ParamDecl = ParamDecl {
+    name: "feedback",
+    help: "Who judges an attempt: the model itself, or the task's checker with no call; \
+           self-refine with oracle feedback is the ToT paper's IO + Refine",
+    kind: Kind::Choice(choices::<FeedbackSource>),
+    default: DefaultValue::Word("self"),
+};
+
 /// The note labels on an attempt's node.
 pub const FEEDBACK_NOTE: &str = "feedback";
 pub const REFLECTION_NOTE: &str = "reflection";
@@ -64,39 +78,8 @@ pub const TAG_ATTEMPT: u32 = 0;
 pub const TAG_FEEDBACK: u32 = 1;
 pub const TAG_REFLECT: u32 = 2;
 
-/// A whole number from `Params::extra` within `min..=max`, or the default.
-pub fn extra_count(
-    params: &Params,
-    key: &'static str,
-    default: usize,
-    min: usize,
-    max: usize,
-) -> Result<usize, ParamError> {
-    let Some(v) = params.extra.get(key) else { return Ok(default) };
-    let expected = format!("it must be a whole number from {min} to {max}");
-    match v.as_f64() {
-        Some(n) if n.fract() == 0.0 && n >= min as f64 && n <= max as f64 => Ok(n as usize),
-        // JSON has no NaN: serde_json writes it as null.
-        _ => Err(ParamError { name: key, value: if v.is_null() { "NaN".into() } else { v.to_string() }, expected }),
-    }
-}
-
-/// A word from `Params::extra` read as `T` (serde names), or the default.
-pub fn extra_word<T: for<'de> Deserialize<'de> + Default>(
-    params: &Params,
-    key: &'static str,
-    names: &[&str],
-) -> Result<T, ParamError> {
-    let Some(v) = params.extra.get(key) else { return Ok(T::default()) };
-    serde_json::from_value(v.clone()).map_err(|_| ParamError {
-        name: key,
-        value: v.to_string(),
-        expected: format!("it must be one of {}", names.join(", ")),
-    })
-}
-
-pub fn read_feedback(params: &Params) -> Result<FeedbackSource, ParamError> {
-    extra_word(params, FEEDBACK, &["self", "oracle"])
+pub fn read_feedback(p: &ParamReader) -> Result<FeedbackSource, ParamError> {
+    p.choice(&FEEDBACK)
 }
 
 /// The verdict a piece of feedback gave, as the tree shows it.
@@ -124,7 +107,7 @@ pub fn oracle_feedback(core: &Core, attempt: NodeId) -> (bool, String) {
 /// Issue a call for `node` with a fresh nonce when `node` already has children (a
 /// repeated request after a backtrack or an edit gets a new answer, not the cache's).
 pub fn issue(core: &mut Core, node: NodeId, tag: u32, prompt: Prompt) {
-    let mut request = LlmRequest::from_prompt(prompt, 1, core.params.temperature);
+    let mut request = LlmRequest::from_prompt(prompt, 1, core.temperature);
     if tag == TAG_ATTEMPT {
         request.nonce = core.tree.node(node).children.len() as u32;
     }
@@ -226,23 +209,22 @@ mod tests {
 
     #[test]
     fn parameters_are_range_checked_with_one_line_errors() {
-        let with = |k: &str, v: serde_json::Value| {
-            let mut p = Params::default();
-            p.extra.insert(k.into(), v);
-            p
-        };
-        assert_eq!(extra_count(&Params::default(), "rounds", 4, 1, 50), Ok(4));
-        assert_eq!(extra_count(&with("rounds", 7.into()), "rounds", 4, 1, 50), Ok(7));
-        let err = extra_count(&with("rounds", 51.into()), "rounds", 4, 1, 50).unwrap_err();
+        use crate::engine::methods::self_refine::{KIND, ROUNDS};
+        let with = |k: &str, v: serde_json::Value| crate::engine::testkit::from_header(KIND, &[(k, v)]);
+        let rounds = |p: crate::engine::Params| p.reader().count(&ROUNDS);
+        assert_eq!(rounds(with("seed", 0.into())), Ok(4));
+        assert_eq!(rounds(with("rounds", 7.into())), Ok(7));
+        let err = rounds(with("rounds", 51.into())).unwrap_err();
         assert_eq!(err.to_string(), "rounds (--rounds) is 51: it must be a whole number from 1 to 50");
-        let err = extra_count(&with("rounds", 2.5.into()), "rounds", 4, 1, 50).unwrap_err();
+        let err = rounds(with("rounds", 2.5.into())).unwrap_err();
         assert_eq!(err.to_string(), "rounds (--rounds) is 2.5: it must be a whole number from 1 to 50");
-        assert_eq!(read_feedback(&with("feedback", "oracle".into())), Ok(FeedbackSource::Oracle));
-        assert_eq!(read_feedback(&with("feedback", "self".into())), Ok(FeedbackSource::SelfCheck));
-        let err = read_feedback(&with("feedback", "gold".into())).unwrap_err();
+        assert_eq!(read_feedback(&with("feedback", "oracle".into()).reader()), Ok(FeedbackSource::Oracle));
+        assert_eq!(read_feedback(&with("feedback", "self".into()).reader()), Ok(FeedbackSource::SelfCheck));
+        let err = read_feedback(&with("feedback", "gold".into()).reader()).unwrap_err();
         assert_eq!(err.to_string(), "feedback (--feedback) is \"gold\": it must be one of self, oracle");
         // The header writes the names the flags take.
-        assert_eq!(serde_json::to_value(FeedbackSource::SelfCheck).unwrap(), "self");
-        assert_eq!(serde_json::to_value(FirstPrompt::Io).unwrap(), "io");
+        let json = serde_json::to_value(with("feedback", "oracle".into()).with("first", "io")).unwrap();
+        assert_eq!((json["feedback"].as_str(), json["first"].as_str()), (Some("oracle"), Some("io")));
+        assert_eq!((FeedbackSource::SelfCheck.label(), FirstPrompt::Io.label()), ("self", "io"));
     }
 }

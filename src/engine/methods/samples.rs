@@ -1,10 +1,18 @@
 //! Shared machinery of the sampling baselines (io, cot, cot-sc): one call for k
 //! whole answers from the root, each becoming a final child.
 
-use crate::engine::params::{whole, MAX_SAMPLES};
-use crate::engine::{CallKind, Core, LlmRequest, NodeId, ParamError, Params, Purpose};
+use crate::engine::params::{DefaultValue, Kind, ParamDecl, MAX_SAMPLES};
+use crate::engine::{CallKind, Core, LlmRequest, NodeId, ParamError, ParamReader, Purpose};
 
 use super::Progress;
+
+/// k: the whole answers asked for in one call (io, cot, cot-sc and the hybrids' CoT-SC).
+pub const SAMPLES: ParamDecl = ParamDecl {
+    name: "samples",
+    help: "k: whole answers sampled in one call",
+    kind: Kind::Whole { min: 1, max: MAX_SAMPLES },
+    default: DefaultValue::Whole(10),
+};
 
 /// The sampling baselines' parameters: k, the answers asked for in one call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -13,8 +21,9 @@ pub struct SampleParams {
 }
 
 impl SampleParams {
-    pub fn read(p: &Params) -> Result<SampleParams, ParamError> {
-        Ok(SampleParams { samples: whole("samples", p.samples, 1, MAX_SAMPLES)? })
+    pub fn read(p: &ParamReader) -> Result<SampleParams, ParamError> {
+        // At most MAX_SAMPLES, so it fits.
+        Ok(SampleParams { samples: u32::try_from(p.whole(&SAMPLES)?).unwrap_or(u32::MAX) })
     }
 
     pub fn label(&self, method: &str) -> String {
@@ -43,7 +52,7 @@ impl SampleAnswers {
             Purpose::Io => core.task.io_prompt(&core.x),
             _ => core.task.cot_prompt(&core.x),
         };
-        let request = LlmRequest::from_prompt(prompt, self.params.samples, core.params.temperature);
+        let request = LlmRequest::from_prompt(prompt, self.params.samples, core.temperature);
         let root = core.tree.root();
         core.issue(root, CallKind::Answer, request, false);
         self.asked = true;

@@ -11,17 +11,17 @@
 //! attempt's text continues from the edited attempt; editing its feedback makes the
 //! next refinement from the edited feedback.
 //!
-//! Parameters (flattened into the session header, all optional): `rounds` (1 to 50,
-//! default 4), `feedback` (`self` or `oracle`, default `self`), `first` (`cot` or `io`,
-//! default `cot`).
+//! Parameters (declared below and in `rounds`): `rounds` (1 to 50, default 4),
+//! `feedback` (`self` or `oracle`, default `self`), `first` (`cot` or `io`, default `cot`).
 
 use std::collections::BTreeMap;
 
 use crate::engine::event::Event;
+use crate::engine::params::{choices, DefaultValue, Kind, ParamDecl};
 use crate::engine::tree::DropReason;
-use crate::engine::{Core, LlmResponse, MethodKind, NodeId, NodeStatus, Origin, Outcome, ParamError, Params};
+use crate::engine::{Core, LlmResponse, MethodKind, NodeId, NodeStatus, Origin, Outcome, ParamError, ParamReader};
 
-use super::rounds::{self, FeedbackSource, FirstPrompt, FEEDBACK_NOTE, TAG_ATTEMPT, TAG_FEEDBACK};
+use super::rounds::{self, FeedbackSource, FirstPrompt, FEEDBACK, FEEDBACK_NOTE, TAG_ATTEMPT, TAG_FEEDBACK};
 use super::{count, Method, MethodInfo, MethodView, Progress};
 
 /// Registration (see `methods::REGISTRY`).
@@ -32,29 +32,45 @@ pub const INFO: MethodInfo = MethodInfo {
     react: super::ReactShape::None,
     uses_tools: false,
     needs,
-    default_samples: None,
-    own_params: &[SelfRefineParams::ROUNDS, rounds::FEEDBACK, SelfRefineParams::FIRST],
+    params: &[&ROUNDS, &FEEDBACK, &FIRST],
     wants_memory: super::no_memory,
     build: |params| Ok(Box::new(SelfRefine::new(SelfRefineParams::read(params)?))),
 };
 
+pub const ROUNDS: ParamDecl = ParamDecl {
+    name: "rounds",
+    help: "Most refinements after the first answer",
+    kind: Kind::Whole { min: 1, max: 50 },
+    default: DefaultValue::Whole(4),
+};
+
+pub const FIRST: ParamDecl = ParamDecl {
+    name: "first",
+    help: "The prompt of the first answer",
+    kind: Kind::Choice(choices::<FirstPrompt>),
+    default: DefaultValue::Word("cot"),
+};
+
+/// Self-Refine's own parameters.
 /// `MethodInfo::needs`: the task's feedback prompts; the first answer's call, the
 /// feedback calls (unless the checker gives the feedback) and the refinements.
-fn needs(p: &Params) -> super::Needs {
+fn needs(p: &crate::engine::Params) -> super::Needs {
     use crate::engine::Purpose;
-    let own = SelfRefineParams::read(p).unwrap_or_default();
-    let first = match own.first {
+    // Parameters out of range are refused when the method is built; until then, the defaults'.
+    let (first, feedback) =
+        SelfRefineParams::read(&p.reader()).map(|own| (own.first, own.feedback)).unwrap_or_default();
+    let first = match first {
         FirstPrompt::Io => Purpose::Io,
         FirstPrompt::Cot => Purpose::Cot,
     };
     let mut calls = vec![first, Purpose::Refine];
-    if own.feedback == FeedbackSource::SelfCheck {
+    if feedback == FeedbackSource::SelfCheck {
         calls.push(Purpose::Feedback);
     }
     super::Needs::of(&[crate::engine::task::Capability::Feedback], &calls)
 }
 
-/// Self-Refine's own parameters, read from the header's method parameters.
+/// Self-Refine's own parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SelfRefineParams {
     /// Most refinements after the first answer.
@@ -63,22 +79,12 @@ pub struct SelfRefineParams {
     pub first: FirstPrompt,
 }
 
-impl Default for SelfRefineParams {
-    fn default() -> Self {
-        SelfRefineParams { rounds: 4, feedback: FeedbackSource::SelfCheck, first: FirstPrompt::Cot }
-    }
-}
-
 impl SelfRefineParams {
-    pub const ROUNDS: &'static str = "rounds";
-    pub const FIRST: &'static str = "first";
-    pub const MAX_ROUNDS: usize = 50;
-
-    pub fn read(params: &Params) -> Result<SelfRefineParams, ParamError> {
+    pub fn read(p: &ParamReader) -> Result<SelfRefineParams, ParamError> {
         Ok(SelfRefineParams {
-            rounds: rounds::extra_count(params, Self::ROUNDS, 4, 1, Self::MAX_ROUNDS)?,
-            feedback: rounds::read_feedback(params)?,
-            first: rounds::extra_word(params, Self::FIRST, &["io", "cot"])?,
+            rounds: p.count(&ROUNDS)?,
+            feedback: rounds::read_feedback(p)?,
+            first: p.choice(&FIRST)?,
         })
     }
 }
@@ -374,12 +380,8 @@ mod tests {
     const WRONG: &str = "4 + 5 = 9 (left: 6 9 10)\nAnswer: (4 + 5) + 6 + 10 = 24";
     const RIGHT: &str = "5 * 6 = 30 (left: 4 10 30)\nAnswer: (5 * 6) - (10 - 4) = 24";
 
-    fn refine(extra: &[(&str, serde_json::Value)]) -> Params {
-        let mut p = params(KIND);
-        for (k, v) in extra {
-            p.extra.insert(k.to_string(), v.clone());
-        }
-        p
+    fn refine(extra: &[(&str, serde_json::Value)]) -> crate::engine::Params {
+        from_header(KIND, extra)
     }
 
     /// Feed `input`, then answer each call with the next scripted reply (checking its
@@ -587,7 +589,7 @@ mod tests {
                 serde_json::json!("teacher"),
                 "feedback (--feedback) is \"teacher\": it must be one of self, oracle",
             ),
-            ("first", serde_json::json!("tot"), "first (--first) is \"tot\": it must be one of io, cot"),
+            ("first", serde_json::json!("tot"), "first (--first) is \"tot\": it must be one of cot, io"),
         ] {
             let err = Engine::try_new(task.clone(), X, refine(&[(key, value)])).err().expect(key);
             assert_eq!(err.to_string(), says);

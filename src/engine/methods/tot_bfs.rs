@@ -8,9 +8,9 @@ use crate::engine::MethodKind;
 use std::collections::BTreeSet;
 
 use crate::engine::event::Event;
-use crate::engine::params::whole;
+use crate::engine::params::{choices, DefaultValue, Kind, ParamDecl, SEARCH};
 use crate::engine::tree::DropReason;
-use crate::engine::{Core, Duplicates, NodeId, NodeStatus, Outcome, ParamError, Params, SearchParams, Selection};
+use crate::engine::{Core, Duplicates, NodeId, NodeStatus, Outcome, ParamError, ParamReader, SearchParams, Selection};
 
 use super::{count, noun, rank_by_value, Cutoff, Method, MethodInfo, MethodView, Progress};
 
@@ -31,10 +31,23 @@ pub const INFO: MethodInfo = MethodInfo {
     react: super::ReactShape::None,
     uses_tools: false,
     needs: super::Needs::tree_search,
-    default_samples: None,
-    own_params: &[],
+    params: &[&BREADTH, &SELECT, SEARCH[0], SEARCH[1], SEARCH[2], SEARCH[3], SEARCH[4], SEARCH[5]],
     wants_memory: super::no_memory,
     build: |p| Ok(Box::new(TotBfs::new(BfsParams::read(p)?))),
+};
+
+pub const BREADTH: ParamDecl = ParamDecl {
+    name: "breadth",
+    help: "b: states kept per step",
+    kind: Kind::Whole { min: 1, max: 100_000 },
+    default: DefaultValue::Whole(5),
+};
+
+pub const SELECT: ParamDecl = ParamDecl {
+    name: "select",
+    help: "How the b states are chosen",
+    kind: Kind::Choice(choices::<Selection>),
+    default: DefaultValue::Word("greedy"),
 };
 
 /// BFS's parameters: the beam and how it is chosen, over the shared search components.
@@ -47,12 +60,8 @@ pub struct BfsParams {
 }
 
 impl BfsParams {
-    pub fn read(p: &Params) -> Result<BfsParams, ParamError> {
-        Ok(BfsParams {
-            breadth: whole("breadth", p.breadth, 1, 100_000)?,
-            select: p.select,
-            search: SearchParams::read(p)?,
-        })
+    pub fn read(p: &ParamReader) -> Result<BfsParams, ParamError> {
+        Ok(BfsParams { breadth: p.count(&BREADTH)?, select: p.choice(&SELECT)?, search: SearchParams::read(p)? })
     }
 }
 
@@ -291,6 +300,10 @@ impl Method for TotBfs {
         self.finals.clear();
         self.phase = Phase::Generate;
         Ok(())
+    }
+
+    fn search(&self) -> Option<SearchParams> {
+        Some(self.params.search)
     }
 
     fn view(&self, _core: &Core) -> MethodView {

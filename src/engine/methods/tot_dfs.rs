@@ -20,11 +20,11 @@
 use serde::{Deserialize, Serialize};
 
 use crate::engine::event::Event;
-use crate::engine::params::{real, whole};
+use crate::engine::params::{choices, Choice, DefaultValue, Kind, ParamDecl, SEARCH};
 use crate::engine::task::PROPOSAL_SCORE;
 use crate::engine::tree::DropReason;
 use crate::engine::MethodKind;
-use crate::engine::{Core, Duplicates, NodeId, NodeStatus, Outcome, ParamError, Params, SearchParams};
+use crate::engine::{Core, Duplicates, NodeId, NodeStatus, Outcome, ParamError, ParamReader, SearchParams};
 
 use super::{count, rank_by_value, Cutoff, Method, MethodInfo, MethodView, Progress};
 
@@ -50,6 +50,13 @@ pub enum ChildOrder {
     Proposal,
 }
 
+impl Choice for ChildOrder {
+    const CHOICES: &'static [(&'static str, &'static str, Self)] = &[
+        ("value", "evaluate all children, try the best valued first", ChildOrder::Value),
+        ("proposal", "try children by their proposal's own score, evaluating each when tried", ChildOrder::Proposal),
+    ];
+}
+
 /// Which evaluated children DFS drops.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -62,6 +69,14 @@ pub enum PruneRule {
     None,
 }
 
+impl Choice for PruneRule {
+    const CHOICES: &'static [(&'static str, &'static str, Self)] = &[
+        ("threshold", "drop children valued below --threshold", PruneRule::Threshold),
+        ("task", "drop children the task calls dead ends (crosswords: a clue judged impossible)", PruneRule::Task),
+        ("none", "drop none", PruneRule::None),
+    ];
+}
+
 /// Where DFS stops.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -72,6 +87,14 @@ pub enum RunTo {
     Cap,
 }
 
+impl Choice for RunTo {
+    const CHOICES: &'static [(&'static str, &'static str, Self)] = &[
+        ("final", "stop at the first state of depth T", RunTo::Final),
+        ("cap", "go on to the state cap; output the deepest state visited", RunTo::Cap),
+    ];
+}
+
+/// The shape of a DFS, as a task prefers it (`Task::dfs_style`) and parameters override.
 /// The shape of a DFS, as a task prefers it (`TreeSearch::dfs_style`) and parameters override.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DfsStyle {
@@ -107,17 +130,78 @@ pub const INFO: MethodInfo = MethodInfo {
     react: super::ReactShape::None,
     uses_tools: false,
     needs,
-    default_samples: None,
-    own_params: &["child_order", "prune", "no_prune", "max_children", "run_to"],
+    params: &[
+        &THRESHOLD,
+        &MAX_STATES,
+        &CHILD_ORDER,
+        &PRUNE,
+        &NO_PRUNE,
+        &MAX_CHILDREN,
+        &RUN_TO,
+        SEARCH[0],
+        SEARCH[1],
+        SEARCH[2],
+        SEARCH[3],
+        SEARCH[4],
+        SEARCH[5],
+    ],
     wants_memory: super::no_memory,
     build: |p| Ok(Box::new(TotDfs::new(DfsParams::read(p)?))),
 };
 
+pub const THRESHOLD: ParamDecl = ParamDecl {
+    name: "threshold",
+    help: "Prune children valued below this",
+    kind: Kind::Real { min: f64::NEG_INFINITY, max: f64::INFINITY },
+    default: DefaultValue::Real(3.0),
+};
+
+pub const MAX_STATES: ParamDecl = ParamDecl {
+    name: "max_states",
+    help: "Cap on states expanded (visited, with --child-order proposal)",
+    kind: Kind::Whole { min: 1, max: 10_000_000 },
+    default: DefaultValue::Whole(100),
+};
+
+pub const CHILD_ORDER: ParamDecl = ParamDecl {
+    name: "child_order",
+    help: "The order children are tried in",
+    kind: Kind::Choice(choices::<ChildOrder>),
+    default: DefaultValue::Unset("the task's; value, or proposal for crosswords"),
+};
+
+pub const PRUNE: ParamDecl = ParamDecl {
+    name: "prune",
+    help: "Which tried children are dropped",
+    kind: Kind::Choice(choices::<PruneRule>),
+    default: DefaultValue::Unset("the task's; threshold, or task for crosswords"),
+};
+
+pub const NO_PRUNE: ParamDecl = ParamDecl {
+    name: "no_prune",
+    help: "Prune nothing (the same as --prune none)",
+    kind: Kind::Flag,
+    default: DefaultValue::Flag(false),
+};
+
+pub const MAX_CHILDREN: ParamDecl = ParamDecl {
+    name: "max_children",
+    help: "Most children tried per state, 0 for all",
+    kind: Kind::Whole { min: 0, max: 10_000_000 },
+    default: DefaultValue::Unset("the task's; 0, or 3 for crosswords"),
+};
+
+pub const RUN_TO: ParamDecl = ParamDecl {
+    name: "run_to",
+    help: "Where the search stops",
+    kind: Kind::Choice(choices::<RunTo>),
+    default: DefaultValue::Unset("the task's; final, or cap for crosswords"),
+};
 /// `MethodInfo::needs`: a tree search, and what the shape's parameters ask of the task
 /// (`--prune task` its dead-end rule, `--child-order proposal` its scored proposals).
-fn needs(p: &Params) -> super::Needs {
+fn needs(p: &crate::engine::Params) -> super::Needs {
     let mut needs = super::Needs::tree_search(p);
-    if let Ok(dfs) = DfsParams::read(p) {
+    if let Ok(dfs) = DfsParams::read(&p.reader()) {
         if dfs.prune == Some(PruneRule::Task) {
             needs.capabilities.push(crate::engine::task::Capability::Pruning);
         }
@@ -144,23 +228,17 @@ pub struct DfsParams {
 }
 
 impl DfsParams {
-    pub fn read(p: &Params) -> Result<DfsParams, ParamError> {
-        let no_prune: Option<bool> = extra(p, "no_prune", "true or false")?;
-        let prune = match no_prune {
-            Some(true) => Some(PruneRule::None),
-            _ => extra(p, "prune", "one of threshold, task, none")?,
-        };
-        let max_children: Option<u64> = extra(p, "max_children", "a whole number (0: no cap)")?;
+    pub fn read(p: &ParamReader) -> Result<DfsParams, ParamError> {
+        let no_prune = p.flag(&NO_PRUNE)?;
+        let prune = p.optional_choice(&PRUNE)?;
         Ok(DfsParams {
-            threshold: real("threshold", p.threshold, f64::NEG_INFINITY, f64::INFINITY)?,
-            max_states: whole("max_states", p.max_states, 1, 10_000_000)?,
+            threshold: p.real(&THRESHOLD)?,
+            max_states: p.count(&MAX_STATES)?,
             search: SearchParams::read(p)?,
-            order: extra(p, "child_order", "one of value, proposal")?,
-            prune,
-            max_children: max_children
-                .map(|n| whole("max_children", n, 0, 10_000_000).map(|n| n as usize))
-                .transpose()?,
-            run_to: extra(p, "run_to", "one of final, cap")?,
+            order: p.optional_choice(&CHILD_ORDER)?,
+            prune: if no_prune { Some(PruneRule::None) } else { prune },
+            max_children: p.optional_count(&MAX_CHILDREN)?,
+            run_to: p.optional_choice(&RUN_TO)?,
         })
     }
 
@@ -181,22 +259,6 @@ impl DfsParams {
 fn prune_reason(core: &Core, id: NodeId, score: &crate::engine::Score) -> Option<DropReason> {
     let rule = core.task.tree().and_then(|t| t.pruning())?;
     rule.prune_reason(&core.x, &core.tree.node(id).path, score).map(DropReason::Other)
-}
-
-/// A parameter of `Params::extra`, if set, read as `T`.
-fn extra<T: serde::de::DeserializeOwned>(
-    p: &Params,
-    name: &'static str,
-    expected: &str,
-) -> Result<Option<T>, ParamError> {
-    match p.extra.get(name) {
-        None => Ok(None),
-        Some(v) => serde_json::from_value(v.clone()).map(Some).map_err(|_| ParamError {
-            name,
-            value: v.to_string(),
-            expected: format!("it must be {expected}"),
-        }),
-    }
 }
 
 #[derive(Debug, Clone)]
@@ -597,6 +659,10 @@ impl Method for TotDfs {
         self.finals.clear();
         self.phase = Phase::Expand;
         Ok(())
+    }
+
+    fn search(&self) -> Option<SearchParams> {
+        Some(self.params.search)
     }
 
     fn view(&self, core: &Core) -> MethodView {

@@ -14,7 +14,7 @@ use crate::session::{Header, MemorySnapshot, Session, SessionWriter};
 use crate::tasks::TaskSource;
 
 fn cot() -> Params {
-    Params { method: methods::cot::KIND, ..Params::default() }
+    Params::new(methods::cot::KIND)
 }
 
 fn store(dir: &Path) -> MemoryStore {

@@ -290,7 +290,7 @@ fn the_transcript_reads_memory_changes_plainly() {
 #[test]
 fn b_asks_for_the_cause_when_the_method_names_causes() {
     let dir = tempfile::tempdir().unwrap();
-    let mut app = live(dir.path(), Params { breadth: 2, ..Params::default() });
+    let mut app = live(dir.path(), Params::default().with("breadth", 2));
     act(&mut app, Action::Step);
     act(&mut app, Action::Step);
     const CAUSES: [&str; 4] = ["arithmetic_error", "logic_error", "off_by_one", "other"];
@@ -387,8 +387,7 @@ fn retreval_in_the_explorer_asks_for_the_cause_scores_in_parts_and_shows_what_it
     let dir = tempfile::tempdir().unwrap();
     let task = crate::tasks::build("math-demo", &crate::tasks::TaskOptions::default(), &mut Vec::new()).unwrap();
     let mut tools = crate::runtime::tools::ToolRunner::new(task.tools().unwrap());
-    let mut s =
-        setup(dir.path(), Params { method: crate::engine::methods::retreval::method::KIND, ..Params::default() });
+    let mut s = setup(dir.path(), Params::new(crate::engine::methods::retreval::method::KIND));
     s.task = Arc::clone(&task);
     s.header.task = "math-demo".into();
     s.header.memory = Some(MemorySnapshot::new("retreval-math-demo", Memory::default()));

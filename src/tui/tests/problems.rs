@@ -192,7 +192,7 @@ fn a_multiple_choice_input_reads_on_one_line_in_the_header_tree_and_messages() {
     let task = crate::tasks::build("mc-demo", &crate::tasks::TaskOptions::default(), &mut Vec::new()).unwrap();
     let problems: Vec<Problem> = (0..2).map(|i| task.problem(i).unwrap()).collect();
     assert!(problems[0].input.contains('\n'), "the options are on lines of their own");
-    let mut s = setup(dir.path(), Params { method: crate::engine::methods::cot::KIND, ..Params::default() });
+    let mut s = setup(dir.path(), Params::new(crate::engine::methods::cot::KIND));
     s.header.task = "mc-demo".into();
     s.task = task;
     let mut app = App::live_list(s, problems.clone(), Keymap::default(), ThemeSet::default(), "dark").unwrap();

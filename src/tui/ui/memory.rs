@@ -25,7 +25,7 @@ pub fn area(panes: &[Rect; 4]) -> Rect {
 pub fn no_memory_text() -> String {
     let keepers: Vec<String> = REGISTRY
         .iter()
-        .filter(|info| (info.wants_memory)(&Params { method: info.kind, ..Params::default() }))
+        .filter(|info| (info.wants_memory)(&Params::new(info.kind)))
         .map(|info| format!("--method {}", info.kind.label()))
         .collect();
     if keepers.is_empty() {

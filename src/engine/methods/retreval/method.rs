@@ -57,7 +57,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::engine::tree::{split_notes, DropReason};
 use crate::engine::{
     CallKind, Completion, Core, Event, LlmRequest, LlmResponse, MethodKind, NodeId, NodeStatus, Origin, Outcome,
-    ParamError, Params, Prompt, Purpose, Step, ToolMode, ToolRequest, ToolResult,
+    ParamError, ParamReader, Params, Prompt, Purpose, Step, ToolMode, ToolRequest, ToolResult,
 };
 use crate::memory::{Category, EntryId};
 
@@ -66,30 +66,14 @@ use super::super::rounds::{self, FeedbackSource};
 use super::super::{count, Candidates, Method, MethodInfo, MethodView, Progress};
 use super::{
     clip, complexity_prompt, compose_prompt, cross_prompt, decompose_prompt, failure_note, failure_prompt,
-    local_prompt, parse_complexity, parse_cross, parse_failure, parse_local_score, parse_subtasks, parse_validation,
-    pick_backtrack_target, subtask_problem, validation_prompt, Approach, BacktrackCandidate, Complexity, FailureCause,
-    RetrevalParams, Score, Shape, SolvedSubtask, Subtask, TypedFailure, CONTEXT_KEY, MAX_TRACE_CHARS,
+    local_prompt, params, parse_complexity, parse_cross, parse_failure, parse_local_score, parse_subtasks,
+    parse_validation, pick_backtrack_target, subtask_problem, validation_prompt, Approach, BacktrackCandidate,
+    Complexity, FailureCause, RetrevalParams, Score, Shape, SolvedSubtask, Subtask, TypedFailure, CONTEXT_KEY,
+    MAX_TRACE_CHARS,
 };
 
 /// Registration (see `methods::REGISTRY`).
 pub const KIND: MethodKind = MethodKind("retreval");
-
-/// The parameters ReTreVal reads: its own ([`RetrevalParams::OWN`]) and `feedback`.
-pub const OWN_PARAMS: &[&str] = &[
-    RetrevalParams::COMPLEXITY_TABLE,
-    RetrevalParams::LOCAL_WEIGHT,
-    RetrevalParams::CROSS_WEIGHT,
-    RetrevalParams::SKEPTIC_WEIGHT,
-    RetrevalParams::DECOMPOSE_THRESHOLD,
-    RetrevalParams::DECOMPOSE_MIN_COMPLEXITY,
-    RetrevalParams::MAX_SUBTASKS,
-    RetrevalParams::NO_MEMORY,
-    RetrevalParams::NO_BACKTRACK,
-    RetrevalParams::NO_TOOLS,
-    RetrevalParams::NO_CROSS,
-    RetrevalParams::NO_DECOMPOSE,
-    rounds::FEEDBACK,
-];
 
 pub const INFO: MethodInfo = MethodInfo {
     kind: KIND,
@@ -97,8 +81,22 @@ pub const INFO: MethodInfo = MethodInfo {
     react: crate::engine::methods::ReactShape::None,
     uses_tools: true,
     needs,
-    default_samples: None,
-    own_params: OWN_PARAMS,
+    params: &[
+        params::OWN[0],
+        params::OWN[1],
+        params::OWN[2],
+        params::OWN[3],
+        params::OWN[4],
+        params::OWN[5],
+        params::OWN[6],
+        params::OWN[7],
+        params::OWN[8],
+        params::OWN[9],
+        params::OWN[10],
+        params::OWN[11],
+        &rounds::FEEDBACK,
+        &super::super::react::TOOL_MODE,
+    ],
     wants_memory,
     build: |p| Ok(Box::new(Retreval::new(p)?)),
 };
@@ -115,7 +113,7 @@ fn needs(p: &Params) -> crate::engine::methods::Needs {
         &[],
         &[Purpose::Value, Purpose::Vote, Purpose::Feedback, Purpose::Reflect, Purpose::Propose, Purpose::Cot],
     );
-    match RetrevalParams::read(p) {
+    match RetrevalParams::read(&p.reader()) {
         Ok(r) if r.no_tools => phases,
         _ => Needs::react(p).and(phases),
     }
@@ -123,7 +121,7 @@ fn needs(p: &Params) -> crate::engine::methods::Needs {
 
 /// `MethodInfo::wants_memory`: a memory unless `--no-memory`.
 pub fn wants_memory(p: &Params) -> bool {
-    RetrevalParams::read(p).map(|r| !r.no_memory).unwrap_or(false)
+    p.reader().flag(&params::NO_MEMORY).is_ok_and(|off| !off)
 }
 
 /// Most tool steps one solve takes before it ends without `finish`.
@@ -300,11 +298,11 @@ pub struct Retreval {
 }
 
 impl Retreval {
-    pub fn new(p: &Params) -> Result<Retreval, ParamError> {
+    pub fn new(p: &ParamReader) -> Result<Retreval, ParamError> {
         Ok(Retreval {
             params: RetrevalParams::read(p)?,
             feedback: rounds::read_feedback(p)?,
-            tool_mode: p.tool_mode,
+            tool_mode: p.choice(&super::super::react::TOOL_MODE)?,
             phase: Phase::Complexity,
             complexity: None,
             complexity_node: None,
@@ -532,7 +530,7 @@ impl Retreval {
         let at = self.attempts[a].clone();
         if self.params.no_tools {
             let prompt = self.solve_prompt(&at, core.task.cot_prompt(&at.x), None);
-            let mut request = LlmRequest::from_prompt(prompt, 1, core.params.temperature);
+            let mut request = LlmRequest::from_prompt(prompt, 1, core.temperature);
             request.nonce = at.nonce;
             core.issue(at.tip(), CallKind::Own(TAG_SOLVE_COT), request, false);
             self.attempts[a].state = SolveState::Waiting;
@@ -559,7 +557,7 @@ impl Retreval {
             return false;
         };
         let prompt = self.solve_prompt(&at, prompt, Some(step));
-        let mut request = LlmRequest::from_prompt(prompt, 1, core.params.temperature);
+        let mut request = LlmRequest::from_prompt(prompt, 1, core.temperature);
         request.tools = tools;
         request.nonce = at.nonce;
         core.issue(at.tip(), CallKind::Act, request, false);
@@ -1526,7 +1524,7 @@ impl Method for Retreval {
                 core.issue(
                     d.node,
                     CallKind::Own(TAG_COMPOSE),
-                    LlmRequest::from_prompt(prompt, 1, core.params.temperature),
+                    LlmRequest::from_prompt(prompt, 1, core.temperature),
                     false,
                 );
                 self.phase = Phase::Composed;

@@ -18,11 +18,9 @@ use crate::tasks::math::{demo, MathKind, MathTask};
 const X: &str = r"Solve for $x$: $3x + 7 = 25$.";
 
 fn params(extra: serde_json::Value) -> Params {
-    let mut p = Params { method: KIND, ..Params::default() };
-    if let serde_json::Value::Object(map) = extra {
-        p.extra = map;
-    }
-    p
+    let mut object = extra.as_object().cloned().unwrap_or_default();
+    object.insert("method".into(), KIND.label().into());
+    serde_json::from_value(serde_json::Value::Object(object)).unwrap()
 }
 
 fn engine(extra: serde_json::Value, memory: Option<Memory>) -> Engine {
@@ -166,10 +164,10 @@ fn root_attempt_heads(e: &Engine) -> Vec<NodeId> {
 #[test]
 fn it_is_registered_with_its_flags_and_wants_a_memory_unless_told_not_to() {
     assert_eq!(crate::engine::methods::find("retreval").map(|i| i.kind), Some(KIND));
-    for own in super::RetrevalParams::OWN {
-        assert!(INFO.own_params.contains(own), "{own}");
+    for own in super::params::OWN {
+        assert!(INFO.param(own.name).is_some(), "{}", own.name);
     }
-    assert!(INFO.own_params.contains(&"feedback"));
+    assert!(INFO.param("feedback").is_some() && INFO.param("tool_mode").is_some());
     assert!((INFO.wants_memory)(&params(json!({}))));
     assert!(!(INFO.wants_memory)(&params(json!({"no_memory": true}))));
     let names: Vec<&str> = FailureCause::ALL.iter().map(|c| c.name()).collect();

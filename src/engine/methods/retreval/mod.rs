@@ -12,8 +12,8 @@
 //! exponential average) lives in the memory store (`crate::memory`); the scoring
 //! here takes it as a number.
 //!
-//! * [`params`]: [`RetrevalParams`] read from `Params::extra`, with [`RetrevalParams::OWN`]
-//!   (the names for `MethodInfo::own_params`) and a status-bar [`RetrevalParams::label`].
+//! * [`params`]: the declarations of ReTreVal's own parameters ([`params::OWN`]), the
+//!   [`RetrevalParams`] read from them, and a status-bar [`RetrevalParams::label`].
 //! * [`complexity`]: the depth × branching tables and the 1–5 estimate's prompt and parser.
 //! * [`scoring`]: [`Score`] (local, cross, penalty, total), the local self-assessment and
 //!   cross-critique prompts and parsers, and the approach-type classifier.

@@ -1,5 +1,4 @@
-//! ReTreVal's own parameters, read from `Params::extra` (flattened into the session
-//! header; the flag is the name with dashes). All are optional:
+//! ReTreVal's own parameters, declared here (the flag is the name with dashes):
 //!
 //! | name                       | default | range                                      |
 //! |----------------------------|---------|--------------------------------------------|
@@ -19,11 +18,73 @@
 //! 0.56 unpenalised, 0.36 at reliability 0.5), so only a search whose best node stays
 //! doubtful pays for subtasks.
 
-use crate::engine::params::real;
-use crate::engine::{ParamError, Params};
+use crate::engine::params::{DefaultValue, Kind, ParamDecl};
+use crate::engine::{ParamError, ParamReader};
 
 use super::complexity::{Complexity, ComplexityTable};
 use super::scoring::Weights;
+
+pub const COMPLEXITY_TABLE: ParamDecl = ParamDecl {
+    name: "complexity_table",
+    help: "Complexity level 1-5 → tree depth × branching",
+    kind: Kind::Text {
+        value_name: "TABLE",
+        format: ComplexityTable::FORMAT,
+        check: |text| ComplexityTable::parse(text).map(drop),
+    },
+    default: DefaultValue::Word("paper"),
+};
+
+const fn weight(name: &'static str, help: &'static str, default: f64) -> ParamDecl {
+    ParamDecl { name, help, kind: Kind::Real { min: 0.0, max: 1.0 }, default: DefaultValue::Real(default) }
+}
+
+const fn ablation(name: &'static str, help: &'static str) -> ParamDecl {
+    ParamDecl { name, help, kind: Kind::Flag, default: DefaultValue::Flag(false) }
+}
+
+pub const LOCAL_WEIGHT: ParamDecl =
+    weight("local_weight", "Weight of the local self-assessment in a node's score", 0.6);
+pub const CROSS_WEIGHT: ParamDecl = weight("cross_weight", "Weight of the cross critique against siblings", 0.4);
+pub const SKEPTIC_WEIGHT: ParamDecl =
+    weight("skeptic_weight", "Weight of the skepticism penalty on 1 − the approach's reliability", 0.4);
+pub const DECOMPOSE_THRESHOLD: ParamDecl =
+    weight("decompose_threshold", "Decompose when the best score stays below this", 0.5);
+pub const DECOMPOSE_MIN_COMPLEXITY: ParamDecl = ParamDecl {
+    name: "decompose_min_complexity",
+    help: "Decompose only problems at least this complex",
+    kind: Kind::Whole { min: 1, max: 5 },
+    default: DefaultValue::Whole(3),
+};
+pub const MAX_SUBTASKS: ParamDecl = ParamDecl {
+    name: "max_subtasks",
+    help: "Most subtasks of a decomposition",
+    kind: Kind::Whole { min: 2, max: 4 },
+    default: DefaultValue::Whole(4),
+};
+pub const NO_MEMORY: ParamDecl =
+    ablation("no_memory", "Ablation: no cross-problem memory (no lessons, no updates, no skepticism penalty)");
+pub const NO_BACKTRACK: ParamDecl =
+    ablation("no_backtrack", "Ablation: no typed-failure backtracking after a failed validation");
+pub const NO_TOOLS: ParamDecl = ablation("no_tools", "Ablation: no tools (each attempt is one chain-of-thought call)");
+pub const NO_CROSS: ParamDecl = ablation("no_cross", "Ablation: no cross critique (the local score takes its weight)");
+pub const NO_DECOMPOSE: ParamDecl = ablation("no_decompose", "Ablation: never decompose");
+
+/// ReTreVal's own parameters, in the order help lists them.
+pub const OWN: [&ParamDecl; 12] = [
+    &COMPLEXITY_TABLE,
+    &LOCAL_WEIGHT,
+    &CROSS_WEIGHT,
+    &SKEPTIC_WEIGHT,
+    &DECOMPOSE_THRESHOLD,
+    &DECOMPOSE_MIN_COMPLEXITY,
+    &MAX_SUBTASKS,
+    &NO_MEMORY,
+    &NO_BACKTRACK,
+    &NO_TOOLS,
+    &NO_CROSS,
+    &NO_DECOMPOSE,
+];
 
 /// ReTreVal's parameters.
 #[derive(Debug, Clone, PartialEq)]
@@ -50,133 +111,43 @@ pub struct RetrevalParams {
     pub no_decompose: bool,
 }
 
-impl Default for RetrevalParams {
-    fn default() -> Self {
-        RetrevalParams {
-            table: ComplexityTable::paper(),
-            weights: Weights::default(),
-            decompose_threshold: 0.5,
-            decompose_min_complexity: Complexity(3),
-            max_subtasks: 4,
-            no_memory: false,
-            no_backtrack: false,
-            no_tools: false,
-            no_cross: false,
-            no_decompose: false,
-        }
-    }
-}
-
 impl RetrevalParams {
-    pub const COMPLEXITY_TABLE: &'static str = "complexity_table";
-    pub const LOCAL_WEIGHT: &'static str = "local_weight";
-    pub const CROSS_WEIGHT: &'static str = "cross_weight";
-    pub const SKEPTIC_WEIGHT: &'static str = "skeptic_weight";
-    pub const DECOMPOSE_THRESHOLD: &'static str = "decompose_threshold";
-    pub const DECOMPOSE_MIN_COMPLEXITY: &'static str = "decompose_min_complexity";
-    pub const MAX_SUBTASKS: &'static str = "max_subtasks";
-    pub const NO_MEMORY: &'static str = "no_memory";
-    pub const NO_BACKTRACK: &'static str = "no_backtrack";
-    pub const NO_TOOLS: &'static str = "no_tools";
-    pub const NO_CROSS: &'static str = "no_cross";
-    pub const NO_DECOMPOSE: &'static str = "no_decompose";
-
-    /// Every name this reads from `Params::extra`: the method's `MethodInfo::own_params`.
-    pub const OWN: &'static [&'static str] = &[
-        Self::COMPLEXITY_TABLE,
-        Self::LOCAL_WEIGHT,
-        Self::CROSS_WEIGHT,
-        Self::SKEPTIC_WEIGHT,
-        Self::DECOMPOSE_THRESHOLD,
-        Self::DECOMPOSE_MIN_COMPLEXITY,
-        Self::MAX_SUBTASKS,
-        Self::NO_MEMORY,
-        Self::NO_BACKTRACK,
-        Self::NO_TOOLS,
-        Self::NO_CROSS,
-        Self::NO_DECOMPOSE,
-    ];
-
-    /// [`RetrevalParams::OWN`], for `MethodInfo::own_params`.
-    pub const fn own_params() -> &'static [&'static str] {
-        Self::OWN
-    }
-
-    /// The parameters from the header's (defaults for those not given), range-checked;
-    /// the error names the parameter (and so the flag), the value and what it must be.
-    pub fn read(params: &Params) -> Result<RetrevalParams, ParamError> {
-        let d = RetrevalParams::default();
-        let extra = &params.extra;
-        let number = |key: &'static str, default: f64, min: f64, max: f64| -> Result<f64, ParamError> {
-            match extra.get(key) {
-                None => Ok(default),
-                // JSON has no NaN or infinity: serde_json writes them as null.
-                Some(serde_json::Value::Null) => real(key, f64::NAN, min, max),
-                Some(v) => match v.as_f64() {
-                    Some(n) => real(key, n, min, max),
-                    None => Err(ParamError { name: key, value: v.to_string(), expected: "it must be a number".into() }),
-                },
-            }
-        };
-        let count = |key: &'static str, default: u64, min: u64, max: u64| -> Result<u64, ParamError> {
-            let Some(v) = extra.get(key) else { return Ok(default) };
-            match v.as_f64() {
-                // A whole number written as 4.0 (a config file's float) is still 4.
-                Some(n) if n.fract() == 0.0 && n >= min as f64 && n <= max as f64 => Ok(n as u64),
-                _ => Err(ParamError {
-                    name: key,
-                    // JSON has no NaN: serde_json writes it as null.
-                    value: if v.is_null() { "NaN".into() } else { v.to_string() },
-                    expected: format!("it must be a whole number from {min} to {max}"),
-                }),
-            }
-        };
-        let flag = |key: &'static str| -> Result<bool, ParamError> {
-            match extra.get(key) {
-                None => Ok(false),
-                Some(v) => v.as_bool().ok_or_else(|| ParamError {
-                    name: key,
-                    value: v.to_string(),
-                    expected: "it must be true or false".into(),
-                }),
-            }
-        };
-        let table = match extra.get(Self::COMPLEXITY_TABLE) {
-            None => d.table,
-            Some(v) => {
-                let bad = |why: String| ParamError {
-                    name: Self::COMPLEXITY_TABLE,
-                    value: super::clip(&v.to_string(), 80),
-                    expected: format!("{why}; it must be {}", ComplexityTable::FORMAT),
-                };
-                let text = v.as_str().ok_or_else(|| bad("it is not text".into()))?;
-                ComplexityTable::parse(text).map_err(bad)?
-            }
-        };
-        let weights = Weights {
-            local: number(Self::LOCAL_WEIGHT, d.weights.local, 0.0, 1.0)?,
-            cross: number(Self::CROSS_WEIGHT, d.weights.cross, 0.0, 1.0)?,
-            skeptic: number(Self::SKEPTIC_WEIGHT, d.weights.skeptic, 0.0, 1.0)?,
-        };
+    /// The parameters, each checked against its declaration as it is read; the error
+    /// names the parameter (and so the flag), the value and what it must be.
+    pub fn read(p: &ParamReader) -> Result<RetrevalParams, ParamError> {
+        let text = p.text(&COMPLEXITY_TABLE)?;
+        let table = ComplexityTable::parse(&text).map_err(|why| ParamError {
+            name: COMPLEXITY_TABLE.name.to_string(),
+            value: format!("{text:?}"),
+            expected: why,
+        })?;
+        let weights =
+            Weights { local: p.real(&LOCAL_WEIGHT)?, cross: p.real(&CROSS_WEIGHT)?, skeptic: p.real(&SKEPTIC_WEIGHT)? };
         if weights.local + weights.cross <= 0.0 {
             return Err(ParamError {
-                name: Self::LOCAL_WEIGHT,
+                name: LOCAL_WEIGHT.name.to_string(),
                 value: weights.local.to_string(),
                 expected: "local_weight and cross_weight cannot both be 0".into(),
             });
         }
-        let min_level = count(Self::DECOMPOSE_MIN_COMPLEXITY, u64::from(d.decompose_min_complexity.level()), 1, 5)?;
+        let level = p.whole(&DECOMPOSE_MIN_COMPLEXITY)?;
+        let decompose_min_complexity =
+            u8::try_from(level).ok().and_then(Complexity::new).ok_or_else(|| ParamError {
+                name: DECOMPOSE_MIN_COMPLEXITY.name.to_string(),
+                value: level.to_string(),
+                expected: "it must be a complexity level from 1 to 5".into(),
+            })?;
         Ok(RetrevalParams {
             table,
             weights,
-            decompose_threshold: number(Self::DECOMPOSE_THRESHOLD, d.decompose_threshold, 0.0, 1.0)?,
-            decompose_min_complexity: Complexity::new(min_level as u8).unwrap_or(d.decompose_min_complexity),
-            max_subtasks: count(Self::MAX_SUBTASKS, d.max_subtasks as u64, 2, 4)? as usize,
-            no_memory: flag(Self::NO_MEMORY)?,
-            no_backtrack: flag(Self::NO_BACKTRACK)?,
-            no_tools: flag(Self::NO_TOOLS)?,
-            no_cross: flag(Self::NO_CROSS)?,
-            no_decompose: flag(Self::NO_DECOMPOSE)?,
+            decompose_threshold: p.real(&DECOMPOSE_THRESHOLD)?,
+            decompose_min_complexity,
+            max_subtasks: p.count(&MAX_SUBTASKS)?,
+            no_memory: p.flag(&NO_MEMORY)?,
+            no_backtrack: p.flag(&NO_BACKTRACK)?,
+            no_tools: p.flag(&NO_TOOLS)?,
+            no_cross: p.flag(&NO_CROSS)?,
+            no_decompose: p.flag(&NO_DECOMPOSE)?,
         })
     }
 
@@ -231,18 +202,23 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn with(extra: serde_json::Value) -> Params {
-        let mut p = Params::default();
-        if let serde_json::Value::Object(map) = extra {
-            p.extra = map;
-        }
-        p
+    fn with(extra: serde_json::Value) -> crate::engine::Params {
+        let fields: Vec<(&str, serde_json::Value)> =
+            extra.as_object().map(|o| o.iter().map(|(k, v)| (k.as_str(), v.clone())).collect()).unwrap_or_default();
+        crate::engine::testkit::from_header(super::super::method::KIND, &fields)
+    }
+
+    fn read(extra: serde_json::Value) -> Result<RetrevalParams, ParamError> {
+        RetrevalParams::read(&with(extra).reader())
+    }
+
+    fn defaults() -> RetrevalParams {
+        read(json!({})).unwrap()
     }
 
     #[test]
     fn the_defaults_are_the_papers() {
-        let p = RetrevalParams::read(&Params::default()).unwrap();
-        assert_eq!(p, RetrevalParams::default());
+        let p = defaults();
         assert_eq!((p.weights.local, p.weights.cross, p.weights.skeptic), (0.6, 0.4, 0.4));
         assert_eq!(p.table, ComplexityTable::paper());
         assert_eq!((p.decompose_threshold, p.decompose_min_complexity.level(), p.max_subtasks), (0.5, 3, 4));
@@ -251,13 +227,13 @@ mod tests {
     }
 
     #[test]
-    fn every_parameter_is_read_from_extra() {
-        let p = RetrevalParams::read(&with(json!({
+    fn every_parameter_is_read_from_the_header() {
+        let p = read(json!({
             "complexity_table": "official",
             "local_weight": 0.7, "cross_weight": 0.3, "skeptic_weight": 0,
             "decompose_threshold": 0.25, "decompose_min_complexity": 4, "max_subtasks": 2,
             "no_memory": true, "no_backtrack": false, "no_tools": true, "no_cross": true, "no_decompose": true,
-        })))
+        }))
         .unwrap();
         assert_eq!(p.table, ComplexityTable::official());
         assert_eq!((p.weights.local, p.weights.cross, p.weights.skeptic), (0.7, 0.3, 0.0));
@@ -270,8 +246,7 @@ mod tests {
             p.label(),
             "retreval official 0.7L+0.3X−0skep split<0.25@c≥4 ≤2 no-memory no-tools no-cross no-decompose"
         );
-        let custom =
-            RetrevalParams::read(&with(json!({"complexity_table": "1:1x2, 2:2x2,3:3x3,4:4x3,5:5x5"}))).unwrap();
+        let custom = read(json!({"complexity_table": "1:1x2, 2:2x2,3:3x3,4:4x3,5:5x5"})).unwrap();
         assert_eq!(custom.table.name(), "1:1x2,2:2x2,3:3x3,4:4x3,5:5x5");
         assert!(custom.label().starts_with("retreval 1:1x2,2:2x2,3:3x3,4:4x3,5:5x5 "));
     }
@@ -285,7 +260,10 @@ mod tests {
                 json!({"skeptic_weight": null}),
                 "skeptic_weight (--skeptic-weight) is NaN: it must be a number from 0 to 1",
             ),
-            (json!({"skeptic_weight": "high"}), "skeptic_weight (--skeptic-weight) is \"high\": it must be a number"),
+            (
+                json!({"skeptic_weight": "high"}),
+                "skeptic_weight (--skeptic-weight) is \"high\": it must be a number from 0 to 1",
+            ),
             (
                 json!({"local_weight": 0, "cross_weight": 0}),
                 "local_weight (--local-weight) is 0: local_weight and cross_weight cannot both be 0",
@@ -322,30 +300,30 @@ or LEVEL:DEPTHxBRANCHING for levels 1 to 5, e.g. 1:2x2,2:2x3,3:3x3,4:4x4,5:5x4 (
 or LEVEL:DEPTHxBRANCHING for levels 1 to 5, e.g. 1:2x2,2:2x3,3:3x3,4:4x4,5:5x4 (depth 1 to 8, branching 1 to 6)",
             ),
         ] {
-            let err = RetrevalParams::read(&with(extra.clone())).expect_err(&extra.to_string());
+            let err = read(extra.clone()).expect_err(&extra.to_string());
             assert_eq!(err.to_string(), message);
             assert!(!err.to_string().contains('\n'));
-            assert!(RetrevalParams::OWN.contains(&err.name), "{} is one of the own parameters", err.name);
+            assert!(OWN.iter().any(|d| d.name == err.name), "{} is one of the own parameters", err.name);
         }
     }
 
     #[test]
     fn no_cross_gives_the_cross_weight_to_the_local_score() {
-        let p = RetrevalParams::read(&with(json!({"no_cross": true}))).unwrap();
+        let p = read(json!({"no_cross": true})).unwrap();
         let w = p.effective_weights();
         assert_eq!((w.local, w.cross, w.skeptic), (1.0, 0.0, 0.4));
-        assert_eq!(RetrevalParams::default().effective_weights(), Weights::default());
+        assert_eq!(defaults().effective_weights(), Weights::default());
     }
 
     #[test]
     fn decomposition_waits_for_complexity_and_a_low_best_score() {
-        let p = RetrevalParams::default();
+        let p = defaults();
         let c = |l| Complexity::new(l).unwrap();
         assert!(p.should_decompose(c(3), Some(0.49)));
         assert!(p.should_decompose(c(5), None), "nothing scored yet counts as low");
         assert!(!p.should_decompose(c(3), Some(0.5)), "at the threshold the search is good enough");
         assert!(!p.should_decompose(c(2), Some(0.0)), "below the minimum complexity");
-        let off = RetrevalParams { no_decompose: true, ..RetrevalParams::default() };
+        let off = RetrevalParams { no_decompose: true, ..defaults() };
         assert!(!off.should_decompose(c(5), Some(0.0)));
     }
 }
