@@ -377,9 +377,16 @@ fn writing_logs_of_other_runs_import_too() {
         (Some("llama-3"), Some(2), Some(5))
     );
     assert_eq!(j["inputs_agreeing"].as_u64(), Some(1), "{j}");
-    assert_eq!(j["judged"].as_u64(), Some(0), "no scores: the judge call fails, saying so");
+    // No judge scores at all (run.py's older text runs): the log never asked the judge,
+    // so neither does the session, and it replays with no failed call: three samplings
+    // (the plans, then the passages of each kept plan) and two votes.
+    assert_eq!(j["judged"].as_u64(), Some(0), "{j}");
     let replay = last_json(&run(&["replay", "--headless", "--json", out.to_str().unwrap()]));
-    assert_eq!(replay["failed_calls"], 1, "{replay}");
+    assert_eq!((replay["failed_calls"].as_u64(), replay["llm_calls"].as_u64()), (None, Some(5)), "{replay}");
+    let session = std::fs::read_to_string(out.join("writing-tot-bfs-0000.jsonl")).unwrap();
+    let header: Value = serde_json::from_str(session.lines().next().unwrap()).unwrap();
+    assert_eq!(header["unjudged"], true, "{header}");
+    assert!(!session.contains("\"judge\""), "no judge request recorded");
     // A naive writing log with a sample's scores missing: that sample stays unjudged.
     let naive = edited("tot-other-text-naive.json", dir.path(), "naive.json", |l| {
         l[0]["infos"][1].as_object_mut().unwrap().remove("rs");
@@ -435,4 +442,38 @@ fn imported_sessions_cost_what_the_log_says_it_cost() {
     import_json(&fixture("game24_tiny_0.7_naive_cot_sample_3_start900_end902.json"), Some(&tiny));
     let replay = last_json(&run(&["replay", "--headless", "--json", tiny.to_str().unwrap()]));
     assert!(replay.get("cost_usd").is_none_or(Value::is_null), "{replay}");
+}
+
+/// A crossword log whose stored score is not the reference scorer's (a reply of six rows:
+/// `test_output` reads the last five, the log stores the first five's figures) says so on
+/// every import, without `--verify` too: the sample named with both figures, and the
+/// totals by the reference's scorer next to the log's.
+#[test]
+fn a_stored_crossword_score_the_reference_scorer_does_not_give_is_said_without_verify() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = edited("tot-other-crosswords-naive.json", dir.path(), "six-rows.json", |l| {
+        let y = l[0]["ys"][0].as_str().unwrap().to_string();
+        l[0]["ys"][0] = Value::from(format!("{y}\nZ Z Z Z Z"));
+    });
+    let out = run(&["import", "tot-log", file.to_str().unwrap(), "--out", dir.path().join("s").to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("input 0: sample 1: the reference's scorer")
+            && err.contains("the log's infos say letter 0.24 word 0.1 game false"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "only that sample: {err}");
+    let text = stdout(&out);
+    assert!(text.contains("by the reference's scorer; the log's scores: letter 29.00%"), "{text}");
+    let json = last_json(&run(&[
+        "import",
+        "tot-log",
+        file.to_str().unwrap(),
+        "--json",
+        "--out",
+        dir.path().join("j").to_str().unwrap(),
+    ]));
+    assert!(close(&json["log"]["letter"], (0.24 + 0.4 + 0.2 + 0.32) / 4.0), "{json}");
+    assert!(!close(&json["letter"], (0.24 + 0.4 + 0.2 + 0.32) / 4.0), "{json}");
 }

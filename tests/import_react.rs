@@ -492,3 +492,89 @@ fn run_with_the_replay_provider_answers_tool_calls_from_the_recording() {
     assert!(err.contains("temperature: recorded 0.0, now 0.7"), "{err}");
     assert!(err.contains("every call to replay failed"), "{err}");
 }
+
+/// The last JSON line `thoughtscope ARGS` prints, whatever its exit status.
+fn last_json(args: &[&str]) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_thoughtscope")).args(args).output().expect("the binary runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout.lines().last().unwrap_or_else(|| {
+        panic!("no output from {args:?}:\n{}", String::from_utf8_lossy(&out.stderr));
+    });
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+}
+
+fn sessions_in(dir: &Path) -> Vec<Session> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    paths.sort();
+    paths.iter().map(|p| Session::load(p).unwrap()).collect()
+}
+
+/// Re-driving imported trajectories through the live `react` method with the replay
+/// provider gives the log's figures with no failed call, in the notebook's mode, chosen
+/// by itself from the sessions' headers: quotes kept in `Search["..."]`, `Login[...]`
+/// answered with the notebook's `Invalid action: login[...]`, a reply without
+/// `\nAction i: ` asked again for its action, and `Action 2: \n\nFinish[...]` invalid.
+/// Read tolerantly (today's default for live runs), the same recording goes astray.
+#[test]
+fn re_driving_imported_trajectories_gives_the_logs_figures() {
+    let log = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/react-redrive.txt");
+    let log = log.to_str().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let imported = dir.path().join("imported");
+    let s = run_json(&["import", "react-text", log, "--out", imported.to_str().unwrap(), "--json"]);
+    assert_eq!(
+        (s["sessions"].as_u64(), s["em"].as_u64(), s["differences"].as_u64()),
+        (Some(4), Some(4), Some(0)),
+        "{s}"
+    );
+    let redrive = |rec: &Path, mode: &[&str]| {
+        let mut args = vec!["run", "--task", "fever", "--data", log, "--range", "0..4", "--method", "react"];
+        args.extend(["--provider", "replay", "--replay-from", imported.to_str().unwrap(), "--temperature", "0"]);
+        args.extend(["--json", "--record", rec.to_str().unwrap()]);
+        args.extend(mode);
+        last_json(&args)
+    };
+    let rec = dir.path().join("redriven");
+    let r = redrive(&rec, &[]);
+    assert_eq!((r["n"].as_u64(), r["em"].as_u64(), r["failed_calls"].as_u64()), (Some(4), Some(4), None), "{r}");
+    assert_eq!((r["bad_calls"].as_u64(), r["tool_calls"].as_u64()), (Some(3), Some(7)), "{r}");
+    let original = sessions_in(&imported);
+    let redriven = sessions_in(&rec);
+    assert_eq!(redriven.len(), 4);
+    for (a, b) in original.iter().zip(&redriven) {
+        assert_eq!(b.header.actions, Some(thoughtscope::tasks::react_text::ActionRules::Reference));
+        assert_eq!(observations(b), observations(a), "{}", b.path.display());
+    }
+    let quoted = replay::rebuild(&redriven[0], None, None).unwrap();
+    let path = &quoted.engine.tree().nodes().max_by_key(|n| n.depth).unwrap().path;
+    assert!(path.contains("Action 1: Search[\"Love the Way You Lie\"]\n"), "{path}");
+    let login = replay::rebuild(&redriven[1], None, None).unwrap();
+    let path = &login.engine.tree().nodes().max_by_key(|n| n.depth).unwrap().path;
+    assert!(path.contains("Observation 1: Invalid action: login[Nikolaj Coster-Waldau]\n"), "{path}");
+
+    // Tolerantly: the format hint, a stripped quote, a tool named login and an accepted
+    // `\n\nFinish` (whose failed finish no longer counts) all leave the recording.
+    let tolerant = redrive(&dir.path().join("tolerant"), &["--react-mode", "tolerant"]);
+    assert!(tolerant["failed_calls"].as_u64().unwrap_or(0) > 0, "{tolerant}");
+    assert!(tolerant["em"].as_u64().unwrap() < 4, "{tolerant}");
+    // With no data file the problems are the replayed sessions' own, with their gold answers.
+    let mut args = vec!["run", "--task", "fever", "--method", "react", "--provider", "replay", "--replay-from"];
+    args.extend([imported.to_str().unwrap(), "--temperature", "0", "--json"]);
+    let bare = run_json(&args);
+    assert_eq!((bare["n"].as_u64(), bare["em"].as_u64(), bare["failed_calls"].as_u64()), (Some(4), Some(4), None));
+    // Said explicitly, the notebook's mode is the same as chosen by itself.
+    let explicit = redrive(&dir.path().join("explicit"), &["--react-mode", "reference"]);
+    assert_eq!((explicit["em"].as_u64(), explicit["failed_calls"].as_u64()), (Some(4), None), "{explicit}");
+}
+
+/// `--react-mode reference` is the notebook's way with its own tasks; elsewhere it is refused.
+#[test]
+fn the_reference_mode_is_for_hotpotqa_and_fever() {
+    let out = Command::new(env!("CARGO_BIN_EXE_thoughtscope"))
+        .args(["run", "--task", "qa-demo", "--method", "react", "--range", "0..1", "--react-mode", "reference"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "a usage error");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--react-mode reference") && err.lines().count() == 1, "{err}");
+}

@@ -140,6 +140,13 @@ fn another_runs_log_verifies_and_its_sessions_carry_the_logs_tokens() {
         assert_eq!(replayed["n"], 3);
         assert_eq!(replayed["prompt_tokens"], 6021, "{replayed}");
         assert_eq!(replayed["completion_tokens"], 1803, "{replayed}");
+        // The reference's value cache lasts the run: 34 values it held were not asked again
+        // (cache hits, no tokens); 30 proposals and 73 values were.
+        assert_eq!(
+            (replayed["llm_calls"].as_u64(), replayed["cache_hits"].as_u64()),
+            (Some(103), Some(34)),
+            "{replayed}"
+        );
         let first = std::fs::read_to_string(out_dir.join("tot-log-0900.jsonl")).unwrap();
         let header: Value = serde_json::from_str(first.lines().next().unwrap()).unwrap();
         assert_eq!(header["params"]["breadth"], 3, "{header}");

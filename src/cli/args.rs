@@ -49,6 +49,11 @@ pub(crate) struct RunArgs {
     /// `--provider replay`: the session file (or directory) whose recorded replies answer.
     #[arg(long)]
     pub(crate) replay_from: Option<PathBuf>,
+    /// hotpotqa / fever ReAct: read and answer replies tolerantly (the default) or exactly as
+    /// the ReAct paper's notebook did [default: reference when --replay-from sessions were
+    /// recorded that way, e.g. imported trajectories; else tolerant].
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub(crate) react_mode: Option<ReactMode>,
     /// Most model calls in flight at once [default: 8].
     #[arg(long)]
     pub(crate) concurrency: Option<usize>,
@@ -64,6 +69,26 @@ pub(crate) struct RunArgs {
     /// The explorer pauses there; `run` notes each in the JSON results. Replaces the config's `break`.
     #[arg(long = "break", value_name = "COND")]
     pub(crate) breaks: Vec<String>,
+}
+
+/// How a ReAct agent's replies are read and answered (`--react-mode`).
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ReactMode {
+    /// Any case, markdown, an action on the next line; an unreadable reply gets a format hint.
+    Tolerant,
+    /// As the notebook: a reply without `\nAction i: ` gets its second call for the action
+    /// alone, an unknown action its `Invalid action: ...`, an action is read exactly.
+    Reference,
+}
+
+impl ReactMode {
+    pub(crate) fn rules(self) -> thoughtscope::tasks::react_text::ActionRules {
+        use thoughtscope::tasks::react_text::ActionRules;
+        match self {
+            ReactMode::Tolerant => ActionRules::Tolerant,
+            ReactMode::Reference => ActionRules::Reference,
+        }
+    }
 }
 
 /// The simulated model's error model (see `thoughtscope::llm::sim`).

@@ -119,6 +119,14 @@ fn import_tot_log(file: &Path, out: Option<&Path>, verify: bool, json: bool) -> 
 fn import_naive_log(file: &Path, out: Option<&Path>, verify: bool, json: bool) -> Result<()> {
     let report = import_naive::import(file, out)?;
     say_differences(&report, verify);
+    if !verify {
+        // A stored score the reference's own scorer does not give is said on every import.
+        for c in &report.checks {
+            for d in &c.score_disagreements {
+                safe_eprintln!("{}: input {}: {d}", file.display(), c.idx);
+            }
+        }
+    }
     let game24 = report.task == import_naive::NaiveTask::Game24;
     if json {
         let mut brief = serde_json::json!({
@@ -143,7 +151,12 @@ fn import_naive_log(file: &Path, out: Option<&Path>, verify: bool, json: bool) -
         } else if let Some(coherency) = report.coherency {
             serde_json::json!({"coherency": coherency, "judged": report.judged})
         } else {
-            serde_json::json!({"letter": report.letter, "word": report.word, "games": report.games})
+            serde_json::json!({
+                "letter": report.letter,
+                "word": report.word,
+                "games": report.games,
+                "log": {"letter": report.log_letter, "word": report.log_word, "games": report.log_games},
+            })
         };
         if let (Some(b), Some(f)) = (brief.as_object_mut(), figures.as_object()) {
             b.extend(f.clone());
@@ -177,11 +190,15 @@ fn import_naive_log(file: &Path, out: Option<&Path>, verify: bool, json: bool) -
             outln!("coherency {coherency:.2} (mean over {} of {} samples judged)", report.judged, report.samples);
         } else {
             outln!(
-                "letter {:.2}%  word {:.2}%  games {} of {} samples",
+                "letter {:.2}%  word {:.2}%  games {} of {} samples by the reference's scorer; the log's scores: \
+                 letter {:.2}%  word {:.2}%  games {}",
                 100.0 * report.letter,
                 100.0 * report.word,
                 report.games,
-                report.samples
+                report.samples,
+                100.0 * report.log_letter,
+                100.0 * report.log_word,
+                report.log_games
             );
         }
         if verify {

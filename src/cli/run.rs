@@ -16,6 +16,7 @@ use thoughtscope::runtime::headless::{
     is_session_file, listen_for_signals, run_headless, ProblemResult, Progress, RunSetup, Summary,
 };
 use thoughtscope::runtime::memory::{self, RunMemory};
+use thoughtscope::tasks::react_text::ActionRules;
 use thoughtscope::tasks::{self, Problem, TaskOptions};
 
 use super::args::RunArgs;
@@ -99,10 +100,34 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
     let task_name = args.task.clone().or(d.task.clone()).unwrap_or_else(|| tasks::default_task().name.to_string());
     let mut warnings = Vec::new();
     let knowledge = args.tools.knowledge(&mut warnings)?;
-    let options = TaskOptions { prompts: args.prompts.clone(), data: args.data.clone(), knowledge };
-    let task = tasks::build(&task_name, &options, &mut warnings)?;
+    let provider_name = args.provider.clone().or(d.provider.clone()).unwrap_or_else(|| "sim".into());
+    let replay = match provider_name.as_str() {
+        "replay" => {
+            let from = args
+                .replay_from
+                .as_deref()
+                .ok_or_else(|| UserError::usage("--provider replay needs --replay-from SESSION"))?;
+            Some(thoughtscope::session::provider::ReplayProvider::load(from)?)
+        }
+        _ => None,
+    };
+    let actions = react_actions(args, replay.as_ref())?;
+    let options = TaskOptions { prompts: args.prompts.clone(), data: args.data.clone(), knowledge, actions };
+    let mut task = tasks::build(&task_name, &options, &mut warnings)?;
     for w in warnings {
         safe_eprintln!("warning: {w}");
+    }
+    // No data file: a re-drive's problems are the replayed sessions' own.
+    let specs = replay.as_ref().map(|r| r.recorded_specs(&task_name)).unwrap_or_default();
+    let from_replay = task.problem_count() == 0 && args.input.is_none() && !specs.is_empty();
+    if from_replay {
+        task = tasks::for_specs(&task_name, &specs, &options)?;
+    }
+    if actions.is_some_and(|a| a != ActionRules::Tolerant) && task.action_rules() != actions {
+        usage_bail!(
+            "--react-mode reference is the ReAct notebook's way with hotpotqa and fever; {task_name} reads its \
+             replies its own way"
+        );
     }
     if task.problem_count() == 0 && args.input.is_none() {
         let noun = &task.info().input_noun;
@@ -116,6 +141,7 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
             let r = tasks::parse_range_within(range, task.problem_count(), task.range_limit())?;
             r.filter_map(|i| task.problem(i)).collect()
         }
+        (None, None) if from_replay => (0..task.problem_count()).filter_map(|i| task.problem(i)).collect(),
         (None, None) => {
             // The task's own example of a written input (one line, not a problem number).
             let example = task
@@ -142,7 +168,9 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
             params.method
         );
     }
-    let provider_name = args.provider.clone().or(d.provider.clone()).unwrap_or_else(|| "sim".into());
+    if actions == Some(ActionRules::Reference) && params.word("tool_mode") == Some("native") {
+        usage_bail!("--react-mode reference reads actions in the notebook's text format; drop --tool-mode native");
+    }
     let mut replay_tools = None;
     let (provider, sim): (Arc<dyn Provider>, Option<SimConfig>) = match provider_name.as_str() {
         "sim" => {
@@ -153,11 +181,7 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
             (Arc::new(SimProvider::new(cfg.clone())), Some(cfg))
         }
         "replay" => {
-            let from = args
-                .replay_from
-                .as_deref()
-                .ok_or_else(|| UserError::usage("--provider replay needs --replay-from SESSION"))?;
-            let replay = thoughtscope::session::provider::ReplayProvider::load(from)?;
+            let replay = replay.ok_or_else(|| UserError::usage("--provider replay needs --replay-from SESSION"))?;
             for w in &replay.warnings {
                 eprintln!("warning: {w}");
             }
@@ -190,6 +214,31 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
         memory,
     };
     Ok((setup, problems))
+}
+
+/// How ReAct replies are read: `--react-mode`, else as the replayed sessions were (an
+/// imported trajectory is re-driven the notebook's way), else the task's own way.
+fn react_actions(
+    args: &RunArgs,
+    replay: Option<&thoughtscope::session::provider::ReplayProvider>,
+) -> Result<Option<ActionRules>> {
+    if let Some(mode) = args.react_mode {
+        return Ok(Some(mode.rules()));
+    }
+    let Some(recorded) = replay.map(|r| r.recorded_actions()) else { return Ok(None) };
+    match recorded.as_slice() {
+        [] | [None] => Ok(None),
+        [Some(rules)] => {
+            if *rules == ActionRules::Reference {
+                safe_eprintln!("note: --react-mode reference, as the replayed sessions were recorded");
+            }
+            Ok(Some(*rules))
+        }
+        _ => usage_bail!(
+            "the sessions in --replay-from were recorded in different ReAct modes; replay one kind at a time or \
+             say which with --react-mode"
+        ),
+    }
 }
 
 /// The named memory of a run (`--memory`, else `defaults.memory`, else `<method>-<task>`)

@@ -123,7 +123,7 @@ pub(crate) fn tui_replay(
     let cfg = config_notes(fork.connect.config.as_deref(), &mut notes);
     let (keymap, themes, theme) = ui_settings(&cfg, theme, &mut notes).map_err(UserError::usage)?;
     let knowledge = fork.tools.knowledge(&mut notes)?;
-    let options = TaskOptions { prompts: prompts.clone(), data: None, knowledge };
+    let options = TaskOptions { prompts: prompts.clone(), knowledge, ..TaskOptions::default() };
     let task = session.header.build_task(&options)?;
     // A fork continues with the simulated model the session used (or the default one),
     // unless a provider is named.

@@ -76,6 +76,9 @@ pub struct Core {
     /// named memory), as it stood when the problem began plus this run's changes.
     /// Every change is journaled and leaves the engine as an `Event::Memory`.
     pub memory: Option<crate::memory::Memory>,
+    /// Whether the outcome's outputs are put to the task's judge (`Task::outcome_judge`);
+    /// off for an imported log that never judged them.
+    pub(super) judge_outcome: bool,
 }
 
 impl Core {
@@ -377,6 +380,9 @@ impl Core {
         let task = Arc::clone(&self.task);
         let Some(judge) = task.judge() else { return 0 };
         let mut issued = 0;
+        if !self.judge_outcome {
+            return 0;
+        }
         for id in outcome.outputs() {
             let y = self.tree.node(id).path.clone();
             if let Some(judge) = judge.outcome_judge(&self.x, &y) {

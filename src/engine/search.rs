@@ -56,6 +56,7 @@ impl Engine {
             pruned_from: HashMap::new(),
             rng,
             memory: None,
+            judge_outcome: true,
         };
         Ok(Engine {
             core,
@@ -66,6 +67,11 @@ impl Engine {
             breakpoints: Vec::new(),
             call_steps: Vec::new(),
         })
+    }
+
+    /// Whether the outcome is put to the task's judge (on unless a session says it was not).
+    pub fn set_outcome_judge(&mut self, judge: bool) {
+        self.core.judge_outcome = judge;
     }
 
     /// Start from this memory (its journal is dropped: it is the problem's snapshot).

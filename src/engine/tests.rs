@@ -442,6 +442,31 @@ mod react {
         assert_eq!(e.tree().node(NodeId(2)).status, NodeStatus::Solution);
     }
 
+    /// A finish whose tool call failed (a replay that lacks it) is no answer: the agent
+    /// sees the failure and goes on, and an episode that ends there has no answer.
+    #[test]
+    fn a_finish_whose_call_failed_is_not_counted() {
+        let (mut e, _) = qa_engine(2);
+        let fx = e.handle(run_cmd());
+        let c = calls(&fx);
+        let fx = e.handle(reply(c[0].0, &["I know it.\nAction 1: Finish[Tessel River]"]));
+        let t = tool_calls(&fx);
+        assert_eq!(t[0].1.name, "finish");
+        let failed =
+            ToolResult { text: "No recorded observation for finish[Tessel River]".into(), ok: false, latency_ms: 0 };
+        let fx = e.handle(Input::ToolReply(ToolReply { call: t[0].0, result: failed }));
+        assert!(e.outcome().is_none(), "the episode goes on after a failed finish");
+        let c = calls(&fx);
+        assert_eq!(c.len(), 1, "step 2 is asked");
+        assert!(c[0].1.messages[0].content.contains("Observation 1: No recorded observation"));
+        let step = e.tree().node(t[0].2);
+        assert!(step.issues.iter().any(|i| i.to_string().contains("does not count")), "{:?}", step.issues);
+        let fx = e.handle(reply(c[0].0, &["Still sure.\nAction 2: Search[Tessel River]"]));
+        e.handle(observe(tool_calls(&fx)[0].0, "The Tessel is a river."));
+        let o = e.outcome().expect("finished after max steps");
+        assert!(!o.solved && o.answer.is_none(), "{o:?}");
+    }
+
     #[test]
     fn unreadable_replies_are_bad_calls_and_steps_are_capped() {
         let (mut e, _) = qa_engine(3);

@@ -96,7 +96,22 @@ pub(crate) fn tot_log_header(
         actions: None,
         facets: Default::default(),
         memory: None,
+        unjudged: false,
     }
+}
+
+/// The backend and sampling temperature a reference log's file name states: run.py names
+/// its logs `{backend}_{temperature}_...` (`gpt-4_1.0_naive_cot_sample_10_start0_end100.json`,
+/// `gpt-4_1.0_generate_sample_select_greedy_sample5_start0_end100.json`); a copy named with
+/// the task first (`game24_gpt-4_0.7_naive_...`) is read the same way after that word. The
+/// temperature is the first part that is a number, the backend everything before it.
+pub(crate) fn named_backend_and_temperature(file_name: &str) -> Option<(String, f32)> {
+    let stem = file_name.strip_suffix(".json").unwrap_or(file_name);
+    let parts: Vec<&str> = stem.split('_').collect();
+    let first = usize::from(matches!(parts.first().copied(), Some("game24" | "crosswords" | "text")));
+    let at = (first + 1..parts.len()).find(|&i| parts[i].parse::<f32>().is_ok_and(|t| t.is_finite() && t >= 0.0))?;
+    let temperature = parts[at].parse::<f32>().ok()?;
+    Some((parts[first..at].join("_"), temperature))
 }
 
 /// Each entry's own (prompt, completion) tokens from the log's cumulative `usage_so_far`:
@@ -118,6 +133,11 @@ pub(crate) fn own_usage(cumulative: impl IntoIterator<Item = (u64, u64)>) -> Vec
 pub(crate) trait LogAnswerer {
     /// The log's reply to `request`, carrying `usage`.
     fn answer(&mut self, request: &LlmRequest, usage: Usage) -> Result<LlmResponse, CallError>;
+    /// Whether the reference answered `request` from its own cache (no call, no tokens):
+    /// the reply is then a cache hit and carries no share of the entry's tokens.
+    fn from_cache(&self, _request: &LlmRequest) -> bool {
+        false
+    }
 }
 
 /// The session an imported entry records to `path` (none without one), with `header()`.
@@ -140,7 +160,8 @@ pub(crate) enum Shares {
 /// Re-run `engine` against `answers()`, recording to `writer()`: a first run (unrecorded)
 /// counts the calls, so the entry's `usage` (the log gives tokens per entry only) is
 /// shared equally over them before anything is written, and the session's totals are the
-/// log's. Gives the ended run, its events and the answerer of the recorded run.
+/// log's. Calls the reference answered from its cache are cache hits with no share.
+/// Gives the ended run, its events and the answerer of the recorded run.
 pub(crate) fn drive_sharing_usage<A: LogAnswerer>(
     engine: impl Fn() -> Engine,
     answers: impl Fn() -> A,
@@ -153,7 +174,7 @@ pub(crate) fn drive_sharing_usage<A: LogAnswerer>(
         let (mut counting, mut calls) = (answers(), 0u64);
         let mut run = Run::new(engine(), None, StopPolicy::default());
         sync::drive(&mut run, go(), |r| {
-            calls += 1;
+            calls += u64::from(!counting.from_cache(r));
             counting.answer(r, Usage::default())
         })?;
         calls
@@ -161,6 +182,9 @@ pub(crate) fn drive_sharing_usage<A: LogAnswerer>(
     let (mut answering, mut call) = (answers(), 0u64);
     let mut run = Run::new(engine(), writer()?, StopPolicy::default());
     let events = sync::drive(&mut run, go(), |r| {
+        if answering.from_cache(r) {
+            return answering.answer(r, Usage::default());
+        }
         let usage = Usage {
             prompt_tokens: tot::share(usage.0, calls, call),
             completion_tokens: tot::share(usage.1, calls, call),
@@ -255,6 +279,29 @@ mod tests {
         assert_eq!(r.verdict().unwrap_err(), "2 of 3 puzzles differ from the log; the first: puzzle 2: step 1: kept a");
         assert_eq!(r.difference_lines(), ["puzzle 2: step 1: kept a", "puzzle 2: step 2: kept b", "puzzle 3: final"]);
         assert!(Report(vec![Check("puzzle 1", vec![])]).verdict().is_ok());
+    }
+
+    #[test]
+    fn file_names_state_backend_and_temperature_in_the_references_own_naming() {
+        let named = |n: &str| named_backend_and_temperature(n);
+        assert_eq!(named("gpt-4_1.0_naive_cot_sample_10_start0_end100.json"), Some(("gpt-4".into(), 1.0)));
+        assert_eq!(
+            named("gpt-4_1.0_generate_sample_select_greedy_sample5_start0_end100.json"),
+            Some(("gpt-4".into(), 1.0))
+        );
+        assert_eq!(
+            named("game24_gpt-4_0.7_naive_standard_sample_100_start900_end1000.json"),
+            Some(("gpt-4".into(), 0.7))
+        );
+        assert_eq!(named("crosswords_my_model_1.0_naive_cot.json"), Some(("my_model".into(), 1.0)));
+        assert_eq!(
+            named("gpt-3.5-turbo_0.0_propose1_value3_greedy5_start900_end1000.json"),
+            Some(("gpt-3.5-turbo".into(), 0.0))
+        );
+        // No backend before the number, no number, or not a temperature: nothing is read.
+        assert_eq!(named("0.7_naive.json"), None);
+        assert_eq!(named("log.json"), None);
+        assert_eq!(named("gpt-4_nan_naive.json"), None);
     }
 
     #[test]

@@ -120,6 +120,13 @@ pub struct NaiveCheck {
     pub letter_sum: f64,
     pub word_sum: f64,
     pub games: usize,
+    /// Crosswords: the same sums of the scores the log stores (`infos`).
+    pub log_letter_sum: f64,
+    pub log_word_sum: f64,
+    pub log_games: usize,
+    /// Samples whose stored score is not what the reference's scorer gives (ours is its
+    /// `test_output`), each naming the sample and both figures: said on every import.
+    pub score_disagreements: Vec<String>,
     /// Whether the first sample is correct (Game of 24).
     pub first_correct: bool,
     /// Creative writing: samples with our coherency, and its sum over them.
@@ -150,6 +157,10 @@ pub struct NaiveReport {
     pub letter: f64,
     pub word: f64,
     pub games: usize,
+    /// Crosswords: the same figures from the scores the log stores.
+    pub log_letter: f64,
+    pub log_word: f64,
+    pub log_games: usize,
     /// Creative writing: samples judged, and their mean coherency (the paper's figure).
     pub judged: usize,
     pub coherency: Option<f64>,
@@ -179,7 +190,8 @@ impl super::VerifiedImport for NaiveReport {
 
 /// What a file name says: the task (its first word) and the method (`naive_standard` → io,
 /// `naive_cot` → cot), the backend and temperature of
-/// `{task}_{backend}_{temperature}_naive_{prompt}_sample_{k}_start{a}_end{b}.json`.
+/// `{backend}_{temperature}_naive_{prompt}_sample_{k}_start{a}_end{b}.json` (run.py's name,
+/// which our copies prefix with the task: `{task}_{backend}_...`).
 #[derive(Debug, Clone, PartialEq, Default)]
 struct Named {
     task: Option<NaiveTask>,
@@ -203,14 +215,8 @@ fn parse_file_name(name: &str) -> Named {
         Some("cot") => Some(crate::engine::methods::cot::KIND),
         _ => None,
     });
-    // {task}_{backend...}_{temperature}_naive_...
-    let (backend, temperature) = match (task, naive) {
-        (Some(_), Some(i)) if i >= 3 => {
-            let t = parts[i - 1].parse::<f32>().ok();
-            (t.map(|_| parts[1..i - 1].join("_")), t)
-        }
-        _ => (None, None),
-    };
+    // {backend...}_{temperature}_naive_..., the task's word first in our copies.
+    let (backend, temperature) = super::named_backend_and_temperature(name).unzip();
     Named { task, method, backend, temperature }
 }
 
@@ -476,6 +482,10 @@ pub fn check_entry(
         letter_sum: 0.0,
         word_sum: 0.0,
         games: 0,
+        log_letter_sum: 0.0,
+        log_word_sum: 0.0,
+        log_games: 0,
+        score_disagreements: Vec::new(),
         first_correct: false,
         judged: 0,
         coherency_sum: 0.0,
@@ -499,13 +509,15 @@ pub fn check_entry(
                 }
                 if ok != log_ok && disagreements.len() < 20 {
                     let said = |b: bool| if b { "correct" } else { "wrong" };
-                    disagreements.push(format!(
+                    let line = format!(
                         "sample {}: we find {:?} {}, the log says {}",
                         j + 1,
                         node.answer.clone().unwrap_or_default(),
                         said(ok),
                         said(log_ok)
-                    ));
+                    );
+                    check.score_disagreements.push(line.clone());
+                    disagreements.push(line);
                 }
             }
             (LogVerdict::Board { letter, word, game }, _) => {
@@ -516,14 +528,20 @@ pub fn check_entry(
                 check.letter_sum += ours.letter;
                 check.word_sum += ours.word;
                 check.games += usize::from(ours.game);
+                check.log_letter_sum += letter;
+                check.log_word_sum += word;
+                check.log_games += usize::from(game);
                 if (ours.letter - letter).abs() > EPS || (ours.word - word).abs() > EPS || ours.game != game {
-                    disagreements.push(format!(
-                        "sample {}: we score letter {} word {} game {}, the log's infos say {letter} {word} {game}",
+                    let line = format!(
+                        "sample {}: the reference's scorer (test_output: the last five rows after `Output:`) gives \
+                         letter {} word {} game {}, the log's infos say letter {letter} word {word} game {game}",
                         j + 1,
                         ours.letter,
                         ours.word,
                         ours.game
-                    ));
+                    );
+                    check.score_disagreements.push(line.clone());
+                    disagreements.push(line);
                 }
             }
         }
@@ -623,6 +641,9 @@ pub fn import(path: &Path, out: Option<&Path>) -> Result<NaiveReport, ImportErro
         letter: checks.iter().map(|c| c.letter_sum).sum::<f64>() / per,
         word: checks.iter().map(|c| c.word_sum).sum::<f64>() / per,
         games: checks.iter().map(|c| c.games).sum(),
+        log_letter: checks.iter().map(|c| c.log_letter_sum).sum::<f64>() / per,
+        log_word: checks.iter().map(|c| c.log_word_sum).sum::<f64>() / per,
+        log_games: checks.iter().map(|c| c.log_games).sum(),
         judged: checks.iter().map(|c| c.judged).sum(),
         coherency: (log.task == NaiveTask::Writing).then(|| {
             checks.iter().map(|c| c.coherency_sum).sum::<f64>()
@@ -649,6 +670,10 @@ mod tests {
         assert_eq!(n.method, Some(crate::engine::methods::cot::KIND));
         assert_eq!(n.backend.as_deref(), Some("my_model"));
         assert_eq!(parse_file_name("log.json"), Named::default());
+        // The reference repository's own names have no task word: 1.0, not the default 0.7.
+        let n = parse_file_name("gpt-4_1.0_naive_cot_sample_10_start0_end100.json");
+        assert_eq!((n.task, n.method), (None, Some(crate::engine::methods::cot::KIND)));
+        assert_eq!((n.backend.as_deref(), n.temperature), (Some("gpt-4"), Some(1.0)));
     }
 
     #[test]

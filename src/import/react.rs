@@ -149,6 +149,7 @@ pub fn import_trajectory(
         actions: Some(ActionRules::Reference),
         facets: Default::default(),
         memory: None,
+        unjudged: false,
     };
     let path = out.join(name);
     let writer = SessionWriter::create(&path, &header)?;

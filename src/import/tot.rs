@@ -13,7 +13,7 @@
 //! (`{backend}_{temperature}_propose{n}_value{n}_greedy{n}_start{a}_end{b}.json`), else
 //! from the log itself and run.py's defaults.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -500,16 +500,34 @@ pub fn value_samples(value: f64, n: usize) -> Vec<String> {
     out
 }
 
+/// The key of the reference's value cache for candidate `y` of puzzle `x`: its value prompt,
+/// which sees only the numbers left (or, for a last step, the puzzle and the answer), as
+/// `Game24Task.value_prompt_wrap` builds it. The cache lives as long as the run, over puzzles.
+fn reference_value_key(x: &str, y: &str) -> String {
+    let last = y.trim().lines().last().unwrap_or("");
+    match last.split_once("left: ") {
+        None => format!("answer\n{x}\n{}", last.to_lowercase().replace("answer: ", "")),
+        Some(_) => {
+            let left = last.rsplit("left: ").next().unwrap_or("");
+            format!("left\n{}", left.split(')').next().unwrap_or(""))
+        }
+    }
+}
+
 /// Answers our engine's calls from one puzzle's log.
 #[derive(Clone)]
 struct LogAnswers {
     proposals: HashMap<String, VecDeque<String>>,
     values: HashMap<String, f64>,
     model: String,
+    x: String,
+    /// The reference's value cache so far in the run ([`reference_value_key`]s): a value
+    /// it holds was not asked again.
+    value_cache: HashSet<String>,
 }
 
 impl LogAnswers {
-    fn new(entry: &LogEntry, model: &str) -> Result<Self, String> {
+    fn new(entry: &LogEntry, model: &str, value_cache: HashSet<String>) -> Result<Self, String> {
         let mut proposals: HashMap<String, VecDeque<String>> = HashMap::new();
         let mut values = HashMap::new();
         for s in &entry.steps {
@@ -546,13 +564,24 @@ impl LogAnswers {
                 values.entry(y.clone()).or_insert(*v);
             }
         }
-        Ok(LogAnswers { proposals, values, model: model.to_string() })
+        let x = entry.steps.first().map(|s| s.x.clone()).unwrap_or_default();
+        Ok(LogAnswers { proposals, values, model: model.to_string(), x, value_cache })
+    }
+
+    fn value_key(&self, request: &LlmRequest) -> Option<String> {
+        let y = request.context.get("y").and_then(Value::as_str)?;
+        (request.purpose == Purpose::Value).then(|| reference_value_key(&self.x, y))
     }
 }
 
 impl super::LogAnswerer for LogAnswers {
+    fn from_cache(&self, request: &LlmRequest) -> bool {
+        self.value_key(request).is_some_and(|k| self.value_cache.contains(&k))
+    }
+
     /// The log's reply to `request`; `usage` is the share of the puzzle's tokens it carries.
     fn answer(&mut self, request: &LlmRequest, usage: Usage) -> Result<LlmResponse, CallError> {
+        let cached = self.value_key(request).is_some_and(|k| !self.value_cache.insert(k));
         let y = request.context.get("y").and_then(Value::as_str).unwrap_or("");
         let missing =
             |what: &str| CallError { kind: CallErrorKind::Import, message: format!("the log has no {what} for {y:?}") };
@@ -574,7 +603,7 @@ impl super::LogAnswerer for LogAnswers {
             latency_ms: 0,
             model: self.model.clone(),
             simulated: false,
-            cached: false,
+            cached,
         })
     }
 }
@@ -589,13 +618,16 @@ pub(crate) fn share(total: u64, calls: u64, call: u64) -> u64 {
 
 /// Re-run one puzzle against its log; record a session to `out` if given. `usage` is the
 /// puzzle's (prompt, completion) tokens: the log gives them per puzzle only, so each call
-/// carries an equal share, marked estimated, and the session's totals are the log's.
+/// carries an equal share, marked estimated, and the session's totals are the log's. A
+/// value the reference's cache held (`value_cache`, the run's so far; updated here) was
+/// not asked: a cache hit with no tokens.
 pub fn check_puzzle(
     entry: &LogEntry,
     run_info: &LogRun,
     usage: (u64, u64),
     source: &str,
     out: Option<&Path>,
+    value_cache: &mut HashSet<String>,
 ) -> Result<PuzzleCheck, ImportError> {
     let x = entry.steps.first().map(|s| s.x.clone()).unwrap_or_default();
     let err = |message: String| ImportError::Entry { path: source.to_string(), idx: entry.idx, message };
@@ -603,10 +635,10 @@ pub fn check_puzzle(
     params.check().map_err(|e| err(format!("the run's parameters are out of range: {e}")))?;
     let task = Arc::new(Game24::builtin());
     let model = run_info.backend.clone();
-    let answers = LogAnswers::new(entry, &model).map_err(err)?;
+    let answers = LogAnswers::new(entry, &model, value_cache.clone()).map_err(err)?;
     let path = out.map(|dir| dir.join(format!("tot-log-{:04}.jsonl", entry.idx)));
     let session = path.as_ref().map(|p| p.display().to_string());
-    let (run, events, _) = super::drive_sharing_usage(
+    let (run, events, answered) = super::drive_sharing_usage(
         || Engine::new(task.clone(), &x, params.clone()),
         || answers.clone(),
         usage,
@@ -617,6 +649,7 @@ pub fn check_puzzle(
             })
         },
     )?;
+    *value_cache = answered.value_cache;
     let engine = run.engine;
     let tree = engine.tree();
     let selections: Vec<Vec<String>> = events
@@ -699,8 +732,9 @@ pub fn import(path: &Path, out: Option<&Path>) -> Result<VerifyReport, ImportErr
     let log = read_log(path)?;
     let source = path.display().to_string();
     let mut checks = Vec::with_capacity(log.entries.len());
+    let mut value_cache = HashSet::new();
     for (entry, usage) in log.entries.iter().zip(&log.usage) {
-        checks.push(check_puzzle(entry, &log.run, *usage, &source, out)?);
+        checks.push(check_puzzle(entry, &log.run, *usage, &source, out, &mut value_cache)?);
     }
     Ok(VerifyReport {
         puzzles: checks.len(),

@@ -16,8 +16,11 @@
 //! name when it has the reference's form
 //! (`{backend}_{temperature}_sample{n}_vote{n}_greedy{n}_start{a}_end{b}.json`), else from
 //! the log (the most samples any state got, the most votes any step counted, the most
-//! states any step kept). Missing `infos` or `rs` leave the judge call failed with the
-//! reason; missing `usage_so_far` leaves the tokens at 0.
+//! states any step kept). An entry whose `infos` hold no `rs` at all (run.py's older text
+//! runs store `accs` instead) never asked the judge, so the imported run does not either
+//! (its header says `unjudged`, and so do its replays); `rs` missing for some outputs only
+//! leaves their judge calls failed with the reason. Missing `usage_so_far` leaves the
+//! tokens at 0.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -153,7 +156,6 @@ pub fn read_log(path: &Path) -> Result<WritingLog, ImportError> {
 
 /// Validate and read a log's text; the error is one line naming the entry, step and field.
 pub fn parse_log(text: &str, file_name: &str) -> Result<WritingLog, String> {
-    let named = parse_file_name(file_name);
     let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON ({e}); {EXPECTED}"))?;
     let items = match &value {
         Value::Array(items) if !items.is_empty() => items,
@@ -175,7 +177,7 @@ pub fn parse_log(text: &str, file_name: &str) -> Result<WritingLog, String> {
     let most_samples = steps().map(|(_, s)| s.new_ys.len().div_ceil(s.ys.len().max(1))).max().unwrap_or(1).max(1);
     let most_votes = steps().map(|(_, s)| s.values.iter().sum::<f64>().round() as usize).max().unwrap_or(1).max(1);
     let most_kept = steps().map(|(_, s)| s.select_new_ys.len()).max().unwrap_or(1).max(1);
-    let run = match named {
+    let run = match parse_file_name(file_name) {
         Some(n) => {
             for (idx, s) in steps() {
                 let votes = s.values.iter().sum::<f64>().round() as usize;
@@ -191,14 +193,20 @@ pub fn parse_log(text: &str, file_name: &str) -> Result<WritingLog, String> {
             }
             n
         }
-        None => WritingRun {
-            backend: "gpt-4".into(),
-            temperature: 0.7,
-            n_generate: u32::try_from(most_samples).unwrap_or(u32::MAX),
-            n_evaluate: u32::try_from(most_votes).unwrap_or(u32::MAX),
-            n_select: most_kept,
-            from_file_name: false,
-        },
+        // The search's shape from the log; the backend and temperature from a name such as
+        // run.py's older `gpt-4_1.0_generate_sample_select_greedy_sample5_start0_end100.json`.
+        None => {
+            let (backend, temperature) =
+                super::named_backend_and_temperature(file_name).unwrap_or_else(|| ("gpt-4".into(), 0.7));
+            WritingRun {
+                backend,
+                temperature,
+                n_generate: u32::try_from(most_samples).unwrap_or(u32::MAX),
+                n_evaluate: u32::try_from(most_votes).unwrap_or(u32::MAX),
+                n_select: most_kept,
+                from_file_name: false,
+            }
+        }
     };
     let usage = super::own_usage(entries.iter().map(|e| e.usage_so_far));
     Ok(WritingLog { entries, run, usage })
@@ -447,14 +455,22 @@ pub fn check_entry(
     let model = run_info.backend.clone();
     let path = out.map(|dir| dir.join(format!("writing-tot-bfs-{:04}.jsonl", entry.idx)));
     let session = path.as_ref().map(|p| p.display().to_string());
+    // A log that stores no judge scores (run.py's older text runs, `accs` instead of
+    // `infos`) never asked the judge: neither does the imported run, nor its replays.
+    let judged = entry.judgments.iter().any(|j| j.rs.is_some());
     let (run, events, answers) = super::drive_sharing_usage(
-        || Engine::new(engine_task.clone(), &x, params.clone()),
+        || {
+            let mut engine = Engine::new(engine_task.clone(), &x, params.clone());
+            engine.set_outcome_judge(judged);
+            engine
+        },
         || LogAnswers::new(entry, &task, &model),
         usage,
         super::Shares::Estimated,
         || {
-            super::log_writer(path.as_deref(), || {
-                super::tot_log_header(&writing::INFO.name, &x, entry.idx, params.clone(), &model, source)
+            super::log_writer(path.as_deref(), || crate::session::Header {
+                unjudged: !judged,
+                ..super::tot_log_header(&writing::INFO.name, &x, entry.idx, params.clone(), &model, source)
             })
         },
     )?;
@@ -574,5 +590,10 @@ mod tests {
         let log = parse_log(&good, "x.json").expect("no infos, no usage: still a log");
         assert_eq!((log.run.n_generate, log.run.n_evaluate, log.run.n_select), (2, 4, 1));
         assert_eq!(log.entries[0].ys, vec!["b".to_string()], "ys default to the last step's kept states");
+        assert_eq!((log.run.backend.as_str(), log.run.temperature), ("gpt-4", 0.7), "run.py's defaults");
+        // run.py's older name: the shape from the log, the backend and temperature from the name.
+        let log = parse_log(&good, "gpt-4_1.0_generate_sample_select_greedy_sample5_start0_end100.json").unwrap();
+        assert_eq!((log.run.backend.as_str(), log.run.temperature, log.run.from_file_name), ("gpt-4", 1.0, false));
+        assert_eq!((log.run.n_generate, log.run.n_evaluate, log.run.n_select), (2, 4, 1));
     }
 }

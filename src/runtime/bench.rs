@@ -44,6 +44,7 @@ fn sim_recording(path: &Path, params: Params, note: String) -> Result<(Run, SimP
         actions: None,
         facets: Default::default(),
         memory: None,
+        unjudged: false,
     };
     let task = header.build_task(&TaskOptions::default()).map_err(|e| e.to_string())? as Arc<dyn Task>;
     let engine = Engine::new(task, PUZZLE, header.params.clone());

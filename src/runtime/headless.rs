@@ -619,9 +619,10 @@ pub fn header_for(setup: &RunSetup, problem: &Problem) -> Header {
         parent: None,
         note: None,
         gold: setup.task.gold(&problem.input),
-        actions: None,
+        actions: setup.task.action_rules(),
         facets: setup.task.problem_facets(problem),
         memory: None,
+        unjudged: false,
     }
 }
 

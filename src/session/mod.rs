@@ -81,6 +81,10 @@ pub struct Header {
     /// are every change the problem made, so replays and forks see the same memory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<MemorySnapshot>,
+    /// The outcome was not put to the task's judge (an imported log that never judged
+    /// it), so replays do not ask the judge either. Absent: it was, as the task does.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unjudged: bool,
 }
 
 /// A named memory at the start of a problem. Written into the header whole (format 1,
@@ -141,6 +145,7 @@ impl Header {
     pub fn engine(&self, task: std::sync::Arc<dyn crate::engine::Task>) -> Engine {
         let mut engine = Engine::new(task, &self.input, self.params.clone());
         engine.set_memory(self.memory.as_ref().map(|m| m.memory.clone()));
+        engine.set_outcome_judge(!self.unjudged);
         engine
     }
 

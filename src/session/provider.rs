@@ -13,6 +13,7 @@ use std::sync::Arc;
 use crate::engine::{CallError, CallErrorKind, Input, LlmRequest, LlmResponse};
 use crate::llm::{BoxFuture, DeltaFn, Provider};
 use crate::session::{Session, SessionError};
+use crate::tasks::react_text::ActionRules;
 use crate::tools::recorded::RecordedTools;
 
 pub struct ReplayProvider {
@@ -28,6 +29,10 @@ pub struct ReplayProvider {
     /// Problems met while loading that do not stop a replay (tool calls that could not be
     /// rebuilt), each naming its file.
     pub warnings: Vec<String>,
+    /// How the recorded sessions read ReAct replies (their headers' `actions`), each once.
+    actions: Vec<Option<ActionRules>>,
+    /// The recorded sessions' headers, in file order.
+    headers: Vec<crate::session::Header>,
 }
 
 /// What identifies a prompt whatever the sampling parameters.
@@ -81,9 +86,15 @@ impl ReplayProvider {
             by_prompt: HashMap::new(),
             tools: HashMap::new(),
             warnings: Vec::new(),
+            actions: Vec::new(),
+            headers: Vec::new(),
         };
         for file in &files {
             let session = Session::load(file)?;
+            if !provider.actions.contains(&session.header.actions) {
+                provider.actions.push(session.header.actions);
+            }
+            provider.headers.push(session.header.clone());
             if provider.model.is_empty() {
                 provider.model = session.header.model.clone();
                 provider.simulated = session.header.simulated;
@@ -142,6 +153,17 @@ impl ReplayProvider {
     /// The recorded observations of the run of problem `input`, if it made tool calls.
     pub fn recorded_tools(&self, input: &str) -> Option<Arc<RecordedTools>> {
         self.tools.get(input).cloned()
+    }
+
+    /// The ways the recorded sessions read ReAct replies, each once (`None`: tolerantly,
+    /// the sessions that say nothing), so a re-drive reads them the same way.
+    pub fn recorded_actions(&self) -> Vec<Option<ActionRules>> {
+        self.actions.clone()
+    }
+
+    /// What the recorded sessions of task `task` say about their problems, in file order.
+    pub fn recorded_specs(&self, task: &str) -> Vec<crate::tasks::TaskSpec<'_>> {
+        self.headers.iter().filter(|h| h.task == task).map(|h| h.task_spec()).collect()
     }
 
     /// Every problem's recorded tool observations, by input.
@@ -249,6 +271,8 @@ mod tests {
             by_prompt: HashMap::new(),
             tools: HashMap::new(),
             warnings: vec![],
+            actions: vec![],
+            headers: vec![],
         };
         for (req, rep) in recorded {
             p.by_prompt.entry(prompt_key(req)).or_insert_with(|| req.clone());

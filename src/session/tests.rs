@@ -27,6 +27,7 @@ pub(super) fn header() -> Header {
         actions: None,
         facets: Default::default(),
         memory: None,
+        unjudged: false,
     }
 }
 

@@ -165,6 +165,12 @@ pub trait TaskSource: Task {
     fn range_limit(&self) -> usize {
         self.problem_count()
     }
+    /// How ReAct replies are read and answered, when not tolerantly: hotpotqa and fever in
+    /// the ReAct notebook's own way (`--react-mode reference`, imported trajectories).
+    /// Recorded in session headers (`actions`), so replays and forks keep the mode.
+    fn action_rules(&self) -> Option<react_text::ActionRules> {
+        None
+    }
 }
 
 /// What building a task may take besides its name.
@@ -177,6 +183,8 @@ pub struct TaskOptions {
     /// The knowledge backend of search/lookup, if not the task's own (qa-demo: its corpus;
     /// hotpotqa, fever: Wikipedia).
     pub knowledge: Option<Arc<dyn KnowledgeBackend>>,
+    /// How ReAct replies are read (`--react-mode`); `None`: the task's own way (tolerant).
+    pub actions: Option<react_text::ActionRules>,
 }
 
 impl TaskOptions {
@@ -243,6 +251,22 @@ pub fn for_spec(spec: &TaskSpec, options: &TaskOptions) -> Result<Arc<dyn TaskSo
     match entry.from_spec {
         Some(rebuild) => rebuild(entry.info, spec, options),
         None => (entry.build)(entry.info, &TaskOptions { data: None, ..options.clone() }, &mut Vec::new()),
+    }
+}
+
+/// The task of recorded sessions of task `name`, from their headers alone, for a re-drive
+/// with no data file (`run --provider replay`): a QA task's problems are the sessions'
+/// questions with their recorded gold answers; other tasks have their problems built in.
+pub fn for_specs(name: &str, specs: &[TaskSpec], options: &TaskOptions) -> Result<Arc<dyn TaskSource>, TaskError> {
+    match qa_data::QaKind::from_name(name) {
+        Some(kind) => Ok(Arc::new(qa_data::QaData::from_specs(
+            kind,
+            specs,
+            options.actions.unwrap_or_default(),
+            options.prompts.as_deref(),
+            options.knowledge.clone(),
+        )?)),
+        None => build(name, options, &mut Vec::new()),
     }
 }
 

@@ -144,7 +144,8 @@ impl QaData {
             }
             None => Vec::new(),
         };
-        Ok(Arc::new(QaData::new(kind, options.prompts.as_deref(), items, options.knowledge.clone())?))
+        let task = QaData::new(kind, options.prompts.as_deref(), items, options.knowledge.clone())?;
+        Ok(Arc::new(task.with_rules(options.actions.unwrap_or_default())))
     }
 
     pub fn new(
@@ -202,6 +203,24 @@ impl QaData {
             .map(|gold| QaItem { question: spec.input.to_string(), answer: gold.to_string(), kind: String::new() })
             .collect();
         Ok(QaData::new(kind, prompt_dir, items, backend)?.with_rules(spec.actions.unwrap_or_default()))
+    }
+
+    /// The task of several recorded sessions, from their headers alone: their problems in
+    /// order (each once) with the gold answers recorded, read by `rules`.
+    pub fn from_specs(
+        kind: QaKind,
+        specs: &[super::TaskSpec],
+        rules: ActionRules,
+        prompt_dir: Option<&Path>,
+        backend: Option<Arc<dyn KnowledgeBackend>>,
+    ) -> Result<Self, TaskError> {
+        let mut items: Vec<QaItem> = Vec::with_capacity(specs.len());
+        for spec in specs {
+            if let Some(gold) = spec.gold.filter(|_| !items.iter().any(|q| q.question == spec.input)) {
+                items.push(QaItem { question: spec.input.to_string(), answer: gold.to_string(), kind: String::new() });
+            }
+        }
+        Ok(QaData::new(kind, prompt_dir, items, backend)?.with_rules(rules))
     }
 
     pub fn kind(&self) -> QaKind {
@@ -338,6 +357,10 @@ impl TaskSource for QaData {
 
     fn gold(&self, input: &str) -> Option<String> {
         self.gold_of(input).map(str::to_string)
+    }
+
+    fn action_rules(&self) -> Option<ActionRules> {
+        (self.rules != ActionRules::Tolerant).then_some(self.rules)
     }
 }
 

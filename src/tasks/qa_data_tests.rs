@@ -173,6 +173,7 @@ fn a_session_replays_without_its_data_file() {
         actions: None,
         facets: Default::default(),
         memory: None,
+        unjudged: false,
     };
     assert_eq!(header.gold.as_deref(), Some("Arthur's Magazine"));
     let path = dir.path().join("s.jsonl");

@@ -41,6 +41,7 @@ fn setup(dir: &Path, params: Params) -> Setup {
         actions: None,
         facets: Default::default(),
         memory: None,
+        unjudged: false,
     };
     Setup {
         task,

@@ -391,11 +391,18 @@ impl Method for React {
     fn on_tool(&mut self, core: &mut Core, node: NodeId, result: ToolResult) {
         core.tree.node_mut(node).tool_ms = Some(result.latency_ms);
         React::observe(core, node, &result.text);
-        let finished = self.acting.take().is_some_and(|t| t.name.eq_ignore_ascii_case("finish"));
-        if finished {
+        let finishing = self.acting.take().is_some_and(|t| t.name.eq_ignore_ascii_case("finish"));
+        if finishing && result.ok {
             self.finals = vec![node];
             self.phase = Phase::Done;
         } else {
+            // A finish whose call failed (a replay that lacks it) gave no answer: the agent
+            // sees the failure as its observation and goes on, as after any failed tool.
+            if finishing {
+                core.tree
+                    .node_mut(node)
+                    .add_issue(Issue::Note("the finish call failed, so its answer does not count".into()));
+            }
             self.phase = Phase::Think;
         }
     }

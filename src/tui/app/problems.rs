@@ -161,7 +161,7 @@ impl App {
     /// run's recording ends first). The app takes the session's task, so `f` and `R`
     /// continue it.
     pub fn open_replay(&mut self, session: Session) -> Result<(), String> {
-        let options = TaskOptions { prompts: self.setup.prompts.clone(), data: None, knowledge: None };
+        let options = TaskOptions { prompts: self.setup.prompts.clone(), ..TaskOptions::default() };
         let task = session.header.build_task(&options).map_err(|e| e.to_string())?;
         let session = Arc::new(session);
         let mut timeline =
