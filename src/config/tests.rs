@@ -129,7 +129,7 @@ run = "step"
         "config.toml: colours: unknown key (known: theme, defaults, keymap, providers, prices, break); ignored".into(),
     ];
     for line in expected {
-        assert!(warnings.iter().any(|w| *w == line), "missing {line:?} in {warnings:#?}");
+        assert!(warnings.contains(&line), "missing {line:?} in {warnings:#?}");
     }
     assert!(warnings.iter().any(|w| w.starts_with("config.toml: defaults.colour: unknown key (known: task, ")));
     assert!(warnings.iter().any(|w| w.starts_with("config.toml: keymap entry 2: `on` must be a key string")));

@@ -135,7 +135,7 @@ pub(crate) trait LogAnswerer {
     fn answer(&mut self, request: &LlmRequest, usage: Usage) -> Result<LlmResponse, CallError>;
     /// Whether the reference answered `request` from its own cache (no call, no tokens):
     /// the reply is then a cache hit and carries no share of the entry's tokens.
-    fn from_cache(&self, _request: &LlmRequest) -> bool {
+    fn answered_from_cache(&self, _request: &LlmRequest) -> bool {
         false
     }
 }
@@ -174,7 +174,7 @@ pub(crate) fn drive_sharing_usage<A: LogAnswerer>(
         let (mut counting, mut calls) = (answers(), 0u64);
         let mut run = Run::new(engine(), None, StopPolicy::default());
         sync::drive(&mut run, go(), |r| {
-            calls += u64::from(!counting.from_cache(r));
+            calls += u64::from(!counting.answered_from_cache(r));
             counting.answer(r, Usage::default())
         })?;
         calls
@@ -182,7 +182,7 @@ pub(crate) fn drive_sharing_usage<A: LogAnswerer>(
     let (mut answering, mut call) = (answers(), 0u64);
     let mut run = Run::new(engine(), writer()?, StopPolicy::default());
     let events = sync::drive(&mut run, go(), |r| {
-        if answering.from_cache(r) {
+        if answering.answered_from_cache(r) {
             return answering.answer(r, Usage::default());
         }
         let usage = Usage {

@@ -575,7 +575,7 @@ impl LogAnswers {
 }
 
 impl super::LogAnswerer for LogAnswers {
-    fn from_cache(&self, request: &LlmRequest) -> bool {
+    fn answered_from_cache(&self, request: &LlmRequest) -> bool {
         self.value_key(request).is_some_and(|k| self.value_cache.contains(&k))
     }
 
