@@ -160,12 +160,12 @@ fn tuple_around(text: &str, start: usize, end: usize) -> Option<Piece> {
     let open = text[..start].rfind(|c: char| !numeric(c))?;
     let close = end + text[end..].find(|c: char| !numeric(c))?;
     let (o, c) = (text.as_bytes()[open], text.as_bytes()[close]);
+    // Brackets first: they are ASCII, so the slices below fall on character boundaries.
+    if !(b"([".contains(&o) && b")]".contains(&c)) {
+        return None;
+    }
     let inner = &text[open + 1..close];
-    (b"([".contains(&o) && b")]".contains(&c) && inner.contains(',')).then(|| Piece {
-        start: open,
-        end: close + 1,
-        text: text[open..=close].to_string(),
-    })
+    inner.contains(',').then(|| Piece { start: open, end: close + 1, text: text[open..=close].to_string() })
 }
 
 /// The end of the number starting at `i`: digits, `,ddd` groups or one `,d+` (a decimal
