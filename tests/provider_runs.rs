@@ -252,6 +252,33 @@ fn a_token_budget_stops_the_run_cleanly_and_it_replays() {
     assert_eq!(replayed["llm_calls"], s["llm_calls"]);
 }
 
+/// A server that reports no usage: its tokens are estimated, the summary says how many,
+/// and `--budget-tokens` counts them twice, so the run stops no later than a server that
+/// reported the same figures would have had it.
+#[test]
+fn a_token_budget_counts_estimated_tokens_on_the_safe_side() {
+    let server = FakeServer::start(|_, seen| Reply::chat(&[&game24_text(seen)], None));
+    let sb = Sandbox::new();
+    let out = sb.run(&run_args(&server, &["--input", "4 5 6 10"]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let all = summary(&out);
+    let tokens = all["prompt_tokens"].as_u64().unwrap() + all["completion_tokens"].as_u64().unwrap();
+    assert_eq!(all["estimated_tokens"].as_u64(), Some(tokens), "every token is an estimate: {all}");
+    let text = sb.run(
+        &[&RUN[..7], &["--provider", "openai", "--base-url", server.url.as_str(), "--input", "4 5 6 10"]].concat(),
+    );
+    assert!(String::from_utf8_lossy(&text.stdout).contains(&format!("of those tokens {tokens} are estimates")));
+    // A budget of two thirds of what the run uses stops it by the time a third is used.
+    let budget = tokens * 2 / 3;
+    let flag = budget.to_string();
+    let out = sb.run(&run_args(&server, &["--input", "4 5 6 10", "--budget-tokens", &flag]));
+    let s = summary(&out);
+    let reason = s["stopped"].as_str().unwrap_or_default();
+    assert!(reason.contains("of them estimated") && reason.contains("counted 2 times"), "{s}");
+    let used = s["prompt_tokens"].as_u64().unwrap() + s["completion_tokens"].as_u64().unwrap();
+    assert!(2 * used >= budget && used < budget, "used {used} of {tokens}, budget {budget}: {s}");
+}
+
 #[test]
 fn profiles_and_prices_come_from_the_config_file_and_a_dollar_budget_stops() {
     let server = FakeServer::start(|_, seen| game24_reply(seen));

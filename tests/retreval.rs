@@ -71,7 +71,6 @@ fn bench(dir: &Path, args: &[&str]) -> Output {
 /// The ablation's figures are the runs' own: each row equals the `run` it names, and
 /// the claims are computed from the per-problem results.
 #[test]
-#[ignore = "timing-dependent since the round-three merges: with other tests running beside it, the ablation's full variant counts 193,180 tokens where the same run alone counts 192,649 (run with --ignored --test-threads 1 to check it); the cause is open, see the issue 26 note"]
 fn the_ablation_reports_what_its_runs_did() {
     let dir = tempfile::tempdir().unwrap();
     let out = bench(

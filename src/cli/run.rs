@@ -341,6 +341,13 @@ pub(crate) fn print_summary(s: &Summary, json: bool) {
         s.completion_tokens,
         s.wall_ms
     );
+    if s.estimated_tokens > 0 {
+        outln!(
+            "of those tokens {} are estimates from the text (about 4 characters a token): the server did not \
+             report usage",
+            s.estimated_tokens
+        );
+    }
     if s.failed_calls > 0 || s.cost_usd.is_some() {
         let cost = s.cost_usd.map(|c| format!("cost ${c:.4}  ")).unwrap_or_default();
         let overflows = match s.context_overflows {

@@ -39,6 +39,9 @@ pub struct ProblemResult {
     pub cache_hits: u64,
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
+    /// Of those tokens, the ones estimated because the server did not report them.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub estimated_tokens: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<String>,
     pub wall_ms: u64,
@@ -156,6 +159,7 @@ impl ProblemResult {
             cache_hits: totals.cache_hits,
             prompt_tokens: totals.prompt_tokens,
             completion_tokens: totals.completion_tokens,
+            estimated_tokens: totals.estimated_tokens,
             session: None,
             wall_ms,
             error: None,
@@ -240,6 +244,9 @@ pub struct Summary {
     pub cache_hits: u64,
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
+    /// Of those tokens, the ones estimated because the server did not report them.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub estimated_tokens: u64,
     pub wall_ms: u64,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub failed_calls: u64,
@@ -371,6 +378,7 @@ impl Summary {
             cache_hits: results.iter().map(|r| r.cache_hits).sum(),
             prompt_tokens: results.iter().map(|r| r.prompt_tokens).sum(),
             completion_tokens: results.iter().map(|r| r.completion_tokens).sum(),
+            estimated_tokens: results.iter().map(|r| r.estimated_tokens).sum(),
             wall_ms,
             failed_calls: results.iter().map(|r| r.failed_calls).sum(),
             context_overflows: results.iter().map(|r| r.context_overflows).sum(),
@@ -486,15 +494,29 @@ pub struct Budget {
 
 impl Budget {
     /// Why `spent` is over budget, if it is.
+    /// Tokens the server did not report are estimated from the text and count
+    /// [`crate::session::ESTIMATE_MARGIN`] times here, so an under-estimate does not let a
+    /// run spend past its budget (the message says how many were estimated).
     pub fn exceeded(&self, spent: &Totals, price: Option<&Price>) -> Option<String> {
-        let tokens = spent.prompt_tokens + spent.completion_tokens;
+        let tokens = spent.tokens_for_budget();
+        let estimated = spent.estimated_tokens;
+        let how = if estimated > 0 {
+            format!(
+                " ({estimated} of them estimated, as the server did not report them, and counted {} times)",
+                crate::session::ESTIMATE_MARGIN
+            )
+        } else {
+            String::new()
+        };
         if let Some(max) = self.tokens.filter(|&m| tokens >= m) {
-            return Some(format!("budget exceeded: {tokens} tokens used, --budget-tokens {max}"));
+            return Some(format!("budget exceeded: {tokens} tokens counted{how}, --budget-tokens {max}"));
         }
         if let (Some(max), Some(p)) = (self.usd, price) {
-            let cost = p.cost(spent.prompt_tokens, spent.completion_tokens);
+            // The extra count of estimated tokens at the dearer of the two prices.
+            let extra = (crate::session::ESTIMATE_MARGIN - 1) * estimated;
+            let cost = p.cost(spent.prompt_tokens, spent.completion_tokens) + p.cost(extra, 0).max(p.cost(0, extra));
             if cost >= max {
-                return Some(format!("budget exceeded: ${cost:.4} spent, --budget-usd {max}"));
+                return Some(format!("budget exceeded: ${cost:.4} spent{how}, --budget-usd {max}"));
             }
         }
         None

@@ -180,9 +180,31 @@ pub struct Totals {
     /// Tool calls answered (ReAct).
     #[serde(default)]
     pub tool_calls: u64,
+    /// Of `prompt_tokens` and `completion_tokens`, those a model's server did not report
+    /// and were estimated from the text (about four characters a token; see
+    /// [`crate::llm::estimate_tokens`]). The simulated model's counts are its own, not
+    /// estimates of anything, and are not among them.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub estimated_tokens: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Totals {
+    /// All tokens, as reported or estimated.
+    pub fn tokens(&self) -> u64 {
+        self.prompt_tokens + self.completion_tokens
+    }
+
+    /// All tokens, counted on the safe side for a budget: estimated ones count
+    /// [`ESTIMATE_MARGIN`] times (a text-length estimate has been seen at half the
+    /// server's own count).
+    pub fn tokens_for_budget(&self) -> u64 {
+        self.tokens() + (ESTIMATE_MARGIN - 1) * self.estimated_tokens
+    }
+
     pub fn count(&mut self, input: &Input) {
         if let Input::ToolReply(_) = input {
             self.tool_calls += 1;
@@ -194,6 +216,9 @@ impl Totals {
                     self.llm_calls += 1;
                     self.prompt_tokens += r.usage.prompt_tokens;
                     self.completion_tokens += r.usage.completion_tokens;
+                    if r.usage.estimated && !r.simulated {
+                        self.estimated_tokens += r.usage.prompt_tokens + r.usage.completion_tokens;
+                    }
                 }
                 // Shared the failure of an identical request in flight: not sent, not counted.
                 Err(e) if e.kind == crate::engine::CallErrorKind::Shared => {}
@@ -212,8 +237,13 @@ impl Totals {
         self.prompt_tokens += other.prompt_tokens;
         self.completion_tokens += other.completion_tokens;
         self.tool_calls += other.tool_calls;
+        self.estimated_tokens += other.estimated_tokens;
     }
 }
+
+/// How many times a budget counts an estimated token: a streamed reply's length-based
+/// estimate came to 12.7k tokens where the server counted 25.3k, so twice.
+pub const ESTIMATE_MARGIN: u64 = 2;
 
 /// What one input did to an engine: the work for a driver (calls, tool calls,
 /// cancellations) and the events, apart.

@@ -464,3 +464,49 @@ fn a_tree_node_stays_small_so_a_replay_holds_little_per_node() {
         std::mem::size_of::<crate::engine::tree::Node>()
     );
 }
+
+/// Tokens a server did not report are counted as estimated (the simulated model's are
+/// its own), and a budget counts them on the safe side, saying so.
+#[test]
+fn estimated_tokens_are_counted_apart_and_budgets_count_them_twice() {
+    use crate::engine::{LlmReply, LlmResponse, Usage};
+    use crate::runtime::headless::Budget;
+    let reply = |estimated: bool, simulated: bool| {
+        Input::LlmReply(LlmReply {
+            call: 0,
+            result: Ok(LlmResponse {
+                completions: Vec::new(),
+                usage: Usage { prompt_tokens: 300, completion_tokens: 100, estimated },
+                latency_ms: 0,
+                model: "m".into(),
+                simulated,
+                cached: false,
+            }),
+        })
+    };
+    let mut totals = Totals::default();
+    totals.count(&reply(false, false));
+    totals.count(&reply(true, true));
+    assert_eq!((totals.tokens(), totals.estimated_tokens, totals.tokens_for_budget()), (800, 0, 800));
+    totals.count(&reply(true, false));
+    assert_eq!((totals.tokens(), totals.estimated_tokens, totals.tokens_for_budget()), (1200, 400, 1600));
+    let mut sum = Totals::default();
+    sum.add(&totals);
+    assert_eq!(sum, totals);
+    // 1,200 tokens by the count, but 400 of them estimated: a budget of 1,500 is spent.
+    let budget = Budget { tokens: Some(1500), usd: None };
+    let why = budget.exceeded(&totals, None).expect("over budget");
+    assert_eq!(
+        why,
+        "budget exceeded: 1600 tokens counted (400 of them estimated, as the server did not report them, and \
+         counted 2 times), --budget-tokens 1500"
+    );
+    assert!(Budget { tokens: Some(1700), usd: None }.exceeded(&totals, None).is_none());
+    // Money the same way, the extra count at the dearer price: 900 in + 300 out, plus 400 at $2.
+    let price = crate::llm::config::Price { input: 1.0, output: 2.0 };
+    let cost = (900.0 + 300.0 * 2.0 + 400.0 * 2.0) / 1e6;
+    assert!(Budget { tokens: None, usd: Some(cost * 0.99) }.exceeded(&totals, Some(&price)).is_some());
+    assert!(Budget { tokens: None, usd: Some(cost * 1.01) }.exceeded(&totals, Some(&price)).is_none());
+    // Serialized only when there are some, so older readers see the same totals.
+    assert!(!serde_json::to_string(&Totals::default()).unwrap().contains("estimated"));
+}

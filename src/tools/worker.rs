@@ -6,11 +6,17 @@
 //! goes on, and the thread ends with its computation or with the process.
 //!
 //! The solvers also bound their own work (step budgets, microlp's time limit), so an
-//! abandoned thread normally finishes soon after; at most [`MAX_RUNNING`] tool threads run
-//! at once, so a model that keeps asking for something pathological cannot pile them up.
+//! abandoned thread normally finishes soon after. At most [`MAX_RUNNING`] tool threads
+//! run at once: a call beyond them waits for one to end (the calls of problems run side
+//! by side take their turns, and each gets its answer whatever the timing), and is
+//! refused only when every one of them is a thread abandoned at its time limit, so a
+//! model that keeps asking for something pathological cannot pile them up.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
+
+use tokio::sync::{Semaphore, SemaphorePermit};
 
 use super::Observation;
 
@@ -20,40 +26,48 @@ pub const TIME_LIMIT: Duration = Duration::from_secs(10);
 /// Tool threads that may be running at once, abandoned ones included.
 pub const MAX_RUNNING: usize = 4;
 
-/// A count of running tool threads, with a ceiling.
+/// The tool threads' slots, and how many of them abandoned threads hold.
 pub struct Threads {
-    running: AtomicUsize,
+    slots: Semaphore,
+    abandoned: AtomicUsize,
     max: usize,
 }
 
+/// A call's thread: still computing, finished, or abandoned by its caller.
+const COMPUTING: u8 = 0;
+const FINISHED: u8 = 1;
+const ABANDONED: u8 = 2;
+
 impl Threads {
     pub const fn new(max: usize) -> Threads {
-        Threads { running: AtomicUsize::new(0), max }
+        Threads { slots: Semaphore::const_new(max), abandoned: AtomicUsize::new(0), max }
     }
 
     /// Threads running now (abandoned ones included).
     pub fn running(&self) -> usize {
-        self.running.load(Ordering::SeqCst)
+        self.max - self.slots.available_permits()
     }
 
-    fn take(&'static self) -> Option<Slot> {
-        let max = self.max;
-        self.running.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| (n < max).then_some(n + 1)).ok()?;
-        Some(Slot(self))
+    /// Threads running now that their callers abandoned at the time limit.
+    pub fn abandoned(&self) -> usize {
+        self.abandoned.load(Ordering::SeqCst)
+    }
+
+    /// A slot, when one is free or frees within `limit`; `None` at once when every slot
+    /// is held by an abandoned thread (nothing to wait for), or when none freed in time.
+    async fn take(&'static self, limit: Duration) -> Option<SemaphorePermit<'static>> {
+        if let Ok(permit) = self.slots.try_acquire() {
+            return Some(permit);
+        }
+        if self.abandoned() >= self.max {
+            return None;
+        }
+        tokio::time::timeout(limit, self.slots.acquire()).await.ok()?.ok()
     }
 }
 
 /// The math tools' threads.
 pub static TOOL_THREADS: Threads = Threads::new(MAX_RUNNING);
-
-/// Counts a running tool thread while it lives.
-struct Slot(&'static Threads);
-
-impl Drop for Slot {
-    fn drop(&mut self) {
-        self.0.running.fetch_sub(1, Ordering::SeqCst);
-    }
-}
 
 /// Run `work` for the tool `name` on a thread of its own and wait at most `limit` for it.
 /// A computation that takes longer is abandoned: the observation says so and names the
@@ -73,41 +87,82 @@ pub async fn off_thread_in(
     limit: Duration,
     work: impl FnOnce() -> Observation + Send + 'static,
 ) -> Observation {
-    let Some(slot) = threads.take() else {
-        return Observation::fail(format!(
-            "{name} is not run: {} earlier tool calls are still computing (abandoned at their time limit); ask for \
-             something smaller",
-            threads.max
-        ));
+    // On the runtime (it needs its timers, as every runtime this program builds has), wait
+    // without holding a worker; elsewhere (demo recording, a plain executor) on a small
+    // timer of its own.
+    if tokio::runtime::Handle::try_current().is_ok() {
+        return run_in(threads, name, limit, work).await;
+    }
+    match tokio::runtime::Builder::new_current_thread().enable_time().build() {
+        Ok(timer) => timer.block_on(run_in(threads, name, limit, work)),
+        Err(e) => Observation::fail(format!("{name} could not wait for its answer: {e}")),
+    }
+}
+
+async fn run_in(
+    threads: &'static Threads,
+    name: &'static str,
+    limit: Duration,
+    work: impl FnOnce() -> Observation + Send + 'static,
+) -> Observation {
+    let Some(slot) = threads.take(limit).await else {
+        let abandoned = threads.abandoned();
+        return Observation::fail(if abandoned >= threads.max {
+            format!(
+                "{name} is not run: {abandoned} earlier tool calls are still computing (abandoned at their time \
+                 limit); ask for something smaller"
+            )
+        } else {
+            format!(
+                "{name} is not run: all {} tool threads stayed busy for {} ({abandoned} of them abandoned at their \
+                 time limit); ask for something smaller",
+                threads.max,
+                seconds(limit)
+            )
+        });
     };
+    let state = Arc::new(AtomicU8::new(COMPUTING));
+    let ending = Ending { threads, state: Arc::clone(&state) };
     let (tx, rx) = tokio::sync::oneshot::channel();
     let spawned = std::thread::Builder::new().name(format!("tool-{name}")).spawn(move || {
-        let _slot = slot;
+        // Both dropped as the thread ends, whether `work` returns or panics (the mark first,
+        // so a free slot never has an abandoned thread still counted).
+        let (_ending, _slot) = (ending, slot);
         // The caller may have given up: nobody to tell, and nothing to do about it.
         let _ = tx.send(work());
     });
     if let Err(e) = spawned {
         return Observation::fail(format!("{name} could not start: {e}"));
     }
-    // On the runtime (it needs its timers, as every runtime this program builds has), wait
-    // without holding a worker; elsewhere (demo recording, a plain executor) on a small
-    // timer of its own.
-    let waited = if tokio::runtime::Handle::try_current().is_ok() {
-        wait(limit, rx).await
-    } else {
-        match tokio::runtime::Builder::new_current_thread().enable_time().build() {
-            Ok(timer) => timer.block_on(wait(limit, rx)),
-            Err(e) => return Observation::fail(format!("{name} could not wait for its answer: {e}")),
-        }
-    };
-    match waited {
+    match wait(limit, rx).await {
         Ok(Ok(observation)) => observation,
         Ok(Err(_)) => Observation::fail(format!("{name} crashed on this input; ask for it another way")),
-        Err(_) => Observation::fail(format!(
-            "{name} did not finish within {} (its time limit) and was abandoned; ask for something smaller or split \
-             it into steps",
-            seconds(limit)
-        )),
+        Err(_) => {
+            // Counted before it is marked, so the thread's uncounting never goes below zero.
+            threads.abandoned.fetch_add(1, Ordering::SeqCst);
+            if state.compare_exchange(COMPUTING, ABANDONED, Ordering::SeqCst, Ordering::SeqCst).is_err() {
+                threads.abandoned.fetch_sub(1, Ordering::SeqCst);
+            }
+            Observation::fail(format!(
+                "{name} did not finish within {} (its time limit) and was abandoned; ask for something smaller or \
+                 split it into steps",
+                seconds(limit)
+            ))
+        }
+    }
+}
+
+/// Marks a call's thread finished as it ends; one its caller abandoned is uncounted.
+struct Ending {
+    threads: &'static Threads,
+    state: Arc<AtomicU8>,
+}
+
+impl Drop for Ending {
+    fn drop(&mut self) {
+        if self.state.compare_exchange(COMPUTING, FINISHED, Ordering::SeqCst, Ordering::SeqCst).is_err() {
+            self.threads.abandoned.fetch_sub(1, Ordering::SeqCst);
+        }
     }
 }
 
@@ -173,7 +228,7 @@ mod tests {
             .await;
             assert!(obs.text.contains("did not finish"), "{obs:?}");
         }
-        assert_eq!(TWO.running(), 2);
+        assert_eq!((TWO.running(), TWO.abandoned()), (2, 2));
         let refused = off_thread_in(&TWO, "lp", TIME_LIMIT, || Observation::ok("never run")).await;
         assert_eq!(
             refused.text,
@@ -186,8 +241,45 @@ mod tests {
             assert!(Instant::now() < deadline, "the abandoned threads ended");
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
+        assert_eq!(TWO.abandoned(), 0);
         let obs = off_thread_in(&TWO, "lp", TIME_LIMIT, || Observation::ok("4")).await;
         assert_eq!(obs.text, "4");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn calls_beyond_the_threads_wait_their_turn_and_all_get_their_answers() {
+        // Problems side by side ask for more tools at once than there are threads: each
+        // waits for a slot, none is refused (a refusal here made runs depend on timing).
+        static ONE: Threads = Threads::new(1);
+        let calls = (0..4).map(|i| {
+            off_thread_in(&ONE, "calc", TIME_LIMIT, move || {
+                std::thread::sleep(Duration::from_millis(30));
+                Observation::ok(i.to_string())
+            })
+        });
+        let answers: Vec<String> = futures::future::join_all(calls).await.into_iter().map(|o| o.text).collect();
+        assert_eq!(answers, ["0", "1", "2", "3"]);
+        // A slot held past the time given to wait for one: refused, saying why.
+        let stop = Arc::new(AtomicBool::new(false));
+        let spin = Arc::clone(&stop);
+        let busy = tokio::spawn(off_thread_in(&ONE, "spin", TIME_LIMIT, move || {
+            while !spin.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            Observation::ok("done")
+        }));
+        while ONE.running() == 0 {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        let refused = off_thread_in(&ONE, "lp", Duration::from_millis(50), || Observation::ok("never run")).await;
+        assert_eq!(
+            refused.text,
+            "lp is not run: all 1 tool threads stayed busy for 0.05 s (0 of them abandoned at their time limit); \
+             ask for something smaller"
+        );
+        stop.store(true, Ordering::SeqCst);
+        assert_eq!(busy.await.unwrap().text, "done");
+        assert_eq!((ONE.running(), ONE.abandoned()), (0, 0));
     }
 
     #[test]

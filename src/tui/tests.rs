@@ -1087,6 +1087,26 @@ fn the_header_keeps_the_essentials_at_80_columns() {
     }
 }
 
+/// Tokens a server did not report are estimates, and the header says so (`~`); the
+/// simulated model's own counts, and an imported log's totals, are not marked.
+#[test]
+fn the_header_marks_estimated_tokens() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = live(dir.path(), Params::default());
+    act(&mut app, Action::RunPause);
+    let total = app.run.totals.tokens();
+    assert!(total > 0 && app.run.totals.estimated_tokens == 0, "{:?}", app.run.totals);
+    let plain = format!(" {} tok", ui::status::short_count(total));
+    assert!(ui::status::header_text(&app, 120).contains(&plain), "{}", ui::status::header_text(&app, 120));
+    app.run.totals.estimated_tokens = total / 2;
+    for width in [80, 120, 220] {
+        let header = ui::status::header_text(&app, width);
+        assert!(header.contains(&format!(" ~{} tok", ui::status::short_count(total))), "{width}: {header}");
+    }
+    app.header.provider = "import:tot".into();
+    assert!(ui::status::header_text(&app, 120).contains(&plain));
+}
+
 /// Pausing with calls in flight says so until they land; the mode reads FINISHED at the end.
 #[test]
 fn pausing_shows_the_calls_still_in_flight() {

@@ -48,7 +48,7 @@ pub fn mode(app: &App) -> (String, Slot) {
 }
 
 /// Tokens in a short form: 950, 12.3k, 4.1M.
-fn short(n: u64) -> String {
+pub fn short_count(n: u64) -> String {
     match n {
         0..=9_999 => n.to_string(),
         10_000..=999_999 => format!("{:.1}k", n as f64 / 1000.0),
@@ -151,7 +151,10 @@ fn items(app: &App, d: Detail) -> (Items, Items) {
     if d.cached && t.cache_hits > 0 {
         stats.push_str(&format!(" (+{} cached)", t.cache_hits));
     }
-    stats.push_str(&format!(" · {} tok", short(t.prompt_tokens + t.completion_tokens)));
+    // Estimated (a server that did not report usage) is marked: `~12.7k tok`. An imported
+    // log's total is the log's own, whatever share of it each call was given.
+    let estimated = t.estimated_tokens > 0 && !h.provider.starts_with("import");
+    stats.push_str(&format!(" · {}{} tok", if estimated { "~" } else { "" }, short_count(t.tokens())));
     if let Some(cost) = app.cost_usd() {
         stats.push_str(&format!(" · ${cost:.4}"));
     }
