@@ -1,5 +1,7 @@
 use std::path::{Path, PathBuf};
 
+use super::pyliteral::{parse_python_literal, Py};
+use super::trajectories::dict_get;
 use super::*;
 
 fn act(tool: &str, arg: &str) -> Option<ToolCall> {
@@ -528,6 +530,7 @@ fn react_trajectories_keep_the_exact_action_text() {
 // ---- property tests: no input makes the parsers panic ----
 
 mod never_panic {
+    use super::super::pyliteral::parse_python_literal;
     use super::super::*;
     use proptest::prelude::*;
 
