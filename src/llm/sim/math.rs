@@ -475,5 +475,5 @@ fn act(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64, script: &Scr
 #[path = "math_tests.rs"]
 mod tests;
 
-#[path = "retreval.rs"]
+#[path = "retreval/mod.rs"]
 pub mod retreval;

@@ -18,7 +18,7 @@
 //!
 //! ReTreVal's prompts on the math demo sets (context `"retreval": "<kind>"`) have their
 //! own play, where each approach has a typical, learnable mistake: see `math/retreval`
-//! (src/llm/sim/retreval.rs).
+//! (src/llm/sim/retreval/).
 
 pub(crate) mod crosswords;
 pub(crate) mod game24;
