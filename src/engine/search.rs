@@ -201,154 +201,180 @@ impl Engine {
             Command::Run => self.set_mode(RunMode::Running),
             Command::Pause => self.set_mode(RunMode::Paused),
             Command::Step { n } => self.set_mode(RunMode::Step(n.max(1))),
-            Command::Prune { node } => {
-                if !self.check_node(node) {
-                    return;
-                }
-                if node == self.core.tree.root() {
-                    return self.reject("the root cannot be pruned");
-                }
-                if self.core.tree.node(node).status == NodeStatus::Pruned {
-                    return self.reject(format!("{node} is already pruned"));
-                }
-                let old = self.core.tree.node(node).status.clone();
-                self.core.pruned_from.insert(node, old);
-                self.core.set_status(node, NodeStatus::Pruned);
-                self.core.tree.bump_generation(node);
-                let tree = &self.core.tree;
-                let inside: BTreeSet<NodeId> = tree.subtree(node).into_iter().collect();
-                let cancelled = self.core.cancel_where(|p| inside.contains(&p.node));
-                self.core
-                    .log(format!("pruned {node} ({} cancelled)", methods::count(cancelled.len(), "call", "calls")));
-                self.method.on_prune(&mut self.core, node);
-            }
-            Command::Unprune { node } => {
-                if !self.check_node(node) {
-                    return;
-                }
-                match self.core.pruned_from.remove(&node) {
-                    Some(old) => {
-                        self.core.set_status(node, old);
-                        self.core.log(format!("un-pruned {node}"));
-                    }
-                    None => self.reject(format!("{node} is not pruned")),
+            Command::Prune { node } => self.prune(node),
+            Command::Unprune { node } => self.unprune(node),
+            Command::Edit { node, text } => self.edit(node, text),
+            Command::Backtrack { to, cause } => self.backtrack(to, cause),
+            Command::Expand { node } => self.expand(node),
+            Command::Memory { change } => self.memory_command(change),
+            Command::Breakpoints { set } => self.set_breakpoints(&set),
+            Command::Reevaluate { node } => self.reevaluate(node),
+            Command::Continue { node } => self.continue_from(node),
+        }
+    }
+
+    /// Replace the breakpoints with `set` (as written), or reject them all if one is bad.
+    fn set_breakpoints(&mut self, set: &[String]) {
+        match breakpoint::Breakpoint::parse_all(set) {
+            Ok(list) => {
+                let texts: Vec<String> = list.iter().map(|b| b.text()).collect();
+                self.breakpoints = list;
+                match texts.is_empty() {
+                    true => self.core.log("breakpoints cleared"),
+                    false => self.core.log(format!("breakpoints: {}", texts.join(", "))),
                 }
             }
-            Command::Edit { node, text } => {
-                if !self.check_node(node) {
-                    return;
-                }
-                let Some(parent) = self.core.tree.node(node).parent else {
-                    return self.reject("the root (the puzzle input) cannot be edited; use a new input instead");
-                };
-                let text = text.trim().to_string();
-                if text.is_empty() {
-                    return self.reject("an edited thought cannot be empty");
-                }
-                if let Some(result) = self.method.edit(&mut self.core, node, &text) {
-                    match result {
-                        Ok(new) => {
-                            self.core.log(format!("edited {node} by hand as {new}; the old continuation stays"));
-                            self.reopen();
-                        }
-                        Err(reason) => self.reject(reason),
-                    }
-                    return;
-                }
-                let y = self.core.tree.node(parent).path.clone();
-                let proposal = match self.core.task.tree() {
-                    Some(tree) => tree.parse_edit(&self.core.x, &y, &text),
-                    // A task that answers whole: the text is a whole answer after `y`.
-                    None => Proposal { thought: text.clone(), path: format!("{y}{text}\n"), problem: None },
-                };
-                let origin = Origin::Human { edited_from: Some(node) };
-                let ids = self.core.add_proposals(parent, vec![proposal], origin);
-                // The task may read the text as no step at all (an empty thought is dropped).
-                let Some(&new) = ids.first() else {
-                    return self.reject("the edited text is not a step this task can read; nothing was added");
-                };
-                self.core.log(format!("edited {node} by hand as {new}"));
-                if self.core.usable(new) && self.core.has_evaluator() {
-                    self.core.evaluate(&[new], true, Duplicates::ScoreZero);
-                }
-                self.method.on_edit(&mut self.core, node, new);
-                // A finished search can go on from an edit.
-                self.reopen();
+            Err(e) => self.reject(e.to_string()),
+        }
+    }
+
+    /// Prune `node` and its subtree: calls inside are cancelled.
+    fn prune(&mut self, node: NodeId) {
+        if !self.check_node(node) {
+            return;
+        }
+        if node == self.core.tree.root() {
+            return self.reject("the root cannot be pruned");
+        }
+        if self.core.tree.node(node).status == NodeStatus::Pruned {
+            return self.reject(format!("{node} is already pruned"));
+        }
+        let old = self.core.tree.node(node).status.clone();
+        self.core.pruned_from.insert(node, old);
+        self.core.set_status(node, NodeStatus::Pruned);
+        self.core.tree.bump_generation(node);
+        let tree = &self.core.tree;
+        let inside: BTreeSet<NodeId> = tree.subtree(node).into_iter().collect();
+        let cancelled = self.core.cancel_where(|p| inside.contains(&p.node));
+        self.core.log(format!("pruned {node} ({} cancelled)", methods::count(cancelled.len(), "call", "calls")));
+        self.method.on_prune(&mut self.core, node);
+    }
+
+    /// Give a pruned node back the status it had.
+    fn unprune(&mut self, node: NodeId) {
+        if !self.check_node(node) {
+            return;
+        }
+        match self.core.pruned_from.remove(&node) {
+            Some(old) => {
+                self.core.set_status(node, old);
+                self.core.log(format!("un-pruned {node}"));
             }
-            Command::Backtrack { to, cause } => {
-                if let Some(node) = to {
-                    if !self.check_node(node) {
-                        return;
-                    }
-                }
-                let done = match cause.as_deref() {
-                    Some(cause) => self.method.backtrack_because(&mut self.core, to, cause),
-                    None => self.method.backtrack(&mut self.core, to),
-                };
-                if let Err(reason) = done {
-                    self.reject(reason);
-                } else {
+            None => self.reject(format!("{node} is not pruned")),
+        }
+    }
+
+    /// A person's text in place of `node`'s: a new sibling the search goes on from (the
+    /// old continuation stays), or the method's own edit where it has one.
+    fn edit(&mut self, node: NodeId, text: String) {
+        if !self.check_node(node) {
+            return;
+        }
+        let Some(parent) = self.core.tree.node(node).parent else {
+            return self.reject("the root (the puzzle input) cannot be edited; use a new input instead");
+        };
+        let text = text.trim().to_string();
+        if text.is_empty() {
+            return self.reject("an edited thought cannot be empty");
+        }
+        if let Some(result) = self.method.edit(&mut self.core, node, &text) {
+            match result {
+                Ok(new) => {
+                    self.core.log(format!("edited {node} by hand as {new}; the old continuation stays"));
                     self.reopen();
                 }
+                Err(reason) => self.reject(reason),
             }
-            Command::Expand { node } => {
-                if !self.check_node(node) {
-                    return;
-                }
-                if !self.core.usable(node) {
-                    return self.reject(format!("{node} is pruned or invalid"));
-                }
-                if self.core.search.is_none() {
-                    return self.reject(self.no_search("expand a node"));
-                }
-                if self.core.task.tree().is_none() {
-                    return self.reject(format!("{} has no tree-search steps to expand", self.core.task.name()));
-                }
-                self.core.generate(node, true);
-                self.core.log(format!("expanding {node} by hand"));
+            return;
+        }
+        let y = self.core.tree.node(parent).path.clone();
+        let proposal = match self.core.task.tree() {
+            Some(tree) => tree.parse_edit(&self.core.x, &y, &text),
+            // A task that answers whole: the text is a whole answer after `y`.
+            None => Proposal { thought: text.clone(), path: format!("{y}{text}\n"), problem: None },
+        };
+        let origin = Origin::Human { edited_from: Some(node) };
+        let ids = self.core.add_proposals(parent, vec![proposal], origin);
+        // The task may read the text as no step at all (an empty thought is dropped).
+        let Some(&new) = ids.first() else {
+            return self.reject("the edited text is not a step this task can read; nothing was added");
+        };
+        self.core.log(format!("edited {node} by hand as {new}"));
+        if self.core.usable(new) && self.core.has_evaluator() {
+            self.core.evaluate(&[new], true, Duplicates::ScoreZero);
+        }
+        self.method.on_edit(&mut self.core, node, new);
+        // A finished search can go on from an edit.
+        self.reopen();
+    }
+
+    /// Backtrack by hand, to `to` or where the method chooses, for `cause` if given.
+    fn backtrack(&mut self, to: Option<NodeId>, cause: Option<String>) {
+        if let Some(node) = to {
+            if !self.check_node(node) {
+                return;
             }
-            Command::Memory { change } => self.memory_command(change),
-            Command::Breakpoints { set } => match breakpoint::Breakpoint::parse_all(&set) {
-                Ok(list) => {
-                    let texts: Vec<String> = list.iter().map(|b| b.text()).collect();
-                    self.breakpoints = list;
-                    match texts.is_empty() {
-                        true => self.core.log("breakpoints cleared"),
-                        false => self.core.log(format!("breakpoints: {}", texts.join(", "))),
-                    }
-                }
-                Err(e) => self.reject(e.to_string()),
-            },
-            Command::Reevaluate { node } => {
-                if !self.check_node(node) {
-                    return;
-                }
-                if node == self.core.tree.root() {
-                    return self.reject("the root has no value to re-evaluate");
-                }
-                if self.core.task.tree().and_then(|t| t.value()).is_none() {
-                    return self.reject(format!("{} has no value evaluator to ask", self.core.task.name()));
-                }
-                if self.core.search.is_none() {
-                    return self.reject(self.no_search("re-evaluate a node"));
-                }
-                self.core.reevaluate(node);
+        }
+        let done = match cause.as_deref() {
+            Some(cause) => self.method.backtrack_because(&mut self.core, to, cause),
+            None => self.method.backtrack(&mut self.core, to),
+        };
+        if let Err(reason) = done {
+            self.reject(reason);
+        } else {
+            self.reopen();
+        }
+    }
+
+    /// Expand `node` by hand (tree searches).
+    fn expand(&mut self, node: NodeId) {
+        if !self.check_node(node) {
+            return;
+        }
+        if !self.core.usable(node) {
+            return self.reject(format!("{node} is pruned or invalid"));
+        }
+        if self.core.search.is_none() {
+            return self.reject(self.no_search("expand a node"));
+        }
+        if self.core.task.tree().is_none() {
+            return self.reject(format!("{} has no tree-search steps to expand", self.core.task.name()));
+        }
+        self.core.generate(node, true);
+        self.core.log(format!("expanding {node} by hand"));
+    }
+
+    /// Ask the task's evaluator for `node`'s value again.
+    fn reevaluate(&mut self, node: NodeId) {
+        if !self.check_node(node) {
+            return;
+        }
+        if node == self.core.tree.root() {
+            return self.reject("the root has no value to re-evaluate");
+        }
+        if self.core.task.tree().and_then(|t| t.value()).is_none() {
+            return self.reject(format!("{} has no value evaluator to ask", self.core.task.name()));
+        }
+        if self.core.search.is_none() {
+            return self.reject(self.no_search("re-evaluate a node"));
+        }
+        self.core.reevaluate(node);
+    }
+
+    /// Go on from `node` (the method's own continuation).
+    fn continue_from(&mut self, node: NodeId) {
+        if !self.check_node(node) {
+            return;
+        }
+        if !self.core.usable(node) {
+            return self.reject(format!("{node} is pruned or invalid"));
+        }
+        match self.method.continue_from(&mut self.core, node) {
+            Ok(()) => {
+                self.reopen();
+                self.core.log(format!("continuing from {node}"));
             }
-            Command::Continue { node } => {
-                if !self.check_node(node) {
-                    return;
-                }
-                if !self.core.usable(node) {
-                    return self.reject(format!("{node} is pruned or invalid"));
-                }
-                match self.method.continue_from(&mut self.core, node) {
-                    Ok(()) => {
-                        self.reopen();
-                        self.core.log(format!("continuing from {node}"));
-                    }
-                    Err(reason) => self.reject(reason),
-                }
-            }
+            Err(reason) => self.reject(reason),
         }
     }
 
