@@ -106,6 +106,64 @@ fn recorded_runs_replay_to_the_same_summary_with_no_calls() {
     assert!(text.contains("\"request\""), "requests are recorded with their replies");
 }
 
+/// `replay --headless` of a run whose problems went side by side reports the run's wall
+/// time, not the sum of its problems' (they overlap); sessions of two runs add up the two
+/// runs; sessions without the run clock (earlier versions) give the sum and say so.
+#[test]
+fn a_replay_reports_the_runs_wall_time_not_the_sum_of_its_problems() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("sessions");
+    let rec_s = rec.to_str().unwrap();
+    let mut args = BASE.to_vec();
+    args.extend(["--range", "900..904", "--record", rec_s, "--concurrency", "4", "--sim-latency-ms", "40"]);
+    let original = run_json(&args);
+    let wall = |v: &Value| v["wall_ms"].as_u64().unwrap();
+    let replayed = run_json(&["replay", rec_s, "--headless", "--json"]);
+    let summed: u64 = std::fs::read_dir(&rec)
+        .unwrap()
+        .map(|e| thoughtscope::session::Session::load(&e.unwrap().path()).unwrap().end().unwrap().1)
+        .sum();
+    assert!(wall(&replayed) <= wall(&original), "{} vs the run's {}", wall(&replayed), wall(&original));
+    assert!(
+        wall(&replayed) < summed * 3 / 4,
+        "four problems side by side: the run ({} ms) is well under their sum ({summed} ms)",
+        wall(&replayed)
+    );
+    // A second run's sessions in the same folder: the two runs' times add up.
+    let mut again = BASE.to_vec();
+    again.extend(["--range", "904..906", "--record", rec_s, "--concurrency", "2", "--sim-latency-ms", "40"]);
+    let second = run_json(&again);
+    let both = run_json(&["replay", rec_s, "--headless", "--json"]);
+    assert!(wall(&both) > wall(&replayed) && wall(&both) <= wall(&replayed) + wall(&second), "{both}");
+    // Sessions from before the run clock (their end lines without it): the sum, said on stderr.
+    let old = dir.path().join("old");
+    std::fs::create_dir(&old).unwrap();
+    let mut old_sum = 0;
+    for entry in std::fs::read_dir(&rec).unwrap().take(3) {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<String> = text
+            .lines()
+            .map(|l| {
+                let mut v: Value = serde_json::from_str(l).unwrap();
+                if v["kind"] == "end" {
+                    v.as_object_mut().unwrap().remove("run").expect("the end line has the run clock");
+                    old_sum += v["wall_ms"].as_u64().unwrap();
+                }
+                v.to_string()
+            })
+            .collect();
+        std::fs::write(old.join(path.file_name().unwrap()), lines.join("\n") + "\n").unwrap();
+    }
+    let out = bin().args(["replay", old.to_str().unwrap(), "--headless", "--json"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("3 of these 3 sessions do not record when their run began"), "{stderr}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let summary: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(wall(&summary), old_sum);
+}
+
 #[test]
 fn a_torn_session_replays_what_it_kept_and_names_the_line() {
     let dir = tempfile::tempdir().unwrap();

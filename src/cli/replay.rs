@@ -8,7 +8,7 @@ use color_eyre::eyre::{bail, Result, WrapErr};
 
 use thoughtscope::runtime::headless::{ProblemResult, Summary};
 use thoughtscope::session::fidelity::Fidelity;
-use thoughtscope::session::{replay, Session};
+use thoughtscope::session::{replay, RunClock, Session};
 use thoughtscope::tasks::Problem;
 
 use super::args::ForkArgs;
@@ -66,6 +66,8 @@ struct Group {
     key: String,
     header: thoughtscope::session::Header,
     results: Vec<ProblemResult>,
+    /// Where each session's end fell in its run (none for sessions from before it was kept).
+    clocks: Vec<Option<RunClock>>,
     /// How its sessions replayed: exact, exact but for wording, as recorded.
     kinds: Kinds,
 }
@@ -101,11 +103,33 @@ fn replay_one(file: &Path, prompts: Option<&Path>) -> Result<replay::Replayed, S
     replay::replay_file(file, prompts).map_err(|e| e.to_string())
 }
 
+/// A group's wall time: each run's, from its start to its last problem's end (problems
+/// side by side overlap, so their times do not add up), summed over the runs its
+/// sessions come from. Sessions recorded before the run clock was kept give only their
+/// own times: then it is their sum, and stderr says so.
+fn group_wall_ms(g: &Group) -> u64 {
+    match g.clocks.iter().copied().collect::<Option<Vec<RunClock>>>() {
+        Some(clocks) => RunClock::wall_ms(&clocks),
+        None => {
+            let sum = g.results.iter().map(|r| r.wall_ms).sum();
+            if g.results.len() > 1 {
+                safe_eprintln!(
+                    "note: {} of these {} sessions do not record when their run began (recorded by an earlier \
+                     version), so wall_ms is the sum of the problems' times, {sum} ms, not the run's",
+                    g.clocks.iter().filter(|c| c.is_none()).count(),
+                    g.results.len()
+                );
+            }
+            sum
+        }
+    }
+}
+
 /// Each group's summary (as `run` prints it: a replay gives the same summary).
 fn print_groups(groups: &[Group], json: bool) {
     for (i, g) in groups.iter().enumerate() {
         let h = &g.header;
-        let wall_ms = g.results.iter().map(|r| r.wall_ms).sum();
+        let wall_ms = group_wall_ms(g);
         let summary =
             Summary::from_results(&h.task, &h.params, &h.provider, &h.model, h.simulated, &g.results, wall_ms)
                 .priced(h.price.as_ref());
@@ -131,7 +155,7 @@ pub(crate) fn replay_cmd(args: ReplayArgs) -> Result<()> {
     let mut skipped = 0;
     let single = files.len() == 1;
     for file in &files {
-        let replay::Replayed { header, load_warnings, complete, stopped, rebuilt } =
+        let replay::Replayed { header, load_warnings, complete, stopped, run, rebuilt } =
             match replay_one(file, args.prompts.as_deref()) {
                 Ok(loaded) => loaded,
                 // One bad file in a directory does not hide the others.
@@ -185,12 +209,13 @@ pub(crate) fn replay_cmd(args: ReplayArgs) -> Result<()> {
         let group = match groups.iter().position(|g| g.key == key) {
             Some(i) => &mut groups[i],
             None => {
-                groups.push(Group { key, header, results: Vec::new(), kinds: Kinds::default() });
+                groups.push(Group { key, header, results: Vec::new(), clocks: Vec::new(), kinds: Kinds::default() });
                 let last = groups.len() - 1;
                 &mut groups[last]
             }
         };
         group.results.push(r);
+        group.clocks.push(run);
         group.kinds.add(&rebuilt.fidelity);
     }
     if groups.is_empty() {

@@ -443,13 +443,17 @@ impl Run {
         self.write_error.take()
     }
 
-    /// Record the end of the run (totals and wall time); a failure is returned, the
+    /// Write the session's end line (totals and time), once; a failure is returned, the
     /// session keeps what it had.
-    /// Write the session's end line (totals and time), once.
     pub fn end(&mut self, wall_ms: u64) -> Result<(), SessionError> {
+        self.end_in(wall_ms, None)
+    }
+
+    /// [`Run::end`] for a problem of a run of several, with where its end falls in the run.
+    pub fn end_in(&mut self, wall_ms: u64, run: Option<crate::session::RunClock>) -> Result<(), SessionError> {
         match self.writer.as_mut() {
             Some(w) if !self.ended => {
-                w.end(self.totals, wall_ms)?;
+                w.end(self.totals, wall_ms, run)?;
                 self.ended = true;
                 Ok(())
             }

@@ -13,6 +13,7 @@ pub mod provider;
 pub mod replay;
 mod writer;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -241,6 +242,27 @@ impl Totals {
     }
 }
 
+/// Where a problem's end falls in its run: the run's start (Unix milliseconds, which
+/// also tells one run's sessions from another's) and the milliseconds from it to the end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunClock {
+    pub started_unix_ms: u64,
+    pub ended_ms: u64,
+}
+
+impl RunClock {
+    /// The wall time of the runs these clocks come from: for each run (by its start),
+    /// from its start to its last problem's end, summed over the runs.
+    pub fn wall_ms(clocks: &[RunClock]) -> u64 {
+        let mut runs: BTreeMap<u64, u64> = BTreeMap::new();
+        for c in clocks {
+            let end = runs.entry(c.started_unix_ms).or_insert(0);
+            *end = (*end).max(c.ended_ms);
+        }
+        runs.values().sum()
+    }
+}
+
 /// How many times a budget counts an estimated token: a streamed reply's length-based
 /// estimate came to 12.7k tokens where the server counted 25.3k, so twice.
 pub const ESTIMATE_MARGIN: u64 = 2;
@@ -287,6 +309,11 @@ pub enum Record {
     End {
         totals: Totals,
         wall_ms: u64,
+        /// When the run this problem was part of began, and how far into it this problem
+        /// ended: what a summary of several sessions needs for the run's wall time, since
+        /// problems run side by side overlap (absent in sessions from before it was kept).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        run: Option<RunClock>,
     },
     /// The run stopped issuing calls before the search finished (a budget was
     /// exceeded, the server refused the key, ...), and why.
@@ -631,7 +658,15 @@ impl Session {
 
     pub fn end(&self) -> Option<(Totals, u64)> {
         self.records.iter().rev().find_map(|r| match r {
-            Record::End { totals, wall_ms } => Some((*totals, *wall_ms)),
+            Record::End { totals, wall_ms, .. } => Some((*totals, *wall_ms)),
+            _ => None,
+        })
+    }
+
+    /// The run clock of the end line, if the session has one.
+    pub fn run_clock(&self) -> Option<RunClock> {
+        self.records.iter().rev().find_map(|r| match r {
+            Record::End { run, .. } => *run,
             _ => None,
         })
     }

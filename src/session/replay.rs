@@ -85,6 +85,8 @@ pub struct Replayed {
     pub complete: bool,
     /// Why the run stopped early, if it did (see [`Session::stopped`]).
     pub stopped: Option<String>,
+    /// Where the session's end falls in its run (see [`Session::run_clock`]).
+    pub run: Option<super::RunClock>,
     pub rebuilt: Rebuilt,
 }
 
@@ -122,7 +124,7 @@ pub fn replay_file(path: &std::path::Path, prompt_dir: Option<&std::path::Path>)
             None => done,
         },
     };
-    let Done { header, load_warnings, complete, stopped, wall_ms, stream: s } = *pass;
+    let Done { header, load_warnings, complete, stopped, wall_ms, run, stream: s } = *pass;
     let pending_tools = {
         let pending = s.engine.pending_calls();
         let mut tools = s.issued_tools;
@@ -140,7 +142,7 @@ pub fn replay_file(path: &std::path::Path, prompt_dir: Option<&std::path::Path>)
         tool_calls: s.tool_calls,
         pending_tools,
     };
-    Ok(Replayed { header, load_warnings, complete, stopped, rebuilt })
+    Ok(Replayed { header, load_warnings, complete, stopped, run, rebuilt })
 }
 
 /// A file whose records are not grouped by input: loaded whole and rebuilt by a cursor.
@@ -150,7 +152,8 @@ fn replay_loaded(path: &std::path::Path, prompt_dir: Option<&std::path::Path>) -
         .map_err(|source| ReplayError::Task { path: path.display().to_string(), source })?;
     let stopped = session.stopped().map(str::to_string);
     let complete = session.complete();
-    Ok(Replayed { header: session.header, load_warnings: session.warnings, complete, stopped, rebuilt })
+    let run = session.run_clock();
+    Ok(Replayed { header: session.header, load_warnings: session.warnings, complete, stopped, run, rebuilt })
 }
 
 /// One read of a session file by [`replay_file`].
@@ -168,6 +171,7 @@ struct Done {
     complete: bool,
     stopped: Option<String>,
     wall_ms: u64,
+    run: Option<super::RunClock>,
     stream: Stream,
 }
 
@@ -184,7 +188,7 @@ fn read_pass(
     let mut stream: Option<Stream> = None;
     let mut failed: Option<TaskError> = None;
     let mut ungrouped = false;
-    let (mut complete, mut stopped, mut wall_ms) = (false, None, 0);
+    let (mut complete, mut stopped, mut wall_ms, mut run) = (false, None, 0, None);
     let (header, load_warnings) = super::read_records(path, |header, record| {
         let s = match &mut stream {
             Some(s) => s,
@@ -215,9 +219,10 @@ fn read_pass(
                     return false;
                 }
             },
-            Record::End { wall_ms: w, .. } => {
+            Record::End { wall_ms: w, run: clock, .. } => {
                 complete = true;
                 wall_ms = w;
+                run = clock;
             }
             Record::Stopped { reason } => {
                 stopped.get_or_insert(reason);
@@ -242,7 +247,7 @@ fn read_pass(
     };
     // The last input may be torn in a file cut short, as the cursor judges it.
     stream.flush(!(load_warnings.is_empty() && complete));
-    Ok(Pass::Done(Box::new(Done { header, load_warnings, complete, stopped, wall_ms, stream })))
+    Ok(Pass::Done(Box::new(Done { header, load_warnings, complete, stopped, wall_ms, run, stream })))
 }
 
 /// An input read and not yet applied: its events may still follow.

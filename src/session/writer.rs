@@ -169,8 +169,8 @@ impl SessionWriter {
         self.write(&[Record::Stopped { reason: reason.to_string() }])
     }
 
-    pub fn end(&mut self, totals: Totals, wall_ms: u64) -> Result<(), SessionError> {
-        self.write(&[Record::End { totals, wall_ms }])
+    pub fn end(&mut self, totals: Totals, wall_ms: u64, run: Option<super::RunClock>) -> Result<(), SessionError> {
+        self.write(&[Record::End { totals, wall_ms, run }])
     }
 
     fn write(&mut self, records: &[Record]) -> Result<(), SessionError> {

@@ -151,6 +151,30 @@ struct Started {
     /// A note for the problem's result (the disk cache could not be had).
     note: Option<String>,
     clock: Instant,
+    /// The run's start, for where this problem's end falls in it.
+    run_start: RunStart,
+}
+
+/// When a run began: on the wall clock (recorded, telling one run's sessions from
+/// another's) and on the monotonic one (for the times from it).
+#[derive(Debug, Clone, Copy)]
+struct RunStart {
+    unix_ms: u64,
+    at: Instant,
+}
+
+impl RunStart {
+    fn now() -> RunStart {
+        let unix_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        RunStart { unix_ms, at: Instant::now() }
+    }
+
+    /// Where now falls in the run.
+    fn clock(&self) -> crate::session::RunClock {
+        crate::session::RunClock { started_unix_ms: self.unix_ms, ended_ms: self.at.elapsed().as_millis() as u64 }
+    }
 }
 
 /// What one problem came to.
@@ -175,6 +199,7 @@ fn start_problem(
     memory: Option<crate::memory::Memory>,
     spent: Totals,
     note: Option<String>,
+    run_start: RunStart,
 ) -> Result<Started, String> {
     let clock = Instant::now();
     let task: Arc<dyn crate::engine::Task> = Arc::clone(&setup.task) as Arc<dyn crate::engine::Task>;
@@ -207,7 +232,7 @@ fn start_problem(
     if let (Some(m), Some(memory)) = (&setup.memory, memory) {
         run.keep_memory(m.clone(), memory);
     }
-    Ok(Started { run, driver, path, note, clock })
+    Ok(Started { run, driver, path, note, clock, run_start })
 }
 
 /// Drive a started problem to its end (or a stop), close its session, save its memory,
@@ -219,14 +244,14 @@ async fn finish_problem(
     interrupts: &mut watch::Receiver<Interrupts>,
     seen: impl FnMut(&Input),
 ) -> Finished {
-    let Started { mut run, mut driver, path, note, clock } = started;
+    let Started { mut run, mut driver, path, note, clock, run_start } = started;
     let mut error = note;
     let first = setup.limits.opening(Input::command(Command::Run));
     let abandoned = drive_watching(&mut run, &mut driver, first, interrupts, seen).await;
     let stopped = run.stopped().cloned();
     let totals = run.totals;
     let wall_ms = clock.elapsed().as_millis() as u64;
-    if let Err(e) = run.end(wall_ms) {
+    if let Err(e) = run.end_in(wall_ms, Some(run_start.clock())) {
         error = Some(e.to_string());
     }
     let session = path.map(|p| p.display().to_string());
@@ -417,10 +442,11 @@ pub async fn run_headless_under(
     let limit = Limit::Fifo(limit);
     let (mut cache, cache_note) = open_cache(&setup.limits);
     let many = problems.len() > 1;
+    let run_start = RunStart::now();
     let mut done = Headless { results: Vec::with_capacity(problems.len()), ..Headless::default() };
     if side_by_side(setup, problems.len()) {
-        side_by_side_run(setup, problems, &limit, &mut cache, cache_note, &mut interrupts, &mut progress, &mut done)
-            .await;
+        let (signals, report) = (&mut interrupts, &mut progress);
+        side_by_side_run(setup, problems, &limit, &mut cache, cache_note, run_start, signals, report, &mut done).await;
     } else {
         let cache = Arc::new(Mutex::new(cache));
         let mut note = cache_note;
@@ -451,6 +477,7 @@ pub async fn run_headless_under(
                 memory,
                 spent,
                 note.take(),
+                run_start,
             ) {
                 Ok(started) => started,
                 Err(reason) => {
@@ -479,6 +506,7 @@ async fn side_by_side_run(
     limit: &Limit,
     cache: &mut ResponseCache,
     mut note: Option<String>,
+    run_start: RunStart,
     interrupts: &mut watch::Receiver<Interrupts>,
     progress: &mut impl FnMut(&ProblemResult) -> Result<(), String>,
     done: &mut Headless,
@@ -501,7 +529,8 @@ async fn side_by_side_run(
             }
             let problem = &problems[launched];
             let scoped = Arc::new(Mutex::new(cache.scope()));
-            match start_problem(setup, problem, launched, true, limit, scoped, None, Totals::default(), note.take()) {
+            let fresh = Totals::default();
+            match start_problem(setup, problem, launched, true, limit, scoped, None, fresh, note.take(), run_start) {
                 Ok(started) => {
                     let (index, mut signals, well_tx) = (launched, interrupts.clone(), well_tx.clone());
                     running.push(async move {
