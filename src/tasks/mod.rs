@@ -30,7 +30,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::engine::{Task, TaskInfo};
-use crate::llm::sim;
 use crate::tools::KnowledgeBackend;
 
 /// How a registered task is built: its info, the options, and a place for warnings.
@@ -77,18 +76,18 @@ impl TaskEntry {
 
 /// Every task, the default first: one line each.
 pub const REGISTRY: &[TaskEntry] = &[
-    TaskEntry::new(&game24::INFO, game24::Game24::build).aliases(&["24"]).sim(sim::game24::answer),
-    TaskEntry::new(&qa_demo::INFO, qa_demo::QaDemo::build).sim(sim::qa_demo::answer),
+    TaskEntry::new(&game24::INFO, game24::Game24::build).aliases(&["24"]).sim(game24::sim::answer),
+    TaskEntry::new(&qa_demo::INFO, qa_demo::QaDemo::build).sim(qa_demo::sim::answer),
     TaskEntry::new(&qa_data::HOTPOTQA, qa_data::QaData::build).from_spec(qa_data::QaData::rebuild),
     TaskEntry::new(&qa_data::FEVER, qa_data::QaData::build).from_spec(qa_data::QaData::rebuild),
     TaskEntry::new(&math::MATH500, math::MathTask::build).aliases(&["math-500"]).from_spec(math::MathTask::rebuild),
     TaskEntry::new(&math::MMLU_PRO, math::MathTask::build).aliases(&["mmlupro"]).from_spec(math::MathTask::rebuild),
-    TaskEntry::new(&math::MATH_DEMO, math::MathTask::build).sim(sim::math::answer),
-    TaskEntry::new(&math::MC_DEMO, math::MathTask::build).sim(sim::math::answer),
+    TaskEntry::new(&math::MATH_DEMO, math::MathTask::build).sim(math::sim::answer),
+    TaskEntry::new(&math::MC_DEMO, math::MathTask::build).sim(math::sim::answer),
     TaskEntry::new(&crosswords::INFO, crosswords::Crosswords::build)
         .aliases(&["crossword"])
-        .sim(sim::crosswords::answer),
-    TaskEntry::new(&writing::INFO, writing::Writing::build).aliases(&["text"]).sim(sim::writing::answer),
+        .sim(crosswords::sim::answer),
+    TaskEntry::new(&writing::INFO, writing::Writing::build).aliases(&["text"]).sim(writing::sim::answer),
     TaskEntry::new(&countdown::INFO, countdown::Countdown::build).sim(countdown::play),
 ];
 

@@ -16,15 +16,11 @@
 //! Randomness comes from the seed and the request itself (messages, nonce, sample
 //! index), never from call order, so concurrency does not change any answer.
 //!
-//! ReTreVal's prompts on the math demo sets (context `"retreval": "<kind>"`) have their
-//! own play, where each approach has a typical, learnable mistake: see `math/retreval`
-//! (src/llm/sim/retreval/).
-
-pub(crate) mod crosswords;
-pub(crate) mod game24;
-pub(crate) mod math;
-pub(crate) mod qa_demo;
-pub(crate) mod writing;
+//! Each task's player lives beside the task and is registered with it
+//! (`tasks::TaskEntry::sim`): `src/tasks/game24/sim.rs`, `src/tasks/math/sim/` (with
+//! ReTreVal's play on the math demo sets in `src/tasks/math/sim/retreval/`, where each
+//! approach has a typical, learnable mistake), and so on. This module holds what they
+//! share: the rates, the seeded randomness and the provider.
 
 use std::time::Duration;
 

@@ -36,6 +36,7 @@
 
 pub mod board;
 pub mod read;
+pub mod sim;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;

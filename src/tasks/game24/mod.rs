@@ -9,6 +9,7 @@
 //! is `puzzles`.
 
 pub mod puzzles;
+pub mod sim;
 
 use std::borrow::Cow;
 use std::path::Path;

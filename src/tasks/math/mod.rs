@@ -18,6 +18,7 @@ pub mod answer;
 pub mod data;
 pub mod demo;
 pub mod mc_demo;
+pub mod sim;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;

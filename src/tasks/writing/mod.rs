@@ -30,6 +30,7 @@
 //! and the figure is the mean over the outputs.
 
 pub mod read;
+pub mod sim;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;

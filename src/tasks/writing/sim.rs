@@ -25,9 +25,9 @@
 
 use serde_json::Value;
 
-use super::{SimConfig, SimRates};
 use crate::engine::rng::SplitMix64;
 use crate::engine::{CallError, CallErrorKind, LlmRequest, Purpose};
+use crate::llm::sim::{SimConfig, SimRates};
 use crate::tasks::writing::read;
 
 const PLAN_VAGUE: f64 = 0.3;

@@ -2,6 +2,8 @@
 //! (`assets/corpus/qa-demo/`), so ReAct works offline on a fresh machine. Answers are
 //! scored by exact match and token F1 as in the ReAct paper.
 
+pub mod sim;
+
 use std::borrow::Cow;
 use std::path::Path;
 use std::sync::Arc;
@@ -15,10 +17,10 @@ use crate::engine::{AnswerKind, Message, Prompt, Purpose, ReactStep, Task, TaskI
 use crate::tools::corpus::{qa_demo, qa_demo_questions, QaQuestion};
 use crate::tools::{CalculateTool, KnowledgeBackend, ToolRegistry};
 
-const REACT: &str = include_str!("../../assets/prompts/qa-demo/react.txt");
-const REACT_NATIVE: &str = include_str!("../../assets/prompts/qa-demo/react-native.txt");
-const COT: &str = include_str!("../../assets/prompts/qa-demo/cot.txt");
-const IO: &str = include_str!("../../assets/prompts/qa-demo/io.txt");
+const REACT: &str = include_str!("../../../assets/prompts/qa-demo/react.txt");
+const REACT_NATIVE: &str = include_str!("../../../assets/prompts/qa-demo/react-native.txt");
+const COT: &str = include_str!("../../../assets/prompts/qa-demo/cot.txt");
+const IO: &str = include_str!("../../../assets/prompts/qa-demo/io.txt");
 
 pub struct QaDemo {
     react: String,

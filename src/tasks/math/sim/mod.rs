@@ -23,9 +23,9 @@
 
 use serde_json::Value;
 
-use super::SimConfig;
 use crate::engine::rng::{stable_hash, SplitMix64};
 use crate::engine::{CallError, CallErrorKind, LlmRequest, Purpose};
+use crate::llm::sim::SimConfig;
 use crate::tasks::math::answer::{choice_letter, finish_arg, math_answer};
 use crate::tasks::math::demo::{self, Calc, Mistake, MistakeKind};
 use crate::tasks::math::{mc_demo, MathKind};
@@ -472,8 +472,6 @@ fn act(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64, script: &Scr
 }
 
 #[cfg(test)]
-#[path = "math_tests.rs"]
 mod tests;
 
-#[path = "retreval/mod.rs"]
 pub mod retreval;

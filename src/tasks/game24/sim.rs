@@ -1,20 +1,50 @@
 //! The simulated model's Game-of-24 behaviour, driven by the exact solver.
 
+use serde::Deserialize;
 use serde_json::Value;
 
-use super::SimConfig;
 use crate::arith::reach::answer_from_steps;
 use crate::arith::steps::{moves, Move};
 use crate::arith::{canonical, format_number, format_numbers, parse_numbers, Op, Q};
 use crate::engine::rng::{stable_hash, SplitMix64};
 use crate::engine::{CallError, CallErrorKind, LlmRequest, Purpose};
+use crate::llm::sim::SimConfig;
 use crate::tasks::game24::{check_answer, solvable, solve};
 
 /// How many steps a proposal lists at most (real models list 6 to 12).
 const PROPOSE_WIDTH: usize = 8;
 
-fn field<'a>(request: &'a LlmRequest, key: &str) -> &'a str {
-    request.context.get(key).and_then(Value::as_str).unwrap_or("")
+/// What a Game-of-24 request's context holds (the task's prompts and the feedback
+/// methods write it): each field is read by the purposes that use it.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Context {
+    /// The puzzle, four numbers.
+    pub input: String,
+    /// The steps so far.
+    pub y: String,
+    /// The numbers left after `y`.
+    pub numbers: String,
+    /// A proposal for the final expression (all four numbers used).
+    #[serde(rename = "final")]
+    pub last: bool,
+    /// The answer a value prompt judges.
+    pub answer: Option<String>,
+    /// The candidates a vote prompt chooses among.
+    pub ys: Vec<String>,
+    /// The attempt feedback, refinement and reflection look at.
+    pub attempt: String,
+    pub feedback: String,
+    /// Reflexion's reflections on earlier failures.
+    pub reflections: Vec<Value>,
+}
+
+impl Context {
+    /// The context of `request`, or the one line that says why it cannot be read.
+    pub fn of(request: &LlmRequest) -> Result<Context, CallError> {
+        Context::deserialize(&request.context)
+            .map_err(|e| CallError { kind: CallErrorKind::Sim, message: format!("game24 request context: {e}") })
+    }
 }
 
 fn bad_request(what: &str) -> CallError {
@@ -22,46 +52,28 @@ fn bad_request(what: &str) -> CallError {
 }
 
 pub fn answer(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64) -> Result<String, CallError> {
-    let input = parse_numbers(field(request, "input")).ok_or_else(|| bad_request("a readable input"))?;
+    let ctx = Context::of(request)?;
+    let input = parse_numbers(&ctx.input).ok_or_else(|| bad_request("a readable input"))?;
     match request.purpose {
         Purpose::Act => Err(CallError { kind: CallErrorKind::Sim, message: "game24 has no ReAct actions".into() }),
         Purpose::Judge => Err(CallError { kind: CallErrorKind::Sim, message: "game24 has no judge requests".into() }),
         Purpose::Io => Ok(io(cfg, &input, rng)),
-        Purpose::Cot => match reflections(request) {
+        Purpose::Cot => match ctx.reflections.len() {
             0 => Ok(cot(cfg, &input, rng)),
             k => Ok(cot_reflected(cfg, &input, k, rng)),
         },
-        Purpose::Propose => {
-            if request.context.get("final").and_then(Value::as_bool).unwrap_or(false) {
-                Ok(final_answer(cfg, &input, field(request, "y"), rng))
-            } else {
-                Ok(propose(cfg, field(request, "numbers"), rng))
-            }
-        }
-        Purpose::Sample => {
-            let numbers = field(request, "numbers");
-            if numbers.trim() == "24" {
-                Ok(final_answer(cfg, &input, field(request, "y"), rng))
-            } else {
-                Ok(propose(cfg, numbers, rng).lines().next().unwrap_or("").to_string())
-            }
-        }
-        Purpose::Value => match request.context.get("answer").and_then(Value::as_str) {
+        Purpose::Propose if ctx.last => Ok(final_answer(cfg, &input, &ctx.y, rng)),
+        Purpose::Propose => Ok(propose(cfg, &ctx.numbers, rng)),
+        Purpose::Sample if ctx.numbers.trim() == "24" => Ok(final_answer(cfg, &input, &ctx.y, rng)),
+        Purpose::Sample => Ok(propose(cfg, &ctx.numbers, rng).lines().next().unwrap_or("").to_string()),
+        Purpose::Value => match &ctx.answer {
             Some(answer) => Ok(judge_answer(cfg, &input, answer, rng)),
-            None => Ok(judge_numbers(cfg, field(request, "numbers"), rng)),
+            None => Ok(judge_numbers(cfg, &ctx.numbers, rng)),
         },
-        Purpose::Vote => {
-            let ys: Vec<String> = request
-                .context
-                .get("ys")
-                .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
-                .unwrap_or_default();
-            Ok(vote(cfg, &input, &ys, rng))
-        }
-        Purpose::Feedback => Ok(feedback(cfg, &input, field(request, "attempt"), rng)),
-        Purpose::Refine => Ok(refine(cfg, &input, field(request, "attempt"), rng)),
-        Purpose::Reflect => Ok(reflect(&input, field(request, "attempt"), field(request, "feedback"))),
+        Purpose::Vote => Ok(vote(cfg, &input, &ctx.ys, rng)),
+        Purpose::Feedback => Ok(feedback(cfg, &input, &ctx.attempt, rng)),
+        Purpose::Refine => Ok(refine(cfg, &input, &ctx.attempt, rng)),
+        Purpose::Reflect => Ok(reflect(&input, &ctx.attempt, &ctx.feedback)),
     }
 }
 
@@ -220,11 +232,6 @@ fn io(cfg: &SimConfig, input: &[Q], rng: &mut SplitMix64) -> String {
 fn cot(cfg: &SimConfig, input: &[Q], rng: &mut SplitMix64) -> String {
     let right = sample_is_right(cfg, cfg.rates.cot, input, rng);
     chain(cfg, input, right, rng)
-}
-
-/// How many reflections a (Reflexion) cot request carries in its context.
-fn reflections(request: &LlmRequest) -> usize {
-    request.context.get("reflections").and_then(Value::as_array).map_or(0, |a| a.len())
 }
 
 /// A cot trial that was given `k` reflections on earlier failures: each one makes a
@@ -394,6 +401,29 @@ mod tests {
     fn ask(cfg: &SimConfig, prompt: crate::engine::Prompt, seed: u64) -> String {
         let request = LlmRequest::from_prompt(prompt, 1, 0.7);
         answer(cfg, &request, &mut SplitMix64::new(seed)).expect("the sim answers")
+    }
+
+    /// Every prompt the task writes is read by the typed context, field by field; a
+    /// context of the wrong shape is an error naming the field, never a silent default.
+    #[test]
+    fn the_tasks_prompts_are_read_by_the_typed_context() {
+        let task = Game24::builtin();
+        let tree = task.tree().expect("game24 searches trees");
+        let x = "4 5 6 10";
+        let y = "10 - 4 = 6 (left: 5 6 6)\n";
+        let propose = tree.propose_prompt(x, y);
+        let ctx = Context::of(&LlmRequest::from_prompt(propose, 1, 0.7)).unwrap();
+        assert_eq!((ctx.input.as_str(), ctx.y.as_str(), ctx.numbers.as_str(), ctx.last), (x, y, "5 6 6", false));
+        let value = tree.value().expect("game24 values states").value_prompt(x, y);
+        let ctx = Context::of(&LlmRequest::from_prompt(value, 1, 0.7)).unwrap();
+        assert_eq!((ctx.numbers.as_str(), ctx.answer.as_deref()), ("5 6 6", None));
+        let ys = vec!["a\n".to_string(), "b\n".to_string()];
+        let vote = tree.vote().expect("game24 votes").vote_prompt(x, &ys);
+        assert_eq!(Context::of(&LlmRequest::from_prompt(vote, 1, 0.7)).unwrap().ys, ys);
+        let mut bad = LlmRequest::from_prompt(task.cot_prompt(x), 1, 0.7);
+        bad.context = serde_json::json!({"input": 24});
+        let e = answer(&SimConfig::default(), &bad, &mut SplitMix64::new(0)).unwrap_err();
+        assert!(e.message.starts_with("game24 request context: invalid type: integer `24`"), "{e}");
     }
 
     #[test]

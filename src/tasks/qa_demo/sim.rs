@@ -13,9 +13,9 @@
 
 use serde_json::Value;
 
-use super::SimConfig;
 use crate::engine::rng::{stable_hash, SplitMix64};
 use crate::engine::{CallError, CallErrorKind, LlmRequest, Purpose};
+use crate::llm::sim::SimConfig;
 use crate::tasks::react_text::parse_step;
 
 /// Base rate of a wrong action in a ReAct step, and of a wrong CoT/IO answer.

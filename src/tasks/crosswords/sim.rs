@@ -26,9 +26,9 @@
 
 use serde_json::Value;
 
-use super::{SimConfig, SimRates};
 use crate::engine::rng::{stable_hash, SplitMix64};
 use crate::engine::{CallError, CallErrorKind, LlmRequest, Purpose};
+use crate::llm::sim::{SimConfig, SimRates};
 use crate::tasks::crosswords::board::{accuracy, clue_label, Board, ClueStatus, BLANK, CLUES, SIZE};
 use crate::tasks::crosswords::{board_of, judged_clues, puzzles, Puzzle};
 
