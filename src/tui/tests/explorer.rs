@@ -433,9 +433,9 @@ fn popups_leave_no_fragments_of_the_panes_beside_them() {
             let to = if w - 1 - right <= 4 { w } else { right + 2 };
             let rows_from = if top <= 4 { 0 } else { top - 1 };
             let rows_to = if h - 1 - bottom <= 4 { h } else { bottom + 2 };
-            for y in rows_from..rows_to {
+            for (y, row) in screen.iter().enumerate().take(rows_to).skip(rows_from) {
                 for x in (from..to).filter(|&x| x < left || x > right || y < top || y > bottom) {
-                    assert_eq!(screen[y][x], " ", "{w}x{h} {title}: a fragment at ({x}, {y}):\n{}", screen[y].concat());
+                    assert_eq!(row[x], " ", "{w}x{h} {title}: a fragment at ({x}, {y}):\n{}", row.concat());
                 }
             }
         }
