@@ -232,7 +232,8 @@ pub fn draw(frame: &mut Frame, view: &mut DiffView) {
     let lines: Vec<Line> =
         [view.timeline_line(), side_line("A", &view.timeline.a), side_line("B", &view.timeline.b), divergence, summary]
             .into_iter()
-            .map(|t| Line::from(crate::safe_text::terminal_safe(&t).into_owned()))
+            // A line wider than the screen is cut where it shows it (`…`).
+            .map(|t| Line::from(crate::safe_text::clip(&crate::safe_text::terminal_safe(&t), area.width as usize)))
             .collect();
     frame.render_widget(Paragraph::new(lines), header);
 
@@ -364,6 +365,27 @@ mod tests {
         assert!(text.contains(" ‹ "), "the parent's later nodes are only in A: {text}");
         view.key(KeyCode::Char('q'), KeyModifiers::NONE, 10);
         assert!(view.quit);
+    }
+
+    /// At 80×24 a header line wider than the screen ends in `…` where it is cut.
+    #[test]
+    fn header_lines_too_wide_for_80_columns_end_in_an_ellipsis() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = parent_and_fork(dir.path());
+        let mut view = DiffView::open(&a.session, &b.session, None).unwrap();
+        let text = screen(&mut view, 80, 24);
+        let rows: Vec<&str> = text.lines().take(HEADER as usize).collect();
+        let full = [view.timeline_line(), side_line("A", &view.timeline.a), side_line("B", &view.timeline.b)];
+        assert!(full.iter().any(|t| t.chars().count() > 80), "a line is too wide: {full:#?}");
+        for (row, full) in rows.iter().zip(&full) {
+            if full.chars().count() > 80 {
+                assert!(row.ends_with('…'), "{row:?} cut from {full:?}");
+                let kept: String = full.chars().take(79).collect();
+                assert_eq!(row.trim_end_matches('…'), kept);
+            } else {
+                assert_eq!(row.trim_end(), full.as_str());
+            }
+        }
     }
 
     fn press(view: &mut DiffView, code: KeyCode) {

@@ -1715,8 +1715,19 @@ fn the_transcript_wraps_long_observations_at_80x24() {
     assert!(observation.chars().count() > 80, "a long observation: {observation}");
     let last = observation.split_whitespace().last().unwrap().to_string();
     select(&mut app, node);
+    // The step shows from its ▶ Thought line; PageDown reads on to its last word.
     let rows = pane_rows(&mut app, Pane::Transcript, 80, 24);
-    assert!(rows.join("\n").contains(&last), "{last:?} is shown:\n{}", rows.join("\n"));
+    assert!(rows[0].starts_with("▶ Thought"), "{rows:#?}");
+    app.focus = Pane::Transcript;
+    let mut seen = rows.join("\n");
+    for _ in 0..5 {
+        act(&mut app, Action::PageDown);
+        seen = pane_rows(&mut app, Pane::Transcript, 80, 24).join("\n");
+        if seen.contains(&last) {
+            break;
+        }
+    }
+    assert!(seen.contains(&last), "{last:?} is shown:\n{seen}");
     // Scrolling counts wrapped lines: from the top, the question, then down to the end.
     app.focus = Pane::Transcript;
     act(&mut app, Action::Top);
@@ -1825,9 +1836,15 @@ fn score_rows(app: &mut App, width: u16, height: u16) -> (Vec<String>, String) {
     let inner = |lines: &[String]| -> Vec<String> {
         lines[1..lines.len() - 1].iter().map(|l| l.trim_start_matches('│').trim_end_matches('│').to_string()).collect()
     };
-    let mut rows = inner(&first);
     let max = ui::scores::max_scroll(app);
-    for s in 1..=max {
+    // At the top the pane may skip rows to show the cut-off line: read on from one row down.
+    let mut rows = inner(&first);
+    if max > 0 {
+        app.scores_scroll = 1;
+        rows.truncate(1);
+        rows.extend(inner(&pane(app)));
+    }
+    for s in 2..=max {
         app.scores_scroll = s as u16;
         rows.push(inner(&pane(app)).last().cloned().unwrap_or_default());
     }
@@ -2243,3 +2260,5 @@ mod export;
 mod shipped;
 /// The Stats view's axes: per method step, and over the calls' latencies.
 mod stats;
+
+mod explorer;

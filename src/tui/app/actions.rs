@@ -41,14 +41,20 @@ impl App {
         self.touch();
         match self.popup.take() {
             Some(Popup::Help { scroll }) => {
+                // By the rows the last frame showed (one kept from the page before), never past the end.
+                let (shown, limit) = self.help_view.get();
+                let page = shown.saturating_sub(1).max(1);
+                let scroll = scroll.min(limit);
                 let scroll = match key.code {
                     KeyCode::Down | KeyCode::Char('j') => scroll.saturating_add(1),
                     KeyCode::Up | KeyCode::Char('k') => scroll.saturating_sub(1),
-                    KeyCode::PageDown => scroll.saturating_add(10),
-                    KeyCode::PageUp => scroll.saturating_sub(10),
+                    KeyCode::PageDown => scroll.saturating_add(page),
+                    KeyCode::PageUp => scroll.saturating_sub(page),
+                    KeyCode::Home | KeyCode::Char('g') => 0,
+                    KeyCode::End | KeyCode::Char('G') => limit,
                     _ => return Vec::new(),
                 };
-                self.popup = Some(Popup::Help { scroll });
+                self.popup = Some(Popup::Help { scroll: scroll.min(limit) });
                 Vec::new()
             }
             Some(Popup::Edit { node, mut editor }) => match key.code {
@@ -56,7 +62,7 @@ impl App {
                 KeyCode::Char('s') if ctrl => self.submit_edit(node, self.edited_text(node, editor.lines())),
                 KeyCode::Enter if alt || ctrl => self.submit_edit(node, self.edited_text(node, editor.lines())),
                 _ => {
-                    editor.input(key);
+                    type_key(&mut editor, key);
                     self.popup = Some(Popup::Edit { node, editor });
                     Vec::new()
                 }
@@ -68,7 +74,7 @@ impl App {
                     self.answer(what, &text)
                 }
                 _ => {
-                    editor.input(key);
+                    type_key(&mut editor, key);
                     self.popup = Some(Popup::Ask { what, editor });
                     Vec::new()
                 }
@@ -112,7 +118,8 @@ impl App {
             (thought.join(" ").trim().to_string(), actions)
         };
         let (new_thought, new_actions) = split(lines.iter().map(String::as_str).collect());
-        let (old_thought, old_actions) = split(step.text().lines().collect());
+        let old = step_edit_text(step);
+        let (old_thought, old_actions) = split(old.lines().collect());
         if !new_actions.is_empty() && new_actions == old_actions && new_thought != old_thought {
             return lines.iter().filter(|l| !is_action(l)).cloned().collect::<Vec<_>>().join("\n");
         }
@@ -151,7 +158,7 @@ impl App {
                 let path = PathBuf::from(text);
                 self.message = Some(match self.run.writer_mut() {
                     Some(w) => match w.save_as(&path) {
-                        Ok(()) => format!("saved; recording continues in {}", path.display()),
+                        Ok(()) => format!("saved; recording continues in {}", short_path(&path)),
                         Err(e) => format!("could not save: {e}"),
                     },
                     None => "nothing is being recorded (fork the replay first)".into(),
@@ -202,7 +209,7 @@ impl App {
                     self.focus = p;
                     if p == Pane::Tree && self.tree_state.click_at(at, self.run.engine.tree()) {
                         self.follow = false;
-                        self.detail_scroll = 0;
+                        self.selection_moved();
                     }
                     self.touch();
                 }
@@ -243,8 +250,13 @@ impl App {
                     return Vec::new();
                 }
                 let thought = &self.run.engine.tree().node(node).thought;
-                let lines: Vec<String> = if self.header.params.method.has_react_steps() {
-                    // A ReAct step: its thought and action; the observation comes from the tool.
+                let step = self.run.engine.tree().node(node).step.as_deref();
+                let lines: Vec<String> = if let (true, Some(step)) = (self.header.params.method.has_react_steps(), step)
+                {
+                    // A ReAct step: its own thought and action (the observation comes from the
+                    // tool, and a bad call's observation restates the format: none of it is the step's).
+                    step_edit_text(step).split('\n').map(str::to_string).collect()
+                } else if self.header.params.method.has_react_steps() {
                     thought
                         .lines()
                         .filter(|l| !l.trim_start().to_lowercase().starts_with("observation"))
@@ -255,7 +267,8 @@ impl App {
                     // notes are edited too, each under its heading line.
                     self.run.engine.tree().node(node).edit_text().lines().map(str::to_string).collect()
                 } else {
-                    vec![thought.to_string()]
+                    // Line by line, so a written passage keeps its paragraph breaks (blank lines too).
+                    thought.split('\n').map(|l| l.trim_end_matches('\r').to_string()).collect()
                 };
                 // Soft-wrapped, so a long thought reads from its first column; the cursor
                 // waits at the end of the thought (before any action line).
@@ -445,6 +458,22 @@ impl App {
             }
         }
     }
+}
+
+/// A path short enough for a one-line message: a long one as `…/` and its file name.
+fn short_path(path: &Path) -> String {
+    let full = path.display().to_string();
+    match path.file_name() {
+        Some(name) if full.chars().count() > 40 => format!("…/{}", name.to_string_lossy()),
+        _ => full,
+    }
+}
+
+/// What the edit popup holds of a ReAct step: its thought and action lines, without
+/// the observation.
+fn step_edit_text(step: &crate::engine::Step) -> String {
+    let parts = step.parts().into_iter().filter(|(part, _)| *part != crate::engine::StepPart::Observation);
+    parts.map(|(_, text)| text).collect::<Vec<_>>().join("\n")
 }
 
 /// A task's complaint about a typed input, in the explorer's words: the command line's

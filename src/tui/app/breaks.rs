@@ -95,7 +95,7 @@ impl App {
                     }
                 }
                 _ => {
-                    editor.input(key);
+                    type_key(&mut editor, key);
                     list.adding = Some(editor);
                 }
             }

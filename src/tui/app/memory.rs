@@ -396,7 +396,7 @@ impl App {
                 KeyCode::Enter => self.submit_memory_edit(id, &editor.lines().join("\n")),
                 KeyCode::Char('s') if ctrl => self.submit_memory_edit(id, &editor.lines().join("\n")),
                 _ => {
-                    editor.input(key);
+                    type_key(&mut editor, key);
                     self.popup = Some(Popup::MemoryEdit { id, editor });
                     Vec::new()
                 }

@@ -175,15 +175,20 @@ pub struct App {
     pub no_color: bool,
     /// A line for the status bar (errors, confirmations).
     pub message: Option<String>,
-    /// Scroll offsets of the detail and transcript panes (transcript: lines up from the end).
+    /// Scroll offsets of the detail and transcript panes (transcript: lines up from where
+    /// it rests, the end or the selected ReAct step; below zero, lines down from there).
     pub detail_scroll: u16,
-    pub transcript_scroll: u16,
-    /// The largest useful scroll offsets of the detail and transcript panes, in wrapped
-    /// (screen) lines, as the last frame measured them (`u16::MAX` before the first frame).
+    pub transcript_scroll: i32,
+    /// The largest useful scroll offsets of the detail pane and of the transcript (up,
+    /// and down), in wrapped (screen) lines, as the last frame measured them (`u16::MAX`
+    /// before the first frame).
     pub detail_limit: std::cell::Cell<u16>,
-    pub transcript_limit: std::cell::Cell<u16>,
+    pub transcript_limit: std::cell::Cell<(u16, u16)>,
     /// The scores pane's first shown row.
     pub scores_scroll: u16,
+    /// The help popup's rows shown and its largest useful scroll offset, as the last
+    /// frame drew it (for its page and end keys).
+    pub help_view: std::cell::Cell<(u16, u16)>,
     /// Left column width in percent.
     pub split: u16,
     pub quit: bool,
@@ -249,8 +254,9 @@ impl App {
             detail_scroll: 0,
             transcript_scroll: 0,
             detail_limit: std::cell::Cell::new(u16::MAX),
-            transcript_limit: std::cell::Cell::new(u16::MAX),
+            transcript_limit: std::cell::Cell::new((u16::MAX, u16::MAX)),
             scores_scroll: 0,
+            help_view: std::cell::Cell::new((10, u16::MAX)),
             split: 48,
             quit: false,
             reset_driver: false,
@@ -381,6 +387,8 @@ impl App {
         self.follow = true;
         self.reset_driver = true;
         self.elapsed_ms = 0;
+        // A new run's scores are read from the best down.
+        self.scores_scroll = 0;
         let name = format!(
             "{}-{}-{}.jsonl",
             self.header.task,
@@ -419,8 +427,13 @@ impl App {
 
     /// Give the engine an input, record it, remember its events; returns the effects for the driver.
     fn feed(&mut self, input: Input, request: Option<&LlmRequest>) -> Vec<Effect> {
+        let step = self.run.engine.view().step;
         let fed = self.run.feed(input, request);
         self.revision += 1;
+        // A new step's candidates are read from the best down.
+        if self.run.engine.view().step != step {
+            self.scores_scroll = 0;
+        }
         if let Some(refused) = fed.refused {
             self.message = Some(refused);
             self.touch();
@@ -528,4 +541,15 @@ pub fn unique_path(dir: &Path, name: &str) -> PathBuf {
     }
     let (stem, ext) = name.rsplit_once('.').unwrap_or((name, "jsonl"));
     (2..).map(|i| dir.join(format!("{stem}-{i}.{ext}"))).find(|p| !p.exists()).unwrap_or(first)
+}
+
+/// A key typed into a text field: ctrl-u clears the line up to the cursor (as in a
+/// shell), anything else goes to the field.
+pub(crate) fn type_key(editor: &mut TextArea<'static>, key: KeyEvent) {
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    if ctrl && matches!(key.code, KeyCode::Char('u') | KeyCode::Char('U')) {
+        editor.delete_line_by_head();
+    } else {
+        editor.input(key);
+    }
 }

@@ -35,7 +35,16 @@ impl App {
         }
         self.open_all();
         self.tree_state.select(path);
+        self.selection_moved();
+    }
+
+    /// The selection moved: the detail pane shows the new node from its top, and a ReAct
+    /// transcript the new step (a scroll kept from the old one would hide it).
+    pub(super) fn selection_moved(&mut self) {
         self.detail_scroll = 0;
+        if self.header.params.method.has_react_steps() {
+            self.transcript_scroll = 0;
+        }
     }
 
     /// Whether the selection follows the newest node.
@@ -79,8 +88,19 @@ impl App {
         self.tree_state.retain_closed(|id| collapsed.contains(&id));
     }
 
+    /// How far PageUp/PageDown move in `pane`: its visible rows as the last frame drew
+    /// them, less one line kept from the page before (at least one line).
+    pub fn page(&self, pane: Pane) -> u16 {
+        let inner = self.areas[pane.index()].height.saturating_sub(2);
+        let rows = match pane {
+            Pane::Scores => super::super::ui::scores::visible_rows(self) as u16,
+            _ => inner,
+        };
+        rows.saturating_sub(1).max(1)
+    }
+
     pub(super) fn scroll(&mut self, action: Action) {
-        let page = 10u16;
+        let page = self.page(self.focus);
         match self.focus {
             Pane::Scores => {
                 // The ranked candidates (or the vote) scroll within the pane.
@@ -119,7 +139,7 @@ impl App {
                         self.tree_state.select_last();
                     }
                 }
-                self.detail_scroll = 0;
+                self.selection_moved();
             }
             Pane::Detail => {
                 // Offsets count wrapped lines, up to the last frame's limit (so `up` after `end` moves at once).
@@ -152,18 +172,20 @@ impl App {
                 self.transcript_scroll = 0;
             }
             Pane::Transcript => {
-                // Offsets count wrapped lines up from the newest, up to the last frame's limit.
-                let limit = self.transcript_limit.get();
-                let at = self.transcript_scroll.min(limit);
+                // Offsets count wrapped lines up from where the pane rests (the newest line, or
+                // the selected ReAct step; below zero down from there), within the last frame's limits.
+                let (up, down) = self.transcript_limit.get();
+                let (up, down, page) = (i32::from(up), -i32::from(down), i32::from(page));
+                let at = self.transcript_scroll.clamp(down, up);
                 self.transcript_scroll = match action {
-                    Action::Up => at.saturating_add(1),
-                    Action::Down => at.saturating_sub(1),
-                    Action::PageUp => at.saturating_add(page),
-                    Action::PageDown => at.saturating_sub(page),
-                    Action::Top => limit,
-                    _ => 0,
+                    Action::Up => at + 1,
+                    Action::Down => at - 1,
+                    Action::PageUp => at + page,
+                    Action::PageDown => at - page,
+                    Action::Top => up,
+                    _ => down,
                 }
-                .min(limit)
+                .clamp(down, up)
             }
         }
     }

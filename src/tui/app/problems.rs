@@ -277,7 +277,7 @@ impl App {
                 return Vec::new();
             }
             _ => {
-                list.path.input(key);
+                type_key(&mut list.path, key);
             }
         }
         self.popup = Some(Popup::Open(list));

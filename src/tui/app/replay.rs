@@ -137,10 +137,15 @@ impl App {
         if cursor >= r.total {
             r.playing = false;
         }
+        let step = self.run.engine.view().step;
         std::mem::swap(&mut self.run.engine, r.timeline.engine_mut());
         r.timeline.seek(cursor);
         std::mem::swap(&mut self.run.engine, r.timeline.engine_mut());
         self.revision += 1;
+        // Another step's candidates are read from the best down.
+        if self.run.engine.view().step != step {
+            self.scores_scroll = 0;
+        }
         r.cursor = r.timeline.position();
         let at_end = r.cursor >= r.total;
         self.run.totals = r.timeline.totals();

@@ -3,7 +3,7 @@
 
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Clear, Paragraph, Wrap};
+use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
 
 use super::super::app::BreakList;
@@ -16,7 +16,7 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect, list: &BreakList) {
     let typing = if list.adding.is_some() { 2 } else { 0 };
     let rows = list.items.len().max(1) as u16 + typing + error_rows + 2;
     let rect = centered(area, 72, rows.min(area.height));
-    frame.render_widget(Clear, rect);
+    super::popup::clear_under(frame, view, rect);
     let hint = if list.adding.is_some() {
         "enter add · esc cancel"
     } else {

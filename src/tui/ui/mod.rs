@@ -82,7 +82,9 @@ pub fn layout(area: Rect, split: u16, header_height: u16, footer_height: u16) ->
         .direction(Direction::Horizontal)
         .constraints([Constraint::Percentage(split), Constraint::Percentage(100 - split)])
         .areas(top);
-    let scores_height = (right.height / 3).clamp(3, 14);
+    // A third of the column, but at least 8 rows (half the column on a small screen):
+    // a beam of 5 and its cut-off line fit at 80×24.
+    let scores_height = (right.height / 3).max((right.height / 2).min(8)).clamp(3, 14);
     let [scores, detail] = Layout::vertical([Constraint::Length(scores_height), Constraint::Min(3)]).areas(right);
     ([left, scores, detail, transcript], header, footer)
 }

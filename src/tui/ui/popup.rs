@@ -17,6 +17,31 @@ pub(super) fn centered(area: Rect, width: u16, height: u16) -> Rect {
     Rect { x: area.x + (area.width - w) / 2, y: area.y + (area.height - h) / 2, width: w, height: h }
 }
 
+/// Clear the screen under a popup at `rect`, with a one-cell margin, and out to the
+/// screen's edge where less than four cells of the panes would be left beside it: no
+/// fragment of a pane's border or text touches the popup's frame.
+pub(super) fn clear_under(frame: &mut Frame, view: &View, rect: Rect) {
+    let area = frame.area();
+    let (mut left, mut top) = (rect.x.saturating_sub(1).max(area.x), rect.y.saturating_sub(1).max(area.y));
+    let mut right = rect.right().saturating_add(1).min(area.right());
+    let mut bottom = rect.bottom().saturating_add(1).min(area.bottom());
+    if left - area.x < 4 {
+        left = area.x;
+    }
+    if top - area.y < 4 {
+        top = area.y;
+    }
+    if area.right() - right < 4 {
+        right = area.right();
+    }
+    if area.bottom() - bottom < 4 {
+        bottom = area.bottom();
+    }
+    let under = Rect { x: left, y: top, width: right - left, height: bottom - top };
+    frame.render_widget(Clear, under);
+    frame.render_widget(Block::default().style(view.style(Slot::Background)), under);
+}
+
 pub(super) fn frame_block(view: &View, title: String, hint: &str) -> Block<'static> {
     Block::default()
         .borders(Borders::ALL)
@@ -140,15 +165,18 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
     let Some(popup) = &view.app.popup else { return };
     match popup {
         Popup::Help { scroll } => {
-            let lines = help_lines(view);
             // Long descriptions wrap: the popup is as tall as the wrapped lines (or the screen).
-            let inner = 110.min(area.width).saturating_sub(2).max(1) as usize;
-            let rows: usize = lines.iter().map(|l| l.width().div_ceil(inner).max(1)).sum();
+            let inner = 110.min(area.width).saturating_sub(2).max(1);
+            let help = Paragraph::new(help_lines(view)).wrap(Wrap { trim: false });
+            let rows = help.line_count(inner);
             let rect = centered(area, 110, (rows + 2).min(u16::MAX as usize) as u16);
-            frame.render_widget(Clear, rect);
-            let block = frame_block(view, "Keys".into(), "esc close · ↑↓ scroll");
-            let help = Paragraph::new(lines).block(block).wrap(Wrap { trim: false }).scroll((*scroll, 0));
-            frame.render_widget(help, rect);
+            // What the keys scroll by and up to: the rows shown, and the last offset that fills them.
+            let shown = rect.height.saturating_sub(2);
+            let limit = rows.saturating_sub(usize::from(shown)).min(usize::from(u16::MAX)) as u16;
+            view.app.help_view.set((shown, limit));
+            clear_under(frame, view, rect);
+            let block = frame_block(view, "Keys".into(), "esc close · ↑↓ PgUp PgDn Home End scroll");
+            frame.render_widget(help.block(block).scroll(((*scroll).min(limit), 0)), rect);
         }
         Popup::Edit { node, editor } => {
             let width = 76.min(area.width);
@@ -166,7 +194,7 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
                     .saturating_add(3)
                     .clamp(5, area.height.saturating_sub(2).max(5)),
             );
-            frame.render_widget(Clear, rect);
+            clear_under(frame, view, rect);
             let block = frame_block(view, edit_title(view, *node), "ctrl-s save · esc cancel");
             let inner = block.inner(rect);
             frame.render_widget(block, rect);
@@ -184,7 +212,7 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
             };
             let width = (title.chars().count() as u16 + 6).max(70);
             let rect = centered(area, width, 3);
-            frame.render_widget(Clear, rect);
+            clear_under(frame, view, rect);
             let block = frame_block(view, title, "enter ok · esc cancel");
             let [inner] = Layout::vertical([Constraint::Length(1)]).areas(block.inner(rect));
             frame.render_widget(block, rect);
@@ -198,7 +226,7 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
             let rows: usize = editor.lines().iter().map(|l| l.chars().count().max(1).div_ceil(inner_width)).sum();
             let height = u16::try_from(rows).unwrap_or(u16::MAX).saturating_add(2).clamp(3, area.height.max(3));
             let rect = centered(area, width, height);
-            frame.render_widget(Clear, rect);
+            clear_under(frame, view, rect);
             let block = frame_block(view, format!("Edit memory entry #{id}"), "enter save · esc cancel");
             let inner = block.inner(rect);
             frame.render_widget(block, rect);
@@ -214,7 +242,7 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
                 .map(|e| crate::safe_text::one_line(e.headline()))
                 .unwrap_or_default();
             let rect = centered(area, 60, 4);
-            frame.render_widget(Clear, rect);
+            clear_under(frame, view, rect);
             let block = frame_block(view, format!("Remove memory entry #{id}?"), "y remove · n keep");
             let text = Paragraph::new(Line::from(Span::styled(headline, view.style(Slot::Thought))))
                 .block(block)
@@ -224,7 +252,7 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
         Popup::Causes(chooser) => {
             let width = chooser.causes.iter().map(|c| c.chars().count()).max().unwrap_or(0).max(40) as u16 + 6;
             let rect = centered(area, width, chooser.causes.len() as u16 + 2);
-            frame.render_widget(Clear, rect);
+            clear_under(frame, view, rect);
             let lines: Vec<Line> = chooser
                 .causes
                 .iter()

@@ -3,7 +3,7 @@
 
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Clear, Paragraph, Wrap};
+use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
 
 use super::super::app::OpenList;
@@ -14,7 +14,7 @@ use super::View;
 pub fn draw_open(frame: &mut Frame, view: &View, area: Rect, list: &OpenList) {
     let rows = list.entries.len().max(1) as u16;
     let rect = centered(area, 90, (rows + 4).min(area.height.saturating_sub(2)).max(6));
-    frame.render_widget(Clear, rect);
+    super::popup::clear_under(frame, view, rect);
     let block = frame_block(
         view,
         "Open a demo or a session (read-only; f forks)".into(),
@@ -55,7 +55,7 @@ pub fn draw_problems(frame: &mut Frame, view: &View, area: Rect, lines: &[String
     // Room for wrapped lines: a rough count, capped by the screen.
     let needed: u16 = lines.iter().map(|l| (l.chars().count() as u16 + 2) / width.max(1) + 1).sum();
     let rect = centered(area, width + 2, (needed + 2).min(area.height));
-    frame.render_widget(Clear, rect);
+    super::popup::clear_under(frame, view, rect);
     let block =
         frame_block(view, format!("{} warnings about the settings files", lines.len()), "esc close · ↑↓ scroll");
     frame.render_widget(

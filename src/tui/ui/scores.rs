@@ -63,6 +63,8 @@ struct Ranked<'a> {
     len: usize,
     /// The candidates.
     nodes: usize,
+    /// Where the cut-off line is among all the rows, if it is drawn.
+    cut: Option<usize>,
     shape: Shape,
 }
 
@@ -119,6 +121,13 @@ impl RankCache {
 struct Vote {
     votes: Votes,
     rows: Vec<VoteRow>,
+}
+
+impl Vote {
+    /// Where the threshold line is among the rows.
+    fn cut(&self) -> Option<usize> {
+        self.rows.iter().position(|r| matches!(r, VoteRow::Threshold(_)))
+    }
 }
 
 impl Rows<'_> {
@@ -204,11 +213,12 @@ fn candidate_rows(app: &App, need: usize) -> Ranked<'_> {
     let need = need.min(len);
     cache.sort_first(need);
     let mut rows: Vec<Row> = cache.keyed[..need.min(nodes)].iter().map(|k| Row::Node(tree.node(k.2))).collect();
+    let cut_at = cut.as_ref().map(|(at, _)| *at);
     if let Some((at, label)) = cut.filter(|(at, _)| *at <= rows.len()) {
         rows.insert(at, Row::Cut(label));
     }
     rows.truncate(need);
-    Ranked { rows, len, nodes, shape }
+    Ranked { rows, len, nodes, cut: cut_at, shape }
 }
 
 /// Rank the latest round's candidates (what `candidate_rows` shows).
@@ -304,21 +314,84 @@ fn rows(app: &App, need: usize) -> Rows<'_> {
     }
 }
 
-/// How far the pane can scroll: its rows past the ones that fit.
-pub fn max_scroll(app: &App) -> usize {
-    let all = rows(app, 0);
-    // The score parts' heading line takes a row.
-    let heading = usize::from(part_columns(&all));
-    let height = (app.areas[Pane::Scores.index()].height.saturating_sub(2) as usize).saturating_sub(heading);
-    all.len().saturating_sub(height.max(1))
+/// The rows the pane shows at once, as the last frame drew it (the score parts'
+/// heading line takes one).
+pub fn visible_rows(app: &App) -> usize {
+    let heading = usize::from(part_columns(&rows(app, 0)));
+    (app.areas[Pane::Scores.index()].height.saturating_sub(2) as usize).saturating_sub(heading)
 }
 
-/// `first–last of n` (or `k of n` from the top) when not all `n` items fit.
-fn range_text(first: usize, shown: usize, n: usize) -> Option<String> {
-    if shown >= n {
+/// How far the pane can scroll: its rows past the ones that fit.
+pub fn max_scroll(app: &App) -> usize {
+    rows(app, 0).len().saturating_sub(visible_rows(app).max(1))
+}
+
+/// Which rows the pane shows (indices into all its rows): from `scroll`, as many as
+/// fit. At the top, when the cut-off line falls below them, the first rows, then the
+/// cut-off line and the row after it: where the method cuts is always in view.
+fn shown_rows(len: usize, scroll: usize, height: usize, cut: Option<usize>) -> Vec<usize> {
+    match cut {
+        Some(c) if scroll == 0 && c >= height && height >= 2 && c < len => {
+            let after = usize::from(c + 1 < len && height >= 3);
+            let mut out: Vec<usize> = (0..height - 1 - after).collect();
+            out.push(c);
+            out.extend((c + 1..len).take(after));
+            out
+        }
+        _ => (scroll..len.min(scroll + height)).collect(),
+    }
+}
+
+/// The numbers (from 1) of the items shown, as `k of n` (from the top), `a–b of n`,
+/// or with a gap `1–3, 7 of n`; none when all `n` show.
+fn range_text(shown: &[usize], n: usize) -> Option<String> {
+    if shown.len() >= n || shown.is_empty() {
         return None;
     }
-    Some(if first == 0 { format!("{shown} of {n}") } else { format!("{}–{} of {n}", first + 1, first + shown) })
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for &k in shown {
+        match runs.last_mut() {
+            Some((_, end)) if *end + 1 == k => *end = k,
+            _ => runs.push((k, k)),
+        }
+    }
+    if let [(1, end)] = runs[..] {
+        return Some(format!("{end} of {n}"));
+    }
+    let runs: Vec<String> =
+        runs.iter().map(|&(a, b)| if a == b { a.to_string() } else { format!("{a}–{b}") }).collect();
+    Some(format!("{} of {n}", runs.join(", ")))
+}
+
+/// The item numbers (from 1) of the shown rows that are items (not a cut-off line).
+fn item_numbers(is_item: &[bool], shown: &[usize]) -> Vec<usize> {
+    shown.iter().filter(|&&i| is_item[i]).map(|&i| is_item[..=i].iter().filter(|&&x| x).count()).collect()
+}
+
+/// `text` broken at spaces into lines of at most `width` characters (a longer word is cut).
+fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut out: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        let (now, len) = (line.chars().count(), word.chars().count());
+        if now > 0 && now + 1 + len > width {
+            out.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+        while line.chars().count() > width {
+            let rest: String = line.chars().skip(width).collect();
+            out.push(line.chars().take(width).collect());
+            line = rest;
+        }
+    }
+    if !line.is_empty() || out.is_empty() {
+        out.push(line);
+    }
+    out
 }
 
 /// `text` cut to `width` characters, with `…` where it was cut.
@@ -337,8 +410,14 @@ fn fit(text: &str, width: usize) -> String {
 pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
     let app = view.app;
     let inner_width = area.width.saturating_sub(2) as usize;
-    // The rows down to the last one the pane can show.
-    let all = rows(app, usize::from(app.scores_scroll) + area.height as usize);
+    // The rows down to the last one the pane can show, and to the one after the cut-off.
+    let need = usize::from(app.scores_scroll) + area.height as usize;
+    let mut all = rows(app, need);
+    if let Rows::Candidates(Ranked { cut: Some(c), .. }) = &all {
+        if c + 2 > need {
+            all = rows(app, c + 2);
+        }
+    }
     let heading = usize::from(part_columns(&all));
     let height = (area.height.saturating_sub(2) as usize).saturating_sub(heading);
     let scroll = usize::from(app.scores_scroll).min(all.len().saturating_sub(height.max(1)));
@@ -348,6 +427,11 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
     };
     let block = view.block(Pane::Scores, &extra);
     frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// A message in the pane, wrapped at words to its width.
+fn hint_lines(view: &View, hint: &str, width: usize) -> Vec<Line<'static>> {
+    wrap_words(hint, width).into_iter().map(|l| Line::from(Span::styled(l, view.style(Slot::Dim)))).collect()
 }
 
 fn candidate_lines(
@@ -360,17 +444,25 @@ fn candidate_lines(
     let app = view.app;
     let cutoff = app.run.engine.view().cutoff;
     let mut extra = cutoff.as_ref().map(|c| c.label().to_string()).unwrap_or_default();
-    let Ranked { rows, nodes, shape, .. } = ranked;
+    let Ranked { rows, nodes, cut, shape, .. } = ranked;
     if nodes == 0 {
         let engine = &app.run.engine;
-        let hint = if !engine.core.params.method.info().searches_tree(&engine.core.params) {
-            format!("{} scores nothing: its steps are in the transcript", engine.core.params.method)
-        } else if engine.is_finished() || app.replay.is_some() {
+        let method = &engine.core.params.method;
+        let hint = if *method == crate::engine::methods::retreval::method::KIND {
+            format!(
+                "{method}: each round's attempts show here with their scores (loc crs pen tot) once they are \
+                 scored; its steps are in the transcript"
+            )
+        } else if !method.info().searches_tree(&engine.core.params) {
+            format!("{method} scores nothing: its steps are in the transcript")
+        } else if engine.is_finished() {
             "no evaluations".to_string()
+        } else if app.replay.is_some() {
+            "no evaluations yet at this point of the replay".to_string()
         } else {
             format!("no evaluations yet — press {} to step", view.key(super::super::action::Action::Step))
         };
-        return (vec![Line::from(Span::styled(hint, view.style(Slot::Dim)))], extra);
+        return (hint_lines(view, &hint, inner_width), extra);
     }
     let classes = crate::engine::task::value_classes(app.run.engine.core.task.as_ref());
     let columns = shape.columns;
@@ -393,7 +485,8 @@ fn candidate_lines(
         }
         label
     };
-    let shown: Vec<&Row> = rows.iter().skip(scroll).take(height).collect();
+    let shown_at = shown_rows(rows.len(), scroll, height, cut);
+    let shown: Vec<&Row> = shown_at.iter().map(|&i| &rows[i]).collect();
     // Labels are made for the rows in view only: a BFS step can rank tens of thousands.
     let label_width = shown
         .iter()
@@ -409,9 +502,8 @@ fn candidate_lines(
     // Beside the score parts the bar only fits a wide pane (the total column says the value).
     let bar_width = if columns && inner_width < 90 { 0 } else { (inner_width / 5).clamp(4, 20) };
     let thought_width = inner_width.saturating_sub(label_width + parts_width + bar_width + 2);
-    let first_node = rows.iter().take(scroll).filter(|r| matches!(r, Row::Node(_))).count();
-    let shown_nodes = shown.iter().filter(|r| matches!(r, Row::Node(_))).count();
-    if let Some(range) = range_text(first_node, shown_nodes, nodes) {
+    let is_node: Vec<bool> = rows.iter().map(|r| matches!(r, Row::Node(_))).collect();
+    if let Some(range) = range_text(&item_numbers(&is_node, &shown_at), nodes) {
         extra = if extra.is_empty() { range } else { format!("{extra} · {range}") };
     }
     let mut lines: Vec<Line<'static>> = Vec::new();
@@ -477,16 +569,18 @@ fn vote_lines(
         format!("vote of {} samples", votes.samples)
     };
     if vote.rows.is_empty() {
-        let hint = if votes.samples == 0 {
+        let hint = if votes.samples > 0 {
+            "no sample gave an answer".to_string()
+        } else if view.app.replay.is_some() {
+            format!("no samples yet at this point of the replay ({} asked)", votes.asked)
+        } else {
             format!(
                 "waiting for {} samples — press {} to step",
                 votes.asked,
                 view.key(super::super::action::Action::Step)
             )
-        } else {
-            "no sample gave an answer".to_string()
         };
-        return (vec![Line::from(Span::styled(hint, view.style(Slot::Dim)))], extra);
+        return (hint_lines(view, &hint, inner_width), extra);
     }
     let majority = votes.tallies.first().map(|t| t.first);
     let count_width = votes.samples.max(1).to_string().len();
@@ -500,11 +594,11 @@ fn vote_lines(
         let filled = (count * bar_width).div_ceil(votes.samples.max(1)).min(bar_width);
         (filled, bar_width - filled)
     };
-    let answers = vote.rows.iter().filter(|r| matches!(r, VoteRow::Answer(_))).count();
-    let first = vote.rows.iter().take(scroll).filter(|r| matches!(r, VoteRow::Answer(_))).count();
-    let shown: Vec<&VoteRow> = vote.rows.iter().skip(scroll).take(height).collect();
-    let shown_answers = shown.iter().filter(|r| matches!(r, VoteRow::Answer(_))).count();
-    if let Some(range) = range_text(first, shown_answers, answers) {
+    let is_answer: Vec<bool> = vote.rows.iter().map(|r| matches!(r, VoteRow::Answer(_))).collect();
+    let answers = is_answer.iter().filter(|&&a| a).count();
+    let shown_at = shown_rows(vote.rows.len(), scroll, height, vote.cut());
+    let shown: Vec<&VoteRow> = shown_at.iter().map(|&i| &vote.rows[i]).collect();
+    if let Some(range) = range_text(&item_numbers(&is_answer, &shown_at), answers) {
         extra = format!("{extra} · {range} answers");
     }
     let lines = shown

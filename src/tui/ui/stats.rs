@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Clear, Paragraph};
+use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use super::super::theme::Slot;
@@ -273,7 +273,7 @@ pub fn lines(view: &View, stats: &Stats, width: usize, rows: usize) -> Vec<Line<
 
 pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
     let rect = centered(area, area.width.saturating_sub(4).min(120), area.height.saturating_sub(2));
-    frame.render_widget(Clear, rect);
+    super::popup::clear_under(frame, view, rect);
     let block = frame_block(view, "Stats of this run".into(), "any key closes");
     let inner = block.inner(rect);
     frame.render_widget(block, rect);

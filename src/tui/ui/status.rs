@@ -89,12 +89,13 @@ impl Detail {
             Detail { answer: 0, ..d }
         } else if d.input > 14 {
             Detail { input: 14, ..d }
-        } else if d.params {
-            Detail { params: false, ..d }
         } else if d.input > 6 {
             Detail { input: 6, ..d }
         } else if d.provider {
+            // The method's parameters (b=5 n=3 propose/value) go last: they say what the run is.
             Detail { provider: false, ..d }
+        } else if d.params {
+            Detail { params: false, ..d }
         } else {
             return None;
         })
@@ -137,7 +138,9 @@ fn items(app: &App, d: Detail) -> (Items, Items) {
     how.push((format!(" {params}"), Slot::StatusBar));
     if d.provider {
         if h.simulated {
-            how.push((format!(" {}:", h.provider), Slot::StatusBar));
+            // Short of room, the word alone says it: the model is simulated.
+            let provider = if d.model { format!(" {}:", h.provider) } else { " ".to_string() };
+            how.push((provider, Slot::StatusBar));
             how.push(("simulated".into(), Slot::Simulated));
         } else if d.model {
             how.push((format!(" {}:{}", h.provider, h.model), Slot::StatusBar));

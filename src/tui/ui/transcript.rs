@@ -45,7 +45,8 @@ fn trajectory(view: &View) -> (Vec<Line<'static>>, std::ops::Range<usize>) {
     let what = capitalized(&view.app.run.engine.core.task.info().input_noun);
     let mut out =
         vec![Line::from(Span::styled(format!("{what}: {}", view.app.run.engine.core.x), view.style(Slot::Title)))];
-    let mut selected = 0..0;
+    // The question selected: the top, where it is.
+    let mut selected = if view.selected == tree.root() { 0..1 } else { 0..0 };
     for id in branch(tree, view.selected) {
         let node = tree.node(id);
         let here = id == view.selected;
@@ -195,7 +196,10 @@ pub fn lines(view: &View) -> Vec<Line<'static>> {
             ),
             _ => continue,
         };
-        out.push(Line::from(Span::styled(text, view.style(slot))));
+        // A text's own line breaks (a written passage's paragraphs) are kept, blank lines too.
+        out.extend(
+            text.split('\n').map(|l| Line::from(Span::styled(l.trim_end_matches('\r').to_string(), view.style(slot)))),
+        );
     }
     out
 }
@@ -224,19 +228,33 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
     let total = top[all.len()];
     let end = match selected {
         // Keep the selected step in view, with what follows it below when there is room.
+        // A step taller than the pane shows from its first line (the ▶ Thought).
         Some(sel) if !sel.is_empty() => {
             let (first, last) = (top[sel.start.min(all.len())], top[sel.end.min(all.len())]);
-            let below = height.saturating_sub(last - first) / 2;
-            (last + below).min(total).max(first)
+            if last - first >= height {
+                (first + height).min(total)
+            } else {
+                let below = height.saturating_sub(last - first) / 2;
+                (last + below).min(total).max(first)
+            }
         }
         _ => total,
     };
-    let limit = end.saturating_sub(height);
-    view.app.transcript_limit.set(limit.min(u16::MAX as usize) as u16);
-    let from_end = (view.app.transcript_scroll as usize).min(limit);
-    let start = end.saturating_sub(height + from_end);
+    // The person's scroll: lines up from where the pane rests, or (below zero) down to the end.
+    // (A pane taller than the lines up to where it rests shows from the top.)
+    let base = end.max(height.min(total));
+    let up = base.saturating_sub(height).min(u16::MAX as usize);
+    let down = total.saturating_sub(base).min(u16::MAX as usize);
+    view.app.transcript_limit.set((up as u16, down as u16));
+    let offset = view.app.transcript_scroll.clamp(-(down as i32), up as i32);
+    let bottom = if offset >= 0 { base - offset as usize } else { base + offset.unsigned_abs() as usize };
+    let start = bottom.saturating_sub(height);
     let shown = Paragraph::new(all).wrap(Wrap { trim: false }).scroll((start.min(u16::MAX as usize) as u16, 0));
-    let mut extra = if from_end > 0 { format!("{from_end} lines up") } else { String::new() };
+    let mut extra = match offset {
+        o if o > 0 => format!("{o} lines up"),
+        o if o < 0 => format!("{} lines down", o.unsigned_abs()),
+        _ => String::new(),
+    };
     if shows_trajectory(view) {
         if let Some(tools) = view.app.setup.task.tools() {
             // The tools the agent has, as its prompt names them.
