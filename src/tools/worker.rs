@@ -260,15 +260,20 @@ mod tests {
         let answers: Vec<String> = futures::future::join_all(calls).await.into_iter().map(|o| o.text).collect();
         assert_eq!(answers, ["0", "1", "2", "3"]);
         // A slot held past the time given to wait for one: refused, saying why.
-        let stop = Arc::new(AtomicBool::new(false));
-        let spin = Arc::clone(&stop);
+        // (The calls' threads free their slot just after answering: wait for that first.)
+        while ONE.running() > 0 {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        let (stop, started) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
+        let (spin, running) = (Arc::clone(&stop), Arc::clone(&started));
         let busy = tokio::spawn(off_thread_in(&ONE, "spin", TIME_LIMIT, move || {
+            running.store(true, Ordering::SeqCst);
             while !spin.load(Ordering::SeqCst) {
                 std::thread::sleep(Duration::from_millis(1));
             }
             Observation::ok("done")
         }));
-        while ONE.running() == 0 {
+        while !started.load(Ordering::SeqCst) {
             tokio::time::sleep(Duration::from_millis(1)).await;
         }
         let refused = off_thread_in(&ONE, "lp", Duration::from_millis(50), || Observation::ok("never run")).await;
@@ -279,7 +284,12 @@ mod tests {
         );
         stop.store(true, Ordering::SeqCst);
         assert_eq!(busy.await.unwrap().text, "done");
-        assert_eq!((ONE.running(), ONE.abandoned()), (0, 0));
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while ONE.running() > 0 {
+            assert!(Instant::now() < deadline, "the thread ended");
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        assert_eq!(ONE.abandoned(), 0);
     }
 
     #[test]
