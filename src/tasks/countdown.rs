@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::{prompts, Problem, TaskError, TaskOptions, TaskSource};
+use super::{prompts, reply, Problem, TaskError, TaskOptions, TaskSource};
 use crate::arith::reach::{answer_from_steps, check_answer};
 use crate::arith::solver::{solvable, solve};
 use crate::arith::steps::{check_step, moves, numbers_left_text};
@@ -171,28 +171,6 @@ fn numbers_left(x: &str, y: &str) -> String {
     numbers_left_text(start, y)
 }
 
-fn last_line(text: &str) -> &str {
-    text.trim().rsplit('\n').next().unwrap_or("").trim()
-}
-
-fn strip_answer_prefix(line: &str) -> &str {
-    match line.to_ascii_lowercase().find("answer:") {
-        Some(i) => line[i + "answer:".len()..].trim(),
-        None => line.trim(),
-    }
-}
-
-/// The class named on a value sample's last non-empty line, if exactly one is.
-fn read_value_class(sample: &str) -> Option<&'static str> {
-    let line = sample.lines().rev().map(str::trim).find(|l| !l.is_empty())?.to_lowercase();
-    let words: Vec<&str> = line.split(|c: char| !c.is_alphabetic()).filter(|w| !w.is_empty()).collect();
-    let found: Vec<&'static str> = VALUE_CLASSES.iter().map(|(n, _)| *n).filter(|n| words.contains(n)).collect();
-    match found.as_slice() {
-        [one] => Some(one),
-        _ => None,
-    }
-}
-
 impl Task for Countdown {
     fn info(&self) -> &TaskInfo {
         &INFO
@@ -207,9 +185,7 @@ impl Task for Countdown {
     }
 
     fn extract_answer(&self, _x: &str, y: &str) -> Option<String> {
-        let line = y.lines().rev().find(|l| l.to_lowercase().contains("answer:")).unwrap_or_else(|| last_line(y));
-        let answer = strip_answer_prefix(line);
-        (!answer.is_empty()).then(|| answer.to_string())
+        reply::answer_line(y)
     }
 
     fn check(&self, x: &str, answer: &str) -> Result<(), String> {
@@ -218,12 +194,11 @@ impl Task for Countdown {
     }
 
     fn answer_key(&self, answer: &str) -> String {
-        let answer = strip_answer_prefix(answer);
-        answer.split('=').next().unwrap_or(answer).chars().filter(|c| !c.is_whitespace()).collect()
+        reply::expression_key(answer)
     }
 
     fn describe_state(&self, x: &str, y: &str) -> Option<String> {
-        if !y.trim().is_empty() && !last_line(y).contains("left: ") {
+        if !y.trim().is_empty() && !reply::last_line(y).contains("left: ") {
             return None;
         }
         let target = x.split_once("->").map_or("", |(_, t)| t.trim());
@@ -301,9 +276,9 @@ impl TreeSearch for Countdown {
 
 impl ValueEvaluator for Countdown {
     fn value_prompt(&self, x: &str, y: &str) -> Prompt {
-        let last = last_line(y);
+        let last = reply::last_line(y);
         let (text, context) = if !y.trim().is_empty() && !last.contains("left: ") {
-            let answer = strip_answer_prefix(last).to_string();
+            let answer = reply::strip_answer_prefix(last).to_string();
             let text = prompts::render(&self.value_last, &[("input", x), ("answer", &answer)]);
             (text, Context { answer: Some(answer), ..Context::new(x, y) })
         } else {
@@ -320,12 +295,7 @@ impl ValueEvaluator for Countdown {
     }
 
     fn parse_value(&self, _x: &str, _y: &str, samples: &[String]) -> (f64, Vec<String>) {
-        let classes: Vec<Option<&'static str>> = samples.iter().map(|s| read_value_class(s)).collect();
-        let value = VALUE_CLASSES
-            .iter()
-            .map(|(name, v)| v * classes.iter().filter(|c| **c == Some(*name)).count() as f64)
-            .sum();
-        (value, classes.iter().map(|c| c.unwrap_or("?").to_string()).collect())
+        reply::class_value(samples, &VALUE_CLASSES)
     }
 
     fn fixed_value(&self, _x: &str, y: &str) -> Option<(f64, String)> {
@@ -337,19 +307,12 @@ impl ValueEvaluator for Countdown {
 
 impl VoteEvaluator for Countdown {
     fn vote_prompt(&self, x: &str, ys: &[String]) -> Prompt {
-        let choices: Vec<String> =
-            ys.iter().enumerate().map(|(i, y)| format!("Choice {}:\n{}", i + 1, y.trim_end())).collect();
-        let text = prompts::render(&self.vote, &[("input", x), ("choices", &choices.join("\n"))]);
+        let text = prompts::render(&self.vote, &[("input", x), ("choices", &reply::numbered_choices(ys))]);
         Context { ys: ys.to_vec(), ..Context::new(x, "") }.prompt(Purpose::Vote, text, vec![], 400)
     }
 
-    fn parse_vote(&self, reply: &str, n_choices: usize) -> Option<usize> {
-        let lower = reply.to_lowercase();
-        let at = lower.rfind("best choice is")?;
-        let digits: String =
-            lower[at..].chars().skip_while(|c| !c.is_ascii_digit()).take_while(|c| c.is_ascii_digit()).collect();
-        let n: usize = digits.parse().ok()?;
-        (1..=n_choices).contains(&n).then(|| n - 1)
+    fn parse_vote(&self, text: &str, n_choices: usize) -> Option<usize> {
+        reply::best_choice(text, n_choices)
     }
 }
 

@@ -24,6 +24,7 @@ pub mod prompts;
 pub mod qa_data;
 pub mod qa_demo;
 pub mod react_text;
+pub mod reply;
 pub mod writing;
 
 use std::path::{Path, PathBuf};

@@ -156,11 +156,7 @@ impl QaData {
     ) -> Result<Self, TaskError> {
         let [react, cot, io] = kind.builtin();
         let var = kind.var();
-        let load = |name: &str, builtin: &str, vars: &[&str]| -> Result<String, TaskError> {
-            let text = prompts::load(prompt_dir, name, builtin)?;
-            prompts::require(&text, name, vars)?;
-            Ok(text)
-        };
+        let load = |name: &str, builtin: &str, vars: &[&str]| prompts::load_checked(prompt_dir, name, builtin, vars);
         let backend = backend.unwrap_or_else(default_backend);
         Ok(QaData {
             kind,

@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use serde_json::json;
 
-use super::{prompts, Problem, TaskError, TaskOptions, TaskSource};
+use super::{prompts, reply, Problem, TaskError, TaskOptions, TaskSource};
 use crate::arith::steps::{check_step, numbers_left_text};
 use crate::arith::{format_numbers, parse_numbers, Q};
 use crate::engine::task::{DfsStyle, Feedback, TreeSearch, ValueEvaluator, VoteEvaluator};
@@ -94,11 +94,7 @@ impl Game24 {
     }
 
     pub fn new(prompt_dir: Option<&Path>) -> Result<Self, TaskError> {
-        let load = |name: &str, builtin: &str, vars: &[&str]| -> Result<String, TaskError> {
-            let text = prompts::load(prompt_dir, name, builtin)?;
-            prompts::require(&text, name, vars)?;
-            Ok(text)
-        };
+        let load = |name: &str, builtin: &str, vars: &[&str]| prompts::load_checked(prompt_dir, name, builtin, vars);
         Ok(Game24 {
             io: load("io.txt", IO, &["input"])?,
             cot: load("cot.txt", COT, &["input"])?,
@@ -135,29 +131,9 @@ fn has_answer(y: &str) -> bool {
     y.to_lowercase().contains("answer")
 }
 
-fn last_line(text: &str) -> &str {
-    text.trim().rsplit('\n').next().unwrap_or("").trim()
-}
-
-fn strip_answer_prefix(line: &str) -> &str {
-    let lower = line.to_ascii_lowercase();
-    match lower.find("answer:") {
-        Some(i) => line[i + "answer:".len()..].trim(),
-        None => line.trim(),
-    }
-}
-
 /// Read one evaluator sample: the class named on its last non-empty line.
 pub fn read_value_class(sample: &str) -> Option<&'static str> {
-    let line = sample.lines().rev().map(str::trim).find(|l| !l.is_empty())?;
-    let cleaned: String =
-        line.to_lowercase().chars().map(|c| if c.is_alphabetic() || c.is_whitespace() { c } else { ' ' }).collect();
-    let words: Vec<&str> = cleaned.split_whitespace().collect();
-    let found: Vec<&'static str> = VALUE_CLASSES.iter().map(|(n, _)| *n).filter(|n| words.contains(n)).collect();
-    match found.as_slice() {
-        [one] => Some(one),
-        _ => None,
-    }
+    reply::value_class(sample, &VALUE_CLASSES)
 }
 
 impl Task for Game24 {
@@ -187,9 +163,7 @@ impl Task for Game24 {
 
     fn extract_answer(&self, _x: &str, y: &str) -> Option<String> {
         // The reference reads the last line; a reply with an explicit `Answer:` line is read there.
-        let line = y.lines().rev().find(|l| l.to_lowercase().contains("answer:")).unwrap_or_else(|| last_line(y));
-        let answer = strip_answer_prefix(line);
-        (!answer.is_empty()).then(|| answer.to_string())
+        reply::answer_line(y)
     }
 
     fn check(&self, x: &str, answer: &str) -> Result<(), String> {
@@ -198,17 +172,14 @@ impl Task for Game24 {
     }
 
     fn describe_state(&self, x: &str, y: &str) -> Option<String> {
-        let last = last_line(y);
-        if !y.trim().is_empty() && !last.contains("left: ") {
+        if !y.trim().is_empty() && !reply::last_line(y).contains("left: ") {
             return None;
         }
         Some(format!("numbers left: {}", current_numbers_text(x, y)))
     }
 
     fn answer_key(&self, answer: &str) -> String {
-        let answer = strip_answer_prefix(answer);
-        let expr = answer.split('=').next().unwrap_or(answer);
-        expr.chars().filter(|c| !c.is_whitespace()).collect()
+        reply::expression_key(answer)
     }
 
     fn tree(&self) -> Option<&dyn TreeSearch> {
@@ -299,7 +270,7 @@ impl TreeSearch for Game24 {
 
 impl ValueEvaluator for Game24 {
     fn value_prompt(&self, x: &str, y: &str) -> Prompt {
-        let last = last_line(y);
+        let last = reply::last_line(y);
         let (text, context) = if !last.contains("left: ") {
             let answer = last.to_lowercase().replace("answer: ", "");
             let text = prompts::render(&self.value_last, &[("input", x), ("answer", &answer)]);
@@ -328,15 +299,7 @@ impl ValueEvaluator for Game24 {
     }
 
     fn parse_value(&self, _x: &str, _y: &str, samples: &[String]) -> (f64, Vec<String>) {
-        let classes: Vec<Option<&'static str>> = samples.iter().map(|s| read_value_class(s)).collect();
-        // Summed class by class, in the reference's order, so the floats match exactly.
-        let mut value = 0.0;
-        for (name, v) in VALUE_CLASSES {
-            let count = classes.iter().filter(|c| **c == Some(name)).count();
-            value += v * count as f64;
-        }
-        let labels = classes.iter().map(|c| c.unwrap_or("?").to_string()).collect();
-        (value, labels)
+        reply::class_value(samples, &VALUE_CLASSES)
     }
 
     fn value_classes(&self) -> &[(&'static str, f64)] {
@@ -346,12 +309,7 @@ impl ValueEvaluator for Game24 {
 
 impl VoteEvaluator for Game24 {
     fn vote_prompt(&self, x: &str, ys: &[String]) -> Prompt {
-        let choices: String = ys
-            .iter()
-            .enumerate()
-            .map(|(i, y)| format!("Choice {}:\n{}", i + 1, y.trim_end()))
-            .collect::<Vec<_>>()
-            .join("\n");
+        let choices = reply::numbered_choices(ys);
         Prompt {
             purpose: Purpose::Vote,
             messages: vec![Message::user(prompts::render(&self.vote, &[("input", x), ("choices", &choices)]))],
@@ -361,13 +319,8 @@ impl VoteEvaluator for Game24 {
         }
     }
 
-    fn parse_vote(&self, reply: &str, n_choices: usize) -> Option<usize> {
-        let lower = reply.to_lowercase();
-        let at = lower.rfind("best choice is")?;
-        let digits: String =
-            lower[at..].chars().skip_while(|c| !c.is_ascii_digit()).take_while(|c| c.is_ascii_digit()).collect();
-        let n: usize = digits.parse().ok()?;
-        (1..=n_choices).contains(&n).then(|| n - 1)
+    fn parse_vote(&self, text: &str, n_choices: usize) -> Option<usize> {
+        reply::best_choice(text, n_choices)
     }
 }
 

@@ -228,8 +228,7 @@ impl MathTask {
         let [io, cot, react, react_native] = kind.builtin();
         let vars: &[&str] = if kind.choice() { &["question", "options"] } else { &["problem"] };
         let load = |name: &str, builtin: &str, more: &[&str]| -> Result<String, TaskError> {
-            let text = prompts::load(prompt_dir, name, builtin)?;
-            prompts::require(&text, name, vars)?;
+            let text = prompts::load_checked(prompt_dir, name, builtin, vars)?;
             prompts::require(&text, name, more)?;
             Ok(text)
         };

@@ -58,11 +58,7 @@ impl QaDemo {
     }
 
     pub fn new(prompt_dir: Option<&Path>) -> Result<Self, TaskError> {
-        let load = |name: &str, builtin: &str, vars: &[&str]| -> Result<String, TaskError> {
-            let text = prompts::load(prompt_dir, name, builtin)?;
-            prompts::require(&text, name, vars)?;
-            Ok(text)
-        };
+        let load = |name: &str, builtin: &str, vars: &[&str]| prompts::load_checked(prompt_dir, name, builtin, vars);
         let tools = ToolRegistry::react(Arc::new(qa_demo())).with(CalculateTool);
         let prompt_tools = tools.prompt_lines();
         Ok(QaDemo {

@@ -106,11 +106,7 @@ impl Writing {
     }
 
     pub fn new(prompt_dir: Option<&Path>) -> Result<Self, TaskError> {
-        let load = |name: &str, builtin: &str, vars: &[&str]| -> Result<String, TaskError> {
-            let text = prompts::load(prompt_dir, name, builtin)?;
-            prompts::require(&text, name, vars)?;
-            Ok(text)
-        };
+        let load = |name: &str, builtin: &str, vars: &[&str]| prompts::load_checked(prompt_dir, name, builtin, vars);
         Ok(Writing {
             io: load("io.txt", IO, &["input"])?,
             cot: load("cot.txt", COT, &["input"])?,

@@ -92,28 +92,15 @@ pub fn ending_share(passage: &str, sentences: &[String]) -> f64 {
     }
 }
 
-/// The first whole number after the last occurrence of `phrase` (case-insensitive).
-fn number_after(reply: &str, phrase: &str) -> Option<u64> {
-    let lower = reply.to_lowercase();
-    let at = lower.rfind(phrase)?;
-    let digits: String = lower[at + phrase.len()..]
-        .chars()
-        .skip_while(|c| !c.is_ascii_digit())
-        .take_while(|c| c.is_ascii_digit())
-        .collect();
-    digits.parse().ok()
-}
-
 /// The choice a vote reply names in "The best choice is N" (0-based), if it is one of
 /// `n_choices`.
 pub fn vote(reply: &str, n_choices: usize) -> Option<usize> {
-    let n = number_after(reply, "best choice is")? as usize;
-    (1..=n_choices).contains(&n).then(|| n - 1)
+    crate::tasks::reply::best_choice(reply, n_choices)
 }
 
 /// The score a judge reply gives in "Thus the coherency score is N": any whole number,
 /// as the reference's `coherency score is (\d+)` reads it (the prompt asks for 1 to 10),
 /// so a log's scores re-read as they were counted.
 pub fn coherency(reply: &str) -> Option<u64> {
-    number_after(reply, "coherency score is")
+    crate::tasks::reply::number_after(reply, "coherency score is")
 }

@@ -1,0 +1,124 @@
+//! Reading model replies the same way in every task: the answer line, an expression's
+//! key, an evaluator's class word, a vote's "best choice". One reading each, so two
+//! tasks that ask the same question cannot disagree on what a reply says.
+
+/// The last line of `text`, trimmed.
+pub fn last_line(text: &str) -> &str {
+    text.trim().rsplit('\n').next().unwrap_or("").trim()
+}
+
+/// `line` after its `answer:` label (any case), or the whole line, trimmed.
+pub fn strip_answer_prefix(line: &str) -> &str {
+    match line.to_ascii_lowercase().find("answer:") {
+        Some(i) => line[i + "answer:".len()..].trim(),
+        None => line.trim(),
+    }
+}
+
+/// The answer a reply gives: the last line with an `Answer:` label, else the last line
+/// (as the reference reads it), without the label; none when that is empty.
+pub fn answer_line(reply: &str) -> Option<String> {
+    let line = reply.lines().rev().find(|l| l.to_lowercase().contains("answer:")).unwrap_or_else(|| last_line(reply));
+    let answer = strip_answer_prefix(line);
+    (!answer.is_empty()).then(|| answer.to_string())
+}
+
+/// The key two expression answers share when they are the same expression: the left
+/// side of `=`, without its label and spaces.
+pub fn expression_key(answer: &str) -> String {
+    let answer = strip_answer_prefix(answer);
+    answer.split('=').next().unwrap_or(answer).chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// The class of `classes` named on an evaluator sample's last non-empty line, if exactly
+/// one is named there (a line naming two is not read as either).
+pub fn value_class(sample: &str, classes: &[(&'static str, f64)]) -> Option<&'static str> {
+    let line = sample.lines().rev().map(str::trim).find(|l| !l.is_empty())?.to_lowercase();
+    let words: Vec<&str> = line.split(|c: char| !c.is_alphabetic()).filter(|w| !w.is_empty()).collect();
+    let found: Vec<&'static str> = classes.iter().map(|(n, _)| *n).filter(|n| words.contains(n)).collect();
+    match found.as_slice() {
+        [one] => Some(one),
+        _ => None,
+    }
+}
+
+/// The value of evaluator `samples`: each read by [`value_class`] and its class's value
+/// added, class by class in the table's order (the reference's order, so the floats match
+/// its logs exactly); with the label of each sample, `?` for one that names no class.
+pub fn class_value(samples: &[String], classes: &[(&'static str, f64)]) -> (f64, Vec<String>) {
+    let read: Vec<Option<&'static str>> = samples.iter().map(|s| value_class(s, classes)).collect();
+    let mut value = 0.0;
+    for (name, v) in classes {
+        let count = read.iter().filter(|c| **c == Some(*name)).count();
+        value += v * count as f64;
+    }
+    (value, read.iter().map(|c| c.unwrap_or("?").to_string()).collect())
+}
+
+/// The first whole number after the last occurrence of `phrase` (case-insensitive).
+pub fn number_after(reply: &str, phrase: &str) -> Option<u64> {
+    let (lower, phrase) = (reply.to_lowercase(), phrase.to_lowercase());
+    let at = lower.rfind(&phrase)?;
+    let digits: String = lower[at + phrase.len()..]
+        .chars()
+        .skip_while(|c| !c.is_ascii_digit())
+        .take_while(|c| c.is_ascii_digit())
+        .collect();
+    digits.parse().ok()
+}
+
+/// The choice a vote reply names in "The best choice is N" (0-based), if it is one of
+/// `n_choices`.
+pub fn best_choice(reply: &str, n_choices: usize) -> Option<usize> {
+    let n = usize::try_from(number_after(reply, "best choice is")?).ok()?;
+    (1..=n_choices).contains(&n).then(|| n - 1)
+}
+
+/// The states a vote chooses among, as the vote prompts list them: `Choice i:` and the
+/// state, one after another.
+pub fn numbered_choices(ys: &[String]) -> String {
+    ys.iter().enumerate().map(|(i, y)| format!("Choice {}:\n{}", i + 1, y.trim_end())).collect::<Vec<_>>().join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CLASSES: [(&str, f64); 3] = [("impossible", 0.001), ("likely", 1.0), ("sure", 20.0)];
+
+    #[test]
+    fn answers_are_read_from_the_labelled_line_or_the_last() {
+        assert_eq!(
+            answer_line("4 + 9 = 13 (left: 10 13)\nAnswer: (4 + 9) + 10 = 23\n").as_deref(),
+            Some("(4 + 9) + 10 = 23")
+        );
+        assert_eq!(answer_line("thinking\n(1 + 2) * 8").as_deref(), Some("(1 + 2) * 8"));
+        assert_eq!(answer_line("Answer:   \n"), None);
+        assert_eq!(expression_key("Answer: (1 + 2) * 8 = 24"), "(1+2)*8");
+        assert_eq!(strip_answer_prefix("The ANSWER: 7"), "7");
+    }
+
+    #[test]
+    fn a_value_sample_names_exactly_one_class_on_its_last_line() {
+        assert_eq!(value_class("10 + 14 = 24\nsure\n\n", &CLASSES), Some("sure"));
+        assert_eq!(value_class("**Likely**.", &CLASSES), Some("likely"));
+        assert_eq!(value_class("sure\nlikely or impossible", &CLASSES), None);
+        assert_eq!(value_class("unsure", &CLASSES), None, "a word containing a class is not the class");
+        let samples = ["sure".to_string(), "likely".into(), "no idea".into(), "sure".into()];
+        assert_eq!(
+            class_value(&samples, &CLASSES),
+            (41.0, vec!["sure".into(), "likely".into(), "?".into(), "sure".into()])
+        );
+    }
+
+    #[test]
+    fn a_vote_names_a_choice_in_range_after_its_last_phrase() {
+        assert_eq!(best_choice("The best choice is 2.", 3), Some(1));
+        assert_eq!(best_choice("the best choice is 1 ... The Best Choice Is 3", 3), Some(2));
+        assert_eq!(best_choice("The best choice is 4", 3), None);
+        assert_eq!(best_choice("The best choice is 0", 3), None);
+        assert_eq!(best_choice("The best choice is 99999999999999999999999", 3), None);
+        assert_eq!(best_choice("no vote", 3), None);
+        assert_eq!(numbered_choices(&["a\n".into(), "b".into()]), "Choice 1:\na\nChoice 2:\nb");
+    }
+}
