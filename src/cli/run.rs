@@ -17,7 +17,7 @@ use thoughtscope::runtime::headless::{
 };
 use thoughtscope::runtime::memory::{self, RunMemory};
 use thoughtscope::tasks::react_text::ActionRules;
-use thoughtscope::tasks::{self, Problem, TaskOptions};
+use thoughtscope::tasks::{self, Problem, TaskOptions, TaskSource};
 
 use super::args::RunArgs;
 use super::config;
@@ -129,30 +129,7 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
              replies its own way"
         );
     }
-    if task.problem_count() == 0 && args.input.is_none() {
-        let noun = &task.info().input_noun;
-        usage_bail!(
-            "{task_name} has no {noun}s of its own: name a data file with --data FILE (or one {noun} with --input)"
-        );
-    }
-    let problems: Vec<Problem> = match (&args.input, &args.range) {
-        (Some(input), _) => vec![task.parse_input(input)?],
-        (None, Some(range)) => {
-            let r = tasks::parse_range_within(range, task.problem_count(), task.range_limit())?;
-            r.filter_map(|i| task.problem(i)).collect()
-        }
-        (None, None) if from_replay => (0..task.problem_count()).filter_map(|i| task.problem(i)).collect(),
-        (None, None) => {
-            // The task's own example of a written input (one line, not a problem number).
-            let example = task
-                .info()
-                .input_examples
-                .iter()
-                .find(|e| !e.contains('\n') && !e.chars().all(|c| c.is_ascii_digit()))
-                .map_or_else(|| "TEXT".to_string(), |e| format!("{e:?}"));
-            usage_bail!("say which problems: --range A..B (0-based, like Python) or --input {example}")
-        }
-    };
+    let problems = problems_to_run(args, task.as_ref(), &task_name, from_replay)?;
     let params = ParamPatch::resolve(&args.search, &d.search)?;
     // A method the task cannot serve is refused here, naming what the task lacks and the
     // methods that work (the engine refuses it too, for callers that build one directly).
@@ -214,6 +191,36 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
         memory,
     };
     Ok((setup, problems))
+}
+
+/// The problems `--input` or `--range` names (a re-drive's own when neither is given),
+/// or the one line that says how to name them.
+fn problems_to_run(args: &RunArgs, task: &dyn TaskSource, task_name: &str, from_replay: bool) -> Result<Vec<Problem>> {
+    if task.problem_count() == 0 && args.input.is_none() {
+        let noun = &task.info().input_noun;
+        usage_bail!(
+            "{task_name} has no {noun}s of its own: name a data file with --data FILE (or one {noun} with --input)"
+        );
+    }
+    let problems: Vec<Problem> = match (&args.input, &args.range) {
+        (Some(input), _) => vec![task.parse_input(input)?],
+        (None, Some(range)) => {
+            let r = tasks::parse_range_within(range, task.problem_count(), task.range_limit())?;
+            r.filter_map(|i| task.problem(i)).collect()
+        }
+        (None, None) if from_replay => (0..task.problem_count()).filter_map(|i| task.problem(i)).collect(),
+        (None, None) => {
+            // The task's own example of a written input (one line, not a problem number).
+            let example = task
+                .info()
+                .input_examples
+                .iter()
+                .find(|e| !e.contains('\n') && !e.chars().all(|c| c.is_ascii_digit()))
+                .map_or_else(|| "TEXT".to_string(), |e| format!("{e:?}"));
+            usage_bail!("say which problems: --range A..B (0-based, like Python) or --input {example}")
+        }
+    };
+    Ok(problems)
 }
 
 /// How ReAct replies are read: `--react-mode`, else as the replayed sessions were (an

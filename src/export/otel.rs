@@ -24,9 +24,9 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::{json, Value};
 
 use super::Options;
-use crate::engine::{Input, LlmRequest, NodeId};
-use crate::session::replay::Rebuilt;
-use crate::session::Session;
+use crate::engine::{Input, LlmReply, LlmRequest, NodeId, ToolReply};
+use crate::session::replay::{Rebuilt, RecordedToolCall};
+use crate::session::{Header, Session};
 
 const MS: u64 = 1_000_000;
 /// OTLP span kinds and status codes (the proto enums, as numbers).
@@ -159,107 +159,13 @@ pub fn value(session: &Session, rebuilt: &Rebuilt, options: &Options) -> Value {
         let (node, mut span) = match input {
             Input::LlmReply(reply) => {
                 let node = call_node.get(&reply.call).copied();
-                let mut attributes = vec![
-                    string("gen_ai.operation.name", "chat"),
-                    string("gen_ai.provider.name", provider.clone()),
-                    string("gen_ai.system", provider.clone()),
-                    string("gen_ai.request.model", h.model.clone()),
-                    int("thoughtscope.call.id", reply.call),
-                ];
-                let mut events = Vec::new();
-                if let Some(r) = request {
-                    attributes.push(string("thoughtscope.call.purpose", r.purpose.label()));
-                    attributes.push(double("gen_ai.request.temperature", f64::from(r.temperature)));
-                    if let Some(max) = r.max_tokens {
-                        attributes.push(int("gen_ai.request.max_tokens", u64::from(max)));
-                    }
-                    if r.n != 1 {
-                        attributes.push(int("gen_ai.request.choice.count", u64::from(r.n)));
-                    }
-                    if !r.stop.is_empty() {
-                        attributes.push(strings("gen_ai.request.stop_sequences", &r.stop));
-                    }
-                    events.push(("gen_ai.content.prompt", vec![string("gen_ai.prompt", prompt_json(r))]));
-                }
-                let mut latency = 0;
-                let mut error = None;
-                match &reply.result {
-                    Ok(r) => {
-                        latency = r.latency_ms;
-                        attributes.push(string("gen_ai.response.model", r.model.clone()));
-                        attributes.push(int("gen_ai.usage.input_tokens", r.usage.prompt_tokens));
-                        attributes.push(int("gen_ai.usage.output_tokens", r.usage.completion_tokens));
-                        let reasons: Vec<String> = r
-                            .completions
-                            .iter()
-                            .filter_map(|c| c.finish_reason.as_ref().map(|r| r.to_string()))
-                            .collect();
-                        if !reasons.is_empty() {
-                            attributes.push(strings("gen_ai.response.finish_reasons", &reasons));
-                        }
-                        if r.cached {
-                            attributes.push(boolean("thoughtscope.call.cached", true));
-                        }
-                        if r.simulated {
-                            attributes.push(boolean("thoughtscope.call.simulated", true));
-                        }
-                        let completions = serde_json::to_string(&r.completions).unwrap_or_default();
-                        events.push(("gen_ai.content.completion", vec![string("gen_ai.completion", completions)]));
-                    }
-                    Err(e) => {
-                        attributes.push(string("error.type", e.kind.as_str()));
-                        error = Some(e.message.clone());
-                    }
-                }
-                let name = format!("chat {}", h.model);
-                let span = Span {
-                    id: span_id("call", reply.call),
-                    parent: None,
-                    name,
-                    kind: KIND_CLIENT,
-                    start: clock,
-                    end: clock + latency.max(1) * MS,
-                    attributes,
-                    events: events
-                        .into_iter()
-                        .map(|(name, attributes)| json!({"timeUnixNano": "", "name": name, "attributes": attributes}))
-                        .collect(),
-                    error,
-                    node: false,
-                };
-                (node, span)
+                (node, llm_span(h, &provider, reply, request, span_id("call", reply.call), clock))
             }
             Input::ToolReply(reply) => {
                 // The answered tool calls come in the order of their replies.
                 let recorded = tools.find(|t| t.result == reply.result);
-                let (name, node, arg) = match recorded {
-                    Some(t) => (t.tool.name.clone(), Some(t.node), Some(t.tool.arg.clone())),
-                    None => ("tool".to_string(), None, None),
-                };
-                let mut attributes = vec![
-                    string("gen_ai.operation.name", "execute_tool"),
-                    string("gen_ai.tool.name", name.clone()),
-                    int("thoughtscope.call.id", reply.call),
-                    boolean("thoughtscope.tool.ok", reply.result.ok),
-                ];
-                if let Some(arg) = arg {
-                    attributes.push(string("gen_ai.tool.call.arguments", arg));
-                }
-                attributes.push(string("gen_ai.tool.call.result", reply.result.text.clone()));
                 tool_n += 1;
-                let span = Span {
-                    id: span_id("tool", tool_n),
-                    parent: None,
-                    name: format!("execute_tool {name}"),
-                    kind: KIND_INTERNAL,
-                    start: clock,
-                    end: clock + reply.result.latency_ms.max(1) * MS,
-                    attributes,
-                    events: Vec::new(),
-                    error: (!reply.result.ok).then(|| "the tool reported a failure".to_string()),
-                    node: false,
-                };
-                (node, span)
+                (recorded.map(|t| t.node), tool_span(reply, recorded, span_id("tool", tool_n), clock))
             }
             Input::Command { .. } => continue,
         };
@@ -281,22 +187,7 @@ pub fn value(session: &Session, rebuilt: &Rebuilt, options: &Options) -> Value {
         spans.push(span);
     }
 
-    // Node spans cover the calls under them (their own and their descendants').
-    let index: HashMap<u64, usize> = spans.iter().enumerate().map(|(i, s)| (s.id, i)).collect();
-    let mut ranges: HashMap<usize, (u64, u64)> = HashMap::new();
-    for s in spans.iter().filter(|s| !s.node) {
-        let mut parent = s.parent.and_then(|p| index.get(&p).copied());
-        while let Some(at) = parent {
-            let r = ranges.entry(at).or_insert((s.start, s.end));
-            r.0 = r.0.min(s.start);
-            r.1 = r.1.max(s.end);
-            parent = spans[at].parent.and_then(|p| index.get(&p).copied());
-        }
-    }
-    for (at, (start, end)) in ranges {
-        spans[at].start = start;
-        spans[at].end = end;
-    }
+    cover_descendants(&mut spans);
 
     let wall_end = options.start_unix_nanos + rebuilt.wall_ms * MS;
     let outcome = rebuilt.engine.outcome();
@@ -344,6 +235,124 @@ pub fn value(session: &Session, rebuilt: &Rebuilt, options: &Options) -> Value {
             }],
         }]
     })
+}
+
+/// The span of one model call: its request, usage and reply as GenAI attributes and events.
+fn llm_span(h: &Header, provider: &str, reply: &LlmReply, request: Option<&LlmRequest>, id: u64, clock: u64) -> Span {
+    let mut attributes = vec![
+        string("gen_ai.operation.name", "chat"),
+        string("gen_ai.provider.name", provider.to_string()),
+        string("gen_ai.system", provider.to_string()),
+        string("gen_ai.request.model", h.model.clone()),
+        int("thoughtscope.call.id", reply.call),
+    ];
+    let mut events = Vec::new();
+    if let Some(r) = request {
+        attributes.push(string("thoughtscope.call.purpose", r.purpose.label()));
+        attributes.push(double("gen_ai.request.temperature", f64::from(r.temperature)));
+        if let Some(max) = r.max_tokens {
+            attributes.push(int("gen_ai.request.max_tokens", u64::from(max)));
+        }
+        if r.n != 1 {
+            attributes.push(int("gen_ai.request.choice.count", u64::from(r.n)));
+        }
+        if !r.stop.is_empty() {
+            attributes.push(strings("gen_ai.request.stop_sequences", &r.stop));
+        }
+        events.push(("gen_ai.content.prompt", vec![string("gen_ai.prompt", prompt_json(r))]));
+    }
+    let mut latency = 0;
+    let mut error = None;
+    match &reply.result {
+        Ok(r) => {
+            latency = r.latency_ms;
+            attributes.push(string("gen_ai.response.model", r.model.clone()));
+            attributes.push(int("gen_ai.usage.input_tokens", r.usage.prompt_tokens));
+            attributes.push(int("gen_ai.usage.output_tokens", r.usage.completion_tokens));
+            let reasons: Vec<String> =
+                r.completions.iter().filter_map(|c| c.finish_reason.as_ref().map(|r| r.to_string())).collect();
+            if !reasons.is_empty() {
+                attributes.push(strings("gen_ai.response.finish_reasons", &reasons));
+            }
+            if r.cached {
+                attributes.push(boolean("thoughtscope.call.cached", true));
+            }
+            if r.simulated {
+                attributes.push(boolean("thoughtscope.call.simulated", true));
+            }
+            let completions = serde_json::to_string(&r.completions).unwrap_or_default();
+            events.push(("gen_ai.content.completion", vec![string("gen_ai.completion", completions)]));
+        }
+        Err(e) => {
+            attributes.push(string("error.type", e.kind.as_str()));
+            error = Some(e.message.clone());
+        }
+    }
+    let name = format!("chat {}", h.model);
+    Span {
+        id,
+        parent: None,
+        name,
+        kind: KIND_CLIENT,
+        start: clock,
+        end: clock + latency.max(1) * MS,
+        attributes,
+        events: events
+            .into_iter()
+            .map(|(name, attributes)| json!({"timeUnixNano": "", "name": name, "attributes": attributes}))
+            .collect(),
+        error,
+        node: false,
+    }
+}
+
+/// The span of one tool call, named by the recorded call it answers (when it is known).
+fn tool_span(reply: &ToolReply, recorded: Option<&RecordedToolCall>, id: u64, clock: u64) -> Span {
+    let (name, arg) = match recorded {
+        Some(t) => (t.tool.name.clone(), Some(t.tool.arg.clone())),
+        None => ("tool".to_string(), None),
+    };
+    let mut attributes = vec![
+        string("gen_ai.operation.name", "execute_tool"),
+        string("gen_ai.tool.name", name.clone()),
+        int("thoughtscope.call.id", reply.call),
+        boolean("thoughtscope.tool.ok", reply.result.ok),
+    ];
+    if let Some(arg) = arg {
+        attributes.push(string("gen_ai.tool.call.arguments", arg));
+    }
+    attributes.push(string("gen_ai.tool.call.result", reply.result.text.clone()));
+    Span {
+        id,
+        parent: None,
+        name: format!("execute_tool {name}"),
+        kind: KIND_INTERNAL,
+        start: clock,
+        end: clock + reply.result.latency_ms.max(1) * MS,
+        attributes,
+        events: Vec::new(),
+        error: (!reply.result.ok).then(|| "the tool reported a failure".to_string()),
+        node: false,
+    }
+}
+
+/// Node spans cover the calls under them (their own and their descendants').
+fn cover_descendants(spans: &mut [Span]) {
+    let index: HashMap<u64, usize> = spans.iter().enumerate().map(|(i, s)| (s.id, i)).collect();
+    let mut ranges: HashMap<usize, (u64, u64)> = HashMap::new();
+    for s in spans.iter().filter(|s| !s.node) {
+        let mut parent = s.parent.and_then(|p| index.get(&p).copied());
+        while let Some(at) = parent {
+            let r = ranges.entry(at).or_insert((s.start, s.end));
+            r.0 = r.0.min(s.start);
+            r.1 = r.1.max(s.end);
+            parent = spans[at].parent.and_then(|p| index.get(&p).copied());
+        }
+    }
+    for (at, (start, end)) in ranges {
+        spans[at].start = start;
+        spans[at].end = end;
+    }
 }
 
 /// The index in `spans` of `node`'s span, made (with its ancestors') if new.

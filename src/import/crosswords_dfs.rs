@@ -30,7 +30,7 @@ use crate::engine::{
 };
 use crate::runtime::{sync, Run, StopPolicy};
 use crate::session::SessionWriter;
-use crate::tasks::crosswords::board::{accuracy, clue_label};
+use crate::tasks::crosswords::board::{accuracy, clue_label, SIZE};
 use crate::tasks::crosswords::{self, board_of, judged_clues, Crosswords};
 use crate::tasks::TaskSource;
 
@@ -265,6 +265,60 @@ fn counts_of(score: &crate::engine::Score) -> (usize, usize, usize) {
     (n("sure"), n("maybe"), n("impossible"))
 }
 
+/// Where the session disagrees with the log state by state: the visiting order, each
+/// state's verdict counts, and each state's letter and word accuracy on the board.
+fn state_disagreements(
+    states: &[DfsState],
+    visited_order: &[String],
+    tree: &crate::engine::SearchTree,
+    gold: &[u8; SIZE * SIZE],
+) -> Vec<String> {
+    let mut disagreements = Vec::new();
+    // The visiting order: ours against the log's.
+    let theirs: Vec<String> = states.iter().map(DfsState::path).collect();
+    if let Some(i) = visited_order.iter().zip(&theirs).position(|(a, b)| a != b) {
+        disagreements.push(format!(
+            "visit {}: we visit {:?}, the log {:?}",
+            i + 1,
+            visited_order[i].trim_end().replace('\n', ", "),
+            theirs[i].trim_end().replace('\n', ", ")
+        ));
+    } else if visited_order.len() != theirs.len() {
+        disagreements.push(format!("we visit {} states, the log {}", visited_order.len(), theirs.len()));
+    }
+    // Every count is the verdicts the session records on that state.
+    for s in states {
+        let path = s.path();
+        let Some(node) = tree.nodes().find(|n| n.path == path && n.score.is_some()) else { continue };
+        let ours = node.score.as_deref().map(counts_of).unwrap_or_default();
+        if ours != s.count {
+            disagreements.push(format!(
+                "state {}: the session's verdicts are sure {} maybe {} impossible {}, the log's count {:?}",
+                s.actions.join(", "),
+                ours.0,
+                ours.1,
+                ours.2,
+                s.count
+            ));
+        }
+    }
+    // Every info re-derives on the board.
+    for (i, s) in states.iter().enumerate() {
+        let acc = accuracy(&board_of(&s.path()), gold);
+        if (acc.letter - s.r_letter).abs() > EPS || (acc.word - s.r_word).abs() > EPS {
+            disagreements.push(format!(
+                "state {i} ({}): we score letter {} word {}, the log's info says {} {}",
+                s.actions.join(", "),
+                acc.letter,
+                acc.word,
+                s.r_letter,
+                s.r_word
+            ));
+        }
+    }
+    disagreements
+}
+
 pub fn check_puzzle(
     k: usize,
     states: &[DfsState],
@@ -345,49 +399,8 @@ pub fn check_puzzle(
     run.end(0)?;
     let engine = run.engine;
     let tree = engine.tree();
-    // The visiting order: ours against the log's.
-    let theirs: Vec<String> = states.iter().map(DfsState::path).collect();
-    if let Some(i) = visited_order.iter().zip(&theirs).position(|(a, b)| a != b) {
-        disagreements.push(format!(
-            "visit {}: we visit {:?}, the log {:?}",
-            i + 1,
-            visited_order[i].trim_end().replace('\n', ", "),
-            theirs[i].trim_end().replace('\n', ", ")
-        ));
-    } else if visited_order.len() != theirs.len() {
-        disagreements.push(format!("we visit {} states, the log {}", visited_order.len(), theirs.len()));
-    }
-    // Every count is the verdicts the session records on that state.
-    for s in states {
-        let path = s.path();
-        let Some(node) = tree.nodes().find(|n| n.path == path && n.score.is_some()) else { continue };
-        let ours = node.score.as_deref().map(counts_of).unwrap_or_default();
-        if ours != s.count {
-            disagreements.push(format!(
-                "state {}: the session's verdicts are sure {} maybe {} impossible {}, the log's count {:?}",
-                s.actions.join(", "),
-                ours.0,
-                ours.1,
-                ours.2,
-                s.count
-            ));
-        }
-    }
-    // Every info re-derives on the board.
     let gold = crosswords::find_puzzle(&x).map(|(_, p)| p.gold).ok_or_else(|| err("no gold board".into()))?;
-    for (i, s) in states.iter().enumerate() {
-        let acc = accuracy(&board_of(&s.path()), &gold);
-        if (acc.letter - s.r_letter).abs() > EPS || (acc.word - s.r_word).abs() > EPS {
-            disagreements.push(format!(
-                "state {i} ({}): we score letter {} word {}, the log's info says {} {}",
-                s.actions.join(", "),
-                acc.letter,
-                acc.word,
-                s.r_letter,
-                s.r_word
-            ));
-        }
-    }
+    disagreements.extend(state_disagreements(states, &visited_order, tree, &gold));
     let outcome = engine.outcome().cloned().unwrap_or_default();
     let metrics = engine.core.task.metrics(&x, tree, &outcome);
     let (deepest, best) = log_figures(states);

@@ -31,10 +31,11 @@ use serde_json::Value;
 
 use super::tot::ImportError;
 use crate::engine::{
-    CallError, CallErrorKind, Completion, Engine, LlmRequest, LlmResponse, MethodKind, NodeStatus, Params, Purpose,
-    Task, Usage,
+    CallError, CallErrorKind, Completion, Engine, LlmRequest, LlmResponse, MethodKind, NodeId, NodeStatus, Params,
+    Purpose, Task, Usage,
 };
-use crate::tasks::crosswords::{self, board::accuracy, Crosswords};
+use crate::tasks::crosswords::board::{accuracy, Accuracy};
+use crate::tasks::crosswords::{self, Crosswords};
 use crate::tasks::game24::Game24;
 use crate::tasks::writing::{self, Writing};
 use crate::tasks::TaskSource;
@@ -525,33 +526,57 @@ pub fn check_entry(
                     return Err(err(format!("{x:?} is not a built-in crossword")));
                 };
                 let ours = accuracy(&crosswords::board_of(&node.path), &gold);
-                check.letter_sum += ours.letter;
-                check.word_sum += ours.word;
-                check.games += usize::from(ours.game);
-                check.log_letter_sum += letter;
-                check.log_word_sum += word;
-                check.log_games += usize::from(game);
-                if (ours.letter - letter).abs() > EPS || (ours.word - word).abs() > EPS || ours.game != game {
-                    let line = format!(
-                        "sample {}: the reference's scorer (test_output: the last five rows after `Output:`) gives \
-                         letter {} word {} game {}, the log's infos say letter {letter} word {word} game {game}",
-                        j + 1,
-                        ours.letter,
-                        ours.word,
-                        ours.game
-                    );
-                    check.score_disagreements.push(line.clone());
+                if let Some(line) = check.add_board(j, &ours, (letter, word, game)) {
                     disagreements.push(line);
                 }
             }
         }
     }
     if log.task == NaiveTask::Writing {
-        for (j, (&id, theirs)) in samples.iter().zip(&entry.judgments).enumerate() {
+        check.add_coherency(&samples, &entry.judgments, tree, &mut disagreements);
+    }
+    check.disagreements = disagreements;
+    Ok(check)
+}
+
+impl NaiveCheck {
+    /// Count one sample's board (ours, and the log's letter, word and game), and say how
+    /// they disagree if they do.
+    fn add_board(&mut self, j: usize, ours: &Accuracy, (letter, word, game): (f64, f64, bool)) -> Option<String> {
+        self.letter_sum += ours.letter;
+        self.word_sum += ours.word;
+        self.games += usize::from(ours.game);
+        self.log_letter_sum += letter;
+        self.log_word_sum += word;
+        self.log_games += usize::from(game);
+        if (ours.letter - letter).abs() <= EPS && (ours.word - word).abs() <= EPS && ours.game == game {
+            return None;
+        }
+        let line = format!(
+            "sample {}: the reference's scorer (test_output: the last five rows after `Output:`) gives \
+             letter {} word {} game {}, the log's infos say letter {letter} word {word} game {game}",
+            j + 1,
+            ours.letter,
+            ours.word,
+            ours.game
+        );
+        self.score_disagreements.push(line.clone());
+        Some(line)
+    }
+
+    /// Count the samples' coherency (writing) against the log's judgments.
+    fn add_coherency(
+        &mut self,
+        samples: &[NodeId],
+        judgments: &[LogJudgment],
+        tree: &crate::engine::SearchTree,
+        disagreements: &mut Vec<String>,
+    ) {
+        for (j, (&id, theirs)) in samples.iter().zip(judgments).enumerate() {
             let ours = tree.node(id).metrics.get(writing::COHERENCY).copied();
             if let Some(c) = ours {
-                check.judged += 1;
-                check.coherency_sum += c;
+                self.judged += 1;
+                self.coherency_sum += c;
             }
             match (ours, theirs.r) {
                 (Some(ours), Some(r)) if (ours - r).abs() > EPS => disagreements.push(format!(
@@ -565,8 +590,6 @@ pub fn check_entry(
             }
         }
     }
-    check.disagreements = disagreements;
-    Ok(check)
 }
 
 /// Answers one input's calls from its log: the samples, then (writing) the judge's scores.

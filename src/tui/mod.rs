@@ -101,6 +101,68 @@ const MESSAGE_LIFETIME: Duration = Duration::from_secs(8);
 /// The loop's frame timer: playback plays the steps due at each frame and draws once.
 pub(crate) const FRAME: Duration = Duration::from_millis(33);
 
+/// What the loop's frame timer keeps between frames: the busy clock (it runs only while
+/// calls are in flight or the search is running), the message on screen and since when
+/// (messages expire), and when playback last played.
+struct FrameClock {
+    busy_since: Option<Instant>,
+    busy_before: Duration,
+    message_since: Option<(String, Instant)>,
+    last_play: Instant,
+}
+
+impl FrameClock {
+    fn new() -> FrameClock {
+        FrameClock { busy_since: None, busy_before: Duration::ZERO, message_since: None, last_play: Instant::now() }
+    }
+
+    /// A new run starts its busy clock at zero.
+    fn reset_busy(&mut self) {
+        self.busy_since = None;
+        self.busy_before = Duration::ZERO;
+    }
+
+    /// One frame at `now`: the busy time, an expired message, the playback steps due.
+    /// True when the screen must be drawn again although the app's version is the same.
+    fn tick(&mut self, app: &mut App, outstanding: usize, now: Instant) -> bool {
+        let mut redraw = false;
+        let busy = app.replay.is_none()
+            && !app.run.engine.is_finished()
+            && (outstanding > 0 || app.run.engine.mode() != RunMode::Paused);
+        match (busy, self.busy_since) {
+            (true, None) => self.busy_since = Some(now),
+            (false, Some(since)) => {
+                self.busy_before += now.duration_since(since);
+                self.busy_since = None;
+            }
+            _ => {}
+        }
+        let running = self.busy_since.map_or(Duration::ZERO, |since| now.duration_since(since));
+        let ms = (self.busy_before + running).as_millis() as u64;
+        if app.replay.is_none() && ms / 100 != app.elapsed_ms / 100 {
+            app.elapsed_ms = ms;
+            redraw = true;
+        }
+        match (&app.message, &self.message_since) {
+            (None, _) => self.message_since = None,
+            (Some(m), Some((seen, since))) if m == seen => {
+                if now.duration_since(*since) >= MESSAGE_LIFETIME {
+                    app.message = None;
+                    self.message_since = None;
+                    redraw = true;
+                }
+            }
+            (Some(m), _) => self.message_since = Some((m.clone(), now)),
+        }
+        // Play the inputs due since the last frame (none are due while paused).
+        if app.play_interval().is_some() {
+            app.play_tick(now.duration_since(self.last_play).as_secs_f64());
+        }
+        self.last_play = now;
+        redraw
+    }
+}
+
 /// The explorer's loop on any backend and any stream of terminal events (tests give
 /// a `TestBackend` and scripted keys): keys become engine commands through the app,
 /// the driver carries out calls and tool calls as its own tasks, every reply goes
@@ -149,12 +211,7 @@ pub async fn drive<B: Backend>(
     driver.execute(&initial);
     let mut tick = tokio::time::interval(FRAME);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-    // Busy time: the clock runs only while calls are in flight or the search is running.
-    let mut busy_since: Option<Instant> = None;
-    let mut busy_before = Duration::ZERO;
-    // The message on screen and since when (messages expire).
-    let mut message_since: Option<(String, Instant)> = None;
-    let mut last_play = Instant::now();
+    let mut clock = FrameClock::new();
     let mut drawn = u64::MAX;
     loop {
         let effects = tokio::select! {
@@ -181,39 +238,9 @@ pub async fn drive<B: Backend>(
                 Vec::new()
             }
             _ = tick.tick() => {
-                let now = Instant::now();
-                let busy = app.replay.is_none()
-                    && !app.run.engine.is_finished()
-                    && (driver.outstanding() > 0 || app.run.engine.mode() != RunMode::Paused);
-                match (busy, busy_since) {
-                    (true, None) => busy_since = Some(now),
-                    (false, Some(since)) => {
-                        busy_before += now.duration_since(since);
-                        busy_since = None;
-                    }
-                    _ => {}
-                }
-                let ms = (busy_before + busy_since.map_or(Duration::ZERO, |since| now.duration_since(since))).as_millis() as u64;
-                if app.replay.is_none() && ms / 100 != app.elapsed_ms / 100 {
-                    app.elapsed_ms = ms;
+                if clock.tick(&mut app, driver.outstanding(), Instant::now()) {
                     drawn = u64::MAX;
                 }
-                match (&app.message, &message_since) {
-                    (None, _) => message_since = None,
-                    (Some(m), Some((seen, since))) if m == seen => {
-                        if now.duration_since(*since) >= MESSAGE_LIFETIME {
-                            app.message = None;
-                            message_since = None;
-                            drawn = u64::MAX;
-                        }
-                    }
-                    (Some(m), _) => message_since = Some((m.clone(), now)),
-                }
-                // Play the inputs due since the last frame (none are due while paused).
-                if app.play_interval().is_some() {
-                    app.play_tick(now.duration_since(last_play).as_secs_f64());
-                }
-                last_play = now;
                 if app.version != drawn {
                     terminal.draw(|frame| {
                         ui::draw_app(frame, &mut app);
@@ -233,8 +260,7 @@ pub async fn drive<B: Backend>(
             }
             driver = new_driver(&tools, &recorded);
             app.reset_driver = false;
-            busy_since = None;
-            busy_before = Duration::ZERO;
+            clock.reset_busy();
             app.elapsed_ms = 0;
         }
         if app.run.stopped().is_some() {

@@ -47,13 +47,6 @@ pub fn count(text: &str) -> Result<String, String> {
             Err(format!("{op} takes {n} number{}: write count[{form}]", if n == 1 { "" } else { "s" }))
         }
     };
-    let limit = |n: u64, max: u64, what: &str| -> Result<(), String> {
-        if n > max {
-            Err(format!("{what} is limited to n ≤ {max} (got {n})"))
-        } else {
-            Ok(())
-        }
-    };
     match op.as_str() {
         "binomial" | "binom" | "choose" | "c" | "combinations" => {
             need(2, "binomial n k")?;
@@ -72,44 +65,11 @@ pub fn count(text: &str) -> Result<String, String> {
             need(1, "factorial n")?;
             Ok(format!("{}! = {}", args[0], show_integer(&num::factorial(args[0])?)))
         }
-        "partitions" | "partition" => match args.len() {
-            1 => {
-                let n = args[0];
-                limit(n, MAX_PARTITIONS_N, "partitions n")?;
-                Ok(format!(
-                    "p({n}) = {} (partitions of {n} into positive parts, order ignored)",
-                    show_integer(&partitions(n))
-                ))
-            }
-            2 => {
-                let (n, k) = (args[0], args[1]);
-                limit(n, MAX_TABLE_N, "partitions n k")?;
-                let at_most = partitions_at_most(n, k);
-                let exactly = if k == 0 {
-                    if n == 0 {
-                        BigInt::one()
-                    } else {
-                        BigInt::zero()
-                    }
-                } else if k > n {
-                    BigInt::zero()
-                } else {
-                    partitions_at_most(n - k, k)
-                };
-                Ok(format!(
-                    "partitions of {n} into at most {k} parts: {}; into exactly {k} parts: {}",
-                    show_integer(&at_most),
-                    show_integer(&exactly)
-                ))
-            }
-            _ => {
-                Err("partitions takes n, or n and k: write count[partitions 10] or count[partitions 10 3]".to_string())
-            }
-        },
+        "partitions" | "partition" => partitions_of(&args),
         "stirling2" | "stirling" | "s2" => {
             need(2, "stirling2 n k")?;
             let (n, k) = (args[0], args[1]);
-            limit(n, MAX_TABLE_N, "stirling2 n k")?;
+            within(n, MAX_TABLE_N, "stirling2 n k")?;
             Ok(format!(
                 "S({n}, {k}) = {} (ways to split {n} labelled items into {k} non-empty unlabelled groups)",
                 show_integer(&stirling2(n, k))
@@ -118,67 +78,120 @@ pub fn count(text: &str) -> Result<String, String> {
         "catalan" => {
             need(1, "catalan n")?;
             let n = args[0];
-            limit(n, MAX_CATALAN_N, "catalan n")?;
+            within(n, MAX_CATALAN_N, "catalan n")?;
             let c = num::binomial(2 * n, n)? / BigInt::from(n + 1);
             Ok(format!("Catalan({n}) = {}", show_integer(&c)))
         }
         "derangements" | "derangement" | "subfactorial" => {
             need(1, "derangements n")?;
             let n = args[0];
-            limit(n, MAX_DERANGEMENTS_N, "derangements n")?;
+            within(n, MAX_DERANGEMENTS_N, "derangements n")?;
             Ok(format!("!{n} = {} (permutations of {n} with no fixed point)", show_integer(&derangements(n))))
         }
-        "multinomial" => {
-            if args.is_empty() || args.len() > MAX_MULTINOMIAL_PARTS {
-                return Err(format!(
-                    "multinomial takes 1 to {MAX_MULTINOMIAL_PARTS} part sizes: write count[multinomial 2 3 4]"
-                ));
-            }
-            let total: u64 = args.iter().fold(0u64, |a, b| a.saturating_add(*b));
-            if total > num::MAX_FACTORIAL {
-                return Err(format!("multinomial is limited to a total of {} (got {total})", num::MAX_FACTORIAL));
-            }
-            let mut r = num::factorial(total)?;
-            for a in &args {
-                r /= num::factorial(*a)?;
-            }
-            let parts: Vec<String> = args.iter().map(u64::to_string).collect();
-            Ok(format!("({total}; {}) = {}", parts.join(", "), show_integer(&r)))
-        }
-        "compositions" | "composition" => match args.len() {
-            1 => {
-                let n = args[0];
-                limit(n, num::MAX_DIGITS * 3, "compositions n")?;
-                let r = if n == 0 { BigInt::one() } else { num_traits::pow(BigInt::from(2), (n - 1) as usize) };
-                Ok(format!("compositions of {n} (ordered sums of positive parts): {}", show_integer(&r)))
-            }
-            2 => {
-                let (n, k) = (args[0], args[1]);
-                let positive = if n == 0 && k == 0 {
-                    BigInt::one()
-                } else if n == 0 || k == 0 {
-                    BigInt::zero()
-                } else {
-                    num::binomial(n - 1, k - 1)?
-                };
-                let weak = if k == 0 {
-                    if n == 0 {
-                        BigInt::one()
-                    } else {
-                        BigInt::zero()
-                    }
-                } else {
-                    num::binomial(n + k - 1, k - 1)?
-                };
-                Ok(format!(
-                    "compositions of {n} into {k} positive parts: {}; into {k} parts ≥ 0: {}",
-                    show_integer(&positive),
-                    show_integer(&weak)
-                ))
-            }
-            _ => Err("compositions takes n, or n and k: write count[compositions 10 3]".into()),
-        },
+        "multinomial" => multinomial(&args),
+        "compositions" | "composition" => compositions(&args),
         other => Err(format!("'{other}' is not something count knows. {USAGE}.")),
+    }
+}
+
+/// `partitions n` (all of them) or `partitions n k` (into at most and exactly k parts).
+fn partitions_of(args: &[u64]) -> Result<String, String> {
+    match args.len() {
+        1 => {
+            let n = args[0];
+            within(n, MAX_PARTITIONS_N, "partitions n")?;
+            Ok(format!(
+                "p({n}) = {} (partitions of {n} into positive parts, order ignored)",
+                show_integer(&partitions(n))
+            ))
+        }
+        2 => {
+            let (n, k) = (args[0], args[1]);
+            within(n, MAX_TABLE_N, "partitions n k")?;
+            let at_most = partitions_at_most(n, k);
+            let exactly = if k == 0 {
+                if n == 0 {
+                    BigInt::one()
+                } else {
+                    BigInt::zero()
+                }
+            } else if k > n {
+                BigInt::zero()
+            } else {
+                partitions_at_most(n - k, k)
+            };
+            Ok(format!(
+                "partitions of {n} into at most {k} parts: {}; into exactly {k} parts: {}",
+                show_integer(&at_most),
+                show_integer(&exactly)
+            ))
+        }
+        _ => Err("partitions takes n, or n and k: write count[partitions 10] or count[partitions 10 3]".to_string()),
+    }
+}
+
+/// `multinomial a b c ...`: (a+b+c+...)! / (a! b! c! ...).
+fn multinomial(args: &[u64]) -> Result<String, String> {
+    if args.is_empty() || args.len() > MAX_MULTINOMIAL_PARTS {
+        return Err(format!(
+            "multinomial takes 1 to {MAX_MULTINOMIAL_PARTS} part sizes: write count[multinomial 2 3 4]"
+        ));
+    }
+    let total: u64 = args.iter().fold(0u64, |a, b| a.saturating_add(*b));
+    if total > num::MAX_FACTORIAL {
+        return Err(format!("multinomial is limited to a total of {} (got {total})", num::MAX_FACTORIAL));
+    }
+    let mut r = num::factorial(total)?;
+    for a in args {
+        r /= num::factorial(*a)?;
+    }
+    let parts: Vec<String> = args.iter().map(u64::to_string).collect();
+    Ok(format!("({total}; {}) = {}", parts.join(", "), show_integer(&r)))
+}
+
+/// `compositions n` (ordered sums of positive parts) or `compositions n k`.
+fn compositions(args: &[u64]) -> Result<String, String> {
+    match args.len() {
+        1 => {
+            let n = args[0];
+            within(n, num::MAX_DIGITS * 3, "compositions n")?;
+            let r = if n == 0 { BigInt::one() } else { num_traits::pow(BigInt::from(2), (n - 1) as usize) };
+            Ok(format!("compositions of {n} (ordered sums of positive parts): {}", show_integer(&r)))
+        }
+        2 => {
+            let (n, k) = (args[0], args[1]);
+            let positive = if n == 0 && k == 0 {
+                BigInt::one()
+            } else if n == 0 || k == 0 {
+                BigInt::zero()
+            } else {
+                num::binomial(n - 1, k - 1)?
+            };
+            let weak = if k == 0 {
+                if n == 0 {
+                    BigInt::one()
+                } else {
+                    BigInt::zero()
+                }
+            } else {
+                num::binomial(n + k - 1, k - 1)?
+            };
+            Ok(format!(
+                "compositions of {n} into {k} positive parts: {}; into {k} parts ≥ 0: {}",
+                show_integer(&positive),
+                show_integer(&weak)
+            ))
+        }
+        _ => Err("compositions takes n, or n and k: write count[compositions 10 3]".into()),
+    }
+}
+
+/// `what` takes n up to `max`.
+fn within(n: u64, max: u64, what: &str) -> Result<(), String> {
+    if n > max {
+        Err(format!("{what} is limited to n ≤ {max} (got {n})"))
+    } else {
+        Ok(())
     }
 }
 

@@ -240,49 +240,7 @@ impl App {
                 let pruned = self.run.engine.tree().node(node).status == NodeStatus::Pruned;
                 self.command(if pruned { Command::Unprune { node } } else { Command::Prune { node } })
             }
-            Action::Edit => {
-                if self.replay.is_some() {
-                    return self.command(Command::Pause);
-                }
-                if node == NodeId(0) {
-                    let noun = self.setup.task.info().input_noun.clone();
-                    self.message = Some(format!("the root is the {noun} itself: press i for a new {noun}"));
-                    return Vec::new();
-                }
-                let thought = &self.run.engine.tree().node(node).thought;
-                let step = self.run.engine.tree().node(node).step.as_deref();
-                let lines: Vec<String> = if let (true, Some(step)) = (self.header.params.method.has_react_steps(), step)
-                {
-                    // A ReAct step: its own thought and action (the observation comes from the
-                    // tool, and a bad call's observation restates the format: none of it is the step's).
-                    step_edit_text(step).split('\n').map(str::to_string).collect()
-                } else if self.header.params.method.has_react_steps() {
-                    thought
-                        .lines()
-                        .filter(|l| !l.trim_start().to_lowercase().starts_with("observation"))
-                        .map(str::to_string)
-                        .collect()
-                } else if self.run.engine.tree().node(node).label.is_some() {
-                    // A method's round (an attempt with its feedback or reflection): the
-                    // notes are edited too, each under its heading line.
-                    self.run.engine.tree().node(node).edit_text().lines().map(str::to_string).collect()
-                } else {
-                    // Line by line, so a written passage keeps its paragraph breaks (blank lines too).
-                    thought.split('\n').map(|l| l.trim_end_matches('\r').to_string()).collect()
-                };
-                // Soft-wrapped, so a long thought reads from its first column; the cursor
-                // waits at the end of the thought (before any action line).
-                let row = lines.iter().rposition(|l| !l.trim_start().to_lowercase().starts_with("action")).unwrap_or(0);
-                let col = lines.get(row).map_or(0, |l| l.chars().count());
-                let mut editor = TextArea::new(lines);
-                editor.set_wrap_mode(ratatui_textarea::WrapMode::WordOrGlyph);
-                editor.move_cursor(ratatui_textarea::CursorMove::Jump(
-                    u16::try_from(row).unwrap_or(u16::MAX),
-                    u16::try_from(col).unwrap_or(u16::MAX),
-                ));
-                self.popup = Some(Popup::Edit { node, editor: Box::new(editor) });
-                Vec::new()
-            }
+            Action::Edit => self.open_edit(node),
             Action::Backtrack => {
                 let causes = self.run.engine.view().backtrack_causes;
                 self.backtrack_asking(causes)
@@ -290,104 +248,6 @@ impl App {
             Action::Expand => self.command(Command::Expand { node }),
             Action::Reevaluate => self.command(Command::Reevaluate { node }),
             Action::Continue => self.command(Command::Continue { node }),
-            Action::NewInput => {
-                let mut editor = TextArea::default();
-                let examples = self.setup.task.info().input_examples.clone();
-                if !examples.is_empty() {
-                    editor.set_placeholder_text(format!("e.g. {}", examples.join(" or ")));
-                }
-                self.popup = Some(Popup::Ask { what: Prompting::NewInput, editor: Box::new(editor) });
-                Vec::new()
-            }
-            Action::Restart => {
-                let problem = Problem { index: self.header.index, input: self.header.input.clone() };
-                self.start(problem);
-                Vec::new()
-            }
-            Action::SaveAs => {
-                let current = self.session_path().map(|p| p.display().to_string()).unwrap_or_default();
-                let editor = TextArea::new(vec![current]);
-                let mut editor = Box::new(editor);
-                editor.move_cursor(ratatui_textarea::CursorMove::End);
-                self.popup = Some(Popup::Ask { what: Prompting::SaveAs, editor });
-                Vec::new()
-            }
-            Action::Up | Action::Down | Action::PageUp | Action::PageDown | Action::Top | Action::Bottom => {
-                self.scroll(action);
-                Vec::new()
-            }
-            Action::Left => {
-                self.follow = false;
-                self.tree_state.key_left(self.run.engine.tree());
-                Vec::new()
-            }
-            Action::Right => {
-                self.follow = false;
-                self.collapsed.remove(&node.0);
-                self.tree_state.key_right();
-                Vec::new()
-            }
-            Action::ToggleCollapse => {
-                if !self.collapsed.remove(&node.0) {
-                    self.collapsed.insert(node.0);
-                }
-                self.tree_state.toggle_selected(self.run.engine.tree());
-                Vec::new()
-            }
-            Action::JumpBest => {
-                self.follow = false;
-                if let Some(best) = self.best_node() {
-                    self.select(best);
-                }
-                Vec::new()
-            }
-            Action::NextSolution => {
-                self.follow = false;
-                let solutions: Vec<NodeId> =
-                    self.run.engine.tree().nodes().filter(|n| n.status == NodeStatus::Solution).map(|n| n.id).collect();
-                match solutions.iter().find(|&&s| s > node).or(solutions.first()) {
-                    Some(&s) => self.select(s),
-                    None => self.message = Some("no solution yet".into()),
-                }
-                Vec::new()
-            }
-            Action::ToggleFollow => {
-                self.follow = !self.follow;
-                if self.follow {
-                    // Catch up at once: the newest node, or the answer of a finished search.
-                    let newest = NodeId(self.run.engine.tree().len().saturating_sub(1));
-                    let target = if self.run.engine.outcome().is_some() { self.landing() } else { None };
-                    self.select(target.unwrap_or(newest));
-                    self.message = Some("following the newest node (moving the selection stops it)".into());
-                } else {
-                    self.message = Some("not following: the selection stays where you put it".into());
-                }
-                Vec::new()
-            }
-            Action::FocusNext | Action::FocusPrev => {
-                let i = self.focus.index();
-                let n = Pane::ALL.len();
-                let next = if action == Action::FocusNext { (i + 1) % n } else { (i + n - 1) % n };
-                self.focus = Pane::ALL[next];
-                Vec::new()
-            }
-            Action::FocusTree | Action::FocusScores | Action::FocusDetail | Action::FocusTranscript => {
-                self.focus = match action {
-                    Action::FocusTree => Pane::Tree,
-                    Action::FocusScores => Pane::Scores,
-                    Action::FocusDetail => Pane::Detail,
-                    _ => Pane::Transcript,
-                };
-                Vec::new()
-            }
-            Action::WiderTree => {
-                self.split = (self.split + 5).min(80);
-                Vec::new()
-            }
-            Action::NarrowerTree => {
-                self.split = self.split.saturating_sub(5).max(20);
-                Vec::new()
-            }
             Action::ReplayStepBack => self.replay_step(false),
             Action::ReplayStepForward => self.replay_step(true),
             Action::ReplayMarkBack => self.replay_mark(false),
@@ -396,66 +256,204 @@ impl App {
             Action::ReplayForward => self.replay_move(|c, t| (c + 1).min(t)),
             Action::ReplayStart => self.replay_move(|_, _| 0),
             Action::ReplayEnd => self.replay_move(|_, t| t),
-            Action::ReplayPlay => {
-                match self.replay.as_mut() {
-                    Some(r) => {
-                        if !r.playing && r.cursor >= r.total {
-                            r.cursor = 0;
-                        }
-                        r.playing = !r.playing;
-                        r.carry = 0.0;
-                    }
-                    None => self.message = Some("play works in a replay (thoughtscope replay FILE)".into()),
-                }
-                Vec::new()
-            }
-            Action::ReplaySlower | Action::ReplayFaster => {
-                if let Some(r) = self.replay.as_mut() {
-                    r.speed = if action == Action::ReplayFaster {
-                        (r.speed * 2.0).min(MAX_PLAY_SPEED)
-                    } else {
-                        (r.speed / 2.0).max(0.25)
-                    };
-                    self.message = Some(format!("replay speed {} steps/s", r.speed));
-                }
-                Vec::new()
-            }
             Action::Fork => self.fork(),
+            Action::NextProblem => self.move_problem(1),
+            Action::PrevProblem => self.move_problem(-1),
+            other => {
+                self.local_action(other, node);
+                Vec::new()
+            }
+        }
+    }
+
+    /// An action that asks the engine for nothing: moving, focusing, popups, replay
+    /// speed, the theme, quitting.
+    fn local_action(&mut self, action: Action, node: NodeId) {
+        match action {
+            Action::NewInput => self.new_input_popup(),
+            Action::Restart => {
+                let problem = Problem { index: self.header.index, input: self.header.input.clone() };
+                self.start(problem);
+            }
+            Action::SaveAs => {
+                let current = self.session_path().map(|p| p.display().to_string()).unwrap_or_default();
+                let mut editor = Box::new(TextArea::new(vec![current]));
+                editor.move_cursor(ratatui_textarea::CursorMove::End);
+                self.popup = Some(Popup::Ask { what: Prompting::SaveAs, editor });
+            }
+            Action::Up | Action::Down | Action::PageUp | Action::PageDown | Action::Top | Action::Bottom => {
+                self.scroll(action)
+            }
+            Action::Left => {
+                self.follow = false;
+                self.tree_state.key_left(self.run.engine.tree());
+            }
+            Action::Right => {
+                self.follow = false;
+                self.collapsed.remove(&node.0);
+                self.tree_state.key_right();
+            }
+            Action::ToggleCollapse => {
+                if !self.collapsed.remove(&node.0) {
+                    self.collapsed.insert(node.0);
+                }
+                self.tree_state.toggle_selected(self.run.engine.tree());
+            }
+            Action::JumpBest => {
+                self.follow = false;
+                if let Some(best) = self.best_node() {
+                    self.select(best);
+                }
+            }
+            Action::NextSolution => self.next_solution(node),
+            Action::ToggleFollow => self.toggle_follow(),
+            Action::FocusNext | Action::FocusPrev => {
+                let i = self.focus.index();
+                let n = Pane::ALL.len();
+                let next = if action == Action::FocusNext { (i + 1) % n } else { (i + n - 1) % n };
+                self.focus = Pane::ALL[next];
+            }
+            Action::FocusTree => self.focus = Pane::Tree,
+            Action::FocusScores => self.focus = Pane::Scores,
+            Action::FocusDetail => self.focus = Pane::Detail,
+            Action::FocusTranscript => self.focus = Pane::Transcript,
+            Action::WiderTree => self.split = (self.split + 5).min(80),
+            Action::NarrowerTree => self.split = self.split.saturating_sub(5).max(20),
+            Action::ReplayPlay => self.toggle_play(),
+            Action::ReplaySlower | Action::ReplayFaster => self.replay_speed(action == Action::ReplayFaster),
             Action::CycleTheme => {
                 self.theme_name = self.themes.next_after(&self.theme_name).name.clone();
                 self.message = Some(format!("theme {}", self.theme_name));
-                Vec::new()
             }
-            Action::Help => {
-                self.popup = Some(Popup::Help { scroll: 0 });
-                Vec::new()
+            Action::Help => self.popup = Some(Popup::Help { scroll: 0 }),
+            Action::Quit => self.quit = true,
+            Action::Open => self.open_popup(),
+            Action::Memory => self.toggle_memory(),
+            Action::Export => self.export_popup(),
+            Action::Breaks => self.open_breaks(),
+            Action::Stats => self.popup = Some(Popup::Stats),
+            // Taken by `handle_action` (listed, so a new action is a compile error until placed).
+            Action::Step
+            | Action::RunPause
+            | Action::Prune
+            | Action::Edit
+            | Action::Backtrack
+            | Action::Expand
+            | Action::Reevaluate
+            | Action::Continue
+            | Action::ReplayStepBack
+            | Action::ReplayStepForward
+            | Action::ReplayMarkBack
+            | Action::ReplayMarkForward
+            | Action::ReplayBack
+            | Action::ReplayForward
+            | Action::ReplayStart
+            | Action::ReplayEnd
+            | Action::Fork
+            | Action::NextProblem
+            | Action::PrevProblem => {}
+        }
+    }
+
+    /// `e`: the edit popup over the selected node's thought (in a replay, a pause first:
+    /// the replay is forked when the edit is submitted).
+    fn open_edit(&mut self, node: NodeId) -> Vec<Effect> {
+        if self.replay.is_some() {
+            return self.command(Command::Pause);
+        }
+        if node == NodeId(0) {
+            let noun = self.setup.task.info().input_noun.clone();
+            self.message = Some(format!("the root is the {noun} itself: press i for a new {noun}"));
+            return Vec::new();
+        }
+        let lines = self.edit_lines(node);
+        // Soft-wrapped, so a long thought reads from its first column; the cursor
+        // waits at the end of the thought (before any action line).
+        let row = lines.iter().rposition(|l| !l.trim_start().to_lowercase().starts_with("action")).unwrap_or(0);
+        let col = lines.get(row).map_or(0, |l| l.chars().count());
+        let mut editor = TextArea::new(lines);
+        editor.set_wrap_mode(ratatui_textarea::WrapMode::WordOrGlyph);
+        editor.move_cursor(ratatui_textarea::CursorMove::Jump(
+            u16::try_from(row).unwrap_or(u16::MAX),
+            u16::try_from(col).unwrap_or(u16::MAX),
+        ));
+        self.popup = Some(Popup::Edit { node, editor: Box::new(editor) });
+        Vec::new()
+    }
+
+    /// What the edit popup holds for `node`, line by line.
+    fn edit_lines(&self, node: NodeId) -> Vec<String> {
+        let n = self.run.engine.tree().node(node);
+        let react = self.header.params.method.has_react_steps();
+        match n.step.as_deref() {
+            // A ReAct step: its own thought and action (the observation comes from the
+            // tool, and a bad call's observation restates the format: none of it is the step's).
+            Some(step) if react => step_edit_text(step).split('\n').map(str::to_string).collect(),
+            _ if react => n
+                .thought
+                .lines()
+                .filter(|l| !l.trim_start().to_lowercase().starts_with("observation"))
+                .map(str::to_string)
+                .collect(),
+            // A method's round (an attempt with its feedback or reflection): the
+            // notes are edited too, each under its heading line.
+            _ if n.label.is_some() => n.edit_text().lines().map(str::to_string).collect(),
+            // Line by line, so a written passage keeps its paragraph breaks (blank lines too).
+            _ => n.thought.split('\n').map(|l| l.trim_end_matches('\r').to_string()).collect(),
+        }
+    }
+
+    /// `i`: ask for a new problem, with the task's examples as the placeholder.
+    fn new_input_popup(&mut self) {
+        let mut editor = TextArea::default();
+        let examples = self.setup.task.info().input_examples.clone();
+        if !examples.is_empty() {
+            editor.set_placeholder_text(format!("e.g. {}", examples.join(" or ")));
+        }
+        self.popup = Some(Popup::Ask { what: Prompting::NewInput, editor: Box::new(editor) });
+    }
+
+    /// `n`: the next solution after `node`, round to the first.
+    fn next_solution(&mut self, node: NodeId) {
+        self.follow = false;
+        let solutions: Vec<NodeId> =
+            self.run.engine.tree().nodes().filter(|n| n.status == NodeStatus::Solution).map(|n| n.id).collect();
+        match solutions.iter().find(|&&s| s > node).or(solutions.first()) {
+            Some(&s) => self.select(s),
+            None => self.message = Some("no solution yet".into()),
+        }
+    }
+
+    fn toggle_follow(&mut self) {
+        self.follow = !self.follow;
+        if self.follow {
+            // Catch up at once: the newest node, or the answer of a finished search.
+            let newest = NodeId(self.run.engine.tree().len().saturating_sub(1));
+            let target = if self.run.engine.outcome().is_some() { self.landing() } else { None };
+            self.select(target.unwrap_or(newest));
+            self.message = Some("following the newest node (moving the selection stops it)".into());
+        } else {
+            self.message = Some("not following: the selection stays where you put it".into());
+        }
+    }
+
+    fn toggle_play(&mut self) {
+        match self.replay.as_mut() {
+            Some(r) => {
+                if !r.playing && r.cursor >= r.total {
+                    r.cursor = 0;
+                }
+                r.playing = !r.playing;
+                r.carry = 0.0;
             }
-            Action::Quit => {
-                self.quit = true;
-                Vec::new()
-            }
-            Action::NextProblem => self.move_problem(1),
-            Action::PrevProblem => self.move_problem(-1),
-            Action::Open => {
-                self.open_popup();
-                Vec::new()
-            }
-            Action::Memory => {
-                self.toggle_memory();
-                Vec::new()
-            }
-            Action::Export => {
-                self.export_popup();
-                Vec::new()
-            }
-            Action::Breaks => {
-                self.open_breaks();
-                Vec::new()
-            }
-            Action::Stats => {
-                self.popup = Some(Popup::Stats);
-                Vec::new()
-            }
+            None => self.message = Some("play works in a replay (thoughtscope replay FILE)".into()),
+        }
+    }
+
+    fn replay_speed(&mut self, faster: bool) {
+        if let Some(r) = self.replay.as_mut() {
+            r.speed = if faster { (r.speed * 2.0).min(MAX_PLAY_SPEED) } else { (r.speed / 2.0).max(0.25) };
+            self.message = Some(format!("replay speed {} steps/s", r.speed));
         }
     }
 }

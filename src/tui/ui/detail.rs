@@ -83,6 +83,16 @@ pub fn lines(view: &View) -> Vec<Line<'static>> {
     for issue in &n.issues {
         out.push(Line::from(Span::styled(format!("! {issue}"), view.style(Slot::Warning))));
     }
+    call_lines(view, n, &mut out);
+    out
+}
+
+/// Every call behind `n`, the one that wrote it first: its purpose, tokens and time, the
+/// messages sent, the replies (or the text streaming in) and any native tool calls.
+fn call_lines(view: &View, n: &crate::engine::Node, out: &mut Vec<Line<'static>>) {
+    let app = view.app;
+    let head = view.style(Slot::Title);
+    let dim = view.style(Slot::Dim);
     // The call that wrote this node (on its parent, for model-made nodes) comes first.
     let mut calls: Vec<(u64, &str)> =
         n.made_by.filter(|c| !n.calls.contains(c)).map(|c| (c, " · wrote this")).into_iter().collect();
@@ -142,7 +152,6 @@ pub fn lines(view: &View) -> Vec<Line<'static>> {
             }
         }
     }
-    out
 }
 
 /// `feedback` → `Feedback`, for a section heading.
