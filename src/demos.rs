@@ -162,14 +162,7 @@ fn count(n: usize, thing: &str) -> String {
 /// position are joined.
 pub fn narrate(session: &Session) -> Result<Vec<(usize, String)>, String> {
     let rebuilt = crate::session::replay::rebuild(session, None, None).map_err(|e| e.to_string())?;
-    let tree = rebuilt.engine.tree();
-    let named = |id: NodeId| -> String {
-        if tree.contains(id) {
-            format!("{id} “{}”", crate::safe_text::clip(tree.node(id).thought.lines().next().unwrap_or(""), 48))
-        } else {
-            id.to_string()
-        }
-    };
+    let mut narrator = Narrator::new(session, &rebuilt);
     let note = session.header.note.clone().unwrap_or_default();
     let mut captions: Vec<(usize, String)> = vec![(
         0,
@@ -178,267 +171,8 @@ pub fn narrate(session: &Session) -> Result<Vec<(usize, String)>, String> {
              P to play, ? for the keys and what the marks mean."
         ),
     )];
-    let react = session.header.params.method.has_react_steps();
-    let cot_sc = session.header.params.method == crate::engine::methods::cot_sc::KIND;
-    // The steps a person edits later: pointed out when they appear.
-    let edited: Vec<NodeId> = session
-        .inputs()
-        .filter_map(|(input, _)| match input {
-            Input::Command { command: Command::Edit { node, .. } } => Some(*node),
-            _ => None,
-        })
-        .collect();
-    let retreval = session.header.params.method == crate::engine::methods::retreval::method::KIND;
-    // The method's own log lines by input, for captions that quote why it did something.
-    let mut logs: std::collections::BTreeMap<u64, Vec<&str>> = Default::default();
     for record in &session.records {
-        if let Record::Event { seq, event: Event::Log { text } } = record {
-            logs.entry(*seq).or_default().push(text);
-        }
-    }
-    let (mut complexity_told, mut tool_told, mut cross_told) = (false, false, false);
-    let mut iterations_told = false;
-    let mut samples_told = false;
-    let mut failure_told = false;
-    let mut badge_told = false;
-    let mut valued = |candidates: usize| -> String {
-        let told = std::mem::replace(&mut badge_told, true);
-        let badge = if told { "" } else { " (the badge on each: its value and the evaluator's samples)" };
-        format!("{} valued{badge}", count(candidates, "candidate state"))
-    };
-    for record in &session.records {
-        let (at, text) = match record {
-            Record::Input { seq, input: Input::Command { command }, .. } => {
-                let at = *seq as usize + 1;
-                match command {
-                    Command::Edit { node, text } if react => (
-                        at,
-                        format!(
-                            "A person rewrites step {node} as “{}”: a new sibling (✎) whose action runs at \
-                             once; the old branch stays in the tree.",
-                            crate::safe_text::clip(&text.replace('\n', " "), 90)
-                        ),
-                    ),
-                    Command::Edit { node, text } => (
-                        at,
-                        format!(
-                            "A person edits {node} into “{}”: the edit is a new sibling (✎) that the evaluator \
-                             values like any other step.",
-                            crate::safe_text::clip(text, 60)
-                        ),
-                    ),
-                    Command::Continue { node } => {
-                        (at, format!("Continue (enter) from {node}: the search goes on from the edited step only."))
-                    }
-                    Command::Prune { node } => (at, format!("A person prunes {node} (✂): the search skips it.")),
-                    Command::Backtrack { .. } => (at, "A person forces a backtrack (b).".to_string()),
-                    Command::Run if *seq > 0 => (at, "Run (r): the search goes on by itself.".to_string()),
-                    Command::Run if cot_sc => (
-                        at,
-                        format!(
-                            "Run: one request asks the model for {} of a chain of thought at once, at a \
-                             temperature that lets them differ.",
-                            count(session.header.params.whole("samples").unwrap_or_default() as usize, "sample")
-                        ),
-                    ),
-                    _ => continue,
-                }
-            }
-            Record::Input { seq, input: Input::LlmReply(_), .. } if cot_sc && !samples_told => {
-                samples_told = true;
-                (
-                    *seq as usize + 1,
-                    "The samples are in: each is a chain of thought ending in an answer (one node each). \
-                     No evaluator judges them; they vote."
-                        .to_string(),
-                )
-            }
-            Record::Input { seq, input: Input::ToolReply(reply), .. } if retreval && !tool_told => {
-                tool_told = true;
-                (
-                    *seq as usize + 1,
-                    format!(
-                        "Tool-augmented refinement: an attempt called a tool and got “{}”; each tool call is a \
-                         child step of its attempt, with the observation.",
-                        crate::safe_text::clip(reply.result.text.lines().next().unwrap_or(""), 60)
-                    ),
-                )
-            }
-            Record::Event { seq, event } if retreval => {
-                let at = *seq as usize + 1;
-                match event {
-                    Event::Log { text } if text.starts_with("complexity ") && !complexity_told => {
-                        complexity_told = true;
-                        (
-                            at,
-                            format!(
-                                "The model rates the problem first: {text}. The table turns the rating into the \
-                                 tree's depth and branching; a person can edit the estimate node before the tree \
-                                 grows. Each root-level attempt is told another approach, ranked by the memory's \
-                                 reliability."
-                            ),
-                        )
-                    }
-                    Event::Metrics { metrics, .. } if metrics.contains_key("cross") && !cross_told => {
-                        cross_told = true;
-                        (
-                            at,
-                            "Scores: a local self-assessment and a cross critique against the sibling attempts, \
-                             0.6·local + 0.4·cross minus a skepticism penalty for an approach that has failed \
-                             before (the scores pane: loc crs pen tot)."
-                                .to_string(),
-                        )
-                    }
-                    Event::Backtracked { .. } => {
-                        let why = logs
-                            .get(seq)
-                            .and_then(|l| l.iter().find(|t| t.contains("backtracking")))
-                            .copied()
-                            .unwrap_or("the validation failed; backtracking");
-                        (
-                            at,
-                            format!(
-                                "The best attempt fails validation: {why}. The typed failure goes into the \
-                                 sibling's critique history (its History note), and the search goes on there."
-                            ),
-                        )
-                    }
-                    Event::Memory { change: crate::memory::MemoryChange::Add { content, category, .. } }
-                        if *category == crate::memory::Category::Failure =>
-                    {
-                        (
-                            at,
-                            format!(
-                                "The memory learns from the failure: “{}” (M shows the memory).",
-                                crate::safe_text::clip(content, 120)
-                            ),
-                        )
-                    }
-                    Event::Memory { change: crate::memory::MemoryChange::RecordUse { id, success } } => (
-                        at,
-                        format!(
-                            "Memory entry #{id}, written on an earlier problem, was retrieved into this problem's \
-                             prompts as a lesson; the problem {}, so its confidence {}.",
-                            if *success { "was solved" } else { "was not solved" },
-                            if *success { "rises" } else { "falls" }
-                        ),
-                    ),
-                    Event::Finished { outcome } if outcome.solved => (
-                        at,
-                        format!(
-                            "Solved: {}. The final approach's reliability and the memory are updated; the next \
-                             problem of the run starts from this memory.",
-                            outcome.answer.as_deref().unwrap_or("a final state")
-                        ),
-                    ),
-                    _ => continue,
-                }
-            }
-            Record::Event { seq, event } => {
-                let at = *seq as usize + 1;
-                match event {
-                    Event::NodeAdded { id, .. } if edited.contains(id) => (
-                        at,
-                        if react {
-                            format!("Watch step {}: the agent takes a wrong turn here.", named(*id))
-                        } else {
-                            format!("Watch {}: a person will come back to it.", named(*id))
-                        },
-                    ),
-                    Event::Selected { step, kept, candidates } if kept.is_empty() => (
-                        at,
-                        format!(
-                            "Step {}: {} — nothing left to keep: every candidate is invalid or valued impossible.",
-                            step + 1,
-                            if *candidates == 0 {
-                                "no candidate state could be made".to_string()
-                            } else {
-                                count(*candidates, "candidate state")
-                            }
-                        ),
-                    ),
-                    Event::Selected { step, kept, candidates } if kept.len() == 1 => (
-                        at,
-                        format!(
-                            "Step {}: {}; greedy search keeps only the best, {}.",
-                            step + 1,
-                            valued(*candidates),
-                            named(kept[0])
-                        ),
-                    ),
-                    Event::Selected { step, kept, candidates } => (
-                        at,
-                        format!(
-                            "Step {}: {}; the beam keeps the {} best ({}) and drops the rest (–). The best: {}.",
-                            step + 1,
-                            valued(*candidates),
-                            kept.len(),
-                            kept.iter().map(ToString::to_string).collect::<Vec<_>>().join(" "),
-                            named(kept[0])
-                        ),
-                    ),
-                    Event::Backtracked { from, to } => {
-                        let from = from.iter().map(ToString::to_string).collect::<Vec<_>>().join(" ");
-                        let to = to.first().map(|&t| named(t)).unwrap_or_default();
-                        (
-                            at,
-                            format!(
-                                "Dead end at {from}: no child is valued above the threshold, so the search \
-                                 backtracks to {to} and tries its next child."
-                            ),
-                        )
-                    }
-                    Event::Metrics { id, metrics } if id.0 == 0 && !iterations_told => {
-                        iterations_told = true;
-                        let n = metrics.get("N").copied().unwrap_or(0.0);
-                        (
-                            at,
-                            format!(
-                                "One MCTS iteration: UCT chose a leaf, it was expanded and its children valued, \
-                                 and the best reward was backed up the path (the root now has N = {n}). \
-                                 N counts visits, Q is the mean reward."
-                            ),
-                        )
-                    }
-                    Event::Finished { outcome } if outcome.solved => (
-                        at,
-                        match outcome.sample_accuracy {
-                            Some(right) => format!(
-                                "The vote: the most common answer among the samples, {}, is the answer, and it \
-                                 is right, though only {:.0}% of the samples gave it: the wrong chains do not \
-                                 agree with each other, so the right answer still has the most votes.",
-                                outcome.answer.as_deref().unwrap_or("?"),
-                                right * 100.0
-                            ),
-                            None => format!(
-                                "Solved: {}. ★ marks the solution; * jumps to the best state, n to the next \
-                                 solution.",
-                                outcome.answer.as_deref().unwrap_or("a final state")
-                            ),
-                        },
-                    ),
-                    // A failure is told once (an edit's evaluation may end a paused search again).
-                    Event::Finished { .. } if std::mem::replace(&mut failure_told, true) => continue,
-                    Event::Finished { .. } if react => (
-                        at,
-                        format!(
-                            "The agent has used its {} steps without a right answer: the run ends unsolved.",
-                            session.header.params.whole("max_steps").unwrap_or_default()
-                        ),
-                    ),
-                    Event::Finished { outcome } => (
-                        at,
-                        format!(
-                            "The search ends without a solution{}: the state it kept cannot reach the goal, \
-                             and it has nothing else left to try.",
-                            outcome.answer.as_deref().map(|a| format!(" (it answers {a})")).unwrap_or_default()
-                        ),
-                    ),
-                    _ => continue,
-                }
-            }
-            _ => continue,
-        };
+        let Some((at, text)) = narrator.caption(record) else { continue };
         match captions.last_mut() {
             Some((last, joined)) if *last == at => {
                 joined.push(' ');
@@ -448,6 +182,299 @@ pub fn narrate(session: &Session) -> Result<Vec<(usize, String)>, String> {
         }
     }
     Ok(captions)
+}
+
+/// What [`narrate`] has told once already (each is told the first time it happens).
+#[derive(Default)]
+struct Told {
+    complexity: bool,
+    tool: bool,
+    cross: bool,
+    iterations: bool,
+    samples: bool,
+    failure: bool,
+    badge: bool,
+}
+
+/// Writes a session's captions from its records and the run they rebuild.
+struct Narrator<'a> {
+    session: &'a Session,
+    rebuilt: &'a crate::session::replay::Rebuilt,
+    react: bool,
+    cot_sc: bool,
+    retreval: bool,
+    /// The steps a person edits later: pointed out when they appear.
+    edited: Vec<NodeId>,
+    /// The method's own log lines by input, for captions that quote why it did something.
+    logs: std::collections::BTreeMap<u64, Vec<&'a str>>,
+    told: Told,
+}
+
+impl<'a> Narrator<'a> {
+    fn new(session: &'a Session, rebuilt: &'a crate::session::replay::Rebuilt) -> Narrator<'a> {
+        let method = session.header.params.method;
+        let edited = session
+            .inputs()
+            .filter_map(|(input, _)| match input {
+                Input::Command { command: Command::Edit { node, .. } } => Some(*node),
+                _ => None,
+            })
+            .collect();
+        let mut logs: std::collections::BTreeMap<u64, Vec<&str>> = Default::default();
+        for record in &session.records {
+            if let Record::Event { seq, event: Event::Log { text } } = record {
+                logs.entry(*seq).or_default().push(text);
+            }
+        }
+        Narrator {
+            session,
+            rebuilt,
+            react: method.has_react_steps(),
+            cot_sc: method == crate::engine::methods::cot_sc::KIND,
+            retreval: method == crate::engine::methods::retreval::method::KIND,
+            edited,
+            logs,
+            told: Told::default(),
+        }
+    }
+
+    /// The caption `record` makes, with the input position it is due at.
+    fn caption(&mut self, record: &Record) -> Option<(usize, String)> {
+        let (seq, text) = match record {
+            Record::Input { seq, input: Input::Command { command }, .. } => (*seq, self.command(*seq, command)?),
+            Record::Input { seq, input: Input::LlmReply(_), .. } if self.cot_sc && !self.told.samples => {
+                self.told.samples = true;
+                let text = "The samples are in: each is a chain of thought ending in an answer (one node each). \
+                            No evaluator judges them; they vote.";
+                (*seq, text.to_string())
+            }
+            Record::Input { seq, input: Input::ToolReply(reply), .. } if self.retreval && !self.told.tool => {
+                self.told.tool = true;
+                let text = format!(
+                    "Tool-augmented refinement: an attempt called a tool and got “{}”; each tool call is a \
+                     child step of its attempt, with the observation.",
+                    crate::safe_text::clip(reply.result.text.lines().next().unwrap_or(""), 60)
+                );
+                (*seq, text)
+            }
+            Record::Event { seq, event } if self.retreval => (*seq, self.retreval_event(*seq, event)?),
+            Record::Event { seq, event } => (*seq, self.search_event(event)?),
+            _ => return None,
+        };
+        Some((seq as usize + 1, text))
+    }
+
+    /// `id` and the first line of its thought.
+    fn named(&self, id: NodeId) -> String {
+        let tree = self.rebuilt.engine.tree();
+        if tree.contains(id) {
+            format!("{id} “{}”", crate::safe_text::clip(tree.node(id).thought.lines().next().unwrap_or(""), 48))
+        } else {
+            id.to_string()
+        }
+    }
+
+    /// `n candidate states valued`, explaining the badge the first time.
+    fn valued(&mut self, candidates: usize) -> String {
+        let told = std::mem::replace(&mut self.told.badge, true);
+        let badge = if told { "" } else { " (the badge on each: its value and the evaluator's samples)" };
+        format!("{} valued{badge}", count(candidates, "candidate state"))
+    }
+
+    fn command(&self, seq: u64, command: &Command) -> Option<String> {
+        Some(match command {
+            Command::Edit { node, text } if self.react => format!(
+                "A person rewrites step {node} as “{}”: a new sibling (✎) whose action runs at once; the old \
+                 branch stays in the tree.",
+                crate::safe_text::clip(&text.replace('\n', " "), 90)
+            ),
+            Command::Edit { node, text } => format!(
+                "A person edits {node} into “{}”: the edit is a new sibling (✎) that the evaluator values like \
+                 any other step.",
+                crate::safe_text::clip(text, 60)
+            ),
+            Command::Continue { node } => {
+                format!("Continue (enter) from {node}: the search goes on from the edited step only.")
+            }
+            Command::Prune { node } => format!("A person prunes {node} (✂): the search skips it."),
+            Command::Backtrack { .. } => "A person forces a backtrack (b).".to_string(),
+            Command::Run if seq > 0 => "Run (r): the search goes on by itself.".to_string(),
+            Command::Run if self.cot_sc => format!(
+                "Run: one request asks the model for {} of a chain of thought at once, at a temperature that \
+                 lets them differ.",
+                count(self.session.header.params.whole("samples").unwrap_or_default() as usize, "sample")
+            ),
+            _ => return None,
+        })
+    }
+
+    fn retreval_event(&mut self, seq: u64, event: &Event) -> Option<String> {
+        use crate::memory::{Category, MemoryChange};
+        Some(match event {
+            Event::Log { text } if text.starts_with("complexity ") && !self.told.complexity => {
+                self.told.complexity = true;
+                format!(
+                    "The model rates the problem first: {text}. The table turns the rating into the tree's depth \
+                     and branching; a person can edit the estimate node before the tree grows. Each root-level \
+                     attempt is told another approach, ranked by the memory's reliability."
+                )
+            }
+            Event::Metrics { metrics, .. } if metrics.contains_key("cross") && !self.told.cross => {
+                self.told.cross = true;
+                "Scores: a local self-assessment and a cross critique against the sibling attempts, 0.6·local + \
+                 0.4·cross minus a skepticism penalty for an approach that has failed before (the scores pane: \
+                 loc crs pen tot)."
+                    .to_string()
+            }
+            Event::Backtracked { .. } => {
+                let why = self
+                    .logs
+                    .get(&seq)
+                    .and_then(|l| l.iter().find(|t| t.contains("backtracking")))
+                    .copied()
+                    .unwrap_or("the validation failed; backtracking");
+                format!(
+                    "The best attempt fails validation: {why}. The typed failure goes into the sibling's \
+                     critique history (its History note), and the search goes on there."
+                )
+            }
+            Event::Memory { change: MemoryChange::Add { content, category, .. } } if *category == Category::Failure => {
+                format!(
+                    "The memory learns from the failure: “{}” (M shows the memory).",
+                    crate::safe_text::clip(content, 120)
+                )
+            }
+            Event::Memory { change: MemoryChange::RecordUse { id, success } } => format!(
+                "Memory entry #{id}, written on an earlier problem, was retrieved into this problem's prompts as \
+                 a lesson; the problem {}, so its confidence {}.",
+                if *success { "was solved" } else { "was not solved" },
+                if *success { "rises" } else { "falls" }
+            ),
+            Event::Finished { outcome } if outcome.solved => format!(
+                "Solved: {}. The final approach's reliability and the memory are updated; the next problem of \
+                 the run starts from this memory.",
+                outcome.answer.as_deref().unwrap_or("a final state")
+            ),
+            _ => return None,
+        })
+    }
+
+    fn search_event(&mut self, event: &Event) -> Option<String> {
+        Some(match event {
+            Event::NodeAdded { id, .. } if self.edited.contains(id) => {
+                if self.react {
+                    format!("Watch step {}: the agent takes a wrong turn here.", self.named(*id))
+                } else {
+                    format!("Watch {}: a person will come back to it.", self.named(*id))
+                }
+            }
+            Event::Selected { step, kept, candidates } if kept.is_empty() => format!(
+                "Step {}: {} — nothing left to keep: every candidate is invalid or valued impossible.",
+                step + 1,
+                if *candidates == 0 {
+                    "no candidate state could be made".to_string()
+                } else {
+                    count(*candidates, "candidate state")
+                }
+            ),
+            Event::Selected { step, kept, candidates } if kept.len() == 1 => format!(
+                "Step {}: {}; greedy search keeps only the best, {}.",
+                step + 1,
+                self.valued(*candidates),
+                self.named(kept[0])
+            ),
+            Event::Selected { step, kept, candidates } => format!(
+                "Step {}: {}; the beam keeps the {} best ({}) and drops the rest (–). The best: {}.",
+                step + 1,
+                self.valued(*candidates),
+                kept.len(),
+                kept.iter().map(ToString::to_string).collect::<Vec<_>>().join(" "),
+                self.named(kept[0])
+            ),
+            Event::Backtracked { from, to } => {
+                let from = from.iter().map(ToString::to_string).collect::<Vec<_>>().join(" ");
+                let to = to.first().map(|&t| self.named(t)).unwrap_or_default();
+                format!(
+                    "Dead end at {from}: no child is valued above the threshold, so the search backtracks to \
+                     {to} and tries its next child."
+                )
+            }
+            Event::Metrics { id, metrics } if id.0 == 0 && !self.told.iterations => {
+                self.told.iterations = true;
+                let n = metrics.get("N").copied().unwrap_or(0.0);
+                format!(
+                    "One MCTS iteration: UCT chose a leaf, it was expanded and its children valued, and the best \
+                     reward was backed up the path (the root now has N = {n}). N counts visits, Q is the mean \
+                     reward."
+                )
+            }
+            Event::Finished { outcome } => return self.finished(outcome),
+            _ => return None,
+        })
+    }
+
+    /// How the run ended (a failure is told once: an edit's evaluation may end a paused
+    /// search again).
+    fn finished(&mut self, outcome: &crate::engine::Outcome) -> Option<String> {
+        if self.cot_sc {
+            return Some(self.vote());
+        }
+        if outcome.solved {
+            return Some(format!(
+                "Solved: {}. ★ marks the solution; * jumps to the best state, n to the next solution.",
+                outcome.answer.as_deref().unwrap_or("a final state")
+            ));
+        }
+        if std::mem::replace(&mut self.told.failure, true) {
+            return None;
+        }
+        Some(if self.react {
+            format!(
+                "The agent has used its {} steps without a right answer: the run ends unsolved.",
+                self.session.header.params.whole("max_steps").unwrap_or_default()
+            )
+        } else {
+            format!(
+                "The search ends without a solution{}: the state it kept cannot reach the goal, and it has \
+                 nothing else left to try.",
+                outcome.answer.as_deref().map(|a| format!(" (it answers {a})")).unwrap_or_default()
+            )
+        })
+    }
+
+    /// The vote as the run counted it: the winner's votes, a tie and how it was broken,
+    /// and whether the answer is right.
+    fn vote(&self) -> String {
+        let engine = &self.rebuilt.engine;
+        let outcome = engine.outcome();
+        let votes = engine.view().votes.unwrap_or_default();
+        let Some(top) = votes.tallies.first() else {
+            return "The vote: no sample gave an answer, so there is none.".to_string();
+        };
+        let answer = outcome.and_then(|o| o.answer.clone()).unwrap_or_else(|| top.answer.clone());
+        let right = outcome.is_some_and(|o| o.solved);
+        let verdict = if right { "it is right" } else { "it is wrong" };
+        let tied: Vec<&crate::engine::methods::Tally> =
+            votes.tallies.iter().skip(1).filter(|t| t.votes == top.votes).collect();
+        let out_of = format!("{} of {}", count(top.votes, "vote"), votes.samples);
+        if tied.is_empty() {
+            let others = votes.tallies.len() - 1;
+            let rest = match others {
+                0 => "every sample gave it".to_string(),
+                _ => format!("the other samples split among {}", count(others, "other answer")),
+            };
+            format!("The vote: {answer} has the most votes, {out_of} ({rest}), and {verdict}.")
+        } else {
+            let names: Vec<String> = tied.iter().map(|t| t.answer.clone()).collect();
+            format!(
+                "The vote is a tie: {answer} and {} have {} votes each. A tie goes to the answer the samples \
+                 gave first, {answer} (sample {}), and {verdict}.",
+                crate::tasks::and_list(&names.iter().map(String::as_str).collect::<Vec<_>>()),
+                top.votes,
+                top.first
+            )
+        }
+    }
 }
 
 fn run(command: Command) -> Vec<Input> {

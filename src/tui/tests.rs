@@ -315,6 +315,21 @@ fn demo_sessions_replay_exactly_and_show_what_they_claim() {
                 assert_eq!(session.header.params.method, crate::engine::methods::cot_sc::KIND);
                 let outcome = rebuilt.engine.outcome().unwrap();
                 assert!(outcome.sample_accuracy.is_some_and(|a| a < 1.0), "the samples disagree: {outcome:?}");
+                // The caption tells the vote as counted: the winner's votes, and a tie when there is one.
+                let votes = rebuilt.engine.view().votes.unwrap();
+                let top = &votes.tallies[0];
+                let tied: Vec<&str> =
+                    votes.tallies[1..].iter().filter(|t| t.votes == top.votes).map(|t| t.answer.as_str()).collect();
+                let captions = crate::demos::narrate(&session).unwrap();
+                let (_, caption) = captions.iter().find(|(_, c)| c.contains("The vote")).expect("a vote caption");
+                assert!(caption.contains(&format!("{} vote", top.votes)), "{caption}");
+                assert_eq!(caption.contains("tie"), !tied.is_empty(), "{caption}");
+                assert!(!caption.contains("most votes") || tied.is_empty(), "a tie is not the most votes: {caption}");
+                let logged_tie = events.iter().any(|e| matches!(e, Event::Log { text } if text.contains("tied with")));
+                assert_eq!(logged_tie, !tied.is_empty(), "the transcript's log line says the tie too");
+                for answer in tied {
+                    assert!(caption.contains(answer), "{answer} is tied: {caption}");
+                }
             }
             5 => {
                 assert_eq!(session.header.params.method, crate::engine::methods::react::KIND);
@@ -2261,4 +2276,6 @@ mod shipped;
 /// The Stats view's axes: per method step, and over the calls' latencies.
 mod stats;
 
+/// Every task the sim plays, with every method that serves it, runs and replays in the explorer.
+mod every_task;
 mod explorer;

@@ -62,6 +62,9 @@ impl Method for CotSc {
         let mut outcome = self.samples.finalize(core);
         let (tallies, answers) = tally(core, &outcome.finals);
         let best = tallies.first().map(|t| (t.votes, t.first));
+        // The answers tied with the majority (a tie goes to the answer seen first).
+        let tied: Vec<String> =
+            tallies.iter().skip(1).filter(|t| Some(t.votes) == best.map(|b| b.0)).map(|t| t.answer.clone()).collect();
         let samples = self.samples.answers.len();
         let asked = self.samples.params.samples as usize;
         self.counted = Some(Votes { tallies, samples, asked, threshold: None, answers });
@@ -73,8 +76,16 @@ impl Method for CotSc {
                 // Rank the majority's representative first.
                 outcome.finals.retain(|&n| n != winner);
                 outcome.finals.insert(0, winner);
+                let tie = if tied.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        ", tied with {} and taken as the answer the samples gave first",
+                        tied.iter().map(|t| format!("{t:?}")).collect::<Vec<_>>().join(", ")
+                    )
+                };
                 core.log(format!(
-                    "majority answer {:?} with {count} of {} {}",
+                    "majority answer {:?} with {count} of {} {}{tie}",
                     answer.as_deref().unwrap_or(""),
                     samples,
                     super::noun(samples, "vote", "votes")

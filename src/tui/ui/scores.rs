@@ -583,6 +583,12 @@ fn vote_lines(
         return (hint_lines(view, &hint, inner_width), extra);
     }
     let majority = votes.tallies.first().map(|t| t.first);
+    if let [first, second, ..] = votes.tallies.as_slice() {
+        if first.votes == second.votes {
+            // Say how the tie was broken, where the marked row is.
+            extra = format!("{extra} · tie: first given wins");
+        }
+    }
     let count_width = votes.samples.max(1).to_string().len();
     let bar_width = (inner_width / 5).clamp(4, 21);
     // The answer column takes what the mark, the count, the bar and the first sample leave.
