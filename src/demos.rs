@@ -10,15 +10,15 @@ use std::sync::Arc;
 
 use crate::arith::parse_numbers;
 use crate::arith::steps::moves;
-use crate::engine::{Command, Engine, Event, Input, NodeId, Params, Task, ToolRequest, ToolResult};
+use crate::engine::{Command, Engine, Event, Input, NodeId, Params, Task};
 use crate::llm::sim::{SimConfig, SimProvider};
 use crate::runtime::headless::{header_for, RunSetup};
+use crate::runtime::tools::ToolRunner;
 use crate::runtime::{sync, Run, StopPolicy};
 use crate::session::{Header, MemorySnapshot, Record, Session, SessionWriter};
 use crate::tasks::game24::solvable;
 use crate::tasks::game24::Game24;
 use crate::tasks::{Problem, TaskOptions, TaskSource};
-use crate::tools::{ToolCall, ToolRegistry, ToolState};
 
 /// A bundled demo: its file name, title and text.
 pub struct Demo {
@@ -76,27 +76,23 @@ fn setup_for(task: Arc<dyn TaskSource>, params: Params, sim: SimConfig) -> (RunS
 }
 
 /// A run being recorded, the sim answering its calls, and (for tasks with tools) the
-/// tools answering its actions, one shared tool state along the trajectory.
+/// tools answering its actions, each branch from the tool state of the step it
+/// continues (as in a live run: an edit's branch does not see the abandoned one's pages
+/// or lookup cursor).
 struct Recording<'a> {
     run: Run,
     sim: &'a SimProvider,
-    tools: Option<(Arc<ToolRegistry>, ToolState)>,
+    tools: Option<ToolRunner>,
 }
 
 type Recorder<'a> = Recording<'a>;
 
 fn step(rec: &mut Recorder, inputs: Vec<Input>) -> Result<Vec<Event>, String> {
     let Recording { run, sim, tools } = rec;
-    let Some((registry, state)) = tools.as_mut() else {
+    let Some(runner) = tools.as_mut() else {
         return sync::drive(run, inputs, |r| sim.answer(r)).map_err(|e| e.to_string());
     };
-    // Tool latency is left out (0), so recordings are reproducible.
-    let tool = |t: &ToolRequest| {
-        let call = ToolCall::new(t.name.clone(), t.arg.clone());
-        let obs = futures::executor::block_on(registry.call(&call, state));
-        ToolResult { text: obs.text, ok: obs.ok, latency_ms: 0 }
-    };
-    sync::drive_with_tools(run, inputs, |r| sim.answer(r), tool).map_err(|e| e.to_string())
+    sync::drive_with_tools(run, inputs, |r| sim.answer(r), sync::tools_of(runner)).map_err(|e| e.to_string())
 }
 
 fn start<'a>(
@@ -133,7 +129,7 @@ fn start_from<'a>(
         }
         None => None,
     };
-    let tools = task.tools().map(|registry| (registry, ToolState::default()));
+    let tools = task.tools().map(ToolRunner::new);
     Ok(Recording { run: Run::new(engine, writer, StopPolicy::default()), sim, tools })
 }
 
@@ -764,4 +760,45 @@ pub fn record_all(dir: &Path) -> Result<(), String> {
     retreval(dir)?;
     println!("recorded the demo sessions into {}", crate::safe_text::terminal_safe(&dir.display().to_string()));
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Tool state belongs to a branch: every observation a shipped demo recorded is the one
+    /// a live run's tool runner gives that step, continuing the tool state (page, lookup
+    /// cursor) of the step it comes after, whatever other branches did first. (Demo 6's
+    /// edited step once saw the abandoned branch's lookup cursor: "Result 2 / 3".)
+    #[test]
+    fn every_recorded_observation_is_what_its_own_branch_would_see() {
+        let mut checked = 0;
+        for demo in &DEMOS {
+            let session = load(demo).unwrap();
+            let task = crate::tasks::build(&session.header.task, &TaskOptions::default(), &mut Vec::new()).unwrap();
+            let Some(registry) = task.tools() else { continue };
+            let rebuilt = crate::session::replay::rebuild(&session, None, None).unwrap();
+            let mut live = ToolRunner::new(registry);
+            for call in &rebuilt.tool_calls {
+                let again = futures::executor::block_on(live.run(&call.tool, call.node, call.after));
+                assert_eq!(again.text, call.result.text, "{}: {:?} at {}", demo.file, call.tool, call.node);
+                checked += 1;
+            }
+        }
+        assert!(checked > 5, "{checked} tool calls");
+    }
+
+    /// The edit in demo 6 continues from the page its step comes after, with a fresh
+    /// lookup cursor: the first result, which names the river the answer then gives.
+    #[test]
+    fn the_react_edit_demo_shows_what_the_edited_branch_saw() {
+        let session = load(&DEMOS[5]).unwrap();
+        let rebuilt = crate::session::replay::rebuild(&session, None, None).unwrap();
+        let tree = rebuilt.engine.tree();
+        let edited = tree.nodes().find(|n| matches!(n.origin, crate::engine::Origin::Human { .. })).unwrap();
+        let after_edit: Vec<_> = rebuilt.tool_calls.iter().filter(|c| tree.is_within(c.node, edited.id)).collect();
+        assert!(after_edit[0].result.text.starts_with("(Result 1 / 3)"), "{}", after_edit[0].result.text);
+        let answer = rebuilt.engine.outcome().and_then(|o| o.answer.clone()).unwrap();
+        assert!(after_edit[0].result.text.contains(&answer), "the branch saw {answer} before answering it");
+    }
 }

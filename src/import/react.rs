@@ -173,7 +173,7 @@ pub fn import_trajectory(
             .map(recorded)
             .ok_or_else(|| CallError { kind: CallErrorKind::Import, message: format!("the log has no step {n}") })
     };
-    let tool = |_: &crate::engine::ToolRequest| {
+    let tool = |_: &crate::engine::ToolRequest, _, _| {
         let observation = t.steps.get(step.get().wrapping_sub(1)).map(|s| s.observation.clone()).unwrap_or_default();
         ToolResult { text: observation, ok: true, latency_ms: 0 }
     };

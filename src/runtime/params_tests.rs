@@ -9,13 +9,12 @@ use std::sync::Arc;
 use crate::config::{Config, ParamPatch};
 use crate::engine::methods::{self, MethodInfo};
 use crate::engine::params::tests::alternative;
-use crate::engine::{Command, Engine, Input, Params, Task, ToolRequest, ToolResult};
+use crate::engine::{Command, Engine, Input, Params, Task};
 use crate::llm::sim::{SimConfig, SimProvider};
 use crate::runtime::headless::{header_for, RunSetup};
 use crate::runtime::{sync, Run, StopPolicy};
 use crate::session::{MemorySnapshot, Session, SessionWriter};
 use crate::tasks::{TaskOptions, TaskSource};
-use crate::tools::{ToolCall, ToolState};
 
 /// A task the method runs on with `sim`: one with tools for methods that take ReAct
 /// steps or call tools, Game of 24 for the others.
@@ -54,16 +53,8 @@ fn record(task: &Arc<dyn TaskSource>, params: &Params, path: &Path) -> String {
     let writer = SessionWriter::create(path, &header).unwrap();
     let mut run = Run::new(engine, Some(writer), StopPolicy::default());
     let sim = SimProvider::new(sim);
-    let registry = task.tools();
-    let mut state = ToolState::default();
-    let tool = |t: &ToolRequest| match &registry {
-        Some(registry) => {
-            let obs =
-                futures::executor::block_on(registry.call(&ToolCall::new(t.name.clone(), t.arg.clone()), &mut state));
-            ToolResult { text: obs.text, ok: obs.ok, latency_ms: 0 }
-        }
-        None => ToolResult { text: "no tools".into(), ok: false, latency_ms: 0 },
-    };
+    let mut runner = crate::runtime::tools::ToolRunner::new(task.tools().unwrap_or_default());
+    let tool = sync::tools_of(&mut runner);
     sync::drive_with_tools(&mut run, vec![Input::command(Command::Run)], |r| sim.answer(r), tool).unwrap();
     run.end(0).unwrap();
     std::fs::read_to_string(path).unwrap()

@@ -8,14 +8,15 @@ use std::collections::VecDeque;
 
 use super::Run;
 use crate::engine::{
-    CallError, Effect, Event, Input, LlmReply, LlmRequest, LlmResponse, ToolReply, ToolRequest, ToolResult,
+    CallError, Effect, Event, Input, LlmReply, LlmRequest, LlmResponse, NodeId, ToolReply, ToolRequest, ToolResult,
 };
 use crate::session::SessionError;
 
 /// An outstanding call: a model request or a tool call.
 enum Call {
     Llm(LlmRequest),
-    Tool(ToolRequest),
+    /// The action, the step it is for, and the step whose tool state it continues.
+    Tool(ToolRequest, NodeId, NodeId),
 }
 
 struct Sync<'a> {
@@ -31,7 +32,9 @@ impl Sync<'_> {
         for e in fed.effects {
             match e {
                 Effect::CallLlm { call, request } => self.queue.push_back((call, Call::Llm(request))),
-                Effect::CallTool { call, tool, .. } => self.queue.push_back((call, Call::Tool(tool))),
+                Effect::CallTool { call, tool, node, after } => {
+                    self.queue.push_back((call, Call::Tool(tool, node, after)))
+                }
                 Effect::Cancel { calls } => self.queue.retain(|(c, _)| !calls.contains(c)),
                 Effect::Emit { .. } => {}
             }
@@ -46,7 +49,7 @@ impl Sync<'_> {
     fn settle(
         &mut self,
         answer: &mut impl FnMut(&LlmRequest) -> Result<LlmResponse, CallError>,
-        tool: &mut impl FnMut(&ToolRequest) -> ToolResult,
+        tool: &mut impl FnMut(&ToolRequest, NodeId, NodeId) -> ToolResult,
     ) -> Result<(), SessionError> {
         while let Some((call, pending)) = self.queue.pop_front() {
             match pending {
@@ -54,8 +57,8 @@ impl Sync<'_> {
                     let input = Input::LlmReply(LlmReply { call, result: answer(&request) });
                     self.apply(input, Some(&request))?;
                 }
-                Call::Tool(request) => {
-                    let input = Input::ToolReply(ToolReply { call, result: tool(&request) });
+                Call::Tool(request, node, after) => {
+                    let input = Input::ToolReply(ToolReply { call, result: tool(&request, node, after) });
                     self.apply(input, None)?;
                 }
             }
@@ -72,17 +75,21 @@ pub fn drive(
     inputs: Vec<Input>,
     answer: impl FnMut(&LlmRequest) -> Result<LlmResponse, CallError>,
 ) -> Result<Vec<Event>, SessionError> {
-    let no_tools =
-        |_: &ToolRequest| ToolResult { text: "No tools are available in this run.".into(), ok: false, latency_ms: 0 };
+    let no_tools = |_: &ToolRequest, _: NodeId, _: NodeId| ToolResult {
+        text: "No tools are available in this run.".into(),
+        ok: false,
+        latency_ms: 0,
+    };
     drive_with_tools(run, inputs, answer, no_tools)
 }
 
-/// [`drive`], with tool calls answered by `tool`.
+/// [`drive`], with tool calls answered by `tool` (given the action, the step it is for
+/// and the step whose tool state it continues: see [`tools_of`]).
 pub fn drive_with_tools(
     run: &mut Run,
     inputs: Vec<Input>,
     mut answer: impl FnMut(&LlmRequest) -> Result<LlmResponse, CallError>,
-    mut tool: impl FnMut(&ToolRequest) -> ToolResult,
+    mut tool: impl FnMut(&ToolRequest, NodeId, NodeId) -> ToolResult,
 ) -> Result<Vec<Event>, SessionError> {
     let mut sync = Sync { run, queue: VecDeque::new(), events: Vec::new() };
     for input in inputs {
@@ -92,4 +99,11 @@ pub fn drive_with_tools(
     }
     sync.settle(&mut answer, &mut tool)?;
     Ok(sync.events)
+}
+
+/// A `tool` for [`drive_with_tools`] that runs the actions through `runner`, each from
+/// the tool state of the step it continues (as a live run does), with the latency left
+/// out (0) so that recordings are reproducible.
+pub fn tools_of(runner: &mut super::tools::ToolRunner) -> impl FnMut(&ToolRequest, NodeId, NodeId) -> ToolResult + '_ {
+    |request, node, after| ToolResult { latency_ms: 0, ..futures::executor::block_on(runner.run(request, node, after)) }
 }

@@ -193,7 +193,7 @@ fn a_session_replays_without_its_data_file() {
             step += 1;
             Ok(reply(replies[step - 1]))
         },
-        |tool| ToolResult { text: format!("(page of {})", tool.arg), ok: true, latency_ms: 0 },
+        |tool, _, _| ToolResult { text: format!("(page of {})", tool.arg), ok: true, latency_ms: 0 },
     )
     .unwrap();
     run.end(0).unwrap();
