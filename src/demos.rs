@@ -340,12 +340,18 @@ impl<'a> Narrator<'a> {
                     crate::safe_text::clip(content, 120)
                 )
             }
-            Event::Memory { change: MemoryChange::RecordUse { id, success } } => format!(
-                "Memory entry #{id}, written on an earlier problem, was retrieved into this problem's prompts as \
-                 a lesson; the problem {}, so its confidence {}.",
-                if *success { "was solved" } else { "was not solved" },
-                if *success { "rises" } else { "falls" }
-            ),
+            Event::Memory { change: MemoryChange::RecordUse { id, success } } => {
+                let earlier =
+                    self.session.header.memory.as_ref().is_some_and(|m| m.memory.entries().iter().any(|e| e.id == *id));
+                format!(
+                    "Memory entry #{id}, written {}, was retrieved into {} prompts as a lesson; the problem {}, so \
+                     its confidence {}.",
+                    if earlier { "on an earlier problem" } else { "earlier in this problem" },
+                    if earlier { "this problem's" } else { "the later attempts'" },
+                    if *success { "was solved" } else { "was not solved" },
+                    if *success { "rises" } else { "falls" }
+                )
+            }
             Event::Finished { outcome } if outcome.solved => format!(
                 "Solved: {}. The final approach's reliability and the memory are updated; the next problem of \
                  the run starts from this memory.",
@@ -693,9 +699,10 @@ fn react_edit(dir: &Path) -> Result<(), String> {
 }
 
 /// The ReTreVal pair, on math-demo at `--sim-noise 2`: the first problem whose run makes
-/// a tool call, backtracks on a typed failure, writes a failure entry and ends solved;
-/// then the first later problem that, starting from the memory that run left, retrieves
-/// that entry and is solved.
+/// a tool call, backtracks on a typed failure of a wrong attempt, writes a failure entry
+/// and ends solved;
+/// then the first other problem (a later one first) that, starting from the memory that
+/// run left, retrieves that entry because it is about the same thing, and is solved.
 fn retreval(dir: &Path) -> Result<(), String> {
     let params = Params::new(crate::engine::methods::retreval::method::KIND);
     let task = crate::tasks::build("math-demo", &TaskOptions::default(), &mut Vec::new()).map_err(|e| e.to_string())?;
@@ -713,13 +720,19 @@ fn retreval(dir: &Path) -> Result<(), String> {
         let events = step(&mut first, run(Command::Run))?;
         let backtracked = events.iter().any(|e| matches!(e, Event::Backtracked { .. }));
         let tool = first.run.totals.tool_calls > 0;
-        if !(solved(&first.run.engine) && backtracked && tool && failure_entry(&events)) {
+        if !(solved(&first.run.engine)
+            && backtracked
+            && tool
+            && failure_entry(&events)
+            && real_failures(&first.run.engine))
+        {
             continue;
         }
         let learnt = first.run.engine.memory().cloned().ok_or("the run keeps a memory")?;
         let failures: Vec<u64> =
             learnt.entries().iter().filter(|e| e.category == crate::memory::Category::Failure).map(|e| e.id).collect();
-        for j in i + 1..count {
+        // Another problem of the run, a later one first.
+        for j in (i + 1..count).chain(0..i) {
             let next = task.problem(j).ok_or("no problem")?;
             let mut second = start_from(&setup, &sim, &next, None, learnt.clone())?;
             let events = step(&mut second, run(Command::Run))?;
@@ -727,7 +740,7 @@ fn retreval(dir: &Path) -> Result<(), String> {
                 matches!(e, Event::Memory { change: crate::memory::MemoryChange::RecordUse { id, .. } }
                     if failures.contains(id))
             });
-            if !(used && solved(&second.run.engine)) {
+            if !(used && solved(&second.run.engine) && real_failures(&second.run.engine)) {
                 continue;
             }
             let out = dir.join("retreval-learns.jsonl");
@@ -741,6 +754,17 @@ fn retreval(dir: &Path) -> Result<(), String> {
         }
     }
     Err("no math-demo pair of problems for the ReTreVal demos".into())
+}
+
+/// Whether every attempt ReTreVal filed a typed failure for is wrong by the task's own
+/// checker: a demo's lessons must come from real mistakes, not from a validator's false
+/// alarm on a right answer.
+fn real_failures(engine: &Engine) -> bool {
+    let tree = engine.tree();
+    let task = &engine.core.task;
+    tree.nodes()
+        .filter(|n| n.note("failure").is_some())
+        .all(|n| n.answer.as_deref().is_none_or(|a| task.check(&engine.core.x, a).is_err()))
 }
 
 /// Record the demo sessions into `dir`.

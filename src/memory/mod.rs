@@ -72,6 +72,22 @@ pub struct MemoryParams {
     pub max_sources: usize,
     /// Earlier versions kept per entry (the oldest are dropped first).
     pub max_history: usize,
+    /// Whether [`Memory::add`] and [`Memory::consolidate`] merge lessons of different
+    /// approaches. No: a lesson about one approach is not another's. Memories recorded
+    /// before this rule (whose params lack the field) keep merging, so they replay exactly.
+    #[serde(default = "old_rule")]
+    pub merge_across_approaches: bool,
+    /// The share of a problem's keywords a lesson must have (in its text or the problems
+    /// it came from) for [`Memory::retrieve_for`] to give it for that problem: below it,
+    /// the lesson is about something else. 0 is the rule before this one (the approach's
+    /// name counted as a match), which memories recorded before it read, to replay exactly.
+    #[serde(default)]
+    pub relevant_share: f64,
+}
+
+/// What a memory recorded before a rule existed did.
+fn old_rule() -> bool {
+    true
 }
 
 impl Default for MemoryParams {
@@ -90,6 +106,8 @@ impl Default for MemoryParams {
             max_content_chars: 4_000,
             max_sources: 64,
             max_history: 16,
+            merge_across_approaches: false,
+            relevant_share: 0.25,
         }
     }
 }
@@ -106,6 +124,7 @@ impl MemoryParams {
             ("initial_confidence", self.initial_confidence),
             ("confidence_step", self.confidence_step),
             ("merge_similarity", self.merge_similarity),
+            ("relevant_share", self.relevant_share),
             ("consolidate_similarity", self.consolidate_similarity),
             ("retire_below", self.retire_below),
             ("retrieve_above", self.retrieve_above),

@@ -56,6 +56,74 @@ pub fn keywords(text: &str) -> BTreeSet<String> {
         .collect()
 }
 
+/// Words every kind of problem uses (what it asks for, how the answer is written, the
+/// markup of its formulas): sharing them says nothing about what two problems are about.
+const GENERIC_WORDS: &[&str] = &[
+    "find",
+    "compute",
+    "calculate",
+    "determine",
+    "evaluate",
+    "express",
+    "answer",
+    "answers",
+    "value",
+    "values",
+    "number",
+    "numbers",
+    "real",
+    "given",
+    "show",
+    "many",
+    "much",
+    "result",
+    "form",
+    "simplest",
+    "write",
+    "written",
+    "common",
+    "positive",
+    "negative",
+    "integer",
+    "integers",
+    "whole",
+    "least",
+    "greatest",
+    "sum",
+    "total",
+    "frac",
+    "dfrac",
+    "tfrac",
+    "sqrt",
+    "cdot",
+    "times",
+    "text",
+    "left",
+    "right",
+    "infty",
+    "mathrm",
+    "approach",
+    "error",
+    "track",
+    "step",
+    "steps",
+    "check",
+    "here",
+    "give",
+    "your",
+    "ways",
+    "possible",
+    "inclusive",
+];
+
+/// The keywords of `text` that say what it is about: [`keywords`] without the
+/// [`GENERIC_WORDS`] every problem and every lesson uses.
+pub fn topic_words(text: &str) -> BTreeSet<String> {
+    let mut words = keywords(text);
+    words.retain(|w| !GENERIC_WORDS.contains(&w.as_str()));
+    words
+}
+
 /// |a ∩ b| / |a ∪ b|; 0 when both are empty (two texts with no keywords are not alike).
 pub fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
     let shared = a.intersection(b).count();

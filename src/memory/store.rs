@@ -6,7 +6,7 @@ use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::fmt::Write as _;
 
-use super::similarity::{content_hash, jaccard, keywords, normalize, overlap};
+use super::similarity::{content_hash, jaccard, keywords, normalize, overlap, topic_words};
 use super::{
     AddOutcome, Applied, Category, ConsolidateReport, Entry, EntryId, ImportReport, Memory, MemoryChange, MemoryError,
     MemoryParams, PastVersion,
@@ -281,6 +281,41 @@ impl Memory {
         scored
     }
 
+    /// The lessons for solving `problem` with `approach`: entries above
+    /// [`MemoryParams::retrieve_above`] confidence whose text and source problems share at
+    /// least [`MemoryParams::relevant_share`] of the problem's topic words, and two of them
+    /// at least ([`topic_words`]: not the words every problem uses, nor the approach's own
+    /// name, which every lesson of an approach names), best first by that
+    /// share × confidence, ties in id order; at most `k`, each with its score.
+    pub fn retrieve_for(&self, problem: &str, approach: &str, k: usize) -> Vec<(f64, &Entry)> {
+        if self.params.relevant_share == 0.0 {
+            // A memory recorded before the rule: retrieved as it was then, so it replays exactly.
+            return self.retrieve_scored(&format!("{problem} {approach}"), k);
+        }
+        let named = keywords(approach);
+        let q: std::collections::BTreeSet<String> = topic_words(problem).difference(&named).cloned().collect();
+        // At least two shared topic words (one, for a problem that has only one).
+        let enough = q.len().min(2);
+        let mut scored: Vec<(f64, &Entry)> = self
+            .entries
+            .iter()
+            .filter(|e| e.confidence > self.params.retrieve_above)
+            .filter_map(|e| {
+                let mut about = topic_words(&e.content);
+                for source in &e.sources {
+                    about.extend(topic_words(source));
+                }
+                let shared = q.intersection(&about).count();
+                let share = overlap(&q, &about);
+                (shared >= enough && share > 0.0 && share >= self.params.relevant_share)
+                    .then_some((share * e.confidence, e))
+            })
+            .collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+        scored.truncate(k);
+        scored
+    }
+
     /// All entries ranked by confidence × hits, ties in id order; at most `k`.
     pub fn summary(&self, k: usize) -> Vec<&Entry> {
         let mut ranked: Vec<&Entry> = self.entries.iter().collect();
@@ -428,7 +463,9 @@ impl Memory {
         }
         let words = keywords(&content);
         let mut best: Option<(f64, usize)> = None;
-        for (i, e) in self.entries.iter().enumerate().filter(|(_, e)| e.category == category) {
+        let across = self.params.merge_across_approaches;
+        let same_kind = |e: &Entry| e.category == category && (across || e.approach == approach);
+        for (i, e) in self.entries.iter().enumerate().filter(|(_, e)| same_kind(e)) {
             let sim = jaccard(&words, &keywords(&e.content));
             if sim >= self.params.merge_similarity && best.is_none_or(|(b, _)| sim > b) {
                 best = Some((sim, i));
@@ -508,7 +545,8 @@ impl Memory {
                     break;
                 }
                 let (a, b) = (&self.entries[i], &self.entries[j]);
-                if !alive[j] || a.category != b.category || (a.pinned && b.pinned) {
+                let other_approach = !self.params.merge_across_approaches && a.approach != b.approach;
+                if !alive[j] || a.category != b.category || other_approach || (a.pinned && b.pinned) {
                     continue;
                 }
                 // |a ∩ b| / |a ∪ b| ≤ min / max: skip pairs whose sizes alone rule a merge out.

@@ -576,3 +576,55 @@ fn counters_at_their_limit_are_refused_on_load_and_never_wrap() {
     assert!(matches!(m.apply(&MemoryChange::Clear), Err(MemoryError::Exhausted("clock"))));
     assert_eq!(m, before);
 }
+
+/// A lesson about one approach is not merged into another's (demo 7's entry #1 once held
+/// the lessons of four approaches under "failure · geometric"); memories recorded before
+/// the rule keep merging, so they replay exactly.
+#[test]
+fn lessons_of_different_approaches_stay_apart() {
+    let lesson = |approach: &str| {
+        format!("with {approach}, track the signs when moving terms across and when evaluating powers")
+    };
+    let mut m = memory();
+    let first = m.add(&lesson("geometric"), Category::Failure, "geometric", Some("p")).unwrap();
+    let second = m.add(&lesson("numeric"), Category::Failure, "numeric", Some("p")).unwrap();
+    assert!(matches!((first, second), (AddOutcome::Inserted(_), AddOutcome::Inserted(_))), "{first:?} {second:?}");
+    assert_eq!(m.entries().iter().map(|e| e.approach.as_str()).collect::<Vec<_>>(), ["geometric", "numeric"]);
+    // The same approach still merges a near-duplicate.
+    let again = m.add(&format!("{}.", lesson("numeric")), Category::Failure, "numeric", Some("q")).unwrap();
+    assert!(matches!(again, AddOutcome::Merged(_) | AddOutcome::Duplicate(_)), "{again:?}");
+    m.consolidate().unwrap();
+    assert_eq!(m.len(), 2, "consolidation keeps the approaches apart too");
+    // A memory recorded before the rule (its params lack the field) merges as it did.
+    let old: MemoryParams = serde_json::from_str("{}").unwrap();
+    assert!(old.merge_across_approaches && old.relevant_share == 0.0);
+    let mut m = Memory::new(old).unwrap();
+    m.add(&lesson("geometric"), Category::Failure, "geometric", Some("p")).unwrap();
+    let merged = m.add(&lesson("numeric"), Category::Failure, "numeric", Some("p")).unwrap();
+    assert!(matches!(merged, AddOutcome::Merged(_)), "{merged:?}");
+}
+
+/// A lesson is retrieved for a problem it is about (its text or the problems it came
+/// from share the problem's words), not because it names the approach being tried: demo
+/// 8 once credited a lesson about (x+3)(x+3) for a dice problem.
+#[test]
+fn a_lesson_is_retrieved_for_problems_it_is_about() {
+    let mut m = memory();
+    let source = "Simplify $\\frac{x^2 - 9}{x + 3}$ for $x \\ne -3$.";
+    m.add(
+        "numeric approach, sign error: with numeric, track the signs when factoring a difference of squares",
+        Category::Failure,
+        "numeric",
+        Some(source),
+    )
+    .unwrap();
+    let near = "Simplify $\\frac{x^2 - 16}{x - 4}$ for $x \\ne 4$.";
+    let dice = "Two fair dice are rolled. What is the probability that the sum is 7?";
+    assert_eq!(m.retrieve_for(near, "numeric", 3).len(), 1, "a problem of the same kind");
+    assert!(m.retrieve_for(dice, "numeric", 3).is_empty(), "the approach's name alone is no relevance");
+    // The rule before: the approach's name was a match.
+    let old: MemoryParams = serde_json::from_str("{}").unwrap();
+    let mut m = Memory::new(old).unwrap();
+    m.add("numeric approach: track the signs", Category::Failure, "numeric", Some(source)).unwrap();
+    assert_eq!(m.retrieve_for(dice, "numeric", 3).len(), 1);
+}

@@ -363,8 +363,19 @@ fn demo_sessions_replay_exactly_and_show_what_they_claim() {
                 assert!(events
                     .iter()
                     .any(|e| matches!(e, Event::Metrics { metrics, .. } if metrics.contains_key("cross"))));
-                assert!(events.iter().any(|e| matches!(e, Event::Backtracked { .. })), "a typed backtrack");
+                // Every typed failure is of an attempt the task's checker rejects: a lesson
+                // comes from a real mistake, not a validator's false alarm on a right answer.
+                let tree = rebuilt.engine.tree();
+                for n in tree.nodes().filter(|n| n.note("failure").is_some()) {
+                    let answer = n.answer.as_deref().unwrap_or("");
+                    assert!(
+                        rebuilt.engine.core.task.check(&session.header.input, answer).is_err(),
+                        "{}: {answer}",
+                        n.id
+                    );
+                }
                 if i == 6 {
+                    assert!(events.iter().any(|e| matches!(e, Event::Backtracked { .. })), "a typed backtrack");
                     assert!(snapshot.is_empty(), "the first problem starts from an empty memory");
                     assert!(events.iter().any(|e| matches!(
                         e,
@@ -381,6 +392,14 @@ fn demo_sessions_replay_exactly_and_show_what_they_claim() {
                         Event::Memory { change: MemoryChange::RecordUse { id, .. } } if failures.contains(id))),
                         "the lesson the previous problem wrote is used"
                     );
+                    // ... because it is about the same thing: the problems share their topic words.
+                    use crate::memory::similarity::topic_words;
+                    let here = topic_words(&session.header.input);
+                    for e in snapshot.entries().iter().filter(|e| e.category == Category::Failure) {
+                        let about: Vec<String> =
+                            e.sources.iter().flat_map(|s| topic_words(s)).filter(|w| here.contains(w)).collect();
+                        assert!(about.len() >= 2, "entry #{} shares {about:?} with {:?}", e.id, session.header.input);
+                    }
                 }
             }
             _ => {

@@ -583,10 +583,21 @@ Subtask 2: Find x.\nDepends on: 1\nExit condition: x is known."
 #[test]
 fn the_memory_feeds_lessons_in_and_rewrites_an_entry_with_three_signals() {
     let mut memory = Memory::default();
+    // Written on a problem like this one (a linear equation to solve), so it is retrieved.
+    let earlier = Some("Solve for $x$: $2x + 5 = 11$.");
     let id = memory
-        .add("algebraic approach, arithmetic_error: subtracted wrongly", Category::Failure, "algebraic", None)
+        .add("algebraic approach, arithmetic_error: subtracted wrongly", Category::Failure, "algebraic", earlier)
         .unwrap()
         .id();
+    // One about something else is not.
+    memory
+        .add(
+            "casework approach, missed case: count the dice outcomes twice",
+            Category::Failure,
+            "casework",
+            Some("Two fair six-sided dice are rolled. What is the probability that the sum is $8$?"),
+        )
+        .unwrap();
     memory.add_signal(id, "first").unwrap();
     memory.add_signal(id, "second").unwrap();
     let mut e =
@@ -598,7 +609,7 @@ fn the_memory_feeds_lessons_in_and_rewrites_an_entry_with_three_signals() {
     });
     let solve = seen.requests.iter().find(|r| kind(r) == "solve").unwrap();
     let lessons = solve.context["lessons"].as_array().unwrap();
-    assert_eq!(lessons[0], "algebraic approach, arithmetic_error: subtracted wrongly");
+    assert_eq!(lessons, &[json!("algebraic approach, arithmetic_error: subtracted wrongly")]);
     assert!(solve.messages[0].content.contains("Lessons from earlier problems:"));
     let rewrite = seen.requests.iter().find(|r| kind(r) == "rewrite").expect("a rewrite call");
     assert_eq!(rewrite.purpose, crate::engine::Purpose::Reflect);

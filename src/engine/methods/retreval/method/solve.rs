@@ -56,7 +56,7 @@ impl Retreval {
         }
         let Some(m) = core.memory.as_ref() else { return Vec::new() };
         let found: Vec<(EntryId, String)> =
-            m.retrieve(&format!("{x} {approach}"), LESSONS).into_iter().map(|e| (e.id, e.content.clone())).collect();
+            m.retrieve_for(x, approach.name(), LESSONS).into_iter().map(|(_, e)| (e.id, e.content.clone())).collect();
         self.used.extend(found.iter().map(|(id, _)| *id));
         found.into_iter().map(|(_, c)| c).collect()
     }
