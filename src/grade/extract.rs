@@ -27,6 +27,10 @@ pub fn extract_answer(reply: &str) -> Option<String> {
 }
 
 fn final_answer(reply: &str) -> Option<String> {
+    // A chat model told to tag its answer: the last `<answer>…</answer>` is the answer.
+    if let Some(tagged) = crate::tasks::reply::answer_tag(reply).filter(|t| !t.is_empty()) {
+        return Some(final_answer(&tagged).unwrap_or(tagged));
+    }
     let boxes = last_box_group(reply);
     let statement = final_statement(reply);
     let chosen = match (&boxes, &statement) {
@@ -290,5 +294,12 @@ mod tests {
         assert_eq!(extract_answer("first line\n  \\[ 42 \\]  \n\n").as_deref(), Some("42"));
         assert_eq!(extract_answer("   \n  "), None);
         assert_eq!(extract_answer("$$"), None);
+    }
+
+    #[test]
+    fn a_tagged_answer_is_the_answer() {
+        let reply = "Sure! Let me work it out.\nThe sum is 7, not 12.\n<answer>\\boxed{\\frac{1}{6}}</answer>\nDone.";
+        assert_eq!(extract_answer(reply).as_deref(), Some("\\frac{1}{6}"));
+        assert_eq!(extract_answer("<answer> x - 3 </answer>").as_deref(), Some("x - 3"));
     }
 }

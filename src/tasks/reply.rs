@@ -18,9 +18,22 @@ pub fn strip_answer_prefix(line: &str) -> &str {
 /// The answer a reply gives: the last line with an `Answer:` label, else the last line
 /// (as the reference reads it), without the label; none when that is empty.
 pub fn answer_line(reply: &str) -> Option<String> {
+    if let Some(tagged) = answer_tag(reply) {
+        let answer = strip_answer_prefix(&tagged).to_string();
+        return (!answer.is_empty()).then_some(answer);
+    }
     let line = reply.lines().rev().find(|l| l.to_lowercase().contains("answer:")).unwrap_or_else(|| last_line(reply));
     let answer = strip_answer_prefix(line);
     (!answer.is_empty()).then(|| answer.to_string())
+}
+
+/// The text of the last `<answer>…</answer>` in `reply` (any case), as chat models are
+/// often told to write it; none without a closed tag.
+pub fn answer_tag(reply: &str) -> Option<String> {
+    let lower = reply.to_ascii_lowercase();
+    let open = lower.rfind("<answer>")?;
+    let close = lower[open..].find("</answer>")? + open;
+    Some(reply[open + "<answer>".len()..close].trim().to_string())
 }
 
 /// The key two expression answers share when they are the same expression: the left
@@ -96,6 +109,11 @@ mod tests {
         assert_eq!(answer_line("Answer:   \n"), None);
         assert_eq!(expression_key("Answer: (1 + 2) * 8 = 24"), "(1+2)*8");
         assert_eq!(strip_answer_prefix("The ANSWER: 7"), "7");
+        // A chat model's tags win over the last line.
+        let tagged = "Sure! Here is my work.\n<answer>(4 + 8) * (10 - 8) = 24</answer>\nHope this helps!";
+        assert_eq!(answer_line(tagged).as_deref(), Some("(4 + 8) * (10 - 8) = 24"));
+        assert_eq!(answer_line("<ANSWER>Answer: 12</ANSWER>").as_deref(), Some("12"));
+        assert_eq!(answer_tag("<answer>unclosed"), None);
     }
 
     #[test]

@@ -275,6 +275,20 @@ impl ToolRegistry {
         lines.join("\n")
     }
 
+    /// Each tool as a call, `name[arg]`, joined as a sentence ("calc[expression],
+    /// solve[equation] or finish[answer]"): the example a format reminder gives, so it
+    /// names this task's tools and no others.
+    pub fn call_examples(&self) -> String {
+        // As the prompts list them (`prompt_line`).
+        let calls: Vec<String> =
+            self.specs().iter().map(|s| format!("{}[{}]", s.name, s.arg_name().unwrap_or(""))).collect();
+        match calls.split_last() {
+            None => String::new(),
+            Some((last, [])) => last.clone(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        }
+    }
+
     /// Whether this call ends the episode.
     pub fn is_finish(&self, call: &ToolCall) -> bool {
         self.get(&call.name).is_some_and(|t| t.is_finish())

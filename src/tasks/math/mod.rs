@@ -27,7 +27,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::react_text::{self, parse_step};
+use super::react_text;
 use super::{prompts, Problem, TaskError, TaskOptions, TaskSource, TaskSpec};
 use crate::engine::task::{Feedback, NativeTools, ReactSteps};
 use crate::engine::{AnswerKind, Message, Prompt, Purpose, ReactStep, Task, TaskInfo, ToolDef};
@@ -378,7 +378,7 @@ impl ReactSteps for MathTask {
     }
 
     fn parse_react(&self, reply: &str, step: usize) -> ReactStep {
-        let mut read: ReactStep = parse_step(reply, step).into();
+        let mut read: ReactStep = react_text::parse_step_naming(reply, step, &self.tools.call_examples()).into();
         // An answer with unbalanced brackets (`finish[[2,5)]`) runs to the line's last `]`.
         if let Some(arg) = answer::first_finish(reply) {
             read.action = Some(("finish".to_string(), arg));

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use serde_json::json;
 
-use super::react_text::{self, check_answer, f1, parse_step};
+use super::react_text::{self, check_answer, f1};
 use super::{prompts, Problem, TaskError, TaskOptions, TaskSource};
 use crate::engine::task::{Feedback, NativeTools, ReactSteps};
 use crate::engine::{AnswerKind, Message, Prompt, Purpose, ReactStep, Task, TaskInfo, ToolDef};
@@ -170,7 +170,7 @@ impl ReactSteps for QaDemo {
     }
 
     fn parse_react(&self, reply: &str, step: usize) -> ReactStep {
-        parse_step(reply, step).into()
+        react_text::parse_step_naming(reply, step, &self.tools.call_examples()).into()
     }
 
     fn native(&self) -> Option<&dyn NativeTools> {

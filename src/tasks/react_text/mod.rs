@@ -225,14 +225,41 @@ fn shorten(s: &str, max: usize) -> String {
     }
 }
 
-/// The message for a reply without a usable action; it restates the format.
-fn problem_message(step: usize, detail: &str) -> String {
+/// The tools the question-answering tasks' reminders name when a caller names none.
+pub const QA_TOOLS: &str = "Search[entity], Lookup[keyword] or Finish[answer]";
+
+/// The message for a reply without a usable action; it restates the format, with the
+/// calls of the task's own tools (`tools`, as [`crate::tools::ToolRegistry::call_examples`]
+/// writes them) as the example.
+fn problem_message(step: usize, detail: &str, tools: &str) -> String {
     format!(
         "Invalid action: {detail}. Reply with one thought and one action, in this form:\n\
          Thought {step}: <your reasoning>\n\
          Action {step}: Tool[argument]\n\
-         for example Action {step}: Search[entity], Lookup[keyword] or Finish[answer]."
+         for example Action {step}: {tools}."
     )
+}
+
+/// A JSON-ish action as chat models write one: `{"action": "Search", "input": "x"}` (also
+/// `tool`/`name` for the tool and `action_input`/`argument`/`arg`/`query`/`args` for its
+/// argument), the first such object in `text`. An object that is not exactly one tool and
+/// one text argument is not read.
+fn json_action(text: &str) -> Option<ToolCall> {
+    let start = text.find('{')?;
+    let (inner, _) = bracketed(&text[start..], '{', '}')?;
+    let value: serde_json::Value = serde_json::from_str(&format!("{{{inner}}}")).ok()?;
+    let object = value.as_object()?;
+    let pick = |keys: &[&str]| keys.iter().find_map(|k| object.get(*k));
+    let name = pick(&["action", "tool", "name"])?.as_str()?.trim();
+    let arg = match pick(&["input", "action_input", "argument", "arg", "query", "args"])? {
+        serde_json::Value::String(s) => s.trim().to_string(),
+        serde_json::Value::Number(n) => n.to_string(),
+        // `{"args": {"query": "x"}}`: an object of one text value.
+        serde_json::Value::Object(o) if o.len() == 1 => o.values().next()?.as_str()?.trim().to_string(),
+        _ => return None,
+    };
+    let plain = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    plain.then(|| ToolCall::action(name, &arg))
 }
 
 struct Section {
@@ -262,6 +289,24 @@ fn non_empty(s: String) -> Option<String> {
 /// `extra_actions`. Anything from a line starting with `Observation` on is cut off.
 /// A reply with no readable action gets a `problem`.
 pub fn parse_step(reply: &str, step: usize) -> ParsedStep {
+    parse_step_naming(reply, step, QA_TOOLS)
+}
+
+/// [`parse_step`], with a reminder that names `tools` (the task's own calls, as
+/// [`crate::tools::ToolRegistry::call_examples`] writes them). A reply whose only action
+/// is a JSON-ish object (`{"action": "Search", "input": "x"}`) is read too.
+pub fn parse_step_naming(reply: &str, step: usize, tools: &str) -> ParsedStep {
+    let mut parsed = read_step(reply, step, tools);
+    if parsed.action.is_none() {
+        if let Some(call) = json_action(reply) {
+            parsed.action = Some(call);
+            parsed.problem = None;
+        }
+    }
+    parsed
+}
+
+fn read_step(reply: &str, step: usize, tools: &str) -> ParsedStep {
     let mut sections = vec![Section { label: None, lines: Vec::new() }];
     for raw in reply.lines() {
         let trimmed = raw.trim();
@@ -320,7 +365,7 @@ pub fn parse_step(reply: &str, step: usize) -> ParsedStep {
                     Some(text) => format!("could not read the action {:?}", shorten(&text, 80)),
                     None => "the action is empty".to_string(),
                 };
-                parsed.problem = Some(problem_message(step, &detail));
+                parsed.problem = Some(problem_message(step, &detail, tools));
             }
         }
         None => {
@@ -340,7 +385,7 @@ pub fn parse_step(reply: &str, step: usize) -> ParsedStep {
                 }
                 None => {
                     parsed.thought = non_empty(text);
-                    parsed.problem = Some(problem_message(step, "no action found in the reply"));
+                    parsed.problem = Some(problem_message(step, "no action found in the reply", tools));
                 }
             }
         }

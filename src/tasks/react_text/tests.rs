@@ -634,3 +634,41 @@ proptest::proptest! {
         proptest::prop_assert_eq!(p.action, act("calculate", &format!("{a}**{b}")));
     }
 }
+
+/// Replies in the shapes chat models write (hand-written from instruct models' habits):
+/// a leading pleasantry, bold labels, fences, a JSON-ish action. Each is read where it is
+/// unambiguous, and one that still has no action gets a reminder naming the tools given.
+#[test]
+fn chat_shaped_replies_are_read_and_the_reminder_names_the_tasks_tools() {
+    let cases = [
+        (
+            "Sure! Here is my next step.\n**Thought 1:** I should look her up.\n**Action 1:** Search[Ilse Varga]",
+            "search",
+            "Ilse Varga",
+        ),
+        ("```\nThought 2: Compute it.\nAction 2: calc[17 * 23]\n```", "calc", "17 * 23"),
+        ("I will search.\n{\"action\": \"Search\", \"input\": \"Marrowick\"}", "search", "Marrowick"),
+        (
+            "Thought: done.\n```json\n{\"tool\": \"finish\", \"args\": {\"answer\": \"Tessel River\"}}\n```",
+            "finish",
+            "Tessel River",
+        ),
+        ("{\"action\": \"calc\", \"action_input\": 42}", "calc", "42"),
+    ];
+    for (reply, tool, arg) in cases {
+        let read = parse_step_naming(reply, 1, "calc[expression] or finish[answer]");
+        assert_eq!(read.action, act(tool, arg), "{reply:?}");
+        assert_eq!(read.problem, None, "{reply:?}");
+    }
+    // Not one tool and one text: not read as an action.
+    for reply in
+        ["{\"action\": \"Search\"}", "{\"action\": [1, 2], \"input\": \"x\"}", "{\"name\": \"a b\", \"input\": \"x\"}"]
+    {
+        assert_eq!(parse_step_naming(reply, 1, "x").action, None, "{reply:?}");
+    }
+    let read = parse_step_naming("I think the answer is 7.", 3, "calc[expression] or finish[answer]");
+    let problem = read.problem.unwrap();
+    assert!(problem.contains("Action 3: calc[expression] or finish[answer]"), "{problem}");
+    assert!(!problem.contains("Search"), "{problem}");
+    assert!(parse_step("no action", 1).problem.unwrap().contains(QA_TOOLS));
+}

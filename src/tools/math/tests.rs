@@ -13,6 +13,12 @@ fn run(action: &str) -> Observation {
 fn the_registry_offers_every_math_tool_and_finish() {
     let r = registry();
     assert_eq!(r.names(), ["calc", "algebra", "lp", "count", "finish"]);
+    // The format reminder's example names these tools, as the prompt lists them.
+    let examples = r.call_examples();
+    for spec in r.specs() {
+        assert!(examples.contains(&format!("{}[{}]", spec.name, spec.arg_name().unwrap())), "{examples}");
+    }
+    assert!(examples.ends_with(" or finish[answer]") && !examples.contains("Search"), "{examples}");
     assert!(r.is_finish(&ToolCall::new("finish", "42")));
     for spec in r.specs() {
         assert_eq!(spec.args["type"], "object");

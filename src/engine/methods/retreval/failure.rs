@@ -109,8 +109,16 @@ pub fn parse_failure_cause(reply: &str) -> Option<FailureCause> {
     let reply = bounded(reply);
     for line in reply.lines().rev() {
         if let Some(text) = field(line, &["root cause", "cause", "failure type", "failure"]) {
-            if let Some(c) = causes_in(text).first() {
-                return Some(*c);
+            let mut named = causes_in(text);
+            named.sort();
+            named.dedup();
+            // One cause is the cause; several are the prompt's list echoed back
+            // (`Cause: one of arithmetic_error, logic_error, ...`), which names none.
+            if let [one] = named.as_slice() {
+                return Some(*one);
+            }
+            if named.len() > 1 {
+                return None;
             }
         }
     }

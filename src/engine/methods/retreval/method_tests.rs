@@ -303,6 +303,35 @@ fn the_same_action_twice_in_a_row_ends_the_solve_with_a_note() {
     assert_eq!(looped[0].depth, 3, "root → attempt → step 1 → step 2");
     assert!(logs(&seen).iter().any(|l| l.contains("loop detected")));
     assert!(looped[0].label.as_deref().is_some_and(|l| l.starts_with("algebraic · ")));
+    // The method's "(not run: ...)" observation is never the attempt's answer.
+    for n in e.tree().nodes() {
+        assert!(!n.answer.as_deref().unwrap_or("").contains("not run"), "{}: {:?}", n.id, n.answer);
+    }
+    assert!(!e.outcome().unwrap().answer.as_deref().unwrap_or("").contains("not run"));
+}
+
+/// A classification that echoes the prompt's list of causes names none, and a failure
+/// whose classification cannot be read is noted on the attempt but writes no lesson.
+#[test]
+fn an_echoed_template_is_no_cause_and_an_unreadable_failure_writes_no_lesson() {
+    use super::failure::{parse_failure, parse_failure_cause};
+    use super::scoring::Approach;
+    let echo = "Cause: one of arithmetic_error, logic_error, off_by_one, incomplete_reasoning\nSummary:";
+    assert_eq!(parse_failure_cause(echo), None);
+    assert!(parse_failure(echo, Approach::Algebraic).is_err());
+    assert!(parse_failure_cause("Cause: arithmetic_error").is_some());
+    let mut e = engine(
+        json!({"complexity_table": "1:1x1,2:1x1,3:1x1,4:1x1,5:1x1", "no_decompose": true}),
+        Some(Memory::default()),
+    );
+    let seen = run(&mut e, |r| match kind(r) {
+        "validate" => "VERDICT: incorrect".into(),
+        "failure" => echo.into(),
+        _ => standard(1)(r),
+    });
+    assert!(logs(&seen).iter().any(|l| l.contains("no lesson is written")), "{:?}", logs(&seen));
+    let failures = e.memory().unwrap().entries().iter().filter(|x| x.category == Category::Failure).count();
+    assert_eq!(failures, 0, "nothing lasting from an unreadable classification");
 }
 
 #[test]

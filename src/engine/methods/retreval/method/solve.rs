@@ -277,7 +277,15 @@ impl Retreval {
             return;
         };
         at.state = SolveState::Done;
-        let path = core.tree.node(last).path.clone();
+        // The method's own "(not run: ...)" observation (a loop stopped) is no answer.
+        let path: String = core
+            .tree
+            .node(last)
+            .path
+            .lines()
+            .filter(|l| !(l.trim_start().starts_with("Observation") && l.contains("(not run: ")))
+            .map(|l| format!("{l}\n"))
+            .collect();
         at.answer = core.task.extract_answer(&at.x, &path);
         core.tree.node_mut(last).answer = at.answer.clone();
         let label = self.label(a);

@@ -109,7 +109,7 @@ impl Retreval {
         };
         self.abandon_in_flight(core);
         self.attempts[branch].explored = true;
-        self.remember_failure(core, failed, &failure);
+        self.remember_failure(core, failed, &failure, true);
         self.last_critique = Some(clip(&failure_note(&failure), 300));
         self.candidate = None;
         self.finals.clear();

@@ -87,32 +87,44 @@ impl Retreval {
         let approach = self.attempts[c].approach;
         let fallback_cause = verdict.as_ref().and_then(|v| v.cause).unwrap_or(FailureCause::Other);
         let feedback = verdict.map(|v| v.feedback).unwrap_or_default();
-        let mut failure = match self.replies.remove(&(last, TAG_FAILURE)).map(|r| parse_failure(&r, approach)) {
-            Some(Ok(f)) => f,
+        // Only a classification that was read, with a summary, is a lesson for the memory.
+        let (mut failure, lesson) = match self.replies.remove(&(last, TAG_FAILURE)).map(|r| parse_failure(&r, approach))
+        {
+            Some(Ok(f)) => {
+                let lesson = !f.summary.trim().is_empty();
+                (f, lesson)
+            }
             Some(Err(why)) => {
-                core.log(format!("{why}; the failure is recorded as {fallback_cause}"));
-                fallback_failure(fallback_cause, approach, &feedback)
+                core.log(format!("{why}; the failure is recorded as {fallback_cause}, and no lesson is written"));
+                (fallback_failure(fallback_cause, approach, &feedback), false)
             }
             None => {
                 core.log(format!(
-                    "the failure classification got no reply; the failure is recorded as {fallback_cause}"
+                    "the failure classification got no reply; the failure is recorded as {fallback_cause}, and no \
+                     lesson is written"
                 ));
-                fallback_failure(fallback_cause, approach, &feedback)
+                (fallback_failure(fallback_cause, approach, &feedback), false)
             }
         };
         // The attempt's hinted approach is what reliability tracks; an edited attempt has none.
         if approach != Approach::Other {
             failure.approach = approach;
         }
-        self.after_failure(core, Some((c, failure)));
+        self.after_failure(core, Some((c, failure, lesson)));
     }
 
     /// Write a typed failure to the memory and the attempt's notes.
-    pub(super) fn remember_failure(&mut self, core: &mut Core, a: usize, failure: &TypedFailure) {
+    /// `lesson`: whether the failure was read from a classification with a summary (an
+    /// unreadable one is noted on the attempt but writes nothing lasting).
+    pub(super) fn remember_failure(&mut self, core: &mut Core, a: usize, failure: &TypedFailure, lesson: bool) {
         if let Some(last) = self.attempts[a].last() {
             core.set_note(last, "failure", &failure_note(failure));
         }
         if !self.memory_on(core) {
+            return;
+        }
+        if !lesson {
+            core.log("memory: nothing written (the failure's classification could not be read)");
             return;
         }
         let content = format!("{} approach, {}: {}", failure.approach, failure.cause, failure.summary);
@@ -152,14 +164,14 @@ impl Retreval {
 
     /// After a failed validation (or a level with nothing usable): record the failure,
     /// then backtrack, decompose or finish.
-    pub(super) fn after_failure(&mut self, core: &mut Core, failed: Option<(usize, TypedFailure)>) {
-        let failed_approach = failed.as_ref().map(|(_, f)| f.approach);
-        if let Some((a, f)) = &failed {
-            self.remember_failure(core, *a, f);
+    pub(super) fn after_failure(&mut self, core: &mut Core, failed: Option<(usize, TypedFailure, bool)>) {
+        let failed_approach = failed.as_ref().map(|(_, f, _)| f.approach);
+        if let Some((a, f, lesson)) = &failed {
+            self.remember_failure(core, *a, f, *lesson);
             self.last_critique = Some(clip(&failure_note(f), 300));
         }
         match self.backtrack_target(core, failed_approach) {
-            Some(target) => self.jump(core, failed, target, false),
+            Some(target) => self.jump(core, failed.map(|(a, f, _)| (a, f)), target, false),
             None => {
                 // Attempts the validation already judged wrong do not count as the best score:
                 // when every approach failed, nothing stands above the threshold.
