@@ -559,6 +559,12 @@ fn streamed_text_shows_until_the_reply_lands_and_cost_is_priced() {
     let screen = render(&mut app, 160, 120);
     assert!(screen.contains("receiving sample 1:"), "{screen}");
     assert!(screen.contains("4 + 5 = 9 (left: 6 9 10)"));
+    assert!(screen.contains(" · receiving"), "the call's header says text is arriving:\n{screen}");
+    assert!(!screen.contains(&format!("── call {call} · propose · n=1 · waiting")), "{screen}");
+    // At 80×24 the long prompt does not push the arriving text off screen: the pane follows it.
+    select(&mut app, NodeId(0));
+    let small = render(&mut app, 80, 24);
+    assert!(small.contains("(left: 6 9 10)"), "the streamed text is in view at 80×24:\n{small}");
     let sim = SimProvider::new(SimConfig::default());
     app.on_reply(LlmReply { call, result: sim.answer(&request) }, &request);
     assert!(app.streaming.is_empty());

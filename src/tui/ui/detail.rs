@@ -117,6 +117,8 @@ fn call_lines(view: &View, n: &crate::engine::Node, out: &mut Vec<Line<'static>>
                 }
             }
             Some(Err(e)) => title.push_str(&format!(" · failed: {e}")),
+            // Text streaming in is a reply arriving, not a wait.
+            None if is_streaming(app, *call) => title.push_str(" · receiving"),
             None => title.push_str(" · waiting"),
         }
         out.push(Line::from(Span::styled(title, view.style(Slot::Action))));
@@ -154,6 +156,21 @@ fn call_lines(view: &View, n: &crate::engine::Node, out: &mut Vec<Line<'static>>
     }
 }
 
+/// Whether text of `call`'s reply is streaming in (the call has not answered yet).
+fn is_streaming(app: &crate::tui::app::App, call: u64) -> bool {
+    app.streaming.range((call, 0)..=(call, u32::MAX)).next().is_some()
+}
+
+/// Whether a reply for the selected node is streaming in.
+fn receiving(view: &View) -> bool {
+    let app = view.app;
+    let Some(n) = app.run.engine.tree().get(view.selected) else { return false };
+    n.made_by
+        .into_iter()
+        .chain(n.calls.iter().copied())
+        .any(|c| app.run.engine.core.calls.get(&c).is_some_and(|r| r.reply.is_none()) && is_streaming(app, c))
+}
+
 /// `feedback` → `Feedback`, for a section heading.
 fn capitalised(label: &str) -> String {
     let mut chars = label.chars();
@@ -172,7 +189,10 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
     let total = paragraph.line_count(area.width.saturating_sub(2));
     let max_scroll = total.saturating_sub(height).min(u16::MAX as usize) as u16;
     view.app.detail_limit.set(max_scroll);
-    let scroll = view.app.detail_scroll.min(max_scroll);
+    // A reply streaming in for the selected node is followed (its newest text at the
+    // bottom) unless the person is reading the pane with the keys (it has the focus).
+    let follow = view.app.focus != super::Pane::Detail && receiving(view);
+    let scroll = if follow { max_scroll } else { view.app.detail_scroll.min(max_scroll) };
     let extra = if max_scroll > 0 { format!("{}/{}", scroll as usize + 1, total) } else { String::new() };
     let block = view.block(super::Pane::Detail, &extra);
     frame.render_widget(paragraph.block(block).scroll((scroll, 0)), area);
