@@ -211,7 +211,10 @@ impl React {
         let parsed = react.parse_react(&text.join("\n"), step);
         let thought = parsed.thought.as_deref().map(str::trim).filter(|t| !t.is_empty()).map(str::to_string);
         if thought.is_none() && parsed.action.is_none() {
-            return Err("write a thought, an action such as Search[entity], or both".into());
+            return Err(
+                "write a thought, an action in the form Tool[argument] (one of the tools the prompt lists), or both"
+                    .into(),
+            );
         }
         // The old continuation stays as a branch; whatever is still running for it is stale.
         core.cancel_scheduled();
