@@ -1039,8 +1039,8 @@ fn playback_plays_the_search_steps_due_since_the_last_frame() {
     let total = app.replay.as_ref().unwrap().total;
     let steps = app.replay.as_ref().unwrap().marks.steps.clone();
     assert!(steps.len() >= 4, "{steps:?}");
-    // Play from the end starts again at the beginning.
-    act(&mut app, Action::ReplayPlay);
+    // Play from the end starts again at the beginning (through the captions: `P`'s stops are tested in captions.rs).
+    act(&mut app, Action::ReplayPlayNonstop);
     assert!(app.replay.as_ref().unwrap().playing);
     assert_eq!(app.replay.as_ref().unwrap().speed, super::app::PLAY_SPEED);
     app.replay.as_mut().unwrap().speed = 4.0;
@@ -1060,7 +1060,7 @@ fn playback_plays_the_search_steps_due_since_the_last_frame() {
     assert_replay_state(&app, steps[2]);
     assert!(app.play_interval().is_none());
     // Playing on to the end stops there.
-    act(&mut app, Action::ReplayPlay);
+    act(&mut app, Action::ReplayPlayNonstop);
     app.play_tick(100.0);
     assert_replay_state(&app, total);
     assert!(!app.replay.as_ref().unwrap().playing);
@@ -2276,6 +2276,8 @@ mod shipped;
 /// The Stats view's axes: per method step, and over the calls' latencies.
 mod stats;
 
+/// The demos' captions read whole at 80×24, and playing stops at each.
+mod captions;
 /// Every task the sim plays, with every method that serves it, runs and replays in the explorer.
 mod every_task;
 mod explorer;
