@@ -2109,14 +2109,9 @@ fn snapshot_scenario(app: &mut App, name: &str, mode: &str) {
         assert!(header.contains(&method), "{name} {w}x{h}: no method in the header\n{header}");
         assert!(header.contains(mode), "{name} {w}x{h}: mode {mode:?} not in the header\n{header}");
         if let Some(o) = app.run.engine.outcome() {
-            let outcome = if o.solved {
-                "solved"
-            } else if o.solved_any {
-                "solved (not top-ranked)"
-            } else {
-                "unsolved"
-            };
-            assert!(header.contains(outcome), "{name} {w}x{h}: outcome not in the header\n{header}");
+            let verdict = ui::outcome::Verdict::of(o, &app.run.engine);
+            let outcome = format!("{} {}", verdict.glyph(), verdict.word());
+            assert!(header.contains(&outcome), "{name} {w}x{h}: outcome not in the header\n{header}");
         }
         insta::assert_snapshot!(format!("scenario_{name}_{w}x{h}"), screen);
     }

@@ -90,6 +90,17 @@ fn trajectory(view: &View) -> (Vec<Line<'static>>, std::ops::Range<usize>) {
             selected = first..out.len();
         }
     }
+    // The trajectory that gave the run's answer ends with the run's verdict, worded as
+    // the header and the log word it.
+    let engine = &view.app.run.engine;
+    if let Some(outcome) = engine.outcome() {
+        let last = branch(tree, view.selected).last().copied();
+        if last.is_some() && last == outcome.finals.first().copied() {
+            let slot = if outcome.solved { Slot::NodeSolution } else { Slot::Warning };
+            let line = super::outcome::Verdict::of(outcome, engine).finished_line();
+            out.extend(line.split('\n').map(|l| Line::from(Span::styled(l.to_string(), view.style(slot)))));
+        }
+    }
     (out, selected)
 }
 
@@ -188,11 +199,7 @@ pub fn lines(view: &View) -> Vec<Line<'static>> {
             Event::Rejected { reason } => (Slot::Warning, format!("not done: {reason}")),
             Event::Finished { outcome } => (
                 if outcome.solved { Slot::NodeSolution } else { Slot::Warning },
-                match &outcome.answer {
-                    Some(a) if outcome.solved => format!("finished: solved — {a}"),
-                    Some(a) => format!("finished: not solved — top answer {a}"),
-                    None => "finished: no answer".to_string(),
-                },
+                super::outcome::Verdict::of(outcome, &view.app.run.engine).finished_line(),
             ),
             _ => continue,
         };
