@@ -2276,3 +2276,5 @@ mod captions;
 /// Every task the sim plays, with every method that serves it, runs and replays in the explorer.
 mod every_task;
 mod explorer;
+/// What steering shows: repeats of `x`, `v`'s values, statuses, counts and bars.
+mod steering;
