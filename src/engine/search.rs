@@ -105,6 +105,14 @@ impl Engine {
     }
 
     /// What the explorer shows of the method's state.
+    /// Why the method would refuse a backtrack now (asked before choosing a cause).
+    pub fn backtrack_refusal(&self) -> Option<String> {
+        if self.outcome.is_some() {
+            return Some("the search is finished".into());
+        }
+        self.method.backtrack_refusal(&self.core)
+    }
+
     pub fn view(&self) -> methods::MethodView {
         self.method.view(&self.core)
     }
