@@ -90,17 +90,6 @@ fn trajectory(view: &View) -> (Vec<Line<'static>>, std::ops::Range<usize>) {
             selected = first..out.len();
         }
     }
-    // The trajectory that gave the run's answer ends with the run's verdict, worded as
-    // the header and the log word it.
-    let engine = &view.app.run.engine;
-    if let Some(outcome) = engine.outcome() {
-        let last = branch(tree, view.selected).last().copied();
-        if last.is_some() && last == outcome.finals.first().copied() {
-            let slot = if outcome.solved { Slot::NodeSolution } else { Slot::Warning };
-            let line = super::outcome::Verdict::of(outcome, engine).finished_line();
-            out.extend(line.split('\n').map(|l| Line::from(Span::styled(l.to_string(), view.style(slot)))));
-        }
-    }
     (out, selected)
 }
 
