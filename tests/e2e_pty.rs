@@ -64,17 +64,21 @@ fn a_demo_plays_with_its_captions() {
     screen.wait_for("input 0/");
     let first = screen.text();
     let count = first
-        .split(" · 1/")
+        .split(" 1/")
         .nth(1)
         .and_then(|rest| rest.split(' ').next())
         .and_then(|n| n.parse::<usize>().ok())
         .unwrap_or_else(|| panic!("the first caption is numbered 1/n:\n{first}"));
     assert!(count >= 3, "{first}");
     screen.send(b"}");
-    screen.wait_for(&format!(" · 2/{count} "));
+    screen.wait_for(&format!(" 2/{count} · "));
     screen.wait_for("Step 1:");
+    // P stops at the next caption until a key goes on; N plays through to the end.
     screen.send(b"P");
-    screen.wait_for(&format!(" · {count}/{count} "));
+    screen.wait_for(&format!(" 3/{count} · "));
+    screen.wait_for(&format!("caption 3/{count}: P plays on"));
+    screen.send(b"N");
+    screen.wait_for(&format!(" {count}/{count} · "));
     screen.wait_for("Solved:");
     screen.send(b"q");
     let status = screen.wait_exit("q");

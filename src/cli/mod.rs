@@ -75,6 +75,9 @@ pub(crate) enum Cmd {
         which: Option<usize>,
         #[arg(long)]
         theme: Option<String>,
+        /// `P` plays through the captions instead of stopping at each until a key goes on.
+        #[arg(long)]
+        nonstop: bool,
     },
     /// Re-record the demo sessions into a directory (for maintainers).
     #[command(hide = true)]
@@ -139,7 +142,7 @@ pub fn main(cli: Cli) -> Result<()> {
         Some(Cmd::Export(args)) => export::export_cmd(args),
         Some(Cmd::Diff(args)) => diff::diff_cmd(args),
         Some(Cmd::Tui(args)) => tui::tui_live(*args),
-        Some(Cmd::Demo { which, theme }) => tui::demo(which, theme),
+        Some(Cmd::Demo { which, theme, nonstop }) => tui::demo(which, theme, nonstop),
         Some(Cmd::RecordDemos { dir }) => thoughtscope::demos::record_all(&dir).map_err(|e| eyre!(e)),
         None => tui::tui_live(cli.tui),
     }

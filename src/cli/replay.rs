@@ -39,6 +39,9 @@ pub(crate) struct ReplayArgs {
     /// Also list the log lines today's engine words differently, input by input.
     #[arg(long, short)]
     pub(crate) verbose: bool,
+    /// In the explorer, `P` plays through the captions instead of stopping at each.
+    #[arg(long)]
+    pub(crate) nonstop: bool,
     #[command(flatten)]
     pub(crate) fork: ForkArgs,
 }
@@ -146,7 +149,7 @@ pub(crate) fn replay_cmd(args: ReplayArgs) -> Result<()> {
             bail!("{}: the explorer opens one session file; use --headless for a directory", args.path.display());
         }
         let session = Session::load(&args.path)?;
-        return tui_replay(session, args.theme, args.prompts, &args.fork);
+        return tui_replay(session, args.theme, args.prompts, &args.fork, args.nonstop);
     }
     super::run::check_prompts_dir(args.prompts.as_deref())?;
     let directory = args.path.is_dir();

@@ -117,6 +117,7 @@ pub(crate) fn tui_replay(
     theme: Option<String>,
     prompts: Option<PathBuf>,
     fork: &ForkArgs,
+    nonstop: bool,
 ) -> Result<()> {
     check_prompts_dir(prompts.as_deref())?;
     let mut notes: Vec<String> = session.warnings.clone();
@@ -144,11 +145,12 @@ pub(crate) fn tui_replay(
         memory_dir: None,
         limits,
     };
-    let app = App::replay(app_setup, session, keymap, themes, &theme).map_err(|e| eyre!(e))?;
+    let mut app = App::replay(app_setup, session, keymap, themes, &theme).map_err(|e| eyre!(e))?;
+    app.play_nonstop = nonstop;
     open_tui(app, provider, cfg.defaults.concurrency.unwrap_or(8), notes, Vec::new())
 }
 
-pub(crate) fn demo(which: Option<usize>, theme: Option<String>) -> Result<()> {
+pub(crate) fn demo(which: Option<usize>, theme: Option<String>, nonstop: bool) -> Result<()> {
     let list: Vec<(usize, &thoughtscope::demos::Demo, Session)> = thoughtscope::demos::DEMOS
         .iter()
         .enumerate()
@@ -177,5 +179,5 @@ pub(crate) fn demo(which: Option<usize>, theme: Option<String>) -> Result<()> {
     let Some((_, _, session)) = list.into_iter().find(|(n, _, _)| *n == chosen) else {
         usage_bail!("there is no demo {chosen}: run `thoughtscope demo` for the list");
     };
-    tui_replay(session, theme, None, &ForkArgs::default())
+    tui_replay(session, theme, None, &ForkArgs::default(), nonstop)
 }

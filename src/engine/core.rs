@@ -226,7 +226,10 @@ impl Core {
             }
         };
         self.issue(node, CallKind::Generate, request, by_hand);
-        if self.tree.node(node).status == NodeStatus::Frontier {
+        // A candidate a person expands has children too: expanded (●), not "·".
+        let expandable = matches!(self.tree.node(node).status, NodeStatus::Frontier)
+            || (by_hand && self.tree.node(node).status == NodeStatus::Candidate);
+        if expandable {
             self.set_status(node, NodeStatus::Expanded);
         }
     }
@@ -319,6 +322,10 @@ impl Core {
         let mut request = LlmRequest::from_prompt(prompt, search.n_evaluate, self.temperature);
         request.nonce = self.tree.node(id).calls.len() as u32 + 1;
         self.issue(id, CallKind::Evaluate, request, true);
+        match self.tree.value(id) {
+            Some(v) => self.log(format!("re-evaluating {id} (now {})", crate::engine::tree::format_value(v))),
+            None => self.log(format!("re-evaluating {id} (not valued yet)")),
+        }
     }
 
     /// Add candidates under `parent`. In strict mode a proposal with a problem is

@@ -105,6 +105,14 @@ impl Engine {
     }
 
     /// What the explorer shows of the method's state.
+    /// Why the method would refuse a backtrack now (asked before choosing a cause).
+    pub fn backtrack_refusal(&self) -> Option<String> {
+        if self.outcome.is_some() {
+            return Some("the search is finished".into());
+        }
+        self.method.backtrack_refusal(&self.core)
+    }
+
     pub fn view(&self) -> methods::MethodView {
         self.method.view(&self.core)
     }
@@ -340,8 +348,16 @@ impl Engine {
         if self.core.task.tree().is_none() {
             return self.reject(format!("{} has no tree-search steps to expand", self.core.task.name()));
         }
+        let had = self.core.tree.node(node).children.len();
         self.core.generate(node, true);
-        self.core.log(format!("expanding {node} by hand"));
+        if had == 0 {
+            self.core.log(format!("expanding {node} by hand"));
+        } else {
+            self.core.log(format!(
+                "expanding {node} by hand again (it has {}): new children that repeat them are marked duplicates",
+                methods::count(had, "child", "children")
+            ));
+        }
     }
 
     /// Ask the task's evaluator for `node`'s value again.
@@ -519,6 +535,26 @@ impl Engine {
                 let children =
                     self.core.add_proposals_scored(node, proposals, merged.is_some().then_some(&scores), Origin::Model);
                 if pending.by_hand {
+                    // Expanding a node again can give children its earlier ones already are
+                    // (the same prompt, the same reply): marked, said, and not valued again.
+                    let earlier: Vec<NodeId> =
+                        self.core.tree.node(node).children.iter().copied().filter(|c| !children.contains(c)).collect();
+                    let mut repeats = Vec::new();
+                    for &child in &children {
+                        let path = &self.core.tree.node(child).path;
+                        if let Some(&twin) = earlier.iter().find(|&&e| self.core.tree.node(e).path == *path) {
+                            repeats.push(format!("{child} = {twin}"));
+                            self.core.set_status(child, NodeStatus::Invalid(format!("duplicate of {twin}")));
+                        }
+                    }
+                    if !repeats.is_empty() {
+                        self.core.log(format!(
+                            "{} of {} new children of {node} repeat earlier ones, marked ✗ duplicate: {}",
+                            repeats.len(),
+                            children.len(),
+                            repeats.join(", ")
+                        ));
+                    }
                     let fresh: Vec<NodeId> = children.clone();
                     // A person's expansion is valued as a ToT step is.
                     self.core.evaluate(&fresh, true, Duplicates::ScoreZero);
@@ -529,8 +565,17 @@ impl Engine {
                 let task = Arc::clone(&self.core.task);
                 match task.tree().and_then(|t| t.value()) {
                     Some(value) => {
+                        let before = self.core.tree.value(node);
                         let (value, samples) = value.parse_value(&x, &y, &texts);
                         self.core.set_score(node, Score { value, samples, note: None });
+                        // `v`: the old value and the new one, in the log.
+                        if let (true, Some(before)) = (pending.by_hand, before) {
+                            self.core.log(format!(
+                                "re-evaluated {node}: {} → {}",
+                                crate::engine::tree::format_value(before),
+                                crate::engine::tree::format_value(value)
+                            ));
+                        }
                     }
                     None => self.core.log(format!("{} has no value evaluator: the reply is not read", task.name())),
                 }

@@ -76,8 +76,12 @@ pub enum Action {
     ReplayForward,
     ReplayStart,
     ReplayEnd,
-    /// Play the timeline forward, or stop playing.
+    /// Play the timeline forward, stopping at each caption, or stop playing.
     ReplayPlay,
+    /// Play the timeline forward without stopping at captions, or stop playing.
+    ReplayPlayNonstop,
+    /// Show the replay's caption in full (a popup that scrolls).
+    ShowCaption,
     ReplaySlower,
     ReplayFaster,
     /// Start a live run from the state at the replay cursor, as a new session.
@@ -112,7 +116,7 @@ pub enum Action {
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 53] = [
+    pub const ALL: [Action; 55] = [
         Action::Step,
         Action::RunPause,
         Action::Prune,
@@ -153,6 +157,8 @@ impl Action {
         Action::ReplayStart,
         Action::ReplayEnd,
         Action::ReplayPlay,
+        Action::ReplayPlayNonstop,
+        Action::ShowCaption,
         Action::ReplaySlower,
         Action::ReplayFaster,
         Action::Fork,

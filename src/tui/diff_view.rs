@@ -148,9 +148,21 @@ impl<'a> DiffView<'a> {
     pub fn timeline_line(&self) -> String {
         let t = &self.timeline;
         let at = format!("input {} of {} / {}", t.position, t.a.total(), t.b.total());
+        // The same inputs need not make the same trees (other parameters, another engine):
+        // the rows say which, and the line never claims more than they show.
+        let differing = self.rows.iter().filter(|r| r.mark != Mark::Same).count();
+        let yet = if differing == 0 {
+            String::new()
+        } else {
+            let rows = if differing == 1 { "row already differs" } else { "rows already differ" };
+            format!(", yet {differing} {rows} (the runs differ in more than their inputs)")
+        };
         let place = match self.divergence() {
-            Some(k) if t.position < k => format!("shared ({k} inputs the same; d: the divergence)"),
-            Some(k) if t.position == k => "at the divergence: both runs are the same up to here".to_string(),
+            Some(k) if t.position < k => format!("shared ({k} inputs the same{yet}; d: the divergence)"),
+            Some(k) if t.position == k && differing == 0 => {
+                "at the divergence: both runs are the same up to here".to_string()
+            }
+            Some(k) if t.position == k => format!("at the divergence: the same inputs up to here{yet}"),
             Some(_) => "past the divergence: each run its own inputs".to_string(),
             None => "the recorded inputs are the same".to_string(),
         };
@@ -269,6 +281,7 @@ pub fn draw(frame: &mut Frame, view: &mut DiffView) {
     frame.render_widget(Paragraph::new(lines), inner);
     let what = match view.rows.get(view.selected) {
         Some(r) if r.mark == Mark::Changed => format!(" · {} differs", r.differs.words()),
+        Some(r) if matches!(r.mark, Mark::OnlyA | Mark::OnlyB) => format!(" · {}", only_reason(view, r)),
         _ => String::new(),
     };
     let keys = format!(
@@ -277,6 +290,29 @@ pub fn draw(frame: &mut Frame, view: &mut DiffView) {
         view.rows.len()
     );
     frame.render_widget(Paragraph::new(Line::from(keys).style(Style::default().add_modifier(Modifier::DIM))), footer);
+}
+
+/// Why a row is on one side only: what the other run did with the node's parent.
+fn only_reason(view: &DiffView, row: &Row) -> String {
+    let (ta, tb) = (view.timeline.a.engine().tree(), view.timeline.b.engine().tree());
+    let (this, other, id, side, other_side) = match (row.a, row.b) {
+        (Some(a), None) => (ta, tb, a, "A", "B"),
+        (None, Some(b)) => (tb, ta, b, "B", "A"),
+        _ => return String::new(),
+    };
+    let Some(parent) = this.node(id).parent else { return format!("only in {side}: its root") };
+    let twin = view.rows.iter().find_map(|r| match side {
+        "A" if r.a == Some(parent) => Some(r.b),
+        "B" if r.b == Some(parent) => Some(r.a),
+        _ => None,
+    });
+    let why = match twin.flatten() {
+        None => format!("its parent {parent} is only in {side} too"),
+        Some(p) if other.is_pruned(p) => format!("{other_side} pruned its parent {p}"),
+        Some(p) if other.node(p).children.is_empty() => format!("{other_side} has not expanded its parent {p} here"),
+        Some(p) => format!("{other_side}'s children of {p} are other thoughts"),
+    };
+    format!("only in {side}: {why}")
 }
 
 /// Rows of the body at this terminal size (for page keys).
@@ -363,8 +399,43 @@ mod tests {
         let text = screen(&mut view, 80, 24);
         assert!(text.contains(&format!("row {}/{}", view.rows.len(), view.rows.len())), "{text}");
         assert!(text.contains(" ‹ "), "the parent's later nodes are only in A: {text}");
+        // A ‹ row says why: what B did with its parent.
+        let only = view.rows.iter().position(|r| r.mark == Mark::OnlyA).expect("a row only in A");
+        view.selected = only;
+        for (w, h) in [(80, 24), (220, 60)] {
+            let text = screen(&mut view, w, h);
+            let footer = text.lines().last().unwrap_or_default().to_string();
+            assert!(footer.contains(" · only in A: "), "{w}x{h}: {footer}");
+            let r = &view.rows[only];
+            let reason = only_reason(&view, r);
+            assert!(
+                reason.contains("pruned its parent")
+                    || reason.contains("has not expanded")
+                    || reason.contains("other thoughts")
+                    || reason.contains("only in A too"),
+                "{reason}"
+            );
+        }
         view.key(KeyCode::Char('q'), KeyModifiers::NONE, 10);
         assert!(view.quit);
+    }
+
+    /// Issue 28: `d` said "both runs are the same up to here" while rows showed ≠; the
+    /// line says the same only when every row is the same.
+    #[test]
+    fn the_divergence_line_never_claims_the_same_over_differing_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = parent_and_fork(dir.path());
+        let mut view = DiffView::open(&a.session, &b.session, None).unwrap();
+        press(&mut view, KeyCode::Char('d'));
+        assert!(view.timeline_line().contains("both runs are the same up to here"), "{}", view.timeline_line());
+        // The same inputs, different trees (as runs with other parameters give).
+        view.rows[0].mark = Mark::Changed;
+        let line = view.timeline_line();
+        assert!(!line.contains("the same up to here") || line.contains("yet 1 row already differs"), "{line}");
+        assert!(line.contains("at the divergence: the same inputs up to here, yet 1 row already differs"), "{line}");
+        let text = screen(&mut view, 220, 60);
+        assert!(text.contains("yet 1 row already differs") && text.contains(" ≠ "), "{text}");
     }
 
     /// At 80×24 a header line wider than the screen ends in `…` where it is cut.

@@ -1064,8 +1064,8 @@ fn playback_plays_the_search_steps_due_since_the_last_frame() {
     let total = app.replay.as_ref().unwrap().total;
     let steps = app.replay.as_ref().unwrap().marks.steps.clone();
     assert!(steps.len() >= 4, "{steps:?}");
-    // Play from the end starts again at the beginning.
-    act(&mut app, Action::ReplayPlay);
+    // Play from the end starts again at the beginning (through the captions: `P`'s stops are tested in captions.rs).
+    act(&mut app, Action::ReplayPlayNonstop);
     assert!(app.replay.as_ref().unwrap().playing);
     assert_eq!(app.replay.as_ref().unwrap().speed, super::app::PLAY_SPEED);
     app.replay.as_mut().unwrap().speed = 4.0;
@@ -1085,7 +1085,7 @@ fn playback_plays_the_search_steps_due_since_the_last_frame() {
     assert_replay_state(&app, steps[2]);
     assert!(app.play_interval().is_none());
     // Playing on to the end stops there.
-    act(&mut app, Action::ReplayPlay);
+    act(&mut app, Action::ReplayPlayNonstop);
     app.play_tick(100.0);
     assert_replay_state(&app, total);
     assert!(!app.replay.as_ref().unwrap().playing);
@@ -2134,14 +2134,9 @@ fn snapshot_scenario(app: &mut App, name: &str, mode: &str) {
         assert!(header.contains(&method), "{name} {w}x{h}: no method in the header\n{header}");
         assert!(header.contains(mode), "{name} {w}x{h}: mode {mode:?} not in the header\n{header}");
         if let Some(o) = app.run.engine.outcome() {
-            let outcome = if o.solved {
-                "solved"
-            } else if o.solved_any {
-                "solved (not top-ranked)"
-            } else {
-                "unsolved"
-            };
-            assert!(header.contains(outcome), "{name} {w}x{h}: outcome not in the header\n{header}");
+            let verdict = ui::outcome::Verdict::of(o, &app.run.engine);
+            let outcome = format!("{} {}", verdict.glyph(), verdict.word());
+            assert!(header.contains(&outcome), "{name} {w}x{h}: outcome not in the header\n{header}");
         }
         insta::assert_snapshot!(format!("scenario_{name}_{w}x{h}"), screen);
     }
@@ -2301,6 +2296,10 @@ mod shipped;
 /// The Stats view's axes: per method step, and over the calls' latencies.
 mod stats;
 
+/// The demos' captions read whole at 80×24, and playing stops at each.
+mod captions;
 /// Every task the sim plays, with every method that serves it, runs and replays in the explorer.
 mod every_task;
 mod explorer;
+/// What steering shows: repeats of `x`, `v`'s values, statuses, counts and bars.
+mod steering;

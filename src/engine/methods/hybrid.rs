@@ -141,12 +141,9 @@ impl Hybrid {
             return self.finish(outcome, super::react::KIND);
         }
         match (self.kind, self.cot_sc_outcome.clone()) {
-            (COT_SC_REACT, Some(sc)) => {
-                core.log("ReAct gave no answer either: keeping the CoT-SC majority answer");
-                self.finish(sc, super::cot_sc::KIND);
-            }
-            (_, Some(sc)) => {
-                core.log("ReAct gave no answer: keeping the CoT-SC majority answer from before");
+            (kind, Some(sc)) => {
+                let react = if kind == COT_SC_REACT { "ReAct gave no answer either" } else { "ReAct gave no answer" };
+                core.log(self.keeping_the_majority(react, &sc));
                 self.finish(sc, super::cot_sc::KIND);
             }
             (_, None) => {
@@ -190,6 +187,19 @@ impl Hybrid {
 }
 
 impl Hybrid {
+    /// The log line for falling back to CoT-SC's result, in the vote's own figures: the
+    /// majority answer with its votes, or that no sample gave an answer to keep.
+    fn keeping_the_majority(&self, react: &str, sc: &Outcome) -> String {
+        let m = self.cot_sc.majority.unwrap_or(super::cot_sc::Majority { votes: 0, samples: 0 });
+        let votes = format!("{} of {} {}", m.votes, m.samples, super::noun(m.samples, "vote", "votes"));
+        match &sc.answer {
+            Some(answer) if m.votes > 0 => {
+                format!("{react}: keeping the CoT-SC majority answer \"{answer}\" ({votes})")
+            }
+            _ => format!("{react}, and no CoT-SC sample gave an answer ({votes}): the run ends with no answer"),
+        }
+    }
+
     /// The CoT-SC vote once that part has started (cot-sc-react: with the share the
     /// majority needs); none while only ReAct has run.
     fn votes(&self, core: &Core) -> Option<Votes> {

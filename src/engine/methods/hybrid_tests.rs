@@ -161,10 +161,38 @@ fn cot_sc_react_keeps_the_majority_when_react_gives_no_answer_either() {
     let c = calls(&fx);
     assert_eq!(c[0].1.purpose, Purpose::Act, "1 of 4 is weak");
     let fx = react_step(&mut e, c[0].0, "Action 1: Search[Ilse Varga]", "Ilse Varga was born in Marrowick.");
-    assert!(logs(&fx).iter().any(|l| l.contains("keeping the CoT-SC majority")), "{:?}", logs(&fx));
+    let log = logs(&fx);
+    assert!(
+        log.iter().any(|l| l.contains("keeping the CoT-SC majority answer \"Marrowick\" (1 of 4 votes)")),
+        "{log:?}"
+    );
     let o = e.outcome().expect("finished");
     assert_eq!(o.answer.as_deref(), Some("Marrowick"), "ties go to the answer seen first");
     assert_eq!(o.answered_by, Some(crate::engine::methods::cot_sc::KIND));
+}
+
+/// Issue 28: after "0 of 21 votes" nothing is "kept": the line says no sample answered.
+#[test]
+fn cot_sc_react_with_no_sample_answer_and_no_react_answer_says_there_is_none() {
+    let mut e = qa_engine(hybrid(crate::engine::methods::hybrid::COT_SC_REACT, 1, 3));
+    let fx = e.handle(run_cmd());
+    let c = calls(&fx);
+    let unreadable: Vec<String> = (0..3).map(|_| "I am not sure what to say.".to_string()).collect();
+    let fx = e.handle(reply_all(c[0].0, &unreadable));
+    let log = logs(&fx);
+    assert!(log.iter().any(|l| l.contains("only 0 of 3 votes")), "{log:?}");
+    let c = calls(&fx);
+    assert_eq!(c[0].1.purpose, Purpose::Act);
+    let fx = react_step(&mut e, c[0].0, "Action 1: Search[Ilse Varga]", "Ilse Varga was born in Marrowick.");
+    let log = logs(&fx);
+    assert!(!log.iter().any(|l| l.contains("keeping")), "nothing to keep after 0 votes: {log:?}");
+    assert!(
+        log.iter().any(|l| l.contains("no CoT-SC sample gave an answer (0 of 3 votes): the run ends with no answer")),
+        "{log:?}"
+    );
+    let o = e.outcome().expect("finished");
+    assert_eq!(o.answer, None);
+    assert!(!o.solved);
 }
 
 #[test]

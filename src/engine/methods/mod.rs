@@ -90,6 +90,11 @@ pub trait Method: dyn_clone::DynClone + Send {
     fn on_tool(&mut self, _core: &mut Core, _node: NodeId, _result: crate::engine::ToolResult) {}
     /// Leave the current branch, or go back to `to` if given; `Err` says why not.
     fn backtrack(&mut self, core: &mut Core, to: Option<NodeId>) -> Result<(), String>;
+    /// Why a backtrack would be refused now, asked before a person is asked for a cause
+    /// (`None`: it may go ahead; the backtrack itself still checks).
+    fn backtrack_refusal(&self, _core: &Core) -> Option<String> {
+        None
+    }
     /// A person's backtrack naming why the branch failed (one of `MethodView::backtrack_causes`).
     fn backtrack_because(&mut self, core: &mut Core, to: Option<NodeId>, _cause: &str) -> Result<(), String> {
         self.backtrack(core, to)

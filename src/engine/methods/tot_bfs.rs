@@ -111,13 +111,17 @@ impl TotBfs {
                 core.set_status(id, NodeStatus::Dropped(DropReason::BelowBeam { beam: b, step: self.step + 1 }));
             }
         }
-        core.emit(Event::Selected { step: self.step, kept: kept.clone(), candidates: self.pool.len() });
+        // Children of a subtree a person pruned are no candidates of the step.
+        let pruned = self.pool.iter().filter(|&&n| core.tree.is_pruned(n)).count();
+        let pool = self.pool.len() - pruned;
+        core.emit(Event::Selected { step: self.step, kept: kept.clone(), candidates: pool });
+        let not_counted = if pruned > 0 { format!("; {pruned} in pruned subtrees not counted") } else { String::new() };
         core.log(format!(
-            "step {}: kept {} of {} {} ({} evaluated)",
+            "step {}: kept {} of {} {} ({} evaluated{not_counted})",
             self.step + 1,
             kept.len(),
-            self.pool.len(),
-            noun(self.pool.len(), "candidate", "candidates"),
+            pool,
+            noun(pool, "candidate", "candidates"),
             candidates.len()
         ));
         self.explored.extend(kept.iter().copied());

@@ -532,6 +532,10 @@ impl Method for TotDfs {
                     PruneRule::None => "(no pruning)",
                 };
                 core.log(format!("{}: {} {pass} {rule}", top.node, keep.len()));
+                // Those that pass wait on the stack to be tried: frontier (○), as the legend says.
+                for &id in &keep {
+                    core.set_status(id, NodeStatus::Frontier);
+                }
                 top.todo = keep;
                 self.phase = Phase::Choose;
             }

@@ -40,7 +40,11 @@ impl App {
         let alt = key.modifiers.contains(KeyModifiers::ALT);
         self.touch();
         match self.popup.take() {
-            Some(Popup::Help { scroll }) => {
+            Some(popup @ (Popup::Help { .. } | Popup::Caption { .. })) => {
+                let scroll = match popup {
+                    Popup::Help { scroll } | Popup::Caption { scroll } => scroll,
+                    _ => 0,
+                };
                 // By the rows the last frame showed (one kept from the page before), never past the end.
                 let (shown, limit) = self.help_view.get();
                 let page = shown.saturating_sub(1).max(1);
@@ -54,7 +58,11 @@ impl App {
                     KeyCode::End | KeyCode::Char('G') => limit,
                     _ => return Vec::new(),
                 };
-                self.popup = Some(Popup::Help { scroll: scroll.min(limit) });
+                let scroll = scroll.min(limit);
+                self.popup = Some(match popup {
+                    Popup::Caption { .. } => Popup::Caption { scroll },
+                    _ => Popup::Help { scroll },
+                });
                 Vec::new()
             }
             Some(Popup::Edit { node, mut editor }) => match key.code {
@@ -319,7 +327,14 @@ impl App {
             Action::FocusTranscript => self.focus = Pane::Transcript,
             Action::WiderTree => self.split = (self.split + 5).min(80),
             Action::NarrowerTree => self.split = self.split.saturating_sub(5).max(20),
-            Action::ReplayPlay => self.toggle_play(),
+            Action::ReplayPlay => self.toggle_play(false),
+            Action::ReplayPlayNonstop => self.toggle_play(true),
+            Action::ShowCaption => match self.caption() {
+                Some(_) => self.popup = Some(Popup::Caption { scroll: 0 }),
+                None => {
+                    self.message = Some("no caption here: captions are in narrated replays (thoughtscope demo)".into())
+                }
+            },
             Action::ReplaySlower | Action::ReplayFaster => self.replay_speed(action == Action::ReplayFaster),
             Action::CycleTheme => {
                 self.theme_name = self.themes.next_after(&self.theme_name).name.clone();
@@ -437,7 +452,8 @@ impl App {
         }
     }
 
-    fn toggle_play(&mut self) {
+    /// `P` (stopping at each caption) or `N` (through them); either stops playing.
+    fn toggle_play(&mut self, nonstop: bool) {
         match self.replay.as_mut() {
             Some(r) => {
                 if !r.playing && r.cursor >= r.total {
@@ -445,6 +461,7 @@ impl App {
                 }
                 r.playing = !r.playing;
                 r.carry = 0.0;
+                r.through_captions = nonstop || self.play_nonstop;
             }
             None => self.message = Some("play works in a replay (thoughtscope replay FILE)".into()),
         }

@@ -435,7 +435,8 @@ impl App {
     /// `b`: a backtrack, asking first for the cause when the method names `causes`
     /// (`MethodView::backtrack_causes`, passed in so tests can give any list).
     pub fn backtrack_asking(&mut self, causes: &[&'static str]) -> Vec<Effect> {
-        if causes.is_empty() || self.replay.is_some() {
+        // Nothing to backtrack from: the engine says why (recorded), before any cause is asked.
+        if causes.is_empty() || self.replay.is_some() || self.run.engine.backtrack_refusal().is_some() {
             // A replay refuses it with its read-only message.
             return self.command(Command::Backtrack { to: None, cause: None });
         }

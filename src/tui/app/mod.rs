@@ -77,6 +77,10 @@ pub enum Popup {
     Help {
         scroll: u16,
     },
+    /// `C`: the replay's caption in full (the caption box shows half the tree pane at most).
+    Caption {
+        scroll: u16,
+    },
     Edit {
         node: NodeId,
         editor: Box<TextArea<'static>>,
@@ -128,6 +132,8 @@ pub struct Replay {
     pub marks: replay::Marks,
     /// The session's narration, by input position.
     pub captions: Vec<crate::session::Caption>,
+    /// This play goes through the captions (`N`, or `P` with `--nonstop`); else it stops at each.
+    pub through_captions: bool,
 }
 
 /// Fastest playback, in search steps per second (`+` doubles the speed up to this).
@@ -186,9 +192,11 @@ pub struct App {
     pub transcript_limit: std::cell::Cell<(u16, u16)>,
     /// The scores pane's first shown row.
     pub scores_scroll: u16,
-    /// The help popup's rows shown and its largest useful scroll offset, as the last
-    /// frame drew it (for its page and end keys).
+    /// The help (or caption) popup's rows shown and its largest useful scroll offset, as
+    /// the last frame drew it (for its page and end keys).
     pub help_view: std::cell::Cell<(u16, u16)>,
+    /// `--nonstop`: `P` plays through captions without stopping at them, as `N` does.
+    pub play_nonstop: bool,
     /// Left column width in percent.
     pub split: u16,
     pub quit: bool,
@@ -257,6 +265,7 @@ impl App {
             transcript_limit: std::cell::Cell::new((u16::MAX, u16::MAX)),
             scores_scroll: 0,
             help_view: std::cell::Cell::new((10, u16::MAX)),
+            play_nonstop: false,
             split: 48,
             quit: false,
             reset_driver: false,
@@ -323,6 +332,7 @@ impl App {
             timeline,
             marks,
             captions,
+            through_captions: false,
         });
         app.seek(open_at);
         app.say_fidelity();

@@ -199,6 +199,7 @@ impl App {
             timeline,
             marks,
             captions,
+            through_captions: false,
         });
         self.seek(open_at);
         self.say_fidelity();

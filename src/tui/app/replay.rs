@@ -188,6 +188,13 @@ impl App {
                 next = next_after(r.marks.steps.iter().copied(), next, r.total);
             }
             self.follow = true;
+            // `P` stops at the next caption on the way, until the person goes on (`N` plays through).
+            let caption = if r.through_captions {
+                None
+            } else {
+                r.captions.iter().map(|c| c.at).find(|&at| at > from && at <= next)
+            };
+            let next = caption.unwrap_or(next);
             // Play until a breakpoint fires on the way.
             if let Some((at, hit, count)) = self.break_between(from, next) {
                 self.seek(at);
@@ -198,6 +205,16 @@ impl App {
                 return;
             }
             self.seek(next);
+            if caption.is_some() {
+                if let Some(r) = self.replay.as_mut() {
+                    r.playing = false;
+                }
+                let play = self.keymap.key_hint(Action::ReplayPlay).unwrap_or_default();
+                let nonstop = self.keymap.key_hint(Action::ReplayPlayNonstop).unwrap_or_default();
+                if let Some((_, i, n)) = self.caption() {
+                    self.message = Some(format!("caption {i}/{n}: {play} plays on ({nonstop} plays without stopping)"));
+                }
+            }
         }
     }
 

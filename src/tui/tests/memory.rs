@@ -395,6 +395,19 @@ fn retreval_in_the_explorer_asks_for_the_cause_scores_in_parts_and_shows_what_it
     let mut app = App::live(s, &problem, Keymap::default(), ThemeSet::default(), "dark");
     let causes: Vec<&str> = FailureCause::ALL.iter().map(|c| c.name()).collect();
     assert_eq!(app.run.engine.view().backtrack_causes, causes.as_slice());
+    // Before any attempt is scored there is nothing to backtrack from: b says so at once,
+    // without asking for a cause first (issue 28).
+    let fx = app.handle_key(KeyEvent::new(KeyCode::Char('b'), KeyModifiers::NONE));
+    settle_react(&mut app, fx, &mut tools);
+    assert!(app.popup.is_none(), "no cause chooser when nothing can be backtracked");
+    assert!(
+        app.events.iter().any(
+            |e| matches!(e, crate::engine::Event::Rejected { reason } if reason.contains("nothing to backtrack from"))
+        ),
+        "the engine's reason is shown"
+    );
+    let screen = render(&mut app, 80, 24);
+    assert!(screen.contains("nothing to backtrack"), "{screen}");
     // Step until the root-level attempts are scored.
     let scored = |app: &App| app.run.engine.tree().nodes().filter(|n| n.metrics.contains_key("total")).count();
     for _ in 0..200 {
@@ -424,7 +437,14 @@ fn retreval_in_the_explorer_asks_for_the_cause_scores_in_parts_and_shows_what_it
         .into_iter()
         .filter(|c| matches!(c, Command::Backtrack { .. }))
         .collect();
-    assert_eq!(backtracks, [Command::Backtrack { to: None, cause: Some("arithmetic_error".into()) }]);
+    // The first, refused, is recorded as every command is; the second carries the cause.
+    assert_eq!(
+        backtracks,
+        [
+            Command::Backtrack { to: None, cause: None },
+            Command::Backtrack { to: None, cause: Some("arithmetic_error".into()) }
+        ]
+    );
     // The person's cause is a failure entry in the memory at once.
     let memory = app.run.engine.memory().unwrap();
     assert!(

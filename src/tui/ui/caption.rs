@@ -44,6 +44,12 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
     lines
 }
 
+/// The caption's title, else the demo's (the first caption's), else "Caption".
+fn title(view: &View, caption: &crate::session::Caption) -> String {
+    let demo_title = view.app.replay.as_ref().and_then(|r| r.captions.iter().find_map(|c| c.title.clone()));
+    caption.title.clone().or(demo_title).unwrap_or_else(|| "Caption".to_string())
+}
+
 /// Draw the caption for the replay cursor over the bottom of `pane`, if there is one.
 pub fn draw(frame: &mut Frame, view: &View, pane: Rect) {
     let app = view.app;
@@ -51,13 +57,13 @@ pub fn draw(frame: &mut Frame, view: &View, pane: Rect) {
     if pane.width < 12 || pane.height < 5 {
         return;
     }
-    let demo_title = app.replay.as_ref().and_then(|r| r.captions.iter().find_map(|c| c.title.clone()));
-    let title = caption.title.clone().or(demo_title).unwrap_or_else(|| "Caption".to_string());
+    let title = title(view, caption);
     let inner_width = pane.width.saturating_sub(2) as usize;
     let mut lines = wrap(&caption.text, inner_width);
-    // At most half the pane, so the tree stays in view.
+    // At most half the pane, so the tree stays in view; `C` shows the rest.
     let max_lines = (pane.height / 2).saturating_sub(2).max(1) as usize;
-    if lines.len() > max_lines {
+    let cut = lines.len() > max_lines;
+    if cut {
         lines.truncate(max_lines);
         if let Some(last) = lines.last_mut() {
             let keep: String = last.chars().take(inner_width.saturating_sub(1)).collect();
@@ -68,16 +74,44 @@ pub fn draw(frame: &mut Frame, view: &View, pane: Rect) {
     let rect = Rect { x: pane.x, y: pane.y + pane.height - height, width: pane.width, height };
     let next = view.key(Action::ReplayMarkForward);
     let back = view.key(Action::ReplayMarkBack);
-    let hint = if next.is_empty() { String::new() } else { format!(" {next} next · {back} back ") };
+    let whole = view.key(Action::ShowCaption);
+    let mut hints = Vec::new();
+    if cut && !whole.is_empty() {
+        hints.push(format!("{whole} read all"));
+    }
+    if !next.is_empty() {
+        hints.push(format!("{next} next · {back} back"));
+    }
+    let hint = if hints.is_empty() { String::new() } else { format!(" {} ", hints.join(" · ")) };
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(view.style(Slot::BorderFocused))
         .style(view.style(Slot::Popup))
-        .title(Line::from(Span::styled(format!(" {title} · {i}/{n} "), view.style(Slot::Title))))
+        // The number first: a long title is cut at the pane's edge, the number never.
+        .title(Line::from(Span::styled(format!(" {i}/{n} · {title} "), view.style(Slot::Title))))
         .title_bottom(Line::from(Span::styled(hint, view.style(Slot::Dim))));
     let text: Vec<Line> = lines.into_iter().map(|l| Line::from(Span::styled(l, view.style(Slot::HelpDesc)))).collect();
     frame.render_widget(Clear, rect);
     frame.render_widget(Paragraph::new(text).block(block), rect);
+}
+
+/// `C`: the caption in full, in a popup as wide as the screen allows, scrolling when
+/// the screen is too short for it.
+pub fn draw_full(frame: &mut Frame, view: &View, area: Rect, scroll: u16) {
+    let Some((caption, i, n)) = view.app.caption() else { return };
+    let width = 84.min(area.width);
+    let lines = wrap(&caption.text, width.saturating_sub(2) as usize);
+    let rows = u16::try_from(lines.len()).unwrap_or(u16::MAX);
+    let rect = super::popup::centered(area, width, rows.saturating_add(2));
+    let shown = rect.height.saturating_sub(2);
+    let limit = rows.saturating_sub(shown);
+    view.app.help_view.set((shown, limit));
+    super::popup::clear_under(frame, view, rect);
+    let title = title(view, caption);
+    let hint = if limit > 0 { "esc close · ↑↓ PgUp PgDn scroll" } else { "esc close" };
+    let block = super::popup::frame_block(view, format!("{i}/{n} · {title}"), hint);
+    let text: Vec<Line> = lines.into_iter().map(|l| Line::from(Span::styled(l, view.style(Slot::HelpDesc)))).collect();
+    frame.render_widget(Paragraph::new(text).block(block).scroll((scroll.min(limit), 0)), rect);
 }
 
 #[cfg(test)]

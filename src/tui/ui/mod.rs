@@ -6,6 +6,7 @@ mod breaks;
 mod caption;
 mod detail;
 pub(crate) mod memory;
+pub(crate) mod outcome;
 mod popup;
 mod problems;
 pub(crate) mod scores;

@@ -61,7 +61,8 @@ fn help_group(action: Action) -> usize {
     match action {
         Step | RunPause | Prune | Edit | Backtrack | Expand | Reevaluate | Continue | NewInput | Restart | SaveAs => 0,
         ReplayStepBack | ReplayStepForward | ReplayMarkBack | ReplayMarkForward | ReplayBack | ReplayForward
-        | ReplayStart | ReplayEnd | ReplayPlay | ReplaySlower | ReplayFaster | Fork => 2,
+        | ReplayStart | ReplayEnd | ReplayPlay | ReplayPlayNonstop | ShowCaption | ReplaySlower | ReplayFaster
+        | Fork => 2,
         CycleTheme | Help | Quit | Memory | Export | Breaks | Stats => 3,
         _ => 1,
     }
@@ -178,6 +179,7 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
             let block = frame_block(view, "Keys".into(), "esc close · ↑↓ PgUp PgDn Home End scroll");
             frame.render_widget(help.block(block).scroll(((*scroll).min(limit), 0)), rect);
         }
+        Popup::Caption { scroll } => super::caption::draw_full(frame, view, area, *scroll),
         Popup::Edit { node, editor } => {
             let width = 76.min(area.width);
             // Tall enough for the wrapped text and a line to type on, within the screen.

@@ -263,7 +263,10 @@ fn rank(app: &App) -> RankCache {
             shape.max = shape.max.max(v);
         }
     }
-    shape.max = shape.max.max(1.0);
+    // Bars on the task's value scale (the top class times the samples summed), so
+    // "1.002 (likely, impossible, impossible)" is a short bar whatever else the step holds;
+    // a task without value classes (plain scores) is scaled to the step's best.
+    shape.max = value_scale(app).unwrap_or(shape.max).max(shape.max).max(1.0);
     // Where the cut-off line goes: before the node at this index.
     let cut_at = match &method.cutoff {
         Some(Cutoff::Beam { n: beam, .. }) => {
@@ -286,6 +289,18 @@ fn rank(app: &App) -> RankCache {
     };
     let label = method.cutoff.as_ref().map(|c| c.label().to_string()).unwrap_or_default();
     RankCache { key: None, keyed, sorted: 0, cut: cut_at.map(|at| (at, label)), shape: Some(shape) }
+}
+
+/// The largest value the task's value evaluator can give (its top class times the
+/// samples it sums), when the run values states with one.
+fn value_scale(app: &App) -> Option<f64> {
+    let core = &app.run.engine.core;
+    let search = core.search?;
+    if search.evaluator != crate::engine::params::Evaluator::Value {
+        return None;
+    }
+    let top = crate::engine::task::value_classes(core.task.as_ref()).iter().map(|(_, v)| *v).fold(0.0, f64::max);
+    (top > 0.0).then(|| top * f64::from(search.n_evaluate.max(1)))
 }
 
 fn vote_rows(votes: Votes) -> Vote {

@@ -111,14 +111,16 @@ fn items(app: &App, d: Detail) -> (Items, Items) {
     let (mode, slot) = mode(app);
     what.push((format!(" {mode} "), slot));
     if let Some(o) = app.run.engine.outcome() {
-        let answer =
-            if d.answer == 0 { String::new() } else { clip(o.answer.as_deref().unwrap_or_default(), d.answer) };
-        let (text, slot) = if o.solved {
-            (format!(" ★ solved {answer}").trim_end().to_string() + " ", Slot::NodeSolution)
-        } else if o.solved_any {
-            (" ◇ solved (not top-ranked) ".to_string(), Slot::NodeFinal)
-        } else {
-            (" ✗ unsolved ".to_string(), Slot::Warning)
+        // The transcript's finished line in short: the answer when solved, else the reason.
+        let verdict = super::outcome::Verdict::of(o, &app.run.engine);
+        let (glyph, word) = (verdict.glyph(), verdict.word());
+        let (text, slot) = match (&verdict.short, d.answer) {
+            (_, 0) => (format!(" {glyph} {word} "), if verdict.solved { Slot::NodeSolution } else { Slot::Warning }),
+            (None, n) => {
+                let answer = clip(verdict.answer.as_deref().unwrap_or_default(), n);
+                (format!(" {glyph} {word} {answer}").trim_end().to_string() + " ", Slot::NodeSolution)
+            }
+            (Some(why), n) => (format!(" {glyph} {word} ({}) ", clip(why, n.max(16))), Slot::Warning),
         };
         what.push((text, slot));
     }

@@ -188,11 +188,7 @@ pub fn lines(view: &View) -> Vec<Line<'static>> {
             Event::Rejected { reason } => (Slot::Warning, format!("not done: {reason}")),
             Event::Finished { outcome } => (
                 if outcome.solved { Slot::NodeSolution } else { Slot::Warning },
-                match &outcome.answer {
-                    Some(a) if outcome.solved => format!("finished: solved — {a}"),
-                    Some(a) => format!("finished: not solved — top answer {a}"),
-                    None => "finished: no answer".to_string(),
-                },
+                super::outcome::Verdict::of(outcome, &view.app.run.engine).finished_line(),
             ),
             _ => continue,
         };

@@ -170,7 +170,8 @@ pub fn draw(frame: &mut Frame, view: &View, state: &mut TreeState, area: Rect) {
         "{} node{}{}{}",
         tree.len(),
         if tree.len() == 1 { "" } else { "s" },
-        if solved > 0 { format!(", {solved} solved") } else { String::new() },
+        // Right final states, not "solved": the run's verdict is the top answer's (header, transcript).
+        if solved > 0 { format!(", {solved} ★ right") } else { String::new() },
         if view.app.following() { " · following" } else { "" }
     );
     let block = view.block(super::Pane::Tree, &extra);

@@ -600,6 +600,10 @@ impl Method for Retreval {
         self.backtrack_by_hand(core, to, FailureCause::Other)
     }
 
+    fn backtrack_refusal(&self, core: &Core) -> Option<String> {
+        self.backtrack_refusal_now(core)
+    }
+
     fn backtrack_because(&mut self, core: &mut Core, to: Option<NodeId>, cause: &str) -> Result<(), String> {
         let cause = FailureCause::from_name(cause).ok_or_else(|| {
             let names: Vec<&str> = FailureCause::ALL.iter().map(|c| c.name()).collect();

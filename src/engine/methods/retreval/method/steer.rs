@@ -67,6 +67,15 @@ impl Retreval {
     }
 
     /// The person's backtrack: `cause` is the current best attempt's typed failure.
+    /// The checks `backtrack_by_hand` makes before it changes anything.
+    pub(super) fn backtrack_refusal_now(&self, core: &Core) -> Option<String> {
+        if self.phase == Phase::Done {
+            return Some("the search is finished".into());
+        }
+        let scored = self.branch.is_some() || self.best_of(core, self.leaves().collect::<Vec<_>>()).is_some();
+        (!scored).then(|| "no attempt is scored yet: there is nothing to backtrack from".into())
+    }
+
     pub(super) fn backtrack_by_hand(
         &mut self,
         core: &mut Core,
