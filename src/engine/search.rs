@@ -509,6 +509,29 @@ impl Engine {
         }
     }
 
+    /// Expanding a node again can give children its earlier ones already are (the same
+    /// prompt, the same reply): marked ✗ duplicate, said in the log, and not valued again.
+    fn mark_repeats(&mut self, node: NodeId, children: &[NodeId]) {
+        let earlier: Vec<NodeId> =
+            self.core.tree.node(node).children.iter().copied().filter(|c| !children.contains(c)).collect();
+        let mut repeats = Vec::new();
+        for &child in children {
+            let path = &self.core.tree.node(child).path;
+            if let Some(&twin) = earlier.iter().find(|&&e| self.core.tree.node(e).path == *path) {
+                repeats.push(format!("{child} = {twin}"));
+                self.core.set_status(child, NodeStatus::Invalid(format!("duplicate of {twin}")));
+            }
+        }
+        if !repeats.is_empty() {
+            self.core.log(format!(
+                "{} of {} new children of {node} repeat earlier ones, marked ✗ duplicate: {}",
+                repeats.len(),
+                children.len(),
+                repeats.join(", ")
+            ));
+        }
+    }
+
     /// What a successful reply does, by the kind of call.
     fn apply_reply(&mut self, node: NodeId, pending: Pending, response: LlmResponse) {
         let texts: Vec<String> = response.completions.iter().map(|c| c.text.to_string()).collect();
@@ -535,29 +558,9 @@ impl Engine {
                 let children =
                     self.core.add_proposals_scored(node, proposals, merged.is_some().then_some(&scores), Origin::Model);
                 if pending.by_hand {
-                    // Expanding a node again can give children its earlier ones already are
-                    // (the same prompt, the same reply): marked, said, and not valued again.
-                    let earlier: Vec<NodeId> =
-                        self.core.tree.node(node).children.iter().copied().filter(|c| !children.contains(c)).collect();
-                    let mut repeats = Vec::new();
-                    for &child in &children {
-                        let path = &self.core.tree.node(child).path;
-                        if let Some(&twin) = earlier.iter().find(|&&e| self.core.tree.node(e).path == *path) {
-                            repeats.push(format!("{child} = {twin}"));
-                            self.core.set_status(child, NodeStatus::Invalid(format!("duplicate of {twin}")));
-                        }
-                    }
-                    if !repeats.is_empty() {
-                        self.core.log(format!(
-                            "{} of {} new children of {node} repeat earlier ones, marked ✗ duplicate: {}",
-                            repeats.len(),
-                            children.len(),
-                            repeats.join(", ")
-                        ));
-                    }
-                    let fresh: Vec<NodeId> = children.clone();
+                    self.mark_repeats(node, &children);
                     // A person's expansion is valued as a ToT step is.
-                    self.core.evaluate(&fresh, true, Duplicates::ScoreZero);
+                    self.core.evaluate(&children, true, Duplicates::ScoreZero);
                 }
                 self.method.on_children(&mut self.core, node, &children, pending.by_hand);
             }
