@@ -35,6 +35,11 @@ pub(crate) struct RunArgs {
     /// Directory of prompt templates overriding the built-in ones (same file names).
     #[arg(long)]
     pub(crate) prompts: Option<PathBuf>,
+    /// How prompts are laid out: chat (a system message with the reply format, the examples as
+    /// turns, the state last: for chat models) or reference (the papers' completion-style text)
+    /// [default: chat for real providers, reference for sim, the recorded style for replay].
+    #[arg(long, value_name = "STYLE")]
+    pub(crate) prompt_style: Option<thoughtscope::engine::PromptStyle>,
     /// hotpotqa / fever: the questions (HotpotQA JSON, FEVER JSONL, or ReAct trajectory text).
     #[arg(long)]
     pub(crate) data: Option<PathBuf>,

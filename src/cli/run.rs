@@ -9,7 +9,7 @@ use color_eyre::eyre::{bail, eyre, Result, WrapErr};
 
 use thoughtscope::config::params::or_list;
 use thoughtscope::config::{Config, ParamPatch, RunDefaults};
-use thoughtscope::engine::methods;
+use thoughtscope::engine::{methods, PromptStyle};
 use thoughtscope::llm::sim::{SimConfig, SimProvider, SimRates};
 use thoughtscope::llm::Provider;
 use thoughtscope::runtime::headless::{
@@ -90,6 +90,36 @@ pub(crate) fn check_prompts_dir(dir: Option<&Path>) -> Result<()> {
     }
 }
 
+/// The prompt style of a run: the one asked for, else the recorded sessions' for a
+/// replay, reference for `sim` (the papers' prompts, which the demos and fidelity checks
+/// use) and chat for a real model.
+pub(crate) fn prompt_style(
+    asked: Option<PromptStyle>,
+    provider: &str,
+    replay: Option<&thoughtscope::session::provider::ReplayProvider>,
+    task: &str,
+) -> Result<PromptStyle> {
+    if let Some(style) = asked {
+        return Ok(style);
+    }
+    Ok(match (provider, replay) {
+        ("sim", _) => PromptStyle::Reference,
+        (_, Some(replay)) => {
+            let styles: std::collections::BTreeSet<&str> =
+                replay.recorded_specs(task).iter().map(|s| s.style.name()).collect();
+            if styles.len() > 1 {
+                usage_bail!(
+                    "the sessions of --replay-from were recorded in more than one prompt style ({}); \
+                     name one with --prompt-style",
+                    styles.into_iter().collect::<Vec<_>>().join(", ")
+                );
+            }
+            replay.recorded_specs(task).first().map_or(PromptStyle::Reference, |s| s.style)
+        }
+        _ => PromptStyle::Chat,
+    })
+}
+
 pub(crate) fn setup_run(args: &RunArgs) -> Result<(RunSetup, Vec<Problem>)> {
     setup_run_with(args, &config(args.connect.config.as_deref()))
 }
@@ -112,7 +142,8 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
         _ => None,
     };
     let actions = react_actions(args, replay.as_ref())?;
-    let options = TaskOptions { prompts: args.prompts.clone(), data: args.data.clone(), knowledge, actions };
+    let style = prompt_style(args.prompt_style, &provider_name, replay.as_ref(), &task_name)?;
+    let options = TaskOptions { prompts: args.prompts.clone(), data: args.data.clone(), knowledge, actions, style };
     let mut task = tasks::build(&task_name, &options, &mut warnings)?;
     for w in warnings {
         safe_eprintln!("warning: {w}");
@@ -308,6 +339,11 @@ pub(crate) fn print_summary(s: &Summary, json: bool) {
             s.bad_calls.unwrap_or(0),
             s.tool_calls.unwrap_or(0)
         );
+        if let (Some(first), Some(retry)) = (s.read_first_try, s.read_after_retry) {
+            if first + retry > 0 {
+                outln!("actions read first try {first}  after a retry {retry}");
+            }
+        }
     }
     if let Some(parts) = &s.answered_by {
         let parts: Vec<String> = parts.iter().map(|(part, n)| format!("{part} {n}")).collect();

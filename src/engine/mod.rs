@@ -32,7 +32,8 @@ pub use effect::Effect;
 pub use event::{Event, Outcome, RunMode};
 pub use input::{Input, LlmReply, ToolReply};
 pub use request::{
-    CallError, CallErrorKind, Completion, LlmRequest, LlmResponse, Message, Prompt, Purpose, ToolCallOut, ToolDef,
+    CallError, CallErrorKind, Completion, LlmRequest, LlmResponse, Message, Prompt, PromptStyle, Purpose, ToolCallOut,
+    ToolDef,
     ToolRequest, ToolResult, Usage,
 };
 pub use step::{Step, StepPart};

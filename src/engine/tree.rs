@@ -167,6 +167,9 @@ pub enum Issue {
     BadCall(String),
     /// ReAct: the model call for the action after a person's thought failed.
     ActionFailed(String),
+    /// ReAct (chat prompts): the first reply could not be read, for this reason, and the
+    /// model was asked once more with a reminder of the format; the step is the retry's.
+    Retried(String),
     /// ReAct: something about the reply worth knowing that did not make the call bad
     /// (actions not taken, a text action in native mode, ...).
     Note(String),
@@ -175,6 +178,10 @@ pub enum Issue {
 impl Issue {
     pub fn is_bad_call(&self) -> bool {
         matches!(self, Issue::BadCall(_))
+    }
+
+    pub fn is_retry(&self) -> bool {
+        matches!(self, Issue::Retried(_))
     }
 }
 
@@ -185,6 +192,7 @@ impl std::fmt::Display for Issue {
             Issue::CallFailed { call, message } => write!(f, "call {call} failed: {message}"),
             Issue::BadCall(problem) => write!(f, "bad call: {problem}"),
             Issue::ActionFailed(message) => write!(f, "the model call for the action failed: {message}"),
+            Issue::Retried(problem) => write!(f, "asked again with a format reminder: {problem}"),
         }
     }
 }

@@ -97,6 +97,7 @@ pub(crate) fn tot_log_header(
         facets: Default::default(),
         memory: None,
         unjudged: false,
+        prompt_style: Default::default(),
     }
 }
 

@@ -150,6 +150,7 @@ pub fn import_trajectory(
         facets: Default::default(),
         memory: None,
         unjudged: false,
+        prompt_style: Default::default(),
     };
     let path = out.join(name);
     let writer = SessionWriter::create(&path, &header)?;

@@ -86,6 +86,10 @@ pub struct Header {
     /// it), so replays do not ask the judge either. Absent: it was, as the task does.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unjudged: bool,
+    /// How the task laid its prompts out (`--prompt-style`); absent: reference, the only
+    /// style before chat prompts. Every call's messages are recorded with it.
+    #[serde(default, skip_serializing_if = "crate::engine::PromptStyle::is_reference")]
+    pub prompt_style: crate::engine::PromptStyle,
 }
 
 /// A named memory at the start of a problem. Written into the header whole (format 1,
@@ -138,6 +142,7 @@ impl Header {
             gold: self.gold.as_deref(),
             actions: self.actions,
             facets: Some(&self.facets),
+            style: self.prompt_style,
         }
     }
 

@@ -28,6 +28,7 @@ pub(super) fn header() -> Header {
         facets: Default::default(),
         memory: None,
         unjudged: false,
+        prompt_style: Default::default(),
     }
 }
 

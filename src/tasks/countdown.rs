@@ -21,7 +21,7 @@ use crate::arith::{canonical, format_number, format_numbers, parse_numbers, Q};
 use crate::engine::rng::{stable_hash, SplitMix64};
 use crate::engine::task::{DfsStyle, TreeSearch, ValueEvaluator, VoteEvaluator};
 use crate::engine::{
-    AnswerKind, CallError, CallErrorKind, LlmRequest, Message, Prompt, Proposal, Purpose, Task, TaskInfo,
+    AnswerKind, CallError, CallErrorKind, LlmRequest, Message, Prompt, PromptStyle, Proposal, Purpose, Task, TaskInfo,
 };
 use crate::llm::sim::SimConfig;
 
@@ -41,12 +41,12 @@ pub const INFO: TaskInfo = TaskInfo {
 };
 
 const PROBLEMS: &str = include_str!("../../assets/countdown/problems.txt");
-const IO: &str = include_str!("../../assets/prompts/countdown/io.txt");
-const COT: &str = include_str!("../../assets/prompts/countdown/cot.txt");
-const PROPOSE: &str = include_str!("../../assets/prompts/countdown/propose.txt");
-const VALUE: &str = include_str!("../../assets/prompts/countdown/value.txt");
-const VALUE_LAST: &str = include_str!("../../assets/prompts/countdown/value_last.txt");
-const VOTE: &str = include_str!("../../assets/prompts/countdown/vote.txt");
+const IO: prompts::Builtin = crate::builtin_prompt!("countdown", "io.txt");
+const COT: prompts::Builtin = crate::builtin_prompt!("countdown", "cot.txt");
+const PROPOSE: prompts::Builtin = crate::builtin_prompt!("countdown", "propose.txt");
+const VALUE: prompts::Builtin = crate::builtin_prompt!("countdown", "value.txt");
+const VALUE_LAST: prompts::Builtin = crate::builtin_prompt!("countdown", "value_last.txt");
+const VOTE: prompts::Builtin = crate::builtin_prompt!("countdown", "vote.txt");
 
 /// The evaluator's classes and the value each sample adds (as Game of 24's).
 pub const VALUE_CLASSES: [(&str, f64); 3] = [("impossible", 0.001), ("likely", 1.0), ("sure", 20.0)];
@@ -112,10 +112,10 @@ impl Context {
         Context { task: INFO.name.to_string(), input: x.to_string(), y: y.to_string(), ..Context::default() }
     }
 
-    fn prompt(self, purpose: Purpose, text: String, stop: Vec<String>, max_tokens: u32) -> Prompt {
+    fn prompt(self, purpose: Purpose, messages: Vec<Message>, stop: Vec<String>, max_tokens: u32) -> Prompt {
         Prompt {
             purpose,
-            messages: vec![Message::user(text)],
+            messages,
             context: serde_json::to_value(&self).unwrap_or_default(),
             stop,
             max_tokens: Some(max_tokens),
@@ -130,6 +130,7 @@ pub struct Countdown {
     value: String,
     value_last: String,
     vote: String,
+    style: PromptStyle,
     problems: Vec<Puzzle>,
 }
 
@@ -141,7 +142,7 @@ impl Countdown {
         _warnings: &mut Vec<String>,
     ) -> Result<Arc<dyn TaskSource>, TaskError> {
         super::no_data(info, options)?;
-        let dir = options.prompts.as_deref();
+        let loader = options.loader();
         let problems = PROBLEMS
             .lines()
             .map(str::trim)
@@ -149,12 +150,13 @@ impl Countdown {
             .map(|l| Puzzle::parse(l).map_err(|e| TaskError::Data(format!("assets/countdown/problems.txt: {l}: {e}"))))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Arc::new(Countdown {
-            io: prompts::load_checked(dir, "io.txt", IO, &["input"])?,
-            cot: prompts::load_checked(dir, "cot.txt", COT, &["input"])?,
-            propose: prompts::load_checked(dir, "propose.txt", PROPOSE, &["numbers", "target"])?,
-            value: prompts::load_checked(dir, "value.txt", VALUE, &["numbers", "target"])?,
-            value_last: prompts::load_checked(dir, "value_last.txt", VALUE_LAST, &["input", "answer"])?,
-            vote: prompts::load_checked(dir, "vote.txt", VOTE, &["input", "choices"])?,
+            io: loader.load(IO, &["input"])?,
+            cot: loader.load(COT, &["input"])?,
+            propose: loader.load(PROPOSE, &["numbers", "target"])?,
+            value: loader.load(VALUE, &["numbers", "target"])?,
+            value_last: loader.load(VALUE_LAST, &["input", "answer"])?,
+            vote: loader.load(VOTE, &["input", "choices"])?,
+            style: loader.style,
             problems,
         }))
     }
@@ -177,11 +179,11 @@ impl Task for Countdown {
     }
 
     fn io_prompt(&self, x: &str) -> Prompt {
-        Context::new(x, "").prompt(Purpose::Io, prompts::render(&self.io, &[("input", x)]), vec![], 100)
+        Context::new(x, "").prompt(Purpose::Io, prompts::render_messages(&self.io, &[("input", x)]), vec![], 100)
     }
 
     fn cot_prompt(&self, x: &str) -> Prompt {
-        Context::new(x, "").prompt(Purpose::Cot, prompts::render(&self.cot, &[("input", x)]), vec![], 300)
+        Context::new(x, "").prompt(Purpose::Cot, prompts::render_messages(&self.cot, &[("input", x)]), vec![], 300)
     }
 
     fn extract_answer(&self, _x: &str, y: &str) -> Option<String> {
@@ -208,6 +210,10 @@ impl Task for Countdown {
     fn tree(&self) -> Option<&dyn TreeSearch> {
         Some(self)
     }
+
+    fn prompt_style(&self) -> PromptStyle {
+        self.style
+    }
 }
 
 impl TreeSearch for Countdown {
@@ -221,31 +227,45 @@ impl TreeSearch for Countdown {
         let one_left = parse_numbers(&numbers).is_some_and(|n| n.len() == 1);
         let text = if one_left {
             // Every number is combined: ask for the whole expression, continuing the steps.
-            prompts::render(&self.cot, &[("input", x)]) + y
+            prompts::render_then(&self.cot, &[("input", x)], y)
         } else {
             let target = x.split_once("->").map_or("", |(_, t)| t.trim());
-            prompts::render(&self.propose, &[("numbers", &numbers), ("target", target)])
+            prompts::render_messages(&self.propose, &[("numbers", &numbers), ("target", target)])
         };
         Context { numbers: Some(numbers), ..Context::new(x, y) }.prompt(Purpose::Propose, text, vec![], 400)
     }
 
     fn sample_prompt(&self, x: &str, y: &str) -> Prompt {
-        let text = prompts::render(&self.cot, &[("input", x)]) + y;
+        let text = prompts::render_then(&self.cot, &[("input", x)], y);
         Context { numbers: Some(numbers_left(x, y)), ..Context::new(x, y) }.prompt(
             Purpose::Sample,
             text,
-            vec!["\n".into()],
+            // The reference takes one line; a chat model may open with a remark.
+            if self.style.is_reference() { vec!["\n".into()] } else { vec![] },
             80,
         )
     }
 
+    /// Every line a step, as the reference reads it; in the chat style the step lines of
+    /// a chat model's list ([`reply::chat_step_lines`]).
     fn parse_proposals(&self, x: &str, y: &str, reply: &str) -> Vec<Proposal> {
-        reply.split('\n').map(|line| self.parse_edit(x, y, line)).collect()
+        match self.style {
+            PromptStyle::Reference => reply.split('\n').map(|line| self.parse_edit(x, y, line)).collect(),
+            PromptStyle::Chat => reply::chat_step_lines(reply).iter().map(|line| self.parse_edit(x, y, line)).collect(),
+        }
     }
 
     fn parse_sample(&self, x: &str, y: &str, reply: &str) -> Proposal {
-        let line = reply.trim_start_matches('\n').split('\n').next().unwrap_or("");
-        self.parse_edit(x, y, line)
+        match self.style {
+            PromptStyle::Reference => {
+                let line = reply.trim_start_matches('\n').split('\n').next().unwrap_or("");
+                self.parse_edit(x, y, line)
+            }
+            PromptStyle::Chat => {
+                let lines = reply::chat_step_lines(reply);
+                self.parse_edit(x, y, lines.first().map_or("", String::as_str))
+            }
+        }
     }
 
     fn parse_edit(&self, x: &str, y: &str, line: &str) -> Proposal {
@@ -279,12 +299,12 @@ impl ValueEvaluator for Countdown {
         let last = reply::last_line(y);
         let (text, context) = if !y.trim().is_empty() && !last.contains("left: ") {
             let answer = reply::strip_answer_prefix(last).to_string();
-            let text = prompts::render(&self.value_last, &[("input", x), ("answer", &answer)]);
+            let text = prompts::render_messages(&self.value_last, &[("input", x), ("answer", &answer)]);
             (text, Context { answer: Some(answer), ..Context::new(x, y) })
         } else {
             let numbers = numbers_left(x, y);
             let target = x.split_once("->").map_or("", |(_, t)| t.trim());
-            let text = prompts::render(&self.value, &[("numbers", &numbers), ("target", target)]);
+            let text = prompts::render_messages(&self.value, &[("numbers", &numbers), ("target", target)]);
             (text, Context { numbers: Some(numbers), ..Context::new(x, y) })
         };
         context.prompt(Purpose::Value, text, vec![], 200)
@@ -307,7 +327,7 @@ impl ValueEvaluator for Countdown {
 
 impl VoteEvaluator for Countdown {
     fn vote_prompt(&self, x: &str, ys: &[String]) -> Prompt {
-        let text = prompts::render(&self.vote, &[("input", x), ("choices", &reply::numbered_choices(ys))]);
+        let text = prompts::render_messages(&self.vote, &[("input", x), ("choices", &reply::numbered_choices(ys))]);
         Context { ys: ys.to_vec(), ..Context::new(x, "") }.prompt(Purpose::Vote, text, vec![], 400)
     }
 

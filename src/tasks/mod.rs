@@ -16,6 +16,8 @@
 //! the task's registration and never name it; which methods work on it comes from the
 //! capabilities it returns (`engine::methods::serving`).
 
+#[cfg(test)]
+mod chat_tests;
 pub mod countdown;
 pub mod crosswords;
 pub mod game24;
@@ -119,6 +121,9 @@ pub enum TaskError {
     Prompt { path: String, message: String },
     #[error("task data: {0}")]
     Data(String),
+    /// A prompt style the task has no templates for.
+    #[error("task {task} has no {style} prompts (use --prompt-style {has})")]
+    Style { task: String, style: crate::engine::PromptStyle, has: crate::engine::PromptStyle },
     /// A method the task cannot serve (a session header naming one, say).
     #[error("method {method} on task {task}: {0}", method = .0.method, task = .0.task)]
     Unsupported(#[from] crate::engine::methods::Unsupported),
@@ -185,11 +190,18 @@ pub struct TaskOptions {
     pub knowledge: Option<Arc<dyn KnowledgeBackend>>,
     /// How ReAct replies are read (`--react-mode`); `None`: the task's own way (tolerant).
     pub actions: Option<react_text::ActionRules>,
+    /// How prompts are laid out (`--prompt-style`).
+    pub style: crate::engine::PromptStyle,
 }
 
 impl TaskOptions {
     pub fn prompts(dir: Option<&Path>) -> TaskOptions {
         TaskOptions { prompts: dir.map(Path::to_path_buf), ..TaskOptions::default() }
+    }
+
+    /// Where the task's templates come from: `--prompts` in `--prompt-style`.
+    pub fn loader(&self) -> prompts::Loader<'_> {
+        prompts::Loader::new(self.prompts.as_deref(), self.style)
     }
 }
 
@@ -200,7 +212,17 @@ pub fn build(name: &str, options: &TaskOptions, warnings: &mut Vec<String>) -> R
     let built = (entry.build)(entry.info, options, warnings);
     // Templates with unknown placeholders, and files in --prompts the task does not read.
     warnings.extend(prompts::take_warnings(options.prompts.as_deref()));
-    built
+    styled(built?, options)
+}
+
+/// The task if it lays its prompts out as `options` asks, else the error that says so.
+fn styled(task: Arc<dyn TaskSource>, options: &TaskOptions) -> Result<Arc<dyn TaskSource>, TaskError> {
+    let has = task.prompt_style();
+    if has == options.style {
+        Ok(task)
+    } else {
+        Err(TaskError::Style { task: task.name().to_string(), style: options.style, has })
+    }
 }
 
 /// For tasks whose problems are built in: `--data` is a mistake.
@@ -240,18 +262,22 @@ pub struct TaskSpec<'a> {
     /// The problem's facets (subject, level, category, id), for tasks whose problems
     /// come from a data file.
     pub facets: Option<&'a std::collections::BTreeMap<String, String>>,
+    /// How the task laid its prompts out.
+    pub style: crate::engine::PromptStyle,
 }
 
 /// The task a session ran, from its header's spec alone (no data file): replay, the
 /// explorer's replay and fork. A task registered with [`TaskEntry::from_spec`] takes
 /// what the header recorded (the gold answer, facets, action rules); the others are
-/// built without `--data`.
+/// built without `--data`. The prompts are laid out in the style the header records.
 pub fn for_spec(spec: &TaskSpec, options: &TaskOptions) -> Result<Arc<dyn TaskSource>, TaskError> {
     let entry = find(spec.name).ok_or_else(|| TaskError::Unknown(spec.name.to_string()))?;
-    match entry.from_spec {
+    let options = &TaskOptions { style: spec.style, ..options.clone() };
+    let task = match entry.from_spec {
         Some(rebuild) => rebuild(entry.info, spec, options),
         None => (entry.build)(entry.info, &TaskOptions { data: None, ..options.clone() }, &mut Vec::new()),
-    }
+    }?;
+    styled(task, options)
 }
 
 /// The task of recorded sessions of task `name`, from their headers alone, for a re-drive
@@ -263,7 +289,7 @@ pub fn for_specs(name: &str, specs: &[TaskSpec], options: &TaskOptions) -> Resul
             kind,
             specs,
             options.actions.unwrap_or_default(),
-            options.prompts.as_deref(),
+            options.loader(),
             options.knowledge.clone(),
         )?)),
         None => build(name, options, &mut Vec::new()),

@@ -1,11 +1,173 @@
 //! Prompt templates: files under `assets/prompts/<task>/`, compiled in, and
 //! overridable by a user directory holding files of the same names.
+//!
+//! Each template comes in two styles ([`PromptStyle`]): the reference papers' text
+//! (`assets/prompts/<task>/<name>`), sent as one user message, and a chat layout
+//! (`assets/prompts/<task>/chat/<name>`) written as turns, each after a line of its own
+//! that names its role: `[system]`, `[user]` or `[assistant]`. A chat template's last
+//! turn is `[user]`: the current state, asking for exactly the next step. A user's
+//! `--prompts` directory overrides either by the same path (`chat/propose.txt`).
 
 use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use super::TaskError;
+use crate::engine::request::Role;
+use crate::engine::{Message, PromptStyle};
+
+/// A built-in template in both styles, compiled in (see [`builtin!`](crate::builtin_prompt)).
+#[derive(Debug, Clone, Copy)]
+pub struct Builtin {
+    /// The file name, as in `assets/prompts/<task>/` and a user's `--prompts` directory.
+    pub name: &'static str,
+    pub reference: &'static str,
+    pub chat: &'static str,
+}
+
+/// `builtin_prompt!("game24", "propose.txt")`: the [`Builtin`] of a task's template, its
+/// reference text and its chat turns compiled in from `assets/prompts/`.
+#[macro_export]
+macro_rules! builtin_prompt {
+    ($task:literal, $name:literal) => {
+        $crate::tasks::prompts::Builtin {
+            name: $name,
+            reference: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/prompts/", $task, "/", $name)),
+            chat: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/prompts/", $task, "/chat/", $name)),
+        }
+    };
+}
+
+/// Where a task's templates come from: the user's directory, if any, and the style.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Loader<'a> {
+    pub dir: Option<&'a Path>,
+    pub style: PromptStyle,
+}
+
+impl<'a> Loader<'a> {
+    pub fn new(dir: Option<&'a Path>, style: PromptStyle) -> Loader<'a> {
+        Loader { dir, style }
+    }
+
+    /// The template `builtin` in this loader's style, [`load_checked`] for the
+    /// placeholders `vars`; a chat template's turns are checked too ([`check_turns`]).
+    pub fn load(&self, builtin: Builtin, vars: &[&str]) -> Result<String, TaskError> {
+        match self.style {
+            PromptStyle::Reference => load_checked(self.dir, builtin.name, builtin.reference, vars),
+            PromptStyle::Chat => {
+                let name = format!("chat/{}", builtin.name);
+                let text = load_checked(self.dir, &name, builtin.chat, vars)?;
+                check_turns(&text).map_err(|message| TaskError::Prompt {
+                    path: match self.dir.map(|d| d.join(&name)).filter(|p| p.exists()) {
+                        Some(p) => p.display().to_string(),
+                        None => format!("built-in {name}"),
+                    },
+                    message,
+                })?;
+                Ok(text)
+            }
+        }
+    }
+}
+
+/// The role a line names if it is a turn marker (`[system]`, `[user]`, `[assistant]`).
+fn marker(line: &str) -> Option<Role> {
+    match line.trim_end() {
+        "[system]" => Some(Role::System),
+        "[user]" => Some(Role::User),
+        "[assistant]" => Some(Role::Assistant),
+        _ => None,
+    }
+}
+
+/// Whether a template (or a prompt rendered from one) is written as turns: its first
+/// non-empty line is a turn marker.
+pub fn is_turns(text: &str) -> bool {
+    text.lines().find(|l| !l.trim().is_empty()).and_then(marker).is_some()
+}
+
+/// The turns of a template: those of a chat layout, or the whole text as one user turn
+/// (a reference template). A turn's text is kept as written, without the blank lines
+/// around it. Split before placeholders are filled, so a `[user]` line in a problem or
+/// a model's reply never starts a turn.
+fn turns(template: &str) -> Vec<Message> {
+    if !is_turns(template) {
+        return vec![Message::user(template)];
+    }
+    let mut out: Vec<Message> = Vec::new();
+    let mut current: Option<(Role, Vec<&str>)> = None;
+    let flush = |turn: Option<(Role, Vec<&str>)>, out: &mut Vec<Message>| {
+        if let Some((role, lines)) = turn {
+            let content = lines.join("\n").trim_matches('\n').to_string();
+            out.push(Message { role, content });
+        }
+    };
+    for line in template.lines() {
+        match marker(line) {
+            Some(role) => flush(current.replace((role, Vec::new())), &mut out),
+            None => {
+                if let Some((_, lines)) = current.as_mut() {
+                    lines.push(line);
+                }
+            }
+        }
+    }
+    flush(current, &mut out);
+    out
+}
+
+/// The messages of a template with its placeholders filled ([`render`] turn by turn):
+/// one user message for a reference template, the turns of a chat one. The last message
+/// is the user's (the state), so a task appends to it what follows the state
+/// ([`push_to_last`]).
+pub fn render_messages(template: &str, vars: &[(&str, &str)]) -> Vec<Message> {
+    turns(template).into_iter().map(|m| Message { content: render(&m.content, vars), ..m }).collect()
+}
+
+/// [`render_messages`], then `tail` (the partial output a step goes on from) added to
+/// the last message.
+pub fn render_then(template: &str, vars: &[(&str, &str)], tail: &str) -> Vec<Message> {
+    let mut messages = render_messages(template, vars);
+    push_to_last(&mut messages, tail);
+    messages
+}
+
+/// Add `text` to the end of the last message (the partial output a step goes on from).
+pub fn push_to_last(messages: &mut [Message], text: &str) {
+    if let Some(last) = messages.last_mut() {
+        last.content.push_str(text);
+    }
+}
+
+/// Check a chat template's turns: it starts with a marker, a `[system]` turn comes only
+/// first, no turn is empty, and the last is `[user]` (the state the model answers).
+pub fn check_turns(template: &str) -> Result<(), String> {
+    if !is_turns(template) {
+        return Err("a chat template is written as turns: its first line is [system] or [user]".into());
+    }
+    let turns = turns(template);
+    for (i, m) in turns.iter().enumerate() {
+        if m.content.trim().is_empty() {
+            return Err(format!("turn {} ([{}]) is empty", i + 1, role_name(m.role)));
+        }
+        if m.role == Role::System && i > 0 {
+            return Err(format!("turn {} is [system]; only the first turn may be", i + 1));
+        }
+    }
+    match turns.last() {
+        Some(last) if last.role == Role::User => Ok(()),
+        _ => Err("the last turn must be [user]: the state the model is to answer".into()),
+    }
+}
+
+fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::System => "system",
+        Role::User => "user",
+        Role::Assistant => "assistant",
+    }
+}
 
 /// What [`load`] noticed while a task was built on one thread (see [`take_warnings`]).
 #[derive(Default)]

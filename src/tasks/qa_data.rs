@@ -24,7 +24,7 @@ use serde_json::{json, Value};
 use super::react_text::{self, check_answer, f1, parse_step_with, ActionRules, QaItem, QuestionKind};
 use super::{prompts, Problem, TaskError, TaskOptions, TaskSource};
 use crate::engine::task::{Feedback, NativeTools, ReactSteps};
-use crate::engine::{AnswerKind, Message, Prompt, Purpose, ReactStep, Task, TaskInfo};
+use crate::engine::{AnswerKind, Message, Prompt, PromptStyle, Purpose, ReactStep, Task, TaskInfo};
 use crate::tools::choice::LazyBackend;
 use crate::tools::wikipedia::WikipediaOptions;
 use crate::tools::{KnowledgeBackend, ToolRegistry};
@@ -96,17 +96,17 @@ impl QaKind {
         }
     }
 
-    fn builtin(self) -> [&'static str; 3] {
+    fn builtin(self) -> [prompts::Builtin; 3] {
         match self {
             QaKind::HotpotQa => [
-                include_str!("../../assets/prompts/hotpotqa/react.txt"),
-                include_str!("../../assets/prompts/hotpotqa/cot.txt"),
-                include_str!("../../assets/prompts/hotpotqa/io.txt"),
+                crate::builtin_prompt!("hotpotqa", "react.txt"),
+                crate::builtin_prompt!("hotpotqa", "cot.txt"),
+                crate::builtin_prompt!("hotpotqa", "io.txt"),
             ],
             QaKind::Fever => [
-                include_str!("../../assets/prompts/fever/react.txt"),
-                include_str!("../../assets/prompts/fever/cot.txt"),
-                include_str!("../../assets/prompts/fever/io.txt"),
+                crate::builtin_prompt!("fever", "react.txt"),
+                crate::builtin_prompt!("fever", "cot.txt"),
+                crate::builtin_prompt!("fever", "io.txt"),
             ],
         }
     }
@@ -120,6 +120,7 @@ pub struct QaData {
     items: Vec<QaItem>,
     tools: Arc<ToolRegistry>,
     rules: ActionRules,
+    style: PromptStyle,
 }
 
 /// The default knowledge backend of these tasks: Wikipedia, built on first use.
@@ -144,28 +145,38 @@ impl QaData {
             }
             None => Vec::new(),
         };
-        let task = QaData::new(kind, options.prompts.as_deref(), items, options.knowledge.clone())?;
+        let task = QaData::styled(kind, options.loader(), items, options.knowledge.clone())?;
         Ok(Arc::new(task.with_rules(options.actions.unwrap_or_default())))
     }
 
+    /// With the reference prompts (the built-in ones, or those in `prompt_dir`).
     pub fn new(
         kind: QaKind,
         prompt_dir: Option<&Path>,
         items: Vec<QaItem>,
         backend: Option<Arc<dyn KnowledgeBackend>>,
     ) -> Result<Self, TaskError> {
+        QaData::styled(kind, prompts::Loader::new(prompt_dir, PromptStyle::Reference), items, backend)
+    }
+
+    pub fn styled(
+        kind: QaKind,
+        loader: prompts::Loader,
+        items: Vec<QaItem>,
+        backend: Option<Arc<dyn KnowledgeBackend>>,
+    ) -> Result<Self, TaskError> {
         let [react, cot, io] = kind.builtin();
         let var = kind.var();
-        let load = |name: &str, builtin: &str, vars: &[&str]| prompts::load_checked(prompt_dir, name, builtin, vars);
         let backend = backend.unwrap_or_else(default_backend);
         Ok(QaData {
             kind,
-            react: load("react.txt", react, &[var, "trajectory", "step"])?,
-            cot: load("cot.txt", cot, &[var])?,
-            io: load("io.txt", io, &[var])?,
+            react: loader.load(react, &[var, "trajectory", "step"])?,
+            cot: loader.load(cot, &[var])?,
+            io: loader.load(io, &[var])?,
             items,
             tools: Arc::new(ToolRegistry::react(backend)),
             rules: ActionRules::Tolerant,
+            style: loader.style,
         })
     }
 
@@ -182,7 +193,7 @@ impl QaData {
         options: &TaskOptions,
     ) -> Result<Arc<dyn TaskSource>, TaskError> {
         let kind = QaKind::from_name(&info.name).ok_or_else(|| TaskError::Unknown(info.name.to_string()))?;
-        Ok(Arc::new(QaData::from_spec(kind, spec, options.prompts.as_deref(), options.knowledge.clone())?))
+        Ok(Arc::new(QaData::from_spec(kind, spec, options.loader(), options.knowledge.clone())?))
     }
 
     /// The task a session ran, from its header alone: its one problem with the gold
@@ -190,7 +201,7 @@ impl QaData {
     pub fn from_spec(
         kind: QaKind,
         spec: &super::TaskSpec,
-        prompt_dir: Option<&Path>,
+        loader: prompts::Loader,
         backend: Option<Arc<dyn KnowledgeBackend>>,
     ) -> Result<Self, TaskError> {
         let items = spec
@@ -198,7 +209,7 @@ impl QaData {
             .iter()
             .map(|gold| QaItem { question: spec.input.to_string(), answer: gold.to_string(), kind: String::new() })
             .collect();
-        Ok(QaData::new(kind, prompt_dir, items, backend)?.with_rules(spec.actions.unwrap_or_default()))
+        Ok(QaData::styled(kind, loader, items, backend)?.with_rules(spec.actions.unwrap_or_default()))
     }
 
     /// The task of several recorded sessions, from their headers alone: their problems in
@@ -207,7 +218,7 @@ impl QaData {
         kind: QaKind,
         specs: &[super::TaskSpec],
         rules: ActionRules,
-        prompt_dir: Option<&Path>,
+        loader: prompts::Loader,
         backend: Option<Arc<dyn KnowledgeBackend>>,
     ) -> Result<Self, TaskError> {
         let mut items: Vec<QaItem> = Vec::with_capacity(specs.len());
@@ -216,7 +227,7 @@ impl QaData {
                 items.push(QaItem { question: spec.input.to_string(), answer: gold.to_string(), kind: String::new() });
             }
         }
-        Ok(QaData::new(kind, prompt_dir, items, backend)?.with_rules(rules))
+        Ok(QaData::styled(kind, loader, items, backend)?.with_rules(rules))
     }
 
     pub fn kind(&self) -> QaKind {
@@ -228,7 +239,7 @@ impl QaData {
         self.items.iter().find(|q| q.question.trim() == x).map(|q| q.answer.as_str())
     }
 
-    fn prompt(&self, purpose: Purpose, text: String, x: &str, extra: Value) -> Prompt {
+    fn prompt(&self, purpose: Purpose, messages: Vec<Message>, x: &str, extra: Value) -> Prompt {
         let mut context = json!({"task": self.kind.name(), "question": x});
         if let (Some(c), Some(e)) = (context.as_object_mut(), extra.as_object()) {
             c.extend(e.clone());
@@ -238,13 +249,17 @@ impl QaData {
         } else {
             vec![]
         };
-        Prompt { purpose, messages: vec![Message::user(text)], context, stop, max_tokens: Some(300) }
+        Prompt { purpose, messages, context, stop, max_tokens: Some(300) }
     }
 
     /// Fill a template; the prompt ends where the model goes on (`Thought 2:`, `Answer:`),
     /// without the file's last newline.
-    fn render(&self, template: &str, vars: &[(&str, &str)]) -> String {
-        prompts::render(template, vars).trim_end_matches(['\n', '\r']).to_string()
+    fn render(&self, template: &str, vars: &[(&str, &str)]) -> Vec<Message> {
+        let mut messages = prompts::render_messages(template, vars);
+        if let Some(last) = messages.last_mut() {
+            last.content.truncate(last.content.trim_end_matches(['\n', '\r']).len());
+        }
+        messages
     }
 }
 
@@ -280,6 +295,10 @@ impl Task for QaData {
 
     fn react(&self) -> Option<&dyn ReactSteps> {
         Some(self)
+    }
+
+    fn prompt_style(&self) -> PromptStyle {
+        self.style
     }
 
     fn feedback(&self) -> Option<&dyn Feedback> {

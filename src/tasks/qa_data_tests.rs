@@ -174,6 +174,7 @@ fn a_session_replays_without_its_data_file() {
         facets: Default::default(),
         memory: None,
         unjudged: false,
+        prompt_style: Default::default(),
     };
     assert_eq!(header.gold.as_deref(), Some("Arthur's Magazine"));
     let path = dir.path().join("s.jsonl");

@@ -10,9 +10,42 @@ pub fn last_line(text: &str) -> &str {
 /// `line` after its `answer:` label (any case), or the whole line, trimmed.
 pub fn strip_answer_prefix(line: &str) -> &str {
     match line.to_ascii_lowercase().find("answer:") {
-        Some(i) => line[i + "answer:".len()..].trim(),
+        // `**Answer:** 6 * 4 = 24`: the label's closing bold is not the answer's.
+        Some(i) => line[i + "answer:".len()..].trim().trim_matches(|c| c == '*' || c == '`').trim(),
         None => line.trim(),
     }
+}
+
+/// A line of a chat model's list as the line it means: without a list marker (`1.`,
+/// `2)`, `-`, `*`, `•`), bold and code marks, trimmed. `h1.` (a crossword clue) is kept.
+pub fn plain_line(line: &str) -> String {
+    let mut rest = line.trim();
+    let digits = rest.chars().take_while(char::is_ascii_digit).count();
+    if digits > 0 && digits <= 2 {
+        let after = &rest[digits..];
+        if let Some(tail) = after.strip_prefix(". ").or_else(|| after.strip_prefix(") ")) {
+            rest = tail;
+        }
+    }
+    for marker in ["- ", "* ", "• "] {
+        if let Some(tail) = rest.strip_prefix(marker) {
+            rest = tail;
+            break;
+        }
+    }
+    rest.replace("**", "").replace('`', "").trim().to_string()
+}
+
+/// The step lines of a chat model's reply to a propose prompt: each line [`plain_line`],
+/// without code fences and without the lines that are no step (a "Sure! Here are…"
+/// before the list, a remark after it: no `=` and no `answer`).
+pub fn chat_step_lines(reply: &str) -> Vec<String> {
+    reply
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("```"))
+        .map(plain_line)
+        .filter(|l| l.contains('=') || l.to_ascii_lowercase().contains("answer"))
+        .collect()
 }
 
 /// The answer a reply gives: the last line with an `Answer:` label, else the last line

@@ -42,6 +42,7 @@ fn setup(dir: &Path, params: Params) -> Setup {
         facets: Default::default(),
         memory: None,
         unjudged: false,
+        prompt_style: Default::default(),
     };
     Setup {
         task,

@@ -521,3 +521,6 @@ pub fn rank_by_value(core: &Core, nodes: &[NodeId]) -> Vec<NodeId> {
 
 #[cfg(test)]
 mod hybrid_tests;
+
+#[cfg(test)]
+mod react_chat_tests;

@@ -91,6 +91,9 @@ pub struct React {
     /// The step being completed is the model's own after a reply that did not split into a
     /// thought and an action (the ReAct code's bad call): the reply is the action alone.
     reasking: bool,
+    /// Chat prompts: the step whose first reply could not be read and was asked again with
+    /// a format reminder, and why it could not be read.
+    retrying: Option<(NodeId, String)>,
     pub bad_calls: usize,
     /// Steps whose model call failed on this trajectory (each uses up a step of `max_steps`).
     lost: usize,
@@ -106,6 +109,7 @@ impl React {
             acting: None,
             completing: None,
             reasking: false,
+            retrying: None,
             bad_calls: 0,
             lost: 0,
         }
@@ -228,6 +232,7 @@ impl React {
         self.acting = None;
         self.completing = None;
         self.reasking = false;
+        self.retrying = None;
         if action.is_some() {
             self.act(core, child, action, None);
             return Ok(child);
@@ -236,8 +241,15 @@ impl React {
         let trajectory = core.tree.node(parent).path.clone();
         let thought = thought.unwrap_or_default();
         let mut request = step_request(core, self.params, &trajectory, step)?;
+        let chat = !core.task.prompt_style().is_reference();
         if let Some(last) = request.messages.last_mut() {
-            if request.tools.is_empty() {
+            if chat && request.tools.is_empty() {
+                // A chat prompt asks for the whole step: say the thought is written.
+                last.content.push_str(&format!(
+                    "\nThought {step} is already written: {thought}\nWrite Action {step} only, as Action {step}: \
+                     Tool[argument]."
+                ));
+            } else if request.tools.is_empty() {
                 // The text prompt ends with `Thought i:`; the person's thought follows it.
                 last.content.truncate(last.content.trim_end().len());
                 last.content.push_str(&format!(" {thought}\nAction {step}:"));
@@ -297,6 +309,66 @@ impl React {
     }
 }
 
+impl React {
+    /// Chat prompts: a reply with no readable action is asked once more, with the reply and
+    /// a reminder of the format (naming this task's tools) as the next turns. The step is
+    /// a node now (its thought the reply as it came, marked [`Issue::Retried`]); the
+    /// retry's reply becomes the step, or the step is a bad call as without a retry.
+    fn retry(&mut self, core: &mut Core, node: NodeId, step: usize, raw: &str, problem: String) {
+        let typed = Step { thought: Some(raw.to_string()), ..Step::new(step) };
+        let child = add_step(core, node, typed, Origin::Model);
+        core.tree.node_mut(child).add_issue(Issue::Retried(problem.clone()));
+        self.tip = child;
+        let trajectory = core.tree.node(node).path.clone();
+        let mut request = match step_request(core, self.params, &trajectory, step) {
+            Ok(r) => r,
+            Err(why) => {
+                core.log(why);
+                self.phase = Phase::Done;
+                return;
+            }
+        };
+        let ask = if request.tools.is_empty() {
+            format!(
+                "That reply could not be read: {problem}\nReply again with exactly two lines, Thought {step}: ... \
+                 and Action {step}: Tool[argument], and nothing else."
+            )
+        } else {
+            format!("That reply could not be read: {problem}\nWrite thought {step} as text, then call exactly one tool.")
+        };
+        request.messages.push(crate::engine::Message::assistant(raw));
+        request.messages.push(crate::engine::Message::user(ask));
+        if let Some(c) = request.context.as_object_mut() {
+            c.insert("retry".into(), serde_json::Value::Bool(true));
+        }
+        core.issue(child, CallKind::Act, request, false);
+        self.retrying = Some((child, problem));
+        self.phase = Phase::Thinking;
+    }
+
+    /// The retry's reply for step node `node`: read as a whole step; if it still has no
+    /// action, the step is a bad call whose observation says why.
+    fn after_retry(&mut self, core: &mut Core, node: NodeId, reply: &Completion, first_problem: String) {
+        let step = core.tree.node(node).depth;
+        let read = read_step(core, self.params, reply, step);
+        if read.action.is_some() {
+            let thought = read.thought.as_deref().map(|t| t.trim().to_string()).filter(|t| !t.is_empty());
+            let mut typed = step_of(core, node);
+            if thought.is_some() {
+                typed.thought = thought;
+            }
+            typed.action = read.action.clone();
+            typed.extra_actions = read.extra_actions.clone();
+            write_step(core, node, typed);
+            core.tree.node_mut(node).issues.extend(read.notes.into_iter().map(Issue::Note));
+            self.act(core, node, read.action, None);
+        } else {
+            let problem = read.problem.unwrap_or(first_problem);
+            self.act(core, node, None, Some(problem));
+        }
+    }
+}
+
 impl Method for React {
     fn advance(&mut self, core: &mut Core) -> Progress {
         match self.phase {
@@ -344,10 +416,18 @@ impl Method for React {
             self.completing = None;
             return self.complete(core, node, reply);
         }
+        if let Some((retried, first_problem)) = self.retrying.take_if(|(n, _)| *n == node) {
+            return self.after_retry(core, retried, reply, first_problem);
+        }
         let step = core.tree.node(node).depth + 1;
         let read = read_step(core, self.params, reply, step);
         if read.ask_action {
             return self.reask(core, node, step, read.thought);
+        }
+        if read.action.is_none() && !core.task.prompt_style().is_reference() {
+            if let Some(problem) = read.problem.clone() {
+                return self.retry(core, node, step, &read.raw, problem);
+            }
         }
         let mut thought = read.thought.as_deref().map(|t| t.trim().to_string());
         if thought.is_none() && read.action.is_none() {
@@ -365,6 +445,14 @@ impl Method for React {
     fn on_act_failed(&mut self, core: &mut Core, node: NodeId, error: &CallError) {
         let message = error.to_string();
         let overflow = error.kind == CallErrorKind::ContextOverflow;
+        if let Some((retried, problem)) = self.retrying.take_if(|(n, _)| *n == node) {
+            // The first reply stands, unread: a bad call, with why the retry gave nothing.
+            self.act(core, retried, None, Some(format!("{problem} (asking again failed: {message})")));
+            if overflow {
+                self.phase = Phase::Done;
+            }
+            return;
+        }
         if self.completing == Some(node) {
             // A thought whose action the model could not write: keep the thought, with no
             // observation (the failure is no text for the model), and go on from it.
@@ -432,6 +520,7 @@ impl Method for React {
         self.acting = None;
         self.completing = None;
         self.reasking = false;
+        self.retrying = None;
         self.phase = Phase::Think;
         Ok(())
     }

@@ -157,6 +157,12 @@ pub trait Task: Send + Sync {
     fn answer_key(&self, answer: &str) -> String {
         answer.split_whitespace().collect::<Vec<_>>().join(" ")
     }
+    /// How the task's prompts are laid out (`--prompt-style`): a task built with chat
+    /// templates says chat; one without them is reference only, and `tasks::build`
+    /// refuses chat for it in so many words.
+    fn prompt_style(&self) -> crate::engine::PromptStyle {
+        crate::engine::PromptStyle::Reference
+    }
     /// A short description of state `y` for people (e.g. "numbers left: 6 9 10"), if the
     /// task has one for this state.
     fn describe_state(&self, _x: &str, _y: &str) -> Option<String> {

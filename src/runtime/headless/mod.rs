@@ -88,6 +88,7 @@ pub fn header_for(setup: &RunSetup, problem: &Problem) -> Header {
         facets: setup.task.problem_facets(problem),
         memory: None,
         unjudged: false,
+        prompt_style: setup.task.prompt_style(),
     }
 }
 

@@ -99,6 +99,13 @@ pub struct QaStats {
     pub steps: usize,
     /// Replies without a readable action.
     pub bad_calls: usize,
+    /// ReAct steps whose action was read from the model's first reply.
+    #[serde(default)]
+    pub read_first_try: usize,
+    /// ReAct steps whose action was read only after a retry with a format reminder (chat
+    /// prompts; the reference prompts have no retry).
+    #[serde(default)]
+    pub read_after_retry: usize,
 }
 
 impl QaStats {
@@ -125,7 +132,18 @@ impl QaStats {
             0
         };
         let bad_calls = tree.nodes().filter(|n| n.issues.iter().any(crate::engine::Issue::is_bad_call)).count();
-        Some(QaStats { f1, steps, bad_calls })
+        let (mut read_first_try, mut read_after_retry) = (0, 0);
+        for n in tree.nodes().filter(|n| n.step.as_ref().is_some_and(|s| s.action.is_some())) {
+            if n.issues.iter().any(crate::engine::Issue::is_bad_call) || n.origin != crate::engine::Origin::Model {
+                continue;
+            }
+            if n.issues.iter().any(crate::engine::Issue::is_retry) {
+                read_after_retry += 1;
+            } else {
+                read_first_try += 1;
+            }
+        }
+        Some(QaStats { f1, steps, bad_calls, read_first_try, read_after_retry })
     }
 }
 
@@ -267,6 +285,12 @@ pub struct Summary {
     pub mean_steps: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bad_calls: Option<usize>,
+    /// ReAct: steps whose action was read from the first reply, and after a retry with a
+    /// format reminder (chat prompts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_first_try: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_after_retry: Option<usize>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_calls: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -381,6 +405,8 @@ impl Summary {
             f1: None,
             mean_steps: None,
             bad_calls: None,
+            read_first_try: None,
+            read_after_retry: None,
             tool_calls: None,
             tokens: None,
             answered_by: None,
@@ -402,6 +428,8 @@ impl Summary {
         self.f1 = Some(qa.iter().map(|q| q.f1).sum::<f64>() / n);
         self.mean_steps = Some(qa.iter().map(|q| q.steps).sum::<usize>() as f64 / n);
         self.bad_calls = Some(qa.iter().map(|q| q.bad_calls).sum());
+        self.read_first_try = Some(qa.iter().map(|q| q.read_first_try).sum());
+        self.read_after_retry = Some(qa.iter().map(|q| q.read_after_retry).sum());
         self.tool_calls = Some(results.iter().map(|r| r.tool_calls).sum());
         self.tokens = Some(self.prompt_tokens + self.completion_tokens);
         self

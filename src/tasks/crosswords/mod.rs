@@ -55,13 +55,13 @@ use crate::engine::task::{
     VoteEvaluator,
 };
 use crate::engine::{
-    AnswerKind, Message, NodeId, Outcome, Prompt, Proposal, Purpose, Score, SearchTree, Task, TaskInfo,
+    AnswerKind, NodeId, Outcome, Prompt, PromptStyle, Proposal, Purpose, Score, SearchTree, Task, TaskInfo,
 };
 
-const IO: &str = include_str!("../../../assets/prompts/crosswords/io.txt");
-const COT: &str = include_str!("../../../assets/prompts/crosswords/cot.txt");
-const PROPOSE: &str = include_str!("../../../assets/prompts/crosswords/propose.txt");
-const VALUE: &str = include_str!("../../../assets/prompts/crosswords/value.txt");
+const IO: prompts::Builtin = crate::builtin_prompt!("crosswords", "io.txt");
+const COT: prompts::Builtin = crate::builtin_prompt!("crosswords", "cot.txt");
+const PROPOSE: prompts::Builtin = crate::builtin_prompt!("crosswords", "propose.txt");
+const VALUE: prompts::Builtin = crate::builtin_prompt!("crosswords", "value.txt");
 const DATA: &str = include_str!("../../../assets/crosswords/mini0505.json");
 
 /// Every test puzzle is this many puzzles after the last (0, 5, ..., 95).
@@ -187,6 +187,7 @@ pub struct Crosswords {
     cot: String,
     propose: String,
     value: String,
+    style: PromptStyle,
 }
 
 impl Crosswords {
@@ -197,17 +198,22 @@ impl Crosswords {
         _warnings: &mut Vec<String>,
     ) -> Result<Arc<dyn TaskSource>, TaskError> {
         super::no_data(info, options)?;
-        Ok(Arc::new(Crosswords::new(options.prompts.as_deref())?))
+        Ok(Arc::new(Crosswords::styled(options.loader())?))
     }
 
+    /// With the reference prompts (the built-in ones, or those in `prompt_dir`).
     pub fn new(prompt_dir: Option<&Path>) -> Result<Self, TaskError> {
-        let load = |name: &str, builtin: &str, vars: &[&str]| prompts::load_checked(prompt_dir, name, builtin, vars);
+        Crosswords::styled(prompts::Loader::new(prompt_dir, PromptStyle::Reference))
+    }
+
+    pub fn styled(loader: prompts::Loader) -> Result<Self, TaskError> {
         parse_puzzles(DATA).map_err(TaskError::Data)?;
         Ok(Crosswords {
-            io: load("io.txt", IO, &["input"])?,
-            cot: load("cot.txt", COT, &["input"])?,
-            propose: load("propose.txt", PROPOSE, &["state"])?,
-            value: load("value.txt", VALUE, &["clues"])?,
+            io: loader.load(IO, &["input"])?,
+            cot: loader.load(COT, &["input"])?,
+            propose: loader.load(PROPOSE, &["state"])?,
+            value: loader.load(VALUE, &["clues"])?,
+            style: loader.style,
         })
     }
 
@@ -251,7 +257,7 @@ impl Task for Crosswords {
     fn io_prompt(&self, x: &str) -> Prompt {
         Prompt {
             purpose: Purpose::Io,
-            messages: vec![Message::user(prompts::render(&self.io, &[("input", x)]))],
+            messages: prompts::render_messages(&self.io, &[("input", x)]),
             context: self.context(x, ""),
             stop: vec![],
             max_tokens: Some(200),
@@ -261,7 +267,7 @@ impl Task for Crosswords {
     fn cot_prompt(&self, x: &str) -> Prompt {
         Prompt {
             purpose: Purpose::Cot,
-            messages: vec![Message::user(prompts::render(&self.cot, &[("input", x)]))],
+            messages: prompts::render_messages(&self.cot, &[("input", x)]),
             context: self.context(x, ""),
             stop: vec![],
             max_tokens: Some(600),
@@ -337,6 +343,10 @@ impl Task for Crosswords {
         Some(self)
     }
 
+    fn prompt_style(&self) -> PromptStyle {
+        self.style
+    }
+
     fn feedback(&self) -> Option<&dyn Feedback> {
         Some(self)
     }
@@ -358,7 +368,7 @@ impl TreeSearch for Crosswords {
         let state = render_state(&clues_of(x), &board_of(y));
         Prompt {
             purpose: Purpose::Propose,
-            messages: vec![Message::user(prompts::render(&self.propose, &[("state", &state)]))],
+            messages: prompts::render_messages(&self.propose, &[("state", &state)]),
             context: self.context(x, y),
             stop: vec![],
             max_tokens: Some(400),
@@ -447,7 +457,7 @@ impl ValueEvaluator for Crosswords {
         context["clues"] = json!(judged.iter().map(|&c| clue_label(c)).collect::<Vec<_>>());
         Prompt {
             purpose: Purpose::Value,
-            messages: vec![Message::user(prompts::render(&self.value, &[("clues", &lines.join("\n"))]))],
+            messages: prompts::render_messages(&self.value, &[("clues", &lines.join("\n"))]),
             context,
             stop: vec![],
             max_tokens: Some(400),

@@ -21,14 +21,14 @@ use super::{prompts, reply, Problem, TaskError, TaskOptions, TaskSource};
 use crate::arith::steps::{check_step, numbers_left_text};
 use crate::arith::{format_numbers, parse_numbers, Q};
 use crate::engine::task::{DfsStyle, Feedback, TreeSearch, ValueEvaluator, VoteEvaluator};
-use crate::engine::{AnswerKind, Message, Prompt, Proposal, Purpose, Task, TaskInfo};
+use crate::engine::{AnswerKind, Prompt, PromptStyle, Proposal, Purpose, Task, TaskInfo};
 
-const IO: &str = include_str!("../../../assets/prompts/game24/io.txt");
-const COT: &str = include_str!("../../../assets/prompts/game24/cot.txt");
-const PROPOSE: &str = include_str!("../../../assets/prompts/game24/propose.txt");
-const VALUE: &str = include_str!("../../../assets/prompts/game24/value.txt");
-const VALUE_LAST: &str = include_str!("../../../assets/prompts/game24/value_last.txt");
-const VOTE: &str = include_str!("../../../assets/prompts/game24/vote.txt");
+const IO: prompts::Builtin = crate::builtin_prompt!("game24", "io.txt");
+const COT: prompts::Builtin = crate::builtin_prompt!("game24", "cot.txt");
+const PROPOSE: prompts::Builtin = crate::builtin_prompt!("game24", "propose.txt");
+const VALUE: prompts::Builtin = crate::builtin_prompt!("game24", "value.txt");
+const VALUE_LAST: prompts::Builtin = crate::builtin_prompt!("game24", "value_last.txt");
+const VOTE: prompts::Builtin = crate::builtin_prompt!("game24", "vote.txt");
 
 /// The value every puzzle must reach.
 pub const TARGET: i64 = 24;
@@ -79,6 +79,7 @@ pub struct Game24 {
     value: String,
     value_last: String,
     vote: String,
+    style: PromptStyle,
     puzzles: Vec<(u32, Vec<Q>)>,
 }
 
@@ -90,18 +91,23 @@ impl Game24 {
         _warnings: &mut Vec<String>,
     ) -> Result<Arc<dyn TaskSource>, TaskError> {
         super::no_data(info, options)?;
-        Ok(Arc::new(Game24::new(options.prompts.as_deref())?))
+        Ok(Arc::new(Game24::styled(options.loader())?))
     }
 
+    /// With the reference prompts (the built-in ones, or those in `prompt_dir`).
     pub fn new(prompt_dir: Option<&Path>) -> Result<Self, TaskError> {
-        let load = |name: &str, builtin: &str, vars: &[&str]| prompts::load_checked(prompt_dir, name, builtin, vars);
+        Game24::styled(prompts::Loader::new(prompt_dir, PromptStyle::Reference))
+    }
+
+    pub fn styled(loader: prompts::Loader) -> Result<Self, TaskError> {
         Ok(Game24 {
-            io: load("io.txt", IO, &["input"])?,
-            cot: load("cot.txt", COT, &["input"])?,
-            propose: load("propose.txt", PROPOSE, &["numbers"])?,
-            value: load("value.txt", VALUE, &["numbers"])?,
-            value_last: load("value_last.txt", VALUE_LAST, &["input", "answer"])?,
-            vote: load("vote.txt", VOTE, &["input", "choices"])?,
+            io: loader.load(IO, &["input"])?,
+            cot: loader.load(COT, &["input"])?,
+            propose: loader.load(PROPOSE, &["numbers"])?,
+            value: loader.load(VALUE, &["numbers"])?,
+            value_last: loader.load(VALUE_LAST, &["input", "answer"])?,
+            vote: loader.load(VOTE, &["input", "choices"])?,
+            style: loader.style,
             puzzles: puzzles::puzzles().map_err(TaskError::Data)?,
         })
     }
@@ -144,7 +150,7 @@ impl Task for Game24 {
     fn io_prompt(&self, x: &str) -> Prompt {
         Prompt {
             purpose: Purpose::Io,
-            messages: vec![Message::user(prompts::render(&self.io, &[("input", x)]))],
+            messages: prompts::render_messages(&self.io, &[("input", x)]),
             context: json!({"task": "game24", "input": x}),
             stop: vec![],
             max_tokens: Some(100),
@@ -154,7 +160,7 @@ impl Task for Game24 {
     fn cot_prompt(&self, x: &str) -> Prompt {
         Prompt {
             purpose: Purpose::Cot,
-            messages: vec![Message::user(prompts::render(&self.cot, &[("input", x)]))],
+            messages: prompts::render_messages(&self.cot, &[("input", x)]),
             context: json!({"task": "game24", "input": x}),
             stop: vec![],
             max_tokens: Some(200),
@@ -186,6 +192,10 @@ impl Task for Game24 {
         Some(self)
     }
 
+    fn prompt_style(&self) -> PromptStyle {
+        self.style
+    }
+
     fn feedback(&self) -> Option<&dyn Feedback> {
         Some(self)
     }
@@ -201,15 +211,15 @@ impl TreeSearch for Game24 {
 
     fn propose_prompt(&self, x: &str, y: &str) -> Prompt {
         let numbers = current_numbers_text(x, y);
-        let text = if numbers.trim() == "24" {
+        let messages = if numbers.trim() == "24" {
             // All numbers are combined: ask for the whole expression, continuing the steps.
-            prompts::render(&self.cot, &[("input", x)]) + y
+            prompts::render_then(&self.cot, &[("input", x)], y)
         } else {
-            prompts::render(&self.propose, &[("numbers", &numbers)])
+            prompts::render_messages(&self.propose, &[("numbers", &numbers)])
         };
         Prompt {
             purpose: Purpose::Propose,
-            messages: vec![Message::user(text)],
+            messages,
             context: json!({"task": "game24", "input": x, "y": y, "numbers": numbers, "final": numbers.trim() == "24"}),
             stop: vec![],
             max_tokens: Some(400),
@@ -219,20 +229,35 @@ impl TreeSearch for Game24 {
     fn sample_prompt(&self, x: &str, y: &str) -> Prompt {
         Prompt {
             purpose: Purpose::Sample,
-            messages: vec![Message::user(prompts::render(&self.cot, &[("input", x)]) + y)],
+            messages: prompts::render_then(&self.cot, &[("input", x)], y),
             context: json!({"task": "game24", "input": x, "y": y, "numbers": current_numbers_text(x, y)}),
-            stop: vec!["\n".into()],
+            // The reference takes one line; a chat model may open with a remark, so its
+            // whole reply is read for the first step line.
+            stop: if self.style.is_reference() { vec!["\n".into()] } else { vec![] },
             max_tokens: Some(60),
         }
     }
 
+    /// Every line a step, as the reference reads it; in the chat style the step lines of
+    /// a chat model's list ([`reply::chat_step_lines`]).
     fn parse_proposals(&self, x: &str, y: &str, reply: &str) -> Vec<Proposal> {
-        reply.split('\n').map(|line| self.parse_edit(x, y, line)).collect()
+        match self.style {
+            PromptStyle::Reference => reply.split('\n').map(|line| self.parse_edit(x, y, line)).collect(),
+            PromptStyle::Chat => reply::chat_step_lines(reply).iter().map(|line| self.parse_edit(x, y, line)).collect(),
+        }
     }
 
     fn parse_sample(&self, x: &str, y: &str, reply: &str) -> Proposal {
-        let line = reply.trim_start_matches('\n').split('\n').next().unwrap_or("");
-        self.parse_edit(x, y, line)
+        match self.style {
+            PromptStyle::Reference => {
+                let line = reply.trim_start_matches('\n').split('\n').next().unwrap_or("");
+                self.parse_edit(x, y, line)
+            }
+            PromptStyle::Chat => {
+                let lines = reply::chat_step_lines(reply);
+                self.parse_edit(x, y, lines.first().map_or("", String::as_str))
+            }
+        }
     }
 
     fn parse_edit(&self, x: &str, y: &str, line: &str) -> Proposal {
@@ -273,16 +298,16 @@ impl ValueEvaluator for Game24 {
         let last = reply::last_line(y);
         let (text, context) = if !last.contains("left: ") {
             let answer = last.to_lowercase().replace("answer: ", "");
-            let text = prompts::render(&self.value_last, &[("input", x), ("answer", &answer)]);
+            let text = prompts::render_messages(&self.value_last, &[("input", x), ("answer", &answer)]);
             (text, json!({"task": "game24", "input": x, "y": y, "answer": answer}))
         } else {
             let numbers = current_numbers_text(x, y);
-            let text = prompts::render(&self.value, &[("numbers", &numbers)]);
+            let text = prompts::render_messages(&self.value, &[("numbers", &numbers)]);
             (text, json!({"task": "game24", "input": x, "y": y, "numbers": numbers}))
         };
         Prompt {
             purpose: Purpose::Value,
-            messages: vec![Message::user(text)],
+            messages: text,
             context,
             stop: vec![],
             max_tokens: Some(200),
@@ -312,7 +337,7 @@ impl VoteEvaluator for Game24 {
         let choices = reply::numbered_choices(ys);
         Prompt {
             purpose: Purpose::Vote,
-            messages: vec![Message::user(prompts::render(&self.vote, &[("input", x), ("choices", &choices)]))],
+            messages: prompts::render_messages(&self.vote, &[("input", x), ("choices", &choices)]),
             context: json!({"task": "game24", "input": x, "ys": ys}),
             stop: vec![],
             max_tokens: Some(400),

@@ -30,7 +30,7 @@ use serde_json::{json, Value};
 use super::react_text;
 use super::{prompts, Problem, TaskError, TaskOptions, TaskSource, TaskSpec};
 use crate::engine::task::{Feedback, NativeTools, ReactSteps};
-use crate::engine::{AnswerKind, Message, Prompt, Purpose, ReactStep, Task, TaskInfo, ToolDef};
+use crate::engine::{AnswerKind, Message, Prompt, PromptStyle, Purpose, ReactStep, Task, TaskInfo, ToolDef};
 use crate::tools::ToolRegistry;
 
 pub use data::{MathItem, McItem};
@@ -111,31 +111,31 @@ impl MathKind {
     }
 
     /// The built-in prompt files: io, cot, react, react-native.
-    fn builtin(self) -> [&'static str; 4] {
+    fn builtin(self) -> [prompts::Builtin; 4] {
         match self {
             MathKind::Math500 => [
-                include_str!("../../../assets/prompts/math500/io.txt"),
-                include_str!("../../../assets/prompts/math500/cot.txt"),
-                include_str!("../../../assets/prompts/math500/react.txt"),
-                include_str!("../../../assets/prompts/math500/react-native.txt"),
+                crate::builtin_prompt!("math500", "io.txt"),
+                crate::builtin_prompt!("math500", "cot.txt"),
+                crate::builtin_prompt!("math500", "react.txt"),
+                crate::builtin_prompt!("math500", "react-native.txt"),
             ],
             MathKind::MathDemo => [
-                include_str!("../../../assets/prompts/math-demo/io.txt"),
-                include_str!("../../../assets/prompts/math-demo/cot.txt"),
-                include_str!("../../../assets/prompts/math-demo/react.txt"),
-                include_str!("../../../assets/prompts/math-demo/react-native.txt"),
+                crate::builtin_prompt!("math-demo", "io.txt"),
+                crate::builtin_prompt!("math-demo", "cot.txt"),
+                crate::builtin_prompt!("math-demo", "react.txt"),
+                crate::builtin_prompt!("math-demo", "react-native.txt"),
             ],
             MathKind::MmluPro => [
-                include_str!("../../../assets/prompts/mmlu-pro/io.txt"),
-                include_str!("../../../assets/prompts/mmlu-pro/cot.txt"),
-                include_str!("../../../assets/prompts/mmlu-pro/react.txt"),
-                include_str!("../../../assets/prompts/mmlu-pro/react-native.txt"),
+                crate::builtin_prompt!("mmlu-pro", "io.txt"),
+                crate::builtin_prompt!("mmlu-pro", "cot.txt"),
+                crate::builtin_prompt!("mmlu-pro", "react.txt"),
+                crate::builtin_prompt!("mmlu-pro", "react-native.txt"),
             ],
             MathKind::McDemo => [
-                include_str!("../../../assets/prompts/mc-demo/io.txt"),
-                include_str!("../../../assets/prompts/mc-demo/cot.txt"),
-                include_str!("../../../assets/prompts/mc-demo/react.txt"),
-                include_str!("../../../assets/prompts/mc-demo/react-native.txt"),
+                crate::builtin_prompt!("mc-demo", "io.txt"),
+                crate::builtin_prompt!("mc-demo", "cot.txt"),
+                crate::builtin_prompt!("mc-demo", "react.txt"),
+                crate::builtin_prompt!("mc-demo", "react-native.txt"),
             ],
         }
     }
@@ -167,6 +167,7 @@ pub struct MathTask {
     react_native: String,
     items: Vec<Item>,
     tools: Arc<ToolRegistry>,
+    style: PromptStyle,
 }
 
 impl MathTask {
@@ -196,18 +197,18 @@ impl MathTask {
                 None => Vec::new(),
             },
         };
-        Ok(Arc::new(MathTask::new(kind, options.prompts.as_deref(), items)?))
+        Ok(Arc::new(MathTask::styled(kind, options.loader(), items)?))
     }
 
     /// Rebuild for `tasks::REGISTRY` (`TaskEntry::from_spec`): the task a session ran.
     pub fn rebuild(info: &TaskInfo, spec: &TaskSpec, options: &TaskOptions) -> Result<Arc<dyn TaskSource>, TaskError> {
         let kind = MathKind::from_name(&info.name).ok_or_else(|| TaskError::Unknown(info.name.to_string()))?;
-        Ok(Arc::new(MathTask::from_spec(kind, spec, options.prompts.as_deref())?))
+        Ok(Arc::new(MathTask::from_spec(kind, spec, options.loader())?))
     }
 
     /// The task a session ran, from its header alone: for the data-file tasks, its one
     /// problem with the gold answer and facets the header records.
-    pub fn from_spec(kind: MathKind, spec: &TaskSpec, prompt_dir: Option<&Path>) -> Result<Self, TaskError> {
+    pub fn from_spec(kind: MathKind, spec: &TaskSpec, loader: prompts::Loader) -> Result<Self, TaskError> {
         let items = match kind {
             MathKind::MathDemo => demo::items(),
             MathKind::McDemo => mc_demo::items(),
@@ -221,26 +222,32 @@ impl MathTask {
                 })
                 .collect(),
         };
-        MathTask::new(kind, prompt_dir, items)
+        MathTask::styled(kind, loader, items)
     }
 
+    /// With the reference prompts (the built-in ones, or those in `prompt_dir`).
     pub fn new(kind: MathKind, prompt_dir: Option<&Path>, items: Vec<Item>) -> Result<Self, TaskError> {
+        MathTask::styled(kind, prompts::Loader::new(prompt_dir, PromptStyle::Reference), items)
+    }
+
+    pub fn styled(kind: MathKind, loader: prompts::Loader, items: Vec<Item>) -> Result<Self, TaskError> {
         let [io, cot, react, react_native] = kind.builtin();
         let vars: &[&str] = if kind.choice() { &["question", "options"] } else { &["problem"] };
-        let load = |name: &str, builtin: &str, more: &[&str]| -> Result<String, TaskError> {
-            let text = prompts::load_checked(prompt_dir, name, builtin, vars)?;
-            prompts::require(&text, name, more)?;
+        let load = |builtin: prompts::Builtin, more: &[&str]| -> Result<String, TaskError> {
+            let text = loader.load(builtin, vars)?;
+            prompts::require(&text, builtin.name, more)?;
             Ok(text)
         };
         Ok(MathTask {
             kind,
-            io: load("io.txt", io, &[])?,
-            cot: load("cot.txt", cot, &[])?,
-            react: load("react.txt", react, &["trajectory", "step", "tools"])?,
+            io: load(io, &[])?,
+            cot: load(cot, &[])?,
+            react: load(react, &["trajectory", "step", "tools"])?,
             // The tools go with the request as native definitions, so this prompt need not list them.
-            react_native: load("react-native.txt", react_native, &["trajectory", "step"])?,
+            react_native: load(react_native, &["trajectory", "step"])?,
             items,
             tools: crate::tools::math::registry(),
+            style: loader.style,
         })
     }
 
@@ -270,16 +277,20 @@ impl MathTask {
         }
     }
 
-    fn render(&self, template: &str, x: &str, more: &[(&str, &str)]) -> String {
+    fn render(&self, template: &str, x: &str, more: &[(&str, &str)]) -> Vec<Message> {
         let vars = self.vars(x);
         let mut all: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
         all.extend_from_slice(more);
-        prompts::render(template, &all).trim_end_matches(['\n', '\r']).to_string()
+        let mut messages = prompts::render_messages(template, &all);
+        if let Some(last) = messages.last_mut() {
+            last.content.truncate(last.content.trim_end_matches(['\n', '\r']).len());
+        }
+        messages
     }
 
     /// A prompt with the structured context `sim` answers from: the task, the problem,
     /// and for the demo sets its index in the compiled-in list.
-    fn prompt(&self, purpose: Purpose, text: String, x: &str, extra: Value) -> Prompt {
+    fn prompt(&self, purpose: Purpose, messages: Vec<Message>, x: &str, extra: Value) -> Prompt {
         let mut context = json!({"task": self.kind.info().name, "problem": x.trim()});
         if let (Some(c), Some(e)) = (context.as_object_mut(), extra.as_object()) {
             c.extend(e.clone());
@@ -290,10 +301,10 @@ impl MathTask {
             vec![]
         };
         let max_tokens = if purpose == Purpose::Io { 200 } else { 1024 };
-        Prompt { purpose, messages: vec![Message::user(text)], context, stop, max_tokens: Some(max_tokens) }
+        Prompt { purpose, messages, context, stop, max_tokens: Some(max_tokens) }
     }
 
-    fn act_prompt(&self, text: String, x: &str, trajectory: &str, step: usize) -> Prompt {
+    fn act_prompt(&self, text: Vec<Message>, x: &str, trajectory: &str, step: usize) -> Prompt {
         let tools: Vec<String> = self.tools.names();
         self.prompt(Purpose::Act, text, x, json!({"step": step, "trajectory": trajectory, "tools": tools}))
     }
@@ -359,6 +370,10 @@ impl Task for MathTask {
 
     fn react(&self) -> Option<&dyn ReactSteps> {
         Some(self)
+    }
+
+    fn prompt_style(&self) -> PromptStyle {
+        self.style
     }
 
     fn feedback(&self) -> Option<&dyn Feedback> {

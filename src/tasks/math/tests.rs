@@ -261,8 +261,8 @@ fn a_session_header_rebuilds_a_data_task() {
     let mut facets = BTreeMap::new();
     facets.insert("subject".to_string(), "Algebra".to_string());
     let spec =
-        TaskSpec { name: "math500", input: "What is 1 + 1?", gold: Some("2"), actions: None, facets: Some(&facets) };
-    let task = MathTask::from_spec(MathKind::Math500, &spec, None).unwrap();
+        TaskSpec { name: "math500", input: "What is 1 + 1?", gold: Some("2"), actions: None, facets: Some(&facets), style: Default::default() };
+    let task = MathTask::from_spec(MathKind::Math500, &spec, Default::default()).unwrap();
     assert_eq!(task.check("What is 1 + 1?", "2"), Ok(()));
     assert_eq!(task.facets("What is 1 + 1?")["subject"], "Algebra");
     assert_eq!(task.gold("What is 1 + 1?").as_deref(), Some("2"));

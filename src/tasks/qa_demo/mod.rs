@@ -13,14 +13,14 @@ use serde_json::json;
 use super::react_text::{self, check_answer, f1};
 use super::{prompts, Problem, TaskError, TaskOptions, TaskSource};
 use crate::engine::task::{Feedback, NativeTools, ReactSteps};
-use crate::engine::{AnswerKind, Message, Prompt, Purpose, ReactStep, Task, TaskInfo, ToolDef};
+use crate::engine::{AnswerKind, Message, Prompt, PromptStyle, Purpose, ReactStep, Task, TaskInfo, ToolDef};
 use crate::tools::corpus::{qa_demo, qa_demo_questions, QaQuestion};
 use crate::tools::{CalculateTool, KnowledgeBackend, ToolRegistry};
 
-const REACT: &str = include_str!("../../../assets/prompts/qa-demo/react.txt");
-const REACT_NATIVE: &str = include_str!("../../../assets/prompts/qa-demo/react-native.txt");
-const COT: &str = include_str!("../../../assets/prompts/qa-demo/cot.txt");
-const IO: &str = include_str!("../../../assets/prompts/qa-demo/io.txt");
+const REACT: prompts::Builtin = crate::builtin_prompt!("qa-demo", "react.txt");
+const REACT_NATIVE: prompts::Builtin = crate::builtin_prompt!("qa-demo", "react-native.txt");
+const COT: prompts::Builtin = crate::builtin_prompt!("qa-demo", "cot.txt");
+const IO: prompts::Builtin = crate::builtin_prompt!("qa-demo", "io.txt");
 
 pub struct QaDemo {
     react: String,
@@ -32,6 +32,7 @@ pub struct QaDemo {
     /// The tool lines of the prompt: always the built-in corpus's, so a run with another
     /// backend sends the same prompts (and its sessions replay with the default task).
     prompt_tools: String,
+    style: PromptStyle,
 }
 
 /// Registration (see `tasks::REGISTRY`).
@@ -54,22 +55,27 @@ impl QaDemo {
         _warnings: &mut Vec<String>,
     ) -> Result<Arc<dyn TaskSource>, TaskError> {
         super::no_data(info, options)?;
-        Ok(Arc::new(QaDemo::new(options.prompts.as_deref())?.with_knowledge(options.knowledge.clone())))
+        Ok(Arc::new(QaDemo::styled(options.loader())?.with_knowledge(options.knowledge.clone())))
     }
 
+    /// With the reference prompts (the built-in ones, or those in `prompt_dir`).
     pub fn new(prompt_dir: Option<&Path>) -> Result<Self, TaskError> {
-        let load = |name: &str, builtin: &str, vars: &[&str]| prompts::load_checked(prompt_dir, name, builtin, vars);
+        QaDemo::styled(prompts::Loader::new(prompt_dir, PromptStyle::Reference))
+    }
+
+    pub fn styled(loader: prompts::Loader) -> Result<Self, TaskError> {
         let tools = ToolRegistry::react(Arc::new(qa_demo())).with(CalculateTool);
         let prompt_tools = tools.prompt_lines();
         Ok(QaDemo {
-            react: load("react.txt", REACT, &["question", "trajectory", "step", "tools"])?,
+            react: loader.load(REACT, &["question", "trajectory", "step", "tools"])?,
             // The tools go with the request as native definitions, so this prompt need not list them.
-            react_native: load("react-native.txt", REACT_NATIVE, &["question", "trajectory", "step"])?,
-            cot: load("cot.txt", COT, &["question"])?,
-            io: load("io.txt", IO, &["question"])?,
+            react_native: loader.load(REACT_NATIVE, &["question", "trajectory", "step"])?,
+            cot: loader.load(COT, &["question"])?,
+            io: loader.load(IO, &["question"])?,
             questions: qa_demo_questions().map_err(TaskError::Data)?,
             tools: Arc::new(tools),
             prompt_tools,
+            style: loader.style,
         })
     }
 
@@ -85,7 +91,7 @@ impl QaDemo {
         self.questions.iter().find(|q| q.question.trim() == question.trim())
     }
 
-    fn prompt(&self, purpose: Purpose, text: String, x: &str, extra: serde_json::Value) -> Prompt {
+    fn prompt(&self, purpose: Purpose, messages: Vec<Message>, x: &str, extra: serde_json::Value) -> Prompt {
         let mut context = json!({"task": "qa-demo", "question": x});
         if let (Some(c), Some(e)) = (context.as_object_mut(), extra.as_object()) {
             c.extend(e.clone());
@@ -95,13 +101,13 @@ impl QaDemo {
         } else {
             vec![]
         };
-        Prompt { purpose, messages: vec![Message::user(text)], context, stop, max_tokens: Some(200) }
+        Prompt { purpose, messages, context, stop, max_tokens: Some(200) }
     }
 
     /// A ReAct step's prompt with the structured context `sim` plays the agent from.
     /// (Its stop sequences stay in native mode too: harmless there, and they still keep a
     /// model that writes its action as text from writing the observation as well.)
-    fn act_prompt(&self, text: String, x: &str, trajectory: &str, step: usize) -> Prompt {
+    fn act_prompt(&self, text: Vec<Message>, x: &str, trajectory: &str, step: usize) -> Prompt {
         let gold = self.gold(x).map(|q| json!({"hops": q.hops, "keyword": q.keyword, "answer": q.answer}));
         self.prompt(Purpose::Act, text, x, json!({"step": step, "trajectory": trajectory, "gold": gold}))
     }
@@ -113,11 +119,11 @@ impl Task for QaDemo {
     }
 
     fn io_prompt(&self, x: &str) -> Prompt {
-        self.prompt(Purpose::Io, prompts::render(&self.io, &[("question", x)]), x, json!({}))
+        self.prompt(Purpose::Io, prompts::render_messages(&self.io, &[("question", x)]), x, json!({}))
     }
 
     fn cot_prompt(&self, x: &str) -> Prompt {
-        self.prompt(Purpose::Cot, prompts::render(&self.cot, &[("question", x)]), x, json!({}))
+        self.prompt(Purpose::Cot, prompts::render_messages(&self.cot, &[("question", x)]), x, json!({}))
     }
 
     fn extract_answer(&self, _x: &str, y: &str) -> Option<String> {
@@ -152,6 +158,10 @@ impl Task for QaDemo {
         Some(self)
     }
 
+    fn prompt_style(&self) -> PromptStyle {
+        self.style
+    }
+
     fn feedback(&self) -> Option<&dyn Feedback> {
         Some(self)
     }
@@ -162,7 +172,7 @@ impl Feedback for QaDemo {}
 
 impl ReactSteps for QaDemo {
     fn react_prompt(&self, x: &str, trajectory: &str, step: usize) -> Prompt {
-        let text = prompts::render(
+        let text = prompts::render_messages(
             &self.react,
             &[("question", x), ("trajectory", trajectory), ("step", &step.to_string()), ("tools", &self.prompt_tools)],
         );
@@ -180,7 +190,7 @@ impl ReactSteps for QaDemo {
 
 impl NativeTools for QaDemo {
     fn react_native_prompt(&self, x: &str, trajectory: &str, step: usize) -> Prompt {
-        let text = prompts::render(
+        let text = prompts::render_messages(
             &self.react_native,
             &[
                 ("question", x),

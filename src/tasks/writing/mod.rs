@@ -42,13 +42,14 @@ use serde_json::json;
 use super::{prompts, Problem, TaskError, TaskOptions, TaskSource};
 use crate::engine::task::{DfsStyle, Feedback, OutcomeJudge, TreeSearch, ValueEvaluator, VoteEvaluator};
 use crate::engine::{
-    AnswerKind, JudgeRequest, Judgment, Message, Outcome, Prompt, Proposal, Purpose, SearchTree, Task, TaskInfo,
+    AnswerKind, JudgeRequest, Judgment, Message, Outcome, Prompt, PromptStyle, Proposal, Purpose, SearchTree, Task,
+    TaskInfo,
 };
 
-const IO: &str = include_str!("../../../assets/prompts/writing/io.txt");
-const COT: &str = include_str!("../../../assets/prompts/writing/cot.txt");
-const VOTE: &str = include_str!("../../../assets/prompts/writing/vote.txt");
-const SCORE: &str = include_str!("../../../assets/prompts/writing/score.txt");
+const IO: prompts::Builtin = crate::builtin_prompt!("writing", "io.txt");
+const COT: prompts::Builtin = crate::builtin_prompt!("writing", "cot.txt");
+const VOTE: prompts::Builtin = crate::builtin_prompt!("writing", "vote.txt");
+const SCORE: prompts::Builtin = crate::builtin_prompt!("writing", "score.txt");
 const DATA: &str = include_str!("../../../assets/writing/data_100_random_text.txt");
 
 /// Samples of the coherency judge per output (the reference's `test_output`).
@@ -92,6 +93,7 @@ pub struct Writing {
     cot: String,
     vote: String,
     score: String,
+    style: PromptStyle,
 }
 
 impl Writing {
@@ -102,16 +104,21 @@ impl Writing {
         _warnings: &mut Vec<String>,
     ) -> Result<Arc<dyn TaskSource>, TaskError> {
         super::no_data(info, options)?;
-        Ok(Arc::new(Writing::new(options.prompts.as_deref())?))
+        Ok(Arc::new(Writing::styled(options.loader())?))
     }
 
+    /// With the reference prompts (the built-in ones, or those in `prompt_dir`).
     pub fn new(prompt_dir: Option<&Path>) -> Result<Self, TaskError> {
-        let load = |name: &str, builtin: &str, vars: &[&str]| prompts::load_checked(prompt_dir, name, builtin, vars);
+        Writing::styled(prompts::Loader::new(prompt_dir, PromptStyle::Reference))
+    }
+
+    pub fn styled(loader: prompts::Loader) -> Result<Self, TaskError> {
         Ok(Writing {
-            io: load("io.txt", IO, &["input"])?,
-            cot: load("cot.txt", COT, &["input"])?,
-            vote: load("vote.txt", VOTE, &["choices"])?,
-            score: load("score.txt", SCORE, &["passage"])?,
+            io: loader.load(IO, &["input"])?,
+            cot: loader.load(COT, &["input"])?,
+            vote: loader.load(VOTE, &["choices"])?,
+            score: loader.load(SCORE, &["passage"])?,
+            style: loader.style,
         })
     }
 
@@ -127,8 +134,8 @@ impl Writing {
         json!({"task": INFO.name, "input": x, "y": y, "sentences": read::sentences(x)})
     }
 
-    fn cot_text(&self, x: &str) -> String {
-        prompts::render(&self.cot, &[("input", x.trim())])
+    fn cot_messages(&self, x: &str) -> Vec<Message> {
+        prompts::render_messages(&self.cot, &[("input", x.trim())])
     }
 
     /// The reference's score prompt for judging a passage's coherency.
@@ -137,7 +144,7 @@ impl Writing {
         context["passage"] = json!(passage);
         Prompt {
             purpose: Purpose::Value,
-            messages: vec![Message::user(prompts::render(&self.score, &[("passage", passage)]))],
+            messages: prompts::render_messages(&self.score, &[("passage", passage)]),
             context,
             stop: vec![],
             max_tokens: Some(600),
@@ -153,7 +160,7 @@ impl Task for Writing {
     fn io_prompt(&self, x: &str) -> Prompt {
         Prompt {
             purpose: Purpose::Io,
-            messages: vec![Message::user(prompts::render(&self.io, &[("input", x.trim())]))],
+            messages: prompts::render_messages(&self.io, &[("input", x.trim())]),
             context: self.context(x, ""),
             stop: vec![],
             max_tokens: Some(1000),
@@ -163,7 +170,7 @@ impl Task for Writing {
     fn cot_prompt(&self, x: &str) -> Prompt {
         Prompt {
             purpose: Purpose::Cot,
-            messages: vec![Message::user(self.cot_text(x))],
+            messages: self.cot_messages(x),
             context: self.context(x, ""),
             stop: vec![],
             max_tokens: Some(1200),
@@ -256,6 +263,10 @@ impl Task for Writing {
         Some(self)
     }
 
+    fn prompt_style(&self) -> PromptStyle {
+        self.style
+    }
+
     fn feedback(&self) -> Option<&dyn Feedback> {
         Some(self)
     }
@@ -276,14 +287,18 @@ impl TreeSearch for Writing {
     fn sample_prompt(&self, x: &str, y: &str) -> Prompt {
         // The reference samples both steps from the cot prompt: the plan stops before
         // "Passage:", the passage continues the prompt after the chosen plan.
-        let (text, stop, stage) = if y.trim().is_empty() {
-            (self.cot_text(x), vec!["\nPassage:".to_string()], "plan")
+        let mut messages = self.cot_messages(x);
+        let (stop, stage) = if y.trim().is_empty() {
+            (vec!["\nPassage:".to_string()], "plan")
         } else {
-            (format!("{}\n\n{}", self.cot_text(x).trim_end(), y.trim_end()), vec![], "passage")
+            if let Some(last) = messages.last_mut() {
+                last.content = format!("{}\n\n{}", last.content.trim_end(), y.trim_end());
+            }
+            (vec![], "passage")
         };
         let mut context = self.context(x, y);
         context["stage"] = json!(stage);
-        Prompt { purpose: Purpose::Sample, messages: vec![Message::user(text)], context, stop, max_tokens: Some(1200) }
+        Prompt { purpose: Purpose::Sample, messages, context, stop, max_tokens: Some(1200) }
     }
 
     fn propose_prompt(&self, x: &str, y: &str) -> Prompt {
@@ -354,7 +369,7 @@ impl VoteEvaluator for Writing {
         context["ys"] = json!(ys);
         Prompt {
             purpose: Purpose::Vote,
-            messages: vec![Message::user(prompts::render(&self.vote, &[("choices", &choices)]))],
+            messages: prompts::render_messages(&self.vote, &[("choices", &choices)]),
             context,
             stop: vec![],
             max_tokens: Some(1000),

@@ -96,7 +96,13 @@ fn bounded(reply: &str) -> &str {
     }
 }
 
-/// A ReTreVal prompt: one user message, the task's chain-of-thought context with
+/// The system message of ReTreVal's own prompts (validation, scoring, failure analysis,
+/// decomposition) in the chat style: their user message names the labelled fields.
+pub const CHAT_SYSTEM: &str = "You check and guide a step-by-step problem solver. Answer exactly in the labelled \
+fields the message asks for (`Field: value`), one per line, in the order asked, with nothing before or after them: no \
+preamble, no markdown, no code fences. Give each field a real value, never the list of choices it was given.";
+
+/// A ReTreVal prompt: one user message (after [`CHAT_SYSTEM`] in the chat style), the task's chain-of-thought context with
 /// `"retreval": kind` and `fields` added.
 fn prompt(task: &dyn Task, x: &str, purpose: Purpose, kind: &str, text: String, fields: serde_json::Value) -> Prompt {
     let mut context = match task.cot_prompt(x).context {
@@ -107,9 +113,13 @@ fn prompt(task: &dyn Task, x: &str, purpose: Purpose, kind: &str, text: String, 
     if let serde_json::Value::Object(more) = fields {
         context.extend(more);
     }
+    let messages = match task.prompt_style() {
+        crate::engine::PromptStyle::Reference => vec![Message::user(text)],
+        crate::engine::PromptStyle::Chat => vec![Message::system(CHAT_SYSTEM), Message::user(text)],
+    };
     Prompt {
         purpose,
-        messages: vec![Message::user(text)],
+        messages,
         context: serde_json::Value::Object(context),
         stop: Vec::new(),
         max_tokens: Some(1024),

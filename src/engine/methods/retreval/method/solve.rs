@@ -180,9 +180,15 @@ impl Retreval {
         if let Kind::Subtask(_) = a.kind {
             guide.push_str("Solve only the subtask below and finish with its result.\n");
         }
-        match prompt.messages.iter_mut().find(|m| m.role == crate::engine::request::Role::User) {
+        // A chat layout (a system message, examples as turns) takes the guidance in its last
+        // user turn, the problem's; a reference prompt is one user message.
+        use crate::engine::request::Role;
+        let chat = prompt.messages.iter().any(|m| m.role != Role::User);
+        let user = |m: &&mut crate::engine::Message| m.role == Role::User;
+        let target = if chat { prompt.messages.iter_mut().rev().find(user) } else { prompt.messages.iter_mut().find(user) };
+        match target {
             Some(m) => m.content = format!("{guide}\n{}", m.content),
-            None => prompt.messages.insert(0, crate::engine::Message::user(guide)),
+            None => prompt.messages.push(crate::engine::Message::user(guide)),
         }
         if !prompt.context.is_object() {
             prompt.context = serde_json::json!({});
