@@ -33,8 +33,7 @@ pub use event::{Event, Outcome, RunMode};
 pub use input::{Input, LlmReply, ToolReply};
 pub use request::{
     CallError, CallErrorKind, Completion, LlmRequest, LlmResponse, Message, Prompt, PromptStyle, Purpose, ToolCallOut,
-    ToolDef,
-    ToolRequest, ToolResult, Usage,
+    ToolDef, ToolRequest, ToolResult, Usage,
 };
 pub use step::{Step, StepPart};
 pub use task::{

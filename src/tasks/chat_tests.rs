@@ -58,8 +58,18 @@ fn roles(messages: &[Message]) -> Vec<Role> {
 
 /// Placeholders a template fills; none may reach the model unfilled.
 const PLACEHOLDERS: [&str; 12] = [
-    "{input}", "{numbers}", "{target}", "{answer}", "{choices}", "{state}", "{clues}", "{passage}", "{question}",
-    "{claim}", "{trajectory}", "{step}",
+    "{input}",
+    "{numbers}",
+    "{target}",
+    "{answer}",
+    "{choices}",
+    "{state}",
+    "{clues}",
+    "{passage}",
+    "{question}",
+    "{claim}",
+    "{trajectory}",
+    "{step}",
 ];
 
 #[test]
@@ -122,7 +132,10 @@ fn a_users_chat_template_overrides_by_its_path_and_bad_turns_are_named() {
     assert!(warnings.is_empty(), "{warnings:?}");
     for (text, why) in [
         ("List steps: {numbers}\n", "a chat template is written as turns: its first line is [system] or [user]"),
-        ("[system]\nList.\n[user]\n{numbers}\n[assistant]\nok\n", "the last turn must be [user]: the state the model is to answer"),
+        (
+            "[system]\nList.\n[user]\n{numbers}\n[assistant]\nok\n",
+            "the last turn must be [user]: the state the model is to answer",
+        ),
         ("[user]\n{numbers}\n[system]\nx\n", "turn 2 is [system]; only the first turn may be"),
         ("[system]\n\n[user]\n{numbers}\n", "turn 1 ([system]) is empty"),
     ] {

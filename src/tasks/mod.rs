@@ -17,6 +17,8 @@
 //! capabilities it returns (`engine::methods::serving`).
 
 #[cfg(test)]
+mod chat_replies_tests;
+#[cfg(test)]
 mod chat_tests;
 pub mod countdown;
 pub mod crosswords;

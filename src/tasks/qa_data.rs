@@ -344,7 +344,7 @@ pub fn extract_answer(y: &str) -> Option<String> {
     }
     let answer = y.lines().rev().find_map(|line| {
         let lower = line.to_ascii_lowercase();
-        lower.find("answer:").map(|at| line[at + "answer:".len()..].trim().to_string())
+        lower.find("answer:").map(|_| super::reply::strip_answer_prefix(line).to_string())
     });
     answer.or_else(|| y.lines().rev().map(str::trim).find(|l| !l.is_empty()).map(str::to_string))
 }

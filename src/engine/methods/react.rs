@@ -334,7 +334,9 @@ impl React {
                  and Action {step}: Tool[argument], and nothing else."
             )
         } else {
-            format!("That reply could not be read: {problem}\nWrite thought {step} as text, then call exactly one tool.")
+            format!(
+                "That reply could not be read: {problem}\nWrite thought {step} as text, then call exactly one tool."
+            )
         };
         request.messages.push(crate::engine::Message::assistant(raw));
         request.messages.push(crate::engine::Message::user(ask));

@@ -52,7 +52,10 @@ fn a_chat_step_is_a_system_message_example_turns_and_the_state_last() {
     assert!(examples.iter().all(|a| a.content.starts_with("Thought ") && a.content.lines().count() == 2));
     let last = m.last().unwrap();
     assert_eq!(last.role, Role::User);
-    assert!(last.content.starts_with("Question: ") && last.content.ends_with("Write Thought 1 and Action 1, and nothing else."));
+    assert!(
+        last.content.starts_with("Question: ")
+            && last.content.ends_with("Write Thought 1 and Action 1, and nothing else.")
+    );
     assert_eq!(c[0].1.purpose, Purpose::Act);
 }
 
@@ -68,12 +71,16 @@ fn an_unreadable_chat_reply_is_asked_once_more_with_the_tasks_tools_named() {
     let retry = &c[0].1;
     assert_eq!(retry.messages.len(), first.1.messages.len() + 2, "the reply and the reminder are the next turns");
     let [.., said, ask] = retry.messages.as_slice() else { unreachable!() };
-    assert_eq!((said.role, said.content.as_str()), (Role::Assistant, "Sure! I would start by looking up the university."));
+    assert_eq!(
+        (said.role, said.content.as_str()),
+        (Role::Assistant, "Sure! I would start by looking up the university.")
+    );
     assert_eq!(ask.role, Role::User);
     assert!(ask.content.contains("search[") && ask.content.contains("finish["), "{}", ask.content);
     assert!(!ask.content.contains("Search[entity]"), "names this task's tools: {}", ask.content);
     // The retry's reply is read: the step is the retry's, marked as retried, not a bad call.
-    let fx = e.handle(reply(c[0].0, &["**Thought 1:** Find the founder.\n**Action 1:** Search[University of Marrowick]"]));
+    let fx =
+        e.handle(reply(c[0].0, &["**Thought 1:** Find the founder.\n**Action 1:** Search[University of Marrowick]"]));
     let t = tool_calls(&fx);
     assert_eq!(t.len(), 1);
     assert_eq!(t[0].1.arg, "University of Marrowick");

@@ -191,6 +191,18 @@ pub struct Crosswords {
 }
 
 impl Crosswords {
+    /// Replies as the readers take them: as they came in the reference style (the
+    /// reference's reading), and in the chat style each line without a list marker, bold
+    /// or code marks (`- **h1.** apple (high)` is `h1. apple (high)`).
+    fn as_read(&self, replies: &[String]) -> Vec<String> {
+        match self.style {
+            PromptStyle::Reference => replies.to_vec(),
+            PromptStyle::Chat => {
+                replies.iter().map(|r| r.lines().map(super::reply::plain_line).collect::<Vec<_>>().join("\n")).collect()
+            }
+        }
+    }
+
     /// Build for `tasks::REGISTRY`.
     pub fn build(
         info: &TaskInfo,
@@ -429,7 +441,8 @@ impl TreeSearch for Crosswords {
 
 impl ProposalScores for Crosswords {
     fn merge_proposals(&self, _x: &str, y: &str, replies: &[String]) -> Vec<(Proposal, f64)> {
-        read::merge_proposals(replies)
+        let replies = self.as_read(replies);
+        read::merge_proposals(&replies)
             .into_iter()
             .filter_map(|(text, score)| Action::parse(&text).ok().map(|a| (proposal_for(y, &a), score)))
             .collect()
@@ -468,8 +481,8 @@ impl ValueEvaluator for Crosswords {
         let judged = judged_clues(&board_of(y));
         let mut value = 0.0;
         let mut labels = Vec::new();
-        for sample in samples {
-            for (clue, verdict) in read::verdicts(sample).into_iter().filter(|(c, _)| judged.contains(c)) {
+        for sample in self.as_read(samples) {
+            for (clue, verdict) in read::verdicts(&sample).into_iter().filter(|(c, _)| judged.contains(c)) {
                 value += read::VERDICTS.iter().find(|(v, _)| *v == verdict).map_or(0.0, |(_, w)| *w);
                 labels.push(format!("{} {verdict}", clue_label(clue)));
             }

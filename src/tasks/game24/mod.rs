@@ -305,13 +305,7 @@ impl ValueEvaluator for Game24 {
             let text = prompts::render_messages(&self.value, &[("numbers", &numbers)]);
             (text, json!({"task": "game24", "input": x, "y": y, "numbers": numbers}))
         };
-        Prompt {
-            purpose: Purpose::Value,
-            messages: text,
-            context,
-            stop: vec![],
-            max_tokens: Some(200),
-        }
+        Prompt { purpose: Purpose::Value, messages: text, context, stop: vec![], max_tokens: Some(200) }
     }
 
     fn fixed_value(&self, _x: &str, y: &str) -> Option<(f64, String)> {

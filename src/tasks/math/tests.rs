@@ -260,8 +260,14 @@ fn inputs_of_ones_own_and_by_number() {
 fn a_session_header_rebuilds_a_data_task() {
     let mut facets = BTreeMap::new();
     facets.insert("subject".to_string(), "Algebra".to_string());
-    let spec =
-        TaskSpec { name: "math500", input: "What is 1 + 1?", gold: Some("2"), actions: None, facets: Some(&facets), style: Default::default() };
+    let spec = TaskSpec {
+        name: "math500",
+        input: "What is 1 + 1?",
+        gold: Some("2"),
+        actions: None,
+        facets: Some(&facets),
+        style: Default::default(),
+    };
     let task = MathTask::from_spec(MathKind::Math500, &spec, Default::default()).unwrap();
     assert_eq!(task.check("What is 1 + 1?", "2"), Ok(()));
     assert_eq!(task.facets("What is 1 + 1?")["subject"], "Algebra");

@@ -134,8 +134,8 @@ impl Task for QaDemo {
                 let rest = &line[at + "finish[".len()..];
                 return Some(rest.rsplit_once(']').map_or(rest, |(a, _)| a).trim().to_string());
             }
-            if let Some(at) = lower.find("answer:") {
-                return Some(line[at + "answer:".len()..].trim().to_string());
+            if lower.contains("answer:") {
+                return Some(super::reply::strip_answer_prefix(line).to_string());
             }
         }
         None

@@ -185,7 +185,8 @@ impl Retreval {
         use crate::engine::request::Role;
         let chat = prompt.messages.iter().any(|m| m.role != Role::User);
         let user = |m: &&mut crate::engine::Message| m.role == Role::User;
-        let target = if chat { prompt.messages.iter_mut().rev().find(user) } else { prompt.messages.iter_mut().find(user) };
+        let target =
+            if chat { prompt.messages.iter_mut().rev().find(user) } else { prompt.messages.iter_mut().find(user) };
         match target {
             Some(m) => m.content = format!("{guide}\n{}", m.content),
             None => prompt.messages.push(crate::engine::Message::user(guide)),
