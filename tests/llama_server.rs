@@ -164,6 +164,78 @@ fn run_bin(args: &[&str]) -> Value {
     serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap_or_else(|e| panic!("{e}: {stdout}"))
 }
 
+/// The explorer's streaming path (the driver with deltas, as `thoughtscope tui` runs it) on
+/// a live tot-bfs run with the default concurrency: every call is answered, none cut.
+/// Returns (calls, failed calls, streamed pieces seen).
+fn explorer_live_run(url: &str, dir: &Path) -> (usize, usize) {
+    use thoughtscope::engine::Params;
+    use thoughtscope::runtime::headless::{header_for, RunSetup};
+    use thoughtscope::tui::app::{App, Setup};
+    // In the chat style, as `thoughtscope tui --provider ...` lays prompts out by default.
+    let options =
+        thoughtscope::tasks::TaskOptions { style: thoughtscope::engine::PromptStyle::Chat, ..Default::default() };
+    let task = thoughtscope::tasks::build("game24", &options, &mut Vec::new()).unwrap();
+    let problem = task.problem(900).unwrap();
+    let provider: Arc<dyn Provider> = Arc::new(provider(url));
+    let run = RunSetup {
+        task: Arc::clone(&task),
+        // Lenient: every proposal is valued, so many calls are in flight together.
+        params: Params::new(thoughtscope::engine::methods::tot_bfs::KIND)
+            .with("breadth", 2)
+            .with("steps", 2)
+            .with("lenient", true),
+        provider: Arc::clone(&provider),
+        sim: None,
+        concurrency: 8,
+        record: None,
+        limits: Default::default(),
+        replay_tools: None,
+        memory: None,
+    };
+    let file = dir.join("explorer-live.jsonl");
+    let setup = Setup {
+        task,
+        prompts: None,
+        header: header_for(&run, &problem),
+        sessions_dir: dir.to_path_buf(),
+        session_file: Some(file.clone()),
+        memory_dir: None,
+        limits: Default::default(),
+    };
+    let mut app = App::live(setup, &problem, Default::default(), Default::default(), "dark");
+    let initial = app.handle_action(thoughtscope::tui::action::Action::RunPause);
+    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(80, 24)).unwrap();
+    let keys = futures::stream::pending::<std::io::Result<crossterm::event::Event>>();
+    // Quit once the session records the outcome (the run finished), or after ten minutes.
+    let watched = file.clone();
+    let quit = Box::pin(async move {
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(600) {
+            tokio::time::sleep(Duration::from_millis(250)).await;
+            if std::fs::read_to_string(&watched).is_ok_and(|t| t.contains("\"event\":\"finished\"")) {
+                return;
+            }
+        }
+    });
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let mut app = rt
+        .block_on(thoughtscope::tui::drive(app, &mut terminal, keys, quit, provider, 8, initial))
+        .expect("the explorer runs");
+    assert!(app.run.engine.is_finished(), "the live run finished");
+    let calls: Vec<_> = app.run.engine.core.calls.values().collect();
+    let failed: Vec<String> = calls
+        .iter()
+        .filter_map(|c| match &c.reply {
+            Some(Err(e)) => Some(e.to_string()),
+            _ => None,
+        })
+        .collect();
+    eprintln!("explorer live tot-bfs: {} calls, {} failed: {failed:?}", calls.len(), failed.len());
+    let n = calls.len();
+    app.finish_recording();
+    (n, failed.len())
+}
+
 #[test]
 fn llama_cpp_server_end_to_end() {
     let (python, model) = match install() {
@@ -264,7 +336,8 @@ fn llama_cpp_server_end_to_end() {
             _ => None,
         })
         .expect("a model reply is recorded");
-    assert!(req.expect("with its request").messages[0].content.contains("4 5 6 10"), "the prompt is recorded");
+    let req = req.expect("with its request");
+    assert!(req.messages.last().unwrap().content.contains("4 5 6 10"), "the prompt is recorded");
     let raw = reply.result.expect("the raw reply").completions[0].text.clone();
     assert!(!raw.is_empty());
     // The explorer opens that run and shows the root's prompt and the raw reply.
@@ -322,8 +395,9 @@ fn llama_cpp_server_end_to_end() {
     .unwrap();
     std::fs::write(corpus.join("ed-wood.md"), "# Ed Wood\nEd Wood was an American filmmaker and actor.\n").unwrap();
     let hotpot = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hotpot-sample.json");
-    let runs: [(&str, Vec<&str>); 2] = [
+    let runs: [(&str, Vec<&str>); 3] = [
         ("qa-demo", vec!["--task", "qa-demo", "--range", "0..2"]),
+        ("qa-demo-reference", vec!["--task", "qa-demo", "--range", "0..2", "--prompt-style", "reference"]),
         (
             "hotpotqa",
             vec![
@@ -356,7 +430,27 @@ fn llama_cpp_server_end_to_end() {
         let (calls, tools, bad) =
             (s["llm_calls"].as_u64().unwrap(), s["tool_calls"].as_u64().unwrap(), s["bad_calls"].as_u64().unwrap());
         assert!(calls >= 2, "{s}");
-        assert_eq!(calls, tools + bad, "each model reply is a step that calls a tool or is a bad call: {s}");
+        assert!(s.get("failed_calls").is_none(), "no call failed: {s}");
+        let (first, retried) = (s["read_first_try"].as_u64().unwrap(), s["read_after_retry"].as_u64().unwrap());
+        assert_eq!(first + retried, tools, "every tool call is a step read first try or after a retry: {s}");
+        let share = tools as f64 / (tools + bad).max(1) as f64;
+        if name.ends_with("reference") {
+            // The completion-style prompt: no retry, each reply a step with a tool or a bad call.
+            assert_eq!((retried, calls), (0, tools + bad), "{s}");
+            eprintln!("{name}: actions read on {tools} of {} steps ({:.0}%)", tools + bad, 100.0 * share);
+        } else {
+            // The chat prompt (the default with a real provider): an unreadable reply is asked
+            // once more, so each bad call and each action read after a retry took two calls.
+            assert_eq!(calls, tools + 2 * bad + retried, "{s}");
+            eprintln!(
+                "{name} (chat): actions read on {tools} of {} steps ({:.0}%), {retried} after a retry",
+                tools + bad,
+                100.0 * share
+            );
+            if name == "qa-demo" {
+                assert!(share >= 0.5, "a chat model's actions are read on most steps: {s}");
+            }
+        }
         assert!(s["tokens"].as_u64().unwrap() > 100, "{s}");
         let first = std::fs::read_dir(&rec).unwrap().next().unwrap().unwrap().path();
         let replies: Vec<String> = Session::load(&first)
@@ -370,6 +464,11 @@ fn llama_cpp_server_end_to_end() {
         eprintln!("{name}: the model's replies: {replies:?}");
         react_runs.push((rec, s));
     }
+
+    // The explorer's streaming path with the default concurrency loses no call.
+    let (calls, failed) = explorer_live_run(&server.url, dir.path());
+    assert!(calls > 5, "{calls} calls");
+    assert_eq!(failed, 0, "no call of the explorer's live run was cut or failed");
 
     // With the server gone, the recorded runs replay with zero calls to the same summaries.
     drop(server);

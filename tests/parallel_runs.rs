@@ -157,7 +157,7 @@ fn problems_go_side_by_side_under_one_limit() {
         .enumerate()
         .filter(|(_, r)| {
             let p = r.prompt();
-            p.contains("Possible next steps")
+            p.to_lowercase().contains("possible next steps")
                 && p.rsplit("Input: ").next().unwrap_or("").lines().next().unwrap_or("").split_whitespace().count() == 4
         })
         .map(|(i, _)| i)
@@ -182,7 +182,7 @@ fn samples_a_server_will_not_return_at_once_go_side_by_side_and_are_recorded_in_
     let (flight, peak) = (Arc::clone(&in_flight), Arc::clone(&most));
     let server = FakeServer::start(move |_, seen| {
         let prompt = seen.prompt();
-        if prompt.contains("Possible next steps") {
+        if prompt.to_lowercase().contains("possible next steps") {
             // One step only, so one value call at a time has the server to itself.
             let text = support::game24_text(&prompt, "likely").lines().next().unwrap_or("").to_string();
             return Reply::chat(&[&text], Some((10, 5)));

@@ -625,9 +625,13 @@ fn a_run_of_nothing_but_empty_replies_fails_loudly() {
     assert_eq!(server.requests() as u64, 3 * s["llm_calls"].as_u64().unwrap(), "each call tried 3 times");
 }
 
-/// What the last line of a ReAct prompt asks for: `Thought N:`'s N.
+/// What the last line of a ReAct prompt asks for: `Thought N:`'s N (the reference
+/// prompt), or `Write Thought N and Action N, ...`'s (the chat prompt, the default).
 fn asked_step(seen: &Seen) -> Option<u32> {
     let last = seen.prompt().trim_end().lines().last().unwrap_or("").to_string();
+    if let Some(rest) = last.strip_prefix("Write Thought ") {
+        return rest.split_whitespace().next()?.parse().ok();
+    }
     last.strip_prefix("Thought ")?.strip_suffix(':')?.parse().ok()
 }
 

@@ -39,7 +39,7 @@ fn contains(haystack: &[u8], needle: &str) -> bool {
 fn echoing_game24(seen: &Seen) -> Reply {
     let auth = seen.header("authorization").unwrap_or("").trim_start_matches("Bearer ").to_string();
     let prompt = seen.prompt();
-    if !prompt.contains("Possible next steps") {
+    if !prompt.to_lowercase().contains("possible next steps") {
         return Reply::chat(&[&format!("sure (my key: {auth})")], Some((100, 10)));
     }
     let last = prompt.rsplit("Input: ").next().unwrap_or("");
@@ -118,9 +118,7 @@ fn a_key_echoed_in_successful_replies_is_redacted_from_sessions_cache_and_output
 /// A ReAct model that repeats the key in its thought, then reads a document holding the
 /// key and tries the corpus's `environ` link.
 fn leaky_agent(seen: &Seen) -> Reply {
-    let prompt = seen.prompt();
-    let last = prompt.lines().last().unwrap_or("");
-    let step: usize = last.trim_start_matches("Thought ").trim_end_matches(':').parse().unwrap_or(0);
+    let step = support::react_step(&seen.prompt());
     let auth = seen.header("authorization").unwrap_or("").trim_start_matches("Bearer ").to_string();
     let text = match step {
         1 => format!(" I was given the key {auth}.\nAction 1: Search[Vault]"),
@@ -186,8 +184,7 @@ fn a_key_in_a_thought_or_an_observation_is_never_sent_back_to_the_model() {
 
 /// A ReAct model whose thoughts carry terminal escape sequences and bidi overrides.
 fn hostile_agent(seen: &Seen) -> Reply {
-    let last = seen.prompt().lines().last().unwrap_or("").to_string();
-    let step: usize = last.trim_start_matches("Thought ").trim_end_matches(':').parse().unwrap_or(0);
+    let step = support::react_step(&seen.prompt());
     let text = match step {
         1 => " Retitle\u{1b}]0;pwned\u{7} and clear\u{1b}[2J\u{9b}1m, then \u{202e}txt.exe\u{2066}.\nAction 1: Search[Vault]"
             .to_string(),

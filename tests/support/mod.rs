@@ -237,7 +237,7 @@ async fn serve(mut socket: TcpStream, handler: Arc<Handler>, seen: Arc<Mutex<Vec
 /// numbers it names), `otherwise` for any other prompt (a value word, say), so a search
 /// goes on to its last step.
 pub fn game24_text(prompt: &str, otherwise: &str) -> String {
-    if !prompt.contains("Possible next steps") {
+    if !prompt.to_lowercase().contains("possible next steps") {
         return otherwise.into();
     }
     let last = prompt.rsplit("Input: ").next().unwrap_or("");
@@ -306,4 +306,15 @@ pub fn sandboxed(dir: &std::path::Path) -> std::process::Command {
         .env("XDG_CACHE_HOME", dir.join("xdg-cache"))
         .env("TMPDIR", dir);
     cmd
+}
+
+/// The ReAct step a prompt asks for, from its last line: `Thought N:` (the reference
+/// prompt, which the model continues) or `Write Thought N and Action N, ...` (the chat
+/// prompt, the default with a real provider); 0 if neither.
+pub fn react_step(prompt: &str) -> usize {
+    let last = prompt.trim_end().lines().last().unwrap_or("");
+    match last.strip_prefix("Write Thought ") {
+        Some(rest) => rest.split_whitespace().next().and_then(|n| n.parse().ok()).unwrap_or(0),
+        None => last.trim_start_matches("Thought ").trim_end_matches(':').parse().unwrap_or(0),
+    }
 }
