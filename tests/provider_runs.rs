@@ -714,3 +714,46 @@ fn a_failed_react_call_is_never_written_into_the_next_prompt() {
     let s = summary(&out);
     assert_eq!((s["llm_calls"].as_u64(), s["failed_calls"].as_u64()), (Some(4), Some(3)), "{s}");
 }
+
+/// Before a ReAct run the client asks the server its context window (llama.cpp's
+/// `/props`, vLLM's `/v1/models`), unless `--context-window` or the profile says it; a
+/// server that does not say gets a conservative 4096 and a note that says how to state
+/// it. The session header records the window, so replays fit prompts the same way.
+#[test]
+fn the_context_window_comes_from_the_flag_the_server_or_a_stated_default() {
+    let window_of = |serve: &[(&str, &str)], extra: &[&str]| {
+        let server = FakeServer::start(|_, _| Reply::chat(&["Done.\nAction 1: Finish[Tessel River]"], Some((50, 5))));
+        for (path, body) in serve {
+            server.serve_discovery(path, body);
+        }
+        let sb = Sandbox::new();
+        let rec = sb.path("s.jsonl");
+        let mut args = react_args(&server, &["--record", rec.to_str().unwrap()]);
+        args.extend_from_slice(extra);
+        let out = sb.run(&args);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(server.requests(), 1, "one model call; asking the window is no model call");
+        (Session::load(&rec).unwrap().header.context_window, stderr(&out))
+    };
+    let props = r#"{"default_generation_settings":{"n_ctx":2048},"total_slots":1}"#;
+    let (window, err) = window_of(&[("/props", props)], &[]);
+    assert_eq!(window, Some(2048), "llama.cpp's /props");
+    assert!(!err.contains("does not say"), "{err}");
+    let models = r#"{"object":"list","data":[{"id":"fake-model","object":"model","max_model_len":8192}]}"#;
+    assert_eq!(window_of(&[("/models", models)], &[]).0, Some(8192), "vLLM's /v1/models");
+    let (window, err) = window_of(&[], &[]);
+    assert_eq!(window, Some(4096), "a conservative default");
+    let note: Vec<&str> = err.lines().filter(|l| l.starts_with("note: ")).collect();
+    assert_eq!(note.len(), 1, "{err}");
+    assert!(note[0].contains("--context-window N") && note[0].contains("trimmed to fit 4096"), "{}", note[0]);
+    let (window, err) = window_of(&[("/props", props)], &["--context-window", "3000"]);
+    assert_eq!(window, Some(3000), "the flag is taken over the server");
+    assert!(!err.contains("note: "), "{err}");
+    // Out of range: one line saying the range.
+    let server = FakeServer::start(|_, _| Reply::chat(&["x"], None));
+    let sb = Sandbox::new();
+    let out = sb.run(&react_args(&server, &["--context-window", "10"]));
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("--context-window must be from 256 to 100000000 tokens, not 10"), "{}", stderr(&out));
+    assert_eq!(server.requests(), 0);
+}

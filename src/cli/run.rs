@@ -11,7 +11,7 @@ use thoughtscope::config::params::or_list;
 use thoughtscope::config::{Config, ParamPatch, RunDefaults};
 use thoughtscope::engine::{methods, PromptStyle};
 use thoughtscope::llm::sim::{SimConfig, SimProvider, SimRates};
-use thoughtscope::llm::Provider;
+use thoughtscope::llm::{ContextWindow, Provider, DEFAULT_CONTEXT_TOKENS};
 use thoughtscope::runtime::headless::{
     is_session_file, listen_for_signals, run_headless, ProblemResult, Progress, RunSetup, Summary,
 };
@@ -120,6 +120,23 @@ pub(crate) fn prompt_style(
     })
 }
 
+/// The model's context window as the provider knows it (its profile, its server), else
+/// [`DEFAULT_CONTEXT_TOKENS`] with a note saying so and how to state it.
+fn context_window_of(provider: &dyn Provider) -> Result<ContextWindow> {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    Ok(match rt.block_on(provider.context_window()) {
+        Some(window) => window,
+        None => {
+            safe_eprintln!(
+                "note: {} does not say how many tokens the model holds; ReAct trajectories are trimmed to fit \
+                 {DEFAULT_CONTEXT_TOKENS} (give --context-window N, or context = N in the provider's profile)",
+                provider.describe()
+            );
+            ContextWindow { tokens: DEFAULT_CONTEXT_TOKENS, source: "a conservative default".into() }
+        }
+    })
+}
+
 pub(crate) fn setup_run(args: &RunArgs) -> Result<(RunSetup, Vec<Problem>)> {
     setup_run_with(args, &config(args.connect.config.as_deref()))
 }
@@ -209,6 +226,11 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
     }
     let mut limits = thoughtscope::runtime::headless::RunLimits::from_args(&args.connect, provider.as_ref())?;
     limits.breakpoints = breakpoints(args, cfg)?;
+    // ReAct fits its trajectory to the model's context window: ask once, before the run.
+    let fits_prompts = params.method.info().react != methods::ReactShape::None;
+    if fits_prompts && !provider.simulated() && provider_name != "replay" {
+        limits.context = Some(context_window_of(provider.as_ref())?);
+    }
     let memory = run_memory(args, d, &params, &task_name)?;
     let setup = RunSetup {
         task,

@@ -120,6 +120,13 @@ pub(crate) fn tui_replay(
     nonstop: bool,
 ) -> Result<()> {
     check_prompts_dir(prompts.as_deref())?;
+    if fork.connect.context_window.is_some() {
+        let kept = session.header.context_window.map_or("none".to_string(), |t| format!("{t} tokens"));
+        usage_bail!(
+            "--context-window is for a new run; a fork keeps the window its session recorded ({kept}), so it \
+             fits prompts as the session did"
+        );
+    }
     let mut notes: Vec<String> = session.warnings.clone();
     let cfg = config_notes(fork.connect.config.as_deref(), &mut notes);
     let (keymap, themes, theme) = ui_settings(&cfg, theme, &mut notes).map_err(UserError::usage)?;

@@ -79,6 +79,10 @@ pub struct Core {
     /// Whether the outcome's outputs are put to the task's judge (`Task::outcome_judge`);
     /// off for an imported log that never judged them.
     pub(super) judge_outcome: bool,
+    /// The model's context window in tokens, if the run knows it (the session header's
+    /// `context_window`): ReAct trims the oldest observations of a trajectory that would
+    /// not fit, and stops before sending one that cannot.
+    pub context_window: Option<u64>,
 }
 
 impl Core {

@@ -57,6 +57,7 @@ impl Engine {
             rng,
             memory: None,
             judge_outcome: true,
+            context_window: None,
         };
         Ok(Engine {
             core,
@@ -67,6 +68,11 @@ impl Engine {
             breakpoints: Vec::new(),
             call_steps: Vec::new(),
         })
+    }
+
+    /// The model's context window (tokens), for methods that fit their prompts to it.
+    pub fn set_context_window(&mut self, tokens: Option<u64>) {
+        self.core.context_window = tokens;
     }
 
     /// Whether the outcome is put to the task's judge (on unless a session says it was not).

@@ -98,6 +98,7 @@ pub(crate) fn tot_log_header(
         memory: None,
         unjudged: false,
         prompt_style: Default::default(),
+        context_window: None,
     }
 }
 

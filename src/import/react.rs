@@ -151,6 +151,7 @@ pub fn import_trajectory(
         memory: None,
         unjudged: false,
         prompt_style: Default::default(),
+        context_window: None,
     };
     let path = out.join(name);
     let writer = SessionWriter::create(&path, &header)?;

@@ -471,6 +471,7 @@ pub fn check_entry(
             super::log_writer(path.as_deref(), || crate::session::Header {
                 unjudged: !judged,
                 prompt_style: Default::default(),
+                context_window: None,
                 ..super::tot_log_header(&writing::INFO.name, &x, entry.idx, params.clone(), &model, source)
             })
         },

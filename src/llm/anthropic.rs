@@ -27,6 +27,8 @@ pub struct AnthropicProvider {
     http: HttpCore,
     price: Option<Price>,
     price_assumed: bool,
+    /// The context window the command line or the profile states.
+    context: Option<super::ContextWindow>,
 }
 
 /// The API's stop reasons in the words the rest of the program uses.
@@ -193,6 +195,7 @@ impl AnthropicProvider {
             http: HttpCore::new(r.http.clone(), r.key.clone(), r.key_source.clone())?,
             price: None,
             price_assumed: false,
+            context: r.context.clone(),
         })
     }
 
@@ -346,6 +349,15 @@ async fn read_stream(
 impl Provider for AnthropicProvider {
     fn name(&self) -> &str {
         &self.name
+    }
+
+    /// As stated, else 200k tokens: the window Anthropic publishes for its current models.
+    fn context_window(&self) -> BoxFuture<'_, Option<super::ContextWindow>> {
+        let window = self.context.clone().unwrap_or_else(|| super::ContextWindow {
+            tokens: 200_000,
+            source: "the window Anthropic publishes for its models".into(),
+        });
+        Box::pin(async move { Some(window) })
     }
 
     fn model(&self) -> &str {

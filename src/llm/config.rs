@@ -74,6 +74,9 @@ pub struct Profile {
     pub max_tokens_param: Option<String>,
     /// Ask for token usage in streamed replies (`stream_options.include_usage`; default true).
     pub stream_usage: Option<bool>,
+    /// The model's context window in tokens (default: what the server says, else a
+    /// conservative 4096; see `Provider::context_window`).
+    pub context: Option<u64>,
 }
 
 impl Profile {
@@ -95,7 +98,8 @@ impl Profile {
             n,
             seed,
             max_tokens_param,
-            stream_usage
+            stream_usage,
+            context
         );
         self
     }
@@ -336,6 +340,10 @@ pub struct ProviderArgs {
     /// Most requests per minute sent to the provider.
     #[arg(long)]
     pub rpm: Option<u32>,
+    /// The model's context window in tokens, for trimming a long ReAct trajectory (default: the
+    /// profile's `context`, else what the server says, else 4096).
+    #[arg(long, value_name = "TOKENS")]
+    pub context_window: Option<u64>,
 }
 
 /// Everything needed to build a real provider.
@@ -354,6 +362,8 @@ pub struct Resolved {
     pub seed: Option<u64>,
     pub max_tokens_param: String,
     pub stream_usage: bool,
+    /// The context window the command line or the profile states, with where it came from.
+    pub context: Option<crate::llm::ContextWindow>,
 }
 
 /// A limit in seconds from `--flag` (checked here) or the profile (checked when the file
@@ -563,7 +573,26 @@ pub fn resolve(
         seed: profile.seed.unwrap_or(true).then_some(seed),
         max_tokens_param: profile.max_tokens_param.clone().unwrap_or_else(|| "max_tokens".into()),
         stream_usage: profile.stream_usage.unwrap_or(true),
+        context: context_of(args.context_window, profile.context, &file_key("context"))?,
     })
+}
+
+/// The context window stated by `--context-window` or the profile's `context` key
+/// (`key` names it in messages), checked: at least 256 tokens.
+fn context_of(
+    flag: Option<u64>,
+    profile: Option<u64>,
+    key: &str,
+) -> Result<Option<crate::llm::ContextWindow>, ConfigError> {
+    let (tokens, source) = match (flag, profile) {
+        (Some(t), _) => (t, "--context-window".to_string()),
+        (None, Some(t)) => (t, key.to_string()),
+        (None, None) => return Ok(None),
+    };
+    if !(256..=100_000_000).contains(&tokens) {
+        return Err(ConfigError::Invalid(format!("{source} must be from 256 to 100000000 tokens, not {tokens}")));
+    }
+    Ok(Some(crate::llm::ContextWindow { tokens, source }))
 }
 
 /// Build the provider `name` (a built-in or configured profile) as the command line,

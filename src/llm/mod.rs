@@ -100,12 +100,31 @@ pub trait Provider: Send + Sync {
         false
     }
 
+    /// The model's context window in tokens and where that comes from (the profile, the
+    /// server's `/props` or `/v1/models`), if known. Asked once, before a run.
+    fn context_window(&self) -> BoxFuture<'_, Option<ContextWindow>> {
+        Box::pin(async { None })
+    }
+
     /// Whether a run's problems may go side by side. A provider whose answers depend
     /// on how often a request was asked across problems (replay) says no.
     fn problems_side_by_side(&self) -> bool {
         true
     }
 }
+
+/// A model's context window: how many tokens a prompt and its reply may hold together.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContextWindow {
+    pub tokens: u64,
+    /// Where the figure comes from, for messages: `--context-window`, `providers.NAME.context
+    /// in FILE`, `the server's /props`, `a conservative default`, ...
+    pub source: String,
+}
+
+/// The window taken when neither the profile nor the server says (small on purpose: a
+/// trimmed observation is said, a prompt the server refuses stops the branch).
+pub const DEFAULT_CONTEXT_TOKENS: u64 = 4096;
 
 /// What a streaming provider reports of a sample as its reply arrives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -35,6 +35,8 @@ pub struct OpenAiProvider {
     seed: Option<u64>,
     max_tokens_param: String,
     stream_usage: bool,
+    /// The context window the command line or the profile states.
+    context: Option<super::ContextWindow>,
 }
 
 /// What one HTTP request brought back.
@@ -349,6 +351,7 @@ impl OpenAiProvider {
             seed: r.seed,
             max_tokens_param: r.max_tokens_param.clone(),
             stream_usage: r.stream_usage,
+            context: r.context.clone(),
         })
     }
 
@@ -516,9 +519,62 @@ async fn read_stream(
     state.finish()
 }
 
+impl OpenAiProvider {
+    /// What the server says of its context window: llama.cpp's `llama-server` the one it
+    /// runs with (`/props`), vLLM, OpenRouter and LM Studio the model's (`/v1/models`:
+    /// `max_model_len`, `context_length`, `max_context_length`). OpenAI, Ollama and
+    /// llama-cpp-python do not say.
+    async fn discover_context(&self) -> Option<super::ContextWindow> {
+        let base = self.base_url.trim_end_matches('/');
+        let origin = base.strip_suffix("/v1").unwrap_or(base);
+        if let Some(v) = self.get_json(&format!("{origin}/props")).await {
+            let n = v.pointer("/default_generation_settings/n_ctx").or_else(|| v.get("n_ctx"));
+            if let Some(tokens) = n.and_then(Value::as_u64).filter(|n| *n > 0) {
+                return Some(super::ContextWindow { tokens, source: format!("the server's {origin}/props") });
+            }
+        }
+        let v = self.get_json(&format!("{base}/models")).await?;
+        let models = v.get("data")?.as_array()?;
+        let model = models
+            .iter()
+            .find(|m| m.get("id").and_then(Value::as_str) == Some(self.model.as_str()))
+            .or(if models.len() == 1 { models.first() } else { None })?;
+        ["max_model_len", "context_length", "max_context_length", "context_window"].iter().find_map(|key| {
+            let tokens = model.get(*key).and_then(Value::as_u64).filter(|n| *n > 0)?;
+            Some(super::ContextWindow { tokens, source: format!("the server's {base}/models ({key})") })
+        })
+    }
+
+    /// A small JSON document the server serves at `url`, if it does (5 s at most, no retries).
+    async fn get_json(&self, url: &str) -> Option<Value> {
+        let mut rb = self.http.client.get(url).timeout(std::time::Duration::from_secs(5));
+        if let Some(k) = &self.http.key {
+            rb = rb.bearer_auth(k.expose());
+        }
+        let resp = rb.send().await.ok()?;
+        if !resp.status().is_success() {
+            return None;
+        }
+        let bytes = resp.bytes().await.ok()?;
+        if bytes.len() > 4 << 20 {
+            return None;
+        }
+        serde_json::from_slice(&bytes).ok()
+    }
+}
+
 impl Provider for OpenAiProvider {
     fn name(&self) -> &str {
         &self.name
+    }
+
+    fn context_window(&self) -> BoxFuture<'_, Option<super::ContextWindow>> {
+        Box::pin(async move {
+            match &self.context {
+                Some(stated) => Some(stated.clone()),
+                None => self.discover_context().await,
+            }
+        })
     }
 
     fn model(&self) -> &str {

@@ -90,6 +90,10 @@ pub struct Header {
     /// style before chat prompts. Every call's messages are recorded with it.
     #[serde(default, skip_serializing_if = "crate::engine::PromptStyle::is_reference")]
     pub prompt_style: crate::engine::PromptStyle,
+    /// The model's context window in tokens as the run knew it (the provider's profile or
+    /// server; `sim` has none), so replays and forks fit prompts to it the same way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<u64>,
 }
 
 /// A named memory at the start of a problem. Written into the header whole (format 1,
@@ -152,6 +156,7 @@ impl Header {
         let mut engine = Engine::new(task, &self.input, self.params.clone());
         engine.set_memory(self.memory.as_ref().map(|m| m.memory.clone()));
         engine.set_outcome_judge(!self.unjudged);
+        engine.set_context_window(self.context_window);
         engine
     }
 

@@ -29,6 +29,7 @@ pub(super) fn header() -> Header {
         memory: None,
         unjudged: false,
         prompt_style: Default::default(),
+        context_window: None,
     }
 }
 

@@ -43,6 +43,7 @@ fn setup(dir: &Path, params: Params) -> Setup {
         memory: None,
         unjudged: false,
         prompt_style: Default::default(),
+        context_window: None,
     };
     Setup {
         task,

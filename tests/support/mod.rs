@@ -102,6 +102,8 @@ pub struct FakeServer {
     pub url: String,
     pub seen: Arc<Mutex<Vec<Seen>>>,
     count: Arc<AtomicUsize>,
+    /// What `GET …/props` and `GET …/models` answer (by path suffix); 404 for others.
+    discovery: Arc<Mutex<Vec<(String, String)>>>,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -113,7 +115,8 @@ impl FakeServer {
         let count = Arc::new(AtomicUsize::new(0));
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
         let (port_tx, port_rx) = std::sync::mpsc::channel();
-        let (seen2, count2) = (seen.clone(), count.clone());
+        let discovery: Arc<Mutex<Vec<(String, String)>>> = Arc::new(Mutex::new(Vec::new()));
+        let (seen2, count2, discovery2) = (seen.clone(), count.clone(), discovery.clone());
         let thread = std::thread::spawn(move || {
             let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
             rt.block_on(async move {
@@ -125,8 +128,8 @@ impl FakeServer {
                         _ = &mut rx => break,
                         accepted = listener.accept() => {
                             let Ok((socket, _)) = accepted else { continue };
-                            let (h, s, c) = (handler.clone(), seen2.clone(), count2.clone());
-                            tokio::spawn(async move { serve(socket, h, s, c).await });
+                            let (h, s, c, d) = (handler.clone(), seen2.clone(), count2.clone(), discovery2.clone());
+                            tokio::spawn(async move { serve(socket, h, s, c, d).await });
                         }
                     }
                 }
@@ -134,7 +137,19 @@ impl FakeServer {
             rt.shutdown_timeout(Duration::from_millis(100));
         });
         let port = port_rx.recv_timeout(Duration::from_secs(10)).expect("the fake server starts");
-        FakeServer { url: format!("http://127.0.0.1:{port}/v1"), seen, count, shutdown: Some(tx), thread: Some(thread) }
+        FakeServer {
+            url: format!("http://127.0.0.1:{port}/v1"),
+            seen,
+            count,
+            discovery,
+            shutdown: Some(tx),
+            thread: Some(thread),
+        }
+    }
+
+    /// Answer `GET <path ending in suffix>` with `body` (a server saying its context window).
+    pub fn serve_discovery(&self, suffix: &str, body: &str) {
+        self.discovery.lock().unwrap().push((suffix.to_string(), body.to_string()));
     }
 
     /// Requests received so far.
@@ -192,8 +207,39 @@ async fn read_request(socket: &mut TcpStream) -> Option<Seen> {
     Some(Seen { method, path, headers, body, raw_body })
 }
 
-async fn serve(mut socket: TcpStream, handler: Arc<Handler>, seen: Arc<Mutex<Vec<Seen>>>, count: Arc<AtomicUsize>) {
+/// Whether a request asks what the server says of its context window (`GET /props`,
+/// `GET /v1/models`), as the client does once before a ReAct run.
+pub fn is_discovery(request: &Seen) -> bool {
+    request.method == "GET" && (request.path.ends_with("/props") || request.path.ends_with("/models"))
+}
+
+async fn serve(
+    mut socket: TcpStream,
+    handler: Arc<Handler>,
+    seen: Arc<Mutex<Vec<Seen>>>,
+    count: Arc<AtomicUsize>,
+    discovery: Arc<Mutex<Vec<(String, String)>>>,
+) {
     let Some(request) = read_request(&mut socket).await else { return };
+    let request = if is_discovery(&request) {
+        // Not a model call: neither counted nor seen; 404 unless the test serves it.
+        let body = discovery.lock().unwrap().iter().find(|(p, _)| request.path.ends_with(p.as_str())).cloned();
+        let (status, body) = match body {
+            Some((_, b)) => ("200 OK", b),
+            None => ("404 Not Found", r#"{"error":"not found"}"#.to_string()),
+        };
+        let head = format!(
+            "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+            body.len()
+        );
+        let _ = socket.write_all(head.as_bytes()).await;
+        let _ = socket.write_all(body.as_bytes()).await;
+        let _ = socket.flush().await;
+        let _ = socket.shutdown().await;
+        return;
+    } else {
+        request
+    };
     let n = count.fetch_add(1, Ordering::SeqCst);
     seen.lock().unwrap().push(request.clone());
     match handler(n, &request) {

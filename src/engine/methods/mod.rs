@@ -524,3 +524,6 @@ mod hybrid_tests;
 
 #[cfg(test)]
 mod react_chat_tests;
+
+#[cfg(test)]
+mod react_context_tests;

@@ -561,8 +561,78 @@ pub(super) fn no_react_steps(core: &Core) -> String {
     format!("{} has no ReAct steps with tools", core.task.name())
 }
 
-/// The request for step `step` after `trajectory`, in the run's tool mode.
-fn step_request(core: &Core, params: ReactParams, trajectory: &str, step: usize) -> Result<LlmRequest, String> {
+/// The request for step `step` after `trajectory`, fitted to the model's context window
+/// when the run knows it: the oldest observations are trimmed (each replaced by a marker
+/// the model sees) until the prompt and its reply fit, the latest always kept; a step that
+/// fits even so is not asked (the error says why), so no request is sent that cannot fit.
+/// Trimming is said in the log.
+fn step_request(core: &mut Core, params: ReactParams, trajectory: &str, step: usize) -> Result<LlmRequest, String> {
+    let request = raw_step_request(core, params, trajectory, step)?;
+    let Some(window) = core.context_window else { return Ok(request) };
+    let needs = |r: &LlmRequest| crate::llm::estimate_prompt_tokens(r) + u64::from(r.max_tokens.unwrap_or(256));
+    if needs(&request) <= window {
+        return Ok(request);
+    }
+    let observations = observation_count(trajectory);
+    let mut last = needs(&request);
+    for trimmed in 1..observations {
+        let fitted = raw_step_request(core, params, &trim_observations(trajectory, trimmed), step)?;
+        last = needs(&fitted);
+        if last <= window {
+            core.log(format!(
+                "step {step}: the {} trimmed so the prompt fits the model's context window ({window} tokens)",
+                if trimmed == 1 {
+                    "oldest observation was".to_string()
+                } else {
+                    format!("{trimmed} oldest observations were")
+                }
+            ));
+            return Ok(fitted);
+        }
+    }
+    Err(format!(
+        "step {step}: the prompt and its reply (about {last} tokens) do not fit the model's context window \
+         ({window} tokens){}; the episode stops here (give the model a larger context, or take fewer steps)",
+        if observations > 1 { " even with the older observations trimmed" } else { "" }
+    ))
+}
+
+/// The marker an observation trimmed to fit the context window is replaced by.
+pub const TRIMMED: &str = "[trimmed to fit the model's context window]";
+
+/// How many `Observation i:` lines `trajectory` has.
+fn observation_count(trajectory: &str) -> usize {
+    trajectory.lines().filter(|l| l.starts_with("Observation ")).count()
+}
+
+/// `trajectory` with its first `k` observations replaced by [`TRIMMED`] (an observation
+/// runs from its `Observation i:` line to the next labelled line).
+pub fn trim_observations(trajectory: &str, k: usize) -> String {
+    let mut out = String::with_capacity(trajectory.len());
+    let (mut seen, mut skipping) = (0, false);
+    for line in trajectory.split_inclusive('\n') {
+        let labelled = ["Thought ", "Action ", "Observation "].iter().any(|l| line.starts_with(l));
+        if labelled {
+            skipping = false;
+        }
+        if line.starts_with("Observation ") {
+            seen += 1;
+            if seen <= k {
+                let label = line.split_once(':').map_or(line.trim_end(), |(l, _)| l);
+                out.push_str(&format!("{label}: {TRIMMED}\n"));
+                skipping = true;
+                continue;
+            }
+        }
+        if !skipping {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
+/// The request for step `step` after `trajectory`, in the run's tool mode, as the task writes it.
+fn raw_step_request(core: &Core, params: ReactParams, trajectory: &str, step: usize) -> Result<LlmRequest, String> {
     let react = core.task.react().ok_or_else(|| no_react_steps(core))?;
     let (prompt, tools) = match params.tool_mode {
         ToolMode::Native => {

@@ -61,6 +61,9 @@ pub struct RunLimits {
     /// Breakpoints as written (`--break`, the config's `break`), already checked: headless
     /// runs note where each fires, the explorer pauses there.
     pub breakpoints: Vec<String>,
+    /// The model's context window, once asked of the provider (`None`: not known, as for
+    /// `sim`): recorded in each session header for the engine to fit prompts to.
+    pub context: Option<crate::llm::ContextWindow>,
 }
 
 impl RunLimits {
@@ -85,6 +88,7 @@ impl RunLimits {
             cache_policy: args.cache_purposes.clone().unwrap_or_default(),
             cache_dir: None,
             breakpoints: Vec::new(),
+            context: None,
         })
     }
 

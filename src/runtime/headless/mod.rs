@@ -89,6 +89,7 @@ pub fn header_for(setup: &RunSetup, problem: &Problem) -> Header {
         memory: None,
         unjudged: false,
         prompt_style: setup.task.prompt_style(),
+        context_window: setup.limits.context.as_ref().map(|c| c.tokens),
     }
 }
 
@@ -204,7 +205,8 @@ fn start_problem(
 ) -> Result<Started, String> {
     let clock = Instant::now();
     let task: Arc<dyn crate::engine::Task> = Arc::clone(&setup.task) as Arc<dyn crate::engine::Task>;
-    let engine = Engine::new(task, &problem.input, setup.params.clone());
+    let mut engine = Engine::new(task, &problem.input, setup.params.clone());
+    engine.set_context_window(setup.limits.context.as_ref().map(|c| c.tokens));
     let mut header = header_for(setup, problem);
     if let (Some(m), Some(memory)) = (&setup.memory, &memory) {
         header.memory = Some(MemorySnapshot::new(m.name.clone(), memory.clone()));

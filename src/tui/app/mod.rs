@@ -287,7 +287,8 @@ impl App {
     /// A live run on `problem`, recording to a new session file.
     pub fn live(setup: Setup, problem: &Problem, keymap: Keymap, themes: ThemeSet, theme: &str) -> App {
         let task: Arc<dyn Task> = Arc::clone(&setup.task) as Arc<dyn Task>;
-        let engine = Engine::new(task, &problem.input, setup.header.params.clone());
+        let mut engine = Engine::new(task, &problem.input, setup.header.params.clone());
+        engine.set_context_window(setup.header.context_window);
         let header = setup.header.clone();
         let mut app = App::base(setup, engine, header, keymap, themes, theme);
         app.start(problem.clone());
@@ -370,7 +371,8 @@ impl App {
         // A memory that could not be saved is not used again: its lessons would be lost.
         let memory_failed = self.run.memory_error.take();
         let task: Arc<dyn Task> = Arc::clone(&self.setup.task) as Arc<dyn Task>;
-        let engine = Engine::new(task, &problem.input, self.setup.header.params.clone());
+        let mut engine = Engine::new(task, &problem.input, self.setup.header.params.clone());
+        engine.set_context_window(self.setup.header.context_window);
         let mut header = self.setup.header.clone();
         header.input = problem.input.clone();
         header.index = problem.index;
