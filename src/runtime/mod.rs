@@ -456,3 +456,5 @@ impl Driver {
 mod params_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod shared_cache_tests;

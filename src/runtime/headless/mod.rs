@@ -412,10 +412,14 @@ fn answered_well(input: &Input) -> bool {
 /// Problems go side by side (see [`side_by_side`]), up to `--concurrency` of them,
 /// their calls all under the one concurrency limit; the first problem goes alone until
 /// a call of it comes back well, so a refused key or an unreachable server costs one
-/// call. Each problem's calls see the replies cached before the run began (`--cache
-/// disk`) and the problem's own, never those of the problems beside it, so results and
-/// sessions are the same whatever the concurrency and timing. Runs that go one problem
-/// after another (memory, budgets, replay) share one cache across their problems.
+/// call. With `sim`, each problem's calls see the replies cached before the run began
+/// (`--cache disk`) and the problem's own, never those of the problems beside it, so
+/// results and sessions are the same whatever the concurrency and timing. With a real
+/// model the problems share one cache, as the reference's value cache is shared across
+/// puzzles: an identical request of two problems is asked once, and the session that
+/// reused the answer records it whole as a cache hit, so each session still replays
+/// alone. Runs that go one problem after another (memory, budgets, replay) share one
+/// cache across their problems.
 ///
 /// A signal stops the problems in flight (each session gets a `stopped` record and its
 /// end line; each is reported) and starts no more. A stop in one problem (a refused
@@ -523,6 +527,9 @@ async fn side_by_side_run(
     // problem order at the end.
     let mut order: Vec<usize> = Vec::with_capacity(problems.len());
     let (mut launched, mut blocked) = (0usize, false);
+    // A real model's problems share one cache (fewer requests); `sim`'s each have their
+    // own, so its results do not depend on timing.
+    let shared = (!setup.provider.simulated()).then(|| Arc::new(Mutex::new(cache.scope())));
     loop {
         while !blocked && launched < problems.len() && running.len() < window && (launched == 0 || *well.borrow()) {
             if let Some(signal) = interrupts.borrow().first {
@@ -531,7 +538,10 @@ async fn side_by_side_run(
                 break;
             }
             let problem = &problems[launched];
-            let scoped = Arc::new(Mutex::new(cache.scope()));
+            let scoped = match &shared {
+                Some(run_wide) => Arc::clone(run_wide),
+                None => Arc::new(Mutex::new(cache.scope())),
+            };
             let fresh = Totals::default();
             match start_problem(setup, problem, launched, true, limit, scoped, None, fresh, note.take(), run_start) {
                 Ok(started) => {
