@@ -1164,3 +1164,46 @@ fn run_help_groups_the_parameters_by_the_methods_that_read_them() {
     assert_eq!(help.matches("      --samples ").count(), 1, "once");
     assert!(help.contains("[default: 10; 21 for react-cot-sc, cot-sc-react]"), "{help}");
 }
+
+/// `--task math-demo` alone: the default method (tot-bfs) cannot serve it, so the first
+/// method that does runs, and a note says so with every method that works (issue 28).
+#[test]
+fn a_task_the_default_method_cannot_serve_runs_the_first_that_can_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = bin()
+        .args(["run", "--task", "math-demo", "--range", "0..1", "--json"])
+        .env("THOUGHTSCOPE_DATA_DIR", dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let note =
+        err.lines().find(|l| l.starts_with("note: the default method tot-bfs")).unwrap_or_else(|| panic!("{err}"));
+    let task = thoughtscope::tasks::build("math-demo", &Default::default(), &mut Vec::new()).unwrap();
+    let serving: Vec<&str> = thoughtscope::engine::methods::serving(task.as_ref(), &Default::default())
+        .iter()
+        .map(|i| i.kind.label())
+        .collect();
+    assert!(note.contains(&format!("running {},", serving[0])), "{note}");
+    assert!(note.ends_with(&format!("(--method names another: {})", serving.join(", "))), "{note}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let summary: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(summary["method"], serving[0]);
+    // A method named is never replaced.
+    let out = bin().args(["run", "--task", "math-demo", "--method", "tot-bfs", "--range", "0..1"]).output().unwrap();
+    assert!(!out.status.success());
+}
+
+/// `memory --memory NAME` is `run --memory NAME`'s spelling; `--name` is the same.
+#[test]
+fn the_memory_command_takes_the_runs_spelling_of_a_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let list = |flag: &str| {
+        let out =
+            bin().args(["memory", flag, "shared", "list"]).env("THOUGHTSCOPE_DATA_DIR", dir.path()).output().unwrap();
+        (out.status.success(), String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr))
+    };
+    let (a, b) = (list("--memory"), list("--name"));
+    assert_eq!(a, b);
+    assert!(a.1.contains("shared"), "{}", a.1);
+}

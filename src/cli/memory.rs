@@ -22,8 +22,9 @@ use super::pipe::outln;
 
 #[derive(Args, Debug)]
 pub(crate) struct MemoryArgs {
-    /// The memory: 1 to 64 letters, digits, '.', '_' or '-' [default: the one runs on the task use].
-    #[arg(long, global = true)]
+    /// The memory: 1 to 64 letters, digits, '.', '_' or '-', as `run --memory` names it (`--name`
+    /// is the same) [default: the one runs on the task use].
+    #[arg(long = "memory", visible_alias = "name", value_name = "NAME", global = true)]
     pub(crate) name: Option<String>,
     /// Use the memory runs on this task use by default (retreval-<task>) [default: the config's
     /// defaults.memory, else its task, else game24].

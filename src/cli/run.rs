@@ -178,7 +178,26 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
         );
     }
     let problems = problems_to_run(args, task.as_ref(), &task_name, from_replay)?;
-    let params = ParamPatch::resolve(&args.search, &d.search)?;
+    let mut params = ParamPatch::resolve(&args.search, &d.search)?;
+    // No method named and the default does not serve the task: the first that does, said.
+    if args.search.method.is_none()
+        && d.search.method.is_none()
+        && methods::check_serves(task.as_ref(), &params).is_err()
+    {
+        let serving: Vec<thoughtscope::engine::MethodKind> =
+            methods::serving(task.as_ref(), &params).iter().map(|info| info.kind).collect();
+        if let Some(&first) = serving.first() {
+            safe_eprintln!(
+                "note: the default method {} does not work on {task_name}; running {first}, the first that does \
+                 (--method names another: {})",
+                params.method,
+                serving.iter().map(|m| m.label()).collect::<Vec<_>>().join(", ")
+            );
+            let mut patch = args.search.clone();
+            patch.method = Some(first);
+            params = ParamPatch::resolve(&patch, &d.search)?;
+        }
+    }
     // A method the task cannot serve is refused here, naming what the task lacks and the
     // methods that work (the engine refuses it too, for callers that build one directly).
     if let Err(refused) = methods::check_serves(task.as_ref(), &params) {

@@ -455,6 +455,6 @@ impl Driver {
 #[cfg(test)]
 mod params_tests;
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod shared_cache_tests;
+#[cfg(test)]
+mod tests;
