@@ -220,14 +220,28 @@ impl Condition {
         let last_added = || added().next_back().map(|(id, _)| id);
         match self {
             Condition::ScoreBelow(x) | Condition::ScoreAbove(x) => {
+                // Every node of the batch that crossed, the first selected.
                 let below = matches!(self, Condition::ScoreBelow(_));
-                seen.events.iter().find_map(|e| match e {
-                    Event::Scored { id, value } if (below && value < x) || (!below && value > x) => {
-                        let side = if below { "below" } else { "above" };
-                        Some((Some(*id), format!("{id} scored {value}, {side} {x}")))
-                    }
-                    _ => None,
-                })
+                let side = if below { "below" } else { "above" };
+                let hits: Vec<(NodeId, f64)> = seen
+                    .events
+                    .iter()
+                    .filter_map(|e| match e {
+                        Event::Scored { id, value } if (below && value < x) || (!below && value > x) => {
+                            Some((*id, *value))
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                let (first, value) = *hits.first()?;
+                if hits.len() == 1 {
+                    return Some((Some(first), format!("{first} scored {value}, {side} {x}")));
+                }
+                let mut listed: Vec<String> = hits.iter().take(6).map(|(id, v)| format!("{id} {v}")).collect();
+                if hits.len() > 6 {
+                    listed.push(format!("and {} more", hits.len() - 6));
+                }
+                Some((Some(first), format!("{} nodes scored {side} {x}: {}", hits.len(), listed.join(", "))))
             }
             Condition::Disagree => seen.events.iter().find_map(|e| match e {
                 Event::Scored { id, .. } if tree.contains(*id) => {

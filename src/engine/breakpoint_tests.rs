@@ -114,6 +114,24 @@ fn score_below_and_above_fire_on_the_scored_node() {
     assert!(w.engine.tree().node(high.node.unwrap()).score.as_ref().unwrap().value > 10.0);
 }
 
+/// A score breakpoint names every node that crossed with the input that scored them,
+/// not only one of them (issue 28: `score<2` named one node of a batch).
+#[test]
+fn a_score_breakpoint_names_every_node_that_crossed() {
+    let mut w = Watch::new(bfs(), &["score<2"]);
+    w.run(sim_answer(1.0, 3), false);
+    let low: Vec<NodeId> =
+        w.engine.tree().nodes().filter(|n| n.score.as_ref().is_some_and(|s| s.value < 2.0)).map(|n| n.id).collect();
+    assert!(low.len() > 3, "{low:?}");
+    let said: String = w.hits.iter().map(|h| h.reason.clone()).collect::<Vec<_>>().join("\n");
+    let named = |id: &NodeId| said.contains(&format!("{id} scored")) || said.contains(&format!("{id} "));
+    let unnamed: Vec<&NodeId> = low.iter().filter(|id| !named(id)).collect();
+    // A hit lists six nodes and counts the rest: every unnamed one is in such a count.
+    let counted: usize =
+        w.hits.iter().filter_map(|h| h.reason.split("and ").nth(1)?.split(' ').next()?.parse::<usize>().ok()).sum();
+    assert!(unnamed.len() <= counted, "{unnamed:?} not named in:\n{said}");
+}
+
 #[test]
 fn disagree_fires_when_samples_differ_and_not_when_they_agree() {
     let mut w = Watch::new(bfs(), &["disagree"]);

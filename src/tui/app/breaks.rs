@@ -43,8 +43,29 @@ impl App {
             self.select(node);
         }
         let more = if count > 1 { format!(" (+{} more)", count - 1) } else { String::new() };
-        let what = if self.replay.is_some() { "stopped" } else { "paused" };
+        // A run that finished with this input is finished, not paused.
+        let what = if self.replay.is_some() {
+            "stopped"
+        } else if self.run.engine.is_finished() {
+            "finished"
+        } else {
+            "paused"
+        };
         self.message = Some(format!("break {}: {}{more} — {what}", hit.breakpoint, hit.reason));
+    }
+
+    /// More breakpoints fired while the search was already held at one (the calls in flight
+    /// landing): the first stays selected, and the message names each further hit too.
+    pub(super) fn add_break(&mut self, hits: &[Hit]) {
+        let Some(message) = self.message.as_mut().filter(|m| m.starts_with("break ")) else {
+            if let Some(hit) = hits.first() {
+                self.show_break(hit, hits.len());
+            }
+            return;
+        };
+        let Some(at) = message.rfind(" — ") else { return };
+        let more: Vec<&str> = hits.iter().map(|h| h.reason.as_str()).collect();
+        message.insert_str(at, &format!("; then {}", more.join("; ")));
     }
 
     /// A command's calls joined those a breakpoint held: say so, and which keys send them.

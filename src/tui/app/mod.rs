@@ -440,6 +440,7 @@ impl App {
     /// Give the engine an input, record it, remember its events; returns the effects for the driver.
     fn feed(&mut self, input: Input, request: Option<&LlmRequest>) -> Vec<Effect> {
         let step = self.run.engine.view().step;
+        let held_before = self.run.at_break();
         let fed = self.run.feed(input, request);
         self.revision += 1;
         // A new step's candidates are read from the best down.
@@ -482,7 +483,12 @@ impl App {
             self.open_all();
         }
         if let Some(hit) = fed.hits.first() {
-            self.show_break(hit, fed.hits.len());
+            if held_before {
+                // Replies still landing while held: each further hit is added to what is said.
+                self.add_break(&fed.hits);
+            } else {
+                self.show_break(hit, fed.hits.len());
+            }
         }
         if fed.held_back > 0 {
             self.show_held_back(fed.held_back);

@@ -269,3 +269,75 @@ fn held_at_a_breakpoint_a_hand_commands_calls_wait_for_run_or_step() {
     let rebuilt = crate::session::replay::rebuild(&Session::load(&path).unwrap(), None, None).unwrap();
     assert!(rebuilt.fidelity.is_exact(), "{}", rebuilt.fidelity);
 }
+
+/// Issue 28: replies still in flight when `score<2` pauses the run land while it is held;
+/// each low score they bring is named too (the first node stays selected), and a
+/// breakpoint on the input that finished the search says finished, not paused.
+#[test]
+fn every_low_score_of_a_held_batch_is_named_and_a_finished_run_is_not_called_paused() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = with_breaks(dir.path(), &["score<2"]);
+    let sim = SimProvider::new(SimConfig::default());
+    let mut queue: VecDeque<(u64, LlmRequest)> = VecDeque::new();
+    let mut effects = app.handle_action(Action::RunPause);
+    loop {
+        for e in effects {
+            if let Effect::CallLlm { call, request } = e {
+                queue.push_back((call, request));
+            }
+        }
+        let (call, request) = queue.pop_front().expect("the breakpoint fires");
+        effects = app.on_reply(LlmReply { call, result: sim.answer(&request) }, &request);
+        if !app.run.break_hits().is_empty() {
+            break;
+        }
+    }
+    let first = app.selected();
+    for (call, request) in std::mem::take(&mut queue) {
+        app.on_reply(LlmReply { call, result: sim.answer(&request) }, &request);
+    }
+    let message = app.message.clone().unwrap();
+    let low: Vec<NodeId> = app
+        .run
+        .engine
+        .tree()
+        .nodes()
+        .filter(|n| n.score.as_ref().is_some_and(|s| s.value < 2.0))
+        .map(|n| n.id)
+        .collect();
+    assert!(low.len() > 1, "several low scores in the batch: {low:?}");
+    for id in &low {
+        assert!(message.contains(&format!("{id} scored")), "{id} not named: {message}");
+    }
+    assert!(message.ends_with("— paused"), "{message}");
+    assert_eq!(app.selected(), first, "the first hit stays selected");
+
+    // `solution`: each hit says paused while the search goes on, finished once it is over.
+    let mut app = with_breaks(dir.path(), &["solution"]);
+    let mut queue: VecDeque<(u64, LlmRequest)> = VecDeque::new();
+    let mut effects = app.handle_action(Action::RunPause);
+    let (mut said, mut hits) = (Vec::new(), 0);
+    loop {
+        for e in effects {
+            if let Effect::CallLlm { call, request } = e {
+                queue.push_back((call, request));
+            }
+        }
+        let Some((call, request)) = queue.pop_front() else {
+            if app.run.engine.is_finished() {
+                break;
+            }
+            effects = app.handle_action(Action::RunPause);
+            continue;
+        };
+        effects = app.on_reply(LlmReply { call, result: sim.answer(&request) }, &request);
+        if app.run.break_hits().len() > hits {
+            hits = app.run.break_hits().len();
+            let message = app.message.clone().unwrap();
+            let end = if app.run.engine.is_finished() { "— finished" } else { "— paused" };
+            assert!(message.starts_with("break solution: ") && message.ends_with(end), "{message}");
+            said.push(message);
+        }
+    }
+    assert!(said.iter().any(|m| m.ends_with("— finished")), "a solution found as the search ends: {said:?}");
+}
