@@ -710,3 +710,21 @@ fn pruned_attempts_are_never_picked_and_an_edited_attempt_is_scored_like_the_oth
     let fx = e.handle(Input::command(Command::Edit { node: middle, text: "x".into() }));
     assert!(events(&fx).iter().any(|ev| matches!(ev, Event::Rejected { .. })));
 }
+
+/// A solve step with no action names this task's own tools (issue 27: it named a fixed
+/// math list whatever the task), and a task whose tools it cannot list points to the prompt.
+#[test]
+fn a_step_without_an_action_names_the_tasks_own_tools() {
+    let math = engine(json!({}), None);
+    let said = super::method::no_action(&math.core);
+    let tools = crate::tools::math::registry().call_examples();
+    assert!(said.contains("finish[answer]") && said.contains("calc["), "{said}");
+    for name in crate::tools::math::registry().names() {
+        assert!(said.contains(&format!("{name}[")), "{name} in {said} ({tools})");
+    }
+    let qa = Arc::new(crate::tasks::qa_demo::QaDemo::new(None).unwrap());
+    let x = crate::tasks::TaskSource::problem(qa.as_ref(), 0).unwrap().input;
+    let e = Engine::try_new(qa, &x, params(json!({}))).unwrap();
+    let said = super::method::no_action(&e.core);
+    assert!(said.contains("search[") && !said.contains("algebra"), "{said}");
+}

@@ -495,9 +495,7 @@ impl Method for Retreval {
         core.tree.node_mut(id).issues.extend(read.notes.into_iter().map(crate::engine::Issue::Note));
         let action = read.action.filter(|_| read.problem.is_none());
         let Some(action) = action else {
-            let problem = read.problem.unwrap_or_else(|| {
-                "no action: write `Action N: tool[argument]` (calc, algebra, lp, count, or finish[answer])".into()
-            });
+            let problem = read.problem.unwrap_or_else(|| no_action(core));
             core.tree.node_mut(id).add_issue(crate::engine::Issue::BadCall(problem.clone()));
             let mut s = core.tree.node(id).step.as_deref().cloned().unwrap_or_else(|| Step::new(step));
             s.problem = Some(problem.clone());
@@ -669,3 +667,17 @@ pub const CAUSE_NAMES: &[&str] = &[
     "missing_step",
     "other",
 ];
+
+/// Why a solve step has no action, naming this task's own tools (as its native
+/// definitions list them), or the prompt's list when the task has none to name.
+pub(in crate::engine::methods::retreval) fn no_action(core: &Core) -> String {
+    let tools = core.task.react().and_then(|r| r.native()).map(|n| n.tool_defs()).unwrap_or_default();
+    let calls: Vec<String> = tools.iter().map(|t| format!("{}[{}]", t.name, t.arg_name().unwrap_or(""))).collect();
+    match calls.split_last() {
+        None => "no action: write `Action N: tool[argument]` with one of the tools the prompt lists".into(),
+        Some((last, rest)) if rest.is_empty() => format!("no action: write `Action N: {last}`"),
+        Some((last, rest)) => {
+            format!("no action: write `Action N: tool[argument]`, one of {} or {last}", rest.join(", "))
+        }
+    }
+}
