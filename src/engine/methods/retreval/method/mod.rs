@@ -675,7 +675,7 @@ pub(in crate::engine::methods::retreval) fn no_action(core: &Core) -> String {
     let calls: Vec<String> = tools.iter().map(|t| format!("{}[{}]", t.name, t.arg_name().unwrap_or(""))).collect();
     match calls.split_last() {
         None => "no action: write `Action N: tool[argument]` with one of the tools the prompt lists".into(),
-        Some((last, rest)) if rest.is_empty() => format!("no action: write `Action N: {last}`"),
+        Some((last, [])) => format!("no action: write `Action N: {last}`"),
         Some((last, rest)) => {
             format!("no action: write `Action N: tool[argument]`, one of {} or {last}", rest.join(", "))
         }
