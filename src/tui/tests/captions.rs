@@ -169,3 +169,29 @@ fn play_stops_at_each_caption_until_the_person_goes_on_and_n_plays_through() {
     let readme = include_str!("../../../README.md");
     assert!(readme.contains("`N` plays through") && readme.contains("--nonstop"), "README key table");
 }
+
+/// Demo 5 ends in a tie: at 80×24 the scores pane's title says how it was broken, whole
+/// (it was cut to "tie: firs"), giving way to the shorter forms of its other parts.
+#[test]
+fn a_tied_votes_title_says_how_it_was_broken_at_80_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = crate::demos::DEMOS.iter().position(|d| d.file.contains("cot-sc-vote")).expect("demo 5");
+    let mut app = demo_replay(dir.path(), d);
+    for (w, h) in SIZES {
+        let rows: Vec<String> = screen(&mut app, w, h).into_iter().map(|r| r.concat()).collect();
+        let title = rows.iter().find(|r| r.contains(" Scores ")).unwrap_or_else(|| panic!("{rows:#?}"));
+        assert!(title.contains("tie: first given"), "{w}×{h}: {title}");
+        if w == 160 {
+            assert!(title.contains("tie: first given wins") && title.contains("samples"), "{title}");
+        }
+    }
+    for (room, want) in [
+        (70, "vote of 10 samples · tie: first given wins · 1–3 of 3 answers"),
+        (30, "tie: first given wins"),
+        (14, "tie: 1st"),
+    ] {
+        let title = crate::tui::ui::scores::vote_title("vote of 10 samples", true, Some("1–3 of 3 answers"), room);
+        assert_eq!(title, want);
+        assert!(title.chars().count() <= room);
+    }
+}

@@ -598,12 +598,7 @@ fn vote_lines(
         return (hint_lines(view, &hint, inner_width), extra);
     }
     let majority = votes.tallies.first().map(|t| t.first);
-    if let [first, second, ..] = votes.tallies.as_slice() {
-        if first.votes == second.votes {
-            // Say how the tie was broken, where the marked row is.
-            extra = format!("{extra} · tie: first given wins");
-        }
-    }
+    let tie = matches!(votes.tallies.as_slice(), [first, second, ..] if first.votes == second.votes);
     let count_width = votes.samples.max(1).to_string().len();
     let bar_width = (inner_width / 5).clamp(4, 21);
     // The answer column takes what the mark, the count, the bar and the first sample leave.
@@ -619,9 +614,8 @@ fn vote_lines(
     let answers = is_answer.iter().filter(|&&a| a).count();
     let shown_at = shown_rows(vote.rows.len(), scroll, height, vote.cut());
     let shown: Vec<&VoteRow> = shown_at.iter().map(|&i| &vote.rows[i]).collect();
-    if let Some(range) = range_text(&item_numbers(&is_answer, &shown_at), answers) {
-        extra = format!("{extra} · {range} answers");
-    }
+    let range = range_text(&item_numbers(&is_answer, &shown_at), answers).map(|r| format!("{r} answers"));
+    extra = vote_title(&extra, tie, range.as_deref(), inner_width.saturating_sub(" 2 Scores ".len() + 1));
     let lines = shown
         .into_iter()
         .map(|row| match row {
@@ -659,6 +653,27 @@ fn vote_lines(
         })
         .collect();
     (lines, extra)
+}
+
+/// The vote pane's title after its name, fitted to `room` columns: how a tie was broken
+/// matters most (it says which row is marked and why), then the count of samples, then
+/// which answers are shown; longer forms give way to shorter ones, then parts are dropped.
+pub(crate) fn vote_title(count: &str, tie: bool, range: Option<&str>, room: usize) -> String {
+    let ties: &[&str] = if tie { &["tie: first given wins", "tie: first given", "tie: 1st"] } else { &[""] };
+    let counts = [count.to_string(), count.replace(" samples in", "").replace(" samples", ""), String::new()];
+    let ranges: Vec<&str> = range.map_or(vec![""], |r| vec![r, ""]);
+    let join = |parts: &[&str]| parts.iter().filter(|p| !p.is_empty()).copied().collect::<Vec<_>>().join(" · ");
+    for tie in ties {
+        for c in &counts {
+            for r in &ranges {
+                let title = join(&[c, tie, r]);
+                if title.chars().count() <= room {
+                    return title;
+                }
+            }
+        }
+    }
+    join(&[ties[ties.len() - 1]])
 }
 
 #[cfg(test)]
