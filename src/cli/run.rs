@@ -137,6 +137,34 @@ fn context_window_of(provider: &dyn Provider) -> Result<ContextWindow> {
     })
 }
 
+/// The method and its parameters: as given; with no method named and a default that does
+/// not serve the task, the first method that does, said in a note.
+fn resolve_params(
+    args: &RunArgs,
+    d: &RunDefaults,
+    task: &dyn TaskSource,
+    task_name: &str,
+) -> Result<thoughtscope::engine::Params> {
+    let mut params = ParamPatch::resolve(&args.search, &d.search)?;
+    // No method named and the default does not serve the task: the first that does, said.
+    if args.search.method.is_none() && d.search.method.is_none() && methods::check_serves(task, &params).is_err() {
+        let serving: Vec<thoughtscope::engine::MethodKind> =
+            methods::serving(task, &params).iter().map(|info| info.kind).collect();
+        if let Some(&first) = serving.first() {
+            safe_eprintln!(
+                "note: the default method {} does not work on {task_name}; running {first}, the first that does \
+                 (--method names another: {})",
+                params.method,
+                serving.iter().map(|m| m.label()).collect::<Vec<_>>().join(", ")
+            );
+            let mut patch = args.search.clone();
+            patch.method = Some(first);
+            params = ParamPatch::resolve(&patch, &d.search)?;
+        }
+    }
+    Ok(params)
+}
+
 pub(crate) fn setup_run(args: &RunArgs) -> Result<(RunSetup, Vec<Problem>)> {
     setup_run_with(args, &config(args.connect.config.as_deref()))
 }
@@ -178,26 +206,7 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
         );
     }
     let problems = problems_to_run(args, task.as_ref(), &task_name, from_replay)?;
-    let mut params = ParamPatch::resolve(&args.search, &d.search)?;
-    // No method named and the default does not serve the task: the first that does, said.
-    if args.search.method.is_none()
-        && d.search.method.is_none()
-        && methods::check_serves(task.as_ref(), &params).is_err()
-    {
-        let serving: Vec<thoughtscope::engine::MethodKind> =
-            methods::serving(task.as_ref(), &params).iter().map(|info| info.kind).collect();
-        if let Some(&first) = serving.first() {
-            safe_eprintln!(
-                "note: the default method {} does not work on {task_name}; running {first}, the first that does \
-                 (--method names another: {})",
-                params.method,
-                serving.iter().map(|m| m.label()).collect::<Vec<_>>().join(", ")
-            );
-            let mut patch = args.search.clone();
-            patch.method = Some(first);
-            params = ParamPatch::resolve(&patch, &d.search)?;
-        }
-    }
+    let params = resolve_params(args, d, task.as_ref(), &task_name)?;
     // A method the task cannot serve is refused here, naming what the task lacks and the
     // methods that work (the engine refuses it too, for callers that build one directly).
     if let Err(refused) = methods::check_serves(task.as_ref(), &params) {
