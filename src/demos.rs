@@ -201,6 +201,11 @@ struct Narrator<'a> {
     retreval: bool,
     /// The steps a person edits later: pointed out when they appear.
     edited: Vec<NodeId>,
+    /// Each node's depth and the nodes valued so far, as the events built them.
+    depths: std::collections::HashMap<NodeId, usize>,
+    scored: std::collections::HashSet<NodeId>,
+    /// The nodes made since the last selection.
+    fresh: Vec<NodeId>,
     /// The method's own log lines by input, for captions that quote why it did something.
     logs: std::collections::BTreeMap<u64, Vec<&'a str>>,
     told: Told,
@@ -229,6 +234,9 @@ impl<'a> Narrator<'a> {
             cot_sc: method == crate::engine::methods::cot_sc::KIND,
             retreval: method == crate::engine::methods::retreval::method::KIND,
             edited,
+            depths: std::collections::HashMap::from([(NodeId(0), 0)]),
+            scored: std::collections::HashSet::new(),
+            fresh: Vec::new(),
             logs,
             told: Told::default(),
         }
@@ -271,10 +279,40 @@ impl<'a> Narrator<'a> {
     }
 
     /// `n candidate states valued`, explaining the badge the first time.
-    fn valued(&mut self, candidates: usize) -> String {
+    /// The beam width the run was recorded with (`breadth`), if the method has one.
+    fn breadth(&self) -> Option<u64> {
+        self.session.header.params.whole("breadth")
+    }
+
+    /// Follow the tree as the events build it: each node's depth, and which were valued.
+    fn track(&mut self, event: &Event) {
+        match event {
+            Event::NodeAdded { id, parent, .. } => {
+                let depth = self.depths.get(parent).copied().unwrap_or(0) + 1;
+                self.depths.insert(*id, depth);
+                self.fresh.push(*id);
+            }
+            Event::Scored { id, .. } => {
+                self.scored.insert(*id);
+            }
+            _ => {}
+        }
+    }
+
+    /// How many states at `depth` made since the last selection the evaluator valued (a
+    /// search that goes on after an edit makes that depth again).
+    fn valued_at(&self, depth: usize) -> usize {
+        self.fresh.iter().filter(|id| self.depths.get(id) == Some(&depth) && self.scored.contains(id)).count()
+    }
+
+    /// The candidates of step `step` (0-based) and how many were valued, as recorded.
+    fn valued(&mut self, step: usize, candidates: usize) -> String {
         let told = std::mem::replace(&mut self.told.badge, true);
         let badge = if told { "" } else { " (the badge on each: its value and the evaluator's samples)" };
-        format!("{} valued{badge}", count(candidates, "candidate state"))
+        match self.valued_at(step + 1) {
+            v if v == candidates => format!("{} valued{badge}", count(candidates, "candidate state")),
+            v => format!("{} made, {v} of them valued{badge}", count(candidates, "candidate state")),
+        }
     }
 
     fn command(&self, seq: u64, command: &Command) -> Option<String> {
@@ -362,6 +400,15 @@ impl<'a> Narrator<'a> {
     }
 
     fn search_event(&mut self, event: &Event) -> Option<String> {
+        self.track(event);
+        let caption = self.search_caption(event);
+        if matches!(event, Event::Selected { .. }) {
+            self.fresh.clear();
+        }
+        caption
+    }
+
+    fn search_caption(&mut self, event: &Event) -> Option<String> {
         Some(match event {
             Event::NodeAdded { id, .. } if self.edited.contains(id) => {
                 if self.react {
@@ -379,16 +426,23 @@ impl<'a> Narrator<'a> {
                     count(*candidates, "candidate state")
                 }
             ),
-            Event::Selected { step, kept, candidates } if kept.len() == 1 => format!(
-                "Step {}: {}; greedy search keeps only the best, {}.",
+            Event::Selected { step, kept, candidates } if kept.len() == 1 && self.breadth() == Some(1) => format!(
+                "Step {}: {}; greedy search (b=1) keeps only the best, {}.",
                 step + 1,
-                self.valued(*candidates),
+                self.valued(*step, *candidates),
+                self.named(kept[0])
+            ),
+            Event::Selected { step, kept, candidates } if kept.len() == 1 => format!(
+                "Step {}: {}; the beam{} keeps the only one valued, {}.",
+                step + 1,
+                self.valued(*step, *candidates),
+                self.breadth().map(|b| format!(" (b={b})")).unwrap_or_default(),
                 self.named(kept[0])
             ),
             Event::Selected { step, kept, candidates } => format!(
                 "Step {}: {}; the beam keeps the {} best ({}) and drops the rest (–). The best: {}.",
                 step + 1,
-                self.valued(*candidates),
+                self.valued(*step, *candidates),
                 kept.len(),
                 kept.iter().map(ToString::to_string).collect::<Vec<_>>().join(" "),
                 self.named(kept[0])

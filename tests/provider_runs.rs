@@ -715,6 +715,106 @@ fn a_failed_react_call_is_never_written_into_the_next_prompt() {
     assert_eq!((s["llm_calls"].as_u64(), s["failed_calls"].as_u64()), (Some(4), Some(3)), "{s}");
 }
 
+/// With the window known (stated, or said by the server), no method sends a prompt that
+/// cannot fit: a tot-bfs proposal over a 300-token window fails as `context_overflow`
+/// before any server is asked, the summary counts it and stderr says why. With only the
+/// conservative default the server is asked (it may hold more), and it says.
+#[test]
+fn no_method_sends_a_prompt_that_cannot_fit_a_measured_window() {
+    let tot = |server: &FakeServer, extra: &[&str], rec: &str| {
+        let mut a = vec!["run", "--task", "game24", "--method", "tot-bfs", "--input", "4 9 10 13", "--json"];
+        a.extend(["--provider", "openai", "--model", "fake-model", "--base-url", server.url.as_str()]);
+        a.extend(["--retries", "0", "--timeout", "10", "--record", rec]);
+        a.extend_from_slice(extra);
+        a.into_iter().map(String::from).collect::<Vec<_>>()
+    };
+    for (serve, flag) in [(None, Some("300")), (Some(r#"{"default_generation_settings":{"n_ctx":300}}"#), None)] {
+        let server = FakeServer::start(|_, _| Reply::chat(&["4 + 9 = 13 (left: 10 13 13)"], Some((50, 5))));
+        if let Some(props) = serve {
+            server.serve_discovery("/props", props);
+        }
+        let sb = Sandbox::new();
+        let rec = sb.path("s.jsonl");
+        let mut args = tot(&server, &[], rec.to_str().unwrap());
+        if let Some(f) = flag {
+            args.extend(["--context-window".to_string(), f.to_string()]);
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = sb.run(&args);
+        let err = stderr(&out);
+        assert_eq!(server.requests(), 0, "nothing that cannot fit is sent: {err}");
+        let s = summary(&out);
+        assert!(s["context_overflows"].as_u64() >= Some(1), "{s}");
+        assert_eq!(s["failed_calls"], s["llm_calls"], "{s}");
+        assert!(err.contains("context window (300 tokens)"), "{err}");
+        let session = Session::load(&rec).unwrap();
+        let kinds: Vec<String> =
+            llm_replies(&session).iter().filter_map(|r| r.result.as_ref().err().map(|e| e.kind.to_string())).collect();
+        assert!(!kinds.is_empty() && kinds.iter().all(|k| k == "context_overflow"), "{kinds:?}");
+        let message = llm_replies(&session).iter().find_map(|r| r.result.as_ref().err().map(|e| e.message.clone()));
+        assert!(message.unwrap().starts_with("not sent: the prompt (about "), "the refusal says it was not sent");
+    }
+    // The default is a guess: the request goes, and the server answers.
+    let server = FakeServer::start(|_, _| Reply::chat(&["4 + 9 = 13 (left: 10 13 13)"], Some((50, 5))));
+    let sb = Sandbox::new();
+    let rec = sb.path("s.jsonl");
+    let args = tot(&server, &[], rec.to_str().unwrap());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = sb.run(&args);
+    assert!(server.requests() >= 1, "{}", stderr(&out));
+    assert_eq!(summary(&out)["context_overflows"].as_u64().unwrap_or(0), 0);
+}
+
+/// A ReAct run whose prompts were trimmed to a small window re-drives exactly through
+/// `--provider replay`: the replay fits its prompts to the window the sessions recorded,
+/// so every trimmed step finds its recorded reply.
+#[test]
+fn a_trimmed_react_run_re_drives_with_its_recorded_window() {
+    let server = FakeServer::start(move |_, seen| match asked_step(seen) {
+        Some(k) if k < 4 => {
+            Reply::chat(&[&format!("Looking further.\nAction {k}: Search[Marrowick {k}]")], Some((50, 5)))
+        }
+        _ => Reply::chat(&["Enough.\nAction 4: Finish[Tessel River]"], Some((50, 5))),
+    });
+    let sb = Sandbox::new();
+    let rec = sb.path("trimmed.jsonl");
+    let window = "830";
+    let out = sb.run(&react_args(
+        &server,
+        &["--max-steps", "6", "--context-window", window, "--record", rec.to_str().unwrap()],
+    ));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let session = Session::load(&rec).unwrap();
+    assert_eq!(session.header.context_window, window.parse().ok());
+    let trimmed =
+        server.seen().iter().filter(|s| s.prompt().contains("[trimmed to fit the model's context window]")).count();
+    assert!(trimmed >= 1, "the window is small enough that a step is trimmed: {}", stderr(&out));
+    let first = summary(&out);
+    let again = sb.run(&[
+        "run",
+        "--task",
+        "qa-demo",
+        "--method",
+        "react",
+        "--range",
+        "0..1",
+        "--json",
+        "--max-steps",
+        "6",
+        "--provider",
+        "replay",
+        "--replay-from",
+        rec.to_str().unwrap(),
+    ]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    let redriven = summary(&again);
+    assert_eq!(redriven["failed_calls"].as_u64().unwrap_or(0), 0, "{redriven}");
+    assert_eq!(
+        (redriven["llm_calls"].clone(), redriven["em"].clone()),
+        (first["llm_calls"].clone(), first["em"].clone())
+    );
+}
+
 /// Before a ReAct run the client asks the server its context window (llama.cpp's
 /// `/props`, vLLM's `/v1/models`), unless `--context-window` or the profile says it; a
 /// server that does not say gets a conservative 4096 and a note that says how to state

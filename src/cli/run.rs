@@ -129,12 +129,28 @@ fn context_window_of(provider: &dyn Provider) -> Result<ContextWindow> {
         None => {
             safe_eprintln!(
                 "note: {} does not say how many tokens the model holds; ReAct trajectories are trimmed to fit \
-                 {DEFAULT_CONTEXT_TOKENS} (give --context-window N, or context = N in the provider's profile)",
+                 {DEFAULT_CONTEXT_TOKENS} and no longer prompt is sent (give --context-window N, or context = N in the provider's profile)",
                 provider.describe()
             );
-            ContextWindow { tokens: DEFAULT_CONTEXT_TOKENS, source: "a conservative default".into() }
+            ContextWindow { tokens: DEFAULT_CONTEXT_TOKENS, source: "a conservative default".into(), measured: false }
         }
     })
+}
+
+/// The context window the sessions of `--replay-from` were recorded with, so a re-drive
+/// fits (and trims) its prompts as the recording did; sessions recorded with different
+/// windows cannot be re-driven as one run.
+fn recorded_window(replay: &thoughtscope::session::provider::ReplayProvider) -> Result<Option<ContextWindow>> {
+    match replay.recorded_context_windows().as_slice() {
+        [] | [None] => Ok(None),
+        [Some(tokens)] => {
+            Ok(Some(ContextWindow { tokens: *tokens, source: "the recorded sessions' header".into(), measured: false }))
+        }
+        many => usage_bail!(
+            "the sessions of --replay-from were recorded with different context windows ({}); replay them apart",
+            many.iter().map(|w| w.map_or("none".to_string(), |t| format!("{t} tokens"))).collect::<Vec<_>>().join(", ")
+        ),
+    }
 }
 
 /// The method and its parameters: as given; with no method named and a default that does
@@ -225,6 +241,7 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
         usage_bail!("--react-mode reference reads actions in the notebook's text format; drop --tool-mode native");
     }
     let mut replay_tools = None;
+    let mut replay_window = None;
     let (provider, sim): (Arc<dyn Provider>, Option<SimConfig>) = match provider_name.as_str() {
         "sim" => {
             if let Err(why) = thoughtscope::llm::sim::check_plays(task.as_ref(), &params) {
@@ -239,6 +256,7 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
                 eprintln!("warning: {w}");
             }
             replay_tools = Some(replay.all_recorded_tools());
+            replay_window = recorded_window(&replay)?;
             (Arc::new(replay), None)
         }
         name => (thoughtscope::llm::config::build(name, &args.connect, cfg.providers()?, params.seed())?, None),
@@ -254,9 +272,12 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
     }
     let mut limits = thoughtscope::runtime::headless::RunLimits::from_args(&args.connect, provider.as_ref())?;
     limits.breakpoints = breakpoints(args, cfg)?;
-    // ReAct fits its trajectory to the model's context window: ask once, before the run.
-    let fits_prompts = params.method.info().react != methods::ReactShape::None;
-    if fits_prompts && !provider.simulated() && provider_name != "replay" {
+    // Every request is fitted to the model's context window (ReAct trims its trajectory,
+    // the driver sends nothing that cannot fit): ask once, before the run; a replay
+    // re-drives with the window its sessions recorded.
+    if provider_name == "replay" {
+        limits.context = replay_window;
+    } else if !provider.simulated() {
         limits.context = Some(context_window_of(provider.as_ref())?);
     }
     let memory = run_memory(args, d, &params, &task_name)?;

@@ -354,6 +354,7 @@ impl Provider for AnthropicProvider {
     /// As stated, else 200k tokens: the window Anthropic publishes for its current models.
     fn context_window(&self) -> BoxFuture<'_, Option<super::ContextWindow>> {
         let window = self.context.clone().unwrap_or_else(|| super::ContextWindow {
+            measured: true,
             tokens: 200_000,
             source: "the window Anthropic publishes for its models".into(),
         });

@@ -592,7 +592,7 @@ fn context_of(
     if !(256..=100_000_000).contains(&tokens) {
         return Err(ConfigError::Invalid(format!("{source} must be from 256 to 100000000 tokens, not {tokens}")));
     }
-    Ok(Some(crate::llm::ContextWindow { tokens, source }))
+    Ok(Some(crate::llm::ContextWindow { tokens, source, measured: true }))
 }
 
 /// Build the provider `name` (a built-in or configured profile) as the command line,

@@ -120,6 +120,10 @@ pub struct ContextWindow {
     /// Where the figure comes from, for messages: `--context-window`, `providers.NAME.context
     /// in FILE`, `the server's /props`, `a conservative default`, ...
     pub source: String,
+    /// The figure is the model's: stated (`--context-window`, the profile) or said by the
+    /// server, not a guess or a recording. Only then is a prompt that cannot fit refused
+    /// before it is sent; with a guess the server is asked and says.
+    pub measured: bool,
 }
 
 /// The window taken when neither the profile nor the server says (small on purpose: a

@@ -530,7 +530,11 @@ impl OpenAiProvider {
         if let Some(v) = self.get_json(&format!("{origin}/props")).await {
             let n = v.pointer("/default_generation_settings/n_ctx").or_else(|| v.get("n_ctx"));
             if let Some(tokens) = n.and_then(Value::as_u64).filter(|n| *n > 0) {
-                return Some(super::ContextWindow { tokens, source: format!("the server's {origin}/props") });
+                return Some(super::ContextWindow {
+                    tokens,
+                    source: format!("the server's {origin}/props"),
+                    measured: true,
+                });
             }
         }
         let v = self.get_json(&format!("{base}/models")).await?;
@@ -541,7 +545,7 @@ impl OpenAiProvider {
             .or(if models.len() == 1 { models.first() } else { None })?;
         ["max_model_len", "context_length", "max_context_length", "context_window"].iter().find_map(|key| {
             let tokens = model.get(*key).and_then(Value::as_u64).filter(|n| *n > 0)?;
-            Some(super::ContextWindow { tokens, source: format!("the server's {base}/models ({key})") })
+            Some(super::ContextWindow { tokens, source: format!("the server's {base}/models ({key})"), measured: true })
         })
     }
 

@@ -91,6 +91,27 @@ pub struct Driver {
     halted: Arc<AtomicBool>,
     /// Runs tool calls (ReAct); one at a time, in the order they were issued.
     tools: Option<Arc<tokio::sync::Mutex<tools::ToolRunner>>>,
+    /// The model's context window, when the run knows it: a request whose prompt and
+    /// reply cannot fit is not sent (it fails as `context_overflow`, saying so).
+    window: Option<u64>,
+}
+
+/// Why `request` cannot be sent to a model whose context window is `window` tokens, if
+/// it cannot: its prompt and the reply it allows (`max_tokens`, else 256) are estimated
+/// over the window.
+pub fn does_not_fit(request: &LlmRequest, window: u64) -> Option<CallError> {
+    let prompt = crate::llm::estimate_prompt_tokens(request);
+    let reply = u64::from(request.max_tokens.unwrap_or(256));
+    (prompt + reply > window).then(|| {
+        CallError::new(
+            CallErrorKind::ContextOverflow,
+            format!(
+                "not sent: the prompt (about {prompt} tokens) and its reply (up to {reply}) do not fit the \
+                 model's context window ({window} tokens); give the model a larger context (--context-window N, \
+                 or context = N in the provider's profile) or a shorter prompt"
+            ),
+        )
+    })
 }
 
 impl Driver {
@@ -119,7 +140,17 @@ impl Driver {
             deltas: None,
             halted: Arc::new(AtomicBool::new(false)),
             tools: None,
+            window: None,
         }
+    }
+
+    /// Send no request that cannot fit a context window of `tokens` (prompt and reply,
+    /// estimated as the engine's ReAct fitting does): it fails at once as
+    /// `context_overflow`, so the branch stops with a message saying why, before any
+    /// server is asked. `None`: no check (the window is not known, as for `sim`).
+    pub fn with_context_window(mut self, tokens: Option<u64>) -> Self {
+        self.window = tokens;
+        self
     }
 
     /// This driver's problem is the `index`-th of the run: on a shared priority limit,
@@ -195,6 +226,10 @@ impl Driver {
             // A disk entry written before its key was known as a secret.
             crate::llm::secret::redact_in_place(&mut reply);
             self.ready.insert(call, Done::Llm(Ok(reply)));
+            return;
+        }
+        if let Some(refusal) = self.window.and_then(|w| does_not_fit(&request, w)) {
+            self.ready.insert(call, Done::Llm(Err(refusal)));
             return;
         }
         self.keys.insert(call, filed.clone());

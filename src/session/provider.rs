@@ -162,6 +162,18 @@ impl ReplayProvider {
     }
 
     /// What the recorded sessions of task `task` say about their problems, in file order.
+    /// The context windows the recorded sessions were run with (their headers'
+    /// `context_window`), each once, in file order; `None` for sessions with none.
+    pub fn recorded_context_windows(&self) -> Vec<Option<u64>> {
+        let mut seen = Vec::new();
+        for w in self.headers.iter().map(|h| h.context_window) {
+            if !seen.contains(&w) {
+                seen.push(w);
+            }
+        }
+        seen
+    }
+
     pub fn recorded_specs(&self, task: &str) -> Vec<crate::tasks::TaskSpec<'_>> {
         self.headers.iter().filter(|h| h.task == task).map(|h| h.task_spec()).collect()
     }

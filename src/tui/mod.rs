@@ -162,6 +162,11 @@ impl FrameClock {
         redraw
     }
 }
+/// The context window the driver refuses prompts over: the model's, when the run measured
+/// it (stated or said by the server); none for a guess, a replay or `sim`.
+fn measured_window(app: &App) -> Option<u64> {
+    app.setup.limits.context.as_ref().filter(|c| c.measured).map(|c| c.tokens)
+}
 
 /// The explorer's loop on any backend and any stream of terminal events (tests give
 /// a `TestBackend` and scripted keys): keys become engine commands through the app,
@@ -195,9 +200,10 @@ pub async fn drive<B: Backend>(
         (app.setup.task.tools(), recorded)
     };
     let (mut tools, mut recorded) = tools_of(&app);
-    let new_driver = |tools: &Option<_>, recorded: &Option<_>| {
-        let driver =
-            Driver::new(Arc::clone(&provider), Arc::clone(&limit), Arc::clone(&cache)).with_deltas(delta_tx.clone());
+    let new_driver = |tools: &Option<_>, recorded: &Option<_>, window: Option<u64>| {
+        let driver = Driver::new(Arc::clone(&provider), Arc::clone(&limit), Arc::clone(&cache))
+            .with_deltas(delta_tx.clone())
+            .with_context_window(window);
         match tools {
             Some(t) => {
                 driver.with_tools(crate::runtime::tools::ToolRunner::new(Arc::clone(t)).with_recorded(recorded.clone()))
@@ -206,7 +212,7 @@ pub async fn drive<B: Backend>(
         }
     };
     let draw_error = |e: B::Error| std::io::Error::other(e.to_string());
-    let mut driver = new_driver(&tools, &recorded);
+    let mut driver = new_driver(&tools, &recorded, measured_window(&app));
     app.reset_driver = false;
     driver.execute(&initial);
     let mut tick = tokio::time::interval(FRAME);
@@ -258,7 +264,7 @@ pub async fn drive<B: Backend>(
             } else {
                 tools = app.setup.task.tools();
             }
-            driver = new_driver(&tools, &recorded);
+            driver = new_driver(&tools, &recorded, measured_window(&app));
             app.reset_driver = false;
             clock.reset_busy();
             app.elapsed_ms = 0;

@@ -2298,6 +2298,8 @@ mod shipped;
 /// The Stats view's axes: per method step, and over the calls' latencies.
 mod stats;
 
+/// Every fact a demo's captions state agrees with what the demo recorded.
+mod caption_facts;
 /// The demos' captions read whole at 80×24, and playing stops at each.
 mod captions;
 /// Every task the sim plays, with every method that serves it, runs and replays in the explorer.

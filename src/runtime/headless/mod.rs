@@ -211,7 +211,9 @@ fn start_problem(
     if let (Some(m), Some(memory)) = (&setup.memory, &memory) {
         header.memory = Some(MemorySnapshot::new(m.name.clone(), memory.clone()));
     }
-    let mut driver = Driver::new(Arc::clone(&setup.provider), limit.clone(), cache).for_problem(position);
+    let mut driver = Driver::new(Arc::clone(&setup.provider), limit.clone(), cache)
+        .for_problem(position)
+        .with_context_window(setup.limits.context.as_ref().filter(|c| c.measured).map(|c| c.tokens));
     if let Some(tools) = setup.task.tools() {
         let runner = super::tools::ToolRunner::new(tools);
         let runner = match &setup.replay_tools {
