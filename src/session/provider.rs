@@ -163,7 +163,15 @@ impl ReplayProvider {
 
     /// What the recorded sessions of task `task` say about their problems, in file order.
     pub fn recorded_specs(&self, task: &str) -> Vec<crate::tasks::TaskSpec<'_>> {
-        self.headers.iter().filter(|h| h.task == task).map(|h| h.task_spec()).collect()
+        // A problem once however many sessions ran it (a session and its forks): the same
+        // input at the same index. The same question at two indices (a data set that holds
+        // a claim twice, as FEVER's dev split does) is two problems, as it was in the log.
+        let mut seen = std::collections::HashSet::new();
+        self.headers
+            .iter()
+            .filter(|h| h.task == task && seen.insert((h.input.as_str(), h.index)))
+            .map(|h| h.task_spec())
+            .collect()
     }
 
     /// Every problem's recorded tool observations, by input.
