@@ -225,6 +225,7 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
         usage_bail!("--react-mode reference reads actions in the notebook's text format; drop --tool-mode native");
     }
     let mut replay_tools = None;
+    let replay_unjudged = replay.as_ref().map(|r| r.recorded_unjudged(&task_name));
     let (provider, sim): (Arc<dyn Provider>, Option<SimConfig>) = match provider_name.as_str() {
         "sim" => {
             if let Err(why) = thoughtscope::llm::sim::check_plays(task.as_ref(), &params) {
@@ -260,6 +261,12 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
         limits.context = Some(context_window_of(provider.as_ref())?);
     }
     let memory = run_memory(args, d, &params, &task_name)?;
+    let unjudged = replay_unjudged.is_some_and(|u| u);
+    if unjudged {
+        safe_eprintln!(
+            "note: no judge calls, as the replayed sessions were recorded (they never judged their outcome)"
+        );
+    }
     let setup = RunSetup {
         task,
         params,
@@ -270,6 +277,7 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
         limits,
         replay_tools,
         memory,
+        unjudged,
     };
     Ok((setup, problems))
 }

@@ -155,6 +155,13 @@ impl ReplayProvider {
         self.tools.get(input).cloned()
     }
 
+    /// Whether every recorded session of task `task` says it never judged its outcome
+    /// (header `unjudged`: an imported log without judge scores), so a re-drive does not either.
+    pub fn recorded_unjudged(&self, task: &str) -> bool {
+        let mut of_task = self.headers.iter().filter(|h| h.task == task).peekable();
+        of_task.peek().is_some() && of_task.all(|h| h.unjudged)
+    }
+
     /// The ways the recorded sessions read ReAct replies, each once (`None`: tolerantly,
     /// the sessions that say nothing), so a re-drive reads them the same way.
     pub fn recorded_actions(&self) -> Vec<Option<ActionRules>> {
