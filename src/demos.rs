@@ -69,6 +69,7 @@ fn setup_for(task: Arc<dyn TaskSource>, params: Params, sim: SimConfig) -> (RunS
         record: None,
         limits: Default::default(),
         replay_tools: None,
+        unjudged: false,
         // Demos never read or write a person's memory files.
         memory: None,
     };

@@ -327,6 +327,29 @@ fn writing_naive_log_judges_every_sample_and_replays_at_the_logs_cost() {
     assert!(session.contains("Thus the coherency score is 4"), "the judge's replies are the log's scores");
 }
 
+/// A log under the reference repository's own name (`{backend}_{temperature}_...`, no task
+/// word in front) is read at the temperature the name states, so re-driving it at that
+/// temperature finds every call recorded.
+#[test]
+fn a_log_under_the_references_own_name_is_read_at_its_temperature() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = "gpt-4_1.0_naive_standard_sample_2_start0_end1.json";
+    let file = edited("tot-other-text-naive.json", dir.path(), name, |_| {});
+    let out = dir.path().join("sessions");
+    let j = import_json(&file, Some(&out));
+    assert_eq!((j["task"].as_str(), j["model"].as_str()), (Some("writing"), Some("gpt-4")), "{j}");
+    assert_eq!(j["temperature"], 1.0, "{j}");
+    let session = std::fs::read_to_string(out.join("writing-io-0000.jsonl")).unwrap();
+    let header: Value = serde_json::from_str(session.lines().next().unwrap()).unwrap();
+    assert_eq!(header["params"]["temperature"], 1.0, "{header}");
+    let input = header["input"].as_str().unwrap();
+    let mut args = vec!["run", "--task", "writing", "--method", "io", "--samples", "2", "--temperature", "1.0"];
+    args.extend(["--input", input, "--provider", "replay", "--replay-from", out.to_str().unwrap(), "--json"]);
+    let r = last_json(&run(&args));
+    // The sampling call and a judgment of each sample, all recorded.
+    assert_eq!((r["failed_calls"].as_u64(), r["llm_calls"].as_u64()), (None, Some(3)), "{r}");
+}
+
 #[test]
 fn writing_bfs_log_reruns_its_votes_and_judgment() {
     let dir = tempfile::tempdir().unwrap();
@@ -387,6 +410,16 @@ fn writing_logs_of_other_runs_import_too() {
     let header: Value = serde_json::from_str(session.lines().next().unwrap()).unwrap();
     assert_eq!(header["unjudged"], true, "{header}");
     assert!(!session.contains("\"judge\""), "no judge request recorded");
+    // Re-driven through the live search from the recording, it makes no judge call either
+    // (said on stderr): the same five calls, none failed, with the log's tokens.
+    let input = header["input"].as_str().unwrap();
+    let mut args = vec!["run", "--task", "writing", "--method", "tot-bfs", "--generator", "sample", "--n-generate"];
+    args.extend(["2", "--evaluator", "vote", "--n-evaluate", "5", "--breadth", "2", "--steps", "2", "--temperature"]);
+    args.extend(["0.7", "--input", input, "--provider", "replay", "--replay-from", out.to_str().unwrap(), "--json"]);
+    let redriven = run(&args);
+    assert!(stderr(&redriven).contains("note: no judge calls"), "{}", stderr(&redriven));
+    let redriven = last_json(&redriven);
+    assert_eq!((redriven["failed_calls"].as_u64(), redriven["llm_calls"].as_u64()), (None, Some(5)), "{redriven}");
     // A naive writing log with a sample's scores missing: that sample stays unjudged.
     let naive = edited("tot-other-text-naive.json", dir.path(), "naive.json", |l| {
         l[0]["infos"][1].as_object_mut().unwrap().remove("rs");

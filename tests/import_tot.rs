@@ -147,9 +147,52 @@ fn another_runs_log_verifies_and_its_sessions_carry_the_logs_tokens() {
             (Some(103), Some(34)),
             "{replayed}"
         );
+        // Every reply the cache gave carries no tokens, and every one with tokens was asked.
+        let mut hits = 0;
+        for entry in std::fs::read_dir(&out_dir).unwrap() {
+            for line in std::fs::read_to_string(entry.unwrap().path()).unwrap().lines() {
+                let v: Value = serde_json::from_str(line).unwrap();
+                let Some(ok) = v["input"]["result"].get("Ok").filter(|_| v["input"]["type"] == "llm_reply") else {
+                    continue;
+                };
+                if ok["cached"] == true {
+                    hits += 1;
+                    let usage = (&ok["usage"]["prompt_tokens"], &ok["usage"]["completion_tokens"]);
+                    assert_eq!(usage, (&Value::from(0), &Value::from(0)), "a cache hit with tokens: {line}");
+                }
+            }
+        }
+        assert_eq!(hits, 34);
         let first = std::fs::read_to_string(out_dir.join("tot-log-0900.jsonl")).unwrap();
         let header: Value = serde_json::from_str(first.lines().next().unwrap()).unwrap();
         assert_eq!(header["params"]["breadth"], 3, "{header}");
         assert_eq!(header["params"]["n_evaluate"], 5, "{header}");
     }
+}
+
+/// The shared Game-of-24 BFS log: the reference made 4,546 calls and its value cache
+/// answered 5,451 more. Imported, and re-driven through the live search from the
+/// recording, those are the calls and the cache hits, the hits with no tokens, and no
+/// call fails.
+#[test]
+fn the_shared_bfs_log_re_drives_with_the_references_calls_and_cache_hits() {
+    let log = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/data/tot/gpt-4_0.7_propose1_value3_greedy5_start900_end1000.json");
+    if !log.exists() {
+        println!("skipped: {} is absent (the shared data folder is not next to this clone)", log.display());
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sessions");
+    let s = last_json(&run(&["import", "tot-log", log.to_str().unwrap(), "--out", out.to_str().unwrap(), "--json"]));
+    assert_eq!((s["prompt_tokens"].as_u64(), s["completion_tokens"].as_u64()), (Some(1_387_936), Some(547_859)));
+    let mut args = vec!["run", "--task", "game24", "--method", "tot-bfs", "--breadth", "5", "--n-evaluate", "3"];
+    args.extend(["--steps", "4", "--lenient", "--temperature", "0.7", "--range", "900..1000"]);
+    args.extend(["--provider", "replay", "--replay-from", out.to_str().unwrap(), "--json"]);
+    let r = last_json(&run(&args));
+    let counts = (r["llm_calls"].as_u64(), r["cache_hits"].as_u64(), r["failed_calls"].as_u64());
+    assert_eq!(counts, (Some(4546), Some(5451), None), "{r}");
+    // All the log's tokens, on the calls it made.
+    assert_eq!((r["prompt_tokens"].as_u64(), r["completion_tokens"].as_u64()), (Some(1_387_936), Some(547_859)));
+    assert_eq!((r["solved"].as_u64(), r["solved_any"].as_u64()), (Some(62), Some(69)), "{r}");
 }

@@ -190,6 +190,7 @@ fn explorer_live_run(url: &str, dir: &Path) -> (usize, usize) {
         record: None,
         limits: Default::default(),
         replay_tools: None,
+        unjudged: false,
         memory: None,
     };
     let file = dir.join("explorer-live.jsonl");

@@ -242,6 +242,7 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
     }
     let mut replay_tools = None;
     let mut replay_window = None;
+    let replay_unjudged = replay.as_ref().map(|r| r.recorded_unjudged(&task_name));
     let (provider, sim): (Arc<dyn Provider>, Option<SimConfig>) = match provider_name.as_str() {
         "sim" => {
             if let Err(why) = thoughtscope::llm::sim::check_plays(task.as_ref(), &params) {
@@ -281,6 +282,12 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
         limits.context = Some(context_window_of(provider.as_ref())?);
     }
     let memory = run_memory(args, d, &params, &task_name)?;
+    let unjudged = replay_unjudged.is_some_and(|u| u);
+    if unjudged {
+        safe_eprintln!(
+            "note: no judge calls, as the replayed sessions were recorded (they never judged their outcome)"
+        );
+    }
     let setup = RunSetup {
         task,
         params,
@@ -291,6 +298,7 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
         limits,
         replay_tools,
         memory,
+        unjudged,
     };
     Ok((setup, problems))
 }

@@ -63,11 +63,11 @@ pub struct ImportReport {
 /// The reply the log's step `step` (1-based) stands for, as our engine asks for it.
 pub fn step_reply(t: &Trajectory, step: usize) -> Option<String> {
     let s = t.steps.get(step.checked_sub(1)?)?;
-    let action = format!("Action {step}: {}", s.action_text);
-    Some(match &s.thought {
-        Some(thought) => format!("Thought {step}: {thought}\n{action}"),
-        None => action,
-    })
+    // The notebook's reply always splits at `\nAction i: `: a step the log prints with no
+    // thought is an empty one before the marker (a reply that starts with `Action i: ` does
+    // not split there, and is its bad call).
+    let thought = s.thought.as_deref().unwrap_or("");
+    Some(format!("Thought {step}: {thought}\nAction {step}: {}", s.action_text))
 }
 
 /// Whether the log's last step is a finish the reference environment accepted.

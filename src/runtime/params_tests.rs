@@ -40,6 +40,7 @@ fn record(task: &Arc<dyn TaskSource>, params: &Params, path: &Path) -> String {
         record: None,
         limits: Default::default(),
         replay_tools: None,
+        unjudged: false,
         memory: None,
     };
     let problem = task.problem(0).unwrap();

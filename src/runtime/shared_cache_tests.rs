@@ -41,6 +41,7 @@ async fn run(provider: Arc<dyn Provider>, problems: &[Problem], dir: &std::path:
         record: Some(dir.to_path_buf()),
         limits: Default::default(),
         replay_tools: None,
+        unjudged: false,
         memory: None,
     };
     let (_keep, rx) = Interrupts::channel();

@@ -155,6 +155,13 @@ impl ReplayProvider {
         self.tools.get(input).cloned()
     }
 
+    /// Whether every recorded session of task `task` says it never judged its outcome
+    /// (header `unjudged`: an imported log without judge scores), so a re-drive does not either.
+    pub fn recorded_unjudged(&self, task: &str) -> bool {
+        let mut of_task = self.headers.iter().filter(|h| h.task == task).peekable();
+        of_task.peek().is_some() && of_task.all(|h| h.unjudged)
+    }
+
     /// The ways the recorded sessions read ReAct replies, each once (`None`: tolerantly,
     /// the sessions that say nothing), so a re-drive reads them the same way.
     pub fn recorded_actions(&self) -> Vec<Option<ActionRules>> {
@@ -175,7 +182,15 @@ impl ReplayProvider {
     }
 
     pub fn recorded_specs(&self, task: &str) -> Vec<crate::tasks::TaskSpec<'_>> {
-        self.headers.iter().filter(|h| h.task == task).map(|h| h.task_spec()).collect()
+        // A problem once however many sessions ran it (a session and its forks): the same
+        // input at the same index. The same question at two indices (a data set that holds
+        // a claim twice, as FEVER's dev split does) is two problems, as it was in the log.
+        let mut seen = std::collections::HashSet::new();
+        self.headers
+            .iter()
+            .filter(|h| h.task == task && seen.insert((h.input.as_str(), h.index)))
+            .map(|h| h.task_spec())
+            .collect()
     }
 
     /// Every problem's recorded tool observations, by input.

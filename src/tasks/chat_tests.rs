@@ -187,6 +187,7 @@ async fn sim_plays_every_task_and_method_in_the_chat_style_and_the_sessions_repl
                 record: Some(record.join("s.jsonl")),
                 limits: Default::default(),
                 replay_tools: None,
+                unjudged: false,
                 memory: None,
             };
             let (_keep, rx) = Interrupts::channel();

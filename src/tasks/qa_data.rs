@@ -222,8 +222,9 @@ impl QaData {
         backend: Option<Arc<dyn KnowledgeBackend>>,
     ) -> Result<Self, TaskError> {
         let mut items: Vec<QaItem> = Vec::with_capacity(specs.len());
+        // One problem a spec (the caller says which are the same problem).
         for spec in specs {
-            if let Some(gold) = spec.gold.filter(|_| !items.iter().any(|q| q.question == spec.input)) {
+            if let Some(gold) = spec.gold {
                 items.push(QaItem { question: spec.input.to_string(), answer: gold.to_string(), kind: String::new() });
             }
         }
@@ -318,6 +319,10 @@ impl ReactSteps for QaData {
 
     fn parse_react(&self, reply: &str, step: usize) -> ReactStep {
         parse_step_with(self.rules, reply, step).into()
+    }
+
+    fn parse_react_action(&self, action: &str, step: usize) -> ReactStep {
+        react_text::parse_action_with(self.rules, action, step).into()
     }
 
     /// The paper's prompts are text only.

@@ -186,13 +186,16 @@ impl React {
         // native tool call is the action.
         let mut reply = reply.clone();
         let reasked = std::mem::take(&mut self.reasking);
-        if reasked && reply.tool_calls.is_empty() {
-            // The ReAct code asked with a stop at the line's end: the reply is the action.
-            reply.text = format!("Action {step}: {}", reply.text.trim()).into();
-        } else if reply.tool_calls.is_empty() && !reply.text.to_lowercase().contains("action") {
-            reply.text = format!("Action {step}: {}", reply.text.trim()).into();
-        }
-        let read = read_step(core, self.params, &reply, step);
+        // The ReAct code asked again with a stop at the line's end: the reply is the action.
+        let alone = reply.tool_calls.is_empty() && (reasked || !reply.text.to_lowercase().contains("action"));
+        let read = if alone && self.params.tool_mode == ToolMode::Text {
+            read_action_alone(core, &reply.text, step)
+        } else {
+            if alone {
+                reply.text = format!("Action {step}: {}", reply.text.trim()).into();
+            }
+            read_step(core, self.params, &reply, step)
+        };
         if read.action.is_some() {
             let mut typed = step_of(core, node);
             typed.action = read.action.clone();
@@ -744,6 +747,36 @@ pub(super) fn read_step(core: &Core, params: ReactParams, reply: &Completion, st
             ReadStep { thought, action: None, problem, notes, extra_actions: ignored, raw, ask_action: false }
         }
     }
+}
+
+/// Read a text reply that is the action alone (the prompt ended in `Action {step}:`), as
+/// the task reads one (the reference mode: as the notebook's second call is read).
+fn read_action_alone(core: &Core, text: &str, step: usize) -> ReadStep {
+    let raw = text.trim().to_string();
+    let Some(react) = core.task.react() else {
+        let problem = Some(no_react_steps(core));
+        return ReadStep {
+            thought: None,
+            action: None,
+            problem,
+            notes: vec![],
+            extra_actions: vec![],
+            raw,
+            ask_action: false,
+        };
+    };
+    let parsed = react.parse_react_action(text, step);
+    let mut notes = Vec::new();
+    if !parsed.extra_actions.is_empty() && parsed.action.is_some() {
+        notes.push(format!(
+            "{} more actions in the reply were not taken (one action a step): {}",
+            parsed.extra_actions.len(),
+            parsed.extra_actions.join(", ")
+        ));
+    }
+    let action = parsed.action.map(|(name, arg)| ToolRequest { name, arg });
+    let (thought, problem, extra_actions) = (parsed.thought, parsed.problem, parsed.extra_actions);
+    ReadStep { thought, action, problem, notes, extra_actions, raw, ask_action: false }
 }
 
 /// The observation for an unusable native reply: what was wrong and what is expected.

@@ -24,6 +24,11 @@ pub trait ReactSteps {
     fn react_prompt(&self, x: &str, trajectory: &str, step: usize) -> Prompt;
     /// Read a step from a reply.
     fn parse_react(&self, reply: &str, step: usize) -> ReactStep;
+    /// Read a reply that is the action alone: the prompt ended in `Action {step}:` (a
+    /// person wrote the thought, or a reply that did not split was asked again).
+    fn parse_react_action(&self, action: &str, step: usize) -> ReactStep {
+        self.parse_react(&format!("Action {step}: {}", action.trim()), step)
+    }
     /// Native tool calling (`--tool-mode native`), if the task has a prompt for it.
     fn native(&self) -> Option<&dyn NativeTools>;
 }

@@ -43,6 +43,9 @@ pub struct RunSetup {
     /// The named memory the method reads and updates, if it keeps one (see
     /// [`super::memory::resolve`]): loaded before each problem, saved after it.
     pub memory: Option<RunMemory>,
+    /// The outcome is not put to the task's judge: a re-drive of sessions that never
+    /// judged theirs (an imported log without judge scores, header `unjudged`).
+    pub unjudged: bool,
 }
 
 /// Whether a `--record` path names one session file: it ends in `.jsonl` and is not an
@@ -87,7 +90,7 @@ pub fn header_for(setup: &RunSetup, problem: &Problem) -> Header {
         actions: setup.task.action_rules(),
         facets: setup.task.problem_facets(problem),
         memory: None,
-        unjudged: false,
+        unjudged: setup.unjudged,
         prompt_style: setup.task.prompt_style(),
         context_window: setup.limits.context.as_ref().map(|c| c.tokens),
     }
@@ -207,6 +210,7 @@ fn start_problem(
     let task: Arc<dyn crate::engine::Task> = Arc::clone(&setup.task) as Arc<dyn crate::engine::Task>;
     let mut engine = Engine::new(task, &problem.input, setup.params.clone());
     engine.set_context_window(setup.limits.context.as_ref().map(|c| c.tokens));
+    engine.set_outcome_judge(!setup.unjudged);
     let mut header = header_for(setup, problem);
     if let (Some(m), Some(memory)) = (&setup.memory, &memory) {
         header.memory = Some(MemorySnapshot::new(m.name.clone(), memory.clone()));

@@ -168,6 +168,7 @@ fn a_session_header_keeps_the_snapshot_and_a_fork_starts_from_the_parents() {
         record: None,
         limits: Default::default(),
         replay_tools: None,
+        unjudged: false,
         memory: None,
     };
     let mut header: Header = crate::runtime::headless::header_for(&setup, &problem);
@@ -207,6 +208,7 @@ fn headless_setup(data: &Path, record: &Path, name: &str) -> RunSetup {
         record: Some(record.to_path_buf()),
         limits: Default::default(),
         replay_tools: None,
+        unjudged: false,
         memory: Some(target(data, name)),
     }
 }

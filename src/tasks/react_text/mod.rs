@@ -413,46 +413,58 @@ pub fn parse_step_with(rules: ActionRules, reply: &str, step: usize) -> ParsedSt
     }
 }
 
-/// Read a reply as the ReAct paper's code does: the stripped reply is split at
-/// `\nAction {step}: ` (a reply may also start with `Action {step}: `); the action, its
-/// first letter lowercased and then stripped, must be `search[...]`, `lookup[...]` or
-/// `finish[...]`, anything else gets the environment's observation `Invalid action: {action}`
-/// as its problem. So `Action 3: \n\nFinish[x]` is invalid there (and here), as it was in
-/// the paper's runs. A leading `Thought {step}:` label is dropped from the thought.
+/// Read a reply that is the action alone (the model was asked with the prompt ending in
+/// `Action {step}:`) by `rules`.
+pub fn parse_action_with(rules: ActionRules, action: &str, step: usize) -> ParsedStep {
+    match rules {
+        ActionRules::Tolerant => parse_step(&format!("Action {step}: {}", action.trim()), step),
+        // The notebook's `llm(...).strip()`, then the environment's reading.
+        ActionRules::Reference => parse_action_reference(action.trim()),
+    }
+}
+
+/// Read a reply as the ReAct paper's code does: `thought, action =
+/// reply.strip().split(f"\nAction {step}: ")`, which works only when the stripped reply
+/// splits into exactly two parts. Anything else (no marker, two of them, a reply that
+/// starts with `Action {step}: ` and so has no newline before it, an empty action the
+/// strip cut to `\nAction {step}:`) is the code's `ohh...` bad call: its first line is
+/// the thought and the model is asked again for the action alone ([`ParsedStep::ask_action`]).
+/// The action is then read as the environment does ([`parse_action_reference`]). A leading
+/// `Thought {step}:` label is dropped from the thought.
 pub fn parse_step_reference(reply: &str, step: usize) -> ParsedStep {
     let text = reply.trim();
-    let marker = format!("Action {step}: ");
-    let split_at = format!("\n{marker}");
-    let empty_at_end = format!("\n{}", marker.trim_end());
-    // The code's `thought, action = reply.strip().split(f"\nAction {i}: ")` fails unless
-    // the marker occurs exactly once: a bad call, whose first line is taken as the thought.
-    if !text.starts_with(&marker) && !text.ends_with(&empty_at_end) && text.matches(&split_at).count() != 1 {
-        let first = text.lines().next().unwrap_or("").trim().to_string();
+    let split_at = format!("\nAction {step}: ");
+    let parts: Vec<&str> = text.split(split_at.as_str()).collect();
+    let [thought, action] = parts[..] else {
+        let first = text.split('\n').next().unwrap_or("").trim().to_string();
         return ParsedStep {
             thought: non_empty(first),
             problem: Some(format!("the reply did not split into Thought {step} and Action {step}")),
             ask_action: true,
             ..ParsedStep::default()
         };
-    }
-    let (thought, action) = match text.strip_prefix(&marker) {
-        Some(action) => ("", action),
-        None => match text.split_once(&split_at) {
-            Some(split) => split,
-            // An empty action at the very end (`Action 3:` lost its space to the strip).
-            None => (text.strip_suffix(&empty_at_end).unwrap_or(text), ""),
-        },
     };
     let thought = thought.trim();
     let label = format!("Thought {step}:");
     let thought = thought.strip_prefix(&label).unwrap_or(thought).trim().to_string();
+    ParsedStep { thought: non_empty(thought), ..parse_action_reference(action) }
+}
+
+/// Read an action as the ReAct notebook and its environment do: its first letter is
+/// lowercased (`action[0].lower() + action[1:]`), then it is stripped, and it must be
+/// `search[...]`, `lookup[...]` or `finish[...]` (`think[...]` is the environment's `Nice
+/// thought.`); anything else gets the environment's observation `Invalid action: {action}`
+/// as its problem. So `\n\nFinish[x]` is invalid there (and here), as it was in the paper's
+/// runs, and an argument is kept exactly as written, quotes and all. This is also how the
+/// reply to the notebook's second call (the action alone) is read.
+pub fn parse_action_reference(action: &str) -> ParsedStep {
     let mut chars = action.chars();
     let action: String = match chars.next() {
         Some(first) => first.to_lowercase().chain(chars).collect(),
         None => String::new(),
     };
     let action = action.trim();
-    let mut parsed = ParsedStep { thought: non_empty(thought), ..ParsedStep::default() };
+    let mut parsed = ParsedStep::default();
     for tool in ["search", "lookup", "finish"] {
         let inner = action.strip_prefix(tool).and_then(|r| r.strip_prefix('[')).and_then(|r| r.strip_suffix(']'));
         if let Some(arg) = inner {
@@ -460,7 +472,8 @@ pub fn parse_step_reference(reply: &str, step: usize) -> ParsedStep {
             return parsed;
         }
     }
-    parsed.problem = Some(format!("Invalid action: {action}"));
+    let think = action.strip_prefix("think[").is_some_and(|r| r.ends_with(']'));
+    parsed.problem = Some(if think { "Nice thought.".to_string() } else { format!("Invalid action: {action}") });
     parsed
 }
 

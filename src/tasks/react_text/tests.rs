@@ -509,12 +509,18 @@ fn react_reference_rules_match_the_papers_environment() {
     assert_eq!(p.problem.as_deref(), Some("Invalid action: Finish[NOT ENOUGH INFO]"));
     let p = parse_step_reference("Thought 2: I will look.\nAction 2: look for Africa", 2);
     assert_eq!(p.problem.as_deref(), Some("Invalid action: look for Africa"));
-    // No thought; text after the bracket; an empty finish.
-    let p = parse_step_reference("Action 2: Search[First for Women]", 2);
+    // The action alone (the second call's reply); text after the bracket; an empty finish;
+    // quotes kept; the environment's `think[...]`.
+    let p = parse_action_reference("Search[First for Women]");
     assert_eq!((p.thought, p.action), (None, act("search", "First for Women")));
     let p = parse_step_reference("Thought 1: t\nAction 1: Search[x] now", 1);
     assert_eq!(p.problem.as_deref(), Some("Invalid action: search[x] now"));
-    assert_eq!(parse_step_reference("Action 4: finish[]", 4).action, act("finish", ""));
+    assert_eq!(parse_action_reference("finish[]").action, act("finish", ""));
+    let p = parse_step_reference(" t\nAction 1: Search[\"Love the Way You Lie\"]", 1);
+    assert_eq!(p.action, act("search", "\"Love the Way You Lie\""));
+    assert_eq!(parse_action_reference("Think[about it]").problem.as_deref(), Some("Nice thought."));
+    assert_eq!(parse_action_with(ActionRules::Reference, " Finish[SUPPORTS]\n", 2).action, act("finish", "SUPPORTS"));
+    assert_eq!(parse_action_with(ActionRules::Tolerant, "Finish[SUPPORTS]", 2).action, act("finish", "SUPPORTS"));
     assert_eq!(parse_step_with(ActionRules::Tolerant, "Action 3:\n\nFinish[x]", 3).action, act("finish", "x"));
 }
 
@@ -602,10 +608,20 @@ fn react_reference_replies_that_do_not_split_ask_for_the_action() {
         assert_eq!(p.action, None);
         assert_eq!(p.thought.as_deref(), Some(reply.trim().lines().next().unwrap()));
     }
-    // One split, an action alone, or an empty action at the end: read as before.
-    for reply in [" t\nAction 1: Search[a]", "Action 1: Search[a]", "t\nAction 1:"] {
-        assert!(!parse_step_reference(reply, 1).ask_action, "{reply:?}");
+    // `reply.strip().split("\nAction 1: ")` gives one part for a reply that starts with the
+    // marker (no newline before it) and for an empty action (the strip takes the space):
+    // bad calls too. Only one split reads as a step.
+    for reply in
+        ["Action 1: Search[a]", " \nAction 1: Search[a]", "t\nAction 1:", "t\nAction 1: \n", "t\nAction 1:Search[a]"]
+    {
+        let p = parse_step_reference(reply, 1);
+        assert!(p.ask_action && p.action.is_none(), "{reply:?}");
+        assert_eq!(p.thought.as_deref(), Some(reply.trim().split('\n').next().unwrap()), "{reply:?}");
     }
+    assert!(!parse_step_reference(" t\nAction 1: Search[a]", 1).ask_action);
+    // Two parts, even when the first is itself a labelled action.
+    let p = parse_step_reference("Action 1: a\nAction 1: Search[b]", 1);
+    assert_eq!((p.thought.as_deref(), p.action), (Some("Action 1: a"), act("search", "b")));
     // The tolerant reader never asks again.
     assert!(!parse_step(" I need to search Eric Church.\n", 1).ask_action);
 }
