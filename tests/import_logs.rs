@@ -348,6 +348,17 @@ fn a_log_under_the_references_own_name_is_read_at_its_temperature() {
     let r = last_json(&run(&args));
     // The sampling call and a judgment of each sample, all recorded.
     assert_eq!((r["failed_calls"].as_u64(), r["llm_calls"].as_u64()), (None, Some(3)), "{r}");
+    // Without --temperature the re-drive samples at the recorded 1.0 (not the task's 0.7).
+    let without: Vec<&str> = args.iter().copied().filter(|a| *a != "--temperature" && *a != "1.0").collect();
+    let r = last_json(&run(&without));
+    assert_eq!((r["failed_calls"].as_u64(), r["llm_calls"].as_u64()), (None, Some(3)), "{r}");
+    assert_eq!(r["params"]["temperature"], 1.0, "{r}");
+    // A temperature named is the one asked for, and the recording says it differs.
+    let mut other = without.clone();
+    other.extend(["--temperature", "0.7"]);
+    let out = run(&other);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("temperature: recorded 1.0, now 0.7"));
 }
 
 #[test]

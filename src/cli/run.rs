@@ -153,6 +153,30 @@ fn recorded_window(replay: &thoughtscope::session::provider::ReplayProvider) -> 
     }
 }
 
+/// A re-drive samples at the temperature its sessions recorded (an imported log's, read
+/// from its file name) unless `--temperature` or the config names one; sessions recorded
+/// at several temperatures need it named.
+fn recorded_temperature(
+    params: &mut thoughtscope::engine::Params,
+    args: &RunArgs,
+    d: &RunDefaults,
+    replay: &thoughtscope::session::provider::ReplayProvider,
+    task: &str,
+) -> Result<()> {
+    let given = args.search.get("temperature").is_some() || d.search.get("temperature").is_some();
+    if given || !params.reads("temperature") {
+        return Ok(());
+    }
+    match replay.recorded_temperatures(task).as_slice() {
+        [] => Ok(()),
+        [t] => params.set("temperature", *t).map_err(|e| UserError::usage(e.to_string()).into()),
+        many => usage_bail!(
+            "the sessions of --replay-from were recorded at several temperatures ({}); name one with --temperature",
+            many.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+        ),
+    }
+}
+
 /// The method and its parameters: as given; with no method named and a default that does
 /// not serve the task, the first method that does, said in a note.
 fn resolve_params(
@@ -222,7 +246,10 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
         );
     }
     let problems = problems_to_run(args, task.as_ref(), &task_name, from_replay)?;
-    let params = resolve_params(args, d, task.as_ref(), &task_name)?;
+    let mut params = resolve_params(args, d, task.as_ref(), &task_name)?;
+    if let Some(replay) = &replay {
+        recorded_temperature(&mut params, args, d, replay, &task_name)?;
+    }
     // A method the task cannot serve is refused here, naming what the task lacks and the
     // methods that work (the engine refuses it too, for callers that build one directly).
     if let Err(refused) = methods::check_serves(task.as_ref(), &params) {

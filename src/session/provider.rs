@@ -155,6 +155,20 @@ impl ReplayProvider {
         self.tools.get(input).cloned()
     }
 
+    /// The sampling temperatures the recorded sessions of task `task` ran at, each once
+    /// (an imported log's from its file name), so a re-drive samples as they did.
+    pub fn recorded_temperatures(&self, task: &str) -> Vec<f64> {
+        let mut seen: Vec<f64> = Vec::new();
+        for h in self.headers.iter().filter(|h| h.task == task) {
+            if let Some(t) = h.params.number("temperature") {
+                if !seen.contains(&t) {
+                    seen.push(t);
+                }
+            }
+        }
+        seen
+    }
+
     /// Whether every recorded session of task `task` says it never judged its outcome
     /// (header `unjudged`: an imported log without judge scores), so a re-drive does not either.
     pub fn recorded_unjudged(&self, task: &str) -> bool {

@@ -69,6 +69,15 @@ impl Params {
         }
     }
 
+    /// The number value of `name` (whole or not), if the method reads it and it is one.
+    pub fn number(&self, name: &str) -> Option<f64> {
+        match self.get(name) {
+            Some(Value::Whole(n)) => Some(*n as f64),
+            Some(Value::Real(x)) => Some(*x),
+            _ => None,
+        }
+    }
+
     /// The word (a choice's name, a text) of `name`, if the method reads it and it is one.
     pub fn word(&self, name: &str) -> Option<&str> {
         match self.get(name) {
