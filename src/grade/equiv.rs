@@ -247,6 +247,9 @@ pub(crate) fn answers(gold: &Answer, pred: &Answer, depth: usize, ctx: &Ctx) -> 
             (Ok(g), Ok(p)) => same_elements(&g, &p, depth, ctx),
             (Err(e), _) | (_, Err(e)) => no(e),
         },
+        // `\{2\}` and `2`: a set of one answer is that answer.
+        (Set(s), Expr(_)) if s.len() == 1 => answers(&s[0], pred, depth + 1, ctx),
+        (Expr(_), Set(s)) if s.len() == 1 => answers(gold, &s[0], depth + 1, ctx),
         (Bracketed { items: t, .. }, Set(s)) | (Set(s), Bracketed { items: t, .. }) => {
             if !ctx.set_relation {
                 return no(format!(

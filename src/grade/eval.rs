@@ -204,7 +204,11 @@ pub(crate) fn bound_variables(e: &Expr, out: &mut BTreeSet<String>) {
 }
 
 /// [`points`], with the variables in `whole` at whole numbers from 1 to 11 instead.
-pub(crate) fn points_with_whole(vars: &[String], count: usize, whole: &BTreeSet<String>) -> Vec<Vec<(String, Complex64)>> {
+pub(crate) fn points_with_whole(
+    vars: &[String],
+    count: usize,
+    whole: &BTreeSet<String>,
+) -> Vec<Vec<(String, Complex64)>> {
     let mut pts = points(vars, count);
     for (k, pt) in pts.iter_mut().enumerate() {
         for (j, (name, value)) in pt.iter_mut().enumerate() {
