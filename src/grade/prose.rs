@@ -216,7 +216,7 @@ fn number_end(b: &[u8], i: usize) -> usize {
             j = k;
         }
     }
-    for percent in ["%", "percent", "pct"] {
+    for percent in ["%", "percent", "per cent", "pct"] {
         if b[j..].starts_with(percent.as_bytes()) {
             return j + percent.len();
         }

@@ -538,6 +538,8 @@ const TABLE: &[(&str, &str, bool)] = &[
     ("12", "\\approx 11", false),
     // Percent words, sums with symbolic bounds, Python powers.
     ("28\\%", "28 per cent", true),
+    ("0.28", "28 per cent", true),
+    ("0.29", "28 per cent", false),
     ("28\\%", "0.28 percent", false),
     ("\\sum_{k=1}^{n} k", "\\frac{n(n+1)}{2}", true),
     ("\\sum_{k=1}^{n} k", "\\frac{n(n-1)}{2}", false),
