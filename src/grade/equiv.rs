@@ -9,9 +9,9 @@ use num_complex::Complex64;
 use num_rational::BigRational;
 use num_traits::Zero;
 
-use super::eval::{close, eval, exact, has_decimal, has_inf, points, variables, TooLarge};
+use super::eval::{bound_variables, close, eval, exact, has_decimal, has_inf, points_with_whole, variables, TooLarge};
 use super::parse::{Answer, Expr, Label, RelOp};
-use super::relation::{interval_of, relations, solved_for, MAX_VARS, MIN_VALID, POINTS};
+use super::relation::{interval_of, is_subject, relations, solved_for, MAX_VARS, MIN_VALID, POINTS};
 
 /// At most this many elements in a list, and `\pm` per expression.
 const MAX_ITEMS: usize = 64;
@@ -247,6 +247,9 @@ pub(crate) fn answers(gold: &Answer, pred: &Answer, depth: usize, ctx: &Ctx) -> 
             (Ok(g), Ok(p)) => same_elements(&g, &p, depth, ctx),
             (Err(e), _) | (_, Err(e)) => no(e),
         },
+        // `\{2\}` and `2`: a set of one answer is that answer.
+        (Set(s), Expr(_)) if s.len() == 1 => answers(&s[0], pred, depth + 1, ctx),
+        (Expr(_), Set(s)) if s.len() == 1 => answers(gold, &s[0], depth + 1, ctx),
         (Bracketed { items: t, .. }, Set(s)) | (Set(s), Bracketed { items: t, .. }) => {
             if !ctx.set_relation {
                 return no(format!(
@@ -305,12 +308,25 @@ pub(crate) fn answers(gold: &Answer, pred: &Answer, depth: usize, ctx: &Ctx) -> 
 }
 
 /// A value gold against an equation the prediction states (`x = 5`, `a + b = 5`,
-/// `2 + 3 = 5`): its last side, or the variable's value in `5 = x`.
+/// `2 + 3 = 5`): its last side, or the variable's value in `5 = x`. A last side with
+/// variables is a value only after a name (`y = 2x+1`, `f(x) = 2x+1`): `7 = 11a+c`
+/// states that `11a+c` is 7, not the expression `11a+c`.
 fn stated_value(gold: &Expr, sides: &[Expr], ops: &[RelOp], ctx: &Ctx) -> Verdict {
     if !ops.iter().all(|op| *op == RelOp::Eq) {
         return no("an expression vs a relation");
     }
-    let last = solved_for(sides, ops).unwrap_or(&sides[sides.len() - 1]);
+    let last = match solved_for(sides, ops) {
+        Some(value) => value,
+        None => {
+            let last = &sides[sides.len() - 1];
+            let mut vars = BTreeSet::new();
+            variables(last, &mut vars);
+            if !vars.is_empty() && !is_subject(&sides[0]) {
+                return no("an expression vs an equation whose sides are not a name and its value");
+            }
+            last
+        }
+    };
     let v = exprs(gold, last, ctx);
     Verdict { equal: v.equal, reason: format!("the equation's value: {}", v.reason) }
 }
@@ -443,8 +459,11 @@ pub(crate) fn exprs(g: &Expr, p: &Expr, ctx: &Ctx) -> Verdict {
         return no(format!("more than {MAX_VARS} variables"));
     }
     let names: Vec<String> = names.into_iter().collect();
+    let mut whole = BTreeSet::new();
+    bound_variables(g, &mut whole);
+    bound_variables(p, &mut whole);
     let mut valid = 0;
-    for pt in &points(&names, POINTS) {
+    for pt in &points_with_whole(&names, POINTS, &whole) {
         let (Some(a), Some(b)) = (eval(g, pt), eval(p, pt)) else { continue };
         if !close(a, b) {
             return no("different values at a random point");

@@ -181,6 +181,45 @@ pub(crate) fn variables(e: &Expr, out: &mut BTreeSet<String>) {
     }
 }
 
+/// The free variables the bounds of a `\sum`/`\prod` use (`n` in `\sum_{k=1}^{n} k`):
+/// they count terms, so comparisons read them at whole numbers.
+pub(crate) fn bound_variables(e: &Expr, out: &mut BTreeSet<String>) {
+    match e {
+        Expr::Big(_, var, parts) => {
+            let mut inner = BTreeSet::new();
+            variables(&parts[0], &mut inner);
+            variables(&parts[1], &mut inner);
+            inner.remove(var);
+            out.extend(inner);
+            parts.iter().for_each(|x| bound_variables(x, out));
+        }
+        Expr::Var(_) | Expr::Num(_) | Expr::Dec(_) | Expr::Const(_) | Expr::Inf => {}
+        Expr::Add(xs) | Expr::Mul(xs) => xs.iter().for_each(|x| bound_variables(x, out)),
+        Expr::Neg(a) | Expr::Abs(a) | Expr::Root(_, a) | Expr::Func(_, a) | Expr::Fact(a) => bound_variables(a, out),
+        Expr::Div(a, b) | Expr::Pow(a, b) | Expr::Pm(a, b) => {
+            bound_variables(a, out);
+            bound_variables(b, out);
+        }
+    }
+}
+
+/// [`points`], with the variables in `whole` at whole numbers from 1 to 11 instead.
+pub(crate) fn points_with_whole(
+    vars: &[String],
+    count: usize,
+    whole: &BTreeSet<String>,
+) -> Vec<Vec<(String, Complex64)>> {
+    let mut pts = points(vars, count);
+    for (k, pt) in pts.iter_mut().enumerate() {
+        for (j, (name, value)) in pt.iter_mut().enumerate() {
+            if whole.contains(name) {
+                *value = Complex64::new(1.0 + ((k * 5 + j * 3) % 11) as f64, 0.0);
+            }
+        }
+    }
+    pts
+}
+
 /// Whether the expression has a number written with a decimal point.
 pub(crate) fn has_decimal(e: &Expr) -> bool {
     match e {

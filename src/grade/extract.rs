@@ -27,6 +27,7 @@ pub fn extract_answer(reply: &str) -> Option<String> {
 }
 
 fn final_answer(reply: &str) -> Option<String> {
+    let reply = few_shot_reply(reply);
     // A chat model told to tag its answer: the last `<answer>…</answer>` is the answer.
     if let Some(tagged) = crate::tasks::reply::answer_tag(reply).filter(|t| !t.is_empty()) {
         return Some(final_answer(&tagged).unwrap_or(tagged));
@@ -44,6 +45,18 @@ fn final_answer(reply: &str) -> Option<String> {
         .or_else(|| bare(reply))
         .or_else(|| last_math_or_number(reply))
         .or_else(|| reply.lines().rev().map(str::trim).find(|l| !l.is_empty()).map(str::to_string))
+}
+
+/// A few-shot (Minerva) reply without the next problem a model went on to write: after
+/// its first `I hope it is correct`, a line starting `Problem:` ends the reply.
+fn few_shot_reply(reply: &str) -> &str {
+    let lower = reply.to_ascii_lowercase();
+    let Some(hope) = lower.find("i hope it is correct") else { return reply };
+    let after = &lower[hope..];
+    match after.find("\nproblem:") {
+        Some(k) => &reply[..hope + k],
+        None => reply,
+    }
 }
 
 /// Byte offsets of each `\boxed` / `\fbox` command and just after its name (not `\boxedx`).
@@ -229,6 +242,11 @@ fn number_then_words(s: &str) -> Option<String> {
         .split(['.', ','])
         .all(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()));
     let plain = words.split_whitespace().all(|w| w.len() >= 3 && w.bytes().all(|b| b.is_ascii_alphabetic()));
+    // `28 percent` keeps its word: a percentage is not the plain number.
+    let first = words.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
+    if matches!(first.as_str(), "percent" | "percentage" | "pct" | "per") {
+        return None;
+    }
     (numeric && plain && !words.trim().is_empty()).then(|| number.to_string())
 }
 

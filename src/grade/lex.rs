@@ -228,6 +228,8 @@ fn symbol(chars: &[char], i: usize) -> Result<(Tok, usize), String> {
         ']' => Tok::RBrack,
         '+' => Tok::Plus,
         '-' | '−' | '–' => Tok::Minus,
+        // `x**2`: a power as Python writes it.
+        '*' if chars.get(i + 1) == Some(&'*') => return Ok((Tok::Caret, 2)),
         '*' | '·' | '×' => Tok::Star,
         '/' | '÷' => Tok::Slash,
         '^' => Tok::Caret,

@@ -230,6 +230,7 @@ fn decimal_comma(s: &str) -> Option<String> {
 fn has_percent(raw: &str) -> bool {
     let lower = raw.to_ascii_lowercase();
     lower.contains('%')
+        || lower.contains("per cent")
         || lower.split(|c: char| !c.is_ascii_alphabetic()).any(|w| matches!(w, "percent" | "percentage" | "pct"))
 }
 

@@ -18,7 +18,7 @@ pub(crate) fn clean(answer: &str) -> String {
     if answer.len() > MAX_NORMALIZED {
         return answer.trim().to_string();
     }
-    let mut s = answer.replace(['\n', '\r'], " ");
+    let mut s = answer.replace(['\n', '\r'], " ").replace("per cent", "percent");
     s = unescape_commands(&s);
     s = braced_commas(&s);
     // `10,\!080` and `11,\! 111`: a thousands separator, whatever spacing follows.
@@ -70,6 +70,12 @@ pub(crate) fn clean(answer: &str) -> String {
     }
     s = unwrap_text(&s);
     let mut t = s.trim();
+    // `\approx 11`, `≈ 11`: an approximate value stated alone is the value.
+    for approx in ["\\approx", "≈"] {
+        if let Some(x) = t.strip_prefix(approx).filter(|x| !x.starts_with(|c: char| c.is_ascii_alphabetic())) {
+            t = x.trim_start();
+        }
+    }
     while let Some(x) = t.strip_suffix('.') {
         t = x.trim_end();
     }

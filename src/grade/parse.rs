@@ -381,6 +381,14 @@ fn is_label(toks: &[Tok]) -> bool {
             Tok::Cmd(c) if NAME_COMMANDS.contains(&c.as_str()) => {}
             Tok::Prime | Tok::Colon | Tok::Pipe | Tok::LBrace | Tok::RBrace => {}
             Tok::Under => i += group_len(&toks[i + 1..]),
+            // An inverse function's name: `f^{-1}(x)`.
+            Tok::Caret
+                if i > 0
+                    && matches!(toks[i - 1], Tok::Letter(_))
+                    && matches!(&toks[i + 1..], [Tok::LBrace, Tok::Minus, Tok::Num(n), Tok::RBrace, ..] if n == "1") =>
+            {
+                i += 4;
+            }
             Tok::LParen => {
                 let Some(close) = matching_close(&toks[i..]) else { return false };
                 let after_name = i > 0 && matches!(toks[i - 1], Tok::Letter(_) | Tok::Prime);

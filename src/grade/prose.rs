@@ -100,6 +100,19 @@ pub(crate) fn joins(gap: &str, allow_empty: bool) -> bool {
         return allow_empty || g.contains([',', ';']);
     }
     let connector = words.iter().any(|w| w.eq_ignore_ascii_case("and") || w.eq_ignore_ascii_case("or"));
+    // A comma and the next value's name: `$x=\boxed{1}$, $x=\boxed{2}$`.
+    if !connector && g.contains([',', ';']) {
+        let name = match words[..] {
+            [one] => one.to_string(),
+            [name, "="] => format!("{name}="),
+            _ => return false,
+        };
+        let label = name.strip_suffix('=').unwrap_or("");
+        return !label.is_empty()
+            && label.len() <= 4
+            && label.starts_with(|c: char| c.is_ascii_alphabetic())
+            && label.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '\'');
+    }
     // Names of the values are fine (`\boxed{1} and y_2 = \boxed{2}`).
     connector
         && words.len() <= 6
@@ -203,7 +216,7 @@ fn number_end(b: &[u8], i: usize) -> usize {
             j = k;
         }
     }
-    for percent in ["%", "percent", "pct"] {
+    for percent in ["%", "percent", "per cent", "pct"] {
         if b[j..].starts_with(percent.as_bytes()) {
             return j + percent.len();
         }
@@ -216,7 +229,8 @@ const ANSWER_WORDS: [&str; 14] =
     ["and", "or", "sin", "cos", "tan", "sec", "csc", "cot", "log", "exp", "arcsin", "arccos", "arctan", "mod"];
 
 /// Whether `text` reads as prose rather than an answer: two or more words of three
-/// letters or more that are not commands, units, function names or `\text{}` contents.
+/// letters or more that are not commands, function names or `\text{}` contents, or one
+/// such word beside a unit (`It takes 8 hours`; `15 cm` alone is an answer).
 pub(crate) fn is_prose(text: &str) -> bool {
     let mut t = text.to_string();
     for cmd in TEXT_COMMANDS.iter().chain(&["\\begin{", "\\end{"]) {
@@ -228,7 +242,8 @@ pub(crate) fn is_prose(text: &str) -> bool {
         }
     }
     let bytes = t.as_bytes();
-    let mut words = 0;
+    // Units count only beside a word (`It takes 8 hours`, not `15 cm`).
+    let (mut words, mut units) = (0, 0);
     let mut i = 0;
     while i < bytes.len() {
         if !bytes[i].is_ascii_alphabetic() {
@@ -241,10 +256,14 @@ pub(crate) fn is_prose(text: &str) -> bool {
         }
         let word = t[start..i].to_ascii_lowercase();
         let command = start > 0 && bytes[start - 1] == b'\\';
-        if !command && word.len() >= 3 && !ANSWER_WORDS.contains(&word.as_str()) && !UNIT_WORDS.contains(&word.as_str())
-        {
+        if command || word.len() < 3 || ANSWER_WORDS.contains(&word.as_str()) {
+            continue;
+        }
+        if UNIT_WORDS.contains(&word.as_str()) {
+            units += 1;
+        } else {
             words += 1;
         }
     }
-    words >= 2
+    words >= 2 || (words == 1 && units >= 1)
 }

@@ -30,7 +30,7 @@ pub(crate) fn solved_for<'a>(sides: &'a [Expr], ops: &[RelOp]) -> Option<&'a Exp
 
 /// What a relation is about: a variable, or a product of names such as `f(x)` or `xy`
 /// (a function application reads as a product of its letters).
-fn is_subject(e: &Expr) -> bool {
+pub(crate) fn is_subject(e: &Expr) -> bool {
     match e {
         Expr::Var(_) => true,
         Expr::Mul(xs) => xs.iter().all(|x| matches!(x, Expr::Var(_))),

@@ -507,6 +507,46 @@ const TABLE: &[(&str, &str, bool)] = &[
     ("\\frac{1}{12}", "0.0833333333333333", true),
     ("\\frac{1}{12}", "0.08", false),
     ("(1,\\frac{9}{2})", "(1,4.5)", true),
+    // Issue 29, by class. Minerva replies: the next few-shot problem a model wrote is not read.
+    ("\\pi", "Final Answer: The final answer is $\\pi$. I hope it is correct.\n\nProblem:\nFind it.\n\nSolution:\n$\\boxed{4}$", true),
+    ("6", "Final Answer: The final answer is $6$. I hope it is correct.\nProblem: Solve. Final Answer: The final answer is $7$.", true),
+    ("7", "Final Answer: The final answer is $6$. I hope it is correct.\nProblem: Solve. Final Answer: The final answer is $7$.", false),
+    ("14", "The final answer is 14 dollars. I hope it is correct.", true),
+    // Answers in prose: one word beside a unit is prose, so the number is read.
+    ("8", "It takes **8** hours.", true),
+    ("7", "So we get 7 days.", true),
+    ("8", "It takes 9 hours.", false),
+    ("15", "15 cm", true),
+    // Several boxes: a comma and the next value's name join them; a sentence does not.
+    ("1,2,3", "$x=\\boxed{1}$, $x=\\boxed{2}$, $x=\\boxed{3}$", true),
+    ("1, 2", "$\\boxed{1}$, so $x=\\boxed{2}$", false),
+    ("1, 2", "$x_1=\\boxed{1}$; $x_2 = \\boxed{2}$", true),
+    // Labelled answers: an inverse function's name.
+    ("f^{-1}(x) = \\frac{x-1}{2}", "\\frac{x-1}{2}", true),
+    ("f^{-1}(x) = \\frac{x-1}{2}", "\\frac{x+1}{2}", false),
+    ("\\{2\\}", "2", true),
+    ("3", "\\{3\\}", true),
+    ("3", "\\{3, 4\\}", false),
+    // Relations: a value is an equation's last side only after a name or when it is a number.
+    ("11a + c", "7 = 11a+c", false),
+    ("2x+1", "3 = 2x+1", false),
+    ("2x+1", "y = 2x+1", true),
+    ("a+b", "a + b = 5", false),
+    ("5", "a + b = 5", true),
+    ("11", "\\approx 11", true),
+    ("11", "\u{2248} 11", true),
+    ("12", "\\approx 11", false),
+    // Percent words, sums with symbolic bounds, Python powers.
+    ("28\\%", "28 per cent", true),
+    ("0.28", "28 per cent", true),
+    ("0.29", "28 per cent", false),
+    ("28\\%", "0.28 percent", false),
+    ("\\sum_{k=1}^{n} k", "\\frac{n(n+1)}{2}", true),
+    ("\\sum_{k=1}^{n} k", "\\frac{n(n-1)}{2}", false),
+    ("\\sum_{k=0}^{n} 2^k", "2^{n+1}-1", true),
+    ("\\sum_{k=1}^{n} k^2", "\\frac{n(n+1)(2n+1)}{6}", true),
+    ("x^2", "x**2", true),
+    ("x^2", "x**3", false),
 ];
 
 /// (gold, prediction, precision, strict, set_relation, equivalent?)
@@ -537,6 +577,10 @@ const OPTION_TABLE: &[(&str, &str, u32, bool, bool, bool)] = &[
     ("(1,3)", "\\{1,3\\}", 6, true, true, true),
     ("(3,1)", "\\{1,3\\}", 6, true, true, true),
     ("(1,3)", "\\{1,4\\}", 6, true, true, false),
+    ("\\frac{2}{3}", "0.6667", 4, true, false, true),
+    ("\\frac{2}{3}", "0.6667", 6, true, false, false),
+    ("x^2 + y", "a^2 + b", 6, false, false, true),
+    ("x^2 + y", "a^2 + b", 6, true, false, false),
 ];
 
 #[test]
