@@ -263,7 +263,7 @@ impl<'a> Narrator<'a> {
                 (*seq, text)
             }
             Record::Event { seq, event } if self.retreval => (*seq, self.retreval_event(*seq, event)?),
-            Record::Event { seq, event } => (*seq, self.search_event(event)?),
+            Record::Event { seq, event } => (*seq, self.search_event(*seq, event)?),
             _ => return None,
         };
         Some((seq as usize + 1, text))
@@ -400,9 +400,18 @@ impl<'a> Narrator<'a> {
         })
     }
 
-    fn search_event(&mut self, event: &Event) -> Option<String> {
+    fn search_event(&mut self, seq: u64, event: &Event) -> Option<String> {
         self.track(event);
-        let caption = self.search_caption(event);
+        let mut caption = self.search_caption(event);
+        // The same input starts the next step (the status bar counts the step in flight):
+        // say so, so the caption and the status bar agree.
+        if let (Some(text), Event::Selected { step, kept, .. }) = (caption.as_mut(), event) {
+            let next = format!("step {}: expanding", step + 2);
+            if !kept.is_empty() && self.logs.get(&seq).is_some_and(|l| l.iter().any(|t| t.starts_with(&next))) {
+                let them = if kept.len() == 1 { "it" } else { "them" };
+                text.push_str(&format!(" Step {} now expands {them}.", step + 2));
+            }
+        }
         if matches!(event, Event::Selected { .. }) {
             self.fresh.clear();
         }

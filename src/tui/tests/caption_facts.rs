@@ -8,6 +8,7 @@ use super::*;
 use crate::demos::{load, narrate, DEMOS};
 use crate::engine::methods::retreval;
 use crate::memory::MemoryChange;
+use crate::session::Record;
 
 /// What the method logged of a selection step: `step k: kept K of N candidates (M evaluated`.
 fn evaluated_of(events: &[&Event], step: usize) -> Option<usize> {
@@ -33,7 +34,10 @@ fn plural(n: usize, thing: &str) -> String {
 /// with the method's own count of the states it valued.
 fn selections_agree(file: &str, session: &Session, events: &[&Event], captions: &[String]) {
     let breadth = session.header.params.whole("breadth");
-    let said: Vec<&String> = captions.iter().filter(|c| c.starts_with("Step ")).collect();
+    let said: Vec<&String> = captions
+        .iter()
+        .filter(|c| c.starts_with("Step ") && c.split_whitespace().nth(1).is_some_and(|w| w.ends_with(':')))
+        .collect();
     let selected: Vec<(usize, &Vec<NodeId>, usize)> = events
         .iter()
         .filter_map(|e| match e {
@@ -60,6 +64,17 @@ fn selections_agree(file: &str, session: &Session, events: &[&Event], captions: 
             assert!(caption.contains("nothing left to keep"), "{file}: {caption}");
             continue;
         }
+        // The status bar counts the step in flight: a caption at the input that starts the
+        // next step says so.
+        let seq = session.records.iter().find_map(|r| match r {
+            Record::Event { seq, event } if std::ptr::eq(event, events[at]) => Some(*seq),
+            _ => None,
+        });
+        let next_starts = session.records.iter().any(|r| {
+            matches!(r, Record::Event { seq: s, event: Event::Log { text } }
+                if Some(*s) == seq && text.starts_with(&format!("step {}: expanding", step + 2)))
+        });
+        assert_eq!(caption.contains(&format!("Step {} now expands", step + 2)), next_starts, "{file}: {caption}");
         if evaluated == *candidates {
             assert!(caption.contains(&format!("{} valued", plural(*candidates, "candidate state"))), "{caption}");
         } else {
@@ -154,19 +169,27 @@ fn title_agrees(file: &str, session: &Session, events: &[&Event], title: &str) {
     }
 }
 
+/// `caption` cut before each later sentence that begins "Step N:".
+fn split_steps(caption: &str) -> Vec<String> {
+    let mut cuts = vec![0];
+    for (i, _) in caption.match_indices(". Step ") {
+        let next = caption[i + 7..].split_whitespace().next().unwrap_or("");
+        if next.ends_with(':') && next[..next.len() - 1].parse::<usize>().is_ok() {
+            cuts.push(i + 2);
+        }
+    }
+    cuts.push(caption.len());
+    cuts.windows(2).map(|w| caption[w[0]..w[1]].trim().to_string()).collect()
+}
+
 #[test]
 fn every_demo_caption_agrees_with_what_the_demo_recorded() {
     for demo in &DEMOS {
         let session = load(demo).unwrap();
         let events: Vec<&Event> = session.events().collect();
         let captions: Vec<String> = narrate(&session).unwrap().into_iter().map(|(_, c)| c).collect();
-        // Captions due at one position are joined; split them back into sentences' owners.
-        let parts: Vec<String> = captions
-            .iter()
-            .flat_map(|c| {
-                c.split(". Step ").enumerate().map(|(i, p)| if i == 0 { p.to_string() } else { format!("Step {p}") })
-            })
-            .collect();
+        // Captions due at one position are joined; split them back at each "Step N:".
+        let parts: Vec<String> = captions.iter().flat_map(|c| split_steps(c)).collect();
         let all = captions.join(" ");
         selections_agree(demo.file, &session, &events, &parts);
         events_agree(demo.file, &session, &events, &all);
