@@ -483,9 +483,14 @@ fn run_with_the_replay_provider_answers_tool_calls_from_the_recording() {
     assert_eq!(observations(&rerun), observations(&original), "the recorded observations, not live ones");
     assert_eq!(rerun.end().map(|e| e.0.llm_calls), Some(2));
 
-    // The recorded run used temperature 0.0; the default is 0.7: the error says so.
-    let mut changed = args.to_vec();
-    changed.extend(["--replay-from", from.to_str().unwrap()]);
+    // Without --temperature the re-drive samples at the recorded 0.0.
+    let mut recorded = args.to_vec();
+    recorded.extend(["--replay-from", from.to_str().unwrap()]);
+    let s = run_json(&recorded);
+    assert_eq!((s["llm_calls"].as_u64(), s["failed_calls"].as_u64()), (Some(2), None), "{s}");
+    // The recorded run used temperature 0.0; asked at 0.7, the error says so.
+    let mut changed = recorded.clone();
+    changed.extend(["--temperature", "0.7"]);
     let out = Command::new(env!("CARGO_BIN_EXE_thoughtscope")).args(&changed).output().unwrap();
     assert!(!out.status.success(), "every call failed");
     let err = String::from_utf8_lossy(&out.stderr);
