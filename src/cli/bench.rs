@@ -255,6 +255,9 @@ pub(crate) fn bench_http(args: &BenchArgs) -> Result<()> {
                 &c_text,
                 "--timeout",
                 "120",
+                // The reference's prompts, so the requests are the reference's search's.
+                "--prompt-style",
+                "reference",
             ];
             let before = server.requests();
             let (mut setup, problems) = run_setup(&http_args)?;
@@ -294,6 +297,14 @@ pub(crate) fn bench_http(args: &BenchArgs) -> Result<()> {
             if summary.failed_calls > 0 {
                 outln!("    ({} calls failed: {:?})", summary.failed_calls, summary.stopped);
             }
+            if honour_n && n <= 5 {
+                let sequential = sequential_requests(&rt, &http_args)?;
+                outln!(
+                    "                 one problem after another (the reference's order, its value cache shared): {sequential} \
+                     requests; side by side {requests} ({:.2}x)",
+                    requests as f64 / sequential.max(1) as f64
+                );
+            }
         }
         drop(server);
     }
@@ -303,6 +314,32 @@ pub(crate) fn bench_http(args: &BenchArgs) -> Result<()> {
 
 /// The driver's CPU per call: a tot-bfs run on the sim without latency through the
 /// driver, against the same problems fed synchronously (engine and sim alone).
+/// How many requests the run `http_args` names makes with its problems one after another
+/// and one call at a time, as the reference's loop does, against a local server answering
+/// at once (the same seeded answers): the count side-by-side runs are held to.
+fn sequential_requests(rt: &tokio::runtime::Runtime, http_args: &[&str]) -> Result<u64> {
+    let options = ServerOptions { latency: Duration::ZERO, honour_n: true };
+    let registry = Registry::default();
+    let server = LatencyServer::start(options, registry.clone(), SimProvider::new(SimConfig::default()))
+        .map_err(|e| eyre!("cannot start the local server: {e}"))?;
+    let mut args: Vec<&str> = http_args.to_vec();
+    let at = |flag: &str, args: &[&str]| args.iter().position(|a| *a == flag).map(|i| i + 1);
+    if let Some(i) = at("--base-url", &args) {
+        args[i] = &server.url;
+    }
+    if let Some(i) = at("--concurrency", &args) {
+        args[i] = "1";
+    }
+    let (mut setup, problems) = run_setup(&args)?;
+    let inner = Arc::clone(&setup.provider);
+    setup.provider = Arc::new(Registering { inner, registry });
+    let results = rt.block_on(run_problems(&setup, &problems, |_| {}));
+    if results.iter().any(|r| r.failed_calls > 0) {
+        return Err(eyre!("the one-after-another run had failed calls"));
+    }
+    Ok(server.requests())
+}
+
 pub(crate) fn bench_overhead() -> Result<()> {
     let args = ["--range", "0..300", "--concurrency", "16"];
     let cpu = thoughtscope::runtime::bench::cpu_seconds;

@@ -122,10 +122,14 @@ pub(crate) fn prompt_style(
 
 /// The model's context window as the provider knows it (its profile, its server), else
 /// [`DEFAULT_CONTEXT_TOKENS`] with a note saying so and how to state it.
-fn context_window_of(provider: &dyn Provider) -> Result<ContextWindow> {
+fn context_window_of(provider: &dyn Provider, trims: bool) -> Result<ContextWindow> {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     Ok(match rt.block_on(provider.context_window()) {
         Some(window) => window,
+        // The default is not enforced: only a method that trims to it (ReAct) needs the note.
+        None if !trims => {
+            ContextWindow { tokens: DEFAULT_CONTEXT_TOKENS, source: "a conservative default".into(), measured: false }
+        }
         None => {
             safe_eprintln!(
                 "note: {} does not say how many tokens the model holds; ReAct trajectories are trimmed to fit \
@@ -306,7 +310,8 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
     if provider_name == "replay" {
         limits.context = replay_window;
     } else if !provider.simulated() {
-        limits.context = Some(context_window_of(provider.as_ref())?);
+        let trims = params.method.info().react != methods::ReactShape::None;
+        limits.context = Some(context_window_of(provider.as_ref(), trims)?);
     }
     let memory = run_memory(args, d, &params, &task_name)?;
     let unjudged = replay_unjudged.is_some_and(|u| u);

@@ -149,9 +149,49 @@ pub struct ResponseCache {
     /// a problem reads only entries from before the run, so what it sees does not depend
     /// on how far the problems beside it have got.
     written: Option<Arc<Mutex<HashSet<String>>>>,
+    /// Shared keys one problem's driver has sent and not had answered yet, with the
+    /// drivers of other problems waiting for that answer (problems side by side sharing
+    /// one cache ask an identical request once, as the reference's loop does).
+    flying: HashMap<String, Vec<Waiter>>,
 }
 
+/// A driver waiting for another problem's identical request.
+pub type Waiter = tokio::sync::oneshot::Sender<Result<LlmResponse, crate::engine::CallError>>;
+
 impl ResponseCache {
+    /// The answer to a shared `key` another problem has in flight, to wait for (`Some`);
+    /// `None`: nobody has, and the caller's request is now the one in flight ([`Self::land`]
+    /// must follow, answered or not).
+    pub fn wait_or_fly(
+        &mut self,
+        key: &str,
+    ) -> Option<tokio::sync::oneshot::Receiver<Result<LlmResponse, crate::engine::CallError>>> {
+        if self.off {
+            return None;
+        }
+        match self.flying.get_mut(key) {
+            Some(waiters) => {
+                let (tx, rx) = tokio::sync::oneshot::channel();
+                waiters.push(tx);
+                Some(rx)
+            }
+            None => {
+                self.flying.insert(key.to_string(), Vec::new());
+                None
+            }
+        }
+    }
+
+    /// The request in flight under `key` is answered (or failed, or given up): everyone
+    /// waiting gets `result`, each answer counted as a cache hit.
+    pub fn land(&mut self, key: &str, result: &Result<LlmResponse, crate::engine::CallError>) {
+        for waiter in self.flying.remove(key).unwrap_or_default() {
+            if waiter.send(result.clone()).is_ok() && result.is_ok() {
+                self.hits += 1;
+            }
+        }
+    }
+
     pub fn new() -> Self {
         Self::default()
     }

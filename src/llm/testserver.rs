@@ -181,7 +181,7 @@ impl LatencyServer {
         })
     }
 
-    /// Requests answered so far.
+    /// Model requests (`/chat/completions`) answered so far.
     pub fn requests(&self) -> u64 {
         self.requests.load(Ordering::SeqCst)
     }
@@ -205,7 +205,10 @@ async fn serve(mut socket: TcpStream, shared: Arc<Shared>) {
         let Some((path, body)) = read_request(&mut socket, &mut buf).await else { return };
         tokio::time::sleep(shared.options.latency).await;
         let (status, reply) = answer(&shared, &path, &body);
-        shared.requests.fetch_add(1, Ordering::SeqCst);
+        // Model requests only: a client asking the server's context window is no model call.
+        if path.ends_with("/chat/completions") {
+            shared.requests.fetch_add(1, Ordering::SeqCst);
+        }
         let head = format!(
             "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: keep-alive\r\n\r\n",
             reply.len()

@@ -94,6 +94,9 @@ pub struct Driver {
     /// The model's context window, when the run knows it: a request whose prompt and
     /// reply cannot fit is not sent (it fails as `context_overflow`, saying so).
     window: Option<u64>,
+    /// Calls of this driver that other problems' drivers may be waiting for (a shared
+    /// cache's in-flight key): landed when they end, however they end.
+    flying: HashMap<u64, String>,
 }
 
 /// Why `request` cannot be sent to a model whose context window is `window` tokens, if
@@ -141,6 +144,7 @@ impl Driver {
             halted: Arc::new(AtomicBool::new(false)),
             tools: None,
             window: None,
+            flying: HashMap::new(),
         }
     }
 
@@ -239,6 +243,13 @@ impl Driver {
                 self.followers.entry(leader).or_default().push(call);
                 return;
             }
+            // Another problem sharing the cache has it in flight: wait for its answer.
+            match self.cache.lock().ok().and_then(|mut c| c.wait_or_fly(&filed.key)) {
+                Some(answer) => return self.follow_other_problem(call, answer),
+                None => {
+                    self.flying.insert(call, filed.key.clone());
+                }
+            }
             self.inflight.insert(filed.key.clone(), call);
         }
         self.calls_made += 1;
@@ -289,6 +300,36 @@ impl Driver {
         self.aborts.insert(call, handle);
     }
 
+    /// Take the answer another problem's identical request gets, as a cache hit (not a
+    /// call: nothing is sent); its failure is shared, as within one problem.
+    fn follow_other_problem(
+        &mut self,
+        call: u64,
+        answer: tokio::sync::oneshot::Receiver<Result<LlmResponse, CallError>>,
+    ) {
+        let handle = self.tasks.spawn(async move {
+            let result = match answer.await {
+                Ok(Ok(mut reply)) => {
+                    reply.cached = true;
+                    reply.latency_ms = 0;
+                    reply.usage.prompt_tokens = 0;
+                    reply.usage.completion_tokens = 0;
+                    Ok(reply)
+                }
+                Ok(Err(e)) => Err(CallError {
+                    kind: CallErrorKind::Shared,
+                    message: format!("an identical request of another problem failed ({}): {}", e.kind, e.message),
+                }),
+                Err(_) => Err(CallError {
+                    kind: CallErrorKind::Shared,
+                    message: "an identical request of another problem was given up (its run stopped)".into(),
+                }),
+            };
+            (call, Done::Llm(result))
+        });
+        self.aborts.insert(call, handle);
+    }
+
     /// Start a tool call as a task of the driver (tools are not money: no permit).
     fn start_tool(&mut self, call: u64, tool: ToolRequest, node: NodeId, after: NodeId) {
         self.order.push_back(call);
@@ -324,7 +365,8 @@ impl Driver {
             self.ready.remove(call);
             self.depths.remove(call);
             // Keep a leader running while someone still waits for its reply.
-            let has_followers = self.followers.get(call).is_some_and(|f| f.iter().any(|x| self.order.contains(x)));
+            let has_followers = self.followers.get(call).is_some_and(|f| f.iter().any(|x| self.order.contains(x)))
+                || self.flying.contains_key(call);
             if !has_followers {
                 if let Some(h) = self.aborts.remove(call) {
                     h.abort();
@@ -367,9 +409,12 @@ impl Driver {
             if self.inflight.get(&filed.key) == Some(&call) {
                 self.inflight.remove(&filed.key);
             }
-            if let Ok(reply) = &result {
-                if let Ok(mut cache) = self.cache.lock() {
+            if let Ok(mut cache) = self.cache.lock() {
+                if let Ok(reply) = &result {
                     cache.put_key(&filed, reply);
+                }
+                if let Some(key) = self.flying.remove(&call) {
+                    cache.land(&key, &result);
                 }
             }
         }
@@ -493,3 +538,19 @@ mod params_tests;
 mod shared_cache_tests;
 #[cfg(test)]
 mod tests;
+
+impl Drop for Driver {
+    /// Calls other problems wait for and this driver will never finish (its run was
+    /// dropped mid-call): they are told, so no other problem waits for ever.
+    fn drop(&mut self) {
+        if self.flying.is_empty() {
+            return;
+        }
+        let given_up = Err(CallError::new(CallErrorKind::NotSent, "not answered: the run asking it stopped"));
+        if let Ok(mut cache) = self.cache.lock() {
+            for key in self.flying.values() {
+                cache.land(key, &given_up);
+            }
+        }
+    }
+}

@@ -310,3 +310,41 @@ async fn a_stopping_run_gives_up_a_computing_tool_at_once_and_keeps_its_model_ca
     assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
     stop.store(true, Ordering::SeqCst);
 }
+
+/// Problems side by side sharing one cache (a real model): an identical shared request
+/// two problems have in flight at once is sent once; the other problem gets the answer
+/// as a cache hit with no tokens. A failed one is shared, and a driver dropped mid-call
+/// tells the problems waiting for it, so none waits for ever.
+#[tokio::test(start_paused = true)]
+async fn problems_sharing_a_cache_ask_an_identical_request_in_flight_once() {
+    let probe = Probe::new(|t| if t == "slow" { 500 } else { 50 });
+    let cache = Arc::new(Mutex::new(ResponseCache::new()));
+    let limit = Arc::new(Semaphore::new(8));
+    let mut a = Driver::new(probe.clone(), Arc::clone(&limit), Arc::clone(&cache)).for_problem(0);
+    let mut b = Driver::new(probe.clone(), Arc::clone(&limit), Arc::clone(&cache)).for_problem(1);
+    a.execute(&[call(0, "v"), call(1, "fail")]);
+    b.execute(&[call(0, "v"), call(1, "fail"), call(2, "w")]);
+    let (got_a, got_b) = tokio::join!(drain(&mut a), drain(&mut b));
+    assert_eq!(probe.calls.load(Ordering::SeqCst), 3, "v, fail and w once each");
+    assert_eq!(got_a, vec![(0, "v".to_string()), (1, "error: http: boom".to_string())]);
+    assert_eq!(got_b[0], (0, "v (cached)".to_string()));
+    assert!(
+        got_b[1].1.starts_with("error: shared: an identical request of another problem failed (http)"),
+        "{got_b:?}"
+    );
+    assert_eq!(got_b[2], (2, "w".to_string()));
+    assert_eq!((a.calls_made, b.calls_made), (2, 1), "the followed requests are no calls");
+    assert_eq!(cache.lock().unwrap().hits, 1);
+
+    // A driver dropped while its call is in flight: the problem waiting is told.
+    let mut c = Driver::new(probe.clone(), Arc::clone(&limit), Arc::clone(&cache)).for_problem(2);
+    let mut d = Driver::new(probe.clone(), Arc::clone(&limit), Arc::clone(&cache)).for_problem(3);
+    c.execute(&[call(0, "slow")]);
+    d.execute(&[call(0, "slow")]);
+    drop(c);
+    let got = tokio::time::timeout(Duration::from_secs(5), drain(&mut d)).await.expect("not waiting for ever");
+    assert!(
+        got[0].1.starts_with("error: shared: an identical request of another problem failed (not_sent)"),
+        "{got:?}"
+    );
+}
