@@ -152,40 +152,67 @@ pub struct ResponseCache {
     /// Shared keys one problem's driver has sent and not had answered yet, with the
     /// drivers of other problems waiting for that answer (problems side by side sharing
     /// one cache ask an identical request once, as the reference's loop does).
-    flying: HashMap<String, Vec<Waiter>>,
+    flying: HashMap<String, Flight>,
+    next_flight: u64,
 }
 
 /// A driver waiting for another problem's identical request.
 pub type Waiter = tokio::sync::oneshot::Sender<Result<LlmResponse, crate::engine::CallError>>;
 
+/// A shared request in flight: which asking it is, and who waits for its answer.
+#[derive(Debug)]
+struct Flight {
+    id: u64,
+    waiters: Vec<Waiter>,
+}
+
+/// What [`ResponseCache::wait_or_fly`] says.
+pub enum Asked {
+    /// Another problem has it in flight: its answer comes here.
+    Wait(tokio::sync::oneshot::Receiver<Result<LlmResponse, crate::engine::CallError>>),
+    /// Send it: the flight's id, for [`ResponseCache::land`].
+    Fly(u64),
+}
+
 impl ResponseCache {
-    /// The answer to a shared `key` another problem has in flight, to wait for (`Some`);
-    /// `None`: nobody has, and the caller's request is now the one in flight ([`Self::land`]
-    /// must follow, answered or not).
-    pub fn wait_or_fly(
-        &mut self,
-        key: &str,
-    ) -> Option<tokio::sync::oneshot::Receiver<Result<LlmResponse, crate::engine::CallError>>> {
+    /// Ask for a shared `key`: wait for the answer another problem has in flight, or
+    /// fly it (the caller's request is now the one in flight under the returned id, and
+    /// [`Self::land`] must follow, answered or not).
+    pub fn wait_or_fly(&mut self, key: &str) -> Asked {
         if self.off {
-            return None;
+            return Asked::Fly(0);
         }
-        match self.flying.get_mut(key) {
-            Some(waiters) => {
-                let (tx, rx) = tokio::sync::oneshot::channel();
-                waiters.push(tx);
-                Some(rx)
+        if let Some(flight) = self.flying.get_mut(key) {
+            let (tx, rx) = tokio::sync::oneshot::channel();
+            flight.waiters.push(tx);
+            return Asked::Wait(rx);
+        }
+        self.next_flight += 1;
+        self.flying.insert(key.to_string(), Flight { id: self.next_flight, waiters: Vec::new() });
+        Asked::Fly(self.next_flight)
+    }
+
+    /// The flight `id` of `key` is given up: true, and it is no longer in flight, when no
+    /// other problem waits for it; false (nothing changes) when one does, so the request
+    /// must run on for them.
+    pub fn unfly_unless_waited(&mut self, key: &str, id: u64) -> bool {
+        match self.flying.get(key) {
+            Some(flight) if flight.id == id && !flight.waiters.is_empty() => false,
+            Some(flight) if flight.id == id => {
+                self.flying.remove(key);
+                true
             }
-            None => {
-                self.flying.insert(key.to_string(), Vec::new());
-                None
-            }
+            _ => true,
         }
     }
 
-    /// The request in flight under `key` is answered (or failed, or given up): everyone
-    /// waiting gets `result`, each answer counted as a cache hit.
-    pub fn land(&mut self, key: &str, result: &Result<LlmResponse, crate::engine::CallError>) {
-        for waiter in self.flying.remove(key).unwrap_or_default() {
+    /// The flight `id` of `key` is answered (or failed, or given up): everyone waiting
+    /// gets `result`, each answer counted as a cache hit. A flight already landed is left.
+    pub fn land(&mut self, key: &str, id: u64, result: &Result<LlmResponse, crate::engine::CallError>) {
+        if self.flying.get(key).is_none_or(|f| f.id != id) {
+            return;
+        }
+        for waiter in self.flying.remove(key).map(|f| f.waiters).unwrap_or_default() {
             if waiter.send(result.clone()).is_ok() && result.is_ok() {
                 self.hits += 1;
             }

@@ -25,7 +25,7 @@ use crate::engine::{
     CallError, CallErrorKind, Effect, Input, LlmReply, LlmRequest, LlmResponse, NodeId, ToolReply, ToolRequest,
     ToolResult,
 };
-use crate::llm::cache::{CallKey, ResponseCache};
+use crate::llm::cache::{Asked, CallKey, ResponseCache};
 use crate::llm::limit::{Limit, Priority, Round};
 use crate::llm::{DeltaFn, Provider, Streamed};
 
@@ -96,7 +96,21 @@ pub struct Driver {
     window: Option<u64>,
     /// Calls of this driver that other problems' drivers may be waiting for (a shared
     /// cache's in-flight key): landed when they end, however they end.
-    flying: HashMap<u64, String>,
+    flying: HashMap<u64, (String, u64)>,
+}
+
+/// `result` with any known key taken out, as every reply is before it goes further.
+fn redacted(result: Result<LlmResponse, CallError>) -> Result<LlmResponse, CallError> {
+    match result {
+        Ok(mut reply) => {
+            crate::llm::secret::redact_in_place(&mut reply);
+            Ok(reply)
+        }
+        Err(mut e) => {
+            e.message = crate::llm::secret::redact(&e.message).into_owned();
+            Err(e)
+        }
+    }
 }
 
 /// Why `request` cannot be sent to a model whose context window is `window` tokens, if
@@ -244,11 +258,13 @@ impl Driver {
                 return;
             }
             // Another problem sharing the cache has it in flight: wait for its answer.
-            match self.cache.lock().ok().and_then(|mut c| c.wait_or_fly(&filed.key)) {
-                Some(answer) => return self.follow_other_problem(call, answer),
-                None => {
-                    self.flying.insert(call, filed.key.clone());
+            let asked = self.cache.lock().ok().map(|mut c| c.wait_or_fly(&filed.key));
+            match asked {
+                Some(Asked::Wait(answer)) => return self.follow_other_problem(call, answer),
+                Some(Asked::Fly(id)) => {
+                    self.flying.insert(call, (filed.key.clone(), id));
                 }
+                None => {}
             }
             self.inflight.insert(filed.key.clone(), call);
         }
@@ -276,6 +292,10 @@ impl Driver {
                 let _ = tx.send(delta);
             })
         });
+        // Landed by the call itself, so other problems waiting get the answer whether or
+        // not this driver is still reading its replies.
+        let landing =
+            self.flying.get(&call).map(|(key, id)| (Arc::clone(&self.cache), key.clone(), *id, filed.clone()));
         let halted = Arc::clone(&self.halted);
         let slots = crate::llm::fanout::Slots::of(limit.clone(), Arc::clone(&halted)).at(priority);
         let handle = self.tasks.spawn(async move {
@@ -293,6 +313,15 @@ impl Driver {
             if let Ok(reply) = result.as_mut() {
                 if !reply.simulated {
                     reply.latency_ms = started.elapsed().as_millis() as u64;
+                }
+            }
+            if let Some((cache, key, id, filed)) = landing {
+                let shared = redacted(result.clone());
+                if let Ok(mut cache) = cache.lock() {
+                    if let Ok(reply) = &shared {
+                        cache.put_key(&filed, reply);
+                    }
+                    cache.land(&key, id, &shared);
                 }
             }
             (call, Done::Llm(result))
@@ -365,8 +394,18 @@ impl Driver {
             self.ready.remove(call);
             self.depths.remove(call);
             // Keep a leader running while someone still waits for its reply.
-            let has_followers = self.followers.get(call).is_some_and(|f| f.iter().any(|x| self.order.contains(x)))
-                || self.flying.contains_key(call);
+            let mut has_followers = self.followers.get(call).is_some_and(|f| f.iter().any(|x| self.order.contains(x)));
+            // Other problems waiting for it keep it running too; else it is no longer in flight.
+            if !has_followers {
+                if let Some((key, id)) = self.flying.get(call) {
+                    let given_up = self.cache.lock().map_or(true, |mut c| c.unfly_unless_waited(key, *id));
+                    if given_up {
+                        self.flying.remove(call);
+                    } else {
+                        has_followers = true;
+                    }
+                }
+            }
             if !has_followers {
                 if let Some(h) = self.aborts.remove(call) {
                     h.abort();
@@ -413,9 +452,8 @@ impl Driver {
                 if let Ok(reply) = &result {
                     cache.put_key(&filed, reply);
                 }
-                if let Some(key) = self.flying.remove(&call) {
-                    cache.land(&key, &result);
-                }
+                // Landed by the call's own task already.
+                self.flying.remove(&call);
             }
         }
         for follower in self.followers.remove(&call).unwrap_or_default() {
@@ -548,8 +586,8 @@ impl Drop for Driver {
         }
         let given_up = Err(CallError::new(CallErrorKind::NotSent, "not answered: the run asking it stopped"));
         if let Ok(mut cache) = self.cache.lock() {
-            for key in self.flying.values() {
-                cache.land(key, &given_up);
+            for (key, id) in self.flying.values() {
+                cache.land(key, *id, &given_up);
             }
         }
     }

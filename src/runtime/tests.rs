@@ -336,11 +336,20 @@ async fn problems_sharing_a_cache_ask_an_identical_request_in_flight_once() {
     assert_eq!((a.calls_made, b.calls_made), (2, 1), "the followed requests are no calls");
     assert_eq!(cache.lock().unwrap().hits, 1);
 
+    // A call cancelled by its own problem runs on while another problem waits for it.
+    let mut e = Driver::new(probe.clone(), Arc::clone(&limit), Arc::clone(&cache)).for_problem(4);
+    let mut f = Driver::new(probe.clone(), Arc::clone(&limit), Arc::clone(&cache)).for_problem(5);
+    e.execute(&[call(0, "slow")]);
+    f.execute(&[call(0, "slow")]);
+    e.execute(&[Effect::Cancel { calls: vec![0] }]);
+    let (got_e, got_f) = tokio::join!(drain(&mut e), drain(&mut f));
+    assert_eq!((got_e, got_f), (vec![], vec![(0, "slow (cached)".to_string())]));
+
     // A driver dropped while its call is in flight: the problem waiting is told.
     let mut c = Driver::new(probe.clone(), Arc::clone(&limit), Arc::clone(&cache)).for_problem(2);
     let mut d = Driver::new(probe.clone(), Arc::clone(&limit), Arc::clone(&cache)).for_problem(3);
-    c.execute(&[call(0, "slow")]);
-    d.execute(&[call(0, "slow")]);
+    c.execute(&[call(0, "gone")]);
+    d.execute(&[call(0, "gone")]);
     drop(c);
     let got = tokio::time::timeout(Duration::from_secs(5), drain(&mut d)).await.expect("not waiting for ever");
     assert!(
