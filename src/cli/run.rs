@@ -213,6 +213,16 @@ pub(crate) fn setup_run(args: &RunArgs) -> Result<(RunSetup, Vec<Problem>)> {
     setup_run_with(args, &config(args.connect.config.as_deref()))
 }
 
+/// The recording `--provider replay` answers from (`--replay-from`), loaded.
+fn replay_of(args: &RunArgs, provider: &str) -> Result<Option<thoughtscope::session::provider::ReplayProvider>> {
+    if provider != "replay" {
+        return Ok(None);
+    }
+    let from =
+        args.replay_from.as_deref().ok_or_else(|| UserError::usage("--provider replay needs --replay-from SESSION"))?;
+    Ok(Some(thoughtscope::session::provider::ReplayProvider::load(from)?))
+}
+
 pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, Vec<Problem>)> {
     let d = &cfg.defaults;
     check_prompts_dir(args.prompts.as_deref())?;
@@ -220,16 +230,7 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
     let mut warnings = Vec::new();
     let knowledge = args.tools.knowledge(&mut warnings)?;
     let provider_name = args.provider.clone().or(d.provider.clone()).unwrap_or_else(|| "sim".into());
-    let replay = match provider_name.as_str() {
-        "replay" => {
-            let from = args
-                .replay_from
-                .as_deref()
-                .ok_or_else(|| UserError::usage("--provider replay needs --replay-from SESSION"))?;
-            Some(thoughtscope::session::provider::ReplayProvider::load(from)?)
-        }
-        _ => None,
-    };
+    let replay = replay_of(args, &provider_name)?;
     let actions = react_actions(args, replay.as_ref())?;
     let style = prompt_style(args.prompt_style, &provider_name, replay.as_ref(), &task_name)?;
     let options = TaskOptions { prompts: args.prompts.clone(), data: args.data.clone(), knowledge, actions, style };
