@@ -438,6 +438,21 @@ impl Run {
         Some(super::memory::PendingSave { target, started, changes: self.memory_changes.clone(), now })
     }
 
+    /// The run's memory changes since the last save point, to save now, keeping the
+    /// target: what is saved becomes the new starting point, so a later save (another
+    /// save point, or [`Run::take_memory_save`] at the end) writes only what came after
+    /// and nothing is applied twice. None when nothing changed since.
+    pub fn memory_save_point(&mut self) -> Option<super::memory::PendingSave> {
+        let (target, started) = self.memory_target.as_mut()?;
+        if self.memory_changes.is_empty() {
+            return None;
+        }
+        let now = self.engine.memory().cloned().unwrap_or_else(|| started.clone());
+        let before = std::mem::replace(started, now.clone());
+        let changes = std::mem::take(&mut self.memory_changes);
+        Some(super::memory::PendingSave { target: target.clone(), started: before, changes, now })
+    }
+
     /// The error that stopped the recording, if any (once).
     pub fn take_write_error(&mut self) -> Option<SessionError> {
         self.write_error.take()

@@ -482,6 +482,11 @@ impl App {
         if revealed {
             self.open_all();
         }
+        // A finished run's memory is saved at once, not only at the next problem or quit.
+        if events.iter().any(|e| matches!(e, Event::Finished { .. })) {
+            let pending = self.run.memory_save_point();
+            self.save_memory(pending);
+        }
         if let Some(hit) = fed.hits.first() {
             if held_before {
                 // Replies still landing while held: each further hit is added to what is said.
@@ -541,12 +546,17 @@ impl App {
     /// Record the end of the run (totals and time) when leaving.
     pub fn finish_recording(&mut self) {
         let _ = self.run.end(self.elapsed_ms);
-        // A live run's named memory is saved once, before the next problem loads it.
-        if let Some(pending) = self.run.take_memory_save() {
-            if let Err(e) = pending.save_blocking() {
-                self.message = Some(e.to_string());
-                self.run.memory_error = Some(e.to_string());
-            }
+        // What a live run's named memory learnt since it was last saved, before the next
+        // problem loads it.
+        let pending = self.run.memory_save_point();
+        self.save_memory(pending);
+    }
+
+    /// Save `pending` (a run's memory changes), saying so if it fails.
+    fn save_memory(&mut self, pending: Option<crate::runtime::memory::PendingSave>) {
+        if let Some(Err(e)) = pending.map(crate::runtime::memory::PendingSave::save_blocking) {
+            self.message = Some(e.to_string());
+            self.run.memory_error = Some(e.to_string());
         }
     }
 }

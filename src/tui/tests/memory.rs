@@ -463,4 +463,11 @@ fn retreval_in_the_explorer_asks_for_the_cause_scores_in_parts_and_shows_what_it
         screen.contains("memory: added success entry") && screen.contains("memory: consolidated"),
         "the transcript tells what the memory learnt:\n{screen}"
     );
+    // The finished run's memory is on disk already, before any quit (issue 28), and
+    // leaving writes nothing twice.
+    let store = crate::memory::MemoryStore::new(&dir.path().join("data"));
+    let saved = store.load("retreval-math-demo").unwrap().expect("the memory file exists");
+    assert_eq!(saved.entries(), app.run.engine.memory().unwrap().entries(), "saved when the run finished");
+    app.finish_recording();
+    assert_eq!(store.load("retreval-math-demo").unwrap().unwrap().entries(), saved.entries(), "not applied twice");
 }
