@@ -465,7 +465,7 @@ fn llama_cpp_server_end_to_end() {
             let session = Session::load(&file.unwrap().path()).unwrap();
             for (input, request) in session.inputs() {
                 let Input::LlmReply(r) = input else { continue };
-                if let Some(reply) = r.result.as_ref().ok() {
+                if let Ok(reply) = r.result.as_ref() {
                     replies.push(reply.completions[0].text.to_string());
                 }
                 let Some(request) = request else { continue };
