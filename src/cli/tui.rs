@@ -77,8 +77,7 @@ pub(crate) fn tui_live(mut args: RunArgs) -> Result<()> {
     if args.input.is_none() && args.range.is_none() {
         // Each task names the problem it opens on (Game of 24: the paper's first test puzzle).
         let name = args.task.as_deref().or(cfg.defaults.task.as_deref()).unwrap_or(&tasks::default_task().name);
-        let entry = tasks::find(name).ok_or_else(|| tasks::TaskError::Unknown(name.to_string()))?;
-        args.range = Some(entry.info.default_problem.to_string());
+        args.range = Some(tasks::default_problem(name)?.to_string());
     }
     let (setup, problems) = setup_run_with(&args, &cfg)?;
     let Some(problem) = problems.first() else { bail!("no problem to open") };

@@ -114,6 +114,12 @@ fn locate_with(
     Some((dir.join("config.toml"), false))
 }
 
+/// The config directory: `$THOUGHTSCOPE_CONFIG_DIR` if set, else the platform's (where
+/// `tasks/` holds task files found by name).
+pub fn dir() -> Option<PathBuf> {
+    std::env::var_os(CONFIG_DIR_ENV).filter(|v| !v.is_empty()).map(PathBuf::from).or_else(default_dir)
+}
+
 /// The platform's config directory for thoughtscope (`~/.config/thoughtscope` on Linux).
 fn default_dir() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "thoughtscope").map(|p| p.config_dir().to_path_buf())

@@ -99,6 +99,7 @@ pub(crate) fn tot_log_header(
         unjudged: false,
         prompt_style: Default::default(),
         context_window: None,
+        task_def: None,
     }
 }
 

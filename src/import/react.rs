@@ -152,6 +152,7 @@ pub fn import_trajectory(
         unjudged: false,
         prompt_style: Default::default(),
         context_window: None,
+        task_def: None,
     };
     let path = out.join(name);
     let writer = SessionWriter::create(&path, &header)?;

@@ -472,6 +472,7 @@ pub fn check_entry(
                 unjudged: !judged,
                 prompt_style: Default::default(),
                 context_window: None,
+                task_def: None,
                 ..super::tot_log_header(&writing::INFO.name, &x, entry.idx, params.clone(), &model, source)
             })
         },

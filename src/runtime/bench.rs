@@ -47,6 +47,7 @@ fn sim_recording(path: &Path, params: Params, note: String) -> Result<(Run, SimP
         unjudged: false,
         prompt_style: Default::default(),
         context_window: None,
+        task_def: None,
     };
     let task = header.build_task(&TaskOptions::default()).map_err(|e| e.to_string())? as Arc<dyn Task>;
     let engine = Engine::new(task, PUZZLE, header.params.clone());

@@ -94,6 +94,10 @@ pub struct Header {
     /// server; `sim` has none), so replays and forks fit prompts to it the same way.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context_window: Option<u64>,
+    /// The task's whole definition and the problem's record, for a task written as a
+    /// file (`tasks::file`): the session rebuilds the task from it, without the file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_def: Option<serde_json::Value>,
 }
 
 /// A named memory at the start of a problem. Written into the header whole (format 1,
@@ -147,6 +151,7 @@ impl Header {
             actions: self.actions,
             facets: Some(&self.facets),
             style: self.prompt_style,
+            definition: self.task_def.as_ref(),
         }
     }
 

@@ -30,6 +30,7 @@ pub(super) fn header() -> Header {
         unjudged: false,
         prompt_style: Default::default(),
         context_window: None,
+        task_def: None,
     }
 }
 

@@ -91,6 +91,7 @@ fn answers_in_bold_labels_and_answer_tags_are_read_in_both_styles() {
             actions: None,
             facets: None,
             style,
+            definition: None,
         };
         let fever = super::for_spec(&spec, &TaskOptions { style, ..TaskOptions::default() }).unwrap();
         let answer = fever.extract_answer(spec.input, "Thought: It does.\n**Answer:** SUPPORTS").unwrap();

@@ -23,7 +23,7 @@ fn task_in(name: &str, style: PromptStyle) -> (Arc<dyn TaskSource>, String) {
         "fever" => "The Danube flows into the Black Sea.",
         _ => "What is $1 + 1$?",
     };
-    let spec = TaskSpec { name, input, gold: Some("2"), actions: None, facets: None, style };
+    let spec = TaskSpec { name, input, gold: Some("2"), actions: None, facets: None, style, definition: None };
     (super::for_spec(&spec, &options).unwrap(), input.to_string())
 }
 

@@ -22,6 +22,7 @@ mod chat_replies_tests;
 mod chat_tests;
 pub mod countdown;
 pub mod crosswords;
+pub mod file;
 pub mod game24;
 pub mod math;
 pub mod prompts;
@@ -106,6 +107,16 @@ pub fn names() -> Vec<&'static str> {
     REGISTRY.iter().map(|e| &*e.info.name).collect()
 }
 
+/// The problem the explorer opens task `name` on: a registered task's own, a task
+/// file's first.
+pub fn default_problem(name: &str) -> Result<usize, TaskError> {
+    match find(name) {
+        Some(entry) => Ok(entry.info.default_problem),
+        None if file::locate(name).is_some() => Ok(0),
+        None => Err(TaskError::Unknown(name.to_string())),
+    }
+}
+
 /// The task runs use when none is named.
 pub fn default_task() -> &'static TaskInfo {
     REGISTRY[0].info
@@ -123,6 +134,9 @@ pub enum TaskError {
     Prompt { path: String, message: String },
     #[error("task data: {0}")]
     Data(String),
+    /// A task file that cannot be read, said as `file:line: key: what`.
+    #[error("task file {0}")]
+    File(String),
     /// A prompt style the task has no templates for.
     #[error("task {task} has no {style} prompts (use --prompt-style {has})")]
     Style { task: String, style: crate::engine::PromptStyle, has: crate::engine::PromptStyle },
@@ -172,6 +186,12 @@ pub trait TaskSource: Task {
     fn range_limit(&self) -> usize {
         self.problem_count()
     }
+    /// The task's whole definition with problem `input`'s record, for a task defined at
+    /// runtime (a task file): recorded in session headers (`task_def`), so a session
+    /// rebuilds the task without the file. `None` for the registered tasks.
+    fn definition(&self, _input: &str) -> Option<serde_json::Value> {
+        None
+    }
     /// How ReAct replies are read and answered, when not tolerantly: hotpotqa and fever in
     /// the ReAct notebook's own way (`--react-mode reference`, imported trajectories).
     /// Recorded in session headers (`actions`), so replays and forks keep the mode.
@@ -208,8 +228,13 @@ impl TaskOptions {
 }
 
 /// Build a task by name. `warnings` gets problems met reading its data (skipped items).
+/// A name that is no registered task is a task file (`file::locate`): a path, or a name
+/// under the config directory's `tasks/`.
 pub fn build(name: &str, options: &TaskOptions, warnings: &mut Vec<String>) -> Result<Arc<dyn TaskSource>, TaskError> {
-    let entry = find(name).ok_or_else(|| TaskError::Unknown(name.to_string()))?;
+    let Some(entry) = find(name) else {
+        let path = file::locate(name).ok_or_else(|| TaskError::Unknown(name.to_string()))?;
+        return styled(Arc::new(file::FileTask::open(&path, options, warnings)?), options);
+    };
     let _ = prompts::take_warnings(None);
     let built = (entry.build)(entry.info, options, warnings);
     // Templates with unknown placeholders, and files in --prompts the task does not read.
@@ -266,6 +291,8 @@ pub struct TaskSpec<'a> {
     pub facets: Option<&'a std::collections::BTreeMap<String, String>>,
     /// How the task laid its prompts out.
     pub style: crate::engine::PromptStyle,
+    /// A task file's recorded definition (`Header::task_def`).
+    pub definition: Option<&'a serde_json::Value>,
 }
 
 /// The task a session ran, from its header's spec alone (no data file): replay, the
@@ -273,6 +300,9 @@ pub struct TaskSpec<'a> {
 /// what the header recorded (the gold answer, facets, action rules); the others are
 /// built without `--data`. The prompts are laid out in the style the header records.
 pub fn for_spec(spec: &TaskSpec, options: &TaskOptions) -> Result<Arc<dyn TaskSource>, TaskError> {
+    if let Some(recorded) = spec.definition {
+        return Ok(Arc::new(file::FileTask::from_recorded(recorded, spec.style)?));
+    }
     let entry = find(spec.name).ok_or_else(|| TaskError::Unknown(spec.name.to_string()))?;
     let options = &TaskOptions { style: spec.style, ..options.clone() };
     let task = match entry.from_spec {

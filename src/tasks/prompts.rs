@@ -161,7 +161,8 @@ pub fn check_turns(template: &str) -> Result<(), String> {
     }
 }
 
-fn role_name(role: Role) -> &'static str {
+/// A role as its turn marker names it (`[system]`, `[user]`, `[assistant]`).
+pub fn role_name(role: Role) -> &'static str {
     match role {
         Role::System => "system",
         Role::User => "user",

@@ -176,6 +176,7 @@ fn a_session_replays_without_its_data_file() {
         unjudged: false,
         prompt_style: Default::default(),
         context_window: None,
+        task_def: None,
     };
     assert_eq!(header.gold.as_deref(), Some("Arthur's Magazine"));
     let path = dir.path().join("s.jsonl");

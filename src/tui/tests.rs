@@ -44,6 +44,7 @@ fn setup(dir: &Path, params: Params) -> Setup {
         unjudged: false,
         prompt_style: Default::default(),
         context_window: None,
+        task_def: None,
     };
     Setup {
         task,

@@ -181,6 +181,13 @@ pub trait Task: Send + Sync {
         true
     }
 
+    /// Whether the simulated model can play a run of `params` on this task, for a task
+    /// whose player is not registered with it by name (a task file plays from its gold
+    /// answers): `Err` is the line that says why not. `None`: the registry decides.
+    fn sim_plays(&self, _params: &crate::engine::Params) -> Option<Result<(), String>> {
+        None
+    }
+
     // The capabilities: `None` is "the task has none", and a method that needs one is
     // refused on this task before it starts.
 

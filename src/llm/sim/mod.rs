@@ -89,7 +89,10 @@ pub fn plays(task: &str) -> bool {
 
 /// Whether the simulated model can play a run of `params` on `task`: `Err` is the one
 /// line that says why not, for refusing the run before it starts.
-pub fn check_plays(task: &dyn crate::engine::Task, _params: &crate::engine::Params) -> Result<(), String> {
+pub fn check_plays(task: &dyn crate::engine::Task, params: &crate::engine::Params) -> Result<(), String> {
+    if let Some(verdict) = task.sim_plays(params) {
+        return verdict;
+    }
     if plays(task.name()) {
         return Ok(());
     }
@@ -125,7 +128,10 @@ impl SimProvider {
         for i in 0..request.n.max(1) {
             let sample = first.wrapping_add(i as u64).wrapping_add(1);
             let mut rng = SplitMix64::from_parts(&[base[0], base[1], base[2], sample]);
-            let Some(play) = player(task) else {
+            // A task file's prompts carry what its player reads (`tasks::file::sim`).
+            let file_task = request.context.get(crate::tasks::file::CONTEXT_KEY).is_some();
+            let play = if file_task { Some(crate::tasks::file::sim::play as Play) } else { player(task) };
+            let Some(play) = play else {
                 return Err(CallError {
                     kind: CallErrorKind::Sim,
                     message: format!("the sim provider does not know the task {task:?}"),

@@ -267,6 +267,7 @@ fn a_session_header_rebuilds_a_data_task() {
         actions: None,
         facets: Some(&facets),
         style: Default::default(),
+        definition: None,
     };
     let task = MathTask::from_spec(MathKind::Math500, &spec, Default::default()).unwrap();
     assert_eq!(task.check("What is 1 + 1?", "2"), Ok(()));

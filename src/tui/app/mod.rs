@@ -378,6 +378,7 @@ impl App {
         header.index = problem.index;
         header.gold = self.setup.task.gold(&problem.input);
         header.facets = self.setup.task.problem_facets(&problem);
+        header.task_def = self.setup.task.definition(&problem.input);
         // A method keeping a memory starts from the named memory as it stands now (the
         // template header names it); it is saved when this run ends (`finish_recording`).
         let memory = header.memory.as_ref().filter(|_| memory_failed.is_none()).map(|m| match &self.setup.memory_dir {

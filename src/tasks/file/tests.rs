@@ -1,0 +1,311 @@
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::*;
+use crate::engine::testkit::{run_cmd, run_sync, sim};
+use crate::engine::{methods, Engine, MethodKind};
+use crate::tasks::{self, TaskOptions};
+
+fn example(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/tasks").join(name)
+}
+
+fn open(name: &str) -> Arc<dyn TaskSource> {
+    let path = example(name);
+    tasks::build(path.to_str().unwrap(), &TaskOptions::default(), &mut Vec::new()).expect("the example builds")
+}
+
+fn served(task: &dyn TaskSource) -> Vec<&'static str> {
+    methods::serving(task, &Params::default()).iter().map(|m| m.kind.label()).collect()
+}
+
+/// A task file's text in a temporary folder, read back: the error as its one line.
+fn error_of(toml: &str, files: &[(&str, &str)]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    std::fs::write(dir.path().join("task.toml"), toml).unwrap();
+    let err = match FileTask::open(dir.path(), &TaskOptions::default(), &mut Vec::new()) {
+        Ok(_) => panic!("accepted:\n{toml}"),
+        Err(e) => e.to_string(),
+    };
+    assert!(!err.contains('\n'), "one line: {err}");
+    err.replace(&dir.path().join("task.toml").display().to_string(), "task.toml")
+}
+
+const GOOD: &str = r#"name = "t"
+[problems]
+items = [{ input = "2 + 2", answer = "4" }]
+[prompts]
+io = "Q: {{ input }}"
+cot = "Think. Q: {{ input }}"
+[answer]
+read = "answer-line"
+[check]
+kind = "numeric"
+"#;
+
+#[test]
+fn the_examples_load_with_the_capabilities_their_prompts_give() {
+    let words = open("word-problems");
+    assert_eq!((words.name(), words.problem_count()), ("word-problems", 12));
+    let methods = served(words.as_ref());
+    for m in ["io", "cot", "cot-sc", "self-refine", "reflexion"] {
+        assert!(methods.contains(&m), "{m}: {methods:?}");
+    }
+    assert!(!methods.contains(&"tot-bfs") && !methods.contains(&"react"), "{methods:?}");
+    assert_eq!(words.facets(&words.problem(0).unwrap().input)["topic"], "money");
+
+    let steps = open("stepwise");
+    let methods = served(steps.as_ref());
+    for m in ["tot-bfs", "tot-dfs", "mcts"] {
+        assert!(methods.contains(&m), "{m}: {methods:?}");
+    }
+    let town = open("town-facts");
+    let methods = served(town.as_ref());
+    for m in ["react", "react-cot-sc", "retreval"] {
+        assert!(methods.contains(&m), "{m}: {methods:?}");
+    }
+    assert!(town.tools().unwrap().get("search").is_some());
+}
+
+#[test]
+fn a_method_the_file_cannot_serve_is_refused_by_name() {
+    let words = open("word-problems");
+    let params = Params::new(MethodKind::from_name("tot-bfs").unwrap());
+    let refused = methods::check_serves(words.as_ref(), &params).unwrap_err().for_flags();
+    assert!(refused.contains("word-problems has no tree-search steps"), "{refused}");
+    assert!(refused.contains("cot-sc"), "names what works: {refused}");
+}
+
+#[test]
+fn answers_are_read_and_checked_as_the_file_says() {
+    let words = open("word-problems");
+    let x = words.problem(11).unwrap().input;
+    let answer = words.extract_answer(&x, "20/60 of an hour\n\\boxed{\\dfrac{1}{3}}").unwrap();
+    assert_eq!(words.check(&x, &answer), Ok(()), "the math grader: 1/3");
+    assert!(words.check(&x, "0.3").is_err());
+    let town = open("town-facts");
+    let x = town.problem(1).unwrap().input;
+    assert_eq!(
+        town.extract_answer(&x, "Thought 3: ok\nAction 3: Finish[the Selby Bay]").as_deref(),
+        Some("the Selby Bay")
+    );
+    assert_eq!(town.check(&x, "the Selby Bay"), Ok(()));
+    assert!(town.score(&x, "Selby") > 0.0 && town.score(&x, "Selby") < 1.0, "token F1");
+}
+
+#[test]
+fn a_step_checker_rejects_steps_of_the_wrong_form() {
+    let task = open("stepwise");
+    let tree = task.tree().unwrap();
+    let x = task.problem(0).unwrap().input;
+    let props = tree.parse_proposals(&x, "", "1. 4 * 12 = 48\nfour twelves\n");
+    assert_eq!(props[0].thought, "4 * 12 = 48");
+    assert_eq!(props[0].problem, None);
+    assert!(props[1].problem.as_deref().unwrap().contains("step_pattern"), "{props:?}");
+    let y = "4 * 12 = 48\n48 - 30 = 18\n";
+    assert!(tree.parse_edit(&x, y, "48 - 30 = 18").problem.unwrap().contains("final_pattern"));
+    assert_eq!(tree.parse_edit(&x, y, "Answer: 18").problem, None);
+    let value = tree.value().unwrap();
+    assert_eq!(value.parse_value(&x, y, &["Looks right.\nsure".into()]).0, 20.0);
+    assert_eq!(value.fixed_value(&x, &format!("{y}Answer: 18\n")), None, "a last step with an answer is asked");
+}
+
+#[test]
+fn sim_plays_the_examples_and_a_perfect_one_solves_them() {
+    for (name, method) in [
+        ("word-problems", "cot"),
+        ("word-problems", "cot-sc"),
+        ("stepwise", "tot-bfs"),
+        ("stepwise", "tot-dfs"),
+        ("stepwise", "mcts"),
+    ] {
+        let task = open(name);
+        let params = Params::new(MethodKind::from_name(method).unwrap());
+        assert_eq!(crate::llm::sim::check_plays(task.as_ref(), &params), Ok(()), "{name} {method}");
+        for i in [0, 5, 11] {
+            let x = task.problem(i).unwrap().input;
+            let mut engine = Engine::new(Arc::clone(&task) as Arc<dyn Task>, &x, params.clone());
+            run_sync(&mut engine, run_cmd(), sim(0.0, 3));
+            assert!(engine.outcome().is_some_and(|o| o.solved), "{name} {method} problem {i}: {:?}", engine.outcome());
+        }
+    }
+    // With the default mistakes, some runs fail: the play is not a shortcut to the answer.
+    let task = open("word-problems");
+    let params = Params::new(MethodKind::from_name("io").unwrap());
+    let solved = (0..12)
+        .filter(|&i| {
+            let x = task.problem(i).unwrap().input;
+            let mut engine = Engine::new(Arc::clone(&task) as Arc<dyn Task>, &x, params.clone());
+            run_sync(&mut engine, run_cmd(), sim(1.0, 1));
+            engine.outcome().is_some_and(|o| o.solved)
+        })
+        .count();
+    assert!((1..12).contains(&solved), "{solved} of 12 io answers right");
+}
+
+#[test]
+fn sim_says_what_it_cannot_play() {
+    let words = open("word-problems");
+    let refine = Params::new(MethodKind::from_name("self-refine").unwrap());
+    let why = crate::llm::sim::check_plays(words.as_ref(), &refine).unwrap_err();
+    assert!(why.starts_with("sim cannot play word-problems with self-refine: the method makes "), "{why}");
+    assert!(why.ends_with("run it with a model (--provider ...)"), "{why}");
+    // best-of-n on a task without an evaluator makes verifier (feedback) calls: refused too.
+    let best = Params::new(MethodKind::from_name("best-of-n").unwrap());
+    assert!(crate::llm::sim::check_plays(words.as_ref(), &best).unwrap_err().contains("feedback calls"));
+    assert_eq!(crate::llm::sim::check_plays(open("stepwise").as_ref(), &best), Ok(()), "with its value prompt");
+    let town = open("town-facts");
+    let retreval = Params::new(MethodKind::from_name("retreval").unwrap());
+    assert!(crate::llm::sim::check_plays(town.as_ref(), &retreval).is_err());
+    // No gold answer: said, not pretended.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("task.toml"), GOOD.replace(", answer = \"4\"", "")).unwrap();
+    let task = FileTask::open(dir.path(), &TaskOptions::default(), &mut Vec::new()).unwrap();
+    let cot = Params::new(MethodKind::from_name("cot").unwrap());
+    let why = crate::llm::sim::check_plays(&task, &cot).unwrap_err();
+    assert!(why.contains("problem 0 has no gold answer"), "{why}");
+    assert!(task.check("2 + 2", "4").unwrap_err().contains("no gold answer"));
+}
+
+#[test]
+fn a_session_header_rebuilds_the_task_without_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("stepwise");
+    std::fs::create_dir(&copy).unwrap();
+    for f in ["task.toml", "problems.jsonl"] {
+        std::fs::copy(example("stepwise").join(f), copy.join(f)).unwrap();
+    }
+    let task = tasks::build(copy.to_str().unwrap(), &TaskOptions::default(), &mut Vec::new()).unwrap();
+    let x = task.problem(4).unwrap().input;
+    let recorded = task.definition(&x).unwrap();
+    std::fs::remove_dir_all(&copy).unwrap();
+    let text = serde_json::to_string(&recorded).unwrap();
+    let back: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let spec = tasks::TaskSpec {
+        name: "stepwise",
+        input: &x,
+        gold: Some("125"),
+        actions: None,
+        facets: None,
+        style: PromptStyle::Reference,
+        definition: Some(&back),
+    };
+    let rebuilt = tasks::for_spec(&spec, &TaskOptions::default()).unwrap();
+    assert_eq!(rebuilt.name(), "stepwise");
+    assert_eq!(rebuilt.check(&x, "125"), Ok(()));
+    assert_eq!(
+        rebuilt.tree().unwrap().propose_prompt(&x, "").messages,
+        task.tree().unwrap().propose_prompt(&x, "").messages
+    );
+    assert_eq!(served(rebuilt.as_ref()), served(task.as_ref()));
+    // A recorded definition this version cannot read is an error naming it.
+    let broken = serde_json::json!({ "def": { "name": 3 }, "problem": {} });
+    let spec = tasks::TaskSpec { definition: Some(&broken), ..spec };
+    let err = tasks::for_spec(&spec, &TaskOptions::default()).err().unwrap().to_string();
+    assert!(err.starts_with("task file the session's task definition:"), "{err}");
+}
+
+#[test]
+fn bad_files_name_the_file_the_line_and_the_key() {
+    let cases: Vec<(String, &str)> = vec![
+        (GOOD.replace("kind = \"numeric\"", "kind = \"numerik\""), "task.toml:10: kind: unknown variant `numerik`"),
+        (GOOD.replace("[answer]", "[answer]\nreed = 1"), "task.toml:8: reed: unknown field `reed`"),
+        (
+            GOOD.replace("Q: {{ input }}\"", "Q: {{ qustion }}\""),
+            "task.toml:6: prompts.cot: the template uses {{ qustion }}",
+        ),
+        (
+            GOOD.replace("read = \"answer-line\"", "read = \"regex\""),
+            "task.toml:8: answer.read: read = \"regex\" needs pattern",
+        ),
+        (
+            GOOD.replace("kind = \"numeric\"", "kind = \"exact\"\ntolerance = 0.1"),
+            "task.toml:11: check.tolerance: tolerance is for kind = \"numeric\"",
+        ),
+        (GOOD.replace("io = \"Q: {{ input }}\"\n", ""), "task.toml:4: prompts.io: every task has an io prompt"),
+        (
+            GOOD.replace("items = [{ input = \"2 + 2\", answer = \"4\" }]", "file = \"missing.jsonl\""),
+            "task.toml:3: problems.file: cannot read missing.jsonl",
+        ),
+        (
+            GOOD.replace("[prompts]", "[prompts]\npropose = \"{{ y }}\""),
+            "task.toml:5: prompts.propose: a tree-search prompt needs a [tree] table",
+        ),
+        (
+            GOOD.replace("input = \"2 + 2\"", "inp = \"2 + 2\""),
+            "task.toml:2: problems.input: items[0]: no text in the field \"input\"",
+        ),
+        (GOOD.replace("name = \"t\"", "name = \"my task\""), "task.toml:1: name: a task name is one word"),
+        (GOOD.replace("[check]", "[tree]\nsteps = 0\n[check]"), "task.toml:10: tree.steps: 0 is out of range"),
+        (GOOD.replace("cot = \"Think. Q: {{ input }}\"", "cot = \"{{ problem.level }}\""), "problems 0: "),
+        (GOOD.replace("[problems]", "[problems"), "task.toml:2: problems: unclosed table"),
+    ];
+    for (toml, expected) in cases {
+        let err = error_of(&toml, &[]);
+        let err = err.trim_start_matches("task file ");
+        if expected == "problems 0: " {
+            assert!(err.contains("prompts.cot: problem 0: template") && err.contains("undefined"), "{err}");
+            continue;
+        }
+        assert!(err.starts_with(expected), "expected {expected:?}, got {err:?}\n{toml}");
+    }
+    let err = error_of(
+        &GOOD.replace("items = [{ input = \"2 + 2\", answer = \"4\" }]", "file = \"p.jsonl\""),
+        &[("p.jsonl", "{\"input\": \"a\"}\n{oops\n")],
+    );
+    assert!(err.contains("problems.file: p.jsonl: line 2: not valid JSON"), "{err}");
+}
+
+#[test]
+fn a_typed_input_works_unless_the_prompts_read_fields_it_lacks() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("task.toml"), GOOD).unwrap();
+    let task = FileTask::open(dir.path(), &TaskOptions::default(), &mut Vec::new()).unwrap();
+    assert_eq!(task.parse_input(" 3 + 3 ").unwrap(), Problem { index: None, input: "3 + 3".into() });
+    assert_eq!(task.parse_input("2 + 2").unwrap().index, Some(0));
+    let fields = GOOD
+        .replace(
+            "items = [{ input = \"2 + 2\", answer = \"4\" }]",
+            "items = [{ input = \"2 + 2\", answer = \"4\", level = 1 }]",
+        )
+        .replace("Think. Q: {{ input }}", "Level {{ problem.level }}: {{ input }}");
+    std::fs::write(dir.path().join("task.toml"), fields).unwrap();
+    let task = FileTask::open(dir.path(), &TaskOptions::default(), &mut Vec::new()).unwrap();
+    assert!(task.parse_input("3 + 3").unwrap_err().to_string().contains("problem.level"));
+    assert_eq!(task.cot_prompt("2 + 2").messages[0].content, "Level 1: 2 + 2");
+}
+
+#[test]
+fn the_starter_checks_and_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("my-task");
+    starter::write(&folder).unwrap();
+    assert!(starter::write(&folder).unwrap_err().contains("exists already"));
+    let task = FileTask::open(&folder, &TaskOptions::default(), &mut Vec::new()).unwrap();
+    assert_eq!(task.name(), "my-task");
+    let cot = Params::new(MethodKind::from_name("cot").unwrap());
+    assert_eq!(crate::llm::sim::check_plays(&task, &cot), Ok(()));
+    let task: Arc<dyn Task> = Arc::new(task);
+    let mut engine = Engine::new(task, "A ticket costs $8. How many dollars do 7 tickets cost?", cot);
+    run_sync(&mut engine, run_cmd(), sim(0.0, 1));
+    assert!(engine.outcome().unwrap().solved);
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 256, ..Default::default() })]
+
+    /// Whatever the bytes, the loader says what is wrong in one line and never panics.
+    #[test]
+    fn the_loader_never_panics(cut in 0usize..400, junk in ".{0,40}", at in 0usize..400) {
+        let base = std::fs::read_to_string(example("stepwise").join("task.toml")).unwrap();
+        let mut text: String = base.chars().take(cut.max(1) * 4).collect();
+        let at = text.char_indices().nth(at % text.chars().count().max(1)).map_or(0, |(i, _)| i);
+        text.insert_str(at, &junk);
+        if let Err(e) = def::parse(&example("stepwise").join("task.toml"), &text) {
+            proptest::prop_assert!(!e.to_string().contains('\n'), "{}", e);
+        }
+    }
+}
