@@ -29,6 +29,7 @@ mod memory;
 pub(crate) mod pipe;
 mod replay;
 mod run;
+mod task;
 mod tui;
 mod variants;
 
@@ -99,6 +100,9 @@ pub(crate) enum Cmd {
     Export(ExportArgs),
     /// Compare two sessions: the first input where they diverge, then how their trees differ (exit 0 same, 1 different, 2 error).
     Diff(DiffArgs),
+    /// Write and check task files (your own problems, prompts and checks, no Rust): task new DIR, task check PATH.
+    #[command(subcommand)]
+    Task(task::TaskCmd),
 }
 
 /// The command line of this process, parsed. Every option taking a value accepts a
@@ -141,6 +145,7 @@ pub fn main(cli: Cli) -> Result<()> {
         Some(Cmd::Memory(args)) => memory::memory(args),
         Some(Cmd::Export(args)) => export::export_cmd(args),
         Some(Cmd::Diff(args)) => diff::diff_cmd(args),
+        Some(Cmd::Task(cmd)) => task::task_cmd(cmd),
         Some(Cmd::Tui(args)) => tui::tui_live(*args),
         Some(Cmd::Demo { which, theme, nonstop }) => tui::demo(which, theme, nonstop),
         Some(Cmd::RecordDemos { dir }) => thoughtscope::demos::record_all(&dir).map_err(|e| eyre!(e)),
