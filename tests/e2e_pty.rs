@@ -112,3 +112,48 @@ fn ctrl_c_quits_whatever_the_keymap_unbinds_and_a_jsonl_record_path_is_the_sessi
     let text = std::fs::read_to_string(&session).unwrap();
     assert!(text.lines().last().unwrap().starts_with("{\"kind\":\"end\""), "the session is closed");
 }
+
+/// The explorer on a task file (a copy of assets/tasks/stepwise): it runs and steers as
+/// on a built-in task, and the session it records replays with the file gone.
+#[test]
+fn the_explorer_runs_a_task_file_and_its_session_replays_without_it() {
+    let home = tempfile::tempdir().unwrap();
+    let folder = home.path().join("stepwise");
+    std::fs::create_dir_all(&folder).unwrap();
+    let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/tasks/stepwise");
+    for e in std::fs::read_dir(example).unwrap() {
+        let path = e.unwrap().path();
+        std::fs::copy(&path, folder.join(path.file_name().unwrap())).unwrap();
+    }
+    let args = ["tui", "--task", folder.to_str().unwrap(), "--method", "tot-bfs", "--record", "mine.jsonl"];
+    let mut screen = Pty::spawn(thoughtscope_in(home.path(), &args), 24, 80);
+    screen.wait_for("PAUSED");
+    screen.wait_for("stepwise #0 [A baker makes 4 trays");
+    screen.send(b" ");
+    screen.wait_for("step 1: expanding 1 state");
+    // Steer: prune a first step, then run to the end.
+    screen.send(b"\x1b[B");
+    screen.send(b"p");
+    screen.wait_for("pruned #");
+    screen.send(b"r");
+    screen.wait_for("finished:");
+    screen.send(b"q");
+    let status = screen.wait_exit("q");
+    assert!(status.success(), "{status:?}");
+    screen.assert_restored("q");
+    std::fs::remove_dir_all(&folder).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_thoughtscope"))
+        .current_dir(home.path())
+        .env("THOUGHTSCOPE_DATA_DIR", home.path().join("data"))
+        .env("THOUGHTSCOPE_CONFIG_DIR", home.path().join("config"))
+        .args(["replay", "mine.jsonl", "--headless", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let summary: serde_json::Value =
+        serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().last().unwrap()).unwrap();
+    assert_eq!((summary["task"].as_str(), summary["n"].as_u64()), (Some("stepwise"), Some(1)), "{summary}");
+    assert!(summary["llm_calls"].as_u64().unwrap() > 3, "the run's calls replay: {summary}");
+    let session = std::fs::read_to_string(home.path().join("mine.jsonl")).unwrap();
+    assert!(session.contains("\"prune\""), "the prune is recorded");
+}

@@ -13,7 +13,8 @@ fn example(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/tasks").join(name)
 }
 
-/// A copy of example `name` in `dir` (so a test can delete it).
+/// A copy of example `name` in `dir` (so a test can delete it); `judged-words` is a
+/// copy of word-problems (see [`judged`]).
 fn copy_example(name: &str, dir: &Path) -> PathBuf {
     fn copy(from: &Path, to: &Path) {
         std::fs::create_dir_all(to).unwrap();
@@ -28,7 +29,7 @@ fn copy_example(name: &str, dir: &Path) -> PathBuf {
         }
     }
     let to = dir.join(name);
-    copy(&example(name), &to);
+    copy(&example(if name == "judged-words" { "word-problems" } else { name }), &to);
     to
 }
 
@@ -78,10 +79,11 @@ fn a_new_task_checks_and_a_bad_one_says_where() {
 }
 
 /// Run with sim and record; delete the task file; replay the sessions to the same figures.
-fn sim_run_then_replay_without_the_file(name: &str, method: &str, keys: &[&str]) -> Value {
+fn sim_run_then_replay_without_the_file(name: &str, method: &str, extra: &[&str], keys: &[&str]) -> Value {
     let dir = tempfile::tempdir().unwrap();
     let folder = copy_example(name, dir.path());
-    let args = [
+    judged(&folder);
+    let mut args = vec![
         "run",
         "--task",
         folder.to_str().unwrap(),
@@ -93,6 +95,7 @@ fn sim_run_then_replay_without_the_file(name: &str, method: &str, keys: &[&str])
         "--record",
         "sessions",
     ];
+    args.extend(extra);
     let out = sandboxed(dir.path()).args(args).output().unwrap();
     let s = summary(&out);
     assert_eq!((s["task"].as_str(), s["n"].as_u64()), (Some(name), Some(12)), "{s}");
@@ -108,14 +111,36 @@ fn sim_run_then_replay_without_the_file(name: &str, method: &str, keys: &[&str])
 #[test]
 fn sim_runs_each_example_and_the_sessions_replay_without_the_file() {
     let keys = ["n", "solved", "llm_calls", "prompt_tokens", "completion_tokens"];
-    let s = sim_run_then_replay_without_the_file("word-problems", "cot-sc", &keys);
+    let s = sim_run_then_replay_without_the_file("word-problems", "cot-sc", &[], &keys);
     let solved = s["solved"].as_u64().unwrap();
     assert!((6..=12).contains(&solved), "cot-sc solves most: {s}");
-    let s = sim_run_then_replay_without_the_file("stepwise", "tot-bfs", &keys);
+    let s = sim_run_then_replay_without_the_file("stepwise", "tot-bfs", &[], &keys);
     assert!(s["solved"].as_u64().unwrap() >= 6, "{s}");
-    let s = sim_run_then_replay_without_the_file("town-facts", "react", &["n", "em", "f1", "tool_calls", "llm_calls"]);
-    assert!(s["tool_calls"].as_u64().unwrap() >= 24, "{s}");
-    assert!(s["em"].as_f64().unwrap() > 0.5, "{s}");
+    let qa = ["n", "em", "f1", "tool_calls", "llm_calls"];
+    for extra in [&[][..], &["--tool-mode", "native"][..]] {
+        let s = sim_run_then_replay_without_the_file("town-facts", "react", extra, &qa);
+        assert!(s["tool_calls"].as_u64().unwrap() >= 24, "{extra:?}: {s}");
+        assert!(s["em"].as_f64().unwrap() > 0.5, "{extra:?}: {s}");
+    }
+    // A judged check: the judge's calls are recorded (2 calls a problem with cot), and
+    // its verdicts come back on replay without the file.
+    let s = sim_run_then_replay_without_the_file("judged-words", "cot", &["--samples", "1"], &keys);
+    assert_eq!(s["llm_calls"].as_u64(), Some(24), "{s}");
+    assert!((6..=12).contains(&s["solved"].as_u64().unwrap()), "{s}");
+}
+
+/// `folder`, if it is named judged-words, made a copy of word-problems checked by a judge.
+fn judged(folder: &Path) {
+    if folder.file_name().is_some_and(|n| n == "judged-words") {
+        let toml = folder.join("task.toml");
+        let text =
+            std::fs::read_to_string(&toml).unwrap().replace("name = \"word-problems\"", "name = \"judged-words\"");
+        let text = text.replace(
+            "kind = \"math\"",
+            "kind = \"judge\"\nrubric = \"The answer is the same amount as the reference answer.\"",
+        );
+        std::fs::write(toml, text).unwrap();
+    }
 }
 
 #[test]
@@ -143,7 +168,19 @@ fn scripted(seen: &support::Seen) -> Reply {
     let prompt = seen.prompt();
     let find =
         |name: &str, field: &str| problems(name).into_iter().find(|p| prompt.contains(p[field].as_str().unwrap()));
-    let text = if let Some(p) = find("town-facts", "question") {
+    if let Some(text) = retreval_phase(&prompt) {
+        return Reply::chat(&[&text], Some((50, 10)));
+    }
+    if seen.body["tools"].as_array().is_some_and(|t| !t.is_empty()) {
+        let p = find("town-facts", "question").expect("only town-facts has tools");
+        return native_step(seen, &p);
+    }
+    let text = if let Some(p) = find("word-problems", "question").filter(|_| prompt.contains("The answer to grade:")) {
+        // The judge of judged-words: right when the answer is the reference.
+        let graded = prompt.split("The answer to grade:").nth(1).unwrap_or("").lines().next().unwrap_or("").trim();
+        let verdict = if graded == p["answer"].as_str().unwrap() { "correct" } else { "incorrect" };
+        format!("Compared with the reference.\nVERDICT: {verdict}")
+    } else if let Some(p) = find("town-facts", "question") {
         let step = support::react_step(&prompt);
         let steps: Vec<&str> = p["steps"].as_array().unwrap().iter().map(|s| s.as_str().unwrap()).collect();
         let action = steps
@@ -171,20 +208,77 @@ fn scripted(seen: &support::Seen) -> Reply {
     Reply::chat(&[&text], Some((50, 10)))
 }
 
+/// ReTreVal's phases, by their prompts: a routine problem, good attempts, a validation
+/// that finds them right.
+fn retreval_phase(prompt: &str) -> Option<String> {
+    if prompt.contains("Estimate how complex") {
+        return Some("Routine.\nComplexity: 1".into());
+    }
+    if prompt.contains("Assess this attempt critically") {
+        return Some("Each step holds.\nScore: 9".into());
+    }
+    if prompt.contains("Compare the attempt to judge") {
+        let n = prompt.matches("Other attempt ").count();
+        let lines: Vec<String> = (1..=n).map(|k| format!("Versus {k}: 5")).collect();
+        return Some(format!("{}\nCritique: none found", lines.join("\n")));
+    }
+    if prompt.contains("Check the attempt step by step") {
+        return Some("Every step is right.\nVERDICT: correct".into());
+    }
+    None
+}
+
+/// A native tool call: the problem's next correct action, named as the offered tool's
+/// schema says.
+fn native_step(seen: &support::Seen, p: &Value) -> Reply {
+    let prompt = seen.prompt();
+    let step: usize = prompt
+        .rsplit("Now step ")
+        .next()
+        .and_then(|r| r.split(':').next())
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(1);
+    let steps: Vec<&str> = p["steps"].as_array().unwrap().iter().map(|s| s.as_str().unwrap()).collect();
+    let action =
+        steps.get(step - 1).map_or_else(|| format!("Finish[{}]", p["answer"].as_str().unwrap()), |s| s.to_string());
+    let (name, arg) = action.trim_end_matches(']').split_once('[').unwrap();
+    let name = name.to_lowercase();
+    let tool = seen.body["tools"].as_array().unwrap().iter().find(|t| t["function"]["name"] == name.as_str()).unwrap();
+    let param = tool["function"]["parameters"]["properties"].as_object().unwrap().keys().next().unwrap().clone();
+    let arguments = serde_json::json!({ param: arg }).to_string();
+    let message = serde_json::json!({
+        "role": "assistant",
+        "content": format!("I take the next step: {action}."),
+        "tool_calls": [{ "id": format!("call_{step}"), "type": "function", "function": { "name": name, "arguments": arguments } }],
+    });
+    let body = serde_json::json!({
+        "id": "x", "object": "chat.completion", "model": "fake-model",
+        "choices": [{ "index": 0, "message": message, "finish_reason": "tool_calls" }],
+        "usage": { "prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60 },
+    });
+    Reply::json(200, body.to_string())
+}
+
 #[test]
 fn each_example_runs_against_a_scripted_local_server() {
     let server = FakeServer::start(|_, seen| scripted(seen));
     let dir = tempfile::tempdir().unwrap();
-    for (name, method, expect) in [
-        ("word-problems", "cot-sc", 12),
-        ("word-problems", "io", 12),
-        ("stepwise", "tot-bfs", 12),
-        ("stepwise", "mcts", 12),
-        ("town-facts", "react", 12),
-        ("town-facts", "react-cot-sc", 12),
+    judged(&copy_example("judged-words", dir.path()));
+    for (name, method, extra) in [
+        ("word-problems", "cot-sc", &[][..]),
+        ("word-problems", "io", &[]),
+        ("stepwise", "tot-bfs", &[]),
+        ("stepwise", "mcts", &[]),
+        ("town-facts", "react", &[]),
+        ("town-facts", "react", &["--tool-mode", "native"]),
+        ("town-facts", "react-cot-sc", &[]),
+        ("word-problems", "retreval", &["--no-tools", "--no-memory"]),
+        ("town-facts", "retreval", &["--no-memory"]),
+        ("stepwise", "retreval", &["--no-tools", "--no-memory"]),
+        ("judged-words", "cot-sc", &[]),
     ] {
-        let path = example(name);
-        let args = [
+        let path = if name == "judged-words" { dir.path().join(name) } else { example(name) };
+        let mut args = vec![
             "run",
             "--task",
             path.to_str().unwrap(),
@@ -202,10 +296,20 @@ fn each_example_runs_against_a_scripted_local_server() {
             "--record",
             name,
         ];
+        args.extend(extra);
         let out = sandboxed(dir.path()).args(args).env("OPENAI_API_KEY", "sk-test").output().unwrap();
         let s = summary(&out);
-        assert_eq!(s["solved"].as_u64(), Some(expect), "{name} {method}: {s}\n{}", stderr(&out));
+        assert_eq!(s["solved"].as_u64(), Some(12), "{name} {method} {extra:?}: {s}\n{}", stderr(&out));
         assert_eq!(s["simulated"], false);
+    }
+    // The judge's calls reached the server with the rubric.
+    let seen = server.seen();
+    let judged = seen.iter().filter(|s| s.prompt().contains("Rubric: The answer is the same amount")).count();
+    assert_eq!(judged, 12, "one judge call a distinct answer (cot-sc's samples agree)");
+    // ReTreVal ran its phases on the task files: a complexity estimate and a validation a problem.
+    for phase in ["Estimate how complex", "Check the attempt step by step"] {
+        let n = seen.iter().filter(|s| s.prompt().contains(phase)).count();
+        assert!(n >= 36, "{phase}: {n} calls for three ReTreVal runs of 12 problems");
     }
     // The chat layout reached the server: a system turn, then the problem.
     let seen = server.seen();
@@ -232,4 +336,65 @@ fn each_example_runs_against_a_scripted_local_server() {
     ];
     let out = sandboxed(dir.path()).args(args).env("OPENAI_API_KEY", "sk-test").output().unwrap();
     assert_eq!(last_json(&out)["solved"], 0, "{}", stderr(&out));
+}
+
+#[test]
+fn a_built_in_task_is_shown_as_a_task_file_that_sends_its_prompts() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut shown = Vec::new();
+    for entry in thoughtscope::tasks::REGISTRY {
+        let name = &*entry.info.name;
+        let out = sandboxed(dir.path()).args(["task", "show", name]).output().unwrap();
+        if !out.status.success() {
+            let err = stderr(&out);
+            assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+            assert_eq!(err.trim().lines().count(), 1, "{name}: one line: {err}");
+            assert!(err.starts_with(&format!("error: {name} cannot be written as a task file: ")), "{err}");
+            continue;
+        }
+        let path = dir.path().join(format!("{name}.toml"));
+        std::fs::write(&path, &out.stdout).unwrap();
+        let check = sandboxed(dir.path()).args(["task", "check", path.to_str().unwrap()]).output().unwrap();
+        assert!(check.status.success(), "{name}: the shown file checks: {}", stderr(&check));
+        shown.push(name.to_string());
+    }
+    assert!(shown.contains(&"math-demo".to_string()), "{shown:?}");
+    // Tasks that read their problems are shown from their data.
+    for (name, data) in [("math500", "math500-sample.jsonl"), ("hotpotqa", "hotpot-sample.json")] {
+        let data = support::fixture(data);
+        let out =
+            sandboxed(dir.path()).args(["task", "show", name, "--data", data.to_str().unwrap()]).output().unwrap();
+        assert!(out.status.success(), "{name}: {}", stderr(&out));
+        let path = dir.path().join(format!("{name}-data.toml"));
+        std::fs::write(&path, &out.stdout).unwrap();
+        let check = sandboxed(dir.path()).args(["task", "check", path.to_str().unwrap()]).output().unwrap();
+        assert!(check.status.success(), "{name}: {}", stderr(&check));
+    }
+    let text = std::fs::read_to_string(dir.path().join("math-demo.toml")).unwrap();
+    let agree = text.lines().find(|l| l.contains("sample replies")).unwrap();
+    let figures: Vec<&str> = agree.split_whitespace().filter(|w| w.parse::<u32>().is_ok()).collect();
+    assert!(figures.len() == 2 && figures[0] == figures[1], "math-demo's check is written whole: {agree}");
+    assert!(!text.contains("# Not written: a reading"), "{text}");
+    // The built-in task and its file send the same prompts and grade alike.
+    let server = FakeServer::start(|_, _| Reply::chat(&["Step.\nThe final answer is $\\boxed{2}$."], Some((50, 10))));
+    let mut figures = Vec::new();
+    for task in ["math-demo", dir.path().join("math-demo.toml").to_str().unwrap()] {
+        let args = ["run", "--task", task, "--method", "cot", "--samples", "1", "--range", "0..6", "--json"];
+        let out = sandboxed(dir.path())
+            .args(args)
+            .args(["--provider", "openai", "--base-url", server.url.as_str(), "--model", "m"])
+            .env("OPENAI_API_KEY", "sk-test")
+            .output()
+            .unwrap();
+        let s = summary(&out);
+        figures.push((s["solved"].clone(), s["n"].clone()));
+    }
+    assert_eq!(figures[0], figures[1], "the same verdicts");
+    assert_eq!(figures[0].0, 1, "problem 1's answer is 2");
+    let bodies: Vec<String> = server.seen().into_iter().map(|s| s.body["messages"].to_string()).collect();
+    assert_eq!(bodies.len(), 12);
+    let (mut own, mut file) = (bodies[..6].to_vec(), bodies[6..].to_vec());
+    own.sort();
+    file.sort();
+    assert_eq!(own, file, "the same messages (problems run in parallel, so in any order)");
 }

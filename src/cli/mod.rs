@@ -100,7 +100,7 @@ pub(crate) enum Cmd {
     Export(ExportArgs),
     /// Compare two sessions: the first input where they diverge, then how their trees differ (exit 0 same, 1 different, 2 error).
     Diff(DiffArgs),
-    /// Write and check task files (your own problems, prompts and checks, no Rust): task new DIR, task check PATH.
+    /// Write and check task files (your own problems, prompts and checks, no Rust): task new DIR, task check PATH, task show NAME.
     #[command(subcommand)]
     Task(task::TaskCmd),
 }

@@ -24,6 +24,17 @@ pub(crate) enum TaskCmd {
         #[arg(long, default_value = "chat")]
         prompt_style: PromptStyle,
     },
+    /// Print a built-in task as a task file (its io and cot prompts, its problems, the
+    /// answer rule and check that agree with its own), where it can be written so.
+    Show {
+        name: String,
+        /// The prompts as a chat model gets them (default) or as one text.
+        #[arg(long, default_value = "chat")]
+        prompt_style: PromptStyle,
+        /// The problems, for a task that reads them from a file (hotpotqa, fever).
+        #[arg(long)]
+        data: Option<PathBuf>,
+    },
 }
 
 pub(crate) fn task_cmd(cmd: TaskCmd) -> Result<()> {
@@ -37,7 +48,26 @@ pub(crate) fn task_cmd(cmd: TaskCmd) -> Result<()> {
             Ok(())
         }
         TaskCmd::Check { path, prompt_style } => check(&path, prompt_style),
+        TaskCmd::Show { name, prompt_style, data } => show(&name, prompt_style, data),
     }
+}
+
+fn show(name: &str, style: PromptStyle, data: Option<PathBuf>) -> Result<()> {
+    if thoughtscope::tasks::find(name).is_none() {
+        let known: Vec<&str> = thoughtscope::tasks::REGISTRY.iter().map(|e| &*e.info.name).collect();
+        return Err(UserError::usage(format!("{name} is not a built-in task (tasks: {})", known.join(", "))).into());
+    }
+    let mut warnings = Vec::new();
+    let options = TaskOptions { style, data, ..TaskOptions::default() };
+    let task =
+        thoughtscope::tasks::build(name, &options, &mut warnings).map_err(|e| UserError::usage(e.to_string()))?;
+    let shown = thoughtscope::tasks::file::show::show(task.as_ref())
+        .map_err(|m| UserError::usage(format!("{name} cannot be written as a task file: {m}")))?;
+    safe_println!("{}", shown.toml.trim_end());
+    for line in &shown.left_out {
+        safe_eprintln!("note: not written: {line}");
+    }
+    Ok(())
 }
 
 fn check(path: &std::path::Path, style: PromptStyle) -> Result<()> {

@@ -79,6 +79,9 @@ pub struct Core {
     /// Whether the outcome's outputs are put to the task's judge (`Task::outcome_judge`);
     /// off for an imported log that never judged them.
     pub(super) judge_outcome: bool,
+    /// Outputs that share a judged output's judgment (the same answer, as the task's
+    /// judge keys them), by the judged output.
+    pub(super) judge_twins: HashMap<NodeId, Vec<NodeId>>,
     /// The model's context window in tokens, if the run knows it (the session header's
     /// `context_window`): ReAct trims the oldest observations of a trajectory that would
     /// not fit, and stops before sending one that cannot.
@@ -394,8 +397,17 @@ impl Core {
         if !self.judge_outcome {
             return 0;
         }
+        let mut asked: HashMap<String, NodeId> = HashMap::new();
+        self.judge_twins.clear();
         for id in outcome.outputs() {
             let y = self.tree.node(id).path.clone();
+            if let Some(key) = judge.judge_key(&self.x, &y) {
+                if let Some(&first) = asked.get(&key) {
+                    self.judge_twins.entry(first).or_default().push(id);
+                    continue;
+                }
+                asked.insert(key, id);
+            }
             if let Some(judge) = judge.outcome_judge(&self.x, &y) {
                 let request = LlmRequest::from_prompt(judge.prompt, judge.n.max(1), self.temperature);
                 self.issue(id, CallKind::Judge, request, false);

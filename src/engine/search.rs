@@ -57,6 +57,7 @@ impl Engine {
             rng,
             memory: None,
             judge_outcome: true,
+            judge_twins: HashMap::new(),
             context_window: None,
         };
         Ok(Engine {
@@ -631,9 +632,18 @@ impl Engine {
                 };
                 let judgment = judge.read_judgment(&x, &y, &texts);
                 let metrics: Vec<(&str, f64)> = judgment.metrics.iter().map(|(k, v)| (k.as_str(), *v)).collect();
-                self.core.set_metrics(node, &metrics);
-                if !judgment.note.is_empty() {
-                    self.core.set_note(node, "judge", &judgment.note);
+                let twins = self.core.judge_twins.get(&node).cloned().unwrap_or_default();
+                for id in std::iter::once(node).chain(twins) {
+                    self.core.set_metrics(id, &metrics);
+                    if !judgment.note.is_empty() {
+                        self.core.set_note(id, "judge", &judgment.note);
+                    }
+                    if let Some(right) = judgment.verdict {
+                        self.core.set_status(id, if right { NodeStatus::Solution } else { NodeStatus::Final });
+                    }
+                }
+                if let (Some(_), Some(outcome)) = (judgment.verdict, self.judging.as_mut()) {
+                    regrade(&self.core, outcome);
                 }
             }
             CallKind::Own(tag) => self.method.on_reply(&mut self.core, node, tag, &response),
@@ -691,5 +701,16 @@ impl Engine {
         self.core.emit(Event::Finished { outcome: outcome.clone() });
         self.outcome = Some(outcome);
         self.set_mode(RunMode::Paused);
+    }
+}
+
+/// The outcome's figures from its finals' statuses, after a judge's verdicts set them.
+fn regrade(core: &Core, outcome: &mut Outcome) {
+    let solved: Vec<bool> = outcome.finals.iter().map(|&n| core.tree.node(n).status == NodeStatus::Solution).collect();
+    outcome.solved = solved.first().copied().unwrap_or(false);
+    outcome.solved_any = solved.iter().any(|&s| s);
+    if outcome.sample_accuracy.is_some() {
+        let right = solved.iter().filter(|&&s| s).count();
+        outcome.sample_accuracy = Some(if solved.is_empty() { 0.0 } else { right as f64 / solved.len() as f64 });
     }
 }

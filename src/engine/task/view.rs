@@ -13,11 +13,14 @@ pub struct JudgeRequest {
 }
 
 /// What a task reads from a judge's samples: metrics for the judged node (which
-/// `Task::metrics` then reads from the tree) and a line for its detail pane.
+/// `Task::metrics` then reads from the tree), a line for its detail pane and, for a task
+/// whose answers the judge grades (a task file's `kind = "judge"` check), the verdict:
+/// the node becomes a solution or not, and the outcome's figures follow.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Judgment {
     pub metrics: Vec<(String, f64)>,
     pub note: String,
+    pub verdict: Option<bool>,
 }
 
 /// A model judgment of each output that the engine asks for when any method is done,
@@ -28,6 +31,11 @@ pub trait OutcomeJudge {
     fn outcome_judge(&self, x: &str, y: &str) -> Option<JudgeRequest>;
     /// Read the judge's samples about output `y`; the metrics are set on its node.
     fn read_judgment(&self, x: &str, y: &str, samples: &[String]) -> Judgment;
+    /// Outputs with the same key share one judgment (one call); `None`: each output is
+    /// judged on its own (a passage's coherency).
+    fn judge_key(&self, _x: &str, _y: &str) -> Option<String> {
+        None
+    }
 }
 
 /// A state drawn as a grid in the explorer (crosswords' board).

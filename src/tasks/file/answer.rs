@@ -65,9 +65,12 @@ pub enum CheckKind {
     /// An external command judges: stdin `{"answer", "gold", "input"}`, stdout a JSON
     /// object `{"correct": bool, "score": 0..1}` (or a first word `correct`/`incorrect`).
     Command,
+    /// A model judges by `rubric`: its own recorded call when the method is done (the
+    /// `judge` prompt, or a built-in one), read by its `VERDICT: correct|incorrect` line.
+    Judge,
 }
 
-pub const CHECKS: &[&str] = &["exact", "numeric", "math", "choice", "regex", "list", "command"];
+pub const CHECKS: &[&str] = &["exact", "numeric", "math", "choice", "regex", "list", "command", "judge"];
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -91,6 +94,9 @@ pub struct CheckRule {
     /// command: how long it may take, in milliseconds (default 10000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
+    /// judge: what a right answer is, for the judge's prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rubric: Option<String>,
 }
 
 /// Check the rules against each other: `(section, key, message)` for the first problem.
@@ -128,6 +134,10 @@ pub fn validate(answer: &AnswerRule, check: &CheckRule) -> Result<(), (&'static 
     only(check.separator.is_some() && k != CheckKind::List, "separator", "\"list\"")?;
     only(!check.command.is_empty() && k != CheckKind::Command, "command", "\"command\"")?;
     only(check.timeout_ms.is_some() && k != CheckKind::Command, "timeout_ms", "\"command\"")?;
+    only(check.rubric.is_some() && k != CheckKind::Judge, "rubric", "\"judge\"")?;
+    if k == CheckKind::Judge && check.rubric.as_deref().is_none_or(|r| r.trim().is_empty()) {
+        return Err(("check", "rubric", "kind = \"judge\" needs rubric = \"what a right answer is\"".into()));
+    }
     let texts = matches!(k, CheckKind::Exact | CheckKind::List | CheckKind::Regex);
     only(check.case_sensitive && !texts, "case_sensitive", "\"exact\", \"list\" or \"regex\"")?;
     only(
@@ -235,6 +245,23 @@ type Verdicts = Mutex<HashMap<(String, String), Result<(bool, f64), String>>>;
 #[derive(Debug, Default)]
 pub struct Checker {
     verdicts: Verdicts,
+    /// The judge's verdicts, by (problem, answer), as its recorded replies were read.
+    judged: Mutex<HashMap<(String, String), bool>>,
+}
+
+impl Checker {
+    /// The judge's verdict on an answer to `input` (by its normal form, `key`), if read.
+    pub fn judged(&self, input: &str, key: &str) -> Option<bool> {
+        let judged = self.judged.lock().unwrap_or_else(|p| p.into_inner());
+        judged.get(&(input.trim().to_string(), key.to_string())).copied()
+    }
+
+    /// Keep the judge's verdict on an answer to `input` (by its normal form; the latest
+    /// reading stands).
+    pub fn set_judged(&self, input: &str, key: &str, right: bool) {
+        let mut judged = self.judged.lock().unwrap_or_else(|p| p.into_inner());
+        judged.insert((input.trim().to_string(), key.to_string()), right);
+    }
 }
 
 impl CheckRule {
@@ -302,6 +329,11 @@ impl CheckRule {
                     Err(format!("{answer:?} is none of the accepted answers {gold:?}"))
                 }
             }
+            CheckKind::Judge => match checker.judged(input, &self.key(answer)) {
+                Some(true) => Ok(()),
+                Some(false) => Err(format!("the judge says {answer:?} is wrong")),
+                None => Err(format!("{answer:?} is not judged yet: the judge is asked when the method is done")),
+            },
             CheckKind::Command => match self.run_command(checker, input, answer, gold)? {
                 (true, _) => Ok(()),
                 (false, _) => Err(format!("the checker {} says {answer:?} is wrong", self.command[0])),
@@ -338,14 +370,16 @@ impl CheckRule {
         if let Some(v) = checker.verdicts.lock().map_err(|_| "the checker's cache is poisoned")?.get(&key) {
             return v.clone();
         }
-        let verdict = run_checker(&self.command, self.timeout_ms.unwrap_or(10_000), input, answer, gold);
+        let payload = serde_json::json!({ "answer": answer, "gold": gold, "input": input });
+        let verdict = run_checker(&self.command, self.timeout_ms.unwrap_or(10_000), &payload);
         checker.verdicts.lock().map_err(|_| "the checker's cache is poisoned")?.insert(key, verdict.clone());
         verdict
     }
 }
 
-/// Ask an external checker, with a time limit.
-fn run_checker(argv: &[String], timeout_ms: u64, input: &str, answer: &str, gold: &str) -> Result<(bool, f64), String> {
+/// Ask an external checker, with a time limit: `payload` on its stdin, a verdict on its
+/// stdout (a JSON object with `correct` and `score`, or a first word).
+pub fn run_checker(argv: &[String], timeout_ms: u64, payload: &serde_json::Value) -> Result<(bool, f64), String> {
     let name = &argv[0];
     let mut child = Command::new(name)
         .args(&argv[1..])
@@ -354,7 +388,7 @@ fn run_checker(argv: &[String], timeout_ms: u64, input: &str, answer: &str, gold
         .stderr(Stdio::null())
         .spawn()
         .map_err(|e| format!("the checker {name} cannot start: {e}"))?;
-    let payload = serde_json::json!({ "answer": answer, "gold": gold, "input": input }).to_string();
+    let payload = payload.to_string();
     if let Some(mut stdin) = child.stdin.take() {
         let _ = stdin.write_all(payload.as_bytes());
     }
@@ -438,6 +472,7 @@ mod tests {
             separator: None,
             command: vec![],
             timeout_ms: None,
+            rubric: None,
         }
     }
 

@@ -19,7 +19,25 @@ pub const PURPOSES: &[(&str, &[&str])] = &[
     ("value", &["input", "problem", "y", "steps", "step", "answer"]),
     ("vote", &["input", "problem", "choices", "ys"]),
     ("react", &["input", "problem", "trajectory", "step", "tools"]),
+    ("react_native", &["input", "problem", "trajectory", "step", "tools"]),
+    ("judge", &["input", "problem", "answer", "gold", "rubric"]),
 ];
+
+/// The judge's prompt of a `kind = "judge"` check that gives none of its own.
+pub const JUDGE_PROMPT: &str = "[system]
+You grade answers strictly by the rubric you are given.
+[user]
+Problem:
+{{ input }}
+{% if gold %}
+Reference answer: {{ gold }}
+{% endif %}
+Rubric: {{ rubric }}
+
+The answer to grade: {{ answer }}
+
+Say in a sentence or two whether the answer meets the rubric, then end with a line `VERDICT: correct` or `VERDICT: incorrect`.
+";
 
 /// Most bytes of corpus documents a task file may inline into its sessions.
 pub const MAX_CORPUS_BYTES: usize = 2 << 20;
@@ -71,6 +89,13 @@ pub struct TreeDef {
     /// A regex the last step (the one that gives the answer) must match.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub final_pattern: Option<String>,
+    /// A command that checks each candidate step (after the patterns): stdin
+    /// `{"input", "steps", "step", "last"}`, stdout a verdict as a check command's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub step_command: Vec<String>,
+    /// How long the step command may take, in milliseconds (default 10000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_timeout_ms: Option<u64>,
     /// The value evaluator's words and what each sample naming one adds (the paper's
     /// `impossible = 0.001, likely = 1, sure = 20`).
     #[serde(default)]
@@ -223,8 +248,17 @@ pub fn parse(file: &Path, text: &str) -> Result<Loaded, DefError> {
     if name.is_empty() || name.chars().any(|c| c.is_whitespace() || c == '/' || c == '\\') {
         return Err(at.error(&[], "name", "a task name is one word without spaces or slashes (e.g. word-problems)"));
     }
-    let prompts = read_prompts(&at, base, raw.prompts)?;
+    let mut prompts = read_prompts(&at, base, raw.prompts)?;
     super::answer::validate(&raw.answer, &raw.check).map_err(|(section, key, m)| at.error(&[section], key, &m))?;
+    match (raw.check.kind == super::answer::CheckKind::Judge, prompts.contains_key("judge")) {
+        (true, false) => {
+            prompts.insert("judge".into(), JUDGE_PROMPT.into());
+        }
+        (false, true) => {
+            return Err(at.error(&["prompts"], "judge", "a judge prompt is for [check] kind = \"judge\""));
+        }
+        _ => {}
+    }
     if let Some(tree) = &raw.tree {
         validate_tree(&at, tree, &prompts)?;
     } else if let Some(p) = ["propose", "sample", "value", "vote"].into_iter().find(|p| prompts.contains_key(*p)) {
@@ -237,6 +271,9 @@ pub fn parse(file: &Path, text: &str) -> Result<Loaded, DefError> {
     if prompts.contains_key("react") != tools.as_ref().is_some_and(|(t, _)| !t.corpus.is_empty() || t.calculate) {
         let key = if prompts.contains_key("react") { "react" } else { "tools" };
         return Err(at.error(&["prompts", "tools"], key, "a react prompt and a [tools] table go together"));
+    }
+    if prompts.contains_key("react_native") && !prompts.contains_key("react") {
+        return Err(at.error(&["prompts"], "react_native", "a react_native prompt goes with a react prompt"));
     }
     let problems = read_problems(&at, base, &raw.problems)?;
     if let Some(tree) = &raw.tree {
@@ -362,6 +399,15 @@ fn validate_tree(at: &Locator, tree: &TreeDef, prompts: &BTreeMap<String, String
             regex::Regex::new(p)
                 .map_err(|e| err(key, &format!("not a valid regex: {}", first_line(&e.to_string()))))?;
         }
+    }
+    if !tree.step_command.is_empty() && tree.step_command[0].trim().is_empty() {
+        return Err(err("step_command", "step_command = [\"program\", \"arg\", ...] names a program first"));
+    }
+    if tree.step_timeout_ms.is_some() && tree.step_command.is_empty() {
+        return Err(err("step_timeout_ms", "step_timeout_ms is for a step_command"));
+    }
+    if tree.step_timeout_ms.is_some_and(|t| !(1..=600_000).contains(&t)) {
+        return Err(err("step_timeout_ms", "out of range: 1 to 600000 milliseconds"));
     }
     if let Some(p) = &tree.vote_pattern {
         let re = regex::Regex::new(p).map_err(|e| err("vote_pattern", &format!("not a valid regex: {e}")))?;

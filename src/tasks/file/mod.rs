@@ -13,6 +13,7 @@
 pub mod answer;
 pub mod def;
 mod rows;
+pub mod show;
 pub mod sim;
 pub mod starter;
 pub mod template;
@@ -29,7 +30,8 @@ use serde_json::{json, Value};
 
 use super::{Problem, TaskError, TaskOptions, TaskSource};
 use crate::engine::task::{
-    DfsStyle, Feedback, NativeTools, Proposal, ReactSteps, TreeSearch, ValueEvaluator, VoteEvaluator,
+    DfsStyle, Feedback, JudgeRequest, Judgment, NativeTools, OutcomeJudge, Proposal, ReactSteps, TreeSearch,
+    ValueEvaluator, VoteEvaluator,
 };
 use crate::engine::{AnswerKind, Message, Params, Prompt, PromptStyle, Purpose, ReactStep, Task, TaskInfo};
 use crate::tools::corpus::Corpus;
@@ -87,6 +89,10 @@ pub struct FileTask {
     /// The `problem.<field>`s the prompts read (a typed input has none of them).
     fields_read: BTreeSet<String>,
     checker: answer::Checker,
+    /// The simulated model's wrong reply of each problem, by input, built once.
+    wrong_replies: Mutex<HashMap<String, Option<String>>>,
+    /// The step command's verdicts, by (problem, state, step).
+    step_verdicts: Mutex<HashMap<(String, String, String), Option<String>>>,
     style: PromptStyle,
 }
 
@@ -162,6 +168,8 @@ impl FileTask {
             tools,
             fields_read,
             checker: answer::Checker::default(),
+            step_verdicts: Mutex::default(),
+            wrong_replies: Mutex::default(),
             style,
         })
     }
@@ -188,7 +196,7 @@ impl FileTask {
     fn check_renders(&self) -> Result<(), String> {
         for (i, p) in self.problems.iter().take(1000).enumerate() {
             for (purpose, text) in &self.def.prompts {
-                let vars = self.vars(&p.input, sample_vars(purpose));
+                let vars = self.vars(&p.input, self.sample_vars(&p.input, purpose));
                 template::render(text, &vars).map_err(|m| format!("prompts.{purpose}: problem {i}: {m}"))?;
             }
         }
@@ -202,10 +210,24 @@ impl FileTask {
             .prompts
             .iter()
             .map(|(purpose, text)| {
-                let vars = self.vars(&first.input, sample_vars(purpose));
+                let vars = self.vars(&first.input, self.sample_vars(&first.input, purpose));
                 (purpose.clone(), template::render(text, &vars).unwrap_or_default())
             })
             .collect()
+    }
+
+    /// Template variables a prompt of `purpose` on `x` has, with sample values (for
+    /// checking that every problem renders, and for `task check`).
+    fn sample_vars(&self, x: &str, purpose: &str) -> Value {
+        match purpose {
+            "judge" => self.judge_vars(x, "(the answer to judge)"),
+            _ => sample_vars(purpose),
+        }
+    }
+
+    /// The judge prompt's variables about `answer` to `x`.
+    fn judge_vars(&self, x: &str, answer: &str) -> Value {
+        json!({ "answer": answer, "gold": self.record(x).gold, "rubric": self.def.check.rubric })
     }
 
     /// The template variables of a prompt on problem `x`, with `extra`.
@@ -243,7 +265,7 @@ impl FileTask {
                 "gold": record.gold,
                 "steps": record.steps,
                 "right": record.gold.as_deref().and_then(|g| self.def.answer.write(g)),
-                "wrong": record.gold.as_deref().and_then(|g| self.wrong_reply(x, g)),
+                "wrong": record.gold.as_deref().and_then(|g| self.wrong_reply_once(x, g)),
             },
         });
         if let (Some(c), Value::Object(extra)) = (context.as_object_mut(), extra) {
@@ -257,18 +279,30 @@ impl FileTask {
         Prompt { purpose: call, messages, context, stop, max_tokens: Some(max_tokens) }
     }
 
+    /// [`FileTask::wrong_reply`], asked once a problem (every prompt carries it).
+    fn wrong_reply_once(&self, x: &str, gold: &str) -> Option<String> {
+        let key = x.trim().to_string();
+        if let Some(known) = self.wrong_replies.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+            return known.clone();
+        }
+        let wrong = self.wrong_reply(x, gold);
+        self.wrong_replies.lock().unwrap_or_else(|p| p.into_inner()).insert(key, wrong.clone());
+        wrong
+    }
+
     /// A reply stating an answer the check refuses (the simulated model's mistakes), if
     /// one is found without asking an external checker.
     fn wrong_reply(&self, x: &str, gold: &str) -> Option<String> {
-        if self.def.check.kind == answer::CheckKind::Command {
-            return None;
-        }
+        let refused = |c: &str| match self.def.check.kind {
+            answer::CheckKind::Command => false,
+            // The judge's verdicts come from its replies; a different text stands in.
+            answer::CheckKind::Judge => {
+                crate::tasks::react_text::normalize_answer(c) != crate::tasks::react_text::normalize_answer(gold)
+            }
+            _ => self.def.check.check(&self.checker, x, c, gold).is_err(),
+        };
         let candidates = [bump_last_number(gold), format!("not {gold}"), "none of these".to_string()];
-        candidates
-            .into_iter()
-            .filter(|c| !c.is_empty())
-            .find(|c| self.def.check.check(&self.checker, x, c, gold).is_err())
-            .and_then(|c| self.def.answer.write(&c))
+        candidates.into_iter().filter(|c| !c.is_empty()).find(|c| refused(c)).and_then(|c| self.def.answer.write(&c))
     }
 
     fn steps_of(y: &str) -> Vec<&str> {
@@ -285,8 +319,9 @@ impl FileTask {
         self.def.tree.as_ref().map_or(1, |t| t.steps)
     }
 
-    /// A candidate step after `y`, checked by the step (or final-step) pattern.
-    fn candidate(&self, y: &str, line: &str) -> Proposal {
+    /// A candidate step after `y`, checked by the step (or final-step) pattern, then by
+    /// the step command if the file names one.
+    fn candidate(&self, x: &str, y: &str, line: &str) -> Proposal {
         let thought = crate::tasks::reply::plain_line(line);
         let last = FileTask::steps_of(y).len() + 1 >= self.depth();
         let (re, which) = if last { (&self.final_re, "final_pattern") } else { (&self.step_re, "step_pattern") };
@@ -295,10 +330,32 @@ impl FileTask {
             Some(re) if !re.is_match(&thought) => {
                 Some(format!("the step does not match [tree] {which} {}", re.as_str()))
             }
-            _ => None,
+            _ => self.step_command_says(x, y, &thought, last),
         };
         let path = format!("{y}{thought}\n");
         Proposal { thought, path, problem }
+    }
+
+    /// What the `[tree] step_command` finds wrong with `step` after `y` (`None`: the
+    /// step is good, or there is no step command). Asked once per step.
+    fn step_command_says(&self, x: &str, y: &str, step: &str, last: bool) -> Option<String> {
+        let tree = self.def.tree.as_ref()?;
+        if tree.step_command.is_empty() {
+            return None;
+        }
+        let key = (x.trim().to_string(), y.to_string(), step.to_string());
+        if let Some(said) = self.step_verdicts.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+            return said.clone();
+        }
+        let payload = json!({ "input": x.trim(), "steps": FileTask::steps_of(y), "step": step, "last": last });
+        let name = &tree.step_command[0];
+        let said = match answer::run_checker(&tree.step_command, tree.step_timeout_ms.unwrap_or(10_000), &payload) {
+            Ok((true, _)) => None,
+            Ok((false, _)) => Some(format!("the step checker {name} refuses the step")),
+            Err(m) => Some(m.replacen("the checker", "the step checker", 1)),
+        };
+        self.step_verdicts.lock().unwrap_or_else(|p| p.into_inner()).insert(key, said.clone());
+        said
     }
 }
 
@@ -309,7 +366,7 @@ fn sample_vars(purpose: &str) -> Value {
         "propose" | "sample" => json!({ "y": "", "steps": [], "step": 1 }),
         "value" => json!({ "y": "", "steps": [], "step": 1, "answer": null }),
         "vote" => json!({ "choices": "Choice 1:\n(a state)\nChoice 2:\n(another)", "ys": ["(a state)", "(another)"] }),
-        "react" => json!({ "trajectory": "", "step": 1 }),
+        "react" | "react_native" => json!({ "trajectory": "", "step": 1 }),
         _ => json!({}),
     }
 }
@@ -383,6 +440,9 @@ impl Task for FileTask {
 
     fn check(&self, x: &str, answer: &str) -> Result<(), String> {
         let record = self.record(x);
+        if self.def.check.kind == answer::CheckKind::Judge {
+            return self.def.check.check(&self.checker, x, answer, record.gold.as_deref().unwrap_or(""));
+        }
         let gold = record.gold.as_deref().ok_or_else(|| format!("{:?} has no gold answer in the task file", x))?;
         self.def.check.check(&self.checker, x, answer, gold)
     }
@@ -412,6 +472,10 @@ impl Task for FileTask {
         Some(self)
     }
 
+    fn judge(&self) -> Option<&dyn OutcomeJudge> {
+        (self.def.check.kind == answer::CheckKind::Judge).then_some(self as &dyn OutcomeJudge)
+    }
+
     fn sim_plays(&self, params: &Params) -> Option<Result<(), String>> {
         Some(sim::plays(self, params))
     }
@@ -435,21 +499,21 @@ impl TreeSearch for FileTask {
         self.prompt(purpose, Purpose::Sample, x, self.tree_vars(x, y), 200)
     }
 
-    fn parse_proposals(&self, _x: &str, y: &str, reply: &str) -> Vec<Proposal> {
+    fn parse_proposals(&self, x: &str, y: &str, reply: &str) -> Vec<Proposal> {
         reply
             .lines()
             .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with("```"))
-            .map(|l| self.candidate(y, l))
+            .map(|l| self.candidate(x, y, l))
             .collect()
     }
 
-    fn parse_sample(&self, _x: &str, y: &str, reply: &str) -> Proposal {
+    fn parse_sample(&self, x: &str, y: &str, reply: &str) -> Proposal {
         let line = reply.lines().find(|l| !l.trim().is_empty() && !l.trim_start().starts_with("```")).unwrap_or("");
-        self.candidate(y, line)
+        self.candidate(x, y, line)
     }
 
-    fn parse_edit(&self, _x: &str, y: &str, text: &str) -> Proposal {
-        self.candidate(y, text.lines().next().unwrap_or(""))
+    fn parse_edit(&self, x: &str, y: &str, text: &str) -> Proposal {
+        self.candidate(x, y, text.lines().next().unwrap_or(""))
     }
 
     fn value(&self) -> Option<&dyn ValueEvaluator> {
@@ -516,7 +580,55 @@ impl ReactSteps for FileTask {
     }
 
     fn native(&self) -> Option<&dyn NativeTools> {
-        None
+        self.def.prompts.contains_key("react_native").then_some(self as &dyn NativeTools)
+    }
+}
+
+/// `--tool-mode native`: the `react_native` prompt, and the tools as tool definitions.
+impl NativeTools for FileTask {
+    fn react_native_prompt(&self, x: &str, trajectory: &str, step: usize) -> Prompt {
+        let extra = json!({ "trajectory": trajectory, "step": step });
+        // The stop sequences stay, as for the built-in tasks: they keep a model that
+        // writes its action as text from writing the observation too.
+        self.prompt("react_native", Purpose::Act, x, extra, 300)
+    }
+
+    fn tool_defs(&self) -> Vec<crate::engine::ToolDef> {
+        self.tools.as_ref().map(|t| t.tool_defs()).unwrap_or_default()
+    }
+}
+
+/// A `kind = "judge"` check: the judge is asked about each output's answer when the
+/// method is done, and its verdict decides whether the node is a solution.
+impl OutcomeJudge for FileTask {
+    fn outcome_judge(&self, x: &str, y: &str) -> Option<JudgeRequest> {
+        let answer = self.extract_answer(x, y)?;
+        let prompt = self.prompt("judge", Purpose::Judge, x, self.judge_vars(x, &answer), 400);
+        Some(JudgeRequest { prompt, n: 1 })
+    }
+
+    fn read_judgment(&self, x: &str, y: &str, samples: &[String]) -> Judgment {
+        let Some(answer) = self.extract_answer(x, y) else { return Judgment::default() };
+        let reply = samples.first().map(String::as_str).unwrap_or("");
+        let (right, note) = match crate::engine::task::read_verdict(reply) {
+            Some(right) => {
+                let said = reply.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+                let verdict = if right { "correct" } else { "incorrect" };
+                (right, format!("the judge: {verdict} ({})", crate::safe_text::clip(said, 200)))
+            }
+            None => (
+                false,
+                "the judge's reply has no `VERDICT: correct|incorrect` line; the answer is not counted as right"
+                    .to_string(),
+            ),
+        };
+        self.checker.set_judged(x, &self.answer_key(&answer), right);
+        Judgment { metrics: vec![], note, verdict: Some(right) }
+    }
+
+    /// The same answer (as majority voting counts it) is judged once.
+    fn judge_key(&self, x: &str, y: &str) -> Option<String> {
+        self.extract_answer(x, y).map(|a| self.answer_key(&a))
     }
 }
 

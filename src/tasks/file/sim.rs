@@ -1,7 +1,8 @@
 //! The simulated model's play of a task file. It plays only what the file lets it play
 //! truthfully: each problem's gold answer (io, cot, ReAct's finish), and for tree search
 //! and ReAct the problem's list of correct steps (the actions, for ReAct). It answers
-//! io, cot, propose, sample, value, vote and ReAct calls; methods that make other calls
+//! io, cot, propose, sample, value, vote and ReAct calls, and a `kind = "judge"` check's
+//! judge (right when the answer is the gold one); methods that make other calls
 //! (Self-Refine's feedback, ReTreVal's phases) are refused before the run starts, in one
 //! line ([`plays`]), never answered with made-up text.
 //!
@@ -41,6 +42,9 @@ struct Context {
     /// The ReAct step.
     #[serde(default)]
     step: Option<usize>,
+    /// The answer a judge prompt asks about.
+    #[serde(default)]
+    answer: Option<String>,
     /// ReTreVal's prompts name their phase; the player does not play them.
     #[serde(default)]
     retreval: Option<serde_json::Value>,
@@ -174,6 +178,17 @@ pub fn play(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64) -> Resu
                 None => format!("Finish[{gold}]"),
             };
             Ok(format!("Thought {step}: Next I take {action}.\nAction {step}: {action}"))
+        }
+        Purpose::Judge => {
+            // The judge of a `kind = "judge"` check: the answer against the gold one.
+            let answer = ctx.answer.as_deref().unwrap_or("");
+            let norm = crate::tasks::react_text::normalize_answer;
+            let mut right = norm(answer) == norm(gold) || crate::grade::equivalent(gold, answer);
+            if rng.next_f64() < cfg.rate(cfg.rates.misjudge) {
+                right = !right;
+            }
+            let (says, verdict) = if right { ("meets", "correct") } else { ("does not meet", "incorrect") };
+            Ok(format!("The answer {says} the rubric.\nVERDICT: {verdict}"))
         }
         other => Err(sim_error(format!("sim does not play {} calls on the task file {}", other.label(), ctx.task))),
     }

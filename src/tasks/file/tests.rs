@@ -309,3 +309,138 @@ proptest::proptest! {
         }
     }
 }
+
+const JUDGED: &str = r#"name = "judged"
+[problems]
+items = [{ input = "Name a primary colour.", answer = "red" }, { input = "Name a planet.", answer = "Mars" }]
+[prompts]
+io = "Q: {{ input }}"
+cot = "Think, then end with a line Answer: ...\nQ: {{ input }}"
+[answer]
+read = "answer-line"
+[check]
+kind = "judge"
+rubric = "Any answer of the kind asked is right."
+"#;
+
+fn judged_task() -> Arc<FileTask> {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("task.toml"), JUDGED).unwrap();
+    Arc::new(FileTask::open(dir.path(), &TaskOptions::default(), &mut Vec::new()).unwrap())
+}
+
+/// Run cot on problem 0 with the chain of thought answering `answer` and the judge
+/// replying `verdict`: the outcome, and the requests made.
+fn judged_run(
+    task: &Arc<FileTask>,
+    answer: &str,
+    verdict: &str,
+) -> (crate::engine::Outcome, Vec<crate::engine::LlmRequest>) {
+    let params = Params::new(MethodKind::from_name("cot").unwrap());
+    let mut engine = Engine::new(Arc::clone(task) as Arc<dyn Task>, "Name a primary colour.", params);
+    let mut seen = Vec::new();
+    run_sync(&mut engine, run_cmd(), |r| {
+        seen.push(r.clone());
+        vec![if r.purpose == Purpose::Judge { verdict.to_string() } else { format!("Let me see.\nAnswer: {answer}") }]
+    });
+    (engine.outcome().cloned().expect("the run ends"), seen)
+}
+
+#[test]
+fn a_judge_check_asks_the_model_when_the_method_is_done_and_its_verdict_decides() {
+    let task = judged_task();
+    assert!(task.check("Name a primary colour.", "blue").unwrap_err().contains("not judged yet"));
+    let (outcome, seen) = judged_run(&task, "blue", "Blue is a primary colour.\nVERDICT: correct");
+    assert!(outcome.solved, "the judge said blue is right: {outcome:?}");
+    let purposes: Vec<Purpose> = seen.iter().map(|r| r.purpose).collect();
+    assert_eq!(purposes, [Purpose::Cot, Purpose::Judge]);
+    let judge = seen[1].messages.iter().map(|m| m.content.as_str()).collect::<Vec<_>>().join("\n");
+    assert!(judge.contains("Rubric: Any answer of the kind asked is right."), "{judge}");
+    assert!(judge.contains("The answer to grade: blue") && judge.contains("Reference answer: red"), "{judge}");
+    assert_eq!(task.check("Name a primary colour.", "blue"), Ok(()), "the verdict is kept");
+    let (outcome, _) = judged_run(&task, "green", "Green is not.\nVERDICT: incorrect");
+    assert!(!outcome.solved);
+    assert!(task.check("Name a primary colour.", "green").unwrap_err().contains("the judge says"));
+    // A reply without a verdict is not counted as right, and the node says why.
+    let params = Params::new(MethodKind::from_name("cot").unwrap());
+    let mut engine = Engine::new(Arc::clone(&task) as Arc<dyn Task>, "Name a planet.", params);
+    run_sync(&mut engine, run_cmd(), |r| {
+        vec![if r.purpose == Purpose::Judge { "Hmm, hard to say.".into() } else { "Answer: Venus".into() }]
+    });
+    assert!(!engine.outcome().unwrap().solved);
+    let notes: Vec<String> = engine.tree().nodes().filter_map(|n| n.note("judge").map(str::to_string)).collect();
+    assert!(notes.iter().any(|n| n.contains("no `VERDICT: correct|incorrect` line")), "{notes:?}");
+    // sim plays the judge from the gold answer.
+    let params = Params::new(MethodKind::from_name("cot-sc").unwrap());
+    assert_eq!(crate::llm::sim::check_plays(task.as_ref(), &params), Ok(()));
+    let mut engine = Engine::new(Arc::clone(&task) as Arc<dyn Task>, "Name a planet.", params);
+    run_sync(&mut engine, run_cmd(), sim(0.0, 3));
+    let outcome = engine.outcome().unwrap();
+    assert!(outcome.solved && outcome.sample_accuracy == Some(1.0), "{outcome:?}");
+    // A rubric is required, and only a judge check has one.
+    let err = error_of(&JUDGED.replace("rubric = \"Any answer of the kind asked is right.\"", ""), &[]);
+    assert!(err.contains("check.") && err.contains("needs rubric"), "{err}");
+    let err = error_of(&GOOD.replace("kind = \"numeric\"", "kind = \"numeric\"\nrubric = \"x\""), &[]);
+    assert!(err.contains("check.rubric: rubric is for kind = \"judge\""), "{err}");
+}
+
+#[test]
+fn a_step_command_checks_each_candidate_step_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("stepwise");
+    std::fs::create_dir_all(&folder).unwrap();
+    for e in std::fs::read_dir(example("stepwise")).unwrap() {
+        let path = e.unwrap().path();
+        std::fs::copy(&path, folder.join(path.file_name().unwrap())).unwrap();
+    }
+    // The checker refuses any step with "= 49" and logs each call.
+    let log = dir.path().join("calls.log");
+    let script = format!(
+        "read -r line; echo \"$line\" >> {}; case \"$line\" in *'= 49'*) echo incorrect;; *) echo correct;; esac",
+        log.display()
+    );
+    let toml = std::fs::read_to_string(folder.join("task.toml")).unwrap();
+    let toml = toml.replacen("[tree]", &format!("[tree]\nstep_command = [\"sh\", \"-c\", {script:?}]"), 1);
+    std::fs::write(folder.join("task.toml"), toml).unwrap();
+    let task = FileTask::open(&folder, &TaskOptions::default(), &mut Vec::new()).unwrap();
+    let tree = task.tree().unwrap();
+    let x = task.problem(0).unwrap().input;
+    let first = task.problems()[0].steps[0].clone();
+    let props = tree.parse_proposals(&x, "", &format!("{first}\n{}", first.replace("48", "49")));
+    assert_eq!(props[0].problem, None, "{props:?}");
+    let refused = props.iter().find(|p| p.thought.contains("= 49"));
+    if let Some(p) = refused {
+        assert!(p.problem.as_deref().unwrap().contains("the step checker sh refuses the step"), "{p:?}");
+    }
+    let _ = tree.parse_proposals(&x, "", &first);
+    let calls = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(calls.lines().count(), props.len(), "asked once a step: {calls}");
+    let sent: serde_json::Value = serde_json::from_str(calls.lines().next().unwrap()).unwrap();
+    assert_eq!((sent["step"].as_str(), sent["last"].as_bool()), (Some(first.as_str()), Some(false)), "{sent}");
+    // A checker that cannot start is said on the step, not taken as a yes.
+    let toml = std::fs::read_to_string(folder.join("task.toml"))
+        .unwrap()
+        .replace("\"sh\", \"-c\"", "\"/no/such/checker\", \"-c\"");
+    std::fs::write(folder.join("task.toml"), toml).unwrap();
+    let task = FileTask::open(&folder, &TaskOptions::default(), &mut Vec::new()).unwrap();
+    let props = task.tree().unwrap().parse_proposals(&x, "", &first);
+    assert!(
+        props[0].problem.as_deref().unwrap().contains("the step checker /no/such/checker cannot start"),
+        "{props:?}"
+    );
+}
+
+#[test]
+fn native_tool_mode_is_a_prompt_the_file_gives() {
+    let town = open("town-facts");
+    let native = town.react().and_then(|r| r.native()).expect("town-facts has a react_native prompt");
+    let names: Vec<String> = native.tool_defs().into_iter().map(|t| t.name).collect();
+    assert!(names.contains(&"search".to_string()) && names.contains(&"finish".to_string()), "{names:?}");
+    let x = town.problem(0).unwrap().input;
+    let prompt = native.react_native_prompt(&x, "", 1);
+    assert!(prompt.messages.last().unwrap().content.contains("then call one tool"), "{:?}", prompt.messages);
+    let params = Params::new(MethodKind::from_name("react").unwrap()).with("tool_mode", "native");
+    assert_eq!(crate::llm::sim::check_plays(town.as_ref(), &params), Ok(()));
+    let err = error_of(&GOOD.replace("cot = ", "react_native = \"{{ input }}\"\ncot = "), &[]);
+    assert!(err.contains("prompts.react_native: a react_native prompt goes with a react prompt"), "{err}");
+}

@@ -397,6 +397,7 @@ impl OutcomeJudge for Writing {
         Judgment {
             metrics: vec![(COHERENCY.to_string(), value)],
             note: format!("coherency {value:.2} (the judge's scores: {})", read.join(", ")),
+            verdict: None,
         }
     }
 }
