@@ -115,6 +115,9 @@ pub struct ToolsDef {
     /// Also offer `calculate`.
     #[serde(default)]
     pub calculate: bool,
+    /// Also offer the math tools: `calc`, `algebra`, `lp`, `count`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub math: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -205,6 +208,8 @@ struct RawTools {
     corpus: Option<String>,
     #[serde(default)]
     calculate: bool,
+    #[serde(default)]
+    math: bool,
 }
 
 /// A task file read: its definition, its problems, and warnings (skipped corpus files).
@@ -268,7 +273,9 @@ pub fn parse(file: &Path, text: &str) -> Result<Loaded, DefError> {
         Some(t) => Some(read_tools(&at, base, t)?),
         None => None,
     };
-    if prompts.contains_key("react") != tools.as_ref().is_some_and(|(t, _)| !t.corpus.is_empty() || t.calculate) {
+    if prompts.contains_key("react")
+        != tools.as_ref().is_some_and(|(t, _)| !t.corpus.is_empty() || t.calculate || t.math)
+    {
         let key = if prompts.contains_key("react") { "react" } else { "tools" };
         return Err(at.error(&["prompts", "tools"], key, "a react prompt and a [tools] table go together"));
     }
@@ -480,7 +487,7 @@ fn read_tools(at: &Locator, base: &Path, raw: RawTools) -> Result<(ToolsDef, Vec
         let built = super::corpus_of(&corpus);
         warnings.extend(built.warnings.iter().cloned());
     }
-    Ok((ToolsDef { corpus, calculate: raw.calculate }, warnings))
+    Ok((ToolsDef { corpus, calculate: raw.calculate, math: raw.math }, warnings))
 }
 
 fn read_relative(base: &Path, file: &str) -> Result<String, String> {

@@ -148,6 +148,10 @@ impl FileTask {
             if t.calculate {
                 registry = registry.with(CalculateTool);
             }
+            if t.math {
+                use crate::tools::math::{AlgebraTool, CalcTool, CountTool, LpTool};
+                registry = registry.with(CalcTool).with(AlgebraTool).with(LpTool).with(CountTool);
+            }
             if registry.get("finish").is_none() {
                 registry = registry.with(crate::tools::FinishTool);
             }

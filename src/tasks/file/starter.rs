@@ -57,6 +57,7 @@ kind = "math"
 # [tools]
 # corpus = "corpus"      # a folder of .md/.txt pages: search[page] and lookup[word]
 # calculate = true       # calculate[expression]
+# math = true            # calc, algebra, lp and count (the math tools)
 "#;
 
 const COT_TXT: &str = r#"[system]

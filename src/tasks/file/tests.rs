@@ -444,3 +444,18 @@ fn native_tool_mode_is_a_prompt_the_file_gives() {
     let err = error_of(&GOOD.replace("cot = ", "react_native = \"{{ input }}\"\ncot = "), &[]);
     assert!(err.contains("prompts.react_native: a react_native prompt goes with a react prompt"), "{err}");
 }
+
+#[test]
+fn the_math_tools_are_offered_by_name() {
+    let toml = GOOD
+        .replace("[answer]", "react = \"Q: {{ input }}\\n{{ trajectory }}\\nThought {{ step }}:\"\n[answer]")
+        + "[tools]\nmath = true\n";
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("task.toml"), toml).unwrap();
+    let task = FileTask::open(dir.path(), &TaskOptions::default(), &mut Vec::new()).unwrap();
+    let tools = task.tools().expect("ReAct with the math tools");
+    for name in ["calc", "algebra", "lp", "count", "finish"] {
+        assert!(tools.get(name).is_some(), "{name}");
+    }
+    assert!(served(&task).contains(&"react"), "{:?}", served(&task));
+}
