@@ -233,7 +233,9 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
     let replay = replay_of(args, &provider_name)?;
     let actions = react_actions(args, replay.as_ref())?;
     let style = prompt_style(args.prompt_style, &provider_name, replay.as_ref(), &task_name)?;
-    let options = TaskOptions { prompts: args.prompts.clone(), data: args.data.clone(), knowledge, actions, style };
+    let mcp = args.tools.mcp_servers(&cfg.mcp)?;
+    let options =
+        TaskOptions { prompts: args.prompts.clone(), data: args.data.clone(), knowledge, actions, style, mcp };
     let mut task = tasks::build(&task_name, &options, &mut warnings)?;
     for w in warnings {
         safe_eprintln!("warning: {w}");

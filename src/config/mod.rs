@@ -59,7 +59,7 @@ pub struct RunDefaults {
 /// Longest warning about the file (longer ones are cut, saying how long they were).
 const MAX_WARNING_CHARS: usize = 500;
 
-const TOP_KEYS: &[&str] = &["theme", "defaults", "keymap", "providers", "prices", "break"];
+const TOP_KEYS: &[&str] = &["theme", "defaults", "keymap", "providers", "prices", "break", "mcp"];
 
 /// The `[defaults]` keys that are not search parameters.
 const RUN_KEYS: &[&str] = &["task", "provider", "sim_noise", "concurrency", "memory"];
@@ -77,6 +77,8 @@ pub struct Config {
     pub path: Option<PathBuf>,
     /// `break = ["score<0.3", ...]`: breakpoints of every run (`--break` replaces them).
     pub breakpoints: Vec<String>,
+    /// `[[mcp]]`: MCP servers a run may start by name (`--mcp NAME`).
+    pub mcp: Vec<crate::tools::mcp::McpConfig>,
 }
 
 impl Default for Config {
@@ -88,6 +90,7 @@ impl Default for Config {
             providers: Ok(FileConfig::default()),
             path: None,
             breakpoints: Vec::new(),
+            mcp: Vec::new(),
         }
     }
 }
@@ -191,6 +194,7 @@ impl Config {
         }
 
         config.breakpoints = parse_breakpoints(table.get("break"), &mut warn);
+        config.mcp = parse_mcp(table.get("mcp"), &mut warn);
 
         for key in table.keys().filter(|k| !TOP_KEYS.contains(&k.as_str())) {
             warn(key, format!("unknown key (known: {}); ignored", TOP_KEYS.join(", ")));
@@ -223,6 +227,32 @@ impl Config {
     pub fn source(&self) -> String {
         self.path.as_ref().map_or_else(|| "config.toml".to_string(), |p| p.display().to_string())
     }
+}
+
+/// `[[mcp]]`: the MCP server entries that read (a bad one is warned about and skipped).
+fn parse_mcp(value: Option<&toml::Value>, warn: &mut impl FnMut(&str, String)) -> Vec<crate::tools::mcp::McpConfig> {
+    let entries = match value {
+        None => return Vec::new(),
+        Some(toml::Value::Array(entries)) => entries,
+        Some(other) => {
+            warn("mcp", format!("expected [[mcp]] entries, found {}; ignored", describe(other)));
+            return Vec::new();
+        }
+    };
+    let mut out: Vec<crate::tools::mcp::McpConfig> = Vec::new();
+    for (i, entry) in entries.iter().enumerate() {
+        match entry.clone().try_into::<crate::tools::mcp::McpConfig>() {
+            Ok(cfg) if cfg.name.trim().is_empty() || cfg.command.trim().is_empty() => {
+                warn(&format!("mcp entry {}", i + 1), "needs a name and a command; entry skipped".into())
+            }
+            Ok(cfg) if out.iter().any(|c| c.name == cfg.name) => {
+                warn(&format!("mcp entry {}", i + 1), format!("a second server named {}; entry skipped", cfg.name))
+            }
+            Ok(cfg) => out.push(cfg),
+            Err(e) => warn(&format!("mcp entry {}", i + 1), format!("{}; entry skipped", e.message())),
+        }
+    }
+    out
 }
 
 /// `break = [...]`: the breakpoints that read (see `engine::breakpoint`); a bad one is

@@ -126,7 +126,7 @@ run = "step"
         "config.toml: defaults.n_evaluate: found integer -1: it must be a whole number from 1 to 1000; using the default".into(),
         "config.toml: defaults.threshold: found float nan: it must be a finite number; using the default".into(),
         "config.toml: defaults.majority_threshold: found float -inf: it must be a number from 0 to 1; using the default".into(),
-        "config.toml: colours: unknown key (known: theme, defaults, keymap, providers, prices, break); ignored".into(),
+        "config.toml: colours: unknown key (known: theme, defaults, keymap, providers, prices, break, mcp); ignored".into(),
     ];
     for line in expected {
         assert!(warnings.contains(&line), "missing {line:?} in {warnings:#?}");
@@ -281,4 +281,39 @@ fn the_readme_lists_every_declared_parameter_as_declared() {
         readme[start..stop] == expected,
         "README.md's parameter table is stale; put this between the marks:\n{expected}"
     );
+}
+
+#[test]
+fn mcp_entries_are_read_and_bad_ones_skipped_with_a_warning() {
+    let text = r#"
+[[mcp]]
+name = "files"
+command = "npx"
+args = ["-y", "server-filesystem", "/tmp"]
+env = { ROOT = "/tmp" }
+tools = ["read_text_file"]
+timeout_secs = 5
+
+[[mcp]]
+name = "files"
+command = "other"
+
+[[mcp]]
+command = "nameless"
+
+[[mcp]]
+name = "typo"
+comand = "x"
+"#;
+    let (config, warnings) = Config::parse(text, "config.toml");
+    assert_eq!(config.mcp.len(), 1, "{:?}", config.mcp);
+    let files = &config.mcp[0];
+    assert_eq!((files.name.as_str(), files.command.as_str(), files.args.len()), ("files", "npx", 3));
+    assert_eq!((files.tools.as_deref(), files.timeout_secs), (Some(&["read_text_file".to_string()][..]), Some(5)));
+    assert_eq!(warnings.len(), 3, "{warnings:?}");
+    assert!(
+        warnings.iter().any(|w| w.contains("mcp entry 2") && w.contains("a second server named files")),
+        "{warnings:?}"
+    );
+    assert!(warnings.iter().any(|w| w.contains("mcp entry 4") && w.contains("comand")), "{warnings:?}");
 }

@@ -480,7 +480,10 @@ impl ToolCallOut {
             return Err("the tool call has no tool name".into());
         }
         let def = tools.iter().find(|t| t.name.eq_ignore_ascii_case(&name));
+        let several = def.is_some_and(|d| d.parameters["properties"].as_object().is_some_and(|p| p.len() > 1));
         let arg = match &self.arguments {
+            // A tool of several arguments (an MCP server's) takes them as one JSON object.
+            serde_json::Value::Object(map) if several => serde_json::Value::Object(map.clone()).to_string(),
             serde_json::Value::Object(map) => {
                 let wanted = def.and_then(ToolDef::arg_name);
                 let value = match wanted.and_then(|a| map.get(a)) {

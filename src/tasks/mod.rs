@@ -214,6 +214,8 @@ pub struct TaskOptions {
     pub actions: Option<react_text::ActionRules>,
     /// How prompts are laid out (`--prompt-style`).
     pub style: crate::engine::PromptStyle,
+    /// MCP servers whose tools a task file's ReAct offers (`--mcp`, `--mcp-cmd`).
+    pub mcp: Vec<crate::tools::mcp::McpConfig>,
 }
 
 impl TaskOptions {
@@ -235,6 +237,12 @@ pub fn build(name: &str, options: &TaskOptions, warnings: &mut Vec<String>) -> R
         let path = file::locate(name).ok_or_else(|| TaskError::Unknown(name.to_string()))?;
         return styled(Arc::new(file::FileTask::open(&path, options, warnings)?), options);
     };
+    if !options.mcp.is_empty() {
+        return Err(TaskError::Data(format!(
+            "--mcp adds an MCP server's tools to a task file's ReAct; {} offers its own tools",
+            entry.info.name
+        )));
+    }
     let _ = prompts::take_warnings(None);
     let built = (entry.build)(entry.info, options, warnings);
     // Templates with unknown placeholders, and files in --prompts the task does not read.

@@ -67,6 +67,13 @@ pub struct ToolArgs {
     /// [default: https://en.wikipedia.org/w/api.php].
     #[arg(long, value_name = "URL")]
     pub wikipedia_url: Option<String>,
+    /// Offer the tools of the MCP server of this [[mcp]] config entry to a task file's
+    /// ReAct (repeatable).
+    #[arg(long, value_name = "NAME")]
+    pub mcp: Vec<String>,
+    /// Offer the tools of the MCP server this command starts (over stdio; repeatable).
+    #[arg(long, value_name = "CMD ARGS")]
+    pub mcp_cmd: Vec<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -78,6 +85,29 @@ pub enum ToolChoiceError {
 }
 
 impl ToolArgs {
+    /// The MCP servers these flags name: `--mcp NAME` from `configured` (the config
+    /// file's `[[mcp]]` entries), then `--mcp-cmd` lines.
+    pub fn mcp_servers(
+        &self,
+        configured: &[super::mcp::McpConfig],
+    ) -> Result<Vec<super::mcp::McpConfig>, ToolChoiceError> {
+        let mut out = Vec::new();
+        for name in &self.mcp {
+            let Some(cfg) = configured.iter().find(|c| &c.name == name) else {
+                let known: Vec<&str> = configured.iter().map(|c| c.name.as_str()).collect();
+                return Err(ToolChoiceError::Invalid(match known.is_empty() {
+                    true => format!("--mcp {name}: the config file has no [[mcp]] entries; add one with name = \"{name}\" and command = \"...\", or use --mcp-cmd"),
+                    false => format!("--mcp {name}: no [[mcp]] entry of that name in the config file (entries: {})", known.join(", ")),
+                }));
+            };
+            out.push(cfg.clone());
+        }
+        for line in &self.mcp_cmd {
+            out.push(super::mcp::McpConfig::from_command_line(line).map_err(ToolChoiceError::Invalid)?);
+        }
+        Ok(out)
+    }
+
     /// The backend these flags choose, or `None` for the task's own. Problems met loading
     /// a corpus (bad files and lines) go to `warnings`.
     pub fn knowledge(&self, warnings: &mut Vec<String>) -> Result<Option<Arc<dyn KnowledgeBackend>>, ToolChoiceError> {
@@ -139,7 +169,13 @@ mod tests {
     use super::*;
 
     fn args(tools: Option<BackendKind>, corpus: Option<&std::path::Path>, url: Option<&str>) -> ToolArgs {
-        ToolArgs { tools, corpus: corpus.map(|p| p.to_path_buf()), wikipedia_url: url.map(str::to_string) }
+        ToolArgs {
+            tools,
+            corpus: corpus.map(|p| p.to_path_buf()),
+            wikipedia_url: url.map(str::to_string),
+            mcp: vec![],
+            mcp_cmd: vec![],
+        }
     }
 
     #[test]

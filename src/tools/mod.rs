@@ -12,6 +12,7 @@ pub mod corpus;
 pub mod finish;
 pub mod knowledge;
 pub mod math;
+pub mod mcp;
 pub mod recorded;
 pub mod text;
 pub mod wikipedia;

@@ -178,8 +178,16 @@ fn as_tool_call(text: &str, request: &LlmRequest) -> Completion {
         .and_then(|t| t.arg_name())
         .unwrap_or("input")
         .to_string();
+    let tool = request.tools.iter().find(|t| t.name.eq_ignore_ascii_case(&action.name));
+    let several = tool.is_some_and(|t| t.parameters["properties"].as_object().is_some_and(|p| p.len() > 1));
     let mut arguments = serde_json::Map::new();
-    arguments.insert(arg_name, serde_json::Value::String(action.arg));
+    match serde_json::from_str::<serde_json::Value>(&action.arg) {
+        // A tool of several arguments (an MCP server's) is called with the JSON object written.
+        Ok(serde_json::Value::Object(object)) if several => arguments = object,
+        _ => {
+            arguments.insert(arg_name, serde_json::Value::String(action.arg));
+        }
+    }
     Completion {
         text: parsed.thought.unwrap_or_default().into(),
         finish_reason: Some("tool_calls".into()),

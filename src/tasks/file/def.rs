@@ -107,7 +107,7 @@ pub struct TreeDef {
 }
 
 /// The built-in tools a ReAct task offers.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ToolsDef {
     /// The corpus documents search/lookup read, by file name, with their text.
     #[serde(default)]
@@ -118,6 +118,15 @@ pub struct ToolsDef {
     /// Also offer the math tools: `calc`, `algebra`, `lp`, `count`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub math: bool,
+    /// MCP servers (by their `[[mcp]]` names) whose tools the task needs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mcp: Vec<String>,
+    /// The MCP servers' tools a run offered (recorded, so a replay offers the same).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mcp_tools: Vec<crate::tools::mcp::McpToolDef>,
+    /// The MCP servers a run started, as recorded (secret-looking `env` values redacted).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mcp_servers: Vec<crate::tools::mcp::McpConfig>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -210,6 +219,8 @@ struct RawTools {
     calculate: bool,
     #[serde(default)]
     math: bool,
+    #[serde(default)]
+    mcp: Vec<String>,
 }
 
 /// A task file read: its definition, its problems, and warnings (skipped corpus files).
@@ -274,7 +285,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Loaded, DefError> {
         None => None,
     };
     if prompts.contains_key("react")
-        != tools.as_ref().is_some_and(|(t, _)| !t.corpus.is_empty() || t.calculate || t.math)
+        != tools.as_ref().is_some_and(|(t, _)| !t.corpus.is_empty() || t.calculate || t.math || !t.mcp.is_empty())
     {
         let key = if prompts.contains_key("react") { "react" } else { "tools" };
         return Err(at.error(&["prompts", "tools"], key, "a react prompt and a [tools] table go together"));
@@ -487,7 +498,7 @@ fn read_tools(at: &Locator, base: &Path, raw: RawTools) -> Result<(ToolsDef, Vec
         let built = super::corpus_of(&corpus);
         warnings.extend(built.warnings.iter().cloned());
     }
-    Ok((ToolsDef { corpus, calculate: raw.calculate, math: raw.math }, warnings))
+    Ok((ToolsDef { corpus, calculate: raw.calculate, math: raw.math, mcp: raw.mcp, ..ToolsDef::default() }, warnings))
 }
 
 fn read_relative(base: &Path, file: &str) -> Result<String, String> {

@@ -113,7 +113,10 @@ impl FileTask {
         }
         let loaded = def::load(path).map_err(|e| TaskError::File(e.to_string()))?;
         warnings.extend(loaded.warnings.iter().cloned());
-        let task = FileTask::new(loaded.def, loaded.problems, options.style)
+        let mut def = loaded.def;
+        let live = start_mcp(&mut def, &options.mcp)
+            .map_err(|m| TaskError::File(format!("{}: {m}", loaded.path.display())))?;
+        let task = FileTask::new(def, loaded.problems, options.style, live)
             .map_err(|m| TaskError::File(format!("{}: {m}", loaded.path.display())))?;
         task.check_renders().map_err(|m| TaskError::File(format!("{}: {m}", loaded.path.display())))?;
         Ok(task)
@@ -125,10 +128,17 @@ impl FileTask {
         let def: TaskDef = serde_json::from_value(recorded["def"].clone()).map_err(|e| bad(e.to_string()))?;
         let problem: FileProblem =
             serde_json::from_value(recorded["problem"].clone()).map_err(|e| bad(e.to_string()))?;
-        FileTask::new(def, vec![problem], style).map_err(bad)
+        FileTask::new(def, vec![problem], style, Vec::new()).map_err(bad)
     }
 
-    fn new(def: TaskDef, problems: Vec<FileProblem>, style: PromptStyle) -> Result<FileTask, String> {
+    /// The task of `def`; `mcp`: the started MCP servers' tools (none: those the
+    /// definition records, offline, as a replay has them).
+    fn new(
+        def: TaskDef,
+        problems: Vec<FileProblem>,
+        style: PromptStyle,
+        mcp: Vec<Arc<dyn crate::tools::Tool>>,
+    ) -> Result<FileTask, String> {
         let mut classes: Vec<(&'static str, f64)> = def
             .tree
             .as_ref()
@@ -151,6 +161,10 @@ impl FileTask {
             if t.math {
                 use crate::tools::math::{AlgebraTool, CalcTool, CountTool, LpTool};
                 registry = registry.with(CalcTool).with(AlgebraTool).with(LpTool).with(CountTool);
+            }
+            let mcp = if mcp.is_empty() { crate::tools::mcp::offline(&t.mcp_tools) } else { mcp.clone() };
+            for tool in mcp {
+                registry.register(tool);
             }
             if registry.get("finish").is_none() {
                 registry = registry.with(crate::tools::FinishTool);
@@ -361,6 +375,35 @@ impl FileTask {
         self.step_verdicts.lock().unwrap_or_else(|p| p.into_inner()).insert(key, said.clone());
         said
     }
+}
+
+/// Start the MCP servers a run gives (`--mcp`) and record their tools in `def`: the
+/// live tools, or the line that says why not.
+fn start_mcp(
+    def: &mut TaskDef,
+    servers: &[crate::tools::mcp::McpConfig],
+) -> Result<Vec<Arc<dyn crate::tools::Tool>>, String> {
+    let named = def.tools.as_ref().map(|t| t.mcp.clone()).unwrap_or_default();
+    if let Some(missing) = named.iter().find(|n| !servers.iter().any(|s| &s.name == *n)) {
+        return Err(format!(
+            "[tools] mcp names the server {missing}: start it with --mcp {missing} (an [[mcp]] entry in the config file)"
+        ));
+    }
+    if servers.is_empty() {
+        return Ok(Vec::new());
+    }
+    if !def.prompts.contains_key("react") {
+        return Err(format!("--mcp adds tools to ReAct, and {} has no react prompt", def.name));
+    }
+    let tools = def.tools.get_or_insert_with(def::ToolsDef::default);
+    let mut live = Vec::new();
+    for server in servers {
+        let (started, defs) = crate::tools::mcp::connect(server)?;
+        live.extend(started);
+        tools.mcp_tools.extend(defs);
+        tools.mcp_servers.push(server.recorded());
+    }
+    Ok(live)
 }
 
 /// Template variables a prompt of `purpose` has, with sample values (for checking that

@@ -83,7 +83,7 @@ pub fn show(task: &dyn TaskSource) -> Result<Shown, String> {
 fn reads_back(task: &dyn TaskSource, toml: &str, inputs: &[String]) -> Result<(), String> {
     let bug = |m: String| format!("{} written as a task file does not read back: {m}", task.name());
     let loaded = super::def::parse(std::path::Path::new("task.toml"), toml).map_err(|e| bug(e.to_string()))?;
-    let file = super::FileTask::new(loaded.def, loaded.problems, task.prompt_style()).map_err(bug)?;
+    let file = super::FileTask::new(loaded.def, loaded.problems, task.prompt_style(), Vec::new()).map_err(bug)?;
     for x in inputs.iter().take(COMPARED) {
         let same = same_messages(&file.io_prompt(x).messages, &task.io_prompt(x).messages)
             && same_messages(&file.cot_prompt(x).messages, &task.cot_prompt(x).messages);

@@ -1,0 +1,398 @@
+//! Tools from Model Context Protocol servers, through the official Rust SDK (`rmcp`):
+//! a server is a process the person names (`[[mcp]]` in the config file, `--mcp NAME`,
+//! `--mcp-cmd "CMD ARGS"`), started with only the environment its entry names (and
+//! `PATH`, to find its program), asked for its tools, and called with a time limit.
+//! Every failure — a server that does not start, dies, hangs or answers with an error —
+//! is one line naming the server, and a call's failure a failed observation, never a
+//! hang or a panic.
+//!
+//! The servers run on a runtime of their own (started once), so a call can be awaited
+//! from any runtime and a connection made from synchronous set-up code. A call's result
+//! is an ordinary recorded tool reply: a replay or a fork needs no server.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use rmcp::model::CallToolRequestParams;
+use rmcp::service::{Peer, RoleClient, RunningService};
+use rmcp::ServiceExt;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{BoxFuture, Observation, Tool, ToolSpec, ToolState};
+
+/// How long a server may take to start and list its tools.
+pub const START_SECS: u64 = 20;
+/// A call's time limit unless the entry sets `timeout_secs`.
+pub const CALL_SECS: u64 = 30;
+
+/// One `[[mcp]]` entry: a server over stdio.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpConfig {
+    pub name: String,
+    /// The program.
+    pub command: String,
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// The only environment the server gets (besides `PATH`).
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Offer only these of its tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<Vec<String>>,
+    /// A call's time limit in seconds (default [`CALL_SECS`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_secs: Option<u64>,
+}
+
+impl McpConfig {
+    /// `--mcp-cmd "CMD ARGS"`: a server named after its program.
+    pub fn from_command_line(line: &str) -> Result<McpConfig, String> {
+        let mut words = line.split_whitespace().map(str::to_string);
+        let command = words.next().ok_or("--mcp-cmd needs a command, e.g. --mcp-cmd \"my-server --flag\"")?;
+        let name = std::path::Path::new(&command)
+            .file_name()
+            .map_or_else(|| command.clone(), |n| n.to_string_lossy().to_string());
+        Ok(McpConfig { name, command, args: words.collect(), ..McpConfig::default() })
+    }
+
+    /// The entry as a session header records it: its `env` values that look like secrets
+    /// are redacted.
+    pub fn recorded(&self) -> McpConfig {
+        let env = self
+            .env
+            .iter()
+            .map(|(k, v)| {
+                let secret = looks_secret(k, v);
+                (k.clone(), if secret { "(redacted)".to_string() } else { v.clone() })
+            })
+            .collect();
+        McpConfig { env, ..self.clone() }
+    }
+}
+
+/// Whether an `env` entry looks like a secret: a name that says so (key, token, secret,
+/// password, auth), a value already known as one, or a long value of letters and digits
+/// without spaces.
+pub fn looks_secret(name: &str, value: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    let named = ["KEY", "TOKEN", "SECRET", "PASSWORD", "AUTH"].iter().any(|w| upper.contains(w));
+    let random = value.len() >= 20
+        && !value.contains(char::is_whitespace)
+        && value.chars().any(|c| c.is_ascii_digit())
+        && value.chars().any(|c| c.is_ascii_alphabetic());
+    named || random || crate::llm::secret::contains_secret(value)
+}
+
+/// What a server's tool is: recorded in session headers, so a replay offers the same tools.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct McpToolDef {
+    pub server: String,
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// The JSON schema of its arguments.
+    pub schema: Value,
+}
+
+impl McpToolDef {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec { name: self.name.clone(), description: self.description.clone(), args: self.schema.clone() }
+    }
+}
+
+/// The servers' runtime: started on first use, never dropped.
+fn runtime() -> Result<&'static tokio::runtime::Runtime, String> {
+    static RUNTIME: OnceLock<Result<tokio::runtime::Runtime, String>> = OnceLock::new();
+    RUNTIME
+        .get_or_init(|| {
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(1)
+                .thread_name("mcp")
+                .enable_all()
+                .build()
+                .map_err(|e| format!("cannot start the MCP runtime: {e}"))
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// A running server: its connection (kept alive while a tool holds it) and its peer.
+struct Connection {
+    _service: RunningService<RoleClient, ()>,
+    peer: Peer<RoleClient>,
+}
+
+/// A started server's tools (live) and their definitions.
+pub type Started = (Vec<Arc<dyn Tool>>, Vec<McpToolDef>);
+
+/// Start the server of `config` and list its tools, or the one line that says what failed.
+pub fn connect(config: &McpConfig) -> Result<Started, String> {
+    // Its secrets never reach a log or the screen.
+    for (k, v) in &config.env {
+        if looks_secret(k, v) {
+            crate::llm::secret::register(v);
+        }
+    }
+    let rt = runtime()?;
+    let cfg = config.clone();
+    let name = config.name.clone();
+    let joined = std::thread::spawn(move || {
+        rt.block_on(async move {
+            tokio::time::timeout(Duration::from_secs(START_SECS), start(&cfg))
+                .await
+                .unwrap_or_else(|_| Err(format!("it did not answer within {START_SECS} s")))
+        })
+    })
+    .join();
+    let (connection, defs) = match joined {
+        Ok(Ok(started)) => started,
+        Ok(Err(why)) => return Err(format!("the MCP server {name}: {why}")),
+        Err(_) => return Err(format!("the MCP server {name}: its start-up failed")),
+    };
+    let connection = Arc::new(connection);
+    let timeout = Duration::from_secs(config.timeout_secs.unwrap_or(CALL_SECS).max(1));
+    let tools = defs
+        .iter()
+        .map(|def| {
+            Arc::new(McpTool { def: def.clone(), connection: Some(Arc::clone(&connection)), timeout }) as Arc<dyn Tool>
+        })
+        .collect();
+    Ok((tools, defs))
+}
+
+async fn start(cfg: &McpConfig) -> Result<(Connection, Vec<McpToolDef>), String> {
+    let mut command = tokio::process::Command::new(&cfg.command);
+    command.args(&cfg.args).env_clear();
+    if let Some(path) = std::env::var_os("PATH") {
+        command.env("PATH", path);
+    }
+    command.envs(&cfg.env);
+    let (transport, _) = rmcp::transport::TokioChildProcess::builder(command)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", cfg.command))?;
+    let service = ().serve(transport).await.map_err(|e| format!("it did not start the protocol: {e}"))?;
+    let listed = service.list_all_tools().await.map_err(|e| format!("it did not list its tools: {e}"))?;
+    let mut defs: Vec<McpToolDef> = listed
+        .into_iter()
+        .map(|t| McpToolDef {
+            server: cfg.name.clone(),
+            name: t.name.to_string(),
+            description: t.description.map(|d| d.to_string()).unwrap_or_default(),
+            schema: Value::Object((*t.input_schema).clone()),
+        })
+        .collect();
+    if let Some(allowed) = &cfg.tools {
+        if let Some(missing) = allowed.iter().find(|a| !defs.iter().any(|d| &d.name == *a)) {
+            let offered: Vec<&str> = defs.iter().map(|d| d.name.as_str()).collect();
+            return Err(format!("it has no tool {missing} (its tools: {})", offered.join(", ")));
+        }
+        defs.retain(|d| allowed.contains(&d.name));
+    }
+    let peer = service.peer().clone();
+    Ok((Connection { _service: service, peer }, defs))
+}
+
+/// The tools of recorded definitions, without a server (a replay): a call says so.
+pub fn offline(defs: &[McpToolDef]) -> Vec<Arc<dyn Tool>> {
+    defs.iter()
+        .map(|def| {
+            Arc::new(McpTool { def: def.clone(), connection: None, timeout: Duration::from_secs(CALL_SECS) })
+                as Arc<dyn Tool>
+        })
+        .collect()
+}
+
+/// A server's tool.
+struct McpTool {
+    def: McpToolDef,
+    connection: Option<Arc<Connection>>,
+    timeout: Duration,
+}
+
+impl Tool for McpTool {
+    fn spec(&self) -> ToolSpec {
+        self.def.spec()
+    }
+
+    fn call<'a>(&'a self, arg: &'a str, _state: &'a mut ToolState) -> BoxFuture<'a, Observation> {
+        Box::pin(async move {
+            let server = &self.def.server;
+            let Some(connection) = &self.connection else {
+                return Observation::fail(format!(
+                    "the MCP server {server} is not running (this run replays recorded calls; a new call needs --mcp {server})"
+                ));
+            };
+            let arguments = match arguments(&self.def, arg) {
+                Ok(a) => a,
+                Err(why) => return Observation::fail(why),
+            };
+            let rt = match runtime() {
+                Ok(rt) => rt,
+                Err(why) => return Observation::fail(why),
+            };
+            let peer = connection.peer.clone();
+            let params = CallToolRequestParams::new(self.def.name.clone()).with_arguments(arguments);
+            let limit = self.timeout;
+            let call = rt.spawn(async move { tokio::time::timeout(limit, peer.call_tool(params)).await });
+            match call.await {
+                Ok(Ok(Ok(result))) => {
+                    let text = result
+                        .content
+                        .iter()
+                        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+                        .collect::<Vec<_>>()
+                        .join("\n");
+                    let text = match (text.is_empty(), &result.structured_content) {
+                        (true, Some(v)) => v.to_string(),
+                        (true, None) => "(no text)".to_string(),
+                        (false, _) => text,
+                    };
+                    if result.is_error == Some(true) {
+                        Observation::fail(format!("{} ({server}) failed: {text}", self.def.name))
+                    } else {
+                        Observation::ok(text)
+                    }
+                }
+                Ok(Ok(Err(e))) => Observation::fail(format!("the MCP server {server}: {e}")),
+                Ok(Err(_)) => Observation::fail(format!(
+                    "the MCP server {server} did not answer {} within {} s",
+                    self.def.name,
+                    limit.as_secs()
+                )),
+                Err(_) => Observation::fail(format!("the MCP server {server}: the call was lost")),
+            }
+        })
+    }
+}
+
+/// The JSON arguments of a call written `name[arg]`: a JSON object, or for a tool with
+/// one string argument the text itself; checked against the tool's schema.
+fn arguments(def: &McpToolDef, arg: &str) -> Result<serde_json::Map<String, Value>, String> {
+    let properties = def.schema["properties"].as_object().cloned().unwrap_or_default();
+    let object = match serde_json::from_str::<Value>(arg.trim()) {
+        Ok(Value::Object(map)) => map,
+        _ if properties.len() == 1 && properties.values().next().is_some_and(|p| p["type"] == "string") => {
+            let key = properties.keys().next().cloned().unwrap_or_default();
+            serde_json::Map::from_iter([(key, Value::String(arg.trim().to_string()))])
+        }
+        _ => {
+            return Err(format!(
+                "{} takes its arguments as a JSON object, e.g. {}[{}]",
+                def.name,
+                def.name,
+                example(&properties)
+            ))
+        }
+    };
+    check_schema(def, &properties, &object)?;
+    Ok(object)
+}
+
+fn example(properties: &serde_json::Map<String, Value>) -> String {
+    let fields: Vec<String> = properties
+        .iter()
+        .map(|(k, p)| {
+            let v = match p["type"].as_str() {
+                Some("number") | Some("integer") => "1".to_string(),
+                Some("boolean") => "true".to_string(),
+                _ => "\"...\"".to_string(),
+            };
+            format!("\"{k}\": {v}")
+        })
+        .collect();
+    format!("{{{}}}", fields.join(", "))
+}
+
+/// The arguments against the schema: required properties present, known properties of
+/// their declared type, no unknown ones when the schema forbids them.
+fn check_schema(
+    def: &McpToolDef,
+    properties: &serde_json::Map<String, Value>,
+    object: &serde_json::Map<String, Value>,
+) -> Result<(), String> {
+    let name = &def.name;
+    for required in def.schema["required"].as_array().into_iter().flatten().filter_map(Value::as_str) {
+        if !object.contains_key(required) {
+            return Err(format!("{name} needs \"{required}\" (its arguments: {})", example(properties)));
+        }
+    }
+    for (key, value) in object {
+        let Some(p) = properties.get(key) else {
+            if def.schema["additionalProperties"] == Value::Bool(false) {
+                return Err(format!("{name} has no argument \"{key}\" (its arguments: {})", example(properties)));
+            }
+            continue;
+        };
+        let fits = |t: &str| match t {
+            "string" => value.is_string(),
+            "number" => value.is_number(),
+            "integer" => value.as_f64().is_some_and(|n| n.fract() == 0.0),
+            "boolean" => value.is_boolean(),
+            "array" => value.is_array(),
+            "object" => value.is_object(),
+            "null" => value.is_null(),
+            _ => true,
+        };
+        let ok = match &p["type"] {
+            Value::String(t) => fits(t),
+            Value::Array(types) => types.iter().filter_map(Value::as_str).any(fits),
+            _ => true,
+        };
+        if !ok {
+            return Err(format!("{name}'s \"{key}\" is {}, not {value}", p["type"]));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn add() -> McpToolDef {
+        McpToolDef {
+            server: "t".into(),
+            name: "add".into(),
+            description: "Add".into(),
+            schema: serde_json::json!({
+                "type": "object",
+                "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
+                "required": ["a", "b"],
+            }),
+        }
+    }
+
+    #[test]
+    fn arguments_are_read_and_checked_against_the_schema() {
+        let def = add();
+        assert_eq!(arguments(&def, r#"{"a": 2, "b": 3}"#).unwrap().len(), 2);
+        let err = arguments(&def, r#"{"a": 2}"#).unwrap_err();
+        assert!(err.contains("add needs \"b\""), "{err}");
+        let err = arguments(&def, r#"{"a": "two", "b": 3}"#).unwrap_err();
+        assert!(err.contains("\"a\" is \"number\""), "{err}");
+        let err = arguments(&def, "2 and 3").unwrap_err();
+        assert!(err.contains("as a JSON object, e.g. add[{\"a\": 1, \"b\": 1}]"), "{err}");
+        let one = McpToolDef {
+            schema: serde_json::json!({"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}),
+            ..add()
+        };
+        assert_eq!(arguments(&one, "rivers of Tessel").unwrap()["q"], "rivers of Tessel");
+    }
+
+    #[test]
+    fn a_recorded_entry_hides_secret_values() {
+        let mut env = BTreeMap::new();
+        env.insert("API_KEY".to_string(), "sk-abcdefghijklmnopqrstuvwxyz123456".to_string());
+        env.insert("MODE".to_string(), "fast".to_string());
+        let cfg = McpConfig { name: "s".into(), command: "s".into(), env, ..McpConfig::default() };
+        let recorded = cfg.recorded();
+        assert_eq!(recorded.env["API_KEY"], "(redacted)");
+        assert_eq!(recorded.env["MODE"], "fast");
+        let cfg = McpConfig::from_command_line("/usr/bin/my-server --fast").unwrap();
+        assert_eq!((cfg.name.as_str(), cfg.args.as_slice()), ("my-server", &["--fast".to_string()][..]));
+    }
+}
