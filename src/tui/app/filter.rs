@@ -197,7 +197,8 @@ impl App {
     pub(super) fn refresh_filter(&mut self) {
         let key = self.engine_key();
         let Some(mut filter) = self.filter.take() else { return };
-        if filter.key != Some(key) {
+        // A tree pane made afresh (a new run, a session opened) has lost the filter: set it again.
+        if filter.key != Some(key) || !self.tree_state.filtered() {
             let engine = &self.run.engine;
             let tree = engine.tree();
             let mut shown = vec![false; tree.len()];
