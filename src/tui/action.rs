@@ -112,11 +112,25 @@ pub enum Action {
     Breaks,
     /// The run's figures: calls and tokens over time, scores per step, calls by purpose.
     Stats,
+
+    // Finding nodes.
+    /// Find: a regex over the nodes' thoughts, states, replies and observations.
+    Find,
+    /// The next match of the find (with no find on: the next solution).
+    FindNext,
+    /// The previous match of the find (with no find on, in a replay: play without stopping).
+    FindPrev,
+    /// Go to a node by its number.
+    GotoNode,
+    /// Show only the nodes meeting a condition (the breakpoints' syntax) and their ancestors.
+    Filter,
+    /// Give the focused pane the whole screen, or give it back.
+    Zoom,
 }
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 55] = [
+    pub const ALL: [Action; 61] = [
         Action::Step,
         Action::RunPause,
         Action::Prune,
@@ -172,6 +186,12 @@ impl Action {
         Action::Export,
         Action::Breaks,
         Action::Stats,
+        Action::Find,
+        Action::FindNext,
+        Action::FindPrev,
+        Action::GotoNode,
+        Action::Filter,
+        Action::Zoom,
     ];
 
     /// The snake_case name used in keymap files.

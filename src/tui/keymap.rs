@@ -509,6 +509,15 @@ mod tests {
             ("(", Action::ReplayStart),
             ("*", Action::JumpBest),
             ("M", Action::Memory),
+            ("/", Action::Find),
+            ("n", Action::FindNext),
+            ("N", Action::FindPrev),
+            ("#", Action::GotoNode),
+            (":", Action::GotoNode),
+            ("ctrl-f", Action::Filter),
+            ("z", Action::Zoom),
+            ("a", Action::NextSolution),
+            ("A", Action::ReplayPlayNonstop),
         ];
         for (text, action) in expect {
             let spec = KeySpec::parse(text).unwrap();
@@ -531,7 +540,10 @@ mod tests {
         assert_eq!(keymap.action_for(&key(KeyCode::Tab, KeyModifiers::NONE)), Some(Action::FocusNext));
         assert_eq!(keymap.action_for(&key(KeyCode::Char('c'), KeyModifiers::CONTROL)), Some(Action::Quit));
         assert_eq!(keymap.action_for(&key(KeyCode::Char('c'), KeyModifiers::NONE)), Some(Action::ToggleCollapse));
-        assert_eq!(keymap.action_for(&key(KeyCode::Char('z'), KeyModifiers::NONE)), None);
+        assert_eq!(keymap.action_for(&key(KeyCode::Char('z'), KeyModifiers::NONE)), Some(Action::Zoom));
+        assert_eq!(keymap.action_for(&key(KeyCode::Char('Z'), KeyModifiers::NONE)), None);
+        assert_eq!(keymap.action_for(&key(KeyCode::Char('#'), KeyModifiers::SHIFT)), Some(Action::GotoNode));
+        assert_eq!(keymap.action_for(&key(KeyCode::Char('f'), KeyModifiers::CONTROL)), Some(Action::Filter));
         assert_eq!(keymap.action_for(&key(KeyCode::Char('q'), KeyModifiers::ALT)), None);
 
         let release = KeyEvent::new_with_kind_and_state(

@@ -2306,5 +2306,7 @@ mod captions;
 /// Every task the sim plays, with every method that serves it, runs and replays in the explorer.
 mod every_task;
 mod explorer;
+/// Find, go to a node, the filter and zoom.
+mod find;
 /// What steering shows: repeats of `x`, `v`'s values, statuses, counts and bars.
 mod steering;

@@ -109,6 +109,7 @@ slots! {
     HelpDesc => "help_desc",
     Popup => "popup",
     Timeline => "timeline",
+    FindMatch => "find_match",
 }
 
 impl fmt::Display for Slot {
@@ -548,7 +549,7 @@ mod tests {
 
     #[test]
     fn slot_names_round_trip() {
-        assert_eq!(Slot::COUNT, 39);
+        assert_eq!(Slot::COUNT, 40);
         for &slot in Slot::ALL {
             assert_eq!(Slot::from_name(slot.name()), Some(slot));
         }

@@ -78,7 +78,10 @@ impl App {
             Some(Popup::Ask { what, mut editor }) => match key.code {
                 KeyCode::Esc => Vec::new(),
                 KeyCode::Enter => {
-                    let text = editor.lines().join(" ").trim().to_string();
+                    let text = editor.lines().join(" ");
+                    // A regex keeps its spaces (an empty one still clears the find).
+                    let text =
+                        if what == Prompting::Find && !text.trim().is_empty() { text } else { text.trim().into() };
                     self.answer(what, &text)
                 }
                 _ => {
@@ -175,6 +178,18 @@ impl App {
             }
             Prompting::Export => {
                 self.export_answer(text);
+                Vec::new()
+            }
+            Prompting::Find => {
+                self.find_answer(text);
+                Vec::new()
+            }
+            Prompting::GotoNode => {
+                self.goto_answer(text);
+                Vec::new()
+            }
+            Prompting::Filter => {
+                self.filter_answer(text);
                 Vec::new()
             }
         }
@@ -347,6 +362,11 @@ impl App {
             Action::Export => self.export_popup(),
             Action::Breaks => self.open_breaks(),
             Action::Stats => self.popup = Some(Popup::Stats),
+            Action::Find => self.find_popup(),
+            Action::FindNext | Action::FindPrev => self.find_step(action == Action::FindNext, node),
+            Action::GotoNode => self.goto_popup(),
+            Action::Filter => self.filter_key(),
+            Action::Zoom => self.toggle_zoom(),
             // Taken by `handle_action` (listed, so a new action is a compile error until placed).
             Action::Step
             | Action::RunPause
@@ -429,7 +449,7 @@ impl App {
     }
 
     /// `n`: the next solution after `node`, round to the first.
-    fn next_solution(&mut self, node: NodeId) {
+    pub(super) fn next_solution(&mut self, node: NodeId) {
         self.follow = false;
         let solutions: Vec<NodeId> =
             self.run.engine.tree().nodes().filter(|n| n.status == NodeStatus::Solution).map(|n| n.id).collect();
@@ -453,7 +473,7 @@ impl App {
     }
 
     /// `P` (stopping at each caption) or `N` (through them); either stops playing.
-    fn toggle_play(&mut self, nonstop: bool) {
+    pub(super) fn toggle_play(&mut self, nonstop: bool) {
         match self.replay.as_mut() {
             Some(r) => {
                 if !r.playing && r.cursor >= r.total {

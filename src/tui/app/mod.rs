@@ -9,6 +9,8 @@
 mod actions;
 mod breaks;
 mod export;
+mod filter;
+mod find;
 mod memory;
 mod navigation;
 mod problems;
@@ -16,6 +18,8 @@ mod replay;
 pub mod rows;
 
 pub use breaks::{walk_breaks, BreakList, BreakMarks};
+pub use filter::{Filter, FILTER_ACCEPTED};
+pub use find::Find;
 pub use memory::{memory_note, sorted_entries, CauseChooser, MemoryPane, MemoryUse};
 pub use problems::{recorded_sessions, OpenEntry, OpenList, OpenSource, ProblemList};
 pub use rows::TreeState;
@@ -71,6 +75,12 @@ pub enum Prompting {
     SaveAs,
     /// Where to export the tree on screen (`X`).
     Export,
+    /// A regex to find among the nodes (`/`).
+    Find,
+    /// A node's number to go to (`#`).
+    GotoNode,
+    /// A condition to filter the tree by (ctrl-f).
+    Filter,
 }
 
 pub enum Popup {
@@ -229,6 +239,14 @@ pub struct App {
     pub(crate) rank_cache: std::cell::RefCell<super::ui::scores::RankCache>,
     /// The tree pane's count of solutions, with the (revision, events, tree length) it is for.
     pub(crate) solved_cache: std::cell::Cell<Option<(EngineKey, usize)>>,
+    /// The find (`/`), when one is on: its matches, kept until the engine or the filter changes.
+    pub find: Option<Find>,
+    /// The filter (ctrl-f), when one is on.
+    pub filter: Option<Filter>,
+    /// Bumped whenever the nodes the filter shows may have changed (the find follows them).
+    filter_generation: u64,
+    /// `z`: the focused pane has the whole screen.
+    pub zoomed: bool,
 }
 
 /// What says the engine shown is unchanged since a pane computed something from the
@@ -281,6 +299,10 @@ impl App {
             break_marks: None,
             rank_cache: Default::default(),
             solved_cache: Default::default(),
+            find: None,
+            filter: None,
+            filter_generation: 0,
+            zoomed: false,
         }
     }
 

@@ -210,7 +210,9 @@ impl App {
                     r.playing = false;
                 }
                 let play = self.keymap.key_hint(Action::ReplayPlay).unwrap_or_default();
-                let nonstop = self.keymap.key_hint(Action::ReplayPlayNonstop).unwrap_or_default();
+                // With no find on, find-previous plays without stopping too (`N` by default).
+                let prev = self.keymap.key_hint(Action::FindPrev).filter(|_| self.find.is_none());
+                let nonstop = prev.or_else(|| self.keymap.key_hint(Action::ReplayPlayNonstop)).unwrap_or_default();
                 if let Some((_, i, n)) = self.caption() {
                     self.message = Some(format!("caption {i}/{n}: {play} plays on ({nonstop} plays without stopping)"));
                 }

@@ -42,6 +42,8 @@ pub struct TreeState {
     /// Where the rows were last drawn (inside the border), and which row is on which line.
     last_area: Rect,
     last_rendered: Vec<(u16, usize)>,
+    /// A filter (ctrl-f): the nodes it shows, by id (nodes past its end are hidden).
+    filter: Option<Vec<bool>>,
 }
 
 impl TreeState {
@@ -82,6 +84,22 @@ impl TreeState {
         let changed = self.closed.insert(id);
         self.dirty |= changed;
         changed
+    }
+
+    /// Show only the nodes `shown` marks (by id), or every node again (`None`).
+    pub fn set_filter(&mut self, shown: Option<Vec<bool>>) {
+        self.filter = shown;
+        self.dirty = true;
+    }
+
+    /// Whether a filter is on.
+    pub fn filtered(&self) -> bool {
+        self.filter.is_some()
+    }
+
+    /// Whether the filter (if one is on) lets node `id` be shown.
+    pub fn shows(&self, id: usize) -> bool {
+        self.filter.as_ref().is_none_or(|shown| shown.get(id).copied().unwrap_or(false))
     }
 
     /// Keep closed only the nodes `keep` says (the others open again).
@@ -211,7 +229,7 @@ impl TreeState {
         if !self.dirty && len < self.synced && !self.rows.is_empty() {
             self.rows.retain(|r| r.id < len);
         } else if self.dirty || len < self.synced || len - self.synced > PATCH_LIMIT || self.rows.is_empty() {
-            self.rows = flatten(tree, &self.closed);
+            self.rows = flatten_shown(tree, &self.closed, self.filter.as_deref());
         } else {
             for id in self.synced..len {
                 self.patch(tree, id);
@@ -224,7 +242,7 @@ impl TreeState {
     /// Insert node `id` (the newest child of its parent) after its parent's shown subtree.
     fn patch(&mut self, tree: &SearchTree, id: usize) {
         let Some(parent) = tree.node(NodeId(id)).parent else { return };
-        if !self.is_open(parent.0) {
+        if !self.is_open(parent.0) || !self.shows(id) {
             return;
         }
         let Some(at) = self.rows.iter().rposition(|r| r.id == parent.0) else { return };
@@ -268,12 +286,19 @@ fn has_children(tree: &SearchTree, id: usize) -> bool {
 
 /// Every node whose ancestors are all open, depth first, children in order.
 pub fn flatten(tree: &SearchTree, closed: &HashSet<usize>) -> Vec<Row> {
+    flatten_shown(tree, closed, None)
+}
+
+/// `flatten`, keeping only the nodes `shown` marks (by id) when a filter is given (the
+/// root is always shown).
+fn flatten_shown(tree: &SearchTree, closed: &HashSet<usize>, shown: Option<&[bool]>) -> Vec<Row> {
+    let shows = |id: NodeId| shown.is_none_or(|s| s.get(id.0).copied().unwrap_or(false));
     let mut rows = Vec::new();
     let mut stack = vec![(tree.root(), 0usize)];
     while let Some((id, depth)) = stack.pop() {
         rows.push(Row { id: id.0, depth });
         if !closed.contains(&id.0) {
-            stack.extend(tree.node(id).children.iter().rev().map(|&c| (c, depth + 1)));
+            stack.extend(tree.node(id).children.iter().rev().filter(|&&c| shows(c)).map(|&c| (c, depth + 1)));
         }
     }
     rows

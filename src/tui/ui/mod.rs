@@ -49,6 +49,9 @@ impl<'a> View<'a> {
         let border = if focused { self.style(Slot::BorderFocused) } else { self.style(Slot::Border) };
         let n = pane.index() + 1;
         let mut title = vec![Span::styled(format!(" {n} {} ", pane.title()), self.style(Slot::Title))];
+        if focused && self.app.zoomed {
+            title.push(Span::styled(format!("zoomed, {} back ", self.key(Action::Zoom)), self.style(Slot::Dim)));
+        }
         if !extra.is_empty() {
             title.push(Span::styled(format!("{extra} "), self.style(Slot::Dim)));
         }
@@ -90,8 +93,18 @@ pub fn layout(area: Rect, split: u16, header_height: u16, footer_height: u16) ->
     ([left, scores, detail, transcript], header, footer)
 }
 
+/// Zoomed: the focused pane takes every pane's room; the others get none (so no click lands on them).
+pub fn zoom(panes: &[Rect; 4], focus: Pane) -> [Rect; 4] {
+    let all = panes.iter().fold(panes[0], |all, p| all.union(*p));
+    let mut zoomed = [Rect::default(); 4];
+    zoomed[focus.index()] = all;
+    zoomed
+}
+
 /// Draw the whole app into a frame (lending it the tree state); returns the pane areas.
 pub fn draw_app(frame: &mut Frame, app: &mut App) -> [Rect; 4] {
+    // The find's and the filter's nodes, if the engine changed since they were computed.
+    app.refresh_found();
     let selected = app.selected();
     let mut state = std::mem::take(&mut app.tree_state);
     let areas = {
@@ -109,14 +122,26 @@ pub fn draw(frame: &mut Frame, view: &View, tree_state: &mut TreeState) -> [Rect
     frame.render_widget(Block::default().style(view.style(Slot::Background)), area);
     let header_height = status::header_rows(view.app, area.width as usize).len() as u16;
     let footer_height = status::footer_height(view.app, area.width as usize);
-    let (panes, header, footer) = layout(area, view.app.split, header_height, footer_height);
-    tree::draw(frame, view, tree_state, panes[0]);
-    scores::draw(frame, view, panes[1]);
-    detail::draw(frame, view, panes[2]);
-    transcript::draw(frame, view, panes[3]);
-    caption::draw(frame, view, panes[0]);
+    let (laid_out, header, footer) = layout(area, view.app.split, header_height, footer_height);
+    let panes = if view.app.zoomed { zoom(&laid_out, view.app.focus) } else { laid_out };
+    let shown = |pane: Pane| !panes[pane.index()].is_empty();
+    if shown(Pane::Tree) {
+        tree::draw(frame, view, tree_state, panes[0]);
+    }
+    if shown(Pane::Scores) {
+        scores::draw(frame, view, panes[1]);
+    }
+    if shown(Pane::Detail) {
+        detail::draw(frame, view, panes[2]);
+    }
+    if shown(Pane::Transcript) {
+        transcript::draw(frame, view, panes[3]);
+    }
+    if shown(Pane::Tree) {
+        caption::draw(frame, view, panes[0]);
+    }
     if view.app.memory_pane.is_some() {
-        memory::draw(frame, view, memory::area(&panes));
+        memory::draw(frame, view, memory::area(&laid_out));
     }
     status::draw_header(frame, view, header);
     status::draw_footer(frame, view, footer);

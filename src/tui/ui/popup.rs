@@ -63,7 +63,7 @@ fn help_group(action: Action) -> usize {
         ReplayStepBack | ReplayStepForward | ReplayMarkBack | ReplayMarkForward | ReplayBack | ReplayForward
         | ReplayStart | ReplayEnd | ReplayPlay | ReplayPlayNonstop | ShowCaption | ReplaySlower | ReplayFaster
         | Fork => 2,
-        CycleTheme | Help | Quit | Memory | Export | Breaks | Stats => 3,
+        CycleTheme | Help | Quit | Memory | Export | Breaks | Stats | Zoom => 3,
         _ => 1,
     }
 }
@@ -211,6 +211,9 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
                 }
                 Prompting::SaveAs => "Save the session as".to_string(),
                 Prompting::Export => "Export the tree to (.json .dot .mmd .otlp.json, or a format name)".to_string(),
+                Prompting::Find => "Find (a regex; lower case ignores case)".to_string(),
+                Prompting::GotoNode => "Go to node #".to_string(),
+                Prompting::Filter => "Filter: show the nodes meeting (and their ancestors)".to_string(),
             };
             let width = (title.chars().count() as u16 + 6).max(70);
             let rect = centered(area, width, 3);

@@ -166,7 +166,7 @@ pub fn draw(frame: &mut Frame, view: &View, state: &mut TreeState, area: Rect) {
             solved
         }
     };
-    let extra = format!(
+    let mut extra = format!(
         "{} node{}{}{}",
         tree.len(),
         if tree.len() == 1 { "" } else { "s" },
@@ -174,12 +174,18 @@ pub fn draw(frame: &mut Frame, view: &View, state: &mut TreeState, area: Rect) {
         if solved > 0 { format!(", {solved} ★ right") } else { String::new() },
         if view.app.following() { " · following" } else { "" }
     );
+    // The filter and the find, first: they say what the rows are.
+    for part in [view.app.find_title(view.selected), view.app.filter_title()].into_iter().flatten() {
+        extra = format!("{part} · {extra}");
+    }
     let block = view.block(super::Pane::Tree, &extra);
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let window = state.window(inner.height as usize);
     let selected = state.selected().last().copied();
     let highlight = view.style(Slot::Selection);
+    let found = view.style(Slot::FindMatch);
+    let find = view.app.find.as_ref();
     let buf = frame.buffer_mut();
     let mut lines = Vec::with_capacity(window.len());
     for (i, row) in state.rows()[window].iter().enumerate() {
@@ -189,7 +195,9 @@ pub fn draw(frame: &mut Frame, view: &View, state: &mut TreeState, area: Rect) {
         let indent = row.depth * 2;
         let (x, _) = buf.set_stringn(inner.x, y, " ".repeat(indent), indent, ratatui::style::Style::default());
         let node = tree.node(NodeId(row.id));
-        let mark = if node.children.is_empty() {
+        // Under a filter, a node whose children are all hidden shows as a leaf.
+        let shown_children = state.filtered() && !node.children.iter().any(|c| state.shows(c.0));
+        let mark = if node.children.is_empty() || shown_children {
             "  "
         } else if state.is_open(row.id) {
             "\u{25bc} "
@@ -199,7 +207,14 @@ pub fn draw(frame: &mut Frame, view: &View, state: &mut TreeState, area: Rect) {
         let room = inner.width.saturating_sub(x - inner.x);
         let (x, _) = buf.set_stringn(x, y, mark, room as usize, ratatui::style::Style::default());
         let text_area = Rect { x, width: inner.width.saturating_sub(x - inner.x), ..line_area };
-        Text::from(label(view, tree, node)).render(text_area, buf);
+        let mut line = label(view, tree, node);
+        if find.is_some_and(|f| f.is_match(row.id)) {
+            // A match of the find: its number is marked (the selection still shows over it).
+            if let Some(id) = line.spans.get_mut(1) {
+                id.style = id.style.patch(found);
+            }
+        }
+        Text::from(line).render(text_area, buf);
         if selected == Some(row.id) {
             buf.set_style(line_area, highlight);
         }
