@@ -13,27 +13,19 @@ pub trait Feedback: Task {
     /// Ask the model to check `attempt` step by step and end with `VERDICT: correct` or
     /// `VERDICT: incorrect`. Context: the cot context plus `"attempt"`.
     fn feedback_prompt(&self, x: &str, attempt: &str) -> Prompt {
-        let mut prompt = after_attempt(self.cot_prompt(x), Purpose::Feedback, attempt, FEEDBACK_REQUEST.to_string());
-        add_context(&mut prompt, &[("attempt", attempt.into())]);
-        prompt
+        generic_feedback(self, x, attempt)
     }
 
     /// Ask for a complete new attempt (in the cot reply's format) that follows `feedback`.
     /// Context: the cot context plus `"attempt"` and `"feedback"`.
     fn refine_prompt(&self, x: &str, attempt: &str, feedback: &str) -> Prompt {
-        let ask = format!("{REFINE_REQUEST_HEAD}\n\n{}\n\n{REFINE_REQUEST_TAIL}", feedback.trim());
-        let mut prompt = after_attempt(self.cot_prompt(x), Purpose::Refine, attempt, ask);
-        add_context(&mut prompt, &[("attempt", attempt.into()), ("feedback", feedback.into())]);
-        prompt
+        generic_refine(self, x, attempt, feedback)
     }
 
     /// Ask for a short reflection on a failed `attempt` (what went wrong, what to do
     /// differently). Context: the cot context plus `"attempt"` and `"feedback"`.
     fn reflect_prompt(&self, x: &str, attempt: &str, feedback: &str) -> Prompt {
-        let ask = format!("{REFLECT_REQUEST_HEAD}\n\n{}\n\n{REFLECT_REQUEST_TAIL}", feedback.trim());
-        let mut prompt = after_attempt(self.cot_prompt(x), Purpose::Reflect, attempt, ask);
-        add_context(&mut prompt, &[("attempt", attempt.into()), ("feedback", feedback.into())]);
-        prompt
+        generic_reflect(self, x, attempt, feedback)
     }
 
     /// Reflexion's later trials: the cot prompt with the reflections added to its (last)
@@ -58,6 +50,30 @@ pub trait Feedback: Task {
     fn parse_feedback(&self, reply: &str) -> (Option<bool>, String) {
         (read_verdict(reply), reply.trim().to_string())
     }
+}
+
+/// The generic feedback prompt ([`Feedback::feedback_prompt`]), for a task that
+/// overrides it only sometimes.
+pub fn generic_feedback<T: Task + ?Sized>(task: &T, x: &str, attempt: &str) -> Prompt {
+    let mut prompt = after_attempt(task.cot_prompt(x), Purpose::Feedback, attempt, FEEDBACK_REQUEST.to_string());
+    add_context(&mut prompt, &[("attempt", attempt.into())]);
+    prompt
+}
+
+/// The generic refine prompt ([`Feedback::refine_prompt`]).
+pub fn generic_refine<T: Task + ?Sized>(task: &T, x: &str, attempt: &str, feedback: &str) -> Prompt {
+    let ask = format!("{REFINE_REQUEST_HEAD}\n\n{}\n\n{REFINE_REQUEST_TAIL}", feedback.trim());
+    let mut prompt = after_attempt(task.cot_prompt(x), Purpose::Refine, attempt, ask);
+    add_context(&mut prompt, &[("attempt", attempt.into()), ("feedback", feedback.into())]);
+    prompt
+}
+
+/// The generic reflect prompt ([`Feedback::reflect_prompt`]).
+pub fn generic_reflect<T: Task + ?Sized>(task: &T, x: &str, attempt: &str, feedback: &str) -> Prompt {
+    let ask = format!("{REFLECT_REQUEST_HEAD}\n\n{}\n\n{REFLECT_REQUEST_TAIL}", feedback.trim());
+    let mut prompt = after_attempt(task.cot_prompt(x), Purpose::Reflect, attempt, ask);
+    add_context(&mut prompt, &[("attempt", attempt.into()), ("feedback", feedback.into())]);
+    prompt
 }
 
 /// What the generic feedback prompts add to the task's chain-of-thought context, as a

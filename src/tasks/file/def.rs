@@ -21,6 +21,9 @@ pub const PURPOSES: &[(&str, &[&str])] = &[
     ("react", &["input", "problem", "trajectory", "step", "tools"]),
     ("react_native", &["input", "problem", "trajectory", "step", "tools"]),
     ("judge", &["input", "problem", "answer", "gold", "rubric"]),
+    ("feedback", &["input", "problem", "attempt"]),
+    ("refine", &["input", "problem", "attempt", "feedback"]),
+    ("reflect", &["input", "problem", "attempt", "feedback"]),
 ];
 
 /// The judge's prompt of a `kind = "judge"` check that gives none of its own.

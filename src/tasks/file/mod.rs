@@ -414,6 +414,8 @@ fn sample_vars(purpose: &str) -> Value {
         "value" => json!({ "y": "", "steps": [], "step": 1, "answer": null }),
         "vote" => json!({ "choices": "Choice 1:\n(a state)\nChoice 2:\n(another)", "ys": ["(a state)", "(another)"] }),
         "react" | "react_native" => json!({ "trajectory": "", "step": 1 }),
+        "feedback" => json!({ "attempt": "(an attempt)" }),
+        "refine" | "reflect" => json!({ "attempt": "(an attempt)", "feedback": "(the feedback)" }),
         _ => json!({}),
     }
 }
@@ -528,8 +530,34 @@ impl Task for FileTask {
     }
 }
 
-/// Self-Refine and Reflexion with the generic prompts over the task's cot prompt.
-impl Feedback for FileTask {}
+/// Self-Refine and Reflexion: the file's `feedback`, `refine` and `reflect` prompts where
+/// it gives them, else the generic ones over its cot prompt.
+impl Feedback for FileTask {
+    fn feedback_prompt(&self, x: &str, attempt: &str) -> Prompt {
+        match self.def.prompts.contains_key("feedback") {
+            true => self.prompt("feedback", Purpose::Feedback, x, json!({ "attempt": attempt }), 600),
+            false => crate::engine::task::feedback::generic_feedback(self, x, attempt),
+        }
+    }
+
+    fn refine_prompt(&self, x: &str, attempt: &str, feedback: &str) -> Prompt {
+        match self.def.prompts.contains_key("refine") {
+            true => {
+                self.prompt("refine", Purpose::Refine, x, json!({ "attempt": attempt, "feedback": feedback }), 1000)
+            }
+            false => crate::engine::task::feedback::generic_refine(self, x, attempt, feedback),
+        }
+    }
+
+    fn reflect_prompt(&self, x: &str, attempt: &str, feedback: &str) -> Prompt {
+        match self.def.prompts.contains_key("reflect") {
+            true => {
+                self.prompt("reflect", Purpose::Reflect, x, json!({ "attempt": attempt, "feedback": feedback }), 300)
+            }
+            false => crate::engine::task::feedback::generic_reflect(self, x, attempt, feedback),
+        }
+    }
+}
 
 impl TreeSearch for FileTask {
     fn default_steps(&self) -> usize {

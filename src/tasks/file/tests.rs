@@ -459,3 +459,47 @@ fn the_math_tools_are_offered_by_name() {
     }
     assert!(served(&task).contains(&"react"), "{:?}", served(&task));
 }
+
+#[test]
+fn feedback_refine_and_reflect_prompts_come_from_the_file_where_it_gives_them() {
+    let toml = GOOD.replace(
+        "[answer]",
+        "feedback = \"Check: {{ attempt }}\\nSay VERDICT: correct or incorrect.\"\nrefine = \"Redo {{ input }} after: {{ feedback }}\"\n[answer]",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("task.toml"), &toml).unwrap();
+    let task = Arc::new(FileTask::open(dir.path(), &TaskOptions::default(), &mut Vec::new()).unwrap());
+    let feedback = task.feedback().unwrap();
+    let p = feedback.feedback_prompt("2 + 2", "Answer: 5");
+    assert_eq!(
+        (p.purpose, p.messages[0].content.as_str()),
+        (Purpose::Feedback, "Check: Answer: 5\nSay VERDICT: correct or incorrect.")
+    );
+    let p = feedback.refine_prompt("2 + 2", "Answer: 5", "2 + 2 is 4");
+    assert_eq!((p.purpose, p.messages[0].content.as_str()), (Purpose::Refine, "Redo 2 + 2 after: 2 + 2 is 4"));
+    // No reflect prompt: the generic one over the cot prompt.
+    let p = feedback.reflect_prompt("2 + 2", "Answer: 5", "wrong");
+    assert_eq!(p.purpose, Purpose::Reflect);
+    assert!(p.messages.last().unwrap().content.contains("The attempt above was judged incorrect"), "{p:?}");
+    // Self-Refine sends the file's prompts and stops on the verdict.
+    let params = Params::new(MethodKind::from_name("self-refine").unwrap());
+    let mut engine = Engine::new(Arc::clone(&task) as Arc<dyn Task>, "2 + 2", params);
+    let mut seen = Vec::new();
+    run_sync(&mut engine, run_cmd(), |r| {
+        seen.push((r.purpose, r.messages.last().map(|m| m.content.clone()).unwrap_or_default()));
+        vec![match r.purpose {
+            Purpose::Feedback if seen.len() > 2 => "Fine.\nVERDICT: correct".to_string(),
+            Purpose::Feedback => "2 + 2 is 4.\nVERDICT: incorrect".to_string(),
+            Purpose::Refine => "Answer: 4".to_string(),
+            _ => "Answer: 5".to_string(),
+        }]
+    });
+    assert!(engine.outcome().unwrap().solved, "{seen:?}");
+    assert!(
+        seen.iter().any(|(p, m)| *p == Purpose::Refine && m.starts_with("Redo 2 + 2 after: 2 + 2 is 4.")),
+        "{seen:?}"
+    );
+    // A variable the purpose does not have is an error naming it.
+    let err = error_of(&GOOD.replace("[answer]", "feedback = \"{{ feedback }}\"\n[answer]"), &[]);
+    assert!(err.contains("prompts.feedback: the template uses {{ feedback }}"), "{err}");
+}
