@@ -265,6 +265,20 @@ impl Checker {
 }
 
 impl CheckRule {
+    /// A check of `kind` with every option at its default.
+    pub fn of(kind: CheckKind) -> CheckRule {
+        CheckRule {
+            kind,
+            case_sensitive: false,
+            keep_punctuation: false,
+            tolerance: None,
+            separator: None,
+            command: vec![],
+            timeout_ms: None,
+            rubric: None,
+        }
+    }
+
     fn texts_equal(&self, a: &str, b: &str) -> bool {
         let norm = |s: &str| match (self.keep_punctuation, self.case_sensitive) {
             (false, false) => normalize_answer(s),
@@ -464,16 +478,7 @@ mod tests {
     use super::*;
 
     fn rule(kind: CheckKind) -> CheckRule {
-        CheckRule {
-            kind,
-            case_sensitive: false,
-            keep_punctuation: false,
-            tolerance: None,
-            separator: None,
-            command: vec![],
-            timeout_ms: None,
-            rubric: None,
-        }
+        CheckRule::of(kind)
     }
 
     #[test]

@@ -217,7 +217,7 @@ fn answer_rules(task: &dyn TaskSource, inputs: &[String]) -> Result<(AnswerRule,
     for kind in kinds {
         for read in reads {
             let answer = AnswerRule { read, ..AnswerRule::default() };
-            let check = check_rule(kind);
+            let check = CheckRule::of(kind);
             let agree = cases
                 .iter()
                 .zip(&own)
@@ -230,21 +230,8 @@ fn answer_rules(task: &dyn TaskSource, inputs: &[String]) -> Result<(AnswerRule,
             }
         }
     }
-    let (answer, check, agree) = best.unwrap_or((AnswerRule::default(), check_rule(CheckKind::Exact), 0));
+    let (answer, check, agree) = best.unwrap_or((AnswerRule::default(), CheckRule::of(CheckKind::Exact), 0));
     Ok((answer, check, (agree, cases.len())))
-}
-
-fn check_rule(kind: CheckKind) -> CheckRule {
-    CheckRule {
-        kind,
-        case_sensitive: false,
-        keep_punctuation: false,
-        tolerance: None,
-        separator: None,
-        command: vec![],
-        timeout_ms: None,
-        rubric: None,
-    }
 }
 
 /// What of the task a task file does not hold.
