@@ -306,6 +306,28 @@ fn cot_reads_the_answer_line() {
 }
 
 #[test]
+fn io_and_cot_are_one_method_asking_their_own_prompt() {
+    use crate::engine::methods::{cot, io};
+    for (kind, purpose) in [(io::KIND, Purpose::Io), (cot::KIND, Purpose::Cot)] {
+        let mut e = engine("4 9 10 13", params(kind).with("samples", 2));
+        let fx = e.handle(run_cmd());
+        let c = calls(&fx);
+        assert_eq!((c.len(), c[0].1.purpose, c[0].1.n), (1, purpose, 2), "{kind}");
+        let prompt = match purpose {
+            Purpose::Io => e.core.task.io_prompt(&e.core.x),
+            _ => e.core.task.cot_prompt(&e.core.x),
+        };
+        assert_eq!(c[0].1.messages, prompt.messages, "{kind} asks the task's own prompt");
+        assert_eq!(e.view().params, format!("{kind} k=2"));
+        let fx = e.handle(cmd(Command::Backtrack { to: None, cause: None }));
+        let named = events(&fx).into_iter().any(
+            |ev| matches!(ev, Event::Rejected { reason } if reason.starts_with(&format!("{kind} samples whole answers"))),
+        );
+        assert!(named, "{kind}'s refusal names it");
+    }
+}
+
+#[test]
 fn cot_sc_takes_the_majority_answer() {
     let mut e = engine("4 9 10 13", params(crate::engine::methods::cot_sc::KIND).with("samples", 5));
     let fx = e.handle(run_cmd());

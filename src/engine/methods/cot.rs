@@ -1,70 +1,20 @@
 //! Chain-of-thought prompting: k step-by-step answers; success per sample and best-of-k.
+//! The implementation is io's too ([`WholeAnswers`]), asking the task's CoT prompt.
 
-use crate::engine::MethodKind;
-use crate::engine::{Core, NodeId, Outcome, Purpose};
+use crate::engine::{MethodKind, Purpose};
 
-use super::samples::{SampleAnswers, SampleParams};
-use super::{Method, MethodInfo, MethodView, Progress};
+use super::samples::{WholeAnswers, SAMPLES};
+use super::{MethodInfo, Needs, ReactShape};
 
 /// Registration (see `methods::REGISTRY`).
 pub const KIND: MethodKind = MethodKind("cot");
 pub const INFO: MethodInfo = MethodInfo {
     kind: KIND,
     about: "chain of thought: k whole answers with their reasoning",
-    react: super::ReactShape::None,
+    react: ReactShape::None,
     uses_tools: false,
-    needs: |_| super::Needs::of(&[], &[crate::engine::Purpose::Cot]),
-    params: &[&super::samples::SAMPLES],
+    needs: |_| Needs::of(&[], &[Purpose::Cot]),
+    params: &[&SAMPLES],
     wants_memory: super::no_memory,
-    build: |p| Ok(Box::new(Cot::new(SampleParams::read(p)?))),
+    build: |p| WholeAnswers::build(KIND, Purpose::Cot, p),
 };
-
-#[derive(Debug, Clone)]
-pub struct Cot {
-    samples: SampleAnswers,
-}
-
-impl Cot {
-    pub fn new(params: SampleParams) -> Self {
-        Cot { samples: SampleAnswers::new(params) }
-    }
-}
-
-impl Method for Cot {
-    fn advance(&mut self, core: &mut Core) -> Progress {
-        self.samples.advance(core, Purpose::Cot)
-    }
-
-    fn settle(&mut self, core: &mut Core) {
-        self.samples.settle(core)
-    }
-
-    fn done(&self) -> bool {
-        self.samples.done
-    }
-
-    fn outcome(&mut self, core: &mut Core) -> Outcome {
-        self.samples.finalize(core)
-    }
-
-    fn on_children(&mut self, _core: &mut Core, _parent: NodeId, children: &[NodeId], _by_hand: bool) {
-        self.samples.answers.extend_from_slice(children);
-    }
-
-    fn backtrack(&mut self, _core: &mut Core, _to: Option<NodeId>) -> Result<(), String> {
-        SampleAnswers::no_tree("cot")
-    }
-
-    fn continue_from(&mut self, _core: &mut Core, _node: NodeId) -> Result<(), String> {
-        SampleAnswers::no_tree("cot")
-    }
-
-    fn view(&self, _core: &Core) -> MethodView {
-        MethodView {
-            params: self.samples.params.label(KIND.label()),
-            // One step: the call for all k samples.
-            step: usize::from(self.samples.asked),
-            ..MethodView::default()
-        }
-    }
-}

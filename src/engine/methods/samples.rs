@@ -1,10 +1,11 @@
 //! Shared machinery of the sampling baselines (io, cot, cot-sc): one call for k
-//! whole answers from the root, each becoming a final child.
+//! whole answers from the root, each becoming a final child; and io's and cot's
+//! one implementation, [`WholeAnswers`].
 
 use crate::engine::params::{DefaultValue, Kind, ParamDecl, MAX_SAMPLES};
-use crate::engine::{CallKind, Core, LlmRequest, NodeId, ParamError, ParamReader, Purpose};
+use crate::engine::{CallKind, Core, LlmRequest, MethodKind, NodeId, Outcome, ParamError, ParamReader, Purpose};
 
-use super::Progress;
+use super::{Method, MethodView, Progress};
 
 /// k: the whole answers asked for in one call (io, cot, cot-sc and the hybrids' CoT-SC).
 pub const SAMPLES: ParamDecl = ParamDecl {
@@ -78,5 +79,66 @@ impl SampleAnswers {
 
     pub fn no_tree(what: &str) -> Result<(), String> {
         Err(format!("{what} samples whole answers; there is no tree to backtrack or continue in"))
+    }
+}
+
+/// The io and cot methods: k whole answers to the task's input-output or chain-of-thought
+/// prompt, scored per sample and best-of-k. One implementation, registered under each
+/// name by `io.rs` and `cot.rs` with the prompt it asks with.
+#[derive(Debug, Clone)]
+pub struct WholeAnswers {
+    kind: MethodKind,
+    /// `Purpose::Io` or `Purpose::Cot`: which of the task's prompts is asked.
+    prompt: Purpose,
+    samples: SampleAnswers,
+}
+
+impl WholeAnswers {
+    pub fn new(kind: MethodKind, prompt: Purpose, params: SampleParams) -> WholeAnswers {
+        WholeAnswers { kind, prompt, samples: SampleAnswers::new(params) }
+    }
+
+    /// `MethodInfo::build` of a method asking `prompt` under the name `kind`.
+    pub fn build(kind: MethodKind, prompt: Purpose, p: &ParamReader) -> Result<Box<dyn Method>, ParamError> {
+        Ok(Box::new(WholeAnswers::new(kind, prompt, SampleParams::read(p)?)))
+    }
+}
+
+impl Method for WholeAnswers {
+    fn advance(&mut self, core: &mut Core) -> Progress {
+        self.samples.advance(core, self.prompt)
+    }
+
+    fn settle(&mut self, core: &mut Core) {
+        self.samples.settle(core)
+    }
+
+    fn done(&self) -> bool {
+        self.samples.done
+    }
+
+    fn outcome(&mut self, core: &mut Core) -> Outcome {
+        self.samples.finalize(core)
+    }
+
+    fn on_children(&mut self, _core: &mut Core, _parent: NodeId, children: &[NodeId], _by_hand: bool) {
+        self.samples.answers.extend_from_slice(children);
+    }
+
+    fn backtrack(&mut self, _core: &mut Core, _to: Option<NodeId>) -> Result<(), String> {
+        SampleAnswers::no_tree(self.kind.label())
+    }
+
+    fn continue_from(&mut self, _core: &mut Core, _node: NodeId) -> Result<(), String> {
+        SampleAnswers::no_tree(self.kind.label())
+    }
+
+    fn view(&self, _core: &Core) -> MethodView {
+        MethodView {
+            params: self.samples.params.label(self.kind.label()),
+            // One step: the call for all k samples.
+            step: usize::from(self.samples.asked),
+            ..MethodView::default()
+        }
     }
 }
