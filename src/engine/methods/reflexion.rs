@@ -14,15 +14,11 @@
 //! Parameters (flattened into the session header, all optional): `trials` (1 to 20,
 //! default 3), `feedback` (`self` or `oracle`, default `self`).
 
-use std::collections::BTreeMap;
-
-use crate::engine::event::Event;
 use crate::engine::params::{DefaultValue, Kind, ParamDecl};
-use crate::engine::tree::DropReason;
 use crate::engine::{Core, LlmResponse, MethodKind, NodeId, NodeStatus, Origin, Outcome, ParamError, ParamReader};
 
 use super::rounds::{
-    self, FeedbackSource, FEEDBACK, FEEDBACK_NOTE, REFLECTION_NOTE, TAG_ATTEMPT, TAG_FEEDBACK, TAG_REFLECT,
+    self, Chain, FeedbackSource, Next, Waiting, Wording, FEEDBACK, FEEDBACK_NOTE, REFLECTION_NOTE, TAG_REFLECT,
 };
 use super::{count, Method, MethodInfo, MethodView, Progress};
 
@@ -73,54 +69,31 @@ impl ReflexionParams {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Waiting {
-    /// A trial under this node (the root, or the trial before).
-    Trial(NodeId),
-    Feedback(NodeId),
-    Reflection(NodeId),
-}
+/// Reflexion's words for its chain: trials, judged by a self-evaluation.
+static WORDING: Wording = Wording {
+    method: "reflexion",
+    noun: "trial",
+    judged_as: "judgement of",
+    feedback_of: "the self-evaluation of",
+    feedback_name: "self-evaluation",
+    label_end: |n| if n.note(REFLECTION_NOTE).is_some() { " · reflected" } else { "" },
+    correct: |n, node| format!("trial {n} ({node}) is judged correct; stopping"),
+    spent: |n| format!("{}, the budget; the last trial stands", count(n, "trial", "trials")),
+    no_attempt: |parent| {
+        format!("no trial came back after {parent} (the call failed or the reply was empty); stopping")
+    },
+    no_judgement: |node| format!("the call for {node} failed or came back empty; the trial stands"),
+};
 
 #[derive(Debug, Clone)]
 pub struct Reflexion {
     params: ReflexionParams,
-    current: Option<NodeId>,
-    waiting: Option<Waiting>,
-    verdicts: BTreeMap<NodeId, Option<bool>>,
-    done: bool,
+    chain: Chain,
 }
 
 impl Reflexion {
     pub fn new(params: ReflexionParams) -> Self {
-        Reflexion { params, current: None, waiting: None, verdicts: BTreeMap::new(), done: false }
-    }
-
-    fn trial_no(core: &Core, node: NodeId) -> usize {
-        core.tree.node(node).depth
-    }
-
-    fn label(&self, core: &mut Core, node: NodeId) {
-        let n = core.tree.node(node);
-        let answer = n.answer.clone().unwrap_or_else(|| "no answer".into());
-        let verdict = match self.verdicts.get(&node) {
-            Some(v) => rounds::verdict_text(*v),
-            None => "… not judged yet",
-        };
-        let reflected = if n.note(REFLECTION_NOTE).is_some() { " · reflected" } else { "" };
-        let label = format!("trial {} · answer {answer} · {verdict}{reflected}", Self::trial_no(core, node));
-        core.set_label(node, label);
-    }
-
-    fn judged(&mut self, core: &mut Core, node: NodeId, verdict: Option<bool>, text: &str, by: &str) {
-        core.set_note(node, FEEDBACK_NOTE, text);
-        self.verdicts.insert(node, verdict);
-        self.label(core, node);
-        let first = text.lines().next().unwrap_or("").trim();
-        let verdict_text = rounds::verdict_text(verdict);
-        core.log(format!("{by} judgement of trial {} ({node}): {verdict_text} — {first}", Self::trial_no(core, node)));
-        if verdict.is_none() {
-            core.log(format!("the self-evaluation of {node} has no VERDICT line; taken as incorrect"));
-        }
+        Reflexion { params, chain: Chain::new(&WORDING, params.feedback) }
     }
 
     /// The reflections the trial after `last` is given: those of `last` and the trials before it.
@@ -131,12 +104,6 @@ impl Reflexion {
             .map(str::to_string)
             .collect()
     }
-
-    fn stop(&mut self, core: &mut Core, why: String) -> Progress {
-        core.log(why);
-        self.done = true;
-        Progress::Moved
-    }
 }
 
 impl Method for Reflexion {
@@ -145,127 +112,64 @@ impl Method for Reflexion {
         let Some(fb) = task.feedback() else {
             return Progress::Stuck(rounds::no_feedback(core));
         };
-        if self.waiting.is_some() {
-            return Progress::Stuck("reflexion is waiting for a reply".into());
-        }
-        let Some(node) = self.current else {
-            let prompt = fb.reflexion_cot_prompt(&core.x, &[]);
-            let root = core.tree.root();
-            rounds::issue(core, root, TAG_ATTEMPT, prompt);
-            self.waiting = Some(Waiting::Trial(root));
-            return Progress::Issued(1);
-        };
-        let attempt = core.tree.node(node).path.clone();
-        match self.verdicts.get(&node).copied() {
-            None => match self.params.feedback {
-                FeedbackSource::Oracle => {
-                    let (ok, text) = rounds::oracle_feedback(core, node);
-                    self.judged(core, node, Some(ok), &text, "the checker's");
-                    Progress::Moved
-                }
-                FeedbackSource::SelfCheck => {
-                    let prompt = fb.feedback_prompt(&core.x, &attempt);
-                    rounds::issue(core, node, TAG_FEEDBACK, prompt);
-                    self.waiting = Some(Waiting::Feedback(node));
-                    Progress::Issued(1)
-                }
-            },
-            Some(Some(true)) => {
-                let why = format!("trial {} ({node}) is judged correct; stopping", Self::trial_no(core, node));
-                self.stop(core, why)
+        match self.chain.next(core, fb, self.params.trials) {
+            Next::Done(progress) => progress,
+            Next::First => {
+                let prompt = fb.reflexion_cot_prompt(&core.x, &[]);
+                let root = core.tree.root();
+                self.chain.ask(core, Waiting::Attempt(root), prompt)
             }
-            Some(_) => {
-                let done = Self::trial_no(core, node);
-                if done >= self.params.trials {
-                    let why = format!("{}, the budget; the last trial stands", count(done, "trial", "trials"));
-                    return self.stop(core, why);
-                }
+            Next::After(node) => {
                 if core.tree.node(node).note(REFLECTION_NOTE).is_none() {
+                    let attempt = core.tree.node(node).path.clone();
                     let feedback = core.tree.node(node).note(FEEDBACK_NOTE).unwrap_or("").to_string();
                     let prompt = fb.reflect_prompt(&core.x, &attempt, &feedback);
-                    rounds::issue(core, node, TAG_REFLECT, prompt);
-                    self.waiting = Some(Waiting::Reflection(node));
-                    return Progress::Issued(1);
+                    return self.chain.ask(core, Waiting::Reflection(node), prompt);
                 }
                 let reflections = Self::reflections(core, node);
                 let prompt = fb.reflexion_cot_prompt(&core.x, &reflections);
-                rounds::issue(core, node, TAG_ATTEMPT, prompt);
+                let progress = self.chain.ask(core, Waiting::Attempt(node), prompt);
                 core.set_status(node, NodeStatus::Expanded);
-                self.waiting = Some(Waiting::Trial(node));
-                Progress::Issued(1)
+                progress
             }
         }
     }
 
     fn settle(&mut self, core: &mut Core) {
-        match self.waiting.take() {
-            Some(Waiting::Trial(parent)) => {
-                core.log(format!(
-                    "no trial came back after {parent} (the call failed or the reply was empty); stopping"
-                ));
-                self.done = true;
-            }
-            Some(Waiting::Feedback(node) | Waiting::Reflection(node)) => {
-                core.log(format!("the call for {node} failed or came back empty; the trial stands"));
-                self.done = true;
-            }
-            None => {}
-        }
+        self.chain.settle(core)
     }
 
     fn done(&self) -> bool {
-        self.done
+        self.chain.done
     }
 
     fn outcome(&mut self, core: &mut Core) -> Outcome {
-        let finals: Vec<NodeId> = self.current.filter(|&n| core.usable(n)).into_iter().collect();
-        core.finalize(finals)
+        self.chain.outcome(core)
     }
 
     fn on_children(&mut self, _core: &mut Core, _parent: NodeId, _children: &[NodeId], _by_hand: bool) {}
 
-    /// Pruning the latest attempt (or one before it) goes on from the attempt above the pruned one.
     fn on_prune(&mut self, core: &mut Core, node: NodeId) {
-        if let Some(Waiting::Trial(n) | Waiting::Feedback(n) | Waiting::Reflection(n)) = self.waiting {
-            if rounds::inside(core, n, node) {
-                self.waiting = None;
-            }
-        }
-        if self.current.is_some_and(|cur| rounds::inside(core, cur, node)) {
-            self.current = core.tree.node(node).parent.filter(|&p| p != core.tree.root());
-        }
+        self.chain.on_prune(core, node)
     }
 
     fn on_reply(&mut self, core: &mut Core, node: NodeId, tag: u32, reply: &LlmResponse) {
-        match (tag, self.waiting) {
-            (TAG_ATTEMPT, Some(Waiting::Trial(parent))) if parent == node => {
-                if let Some(id) = rounds::add_attempt(core, node, reply, Origin::Model) {
-                    self.waiting = None;
-                    self.current = Some(id);
-                    self.label(core, id);
-                }
+        if self.chain.on_reply(core, node, tag, reply) {
+            return;
+        }
+        if tag == TAG_REFLECT && self.chain.waiting == Some(Waiting::Reflection(node)) {
+            let text = rounds::reply_text(reply);
+            if text.is_empty() {
+                return;
             }
-            (TAG_FEEDBACK, Some(Waiting::Feedback(trial))) if trial == node => {
-                let (verdict, text) = rounds::read_verdict(core, &rounds::reply_text(reply));
-                let text = if text.is_empty() { "(the self-evaluation was empty)".to_string() } else { text };
-                self.waiting = None;
-                self.judged(core, node, verdict, &text, "the model's");
-            }
-            (TAG_REFLECT, Some(Waiting::Reflection(trial))) if trial == node => {
-                let text = rounds::reply_text(reply);
-                if text.is_empty() {
-                    return;
-                }
-                self.waiting = None;
-                core.set_note(node, REFLECTION_NOTE, &text);
-                self.label(core, node);
-                let first = text.lines().next().unwrap_or("").trim().to_string();
-                core.log(format!(
-                    "reflection on trial {} ({node}), kept for the next trials: {first}",
-                    Self::trial_no(core, node)
-                ));
-            }
-            _ => {}
+            self.chain.waiting = None;
+            core.set_note(node, REFLECTION_NOTE, &text);
+            self.chain.label(core, node);
+            let first = text.lines().next().unwrap_or("").trim().to_string();
+            core.log(format!(
+                "reflection on trial {} ({node}), kept for the next trials: {first}",
+                Chain::attempt_no(core, node)
+            ));
         }
     }
 
@@ -274,37 +178,16 @@ impl Method for Reflexion {
     }
 
     fn backtrack(&mut self, core: &mut Core, to: Option<NodeId>) -> Result<(), String> {
-        let Some(leave) = to.or(self.current).filter(|&n| n != core.tree.root()) else {
-            return Err("nothing to backtrack from yet: step the run first".into());
-        };
-        core.cancel_scheduled();
-        self.waiting = None;
-        core.set_status(leave, NodeStatus::Dropped(DropReason::Backtracked));
-        core.emit(Event::Backtracked { from: vec![leave], to: core.tree.node(leave).parent.into_iter().collect() });
-        self.current = core.tree.node(leave).parent.filter(|&p| p != core.tree.root());
-        self.done = false;
-        Ok(())
+        self.chain.backtrack(core, to)
     }
 
     fn continue_from(&mut self, core: &mut Core, node: NodeId) -> Result<(), String> {
-        self.current = (node != core.tree.root()).then_some(node);
-        if node != core.tree.root() && core.tree.node(node).status != NodeStatus::Candidate {
-            core.set_status(node, NodeStatus::Candidate);
-        }
-        core.cancel_scheduled();
-        self.waiting = None;
-        self.done = false;
-        Ok(())
+        self.chain.continue_from(core, node)
     }
 
     fn view(&self, core: &Core) -> MethodView {
         let params = format!("reflexion trials={} feedback={}", self.params.trials, self.params.feedback.label());
-        let step = match (self.current, self.waiting) {
-            (_, Some(Waiting::Trial(parent))) => core.tree.node(parent).depth + 1,
-            (Some(n), _) => core.tree.node(n).depth,
-            (None, _) => 0,
-        };
-        MethodView { params, step, step_noun: "trial", ..MethodView::default() }
+        MethodView { params, step: self.chain.step(core), step_noun: "trial", ..MethodView::default() }
     }
 }
 
@@ -316,9 +199,7 @@ impl Reflexion {
         if edit.attempt.is_none() && edit.changed_notes.is_empty() {
             return Err(format!("nothing was changed in {node}"));
         }
-        core.cancel_scheduled();
-        self.waiting = None;
-        self.done = false;
+        self.chain.restart(core);
         let target = match edit.attempt {
             Some(attempt) => {
                 let parent = core.tree.node(node).parent.unwrap_or(core.tree.root());
@@ -330,21 +211,21 @@ impl Reflexion {
         };
         if target != node {
             // A new trial: judged afresh, unless the person also wrote its feedback.
-            self.verdicts.remove(&target);
+            self.chain.verdicts.remove(&target);
         }
         for (label, text) in &edit.changed_notes {
             core.set_note(target, label, text);
             if label == FEEDBACK_NOTE {
                 let (verdict, _) = rounds::read_verdict(core, text);
-                self.verdicts.insert(target, Some(verdict.unwrap_or(false)));
+                self.chain.verdicts.insert(target, Some(verdict.unwrap_or(false)));
             }
             core.log(format!("the {label} of {target} was edited by hand"));
         }
         if target == node && core.tree.node(node).status == NodeStatus::Expanded {
             core.set_status(node, NodeStatus::Candidate);
         }
-        self.current = Some(target);
-        self.label(core, target);
+        self.chain.current = Some(target);
+        self.chain.label(core, target);
         Ok(target)
     }
 }

@@ -1,6 +1,6 @@
 //! What Self-Refine and Reflexion share: a chain of attempts under the root, each the
 //! child of the one before, judged by feedback (the model's, or the task's checker's
-//! with `feedback = oracle`). The feedback and the reflection live on the attempt's
+//! with `feedback = oracle`); [`Chain`] is that state and the reading of its replies. The feedback and the reflection live on the attempt's
 //! node as notes, so a person edits them with the attempt (`Node::edit_text`) and
 //! the next call reads the edited text.
 //!
@@ -8,11 +8,18 @@
 //! by both and by ReTreVal); Self-Refine's `rounds` and `first`, Reflexion's `trials`
 //! (declared in their files).
 
+use std::collections::BTreeMap;
+
+use crate::engine::event::Event;
 use crate::engine::params::{choice_name, choices, Choice, DefaultValue, Kind, ParamDecl};
-use crate::engine::tree::split_notes;
+use crate::engine::task::Feedback;
+use crate::engine::tree::{split_notes, DropReason};
 use crate::engine::{
-    CallKind, Core, LlmRequest, LlmResponse, NodeId, Origin, ParamError, ParamReader, Prompt, Proposal,
+    CallKind, Core, LlmRequest, LlmResponse, NodeId, NodeStatus, Origin, Outcome, ParamError, ParamReader, Prompt,
+    Proposal,
 };
+
+use super::Progress;
 
 /// Who judges an attempt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -203,9 +210,344 @@ pub(super) fn read_verdict(core: &Core, reply: &str) -> (Option<bool>, String) {
     }
 }
 
+/// What a chain method waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Waiting {
+    /// An attempt under this node (the root, or the attempt before).
+    Attempt(NodeId),
+    /// Feedback on this attempt.
+    Feedback(NodeId),
+    /// A reflection on this attempt (Reflexion).
+    Reflection(NodeId),
+}
+
+impl Waiting {
+    fn node(self) -> NodeId {
+        match self {
+            Waiting::Attempt(n) | Waiting::Feedback(n) | Waiting::Reflection(n) => n,
+        }
+    }
+}
+
+/// How a chain method words what it does in the tree and the transcript (Self-Refine's
+/// attempts and feedback, Reflexion's trials and self-evaluations).
+#[derive(Debug)]
+pub struct Wording {
+    /// The method's name, for "… is waiting for a reply".
+    pub method: &'static str,
+    /// What an attempt is called: "attempt", "trial".
+    pub noun: &'static str,
+    /// How a verdict on attempt n is logged: "feedback on", "judgement of".
+    pub judged_as: &'static str,
+    /// The feedback reply, as the no-verdict and empty lines name it: "the feedback on",
+    /// and its name alone: "feedback".
+    pub feedback_of: &'static str,
+    pub feedback_name: &'static str,
+    /// The end of an attempt's tree label after its verdict (from its node).
+    pub label_end: fn(&crate::engine::tree::Node) -> &'static str,
+    /// The log line when attempt n (node) is judged correct.
+    pub correct: fn(usize, NodeId) -> String,
+    /// The log line when attempt n used up the budget.
+    pub spent: fn(usize) -> String,
+    /// The log lines when no attempt came back under a node, and no judgement of one.
+    pub no_attempt: fn(NodeId) -> String,
+    pub no_judgement: fn(NodeId) -> String,
+}
+
+/// The state of a chain of attempts that Self-Refine and Reflexion share: the latest
+/// attempt, what is awaited, each attempt's verdict, and how replies to attempts and
+/// to feedback are read, judged, labelled and logged; backtracking, pruning and
+/// continuing along the chain. Each method adds what follows a failed attempt.
+#[derive(Debug, Clone)]
+pub struct Chain {
+    /// The latest attempt the chain continues from.
+    pub current: Option<NodeId>,
+    pub waiting: Option<Waiting>,
+    /// Each judged attempt's verdict (`None`: the feedback named none, read as incorrect).
+    pub verdicts: BTreeMap<NodeId, Option<bool>>,
+    pub done: bool,
+    /// Who judges an attempt.
+    feedback: FeedbackSource,
+    words: &'static Wording,
+}
+
+/// What a chain method does next, after [`Chain::next`] has done what is shared.
+pub enum Next {
+    /// Nothing more now (waiting, judged without a call, stopped): this progress.
+    Done(Progress),
+    /// The first attempt, under the root.
+    First,
+    /// This attempt failed and the budget allows another.
+    After(NodeId),
+}
+
+impl Chain {
+    pub fn new(words: &'static Wording, feedback: FeedbackSource) -> Chain {
+        Chain { current: None, waiting: None, verdicts: BTreeMap::new(), done: false, feedback, words }
+    }
+
+    /// The attempt's number in its chain (the first is 1).
+    pub fn attempt_no(core: &Core, node: NodeId) -> usize {
+        core.tree.node(node).depth
+    }
+
+    pub fn label(&self, core: &mut Core, node: NodeId) {
+        let n = core.tree.node(node);
+        let answer = n.answer.clone().unwrap_or_else(|| "no answer".into());
+        let verdict = match self.verdicts.get(&node) {
+            Some(v) => verdict_text(*v),
+            None => "… not judged yet",
+        };
+        let end = (self.words.label_end)(n);
+        let label = format!("{} {} · answer {answer} · {verdict}{end}", self.words.noun, Self::attempt_no(core, node));
+        core.set_label(node, label);
+    }
+
+    /// Record feedback on `node`: the note, the verdict, the label and a transcript line.
+    fn judged(&mut self, core: &mut Core, node: NodeId, verdict: Option<bool>, text: &str, by: &str) {
+        core.set_note(node, FEEDBACK_NOTE, text);
+        self.verdicts.insert(node, verdict);
+        self.label(core, node);
+        let first = text.lines().next().unwrap_or("").trim();
+        let w = self.words;
+        let n = Self::attempt_no(core, node);
+        core.log(format!("{by} {} {} {n} ({node}): {} — {first}", w.judged_as, w.noun, verdict_text(verdict)));
+        if verdict.is_none() {
+            core.log(format!("{} {node} has no VERDICT line; taken as incorrect", w.feedback_of));
+        }
+    }
+
+    fn stop(&mut self, core: &mut Core, why: String) -> Progress {
+        core.log(why);
+        self.done = true;
+        Progress::Moved
+    }
+
+    /// What is shared of a step: wait for a reply in flight; judge the latest attempt
+    /// (the checker, or a feedback call); stop at a correct one or after `most`
+    /// attempts. Otherwise the method asks for the first attempt or the next.
+    pub fn next(&mut self, core: &mut Core, fb: &dyn Feedback, most: usize) -> Next {
+        if self.waiting.is_some() {
+            return Next::Done(Progress::Stuck(format!("{} is waiting for a reply", self.words.method)));
+        }
+        let Some(node) = self.current else {
+            return Next::First;
+        };
+        match self.verdicts.get(&node).copied() {
+            None => Next::Done(self.judge(core, fb, node)),
+            Some(Some(true)) => {
+                let why = (self.words.correct)(Self::attempt_no(core, node), node);
+                Next::Done(self.stop(core, why))
+            }
+            Some(_) => {
+                let n = Self::attempt_no(core, node);
+                if n >= most {
+                    let why = (self.words.spent)(n);
+                    return Next::Done(self.stop(core, why));
+                }
+                Next::After(node)
+            }
+        }
+    }
+
+    /// Judge attempt `node`: the task's checker at once, or a feedback call.
+    fn judge(&mut self, core: &mut Core, fb: &dyn Feedback, node: NodeId) -> Progress {
+        match self.feedback {
+            FeedbackSource::Oracle => {
+                let (ok, text) = oracle_feedback(core, node);
+                self.judged(core, node, Some(ok), &text, "the checker's");
+                Progress::Moved
+            }
+            FeedbackSource::SelfCheck => {
+                let attempt = core.tree.node(node).path.clone();
+                let prompt = fb.feedback_prompt(&core.x, &attempt);
+                self.ask(core, Waiting::Feedback(node), prompt)
+            }
+        }
+    }
+
+    /// Issue the call `waiting` names (an attempt, feedback or a reflection) and wait for it.
+    pub fn ask(&mut self, core: &mut Core, waiting: Waiting, prompt: Prompt) -> Progress {
+        let tag = match waiting {
+            Waiting::Attempt(_) => TAG_ATTEMPT,
+            Waiting::Feedback(_) => TAG_FEEDBACK,
+            Waiting::Reflection(_) => TAG_REFLECT,
+        };
+        issue(core, waiting.node(), tag, prompt);
+        self.waiting = Some(waiting);
+        Progress::Issued(1)
+    }
+
+    /// All replies are in: a call that came back without what it asked for (failed, or
+    /// empty) ends the run, and the last attempt stands.
+    pub fn settle(&mut self, core: &mut Core) {
+        match self.waiting.take() {
+            Some(Waiting::Attempt(parent)) => {
+                core.log((self.words.no_attempt)(parent));
+                self.done = true;
+            }
+            Some(Waiting::Feedback(node) | Waiting::Reflection(node)) => {
+                core.log((self.words.no_judgement)(node));
+                self.done = true;
+            }
+            None => {}
+        }
+    }
+
+    /// The outcome: the latest attempt's answer.
+    pub fn outcome(&self, core: &mut Core) -> Outcome {
+        let finals: Vec<NodeId> = self.current.filter(|&n| core.usable(n)).into_iter().collect();
+        core.finalize(finals)
+    }
+
+    /// Pruning the latest attempt (or one before it) goes on from the attempt above the pruned one.
+    pub fn on_prune(&mut self, core: &mut Core, node: NodeId) {
+        if self.waiting.is_some_and(|w| inside(core, w.node(), node)) {
+            self.waiting = None;
+        }
+        if self.current.is_some_and(|cur| inside(core, cur, node)) {
+            self.current = core.tree.node(node).parent.filter(|&p| p != core.tree.root());
+        }
+    }
+
+    /// A reply to an attempt or to feedback that is awaited; `false` for another reply
+    /// (a reflection, which the method reads, or one no longer awaited).
+    pub fn on_reply(&mut self, core: &mut Core, node: NodeId, tag: u32, reply: &LlmResponse) -> bool {
+        match (tag, self.waiting) {
+            (TAG_ATTEMPT, Some(Waiting::Attempt(parent))) if parent == node => {
+                if let Some(id) = add_attempt(core, node, reply, Origin::Model) {
+                    self.waiting = None;
+                    self.current = Some(id);
+                    self.label(core, id);
+                }
+                true
+            }
+            (TAG_FEEDBACK, Some(Waiting::Feedback(attempt))) if attempt == node => {
+                let (verdict, text) = read_verdict(core, &reply_text(reply));
+                let text = if text.is_empty() { format!("(the {} was empty)", self.words.feedback_name) } else { text };
+                self.waiting = None;
+                self.judged(core, node, verdict, &text, "the model's");
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Leave the named attempt (or the latest) and go on from the one before it.
+    pub fn backtrack(&mut self, core: &mut Core, to: Option<NodeId>) -> Result<(), String> {
+        let Some(leave) = to.or(self.current).filter(|&n| n != core.tree.root()) else {
+            return Err("nothing to backtrack from yet: step the run first".into());
+        };
+        core.cancel_scheduled();
+        self.waiting = None;
+        core.set_status(leave, NodeStatus::Dropped(DropReason::Backtracked));
+        core.emit(Event::Backtracked { from: vec![leave], to: core.tree.node(leave).parent.into_iter().collect() });
+        self.current = core.tree.node(leave).parent.filter(|&p| p != core.tree.root());
+        self.done = false;
+        Ok(())
+    }
+
+    /// Go on from `node` (the root: a new first attempt).
+    pub fn continue_from(&mut self, core: &mut Core, node: NodeId) -> Result<(), String> {
+        self.current = (node != core.tree.root()).then_some(node);
+        if node != core.tree.root() && core.tree.node(node).status != NodeStatus::Candidate {
+            core.set_status(node, NodeStatus::Candidate);
+        }
+        core.cancel_scheduled();
+        self.waiting = None;
+        self.done = false;
+        Ok(())
+    }
+
+    /// Drop what is in flight before a person's edit reshapes the chain.
+    pub fn restart(&mut self, core: &mut Core) {
+        core.cancel_scheduled();
+        self.waiting = None;
+        self.done = false;
+    }
+
+    /// The explorer's step counter: the attempt being made or the latest.
+    pub fn step(&self, core: &Core) -> usize {
+        match (self.current, self.waiting) {
+            (_, Some(Waiting::Attempt(parent))) => core.tree.node(parent).depth + 1,
+            (Some(n), _) => core.tree.node(n).depth,
+            (None, _) => 0,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Play `script` (a purpose and a reply each; `None` fails the call) on `method`;
+    /// the log lines and the first attempt's label.
+    fn logs(
+        method: crate::engine::MethodKind,
+        script: &[(crate::engine::Purpose, Option<&str>)],
+    ) -> (Vec<String>, Option<String>) {
+        use crate::engine::testkit::*;
+        let mut e = engine("4 5 6 10", from_header(method, &[]));
+        let mut fx = e.handle(run_cmd());
+        let mut lines = Vec::new();
+        for (purpose, text) in script {
+            lines.extend(events(&fx).into_iter().filter_map(|ev| match ev {
+                Event::Log { text } => Some(text),
+                _ => None,
+            }));
+            let (call, request) = calls(&fx).pop().expect("a call is waiting");
+            assert_eq!(request.purpose, *purpose, "{method}");
+            fx = e.handle(match text {
+                Some(text) => reply(call, &[text]),
+                None => failure(call, "the server went away"),
+            });
+        }
+        lines.extend(events(&fx).into_iter().filter_map(|ev| match ev {
+            Event::Log { text } => Some(text),
+            _ => None,
+        }));
+        assert!(e.is_finished(), "{method}: {lines:?}");
+        (lines, e.tree().node(NodeId(1)).label.clone())
+    }
+
+    #[test]
+    fn the_shared_chain_says_each_methods_own_words() {
+        use crate::engine::methods::{reflexion, self_refine};
+        use crate::engine::Purpose;
+        let wrong = "Answer: (4 + 5) + 6 + 10 = 24";
+        let (lines, label) = logs(
+            self_refine::KIND,
+            &[(Purpose::Cot, Some(wrong)), (Purpose::Feedback, Some("Looks fine.")), (Purpose::Refine, None)],
+        );
+        assert_eq!(
+            lines,
+            [
+                "the model's feedback on attempt 1 (#1): ? no verdict — Looks fine.",
+                "the feedback on #1 has no VERDICT line; taken as incorrect",
+                "no attempt came back for #1 (the call failed or the reply was empty); stopping",
+            ]
+        );
+        assert_eq!(label.as_deref(), Some("attempt 1 · answer (4 + 5) + 6 + 10 = 24 · ? no verdict"));
+        let (lines, label) = logs(
+            reflexion::KIND,
+            &[
+                (Purpose::Cot, Some(wrong)),
+                (Purpose::Feedback, Some("Looks fine.")),
+                (Purpose::Reflect, Some("Multiply.")),
+                (Purpose::Cot, None),
+            ],
+        );
+        assert_eq!(
+            lines,
+            [
+                "the model's judgement of trial 1 (#1): ? no verdict — Looks fine.",
+                "the self-evaluation of #1 has no VERDICT line; taken as incorrect",
+                "reflection on trial 1 (#1), kept for the next trials: Multiply.",
+                "no trial came back after #1 (the call failed or the reply was empty); stopping",
+            ]
+        );
+        assert_eq!(label.as_deref(), Some("trial 1 · answer (4 + 5) + 6 + 10 = 24 · ? no verdict · reflected"));
+    }
 
     #[test]
     fn parameters_are_range_checked_with_one_line_errors() {

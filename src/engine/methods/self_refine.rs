@@ -14,14 +14,10 @@
 //! Parameters (declared below and in `rounds`): `rounds` (1 to 50, default 4),
 //! `feedback` (`self` or `oracle`, default `self`), `first` (`cot` or `io`, default `cot`).
 
-use std::collections::BTreeMap;
-
-use crate::engine::event::Event;
 use crate::engine::params::{choices, DefaultValue, Kind, ParamDecl};
-use crate::engine::tree::DropReason;
 use crate::engine::{Core, LlmResponse, MethodKind, NodeId, NodeStatus, Origin, Outcome, ParamError, ParamReader};
 
-use super::rounds::{self, FeedbackSource, FirstPrompt, FEEDBACK, FEEDBACK_NOTE, TAG_ATTEMPT, TAG_FEEDBACK};
+use super::rounds::{self, Chain, FeedbackSource, FirstPrompt, Next, Waiting, Wording, FEEDBACK, FEEDBACK_NOTE};
 use super::{count, Method, MethodInfo, MethodView, Progress};
 
 /// Registration (see `methods::REGISTRY`).
@@ -89,73 +85,38 @@ impl SelfRefineParams {
     }
 }
 
-/// What the method waits for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Waiting {
-    /// An attempt under this node (the root, or the attempt being refined).
-    Attempt(NodeId),
-    /// Feedback on this attempt.
-    Feedback(NodeId),
-}
+/// Self-Refine's words for its chain: attempts, judged by feedback.
+static WORDING: Wording = Wording {
+    method: "self-refine",
+    noun: "attempt",
+    judged_as: "feedback on",
+    feedback_of: "the feedback on",
+    feedback_name: "feedback",
+    label_end: |n| if n.notes.iter().any(|n| n.label.ends_with("(edited)")) { " (feedback edited)" } else { "" },
+    correct: |n, node| format!("the feedback says attempt {n} ({node}) is correct; stopping"),
+    spent: |n| {
+        format!("{}, the budget; the last attempt stands", count(n.saturating_sub(1), "refinement", "refinements"))
+    },
+    no_attempt: |parent| {
+        format!("no attempt came back for {parent} (the call failed or the reply was empty); stopping")
+    },
+    no_judgement: |node| format!("no feedback came back for {node}; the attempt stands"),
+};
 
 #[derive(Debug, Clone)]
 pub struct SelfRefine {
     params: SelfRefineParams,
-    /// The latest attempt the chain continues from.
-    current: Option<NodeId>,
-    waiting: Option<Waiting>,
-    /// Each judged attempt's verdict (`None`: the feedback named none, read as incorrect).
-    verdicts: BTreeMap<NodeId, Option<bool>>,
-    done: bool,
+    chain: Chain,
 }
 
 impl SelfRefine {
     pub fn new(params: SelfRefineParams) -> Self {
-        SelfRefine { params, current: None, waiting: None, verdicts: BTreeMap::new(), done: false }
-    }
-
-    /// The attempt's number in its chain (the first answer is 1).
-    fn attempt_no(core: &Core, node: NodeId) -> usize {
-        core.tree.node(node).depth
-    }
-
-    fn label(&self, core: &mut Core, node: NodeId) {
-        let n = core.tree.node(node);
-        let answer = n.answer.clone().unwrap_or_else(|| "no answer".into());
-        let verdict = match self.verdicts.get(&node) {
-            Some(v) => rounds::verdict_text(*v),
-            None => "… not judged yet",
-        };
-        let edited = if n.notes.iter().any(|n| n.label.ends_with("(edited)")) { " (feedback edited)" } else { "" };
-        let label = format!("attempt {} · answer {answer} · {verdict}{edited}", Self::attempt_no(core, node));
-        core.set_label(node, label);
-    }
-
-    /// Record feedback on `node`: the note, the verdict, the label and a transcript line.
-    fn judged(&mut self, core: &mut Core, node: NodeId, verdict: Option<bool>, text: &str, by: &str) {
-        core.set_note(node, FEEDBACK_NOTE, text);
-        self.verdicts.insert(node, verdict);
-        self.label(core, node);
-        let first = text.lines().next().unwrap_or("").trim();
-        core.log(format!(
-            "{by} feedback on attempt {} ({node}): {} — {first}",
-            Self::attempt_no(core, node),
-            rounds::verdict_text(verdict)
-        ));
-        if verdict.is_none() {
-            core.log(format!("the feedback on {node} has no VERDICT line; taken as incorrect"));
-        }
+        SelfRefine { params, chain: Chain::new(&WORDING, params.feedback) }
     }
 
     fn feedback_text(core: &Core, node: NodeId) -> String {
         let n = core.tree.node(node);
         n.notes.iter().find(|n| n.label.starts_with(FEEDBACK_NOTE)).map(|n| n.text.clone()).unwrap_or_default()
-    }
-
-    fn stop(&mut self, core: &mut Core, why: String) -> Progress {
-        core.log(why);
-        self.done = true;
-        Progress::Moved
     }
 }
 
@@ -165,115 +126,48 @@ impl Method for SelfRefine {
         let Some(fb) = task.feedback() else {
             return Progress::Stuck(rounds::no_feedback(core));
         };
-        if self.waiting.is_some() {
-            return Progress::Stuck("self-refine is waiting for a reply".into());
-        }
-        let Some(node) = self.current else {
-            let prompt = match self.params.first {
-                FirstPrompt::Io => core.task.io_prompt(&core.x),
-                FirstPrompt::Cot => core.task.cot_prompt(&core.x),
-            };
-            let root = core.tree.root();
-            rounds::issue(core, root, TAG_ATTEMPT, prompt);
-            self.waiting = Some(Waiting::Attempt(root));
-            return Progress::Issued(1);
-        };
-        match self.verdicts.get(&node).copied() {
-            None => match self.params.feedback {
-                FeedbackSource::Oracle => {
-                    let (ok, text) = rounds::oracle_feedback(core, node);
-                    self.judged(core, node, Some(ok), &text, "the checker's");
-                    Progress::Moved
-                }
-                FeedbackSource::SelfCheck => {
-                    let attempt = core.tree.node(node).path.clone();
-                    let prompt = fb.feedback_prompt(&core.x, &attempt);
-                    rounds::issue(core, node, TAG_FEEDBACK, prompt);
-                    self.waiting = Some(Waiting::Feedback(node));
-                    Progress::Issued(1)
-                }
-            },
-            Some(Some(true)) => {
-                let why =
-                    format!("the feedback says attempt {} ({node}) is correct; stopping", Self::attempt_no(core, node));
-                self.stop(core, why)
+        // The first answer and at most `rounds` refinements.
+        match self.chain.next(core, fb, self.params.rounds + 1) {
+            Next::Done(progress) => progress,
+            Next::First => {
+                let prompt = match self.params.first {
+                    FirstPrompt::Io => core.task.io_prompt(&core.x),
+                    FirstPrompt::Cot => core.task.cot_prompt(&core.x),
+                };
+                let root = core.tree.root();
+                self.chain.ask(core, Waiting::Attempt(root), prompt)
             }
-            Some(_) => {
-                let made = Self::attempt_no(core, node).saturating_sub(1);
-                if made >= self.params.rounds {
-                    let why =
-                        format!("{}, the budget; the last attempt stands", count(made, "refinement", "refinements"));
-                    return self.stop(core, why);
-                }
+            Next::After(node) => {
                 let attempt = core.tree.node(node).path.clone();
                 let feedback = Self::feedback_text(core, node);
                 let prompt = fb.refine_prompt(&core.x, &attempt, &feedback);
-                rounds::issue(core, node, TAG_ATTEMPT, prompt);
+                let progress = self.chain.ask(core, Waiting::Attempt(node), prompt);
                 core.set_status(node, NodeStatus::Expanded);
-                self.waiting = Some(Waiting::Attempt(node));
-                Progress::Issued(1)
+                progress
             }
         }
     }
 
     fn settle(&mut self, core: &mut Core) {
-        // A call that came back without what it asked for (failed, or empty) ends the run:
-        // the last attempt stands.
-        match self.waiting.take() {
-            Some(Waiting::Attempt(parent)) => {
-                core.log(format!(
-                    "no attempt came back for {parent} (the call failed or the reply was empty); stopping"
-                ));
-                self.done = true;
-            }
-            Some(Waiting::Feedback(node)) => {
-                core.log(format!("no feedback came back for {node}; the attempt stands"));
-                self.done = true;
-            }
-            None => {}
-        }
+        self.chain.settle(core)
     }
 
     fn done(&self) -> bool {
-        self.done
+        self.chain.done
     }
 
     fn outcome(&mut self, core: &mut Core) -> Outcome {
-        let finals: Vec<NodeId> = self.current.filter(|&n| core.usable(n)).into_iter().collect();
-        core.finalize(finals)
+        self.chain.outcome(core)
     }
 
     fn on_children(&mut self, _core: &mut Core, _parent: NodeId, _children: &[NodeId], _by_hand: bool) {}
 
-    /// Pruning the latest attempt (or one before it) goes on from the attempt above the pruned one.
     fn on_prune(&mut self, core: &mut Core, node: NodeId) {
-        if let Some(Waiting::Attempt(n) | Waiting::Feedback(n)) = self.waiting {
-            if rounds::inside(core, n, node) {
-                self.waiting = None;
-            }
-        }
-        if self.current.is_some_and(|cur| rounds::inside(core, cur, node)) {
-            self.current = core.tree.node(node).parent.filter(|&p| p != core.tree.root());
-        }
+        self.chain.on_prune(core, node)
     }
 
     fn on_reply(&mut self, core: &mut Core, node: NodeId, tag: u32, reply: &LlmResponse) {
-        match (tag, self.waiting) {
-            (TAG_ATTEMPT, Some(Waiting::Attempt(parent))) if parent == node => {
-                if let Some(id) = rounds::add_attempt(core, node, reply, Origin::Model) {
-                    self.waiting = None;
-                    self.current = Some(id);
-                    self.label(core, id);
-                }
-            }
-            (TAG_FEEDBACK, Some(Waiting::Feedback(attempt))) if attempt == node => {
-                let (verdict, text) = rounds::read_verdict(core, &rounds::reply_text(reply));
-                let text = if text.is_empty() { "(the feedback was empty)".to_string() } else { text };
-                self.waiting = None;
-                self.judged(core, node, verdict, &text, "the model's");
-            }
-            _ => {}
-        }
+        self.chain.on_reply(core, node, tag, reply);
     }
 
     fn edit(&mut self, core: &mut Core, node: NodeId, text: &str) -> Option<Result<NodeId, String>> {
@@ -282,32 +176,11 @@ impl Method for SelfRefine {
 
     fn backtrack(&mut self, core: &mut Core, to: Option<NodeId>) -> Result<(), String> {
         // Leave the named attempt (or the latest) and refine the one before it again.
-        let Some(leave) = to.or(self.current).filter(|&n| n != core.tree.root()) else {
-            return Err("nothing to backtrack from yet: step the run first".into());
-        };
-        core.cancel_scheduled();
-        self.waiting = None;
-        core.set_status(leave, NodeStatus::Dropped(DropReason::Backtracked));
-        let parent = core.tree.node(leave).parent.filter(|&p| p != core.tree.root());
-        core.emit(Event::Backtracked { from: vec![leave], to: core.tree.node(leave).parent.into_iter().collect() });
-        self.current = parent;
-        self.done = false;
-        Ok(())
+        self.chain.backtrack(core, to)
     }
 
     fn continue_from(&mut self, core: &mut Core, node: NodeId) -> Result<(), String> {
-        if node == core.tree.root() {
-            self.current = None;
-        } else {
-            self.current = Some(node);
-            if core.tree.node(node).status != NodeStatus::Candidate {
-                core.set_status(node, NodeStatus::Candidate);
-            }
-        }
-        core.cancel_scheduled();
-        self.waiting = None;
-        self.done = false;
-        Ok(())
+        self.chain.continue_from(core, node)
     }
 
     fn view(&self, core: &Core) -> MethodView {
@@ -316,12 +189,7 @@ impl Method for SelfRefine {
         if p.first != FirstPrompt::Cot {
             params.push_str(&format!(" first={}", p.first.label()));
         }
-        let step = match (self.current, self.waiting) {
-            (_, Some(Waiting::Attempt(parent))) => core.tree.node(parent).depth + 1,
-            (Some(n), _) => core.tree.node(n).depth,
-            (None, _) => 0,
-        };
-        MethodView { params, step, step_noun: "attempt", ..MethodView::default() }
+        MethodView { params, step: self.chain.step(core), step_noun: "attempt", ..MethodView::default() }
     }
 }
 
@@ -335,9 +203,7 @@ impl SelfRefine {
             return Err(format!("nothing was changed in {node}"));
         }
         // Whatever was in flight belongs to the old chain.
-        core.cancel_scheduled();
-        self.waiting = None;
-        self.done = false;
+        self.chain.restart(core);
         let target = match edit.attempt {
             Some(attempt) => {
                 let parent = core.tree.node(node).parent.unwrap_or(core.tree.root());
@@ -355,16 +221,16 @@ impl SelfRefine {
             core.tree.node_mut(target).notes.retain(|n| !n.label.starts_with(FEEDBACK_NOTE));
             let label = format!("{FEEDBACK_NOTE} (edited)");
             core.set_note(target, &label, &text);
-            self.verdicts.insert(target, Some(verdict.unwrap_or(false)));
+            self.chain.verdicts.insert(target, Some(verdict.unwrap_or(false)));
             core.log(format!("the feedback on {target} was edited by hand; the next refinement follows it"));
             if target == node && core.tree.node(node).status == NodeStatus::Expanded {
                 core.set_status(node, NodeStatus::Candidate);
             }
         } else {
-            self.verdicts.remove(&target);
+            self.chain.verdicts.remove(&target);
         }
-        self.current = Some(target);
-        self.label(core, target);
+        self.chain.current = Some(target);
+        self.chain.label(core, target);
         Ok(target)
     }
 }
@@ -372,6 +238,7 @@ impl SelfRefine {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::event::Event;
     use crate::engine::request::Role;
     use crate::engine::testkit::*;
     use crate::engine::{Command, Effect, Engine, Input, Purpose};
