@@ -260,7 +260,7 @@ use std::sync::{Arc, Mutex};
 
 use thoughtscope::engine::{CallError, CallErrorKind, Completion, LlmRequest, LlmResponse, Usage};
 use thoughtscope::llm::cache::ResponseCache;
-use thoughtscope::llm::{BoxFuture, Provider};
+use thoughtscope::llm::{BoxFuture, CallOptions, Provider};
 use thoughtscope::runtime::tools::ToolRunner;
 use thoughtscope::runtime::Driver;
 use thoughtscope::tools::corpus::{Corpus, Document};
@@ -297,7 +297,11 @@ impl Provider for Script {
         "script"
     }
 
-    fn complete<'a>(&'a self, request: &'a LlmRequest) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
+    fn complete<'a>(
+        &'a self,
+        request: &'a LlmRequest,
+        _options: CallOptions,
+    ) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
         let step = request.context["step"].as_u64().unwrap_or(0) as usize;
         let result = match self.0.get(step.wrapping_sub(1)) {
             Some(text) => Ok(LlmResponse {

@@ -18,7 +18,7 @@ use serde_json::Value;
 use thoughtscope::engine::{Input, LlmRequest, Message, Purpose};
 use thoughtscope::llm::config::{resolve, FileConfig, ProviderArgs};
 use thoughtscope::llm::openai::OpenAiProvider;
-use thoughtscope::llm::{DeltaFn, Provider, Streamed};
+use thoughtscope::llm::{CallOptions, DeltaFn, Provider, Streamed};
 use thoughtscope::session::Session;
 
 const MODEL: &str = "smollm2";
@@ -261,7 +261,9 @@ fn llama_cpp_server_end_to_end() {
     // A chat call: one choice, a finish reason, usage as the server counted it.
     let p = provider(&server.url);
     let t = Instant::now();
-    let reply = rt.block_on(p.complete(&request("Say hello in one short sentence.", 1, 24, &[]))).expect("chat");
+    let reply = rt
+        .block_on(p.complete(&request("Say hello in one short sentence.", 1, 24, &[]), CallOptions::default()))
+        .expect("chat");
     eprintln!("chat: {:?} in {:.1} s, usage {:?}", reply.completions[0].text, t.elapsed().as_secs_f64(), reply.usage);
     assert_eq!(reply.completions.len(), 1);
     assert!(matches!(reply.completions[0].finish_reason.as_deref(), Some("stop" | "length")));
@@ -270,14 +272,17 @@ fn llama_cpp_server_end_to_end() {
     assert_eq!(reply.model, MODEL);
 
     // `length`: cut at max_tokens, and usage says so exactly.
-    let reply =
-        rt.block_on(p.complete(&request("Write a long story about a dragon and a castle.", 1, 5, &[]))).unwrap();
+    let reply = rt
+        .block_on(
+            p.complete(&request("Write a long story about a dragon and a castle.", 1, 5, &[]), CallOptions::default()),
+        )
+        .unwrap();
     assert_eq!(reply.completions[0].finish_reason.as_deref(), Some("length"), "{reply:?}");
     assert_eq!(reply.usage.completion_tokens, 5);
 
     // `stop`: the stop sequence ends the reply and is not part of it.
     let prompt = "List the numbers from 1 to 10, one number per line, nothing else.";
-    let reply = rt.block_on(p.complete(&request(prompt, 1, 60, &["\n"]))).unwrap();
+    let reply = rt.block_on(p.complete(&request(prompt, 1, 60, &["\n"]), CallOptions::default())).unwrap();
     eprintln!("stop: {:?}", reply.completions[0].text);
     assert_eq!(reply.completions[0].finish_reason.as_deref(), Some("stop"), "{reply:?}");
     assert!(!reply.completions[0].text.contains('\n'));
@@ -290,7 +295,8 @@ fn llama_cpp_server_end_to_end() {
             p2.lock().unwrap().push(t.to_string());
         }
     });
-    let reply = rt.block_on(p.complete_streaming(&request("Name three colours.", 1, 30, &[]), deltas)).unwrap();
+    let reply =
+        rt.block_on(p.complete(&request("Name three colours.", 1, 30, &[]), CallOptions::streaming(deltas))).unwrap();
     let joined: String = pieces.lock().unwrap().concat();
     eprintln!("stream: {} pieces, {:?}, usage {:?}", pieces.lock().unwrap().len(), joined, reply.usage);
     assert!(pieces.lock().unwrap().len() > 1, "more than one piece");
@@ -302,7 +308,7 @@ fn llama_cpp_server_end_to_end() {
     let fresh = provider(&server.url);
     let mut r = request("Give a random animal name.", 3, 8, &[]);
     r.temperature = 1.0;
-    let reply = rt.block_on(fresh.complete(&r)).unwrap();
+    let reply = rt.block_on(fresh.complete(&r, CallOptions::default())).unwrap();
     assert_eq!(reply.completions.len(), 3);
     assert_eq!(fresh.honours_n(), Some(false), "the llama.cpp server ignores n");
     assert_eq!(fresh.http().requests_sent.load(std::sync::atomic::Ordering::SeqCst), 3);

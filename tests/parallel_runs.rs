@@ -256,7 +256,7 @@ async fn anthropic_samples_go_side_by_side_each_under_a_slot_of_the_limit() {
     use thoughtscope::engine::{LlmRequest, Message, Purpose};
     use thoughtscope::llm::config::{resolve, FileConfig, ProviderArgs};
     use thoughtscope::llm::fanout::Slots;
-    use thoughtscope::llm::Provider;
+    use thoughtscope::llm::{CallOptions, Provider};
     let (now, most) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
     let (n2, m2) = (Arc::clone(&now), Arc::clone(&most));
     let server = FakeServer::start(move |i, _| {
@@ -296,8 +296,8 @@ async fn anthropic_samples_go_side_by_side_each_under_a_slot_of_the_limit() {
     let limit = Arc::new(tokio::sync::Semaphore::new(4));
     let _call = Arc::clone(&limit).acquire_owned().await.unwrap();
     let halted = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let reply =
-        provider.complete_fanned(&request, 0, None, Slots::of(Arc::clone(&limit), halted)).await.expect("four samples");
+    let options = CallOptions { slots: Slots::of(Arc::clone(&limit), halted), ..CallOptions::default() };
+    let reply = provider.complete(&request, options).await.expect("four samples");
     assert_eq!(reply.completions.len(), 4);
     assert_eq!(reply.usage.prompt_tokens, 4 * 15, "each sample's usage counts");
     assert_eq!(server.requests(), 4, "one request per sample");

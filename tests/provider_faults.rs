@@ -16,7 +16,7 @@ use thoughtscope::llm::anthropic::AnthropicProvider;
 use thoughtscope::llm::cache::ResponseCache;
 use thoughtscope::llm::config::{resolve, FileConfig, ProviderArgs, Resolved};
 use thoughtscope::llm::openai::OpenAiProvider;
-use thoughtscope::llm::{DeltaFn, Provider, Streamed};
+use thoughtscope::llm::{CallOptions, DeltaFn, Provider, Streamed};
 use thoughtscope::runtime::Driver;
 
 const KEY: &str = "sk-fault-test-0123456789";
@@ -68,7 +68,7 @@ async fn a_429_with_retry_after_is_waited_out_then_answered() {
     });
     let p = openai(&server);
     let started = Instant::now();
-    let reply = p.complete(&request(1)).await.expect("answered after the wait");
+    let reply = p.complete(&request(1), CallOptions::default()).await.expect("answered after the wait");
     assert_eq!(reply.completions[0].text, "sure");
     assert_eq!(server.requests(), 2);
     assert_eq!(p.http().retries_made.load(std::sync::atomic::Ordering::SeqCst), 1);
@@ -88,7 +88,10 @@ async fn an_absurd_retry_after_fails_the_call_instead_of_panicking() {
             headers: vec![(name.into(), value.into())],
             body: r#"{"error":{"message":"Rate limit reached"}}"#.into(),
         });
-        let err = openai(&server).complete(&request(1)).await.expect_err("the wait is longer than a run waits");
+        let err = openai(&server)
+            .complete(&request(1), CallOptions::default())
+            .await
+            .expect_err("the wait is longer than a run waits");
         assert_eq!(err.kind, CallErrorKind::RateLimited, "{name}: {value}");
         assert!(err.message.contains("the server asks to retry after 86400 s"), "{name}: {value}: {err}");
         assert_eq!(server.requests(), 1, "{name}: {value}: no retry");
@@ -102,7 +105,7 @@ async fn an_absurd_retry_after_fails_the_call_instead_of_panicking() {
         },
         _ => Reply::chat(&["sure"], Some((20, 1))),
     });
-    let reply = openai(&server).complete(&request(1)).await.expect("retried after the backoff");
+    let reply = openai(&server).complete(&request(1), CallOptions::default()).await.expect("retried after the backoff");
     assert_eq!(reply.completions[0].text, "sure");
 }
 
@@ -112,12 +115,12 @@ async fn a_500_is_retried_and_a_persistent_one_gives_up_quoting_the_server() {
         0 => Reply::json(500, r#"{"error":{"message":"upstream hiccup"}}"#),
         _ => Reply::chat(&["likely"], Some((20, 1))),
     });
-    let reply = openai(&server).complete(&request(1)).await.unwrap();
+    let reply = openai(&server).complete(&request(1), CallOptions::default()).await.unwrap();
     assert_eq!(reply.completions[0].text, "likely");
     assert_eq!(server.requests(), 2);
 
     let server = FakeServer::start(|_, _| Reply::json(503, r#"{"error":{"message":"model is loading"}}"#));
-    let err = openai(&server).complete(&request(1)).await.unwrap_err();
+    let err = openai(&server).complete(&request(1), CallOptions::default()).await.unwrap_err();
     assert_eq!(server.requests(), 4, "one attempt and three retries");
     assert_eq!(err.kind, CallErrorKind::Server);
     assert!(err.message.contains("HTTP 503") && err.message.contains("model is loading"), "{err}");
@@ -134,7 +137,7 @@ async fn a_401_fails_at_once_with_the_servers_words_and_never_the_key() {
             format!(r#"{{"error":{{"message":"Incorrect API key provided: {sent}","type":"invalid_request_error"}}}}"#),
         )
     });
-    let err = openai(&server).complete(&request(1)).await.unwrap_err();
+    let err = openai(&server).complete(&request(1), CallOptions::default()).await.unwrap_err();
     assert_eq!(server.requests(), 1, "authentication errors are not retried");
     assert_eq!(err.kind, CallErrorKind::Auth);
     assert!(err.message.contains("HTTP 401 Unauthorized"), "{err}");
@@ -144,7 +147,7 @@ async fn a_401_fails_at_once_with_the_servers_words_and_never_the_key() {
     assert_eq!(server.seen()[0].header("authorization"), Some(format!("Bearer {KEY}").as_str()));
 
     let server = FakeServer::start(|_, _| Reply::json(404, r#"{"error":{"message":"model 'nope' not found"}}"#));
-    let err = openai(&server).complete(&request(1)).await.unwrap_err();
+    let err = openai(&server).complete(&request(1), CallOptions::default()).await.unwrap_err();
     assert_eq!((err.kind.as_str(), server.requests()), ("not_found", 1));
     assert!(err.message.contains("model 'nope' not found") && err.message.contains("--model"), "{err}");
 }
@@ -158,7 +161,7 @@ async fn a_hanging_server_times_out_each_attempt() {
     });
     let p = OpenAiProvider::new(&r).unwrap();
     let started = Instant::now();
-    let err = p.complete(&request(1)).await.unwrap_err();
+    let err = p.complete(&request(1), CallOptions::default()).await.unwrap_err();
     assert_eq!(err.kind, CallErrorKind::Timeout);
     assert!(err.message.contains("no reply within 0.4 s") && err.message.contains("gave up after 2 attempts"), "{err}");
     assert_eq!(server.requests(), 2);
@@ -169,7 +172,7 @@ async fn a_hanging_server_times_out_each_attempt() {
 async fn nothing_listening_is_a_connection_error_retried_then_reported() {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let r = resolved("openai", &format!("http://127.0.0.1:{port}/v1"), |a| a.retries = Some(2));
-    let err = OpenAiProvider::new(&r).unwrap().complete(&request(1)).await.unwrap_err();
+    let err = OpenAiProvider::new(&r).unwrap().complete(&request(1), CallOptions::default()).await.unwrap_err();
     assert_eq!(err.kind, CallErrorKind::Connect);
     assert!(err.message.contains("could not connect") && err.message.contains("gave up after 3 attempts"), "{err}");
 }
@@ -186,7 +189,7 @@ async fn malformed_truncated_and_empty_replies_are_retried() {
         _ => Reply::chat(&["sure"], None),
     });
     let p = OpenAiProvider::new(&resolved("openai", &server.url, |a| a.retries = Some(4))).unwrap();
-    let ok = p.complete(&request(1)).await.expect("answered once the faults pass");
+    let ok = p.complete(&request(1), CallOptions::default()).await.expect("answered once the faults pass");
     assert_eq!(ok.completions[0].text, "sure");
     assert_eq!(
         server.requests(),
@@ -199,7 +202,7 @@ async fn malformed_truncated_and_empty_replies_are_retried() {
 
     // Within --retries: a server that always sends junk fails the call, naming the fault.
     let server = FakeServer::start(|_, _| Reply::json(200, r#"{"choices":[{"message":{"content":"su"#));
-    let e = openai(&server).complete(&request(1)).await.unwrap_err();
+    let e = openai(&server).complete(&request(1), CallOptions::default()).await.unwrap_err();
     assert_eq!(e.kind, CallErrorKind::Malformed, "{e}");
     assert!(e.message.contains("not valid JSON") && e.message.contains("gave up after 4 attempts"), "{e}");
     assert_eq!(server.requests(), 4, "one attempt and three retries");
@@ -210,7 +213,7 @@ async fn malformed_truncated_and_empty_replies_are_retried() {
         _ => anthropic_reply("likely"),
     });
     let p = AnthropicProvider::new(&resolved("anthropic", &server.url, |_| {})).unwrap();
-    assert_eq!(p.complete(&request(1)).await.unwrap().completions[0].text, "likely");
+    assert_eq!(p.complete(&request(1), CallOptions::default()).await.unwrap().completions[0].text, "likely");
     assert_eq!(server.requests(), 2);
 }
 
@@ -225,7 +228,7 @@ async fn a_stream_cut_before_any_text_is_retried() {
     });
     let p = openai(&server);
     let deltas: DeltaFn = Arc::new(|_, _: Streamed<'_>| {});
-    let reply = p.complete_streaming(&request(1), deltas).await.expect("the retry streams the reply");
+    let reply = p.complete(&request(1), CallOptions::streaming(deltas)).await.expect("the retry streams the reply");
     assert_eq!(reply.completions[0].text, "4 + 4 = 8");
     assert_eq!(server.requests(), 2);
 }
@@ -237,7 +240,7 @@ async fn a_huge_reply_is_refused_without_holding_it() {
     let body = Arc::new(huge);
     let b = Arc::clone(&body);
     let server = FakeServer::start(move |_, _| Reply::json(200, b.as_str()));
-    let e = openai(&server).complete(&request(1)).await.unwrap_err();
+    let e = openai(&server).complete(&request(1), CallOptions::default()).await.unwrap_err();
     assert_eq!(e.kind, CallErrorKind::TooLarge, "{e}");
     assert!(e.message.contains("larger than the 16 MB limit") && e.message.contains(&server.url), "{e}");
     assert_eq!(server.requests(), 1, "not retried: it would come back as big");
@@ -252,7 +255,7 @@ async fn a_huge_reply_is_refused_without_holding_it() {
     let server = FakeServer::start(move |_, _| Reply::Sse { events: events.clone(), cut: false });
     small.base_url = server.url.clone();
     let p = OpenAiProvider::new(&small).unwrap();
-    let e = p.complete_streaming(&request(1), Arc::new(|_, _: Streamed<'_>| {})).await.unwrap_err();
+    let e = p.complete(&request(1), CallOptions::streaming(Arc::new(|_, _: Streamed<'_>| {}))).await.unwrap_err();
     assert_eq!(e.kind, CallErrorKind::TooLarge, "{e}");
     assert!(e.message.contains("larger than the 1000 bytes limit"), "{e}");
 }
@@ -279,7 +282,7 @@ async fn a_stream_cut_midway_is_retried_and_the_watcher_forgets_what_it_was_show
             }
         }
     });
-    let reply = p.complete_streaming(&request(1), deltas).await.unwrap();
+    let reply = p.complete(&request(1), CallOptions::streaming(deltas)).await.unwrap();
     assert_eq!(server.requests(), 2, "the cut stream is asked again");
     assert_eq!(reply.completions[0].text, "4 + 4 = 8 (left: 8 10)");
     assert_eq!(reply.completions[0].finish_reason.as_deref(), Some("stop"));
@@ -299,7 +302,7 @@ async fn a_stream_cut_midway_is_retried_and_the_watcher_forgets_what_it_was_show
 async fn a_stream_cut_on_every_try_fails_naming_the_cause() {
     let server = FakeServer::start(|_, _| Reply::chat_stream(&["4 + 4", " = 8"], true));
     let p = openai(&server);
-    let err = p.complete_streaming(&request(1), Arc::new(|_, _: Streamed<'_>| {})).await.unwrap_err();
+    let err = p.complete(&request(1), CallOptions::streaming(Arc::new(|_, _: Streamed<'_>| {}))).await.unwrap_err();
     assert_eq!(err.kind, CallErrorKind::Truncated, "{err}");
     assert!(err.message.contains("after 9 characters") && err.message.contains("--interrupt_requests"), "{err}");
     assert!(server.requests() > 1, "retried before failing");
@@ -310,7 +313,7 @@ async fn a_server_ignoring_n_is_asked_once_per_sample() {
     let server = FakeServer::start(|i, _| Reply::chat(&[&format!("sample {i}")], Some((30, 2))));
     let p = openai(&server);
     assert_eq!(p.honours_n(), None);
-    let reply = p.complete(&request(3)).await.unwrap();
+    let reply = p.complete(&request(3), CallOptions::default()).await.unwrap();
     let texts: Vec<&str> = reply.completions.iter().map(|c| c.text.as_str()).collect();
     assert_eq!(texts, ["sample 0", "sample 1", "sample 2"]);
     assert_eq!((reply.usage.prompt_tokens, reply.usage.completion_tokens), (90, 6), "usage of all three requests");
@@ -321,7 +324,7 @@ async fn a_server_ignoring_n_is_asked_once_per_sample() {
     let seeds: Vec<u64> = seen.iter().map(|s| s.body["seed"].as_u64().unwrap()).collect();
     assert_eq!(seeds, [11, 12, 13], "each sample its own seed");
     // Now known: the next call goes straight to one request per sample.
-    let reply = p.complete(&request(2)).await.unwrap();
+    let reply = p.complete(&request(2), CallOptions::default()).await.unwrap();
     assert_eq!(reply.completions.len(), 2);
     assert_eq!(server.requests(), 5);
     assert!(server.seen()[3].body.get("n").is_none());
@@ -333,7 +336,7 @@ async fn a_server_ignoring_n_is_asked_once_per_sample() {
         Reply::chat(&texts.iter().map(String::as_str).collect::<Vec<_>>(), Some((30, 2)))
     });
     let p = openai(&server);
-    assert_eq!(p.complete(&request(5)).await.unwrap().completions.len(), 5);
+    assert_eq!(p.complete(&request(5), CallOptions::default()).await.unwrap().completions.len(), 5);
     assert_eq!((server.requests(), p.honours_n()), (1, Some(true)));
 }
 
@@ -345,7 +348,7 @@ async fn requests_carry_the_parameters() {
     r.messages.insert(0, Message { role: Role::System, content: "be brief".into() });
     r.stop = vec!["\n".into()];
     r.temperature = 0.0;
-    p.complete(&r).await.unwrap();
+    p.complete(&r, CallOptions::default()).await.unwrap();
     let s = &server.seen()[0];
     assert_eq!((s.method.as_str(), s.path.as_str()), ("POST", "/v1/chat/completions"));
     assert_eq!(s.body["model"], "fake-model");
@@ -364,7 +367,7 @@ async fn a_requests_per_minute_limit_spaces_requests() {
     let mut req = request(1);
     for i in 0..3 {
         req.nonce = i;
-        p.complete(&req).await.unwrap();
+        p.complete(&req, CallOptions::default()).await.unwrap();
     }
     assert!(started.elapsed() >= Duration::from_millis(190), "600/min = one per 100 ms: {:?}", started.elapsed());
 }
@@ -422,7 +425,7 @@ async fn anthropic_overloaded_is_retried_and_requests_have_its_shape() {
     let mut r = request(2);
     r.messages.insert(0, Message { role: Role::System, content: "judge".into() });
     r.stop = vec!["\n".into(), "Input:".into()];
-    let reply = p.complete(&r).await.unwrap();
+    let reply = p.complete(&r, CallOptions::default()).await.unwrap();
     assert_eq!(server.requests(), 3, "one overloaded attempt, then one request per sample");
     assert_eq!(reply.completions.len(), 2);
     assert_eq!(reply.completions[0].text, "sure", "whitespace stops are applied locally");
@@ -441,7 +444,7 @@ async fn anthropic_overloaded_is_retried_and_requests_have_its_shape() {
         Reply::json(401, r#"{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}"#)
     });
     let p = AnthropicProvider::new(&resolved("anthropic", &server.url, |_| {})).unwrap();
-    let err = p.complete(&request(1)).await.unwrap_err();
+    let err = p.complete(&request(1), CallOptions::default()).await.unwrap_err();
     assert_eq!((err.kind.as_str(), server.requests()), ("auth", 1));
     assert!(
         err.message.contains("invalid x-api-key (authentication_error)") && err.message.contains("ANTHROPIC_API_KEY")
@@ -470,12 +473,12 @@ async fn anthropic_streams() {
             s2.lock().unwrap().push_str(t);
         }
     });
-    let reply = p.complete_streaming(&request(1), d.clone()).await.unwrap();
+    let reply = p.complete(&request(1), CallOptions::streaming(d.clone())).await.unwrap();
     assert_eq!(reply.completions[0].text, "impossible");
     assert_eq!(reply.completions[0].finish_reason.as_deref(), Some("length"));
     assert_eq!((reply.usage.prompt_tokens, reply.usage.completion_tokens), (11, 2));
     assert_eq!(*seen.lock().unwrap(), "impossible");
-    assert_eq!(p.complete_streaming(&request(1), d).await.unwrap_err().kind, CallErrorKind::Truncated);
+    assert_eq!(p.complete(&request(1), CallOptions::streaming(d)).await.unwrap_err().kind, CallErrorKind::Truncated);
 }
 
 /// A ReAct step request offering two tools natively.
@@ -514,7 +517,10 @@ async fn openai_tools_are_sent_and_tool_calls_read() {
                           "usage": {"prompt_tokens": 40, "completion_tokens": 12}});
         Reply::json(200, body.to_string())
     });
-    let reply = openai(&server).complete(&tool_request()).await.expect("a tool_calls finish is a normal reply");
+    let reply = openai(&server)
+        .complete(&tool_request(), CallOptions::default())
+        .await
+        .expect("a tool_calls finish is a normal reply");
     let s = &server.seen()[0];
     assert_eq!(s.body["tools"].as_array().map(Vec::len), Some(2));
     assert_eq!(s.body["tools"][0]["type"], "function");
@@ -533,7 +539,7 @@ async fn openai_tools_are_sent_and_tool_calls_read() {
 
     // A request without tools sends none.
     let server = FakeServer::start(|_, _| Reply::chat(&["x"], Some((1, 1))));
-    openai(&server).complete(&request(1)).await.unwrap();
+    openai(&server).complete(&request(1), CallOptions::default()).await.unwrap();
     let s = &server.seen()[0];
     assert!(s.body.get("tools").is_none() && s.body.get("tool_choice").is_none());
 }
@@ -561,7 +567,7 @@ async fn openai_streamed_tool_calls_are_put_together() {
             s2.lock().unwrap().push_str(t);
         }
     });
-    let reply = openai(&server).complete_streaming(&tool_request(), d).await.unwrap();
+    let reply = openai(&server).complete(&tool_request(), CallOptions::streaming(d)).await.unwrap();
     assert_eq!(server.seen()[0].body["stream"], true, "replies with tools stream too");
     let c = &reply.completions[0];
     assert_eq!(c.text, "Find her.");
@@ -589,7 +595,7 @@ async fn anthropic_tools_are_sent_and_tool_use_blocks_read() {
         )
     });
     let p = AnthropicProvider::new(&resolved("anthropic", &server.url, |_| {})).unwrap();
-    let reply = p.complete(&tool_request()).await.expect("a tool_use stop is a normal reply");
+    let reply = p.complete(&tool_request(), CallOptions::default()).await.expect("a tool_use stop is a normal reply");
     let s = &server.seen()[0];
     assert_eq!(
         s.body["tools"][0],
@@ -634,7 +640,7 @@ async fn anthropic_streamed_tool_use_is_put_together() {
             s2.lock().unwrap().push_str(t);
         }
     });
-    let reply = p.complete_streaming(&tool_request(), d).await.unwrap();
+    let reply = p.complete(&tool_request(), CallOptions::streaming(d)).await.unwrap();
     let c = &reply.completions[0];
     assert_eq!((c.text.as_str(), seen.lock().unwrap().as_str()), ("Find her.", "Find her."));
     assert_eq!(c.finish_reason.as_deref(), Some("tool_calls"));
@@ -658,12 +664,13 @@ async fn null_or_empty_content_is_retried_and_fails_the_call_when_it_persists() 
         1 => empty("\"\""),
         _ => Reply::chat(&["sure"], Some((20, 1))),
     });
-    let reply = openai(&server).complete(&request(1)).await.expect("the third attempt has text");
+    let reply =
+        openai(&server).complete(&request(1), CallOptions::default()).await.expect("the third attempt has text");
     assert_eq!(reply.completions[0].text, "sure");
     assert_eq!(server.requests(), 3, "null and empty content were both retried");
 
     let server = FakeServer::start(move |_, _| empty("null"));
-    let e = openai(&server).complete(&request(1)).await.unwrap_err();
+    let e = openai(&server).complete(&request(1), CallOptions::default()).await.unwrap_err();
     assert_eq!(e.kind, CallErrorKind::Empty, "{e}");
     assert!(e.message.contains("no text") && e.message.contains("gave up after 4 attempts"), "{e}");
     assert_eq!(server.requests(), 4);
@@ -673,7 +680,8 @@ async fn null_or_empty_content_is_retried_and_fails_the_call_when_it_persists() 
         0 => Reply::chat_stream(&[], false),
         _ => Reply::chat_stream(&["4 + 4", " = 8"], false),
     });
-    let reply = openai(&server).complete_streaming(&request(1), Arc::new(|_, _: Streamed<'_>| {})).await.unwrap();
+    let reply =
+        openai(&server).complete(&request(1), CallOptions::streaming(Arc::new(|_, _: Streamed<'_>| {}))).await.unwrap();
     assert_eq!((reply.completions[0].text.as_str(), server.requests()), ("4 + 4 = 8", 2));
 
     // Anthropic: a message whose content holds no text block and no tool use.
@@ -682,6 +690,6 @@ async fn null_or_empty_content_is_retried_and_fails_the_call_when_it_persists() 
         _ => anthropic_reply("likely"),
     });
     let p = AnthropicProvider::new(&resolved("anthropic", &server.url, |_| {})).unwrap();
-    assert_eq!(p.complete(&request(1)).await.unwrap().completions[0].text, "likely");
+    assert_eq!(p.complete(&request(1), CallOptions::default()).await.unwrap().completions[0].text, "likely");
     assert_eq!(server.requests(), 2);
 }

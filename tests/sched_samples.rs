@@ -12,7 +12,7 @@ use thoughtscope::llm::config::{resolve, FileConfig, ProviderArgs};
 use thoughtscope::llm::openai::OpenAiProvider;
 use thoughtscope::llm::sim::{SimConfig, SimProvider};
 use thoughtscope::llm::testserver::{LatencyServer, Registering, Registry, ServerOptions};
-use thoughtscope::llm::Provider;
+use thoughtscope::llm::{CallOptions, Provider};
 
 /// A game24 proposal request for `numbers`, wanting `n` samples.
 fn proposal(numbers: &str, n: u32) -> LlmRequest {
@@ -53,7 +53,7 @@ async fn draws(honour_n: bool, seed: Option<u64>, n: u32, calls: usize) -> (Vec<
     let request = proposal("4 5 6 10", n);
     let mut all = Vec::new();
     for _ in 0..calls {
-        let reply = client.complete(&request).await.expect("the server answers");
+        let reply = client.complete(&request, CallOptions::default()).await.expect("the server answers");
         all.push(reply.completions.into_iter().map(|c| c.text.to_string()).collect::<Vec<_>>());
     }
     (all, server.requests())

@@ -12,7 +12,7 @@ use super::config::{ModelPrice, Price, Resolved};
 use super::fanout::{fan_out, Slots};
 use super::http::{apply_stops, server_message, shorten, Attempt, HttpCore, SseParser};
 use super::openai::{assemble, malformed, tool_arguments, truncated, with_text, Part};
-use super::{BoxFuture, DeltaFn, Provider};
+use super::{BoxFuture, CallOptions, DeltaFn, Provider};
 use crate::engine::request::Role;
 use crate::engine::{CallError, CallErrorKind, Completion, LlmRequest, LlmResponse, ToolCallOut};
 
@@ -365,26 +365,12 @@ impl Provider for AnthropicProvider {
         &self.model
     }
 
-    fn complete<'a>(&'a self, request: &'a LlmRequest) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
-        Box::pin(self.call(request, None, Slots::none()))
-    }
-
-    fn complete_streaming<'a>(
+    fn complete<'a>(
         &'a self,
         request: &'a LlmRequest,
-        deltas: DeltaFn,
+        options: CallOptions,
     ) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
-        Box::pin(self.call(request, Some(deltas), Slots::none()))
-    }
-
-    fn complete_fanned<'a>(
-        &'a self,
-        request: &'a LlmRequest,
-        _occurrence: u32,
-        deltas: Option<DeltaFn>,
-        slots: Slots,
-    ) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
-        Box::pin(self.call(request, deltas, slots))
+        Box::pin(self.call(request, options.stream, options.slots))
     }
 
     fn price(&self) -> Option<Price> {

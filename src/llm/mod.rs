@@ -33,49 +33,13 @@ pub trait Provider: Send + Sync {
     fn simulated(&self) -> bool {
         false
     }
-    fn complete<'a>(&'a self, request: &'a LlmRequest) -> BoxFuture<'a, Result<LlmResponse, CallError>>;
-
-    /// Like `complete`, reporting text as it arrives through `deltas` (sample index,
-    /// new text). Providers that cannot stream just complete.
-    fn complete_streaming<'a>(
+    /// Answer `request`, made as `options` say (streamed, which occurrence, more slots
+    /// for samples fetched one request each). The one call a provider implements.
+    fn complete<'a>(
         &'a self,
         request: &'a LlmRequest,
-        deltas: DeltaFn,
-    ) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
-        let _ = deltas;
-        self.complete(request)
-    }
-
-    /// Answer a call that is the `occurrence`-th of identical requests drawn afresh in
-    /// this run (0 the first time; always 0 for shared purposes), streaming through
-    /// `deltas` if given. Models just sample again; the replay provider answers with the
-    /// recording's reply of that occurrence.
-    fn complete_occurrence<'a>(
-        &'a self,
-        request: &'a LlmRequest,
-        occurrence: u32,
-        deltas: Option<DeltaFn>,
-    ) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
-        let _ = occurrence;
-        match deltas {
-            Some(d) => self.complete_streaming(request, d),
-            None => self.complete(request),
-        }
-    }
-
-    /// [`Provider::complete_occurrence`], with more slots of the run's concurrency limit
-    /// for samples the provider fetches one request each (see [`fanout`]). Providers
-    /// that return all samples at once ignore them.
-    fn complete_fanned<'a>(
-        &'a self,
-        request: &'a LlmRequest,
-        occurrence: u32,
-        deltas: Option<DeltaFn>,
-        slots: fanout::Slots,
-    ) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
-        let _ = slots;
-        self.complete_occurrence(request, occurrence, deltas)
-    }
+        options: CallOptions,
+    ) -> BoxFuture<'a, Result<LlmResponse, CallError>>;
 
     /// The provider as named in messages: its kind and, for a server, its address
     /// (`openai (http://127.0.0.1:8080/v1)`).
@@ -110,6 +74,29 @@ pub trait Provider: Send + Sync {
     /// on how often a request was asked across problems (replay) says no.
     fn problems_side_by_side(&self) -> bool {
         true
+    }
+}
+
+/// How a call is made, besides its request. `CallOptions::default()` is a plain call:
+/// not streamed, the first occurrence, no slots beyond the call's own.
+#[derive(Clone, Default)]
+pub struct CallOptions {
+    /// Receives text as it arrives (sample index, new text). Providers that cannot
+    /// stream answer whole and never call it.
+    pub stream: Option<DeltaFn>,
+    /// The call is the `occurrence`-th of identical requests drawn afresh in this run
+    /// (0 the first time; always 0 for shared purposes). Models just sample again; the
+    /// replay provider answers with the recording's reply of that occurrence.
+    pub occurrence: u32,
+    /// More slots of the run's concurrency limit, for samples the provider fetches one
+    /// request each (see [`fanout`]). Providers that return all samples at once ignore them.
+    pub slots: fanout::Slots,
+}
+
+impl CallOptions {
+    /// A plain call whose text is reported through `sink` as it arrives.
+    pub fn streaming(sink: DeltaFn) -> CallOptions {
+        CallOptions { stream: Some(sink), ..CallOptions::default() }
     }
 }
 

@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 use super::config::{ModelPrice, Price, Resolved};
 use super::fanout::{fan_out, Slots};
 use super::http::{shorten, Attempt, HttpCore, SseParser};
-use super::{estimate_prompt_tokens, estimate_tokens, BoxFuture, DeltaFn, Provider, Streamed};
+use super::{estimate_prompt_tokens, estimate_tokens, BoxFuture, CallOptions, DeltaFn, Provider, Streamed};
 use crate::engine::request::Role;
 use crate::engine::{CallError, CallErrorKind, Completion, LlmRequest, LlmResponse, ToolCallOut, ToolDef, Usage};
 
@@ -585,26 +585,12 @@ impl Provider for OpenAiProvider {
         &self.model
     }
 
-    fn complete<'a>(&'a self, request: &'a LlmRequest) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
-        Box::pin(self.call(request, None, Slots::none()))
-    }
-
-    fn complete_streaming<'a>(
+    fn complete<'a>(
         &'a self,
         request: &'a LlmRequest,
-        deltas: DeltaFn,
+        options: CallOptions,
     ) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
-        Box::pin(self.call(request, Some(deltas), Slots::none()))
-    }
-
-    fn complete_fanned<'a>(
-        &'a self,
-        request: &'a LlmRequest,
-        _occurrence: u32,
-        deltas: Option<DeltaFn>,
-        slots: Slots,
-    ) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
-        Box::pin(self.call(request, deltas, slots))
+        Box::pin(self.call(request, options.stream, options.slots))
     }
 
     fn price(&self) -> Option<Price> {

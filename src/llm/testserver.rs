@@ -25,9 +25,8 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
-use super::fanout::Slots;
 use super::sim::SimProvider;
-use super::{BoxFuture, DeltaFn, Provider};
+use super::{BoxFuture, CallOptions, Provider};
 use crate::engine::{CallError, LlmRequest, LlmResponse};
 
 /// Requests as the client sent them, by their messages' text.
@@ -69,39 +68,13 @@ impl Provider for Registering {
         self.inner.model()
     }
 
-    fn complete<'a>(&'a self, request: &'a LlmRequest) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
-        self.registry.file(request);
-        self.inner.complete(request)
-    }
-
-    fn complete_streaming<'a>(
+    fn complete<'a>(
         &'a self,
         request: &'a LlmRequest,
-        deltas: DeltaFn,
+        options: CallOptions,
     ) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
         self.registry.file(request);
-        self.inner.complete_streaming(request, deltas)
-    }
-
-    fn complete_occurrence<'a>(
-        &'a self,
-        request: &'a LlmRequest,
-        occurrence: u32,
-        deltas: Option<DeltaFn>,
-    ) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
-        self.registry.file(request);
-        self.inner.complete_occurrence(request, occurrence, deltas)
-    }
-
-    fn complete_fanned<'a>(
-        &'a self,
-        request: &'a LlmRequest,
-        occurrence: u32,
-        deltas: Option<DeltaFn>,
-        slots: Slots,
-    ) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
-        self.registry.file(request);
-        self.inner.complete_fanned(request, occurrence, deltas, slots)
+        self.inner.complete(request, options)
     }
 
     fn describe(&self) -> String {

@@ -27,7 +27,7 @@ use crate::engine::{
 };
 use crate::llm::cache::{Asked, CallKey, ResponseCache};
 use crate::llm::limit::{Limit, Priority, Round};
-use crate::llm::{DeltaFn, Provider, Streamed};
+use crate::llm::{CallOptions, DeltaFn, Provider, Streamed};
 
 type CallResult = Result<LlmResponse, CallError>;
 
@@ -305,7 +305,7 @@ impl Driver {
                 Some(_permit) if halted.load(Ordering::SeqCst) => {
                     Err(CallError { kind: CallErrorKind::NotSent, message: "not sent: the run had stopped".into() })
                 }
-                Some(_permit) => provider.complete_fanned(&request, occurrence, sink, slots).await,
+                Some(_permit) => provider.complete(&request, CallOptions { stream: sink, occurrence, slots }).await,
                 None => {
                     Err(CallError { kind: CallErrorKind::Shutdown, message: "the program is shutting down".into() })
                 }

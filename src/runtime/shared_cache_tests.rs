@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use crate::engine::{CallError, LlmRequest, LlmResponse, Params};
 use crate::llm::sim::SimProvider;
-use crate::llm::{BoxFuture, Provider};
+use crate::llm::{BoxFuture, CallOptions, Provider};
 use crate::runtime::headless::{run_headless, Interrupts, RunSetup};
 use crate::tasks::Problem;
 
@@ -24,7 +24,11 @@ impl Provider for Real {
     fn model(&self) -> &str {
         "real-model"
     }
-    fn complete<'a>(&'a self, request: &'a LlmRequest) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
+    fn complete<'a>(
+        &'a self,
+        request: &'a LlmRequest,
+        _options: CallOptions,
+    ) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
         self.calls.fetch_add(1, Ordering::SeqCst);
         Box::pin(async move { self.sim.answer(request) })
     }

@@ -10,7 +10,7 @@ use tokio::sync::Semaphore;
 use super::Driver;
 use crate::engine::{CallError, CallErrorKind, Completion, Effect, LlmRequest, LlmResponse, Message, Purpose, Usage};
 use crate::llm::cache::ResponseCache;
-use crate::llm::{BoxFuture, Provider};
+use crate::llm::{BoxFuture, CallOptions, Provider};
 
 /// Answers with the request's first message after a delay given by `delay(text)`,
 /// counting how many calls are in flight at once.
@@ -36,7 +36,11 @@ impl Provider for Probe {
         "probe-model"
     }
 
-    fn complete<'a>(&'a self, request: &'a LlmRequest) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
+    fn complete<'a>(
+        &'a self,
+        request: &'a LlmRequest,
+        _options: CallOptions,
+    ) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
         Box::pin(async move {
             self.calls.fetch_add(1, Ordering::SeqCst);
             let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
@@ -221,7 +225,11 @@ impl Provider for Recorder {
         "recorder-model"
     }
 
-    fn complete<'a>(&'a self, request: &'a LlmRequest) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
+    fn complete<'a>(
+        &'a self,
+        request: &'a LlmRequest,
+        _options: CallOptions,
+    ) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
         Box::pin(async move {
             let text = request.messages[0].content.clone();
             self.sent.lock().unwrap().push(text.clone());

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::engine::{CallError, CallErrorKind, Input, LlmRequest, LlmResponse};
-use crate::llm::{BoxFuture, DeltaFn, Provider};
+use crate::llm::{BoxFuture, CallOptions, Provider};
 use crate::session::{Session, SessionError};
 use crate::tasks::react_text::ActionRules;
 use crate::tools::recorded::RecordedTools;
@@ -260,17 +260,13 @@ impl Provider for ReplayProvider {
         self.simulated
     }
 
-    fn complete<'a>(&'a self, request: &'a LlmRequest) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
-        Box::pin(async move { self.answer(request, 0) })
-    }
-
-    fn complete_occurrence<'a>(
+    /// The recording's reply of the call's occurrence, whole (no stream).
+    fn complete<'a>(
         &'a self,
         request: &'a LlmRequest,
-        occurrence: u32,
-        _deltas: Option<DeltaFn>,
+        options: CallOptions,
     ) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
-        Box::pin(async move { self.answer(request, occurrence) })
+        Box::pin(async move { self.answer(request, options.occurrence) })
     }
 }
 
@@ -331,6 +327,25 @@ mod tests {
         let e = p.answer(&r, 2).unwrap_err();
         assert_eq!(e.kind, CallErrorKind::NotRecorded);
         assert!(e.message.contains("asked 3 times") && e.message.contains("answered it 2 times"), "{e}");
+    }
+
+    #[tokio::test]
+    async fn the_one_call_takes_its_occurrence_and_stream_from_the_options_through_a_wrapper() {
+        use crate::llm::testserver::{Registering, Registry};
+        let r = request("Question: x", 0.0);
+        let inner: Arc<dyn Provider> = Arc::new(provider(&[(r.clone(), reply("first")), (r.clone(), reply("second"))]));
+        let p = Registering { inner, registry: Registry::default() };
+        let streamed = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let seen = Arc::clone(&streamed);
+        let sink: crate::llm::DeltaFn = Arc::new(move |_, _| {
+            seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        });
+        let second = CallOptions { occurrence: 1, ..CallOptions::streaming(sink) };
+        assert_eq!(p.complete(&r, second).await.unwrap().completions[0].text, "second");
+        assert_eq!(p.complete(&r, CallOptions::default()).await.unwrap().completions[0].text, "first");
+        let third = CallOptions { occurrence: 2, ..CallOptions::default() };
+        assert_eq!(p.complete(&r, third).await.unwrap_err().kind, CallErrorKind::NotRecorded);
+        assert_eq!(streamed.load(std::sync::atomic::Ordering::SeqCst), 0, "a recording answers whole");
     }
 
     #[test]

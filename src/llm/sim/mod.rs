@@ -26,7 +26,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::{estimate_prompt_tokens, estimate_tokens, BoxFuture, Provider};
+use super::{estimate_prompt_tokens, estimate_tokens, BoxFuture, CallOptions, Provider};
 use crate::engine::rng::{stable_hash, SplitMix64};
 use crate::engine::{CallError, CallErrorKind, Completion, LlmRequest, LlmResponse, ToolCallOut, Usage};
 use crate::tasks::react_text::parse_step;
@@ -218,7 +218,12 @@ impl Provider for SimProvider {
         true
     }
 
-    fn complete<'a>(&'a self, request: &'a LlmRequest) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
+    /// Answers whole (no stream), the same whatever the occurrence.
+    fn complete<'a>(
+        &'a self,
+        request: &'a LlmRequest,
+        _options: CallOptions,
+    ) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
         Box::pin(async move {
             if self.config.latency_ms > 0 {
                 tokio::time::sleep(Duration::from_millis(self.config.latency_ms)).await;
