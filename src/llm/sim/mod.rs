@@ -20,7 +20,8 @@
 //! (`tasks::TaskEntry::sim`): `src/tasks/game24/sim.rs`, `src/tasks/math/sim/` (with
 //! ReTreVal's play on the math demo sets in `src/tasks/math/sim/retreval/`, where each
 //! approach has a typical, learnable mistake), and so on. This module holds what they
-//! share: the rates, the seeded randomness and the provider.
+//! share: the rates, the seeded randomness, reading a request's typed context
+//! ([`context`]) and the provider.
 
 use std::time::Duration;
 
@@ -197,6 +198,30 @@ fn as_tool_call(text: &str, request: &LlmRequest) -> Completion {
             arguments: serde_json::Value::Object(arguments),
         }],
     }
+}
+
+/// A request's context read as a player's typed context `T` (a struct whose fields all
+/// have defaults, so a key a prompt leaves out is the default): or the one line that
+/// says which field has the wrong shape — `crosswords request context: field "puzzle":
+/// invalid type: string "3", expected u64`. Never a silent default for a field that is
+/// there but unreadable.
+pub fn context<T: serde::de::DeserializeOwned>(task: &str, request: &LlmRequest) -> Result<T, CallError> {
+    let error =
+        |message: String| CallError { kind: CallErrorKind::Sim, message: format!("{task} request context{message}") };
+    let Some(fields) = request.context.as_object() else {
+        return Err(error(format!(" is not an object of fields: {}", request.context)));
+    };
+    T::deserialize(&request.context).map_err(|e| {
+        // serde names the type but not the key: find the field that alone fails.
+        let field = fields.iter().find(|(key, value)| {
+            let alone = serde_json::Value::Object(std::iter::once(((*key).clone(), (*value).clone())).collect());
+            T::deserialize(&alone).is_err()
+        });
+        match field {
+            Some((key, _)) => error(format!(": field {key:?}: {e}")),
+            None => error(format!(": {e}")),
+        }
+    })
 }
 
 /// Estimated tokens of a reply: its text and its tool calls as JSON.

@@ -24,7 +24,7 @@
 //!
 //! Every choice comes from the seed and the request (see `sim`), never call order.
 
-use serde_json::Value;
+use serde::Deserialize;
 
 use crate::engine::rng::{stable_hash, SplitMix64};
 use crate::engine::{CallError, CallErrorKind, LlmRequest, Purpose};
@@ -40,6 +40,26 @@ const PROPOSE_CLUES: usize = 4;
 const JUDGE_FALSE_IMPOSSIBLE: f64 = 0.04;
 const JUDGE_MISS_WRONG: f64 = 0.25;
 
+/// What a crosswords request's context holds (the task's prompts and the feedback
+/// methods write it); a field of the wrong shape is an error naming it.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Context {
+    /// The built-in puzzle's index in `mini0505.json` (none for a puzzle not built in).
+    pub puzzle: Option<u64>,
+    /// The board so far, as the prompt shows it.
+    pub y: String,
+    /// The attempt feedback looks at.
+    pub attempt: String,
+}
+
+impl Context {
+    /// The context of `request`, or the one line that says which field cannot be read.
+    pub fn of(request: &LlmRequest) -> Result<Context, CallError> {
+        crate::llm::sim::context("crosswords", request)
+    }
+}
+
 fn bad_request(what: &str) -> CallError {
     CallError { kind: CallErrorKind::Sim, message: format!("crosswords request without {what}") }
 }
@@ -52,10 +72,10 @@ fn rate(cfg: &SimConfig, base: f64, named: impl Fn(&SimRates) -> f64) -> f64 {
 }
 
 pub fn answer(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64) -> Result<String, CallError> {
-    let index =
-        request.context.get("puzzle").and_then(Value::as_u64).ok_or_else(|| bad_request("a built-in puzzle"))?;
+    let ctx = Context::of(request)?;
+    let index = ctx.puzzle.ok_or_else(|| bad_request("a built-in puzzle"))?;
     let puzzle = puzzles().get(index as usize).ok_or_else(|| bad_request("a built-in puzzle"))?;
-    let y = request.context.get("y").and_then(Value::as_str).unwrap_or("");
+    let y = ctx.y.as_str();
     match request.purpose {
         Purpose::Io => Ok(grid_reply(&whole_board(puzzle, rate(cfg, IO_ROW_WRONG, |r| r.io), rng), None)),
         Purpose::Cot | Purpose::Refine => {
@@ -65,8 +85,7 @@ pub fn answer(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64) -> Re
         Purpose::Propose | Purpose::Sample => Ok(propose(cfg, index, puzzle, &board_of(y), rng)),
         Purpose::Value => Ok(judge(cfg, puzzle, &board_of(y), rng)),
         Purpose::Feedback => {
-            let attempt = request.context.get("attempt").and_then(Value::as_str).unwrap_or("");
-            let right = accuracy(&board_of(attempt), &puzzle.gold).game;
+            let right = accuracy(&board_of(&ctx.attempt), &puzzle.gold).game;
             let says = right != rng.chance(rate(cfg, 0.33, |r| r.misjudge) / 2.0);
             Ok(format!(
                 "I checked each row and column against its clue.\nVERDICT: {}",
@@ -227,4 +246,50 @@ fn judge(cfg: &SimConfig, puzzle: &Puzzle, board: &Board, rng: &mut SplitMix64) 
         lines.push(format!("{}. {}: {verdict}", clue_label(c), shown.join(" ")));
     }
     lines.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{Feedback, Task};
+    use crate::tasks::crosswords::Crosswords;
+    use crate::tasks::TaskSource;
+
+    fn ask(request: &LlmRequest) -> Result<String, CallError> {
+        answer(&SimConfig::default(), request, &mut SplitMix64::new(1))
+    }
+
+    /// Every prompt the task writes is read by the typed context, field by field; a
+    /// context of the wrong shape is an error naming the field, never a silent default.
+    #[test]
+    fn the_tasks_prompts_are_read_by_the_typed_context() {
+        let task = Crosswords::builtin();
+        let x = task.problem(1).unwrap().input;
+        let tree = task.tree().expect("crosswords searches trees");
+        let propose = LlmRequest::from_prompt(tree.propose_prompt(&x, ""), 1, 0.7);
+        let ctx = Context::of(&propose).unwrap();
+        assert_eq!((ctx.puzzle, ctx.y.as_str()), (Some(5), ""), "the test set is every fifth puzzle");
+        assert!(ask(&propose).is_ok());
+        for prompt in [task.io_prompt(&x), task.cot_prompt(&x)] {
+            let request = LlmRequest::from_prompt(prompt, 1, 0.7);
+            assert_eq!(Context::of(&request).unwrap().puzzle, Some(5));
+            assert!(ask(&request).unwrap().lines().count() >= 5, "a whole board");
+        }
+        let feedback = LlmRequest::from_prompt(task.feedback_prompt(&x, "AGEND\nMOTOR"), 1, 0.7);
+        assert_eq!(Context::of(&feedback).unwrap().attempt, "AGEND\nMOTOR");
+        assert!(ask(&feedback).unwrap().contains("VERDICT: "));
+        for (bad, says) in [
+            (serde_json::json!({"puzzle": "5"}), "field \"puzzle\": invalid type: string \"5\", expected u64"),
+            (serde_json::json!({"puzzle": 5, "y": 3}), "field \"y\": invalid type: integer `3`, expected a string"),
+            (serde_json::json!({"puzzle": 5, "attempt": ["a"]}), "field \"attempt\": invalid type: sequence"),
+        ] {
+            let mut request = propose.clone();
+            request.context = bad;
+            let e = ask(&request).unwrap_err();
+            assert!(e.message.starts_with(&format!("crosswords request context: {says}")), "{e}");
+        }
+        let mut unknown = propose;
+        unknown.context = serde_json::json!({"puzzle": null, "y": ""});
+        assert_eq!(ask(&unknown).unwrap_err().message, "crosswords request without a built-in puzzle");
+    }
 }

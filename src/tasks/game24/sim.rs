@@ -42,8 +42,7 @@ pub struct Context {
 impl Context {
     /// The context of `request`, or the one line that says why it cannot be read.
     pub fn of(request: &LlmRequest) -> Result<Context, CallError> {
-        Context::deserialize(&request.context)
-            .map_err(|e| CallError { kind: CallErrorKind::Sim, message: format!("game24 request context: {e}") })
+        crate::llm::sim::context("game24", request)
     }
 }
 
@@ -423,7 +422,7 @@ mod tests {
         let mut bad = LlmRequest::from_prompt(task.cot_prompt(x), 1, 0.7);
         bad.context = serde_json::json!({"input": 24});
         let e = answer(&SimConfig::default(), &bad, &mut SplitMix64::new(0)).unwrap_err();
-        assert!(e.message.starts_with("game24 request context: invalid type: integer `24`"), "{e}");
+        assert!(e.message.starts_with("game24 request context: field \"input\": invalid type: integer `24`"), "{e}");
     }
 
     #[test]

@@ -11,7 +11,7 @@
 //! "Marrowick is where she was born") gets that search or lookup as its action, so an
 //! edit visibly steers the agent (see [`steered_action`]).
 
-use serde_json::Value;
+use serde::Deserialize;
 
 use crate::engine::rng::{stable_hash, SplitMix64};
 use crate::engine::{CallError, CallErrorKind, LlmRequest, Purpose};
@@ -22,12 +22,36 @@ use crate::tasks::react_text::parse_step;
 const REACT_SLIP: f64 = 0.2;
 const GUESS_WRONG: f64 = 0.75;
 
-fn gold(request: &LlmRequest) -> Option<(Vec<String>, String, String)> {
-    let g = request.context.get("gold")?;
-    let hops: Vec<String> = g.get("hops")?.as_array()?.iter().filter_map(|h| h.as_str().map(str::to_string)).collect();
-    let keyword = g.get("keyword")?.as_str()?.to_string();
-    let answer = g.get("answer")?.as_str()?.to_string();
-    Some((hops, keyword, answer))
+/// What a qa-demo request's context holds (the task's prompts and the ReAct method
+/// write it); a field of the wrong shape is an error naming it.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Context {
+    pub question: String,
+    /// The ReAct trajectory so far.
+    pub trajectory: String,
+    /// The ReAct step the reply is for (1 when not given).
+    pub step: Option<u64>,
+    /// A thought a person wrote for this step (an edit), which the action follows.
+    pub thought: String,
+    /// The question's plan, for a question of the built-in set (`null` otherwise).
+    pub gold: Option<Gold>,
+}
+
+/// What the task's data implies for a ReAct agent: the pages to search, the keyword to
+/// look up and the answer.
+#[derive(Debug, Deserialize)]
+pub struct Gold {
+    pub hops: Vec<String>,
+    pub keyword: String,
+    pub answer: String,
+}
+
+impl Context {
+    /// The context of `request`, or the one line that says which field cannot be read.
+    pub fn of(request: &LlmRequest) -> Result<Context, CallError> {
+        crate::llm::sim::context("qa-demo", request)
+    }
 }
 
 /// The actions already taken in the trajectory, as (tool, arg) lowercased.
@@ -41,20 +65,20 @@ fn taken(trajectory: &str) -> Vec<(String, String)> {
 }
 
 pub fn answer(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64) -> Result<String, CallError> {
-    let question = request.context.get("question").and_then(Value::as_str).unwrap_or("");
+    let ctx = Context::of(request)?;
+    let question = ctx.question.as_str();
     match request.purpose {
         Purpose::Act => {
-            let Some((hops, keyword, answer)) = gold(request) else {
+            let Some(Gold { hops, keyword, answer }) = &ctx.gold else {
                 return Ok(format!(
                     "I do not know this question well; I will search for it.\nAction: Search[{question}]"
                 ));
             };
-            let trajectory = request.context.get("trajectory").and_then(Value::as_str).unwrap_or("");
-            let step = request.context.get("step").and_then(Value::as_u64).unwrap_or(1);
+            let trajectory = ctx.trajectory.as_str();
+            let step = ctx.step.unwrap_or(1);
             // A person wrote this step's thought (an edit) and the model writes the action
             // after it: if the thought names what to search or look up, that is the action.
-            let thought = request.context.get("thought").and_then(Value::as_str).unwrap_or("");
-            if let Some((tool, arg)) = steered_action(thought) {
+            if let Some((tool, arg)) = steered_action(&ctx.thought) {
                 return Ok(format!("Action {step}: {tool}[{arg}]"));
             }
             let done = taken(trajectory);
@@ -85,7 +109,7 @@ pub fn answer(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64) -> Re
             Ok(text)
         }
         Purpose::Cot | Purpose::Io => {
-            let (right, distractors) = match gold_from_context(request) {
+            let (right, distractors) = match gold_from_question(question) {
                 Some(v) => v,
                 None => (None, vec!["I am not sure".to_string()]),
             };
@@ -107,8 +131,7 @@ pub fn answer(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64) -> Re
 }
 
 /// The right answer and plausible wrong ones (the hops' names, the first hop's first), for tool-less answers.
-fn gold_from_context(request: &LlmRequest) -> Option<(Option<String>, Vec<String>)> {
-    let question = request.context.get("question").and_then(Value::as_str)?;
+fn gold_from_question(question: &str) -> Option<(Option<String>, Vec<String>)> {
     let q = crate::tools::corpus::qa_demo_questions().ok()?.into_iter().find(|q| q.question == question)?;
     let mut distractors: Vec<String> = q.hops.iter().filter(|h| **h != q.answer).cloned().collect();
     if distractors.is_empty() {
@@ -220,7 +243,45 @@ fn entity(text: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::steered_action;
+    use super::*;
+    use crate::engine::Task;
+    use crate::tasks::qa_demo::QaDemo;
+    use crate::tasks::TaskSource;
+
+    fn ask(request: &LlmRequest) -> Result<String, CallError> {
+        answer(&SimConfig { noise: 0.0, ..SimConfig::default() }, request, &mut SplitMix64::new(1))
+    }
+
+    /// Every prompt the task writes is read by the typed context, field by field; a
+    /// context of the wrong shape is an error naming the field, never a silent default.
+    #[test]
+    fn the_tasks_prompts_are_read_by_the_typed_context() {
+        let task = QaDemo::new(None).unwrap();
+        let x = task.problem(0).unwrap().input;
+        let react = task.react().expect("qa-demo takes ReAct steps");
+        let act = LlmRequest::from_prompt(react.react_prompt(&x, "", 1), 1, 0.7);
+        let ctx = Context::of(&act).unwrap();
+        let gold = ctx.gold.as_ref().expect("a question of the built-in set has its plan");
+        assert_eq!((ctx.question.as_str(), ctx.step, gold.hops.is_empty()), (x.as_str(), Some(1), false));
+        assert!(ask(&act).unwrap().ends_with(&format!("Action 1: Search[{}]", gold.hops[0])));
+        let mut steered = act.clone();
+        steered.context["thought"] = "look up flows".into();
+        assert_eq!(ask(&steered).unwrap(), "Action 1: Lookup[flows]");
+        let cot = LlmRequest::from_prompt(task.cot_prompt(&x), 1, 0.7);
+        assert_eq!(Context::of(&cot).unwrap().question, x);
+        assert!(ask(&cot).unwrap().contains(&format!("Answer: {}", gold.answer)), "a perfect memory");
+        for (bad, says) in [
+            (serde_json::json!({"question": 1}), "field \"question\": invalid type: integer `1`"),
+            (serde_json::json!({"step": "2"}), "field \"step\": invalid type: string \"2\""),
+            (serde_json::json!({"gold": {"hops": "A"}}), "field \"gold\": invalid type: string \"A\""),
+            (serde_json::json!({"gold": {"hops": []}}), "field \"gold\": missing field `keyword`"),
+        ] {
+            let mut request = act.clone();
+            request.context = bad;
+            let e = ask(&request).unwrap_err();
+            assert!(e.message.starts_with(&format!("qa-demo request context: {says}")), "{e}");
+        }
+    }
 
     #[test]
     fn a_thought_that_names_what_to_find_steers_the_action() {

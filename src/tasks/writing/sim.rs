@@ -23,7 +23,7 @@
 //!
 //! Every choice comes from the seed and the request (see `sim`), never call order.
 
-use serde_json::Value;
+use serde::Deserialize;
 
 use crate::engine::rng::SplitMix64;
 use crate::engine::{CallError, CallErrorKind, LlmRequest, Purpose};
@@ -63,19 +63,43 @@ fn amplitude(cfg: &SimConfig, base: f64) -> f64 {
     (base * ratio * cfg.noise).max(0.0)
 }
 
-fn text_field<'a>(request: &'a LlmRequest, key: &str) -> &'a str {
-    request.context.get(key).and_then(Value::as_str).unwrap_or("")
+/// What a writing request's context holds (the task's prompts and the feedback methods
+/// write it): each field is read by the purposes that use it; a field of the wrong
+/// shape is an error naming it.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Context {
+    /// The sentences the passage's paragraphs end with (else read from `input`).
+    pub sentences: Option<Vec<String>>,
+    /// The instruction with its sentences.
+    pub input: String,
+    /// The plan or passage so far.
+    pub y: String,
+    /// The candidates a vote chooses among.
+    pub ys: Vec<String>,
+    /// The passage a coherency judgment scores.
+    pub passage: String,
+    /// The attempt feedback looks at.
+    pub attempt: String,
+}
+
+impl Context {
+    /// The context of `request`, or the one line that says which field cannot be read.
+    pub fn of(request: &LlmRequest) -> Result<Context, CallError> {
+        crate::llm::sim::context("writing", request)
+    }
 }
 
 pub fn answer(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64) -> Result<String, CallError> {
-    let sentences: Vec<String> = match request.context.get("sentences").and_then(Value::as_array) {
-        Some(list) => list.iter().filter_map(Value::as_str).map(str::to_string).collect(),
-        None => read::sentences(text_field(request, "input")),
+    let ctx = Context::of(request)?;
+    let sentences: Vec<String> = match &ctx.sentences {
+        Some(list) => list.clone(),
+        None => read::sentences(&ctx.input),
     };
     if sentences.is_empty() {
         return Err(CallError { kind: CallErrorKind::Sim, message: "writing request without sentences".into() });
     }
-    let y = text_field(request, "y");
+    let y = ctx.y.as_str();
     match request.purpose {
         Purpose::Io => Ok(passage(&sentences, &vec![rate(cfg, IO_MISS, |r| r.io); sentences.len()], rng)),
         Purpose::Cot | Purpose::Refine => {
@@ -104,12 +128,7 @@ pub fn answer(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64) -> Re
             }
         }
         Purpose::Vote => {
-            let ys: Vec<String> = request
-                .context
-                .get("ys")
-                .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
-                .unwrap_or_default();
+            let ys = &ctx.ys;
             if ys.is_empty() {
                 return Err(CallError { kind: CallErrorKind::Sim, message: "writing vote without choices".into() });
             }
@@ -128,14 +147,13 @@ pub fn answer(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64) -> Re
             ))
         }
         Purpose::Value | Purpose::Judge => {
-            let judged = text_field(request, "passage");
-            let share = form(judged, &sentences);
+            let share = form(&ctx.passage, &sentences);
             let raw = 4.0 + 5.0 * share + amplitude(cfg, JUDGE_NOISE) * (2.0 * rng.next_f64() - 1.0);
             let score = raw.round().clamp(1.0, 10.0) as u64;
             Ok(format!("The passage reads as one story to a degree; its endings fit as shown.\nThus the coherency score is {score}"))
         }
         Purpose::Feedback => {
-            let attempt = read::passage_of(text_field(request, "attempt"));
+            let attempt = read::passage_of(&ctx.attempt);
             let right = read::ending_share(&attempt, &sentences) >= 1.0;
             let says = right != rng.chance(rate(cfg, 0.33, |r| r.misjudge) / 2.0);
             Ok(format!(
@@ -215,4 +233,51 @@ fn keyword(sentence: &str) -> String {
         }
     }
     format!("the {}", best.to_lowercase())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{Feedback, Task};
+    use crate::tasks::writing::Writing;
+    use crate::tasks::TaskSource;
+
+    fn ask(request: &LlmRequest) -> Result<String, CallError> {
+        answer(&SimConfig::default(), request, &mut SplitMix64::new(1))
+    }
+
+    /// Every prompt the task writes is read by the typed context, field by field; a
+    /// context of the wrong shape is an error naming the field, never a silent default.
+    #[test]
+    fn the_tasks_prompts_are_read_by_the_typed_context() {
+        let task = Writing::builtin();
+        let x = task.problem(0).unwrap().input;
+        let sentences = read::sentences(&x);
+        assert_eq!(sentences.len(), 4);
+        let tree = task.tree().expect("writing searches trees");
+        let plan = LlmRequest::from_prompt(tree.sample_prompt(&x, ""), 1, 0.7);
+        let ctx = Context::of(&plan).unwrap();
+        assert_eq!((ctx.sentences.as_deref(), ctx.input.as_str()), (Some(&sentences[..]), x.as_str()));
+        assert!(ask(&plan).unwrap().starts_with("Plan:"));
+        let ys = vec!["Plan:\n1. a".to_string(), "Plan:\n1. b".to_string()];
+        let vote = LlmRequest::from_prompt(tree.vote().expect("writing votes").vote_prompt(&x, &ys), 1, 0.7);
+        assert_eq!(Context::of(&vote).unwrap().ys, ys);
+        assert!(ask(&vote).unwrap().contains("The best choice is "));
+        let score = LlmRequest::from_prompt(task.score_prompt(&x, "One.\n\nTwo."), 1, 0.7);
+        assert_eq!(Context::of(&score).unwrap().passage, "One.\n\nTwo.");
+        assert!(ask(&score).unwrap().contains("coherency score is "));
+        let feedback = LlmRequest::from_prompt(task.feedback_prompt(&x, "Passage:\nOne."), 1, 0.7);
+        assert_eq!(Context::of(&feedback).unwrap().attempt, "Passage:\nOne.");
+        assert!(ask(&feedback).unwrap().contains("VERDICT: "));
+        for (bad, says) in [
+            (serde_json::json!({"sentences": ["a", 2]}), "field \"sentences\": invalid type: integer `2`"),
+            (serde_json::json!({"input": "a", "ys": "b"}), "field \"ys\": invalid type: string \"b\""),
+            (serde_json::json!({"input": "a", "passage": 1}), "field \"passage\": invalid type: integer `1`"),
+        ] {
+            let mut request = vote.clone();
+            request.context = bad;
+            let e = ask(&request).unwrap_err();
+            assert!(e.message.starts_with(&format!("writing request context: {says}")), "{e}");
+        }
+    }
 }

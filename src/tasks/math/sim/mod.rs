@@ -21,7 +21,7 @@
 //!
 //! `--sim-noise` scales every rate of a mistake (and every rate of missing one).
 
-use serde_json::Value;
+use serde::Deserialize;
 
 use crate::engine::rng::{stable_hash, SplitMix64};
 use crate::engine::{CallError, CallErrorKind, LlmRequest, Purpose};
@@ -208,8 +208,60 @@ impl Script {
     }
 }
 
-fn text<'a>(request: &'a LlmRequest, key: &str) -> &'a str {
-    request.context.get(key).and_then(Value::as_str).unwrap_or("")
+/// What a math request's context holds (the task's prompts, the feedback and ReAct
+/// methods and ReTreVal's prompts write it): each field is read by the requests that
+/// use it; a field of the wrong shape is an error naming it.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Context {
+    /// ReTreVal's prompt kind (`"retreval": "solve"`, ...; the key is
+    /// `methods::retreval::CONTEXT_KEY`), on ReTreVal's requests only.
+    pub retreval: Option<String>,
+    /// The task (`math-demo`, `mc-demo`) and the problem's text.
+    pub task: String,
+    pub problem: String,
+    /// Reflexion's reflections on earlier trials.
+    pub reflections: Vec<String>,
+    /// The attempt feedback, refinement and reflection look at, and its feedback.
+    pub attempt: String,
+    pub feedback: String,
+    /// The tools a ReAct prompt lists.
+    pub tools: Vec<String>,
+    /// The ReAct step the reply is for (1 when not given), the trajectory so far, and a
+    /// thought a person wrote for it (an edit).
+    pub step: Option<u64>,
+    pub trajectory: String,
+    pub thought: String,
+    /// ReTreVal: the trace a score judges, the sibling traces a cross critique compares.
+    pub trace: String,
+    pub siblings: Vec<String>,
+    /// ReTreVal: a solve's approach hint, the critique it refines from, and the lessons
+    /// and history of earlier problems it is given.
+    pub approach: String,
+    pub critique: String,
+    pub lessons: Vec<String>,
+    pub history: Vec<String>,
+    /// ReTreVal: most subtasks of a decomposition, and the solved subtasks a composition joins.
+    pub max_subtasks: Option<u64>,
+    pub subtasks: Vec<Subtask>,
+    /// ReTreVal: a memory entry to rewrite and the signals behind it.
+    pub entry: String,
+    pub signals: Vec<String>,
+}
+
+/// A solved subtask a ReTreVal composition is given.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Subtask {
+    pub goal: String,
+    pub result: String,
+}
+
+impl Context {
+    /// The context of `request`, or the one line that says which field cannot be read.
+    pub fn of(request: &LlmRequest) -> Result<Context, CallError> {
+        crate::llm::sim::context("math", request)
+    }
 }
 
 fn catch_rate(kind: MistakeKind) -> f64 {
@@ -247,11 +299,11 @@ fn advice(kind: MistakeKind) -> &'static str {
 
 pub fn answer(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64) -> Result<String, CallError> {
     // ReTreVal's prompts mark themselves; they have their own play (retreval.rs).
-    if let Some(kind) = request.context.get(crate::engine::methods::retreval::CONTEXT_KEY).and_then(Value::as_str) {
-        return retreval::answer(cfg, request, rng, kind);
+    let ctx = Context::of(request)?;
+    if let Some(kind) = &ctx.retreval {
+        return retreval::answer(cfg, request, &ctx, rng, kind);
     }
-    let task = text(request, "task");
-    let problem = text(request, "problem");
+    let (task, problem) = (ctx.task.as_str(), ctx.problem.as_str());
     let Some(script) = Script::find(task, problem) else {
         return Err(sim_error(format!(
             "the simulated model knows only the {task} problems compiled in; this one is not among them \
@@ -265,12 +317,7 @@ pub fn answer(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64) -> Re
             Ok(script.final_line(&script.answer_of(m)))
         }
         Purpose::Cot => {
-            let avoid: Vec<MistakeKind> = request
-                .context
-                .get("reflections")
-                .and_then(Value::as_array)
-                .map(|rs| rs.iter().filter_map(Value::as_str).flat_map(MistakeKind::named_in).collect())
-                .unwrap_or_default();
+            let avoid: Vec<MistakeKind> = ctx.reflections.iter().flat_map(|r| MistakeKind::named_in(r)).collect();
             let m = script.draw(cfg, rng, script.error_rate(), &avoid, false);
             let mut lines = script.lines(m);
             if !avoid.is_empty() {
@@ -279,10 +326,10 @@ pub fn answer(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64) -> Re
             }
             Ok(lines.join("\n"))
         }
-        Purpose::Act => Ok(act(cfg, request, rng, &script)),
-        Purpose::Feedback => Ok(feedback(cfg, rng, &script, text(request, "attempt"))),
-        Purpose::Refine => Ok(refine(cfg, rng, &script, text(request, "attempt"), text(request, "feedback"))),
-        Purpose::Reflect => Ok(reflect(cfg, rng, &script, text(request, "attempt"), text(request, "feedback"))),
+        Purpose::Act => Ok(act(cfg, request, &ctx, rng, &script)),
+        Purpose::Feedback => Ok(feedback(cfg, rng, &script, &ctx.attempt)),
+        Purpose::Refine => Ok(refine(cfg, rng, &script, &ctx.attempt, &ctx.feedback)),
+        Purpose::Reflect => Ok(reflect(cfg, rng, &script, &ctx.attempt, &ctx.feedback)),
         other => Err(sim_error(format!("{task} has no {} requests", other.label()))),
     }
 }
@@ -363,11 +410,9 @@ fn reflect(cfg: &SimConfig, rng: &mut SplitMix64, script: &Script, attempt: &str
 }
 
 /// The calculator tool the request offers: `calc` if it has one, else `calculate`.
-fn calculator(request: &LlmRequest) -> Option<String> {
+fn calculator(request: &LlmRequest, ctx: &Context) -> Option<String> {
     let mut names: Vec<String> = request.tools.iter().map(|t| t.name.clone()).collect();
-    if let Some(listed) = request.context.get("tools").and_then(Value::as_array) {
-        names.extend(listed.iter().filter_map(Value::as_str).map(str::to_string));
-    }
+    names.extend(ctx.tools.iter().cloned());
     ["calc", "calculate"].iter().find(|want| names.iter().any(|n| n.eq_ignore_ascii_case(want))).map(|s| s.to_string())
 }
 
@@ -409,11 +454,11 @@ fn holds_value(text: &str, value: &str) -> bool {
 }
 
 /// One ReAct step: the calculator for the arithmetic step, then finish.
-fn act(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64, script: &Script) -> String {
-    let step = request.context.get("step").and_then(Value::as_u64).unwrap_or(1);
-    let trajectory = text(request, "trajectory");
-    let edited = text(request, "thought");
-    let tool = calculator(request);
+fn act(cfg: &SimConfig, request: &LlmRequest, ctx: &Context, rng: &mut SplitMix64, script: &Script) -> String {
+    let step = ctx.step.unwrap_or(1);
+    let trajectory = ctx.trajectory.as_str();
+    let edited = ctx.thought.as_str();
+    let tool = calculator(request, ctx);
     let observation = calc_observation(trajectory);
     let finish = |answer: &str| format!("Action {step}: finish[{answer}]");
     // A person wrote this step's thought: follow an answer it states, else go on with the plan.

@@ -239,3 +239,32 @@ fn a_calculator_observation_holds_a_value_however_it_is_written() {
     assert!(!holds_value("17", "7"));
     assert!(!holds_value("There is no tool named 'calc'.", "7"));
 }
+
+/// The task's prompts and ReTreVal's are read by the typed context; a context of the
+/// wrong shape is an error naming the field, never a silent default.
+#[test]
+fn a_context_of_the_wrong_shape_is_an_error_naming_the_field() {
+    use crate::engine::Task;
+    assert_eq!(crate::engine::methods::retreval::CONTEXT_KEY, "retreval", "the typed field's name");
+    let items = crate::tasks::math::demo::items();
+    let task = crate::tasks::math::MathTask::new(crate::tasks::math::MathKind::MathDemo, None, items).unwrap();
+    let p = &PROBLEMS[0];
+    let cot = LlmRequest::from_prompt(task.cot_prompt(p.problem), 1, 0.7);
+    let ctx = Context::of(&cot).unwrap();
+    assert_eq!((ctx.task.as_str(), ctx.problem.as_str(), ctx.retreval.as_deref()), ("math-demo", p.problem, None));
+    let sim = SimProvider::new(SimConfig::default());
+    for (purpose, bad, says) in [
+        (Purpose::Cot, with(cot_context(p), "reflections", json!("x")), "field \"reflections\": invalid type: string"),
+        (Purpose::Act, with(cot_context(p), "step", json!("2")), "field \"step\": invalid type: string \"2\""),
+        (Purpose::Act, with(cot_context(p), "tools", json!([1])), "field \"tools\": invalid type: integer `1`"),
+        (
+            Purpose::Cot,
+            with(with(cot_context(p), "retreval", json!("compose")), "subtasks", json!([{"result": 3}])),
+            "field \"subtasks\": invalid type: integer `3`",
+        ),
+        (Purpose::Cot, with(cot_context(p), "retreval", json!(1)), "field \"retreval\": invalid type: integer `1`"),
+    ] {
+        let err = sim.answer(&request(purpose, bad)).unwrap_err();
+        assert!(err.message.starts_with(&format!("math request context: {says}")), "{}", err.message);
+    }
+}

@@ -2,11 +2,9 @@
 //! rate, how a mistake maps to a failure cause, and which lessons in a prompt warn it off
 //! which mistakes.
 
-use serde_json::Value;
-
+use super::Context;
 use crate::engine::methods::retreval::{Approach, FailureCause};
 use crate::engine::rng::SplitMix64;
-use crate::engine::LlmRequest;
 use crate::tasks::math::demo::MistakeKind;
 
 /// Each approach's typical mistake.
@@ -109,11 +107,10 @@ pub(super) fn names_approach(text: &str, approach: Approach) -> bool {
 
 /// The kinds of mistake the context's lessons and history warn of for `approach`:
 /// those whose cause is named on a line that also names the approach.
-pub fn warned_of(request: &LlmRequest, approach: Approach) -> Vec<MistakeKind> {
+pub fn warned_of(ctx: &Context, approach: Approach) -> Vec<MistakeKind> {
     let mut kinds = Vec::new();
-    for key in ["lessons", "history"] {
-        let Some(lines) = request.context.get(key).and_then(Value::as_array) else { continue };
-        for line in lines.iter().filter_map(Value::as_str).flat_map(str::lines) {
+    for lines in [&ctx.lessons, &ctx.history] {
+        for line in lines.iter().flat_map(|l| l.lines()) {
             if !names_approach(line, approach) {
                 continue;
             }

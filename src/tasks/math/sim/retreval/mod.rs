@@ -92,9 +92,7 @@ pub use habits::*;
 
 use std::ops::Range;
 
-use serde_json::Value;
-
-use super::{advice, calc_observation, calculator, catch_rate, holds_value, sim_error, text, Script, Verdict};
+use super::{advice, calc_observation, calculator, catch_rate, holds_value, sim_error, Context, Script, Verdict};
 use crate::engine::methods::retreval::{approach_from_trace, parse_approach, Approach, FailureCause, CONTEXT_KEY};
 use crate::engine::rng::SplitMix64;
 use crate::engine::{CallError, LlmRequest, Purpose};
@@ -272,11 +270,11 @@ impl Target {
 pub(super) fn answer(
     cfg: &SimConfig,
     request: &LlmRequest,
+    ctx: &Context,
     rng: &mut SplitMix64,
     kind: &str,
 ) -> Result<String, CallError> {
-    let task = text(request, "task");
-    let problem = text(request, "problem");
+    let (task, problem) = (ctx.task.as_str(), ctx.problem.as_str());
     let Some(target) = Target::resolve(task, problem) else {
         return Err(sim_error(format!(
             "the simulated model knows only the {task} problems compiled in (and its own subtasks of them); this \
@@ -285,27 +283,19 @@ pub(super) fn answer(
     };
     match kind {
         "complexity" => Ok(complexity(cfg, rng, &target)),
-        "solve" if request.purpose == Purpose::Act => Ok(act(cfg, request, rng, &target)),
-        "solve" => Ok(cot(cfg, request, rng, &target)),
-        "local" => Ok(local(cfg, rng, &target, text(request, "trace"))),
+        "solve" if request.purpose == Purpose::Act => Ok(act(cfg, request, ctx, rng, &target)),
+        "solve" => Ok(cot(cfg, ctx, rng, &target)),
+        "local" => Ok(local(cfg, rng, &target, &ctx.trace)),
         "cross" => {
-            let siblings: Vec<&str> = request
-                .context
-                .get("siblings")
-                .and_then(Value::as_array)
-                .map(|s| s.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            Ok(cross(cfg, rng, &target, text(request, "trace"), &siblings))
+            let siblings: Vec<&str> = ctx.siblings.iter().map(String::as_str).collect();
+            Ok(cross(cfg, rng, &target, &ctx.trace, &siblings))
         }
-        "approach" => Ok(format!("Approach: {}", stated_approach(text(request, "trace")))),
-        "validate" => Ok(validate(cfg, rng, &target, text(request, "attempt"))),
-        "failure" => Ok(failure(&target, text(request, "attempt"), text(request, "feedback"))),
-        "decompose" => {
-            let max = request.context.get("max_subtasks").and_then(Value::as_u64).unwrap_or(3) as usize;
-            Ok(decompose(&target, max))
-        }
-        "compose" => Ok(compose(cfg, request, rng, &target)),
-        "rewrite" => Ok(rewrite(request)),
+        "approach" => Ok(format!("Approach: {}", stated_approach(&ctx.trace))),
+        "validate" => Ok(validate(cfg, rng, &target, &ctx.attempt)),
+        "failure" => Ok(failure(&target, &ctx.attempt, &ctx.feedback)),
+        "decompose" => Ok(decompose(&target, ctx.max_subtasks.unwrap_or(3) as usize)),
+        "compose" => Ok(compose(cfg, ctx, rng, &target)),
+        "rewrite" => Ok(rewrite(ctx)),
         other => Err(sim_error(format!(
             "the simulated model does not know the ReTreVal prompt kind {other:?} (context field {CONTEXT_KEY:?})"
         ))),
@@ -394,23 +384,23 @@ fn fresh(
 }
 
 /// The solve's approach hint (`other` when there is none).
-fn hint(request: &LlmRequest) -> Approach {
-    Approach::from_word(text(request, "approach")).unwrap_or(Approach::Other)
+fn hint(ctx: &Context) -> Approach {
+    Approach::from_word(&ctx.approach).unwrap_or(Approach::Other)
 }
 
 /// The outcome of a solve (fresh or a refinement) and, for a refinement, the line that
 /// says what it does about the critique.
 fn outcome(
     cfg: &SimConfig,
-    request: &LlmRequest,
+    ctx: &Context,
     rng: &mut SplitMix64,
     target: &Target,
     no_slips: bool,
 ) -> (Option<&'static Mistake>, Option<String>) {
-    let approach = hint(request);
-    let warned = warned_of(request, approach);
-    let critique = text(request, "critique");
-    let attempt = text(request, "attempt");
+    let approach = hint(ctx);
+    let warned = warned_of(ctx, approach);
+    let critique = ctx.critique.as_str();
+    let attempt = ctx.attempt.as_str();
     let roll = rng.next_f64();
     let fresh = fresh(cfg, rng, target, approach, &warned, no_slips);
     if critique.is_empty() && attempt.is_empty() {
@@ -433,8 +423,8 @@ fn outcome(
 }
 
 /// Lines that say which lessons the solve keeps in mind.
-fn heeding(request: &LlmRequest) -> Option<String> {
-    let warned = warned_of(request, hint(request));
+fn heeding(ctx: &Context) -> Option<String> {
+    let warned = warned_of(ctx, hint(ctx));
     (!warned.is_empty()).then(|| {
         let causes: Vec<&str> = warned.iter().map(|k| cause_of(*k).label()).collect();
         format!("From earlier problems I watch for: {}.", causes.join(", "))
@@ -442,11 +432,11 @@ fn heeding(request: &LlmRequest) -> Option<String> {
 }
 
 /// A solve without tools: the whole solution in one reply.
-fn cot(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64, target: &Target) -> String {
-    let (mistake, refining) = outcome(cfg, request, rng, target, false);
+fn cot(cfg: &SimConfig, ctx: &Context, rng: &mut SplitMix64, target: &Target) -> String {
+    let (mistake, refining) = outcome(cfg, ctx, rng, target, false);
     let (lines, answer) = target.worked(mistake);
-    let mut out = vec![intro(hint(request)).to_string()];
-    out.extend(heeding(request));
+    let mut out = vec![intro(hint(ctx)).to_string()];
+    out.extend(heeding(ctx));
     out.extend(refining);
     out.extend(lines);
     out.push(target.closing(&answer));
@@ -455,10 +445,10 @@ fn cot(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64, target: &Tar
 
 /// One step of a tool-augmented solve: the calculator for the arithmetic step (when
 /// the target has it), then finish.
-fn act(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64, target: &Target) -> String {
-    let step = request.context.get("step").and_then(Value::as_u64).unwrap_or(1);
-    let trajectory = text(request, "trajectory");
-    let edited = text(request, "thought");
+fn act(cfg: &SimConfig, request: &LlmRequest, ctx: &Context, rng: &mut SplitMix64, target: &Target) -> String {
+    let step = ctx.step.unwrap_or(1);
+    let trajectory = ctx.trajectory.as_str();
+    let edited = ctx.thought.as_str();
     let finish = |answer: &str| format!("Action {step}: finish[{answer}]");
     // A person wrote this step's thought: follow an answer it states, else go on.
     if let Some(answer) = crate::tasks::math::answer::last_boxed(edited) {
@@ -469,10 +459,10 @@ fn act(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64, target: &Tar
     let calc = target.script.calc.filter(|c| range.contains(&c.step));
     let mut thought: Vec<String> = Vec::new();
     if step <= 1 {
-        thought.push(intro(hint(request)).to_string());
-        thought.extend(heeding(request));
+        thought.push(intro(hint(ctx)).to_string());
+        thought.extend(heeding(ctx));
     }
-    if let (Some(calc), Some(tool), None, true) = (calc, calculator(request), &observation, step < 6) {
+    if let (Some(calc), Some(tool), None, true) = (calc, calculator(request, ctx), &observation, step < 6) {
         let action = format!("Action {step}: {tool}[{}]", calc.expr);
         if !edited.is_empty() {
             return action;
@@ -482,7 +472,7 @@ fn act(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64, target: &Tar
         return format!("{}\n{action}", thought.join(" "));
     }
     let calc_ok = matches!((&observation, calc), (Some(o), Some(c)) if holds_value(o, c.value));
-    let (mistake, refining) = outcome(cfg, request, rng, target, calc_ok);
+    let (mistake, refining) = outcome(cfg, ctx, rng, target, calc_ok);
     let (lines, answer) = target.worked(mistake);
     if !edited.is_empty() {
         return finish(&answer);
@@ -670,13 +660,8 @@ fn decompose(target: &Target, max: usize) -> String {
     lines.join("\n")
 }
 
-fn compose(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64, target: &Target) -> String {
-    let results: Vec<String> = request
-        .context
-        .get("subtasks")
-        .and_then(Value::as_array)
-        .map(|s| s.iter().map(|t| t.get("result").and_then(Value::as_str).unwrap_or("").to_string()).collect())
-        .unwrap_or_default();
+fn compose(cfg: &SimConfig, ctx: &Context, rng: &mut SplitMix64, target: &Target) -> String {
+    let results: Vec<String> = ctx.subtasks.iter().map(|t| t.result.clone()).collect();
     let script = &target.script;
     let carried = script.mistakes.iter().find(|m| results.iter().any(|r| squash(r).contains(&squash(m.text))));
     let mistake = match (carried, results.last().map(|r| script.judge(r))) {
@@ -690,14 +675,9 @@ fn compose(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64, target: 
     lines.join("\n")
 }
 
-fn rewrite(request: &LlmRequest) -> String {
-    let entry = text(request, "entry");
-    let signals: Vec<&str> = request
-        .context
-        .get("signals")
-        .and_then(Value::as_array)
-        .map(|s| s.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+fn rewrite(ctx: &Context) -> String {
+    let entry = ctx.entry.as_str();
+    let signals: Vec<&str> = ctx.signals.iter().map(String::as_str).collect();
     let approach = entry
         .split(|c: char| !c.is_alphanumeric() && c != '-' && c != '_')
         .find_map(Approach::from_word)

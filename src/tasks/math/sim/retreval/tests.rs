@@ -444,7 +444,8 @@ fn failure_summaries_and_rewrites_keep_teaching_the_same_lesson() {
     // The memory entry the method writes from it teaches the casework solve.
     let entry = format!("{} approach, {}: {}", f.approach, f.cause.name(), f.summary);
     let solve = with(cot_solve(&*t, p.problem, Approach::Casework, &[&entry]), json!({}));
-    assert!(warned_of(&LlmRequest::from_prompt(solve, 1, 0.7), Approach::Casework).contains(&MistakeKind::MissedCase));
+    assert!(warned_of(&Context::of(&LlmRequest::from_prompt(solve, 1, 0.7)).unwrap(), Approach::Casework)
+        .contains(&MistakeKind::MissedCase));
     // A rewrite of it still names approach and cause, and takes in the latest signal.
     let mut p = t.cot_prompt(p.problem);
     p = with(p, json!({"retreval": "rewrite", "entry": entry, "signals": ["the boundary x = 0 was left out again"]}));
@@ -456,7 +457,7 @@ fn failure_summaries_and_rewrites_keep_teaching_the_same_lesson() {
         1,
         0.7,
     );
-    assert!(warned_of(&req, Approach::Casework).contains(&MistakeKind::MissedCase));
+    assert!(warned_of(&Context::of(&req).unwrap(), Approach::Casework).contains(&MistakeKind::MissedCase));
 }
 
 #[test]
