@@ -247,9 +247,10 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
         task = tasks::for_specs(&task_name, &specs, &options)?;
     }
     if actions.is_some_and(|a| a != ActionRules::Tolerant) && task.action_rules() != actions {
+        let readers = tasks::and_list(&tasks::reading_reference_actions());
         usage_bail!(
-            "--react-mode reference is the ReAct notebook's way with hotpotqa and fever; {task_name} reads its \
-             replies its own way"
+            "--react-mode reference is the ReAct notebook's way with {readers}; {task_name} reads its replies its own \
+             way"
         );
     }
     let problems = problems_to_run(args, task.as_ref(), &task_name, from_replay)?;

@@ -22,8 +22,9 @@ use crate::memory::{persist, Applied, EntryId, Memory, MemoryChange, MemoryStore
 /// `--memory` given for a method that keeps none, or a bad name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MemoryArgError {
-    #[error("--memory needs a method that keeps a memory (retreval); drop it or use --method retreval")]
-    NotKept,
+    /// With the methods that keep one, from the registry (`retreval`).
+    #[error("--memory needs a method that keeps a memory ({}); drop it or use --method {}", .0.join(", "), .0.first().map_or("...", String::as_str))]
+    NotKept(Vec<String>),
     #[error("--memory: {0}")]
     BadName(String),
 }
@@ -41,7 +42,7 @@ pub fn resolve(
     let wants = (params.method.info().wants_memory)(params);
     if !wants {
         return match given {
-            Some(_) if given_by_flag => Err(MemoryArgError::NotKept),
+            Some(_) if given_by_flag => Err(MemoryArgError::NotKept(keepers())),
             _ => Ok(None),
         };
     }
@@ -62,14 +63,21 @@ pub fn default_name(params: &Params, task: &str) -> String {
 /// (`thoughtscope memory --task T`): `<method>-<task>` for the registered method that
 /// keeps a memory with its default parameters (`retreval-math-demo`).
 pub fn task_default(task: &str) -> String {
-    let keeper = crate::engine::methods::REGISTRY.iter().find(|info| (info.wants_memory)(&Params::new(info.kind)));
-    // Before that method is registered the name is the one it will have.
-    let method = keeper.map_or(MEMORY_METHOD, |info| info.kind.label());
+    let keepers = keepers();
+    // Every build registers one (retreval); the name says "memory" if none did.
+    let method = keepers.first().map_or("memory", String::as_str);
     format!("{method}-{task}")
 }
 
-/// The name of the method that keeps a memory, for [`task_default`] in a build without it.
-const MEMORY_METHOD: &str = "retreval";
+/// The registered methods that keep a memory with their default parameters, in the
+/// registry's order.
+fn keepers() -> Vec<String> {
+    let registry = crate::engine::methods::REGISTRY.iter();
+    registry
+        .filter(|info| (info.wants_memory)(&Params::new(info.kind)))
+        .map(|info| info.kind.label().to_string())
+        .collect()
+}
 
 /// The named memory of a run and the store it lives in.
 #[derive(Debug, Clone)]

@@ -232,6 +232,17 @@ impl TaskOptions {
 /// Build a task by name. `warnings` gets problems met reading its data (skipped items).
 /// A name that is no registered task is a task file (`file::locate`): a path, or a name
 /// under the config directory's `tasks/`.
+/// The registered tasks that read ReAct replies by the reference notebook's rules when
+/// asked (`--react-mode reference`): each built so, and kept if it says it reads them
+/// that way. In the registry's order; for messages.
+pub fn reading_reference_actions() -> Vec<&'static str> {
+    let options = TaskOptions { actions: Some(react_text::ActionRules::Reference), ..TaskOptions::default() };
+    let honours = |e: &&TaskEntry| {
+        (e.build)(e.info, &options, &mut Vec::new()).is_ok_and(|task| task.action_rules() == options.actions)
+    };
+    REGISTRY.iter().filter(honours).map(|e| e.info.name.as_ref()).collect()
+}
+
 pub fn build(name: &str, options: &TaskOptions, warnings: &mut Vec<String>) -> Result<Arc<dyn TaskSource>, TaskError> {
     let Some(entry) = find(name) else {
         let path = file::locate(name).ok_or_else(|| TaskError::Unknown(name.to_string()))?;
@@ -385,6 +396,14 @@ pub fn by_name(name: &str, prompt_dir: Option<&Path>) -> Result<Arc<dyn TaskSour
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_tasks_reading_reference_actions_are_those_that_do() {
+        assert_eq!(reading_reference_actions(), ["hotpotqa", "fever"]);
+        let reference = TaskOptions { actions: Some(react_text::ActionRules::Reference), ..TaskOptions::default() };
+        let demo = build("qa-demo", &reference, &mut Vec::new()).unwrap();
+        assert_eq!(demo.action_rules(), None, "qa-demo reads its replies its own way");
+    }
 
     #[test]
     fn every_registered_task_builds_and_says_who_it_is() {

@@ -164,11 +164,11 @@ impl Method for BestOfN {
     }
 
     fn backtrack(&mut self, _core: &mut Core, _to: Option<NodeId>) -> Result<(), String> {
-        SampleAnswers::no_tree("best-of-n")
+        SampleAnswers::no_tree(KIND.label())
     }
 
     fn continue_from(&mut self, _core: &mut Core, _node: NodeId) -> Result<(), String> {
-        SampleAnswers::no_tree("best-of-n")
+        SampleAnswers::no_tree(KIND.label())
     }
 
     fn view(&self, core: &Core) -> MethodView {

@@ -105,11 +105,11 @@ impl Method for CotSc {
     }
 
     fn backtrack(&mut self, _core: &mut Core, _to: Option<NodeId>) -> Result<(), String> {
-        SampleAnswers::no_tree("cot-sc")
+        SampleAnswers::no_tree(KIND.label())
     }
 
     fn continue_from(&mut self, _core: &mut Core, _node: NodeId) -> Result<(), String> {
-        SampleAnswers::no_tree("cot-sc")
+        SampleAnswers::no_tree(KIND.label())
     }
 
     fn view(&self, core: &Core) -> MethodView {
