@@ -226,11 +226,7 @@ pub fn draw(frame: &mut Frame, view: &mut DiffView) {
     let [header, body, footer] =
         Layout::vertical([Constraint::Length(HEADER), Constraint::Min(1), Constraint::Length(1)]).areas(area);
     let d = &view.diff;
-    let divergence = match &d.first_divergence {
-        Some(x) => format!("diverged at input {}: {} · A: {} · B: {}", x.input, x.kind.label(), x.a, x.b),
-        None if d.same => "the runs are the same".into(),
-        None => "the recorded inputs are the same".into(),
-    };
+    let divergence = divergence_line(d, area.width as usize);
     let summary = format!(
         "at the end: paired {} · only in A {} · only in B {} · thought changed {} · score differs {} · status differs {}{}",
         d.pairs,
@@ -249,9 +245,10 @@ pub fn draw(frame: &mut Frame, view: &mut DiffView) {
             .collect();
     frame.render_widget(Paragraph::new(lines), header);
 
+    let title = " A  ·  B — aligned by thought under paired parents (the same, then the most alike) ";
     let block = Block::default()
         .borders(Borders::TOP)
-        .title(" A  ·  B — aligned by thought under paired parents (the same, then the most alike) ");
+        .title(crate::safe_text::clip(title, (area.width as usize).saturating_sub(1)));
     let inner = block.inner(body);
     frame.render_widget(block, body);
     let height = inner.height as usize;
@@ -289,7 +286,22 @@ pub fn draw(frame: &mut Frame, view: &mut DiffView) {
         (view.selected + 1).min(view.rows.len()),
         view.rows.len()
     );
+    // The row and why it differs come first; the keys are cut with `…` where the screen ends.
+    let keys = crate::safe_text::clip(&keys, area.width as usize);
     frame.render_widget(Paragraph::new(Line::from(keys).style(Style::default().add_modifier(Modifier::DIM))), footer);
+}
+
+/// Where the runs first diverge, in `width` columns: each run's input gets half of what
+/// the line has left, so B's shows too however long A's is (issue 28: at 160 columns
+/// A's reply filled the line and B's was cut off).
+fn divergence_line(d: &Diff, width: usize) -> String {
+    let Some(x) = &d.first_divergence else {
+        return if d.same { "the runs are the same".into() } else { "the recorded inputs are the same".into() };
+    };
+    let head = format!("diverged at input {}: {}", x.input, x.kind.label());
+    let share = width.saturating_sub(head.chars().count() + 2 * " · A: ".chars().count()).max(16) / 2;
+    let side = |t: &str| crate::safe_text::clip(t, share);
+    format!("{head} · A: {} · B: {}", side(&x.a), side(&x.b))
 }
 
 /// Why a row is on one side only: what the other run did with the node's parent.
@@ -457,6 +469,36 @@ mod tests {
                 assert_eq!(row.trim_end(), full.as_str());
             }
         }
+    }
+
+    /// Issue 28, checked by hand: at 80×24 the table's title and the footer were cut
+    /// without `…`, and at 160×45 A's input filled the divergence line, so B's was cut off
+    /// (`(left: ……`). Both runs' inputs show at both sizes, and a cut line ends in one `…`.
+    #[test]
+    fn the_divergence_names_both_runs_and_every_cut_line_ends_in_an_ellipsis() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = parent_and_fork(dir.path());
+        let mut view = DiffView::open(&a.session, &b.session, None).unwrap();
+        let x = view.diff.first_divergence.clone().expect("the fork diverges");
+        // Make A's input longer than any screen, as a long reply is.
+        view.diff.first_divergence.as_mut().unwrap().a = format!("{} {}", x.a, "5 - 4 = 1 (left: 1 6 10) ".repeat(12));
+        let b_start: String = x.b.chars().take(8).collect();
+        for (w, h) in [(80u16, 24u16), (160, 45)] {
+            let text = screen(&mut view, w, h);
+            let rows: Vec<&str> = text.lines().collect();
+            let line = rows[3].trim_end();
+            assert!(line.contains(" · B: ") && line.contains(&b_start), "{w}x{h}: B's input shows: {line:?}");
+            assert!(!text.contains("……"), "{w}x{h}: one ellipsis at a cut:\n{text}");
+            let title = rows[HEADER as usize].trim_end_matches(['─', ' ']);
+            assert!(title.ends_with("most alike)") || title.ends_with('…'), "{w}x{h}: {title:?}");
+            let footer = rows[h as usize - 1].trim_end();
+            assert!(footer.ends_with("› only B") || footer.ends_with('…'), "{w}x{h}: {footer:?}");
+            assert!(footer.starts_with("row 1/"), "{w}x{h}: {footer:?}");
+        }
+        // At 80 columns the title and the footer are both too wide: each says where it is cut.
+        let text = screen(&mut view, 80, 24);
+        let rows: Vec<&str> = text.lines().collect();
+        assert!(rows[HEADER as usize].contains('…') && rows[23].ends_with('…'), "{text}");
     }
 
     fn press(view: &mut DiffView, code: KeyCode) {

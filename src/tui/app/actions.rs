@@ -498,8 +498,14 @@ impl App {
 /// A path short enough for a one-line message: a long one as `…/` and its file name.
 fn short_path(path: &Path) -> String {
     let full = path.display().to_string();
-    match path.file_name() {
-        Some(name) if full.chars().count() > 40 => format!("…/{}", name.to_string_lossy()),
+    match path.file_name().map(|n| n.to_string_lossy()) {
+        // A long file name keeps its end (its number and `.jsonl`), so the save-as message
+        // stays on one line at 80 columns (issue 28).
+        Some(name) if name.chars().count() > 40 => {
+            let end: String = name.chars().skip(name.chars().count() - 39).collect();
+            format!("…/…{end}")
+        }
+        Some(name) if full.chars().count() > 40 => format!("…/{name}"),
         _ => full,
     }
 }

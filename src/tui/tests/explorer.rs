@@ -394,6 +394,21 @@ fn the_save_as_message_keeps_to_one_line_and_leaves_the_scores_pane_its_height()
     assert_eq!(ui::status::footer_height(&app, 80), 1, "{message}");
     assert_eq!(app.areas[Pane::Scores.index()], scores, "{screen}");
     assert_eq!(app.session_path().unwrap(), target);
+    // A long file name too (checked by hand: it wrapped to a second line at 80×24 and took
+    // a row from the panes); the message keeps the name's end.
+    let long = dir.path().join(format!("{}-the-end.jsonl", "my-saved-session-with-a-long-name".repeat(2)));
+    app.answer(Prompting::SaveAs, long.to_str().unwrap());
+    let message = app.message.clone().unwrap();
+    assert!(message.starts_with("saved") && message.ends_with("-the-end.jsonl"), "{message}");
+    for (w, h) in [(80, 24), (160, 45)] {
+        render(&mut app, w, h);
+        let scores = app.areas[Pane::Scores.index()];
+        app.message = None;
+        render(&mut app, w, h);
+        assert_eq!(app.areas[Pane::Scores.index()], scores, "{w}x{h}");
+        app.message = Some(message.clone());
+        assert_eq!(ui::status::footer_height(&app, w as usize), 1, "{w}x{h}: {message}");
+    }
 }
 
 /// Where a popup titled `title` was drawn on `screen`: (left, right, top, bottom) columns
