@@ -97,7 +97,7 @@ pub fn answer(cfg: &SimConfig, request: &LlmRequest, rng: &mut SplitMix64) -> Re
                 format!(
                     "{first} leads to {second}. I need to know more about {second}.\nAction {step}: Search[{second}]"
                 )
-            } else if !has("lookup", &keyword) {
+            } else if !has("lookup", keyword) {
                 if slip && !done.iter().any(|(t, _)| t == "lookup") {
                     format!("The first sentences do not answer it. I will look for details.\nAction {step}: Lookup[details]")
                 } else {
