@@ -157,3 +157,17 @@ fn the_explorer_runs_a_task_file_and_its_session_replays_without_it() {
     let session = std::fs::read_to_string(home.path().join("mine.jsonl")).unwrap();
     assert!(session.contains("\"prune\""), "the prune is recorded");
 }
+
+/// Issue 28, checked by hand: `tui --task math-demo` alone runs the first method that
+/// serves the task, and the note saying so went to stderr behind the full screen, seen
+/// only after quitting. The explorer says it at 80×24 too.
+#[test]
+fn the_explorer_says_which_method_it_chose_for_a_task_alone() {
+    let home = tempfile::tempdir().unwrap();
+    let mut screen = Pty::spawn(thoughtscope_in(home.path(), &["tui", "--task", "math-demo"]), 24, 80);
+    screen.wait_for("io k=10");
+    screen.wait_for("note: the default method tot-bfs does not work on math-demo; running io");
+    assert!(screen.screen(|s| s.alternate_screen()), "said in the explorer, not before it");
+    screen.send(b"q");
+    assert!(screen.wait_exit("q").success());
+}

@@ -188,6 +188,7 @@ fn resolve_params(
     d: &RunDefaults,
     task: &dyn TaskSource,
     task_name: &str,
+    notes: &mut Vec<String>,
 ) -> Result<thoughtscope::engine::Params> {
     let mut params = ParamPatch::resolve(&args.search, &d.search)?;
     // No method named and the default does not serve the task: the first that does, said.
@@ -195,12 +196,14 @@ fn resolve_params(
         let serving: Vec<thoughtscope::engine::MethodKind> =
             methods::serving(task, &params).iter().map(|info| info.kind).collect();
         if let Some(&first) = serving.first() {
-            safe_eprintln!(
-                "note: the default method {} does not work on {task_name}; running {first}, the first that does \
+            let note = format!(
+                "the default method {} does not work on {task_name}; running {first}, the first that does \
                  (--method names another: {})",
                 params.method,
                 serving.iter().map(|m| m.label()).collect::<Vec<_>>().join(", ")
             );
+            safe_eprintln!("note: {note}");
+            notes.push(note);
             let mut patch = args.search.clone();
             patch.method = Some(first);
             params = ParamPatch::resolve(&patch, &d.search)?;
@@ -224,6 +227,16 @@ fn replay_of(args: &RunArgs, provider: &str) -> Result<Option<thoughtscope::sess
 }
 
 pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, Vec<Problem>)> {
+    setup_run_noting(args, cfg, &mut Vec::new())
+}
+
+/// [`setup_run_with`], also handing back the notes it printed (the method it chose), for
+/// the explorer to show: stderr is hidden behind its full screen.
+pub(crate) fn setup_run_noting(
+    args: &RunArgs,
+    cfg: &Config,
+    notes: &mut Vec<String>,
+) -> Result<(RunSetup, Vec<Problem>)> {
     let d = &cfg.defaults;
     check_prompts_dir(args.prompts.as_deref())?;
     let task_name = args.task.clone().or(d.task.clone()).unwrap_or_else(|| tasks::default_task().name.to_string());
@@ -254,7 +267,7 @@ pub(crate) fn setup_run_with(args: &RunArgs, cfg: &Config) -> Result<(RunSetup, 
         );
     }
     let problems = problems_to_run(args, task.as_ref(), &task_name, from_replay)?;
-    let mut params = resolve_params(args, d, task.as_ref(), &task_name)?;
+    let mut params = resolve_params(args, d, task.as_ref(), &task_name, notes)?;
     if let Some(replay) = &replay {
         recorded_temperature(&mut params, args, d, replay, &task_name)?;
     }

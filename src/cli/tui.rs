@@ -22,7 +22,7 @@ use super::args::{ForkArgs, RunArgs};
 use super::config_notes;
 use super::error::{usage_bail, UserError};
 use super::pipe::{out, outln};
-use super::run::{check_prompts_dir, setup_run_with};
+use super::run::{check_prompts_dir, setup_run_noting};
 
 pub(crate) fn no_color() -> bool {
     std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
@@ -79,7 +79,8 @@ pub(crate) fn tui_live(mut args: RunArgs) -> Result<()> {
         let name = args.task.as_deref().or(cfg.defaults.task.as_deref()).unwrap_or(&tasks::default_task().name);
         args.range = Some(tasks::default_problem(name)?.to_string());
     }
-    let (setup, problems) = setup_run_with(&args, &cfg)?;
+    let mut said = Vec::new();
+    let (setup, problems) = setup_run_noting(&args, &cfg, &mut said)?;
     let Some(problem) = problems.first() else { bail!("no problem to open") };
     let (keymap, themes, theme) = ui_settings(&cfg, args.theme.clone(), &mut notes).map_err(UserError::usage)?;
     // An existing directory is a directory; a path ending in .jsonl is the session file.
@@ -107,7 +108,9 @@ pub(crate) fn tui_live(mut args: RunArgs) -> Result<()> {
         limits: setup.limits.clone(),
     };
     // `--range A..B` opens them all: the next/previous problem keys move through them.
-    let app = App::live_list(app_setup, problems, keymap, themes, &theme).map_err(|e| eyre!(e))?;
+    let mut app = App::live_list(app_setup, problems, keymap, themes, &theme).map_err(|e| eyre!(e))?;
+    // The method chosen for the person (`--task math-demo` alone) is said on screen too.
+    app.message = said.first().map(|n| format!("note: {n}"));
     open_tui(app, Arc::clone(&setup.provider), setup.concurrency, notes, Vec::new())
 }
 

@@ -32,6 +32,9 @@ pub struct Pending {
     pub generation: u64,
     /// Asked for by a person (expand, re-evaluate, edit), not by the method's own schedule.
     pub by_hand: bool,
+    /// How many children the node had when the call was asked: a search step's children
+    /// that repeat these (made by an earlier hand expansion) are marked duplicates.
+    pub children_before: usize,
 }
 
 /// The request and reply behind a call, kept for the detail view.
@@ -194,7 +197,8 @@ impl Core {
         let call = self.next_call;
         self.next_call += 1;
         let generation = self.tree.node(node).generation;
-        self.pending.insert(call, Pending { node, kind, generation, by_hand });
+        let children_before = self.tree.node(node).children.len();
+        self.pending.insert(call, Pending { node, kind, generation, by_hand, children_before });
         self.calls.insert(call, Arc::new(CallRecord { node, request: request.clone(), reply: None }));
         self.tree.node_mut(node).calls.push(call);
         self.out.push(Effect::CallLlm { call, request });
@@ -206,7 +210,8 @@ impl Core {
         let call = self.next_call;
         self.next_call += 1;
         let generation = self.tree.node(node).generation;
-        self.pending.insert(call, Pending { node, kind: CallKind::Tool, generation, by_hand: false });
+        let children_before = self.tree.node(node).children.len();
+        self.pending.insert(call, Pending { node, kind: CallKind::Tool, generation, by_hand: false, children_before });
         self.tree.node_mut(node).calls.push(call);
         self.out.push(Effect::CallTool { call, tool, node, after });
         call

@@ -518,9 +518,9 @@ impl Engine {
 
     /// Expanding a node again can give children its earlier ones already are (the same
     /// prompt, the same reply): marked ✗ duplicate, said in the log, and not valued again.
-    fn mark_repeats(&mut self, node: NodeId, children: &[NodeId]) {
-        let earlier: Vec<NodeId> =
-            self.core.tree.node(node).children.iter().copied().filter(|c| !children.contains(c)).collect();
+    /// `earlier` are the children to compare with: by hand, every other child; in a search
+    /// step, those the node had when the step asked (a hand expansion before the step).
+    fn mark_repeats(&mut self, node: NodeId, children: &[NodeId], earlier: Vec<NodeId>) {
         let mut repeats = Vec::new();
         for &child in children {
             let path = &self.core.tree.node(child).path;
@@ -564,10 +564,15 @@ impl Engine {
                 };
                 let children =
                     self.core.add_proposals_scored(node, proposals, merged.is_some().then_some(&scores), Origin::Model);
+                let siblings = &self.core.tree.node(node).children;
                 if pending.by_hand {
-                    self.mark_repeats(node, &children);
+                    let earlier = siblings.iter().copied().filter(|c| !children.contains(c)).collect();
+                    self.mark_repeats(node, &children, earlier);
                     // A person's expansion is valued as a ToT step is.
                     self.core.evaluate(&children, true, Duplicates::ScoreZero);
+                } else if pending.children_before > 0 {
+                    let earlier = siblings.iter().copied().take(pending.children_before).collect();
+                    self.mark_repeats(node, &children, earlier);
                 }
                 self.method.on_children(&mut self.core, node, &children, pending.by_hand);
             }

@@ -158,3 +158,51 @@ fn a_bfs_step_counts_no_pruned_subtree_and_bars_are_on_the_value_scale() {
     }
     assert!(checked > 0, "{rows:#?}");
 }
+
+/// A node expanded by hand before the search step reaches it: the step's children that
+/// repeat the hand-made ones are marked duplicates too, not valued and not kept (issue 28:
+/// #33 = #9 went into the beam with nothing said).
+#[test]
+fn a_search_step_after_a_hand_expansion_marks_its_repeats() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = live(dir.path(), Params::default());
+    // Step until the first selection has kept nodes that wait for the next step.
+    let mut frontier = None;
+    for _ in 0..6 {
+        act(&mut app, Action::Step);
+        let tree = app.run.engine.tree();
+        frontier = tree.nodes().find(|n| n.depth == 1 && n.status == NodeStatus::Frontier).map(|n| n.id);
+        if frontier.is_some() {
+            break;
+        }
+    }
+    let node = frontier.expect("a kept node waits for the next step");
+    select(&mut app, node);
+    act(&mut app, Action::Expand);
+    let by_hand: Vec<NodeId> = app.run.engine.tree().node(node).children.clone();
+    assert!(!by_hand.is_empty());
+    act(&mut app, Action::Step);
+    let tree = app.run.engine.tree();
+    let again: Vec<NodeId> = tree.node(node).children.iter().copied().filter(|c| !by_hand.contains(c)).collect();
+    assert!(!again.is_empty(), "the step expanded {node} again");
+    let mut repeats = Vec::new();
+    for &c in &again {
+        match by_hand.iter().find(|&&h| tree.node(h).path == tree.node(c).path) {
+            Some(&twin) => {
+                assert_eq!(tree.node(c).status, NodeStatus::Invalid(format!("duplicate of {twin}")));
+                assert!(tree.node(c).score.is_none(), "a repeat is not valued again");
+                repeats.push(c);
+            }
+            None => assert!(!matches!(tree.node(c).status, NodeStatus::Invalid(ref r) if r.starts_with("duplicate"))),
+        }
+    }
+    assert!(!repeats.is_empty(), "sim gives the same proposals for the same prompt");
+    let said =
+        format!("{} of {} new children of {node} repeat earlier ones, marked ✗ duplicate:", repeats.len(), again.len());
+    assert!(logs(&app).iter().any(|l| l.starts_with(&said)), "{said:?} in {:#?}", logs(&app));
+    // Within one step, no child is compared with its own step's siblings: a first
+    // expansion marks nothing.
+    let tree = app.run.engine.tree();
+    let marked = tree.nodes().filter(|n| matches!(&n.status, NodeStatus::Invalid(r) if r.starts_with("duplicate")));
+    assert!(marked.map(|n| n.id).all(|id| repeats.contains(&id)));
+}
