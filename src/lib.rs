@@ -9,6 +9,7 @@
 //! * `runtime` — the tokio driver and headless runs;
 //! * `export` — a run's tree as JSON, DOT, Mermaid or OpenTelemetry spans;
 //! * `diff` — two runs compared: first divergence and tree differences;
+//! * `serve` — the OpenAI-compatible HTTP front: each request a recorded search;
 //! * `safe_text` — text made safe for a terminal (controls and bidi escaped, secrets redacted).
 
 pub mod arith;
@@ -23,6 +24,7 @@ pub mod llm;
 pub mod memory;
 pub mod runtime;
 pub mod safe_text;
+pub mod serve;
 pub mod session;
 pub mod tasks;
 pub mod tools;

@@ -130,6 +130,7 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
     }
     if args.http_only {
         bench_http(&args)?;
+        bench_serve(&args)?;
         return bench_overhead();
     }
     if !args.replay_only {
@@ -137,6 +138,7 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
         bench_overhead()?;
         if !args.no_http {
             bench_http(&args)?;
+            bench_serve(&args)?;
         }
     }
     let dir = tempfile_dir()?;
@@ -310,6 +312,13 @@ pub(crate) fn bench_http(args: &BenchArgs) -> Result<()> {
     }
     drop(rt);
     Ok(())
+}
+
+/// Requests per second `serve` sustains against the HTTP section's latency, with io and
+/// cot-sc, against the same requests sent to the upstream directly.
+fn bench_serve(args: &BenchArgs) -> Result<()> {
+    let mut out = std::io::stdout();
+    thoughtscope::serve::bench::serve_bench(args.http_latency_ms, 200, 16, &mut out).map_err(|e| eyre!(e))
 }
 
 /// The driver's CPU per call: a tot-bfs run on the sim without latency through the

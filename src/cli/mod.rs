@@ -29,6 +29,7 @@ mod memory;
 pub(crate) mod pipe;
 mod replay;
 mod run;
+mod serve;
 mod task;
 mod tui;
 mod variants;
@@ -48,6 +49,7 @@ use grade::GradeArgs;
 use import::ImportCmd;
 use memory::MemoryArgs;
 use replay::ReplayArgs;
+use serve::ServeArgs;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -103,6 +105,8 @@ pub(crate) enum Cmd {
     /// Write and check task files (your own problems, prompts and checks, no Rust): task new DIR, task check PATH, task show NAME.
     #[command(subcommand)]
     Task(task::TaskCmd),
+    /// Answer OpenAI-style chat requests (POST /v1/chat/completions) with searches, each recorded as a session.
+    Serve(Box<ServeArgs>),
 }
 
 /// The command line of this process, parsed. Every option taking a value accepts a
@@ -146,6 +150,7 @@ pub fn main(cli: Cli) -> Result<()> {
         Some(Cmd::Export(args)) => export::export_cmd(args),
         Some(Cmd::Diff(args)) => diff::diff_cmd(args),
         Some(Cmd::Task(cmd)) => task::task_cmd(cmd),
+        Some(Cmd::Serve(args)) => serve::serve_cmd(*args),
         Some(Cmd::Tui(args)) => tui::tui_live(*args),
         Some(Cmd::Demo { which, theme, nonstop }) => tui::demo(which, theme, nonstop),
         Some(Cmd::RecordDemos { dir }) => thoughtscope::demos::record_all(&dir).map_err(|e| eyre!(e)),

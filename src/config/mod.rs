@@ -59,7 +59,7 @@ pub struct RunDefaults {
 /// Longest warning about the file (longer ones are cut, saying how long they were).
 const MAX_WARNING_CHARS: usize = 500;
 
-const TOP_KEYS: &[&str] = &["theme", "defaults", "keymap", "providers", "prices", "break", "mcp"];
+const TOP_KEYS: &[&str] = &["theme", "defaults", "keymap", "providers", "prices", "break", "mcp", "serve"];
 
 /// The `[defaults]` keys that are not search parameters.
 const RUN_KEYS: &[&str] = &["task", "provider", "sim_noise", "concurrency", "memory"];
@@ -79,6 +79,8 @@ pub struct Config {
     pub breakpoints: Vec<String>,
     /// `[[mcp]]`: MCP servers a run may start by name (`--mcp NAME`).
     pub mcp: Vec<crate::tools::mcp::McpConfig>,
+    /// `[serve]`: `thoughtscope serve`'s settings, as written (the serve module reads them).
+    pub serve: toml::Table,
 }
 
 impl Default for Config {
@@ -91,6 +93,7 @@ impl Default for Config {
             path: None,
             breakpoints: Vec::new(),
             mcp: Vec::new(),
+            serve: toml::Table::new(),
         }
     }
 }
@@ -195,6 +198,11 @@ impl Config {
 
         config.breakpoints = parse_breakpoints(table.get("break"), &mut warn);
         config.mcp = parse_mcp(table.get("mcp"), &mut warn);
+        match table.get("serve") {
+            None => {}
+            Some(toml::Value::Table(serve)) => config.serve = serve.clone(),
+            Some(other) => warn("serve", format!("expected a table ([serve]), found {}; ignored", describe(other))),
+        }
 
         for key in table.keys().filter(|k| !TOP_KEYS.contains(&k.as_str())) {
             warn(key, format!("unknown key (known: {}); ignored", TOP_KEYS.join(", ")));

@@ -126,7 +126,7 @@ run = "step"
         "config.toml: defaults.n_evaluate: found integer -1: it must be a whole number from 1 to 1000; using the default".into(),
         "config.toml: defaults.threshold: found float nan: it must be a finite number; using the default".into(),
         "config.toml: defaults.majority_threshold: found float -inf: it must be a number from 0 to 1; using the default".into(),
-        "config.toml: colours: unknown key (known: theme, defaults, keymap, providers, prices, break, mcp); ignored".into(),
+        "config.toml: colours: unknown key (known: theme, defaults, keymap, providers, prices, break, mcp, serve); ignored".into(),
     ];
     for line in expected {
         assert!(warnings.contains(&line), "missing {line:?} in {warnings:#?}");

@@ -1,0 +1,149 @@
+//! `thoughtscope serve`: answer OpenAI-style chat requests with searches, each
+//! recorded as a session (see `thoughtscope::serve`).
+
+use std::net::IpAddr;
+use std::path::PathBuf;
+
+use clap::Args;
+use color_eyre::eyre::Result;
+
+use thoughtscope::llm::config::ProviderArgs;
+use thoughtscope::runtime::signals;
+use thoughtscope::runtime::Signal;
+use thoughtscope::serve::{self, Options, Serve, Upstream};
+
+use super::args::{RunArgs, SimArgs};
+use super::error::{usage_bail, UserError};
+
+/// Most searches or upstream calls at once (`--max-searches`, `--max-calls`).
+const MAX_AT_ONCE: usize = 1024;
+
+#[derive(Args, Debug, Clone, Default)]
+pub(crate) struct ServeArgs {
+    /// Address to listen on; one other machines can reach needs an API key [default: 127.0.0.1].
+    #[arg(long)]
+    pub(crate) host: Option<String>,
+    /// Port to listen on; 0 takes a free one (the address is printed) [default: 8787].
+    #[arg(long)]
+    pub(crate) port: Option<u16>,
+    /// Upstream model provider: sim (offline default; plays the built-in tasks only), openai, anthropic, or a profile.
+    #[arg(long)]
+    pub(crate) provider: Option<String>,
+    /// The bearer token every request must carry (else [serve] api_key in the config); required off loopback.
+    #[arg(long, value_name = "KEY")]
+    pub(crate) api_key: Option<String>,
+    /// Folder of the requests' sessions [default: the data directory's sessions/].
+    #[arg(long, value_name = "DIR")]
+    pub(crate) sessions: Option<PathBuf>,
+    /// Task of requests that name none in their thoughtscope object [default: the open question].
+    #[arg(long)]
+    pub(crate) task: Option<String>,
+    /// Searches at once; a request beyond them is answered 429 with Retry-After [default: 4].
+    #[arg(long, value_name = "N")]
+    pub(crate) max_searches: Option<usize>,
+    /// Upstream calls at once over all searches; more wait their turn [default: 16].
+    #[arg(long, value_name = "N")]
+    pub(crate) max_calls: Option<usize>,
+    #[command(flatten)]
+    pub(crate) sim: SimArgs,
+    #[command(flatten)]
+    pub(crate) connect: ProviderArgs,
+}
+
+/// Whether `host` is this machine only.
+fn loopback(host: &str) -> Result<bool> {
+    if host == "localhost" {
+        return Ok(true);
+    }
+    match host.trim_matches(['[', ']']).parse::<IpAddr>() {
+        Ok(ip) => Ok(ip.is_loopback()),
+        Err(_) => usage_bail!("--host {host:?} is not an IP address (e.g. 127.0.0.1, 0.0.0.0, ::1) or localhost"),
+    }
+}
+
+/// The server's options from the flags over the config's `[serve]` and `[defaults]`.
+fn options(args: &ServeArgs) -> Result<(Options, String, u16)> {
+    let cfg = super::config(args.connect.config.as_deref());
+    let settings = serve::settings::read(&cfg.serve, &cfg.source()).map_err(UserError::usage)?;
+    let host = args.host.clone().unwrap_or_else(|| "127.0.0.1".into());
+    let api_key = args.api_key.clone().or(settings.api_key);
+    if api_key.as_deref().is_some_and(|k| k.trim().is_empty()) {
+        usage_bail!("--api-key is empty; give the token clients must send");
+    }
+    if !loopback(&host)? && api_key.is_none() {
+        usage_bail!(
+            "--host {host} can be reached from other machines: give --api-key KEY (or api_key in the config's \
+             [serve]) so that only requests carrying it are answered"
+        );
+    }
+    let at_once = |flag: Option<usize>, file: Option<usize>, default: usize, name: &str| -> Result<usize> {
+        let n = flag.or(file).unwrap_or(default);
+        if !(1..=MAX_AT_ONCE).contains(&n) {
+            usage_bail!("--{name} must be from 1 to {MAX_AT_ONCE}, not {n}");
+        }
+        Ok(n)
+    };
+    let max_searches = at_once(args.max_searches, settings.max_searches, 4, "max-searches")?;
+    let max_calls = at_once(args.max_calls, settings.max_calls, 16, "max-calls")?;
+    let mut limits = args.connect.clone();
+    limits.budget_tokens = limits.budget_tokens.or(settings.budget_tokens);
+    limits.budget_usd = limits.budget_usd.or(settings.budget_usd);
+    let provider = args.provider.clone().or(cfg.defaults.provider.clone()).unwrap_or_else(|| "sim".into());
+    let upstream = match provider.as_str() {
+        "sim" => {
+            let run = RunArgs { sim: args.sim.clone(), ..RunArgs::default() };
+            Upstream::Sim(super::run::sim_config(&run, &cfg.defaults, 0, &cfg.source())?)
+        }
+        "replay" => usage_bail!("serve answers new requests: --provider replay has nothing recorded to answer them"),
+        _ => Upstream::Real {
+            provider,
+            connect: Box::new(args.connect.clone()),
+            file: Box::new(cfg.providers()?.clone()),
+        },
+    };
+    let options = Options {
+        upstream,
+        sessions: args.sessions.clone().unwrap_or_else(|| thoughtscope::config::data_dir().join("sessions")),
+        api_key,
+        max_searches,
+        max_calls,
+        limits,
+        defaults: cfg.defaults.search.clone(),
+        profiles: settings.profiles,
+        task: args.task.clone(),
+    };
+    Ok((options, host, args.port.unwrap_or(8787)))
+}
+
+pub(crate) fn serve_cmd(args: ServeArgs) -> Result<()> {
+    let (options, host, port) = options(&args)?;
+    let sessions = options.sessions.clone();
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    runtime.block_on(async move {
+        let interrupts = signals::listen(&[Signal::INT, Signal::TERM], signals::flush_stdout)?;
+        let state = Serve::new(options, interrupts.clone()).map_err(UserError::usage)?;
+        let address = format!(
+            "{}:{port}",
+            if host.contains(':') { format!("[{}]", host.trim_matches(['[', ']'])) } else { host.clone() }
+        );
+        let listener = tokio::net::TcpListener::bind(&address)
+            .await
+            .map_err(|e| UserError { message: format!("cannot listen on {address}: {e}"), usage: false })?;
+        let bound = listener.local_addr()?;
+        safe_println!(
+            "thoughtscope serve: listening on http://{bound}/v1 (model {}; sessions in {})",
+            state.model(),
+            sessions.display()
+        );
+        let mut heard = interrupts.clone();
+        serve::serve(state, listener, async move {
+            signals::first(&mut heard).await;
+        })
+        .await?;
+        let stopped_by = interrupts.borrow().first;
+        if let Some(signal) = stopped_by {
+            safe_eprintln!("thoughtscope serve: stopped by {signal}; every session is closed");
+        }
+        Ok(())
+    })
+}

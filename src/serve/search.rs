@@ -1,0 +1,263 @@
+//! One request as one search: the task, problem, parameters and upstream it names,
+//! set up as a headless run recording its session, run through the one run loop, and
+//! its result as an answer or an OpenAI-style error.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde_json::json;
+use tokio::sync::{watch, Semaphore};
+
+use super::openai::{Answer, ApiError, ChatRequest, Usage};
+use super::{open_question, route, Serve, Upstream};
+use crate::engine::{methods, MethodKind, Params, PromptStyle};
+use crate::llm::sim::{SimConfig, SimProvider};
+use crate::llm::{ContextWindow, Provider, DEFAULT_CONTEXT_TOKENS};
+use crate::runtime::headless::{run_headless_under, Interrupts, RunLimits, RunSetup};
+use crate::tasks::{self, Problem, TaskOptions, TaskSource};
+
+/// A request set up to run.
+pub(super) struct Prepared {
+    pub id: String,
+    setup: RunSetup,
+    problem: Problem,
+    created: u64,
+    /// The model as the request wrote it (the response says it back).
+    model: String,
+    method: MethodKind,
+    path: PathBuf,
+}
+
+impl Serve {
+    /// The methods that work on the task of requests naming none.
+    pub(super) fn methods_served(&self) -> Vec<&'static str> {
+        let task = match &self.options.task {
+            None => open_question::task("a question"),
+            Some(name) => self.named_task(name, self.style()).map_err(|e| e.message),
+        };
+        match task {
+            Ok(task) => methods::serving(task.as_ref(), &Params::default()).iter().map(|m| m.kind.label()).collect(),
+            Err(_) => Vec::new(),
+        }
+    }
+
+    /// How named tasks lay their prompts out: the papers' for sim (which plays them), chat for a model.
+    fn style(&self) -> PromptStyle {
+        match self.options.upstream {
+            Upstream::Sim(_) => PromptStyle::Reference,
+            Upstream::Real { .. } => PromptStyle::Chat,
+        }
+    }
+
+    /// A registered task, or a task file of the config directory's `tasks/` (by name only:
+    /// a request may not point the server at a path).
+    fn named_task(&self, name: &str, style: PromptStyle) -> Result<Arc<dyn TaskSource>, ApiError> {
+        if name == open_question::NAME {
+            return Err(ApiError::invalid("invalid_task", "open-question is the default: leave thoughtscope.task out"));
+        }
+        let is_path = name.contains(['/', '\\']) || name.ends_with(".toml") || name.starts_with('.');
+        if tasks::find(name).is_none() && (is_path || tasks::file::locate(name).is_none()) {
+            return Err(ApiError::invalid(
+                "invalid_task",
+                format!(
+                    "unknown task {name:?}: name a built-in task ({}) or a task file in the config directory's tasks/",
+                    tasks::names().join(", ")
+                ),
+            ));
+        }
+        let key = format!("{name}\u{1}{}", style.name());
+        if let Some(task) = self.tasks.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+            return Ok(Arc::clone(task));
+        }
+        let options = TaskOptions { style, ..TaskOptions::default() };
+        let task = tasks::build(name, &options, &mut Vec::new())
+            .map_err(|e| ApiError::invalid("invalid_task", format!("task {name}: {e}")))?;
+        self.tasks.lock().unwrap_or_else(|p| p.into_inner()).insert(key, Arc::clone(&task));
+        Ok(task)
+    }
+
+    /// Set `request` up: route, task, problem, parameters, upstream, budget and session path.
+    pub(super) async fn prepare(&self, request: &ChatRequest) -> Result<Prepared, ApiError> {
+        let route = route::route(&request.model, &self.options.profiles)?;
+        let profile = route.profile.as_ref().and_then(|p| self.options.profiles.get(p));
+        let params = route::params(route.method, request, profile, &self.options.defaults)?;
+        let named = route::task_named(request, profile)?.or_else(|| self.options.task.clone());
+        let (task, problem) = match &named {
+            None => {
+                if let Upstream::Sim(_) = self.options.upstream {
+                    return Err(ApiError::invalid(
+                        "sim_cannot_answer",
+                        "sim cannot answer an open question (it plays the built-in tasks only): name one in the \
+                         request, e.g. \"thoughtscope\": {\"task\": \"game24\"}, or serve a model with --provider",
+                    ));
+                }
+                let question = request.conversation();
+                let task = open_question::task(&question).map_err(|m| ApiError::new(500, "server_error", "task", m))?;
+                (task, Problem { index: None, input: question })
+            }
+            Some(name) => {
+                let task = self.named_task(name, self.style())?;
+                let text = request.last_user().unwrap_or_default();
+                let problem =
+                    task.parse_input(text).map_err(|e| ApiError::invalid("invalid_problem", e.to_string()))?;
+                (task, problem)
+            }
+        };
+        methods::check_serves(task.as_ref(), &params)
+            .map_err(|u| ApiError::invalid("unsupported_method", u.to_string()))?;
+        let (provider, sim, context) = self.upstream(&route.upstream, task.as_ref(), &params).await?;
+        let mut limits = RunLimits::from_args(&self.options.limits, provider.as_ref())
+            .map_err(|e| ApiError::new(500, "server_error", "budget", e.to_string()))?;
+        limits.context = context;
+        let id = self.request_id();
+        let created = unix_seconds();
+        let path = self.options.sessions.join(format!("{}-{}-{id}.jsonl", stamp(created), params.method.label()));
+        let method = params.method;
+        let setup = RunSetup {
+            task,
+            params,
+            provider,
+            sim,
+            concurrency: self.options.max_calls.max(1),
+            record: Some(path.clone()),
+            limits,
+            replay_tools: None,
+            memory: None,
+            unjudged: false,
+        };
+        Ok(Prepared { id, setup, problem, created, model: request.model.clone(), method, path })
+    }
+
+    /// The provider of `model` (empty: the served one), with its sim settings and context window.
+    async fn upstream(
+        &self,
+        model: &str,
+        task: &dyn TaskSource,
+        params: &Params,
+    ) -> Result<(Arc<dyn Provider>, Option<SimConfig>, Option<ContextWindow>), ApiError> {
+        let (provider, connect, file) = match &self.options.upstream {
+            Upstream::Sim(base) => {
+                if !model.is_empty() && model != "sim" {
+                    return Err(ApiError::new(
+                        404,
+                        "invalid_request_error",
+                        "model_not_found",
+                        format!("this server's upstream is sim, not {model:?}: write method@sim"),
+                    ));
+                }
+                crate::llm::sim::check_plays(task, params).map_err(|m| ApiError::invalid("sim_cannot_answer", m))?;
+                let config = SimConfig { seed: params.seed(), ..base.clone() };
+                return Ok((Arc::new(SimProvider::new(config.clone())), Some(config), None));
+            }
+            Upstream::Real { provider, connect, file } => (provider, connect, file),
+        };
+        let model = if model.is_empty() { self.model.clone() } else { model.to_string() };
+        let key = (model.clone(), params.seed());
+        if let Some((p, window)) = self.providers.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+            return Ok((Arc::clone(p), None, window.clone()));
+        }
+        let mut connect = connect.clone();
+        connect.model = Some(model);
+        let built = crate::llm::config::build(provider, &connect, file, params.seed())
+            .map_err(|e| ApiError::new(500, "server_error", "upstream_config", e.to_string()))?;
+        let window = built.context_window().await.unwrap_or(ContextWindow {
+            tokens: DEFAULT_CONTEXT_TOKENS,
+            source: "a conservative default".into(),
+            measured: false,
+        });
+        let window = Some(window);
+        self.providers.lock().unwrap_or_else(|p| p.into_inner()).insert(key, (Arc::clone(&built), window.clone()));
+        Ok((built, None, window))
+    }
+}
+
+impl Prepared {
+    /// The session file's name (the response header gives it).
+    pub fn file_name(&self) -> String {
+        self.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+    }
+
+    /// Run the search through the one run loop, its calls under `calls`, stopping on a
+    /// signal heard on `interrupts`; the session is recorded and ended whatever happens.
+    pub async fn run(self, calls: Arc<Semaphore>, interrupts: watch::Receiver<Interrupts>) -> Result<Answer, ApiError> {
+        let done =
+            run_headless_under(&self.setup, std::slice::from_ref(&self.problem), calls, interrupts, |_| Ok(())).await;
+        let Some(result) = done.results.first() else {
+            let why = done.stopped.unwrap_or_else(|| "the search did not start".into());
+            return Err(match done.signal {
+                Some(_) => ApiError::new(503, "server_error", "shutting_down", why),
+                None => ApiError::new(500, "server_error", "session_not_recorded", why),
+            });
+        };
+        let stopped = result.stopped.clone().unwrap_or_default();
+        let about = json!({
+            "request_id": self.id,
+            "session": self.path.display().to_string(),
+            "method": self.method.label(),
+            "task": self.setup.task.name(),
+            "calls": result.calls,
+            "cache_hits": result.cache_hits,
+            "cost_usd": result.cost_usd,
+            "stopped": result.stopped,
+        });
+        let Some(content) = result.answer.clone() else {
+            let message = result.error.clone().unwrap_or_else(|| "the search ended without an answer".into());
+            return Err(if done.signal.is_some() {
+                ApiError::new(503, "server_error", "shutting_down", format!("the server is shutting down: {message}"))
+            } else if stopped.starts_with("budget exceeded") {
+                ApiError::new(400, "insufficient_quota", "budget_exceeded", message)
+            } else if let Some(upstream) = &result.provider_error {
+                let code = if stopped.starts_with("the server is unreachable") {
+                    "upstream_unreachable"
+                } else if stopped.starts_with("the server refused") {
+                    "upstream_refused"
+                } else {
+                    "upstream_failed"
+                };
+                ApiError::new(502, "upstream_error", code, format!("the upstream model failed: {upstream}"))
+            } else {
+                ApiError::new(422, "search_error", "no_answer", message)
+            });
+        };
+        let finish_reason = if stopped.is_empty() { "stop" } else { "length" };
+        Ok(Answer {
+            id: format!("chatcmpl-{}", self.id),
+            created: self.created,
+            model: self.model,
+            content,
+            finish_reason,
+            usage: Usage { prompt_tokens: result.prompt_tokens, completion_tokens: result.completion_tokens },
+            about,
+        })
+    }
+}
+
+fn unix_seconds() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+/// `20261204T160512Z`: a UTC time that sorts as text.
+pub(super) fn stamp(unix: u64) -> String {
+    let (days, secs) = (unix / 86_400, unix % 86_400);
+    // Howard Hinnant's civil_from_days.
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}{month:02}{day:02}T{:02}{:02}{:02}Z", secs / 3600, secs % 3600 / 60, secs % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn stamps_are_utc_and_sort_as_text() {
+        assert_eq!(super::stamp(0), "19700101T000000Z");
+        assert_eq!(super::stamp(1_764_864_312), "20251204T160512Z");
+        assert_eq!(super::stamp(951_782_400), "20000229T000000Z");
+    }
+}

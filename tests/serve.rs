@@ -1,0 +1,390 @@
+//! `thoughtscope serve` driven over HTTP with curl: plain and streamed answers, the
+//! method the model names, every request a session that replays with no calls, the
+//! bearer token, a full server's 429, and SIGTERM during a request. The upstream is
+//! `sim` (built-in tasks, offline) or a scripted OpenAI-compatible server on 127.0.0.1.
+
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdout, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use support::{FakeServer, Reply, Seen};
+use thoughtscope::session::Session;
+
+const KEY: &str = "sk-upstream-THOUGHTSCOPE-canary-7";
+
+/// A `serve` process on a free port of 127.0.0.1 (or the host given), killed when dropped.
+struct Served {
+    child: Child,
+    /// `http://127.0.0.1:PORT/v1`
+    url: String,
+    sessions: PathBuf,
+    home: tempfile::TempDir,
+    _stdout: BufReader<ChildStdout>,
+}
+
+fn command(home: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_thoughtscope"));
+    c.current_dir(home)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_CACHE_HOME", home.join("cache"))
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env_remove("THOUGHTSCOPE_CONFIG")
+        .env_remove("OPENAI_BASE_URL")
+        .env("OPENAI_API_KEY", KEY);
+    c
+}
+
+impl Served {
+    fn start(args: &[&str]) -> Served {
+        let home = tempfile::tempdir().unwrap();
+        let sessions = home.path().join("sessions");
+        let mut child = command(home.path())
+            .args(["serve", "--port", "0", "--sessions"])
+            .arg(&sessions)
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the binary runs");
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        let Some(address) = line.split("listening on ").nth(1).and_then(|r| r.split_whitespace().next()) else {
+            let out = child.wait_with_output().unwrap();
+            panic!("serve did not start: {line}{}", String::from_utf8_lossy(&out.stderr));
+        };
+        let url = address.replace("0.0.0.0", "127.0.0.1");
+        Served { child, url, sessions, home, _stdout: stdout }
+    }
+
+    fn post(&self, body: &Value, headers: &[&str]) -> Answer {
+        let mut args = vec!["-X".to_string(), "POST".into(), format!("{}/chat/completions", self.url)];
+        args.extend(["-H".into(), "content-type: application/json".into(), "--data-binary".into(), body.to_string()]);
+        for h in headers {
+            args.extend(["-H".to_string(), h.to_string()]);
+        }
+        curl(&args)
+    }
+
+    fn session(&self, answer: &Answer) -> PathBuf {
+        let name = answer.header("x-thoughtscope-session").expect("the session header");
+        self.sessions.join(name)
+    }
+
+    /// The sessions folder's files (a search's session is created as it starts).
+    fn sessions_now(&self) -> Vec<PathBuf> {
+        std::fs::read_dir(&self.sessions).map(|d| d.map(|e| e.unwrap().path()).collect()).unwrap_or_default()
+    }
+
+    /// `replay --headless --strict`: the summary, after checking the session replayed exactly.
+    fn replay(&self, session: &Path) -> Value {
+        let out = command(self.home.path())
+            .args(["replay"])
+            .arg(session)
+            .args(["--headless", "--json", "--strict"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success() && stderr.contains("replayed exactly"), "replay: {stderr}");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        serde_json::from_str(stdout.lines().last().unwrap()).unwrap()
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A response as curl saw it.
+struct Answer {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Answer {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
+
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.body))
+    }
+
+    /// The `data:` payloads of an event stream.
+    fn events(&self) -> Vec<String> {
+        self.body.lines().filter_map(|l| l.strip_prefix("data: ")).map(str::to_string).collect()
+    }
+}
+
+fn curl(args: &[String]) -> Answer {
+    let out: Output =
+        Command::new("curl").args(["-sS", "-D", "-", "--max-time", "120"]).args(args).output().expect("curl runs");
+    assert!(out.status.success(), "curl: {}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let mut lines = head.lines();
+    let status = lines.next().and_then(|l| l.split_whitespace().nth(1)).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    Answer { status, headers, body: body.to_string() }
+}
+
+fn game24(model: &str, stream: bool) -> Value {
+    json!({"model": model, "stream": stream, "messages": [{"role": "user", "content": "4 9 10 13"}],
+        "thoughtscope": {"task": "game24"}})
+}
+
+fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(start.elapsed() < Duration::from_secs(120), "waited too long for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn sim_answers_a_built_in_task_plain_and_streamed_and_each_request_replays() {
+    let served = Served::start(&[]);
+    let plain = served.post(&game24("tot-bfs@sim", false), &[]);
+    assert_eq!(plain.status, 200, "{}", plain.body);
+    let body = plain.json();
+    assert_eq!(body["object"], "chat.completion");
+    assert_eq!(body["model"], "tot-bfs@sim");
+    let content = body["choices"][0]["message"]["content"].as_str().unwrap().to_string();
+    assert!(!content.is_empty());
+    assert_eq!(body["thoughtscope"]["method"], "tot-bfs");
+    let id = plain.header("x-request-id").unwrap();
+    let session = served.session(&plain);
+    let name = session.file_name().unwrap().to_string_lossy().to_string();
+    assert!(
+        name.contains("-tot-bfs-") && name.ends_with(&format!("{id}.jsonl")),
+        "named by time, method and id: {name}"
+    );
+    let recorded = Session::load(&session).unwrap();
+    assert_eq!(recorded.header.params.method.label(), "tot-bfs");
+    assert!(recorded.end().is_some(), "the session is closed");
+    let replayed = served.replay(&session);
+    assert_eq!(replayed["solved"], 1, "the replay reaches the same (right) answer");
+    assert_eq!(replayed["llm_calls"], body["thoughtscope"]["calls"]);
+    let usage = &body["usage"];
+    assert_eq!(
+        usage["total_tokens"],
+        usage["prompt_tokens"].as_u64().unwrap() + usage["completion_tokens"].as_u64().unwrap()
+    );
+    assert_eq!(replayed["prompt_tokens"], usage["prompt_tokens"], "usage sums every call of the search");
+    assert_eq!(replayed["completion_tokens"], usage["completion_tokens"]);
+
+    let streamed = served.post(&game24("cot-sc@sim", true), &[]);
+    assert_eq!(streamed.status, 200, "{}", streamed.body);
+    assert!(streamed.header("content-type").unwrap().starts_with("text/event-stream"));
+    let events = streamed.events();
+    assert_eq!(events.last().map(String::as_str), Some("[DONE]"));
+    let chunks: Vec<Value> = events[..events.len() - 1].iter().map(|e| serde_json::from_str(e).unwrap()).collect();
+    assert!(chunks.iter().all(|c| c["object"] == "chat.completion.chunk"));
+    let text: String = chunks.iter().filter_map(|c| c["choices"][0]["delta"]["content"].as_str()).collect();
+    assert!(!text.is_empty());
+    let finish: Vec<&Value> =
+        chunks.iter().map(|c| &c["choices"][0]["finish_reason"]).filter(|f| !f.is_null()).collect();
+    assert_eq!(finish, [&json!("stop")]);
+    assert!(chunks.last().unwrap()["usage"]["total_tokens"].as_u64().unwrap() > 0);
+    let session = served.session(&streamed);
+    assert_eq!(Session::load(&session).unwrap().header.params.method.label(), "cot-sc");
+    let replayed = served.replay(&session);
+    assert_eq!(replayed["prompt_tokens"], chunks.last().unwrap()["usage"]["prompt_tokens"]);
+
+    // sim cannot answer an open question: one line saying what to do.
+    let open = served.post(&json!({"model": "cot-sc@sim", "messages": [{"role": "user", "content": "Why?"}]}), &[]);
+    assert_eq!(open.status, 400);
+    assert_eq!(open.json()["error"]["code"], "sim_cannot_answer");
+    let bad = served.post(
+        &json!({"model": "cot-sc@sim", "messages": [{"role": "user", "content": "4 9 10 13"}],
+        "thoughtscope": {"task": "game24", "samples": 0}}),
+        &[],
+    );
+    assert_eq!((bad.status, bad.json()["error"]["code"].as_str()), (400, Some("invalid_parameter")), "{}", bad.body);
+    let unknown = served.post(&game24("wizardry@sim", false), &[]);
+    assert_eq!(unknown.status, 404);
+    let models = curl(&[format!("{}/models", served.url)]);
+    let ids: Vec<String> =
+        models.json()["data"].as_array().unwrap().iter().map(|m| m["id"].as_str().unwrap().into()).collect();
+    assert!(ids.contains(&"sim".to_string()) && ids.contains(&"cot-sc@sim".to_string()), "{ids:?}");
+}
+
+/// A scripted upstream: propose, value, cot and io prompts of the open question answered plausibly.
+fn upstream(seen: &Seen) -> Reply {
+    let prompt = seen.prompt();
+    let text = if prompt.contains("Final answers:") {
+        "Answer: Paris\nAnswer: Lyon"
+    } else if prompt.contains("Possible next steps:") {
+        "Recall the capital of France.\nList large French cities."
+    } else if prompt.contains("Judgement:") {
+        "It heads to the answer.\nsure"
+    } else if prompt.contains("step by step") {
+        "France's government sits in Paris.\nAnswer: Paris"
+    } else {
+        "The capital of France is Paris."
+    };
+    Reply::chat(&[text], Some((100, 10)))
+}
+
+fn chat_calls(fake: &FakeServer) -> usize {
+    fake.seen().iter().filter(|s| s.path.ends_with("/chat/completions")).count()
+}
+
+#[test]
+fn a_model_upstream_answers_the_open_question_by_the_method_the_model_names() {
+    let fake = FakeServer::start(|_, seen| upstream(seen));
+    let served =
+        Served::start(&["--provider", "openai", "--base-url", &fake.url, "--model", "fake-model", "--retries", "0"]);
+    let question = json!([{"role": "user", "content": "What is the capital of France?"}]);
+
+    // A plain model name: io, the conversation passed through as it came.
+    let io = served.post(&json!({"model": "fake-model", "messages": question}), &[]);
+    assert_eq!(io.status, 200, "{}", io.body);
+    assert_eq!(io.json()["choices"][0]["message"]["content"], "The capital of France is Paris.");
+    let sent = fake.seen();
+    let last = sent.last().unwrap();
+    assert_eq!(last.body["messages"], question, "io sends the conversation as it came");
+    assert_eq!(last.body["model"], "fake-model");
+
+    for (model, extra) in [("cot-sc@fake-model", json!({"samples": 3})), ("tot-bfs@fake-model", json!({"breadth": 1}))]
+    {
+        let before = chat_calls(&fake);
+        let r = served.post(&json!({"model": model, "messages": question, "thoughtscope": extra}), &[]);
+        assert_eq!(r.status, 200, "{model}: {}", r.body);
+        let body = r.json();
+        assert_eq!(body["choices"][0]["message"]["content"], "Paris", "{model}");
+        let calls = chat_calls(&fake) - before;
+        assert!(calls >= 2, "{model} searched: {calls} calls");
+        assert_eq!(body["usage"]["prompt_tokens"], 100 * calls as u64, "usage sums the search's calls ({model})");
+        assert_eq!(body["usage"]["completion_tokens"], 10 * calls as u64);
+        let session = served.session(&r);
+        let recorded = Session::load(&session).unwrap();
+        assert_eq!(recorded.header.task, "open-question");
+        assert!(recorded.header.task_def.is_some(), "the task is in the header, so no file is needed");
+        let before_replay = chat_calls(&fake);
+        let replayed = served.replay(&session);
+        assert_eq!(replayed["llm_calls"], body["thoughtscope"]["calls"]);
+        assert_eq!(replayed["prompt_tokens"], body["usage"]["prompt_tokens"]);
+        assert_eq!(chat_calls(&fake), before_replay, "a replay makes no calls");
+        let file = std::fs::read_to_string(&session).unwrap();
+        assert!(!file.contains(KEY), "no secret in the session");
+    }
+    let tokens = served.post(
+        &json!({"model": "cot-sc@fake-model", "messages": question,
+        "thoughtscope": {"samples": 3, "task": "no-such-task"}}),
+        &[],
+    );
+    assert_eq!((tokens.status, tokens.json()["error"]["code"].as_str()), (400, Some("invalid_task")));
+}
+
+#[test]
+fn upstream_errors_come_back_as_openai_error_bodies() {
+    let fake = FakeServer::start(|_, _| Reply::json(401, r#"{"error": {"message": "bad key upstream"}}"#));
+    let served =
+        Served::start(&["--provider", "openai", "--base-url", &fake.url, "--model", "fake-model", "--retries", "0"]);
+    let r = served.post(&json!({"model": "cot-sc@fake-model", "messages": [{"role": "user", "content": "Hi?"}]}), &[]);
+    assert_eq!(r.status, 502, "{}", r.body);
+    let error = &r.json()["error"];
+    assert_eq!(error["type"], "upstream_error");
+    assert_eq!(error["code"], "upstream_refused");
+    assert!(error["message"].as_str().unwrap().contains("bad key upstream"), "{error}");
+    assert!(Session::load(&served.session(&r)).unwrap().stopped().is_some(), "recorded, with why it stopped");
+}
+
+#[test]
+fn a_token_is_required_off_loopback_and_checked_on_every_request() {
+    let home = tempfile::tempdir().unwrap();
+    let out = command(home.path()).args(["serve", "--host", "0.0.0.0", "--port", "0"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--api-key") && err.lines().count() == 1, "{err}");
+
+    let served = Served::start(&["--host", "0.0.0.0", "--api-key", "s3cret-token"]);
+    let missing = served.post(&game24("io@sim", false), &[]);
+    assert_eq!(missing.status, 401);
+    assert_eq!(missing.json()["error"]["code"], "missing_api_key");
+    let wrong = served.post(&game24("io@sim", false), &["authorization: Bearer nope"]);
+    assert_eq!((wrong.status, wrong.json()["error"]["code"].as_str()), (401, Some("invalid_api_key")));
+    assert!(served.sessions_now().is_empty(), "refused requests run nothing");
+    let models = curl(&[format!("{}/models", served.url)]);
+    assert_eq!(models.status, 401);
+    let right = served.post(&game24("io@sim", false), &["authorization: Bearer s3cret-token"]);
+    assert_eq!(right.status, 200, "{}", right.body);
+}
+
+#[test]
+fn a_full_server_answers_429_with_retry_after() {
+    let served = Served::start(&["--max-searches", "1", "--sim-latency-ms", "400"]);
+    let url = served.url.clone();
+    let first = std::thread::spawn(move || {
+        let body = game24("tot-bfs@sim", false).to_string();
+        curl(&[
+            "-X".into(),
+            "POST".into(),
+            format!("{url}/chat/completions"),
+            "-H".into(),
+            "content-type: application/json".into(),
+            "--data-binary".into(),
+            body,
+        ])
+    });
+    wait_for("the first search to start", || !served.sessions_now().is_empty());
+    let second = served.post(&game24("io@sim", false), &[]);
+    assert_eq!(second.status, 429, "{}", second.body);
+    assert_eq!(second.header("retry-after"), Some("1"));
+    assert_eq!(second.json()["error"]["code"], "too_many_searches");
+    let first = first.join().unwrap();
+    assert_eq!(first.status, 200, "{}", first.body);
+    assert_eq!(served.sessions_now().len(), 1, "the refused request recorded nothing");
+    let again = served.post(&game24("io@sim", false), &[]);
+    assert_eq!(again.status, 200, "a slot is free again: {}", again.body);
+}
+
+#[test]
+fn sigterm_during_a_request_stops_the_search_and_closes_its_session() {
+    let mut served = Served::start(&["--sim-latency-ms", "1500"]);
+    let url = served.url.clone();
+    let request = std::thread::spawn(move || {
+        let body = game24("tot-bfs@sim", false).to_string();
+        curl(&[
+            "-X".into(),
+            "POST".into(),
+            format!("{url}/chat/completions"),
+            "-H".into(),
+            "content-type: application/json".into(),
+            "--data-binary".into(),
+            body,
+        ])
+    });
+    wait_for("the search to start", || !served.sessions_now().is_empty());
+    let pid = served.child.id().to_string();
+    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let answer = request.join().unwrap();
+    assert!(matches!(answer.status, 200 | 503), "{} {}", answer.status, answer.body);
+    if answer.status == 503 {
+        assert_eq!(answer.json()["error"]["code"], "shutting_down");
+    }
+    let mut exited = None;
+    wait_for("the server to exit", || {
+        exited = served.child.try_wait().unwrap();
+        exited.is_some()
+    });
+    assert!(exited.unwrap().success(), "a graceful exit");
+    let session = served.sessions_now().pop().unwrap();
+    let recorded = Session::load(&session).unwrap();
+    assert!(recorded.stopped().is_some_and(|why| why.contains("SIGTERM")), "{:?}", recorded.stopped());
+    assert!(recorded.end().is_some(), "the session has its end line");
+    served.replay(&session);
+}

@@ -1,0 +1,87 @@
+//! `thoughtscope serve` driven by the official OpenAI Python client (pinned, installed by
+//! `tests/serve/openai-client.sh` into the user cache directory): models, a plain and a
+//! streamed answer with parameters in `extra_body`, the session header, a refused key and
+//! a refused parameter, all against `sim` on a built-in task (offline). Only if pip cannot
+//! install the client does this skip, saying why (THOUGHTSCOPE_REQUIRE_OPENAI_CLIENT=1
+//! makes that a failure).
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+use thoughtscope::session::Session;
+
+fn script() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/serve/openai-client.sh")
+}
+
+/// The venv's python, installing the client if missing.
+fn python() -> Result<String, String> {
+    let out =
+        Command::new("bash").arg(script()).arg("install").stdin(Stdio::null()).output().map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        return Err(format!("pip could not install the openai client: {}", err.lines().last().unwrap_or("")));
+    }
+    let out = Command::new("bash").arg(script()).arg("python").output().map_err(|e| e.to_string())?;
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+#[test]
+fn the_official_openai_client_gets_answers_streams_and_errors_it_understands() {
+    let python = match python() {
+        Ok(p) => p,
+        Err(why) if std::env::var_os("THOUGHTSCOPE_REQUIRE_OPENAI_CLIENT").is_none() => {
+            eprintln!("skipped: {why}");
+            return;
+        }
+        Err(why) => panic!("{why}"),
+    };
+    let home = tempfile::tempdir().unwrap();
+    let sessions = home.path().join("sessions");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_thoughtscope"))
+        .args(["serve", "--port", "0", "--api-key", "client-key", "--sessions"])
+        .arg(&sessions)
+        .env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home.path().join("config"))
+        .env_remove("THOUGHTSCOPE_CONFIG")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let url =
+        line.split("listening on ").nth(1).and_then(|r| r.split_whitespace().next()).expect("the address").to_string();
+    let out = Command::new(&python)
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/serve/client.py"))
+        .args([&url, "client-key"])
+        .output()
+        .unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(out.status.success(), "client.py: {}", String::from_utf8_lossy(&out.stderr));
+    let seen: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let models: Vec<&str> = seen["models"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+    assert!(models.contains(&"cot-sc@sim") && models.contains(&"tot-bfs@sim"), "{models:?}");
+    let plain = &seen["plain"];
+    assert!(!plain["content"].as_str().unwrap().is_empty(), "{plain}");
+    assert_eq!(plain["finish_reason"], "stop");
+    assert!(plain["total_tokens"].as_u64().unwrap() > 0);
+    let file = sessions.join(plain["session"].as_str().unwrap());
+    let recorded = Session::load(&file).unwrap();
+    assert_eq!(recorded.header.params.method.label(), "tot-bfs");
+    assert_eq!(
+        recorded.header.params.get("breadth"),
+        Some(&thoughtscope::engine::Value::Whole(3)),
+        "extra_body reached the method"
+    );
+    assert!(file.to_string_lossy().contains(plain["request_id"].as_str().unwrap()));
+    let streamed = &seen["streamed"];
+    assert!(!streamed["content"].as_str().unwrap().is_empty(), "{streamed}");
+    assert_eq!(streamed["finish_reason"], "stop");
+    assert!(streamed["total_tokens"].as_u64().unwrap() > 0);
+    assert_eq!(seen["wrong_key"], 401);
+    assert_eq!(seen["bad_parameter"], "invalid_parameter");
+}
