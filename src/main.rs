@@ -14,7 +14,13 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return cli::error::clap_error(&e),
     };
-    match cli::main(cli) {
+    let result = cli::main(cli);
+    // The MCP servers the run started end with it (a run stopped by a signal included);
+    // one that ended on its own during the run is said once.
+    for note in thoughtscope::tools::mcp::end_servers() {
+        eprintln!("warning: {note}");
+    }
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(report) => cli::error::report(&report),
     }

@@ -1,12 +1,14 @@
-//! Tools from an MCP server (the test server in tests/mcp/server.rs) offered to a task
-//! file's ReAct: started with only its configured environment, called in text and native
-//! modes, failures as observations, recorded so a replay needs no server.
+//! Tools from an MCP server (the test server in tests/mcp/server.rs) offered to ReAct and
+//! ReTreVal, on a task file and on the built-in tasks: started with only its configured
+//! environment, called in text and native modes, failures (a server that dies included)
+//! as observations, recorded so a replay needs no server, and ended with the run.
 
 mod support;
 
 use std::path::{Path, PathBuf};
 
-use support::{sandboxed, summary};
+use serde_json::{json, Value};
+use support::{sandboxed, summary, FakeServer, Reply};
 
 const TASK: &str = r#"name = "sums"
 [problems]
@@ -59,7 +61,9 @@ fn setup(dir: &Path) -> PathBuf {
 }
 
 fn run(dir: &Path, extra: &[&str]) -> std::process::Output {
+    // sim without its errors: every problem is solved as its steps say.
     let args = ["run", "--task", "./sums", "--method", "react", "--range", "0..3", "--mcp", "calc", "--json"];
+    let args = [&args[..], &["--sim-noise", "0"]].concat();
     sandboxed(dir).args(args).args(extra).env("OPENAI_API_KEY", "sk-thoughtscope-own-key-0123456789").output().unwrap()
 }
 
@@ -104,16 +108,13 @@ fn mcp_flags_that_cannot_work_are_one_line() {
     let dir = tempfile::tempdir().unwrap();
     setup(dir.path());
     let out = sandboxed(dir.path())
-        .args(["run", "--task", "qa-demo", "--method", "react", "--range", "0", "--mcp", "calc"])
+        .args(["run", "--task", "game24", "--method", "cot", "--range", "0", "--mcp", "calc"])
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "{err}");
-    assert!(
-        err.contains("--mcp adds an MCP server's tools to a task file's ReAct; qa-demo offers its own tools"),
-        "{err}"
-    );
+    assert!(err.contains("game24 uses no tools (it has no ReAct steps), so --mcp has no place"), "{err}");
     let out =
         sandboxed(dir.path()).args(["run", "--task", "./sums", "--method", "react", "--mcp", "nope"]).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
@@ -121,4 +122,240 @@ fn mcp_flags_that_cannot_work_are_one_line() {
     let out = sandboxed(dir.path()).args(["run", "--task", "./sums", "--method", "react"]).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("[tools] mcp names the server calc: start it with --mcp calc"), "{err}");
+}
+
+/// The scripted model of a built-in task's ReAct and ReTreVal: step 1 adds 2 and 3 with
+/// the MCP server's `add`, step 2 finishes with 5 (as text, or as native tool calls when
+/// the request offers tools); ReTreVal's other phases get plain good answers.
+fn scripted(seen: &support::Seen) -> Reply {
+    let prompt = seen.prompt();
+    let plain = |text: &str| Reply::chat(&[text], Some((50, 10)));
+    if prompt.contains("Estimate how complex") {
+        return plain("Routine.\nComplexity: 1");
+    }
+    if prompt.contains("Assess this attempt critically") {
+        return plain("Each step holds.\nScore: 9");
+    }
+    if prompt.contains("Compare the attempt to judge") {
+        let n = prompt.matches("Other attempt ").count();
+        let lines: Vec<String> = (1..=n).map(|k| format!("Versus {k}: 5")).collect();
+        return plain(&format!("{}\nCritique: none found", lines.join("\n")));
+    }
+    if prompt.contains("Check the attempt step by step") {
+        return plain("Every step is right.\nVERDICT: correct");
+    }
+    let Some(tools) = seen.body["tools"].as_array().filter(|t| !t.is_empty()) else {
+        let step = support::react_step(&prompt).max(1);
+        let action = if step == 1 { r#"add[{"a": 2, "b": 3}]"# } else { "finish[5]" };
+        return plain(&format!("Thought {step}: I use the tools.\nAction {step}: {action}"));
+    };
+    let step: usize = prompt
+        .rsplit("Now step ")
+        .next()
+        .and_then(|r| r.split(':').next())
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(1);
+    let (name, arguments) = if step == 1 {
+        ("add", json!({"a": 2, "b": 3}))
+    } else {
+        let finish = tools.iter().find(|t| t["function"]["name"] == "finish").expect("finish is offered");
+        let param = finish["function"]["parameters"]["properties"].as_object().unwrap().keys().next().unwrap().clone();
+        ("finish", json!({ param: "5" }))
+    };
+    let message = json!({
+        "role": "assistant",
+        "content": format!("Step {step}: I call {name}."),
+        "tool_calls": [{ "id": format!("call_{step}"), "type": "function",
+                         "function": { "name": name, "arguments": arguments.to_string() } }],
+    });
+    let body = json!({
+        "id": "x", "object": "chat.completion", "model": "scripted",
+        "choices": [{ "index": 0, "message": message, "finish_reason": "tool_calls" }],
+        "usage": { "prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60 },
+    });
+    Reply::json(200, body.to_string())
+}
+
+fn picked(s: &Value) -> Value {
+    json!([s["solved"], s["solved_any"], s["tool_calls"]])
+}
+
+#[test]
+fn built_in_tasks_offer_an_mcp_servers_tools_in_text_and_native_modes_and_replay_without_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = setup(dir.path());
+    let model = FakeServer::start(|_, seen| scripted(seen));
+    let hotpot = support::fixture("hotpot-sample.json");
+    let runs: [(&str, &str, &str, &[&str]); 6] = [
+        ("math-demo", "react", "text", &[]),
+        ("math-demo", "react", "native", &[]),
+        ("qa-demo", "react", "text", &[]),
+        ("qa-demo", "react", "native", &[]),
+        ("math-demo", "retreval", "text", &["--no-memory"]),
+        ("hotpotqa", "react", "text", &["--data", hotpot.to_str().unwrap()]),
+    ];
+    let mut summaries = Vec::new();
+    for (task, method, mode, extra) in runs {
+        let record = dir.path().join(format!("{task}-{method}-{mode}.jsonl"));
+        let args = [
+            "run",
+            "--task",
+            task,
+            "--method",
+            method,
+            "--tool-mode",
+            mode,
+            "--range",
+            "0..1",
+            "--mcp",
+            "calc",
+            "--json",
+            "--provider",
+            "openai",
+            "--base-url",
+            &model.url,
+            "--model",
+            "scripted",
+            "--record",
+            record.to_str().unwrap(),
+        ];
+        let out = sandboxed(dir.path()).args(args).args(extra).env("OPENAI_API_KEY", "sk-test").output().unwrap();
+        let s = summary(&out);
+        let session = std::fs::read_to_string(&record).unwrap();
+        assert!(session.contains(r#""result":{"text":"5","ok":true"#), "{task} {method} {mode}: add answered 5");
+        let header: Value = serde_json::from_str(session.lines().next().unwrap()).unwrap();
+        let mcp = &header["task_def"]["mcp"];
+        assert_eq!(mcp["servers"][0]["name"], "calc", "{task}: the header names the server: {header}");
+        let names: Vec<&str> = mcp["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+        assert_eq!(names, ["add", "die", "fail", "slow"], "{task}: and its tools");
+        assert!(!session.contains("sk-mcp-abcdefghij0123456789"), "{task}: the secret is redacted");
+        summaries.push((record, picked(&s)));
+    }
+    // The model was offered the server's tools: listed in text prompts (several
+    // arguments as their JSON object; after hotpotqa's own three), as native definitions.
+    let seen = model.seen();
+    let listed = |needle: &str| seen.iter().filter(|r| r.prompt().contains(needle)).count();
+    assert!(listed(r#"add[{"a": number, "b": number}]: Add two numbers"#) >= 4, "math-demo, qa-demo, retreval");
+    assert!(listed(r#"(4) add[{"a": number, "b": number}]: Add two numbers"#) >= 2, "hotpotqa lists it fourth");
+    let native = seen
+        .iter()
+        .filter_map(|r| r.body["tools"].as_array())
+        .filter(|t| {
+            t.iter()
+                .any(|t| t["function"]["name"] == "add" && t["function"]["parameters"]["required"] == json!(["a", "b"]))
+        })
+        .count();
+    assert!(native >= 4, "math-demo and qa-demo native offered add with its schema: {native}");
+    let log = std::fs::read_to_string(dir.path().join("calls.log")).unwrap();
+    assert!(log.matches("add 2 3 env:").count() >= 6, "each run called the server: {log}");
+    // The server is gone: every session replays from its recorded observations.
+    std::fs::remove_file(&server).unwrap();
+    for (record, picked_run) in summaries {
+        let out =
+            sandboxed(dir.path()).args(["replay", record.to_str().unwrap(), "--headless", "--json"]).output().unwrap();
+        assert_eq!(picked(&summary(&out)), picked_run, "{}", record.display());
+    }
+}
+
+#[test]
+fn a_server_that_dies_mid_run_is_one_line_and_failed_observations() {
+    let dir = tempfile::tempdir().unwrap();
+    setup(dir.path());
+    let task = TASK.replace(
+        r#"steps = ['add[{"a": 2, "b": 3}]'] },
+  { input = "What is 10 + 32?""#,
+        r#"steps = ['add[{"a": 2, "b": 3}]', 'die[{"code": 4}]', 'add[{"a": 1, "b": 4}]'] },
+  { input = "What is 10 + 32?""#,
+    );
+    assert_ne!(task, TASK);
+    std::fs::write(dir.path().join("sums/task.toml"), task).unwrap();
+    let out = run(dir.path(), &["--record", "died"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "the run goes on: {err}");
+    let warnings: Vec<&str> = err.lines().filter(|l| l.contains("MCP server")).collect();
+    assert_eq!(
+        warnings,
+        ["warning: the MCP server calc ended during the run; calls to its tools after that were failed observations"],
+        "{err}"
+    );
+    let session = std::fs::read_to_string(dir.path().join("died/sums-0000.jsonl")).unwrap();
+    let replies: Vec<Value> = session
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["input"]["type"] == "tool_reply")
+        .map(|v| v["input"]["result"].clone())
+        .collect();
+    // add, die, add, then finish.
+    assert_eq!(replies.len(), 4, "{replies:?}");
+    assert_eq!(replies[0]["text"], "5", "{replies:?}");
+    assert!(replies[1]["text"].as_str().unwrap().contains("has ended (its process stopped during the call of die"));
+    assert!(replies[2]["text"].as_str().unwrap().contains("has ended (its process stopped during the run), so add"));
+    assert_eq!((&replies[1]["ok"], &replies[2]["ok"]), (&json!(false), &json!(false)), "{replies:?}");
+    let log = std::fs::read_to_string(dir.path().join("calls.log")).unwrap();
+    assert!(log.contains("die 4") && !log.contains("add 1 4"), "{log}");
+    // The session is whole: it replays.
+    let out = sandboxed(dir.path()).args(["replay", "died/sums-0000.jsonl", "--headless", "--json"]).output().unwrap();
+    summary(&out);
+}
+
+/// The server's process ids, from its start lines in the log.
+fn server_pids(log: &Path) -> Vec<u32> {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    text.lines().filter_map(|l| l.strip_prefix("start pid ")?.split_whitespace().next()?.parse().ok()).collect()
+}
+
+/// Whether the process lives (and is no zombie), asking up to ten seconds for it to go.
+fn still_there(pid: u32) -> bool {
+    for _ in 0..200 {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let state = stat.rsplit(')').next().and_then(|r| r.split_whitespace().next()).unwrap_or("");
+        if stat.is_empty() || state == "Z" {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    true
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn the_server_process_ends_with_the_run_and_on_sigint() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = setup(dir.path());
+    // A server that does not leave when its stdin closes: only thoughtscope ending it does.
+    let config = std::fs::read_to_string(dir.path().join("config/config.toml")).unwrap();
+    let config = config.replace("timeout_secs = 1", "timeout_secs = 30\nargs = [\"--stay\"]");
+    std::fs::write(dir.path().join("config/config.toml"), config).unwrap();
+    let log = dir.path().join("calls.log");
+    let out = run(dir.path(), &[]);
+    summary(&out);
+    let pids = server_pids(&log);
+    assert_eq!(pids.len(), 1, "{}", std::fs::read_to_string(&log).unwrap());
+    assert!(!still_there(pids[0]), "the server {} outlived the run", pids[0]);
+    // A headless run stopped by SIGINT while a call is in flight (slow waits 20 s).
+    let task = std::fs::read_to_string(dir.path().join("sums/task.toml")).unwrap();
+    std::fs::write(
+        dir.path().join("sums/task.toml"),
+        task.replace(r#"'slow[{"ms": 3000}]'"#, r#"'slow[{"ms": 20000}]'"#),
+    )
+    .unwrap();
+    let child = sandboxed(dir.path())
+        .args(["run", "--task", "./sums", "--method", "react", "--range", "2..3", "--mcp", "calc", "--json"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut waited = 0;
+    while !std::fs::read_to_string(&log).unwrap_or_default().contains("slow 20000") {
+        assert!(waited < 600, "the slow call never came");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        waited += 1;
+    }
+    let pid = *server_pids(&log).last().unwrap();
+    let sent = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(sent.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!still_there(pid), "the server {pid} outlived the stopped run");
+    drop(server);
 }

@@ -247,8 +247,9 @@ pub(crate) fn setup_run_noting(
     let actions = react_actions(args, replay.as_ref())?;
     let style = prompt_style(args.prompt_style, &provider_name, replay.as_ref(), &task_name)?;
     let mcp = args.tools.mcp_servers(&cfg.mcp)?;
+    let data = args.data.clone();
     let options =
-        TaskOptions { prompts: args.prompts.clone(), data: args.data.clone(), knowledge, actions, style, mcp };
+        TaskOptions { prompts: args.prompts.clone(), data, knowledge, actions, style, mcp, ..Default::default() };
     let mut task = tasks::build(&task_name, &options, &mut warnings)?;
     for w in warnings {
         safe_eprintln!("warning: {w}");
@@ -629,6 +630,10 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
         }
         use std::io::Write;
         let _ = std::io::stdout().flush();
+        // The MCP servers end with the run (exit skips main's ending of them).
+        for note in thoughtscope::tools::mcp::end_servers() {
+            eprintln!("warning: {note}");
+        }
         std::process::exit(signal.exit_code());
     }
     if let Some(reason) = summary.stopped.as_ref().filter(|r| !r.starts_with("budget")) {

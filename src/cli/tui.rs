@@ -63,6 +63,10 @@ pub(crate) fn open_tui(
     }
     if let Some(signal) = signal {
         eprintln!("stopped by {signal}");
+        // The MCP servers end with the run (exit skips main's ending of them).
+        for note in thoughtscope::tools::mcp::end_servers() {
+            eprintln!("warning: {note}");
+        }
         std::process::exit(signal.exit_code());
     }
     if let Some(failed) = app.run.memory_error.take() {

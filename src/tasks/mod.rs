@@ -188,9 +188,12 @@ pub trait TaskSource: Task {
     }
     /// The task's whole definition with problem `input`'s record, for a task defined at
     /// runtime (a task file): recorded in session headers (`task_def`), so a session
-    /// rebuilds the task without the file. `None` for the registered tasks.
+    /// rebuilds the task without the file.
+    /// A registered task given MCP servers' tools (`--mcp`) records them here as
+    /// `{"mcp": {servers, tools}}`, so a replay offers the same tools without the servers.
     fn definition(&self, _input: &str) -> Option<serde_json::Value> {
-        None
+        let tools = self.tools()?;
+        (!tools.mcp().is_empty()).then(|| serde_json::json!({ "mcp": tools.mcp() }))
     }
     /// How ReAct replies are read and answered, when not tolerantly: hotpotqa and fever in
     /// the ReAct notebook's own way (`--react-mode reference`, imported trajectories).
@@ -214,8 +217,12 @@ pub struct TaskOptions {
     pub actions: Option<react_text::ActionRules>,
     /// How prompts are laid out (`--prompt-style`).
     pub style: crate::engine::PromptStyle,
-    /// MCP servers whose tools a task file's ReAct offers (`--mcp`, `--mcp-cmd`).
+    /// MCP servers whose tools ReAct and ReTreVal offer (`--mcp`, `--mcp-cmd`): a task
+    /// file starts them itself, [`build`] starts them for a registered task.
     pub mcp: Vec<crate::tools::mcp::McpConfig>,
+    /// The MCP servers' tools a registered task adds to its own: started by [`build`], or
+    /// offline from a session's record ([`for_spec`]).
+    pub mcp_tools: crate::tools::mcp::McpTools,
 }
 
 impl TaskOptions {
@@ -248,17 +255,39 @@ pub fn build(name: &str, options: &TaskOptions, warnings: &mut Vec<String>) -> R
         let path = file::locate(name).ok_or_else(|| TaskError::Unknown(name.to_string()))?;
         return styled(Arc::new(file::FileTask::open(&path, options, warnings)?), options);
     };
-    if !options.mcp.is_empty() {
-        return Err(TaskError::Data(format!(
-            "--mcp adds an MCP server's tools to a task file's ReAct; {} offers its own tools",
-            entry.info.name
-        )));
-    }
     let _ = prompts::take_warnings(None);
     let built = (entry.build)(entry.info, options, warnings);
     // Templates with unknown placeholders, and files in --prompts the task does not read.
     warnings.extend(prompts::take_warnings(options.prompts.as_deref()));
-    styled(built?, options)
+    let task = styled(built?, options)?;
+    if options.mcp.is_empty() {
+        return Ok(task);
+    }
+    with_mcp(entry, task, options)
+}
+
+/// `task` again with the MCP servers of `options` started and their tools added to its
+/// own, or the line that says why not (the task uses no tools, a server did not start).
+fn with_mcp(
+    entry: &TaskEntry,
+    task: Arc<dyn TaskSource>,
+    options: &TaskOptions,
+) -> Result<Arc<dyn TaskSource>, TaskError> {
+    let name = &entry.info.name;
+    if task.tools().is_none() {
+        return Err(TaskError::Data(format!(
+            "{name} uses no tools (it has no ReAct steps), so --mcp has no place for a server's tools; \
+             use it with a task that has ReAct or ReTreVal with tools"
+        )));
+    }
+    let started = crate::tools::mcp::McpTools::start(&options.mcp).map_err(TaskError::Data)?;
+    let options = TaskOptions { mcp_tools: started, ..options.clone() };
+    let task = styled((entry.build)(entry.info, &options, &mut Vec::new())?, &options)?;
+    let offered = task.tools().map(|t| t.mcp().tools.len()).unwrap_or(0);
+    if offered != options.mcp_tools.record.tools.len() {
+        return Err(TaskError::Data(format!("{name} does not take tools from MCP servers (--mcp)")));
+    }
+    Ok(task)
 }
 
 /// The task if it lays its prompts out as `options` asks, else the error that says so.
@@ -319,11 +348,19 @@ pub struct TaskSpec<'a> {
 /// what the header recorded (the gold answer, facets, action rules); the others are
 /// built without `--data`. The prompts are laid out in the style the header records.
 pub fn for_spec(spec: &TaskSpec, options: &TaskOptions) -> Result<Arc<dyn TaskSource>, TaskError> {
-    if let Some(recorded) = spec.definition {
+    if let Some(recorded) = spec.definition.filter(|d| d.get("def").is_some()) {
         return Ok(Arc::new(file::FileTask::from_recorded(recorded, spec.style)?));
     }
     let entry = find(spec.name).ok_or_else(|| TaskError::Unknown(spec.name.to_string()))?;
-    let options = &TaskOptions { style: spec.style, ..options.clone() };
+    // The MCP servers' tools the session's run offered, without the servers.
+    let mcp_tools = match spec.definition.and_then(|d| d.get("mcp")) {
+        Some(record) => crate::tools::mcp::McpTools::offline(
+            &serde_json::from_value(record.clone())
+                .map_err(|e| TaskError::Data(format!("the session's MCP tools: {e}")))?,
+        ),
+        None => crate::tools::mcp::McpTools::default(),
+    };
+    let options = &TaskOptions { style: spec.style, mcp_tools, ..options.clone() };
     let task = match entry.from_spec {
         Some(rebuild) => rebuild(entry.info, spec, options),
         None => (entry.build)(entry.info, &TaskOptions { data: None, ..options.clone() }, &mut Vec::new()),

@@ -145,8 +145,16 @@ impl QaData {
             }
             None => Vec::new(),
         };
+        let rules = options.actions.unwrap_or_default();
+        if rules == ActionRules::Reference && !options.mcp_tools.is_empty() {
+            return Err(TaskError::Data(
+                "--react-mode reference reads only search, lookup and finish, as the paper's environment did; \
+                 drop it to offer an MCP server's tools"
+                    .into(),
+            ));
+        }
         let task = QaData::styled(kind, options.loader(), items, options.knowledge.clone())?;
-        Ok(Arc::new(task.with_rules(options.actions.unwrap_or_default())))
+        Ok(Arc::new(task.with_rules(rules).with_mcp(&options.mcp_tools)))
     }
 
     /// With the reference prompts (the built-in ones, or those in `prompt_dir`).
@@ -193,7 +201,44 @@ impl QaData {
         options: &TaskOptions,
     ) -> Result<Arc<dyn TaskSource>, TaskError> {
         let kind = QaKind::from_name(&info.name).ok_or_else(|| TaskError::Unknown(info.name.to_string()))?;
-        Ok(Arc::new(QaData::from_spec(kind, spec, options.loader(), options.knowledge.clone())?))
+        Ok(Arc::new(
+            QaData::from_spec(kind, spec, options.loader(), options.knowledge.clone())?.with_mcp(&options.mcp_tools),
+        ))
+    }
+
+    /// With the MCP servers' tools a run adds (`--mcp`) next to search, lookup and finish;
+    /// the ReAct prompt lists them after its own.
+    pub fn with_mcp(mut self, added: &crate::tools::mcp::McpTools) -> Self {
+        if !added.is_empty() {
+            self.tools = Arc::new((*self.tools).clone().with_mcp(added));
+        }
+        self
+    }
+
+    /// The ReAct prompt's messages with the MCP servers' tools listed: numbered on after
+    /// the prompt's own list (the line naming `Finish[`), or else before it all.
+    fn list_mcp_tools(&self, mut messages: Vec<Message>) -> Vec<Message> {
+        let specs: Vec<_> = self
+            .tools
+            .specs()
+            .into_iter()
+            .filter(|s| self.tools.mcp().tools.iter().any(|t| t.name == s.name))
+            .collect();
+        if specs.is_empty() {
+            return messages;
+        }
+        let Some(first) = messages.first_mut() else { return messages };
+        let own = self.tools.specs().len() - specs.len();
+        let lines: Vec<String> =
+            specs.iter().enumerate().map(|(i, s)| format!("({}) {}", own + i + 1, s.prompt_line())).collect();
+        let lines = lines.join("\n");
+        let text = &first.content;
+        let after = text.find("Finish[").and_then(|at| text[at..].find('\n').map(|end| at + end + 1));
+        first.content = match after {
+            Some(at) => format!("{}{lines}\n{}", &text[..at], &text[at..]),
+            None => format!("You can also call these tools:\n{lines}\n\n{text}"),
+        };
+        messages
     }
 
     /// The task a session ran, from its header alone: its one problem with the gold
@@ -314,6 +359,7 @@ impl ReactSteps for QaData {
     fn react_prompt(&self, x: &str, trajectory: &str, step: usize) -> Prompt {
         let text =
             self.render(&self.react, &[(self.kind.var(), x), ("trajectory", trajectory), ("step", &step.to_string())]);
+        let text = self.list_mcp_tools(text);
         self.prompt(Purpose::Act, text, x, json!({"step": step, "trajectory": trajectory}))
     }
 

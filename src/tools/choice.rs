@@ -67,8 +67,8 @@ pub struct ToolArgs {
     /// [default: https://en.wikipedia.org/w/api.php].
     #[arg(long, value_name = "URL")]
     pub wikipedia_url: Option<String>,
-    /// Offer the tools of the MCP server of this [[mcp]] config entry to a task file's
-    /// ReAct (repeatable).
+    /// Offer the tools of the MCP server of this [[mcp]] config entry to ReAct and
+    /// ReTreVal, next to the task's own (repeatable).
     #[arg(long, value_name = "NAME")]
     pub mcp: Vec<String>,
     /// Offer the tools of the MCP server this command starts (over stdio; repeatable).

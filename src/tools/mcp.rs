@@ -11,11 +11,12 @@
 //! is an ordinary recorded tool reply: a replay or a fork needs no server.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use rmcp::model::CallToolRequestParams;
-use rmcp::service::{Peer, RoleClient, RunningService};
+use rmcp::service::{Peer, RoleClient};
 use rmcp::ServiceExt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -103,6 +104,64 @@ impl McpToolDef {
     }
 }
 
+/// What a session records of the MCP servers a run offered: the servers (as
+/// [`McpConfig::recorded`] writes them) and their tools, so a replay offers the same tools.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct McpRecord {
+    #[serde(default)]
+    pub servers: Vec<McpConfig>,
+    #[serde(default)]
+    pub tools: Vec<McpToolDef>,
+}
+
+impl McpRecord {
+    pub fn is_empty(&self) -> bool {
+        self.servers.is_empty() && self.tools.is_empty()
+    }
+}
+
+/// The MCP servers' tools a run adds to a task's own: started (live) or from a session's
+/// record (offline: a call says the server is not running), with their record.
+#[derive(Clone, Default)]
+pub struct McpTools {
+    pub tools: Vec<Arc<dyn Tool>>,
+    pub record: McpRecord,
+}
+
+impl std::fmt::Debug for McpTools {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpTools").field("record", &self.record).finish()
+    }
+}
+
+impl McpTools {
+    /// Start each server and list its tools, or the one line that says which failed.
+    pub fn start(servers: &[McpConfig]) -> Result<McpTools, String> {
+        let mut out = McpTools::default();
+        for server in servers {
+            let (tools, defs) = connect(server)?;
+            out.tools.extend(tools);
+            out.record.tools.extend(defs);
+            out.record.servers.push(server.recorded());
+        }
+        Ok(out)
+    }
+
+    /// The tools a session recorded, without their servers (a replay or a fork).
+    pub fn offline(record: &McpRecord) -> McpTools {
+        McpTools { tools: offline(&record.tools), record: record.clone() }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty() && self.record.is_empty()
+    }
+
+    /// Their names, as a list for messages ("add, slow and fail").
+    pub fn names(&self) -> Vec<String> {
+        self.record.tools.iter().map(|t| t.name.clone()).collect()
+    }
+}
+
 /// The servers' runtime: started on first use, never dropped.
 fn runtime() -> Result<&'static tokio::runtime::Runtime, String> {
     static RUNTIME: OnceLock<Result<tokio::runtime::Runtime, String>> = OnceLock::new();
@@ -119,10 +178,81 @@ fn runtime() -> Result<&'static tokio::runtime::Runtime, String> {
         .map_err(Clone::clone)
 }
 
-/// A running server: its connection (kept alive while a tool holds it) and its peer.
+/// A running server: its peer, whether its process still runs, and the way to end it
+/// (ended when the last of its tools is dropped, with the run, or by [`end_servers`]).
 struct Connection {
-    _service: RunningService<RoleClient, ()>,
     peer: Peer<RoleClient>,
+    process: Arc<Process>,
+    cancel: Option<rmcp::service::RunningServiceCancellationToken>,
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        self.process.stopping.store(true, Ordering::SeqCst);
+        if let Some(cancel) = self.cancel.take() {
+            cancel.cancel();
+        }
+    }
+}
+
+/// A server's process as the program tracks it, so it can be ended at exit or on a signal.
+struct Process {
+    name: String,
+    pid: Option<u32>,
+    /// The connection still runs (set false when the service loop ends: the process
+    /// exited, or was ended and reaped).
+    running: AtomicBool,
+    /// The program is ending it (so its end is no surprise).
+    stopping: AtomicBool,
+}
+
+/// Every server started by this program, and what went wrong with them (a server that
+/// ended during the run).
+static PROCESSES: Mutex<Vec<Arc<Process>>> = Mutex::new(Vec::new());
+static NOTES: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// End every server process still running (SIGTERM, then SIGKILL for one still there a
+/// second later), and return the lines to tell the person: servers that ended on their
+/// own during the run. Called when the program ends, a run stopped by a signal included.
+pub fn end_servers() -> Vec<String> {
+    let processes: Vec<Arc<Process>> = std::mem::take(&mut *PROCESSES.lock().unwrap_or_else(|p| p.into_inner()));
+    let live: Vec<&Arc<Process>> = processes.iter().filter(|p| p.running.load(Ordering::SeqCst)).collect();
+    for p in &live {
+        p.stopping.store(true, Ordering::SeqCst);
+        signal(p.pid, Signal::Term);
+    }
+    let deadline = std::time::Instant::now() + Duration::from_secs(1);
+    while live.iter().any(|p| p.running.load(Ordering::SeqCst)) && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for p in live.iter().filter(|p| p.running.load(Ordering::SeqCst)) {
+        signal(p.pid, Signal::Kill);
+    }
+    std::mem::take(&mut *NOTES.lock().unwrap_or_else(|p| p.into_inner()))
+}
+
+enum Signal {
+    Term,
+    Kill,
+}
+
+#[cfg(unix)]
+fn signal(pid: Option<u32>, signal: Signal) {
+    let Some(pid) = pid.and_then(|p| libc::pid_t::try_from(p).ok()) else { return };
+    let number = match signal {
+        Signal::Term => libc::SIGTERM,
+        Signal::Kill => libc::SIGKILL,
+    };
+    // SAFETY: kill(2) with a pid this program started (still running: its connection
+    // has not ended, so it has not been reaped) and a plain signal number.
+    unsafe {
+        libc::kill(pid, number);
+    }
+}
+
+#[cfg(not(unix))]
+fn signal(_pid: Option<u32>, _signal: Signal) {
+    // Elsewhere the server ends when its stdin closes, as MCP's stdio servers do.
 }
 
 /// A started server's tools (live) and their definitions.
@@ -174,6 +304,12 @@ async fn start(cfg: &McpConfig) -> Result<(Connection, Vec<McpToolDef>), String>
         .stderr(std::process::Stdio::null())
         .spawn()
         .map_err(|e| format!("cannot start {}: {e}", cfg.command))?;
+    let process = Arc::new(Process {
+        name: cfg.name.clone(),
+        pid: transport.id(),
+        running: AtomicBool::new(true),
+        stopping: AtomicBool::new(false),
+    });
     let service = ().serve(transport).await.map_err(|e| format!("it did not start the protocol: {e}"))?;
     let listed = service.list_all_tools().await.map_err(|e| format!("it did not list its tools: {e}"))?;
     let mut defs: Vec<McpToolDef> = listed
@@ -192,8 +328,27 @@ async fn start(cfg: &McpConfig) -> Result<(Connection, Vec<McpToolDef>), String>
         }
         defs.retain(|d| allowed.contains(&d.name));
     }
+    if defs.iter().any(|d| d.name.eq_ignore_ascii_case("finish")) {
+        return Err("it has a tool named finish, which would take the place of the one that ends an episode; \
+                    leave it out with tools = [...] in its [[mcp]] entry"
+            .to_string());
+    }
     let peer = service.peer().clone();
-    Ok((Connection { _service: service, peer }, defs))
+    let cancel = Some(service.cancellation_token());
+    // Watch the connection: when it ends, the process has ended (or was ended).
+    PROCESSES.lock().unwrap_or_else(|p| p.into_inner()).push(Arc::clone(&process));
+    let watched = Arc::clone(&process);
+    tokio::spawn(async move {
+        let _ = service.waiting().await;
+        watched.running.store(false, Ordering::SeqCst);
+        if !watched.stopping.load(Ordering::SeqCst) {
+            NOTES.lock().unwrap_or_else(|p| p.into_inner()).push(format!(
+                "the MCP server {} ended during the run; calls to its tools after that were failed observations",
+                watched.name
+            ));
+        }
+    });
+    Ok((Connection { peer, process, cancel }, defs))
 }
 
 /// The tools of recorded definitions, without a server (a replay): a call says so.
@@ -226,6 +381,12 @@ impl Tool for McpTool {
                     "the MCP server {server} is not running (this run replays recorded calls; a new call needs --mcp {server})"
                 ));
             };
+            if !connection.process.running.load(Ordering::SeqCst) {
+                return Observation::fail(format!(
+                    "the MCP server {server} has ended (its process stopped during the run), so {} cannot be called",
+                    self.def.name
+                ));
+            }
             let arguments = match arguments(&self.def, arg) {
                 Ok(a) => a,
                 Err(why) => return Observation::fail(why),
@@ -257,7 +418,17 @@ impl Tool for McpTool {
                         Observation::ok(text)
                     }
                 }
+                Ok(Ok(Err(e))) if !connection.process.running.load(Ordering::SeqCst) || is_closed(&e) => {
+                    Observation::fail(format!(
+                        "the MCP server {server} has ended (its process stopped during the call of {}: {e})",
+                        self.def.name
+                    ))
+                }
                 Ok(Ok(Err(e))) => Observation::fail(format!("the MCP server {server}: {e}")),
+                Ok(Err(_)) if !connection.process.running.load(Ordering::SeqCst) => Observation::fail(format!(
+                    "the MCP server {server} has ended (its process stopped during the call of {})",
+                    self.def.name
+                )),
                 Ok(Err(_)) => Observation::fail(format!(
                     "the MCP server {server} did not answer {} within {} s",
                     self.def.name,
@@ -267,6 +438,11 @@ impl Tool for McpTool {
             }
         })
     }
+}
+
+/// Whether a call's error says the connection is gone (the server's process ended).
+fn is_closed(e: &rmcp::service::ServiceError) -> bool {
+    matches!(e, rmcp::service::ServiceError::TransportClosed | rmcp::service::ServiceError::TransportSend(_))
 }
 
 /// The JSON arguments of a call written `name[arg]`: a JSON object, or for a tool with

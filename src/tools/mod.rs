@@ -82,9 +82,24 @@ impl ToolSpec {
         required.or_else(|| self.args["properties"].as_object().and_then(|p| p.keys().next()).map(String::as_str))
     }
 
+    /// How a call is written in text: `search[entity]`, or for a tool of several
+    /// arguments (an MCP server's) the JSON object it takes, `add[{"a": number, "b": number}]`.
+    pub fn call_form(&self) -> String {
+        match self.args["properties"].as_object() {
+            Some(properties) if properties.len() > 1 => {
+                let fields: Vec<String> = properties
+                    .iter()
+                    .map(|(k, p)| format!("\"{k}\": {}", p["type"].as_str().unwrap_or("value")))
+                    .collect();
+                format!("{}[{{{}}}]", self.name, fields.join(", "))
+            }
+            _ => format!("{}[{}]", self.name, self.arg_name().unwrap_or("")),
+        }
+    }
+
     /// `search[entity]: description`, the line a ReAct prompt lists the tool with.
     pub fn prompt_line(&self) -> String {
-        format!("{}[{}]: {}", self.name, self.arg_name().unwrap_or(""), self.description)
+        format!("{}: {}", self.call_form(), self.description)
     }
 
     /// The call a native tool-use block (`input` JSON) stands for.
@@ -207,6 +222,8 @@ pub trait Tool: Send + Sync {
 #[derive(Clone, Default)]
 pub struct ToolRegistry {
     tools: Vec<Arc<dyn Tool>>,
+    /// The MCP servers whose tools were added ([`ToolRegistry::with_mcp`]).
+    mcp: mcp::McpRecord,
 }
 
 impl std::fmt::Debug for ToolRegistry {
@@ -229,6 +246,22 @@ impl ToolRegistry {
     pub fn with(mut self, tool: impl Tool + 'static) -> ToolRegistry {
         self.register(Arc::new(tool));
         self
+    }
+
+    /// Add the MCP servers' tools a run gives (next to the task's own; one named like a
+    /// task tool takes its place), keeping their record for the session header.
+    pub fn with_mcp(mut self, added: &mcp::McpTools) -> ToolRegistry {
+        for tool in &added.tools {
+            self.register(Arc::clone(tool));
+        }
+        self.mcp.servers.extend(added.record.servers.iter().cloned());
+        self.mcp.tools.extend(added.record.tools.iter().cloned());
+        self
+    }
+
+    /// The MCP servers and tools this registry offers (empty: none).
+    pub fn mcp(&self) -> &mcp::McpRecord {
+        &self.mcp
     }
 
     pub fn register(&mut self, tool: Arc<dyn Tool>) {
@@ -281,8 +314,7 @@ impl ToolRegistry {
     /// names this task's tools and no others.
     pub fn call_examples(&self) -> String {
         // As the prompts list them (`prompt_line`).
-        let calls: Vec<String> =
-            self.specs().iter().map(|s| format!("{}[{}]", s.name, s.arg_name().unwrap_or(""))).collect();
+        let calls: Vec<String> = self.specs().iter().map(ToolSpec::call_form).collect();
         match calls.split_last() {
             None => String::new(),
             Some((last, [])) => last.clone(),
@@ -302,11 +334,7 @@ impl ToolRegistry {
             return Observation::fail(format!(
                 "There is no tool named '{}'. Valid tools: {}.",
                 call.name,
-                self.specs()
-                    .iter()
-                    .map(|s| format!("{}[{}]", s.name, s.arg_name().unwrap_or("")))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                self.specs().iter().map(ToolSpec::call_form).collect::<Vec<_>>().join(", ")
             ));
         };
         let start = Instant::now();

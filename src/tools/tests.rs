@@ -530,3 +530,23 @@ mod arbitrary_arguments {
         }
     }
 }
+
+#[test]
+fn mcp_tools_join_a_registry_with_their_record_and_read_as_their_json_object() {
+    let def = mcp::McpToolDef {
+        server: "calc".into(),
+        name: "add".into(),
+        description: "Add two numbers".into(),
+        schema: json!({"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}}),
+    };
+    let record = mcp::McpRecord { servers: vec![], tools: vec![def] };
+    let registry = demo_registry().with_mcp(&mcp::McpTools::offline(&record));
+    assert_eq!(registry.names(), ["search", "lookup", "finish", "calculate", "add"]);
+    assert_eq!(registry.mcp(), &record, "the record goes with the tools");
+    assert!(demo_registry().mcp().is_empty());
+    assert!(registry.prompt_lines().ends_with(r#"(5) add[{"a": number, "b": number}]: Add two numbers"#));
+    assert!(registry.call_examples().ends_with(r#"calculate[expression] or add[{"a": number, "b": number}]"#));
+    // Without its server, a call says so.
+    let said = run(&registry, &mut ToolState::default(), r#"add[{"a": 1, "b": 2}]"#);
+    assert!(!said.ok && said.text.contains("the MCP server calc is not running"), "{}", said.text);
+}

@@ -1,7 +1,10 @@
 //! A small MCP server over stdio for the tests, on rmcp's server side: `add` (two
-//! numbers), `slow` (answers after `ms` milliseconds) and `fail` (always a tool error).
+//! numbers), `slow` (answers after `ms` milliseconds), `fail` (always a tool error) and
+//! `die` (the process exits without answering, as a crashing server does).
 //! Each call is appended to the file in `$MCP_TEST_LOG`, if set, with the environment
-//! variables it sees whose names start with `MCP_` or end in `_KEY`.
+//! variables it sees whose names start with `MCP_` or end in `_KEY`; so is its start,
+//! with its process id. With `--stay` it does not exit when its stdin closes (as a
+//! badly behaved server might), so only a signal ends it (or two minutes).
 
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, ServerCapabilities, ServerConfig};
@@ -25,6 +28,12 @@ struct SlowRequest {
 struct FailRequest {
     #[schemars(description = "what to fail with")]
     reason: String,
+}
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+struct DieRequest {
+    #[schemars(description = "the exit code")]
+    code: i32,
 }
 
 #[derive(Debug, Clone)]
@@ -64,6 +73,12 @@ impl TestTools {
         log(&format!("fail {reason}"));
         Ok(CallToolResult::error(vec![ContentBlock::text(format!("failed: {reason}"))]))
     }
+
+    #[tool(description = "Exit the server's process at once")]
+    fn die(&self, Parameters(DieRequest { code }): Parameters<DieRequest>) -> String {
+        log(&format!("die {code}"));
+        std::process::exit(code)
+    }
 }
 
 #[tool_handler]
@@ -85,5 +100,10 @@ async fn main() {
             std::process::exit(1);
         }
     };
+    log(&format!("start pid {}", std::process::id()));
     let _ = server.waiting().await;
+    if std::env::args().any(|a| a == "--stay") {
+        log("stdin closed, staying");
+        tokio::time::sleep(std::time::Duration::from_secs(120)).await;
+    }
 }

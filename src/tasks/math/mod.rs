@@ -197,13 +197,13 @@ impl MathTask {
                 None => Vec::new(),
             },
         };
-        Ok(Arc::new(MathTask::styled(kind, options.loader(), items)?))
+        Ok(Arc::new(MathTask::styled(kind, options.loader(), items)?.with_mcp(&options.mcp_tools)))
     }
 
     /// Rebuild for `tasks::REGISTRY` (`TaskEntry::from_spec`): the task a session ran.
     pub fn rebuild(info: &TaskInfo, spec: &TaskSpec, options: &TaskOptions) -> Result<Arc<dyn TaskSource>, TaskError> {
         let kind = MathKind::from_name(&info.name).ok_or_else(|| TaskError::Unknown(info.name.to_string()))?;
-        Ok(Arc::new(MathTask::from_spec(kind, spec, options.loader())?))
+        Ok(Arc::new(MathTask::from_spec(kind, spec, options.loader())?.with_mcp(&options.mcp_tools)))
     }
 
     /// The task a session ran, from its header alone: for the data-file tasks, its one
@@ -249,6 +249,14 @@ impl MathTask {
             tools: crate::tools::math::registry(),
             style: loader.style,
         })
+    }
+
+    /// With the MCP servers' tools a run adds (`--mcp`) next to the math tools.
+    pub fn with_mcp(mut self, added: &crate::tools::mcp::McpTools) -> Self {
+        if !added.is_empty() {
+            self.tools = Arc::new((*self.tools).clone().with_mcp(added));
+        }
+        self
     }
 
     pub fn kind(&self) -> MathKind {

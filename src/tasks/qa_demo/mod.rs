@@ -55,7 +55,9 @@ impl QaDemo {
         _warnings: &mut Vec<String>,
     ) -> Result<Arc<dyn TaskSource>, TaskError> {
         super::no_data(info, options)?;
-        Ok(Arc::new(QaDemo::styled(options.loader())?.with_knowledge(options.knowledge.clone())))
+        Ok(Arc::new(
+            QaDemo::styled(options.loader())?.with_knowledge(options.knowledge.clone()).with_mcp(&options.mcp_tools),
+        ))
     }
 
     /// With the reference prompts (the built-in ones, or those in `prompt_dir`).
@@ -83,6 +85,15 @@ impl QaDemo {
     pub fn with_knowledge(mut self, backend: Option<Arc<dyn KnowledgeBackend>>) -> Self {
         if let Some(backend) = backend {
             self.tools = Arc::new(ToolRegistry::react(backend).with(CalculateTool));
+        }
+        self
+    }
+
+    /// With the MCP servers' tools a run adds (`--mcp`) next to its own.
+    pub fn with_mcp(mut self, added: &crate::tools::mcp::McpTools) -> Self {
+        if !added.is_empty() {
+            self.tools = Arc::new((*self.tools).clone().with_mcp(added));
+            self.prompt_tools = self.tools.prompt_lines();
         }
         self
     }
