@@ -171,3 +171,121 @@ fn the_explorer_says_which_method_it_chose_for_a_task_alone() {
     screen.send(b"q");
     assert!(screen.wait_exit("q").success());
 }
+
+/// A fake program for a hand-off: a shell script at `dir/name` running `body` with the
+/// file as `$1`.
+fn script(dir: &std::path::Path, name: &str, body: &str) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+/// `V` runs `$PAGER` on the selected node's whole detail with the terminal in its normal
+/// mode, `E` runs `$EDITOR` on its thought and the changed text becomes an edit, `y`
+/// writes the detail as OSC 52; the explorer takes the screen back after each.
+#[test]
+fn pager_editor_and_clipboard_hand_offs() {
+    let home = tempfile::tempdir().unwrap();
+    let got = home.path().join("paged.txt");
+    let mode = home.path().join("mode.txt");
+    // The pager keeps what it got and whether the terminal was out of raw mode and off the alternate screen.
+    let pager = script(
+        home.path(),
+        "pager",
+        &format!(
+            "cp \"$1\" {got}.part && mv {got}.part {got}\nif stty -a < /dev/tty | grep -q ' icanon'; then echo cooked > {mode}; else echo raw > {mode}; fi",
+            got = got.display(),
+            mode = mode.display()
+        ),
+    );
+    let edited = home.path().join("edited.txt");
+    let editor =
+        script(home.path(), "editor", &format!("cp \"$1\" {}\nprintf 'my own thought\\n' > \"$1\"", edited.display()));
+    let mut cmd = thoughtscope_in(home.path(), &[]);
+    cmd.env("PAGER", pager.to_str().unwrap());
+    cmd.env("EDITOR", editor.to_str().unwrap());
+    cmd.env_remove("VISUAL");
+    let mut screen = Pty::spawn(cmd, 30, 110);
+    screen.wait_for("PAUSED");
+    screen.send(b" ");
+    screen.wait_for("step 1: expanding 1 state");
+    screen.send(b"\x1b[B");
+    screen.send(b"V");
+    let paged = screen.wait_file(&got, |t| !t.is_empty());
+    assert!(paged.contains("prompt (user):") && paged.contains("reply 1:"), "the whole detail: {paged}");
+    assert_eq!(
+        screen.wait_file(&mode, |t| !t.is_empty()).trim(),
+        "cooked",
+        "the pager had the terminal in its normal mode"
+    );
+    screen.wait_for("detail was shown in the pager");
+    assert!(screen.screen(|s| s.alternate_screen()), "the explorer took the screen back");
+    assert_ne!(screen.screen(|s| s.mouse_protocol_mode()), vt100::MouseProtocolMode::None, "and the mouse");
+    // The editor gets the thought; what it writes is the edit.
+    screen.send(b"E");
+    let thought = screen.wait_file(&edited, |t| !t.is_empty());
+    assert!(paged.contains(thought.trim()), "the editor got the selected thought {thought:?}");
+    screen.wait_for("my own thought");
+    screen.wait_for("✎");
+    // y: the selected node's detail as OSC 52.
+    screen.send(b"y");
+    screen.wait_for("sent to the clipboard by OSC 52");
+    let raw = String::from_utf8_lossy(&screen.raw()).into_owned();
+    let start = raw.find("\x1b]52;c;").expect("an OSC 52 sequence") + 7;
+    let end = start + raw[start..].find('\x07').expect("the sequence ends");
+    assert!(end - start > 100, "the detail, base64: {}", &raw[start..end]);
+    screen.send(b"q");
+    let status = screen.wait_exit("q");
+    assert!(status.success(), "{status:?}");
+    screen.assert_restored("q");
+    let sessions: Vec<_> = std::fs::read_dir(home.path().join("data/sessions")).unwrap().collect();
+    let text = std::fs::read_to_string(sessions[0].as_ref().unwrap().path()).unwrap();
+    assert!(text.contains("my own thought"), "the edit is recorded");
+}
+
+/// `replay --follow`: a second process appends a shipped session to a file line by line,
+/// each line torn for a moment; the explorer shows each whole line as it lands, ends at
+/// the session's end with no warning about the torn lines, and forks from it.
+#[test]
+fn replay_follow_shows_a_session_as_another_process_writes_it() {
+    let home = tempfile::tempdir().unwrap();
+    let shipped = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions/bfs-solved.jsonl");
+    let text = std::fs::read_to_string(&shipped).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let inputs = lines.iter().filter(|l| l.starts_with("{\"kind\":\"input\"")).count();
+    let growing = home.path().join("growing.jsonl");
+    std::fs::write(&growing, lines[..10].iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    std::fs::write(home.path().join("rest.jsonl"), lines[10..].iter().map(|l| format!("{l}\n")).collect::<String>())
+        .unwrap();
+    let mut screen = Pty::spawn(thoughtscope_in(home.path(), &["replay", "growing.jsonl", "--follow"]), 30, 110);
+    screen.wait_for("following");
+    // The writer stops halfway until `go` exists, so the test sees the session part-written.
+    let half = (lines.len() - 10) / 2;
+    let first_half = lines[..10 + half].iter().filter(|l| l.starts_with("{\"kind\":\"input\"")).count();
+    let script = format!(
+        "n=0; while IFS= read -r l; do n=$((n+1)); if [ $n -eq {} ]; then while [ ! -e go ]; do sleep 0.05; done; fi; \
+         printf '%s' \"$l\" >> growing.jsonl; sleep 0.01; printf '\\n' >> growing.jsonl; done < rest.jsonl",
+        half + 1
+    );
+    let mut writer = std::process::Command::new("sh").current_dir(home.path()).arg("-c").arg(script).spawn().unwrap();
+    // At most the inputs written so far (the last may wait for its events).
+    screen.wait_until("the first half", |t| {
+        (first_half.saturating_sub(1)..=first_half).any(|n| t.contains(&format!("input {n}/{n} · following")))
+    });
+    std::fs::write(home.path().join("go"), "").unwrap();
+    assert!(writer.wait().unwrap().success());
+    screen.wait_for(&format!("input {inputs}/{inputs} · following"));
+    let shown = screen.text();
+    assert!(!shown.contains("torn") && !shown.contains("warning"), "no torn-line warning:\n{shown}");
+    // Back one search step, then fork there.
+    screen.send(b"[");
+    screen.wait_for("following, ");
+    screen.send(b"f");
+    screen.wait_for("forked at input");
+    screen.send(b"q");
+    let status = screen.wait_exit("q");
+    assert!(status.success(), "{status:?}");
+    screen.assert_restored("q");
+}

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use color_eyre::eyre::{bail, Result, WrapErr};
+use color_eyre::eyre::{bail, eyre, Result, WrapErr};
 
 use thoughtscope::runtime::headless::{ProblemResult, Summary};
 use thoughtscope::session::fidelity::Fidelity;
@@ -42,6 +42,10 @@ pub(crate) struct ReplayArgs {
     /// In the explorer, `P` plays through the captions instead of stopping at each.
     #[arg(long)]
     pub(crate) nonstop: bool,
+    /// Follow the session as another process writes it (a headless run, a batch): new
+    /// lines show as they arrive, the timeline at the live end unless you move it.
+    #[arg(long, conflicts_with = "headless")]
+    pub(crate) follow: bool,
     #[command(flatten)]
     pub(crate) fork: ForkArgs,
 }
@@ -148,8 +152,13 @@ pub(crate) fn replay_cmd(args: ReplayArgs) -> Result<()> {
         if args.path.is_dir() {
             bail!("{}: the explorer opens one session file; use --headless for a directory", args.path.display());
         }
+        if args.follow {
+            // Whole lines only: the line being written is read when it is whole.
+            let (session, read) = thoughtscope::tui::app::read_written(&args.path).map_err(|e| eyre!(e))?;
+            return tui_replay(session, args.theme, args.prompts, &args.fork, args.nonstop, Some(read));
+        }
         let session = Session::load(&args.path)?;
-        return tui_replay(session, args.theme, args.prompts, &args.fork, args.nonstop);
+        return tui_replay(session, args.theme, args.prompts, &args.fork, args.nonstop, None);
     }
     super::run::check_prompts_dir(args.prompts.as_deref())?;
     let directory = args.path.is_dir();

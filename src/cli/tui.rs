@@ -124,6 +124,7 @@ pub(crate) fn tui_replay(
     prompts: Option<PathBuf>,
     fork: &ForkArgs,
     nonstop: bool,
+    follow: Option<u64>,
 ) -> Result<()> {
     check_prompts_dir(prompts.as_deref())?;
     if fork.connect.context_window.is_some() {
@@ -160,6 +161,10 @@ pub(crate) fn tui_replay(
     };
     let mut app = App::replay(app_setup, session, keymap, themes, &theme).map_err(|e| eyre!(e))?;
     app.play_nonstop = nonstop;
+    if let Some(read) = follow {
+        // `replay --follow`: the file is read again as it grows (`read` bytes are shown).
+        app.follow_file(read);
+    }
     open_tui(app, provider, cfg.defaults.concurrency.unwrap_or(8), notes, Vec::new())
 }
 
@@ -192,5 +197,5 @@ pub(crate) fn demo(which: Option<usize>, theme: Option<String>, nonstop: bool) -
     let Some((_, _, session)) = list.into_iter().find(|(n, _, _)| *n == chosen) else {
         usage_bail!("there is no demo {chosen}: run `thoughtscope demo` for the list");
     };
-    tui_replay(session, theme, None, &ForkArgs::default(), nonstop)
+    tui_replay(session, theme, None, &ForkArgs::default(), nonstop, None)
 }

@@ -86,6 +86,8 @@ pub enum Action {
     ReplayFaster,
     /// Start a live run from the state at the replay cursor, as a new session.
     Fork,
+    /// Undo the last steering command: a new session forked just before it (the old one kept).
+    Undo,
 
     // The screen.
     CycleTheme,
@@ -126,11 +128,19 @@ pub enum Action {
     Filter,
     /// Give the focused pane the whole screen, or give it back.
     Zoom,
+
+    // Handing off to other programs.
+    /// The focused text (the node's detail, or the transcript) in `$PAGER`.
+    Pager,
+    /// The selected thought in `$EDITOR`; a changed text becomes an edit.
+    Editor,
+    /// The focused text to the system clipboard (OSC 52).
+    Copy,
 }
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 61] = [
+    pub const ALL: [Action; 65] = [
         Action::Step,
         Action::RunPause,
         Action::Prune,
@@ -176,6 +186,7 @@ impl Action {
         Action::ReplaySlower,
         Action::ReplayFaster,
         Action::Fork,
+        Action::Undo,
         Action::CycleTheme,
         Action::Help,
         Action::Quit,
@@ -192,6 +203,9 @@ impl Action {
         Action::GotoNode,
         Action::Filter,
         Action::Zoom,
+        Action::Pager,
+        Action::Editor,
+        Action::Copy,
     ];
 
     /// The snake_case name used in keymap files.

@@ -7,6 +7,7 @@ pub mod action;
 pub mod app;
 pub mod bench;
 pub mod diff_view;
+pub mod handoff;
 pub mod keymap;
 pub mod settings;
 pub mod theme;
@@ -19,7 +20,7 @@ use std::time::Duration;
 
 use futures::{Stream, StreamExt};
 use ratatui::backend::{Backend, CrosstermBackend};
-use ratatui::crossterm::event::{DisableMouseCapture, EnableMouseCapture, Event as TermEvent, EventStream};
+use ratatui::crossterm::event::{DisableMouseCapture, EnableMouseCapture, Event as TermEvent};
 use ratatui::crossterm::execute;
 use ratatui::crossterm::terminal::{disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen};
 use ratatui::Terminal;
@@ -54,10 +55,16 @@ fn install_panic_hook() {
     }));
 }
 
-fn setup_terminal() -> std::io::Result<(Terminal<CrosstermBackend<Stdout>>, TerminalGuard)> {
+/// Raw mode, the alternate screen and mouse reporting: the explorer's terminal (at start,
+/// and again after a hand-off to a pager or editor).
+pub fn enter_terminal() -> std::io::Result<()> {
     enable_raw_mode()?;
+    execute!(std::io::stdout(), EnterAlternateScreen, EnableMouseCapture)
+}
+
+fn setup_terminal() -> std::io::Result<(Terminal<CrosstermBackend<Stdout>>, TerminalGuard)> {
     let guard = TerminalGuard;
-    execute!(std::io::stdout(), EnterAlternateScreen, EnableMouseCapture)?;
+    enter_terminal()?;
     let terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
     Ok((terminal, guard))
 }
@@ -89,7 +96,10 @@ pub async fn run(
             *noted = Some(signal);
         }
     });
-    let app = drive(app, &mut terminal, EventStream::new(), quit, provider, concurrency, initial).await?;
+    let events = handoff::Events::new();
+    let keys = events.clone();
+    let outside = move |job: &app::Outgoing| handoff::carry_out(job, &events);
+    let app = drive_with(app, &mut terminal, keys, quit, provider, concurrency, initial, outside).await?;
     drop(terminal);
     drop(guard);
     let signal = caught.lock().ok().and_then(|c| *c);
@@ -154,6 +164,10 @@ impl FrameClock {
             }
             (Some(m), _) => self.message_since = Some((m.clone(), now)),
         }
+        // A followed file that grew shows its new lines.
+        if app.follow_tick() {
+            redraw = true;
+        }
         // Play the inputs due since the last frame (none are due while paused).
         if app.play_interval().is_some() {
             app.play_tick(now.duration_since(self.last_play).as_secs_f64());
@@ -175,6 +189,22 @@ fn measured_window(app: &App) -> Option<u64> {
 /// stop), and frames are drawn on a tick when something changed. Ends when the app
 /// quits, the events end, or `quit` resolves.
 pub async fn drive<B: Backend>(
+    app: App,
+    terminal: &mut Terminal<B>,
+    keys: impl Stream<Item = std::io::Result<TermEvent>> + Unpin,
+    quit: impl Future<Output = ()> + Unpin,
+    provider: Arc<dyn Provider>,
+    concurrency: usize,
+    initial: Vec<Effect>,
+) -> std::io::Result<App> {
+    let no_terminal = |_: &app::Outgoing| -> Result<String, String> { Err("no terminal here to hand off to".into()) };
+    drive_with(app, terminal, keys, quit, provider, concurrency, initial, no_terminal).await
+}
+
+/// [`drive`], with `outside` carrying out the app's hand-offs (`app::Outgoing`: a pager,
+/// an editor, the clipboard) and returning the text they leave.
+#[allow(clippy::too_many_arguments)]
+pub async fn drive_with<B: Backend>(
     mut app: App,
     terminal: &mut Terminal<B>,
     mut keys: impl Stream<Item = std::io::Result<TermEvent>> + Unpin,
@@ -182,9 +212,14 @@ pub async fn drive<B: Backend>(
     provider: Arc<dyn Provider>,
     concurrency: usize,
     initial: Vec<Effect>,
+    mut outside: impl FnMut(&app::Outgoing) -> Result<String, String>,
 ) -> std::io::Result<App> {
     let limit = Arc::new(Semaphore::new(concurrency.max(1)));
     let (cache, note) = open_cache(&app.setup.limits);
+    // Where the run records, unless the app opened with something else to say.
+    if app.message.is_none() {
+        app.message = app.recording_note();
+    }
     if let Some(note) = note {
         app.message = Some(note);
     }
@@ -274,12 +309,35 @@ pub async fn drive<B: Backend>(
             driver.halt();
         }
         driver.execute(&effects);
+        let effects = hand_off(&mut app, terminal, &mut outside, &mut drawn)?;
+        driver.execute(&effects);
         if app.quit {
             break;
         }
     }
     app.finish_recording();
     Ok(app)
+}
+
+/// Carry out the hand-off the app asked for, if any (a pager, an editor, the clipboard);
+/// gives the effects of what came back (an edited thought is an edit).
+fn hand_off<B: Backend>(
+    app: &mut App,
+    terminal: &mut Terminal<B>,
+    outside: &mut impl FnMut(&app::Outgoing) -> Result<String, String>,
+    drawn: &mut u64,
+) -> std::io::Result<Vec<Effect>> {
+    let Some(job) = app.outgoing.take() else { return Ok(Vec::new()) };
+    let result = outside(&job);
+    if job.suspends() {
+        // Another program had the screen: clear it and draw all of it again (not
+        // `Terminal::clear`, which asks the terminal where its cursor is).
+        let cleared = terminal.backend_mut().clear_region(ratatui::backend::ClearType::All);
+        cleared.map_err(|e| std::io::Error::other(e.to_string()))?;
+        terminal.swap_buffers();
+        *drawn = u64::MAX;
+    }
+    Ok(app.handed_back(&job, result))
 }
 
 #[cfg(test)]

@@ -2308,5 +2308,13 @@ mod every_task;
 mod explorer;
 /// Find, go to a node, the filter and zoom.
 mod find;
+/// `replay --follow`: a session shown as it is written.
+mod follow;
+/// Hand-off: the pager, the editor, the clipboard.
+mod handoff;
+/// The session path at the start, clicks on the scores pane, the help's order.
+mod small;
 /// What steering shows: repeats of `x`, `v`'s values, statuses, counts and bars.
 mod steering;
+/// `u`: undo the last steering command by a fork.
+mod undo;

@@ -27,6 +27,8 @@ pub fn thoughtscope(args: &[&str]) -> CommandBuilder {
 
 pub struct Pty {
     parser: Arc<Mutex<vt100::Parser>>,
+    /// Every byte the program wrote, for what the screen parser keeps no trace of (OSC 52).
+    raw: Arc<Mutex<Vec<u8>>>,
     writer: Option<Box<dyn Write + Send>>,
     master: Option<Box<dyn MasterPty + Send>>,
     child: Box<dyn Child + Send + Sync>,
@@ -43,21 +45,43 @@ impl Pty {
         let mut reader = pair.master.try_clone_reader().unwrap();
         let writer = pair.master.take_writer().unwrap();
         let sink = Arc::clone(&parser);
+        let raw = Arc::new(Mutex::new(Vec::new()));
+        let bytes = Arc::clone(&raw);
         let pump = std::thread::spawn(move || {
             let mut buf = [0u8; 8192];
             while let Ok(n) = reader.read(&mut buf) {
                 if n == 0 {
                     break;
                 }
+                bytes.lock().unwrap().extend_from_slice(&buf[..n]);
                 sink.lock().unwrap().process(&buf[..n]);
             }
         });
-        Pty { parser, writer: Some(writer), master: Some(pair.master), child, pump: Some(pump) }
+        Pty { parser, raw, writer: Some(writer), master: Some(pair.master), child, pump: Some(pump) }
     }
 
     /// What the screen shows now.
     pub fn text(&self) -> String {
         self.parser.lock().unwrap().screen().contents()
+    }
+
+    /// Every byte the program has written so far.
+    pub fn raw(&self) -> Vec<u8> {
+        self.raw.lock().unwrap().clone()
+    }
+
+    /// Wait (bounded) until the file at `path` exists and satisfies `ok`.
+    pub fn wait_file(&self, path: &Path, ok: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Instant::now() < deadline {
+            if let Ok(text) = std::fs::read_to_string(path) {
+                if ok(&text) {
+                    return text;
+                }
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        panic!("{} never came as expected; the screen shows:\n{}", path.display(), self.text());
     }
 
     /// Look at the screen's state (alternate screen, cursor, mouse mode).

@@ -158,6 +158,7 @@ impl App {
             Prompting::NewInput => match self.parse_problem(text) {
                 Ok(problem) => {
                     self.start(problem);
+                    self.say_recording();
                     Vec::new()
                 }
                 Err(e) => {
@@ -234,6 +235,9 @@ impl App {
                         self.follow = false;
                         self.selection_moved();
                     }
+                    if p == Pane::Scores {
+                        self.click_scores(at);
+                    }
                     self.touch();
                 }
                 Vec::new()
@@ -246,6 +250,24 @@ impl App {
                 self.handle_action(if down { Action::Down } else { Action::Up })
             }
             _ => Vec::new(),
+        }
+    }
+
+    /// A new run says where it records, unless starting it had more to say.
+    fn say_recording(&mut self) {
+        if self.message.is_none() {
+            self.message = self.recording_note();
+        }
+    }
+
+    /// A click on a row of the scores pane selects its node.
+    fn click_scores(&mut self, at: Position) {
+        let area = self.areas[Pane::Scores.index()];
+        let line = usize::from(at.y.saturating_sub(area.y + 1));
+        let clicked = if at.y > area.y { self.scores_lines.borrow().get(line).copied().flatten() } else { None };
+        if let Some(node) = clicked {
+            self.follow = false;
+            self.select(node);
         }
     }
 
@@ -280,6 +302,7 @@ impl App {
             Action::ReplayStart => self.replay_move(|_, _| 0),
             Action::ReplayEnd => self.replay_move(|_, t| t),
             Action::Fork => self.fork(),
+            Action::Undo => self.undo(),
             Action::NextProblem => self.move_problem(1),
             Action::PrevProblem => self.move_problem(-1),
             other => {
@@ -297,6 +320,7 @@ impl App {
             Action::Restart => {
                 let problem = Problem { index: self.header.index, input: self.header.input.clone() };
                 self.start(problem);
+                self.say_recording();
             }
             Action::SaveAs => {
                 let current = self.session_path().map(|p| p.display().to_string()).unwrap_or_default();
@@ -367,6 +391,11 @@ impl App {
             Action::GotoNode => self.goto_popup(),
             Action::Filter => self.filter_key(),
             Action::Zoom => self.toggle_zoom(),
+            Action::Pager => self.hand_to_pager(),
+            Action::Editor => self.hand_to_editor(node),
+            Action::Copy => self.hand_to_clipboard(),
+            // Taken by `handle_action` too.
+            Action::Undo => {}
             // Taken by `handle_action` (listed, so a new action is a compile error until placed).
             Action::Step
             | Action::RunPause
@@ -417,7 +446,7 @@ impl App {
     }
 
     /// What the edit popup holds for `node`, line by line.
-    fn edit_lines(&self, node: NodeId) -> Vec<String> {
+    pub(super) fn edit_lines(&self, node: NodeId) -> Vec<String> {
         let n = self.run.engine.tree().node(node);
         let react = self.header.params.method.has_react_steps();
         match n.step.as_deref() {
@@ -496,7 +525,7 @@ impl App {
 }
 
 /// A path short enough for a one-line message: a long one as `…/` and its file name.
-fn short_path(path: &Path) -> String {
+pub(super) fn short_path(path: &Path) -> String {
     let full = path.display().to_string();
     match path.file_name().map(|n| n.to_string_lossy()) {
         // A long file name keeps its end (its number and `.jsonl`), so the save-as message

@@ -11,15 +11,20 @@ mod breaks;
 mod export;
 mod filter;
 mod find;
+mod follow;
+mod handoff;
 mod memory;
 mod navigation;
 mod problems;
 mod replay;
 pub mod rows;
+mod undo;
 
 pub use breaks::{walk_breaks, BreakList, BreakMarks};
 pub use filter::{Filter, FILTER_ACCEPTED};
 pub use find::Find;
+pub use follow::{read_written, Following};
+pub use handoff::{plain as plain_text, Outgoing};
 pub use memory::{memory_note, sorted_entries, CauseChooser, MemoryPane, MemoryUse};
 pub use problems::{recorded_sessions, OpenEntry, OpenList, OpenSource, ProblemList};
 pub use rows::TreeState;
@@ -247,6 +252,13 @@ pub struct App {
     filter_generation: u64,
     /// `z`: the focused pane has the whole screen.
     pub zoomed: bool,
+    /// A hand-off the loop carries out next (`V` pager, `E` editor, `y` clipboard).
+    pub outgoing: Option<Outgoing>,
+    /// `replay --follow`: the replayed file is read again as another process writes it.
+    pub followed: Option<Following>,
+    /// The node on each line inside the scores pane's frame, as the last frame drew it
+    /// (none for a heading or the cut-off line), for clicks.
+    pub scores_lines: std::cell::RefCell<Vec<Option<NodeId>>>,
 }
 
 /// What says the engine shown is unchanged since a pane computed something from the
@@ -303,6 +315,9 @@ impl App {
             filter: None,
             filter_generation: 0,
             zoomed: false,
+            outgoing: None,
+            followed: None,
+            scores_lines: Default::default(),
         }
     }
 
@@ -460,6 +475,15 @@ impl App {
         self.touch();
     }
 
+    /// `recording to FILE`, for the message line when a live run starts (and again at quit),
+    /// so the file can be followed (`replay --follow`) or opened.
+    pub fn recording_note(&self) -> Option<String> {
+        if self.replay.is_some() {
+            return None;
+        }
+        self.session_path().map(|p| format!("recording to {}", shown_path(&p)))
+    }
+
     /// Give the engine an input, record it, remember its events; returns the effects for the driver.
     fn feed(&mut self, input: Input, request: Option<&LlmRequest>) -> Vec<Effect> {
         let step = self.run.engine.view().step;
@@ -581,6 +605,21 @@ impl App {
             self.message = Some(e.to_string());
             self.run.memory_error = Some(e.to_string());
         }
+    }
+}
+
+/// A path as a person would type it: from the working directory when it is under it,
+/// else from the home directory (`~/…`), else whole.
+pub fn shown_path(path: &Path) -> String {
+    if let Some(rel) = std::env::current_dir().ok().and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_path_buf)) {
+        return rel.display().to_string();
+    }
+    match std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .and_then(|home| path.strip_prefix(home).ok().map(Path::to_path_buf))
+    {
+        Some(rel) => format!("~/{}", rel.display()),
+        None => path.display().to_string(),
     }
 }
 

@@ -4,7 +4,7 @@
 mod board;
 mod breaks;
 mod caption;
-mod detail;
+pub(crate) mod detail;
 pub(crate) mod memory;
 pub(crate) mod outcome;
 mod popup;
@@ -14,6 +14,8 @@ pub(crate) mod stats;
 pub(crate) mod status;
 pub(crate) mod transcript;
 pub(crate) mod tree;
+
+pub use popup::pane_actions;
 
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::style::Style;
@@ -25,6 +27,12 @@ use super::action::Action;
 use super::app::{App, Pane, TreeState};
 use super::theme::{Slot, Theme};
 use crate::engine::NodeId;
+
+/// The help popup's text, plain (for tests and hand-offs).
+pub fn help_text(app: &App) -> String {
+    let view = View::new(app, app.selected());
+    crate::tui::app::plain_text(&popup::help_lines(&view))
+}
 
 /// What drawing needs, borrowed from the app.
 pub struct View<'a> {

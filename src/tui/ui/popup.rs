@@ -6,7 +6,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 use ratatui::Frame;
 
 use super::super::action::Action;
-use super::super::app::{Popup, Prompting};
+use super::super::app::{Pane, Popup, Prompting};
 use super::super::theme::Slot;
 use super::View;
 use crate::engine::NodeId;
@@ -59,12 +59,46 @@ const HELP_GROUPS: [&str; 4] =
 fn help_group(action: Action) -> usize {
     use Action::*;
     match action {
-        Step | RunPause | Prune | Edit | Backtrack | Expand | Reevaluate | Continue | NewInput | Restart | SaveAs => 0,
+        Step | RunPause | Prune | Edit | Backtrack | Expand | Reevaluate | Continue | NewInput | Restart | SaveAs
+        | Undo => 0,
         ReplayStepBack | ReplayStepForward | ReplayMarkBack | ReplayMarkForward | ReplayBack | ReplayForward
         | ReplayStart | ReplayEnd | ReplayPlay | ReplayPlayNonstop | ShowCaption | ReplaySlower | ReplayFaster
         | Fork => 2,
-        CycleTheme | Help | Quit | Memory | Export | Breaks | Stats | Zoom => 3,
+        CycleTheme | Help | Quit | Memory | Export | Breaks | Stats | Zoom | Pager | Editor | Copy => 3,
         _ => 1,
+    }
+}
+
+/// The keys that act on `pane` when it has the focus (the help lists them first).
+pub fn pane_actions(pane: Pane) -> &'static [Action] {
+    use Action::*;
+    match pane {
+        Pane::Tree => &[
+            Up,
+            Down,
+            Left,
+            Right,
+            PageUp,
+            PageDown,
+            Top,
+            Bottom,
+            ToggleCollapse,
+            JumpBest,
+            NextSolution,
+            ToggleFollow,
+            Find,
+            FindNext,
+            FindPrev,
+            GotoNode,
+            Filter,
+            Pager,
+            Editor,
+            Copy,
+            Zoom,
+        ],
+        Pane::Scores => &[Up, Down, PageUp, PageDown, Top, Bottom, Zoom],
+        Pane::Detail => &[Up, Down, PageUp, PageDown, Top, Bottom, Pager, Editor, Copy, Zoom],
+        Pane::Transcript => &[Up, Down, PageUp, PageDown, Top, Bottom, Pager, Copy, Zoom],
     }
 }
 
@@ -104,20 +138,34 @@ pub fn badge_line(classes: &[(&str, f64)]) -> String {
     )
 }
 
+/// What the mouse does, on the help's last key line.
+pub const MOUSE_HELP: &str =
+    "a click focuses a pane and selects a node, the wheel scrolls; shift+drag selects text as usual (the explorer \
+     takes the mouse)";
+
 pub fn help_lines(view: &View) -> Vec<Line<'static>> {
     let rows = view.app.keymap.help();
     let width = rows.iter().map(|(k, _, _)| k.chars().count()).max().unwrap_or(8).min(18);
     let heading = |text: &str| Line::from(Span::styled(format!(" {text}"), view.style(Slot::Title)));
     let mut lines = Vec::new();
+    // The focused pane's keys first, then the rest by group.
+    let focused = view.app.focus;
+    let firsts = pane_actions(focused);
+    let group: Vec<_> = rows.iter().filter(|(_, action, _)| firsts.contains(action)).collect();
+    let mut groups = vec![(format!("The {} pane (focused)", focused.title()), group)];
     for (g, name) in HELP_GROUPS.iter().enumerate() {
-        let group: Vec<_> = rows.iter().filter(|(_, action, _)| help_group(*action) == g).collect();
+        let group: Vec<_> =
+            rows.iter().filter(|(_, action, _)| help_group(*action) == g && !firsts.contains(action)).collect();
+        groups.push((name.to_string(), group));
+    }
+    for (name, group) in groups {
         if group.is_empty() {
             continue;
         }
         if !lines.is_empty() {
             lines.push(Line::default());
         }
-        lines.push(heading(name));
+        lines.push(heading(&name));
         for (keys, _, desc) in group {
             lines.push(Line::from(vec![
                 Span::styled(format!(" {keys:<width$} "), view.style(Slot::HelpKey)),
@@ -125,6 +173,10 @@ pub fn help_lines(view: &View) -> Vec<Line<'static>> {
             ]));
         }
     }
+    lines.push(Line::from(vec![
+        Span::styled(format!(" {:<width$} ", "mouse"), view.style(Slot::HelpKey)),
+        Span::styled(MOUSE_HELP, view.style(Slot::HelpDesc)),
+    ]));
     lines.push(Line::default());
     lines.push(heading("What the marks mean"));
     for (glyph, meaning) in GLYPHS {

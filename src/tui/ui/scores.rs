@@ -435,6 +435,8 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
     }
     let heading = usize::from(part_columns(&all));
     let height = (area.height.saturating_sub(2) as usize).saturating_sub(heading);
+    // Which node each line shows, for clicks (`candidate_lines` fills it).
+    app.scores_lines.borrow_mut().clear();
     let scroll = usize::from(app.scores_scroll).min(all.len().saturating_sub(height.max(1)));
     let (lines, extra) = match all {
         Rows::Candidates(ranked) => candidate_lines(view, ranked, scroll, height, inner_width),
@@ -522,6 +524,12 @@ fn candidate_lines(
         extra = if extra.is_empty() { range } else { format!("{extra} · {range}") };
     }
     let mut lines: Vec<Line<'static>> = Vec::new();
+    *app.scores_lines.borrow_mut() = std::iter::repeat_n(None, usize::from(columns))
+        .chain(shown.iter().map(|r| match r {
+            Row::Node(n) => Some(n.id),
+            Row::Cut(_) => None,
+        }))
+        .collect();
     if columns {
         let mut heading = format!("{:<label_width$} ", "");
         for h in headings {

@@ -167,7 +167,12 @@ fn items(app: &App, d: Detail) -> (Items, Items) {
         stats.push_str(&format!(" · receiving {}", app.streaming.len()));
     }
     match &app.replay {
-        Some(r) => stats.push_str(&format!(" · input {}/{}", r.cursor, r.total)),
+        Some(r) => {
+            stats.push_str(&format!(" · input {}/{}", r.cursor, r.total));
+            if let Some(note) = app.follow_note() {
+                stats.push_str(&format!(" · {note}"));
+            }
+        }
         None => stats.push_str(&format!(" · {:.1}s", app.elapsed_ms as f64 / 1000.0)),
     }
     how.push((stats, Slot::StatusBar));
