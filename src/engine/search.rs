@@ -539,6 +539,21 @@ impl Engine {
         }
     }
 
+    /// New children that repeat the node's earlier ones are marked (`mark_repeats`): by
+    /// hand against every other child, in a search step against those the node had when
+    /// the step asked. A person's expansion is then valued as a ToT step is.
+    fn check_repeats(&mut self, node: NodeId, children: &[NodeId], pending: &Pending) {
+        let siblings = &self.core.tree.node(node).children;
+        if pending.by_hand {
+            let earlier = siblings.iter().copied().filter(|c| !children.contains(c)).collect();
+            self.mark_repeats(node, children, earlier);
+            self.core.evaluate(children, true, Duplicates::ScoreZero);
+        } else if pending.children_before > 0 {
+            let earlier = siblings.iter().copied().take(pending.children_before).collect();
+            self.mark_repeats(node, children, earlier);
+        }
+    }
+
     /// What a successful reply does, by the kind of call.
     fn apply_reply(&mut self, node: NodeId, pending: Pending, response: LlmResponse) {
         let texts: Vec<String> = response.completions.iter().map(|c| c.text.to_string()).collect();
@@ -564,16 +579,7 @@ impl Engine {
                 };
                 let children =
                     self.core.add_proposals_scored(node, proposals, merged.is_some().then_some(&scores), Origin::Model);
-                let siblings = &self.core.tree.node(node).children;
-                if pending.by_hand {
-                    let earlier = siblings.iter().copied().filter(|c| !children.contains(c)).collect();
-                    self.mark_repeats(node, &children, earlier);
-                    // A person's expansion is valued as a ToT step is.
-                    self.core.evaluate(&children, true, Duplicates::ScoreZero);
-                } else if pending.children_before > 0 {
-                    let earlier = siblings.iter().copied().take(pending.children_before).collect();
-                    self.mark_repeats(node, &children, earlier);
-                }
+                self.check_repeats(node, &children, &pending);
                 self.method.on_children(&mut self.core, node, &children, pending.by_hand);
             }
             CallKind::Evaluate => {
