@@ -222,6 +222,13 @@ impl Method for TotBfs {
         if !by_hand || in_step {
             self.pool.extend_from_slice(children);
         }
+        if !by_hand {
+            // Children a person made by hand before the step reached `parent` are the
+            // step's candidates too (the step's repeats of them are marked duplicates).
+            let earlier = core.tree.node(parent).children.iter().copied();
+            let earlier: Vec<NodeId> = earlier.filter(|c| !children.contains(c) && !self.pool.contains(c)).collect();
+            self.pool.extend(earlier);
+        }
     }
 
     fn on_edit(&mut self, core: &mut Core, original: NodeId, new: NodeId) {

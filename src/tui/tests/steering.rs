@@ -200,6 +200,22 @@ fn a_search_step_after_a_hand_expansion_marks_its_repeats() {
     let said =
         format!("{} of {} new children of {node} repeat earlier ones, marked ✗ duplicate:", repeats.len(), again.len());
     assert!(logs(&app).iter().any(|l| l.starts_with(&said)), "{said:?} in {:#?}", logs(&app));
+    // The hand-made children are the step's candidates too: once the step selects, each
+    // is kept or dropped below the beam, and the count of candidates holds them.
+    for _ in 0..6 {
+        if logs(&app).iter().any(|l| l.starts_with("step 2: kept")) {
+            break;
+        }
+        act(&mut app, Action::Step);
+    }
+    let tree = app.run.engine.tree();
+    for &h in &by_hand {
+        let status = &tree.node(h).status;
+        assert!(matches!(status, NodeStatus::Frontier | NodeStatus::Dropped(_)), "{h} was a candidate: {status:?}");
+    }
+    let kept = logs(&app).into_iter().find(|l| l.starts_with("step 2: kept")).expect("step 2 selected");
+    let candidates: usize = tree.nodes().filter(|n| n.depth == 2 && !tree.is_pruned(n.id)).count();
+    assert!(kept.contains(&format!(" of {candidates} candidates")), "{kept}");
     // Within one step, no child is compared with its own step's siblings: a first
     // expansion marks nothing.
     let tree = app.run.engine.tree();
