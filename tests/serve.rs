@@ -388,3 +388,49 @@ fn sigterm_during_a_request_stops_the_search_and_closes_its_session() {
     assert!(recorded.end().is_some(), "the session has its end line");
     served.replay(&session);
 }
+
+/// The config's `[serve]` table end to end: a profile names the method and its parameters
+/// (the model `wide@fake-model`), and each request's search stops issuing calls at the
+/// token budget, said in the answer and recorded in its session.
+#[test]
+fn a_profile_chooses_the_method_and_the_token_budget_stops_each_search() {
+    let fake = FakeServer::start(|_, seen| upstream(seen));
+    let home = tempfile::tempdir().unwrap();
+    let config = home.path().join("serve.toml");
+    std::fs::write(&config, "[serve]\nbudget_tokens = 100\n[serve.profiles.wide]\nmethod = \"tot-bfs\"\nbreadth = 2\n")
+        .unwrap();
+    let config = config.to_string_lossy().to_string();
+    let served = Served::start(&[
+        "--config",
+        &config,
+        "--provider",
+        "openai",
+        "--base-url",
+        &fake.url,
+        "--model",
+        "fake-model",
+        "--retries",
+        "0",
+    ]);
+    let question = json!([{"role": "user", "content": "What is the capital of France?"}]);
+    let r = served.post(&json!({"model": "wide@fake-model", "messages": question}), &[]);
+    // Each call costs 110 tokens: the first (the root's proposals, alone in flight)
+    // crosses the budget of 100, and the search issues no call after it.
+    let calls = chat_calls(&fake);
+    assert_eq!(calls, 1, "the budget stopped the search after its first call");
+    let session = served.session(&r);
+    let text = std::fs::read_to_string(&session).unwrap();
+    let header: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!((header["params"]["method"].as_str(), header["params"]["breadth"].as_u64()), (Some("tot-bfs"), Some(2)));
+    let body = r.json();
+    match r.status {
+        // No answer yet when the budget stopped it: OpenAI's quota error.
+        400 => assert_eq!(body["error"]["code"], "budget_exceeded", "{}", r.body),
+        // An answer already: cut short, as a model stopped by max_tokens says.
+        200 => assert_eq!(body["choices"][0]["finish_reason"], "length", "{}", r.body),
+        other => panic!("{other}: {}", r.body),
+    }
+    assert!(text.contains("budget exceeded"), "the session says why it stopped");
+    served.replay(&session);
+    assert_eq!(chat_calls(&fake), calls, "a replay makes no calls");
+}
