@@ -434,3 +434,25 @@ fn a_profile_chooses_the_method_and_the_token_budget_stops_each_search() {
     served.replay(&session);
     assert_eq!(chat_calls(&fake), calls, "a replay makes no calls");
 }
+
+/// `retreval@MODEL` and `best-of-n@MODEL` run like the other methods: on sim with a
+/// built-in task (a math-demo problem, which sim knows) they answer, record their
+/// session and replay it exactly.
+#[test]
+fn retreval_and_best_of_n_answer_through_serve() {
+    let served = Served::start(&[]);
+    for model in ["retreval@sim", "best-of-n@sim"] {
+        let body = json!({"model": model, "messages": [{"role": "user", "content": r"Solve for $x$: $3x + 7 = 25$."}],
+            "thoughtscope": {"task": "math-demo"}});
+        let r = served.post(&body, &[]);
+        assert_eq!(r.status, 200, "{model}: {}", r.body);
+        let answer = r.json();
+        let method = model.split('@').next().unwrap();
+        assert_eq!(answer["thoughtscope"]["method"], method);
+        assert!(!answer["choices"][0]["message"]["content"].as_str().unwrap().is_empty());
+        let session = served.session(&r);
+        assert_eq!(Session::load(&session).unwrap().header.params.method.label(), method);
+        let replayed = served.replay(&session);
+        assert_eq!(replayed["llm_calls"], answer["thoughtscope"]["calls"], "{model}");
+    }
+}
