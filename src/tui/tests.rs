@@ -779,6 +779,10 @@ fn an_edited_react_thought_keeps_both_branches_after_save_and_reopen() {
     assert!(new.contains("✎ Thought 2: Let me check the lighthouse record"), "{new}");
     assert!(new.contains("[branch 2 of 2]"), "{new}");
     assert!(new.contains("tools: search[entity] · lookup[keyword] · finish[answer] · calculate[expression]"), "{new}");
+    // At 80 columns the tools in the title end in `…` where the pane cuts them.
+    let narrow = render(&mut replayed, 80, 24);
+    let title = narrow.lines().find(|l| l.contains("4 Transcript")).expect("the transcript pane");
+    assert!(title.contains("tools: search[entity] · lookup[keyword]") && title.contains("…"), "{title}");
     // The detail pane has the call that wrote the step's action, below its text.
     replayed.focus = Pane::Detail;
     let mut detail = new.clone();

@@ -253,13 +253,16 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
     };
     if shows_trajectory(view) {
         if let Some(tools) = view.app.setup.task.tools() {
-            // The tools the agent has, as its prompt names them.
-            let names: Vec<String> =
-                tools.specs().iter().map(|t| format!("{}[{}]", t.name, t.arg_name().unwrap_or(""))).collect();
+            // The tools the agent has, as its prompt names them (a tool of several
+            // arguments as its JSON object).
+            let names: Vec<String> = tools.specs().iter().map(|t| t.call_form()).collect();
             let sep = if extra.is_empty() { "" } else { " · " };
             extra = format!("{extra}{sep}tools: {}", names.join(" · "));
         }
     }
+    // What the title holds beside " 4 Transcript " and the corners, with `…` where it is cut.
+    let room = (area.width as usize).saturating_sub(2 + " 4 Transcript ".chars().count() + 1);
+    let mut extra = crate::safe_text::clip(&extra, room);
     let mut block = view.block(super::Pane::Transcript, &extra);
     if let Some(r) = &view.app.replay {
         // The replay timeline: where the cursor is among the session's inputs.
