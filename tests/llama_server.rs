@@ -146,7 +146,7 @@ fn explorer_screen(session: Session) -> String {
         limits: Default::default(),
     };
     let mut app = App::replay(setup, session, Default::default(), Default::default(), "dark").unwrap();
-    app.tree_state.select(vec![0]);
+    app.tree.state.select(vec![0]);
     let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(200, 200)).unwrap();
     terminal
         .draw(|f| {

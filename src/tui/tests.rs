@@ -103,7 +103,7 @@ fn recorded_commands(path: &Path) -> Vec<Command> {
 }
 
 fn select(app: &mut App, node: NodeId) {
-    app.tree_state.select(app.path_to(node));
+    app.tree.state.select(app.path_to(node));
 }
 
 #[test]
@@ -543,7 +543,7 @@ fn mouse_clicks_select_and_focus() {
         modifiers: KeyModifiers::NONE,
     };
     app.handle_mouse(scroll);
-    assert_eq!(app.detail_scroll, 1);
+    assert_eq!(app.detail.scroll, 1);
 }
 
 #[test]
@@ -1877,7 +1877,7 @@ fn score_rows(app: &mut App, width: u16, height: u16) -> (Vec<String>, String) {
             })
             .collect()
     };
-    app.scores_scroll = 0;
+    app.scores.scroll = 0;
     let first = pane(app);
     let title = first[0].clone();
     let inner = |lines: &[String]| -> Vec<String> {
@@ -1887,15 +1887,15 @@ fn score_rows(app: &mut App, width: u16, height: u16) -> (Vec<String>, String) {
     // At the top the pane may skip rows to show the cut-off line: read on from one row down.
     let mut rows = inner(&first);
     if max > 0 {
-        app.scores_scroll = 1;
+        app.scores.scroll = 1;
         rows.truncate(1);
         rows.extend(inner(&pane(app)));
     }
     for s in 2..=max {
-        app.scores_scroll = s as u16;
+        app.scores.scroll = s as u16;
         rows.push(inner(&pane(app)).last().cloned().unwrap_or_default());
     }
-    app.scores_scroll = 0;
+    app.scores.scroll = 0;
     while rows.last().is_some_and(|r| r.trim().is_empty()) {
         rows.pop();
     }
@@ -2030,16 +2030,16 @@ fn the_scores_pane_scrolls_counts_and_tells_invalid_from_pending() {
     let selected = app.selected();
     act(&mut app, Action::FocusScores);
     act(&mut app, Action::Down);
-    assert_eq!(app.scores_scroll, 1);
+    assert_eq!(app.scores.scroll, 1);
     assert_eq!(app.selected(), selected);
     let full = render(&mut app, 160, 50);
     let r = app.areas[Pane::Scores.index()];
     let title = full.lines().nth(r.y as usize).unwrap_or("");
     assert!(title.contains("2–") && title.contains(&format!(" of {n}")), "{title}");
     act(&mut app, Action::Bottom);
-    assert_eq!(usize::from(app.scores_scroll), ui::scores::max_scroll(&app));
+    assert_eq!(usize::from(app.scores.scroll), ui::scores::max_scroll(&app));
     act(&mut app, Action::Top);
-    assert_eq!(app.scores_scroll, 0);
+    assert_eq!(app.scores.scroll, 0);
 }
 
 fn qa_live(dir: &Path, params: Params) -> App {

@@ -45,20 +45,16 @@ impl App {
                     Popup::Help { scroll } | Popup::Caption { scroll } => scroll,
                     _ => 0,
                 };
-                // By the rows the last frame showed (one kept from the page before), never past the end.
-                let (shown, limit) = self.help_view.get();
-                let page = shown.saturating_sub(1).max(1);
-                let scroll = scroll.min(limit);
-                let scroll = match key.code {
-                    KeyCode::Down | KeyCode::Char('j') => scroll.saturating_add(1),
-                    KeyCode::Up | KeyCode::Char('k') => scroll.saturating_sub(1),
-                    KeyCode::PageDown => scroll.saturating_add(page),
-                    KeyCode::PageUp => scroll.saturating_sub(page),
-                    KeyCode::Home | KeyCode::Char('g') => 0,
-                    KeyCode::End | KeyCode::Char('G') => limit,
+                let how = match key.code {
+                    KeyCode::Down | KeyCode::Char('j') => Scroll::Down,
+                    KeyCode::Up | KeyCode::Char('k') => Scroll::Up,
+                    KeyCode::PageDown => Scroll::PageDown,
+                    KeyCode::PageUp => Scroll::PageUp,
+                    KeyCode::Home | KeyCode::Char('g') => Scroll::Home,
+                    KeyCode::End | KeyCode::Char('G') => Scroll::End,
                     _ => return Vec::new(),
                 };
-                let scroll = scroll.min(limit);
+                let scroll = self.help.scroll(scroll, how);
                 self.popup = Some(match popup {
                     Popup::Caption { .. } => Popup::Caption { scroll },
                     _ => Popup::Help { scroll },
@@ -231,8 +227,8 @@ impl App {
             MouseEventKind::Down(MouseButton::Left) => {
                 if let Some(p) = pane {
                     self.focus = p;
-                    if p == Pane::Tree && self.tree_state.click_at(at, self.run.engine.tree()) {
-                        self.follow = false;
+                    if p == Pane::Tree && self.tree.state.click_at(at, self.run.engine.tree()) {
+                        self.tree.stop_following();
                         self.selection_moved();
                     }
                     if p == Pane::Scores {
@@ -264,9 +260,9 @@ impl App {
     fn click_scores(&mut self, at: Position) {
         let area = self.areas[Pane::Scores.index()];
         let line = usize::from(at.y.saturating_sub(area.y + 1));
-        let clicked = if at.y > area.y { self.scores_lines.borrow().get(line).copied().flatten() } else { None };
+        let clicked = if at.y > area.y { self.scores.node_at(line) } else { None };
         if let Some(node) = clicked {
-            self.follow = false;
+            self.tree.stop_following();
             self.select(node);
         }
     }
@@ -329,25 +325,15 @@ impl App {
                 self.popup = Some(Popup::Ask { what: Prompting::SaveAs, editor });
             }
             Action::Up | Action::Down | Action::PageUp | Action::PageDown | Action::Top | Action::Bottom => {
-                self.scroll(action)
-            }
-            Action::Left => {
-                self.follow = false;
-                self.tree_state.key_left(self.run.engine.tree());
-            }
-            Action::Right => {
-                self.follow = false;
-                self.collapsed.remove(&node.0);
-                self.tree_state.key_right();
-            }
-            Action::ToggleCollapse => {
-                if !self.collapsed.remove(&node.0) {
-                    self.collapsed.insert(node.0);
+                if let Some(how) = Scroll::of(action) {
+                    self.scroll(how)
                 }
-                self.tree_state.toggle_selected(self.run.engine.tree());
             }
+            Action::Left => self.tree.left(self.run.engine.tree()),
+            Action::Right => self.tree.right(node),
+            Action::ToggleCollapse => self.tree.toggle(node, self.run.engine.tree()),
             Action::JumpBest => {
-                self.follow = false;
+                self.tree.stop_following();
                 if let Some(best) = self.best_node() {
                     self.select(best);
                 }
@@ -479,7 +465,7 @@ impl App {
 
     /// `n`: the next solution after `node`, round to the first.
     pub(super) fn next_solution(&mut self, node: NodeId) {
-        self.follow = false;
+        self.tree.stop_following();
         let solutions: Vec<NodeId> =
             self.run.engine.tree().nodes().filter(|n| n.status == NodeStatus::Solution).map(|n| n.id).collect();
         match solutions.iter().find(|&&s| s > node).or(solutions.first()) {
@@ -489,8 +475,8 @@ impl App {
     }
 
     fn toggle_follow(&mut self) {
-        self.follow = !self.follow;
-        if self.follow {
+        self.tree.set_following(!self.tree.following());
+        if self.tree.following() {
             // Catch up at once: the newest node, or the answer of a finished search.
             let newest = NodeId(self.run.engine.tree().len().saturating_sub(1));
             let target = if self.run.engine.outcome().is_some() { self.landing() } else { None };

@@ -39,7 +39,7 @@ impl App {
     /// A breakpoint fired: select its node, stop following, and say which and why.
     pub(super) fn show_break(&mut self, hit: &Hit, count: usize) {
         if let Some(node) = hit.node.filter(|n| self.run.engine.tree().contains(*n)) {
-            self.follow = false;
+            self.tree.stop_following();
             self.select(node);
         }
         let more = if count > 1 { format!(" (+{} more)", count - 1) } else { String::new() };

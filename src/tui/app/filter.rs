@@ -142,7 +142,7 @@ impl App {
     fn clear_filter(&mut self, spec: &str) {
         self.filter = None;
         self.filter_generation += 1;
-        self.tree_state.set_filter(None);
+        self.tree.state.set_filter(None);
         self.message = Some(format!("filter {spec} cleared: every node is shown"));
     }
 
@@ -182,9 +182,9 @@ impl App {
                         .min_by_key(|n| order[n.id.0])
                         .map(|n| n.id);
                     if let Some(first) = first {
-                        self.follow = false;
+                        self.tree.stop_following();
                         self.select(first);
-                    } else if !self.tree_state.shows(here.0) {
+                    } else if !self.tree.state.shows(here.0) {
                         self.select(NodeId(0));
                     }
                 }
@@ -198,7 +198,7 @@ impl App {
         let key = self.engine_key();
         let Some(mut filter) = self.filter.take() else { return };
         // A tree pane made afresh (a new run, a session opened) has lost the filter: set it again.
-        if filter.key != Some(key) || !self.tree_state.filtered() {
+        if filter.key != Some(key) || !self.tree.state.filtered() {
             let engine = &self.run.engine;
             let tree = engine.tree();
             let mut shown = vec![false; tree.len()];
@@ -218,7 +218,7 @@ impl App {
             }
             filter.matched = matched;
             filter.key = Some(key);
-            self.tree_state.set_filter(Some(shown));
+            self.tree.state.set_filter(Some(shown));
             self.filter_generation += 1;
         }
         self.filter = Some(filter);

@@ -175,7 +175,7 @@ impl App {
         let key = (self.engine_key(), self.filter_generation);
         let Some(mut find) = self.find.take() else { return };
         if find.key != Some(key) {
-            let state = &self.tree_state;
+            let state = &self.tree.state;
             find.compute(&self.run.engine, |id| state.shows(id));
             find.key = Some(key);
         }
@@ -217,7 +217,7 @@ impl App {
                     Some((node, _)) => self.go_to_match(node, false),
                     None => {
                         let filtered =
-                            if self.tree_state.filtered() { " among the nodes the filter shows" } else { "" };
+                            if self.tree.state.filtered() { " among the nodes the filter shows" } else { "" };
                         self.message = Some(format!("/{query}/: no match{filtered} (n and N wait for one)"));
                     }
                 }
@@ -246,7 +246,7 @@ impl App {
 
     /// Select match `node` (opening its ancestors) and say which match it is.
     fn go_to_match(&mut self, node: usize, wrapped: bool) {
-        self.follow = false;
+        self.tree.stop_following();
         self.select(NodeId(node));
         if let Some(find) = &self.find {
             let at = find.position(node).map_or(0, |i| i + 1);
@@ -285,12 +285,12 @@ impl App {
             self.message = Some(format!("there is no node #{n}: this tree has {len} nodes, #0 to #{}", len - 1));
             return;
         }
-        if !self.tree_state.shows(n) {
+        if !self.tree.state.shows(n) {
             let key = self.keymap.key_hint(Action::Filter).unwrap_or_default();
             self.message = Some(format!("node #{n} is hidden by the filter ({key} clears it)"));
             return;
         }
-        self.follow = false;
+        self.tree.stop_following();
         self.select(NodeId(n));
         self.focus = Pane::Tree;
         self.message = Some(format!("node #{n}"));

@@ -15,6 +15,7 @@ mod follow;
 mod handoff;
 mod memory;
 mod navigation;
+mod panes;
 mod problems;
 mod replay;
 pub mod rows;
@@ -26,10 +27,10 @@ pub use find::Find;
 pub use follow::{read_written, Following};
 pub use handoff::{plain as plain_text, Outgoing};
 pub use memory::{memory_note, sorted_entries, CauseChooser, MemoryPane, MemoryUse};
+pub use panes::{DetailPane, HelpView, ScoresPane, Scroll, TranscriptPane, TreePane};
 pub use problems::{recorded_sessions, OpenEntry, OpenList, OpenSource, ProblemList};
 pub use rows::TreeState;
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -183,12 +184,8 @@ pub struct App {
     /// Everything the engine reported, for the transcript.
     pub events: Vec<Event>,
     pub focus: Pane,
-    pub tree_state: TreeState,
-    /// Nodes closed by hand: they stay closed when new nodes open the way to others.
-    collapsed: BTreeSet<usize>,
-    /// Keep the selection on the newest node while the search runs (on at the start,
-    /// off once the person moves the selection, toggled by `toggle_follow`).
-    follow: bool,
+    /// The tree pane: selection, folding, following the newest node.
+    pub tree: TreePane,
     pub popup: Option<Popup>,
     pub keymap: Keymap,
     pub themes: ThemeSet,
@@ -196,20 +193,14 @@ pub struct App {
     pub no_color: bool,
     /// A line for the status bar (errors, confirmations).
     pub message: Option<String>,
-    /// Scroll offsets of the detail and transcript panes (transcript: lines up from where
-    /// it rests, the end or the selected ReAct step; below zero, lines down from there).
-    pub detail_scroll: u16,
-    pub transcript_scroll: i32,
-    /// The largest useful scroll offsets of the detail pane and of the transcript (up,
-    /// and down), in wrapped (screen) lines, as the last frame measured them (`u16::MAX`
-    /// before the first frame).
-    pub detail_limit: std::cell::Cell<u16>,
-    pub transcript_limit: std::cell::Cell<(u16, u16)>,
-    /// The scores pane's first shown row.
-    pub scores_scroll: u16,
-    /// The help (or caption) popup's rows shown and its largest useful scroll offset, as
-    /// the last frame drew it (for its page and end keys).
-    pub help_view: std::cell::Cell<(u16, u16)>,
+    /// The detail pane (its scroll and limit).
+    pub detail: DetailPane,
+    /// The transcript pane (its scroll and limits).
+    pub transcript: TranscriptPane,
+    /// The scores pane (its scroll, ranking and clickable lines).
+    pub scores: ScoresPane,
+    /// The help and caption popups' view (rows shown and scroll limit).
+    pub help: HelpView,
     /// `--nonstop`: `P` plays through captions without stopping at them, as `N` does.
     pub play_nonstop: bool,
     /// Left column width in percent.
@@ -240,10 +231,6 @@ pub struct App {
     pub replay_breaks: Option<Vec<crate::engine::breakpoint::Breakpoint>>,
     /// Where the replay's breakpoints fire, once computed for the current list.
     break_marks: Option<BreakMarks>,
-    /// The scores pane's ranking, kept between frames (see `ui::scores::RankCache`).
-    pub(crate) rank_cache: std::cell::RefCell<super::ui::scores::RankCache>,
-    /// The tree pane's count of solutions, with the (revision, events, tree length) it is for.
-    pub(crate) solved_cache: std::cell::Cell<Option<(EngineKey, usize)>>,
     /// The find (`/`), when one is on: its matches, kept until the engine or the filter changes.
     pub find: Option<Find>,
     /// The filter (ctrl-f), when one is on.
@@ -256,9 +243,6 @@ pub struct App {
     pub outgoing: Option<Outgoing>,
     /// `replay --follow`: the replayed file is read again as another process writes it.
     pub followed: Option<Following>,
-    /// The node on each line inside the scores pane's frame, as the last frame drew it
-    /// (none for a heading or the cut-off line), for clicks.
-    pub scores_lines: std::cell::RefCell<Vec<Option<NodeId>>>,
 }
 
 /// What says the engine shown is unchanged since a pane computed something from the
@@ -280,21 +264,17 @@ impl App {
             replay: None,
             events: Vec::new(),
             focus: Pane::Tree,
-            tree_state: TreeState::default(),
-            collapsed: BTreeSet::new(),
-            follow: true,
+            tree: TreePane::default(),
             popup: None,
             keymap,
             themes,
             theme_name,
             no_color: false,
             message: None,
-            detail_scroll: 0,
-            transcript_scroll: 0,
-            detail_limit: std::cell::Cell::new(u16::MAX),
-            transcript_limit: std::cell::Cell::new((u16::MAX, u16::MAX)),
-            scores_scroll: 0,
-            help_view: std::cell::Cell::new((10, u16::MAX)),
+            detail: DetailPane::default(),
+            transcript: TranscriptPane::default(),
+            scores: ScoresPane::default(),
+            help: HelpView::default(),
             play_nonstop: false,
             split: 48,
             quit: false,
@@ -309,15 +289,12 @@ impl App {
             memory_notes: Default::default(),
             replay_breaks: None,
             break_marks: None,
-            rank_cache: Default::default(),
-            solved_cache: Default::default(),
             find: None,
             filter: None,
             filter_generation: 0,
             zoomed: false,
             outgoing: None,
             followed: None,
-            scores_lines: Default::default(),
         }
     }
 
@@ -432,13 +409,11 @@ impl App {
         self.header = header;
         self.replay = None;
         self.events.clear();
-        self.tree_state = TreeState::default();
-        self.collapsed.clear();
-        self.follow = true;
+        self.tree.reset();
         self.reset_driver = true;
         self.elapsed_ms = 0;
         // A new run's scores are read from the best down.
-        self.scores_scroll = 0;
+        self.scores.home();
         let name = format!(
             "{}-{}-{}.jsonl",
             self.header.task,
@@ -492,7 +467,7 @@ impl App {
         self.revision += 1;
         // A new step's candidates are read from the best down.
         if self.run.engine.view().step != step {
-            self.scores_scroll = 0;
+            self.scores.home();
         }
         if let Some(refused) = fed.refused {
             self.message = Some(refused);
@@ -513,12 +488,12 @@ impl App {
                     // New children are shown, whoever asked for them: open the way down to them.
                     self.reveal(*parent);
                     revealed = true;
-                    if self.follow {
+                    if self.tree.following() {
                         self.select(*id);
                     }
                 }
                 // The search is over: a follower lands on the answer, not on the last node made.
-                Event::Finished { .. } if self.follow => {
+                Event::Finished { .. } if self.tree.following() => {
                     if let Some(node) = self.landing() {
                         self.select(node);
                     }

@@ -4,7 +4,8 @@ use super::*;
 
 impl App {
     pub fn selected(&self) -> NodeId {
-        self.tree_state
+        self.tree
+            .state
             .selected()
             .last()
             .map(|&i| NodeId(i))
@@ -30,34 +31,29 @@ impl App {
             return;
         }
         let path = self.path_to(node);
-        for i in 1..path.len() {
-            self.collapsed.remove(&path[i - 1]);
-        }
-        self.open_all();
-        self.tree_state.select(path);
+        self.tree.select(path);
         self.selection_moved();
     }
 
     /// The selection moved: the detail pane shows the new node from its top, and a ReAct
     /// transcript the new step (a scroll kept from the old one would hide it).
     pub(super) fn selection_moved(&mut self) {
-        self.detail_scroll = 0;
+        self.detail.home();
         if self.header.params.method.has_react_steps() {
-            self.transcript_scroll = 0;
+            self.transcript.home();
         }
     }
 
     /// Whether the selection follows the newest node.
     pub fn following(&self) -> bool {
-        self.follow
+        self.tree.following()
     }
 
     /// Open the way down to `node`'s children: it and its ancestors are no longer
     /// collapsed (the tree widget opens them at the next `open_all`).
     pub(super) fn reveal(&mut self, node: NodeId) {
-        for id in self.path_to(node) {
-            self.collapsed.remove(&id);
-        }
+        let path = self.path_to(node);
+        self.tree.reveal(&path);
     }
 
     /// Where the selection lands when the search is over: a solution among the final
@@ -79,13 +75,12 @@ impl App {
 
     /// Remember as collapsed by hand the nodes closed in the tree pane since `open_all`.
     pub(super) fn keep_closed(&mut self) {
-        self.collapsed.extend(self.tree_state.closed().iter().copied());
+        self.tree.keep_closed();
     }
 
     /// Open every node except the ones collapsed by hand.
     pub fn open_all(&mut self) {
-        let collapsed = &self.collapsed;
-        self.tree_state.retain_closed(|id| collapsed.contains(&id));
+        self.tree.open_all();
     }
 
     /// How far PageUp/PageDown move in `pane`: its visible rows as the last frame drew
@@ -99,94 +94,37 @@ impl App {
         rows.saturating_sub(1).max(1)
     }
 
-    pub(super) fn scroll(&mut self, action: Action) {
+    /// Move the focused pane by `how`: each pane scrolls itself (the tree moves its selection).
+    pub(super) fn scroll(&mut self, how: Scroll) {
         let page = self.page(self.focus);
         match self.focus {
             Pane::Scores => {
                 // The ranked candidates (or the vote) scroll within the pane.
                 let max = super::super::ui::scores::max_scroll(self);
-                let now = usize::from(self.scores_scroll).min(max);
-                let next = match action {
-                    Action::Up => now.saturating_sub(1),
-                    Action::Down => now + 1,
-                    Action::PageUp => now.saturating_sub(page as usize),
-                    Action::PageDown => now + page as usize,
-                    Action::Top => 0,
-                    _ => max,
-                };
-                self.scores_scroll = next.min(max) as u16;
+                self.scores.scroll(how, page, max);
             }
             Pane::Tree => {
-                self.follow = false;
-                self.tree_state.sync(self.run.engine.tree());
-                match action {
-                    Action::Up => {
-                        self.tree_state.key_up();
-                    }
-                    Action::Down => {
-                        self.tree_state.key_down();
-                    }
-                    Action::PageUp => {
-                        self.tree_state.select_relative(|c| c.map_or(0, |c| c.saturating_sub(page as usize)));
-                    }
-                    Action::PageDown => {
-                        self.tree_state.select_relative(|c| c.map_or(0, |c| c.saturating_add(page as usize)));
-                    }
-                    Action::Top => {
-                        self.tree_state.select_first();
-                    }
-                    _ => {
-                        self.tree_state.select_last();
-                    }
-                }
+                self.tree.scroll(how, page, self.run.engine.tree());
                 self.selection_moved();
             }
-            Pane::Detail => {
-                // Offsets count wrapped lines, up to the last frame's limit (so `up` after `end` moves at once).
-                let limit = self.detail_limit.get();
-                let at = self.detail_scroll.min(limit);
-                self.detail_scroll = match action {
-                    Action::Up => at.saturating_sub(1),
-                    Action::Down => at.saturating_add(1),
-                    Action::PageUp => at.saturating_sub(page),
-                    Action::PageDown => at.saturating_add(page),
-                    Action::Top => 0,
-                    _ => limit,
-                }
-                .min(limit)
-            }
+            Pane::Detail => self.detail.scroll(how, page),
             Pane::Transcript
-                if self.header.params.method.has_react_steps() && matches!(action, Action::Up | Action::Down) =>
+                if self.header.params.method.has_react_steps() && matches!(how, Scroll::Up | Scroll::Down) =>
             {
                 // A ReAct trajectory: up and down walk its steps (down follows the newest branch).
-                self.follow = false;
+                self.tree.stop_following();
                 let tree = self.run.engine.tree();
                 let node = self.selected();
-                let next = match action {
-                    Action::Up => tree.node(node).parent,
+                let next = match how {
+                    Scroll::Up => tree.node(node).parent,
                     _ => tree.node(node).children.last().copied(),
                 };
                 if let Some(next) = next {
                     self.select(next);
                 }
-                self.transcript_scroll = 0;
+                self.transcript.home();
             }
-            Pane::Transcript => {
-                // Offsets count wrapped lines up from where the pane rests (the newest line, or
-                // the selected ReAct step; below zero down from there), within the last frame's limits.
-                let (up, down) = self.transcript_limit.get();
-                let (up, down, page) = (i32::from(up), -i32::from(down), i32::from(page));
-                let at = self.transcript_scroll.clamp(down, up);
-                self.transcript_scroll = match action {
-                    Action::Up => at + 1,
-                    Action::Down => at - 1,
-                    Action::PageUp => at + page,
-                    Action::PageDown => at - page,
-                    Action::Top => up,
-                    _ => down,
-                }
-                .clamp(down, up)
-            }
+            Pane::Transcript => self.transcript.scroll(how, page),
         }
     }
 

@@ -181,12 +181,10 @@ impl App {
         self.revision += 1;
         self.events.clear();
         self.streaming.clear();
-        self.tree_state = TreeState::default();
-        self.collapsed.clear();
-        self.follow = true;
+        self.tree.reset();
         self.popup = None;
-        self.detail_scroll = 0;
-        self.transcript_scroll = 0;
+        self.detail.home();
+        self.transcript.home();
         self.reset_driver = true;
         self.elapsed_ms = 0;
         self.replay = Some(Replay {

@@ -144,7 +144,7 @@ impl App {
         self.revision += 1;
         // Another step's candidates are read from the best down.
         if self.run.engine.view().step != step {
-            self.scores_scroll = 0;
+            self.scores.home();
         }
         r.cursor = r.timeline.position();
         let at_end = r.cursor >= r.total;
@@ -162,7 +162,7 @@ impl App {
             _ => None,
         });
         // Following: the newest node, or at the end of a finished session its answer.
-        let target = match (self.follow, at_end && self.run.engine.outcome().is_some()) {
+        let target = match (self.tree.following(), at_end && self.run.engine.outcome().is_some()) {
             (true, true) => self.landing().or(last_added).unwrap_or(NodeId(0)),
             (true, false) => last_added.unwrap_or(NodeId(0)),
             (false, _) => keep,
@@ -187,7 +187,7 @@ impl App {
             for _ in 0..(n as usize).min(r.marks.steps.len()) {
                 next = next_after(r.marks.steps.iter().copied(), next, r.total);
             }
-            self.follow = true;
+            self.tree.set_following(true);
             // `P` stops at the next caption on the way, until the person goes on (`N` plays through).
             let caption = if r.through_captions {
                 None

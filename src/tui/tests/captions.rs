@@ -93,7 +93,7 @@ fn every_word_of_every_demo_caption_can_be_read_at_80x24_and_160x45() {
                 loop {
                     let cells = screen(&mut app, w, h);
                     let rows = boxed_rows(&cells, &marker).expect("the caption popup");
-                    let (_, limit) = app.help_view.get();
+                    let (_, limit) = app.help.get();
                     let Some(Popup::Caption { scroll }) = app.popup else { panic!("the popup stays open") };
                     for (r, row) in rows.into_iter().enumerate() {
                         seen.insert(usize::from(scroll) + r, row);

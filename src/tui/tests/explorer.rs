@@ -44,28 +44,28 @@ fn page_keys_move_by_the_panes_height_keeping_one_line() {
         // Detail: the last line of a page is the first of the next; the end is never passed.
         app.focus = Pane::Detail;
         let before = pane_rows(&mut app, Pane::Detail, w, h);
-        assert!(app.detail_limit.get() as usize > before.len(), "{w}x{h}: the detail is longer than two pages");
+        assert!(app.detail.limit.get() as usize > before.len(), "{w}x{h}: the detail is longer than two pages");
         act(&mut app, Action::PageDown);
         let after = pane_rows(&mut app, Pane::Detail, w, h);
-        assert_eq!(app.detail_scroll as usize, before.len() - 1, "{w}x{h}");
+        assert_eq!(app.detail.scroll as usize, before.len() - 1, "{w}x{h}");
         assert_eq!(after[0], before[before.len() - 1], "{w}x{h}: one line of overlap");
         act(&mut app, Action::PageUp);
-        assert_eq!(app.detail_scroll, 0);
+        assert_eq!(app.detail.scroll, 0);
         for _ in 0..200 {
             act(&mut app, Action::PageDown);
         }
         let end = pane_rows(&mut app, Pane::Detail, w, h);
-        assert_eq!(app.detail_scroll, app.detail_limit.get(), "{w}x{h}");
+        assert_eq!(app.detail.scroll, app.detail.limit.get(), "{w}x{h}");
         assert!(!end[end.len() - 1].trim().is_empty(), "{w}x{h}: the pane is full at the end: {end:#?}");
 
         // Transcript (the search's log): PageUp from the newest line keeps one line.
         app.focus = Pane::Transcript;
         let before = pane_rows(&mut app, Pane::Transcript, w, h);
-        if app.transcript_limit.get().0 > 0 {
+        if app.transcript.limit.get().0 > 0 {
             act(&mut app, Action::PageUp);
             let after = pane_rows(&mut app, Pane::Transcript, w, h);
-            let moved = (before.len() - 1).min(usize::from(app.transcript_limit.get().0));
-            assert_eq!(app.transcript_scroll as usize, moved, "{w}x{h}");
+            let moved = (before.len() - 1).min(usize::from(app.transcript.limit.get().0));
+            assert_eq!(app.transcript.scroll as usize, moved, "{w}x{h}");
             if moved == before.len() - 1 {
                 assert_eq!(after[after.len() - 1], before[0], "{w}x{h}: one line of overlap");
             }
@@ -82,14 +82,14 @@ fn page_keys_move_by_the_panes_height_keeping_one_line() {
 
         // Scores: down by its rows less one, never past the last.
         app.focus = Pane::Scores;
-        app.scores_scroll = 0;
+        app.scores.scroll = 0;
         let shown = pane_rows(&mut app, Pane::Scores, w, h).len();
         act(&mut app, Action::PageDown);
-        assert_eq!(usize::from(app.scores_scroll), (shown - 1).min(ui::scores::max_scroll(&app)), "{w}x{h}");
+        assert_eq!(usize::from(app.scores.scroll), (shown - 1).min(ui::scores::max_scroll(&app)), "{w}x{h}");
         for _ in 0..50 {
             act(&mut app, Action::PageDown);
         }
-        assert_eq!(usize::from(app.scores_scroll), ui::scores::max_scroll(&app), "{w}x{h}");
+        assert_eq!(usize::from(app.scores.scroll), ui::scores::max_scroll(&app), "{w}x{h}");
     }
 }
 
@@ -100,7 +100,7 @@ fn the_help_popup_pages_and_scrolls_to_its_ends_without_closing() {
         let mut app = live(dir.path(), Params::default());
         app.handle_action(Action::Help);
         let first = render(&mut app, w, h);
-        let (shown, limit) = app.help_view.get();
+        let (shown, limit) = app.help.get();
         assert!(limit > 0, "{w}x{h}: the help is longer than the screen");
         let scroll = |app: &App| match &app.popup {
             Some(Popup::Help { scroll }) => *scroll,
@@ -133,20 +133,20 @@ fn the_scores_pane_goes_back_to_the_top_on_a_new_step_a_new_run_and_restart() {
     render(&mut app, 80, 24);
     app.focus = Pane::Scores;
     act(&mut app, Action::PageDown);
-    assert!(app.scores_scroll > 0);
+    assert!(app.scores.scroll > 0);
     act(&mut app, Action::Step);
-    assert_eq!(app.scores_scroll, 0, "a new step");
+    assert_eq!(app.scores.scroll, 0, "a new step");
     act(&mut app, Action::PageDown);
-    assert!(app.scores_scroll > 0);
+    assert!(app.scores.scroll > 0);
     act(&mut app, Action::Restart);
-    assert_eq!(app.scores_scroll, 0, "R");
+    assert_eq!(app.scores.scroll, 0, "R");
     act(&mut app, Action::Step);
     act(&mut app, Action::Step);
     render(&mut app, 80, 24);
     act(&mut app, Action::PageDown);
-    assert!(app.scores_scroll > 0);
+    assert!(app.scores.scroll > 0);
     app.answer(Prompting::NewInput, "1 2 3 4");
-    assert_eq!(app.scores_scroll, 0, "a new run");
+    assert_eq!(app.scores.scroll, 0, "a new run");
 }
 
 #[test]

@@ -63,7 +63,7 @@ fn a_click_on_a_scores_row_selects_its_node() {
         act(&mut app, Action::Step);
         let first = render(&mut app, w, h);
         let area = app.areas[Pane::Scores.index()];
-        let lines = app.scores_lines.borrow().clone();
+        let lines = app.scores.lines.borrow().clone();
         let (line, node) = lines
             .iter()
             .enumerate()

@@ -105,7 +105,7 @@ pub fn draw_full(frame: &mut Frame, view: &View, area: Rect, scroll: u16) {
     let rect = super::popup::centered(area, width, rows.saturating_add(2));
     let shown = rect.height.saturating_sub(2);
     let limit = rows.saturating_sub(shown);
-    view.app.help_view.set((shown, limit));
+    view.app.help.set(shown, limit);
     super::popup::clear_under(frame, view, rect);
     let title = title(view, caption);
     let hint = if limit > 0 { "esc close · ↑↓ PgUp PgDn scroll" } else { "esc close" };

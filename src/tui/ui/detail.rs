@@ -188,11 +188,11 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
     let paragraph = Paragraph::new(all).wrap(Wrap { trim: false });
     let total = paragraph.line_count(area.width.saturating_sub(2));
     let max_scroll = total.saturating_sub(height).min(u16::MAX as usize) as u16;
-    view.app.detail_limit.set(max_scroll);
     // A reply streaming in for the selected node is followed (its newest text at the
     // bottom) unless the person is reading the pane with the keys (it has the focus).
     let follow = view.app.focus != super::Pane::Detail && receiving(view);
-    let scroll = if follow { max_scroll } else { view.app.detail_scroll.min(max_scroll) };
+    let measured = view.app.detail.measured(max_scroll);
+    let scroll = if follow { max_scroll } else { measured };
     let extra = if max_scroll > 0 { format!("{}/{}", scroll as usize + 1, total) } else { String::new() };
     let block = view.block(super::Pane::Detail, &extra);
     frame.render_widget(paragraph.block(block).scroll((scroll, 0)), area);

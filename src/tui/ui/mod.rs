@@ -114,12 +114,12 @@ pub fn draw_app(frame: &mut Frame, app: &mut App) -> [Rect; 4] {
     // The find's and the filter's nodes, if the engine changed since they were computed.
     app.refresh_found();
     let selected = app.selected();
-    let mut state = std::mem::take(&mut app.tree_state);
+    let mut state = std::mem::take(&mut app.tree.state);
     let areas = {
         let view = View::new(app, selected);
         draw(frame, &view, &mut state)
     };
-    app.tree_state = state;
+    app.tree.state = state;
     app.areas = areas;
     areas
 }

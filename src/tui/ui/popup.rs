@@ -226,7 +226,7 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
             // What the keys scroll by and up to: the rows shown, and the last offset that fills them.
             let shown = rect.height.saturating_sub(2);
             let limit = rows.saturating_sub(usize::from(shown)).min(usize::from(u16::MAX)) as u16;
-            view.app.help_view.set((shown, limit));
+            view.app.help.set(shown, limit);
             clear_under(frame, view, rect);
             let block = frame_block(view, "Keys".into(), "esc close · ↑↓ PgUp PgDn Home End scroll");
             frame.render_widget(help.block(block).scroll(((*scroll).min(limit), 0)), rect);

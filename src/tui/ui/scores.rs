@@ -201,7 +201,7 @@ fn part_text(node: &Node, part: &str) -> String {
 fn candidate_rows(app: &App, need: usize) -> Ranked<'_> {
     let tree = app.run.engine.tree();
     let key = app.engine_key();
-    let mut cache = app.rank_cache.borrow_mut();
+    let mut cache = app.scores.rank_cache.borrow_mut();
     if cache.key != Some(key) {
         *cache = rank(app);
         cache.key = Some(key);
@@ -426,7 +426,7 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
     let app = view.app;
     let inner_width = area.width.saturating_sub(2) as usize;
     // The rows down to the last one the pane can show, and to the one after the cut-off.
-    let need = usize::from(app.scores_scroll) + area.height as usize;
+    let need = usize::from(app.scores.scroll) + area.height as usize;
     let mut all = rows(app, need);
     if let Rows::Candidates(Ranked { cut: Some(c), .. }) = &all {
         if c + 2 > need {
@@ -436,8 +436,8 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
     let heading = usize::from(part_columns(&all));
     let height = (area.height.saturating_sub(2) as usize).saturating_sub(heading);
     // Which node each line shows, for clicks (`candidate_lines` fills it).
-    app.scores_lines.borrow_mut().clear();
-    let scroll = usize::from(app.scores_scroll).min(all.len().saturating_sub(height.max(1)));
+    app.scores.lines.borrow_mut().clear();
+    let scroll = usize::from(app.scores.scroll).min(all.len().saturating_sub(height.max(1)));
     let (lines, extra) = match all {
         Rows::Candidates(ranked) => candidate_lines(view, ranked, scroll, height, inner_width),
         Rows::Vote(vote) => vote_lines(view, vote, scroll, height, inner_width),
@@ -524,7 +524,7 @@ fn candidate_lines(
         extra = if extra.is_empty() { range } else { format!("{extra} · {range}") };
     }
     let mut lines: Vec<Line<'static>> = Vec::new();
-    *app.scores_lines.borrow_mut() = std::iter::repeat_n(None, usize::from(columns))
+    *app.scores.lines.borrow_mut() = std::iter::repeat_n(None, usize::from(columns))
         .chain(shown.iter().map(|r| match r {
             Row::Node(n) => Some(n.id),
             Row::Cut(_) => None,

@@ -241,8 +241,7 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
     let base = end.max(height.min(total));
     let up = base.saturating_sub(height).min(u16::MAX as usize);
     let down = total.saturating_sub(base).min(u16::MAX as usize);
-    view.app.transcript_limit.set((up as u16, down as u16));
-    let offset = view.app.transcript_scroll.clamp(-(down as i32), up as i32);
+    let offset = view.app.transcript.measured(up as u16, down as u16);
     let bottom = if offset >= 0 { base - offset as usize } else { base + offset.unsigned_abs() as usize };
     let start = bottom.saturating_sub(height);
     let shown = Paragraph::new(all).wrap(Wrap { trim: false }).scroll((start.min(u16::MAX as usize) as u16, 0));

@@ -158,11 +158,11 @@ pub fn draw(frame: &mut Frame, view: &View, state: &mut TreeState, area: Rect) {
     state.sync(tree);
     // Counted once per change of the engine (a walk of every node), not every frame.
     let key = view.app.engine_key();
-    let solved = match view.app.solved_cache.get() {
+    let solved = match view.app.tree.solved_cache.get() {
         Some((k, solved)) if k == key => solved,
         _ => {
             let solved = tree.nodes().filter(|n| n.status == NodeStatus::Solution).count();
-            view.app.solved_cache.set(Some((key, solved)));
+            view.app.tree.solved_cache.set(Some((key, solved)));
             solved
         }
     };
