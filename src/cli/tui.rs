@@ -41,7 +41,7 @@ pub(crate) fn open_tui(
         }
         bail!("the explorer needs a terminal; for scripts use `thoughtscope run ... --json` or `replay --headless`");
     }
-    app.no_color = no_color();
+    app.view.no_color = no_color();
     // Shown in the explorer (stderr is hidden behind the full screen), and again on stderr after it.
     app.show_problems(&notes);
     let rt = tokio::runtime::Runtime::new()?;

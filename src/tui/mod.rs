@@ -282,11 +282,11 @@ pub async fn drive_with<B: Backend>(
                 if clock.tick(&mut app, driver.outstanding(), Instant::now()) {
                     drawn = u64::MAX;
                 }
-                if app.version != drawn {
+                if app.view.version != drawn {
                     terminal.draw(|frame| {
                         ui::draw_app(frame, &mut app);
                     }).map_err(draw_error)?;
-                    drawn = app.version;
+                    drawn = app.view.version;
                 }
                 Vec::new()
             },

@@ -214,14 +214,14 @@ fn keys_go_through_the_keymap_and_popups_take_text() {
     assert!(bad.is_empty());
     assert!(app.message.as_deref().unwrap_or("").contains("expected 4 numbers"));
     app.handle_key(KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE));
-    assert_eq!(app.focus, Pane::Scores);
+    assert_eq!(app.view.focus, Pane::Scores);
     app.handle_key(key('3'));
-    assert_eq!(app.focus, Pane::Detail);
-    let split = app.split;
+    assert_eq!(app.view.focus, Pane::Detail);
+    let split = app.view.split;
     app.handle_key(key('>'));
-    assert_eq!(app.split, split + 5);
+    assert_eq!(app.view.split, split + 5);
     app.handle_key(key('t'));
-    assert_ne!(app.theme_name, "dark");
+    assert_ne!(app.view.theme_name, "dark");
     app.handle_key(key('q'));
     assert!(app.quit);
 }
@@ -497,7 +497,7 @@ fn no_color_draws_without_colours() {
     use ratatui::style::Color;
     let dir = tempfile::tempdir().unwrap();
     let mut app = demo_replay(dir.path(), 0);
-    app.no_color = true;
+    app.view.no_color = true;
     let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
     terminal
         .draw(|f| {
@@ -506,7 +506,7 @@ fn no_color_draws_without_colours() {
         .unwrap();
     let buffer = terminal.backend().buffer();
     assert!(buffer.content().iter().all(|c| c.fg == Color::Reset && c.bg == Color::Reset));
-    app.no_color = false;
+    app.view.no_color = false;
     terminal
         .draw(|f| {
             ui::draw_app(f, &mut app);
@@ -535,7 +535,7 @@ fn mouse_clicks_select_and_focus() {
     assert_eq!(app.selected(), NodeId(1));
     let detail = app.areas[Pane::Detail.index()];
     app.handle_mouse(click(detail.x + 2, detail.y + 2));
-    assert_eq!(app.focus, Pane::Detail);
+    assert_eq!(app.view.focus, Pane::Detail);
     let scroll = MouseEvent {
         kind: MouseEventKind::ScrollDown,
         column: detail.x + 2,
@@ -731,7 +731,7 @@ fn an_edited_react_thought_keeps_both_branches_after_save_and_reopen() {
     assert!(first_len >= 4, "a few steps to the answer");
 
     // Select step 2 in the transcript pane (up from the end walks the steps) and edit its thought.
-    app.focus = Pane::Transcript;
+    app.view.focus = Pane::Transcript;
     let tip = NodeId(first_len - 1);
     select(&mut app, tip);
     for _ in 0..(app.run.engine.tree().node(tip).depth - 2) {
@@ -784,7 +784,7 @@ fn an_edited_react_thought_keeps_both_branches_after_save_and_reopen() {
     let title = narrow.lines().find(|l| l.contains("4 Transcript")).expect("the transcript pane");
     assert!(title.contains("tools: search[entity] · lookup[keyword]") && title.contains("…"), "{title}");
     // The detail pane has the call that wrote the step's action, below its text.
-    replayed.focus = Pane::Detail;
+    replayed.view.focus = Pane::Detail;
     let mut detail = new.clone();
     for _ in 0..12 {
         if detail.contains("· act · n=1 · wrote this") {
@@ -1573,7 +1573,7 @@ fn assert_tree_pane_matches_engine(app: &mut App, after: &str) {
 
 /// Move the selection by hand (as arrow keys do) and put it on `node`.
 fn select_by_hand(app: &mut App, node: NodeId) {
-    app.focus = Pane::Tree;
+    app.view.focus = Pane::Tree;
     act(app, Action::Top);
     select(app, node);
 }
@@ -1719,7 +1719,7 @@ fn the_detail_pane_scrolls_to_the_end_of_wrapped_text_at_80x24() {
     let long: Vec<String> =
         (0..12).map(|i| format!("line {i}: {}", "a thought that goes on and on ".repeat(5))).collect();
     app.on_delta(*call, 0, &format!("{}\nthe very last words ZQXEND", long.join("\n")));
-    app.focus = Pane::Detail;
+    app.view.focus = Pane::Detail;
     let shown = |app: &mut App| pane_rows(app, Pane::Detail, 80, 24).join("\n");
     assert!(!shown(&mut app).contains("ZQXEND"));
     act(&mut app, Action::Bottom);
@@ -1765,7 +1765,7 @@ fn the_transcript_wraps_long_observations_at_80x24() {
     // The step shows from its ▶ Thought line; PageDown reads on to its last word.
     let rows = pane_rows(&mut app, Pane::Transcript, 80, 24);
     assert!(rows[0].starts_with("▶ Thought"), "{rows:#?}");
-    app.focus = Pane::Transcript;
+    app.view.focus = Pane::Transcript;
     let mut seen = rows.join("\n");
     for _ in 0..5 {
         act(&mut app, Action::PageDown);
@@ -1776,7 +1776,7 @@ fn the_transcript_wraps_long_observations_at_80x24() {
     }
     assert!(seen.contains(&last), "{last:?} is shown:\n{seen}");
     // Scrolling counts wrapped lines: from the top, the question, then down to the end.
-    app.focus = Pane::Transcript;
+    app.view.focus = Pane::Transcript;
     act(&mut app, Action::Top);
     let top = pane_rows(&mut app, Pane::Transcript, 80, 24);
     assert!(top[0].starts_with("Question:"), "{top:?}");
@@ -2248,7 +2248,7 @@ fn self_refine_shows_rounds_with_their_feedback_and_edits_it() {
     let node = app.run.engine.tree().node(attempt).clone();
     assert!(node.note("feedback").is_some(), "two steps: an answer and its feedback");
     select(&mut app, attempt);
-    app.focus = Pane::Detail;
+    app.view.focus = Pane::Detail;
     let screen = render(&mut app, 180, 45);
     assert!(screen.contains("#1 attempt 1 · answer "), "{screen}");
     assert!(screen.contains("✗ incorrect") || screen.contains("✓ correct"), "{screen}");

@@ -226,7 +226,7 @@ impl App {
         match mouse.kind {
             MouseEventKind::Down(MouseButton::Left) => {
                 if let Some(p) = pane {
-                    self.focus = p;
+                    self.view.focus = p;
                     if p == Pane::Tree && self.tree.state.click_at(at, self.run.engine.tree()) {
                         self.tree.stop_following();
                         self.selection_moved();
@@ -240,7 +240,7 @@ impl App {
             }
             MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => {
                 if let Some(p) = pane {
-                    self.focus = p;
+                    self.view.focus = p;
                 }
                 let down = matches!(mouse.kind, MouseEventKind::ScrollDown);
                 self.handle_action(if down { Action::Down } else { Action::Up })
@@ -340,18 +340,12 @@ impl App {
             }
             Action::NextSolution => self.next_solution(node),
             Action::ToggleFollow => self.toggle_follow(),
-            Action::FocusNext | Action::FocusPrev => {
-                let i = self.focus.index();
-                let n = Pane::ALL.len();
-                let next = if action == Action::FocusNext { (i + 1) % n } else { (i + n - 1) % n };
-                self.focus = Pane::ALL[next];
-            }
-            Action::FocusTree => self.focus = Pane::Tree,
-            Action::FocusScores => self.focus = Pane::Scores,
-            Action::FocusDetail => self.focus = Pane::Detail,
-            Action::FocusTranscript => self.focus = Pane::Transcript,
-            Action::WiderTree => self.split = (self.split + 5).min(80),
-            Action::NarrowerTree => self.split = self.split.saturating_sub(5).max(20),
+            Action::FocusNext | Action::FocusPrev => self.view.cycle_focus(action == Action::FocusNext),
+            Action::FocusTree => self.view.focus = Pane::Tree,
+            Action::FocusScores => self.view.focus = Pane::Scores,
+            Action::FocusDetail => self.view.focus = Pane::Detail,
+            Action::FocusTranscript => self.view.focus = Pane::Transcript,
+            Action::WiderTree | Action::NarrowerTree => self.view.resize(action == Action::WiderTree),
             Action::ReplayPlay => self.toggle_play(false),
             Action::ReplayPlayNonstop => self.toggle_play(true),
             Action::ShowCaption => match self.caption() {
@@ -362,8 +356,8 @@ impl App {
             },
             Action::ReplaySlower | Action::ReplayFaster => self.replay_speed(action == Action::ReplayFaster),
             Action::CycleTheme => {
-                self.theme_name = self.themes.next_after(&self.theme_name).name.clone();
-                self.message = Some(format!("theme {}", self.theme_name));
+                let name = self.view.next_theme();
+                self.message = Some(format!("theme {name}"));
             }
             Action::Help => self.popup = Some(Popup::Help { scroll: 0 }),
             Action::Quit => self.quit = true,

@@ -292,16 +292,16 @@ impl App {
         }
         self.tree.stop_following();
         self.select(NodeId(n));
-        self.focus = Pane::Tree;
+        self.view.focus = Pane::Tree;
         self.message = Some(format!("node #{n}"));
     }
 
     /// `z`: the focused pane on the whole screen (between the header and the footer), or back.
     pub(super) fn toggle_zoom(&mut self) {
-        self.zoomed = !self.zoomed;
+        self.view.zoomed = !self.view.zoomed;
         let key = self.keymap.key_hint(Action::Zoom).unwrap_or_default();
-        self.message = Some(if self.zoomed {
-            format!("{} pane zoomed ({key} gives the others back; tab zooms the next pane)", self.focus.title())
+        self.message = Some(if self.view.zoomed {
+            format!("{} pane zoomed ({key} gives the others back; tab zooms the next pane)", self.view.focus.title())
         } else {
             "every pane is back".into()
         });

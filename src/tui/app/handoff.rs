@@ -45,7 +45,7 @@ impl App {
     pub fn focused_text(&self) -> (String, String) {
         let node = self.selected();
         let view = View::new(self, node);
-        if self.focus == Pane::Transcript {
+        if self.view.focus == Pane::Transcript {
             return ("the transcript".into(), plain(&crate::tui::ui::transcript::lines(&view)));
         }
         (format!("{node}'s detail"), plain(&crate::tui::ui::detail::lines(&view)))

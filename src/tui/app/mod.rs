@@ -20,6 +20,7 @@ mod problems;
 mod replay;
 pub mod rows;
 mod undo;
+mod view;
 
 pub use breaks::{walk_breaks, BreakList, BreakMarks};
 pub use filter::{Filter, FILTER_ACCEPTED};
@@ -30,6 +31,7 @@ pub use memory::{memory_note, sorted_entries, CauseChooser, MemoryPane, MemoryUs
 pub use panes::{DetailPane, HelpView, ScoresPane, Scroll, TranscriptPane, TreePane};
 pub use problems::{recorded_sessions, OpenEntry, OpenList, OpenSource, ProblemList};
 pub use rows::TreeState;
+pub use view::ViewState;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -183,14 +185,12 @@ pub struct App {
     pub replay: Option<Replay>,
     /// Everything the engine reported, for the transcript.
     pub events: Vec<Event>,
-    pub focus: Pane,
+    /// Focus, layout, theme and the redraw counter.
+    pub view: ViewState,
     /// The tree pane: selection, folding, following the newest node.
     pub tree: TreePane,
     pub popup: Option<Popup>,
     pub keymap: Keymap,
-    pub themes: ThemeSet,
-    pub theme_name: String,
-    pub no_color: bool,
     /// A line for the status bar (errors, confirmations).
     pub message: Option<String>,
     /// The detail pane (its scroll and limit).
@@ -203,8 +203,6 @@ pub struct App {
     pub help: HelpView,
     /// `--nonstop`: `P` plays through captions without stopping at them, as `N` does.
     pub play_nonstop: bool,
-    /// Left column width in percent.
-    pub split: u16,
     pub quit: bool,
     /// The engine was replaced: the driver must drop its calls.
     pub reset_driver: bool,
@@ -212,8 +210,6 @@ pub struct App {
     pub elapsed_ms: u64,
     /// Where each pane was drawn last, for mouse clicks.
     pub areas: [Rect; 4],
-    /// Bumped on every change that needs a redraw.
-    pub version: u64,
     /// Bumped whenever the engine shown may have changed (an input fed, a timeline seek, a
     /// new run or problem): what panes computed from the whole tree keep between frames
     /// is computed again (moving the selection keeps it).
@@ -237,8 +233,6 @@ pub struct App {
     pub filter: Option<Filter>,
     /// Bumped whenever the nodes the filter shows may have changed (the find follows them).
     filter_generation: u64,
-    /// `z`: the focused pane has the whole screen.
-    pub zoomed: bool,
     /// A hand-off the loop carries out next (`V` pager, `E` editor, `y` clipboard).
     pub outgoing: Option<Outgoing>,
     /// `replay --follow`: the replayed file is read again as another process writes it.
@@ -256,32 +250,26 @@ impl App {
     }
 
     fn base(setup: Setup, engine: Engine, header: Header, keymap: Keymap, themes: ThemeSet, theme: &str) -> App {
-        let theme_name = themes.get_or_first(theme).name.clone();
         App {
             setup,
             run: Run::new(engine, None, StopPolicy::default()),
             header,
             replay: None,
             events: Vec::new(),
-            focus: Pane::Tree,
+            view: ViewState::new(themes, theme),
             tree: TreePane::default(),
             popup: None,
             keymap,
-            themes,
-            theme_name,
-            no_color: false,
             message: None,
             detail: DetailPane::default(),
             transcript: TranscriptPane::default(),
             scores: ScoresPane::default(),
             help: HelpView::default(),
             play_nonstop: false,
-            split: 48,
             quit: false,
             reset_driver: false,
             elapsed_ms: 0,
             areas: [Rect::default(); 4],
-            version: 0,
             revision: 0,
             streaming: Default::default(),
             problems: None,
@@ -292,7 +280,6 @@ impl App {
             find: None,
             filter: None,
             filter_generation: 0,
-            zoomed: false,
             outgoing: None,
             followed: None,
         }
@@ -355,12 +342,7 @@ impl App {
     }
 
     pub fn theme(&self) -> Theme {
-        let t = self.themes.get_or_first(&self.theme_name).clone();
-        if self.no_color {
-            t.no_color()
-        } else {
-            t
-        }
+        self.view.theme()
     }
 
     pub fn session_path(&self) -> Option<PathBuf> {
@@ -375,7 +357,7 @@ impl App {
     }
 
     fn touch(&mut self) {
-        self.version += 1;
+        self.view.touch();
     }
 
     /// Begin a fresh live run on `problem` (new engine, new session file); the run it

@@ -96,8 +96,8 @@ impl App {
 
     /// Move the focused pane by `how`: each pane scrolls itself (the tree moves its selection).
     pub(super) fn scroll(&mut self, how: Scroll) {
-        let page = self.page(self.focus);
-        match self.focus {
+        let page = self.page(self.view.focus);
+        match self.view.focus {
             Pane::Scores => {
                 // The ranked candidates (or the vote) scroll within the pane.
                 let max = super::super::ui::scores::max_scroll(self);

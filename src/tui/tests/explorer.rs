@@ -42,7 +42,7 @@ fn page_keys_move_by_the_panes_height_keeping_one_line() {
         select(&mut app, NodeId(1));
 
         // Detail: the last line of a page is the first of the next; the end is never passed.
-        app.focus = Pane::Detail;
+        app.view.focus = Pane::Detail;
         let before = pane_rows(&mut app, Pane::Detail, w, h);
         assert!(app.detail.limit.get() as usize > before.len(), "{w}x{h}: the detail is longer than two pages");
         act(&mut app, Action::PageDown);
@@ -59,7 +59,7 @@ fn page_keys_move_by_the_panes_height_keeping_one_line() {
         assert!(!end[end.len() - 1].trim().is_empty(), "{w}x{h}: the pane is full at the end: {end:#?}");
 
         // Transcript (the search's log): PageUp from the newest line keeps one line.
-        app.focus = Pane::Transcript;
+        app.view.focus = Pane::Transcript;
         let before = pane_rows(&mut app, Pane::Transcript, w, h);
         if app.transcript.limit.get().0 > 0 {
             act(&mut app, Action::PageUp);
@@ -72,7 +72,7 @@ fn page_keys_move_by_the_panes_height_keeping_one_line() {
         }
 
         // Tree: the selection moves by the rows shown less one.
-        app.focus = Pane::Tree;
+        app.view.focus = Pane::Tree;
         act(&mut app, Action::Top);
         let rows = pane_rows(&mut app, Pane::Tree, w, h).len();
         act(&mut app, Action::PageDown);
@@ -81,7 +81,7 @@ fn page_keys_move_by_the_panes_height_keeping_one_line() {
         assert_eq!(marked, Some(rows - 1), "{w}x{h}: {tree_rows:#?}");
 
         // Scores: down by its rows less one, never past the last.
-        app.focus = Pane::Scores;
+        app.view.focus = Pane::Scores;
         app.scores.scroll = 0;
         let shown = pane_rows(&mut app, Pane::Scores, w, h).len();
         act(&mut app, Action::PageDown);
@@ -131,7 +131,7 @@ fn the_scores_pane_goes_back_to_the_top_on_a_new_step_a_new_run_and_restart() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = bfs_after_a_step(dir.path());
     render(&mut app, 80, 24);
-    app.focus = Pane::Scores;
+    app.view.focus = Pane::Scores;
     act(&mut app, Action::PageDown);
     assert!(app.scores.scroll > 0);
     act(&mut app, Action::Step);
@@ -181,7 +181,7 @@ fn the_react_transcript_follows_the_selection() {
         // From the last step (where the transcript rested at its end) up to the question.
         select(&mut app, *steps.last().unwrap());
         pane_rows(&mut app, Pane::Transcript, w, h);
-        app.focus = Pane::Tree;
+        app.view.focus = Pane::Tree;
         act(&mut app, Action::Top);
         let rows = pane_rows(&mut app, Pane::Transcript, w, h);
         assert!(rows[0].starts_with("Question:"), "{w}x{h}: the question shows the top: {rows:#?}");

@@ -58,7 +58,7 @@ fn hand_tree(dir: &Path) -> App {
     tree.node_mut(beta).score = score(0.1);
     tree.node_mut(gamma).score = score(5.0);
     app.revision += 1;
-    app.focus = Pane::Tree;
+    app.view.focus = Pane::Tree;
     app.handle_action(Action::Top);
     assert_eq!(app.selected(), NodeId(0));
     app
@@ -388,7 +388,7 @@ fn zoom_gives_the_focused_pane_the_screen_and_back() {
         render(&mut app, width, height);
         let normal = app.areas;
         let all = normal.iter().fold(normal[0], |all, p| all.union(*p));
-        app.focus = Pane::Detail;
+        app.view.focus = Pane::Detail;
         key(&mut app, 'z');
         let screen = render(&mut app, width, height);
         assert_eq!(app.areas[Pane::Detail.index()], all, "the detail pane has every pane's room");
@@ -401,7 +401,7 @@ fn zoom_gives_the_focused_pane_the_screen_and_back() {
         // Tab zooms the next pane.
         press(&mut app, KeyCode::Tab, KeyModifiers::NONE);
         render(&mut app, width, height);
-        assert_eq!(app.focus, Pane::Transcript);
+        assert_eq!(app.view.focus, Pane::Transcript);
         assert_eq!(app.areas[Pane::Transcript.index()], all);
         key(&mut app, 'z');
         let screen = render(&mut app, width, height);

@@ -77,7 +77,7 @@ fn a_click_on_a_scores_row_selects_its_node() {
         assert!(row.contains(&format!("{node} ")), "row {line} shows {node}: {row}");
         click(&mut app, area.x + 3, area.y + 1 + line as u16);
         assert_eq!(app.selected(), node);
-        assert_eq!(app.focus, Pane::Scores);
+        assert_eq!(app.view.focus, Pane::Scores);
         // A click on the frame selects nothing new.
         click(&mut app, area.x + 3, area.y);
         assert_eq!(app.selected(), node);
@@ -89,7 +89,7 @@ fn the_help_lists_the_focused_panes_keys_first() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = live(dir.path(), Params::default());
     for (pane, first) in [(Pane::Tree, "The Tree pane (focused)"), (Pane::Detail, "The Detail pane (focused)")] {
-        app.focus = pane;
+        app.view.focus = pane;
         let help = crate::tui::ui::help_text(&app);
         let heading = help.lines().find(|l| !l.trim().is_empty()).unwrap();
         assert_eq!(heading.trim(), first);
@@ -100,7 +100,7 @@ fn the_help_lists_the_focused_panes_keys_first() {
             assert_eq!(help.matches(&desc).count(), 1, "{action:?} listed once");
         }
     }
-    app.focus = Pane::Detail;
+    app.view.focus = Pane::Detail;
     app.handle_action(Action::Help);
     let screen = render(&mut app, 80, 24);
     assert!(screen.contains("The Detail pane (focused)"), "{screen}");

@@ -190,7 +190,7 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
     let max_scroll = total.saturating_sub(height).min(u16::MAX as usize) as u16;
     // A reply streaming in for the selected node is followed (its newest text at the
     // bottom) unless the person is reading the pane with the keys (it has the focus).
-    let follow = view.app.focus != super::Pane::Detail && receiving(view);
+    let follow = view.app.view.focus != super::Pane::Detail && receiving(view);
     let measured = view.app.detail.measured(max_scroll);
     let scroll = if follow { max_scroll } else { measured };
     let extra = if max_scroll > 0 { format!("{}/{}", scroll as usize + 1, total) } else { String::new() };

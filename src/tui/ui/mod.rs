@@ -53,11 +53,11 @@ impl<'a> View<'a> {
 
     /// A pane's frame: title with its focus key, highlighted when focused.
     pub fn block(&self, pane: Pane, extra: &str) -> Block<'static> {
-        let focused = self.app.focus == pane;
+        let focused = self.app.view.focus == pane;
         let border = if focused { self.style(Slot::BorderFocused) } else { self.style(Slot::Border) };
         let n = pane.index() + 1;
         let mut title = vec![Span::styled(format!(" {n} {} ", pane.title()), self.style(Slot::Title))];
-        if focused && self.app.zoomed {
+        if focused && self.app.view.zoomed {
             title.push(Span::styled(format!("zoomed, {} back ", self.key(Action::Zoom)), self.style(Slot::Dim)));
         }
         if !extra.is_empty() {
@@ -130,8 +130,8 @@ pub fn draw(frame: &mut Frame, view: &View, tree_state: &mut TreeState) -> [Rect
     frame.render_widget(Block::default().style(view.style(Slot::Background)), area);
     let header_height = status::header_rows(view.app, area.width as usize).len() as u16;
     let footer_height = status::footer_height(view.app, area.width as usize);
-    let (laid_out, header, footer) = layout(area, view.app.split, header_height, footer_height);
-    let panes = if view.app.zoomed { zoom(&laid_out, view.app.focus) } else { laid_out };
+    let (laid_out, header, footer) = layout(area, view.app.view.split, header_height, footer_height);
+    let panes = if view.app.view.zoomed { zoom(&laid_out, view.app.view.focus) } else { laid_out };
     let shown = |pane: Pane| !panes[pane.index()].is_empty();
     if shown(Pane::Tree) {
         tree::draw(frame, view, tree_state, panes[0]);

@@ -149,7 +149,7 @@ pub fn help_lines(view: &View) -> Vec<Line<'static>> {
     let heading = |text: &str| Line::from(Span::styled(format!(" {text}"), view.style(Slot::Title)));
     let mut lines = Vec::new();
     // The focused pane's keys first, then the rest by group.
-    let focused = view.app.focus;
+    let focused = view.app.view.focus;
     let firsts = pane_actions(focused);
     let group: Vec<_> = rows.iter().filter(|(_, action, _)| firsts.contains(action)).collect();
     let mut groups = vec![(format!("The {} pane (focused)", focused.title()), group)];

@@ -278,7 +278,7 @@ fn hints(app: &App) -> Vec<(Action, &'static str)> {
             (Action::Fork, "fork"),
         ]);
     } else {
-        match app.focus {
+        match app.view.focus {
             Pane::Tree => out.extend([
                 (Action::Step, "step"),
                 (Action::RunPause, "run/pause"),

@@ -1,0 +1,81 @@
+//! The session part of the explorer besides the run itself: what starts runs (the
+//! setup), what the loop reports about the run in flight (elapsed time, streamed text),
+//! the counters that say the engine shown changed, and a replay's own breakpoints.
+
+use std::collections::BTreeMap;
+
+use super::{BreakMarks, Setup};
+use crate::engine::breakpoint::Breakpoint;
+
+pub struct SessionState {
+    pub setup: Setup,
+    /// Text streamed so far for calls still in flight: (call, sample) -> text.
+    pub streaming: BTreeMap<(u64, u32), String>,
+    /// Milliseconds since the current run started (set by the loop; the app reads no clock).
+    pub elapsed_ms: u64,
+    /// Bumped whenever the engine shown may have changed (an input fed, a timeline seek, a
+    /// new run or problem): what panes computed from the whole tree keep between frames
+    /// is computed again (moving the selection keeps it).
+    pub revision: u64,
+    /// The engine was replaced: the driver must drop its calls.
+    pub reset_driver: bool,
+    /// `--nonstop`: `P` plays through captions without stopping at them, as `N` does.
+    pub play_nonstop: bool,
+    /// A replay's own breakpoints (`B` in a replay): where playback stops.
+    pub replay_breaks: Option<Vec<Breakpoint>>,
+    /// Where the replay's breakpoints fire, once computed for the current list.
+    pub(super) break_marks: Option<BreakMarks>,
+}
+
+impl SessionState {
+    pub fn new(setup: Setup) -> SessionState {
+        SessionState {
+            setup,
+            streaming: BTreeMap::new(),
+            elapsed_ms: 0,
+            revision: 0,
+            reset_driver: false,
+            play_nonstop: false,
+            replay_breaks: None,
+            break_marks: None,
+        }
+    }
+
+    /// A new engine is shown (a new run, or a session opened): the driver drops its
+    /// calls and the clock starts again.
+    pub fn engine_replaced(&mut self) {
+        self.reset_driver = true;
+        self.elapsed_ms = 0;
+    }
+
+    /// The engine shown may have changed.
+    pub fn bump(&mut self) {
+        self.revision += 1;
+    }
+
+    /// `text` arrived for `sample` of `call`.
+    pub fn stream(&mut self, call: u64, sample: u32, text: &str) {
+        self.streaming.entry((call, sample)).or_default().push_str(text);
+    }
+
+    /// A streamed sample starts over: whether any of its text was shown.
+    pub fn restart(&mut self, call: u64, sample: u32) -> bool {
+        self.streaming.remove(&(call, sample)).is_some()
+    }
+
+    /// `call`'s reply landed: its streamed text goes.
+    pub fn landed(&mut self, call: u64) {
+        self.streaming.retain(|(c, _), _| *c != call);
+    }
+
+    /// Whether any text is streaming in for `call`, and its samples' texts so far.
+    pub fn streamed(&self, call: u64) -> impl Iterator<Item = (u32, &String)> {
+        self.streaming.range((call, 0)..=(call, u32::MAX)).map(|((_, sample), text)| (*sample, text))
+    }
+
+    /// A replay's breakpoints changed: where they fire is computed again.
+    pub fn set_replay_breaks(&mut self, list: Option<Vec<Breakpoint>>) {
+        self.replay_breaks = list;
+        self.break_marks = None;
+    }
+}
