@@ -160,7 +160,7 @@ pub(crate) fn tui_replay(
         limits,
     };
     let mut app = App::replay(app_setup, session, keymap, themes, &theme).map_err(|e| eyre!(e))?;
-    app.play_nonstop = nonstop;
+    app.session.play_nonstop = nonstop;
     if let Some(read) = follow {
         // `replay --follow`: the file is read again as it grows (`read` bytes are shown).
         app.follow_file(read);

@@ -149,8 +149,8 @@ impl FrameClock {
         }
         let running = self.busy_since.map_or(Duration::ZERO, |since| now.duration_since(since));
         let ms = (self.busy_before + running).as_millis() as u64;
-        if app.replay.is_none() && ms / 100 != app.elapsed_ms / 100 {
-            app.elapsed_ms = ms;
+        if app.replay.is_none() && ms / 100 != app.session.elapsed_ms / 100 {
+            app.session.elapsed_ms = ms;
             redraw = true;
         }
         match (&app.message, &self.message_since) {
@@ -179,7 +179,7 @@ impl FrameClock {
 /// The context window the driver refuses prompts over: the model's, when the run measured
 /// it (stated or said by the server); none for a guess, a replay or `sim`.
 fn measured_window(app: &App) -> Option<u64> {
-    app.setup.limits.context.as_ref().filter(|c| c.measured).map(|c| c.tokens)
+    app.session.setup.limits.context.as_ref().filter(|c| c.measured).map(|c| c.tokens)
 }
 
 /// The explorer's loop on any backend and any stream of terminal events (tests give
@@ -215,7 +215,7 @@ pub async fn drive_with<B: Backend>(
     mut outside: impl FnMut(&app::Outgoing) -> Result<String, String>,
 ) -> std::io::Result<App> {
     let limit = Arc::new(Semaphore::new(concurrency.max(1)));
-    let (cache, note) = open_cache(&app.setup.limits);
+    let (cache, note) = open_cache(&app.session.setup.limits);
     // Where the run records, unless the app opened with something else to say.
     if app.message.is_none() {
         app.message = app.recording_note();
@@ -232,7 +232,7 @@ pub async fn drive_with<B: Backend>(
             .replay
             .as_ref()
             .and_then(|r| crate::tools::recorded::RecordedTools::from_calls(r.timeline.all_tool_calls()).map(Arc::new));
-        (app.setup.task.tools(), recorded)
+        (app.session.setup.task.tools(), recorded)
     };
     let (mut tools, mut recorded) = tools_of(&app);
     let new_driver = |tools: &Option<_>, recorded: &Option<_>, window: Option<u64>| {
@@ -248,7 +248,7 @@ pub async fn drive_with<B: Backend>(
     };
     let draw_error = |e: B::Error| std::io::Error::other(e.to_string());
     let mut driver = new_driver(&tools, &recorded, measured_window(&app));
-    app.reset_driver = false;
+    app.session.reset_driver = false;
     driver.execute(&initial);
     let mut tick = tokio::time::interval(FRAME);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
@@ -292,17 +292,17 @@ pub async fn drive_with<B: Backend>(
             },
             _ = &mut quit => { app.quit = true; Vec::new() }
         };
-        if app.reset_driver {
+        if app.session.reset_driver {
             if app.replay.is_some() {
                 // A session was opened: its task's tools and its recorded actions (a fork keeps them).
                 (tools, recorded) = tools_of(&app);
             } else {
-                tools = app.setup.task.tools();
+                tools = app.session.setup.task.tools();
             }
             driver = new_driver(&tools, &recorded, measured_window(&app));
-            app.reset_driver = false;
+            app.session.reset_driver = false;
             clock.reset_busy();
-            app.elapsed_ms = 0;
+            app.session.elapsed_ms = 0;
         }
         if app.run.stopped().is_some() {
             // A budget, a refused key or a failed recording: send nothing more.

@@ -558,7 +558,7 @@ fn streamed_text_shows_until_the_reply_lands_and_cost_is_priced() {
     app.on_delta(call, 0, "4 + 5 = 9 ");
     app.on_delta(call, 0, "(left: 6 9 10)");
     app.on_delta(999, 0, "not a call of this run");
-    assert_eq!(app.streaming.len(), 1);
+    assert_eq!(app.session.streaming.len(), 1);
     let screen = render(&mut app, 160, 120);
     assert!(screen.contains("receiving sample 1:"), "{screen}");
     assert!(screen.contains("4 + 5 = 9 (left: 6 9 10)"));
@@ -570,7 +570,7 @@ fn streamed_text_shows_until_the_reply_lands_and_cost_is_priced() {
     assert!(small.contains("(left: 6 9 10)"), "the streamed text is in view at 80×24:\n{small}");
     let sim = SimProvider::new(SimConfig::default());
     app.on_reply(LlmReply { call, result: sim.answer(&request) }, &request);
-    assert!(app.streaming.is_empty());
+    assert!(app.session.streaming.is_empty());
     assert_eq!(app.cost_usd(), None, "sim has no price");
     app.header.price = Some(crate::llm::config::Price { input: 1.0, output: 2.0 });
     let expected = (app.run.totals.prompt_tokens as f64 + 2.0 * app.run.totals.completion_tokens as f64) / 1e6;
@@ -1199,7 +1199,7 @@ async fn the_clock_counts_busy_time_and_messages_expire() {
     let app =
         super::drive(app, &mut terminal, tokio_stream_from(rx).boxed(), quit, provider, 8, Vec::new()).await.unwrap();
     assert!(app.run.totals.llm_calls >= 1, "the step ran");
-    assert!(app.elapsed_ms < 1000, "busy time only, not the 20 s of reading: {} ms", app.elapsed_ms);
+    assert!(app.session.elapsed_ms < 1000, "busy time only, not the 20 s of reading: {} ms", app.session.elapsed_ms);
     assert_eq!(app.message, None, "the start message expired");
     let session = Session::load(&app.session_path().unwrap()).unwrap();
     let ended = session.records.iter().rev().find_map(|r| match r {

@@ -195,7 +195,7 @@ impl App {
     /// A new input typed at `i`: a problem's number in the task's list, or the input
     /// itself. Errors are worded from the task's info, for the explorer (no CLI flags).
     pub(super) fn parse_problem(&self, text: &str) -> Result<Problem, String> {
-        let task = &self.setup.task;
+        let task = &self.session.setup.task;
         let info = task.info();
         let noun = &info.input_noun;
         let count = task.problem_count();
@@ -406,7 +406,7 @@ impl App {
             return self.command(Command::Pause);
         }
         if node == NodeId(0) {
-            let noun = self.setup.task.info().input_noun.clone();
+            let noun = self.session.setup.task.info().input_noun.clone();
             self.message = Some(format!("the root is the {noun} itself: press i for a new {noun}"));
             return Vec::new();
         }
@@ -450,7 +450,7 @@ impl App {
     /// `i`: ask for a new problem, with the task's examples as the placeholder.
     fn new_input_popup(&mut self) {
         let mut editor = TextArea::default();
-        let examples = self.setup.task.info().input_examples.clone();
+        let examples = self.session.setup.task.info().input_examples.clone();
         if !examples.is_empty() {
             editor.set_placeholder_text(format!("e.g. {}", examples.join(" or ")));
         }
@@ -490,7 +490,7 @@ impl App {
                 }
                 r.playing = !r.playing;
                 r.carry = 0.0;
-                r.through_captions = nonstop || self.play_nonstop;
+                r.through_captions = nonstop || self.session.play_nonstop;
             }
             None => self.message = Some("play works in a replay (thoughtscope replay FILE)".into()),
         }

@@ -25,7 +25,7 @@ pub type BreakMarks = Vec<(usize, Hit)>;
 impl App {
     /// The breakpoints the list shows: the live engine's, or the replay's own.
     pub fn breakpoint_texts(&self) -> Vec<String> {
-        match &self.replay_breaks {
+        match &self.session.replay_breaks {
             Some(list) if self.replay.is_some() => list.iter().map(Breakpoint::text).collect(),
             _ => self.run.engine.breakpoints().iter().map(Breakpoint::text).collect(),
         }
@@ -83,8 +83,7 @@ impl App {
         if self.replay.is_some() {
             match Breakpoint::parse_all(&items) {
                 Ok(list) => {
-                    self.replay_breaks = Some(list);
-                    self.break_marks = None;
+                    self.session.set_replay_breaks(Some(list));
                 }
                 Err(e) => self.message = Some(e.to_string()),
             }
@@ -161,16 +160,16 @@ impl App {
     /// Where playback stops: every input of the replayed session after which one of the
     /// replay's breakpoints fires (computed once per list, walking a second cursor).
     fn replay_break_marks(&mut self) -> &BreakMarks {
-        if self.break_marks.is_none() {
-            let marks = match (&self.replay, &self.replay_breaks) {
+        if self.session.break_marks.is_none() {
+            let marks = match (&self.replay, &self.session.replay_breaks) {
                 (Some(r), Some(list)) if list.iter().any(|b| b.enabled) => {
-                    walk_breaks(&r.session, self.setup.prompts.as_deref(), list)
+                    walk_breaks(&r.session, self.session.setup.prompts.as_deref(), list)
                 }
                 _ => Vec::new(),
             };
-            self.break_marks = Some(marks);
+            self.session.break_marks = Some(marks);
         }
-        self.break_marks.get_or_insert_with(Vec::new)
+        self.session.break_marks.get_or_insert_with(Vec::new)
     }
 
     /// Playback from `from` towards `to`: the first breakpoint position on the way, if any.

@@ -71,7 +71,7 @@ impl App {
                 (path, format)
             }
         };
-        let prompts = self.setup.prompts.clone();
+        let prompts = self.session.setup.prompts.clone();
         // The tree on screen: a replay's at its cursor, a live run's as recorded.
         let (session, limit) = match &self.replay {
             Some(r) => ((*r.session).clone(), Some(r.cursor)),

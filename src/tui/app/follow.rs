@@ -92,8 +92,8 @@ impl App {
     /// (the playback speed kept if a replay was shown).
     pub(super) fn show_timeline(&mut self, session: Session, at: impl FnOnce(usize) -> usize) -> Result<(), String> {
         let session = Arc::new(session);
-        let mut timeline =
-            ReplayCursor::shared(Arc::clone(&session), self.setup.prompts.as_deref()).map_err(|e| e.to_string())?;
+        let mut timeline = ReplayCursor::shared(Arc::clone(&session), self.session.setup.prompts.as_deref())
+            .map_err(|e| e.to_string())?;
         let marks = replay::Marks::walk(&mut timeline);
         // After the walk: an input whose events are still being written is left out.
         let total = timeline.total();

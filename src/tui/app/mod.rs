@@ -4,7 +4,15 @@
 //!
 //! `mod.rs` holds the state, its construction and the one place inputs reach the run
 //! (`feed`); `actions.rs` turns keys, mouse and actions into commands; `navigation.rs`
-//! moves the selection and scrolls; `replay.rs` is the timeline, playback and fork.
+//! moves the selection and routes scrolling to the focused pane; `replay.rs` is the
+//! timeline, playback and fork.
+//!
+//! The state is split along its concerns: the run itself (`run`, `header`, `replay`,
+//! `events`) with the rest of the session part (`session.rs`: setup, streamed text,
+//! elapsed time, revision, driver reset, a replay's breakpoints); the view state
+//! (`view.rs`: focus, split, zoom, theme, redraw counter); and the pane components
+//! (`panes.rs`: tree, detail, transcript, scores, help view), each owning its scroll,
+//! limits and page/home/end handling, the way gitui's components do.
 
 mod actions;
 mod breaks;
@@ -19,6 +27,7 @@ mod panes;
 mod problems;
 mod replay;
 pub mod rows;
+mod session;
 mod undo;
 mod view;
 
@@ -31,6 +40,7 @@ pub use memory::{memory_note, sorted_entries, CauseChooser, MemoryPane, MemoryUs
 pub use panes::{DetailPane, HelpView, ScoresPane, Scroll, TranscriptPane, TreePane};
 pub use problems::{recorded_sessions, OpenEntry, OpenList, OpenSource, ProblemList};
 pub use rows::TreeState;
+pub use session::SessionState;
 pub use view::ViewState;
 
 use std::path::{Path, PathBuf};
@@ -178,10 +188,13 @@ pub struct Setup {
 }
 
 pub struct App {
-    pub setup: Setup,
+    /// What starts runs, the loop's reports on the run in flight, the engine's revision.
+    pub session: SessionState,
     /// The engine with its recording, totals and stop policy: the one run loop's state.
     pub run: Run,
+    /// The header of the session shown (live or replayed).
     pub header: Header,
+    /// The session opened read-only, when this is a replay.
     pub replay: Option<Replay>,
     /// Everything the engine reported, for the transcript.
     pub events: Vec<Event>,
@@ -201,21 +214,9 @@ pub struct App {
     pub scores: ScoresPane,
     /// The help and caption popups' view (rows shown and scroll limit).
     pub help: HelpView,
-    /// `--nonstop`: `P` plays through captions without stopping at them, as `N` does.
-    pub play_nonstop: bool,
     pub quit: bool,
-    /// The engine was replaced: the driver must drop its calls.
-    pub reset_driver: bool,
-    /// Milliseconds since the current run started (set by the loop; the app reads no clock).
-    pub elapsed_ms: u64,
     /// Where each pane was drawn last, for mouse clicks.
     pub areas: [Rect; 4],
-    /// Bumped whenever the engine shown may have changed (an input fed, a timeline seek, a
-    /// new run or problem): what panes computed from the whole tree keep between frames
-    /// is computed again (moving the selection keeps it).
-    pub revision: u64,
-    /// Text streamed so far for calls still in flight: (call, sample) -> text.
-    pub streaming: std::collections::BTreeMap<(u64, u32), String>,
     /// The problems of this explorer when it holds several (`tui --range A..B`).
     pub problems: Option<ProblemList>,
     /// The memory pane (`M`), when it is shown.
@@ -223,10 +224,6 @@ pub struct App {
     /// The transcript's memory lines, computed from the session's memory snapshot and
     /// the memory events so far (kept between frames; see `memory::NotesCache`).
     memory_notes: std::cell::RefCell<memory::NotesCache>,
-    /// A replay's own breakpoints (`B` in a replay): where playback stops.
-    pub replay_breaks: Option<Vec<crate::engine::breakpoint::Breakpoint>>,
-    /// Where the replay's breakpoints fire, once computed for the current list.
-    break_marks: Option<BreakMarks>,
     /// The find (`/`), when one is on: its matches, kept until the engine or the filter changes.
     pub find: Option<Find>,
     /// The filter (ctrl-f), when one is on.
@@ -246,12 +243,12 @@ pub type EngineKey = (u64, usize, usize);
 impl App {
     /// The key of the engine shown now (see `EngineKey`).
     pub fn engine_key(&self) -> EngineKey {
-        (self.revision, self.events.len(), self.run.engine.tree().len())
+        (self.session.revision, self.events.len(), self.run.engine.tree().len())
     }
 
     fn base(setup: Setup, engine: Engine, header: Header, keymap: Keymap, themes: ThemeSet, theme: &str) -> App {
         App {
-            setup,
+            session: SessionState::new(setup),
             run: Run::new(engine, None, StopPolicy::default()),
             header,
             replay: None,
@@ -265,18 +262,11 @@ impl App {
             transcript: TranscriptPane::default(),
             scores: ScoresPane::default(),
             help: HelpView::default(),
-            play_nonstop: false,
             quit: false,
-            reset_driver: false,
-            elapsed_ms: 0,
             areas: [Rect::default(); 4],
-            revision: 0,
-            streaming: Default::default(),
             problems: None,
             memory_pane: None,
             memory_notes: Default::default(),
-            replay_breaks: None,
-            break_marks: None,
             find: None,
             filter: None,
             filter_generation: 0,
@@ -322,7 +312,7 @@ impl App {
             Input::Command { command: Command::Breakpoints { set } } => Some(set.clone()),
             _ => None,
         });
-        app.replay_breaks = set.last().and_then(|s| crate::engine::breakpoint::Breakpoint::parse_all(&s).ok());
+        app.session.replay_breaks = set.last().and_then(|s| crate::engine::breakpoint::Breakpoint::parse_all(&s).ok());
         let open_at = captions.first().map(|c| c.at).unwrap_or(total);
         app.replay = Some(Replay {
             session,
@@ -366,23 +356,25 @@ impl App {
         self.finish_recording();
         // A memory that could not be saved is not used again: its lessons would be lost.
         let memory_failed = self.run.memory_error.take();
-        let task: Arc<dyn Task> = Arc::clone(&self.setup.task) as Arc<dyn Task>;
-        let mut engine = Engine::new(task, &problem.input, self.setup.header.params.clone());
-        engine.set_context_window(self.setup.header.context_window);
-        let mut header = self.setup.header.clone();
+        let task: Arc<dyn Task> = Arc::clone(&self.session.setup.task) as Arc<dyn Task>;
+        let mut engine = Engine::new(task, &problem.input, self.session.setup.header.params.clone());
+        engine.set_context_window(self.session.setup.header.context_window);
+        let mut header = self.session.setup.header.clone();
         header.input = problem.input.clone();
         header.index = problem.index;
-        header.gold = self.setup.task.gold(&problem.input);
-        header.facets = self.setup.task.problem_facets(&problem);
-        header.task_def = self.setup.task.definition(&problem.input);
+        header.gold = self.session.setup.task.gold(&problem.input);
+        header.facets = self.session.setup.task.problem_facets(&problem);
+        header.task_def = self.session.setup.task.definition(&problem.input);
         // A method keeping a memory starts from the named memory as it stands now (the
         // template header names it); it is saved when this run ends (`finish_recording`).
-        let memory = header.memory.as_ref().filter(|_| memory_failed.is_none()).map(|m| match &self.setup.memory_dir {
-            Some(dir) => {
-                crate::runtime::memory::RunMemory { name: m.name.clone(), store: crate::memory::MemoryStore::new(dir) }
-            }
-            None => crate::runtime::memory::RunMemory::user(&m.name),
-        });
+        let memory =
+            header.memory.as_ref().filter(|_| memory_failed.is_none()).map(|m| match &self.session.setup.memory_dir {
+                Some(dir) => crate::runtime::memory::RunMemory {
+                    name: m.name.clone(),
+                    store: crate::memory::MemoryStore::new(dir),
+                },
+                None => crate::runtime::memory::RunMemory::user(&m.name),
+            });
         let started = memory.as_ref().map(crate::runtime::memory::load_blocking);
         header.memory = match (&memory, &started) {
             (Some(m), Some(Ok(loaded))) => Some(crate::session::MemorySnapshot::new(m.name.clone(), loaded.clone())),
@@ -392,8 +384,7 @@ impl App {
         self.replay = None;
         self.events.clear();
         self.tree.reset();
-        self.reset_driver = true;
-        self.elapsed_ms = 0;
+        self.session.engine_replaced();
         // A new run's scores are read from the best down.
         self.scores.home();
         let name = format!(
@@ -402,7 +393,12 @@ impl App {
             problem.index.map(|i| i.to_string()).unwrap_or_else(|| problem.input.replace(' ', "_")),
             self.header.params.method.label()
         );
-        let path = self.setup.session_file.take().unwrap_or_else(|| unique_path(&self.setup.sessions_dir, &name));
+        let path = self
+            .session
+            .setup
+            .session_file
+            .take()
+            .unwrap_or_else(|| unique_path(&self.session.setup.sessions_dir, &name));
         let writer = match SessionWriter::create(&path, &self.header) {
             Ok(w) => Some(w),
             Err(e) => {
@@ -410,13 +406,14 @@ impl App {
                 None
             }
         };
-        let limits = &self.setup.limits;
+        let limits = &self.session.setup.limits;
         self.run = Run::new(engine, writer, StopPolicy::live(limits.budget, limits.price));
-        self.revision += 1;
+        let breakpoints = limits.breakpoints.clone();
+        self.session.bump();
         self.run.pause_on_break = true;
-        if !limits.breakpoints.is_empty() {
+        if !breakpoints.is_empty() {
             // The run opens with its breakpoints: a command, so the session and its replays have them.
-            let set = limits.breakpoints.clone();
+            let set = breakpoints;
             self.feed(Input::command(Command::Breakpoints { set }), None);
         }
         match (memory, started) {
@@ -446,7 +443,7 @@ impl App {
         let step = self.run.engine.view().step;
         let held_before = self.run.at_break();
         let fed = self.run.feed(input, request);
-        self.revision += 1;
+        self.session.bump();
         // A new step's candidates are read from the best down.
         if self.run.engine.view().step != step {
             self.scores.home();
@@ -510,7 +507,7 @@ impl App {
     /// Text arriving on a streamed call (shown in the detail pane until the reply lands).
     pub fn on_delta(&mut self, call: u64, sample: u32, text: &str) {
         if self.replay.is_none() && self.run.engine.pending_calls().contains(&call) {
-            self.streaming.entry((call, sample)).or_default().push_str(text);
+            self.session.stream(call, sample, text);
             self.touch();
         }
     }
@@ -518,7 +515,7 @@ impl App {
     /// A streamed sample starts over (its stream was cut and is asked again): the text
     /// shown of it so far goes.
     pub fn on_restart(&mut self, call: u64, sample: u32) {
-        if self.streaming.remove(&(call, sample)).is_some() {
+        if self.session.restart(call, sample) {
             self.touch();
         }
     }
@@ -543,13 +540,13 @@ impl App {
         if self.replay.is_some() {
             return Vec::new();
         }
-        self.streaming.retain(|(call, _), _| *call != reply.call);
+        self.session.landed(reply.call);
         self.feed(Input::LlmReply(reply), Some(request))
     }
 
     /// Record the end of the run (totals and time) when leaving.
     pub fn finish_recording(&mut self) {
-        let _ = self.run.end(self.elapsed_ms);
+        let _ = self.run.end(self.session.elapsed_ms);
         // What a live run's named memory learnt since it was last saved, before the next
         // problem loads it.
         let pending = self.run.memory_save_point();

@@ -127,7 +127,7 @@ impl App {
             }
         }
         self.finish_recording();
-        self.setup = list.setup.clone();
+        self.session.setup = list.setup.clone();
         list.at = to;
         list.away = false;
         let problem = list.problems[to].clone();
@@ -161,11 +161,11 @@ impl App {
     /// run's recording ends first). The app takes the session's task, so `f` and `R`
     /// continue it.
     pub fn open_replay(&mut self, session: Session) -> Result<(), String> {
-        let options = TaskOptions { prompts: self.setup.prompts.clone(), ..TaskOptions::default() };
+        let options = TaskOptions { prompts: self.session.setup.prompts.clone(), ..TaskOptions::default() };
         let task = session.header.build_task(&options).map_err(|e| e.to_string())?;
         let session = Arc::new(session);
-        let mut timeline =
-            ReplayCursor::shared(Arc::clone(&session), self.setup.prompts.as_deref()).map_err(|e| e.to_string())?;
+        let mut timeline = ReplayCursor::shared(Arc::clone(&session), self.session.setup.prompts.as_deref())
+            .map_err(|e| e.to_string())?;
         self.finish_recording();
         let total = timeline.total();
         let marks = super::replay::Marks::walk(&mut timeline);
@@ -174,19 +174,18 @@ impl App {
         let open_at = captions.first().map(|c| c.at).unwrap_or(total);
         let h = &session.header;
         let engine = h.engine(Arc::clone(timeline.task()));
-        self.setup.task = task;
-        self.setup.header = h.clone();
+        self.session.setup.task = task;
+        self.session.setup.header = h.clone();
         self.header = h.clone();
         self.run = Run::new(engine, None, StopPolicy::default());
-        self.revision += 1;
+        self.session.bump();
         self.events.clear();
-        self.streaming.clear();
+        self.session.streaming.clear();
         self.tree.reset();
         self.popup = None;
         self.detail.home();
         self.transcript.home();
-        self.reset_driver = true;
-        self.elapsed_ms = 0;
+        self.session.engine_replaced();
         self.replay = Some(Replay {
             session,
             cursor: 0,
@@ -215,7 +214,7 @@ impl App {
                 OpenEntry { label: label.trim_end_matches([' ', '—']).to_string(), source: OpenSource::Demo(i) }
             })
             .collect();
-        for path in recorded_sessions(&self.setup.sessions_dir) {
+        for path in recorded_sessions(&self.session.setup.sessions_dir) {
             let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
             entries.push(OpenEntry { label: name, source: OpenSource::File(path) });
         }

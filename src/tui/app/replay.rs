@@ -141,7 +141,7 @@ impl App {
         std::mem::swap(&mut self.run.engine, r.timeline.engine_mut());
         r.timeline.seek(cursor);
         std::mem::swap(&mut self.run.engine, r.timeline.engine_mut());
-        self.revision += 1;
+        self.session.bump();
         // Another step's candidates are read from the best down.
         if self.run.engine.view().step != step {
             self.scores.home();
@@ -233,13 +233,14 @@ impl App {
         };
         let stem =
             r.session.path.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_else(|| "session".into());
-        let path = unique_path(&self.setup.sessions_dir, &format!("{stem}-fork-{}.jsonl", r.cursor));
+        let path = unique_path(&self.session.setup.sessions_dir, &format!("{stem}-fork-{}.jsonl", r.cursor));
         // Past the input where today's engine stops reproducing the session, the state
         // shown is the record's, which today's engine cannot go on from: the fork goes on
         // from today's engine fed the same inputs, and says so.
         let diverged = r.marks.fidelity.recorded_from().filter(|&from| r.cursor > from);
         let today = match diverged {
-            Some(_) => match crate::session::replay::today(&r.session, self.setup.prompts.as_deref(), r.cursor) {
+            Some(_) => match crate::session::replay::today(&r.session, self.session.setup.prompts.as_deref(), r.cursor)
+            {
                 Ok(today) => Some(today),
                 Err(e) => {
                     self.message = Some(format!("cannot fork: {e}"));
@@ -252,9 +253,9 @@ impl App {
         match SessionWriter::fork(&path, &r.session, r.cursor) {
             Ok(w) => {
                 // The budget counts the whole session, the parent's part included.
-                let limits = &self.setup.limits;
+                let limits = &self.session.setup.limits;
                 self.run.go_live(Some(w), StopPolicy::live(limits.budget, limits.price));
-                self.revision += 1;
+                self.session.bump();
             }
             Err(e) => {
                 self.message = Some(format!("cannot fork: {e}"));
@@ -263,8 +264,8 @@ impl App {
             }
         }
         self.header = r.session.header.clone();
-        self.setup.header.params = self.header.params.clone();
-        self.reset_driver = true;
+        self.session.setup.header.params = self.header.params.clone();
+        self.session.reset_driver = true;
         self.message = Some(format!("forked at input {} of {} into {}", r.cursor, r.total, path.display()));
         let mut timeline = r.timeline;
         let mut pending_tools = None;
@@ -280,7 +281,7 @@ impl App {
             self.run.totals = today.totals;
             pending_tools = Some(today.pending_tools);
             self.events = today.events;
-            self.revision += 1;
+            self.session.bump();
             self.select(NodeId(0));
         }
         // Calls made before the fork point but not answered in it are made again.
@@ -306,7 +307,7 @@ impl App {
         effects.extend(self.feed(Input::command(Command::Pause), None));
         // It pauses at breakpoints, the replay's list if the person changed it there.
         self.run.pause_on_break = true;
-        if let Some(list) = self.replay_breaks.take() {
+        if let Some(list) = self.session.replay_breaks.take() {
             let set: Vec<String> = list.iter().map(|b| b.text()).collect();
             let now: Vec<String> = self.run.engine.breakpoints().iter().map(|b| b.text()).collect();
             if set != now {

@@ -55,7 +55,7 @@ impl App {
         };
         // The old session gets its end line and is kept as it is.
         self.finish_recording();
-        let task: Arc<dyn Task> = Arc::clone(&self.setup.task) as Arc<dyn Task>;
+        let task: Arc<dyn Task> = Arc::clone(&self.session.setup.task) as Arc<dyn Task>;
         self.run = Run::new(session.header.engine(task), None, StopPolicy::default());
         self.replay = None;
         if let Err(e) = self.show_timeline(session, |total| at.min(total)) {

@@ -156,7 +156,7 @@ fn play_stops_at_each_caption_until_the_person_goes_on_and_n_plays_through() {
     assert_eq!(app.replay.as_ref().unwrap().cursor, total);
     // `--nonstop` sets the same for `P`.
     app.seek(0);
-    app.play_nonstop = true;
+    app.session.play_nonstop = true;
     press(&mut app, 'P');
     app.play_tick(1000.0);
     assert_eq!(app.replay.as_ref().unwrap().cursor, total);

@@ -57,7 +57,7 @@ fn hand_tree(dir: &Path) -> App {
     let score = |value| Some(Box::new(Score { value, samples: Vec::new(), note: None }));
     tree.node_mut(beta).score = score(0.1);
     tree.node_mut(gamma).score = score(5.0);
-    app.revision += 1;
+    app.session.revision += 1;
     app.view.focus = Pane::Tree;
     app.handle_action(Action::Top);
     assert_eq!(app.selected(), NodeId(0));

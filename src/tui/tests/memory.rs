@@ -359,7 +359,7 @@ fn the_scores_pane_shows_score_parts_as_columns_and_the_detail_their_notes() {
     }
     // Changed behind the app's back (a method sets these while handling an input): a
     // change of the engine, as `feed` marks one.
-    app.revision += 1;
+    app.session.revision += 1;
     select(&mut app, ranked[0]);
     let small = render(&mut app, 80, 24);
     let area = app.areas[Pane::Scores.index()];

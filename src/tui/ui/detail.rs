@@ -133,7 +133,7 @@ fn call_lines(view: &View, n: &crate::engine::Node, out: &mut Vec<Line<'static>>
             }
         }
         if record.reply.is_none() {
-            for ((_, sample), text) in app.streaming.range((*call, 0)..=(*call, u32::MAX)) {
+            for (sample, text) in app.session.streamed(*call) {
                 out.push(Line::from(Span::styled(format!("receiving sample {}:", sample + 1), head)));
                 for l in text.lines() {
                     out.push(Line::from(Span::styled(format!("  {l}"), view.style(Slot::Observation))));
@@ -158,7 +158,7 @@ fn call_lines(view: &View, n: &crate::engine::Node, out: &mut Vec<Line<'static>>
 
 /// Whether text of `call`'s reply is streaming in (the call has not answered yet).
 fn is_streaming(app: &crate::tui::app::App, call: u64) -> bool {
-    app.streaming.range((call, 0)..=(call, u32::MAX)).next().is_some()
+    app.session.streamed(call).next().is_some()
 }
 
 /// Whether a reply for the selected node is streaming in.

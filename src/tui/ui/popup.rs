@@ -257,7 +257,7 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
         Popup::Ask { what, editor } => {
             let title = match what {
                 Prompting::NewInput => {
-                    let info = view.app.setup.task.info();
+                    let info = view.app.session.setup.task.info();
                     // The examples are the editor's placeholder.
                     format!("New {}: {}", info.input_noun, info.input_hint)
                 }

@@ -163,8 +163,8 @@ fn items(app: &App, d: Detail) -> (Items, Items) {
     if let Some(cost) = app.cost_usd() {
         stats.push_str(&format!(" · ${cost:.4}"));
     }
-    if !app.streaming.is_empty() {
-        stats.push_str(&format!(" · receiving {}", app.streaming.len()));
+    if !app.session.streaming.is_empty() {
+        stats.push_str(&format!(" · receiving {}", app.session.streaming.len()));
     }
     match &app.replay {
         Some(r) => {
@@ -173,7 +173,7 @@ fn items(app: &App, d: Detail) -> (Items, Items) {
                 stats.push_str(&format!(" · {note}"));
             }
         }
-        None => stats.push_str(&format!(" · {:.1}s", app.elapsed_ms as f64 / 1000.0)),
+        None => stats.push_str(&format!(" · {:.1}s", app.session.elapsed_ms as f64 / 1000.0)),
     }
     how.push((stats, Slot::StatusBar));
     (what, how)

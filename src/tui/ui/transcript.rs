@@ -251,7 +251,7 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
         _ => String::new(),
     };
     if shows_trajectory(view) {
-        if let Some(tools) = view.app.setup.task.tools() {
+        if let Some(tools) = view.app.session.setup.task.tools() {
             // The tools the agent has, as its prompt names them (a tool of several
             // arguments as its JSON object).
             let names: Vec<String> = tools.specs().iter().map(|t| t.call_form()).collect();
