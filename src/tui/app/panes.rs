@@ -317,3 +317,87 @@ impl HelpView {
         how.within(scroll, shown.saturating_sub(1).max(1), limit)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_detail_pane_scrolls_within_the_limit_the_last_frame_measured() {
+        let mut pane = DetailPane::default();
+        // Before the first frame the limit is unknown: a line down still moves.
+        pane.scroll(Scroll::Down, 3);
+        assert_eq!(pane.scroll, 1);
+        assert_eq!(pane.measured(5), 1);
+        pane.scroll(Scroll::End, 3);
+        assert_eq!(pane.scroll, 5);
+        pane.scroll(Scroll::PageDown, 3);
+        assert_eq!(pane.scroll, 5, "never past the end");
+        pane.scroll(Scroll::PageUp, 3);
+        assert_eq!(pane.scroll, 2);
+        // A shorter text (a new frame): up moves from its end at once.
+        assert_eq!(pane.measured(1), 1);
+        pane.scroll(Scroll::Up, 3);
+        assert_eq!(pane.scroll, 0);
+        pane.scroll(Scroll::Down, 3);
+        pane.home();
+        assert_eq!(pane.scroll, 0);
+    }
+
+    #[test]
+    fn the_transcript_scrolls_up_and_down_from_where_it_rests() {
+        let mut pane = TranscriptPane::default();
+        assert_eq!(pane.measured(3, 2), 0);
+        pane.scroll(Scroll::Home, 4);
+        assert_eq!(pane.scroll, 3);
+        pane.scroll(Scroll::Up, 4);
+        assert_eq!(pane.scroll, 3, "never above the first line");
+        pane.scroll(Scroll::PageDown, 4);
+        assert_eq!(pane.scroll, -1);
+        pane.scroll(Scroll::End, 4);
+        assert_eq!(pane.scroll, -2);
+        pane.scroll = 10;
+        assert_eq!(pane.measured(3, 2), 3, "drawn within the limits");
+        pane.scroll(Scroll::Down, 4);
+        assert_eq!(pane.scroll, 2);
+    }
+
+    #[test]
+    fn the_scores_pane_and_the_help_view_stop_at_their_ends() {
+        let mut scores = ScoresPane::default();
+        scores.scroll(Scroll::PageDown, 3, 4);
+        assert_eq!(scores.scroll, 3);
+        scores.scroll(Scroll::PageDown, 3, 4);
+        assert_eq!(scores.scroll, 4);
+        scores.scroll(Scroll::Up, 3, 2);
+        assert_eq!(scores.scroll, 1, "from the new end");
+        scores.home();
+        assert_eq!(scores.scroll, 0);
+        assert_eq!(scores.node_at(0), None);
+
+        let help = HelpView::default();
+        help.set(5, 7);
+        assert_eq!(help.scroll(0, Scroll::PageDown), 4, "a page keeps one row of the one before");
+        assert_eq!(help.scroll(0, Scroll::End), 7);
+        assert_eq!(help.scroll(100, Scroll::Up), 6);
+        assert_eq!(help.scroll(3, Scroll::Home), 0);
+    }
+
+    #[test]
+    fn the_tree_pane_follows_until_the_selection_is_moved_and_again_after_a_reset() {
+        let mut tree = TreePane::default();
+        assert!(tree.following());
+        tree.stop_following();
+        assert!(!tree.following());
+        tree.reset();
+        assert!(tree.following());
+    }
+
+    #[test]
+    fn actions_map_to_scrolls() {
+        assert_eq!(Scroll::of(Action::Top), Some(Scroll::Home));
+        assert_eq!(Scroll::of(Action::Bottom), Some(Scroll::End));
+        assert_eq!(Scroll::of(Action::PageUp), Some(Scroll::PageUp));
+        assert_eq!(Scroll::of(Action::Quit), None);
+    }
+}
