@@ -28,6 +28,7 @@ pub mod math;
 pub mod prompts;
 pub mod qa_data;
 pub mod qa_demo;
+pub mod reach;
 pub mod react_text;
 pub mod reply;
 pub mod writing;
