@@ -63,12 +63,17 @@ impl Served {
     }
 
     fn post(&self, body: &Value, headers: &[&str]) -> Answer {
-        let mut args = vec!["-X".to_string(), "POST".into(), format!("{}/chat/completions", self.url)];
-        args.extend(["-H".into(), "content-type: application/json".into(), "--data-binary".into(), body.to_string()]);
-        for h in headers {
-            args.extend(["-H".to_string(), h.to_string()]);
-        }
-        curl(&args)
+        curl(&post_args(&self.url, body, headers))
+    }
+
+    /// Post a tot-bfs game24 request from another thread and return once its search has
+    /// started (its session file exists): the slow request the 429 and SIGTERM tests
+    /// hold open while they act.
+    fn start_slow_search(&self) -> std::thread::JoinHandle<Answer> {
+        let args = post_args(&self.url, &game24("tot-bfs@sim", false), &[]);
+        let request = std::thread::spawn(move || curl(&args));
+        wait_for("the search to start", || !self.sessions_now().is_empty());
+        request
     }
 
     fn session(&self, answer: &Answer) -> PathBuf {
@@ -123,6 +128,16 @@ impl Answer {
     fn events(&self) -> Vec<String> {
         self.body.lines().filter_map(|l| l.strip_prefix("data: ")).map(str::to_string).collect()
     }
+}
+
+/// curl's arguments for a JSON POST to `{url}/chat/completions`.
+fn post_args(url: &str, body: &Value, headers: &[&str]) -> Vec<String> {
+    let mut args = vec!["-X".to_string(), "POST".into(), format!("{url}/chat/completions")];
+    args.extend(["-H".into(), "content-type: application/json".into(), "--data-binary".into(), body.to_string()]);
+    for h in headers {
+        args.extend(["-H".to_string(), h.to_string()]);
+    }
+    args
 }
 
 fn curl(args: &[String]) -> Answer {
@@ -327,20 +342,7 @@ fn a_token_is_required_off_loopback_and_checked_on_every_request() {
 #[test]
 fn a_full_server_answers_429_with_retry_after() {
     let served = Served::start(&["--max-searches", "1", "--sim-latency-ms", "400"]);
-    let url = served.url.clone();
-    let first = std::thread::spawn(move || {
-        let body = game24("tot-bfs@sim", false).to_string();
-        curl(&[
-            "-X".into(),
-            "POST".into(),
-            format!("{url}/chat/completions"),
-            "-H".into(),
-            "content-type: application/json".into(),
-            "--data-binary".into(),
-            body,
-        ])
-    });
-    wait_for("the first search to start", || !served.sessions_now().is_empty());
+    let first = served.start_slow_search();
     let second = served.post(&game24("io@sim", false), &[]);
     assert_eq!(second.status, 429, "{}", second.body);
     assert_eq!(second.header("retry-after"), Some("1"));
@@ -355,20 +357,7 @@ fn a_full_server_answers_429_with_retry_after() {
 #[test]
 fn sigterm_during_a_request_stops_the_search_and_closes_its_session() {
     let mut served = Served::start(&["--sim-latency-ms", "1500"]);
-    let url = served.url.clone();
-    let request = std::thread::spawn(move || {
-        let body = game24("tot-bfs@sim", false).to_string();
-        curl(&[
-            "-X".into(),
-            "POST".into(),
-            format!("{url}/chat/completions"),
-            "-H".into(),
-            "content-type: application/json".into(),
-            "--data-binary".into(),
-            body,
-        ])
-    });
-    wait_for("the search to start", || !served.sessions_now().is_empty());
+    let request = served.start_slow_search();
     let pid = served.child.id().to_string();
     assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
     let answer = request.join().unwrap();

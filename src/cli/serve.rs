@@ -10,6 +10,7 @@ use color_eyre::eyre::Result;
 use thoughtscope::llm::config::ProviderArgs;
 use thoughtscope::runtime::signals;
 use thoughtscope::runtime::Signal;
+use thoughtscope::serve::settings::Settings;
 use thoughtscope::serve::{self, Options, Serve, Upstream};
 
 use super::args::{RunArgs, SimArgs};
@@ -61,12 +62,26 @@ fn loopback(host: &str) -> Result<bool> {
     }
 }
 
+/// What `serve`'s flags and the config's `[serve]` table both set, each from its flag
+/// if given, else from the table (the one place the two are merged).
+fn merged(args: &ServeArgs, file: Settings) -> Settings {
+    Settings {
+        api_key: args.api_key.clone().or(file.api_key),
+        budget_tokens: args.connect.budget_tokens.or(file.budget_tokens),
+        budget_usd: args.connect.budget_usd.or(file.budget_usd),
+        max_searches: args.max_searches.or(file.max_searches),
+        max_calls: args.max_calls.or(file.max_calls),
+        profiles: file.profiles,
+    }
+}
+
 /// The server's options from the flags over the config's `[serve]` and `[defaults]`.
 fn options(args: &ServeArgs) -> Result<(Options, String, u16)> {
     let cfg = super::config(args.connect.config.as_deref());
-    let settings = serve::settings::read(&cfg.serve, &cfg.source()).map_err(UserError::usage)?;
+    let file = serve::settings::read(&cfg.serve, &cfg.source()).map_err(UserError::usage)?;
+    let settings = merged(args, file);
     let host = args.host.clone().unwrap_or_else(|| "127.0.0.1".into());
-    let api_key = args.api_key.clone().or(settings.api_key);
+    let api_key = settings.api_key;
     if api_key.as_deref().is_some_and(|k| k.trim().is_empty()) {
         usage_bail!("--api-key is empty; give the token clients must send");
     }
@@ -76,18 +91,17 @@ fn options(args: &ServeArgs) -> Result<(Options, String, u16)> {
              [serve]) so that only requests carrying it are answered"
         );
     }
-    let at_once = |flag: Option<usize>, file: Option<usize>, default: usize, name: &str| -> Result<usize> {
-        let n = flag.or(file).unwrap_or(default);
+    let at_once = |n: Option<usize>, default: usize, name: &str| -> Result<usize> {
+        let n = n.unwrap_or(default);
         if !(1..=MAX_AT_ONCE).contains(&n) {
             usage_bail!("--{name} must be from 1 to {MAX_AT_ONCE}, not {n}");
         }
         Ok(n)
     };
-    let max_searches = at_once(args.max_searches, settings.max_searches, 4, "max-searches")?;
-    let max_calls = at_once(args.max_calls, settings.max_calls, 16, "max-calls")?;
-    let mut limits = args.connect.clone();
-    limits.budget_tokens = limits.budget_tokens.or(settings.budget_tokens);
-    limits.budget_usd = limits.budget_usd.or(settings.budget_usd);
+    let max_searches = at_once(settings.max_searches, 4, "max-searches")?;
+    let max_calls = at_once(settings.max_calls, 16, "max-calls")?;
+    let limits =
+        ProviderArgs { budget_tokens: settings.budget_tokens, budget_usd: settings.budget_usd, ..args.connect.clone() };
     let provider = args.provider.clone().or(cfg.defaults.provider.clone()).unwrap_or_else(|| "sim".into());
     let upstream = match provider.as_str() {
         "sim" => {
@@ -146,4 +160,28 @@ pub(crate) fn serve_cmd(args: ServeArgs) -> Result<()> {
         }
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_flag_wins_over_the_serve_table_and_the_table_fills_what_flags_leave() {
+        let file = Settings {
+            api_key: Some("from-file".into()),
+            budget_tokens: Some(100),
+            budget_usd: Some(0.5),
+            max_searches: Some(2),
+            max_calls: Some(3),
+            profiles: Default::default(),
+        };
+        let mut args = ServeArgs { api_key: Some("from-flag".into()), max_calls: Some(9), ..ServeArgs::default() };
+        args.connect.budget_usd = Some(0.25);
+        let m = merged(&args, file.clone());
+        assert_eq!(m.api_key.as_deref(), Some("from-flag"));
+        assert_eq!((m.max_searches, m.max_calls), (Some(2), Some(9)));
+        assert_eq!((m.budget_tokens, m.budget_usd), (Some(100), Some(0.25)));
+        assert_eq!(merged(&ServeArgs::default(), file.clone()), file);
+    }
 }

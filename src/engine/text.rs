@@ -2,7 +2,8 @@
 //! pointer copy, so a node cloned for a replay checkpoint (or for a change to its
 //! status) copies no text, and equal texts can be stored once (siblings sampled to the
 //! same thought share it). Reads as `&str` wherever one is wanted, and is written to a
-//! session or an export as a plain JSON string.
+//! session or an export as a plain JSON string. Also [`and_list`], the one way names are
+//! joined into a sentence (the engine's refusals and the tasks' messages use it).
 
 use std::borrow::Borrow;
 use std::fmt;
@@ -134,9 +135,26 @@ impl<'de> Deserialize<'de> for Text {
     }
 }
 
+/// `a, b and c`: names in a sentence (the engine's refusals and the tasks' messages).
+pub fn and_list(names: &[&str]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::Text;
+    use super::{and_list, Text};
+
+    #[test]
+    fn and_list_joins_names_as_a_sentence() {
+        assert_eq!(and_list(&[]), "");
+        assert_eq!(and_list(&["a"]), "a");
+        assert_eq!(and_list(&["a", "b"]), "a and b");
+        assert_eq!(and_list(&["a", "b", "c"]), "a, b and c");
+    }
 
     #[test]
     fn reads_compares_and_serialises_as_a_plain_string() {

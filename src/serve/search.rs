@@ -14,6 +14,7 @@ use crate::engine::{methods, MethodKind, Params, PromptStyle};
 use crate::llm::sim::{SimConfig, SimProvider};
 use crate::llm::{ContextWindow, Provider, DEFAULT_CONTEXT_TOKENS};
 use crate::runtime::headless::{run_headless_under, Interrupts, RunLimits, RunSetup};
+use crate::runtime::StopReason;
 use crate::tasks::{self, Problem, TaskOptions, TaskSource};
 
 /// A request set up to run.
@@ -204,15 +205,13 @@ impl Prepared {
             let message = result.error.clone().unwrap_or_else(|| "the search ended without an answer".into());
             return Err(if done.signal.is_some() {
                 ApiError::new(503, "server_error", "shutting_down", format!("the server is shutting down: {message}"))
-            } else if stopped.starts_with("budget exceeded") {
+            } else if let Some(StopReason::Budget(_)) = &result.stop_reason {
                 ApiError::new(400, "insufficient_quota", "budget_exceeded", message)
             } else if let Some(upstream) = &result.provider_error {
-                let code = if stopped.starts_with("the server is unreachable") {
-                    "upstream_unreachable"
-                } else if stopped.starts_with("the server refused") {
-                    "upstream_refused"
-                } else {
-                    "upstream_failed"
+                let code = match &result.stop_reason {
+                    Some(StopReason::Fatal { unreachable: true, .. }) => "upstream_unreachable",
+                    Some(StopReason::Fatal { unreachable: false, .. }) => "upstream_refused",
+                    _ => "upstream_failed",
                 };
                 ApiError::new(502, "upstream_error", code, format!("the upstream model failed: {upstream}"))
             } else {

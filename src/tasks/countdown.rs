@@ -1,7 +1,8 @@
 //! Countdown: make a target from six numbers with + - * /, every number used exactly
-//! once (`1 3 7 10 25 50 -> 765`). A thin task over the shared arithmetic (`arith`: the
-//! step grammar, the move generator, the solver and the answer checker, all for any
-//! target), with its own prompts (`assets/prompts/countdown/`), its problems
+//! once (`1 3 7 10 25 50 -> 765`). A thin task over the reach-a-target puzzles
+//! (`tasks::reach`: the prompts, steps and evaluators Game of 24 shares; `arith`: the step
+//! grammar, the move generator, the solver and the answer checker, all for any target),
+//! with its own prompts (`assets/prompts/countdown/`), its problems
 //! (`assets/countdown/problems.txt`) and its own simulated player ([`play`]), which
 //! reads the typed [`Context`] every countdown prompt carries.
 //!
@@ -9,20 +10,18 @@
 //! worked example of adding a task (see the README).
 
 use std::borrow::Cow;
-use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
-use super::{prompts, reply, Problem, TaskError, TaskOptions, TaskSource};
+use super::reach::{self, Ctx, Reach, Rules, Templates};
+use super::{Problem, TaskError, TaskSource};
 use crate::arith::reach::{answer_from_steps, check_answer};
 use crate::arith::solver::{solvable, solve};
-use crate::arith::steps::{check_step, moves, numbers_left_text};
+use crate::arith::steps::{moves, numbers_left_text};
 use crate::arith::{canonical, format_number, format_numbers, parse_numbers, Q};
 use crate::engine::rng::{stable_hash, SplitMix64};
-use crate::engine::task::{DfsStyle, TreeSearch, ValueEvaluator, VoteEvaluator};
-use crate::engine::{
-    AnswerKind, CallError, CallErrorKind, LlmRequest, Message, Prompt, PromptStyle, Proposal, Purpose, Task, TaskInfo,
-};
+use crate::engine::{AnswerKind, CallError, CallErrorKind, LlmRequest, Purpose, TaskInfo};
 use crate::llm::sim::SimConfig;
 
 /// How many numbers a problem has.
@@ -41,15 +40,9 @@ pub const INFO: TaskInfo = TaskInfo {
 };
 
 const PROBLEMS: &str = include_str!("../../assets/countdown/problems.txt");
-const IO: prompts::Builtin = crate::builtin_prompt!("countdown", "io.txt");
-const COT: prompts::Builtin = crate::builtin_prompt!("countdown", "cot.txt");
-const PROPOSE: prompts::Builtin = crate::builtin_prompt!("countdown", "propose.txt");
-const VALUE: prompts::Builtin = crate::builtin_prompt!("countdown", "value.txt");
-const VALUE_LAST: prompts::Builtin = crate::builtin_prompt!("countdown", "value_last.txt");
-const VOTE: prompts::Builtin = crate::builtin_prompt!("countdown", "vote.txt");
 
 /// The evaluator's classes and the value each sample adds (as Game of 24's).
-pub const VALUE_CLASSES: [(&str, f64); 3] = [("impossible", 0.001), ("likely", 1.0), ("sure", 20.0)];
+pub const VALUE_CLASSES: [(&str, f64); 3] = reach::VALUE_CLASSES;
 
 /// One problem: the numbers (in order) and the target.
 #[derive(Debug, Clone, PartialEq)]
@@ -107,242 +100,75 @@ pub struct Context {
     pub ys: Vec<String>,
 }
 
-impl Context {
-    fn new(x: &str, y: &str) -> Context {
-        Context { task: INFO.name.to_string(), input: x.to_string(), y: y.to_string(), ..Context::default() }
-    }
-
-    fn prompt(self, purpose: Purpose, messages: Vec<Message>, stop: Vec<String>, max_tokens: u32) -> Prompt {
-        Prompt {
-            purpose,
-            messages,
-            context: serde_json::to_value(&self).unwrap_or_default(),
-            stop,
-            max_tokens: Some(max_tokens),
-        }
-    }
-}
-
-pub struct Countdown {
-    io: String,
-    cot: String,
-    propose: String,
-    value: String,
-    value_last: String,
-    vote: String,
-    style: PromptStyle,
+/// Countdown's rules: six numbers, the target after `->`, the listed problems.
+pub struct CountdownRules {
     problems: Vec<Puzzle>,
 }
 
-impl Countdown {
-    /// Build for `tasks::REGISTRY`.
-    pub fn build(
-        info: &TaskInfo,
-        options: &TaskOptions,
-        _warnings: &mut Vec<String>,
-    ) -> Result<Arc<dyn TaskSource>, TaskError> {
-        super::no_data(info, options)?;
-        let loader = options.loader();
+pub type Countdown = Reach<CountdownRules>;
+
+impl Rules for CountdownRules {
+    /// Five steps of two numbers into one, then the answer.
+    const NUMBERS: usize = NUMBERS;
+    const TARGET_IN_INPUT: bool = true;
+    const COT_TOKENS: u32 = 300;
+    const SAMPLE_TOKENS: u32 = 80;
+    const ALL_COMBINED: &'static str = "every number is combined: expected the final `Answer:` line";
+
+    fn info() -> &'static TaskInfo {
+        &INFO
+    }
+
+    fn templates() -> Templates {
+        crate::reach_templates!("countdown")
+    }
+
+    fn load() -> Result<Self, TaskError> {
         let problems = PROBLEMS
             .lines()
             .map(str::trim)
             .filter(|l| !l.is_empty() && !l.starts_with('#'))
             .map(|l| Puzzle::parse(l).map_err(|e| TaskError::Data(format!("assets/countdown/problems.txt: {l}: {e}"))))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(Arc::new(Countdown {
-            io: loader.load(IO, &["input"])?,
-            cot: loader.load(COT, &["input"])?,
-            propose: loader.load(PROPOSE, &["numbers", "target"])?,
-            value: loader.load(VALUE, &["numbers", "target"])?,
-            value_last: loader.load(VALUE_LAST, &["input", "answer"])?,
-            vote: loader.load(VOTE, &["input", "choices"])?,
-            style: loader.style,
-            problems,
-        }))
-    }
-}
-
-/// The puzzle of input `x`, or a reason a check can give.
-fn puzzle(x: &str) -> Result<Puzzle, String> {
-    Puzzle::parse(x).map_err(|e| format!("cannot read the problem {x:?}: {e}"))
-}
-
-/// The numbers left after partial output `y` (the input's numbers when `y` is empty).
-fn numbers_left(x: &str, y: &str) -> String {
-    let start = x.split_once("->").map_or(x, |(numbers, _)| numbers);
-    numbers_left_text(start, y)
-}
-
-impl Task for Countdown {
-    fn info(&self) -> &TaskInfo {
-        &INFO
+        Ok(CountdownRules { problems })
     }
 
-    fn io_prompt(&self, x: &str) -> Prompt {
-        Context::new(x, "").prompt(Purpose::Io, prompts::render_messages(&self.io, &[("input", x)]), vec![], 100)
+    fn puzzle(&self, x: &str) -> Result<(Vec<Q>, Q), String> {
+        let p = Puzzle::parse(x).map_err(|e| format!("cannot read the problem {x:?}: {e}"))?;
+        Ok((p.numbers, p.target))
     }
 
-    fn cot_prompt(&self, x: &str) -> Prompt {
-        Context::new(x, "").prompt(Purpose::Cot, prompts::render_messages(&self.cot, &[("input", x)]), vec![], 300)
+    /// One number is left.
+    fn all_combined(&self, numbers: &str) -> bool {
+        parse_numbers(numbers).is_some_and(|n| n.len() == 1)
     }
 
-    fn extract_answer(&self, _x: &str, y: &str) -> Option<String> {
-        reply::answer_line(y)
+    fn final_answer(&self, y: &str) -> Option<String> {
+        let last = super::reply::last_line(y);
+        (!y.trim().is_empty() && !last.contains("left: ")).then(|| super::reply::strip_answer_prefix(last).to_string())
     }
 
-    fn check(&self, x: &str, answer: &str) -> Result<(), String> {
-        let p = puzzle(x)?;
-        check_answer(&p.numbers, answer, &p.target)
-    }
-
-    fn answer_key(&self, answer: &str) -> String {
-        reply::expression_key(answer)
-    }
-
-    fn describe_state(&self, x: &str, y: &str) -> Option<String> {
-        if !y.trim().is_empty() && !reply::last_line(y).contains("left: ") {
-            return None;
-        }
-        let target = x.split_once("->").map_or("", |(_, t)| t.trim());
-        Some(format!("numbers left: {} (target {target})", numbers_left(x, y)))
-    }
-
-    fn tree(&self) -> Option<&dyn TreeSearch> {
-        Some(self)
-    }
-
-    fn prompt_style(&self) -> PromptStyle {
-        self.style
-    }
-}
-
-impl TreeSearch for Countdown {
-    /// Five steps of two numbers into one, then the answer.
-    fn default_steps(&self) -> usize {
-        NUMBERS
-    }
-
-    fn propose_prompt(&self, x: &str, y: &str) -> Prompt {
-        let numbers = numbers_left(x, y);
-        let one_left = parse_numbers(&numbers).is_some_and(|n| n.len() == 1);
-        let text = if one_left {
-            // Every number is combined: ask for the whole expression, continuing the steps.
-            prompts::render_then(&self.cot, &[("input", x)], y)
-        } else {
-            let target = x.split_once("->").map_or("", |(_, t)| t.trim());
-            prompts::render_messages(&self.propose, &[("numbers", &numbers), ("target", target)])
+    /// The typed [`Context`] [`play`] reads.
+    fn context(&self, ctx: Ctx) -> Value {
+        let context = Context {
+            task: ctx.task.to_string(),
+            input: ctx.input.to_string(),
+            y: ctx.y.unwrap_or_default().to_string(),
+            numbers: ctx.numbers.map(str::to_string),
+            answer: ctx.answer.map(str::to_string),
+            ys: ctx.ys.unwrap_or_default().to_vec(),
         };
-        Context { numbers: Some(numbers), ..Context::new(x, y) }.prompt(Purpose::Propose, text, vec![], 400)
-    }
-
-    fn sample_prompt(&self, x: &str, y: &str) -> Prompt {
-        let text = prompts::render_then(&self.cot, &[("input", x)], y);
-        Context { numbers: Some(numbers_left(x, y)), ..Context::new(x, y) }.prompt(
-            Purpose::Sample,
-            text,
-            // The reference takes one line; a chat model may open with a remark.
-            if self.style.is_reference() { vec!["\n".into()] } else { vec![] },
-            80,
-        )
-    }
-
-    /// Every line a step, as the reference reads it; in the chat style the step lines of
-    /// a chat model's list ([`reply::chat_step_lines`]).
-    fn parse_proposals(&self, x: &str, y: &str, reply: &str) -> Vec<Proposal> {
-        match self.style {
-            PromptStyle::Reference => reply.split('\n').map(|line| self.parse_edit(x, y, line)).collect(),
-            PromptStyle::Chat => reply::chat_step_lines(reply).iter().map(|line| self.parse_edit(x, y, line)).collect(),
-        }
-    }
-
-    fn parse_sample(&self, x: &str, y: &str, reply: &str) -> Proposal {
-        match self.style {
-            PromptStyle::Reference => {
-                let line = reply.trim_start_matches('\n').split('\n').next().unwrap_or("");
-                self.parse_edit(x, y, line)
-            }
-            PromptStyle::Chat => {
-                let lines = reply::chat_step_lines(reply);
-                self.parse_edit(x, y, lines.first().map_or("", String::as_str))
-            }
-        }
-    }
-
-    fn parse_edit(&self, x: &str, y: &str, line: &str) -> Proposal {
-        let numbers_text = numbers_left(x, y);
-        let thought = line.trim().to_string();
-        let problem = match parse_numbers(&numbers_text) {
-            _ if thought.is_empty() => Some("empty line".to_string()),
-            None => Some(format!("cannot read the numbers left before this step ({numbers_text:?})")),
-            Some(numbers) if numbers.len() == 1 => (!thought.to_lowercase().contains("answer:"))
-                .then(|| "every number is combined: expected the final `Answer:` line".to_string()),
-            Some(numbers) => check_step(&numbers, &thought).err(),
-        };
-        Proposal { thought, path: format!("{y}{line}\n"), problem }
-    }
-
-    fn value(&self) -> Option<&dyn ValueEvaluator> {
-        Some(self)
-    }
-
-    fn vote(&self) -> Option<&dyn VoteEvaluator> {
-        Some(self)
-    }
-
-    fn dfs_style(&self) -> DfsStyle {
-        DfsStyle::default()
-    }
-}
-
-impl ValueEvaluator for Countdown {
-    fn value_prompt(&self, x: &str, y: &str) -> Prompt {
-        let last = reply::last_line(y);
-        let (text, context) = if !y.trim().is_empty() && !last.contains("left: ") {
-            let answer = reply::strip_answer_prefix(last).to_string();
-            let text = prompts::render_messages(&self.value_last, &[("input", x), ("answer", &answer)]);
-            (text, Context { answer: Some(answer), ..Context::new(x, y) })
-        } else {
-            let numbers = numbers_left(x, y);
-            let target = x.split_once("->").map_or("", |(_, t)| t.trim());
-            let text = prompts::render_messages(&self.value, &[("numbers", &numbers), ("target", target)]);
-            (text, Context { numbers: Some(numbers), ..Context::new(x, y) })
-        };
-        context.prompt(Purpose::Value, text, vec![], 200)
-    }
-
-    fn value_classes(&self) -> &[(&'static str, f64)] {
-        &VALUE_CLASSES
-    }
-
-    fn parse_value(&self, _x: &str, _y: &str, samples: &[String]) -> (f64, Vec<String>) {
-        reply::class_value(samples, &VALUE_CLASSES)
-    }
-
-    fn fixed_value(&self, _x: &str, y: &str) -> Option<(f64, String)> {
-        let steps = y.trim().split('\n').count();
-        (steps == NUMBERS && !y.to_lowercase().contains("answer"))
-            .then(|| (0.0, "the last step gives no answer".to_string()))
-    }
-}
-
-impl VoteEvaluator for Countdown {
-    fn vote_prompt(&self, x: &str, ys: &[String]) -> Prompt {
-        let text = prompts::render_messages(&self.vote, &[("input", x), ("choices", &reply::numbered_choices(ys))]);
-        Context { ys: ys.to_vec(), ..Context::new(x, "") }.prompt(Purpose::Vote, text, vec![], 400)
-    }
-
-    fn parse_vote(&self, text: &str, n_choices: usize) -> Option<usize> {
-        reply::best_choice(text, n_choices)
+        serde_json::to_value(&context).unwrap_or_default()
     }
 }
 
 impl TaskSource for Countdown {
     fn problem_count(&self) -> usize {
-        self.problems.len()
+        self.rules.problems.len()
     }
 
     fn problem(&self, index: usize) -> Option<Problem> {
-        self.problems.get(index).map(|p| Problem { index: Some(index), input: p.text() })
+        self.rules.problems.get(index).map(|p| Problem { index: Some(index), input: p.text() })
     }
 
     fn parse_input(&self, text: &str) -> Result<Problem, TaskError> {
@@ -350,12 +176,16 @@ impl TaskSource for Countdown {
             return self.problem(index).ok_or_else(|| {
                 TaskError::Input(
                     text.into(),
-                    format!("there are {} problems (0 to {})", self.problems.len(), self.problems.len() - 1),
+                    format!(
+                        "there are {} problems (0 to {})",
+                        self.rules.problems.len(),
+                        self.rules.problems.len() - 1
+                    ),
                 )
             });
         }
         let input = Puzzle::parse(text).map_err(|e| TaskError::Input(text.into(), e))?.text();
-        let index = self.problems.iter().position(|p| p.text() == input);
+        let index = self.rules.problems.iter().position(|p| p.text() == input);
         Ok(Problem { index, input })
     }
 }
@@ -546,9 +376,12 @@ fn vote(cfg: &SimConfig, p: &Puzzle, ys: &[String], rng: &mut SplitMix64) -> Str
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
     use crate::engine::testkit::{run_cmd, run_sync, sim};
     use crate::engine::{methods, Engine, MethodKind, Params};
+    use crate::engine::{Prompt, Task};
     use crate::tasks::{self, TaskOptions};
 
     fn countdown() -> Arc<dyn TaskSource> {

@@ -28,6 +28,7 @@ pub mod math;
 pub mod prompts;
 pub mod qa_data;
 pub mod qa_demo;
+pub mod reach;
 pub mod react_text;
 pub mod reply;
 pub mod writing;
@@ -37,6 +38,9 @@ use std::sync::Arc;
 
 use crate::engine::{Task, TaskInfo};
 use crate::tools::KnowledgeBackend;
+
+/// `a, b and c` (one function for the engine's messages and the tasks').
+pub use crate::engine::text::and_list;
 
 /// How a registered task is built: its info, the options, and a place for warnings.
 pub type BuildTask = fn(&TaskInfo, &TaskOptions, &mut Vec<String>) -> Result<Arc<dyn TaskSource>, TaskError>;
@@ -312,15 +316,6 @@ pub fn no_data(info: &TaskInfo, options: &TaskOptions) -> Result<(), TaskError> 
             )))
         }
         None => Ok(()),
-    }
-}
-
-/// `a, b and c`.
-pub fn and_list(names: &[&str]) -> String {
-    match names {
-        [] => String::new(),
-        [one] => one.to_string(),
-        [init @ .., last] => format!("{} and {last}", init.join(", ")),
     }
 }
 

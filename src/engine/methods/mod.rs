@@ -309,7 +309,7 @@ pub fn check_serves(task: &dyn Task, params: &Params) -> Result<(), Unsupported>
 
 /// A method its task cannot serve.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{task} has no {}; methods that work: {}", and_list(&self.missing.iter().map(|c| c.describe()).collect::<Vec<_>>()), if self.working.is_empty() { "none".to_string() } else { self.working.join(", ") })]
+#[error("{task} has no {}; methods that work: {}", crate::engine::text::and_list(&self.missing.iter().map(|c| c.describe()).collect::<Vec<_>>()), if self.working.is_empty() { "none".to_string() } else { self.working.join(", ") })]
 pub struct Unsupported {
     pub task: String,
     pub method: MethodKind,
@@ -321,15 +321,6 @@ impl Unsupported {
     /// The refusal as the command line says it: `--task T --method M: T has no ...`.
     pub fn for_flags(&self) -> String {
         format!("--task {} --method {}: {self}", self.task, self.method)
-    }
-}
-
-/// `a, b and c`.
-fn and_list(items: &[&str]) -> String {
-    match items {
-        [] => String::new(),
-        [one] => one.to_string(),
-        [init @ .., last] => format!("{} and {last}", init.join(", ")),
     }
 }
 

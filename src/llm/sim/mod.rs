@@ -23,6 +23,9 @@
 //! share: the rates, the seeded randomness, reading a request's typed context
 //! ([`context`]) and the provider.
 
+#[cfg(test)]
+pub(crate) mod context_testing;
+
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};

@@ -353,6 +353,7 @@ async fn finish_problem(
     result.session = session;
     result.error = error;
     result.stopped = stopped.as_ref().map(|r| r.to_string());
+    result.stop_reason = stopped.clone();
     Finished { result, totals, stopped, abandoned, memory_failed }
 }
 

@@ -85,6 +85,10 @@ pub struct ProblemResult {
     /// The calls sent, by the round trips behind them (for `bench`'s bound; not written).
     #[serde(skip)]
     pub rounds: Vec<crate::llm::limit::Round>,
+    /// Why the run stopped issuing calls, typed (`stopped` is its text): what `serve`
+    /// maps to an error code. Not written.
+    #[serde(skip)]
+    pub stop_reason: Option<crate::runtime::StopReason>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -183,6 +187,7 @@ impl ProblemResult {
             incomplete: false,
             facets: BTreeMap::new(),
             memory: None,
+            stop_reason: None,
             metrics: BTreeMap::new(),
             breaks: Vec::new(),
             rounds: Vec::new(),

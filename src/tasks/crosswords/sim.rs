@@ -252,11 +252,12 @@ fn judge(cfg: &SimConfig, puzzle: &Puzzle, board: &Board, rng: &mut SplitMix64) 
 mod tests {
     use super::*;
     use crate::engine::{Feedback, Task};
+    use crate::llm::sim::context_testing::{self, assert_bad_contexts_refused};
     use crate::tasks::crosswords::Crosswords;
     use crate::tasks::TaskSource;
 
     fn ask(request: &LlmRequest) -> Result<String, CallError> {
-        answer(&SimConfig::default(), request, &mut SplitMix64::new(1))
+        context_testing::ask(answer, request)
     }
 
     /// Every prompt the task writes is read by the typed context, field by field; a
@@ -266,28 +267,24 @@ mod tests {
         let task = Crosswords::builtin();
         let x = task.problem(1).unwrap().input;
         let tree = task.tree().expect("crosswords searches trees");
-        let propose = LlmRequest::from_prompt(tree.propose_prompt(&x, ""), 1, 0.7);
+        let propose = context_testing::request(tree.propose_prompt(&x, ""));
         let ctx = Context::of(&propose).unwrap();
         assert_eq!((ctx.puzzle, ctx.y.as_str()), (Some(5), ""), "the test set is every fifth puzzle");
         assert!(ask(&propose).is_ok());
         for prompt in [task.io_prompt(&x), task.cot_prompt(&x)] {
-            let request = LlmRequest::from_prompt(prompt, 1, 0.7);
+            let request = context_testing::request(prompt);
             assert_eq!(Context::of(&request).unwrap().puzzle, Some(5));
             assert!(ask(&request).unwrap().lines().count() >= 5, "a whole board");
         }
-        let feedback = LlmRequest::from_prompt(task.feedback_prompt(&x, "AGEND\nMOTOR"), 1, 0.7);
+        let feedback = context_testing::request(task.feedback_prompt(&x, "AGEND\nMOTOR"));
         assert_eq!(Context::of(&feedback).unwrap().attempt, "AGEND\nMOTOR");
         assert!(ask(&feedback).unwrap().contains("VERDICT: "));
-        for (bad, says) in [
+        let bad = [
             (serde_json::json!({"puzzle": "5"}), "field \"puzzle\": invalid type: string \"5\", expected u64"),
             (serde_json::json!({"puzzle": 5, "y": 3}), "field \"y\": invalid type: integer `3`, expected a string"),
             (serde_json::json!({"puzzle": 5, "attempt": ["a"]}), "field \"attempt\": invalid type: sequence"),
-        ] {
-            let mut request = propose.clone();
-            request.context = bad;
-            let e = ask(&request).unwrap_err();
-            assert!(e.message.starts_with(&format!("crosswords request context: {says}")), "{e}");
-        }
+        ];
+        assert_bad_contexts_refused("crosswords", answer, &propose, &bad);
         let mut unknown = propose;
         unknown.context = serde_json::json!({"puzzle": null, "y": ""});
         assert_eq!(ask(&unknown).unwrap_err().message, "crosswords request without a built-in puzzle");

@@ -1,4 +1,6 @@
 use super::*;
+use crate::engine::task::{TreeSearch, ValueEvaluator, VoteEvaluator};
+use crate::engine::Task;
 
 fn task() -> Game24 {
     Game24::builtin()

@@ -239,11 +239,12 @@ fn keyword(sentence: &str) -> String {
 mod tests {
     use super::*;
     use crate::engine::{Feedback, Task};
+    use crate::llm::sim::context_testing::{self, assert_bad_contexts_refused};
     use crate::tasks::writing::Writing;
     use crate::tasks::TaskSource;
 
     fn ask(request: &LlmRequest) -> Result<String, CallError> {
-        answer(&SimConfig::default(), request, &mut SplitMix64::new(1))
+        context_testing::ask(answer, request)
     }
 
     /// Every prompt the task writes is read by the typed context, field by field; a
@@ -255,29 +256,25 @@ mod tests {
         let sentences = read::sentences(&x);
         assert_eq!(sentences.len(), 4);
         let tree = task.tree().expect("writing searches trees");
-        let plan = LlmRequest::from_prompt(tree.sample_prompt(&x, ""), 1, 0.7);
+        let plan = context_testing::request(tree.sample_prompt(&x, ""));
         let ctx = Context::of(&plan).unwrap();
         assert_eq!((ctx.sentences.as_deref(), ctx.input.as_str()), (Some(&sentences[..]), x.as_str()));
         assert!(ask(&plan).unwrap().starts_with("Plan:"));
         let ys = vec!["Plan:\n1. a".to_string(), "Plan:\n1. b".to_string()];
-        let vote = LlmRequest::from_prompt(tree.vote().expect("writing votes").vote_prompt(&x, &ys), 1, 0.7);
+        let vote = context_testing::request(tree.vote().expect("writing votes").vote_prompt(&x, &ys));
         assert_eq!(Context::of(&vote).unwrap().ys, ys);
         assert!(ask(&vote).unwrap().contains("The best choice is "));
-        let score = LlmRequest::from_prompt(task.score_prompt(&x, "One.\n\nTwo."), 1, 0.7);
+        let score = context_testing::request(task.score_prompt(&x, "One.\n\nTwo."));
         assert_eq!(Context::of(&score).unwrap().passage, "One.\n\nTwo.");
         assert!(ask(&score).unwrap().contains("coherency score is "));
-        let feedback = LlmRequest::from_prompt(task.feedback_prompt(&x, "Passage:\nOne."), 1, 0.7);
+        let feedback = context_testing::request(task.feedback_prompt(&x, "Passage:\nOne."));
         assert_eq!(Context::of(&feedback).unwrap().attempt, "Passage:\nOne.");
         assert!(ask(&feedback).unwrap().contains("VERDICT: "));
-        for (bad, says) in [
+        let bad = [
             (serde_json::json!({"sentences": ["a", 2]}), "field \"sentences\": invalid type: integer `2`"),
             (serde_json::json!({"input": "a", "ys": "b"}), "field \"ys\": invalid type: string \"b\""),
             (serde_json::json!({"input": "a", "passage": 1}), "field \"passage\": invalid type: integer `1`"),
-        ] {
-            let mut request = vote.clone();
-            request.context = bad;
-            let e = ask(&request).unwrap_err();
-            assert!(e.message.starts_with(&format!("writing request context: {says}")), "{e}");
-        }
+        ];
+        assert_bad_contexts_refused("writing", answer, &vote, &bad);
     }
 }
