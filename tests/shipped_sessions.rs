@@ -99,3 +99,20 @@ fn a_folder_of_shipped_sessions_replays_with_a_count_of_each_kind_and_strict_fai
         "{stderr}"
     );
 }
+
+/// Countdown sessions recorded before Game of 24 and countdown became one reach-a-target
+/// task (tasks::reach): today's prompts, steps and evaluators must reproduce them exactly,
+/// in both prompt styles, so a byte changed in a shared template fails here.
+#[test]
+fn countdown_sessions_recorded_before_the_shared_reach_task_replay_strictly() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = repo("tests/fixtures/shipped-sessions");
+    let names = ["37a291d-countdown-tot-bfs-reference", "37a291d-countdown-tot-bfs-chat", "37a291d-countdown-cot-sc"];
+    for name in names {
+        let file = folder.join(format!("{name}.jsonl"));
+        let out = support::sandboxed(dir.path()).args(["replay", "--headless", "--strict"]).arg(&file).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{name}: exit {:?}\n{stderr}", out.status.code());
+        assert!(stderr.contains("replayed exactly") && !stderr.contains("but for wording"), "{name}: {stderr}");
+    }
+}
