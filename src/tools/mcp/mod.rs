@@ -756,6 +756,27 @@ mod tests {
         let recorded = cfg.recorded();
         assert_eq!(recorded.env["API_KEY"], "(redacted)");
         assert_eq!(recorded.env["MODE"], "fast");
+        let headers = BTreeMap::from([
+            ("X-Api-Key".to_string(), "abc123def456ghi789jkl".to_string()),
+            ("X-Team".to_string(), "blue".to_string()),
+        ]);
+        let url = Some("https://mcp.example.com/mcp".to_string());
+        let remote =
+            McpConfig { name: "r".into(), url, headers, bearer_token: Some("tok".into()), ..McpConfig::default() };
+        let recorded = remote.recorded();
+        assert_eq!(
+            (recorded.headers["X-Api-Key"].as_str(), recorded.headers["X-Team"].as_str()),
+            ("(redacted)", "blue")
+        );
+        assert_eq!(recorded.bearer_token.as_deref(), Some("(redacted)"));
+        assert!(!serde_json::to_string(&recorded).unwrap().contains("\"command\""), "a url server records no command");
+        let named = McpConfig::from_url_flag("https://mcp.example.com/mcp").unwrap();
+        assert_eq!(
+            (named.name.as_str(), named.url.as_deref()),
+            ("mcp.example.com", Some("https://mcp.example.com/mcp"))
+        );
+        let both = McpConfig { command: "x".into(), ..remote.clone() };
+        assert!(both.check().unwrap_err().contains("both a command and a url"));
         let cfg = McpConfig::from_command_line("/usr/bin/my-server --fast").unwrap();
         assert_eq!((cfg.name.as_str(), cfg.args.as_slice()), ("my-server", &["--fast".to_string()][..]));
     }
