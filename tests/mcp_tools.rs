@@ -130,31 +130,15 @@ fn mcp_flags_that_cannot_work_are_one_line() {
 fn scripted(seen: &support::Seen) -> Reply {
     let prompt = seen.prompt();
     let plain = |text: &str| Reply::chat(&[text], Some((50, 10)));
-    if prompt.contains("Estimate how complex") {
-        return plain("Routine.\nComplexity: 1");
-    }
-    if prompt.contains("Assess this attempt critically") {
-        return plain("Each step holds.\nScore: 9");
-    }
-    if prompt.contains("Compare the attempt to judge") {
-        let n = prompt.matches("Other attempt ").count();
-        let lines: Vec<String> = (1..=n).map(|k| format!("Versus {k}: 5")).collect();
-        return plain(&format!("{}\nCritique: none found", lines.join("\n")));
-    }
-    if prompt.contains("Check the attempt step by step") {
-        return plain("Every step is right.\nVERDICT: correct");
+    if let Some(text) = support::scripted::retreval_phase(&prompt) {
+        return plain(&text);
     }
     let Some(tools) = seen.body["tools"].as_array().filter(|t| !t.is_empty()) else {
         let step = support::react_step(&prompt).max(1);
         let action = if step == 1 { r#"add[{"a": 2, "b": 3}]"# } else { "finish[5]" };
         return plain(&format!("Thought {step}: I use the tools.\nAction {step}: {action}"));
     };
-    let step: usize = prompt
-        .rsplit("Now step ")
-        .next()
-        .and_then(|r| r.split(':').next())
-        .and_then(|n| n.trim().parse().ok())
-        .unwrap_or(1);
+    let step = support::scripted::native_step(&prompt);
     let (name, arguments) = if step == 1 {
         ("add", json!({"a": 2, "b": 3}))
     } else {
@@ -162,18 +146,7 @@ fn scripted(seen: &support::Seen) -> Reply {
         let param = finish["function"]["parameters"]["properties"].as_object().unwrap().keys().next().unwrap().clone();
         ("finish", json!({ param: "5" }))
     };
-    let message = json!({
-        "role": "assistant",
-        "content": format!("Step {step}: I call {name}."),
-        "tool_calls": [{ "id": format!("call_{step}"), "type": "function",
-                         "function": { "name": name, "arguments": arguments.to_string() } }],
-    });
-    let body = json!({
-        "id": "x", "object": "chat.completion", "model": "scripted",
-        "choices": [{ "index": 0, "message": message, "finish_reason": "tool_calls" }],
-        "usage": { "prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60 },
-    });
-    Reply::json(200, body.to_string())
+    support::scripted::tool_call(step, name, &arguments, &format!("Step {step}: I call {name}."))
 }
 
 fn picked(s: &Value) -> Value {
@@ -210,16 +183,10 @@ fn built_in_tasks_offer_an_mcp_servers_tools_in_text_and_native_modes_and_replay
             "--mcp",
             "calc",
             "--json",
-            "--provider",
-            "openai",
-            "--base-url",
-            &model.url,
-            "--model",
-            "scripted",
             "--record",
             record.to_str().unwrap(),
         ];
-        let out = sandboxed(dir.path()).args(args).args(extra).env("OPENAI_API_KEY", "sk-test").output().unwrap();
+        let out = support::scripted::model(sandboxed(dir.path()).args(args).args(extra), &model).output().unwrap();
         let s = summary(&out);
         let session = std::fs::read_to_string(&record).unwrap();
         assert!(session.contains(r#""result":{"text":"5","ok":true"#), "{task} {method} {mode}: add answered 5");
@@ -358,4 +325,146 @@ fn the_server_process_ends_with_the_run_and_on_sigint() {
     assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(!still_there(pid), "the server {pid} outlived the stopped run");
     drop(server);
+}
+
+/// The test server serving over streamable HTTP on 127.0.0.1 (its `--http` mode), ended
+/// when dropped.
+struct HttpServer {
+    child: std::process::Child,
+    url: String,
+}
+
+impl HttpServer {
+    fn start(binary: &Path, log: &Path, args: &[&str]) -> HttpServer {
+        use std::io::BufRead;
+        let mut child = std::process::Command::new(binary)
+            .arg("--http")
+            .args(args)
+            .env("MCP_TEST_LOG", log)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        assert!(line.starts_with("http://127.0.0.1:"), "the server's first line is its URL: {line:?}");
+        HttpServer { child, url: line.trim().to_string() }
+    }
+
+    fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// A config naming the HTTP server at `url` calc, with `extra` lines (headers, a token).
+fn http_config(dir: &Path, url: &str, extra: &str) {
+    let config = format!("[[mcp]]\nname = \"calc\"\nurl = {url:?}\ntimeout_secs = 1\n{extra}");
+    std::fs::write(dir.join("config/config.toml"), config).unwrap();
+}
+
+const TOKEN: &str = "mcp-bearer-abcdefghij0123456789";
+
+#[test]
+fn a_streamable_http_servers_tools_answer_record_and_replay_without_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let binary = setup(dir.path());
+    let log = dir.path().join("calls.log");
+    // A server that wants a bearer token and a header, named in the config file.
+    let mut guarded = HttpServer::start(&binary, &log, &["--token", TOKEN, "--header", "x-team=blue"]);
+    http_config(dir.path(), &guarded.url, &format!("bearer_token = {TOKEN:?}\nheaders = {{ x-team = \"blue\" }}\n"));
+    for mode in ["text", "native"] {
+        let out = run(dir.path(), &["--tool-mode", mode, "--record", mode]);
+        assert_eq!(summary(&out)["solved"], 3, "{mode}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let calls = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(calls.matches("add 2 3 env:").count(), 2, "text and native each called add: {calls}");
+    assert!(!calls.contains("refused"), "every request had the token and the header: {calls}");
+    let session = std::fs::read_to_string(dir.path().join("text/sums-0002.jsonl")).unwrap();
+    let header: Value = serde_json::from_str(session.lines().next().unwrap()).unwrap();
+    let server = &header["task_def"]["def"]["tools"]["mcp_servers"][0];
+    assert_eq!(server["url"], guarded.url.as_str(), "{header}");
+    assert_eq!((&server["headers"]["x-team"], &server["bearer_token"]), (&json!("blue"), &json!("(redacted)")));
+    assert!(!session.contains(TOKEN), "the token is never written");
+    assert!(session.contains("the MCP server calc did not answer slow within 1 s"), "a hang is an observation");
+    assert!(session.contains("fail (calc) failed: failed: no luck"), "a tool error is an observation");
+    // A wrong token: the server's 401 is one line naming the server.
+    http_config(
+        dir.path(),
+        &guarded.url,
+        "bearer_token = \"wrong-token-0123456789\"\nheaders = { x-team = \"blue\" }\n",
+    );
+    let out = run(dir.path(), &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("the MCP server calc: cannot reach http://127.0.0.1:"), "{err}");
+    assert!(err.contains("401 Unauthorized (check the entry's bearer_token and headers)"), "{err}");
+    assert!(!err.contains("wrong-token"), "{err}");
+
+    // A built-in task, the server given on the command line, and a scripted model in
+    // both tool modes.
+    let mut open = HttpServer::start(&binary, &log, &[]);
+    let model = FakeServer::start(|_, seen| scripted(seen));
+    let flag = format!("calc={}", open.url);
+    let mut records = Vec::new();
+    for mode in ["text", "native"] {
+        let record = dir.path().join(format!("math-demo-{mode}.jsonl"));
+        let args = ["run", "--task", "math-demo", "--method", "react", "--tool-mode", mode, "--range", "0..1"];
+        let more = ["--mcp-url", &flag, "--json", "--record", record.to_str().unwrap()];
+        let out = support::scripted::model(sandboxed(dir.path()).args(args).args(more), &model).output().unwrap();
+        let s = summary(&out);
+        let session = std::fs::read_to_string(&record).unwrap();
+        assert!(session.contains(r#""result":{"text":"5","ok":true"#), "{mode}: add answered 5");
+        let header: Value = serde_json::from_str(session.lines().next().unwrap()).unwrap();
+        assert_eq!(header["task_def"]["mcp"]["servers"][0]["url"], open.url.as_str(), "{header}");
+        records.push((record, picked(&s)));
+    }
+    let native = model.seen().iter().filter_map(|r| r.body["tools"].as_array().cloned()).count();
+    assert!(native >= 2, "native mode offered the server's tools as definitions");
+    // The servers are gone: every session replays from its recorded observations.
+    guarded.stop();
+    open.stop();
+    for record in ["text", "native"] {
+        let out = sandboxed(dir.path()).args(["replay", record, "--headless", "--json"]).output().unwrap();
+        assert_eq!(summary(&out)["solved"], 3, "{record}");
+    }
+    for (record, picked_run) in records {
+        let out =
+            sandboxed(dir.path()).args(["replay", record.to_str().unwrap(), "--headless", "--json"]).output().unwrap();
+        assert_eq!(picked(&summary(&out)), picked_run, "{}", record.display());
+    }
+}
+
+#[test]
+fn an_unreachable_or_bad_url_is_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    setup(dir.path());
+    // A port nothing listens on: taken, then given back.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let runs: [(Vec<String>, &str); 3] = [
+        (vec!["--mcp-url".into(), format!("calc={url}")], "the MCP server calc: cannot reach http://127.0.0.1:"),
+        (vec!["--mcp-url".into(), "calc=ftp://x/mcp".into()], "--mcp-url calc=ftp://x/mcp: url \"ftp://x/mcp\" is not"),
+        (vec!["--mcp-url".into(), "just-words".into()], "--mcp-url just-words: needs a name"),
+    ];
+    for (flags, said) in runs {
+        let args = ["run", "--task", "./sums", "--method", "react", "--range", "0..1", "--sim-noise", "0"];
+        let out = sandboxed(dir.path()).args(args).args(&flags).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{flags:?}");
+        assert_eq!(err.trim().lines().count(), 1, "{flags:?}: {err}");
+        assert!(err.contains(said), "{flags:?}: {err}");
+    }
+    // A config entry that is both kinds of server is warned about and skipped.
+    http_config(dir.path(), &url, "command = \"test-mcp-server\"\n");
+    let out = run(dir.path(), &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("mcp entry 1: has both a command and a url; give one; entry skipped"), "{err}");
 }

@@ -168,7 +168,7 @@ fn scripted(seen: &support::Seen) -> Reply {
     let prompt = seen.prompt();
     let find =
         |name: &str, field: &str| problems(name).into_iter().find(|p| prompt.contains(p[field].as_str().unwrap()));
-    if let Some(text) = retreval_phase(&prompt) {
+    if let Some(text) = support::scripted::retreval_phase(&prompt) {
         return Reply::chat(&[&text], Some((50, 10)));
     }
     if seen.body["tools"].as_array().is_some_and(|t| !t.is_empty()) {
@@ -208,36 +208,10 @@ fn scripted(seen: &support::Seen) -> Reply {
     Reply::chat(&[&text], Some((50, 10)))
 }
 
-/// ReTreVal's phases, by their prompts: a routine problem, good attempts, a validation
-/// that finds them right.
-fn retreval_phase(prompt: &str) -> Option<String> {
-    if prompt.contains("Estimate how complex") {
-        return Some("Routine.\nComplexity: 1".into());
-    }
-    if prompt.contains("Assess this attempt critically") {
-        return Some("Each step holds.\nScore: 9".into());
-    }
-    if prompt.contains("Compare the attempt to judge") {
-        let n = prompt.matches("Other attempt ").count();
-        let lines: Vec<String> = (1..=n).map(|k| format!("Versus {k}: 5")).collect();
-        return Some(format!("{}\nCritique: none found", lines.join("\n")));
-    }
-    if prompt.contains("Check the attempt step by step") {
-        return Some("Every step is right.\nVERDICT: correct".into());
-    }
-    None
-}
-
 /// A native tool call: the problem's next correct action, named as the offered tool's
 /// schema says.
 fn native_step(seen: &support::Seen, p: &Value) -> Reply {
-    let prompt = seen.prompt();
-    let step: usize = prompt
-        .rsplit("Now step ")
-        .next()
-        .and_then(|r| r.split(':').next())
-        .and_then(|n| n.trim().parse().ok())
-        .unwrap_or(1);
+    let step = support::scripted::native_step(&seen.prompt());
     let steps: Vec<&str> = p["steps"].as_array().unwrap().iter().map(|s| s.as_str().unwrap()).collect();
     let action =
         steps.get(step - 1).map_or_else(|| format!("Finish[{}]", p["answer"].as_str().unwrap()), |s| s.to_string());
@@ -245,18 +219,8 @@ fn native_step(seen: &support::Seen, p: &Value) -> Reply {
     let name = name.to_lowercase();
     let tool = seen.body["tools"].as_array().unwrap().iter().find(|t| t["function"]["name"] == name.as_str()).unwrap();
     let param = tool["function"]["parameters"]["properties"].as_object().unwrap().keys().next().unwrap().clone();
-    let arguments = serde_json::json!({ param: arg }).to_string();
-    let message = serde_json::json!({
-        "role": "assistant",
-        "content": format!("I take the next step: {action}."),
-        "tool_calls": [{ "id": format!("call_{step}"), "type": "function", "function": { "name": name, "arguments": arguments } }],
-    });
-    let body = serde_json::json!({
-        "id": "x", "object": "chat.completion", "model": "fake-model",
-        "choices": [{ "index": 0, "message": message, "finish_reason": "tool_calls" }],
-        "usage": { "prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60 },
-    });
-    Reply::json(200, body.to_string())
+    let arguments = serde_json::json!({ param: arg });
+    support::scripted::tool_call(step, &name, &arguments, &format!("I take the next step: {action}."))
 }
 
 #[test]
@@ -287,17 +251,11 @@ fn each_example_runs_against_a_scripted_local_server() {
             "--range",
             "0..12",
             "--json",
-            "--provider",
-            "openai",
-            "--base-url",
-            server.url.as_str(),
-            "--model",
-            "scripted",
             "--record",
             name,
         ];
         args.extend(extra);
-        let out = sandboxed(dir.path()).args(args).env("OPENAI_API_KEY", "sk-test").output().unwrap();
+        let out = support::scripted::model(sandboxed(dir.path()).args(args), &server).output().unwrap();
         let s = summary(&out);
         assert_eq!(s["solved"].as_u64(), Some(12), "{name} {method} {extra:?}: {s}\n{}", stderr(&out));
         assert_eq!(s["simulated"], false);

@@ -250,8 +250,9 @@ fn parse_mcp(value: Option<&toml::Value>, warn: &mut impl FnMut(&str, String)) -
     let mut out: Vec<crate::tools::mcp::McpConfig> = Vec::new();
     for (i, entry) in entries.iter().enumerate() {
         match entry.clone().try_into::<crate::tools::mcp::McpConfig>() {
-            Ok(cfg) if cfg.name.trim().is_empty() || cfg.command.trim().is_empty() => {
-                warn(&format!("mcp entry {}", i + 1), "needs a name and a command; entry skipped".into())
+            Ok(cfg) if cfg.check().is_err() => {
+                let why = cfg.check().err().unwrap_or_default();
+                warn(&format!("mcp entry {}", i + 1), format!("{why}; entry skipped"))
             }
             Ok(cfg) if out.iter().any(|c| c.name == cfg.name) => {
                 warn(&format!("mcp entry {}", i + 1), format!("a second server named {}; entry skipped", cfg.name))

@@ -74,6 +74,10 @@ pub struct ToolArgs {
     /// Offer the tools of the MCP server this command starts (over stdio; repeatable).
     #[arg(long, value_name = "CMD ARGS")]
     pub mcp_cmd: Vec<String>,
+    /// Offer the tools of the streamable-HTTP MCP server at URL, named NAME (or after
+    /// its host; repeatable). Headers and tokens go in an [[mcp]] entry.
+    #[arg(long, value_name = "[NAME=]URL")]
+    pub mcp_url: Vec<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -104,6 +108,15 @@ impl ToolArgs {
         }
         for line in &self.mcp_cmd {
             out.push(super::mcp::McpConfig::from_command_line(line).map_err(ToolChoiceError::Invalid)?);
+        }
+        for flag in &self.mcp_url {
+            out.push(super::mcp::McpConfig::from_url_flag(flag).map_err(ToolChoiceError::Invalid)?);
+        }
+        if let Some(twice) = out.iter().enumerate().find(|(i, c)| out[..*i].iter().any(|o| o.name == c.name)) {
+            return Err(ToolChoiceError::Invalid(format!(
+                "two MCP servers are named {}; name one --mcp-url NAME=URL",
+                twice.1.name
+            )));
         }
         Ok(out)
     }
@@ -175,6 +188,7 @@ mod tests {
             wikipedia_url: url.map(str::to_string),
             mcp: vec![],
             mcp_cmd: vec![],
+            mcp_url: vec![],
         }
     }
 

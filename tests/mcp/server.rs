@@ -5,6 +5,11 @@
 //! variables it sees whose names start with `MCP_` or end in `_KEY`; so is its start,
 //! with its process id. With `--stay` it does not exit when its stdin closes (as a
 //! badly behaved server might), so only a signal ends it (or two minutes).
+//!
+//! With `--http` it serves the same tools over streamable HTTP instead (rmcp's server
+//! mounted in axum at `/mcp`), on 127.0.0.1 and a port the system picks, and prints its
+//! URL as its first line. `--token T` makes it refuse (401) a request without
+//! `Authorization: Bearer T`; `--header NAME=VALUE` one without that header.
 
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, ServerCapabilities, ServerConfig};
@@ -88,10 +93,66 @@ impl ServerHandler for TestTools {
     }
 }
 
+/// The value after `flag` on the command line.
+fn option(flag: &str) -> Option<String> {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1).cloned())
+}
+
+/// Serve over streamable HTTP until killed.
+async fn serve_http() {
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+    let service = StreamableHttpService::new(
+        || Ok(TestTools),
+        std::sync::Arc::new(LocalSessionManager::default()),
+        StreamableHttpServerConfig::default(),
+    );
+    let token = option("--token").map(|t| format!("Bearer {t}"));
+    let header = option("--header").and_then(|h| h.split_once('=').map(|(n, v)| (n.to_string(), v.to_string())));
+    let guard = move |request: axum::extract::Request, next: axum::middleware::Next| {
+        let (token, header) = (token.clone(), header.clone());
+        async move {
+            let allowed = {
+                let headers = request.headers();
+                let has = |name: &str, want: &str| headers.get(name).is_some_and(|v| v.as_bytes() == want.as_bytes());
+                token.as_deref().is_none_or(|t| has("authorization", t))
+                    && header.as_ref().is_none_or(|(n, v)| has(n, v))
+            };
+            if !allowed {
+                log("refused a request without its token or header");
+                return axum::response::IntoResponse::into_response((
+                    axum::http::StatusCode::UNAUTHORIZED,
+                    "a bearer token and the team header are needed",
+                ));
+            }
+            next.run(request).await
+        }
+    };
+    let app = axum::Router::new().nest_service("/mcp", service).layer(axum::middleware::from_fn(guard));
+    let listener = match tokio::net::TcpListener::bind("127.0.0.1:0").await {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("test-mcp-server: cannot listen on 127.0.0.1: {e}");
+            std::process::exit(1);
+        }
+    };
+    let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
+    println!("http://127.0.0.1:{port}/mcp");
+    log(&format!("start pid {} http port {port}", std::process::id()));
+    if let Err(e) = axum::serve(listener, app).await {
+        eprintln!("test-mcp-server: {e}");
+        std::process::exit(1);
+    }
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     if std::env::args().any(|a| a == "--die-at-start") {
         std::process::exit(3);
+    }
+    if std::env::args().any(|a| a == "--http") {
+        return serve_http().await;
     }
     let server = match TestTools.serve(rmcp::transport::stdio()).await {
         Ok(server) => server,

@@ -8,6 +8,7 @@
 #![allow(dead_code)]
 
 pub mod pty;
+pub mod scripted;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

@@ -1,10 +1,11 @@
 //! Tools from Model Context Protocol servers, through the official Rust SDK (`rmcp`):
 //! a server is a process the person names (`[[mcp]]` in the config file, `--mcp NAME`,
 //! `--mcp-cmd "CMD ARGS"`), started with only the environment its entry names (and
-//! `PATH`, to find its program), asked for its tools, and called with a time limit.
-//! Every failure — a server that does not start, dies, hangs or answers with an error —
-//! is one line naming the server, and a call's failure a failed observation, never a
-//! hang or a panic.
+//! `PATH`, to find its program), or a streamable-HTTP endpoint (`url`, `--mcp-url`; see
+//! [`http`]); it is asked for its tools, and called with a time limit.
+//! Every failure — a server that does not start or cannot be reached, dies, hangs or
+//! answers with an error — is one line naming the server, and a call's failure a failed
+//! observation, never a hang or a panic.
 //!
 //! The servers run on a runtime of their own (started once), so a call can be awaited
 //! from any runtime and a connection made from synchronous set-up code. A call's result
@@ -23,17 +24,20 @@ use serde_json::Value;
 
 use super::{BoxFuture, Observation, Tool, ToolSpec, ToolState};
 
+pub mod http;
+
 /// How long a server may take to start and list its tools.
 pub const START_SECS: u64 = 20;
 /// A call's time limit unless the entry sets `timeout_secs`.
 pub const CALL_SECS: u64 = 30;
 
-/// One `[[mcp]]` entry: a server over stdio.
+/// One `[[mcp]]` entry: a server over stdio (`command`) or streamable HTTP (`url`).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct McpConfig {
     pub name: String,
-    /// The program.
+    /// The program (a stdio server).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub command: String,
     #[serde(default)]
     pub args: Vec<String>,
@@ -46,6 +50,19 @@ pub struct McpConfig {
     /// A call's time limit in seconds (default [`CALL_SECS`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_secs: Option<u64>,
+    /// The endpoint of a streamable-HTTP server (instead of `command`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// HTTP headers sent with each request to `url` (secret-looking values are redacted
+    /// in a session).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, String>,
+    /// A bearer token sent to `url` (`Authorization: Bearer ...`); never recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bearer_token: Option<String>,
+    /// The environment variable that holds the bearer token (read at start).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bearer_token_env: Option<String>,
 }
 
 impl McpConfig {
@@ -59,18 +76,95 @@ impl McpConfig {
         Ok(McpConfig { name, command, args: words.collect(), ..McpConfig::default() })
     }
 
+    /// `--mcp-url [NAME=]URL`: a streamable-HTTP server, named NAME or after the URL's host.
+    pub fn from_url_flag(flag: &str) -> Result<McpConfig, String> {
+        let (name, url) = match flag.split_once('=') {
+            Some((name, url)) if !name.contains(['/', ':']) => (name.trim().to_string(), url.trim().to_string()),
+            _ => {
+                let host = reqwest::Url::parse(flag.trim()).ok().and_then(|u| u.host_str().map(str::to_string));
+                (host.unwrap_or_default(), flag.trim().to_string())
+            }
+        };
+        let cfg = McpConfig { name, url: Some(url), ..McpConfig::default() };
+        cfg.check().map_err(|why| {
+            format!("--mcp-url {flag}: {why} (expected NAME=URL, e.g. --mcp-url docs=http://127.0.0.1:8000/mcp)")
+        })?;
+        Ok(cfg)
+    }
+
+    /// Whether the entry can be used, or what is wrong with it in one line.
+    pub fn check(&self) -> Result<(), String> {
+        if self.name.trim().is_empty() {
+            return Err("needs a name".to_string());
+        }
+        match (&self.url, self.command.trim().is_empty()) {
+            (None, true) => Err("needs a command (a stdio server) or a url (a streamable-HTTP server)".to_string()),
+            (Some(_), false) => Err("has both a command and a url; give one".to_string()),
+            (Some(url), true) => {
+                if !self.args.is_empty() || !self.env.is_empty() {
+                    return Err("args and env are for a command; a url server takes headers".to_string());
+                }
+                if self.bearer_token.is_some() && self.bearer_token_env.is_some() {
+                    return Err("has both bearer_token and bearer_token_env; give one".to_string());
+                }
+                http::check(url, &self.headers)
+            }
+            (None, false)
+                if !self.headers.is_empty() || self.bearer_token.is_some() || self.bearer_token_env.is_some() =>
+            {
+                Err("headers and bearer tokens are for a url; a command server takes env".to_string())
+            }
+            (None, false) => Ok(()),
+        }
+    }
+
+    /// The bearer token to send, read from its variable if the entry names one.
+    fn token(&self) -> Result<Option<String>, String> {
+        match (&self.bearer_token, &self.bearer_token_env) {
+            (Some(token), _) => Ok(Some(token.clone())),
+            (None, Some(var)) => match std::env::var(var) {
+                Ok(token) if !token.trim().is_empty() => Ok(Some(token.trim().to_string())),
+                _ => Err(format!("bearer_token_env names {var}, which is not set")),
+            },
+            (None, None) => Ok(None),
+        }
+    }
+
+    /// Where the server is, for messages: its url or its program.
+    pub fn place(&self) -> &str {
+        self.url.as_deref().unwrap_or(&self.command)
+    }
+
     /// The entry as a session header records it: its `env` values that look like secrets
     /// are redacted.
+    /// The entry as a session header records it: its `env` values and `headers` that look
+    /// like secrets are redacted, and a bearer token is never written.
     pub fn recorded(&self) -> McpConfig {
-        let env = self
-            .env
-            .iter()
-            .map(|(k, v)| {
-                let secret = looks_secret(k, v);
-                (k.clone(), if secret { "(redacted)".to_string() } else { v.clone() })
-            })
+        let hide = |map: &BTreeMap<String, String>| {
+            map.iter()
+                .map(|(k, v)| {
+                    let secret = looks_secret(k, v);
+                    (k.clone(), if secret { "(redacted)".to_string() } else { v.clone() })
+                })
+                .collect()
+        };
+        McpConfig {
+            env: hide(&self.env),
+            headers: hide(&self.headers),
+            bearer_token: self.bearer_token.as_ref().map(|_| "(redacted)".to_string()),
+            ..self.clone()
+        }
+    }
+
+    /// The values [`McpConfig::recorded`] hides, to redact wherever they might show.
+    fn secrets(&self) -> Vec<String> {
+        let mut out: Vec<String> = (self.env.iter().chain(&self.headers))
+            .filter(|(k, v)| looks_secret(k, v))
+            .map(|(_, v)| v.clone())
             .collect();
-        McpConfig { env, ..self.clone() }
+        out.extend(self.bearer_token.clone());
+        out.extend(self.bearer_token_env.as_ref().and_then(|var| std::env::var(var).ok()));
+        out
     }
 }
 
@@ -195,15 +289,42 @@ impl Drop for Connection {
     }
 }
 
-/// A server's process as the program tracks it, so it can be ended at exit or on a signal.
+/// A server's process as the program tracks it, so it can be ended at exit or on a signal
+/// (a streamable-HTTP server has no process here: only its connection is tracked).
 struct Process {
     name: String,
+    /// None: a streamable-HTTP server.
     pid: Option<u32>,
     /// The connection still runs (set false when the service loop ends: the process
     /// exited, or was ended and reaped).
     running: AtomicBool,
     /// The program is ending it (so its end is no surprise).
     stopping: AtomicBool,
+}
+
+impl Process {
+    fn new(name: &str, pid: Option<u32>) -> Process {
+        Process { name: name.to_string(), pid, running: AtomicBool::new(true), stopping: AtomicBool::new(false) }
+    }
+
+    /// A streamable-HTTP server found gone by a call: later calls say so at once, and the
+    /// run ends with one line about it, as for a process that ended.
+    fn lost(&self) {
+        if self.pid.is_none() && self.running.swap(false, Ordering::SeqCst) && !self.stopping.load(Ordering::SeqCst) {
+            NOTES.lock().unwrap_or_else(|p| p.into_inner()).push(format!(
+                "the MCP server {} closed its connection during the run; calls to its tools after that were failed observations",
+                self.name
+            ));
+        }
+    }
+
+    /// How its end shows: a process stops, a connection closes.
+    fn ended(&self) -> &'static str {
+        match self.pid {
+            Some(_) => "its process stopped",
+            None => "its connection closed",
+        }
+    }
 }
 
 /// Every server started by this program, and what went wrong with them (a server that
@@ -216,7 +337,11 @@ static NOTES: Mutex<Vec<String>> = Mutex::new(Vec::new());
 /// own during the run. Called when the program ends, a run stopped by a signal included.
 pub fn end_servers() -> Vec<String> {
     let processes: Vec<Arc<Process>> = std::mem::take(&mut *PROCESSES.lock().unwrap_or_else(|p| p.into_inner()));
-    let live: Vec<&Arc<Process>> = processes.iter().filter(|p| p.running.load(Ordering::SeqCst)).collect();
+    for p in &processes {
+        p.stopping.store(true, Ordering::SeqCst);
+    }
+    let live: Vec<&Arc<Process>> =
+        processes.iter().filter(|p| p.pid.is_some() && p.running.load(Ordering::SeqCst)).collect();
     for p in &live {
         p.stopping.store(true, Ordering::SeqCst);
         signal(p.pid, Signal::Term);
@@ -261,10 +386,8 @@ pub type Started = (Vec<Arc<dyn Tool>>, Vec<McpToolDef>);
 /// Start the server of `config` and list its tools, or the one line that says what failed.
 pub fn connect(config: &McpConfig) -> Result<Started, String> {
     // Its secrets never reach a log or the screen.
-    for (k, v) in &config.env {
-        if looks_secret(k, v) {
-            crate::llm::secret::register(v);
-        }
+    for secret in config.secrets() {
+        crate::llm::secret::register(&secret);
     }
     let rt = runtime()?;
     let cfg = config.clone();
@@ -293,7 +416,10 @@ pub fn connect(config: &McpConfig) -> Result<Started, String> {
     Ok((tools, defs))
 }
 
-async fn start(cfg: &McpConfig) -> Result<(Connection, Vec<McpToolDef>), String> {
+type Service = rmcp::service::RunningService<RoleClient, ()>;
+
+/// Start a stdio server's process and its protocol.
+async fn start_process(cfg: &McpConfig) -> Result<(Service, Process), String> {
     let mut command = tokio::process::Command::new(&cfg.command);
     command.args(&cfg.args).env_clear();
     if let Some(path) = std::env::var_os("PATH") {
@@ -304,13 +430,48 @@ async fn start(cfg: &McpConfig) -> Result<(Connection, Vec<McpToolDef>), String>
         .stderr(std::process::Stdio::null())
         .spawn()
         .map_err(|e| format!("cannot start {}: {e}", cfg.command))?;
-    let process = Arc::new(Process {
-        name: cfg.name.clone(),
-        pid: transport.id(),
-        running: AtomicBool::new(true),
-        stopping: AtomicBool::new(false),
-    });
+    let process = Process::new(&cfg.name, transport.id());
     let service = ().serve(transport).await.map_err(|e| format!("it did not start the protocol: {e}"))?;
+    Ok((service, process))
+}
+
+/// Reach a streamable-HTTP server and start its protocol.
+async fn start_remote(cfg: &McpConfig, url: &str) -> Result<(Service, Process), String> {
+    let transport = http::transport(url, &cfg.headers, cfg.token()?)?;
+    let service = ().serve(transport).await.map_err(|e| {
+        let why = match &e {
+            rmcp::service::ClientInitializeError::TransportError { error, .. } => http::reason(error.error.as_ref()),
+            other => causes(other),
+        };
+        format!("cannot reach {url}: {why}")
+    })?;
+    Ok((service, Process::new(&cfg.name, None)))
+}
+
+/// An error with its causes, each once ("a: b: c").
+pub(crate) fn causes(e: &dyn std::error::Error) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut next = Some(e);
+    while let Some(e) = next {
+        let text = e.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.retain(|p| !text.contains(p.as_str()));
+            parts.push(text);
+        }
+        next = e.source();
+    }
+    let said = parts.join(": ");
+    // rmcp's wrappers say nothing a person needs.
+    said.replace("Client error: ", "").replace("unexpected server response: ", "")
+}
+
+async fn start(cfg: &McpConfig) -> Result<(Connection, Vec<McpToolDef>), String> {
+    cfg.check()?;
+    let (service, process) = match &cfg.url {
+        Some(url) => start_remote(cfg, url).await?,
+        None => start_process(cfg).await?,
+    };
+    let process = Arc::new(process);
     let listed = service.list_all_tools().await.map_err(|e| format!("it did not list its tools: {e}"))?;
     let mut defs: Vec<McpToolDef> = listed
         .into_iter()
@@ -340,10 +501,14 @@ async fn start(cfg: &McpConfig) -> Result<(Connection, Vec<McpToolDef>), String>
     let watched = Arc::clone(&process);
     tokio::spawn(async move {
         let _ = service.waiting().await;
-        watched.running.store(false, Ordering::SeqCst);
-        if !watched.stopping.load(Ordering::SeqCst) {
+        let was_running = watched.running.swap(false, Ordering::SeqCst);
+        if was_running && !watched.stopping.load(Ordering::SeqCst) {
+            let how = match watched.pid {
+                Some(_) => "ended",
+                None => "closed its connection",
+            };
             NOTES.lock().unwrap_or_else(|p| p.into_inner()).push(format!(
-                "the MCP server {} ended during the run; calls to its tools after that were failed observations",
+                "the MCP server {} {how} during the run; calls to its tools after that were failed observations",
                 watched.name
             ));
         }
@@ -383,7 +548,8 @@ impl Tool for McpTool {
             };
             if !connection.process.running.load(Ordering::SeqCst) {
                 return Observation::fail(format!(
-                    "the MCP server {server} has ended (its process stopped during the run), so {} cannot be called",
+                    "the MCP server {server} has ended ({} during the run), so {} cannot be called",
+                    connection.process.ended(),
                     self.def.name
                 ));
             }
@@ -418,15 +584,21 @@ impl Tool for McpTool {
                         Observation::ok(text)
                     }
                 }
-                Ok(Ok(Err(e))) if !connection.process.running.load(Ordering::SeqCst) || is_closed(&e) => {
+                Ok(Ok(Err(e)))
+                    if !connection.process.running.load(Ordering::SeqCst) || is_closed(&e, &connection.process) =>
+                {
+                    connection.process.lost();
                     Observation::fail(format!(
-                        "the MCP server {server} has ended (its process stopped during the call of {}: {e})",
-                        self.def.name
+                        "the MCP server {server} has ended ({} during the call of {}: {})",
+                        connection.process.ended(),
+                        self.def.name,
+                        said(&e)
                     ))
                 }
-                Ok(Ok(Err(e))) => Observation::fail(format!("the MCP server {server}: {e}")),
+                Ok(Ok(Err(e))) => Observation::fail(format!("the MCP server {server}: {}", said(&e))),
                 Ok(Err(_)) if !connection.process.running.load(Ordering::SeqCst) => Observation::fail(format!(
-                    "the MCP server {server} has ended (its process stopped during the call of {})",
+                    "the MCP server {server} has ended ({} during the call of {})",
+                    connection.process.ended(),
                     self.def.name
                 )),
                 Ok(Err(_)) => Observation::fail(format!(
@@ -440,9 +612,25 @@ impl Tool for McpTool {
     }
 }
 
+/// A call's error, plainly (a transport's error without rmcp's type names).
+fn said(e: &rmcp::service::ServiceError) -> String {
+    match e {
+        rmcp::service::ServiceError::TransportSend(t) => http::reason(t.error.as_ref()),
+        other => causes(other),
+    }
+}
+
 /// Whether a call's error says the connection is gone (the server's process ended).
-fn is_closed(e: &rmcp::service::ServiceError) -> bool {
-    matches!(e, rmcp::service::ServiceError::TransportClosed | rmcp::service::ServiceError::TransportSend(_))
+/// (A streamable-HTTP server's: its connection closed or refused; another HTTP error, a
+/// 500 say, leaves it up.)
+fn is_closed(e: &rmcp::service::ServiceError, process: &Process) -> bool {
+    use rmcp::service::ServiceError::{TransportClosed, TransportSend};
+    match (e, process.pid) {
+        (TransportClosed, _) => true,
+        (TransportSend(_), Some(_)) => true,
+        (TransportSend(t), None) => http::refused(t.error.as_ref()),
+        _ => false,
+    }
 }
 
 /// The JSON arguments of a call written `name[arg]`: a JSON object, or for a tool with
@@ -568,6 +756,27 @@ mod tests {
         let recorded = cfg.recorded();
         assert_eq!(recorded.env["API_KEY"], "(redacted)");
         assert_eq!(recorded.env["MODE"], "fast");
+        let headers = BTreeMap::from([
+            ("X-Api-Key".to_string(), "abc123def456ghi789jkl".to_string()),
+            ("X-Team".to_string(), "blue".to_string()),
+        ]);
+        let url = Some("https://mcp.example.com/mcp".to_string());
+        let remote =
+            McpConfig { name: "r".into(), url, headers, bearer_token: Some("tok".into()), ..McpConfig::default() };
+        let recorded = remote.recorded();
+        assert_eq!(
+            (recorded.headers["X-Api-Key"].as_str(), recorded.headers["X-Team"].as_str()),
+            ("(redacted)", "blue")
+        );
+        assert_eq!(recorded.bearer_token.as_deref(), Some("(redacted)"));
+        assert!(!serde_json::to_string(&recorded).unwrap().contains("\"command\""), "a url server records no command");
+        let named = McpConfig::from_url_flag("https://mcp.example.com/mcp").unwrap();
+        assert_eq!(
+            (named.name.as_str(), named.url.as_deref()),
+            ("mcp.example.com", Some("https://mcp.example.com/mcp"))
+        );
+        let both = McpConfig { command: "x".into(), ..remote.clone() };
+        assert!(both.check().unwrap_err().contains("both a command and a url"));
         let cfg = McpConfig::from_command_line("/usr/bin/my-server --fast").unwrap();
         assert_eq!((cfg.name.as_str(), cfg.args.as_slice()), ("my-server", &["--fast".to_string()][..]));
     }
