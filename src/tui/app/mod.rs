@@ -8,6 +8,7 @@
 
 mod actions;
 mod breaks;
+mod browser;
 mod export;
 mod filter;
 mod find;
@@ -21,12 +22,13 @@ pub mod rows;
 mod undo;
 
 pub use breaks::{walk_breaks, BreakList, BreakMarks};
+pub use browser::{scan as browser_scan, Chosen, Node as BrowserNode, SessionBrowser};
 pub use filter::{Filter, FILTER_ACCEPTED};
 pub use find::Find;
 pub use follow::{read_written, Following};
 pub use handoff::{plain as plain_text, Outgoing};
 pub use memory::{memory_note, sorted_entries, CauseChooser, MemoryPane, MemoryUse};
-pub use problems::{recorded_sessions, OpenEntry, OpenList, OpenSource, ProblemList};
+pub use problems::{OpenSource, ProblemList};
 pub use rows::TreeState;
 
 use std::collections::BTreeSet;
@@ -105,7 +107,7 @@ pub enum Popup {
         editor: Box<TextArea<'static>>,
     },
     /// Open a demo or a recorded session (`o`).
-    Open(OpenList),
+    Open(Box<SessionBrowser>),
     /// The problems found in the config and theme files, at start.
     Problems {
         lines: Vec<String>,
