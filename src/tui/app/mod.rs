@@ -15,6 +15,7 @@ mod find;
 mod follow;
 mod handoff;
 mod memory;
+mod memory_tree;
 mod navigation;
 mod problems;
 mod replay;
@@ -27,7 +28,8 @@ pub use filter::{Filter, FILTER_ACCEPTED};
 pub use find::Find;
 pub use follow::{read_written, Following};
 pub use handoff::{plain as plain_text, Outgoing};
-pub use memory::{memory_note, sorted_entries, CauseChooser, MemoryPane, MemoryUse};
+pub use memory::{memory_note, sorted_entries, CauseChooser, MemoryUse};
+pub use memory_tree::{by_approach, MemoryPane};
 pub use problems::{OpenSource, ProblemList};
 pub use rows::TreeState;
 

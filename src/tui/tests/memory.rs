@@ -145,7 +145,12 @@ fn pin_edit_and_remove_from_the_pane_are_recorded_commands() {
     assert_eq!(memory_commands(&app), vec![unpin.clone()]);
     assert!(!entry(&app, success).pinned, "the engine applied it");
     assert!(!render(&mut app, 220, 60).contains("📌"), "the screen says so");
-    // Down to the next entry (the rewritten failure), then p pins it.
+    // Down to the next approach (numeric): p there says what to select, and sends nothing.
+    key(&mut app, KeyCode::Down);
+    key(&mut app, KeyCode::Char('p'));
+    assert!(app.message.as_deref().is_some_and(|m| m.starts_with("an approach is selected")), "{:?}", app.message);
+    assert_eq!(memory_commands(&app).len(), 1);
+    // Down again: its entry (the rewritten failure); p pins it.
     key(&mut app, KeyCode::Down);
     key(&mut app, KeyCode::Char('p'));
     let pin = MemoryChange::Edit { id: rewritten, content: None, confidence: None, pinned: Some(true) };

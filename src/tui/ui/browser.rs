@@ -174,10 +174,7 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect, browser: &SessionBrowser
         let room = width.saturating_sub(8);
         let skip = shown.chars().count().saturating_sub(room);
         let shown = if skip > 0 { format!("…{}", shown.chars().skip(skip + 1).collect::<String>()) } else { shown };
-        Line::from(vec![
-            Span::styled("filter: ", view.style(Slot::Dim)),
-            Span::styled(shown, view.style(Slot::Text)),
-        ])
+        Line::from(vec![Span::styled("filter: ", view.style(Slot::Dim)), Span::styled(shown, view.style(Slot::Text))])
     };
     frame.render_widget(Paragraph::new(typed), filter);
 }
