@@ -253,6 +253,10 @@ fn a_malformed_file_is_a_row_and_opening_it_says_why_in_one_line() {
     assert!(message.starts_with("cannot open: ") && message.contains("broken.jsonl"), "{message}");
     assert!(!message.contains('\n'), "one line: {message}");
     assert!(matches!(app.popup, Some(Popup::Open(_))), "the browser stays open");
+    for (w, h) in SIZES {
+        let text = screen(&mut app, dir.path(), w, h);
+        assert!(text.contains("│cannot open: "), "the browser shows why: {text}");
+    }
     assert_eq!(app.session_path().unwrap(), Path::new("sessions/bfs-solved.jsonl"), "the demo is still shown");
 }
 

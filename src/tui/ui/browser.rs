@@ -138,8 +138,11 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect, browser: &SessionBrowser
     let block = frame_block(view, title, "type to filter · ↑↓ move · ← → fold · enter open · esc close");
     let inner = block.inner(rect);
     frame.render_widget(block, rect);
-    let [tree_area, detail, filter] =
-        Layout::vertical([Constraint::Min(1), Constraint::Length(2), Constraint::Length(1)]).areas(inner);
+    // The message line (why a session could not be opened) is under the browser: it is shown in it.
+    let said = u16::from(view.app.message.is_some());
+    let [tree_area, detail, filter, message] =
+        Layout::vertical([Constraint::Min(1), Constraint::Length(2), Constraint::Length(1), Constraint::Length(said)])
+            .areas(inner);
     browser.page.set(usize::from(tree_area.height));
     let width = usize::from(tree_area.width);
     let nodes = browser.tree();
@@ -177,4 +180,8 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect, browser: &SessionBrowser
         Line::from(vec![Span::styled("filter: ", view.style(Slot::Dim)), Span::styled(shown, view.style(Slot::Text))])
     };
     frame.render_widget(Paragraph::new(typed), filter);
+    if let Some(text) = &view.app.message {
+        let line = fit(vec![(crate::safe_text::one_line(text), view.style(Slot::Warning))], width);
+        frame.render_widget(Paragraph::new(line), message);
+    }
 }
