@@ -2232,6 +2232,9 @@ fn restart_and_new_input_close_the_session_they_leave() {
 /// Several problems in one explorer, `o` (open a session or demo), problems in the settings.
 mod problems;
 
+/// The session browser (`o`): rows, order, grouping, filter, open, malformed and live files.
+mod browser;
+
 /// The memory pane, the backtrack-cause chooser, memory lines and score-part columns.
 mod memory;
 

@@ -14,14 +14,6 @@ use std::collections::BTreeMap;
 use super::*;
 use crate::memory::{AddOutcome, Applied, Entry, EntryId, Memory, MemoryChange};
 
-/// The memory pane's state: the selected entry (by id, so it stays on the entry when
-/// confidences reorder the list; by position when that entry is gone).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct MemoryPane {
-    pub selected: usize,
-    pub id: Option<EntryId>,
-}
-
 /// The entries as the pane lists them: highest confidence first, ties by id.
 pub fn sorted_entries(memory: &Memory) -> Vec<&Entry> {
     let mut entries: Vec<&Entry> = memory.entries().iter().collect();
@@ -241,21 +233,15 @@ impl App {
         uses
     }
 
-    /// The selected entry's position in [`sorted_entries`] (none when there are no entries).
+    /// The selected row's position among the memory pane's rows (approaches and their
+    /// entries; none when there are no entries).
     pub fn memory_index(&self) -> Option<usize> {
-        let pane = self.memory_pane.as_ref()?;
-        let entries = sorted_entries(self.run.engine.memory()?);
-        if entries.is_empty() {
-            return None;
-        }
-        let by_id = pane.id.and_then(|id| entries.iter().position(|e| e.id == id));
-        Some(by_id.unwrap_or(pane.selected.min(entries.len() - 1)))
+        self.memory_pane.as_ref()?.index(self.run.engine.memory()?)
     }
 
-    /// The selected entry of the memory pane.
+    /// The selected entry of the memory pane (none when an approach is selected).
     pub fn memory_selected(&self) -> Option<&Entry> {
-        let i = self.memory_index()?;
-        sorted_entries(self.run.engine.memory()?).get(i).copied()
+        self.memory_pane.as_ref()?.entry(self.run.engine.memory()?)
     }
 
     pub(super) fn toggle_memory(&mut self) {
@@ -265,19 +251,22 @@ impl App {
         };
     }
 
-    /// Move the memory pane's selection to `to(current, count)`.
+    /// Move the memory pane's selection to `to(current, count)` of its rows.
     fn memory_move(&mut self, to: impl Fn(usize, usize) -> usize) {
-        let count = self.run.engine.memory().map_or(0, |m| m.len());
-        let current = self.memory_index().unwrap_or(0);
-        let next = if count == 0 { 0 } else { to(current, count).min(count - 1) };
-        let id = self.run.engine.memory().and_then(|m| sorted_entries(m).get(next).map(|e| e.id));
-        if let Some(pane) = self.memory_pane.as_mut() {
-            pane.selected = next;
-            pane.id = id;
+        if let (Some(pane), Some(memory)) = (self.memory_pane.as_mut(), self.run.engine.memory()) {
+            pane.move_to(memory, to);
         }
     }
 
-    /// A key while the memory pane is shown: its own keys (selection, e, p, d, esc), or
+    /// Fold (`open` false) or unfold the selected approach.
+    fn memory_fold(&mut self, open: bool) {
+        if let (Some(pane), Some(memory)) = (self.memory_pane.as_mut(), self.run.engine.memory()) {
+            pane.fold(memory, open);
+        }
+        self.touch();
+    }
+
+    /// A key while the memory pane is shown: its own keys (selection, folding, e, p, d, esc), or
     /// `None` for the keymap (stepping, replay, `M` to close, ...).
     pub(super) fn memory_key(&mut self, key: KeyEvent) -> Option<Vec<Effect>> {
         let plain = !key.modifiers.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
@@ -303,6 +292,10 @@ impl App {
             }
             Action::PageDown => {
                 self.memory_move(|c, _| c + page);
+                return Some(Vec::new());
+            }
+            Action::Left | Action::Right => {
+                self.memory_fold(self.keymap.action_for(&key) == Some(Action::Right));
                 return Some(Vec::new());
             }
             _ => return None,
@@ -331,7 +324,8 @@ impl App {
         }
         match (self.run.engine.memory(), self.memory_selected()) {
             (None, _) => self.message = Some("this run keeps no memory".into()),
-            (Some(_), None) => self.message = Some("the memory has no entries".into()),
+            (Some(m), None) if m.is_empty() => self.message = Some("the memory has no entries".into()),
+            (Some(_), None) => self.message = Some("an approach is selected: ↑↓ select one of its entries".into()),
             (Some(_), Some(entry)) => return Ok(entry.clone()),
         }
         self.touch();

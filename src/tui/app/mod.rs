@@ -16,12 +16,14 @@
 
 mod actions;
 mod breaks;
+mod browser;
 mod export;
 mod filter;
 mod find;
 mod follow;
 mod handoff;
 mod memory;
+mod memory_tree;
 mod navigation;
 mod panes;
 mod problems;
@@ -32,13 +34,15 @@ mod undo;
 mod view;
 
 pub use breaks::{walk_breaks, BreakList, BreakMarks};
+pub use browser::{scan as browser_scan, Chosen, Node as BrowserNode, SessionBrowser};
 pub use filter::{Filter, FILTER_ACCEPTED};
 pub use find::Find;
 pub use follow::{read_written, Following};
 pub use handoff::{plain as plain_text, Outgoing};
-pub use memory::{memory_note, sorted_entries, CauseChooser, MemoryPane, MemoryUse};
+pub use memory::{memory_note, sorted_entries, CauseChooser, MemoryUse};
+pub use memory_tree::{by_approach, MemoryPane};
+pub use problems::{OpenSource, ProblemList};
 pub use panes::{DetailPane, HelpView, ScoresPane, Scroll, TranscriptPane, TreePane};
-pub use problems::{recorded_sessions, OpenEntry, OpenList, OpenSource, ProblemList};
 pub use rows::TreeState;
 pub use session::SessionState;
 pub use view::ViewState;
@@ -118,7 +122,7 @@ pub enum Popup {
         editor: Box<TextArea<'static>>,
     },
     /// Open a demo or a recorded session (`o`).
-    Open(OpenList),
+    Open(Box<SessionBrowser>),
     /// The problems found in the config and theme files, at start.
     Problems {
         lines: Vec<String>,

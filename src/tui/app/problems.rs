@@ -19,7 +19,7 @@ pub struct ProblemList {
     /// The setup the list's runs use (a session opened with `o` brings its own).
     setup: Setup,
     /// A session opened with `o` is on screen, not the list's problem.
-    away: bool,
+    pub(super) away: bool,
 }
 
 /// Where an entry of the open popup comes from.
@@ -28,36 +28,6 @@ pub enum OpenSource {
     /// A bundled demo, by its index in [`crate::demos::DEMOS`].
     Demo(usize),
     File(PathBuf),
-}
-
-#[derive(Debug, Clone)]
-pub struct OpenEntry {
-    pub label: String,
-    pub source: OpenSource,
-}
-
-/// The open popup: the bundled demos, the recorded sessions (newest first), and a path field.
-pub struct OpenList {
-    pub entries: Vec<OpenEntry>,
-    pub selected: usize,
-    /// A path typed by hand; when not empty, enter opens it instead of the selected entry.
-    pub path: Box<TextArea<'static>>,
-}
-
-/// The session files of `dir`, newest first (unreadable entries are left out).
-pub fn recorded_sessions(dir: &Path) -> Vec<PathBuf> {
-    let Ok(read) = std::fs::read_dir(dir) else { return Vec::new() };
-    let mut files: Vec<(std::time::SystemTime, PathBuf)> = read
-        .filter_map(Result::ok)
-        .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
-        .filter_map(|e| {
-            let meta = e.metadata().ok().filter(|m| m.is_file())?;
-            Some((meta.modified().unwrap_or(std::time::UNIX_EPOCH), e.path()))
-        })
-        .collect();
-    // Newest first; equal times by name, so the order is stable.
-    files.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-    files.into_iter().map(|(_, p)| p).collect()
 }
 
 impl App {
@@ -203,33 +173,6 @@ impl App {
         Ok(())
     }
 
-    /// The open popup's entries: the bundled demos, then the sessions folder, newest first.
-    pub fn open_entries(&self) -> Vec<OpenEntry> {
-        let mut entries: Vec<OpenEntry> = crate::demos::DEMOS
-            .iter()
-            .enumerate()
-            .map(|(i, d)| {
-                let note = crate::demos::load(d).ok().and_then(|s| s.header.note).unwrap_or_default();
-                let label = format!("demo {} · {} — {note}", i + 1, d.file);
-                OpenEntry { label: label.trim_end_matches([' ', '—']).to_string(), source: OpenSource::Demo(i) }
-            })
-            .collect();
-        for path in recorded_sessions(&self.session.setup.sessions_dir) {
-            let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-            entries.push(OpenEntry { label: name, source: OpenSource::File(path) });
-        }
-        entries
-    }
-
-    /// Open the popup listing demos and recorded sessions, with a path field.
-    pub fn open_popup(&mut self) {
-        let mut path = TextArea::default();
-        path.set_placeholder_text("or type a session file's path");
-        let list = OpenList { entries: self.open_entries(), selected: 0, path: Box::new(path) };
-        self.popup = Some(Popup::Open(list));
-        self.touch();
-    }
-
     /// Open an entry of the popup (or a path) as a replay; a failure is the message.
     pub fn open_source(&mut self, source: &OpenSource) -> Result<(), String> {
         let session = match source {
@@ -246,40 +189,6 @@ impl App {
         }
         self.message = Some(format!("opened {name} (read-only: f forks a live run)"));
         Ok(())
-    }
-
-    pub(super) fn open_popup_key(&mut self, key: KeyEvent, mut list: OpenList) -> Vec<Effect> {
-        let typed = list.path.lines().join("").trim().to_string();
-        match key.code {
-            KeyCode::Esc => return Vec::new(),
-            KeyCode::Up => list.selected = list.selected.saturating_sub(1),
-            KeyCode::Down => list.selected = (list.selected + 1).min(list.entries.len().saturating_sub(1)),
-            KeyCode::PageUp => list.selected = list.selected.saturating_sub(10),
-            KeyCode::PageDown => list.selected = (list.selected + 10).min(list.entries.len().saturating_sub(1)),
-            KeyCode::Enter => {
-                let source = if typed.is_empty() {
-                    list.entries.get(list.selected).map(|e| e.source.clone())
-                } else {
-                    Some(OpenSource::File(PathBuf::from(&typed)))
-                };
-                let Some(source) = source else {
-                    self.message = Some("nothing to open: type a session file's path".into());
-                    self.popup = Some(Popup::Open(list));
-                    return Vec::new();
-                };
-                if let Err(e) = self.open_source(&source) {
-                    // Stay in the popup, so the path can be corrected.
-                    self.message = Some(format!("cannot open: {e}"));
-                    self.popup = Some(Popup::Open(list));
-                }
-                return Vec::new();
-            }
-            _ => {
-                type_key(&mut list.path, key);
-            }
-        }
-        self.popup = Some(Popup::Open(list));
-        Vec::new()
     }
 
     /// Problems found in the config, keymap and theme files: one goes to the message

@@ -145,7 +145,12 @@ fn pin_edit_and_remove_from_the_pane_are_recorded_commands() {
     assert_eq!(memory_commands(&app), vec![unpin.clone()]);
     assert!(!entry(&app, success).pinned, "the engine applied it");
     assert!(!render(&mut app, 220, 60).contains("📌"), "the screen says so");
-    // Down to the next entry (the rewritten failure), then p pins it.
+    // Down to the next approach (numeric): p there says what to select, and sends nothing.
+    key(&mut app, KeyCode::Down);
+    key(&mut app, KeyCode::Char('p'));
+    assert!(app.message.as_deref().is_some_and(|m| m.starts_with("an approach is selected")), "{:?}", app.message);
+    assert_eq!(memory_commands(&app).len(), 1);
+    // Down again: its entry (the rewritten failure); p pins it.
     key(&mut app, KeyCode::Down);
     key(&mut app, KeyCode::Char('p'));
     let pin = MemoryChange::Edit { id: rewritten, content: None, confidence: None, pinned: Some(true) };
@@ -470,4 +475,54 @@ fn retreval_in_the_explorer_asks_for_the_cause_scores_in_parts_and_shows_what_it
     assert_eq!(saved.entries(), app.run.engine.memory().unwrap().entries(), "saved when the run finished");
     app.finish_recording();
     assert_eq!(store.load("retreval-math-demo").unwrap().unwrap().entries(), saved.entries(), "not applied twice");
+}
+
+#[test]
+fn the_memory_pane_groups_entries_by_approach_and_folds_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = live(dir.path(), Params::default());
+    let (mut memory, [failure, success, rewritten]) = sample_memory();
+    // A second casework lesson, more trusted than the first: casework now leads numeric.
+    let second = memory
+        .add("casework approach worked: list the cases by the remainder", Category::Success, "casework", None)
+        .unwrap()
+        .id();
+    memory.edit(second, None, Some(0.6), None).unwrap();
+    memory.take_changes();
+    with_memory(&mut app, &memory);
+    key(&mut app, KeyCode::Char('M'));
+    let groups: Vec<(String, Vec<EntryId>)> = crate::tui::app::by_approach(app.run.engine.memory().unwrap())
+        .into_iter()
+        .map(|(a, es)| (a, es.iter().map(|e| e.id).collect()))
+        .collect();
+    let want = [("algebraic", vec![success]), ("casework", vec![second, failure]), ("numeric", vec![rewritten])];
+    assert_eq!(groups, want.map(|(a, ids)| (a.to_string(), ids)), "by the most trusted entry, then by confidence");
+    for (w, h) in [(80, 24), (160, 45)] {
+        let screen = render(&mut app, w, h);
+        let at = |text: &str| screen.find(text).unwrap_or_else(|| panic!("{w}x{h}: {text}\n{screen}"));
+        assert!(at("▼ algebraic  1 entry") < at("▼ casework  2 entries · reliability 0.40"), "{screen}");
+        assert!(
+            at("#4 success casework") < at("#1 failure casework") && at("#1 failure") < at("▼ numeric"),
+            "{screen}"
+        );
+        insta::assert_snapshot!(format!("memory_by_approach_{w}x{h}"), screen);
+    }
+    // Down over the casework approach to its first entry; ← goes up to the approach, ← again folds it.
+    key(&mut app, KeyCode::Down);
+    key(&mut app, KeyCode::Down);
+    assert_eq!(app.memory_selected().map(|e| e.id), Some(second));
+    key(&mut app, KeyCode::Left);
+    assert_eq!(app.memory_selected(), None, "the approach is selected");
+    key(&mut app, KeyCode::Left);
+    let screen = render(&mut app, 80, 24);
+    assert!(screen.contains("▶ casework  2 entries") && !screen.contains("#4 success"), "{screen}");
+    key(&mut app, KeyCode::Down);
+    assert_eq!(app.memory_selected().map(|e| e.id), None, "the numeric approach, past the folded entries");
+    key(&mut app, KeyCode::Down);
+    assert_eq!(app.memory_selected().map(|e| e.id), Some(rewritten));
+    // → on the approach unfolds it again.
+    key(&mut app, KeyCode::Up);
+    key(&mut app, KeyCode::Up);
+    key(&mut app, KeyCode::Right);
+    assert!(render(&mut app, 80, 24).contains("#4 success casework"));
 }

@@ -82,6 +82,7 @@ fn a_range_opens_a_problem_list_each_problem_its_own_session() {
 
     // A demo opened with `o` is not a problem of the list; the next key goes back to it.
     act(&mut app, Action::Open);
+    type_text(&mut app, "bundled");
     key(&mut app, KeyCode::Enter);
     assert!(app.is_replay());
     assert!(!header_text(&app, 200).contains("problem 1/3"), "{}", header_text(&app, 200));
@@ -114,17 +115,22 @@ fn o_opens_a_demo_or_a_recorded_session_as_a_replay() {
     drop(file);
 
     act(&mut app, Action::Open);
-    let Some(Popup::Open(list)) = &app.popup else { panic!("the open popup") };
-    let sources: Vec<OpenSource> = list.entries.iter().map(|e| e.source.clone()).collect();
+    let Some(Popup::Open(browser)) = &app.popup else { panic!("the session browser") };
+    let sources: Vec<OpenSource> = browser.rows.iter().map(|r| r.source.clone()).collect();
     let demos = crate::demos::DEMOS.len();
-    assert_eq!(sources[..demos], (0..demos).map(OpenSource::Demo).collect::<Vec<_>>()[..]);
-    assert_eq!(sources[demos..], [OpenSource::File(recorded.clone()), OpenSource::File(older.clone())], "newest first");
+    assert_eq!(sources[..2], [OpenSource::File(recorded.clone()), OpenSource::File(older.clone())], "newest first");
+    assert_eq!(sources[2..], (0..demos).map(OpenSource::Demo).collect::<Vec<_>>()[..], "then the demos");
+    // The older one, selected, is named in full under the tree.
+    key(&mut app, KeyCode::Down);
+    let screen = render(&mut app, 100, 30);
+    assert!(screen.contains("older.jsonl · 1970-01-12 13:46"), "{screen}");
+    key(&mut app, KeyCode::Up);
+
+    // The second demo (filtered by its file's name): a replay in this app, on its first
+    // caption like `thoughtscope demo 2`.
+    type_text(&mut app, "dfs-backtracks");
     let screen = render(&mut app, 100, 30);
     assert!(screen.contains("demo 2 · dfs-backtracks.jsonl"), "{screen}");
-    assert!(screen.contains("older.jsonl"), "{screen}");
-
-    // The second demo: a replay in this app, on its first caption like `thoughtscope demo 2`.
-    key(&mut app, KeyCode::Down);
     key(&mut app, KeyCode::Enter);
     assert!(app.popup.is_none());
     assert!(app.is_replay());

@@ -1,6 +1,7 @@
 //! The memory pane (`M`): the run's cross-problem memory as the engine holds it now
 //! (live, or in a replay as of the timeline's cursor) — the approaches' reliabilities,
-//! what this problem used, the entries by confidence, and the selected entry in full.
+//! what this problem used, the entries grouped by approach (a tui-tree-widget tree:
+//! approach → entries, by confidence), and the selected entry in full.
 //! Drawn over the tree, scores and detail panes; the transcript stays in view below.
 
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -8,7 +9,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 use ratatui::Frame;
 
-use super::super::app::{sorted_entries, MemoryUse};
+use tui_tree_widget::Tree;
+
+use super::super::app::{sorted_entries, MemoryPane, MemoryUse};
 use super::super::theme::Slot;
 use super::View;
 use crate::engine::methods::REGISTRY;
@@ -160,7 +163,7 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
         title.push(Span::styled(format!("{extra} "), view.style(Slot::Dim)));
     }
     let hint = if memory.is_some_and(|m| !m.is_empty()) {
-        " ↑↓ select · e edit · p pin · d remove · esc close "
+        " ↑↓ select · ← → fold · e edit · p pin · d remove · esc close "
     } else {
         " esc close "
     };
@@ -194,40 +197,56 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
         frame.render_widget(Paragraph::new(line).wrap(Wrap { trim: false }), list_area.union(detail_area));
         return;
     }
-    let selected = app.memory_index().unwrap_or(0);
-    let rows = list_area.height.max(1) as usize;
-    let first = selected.saturating_sub(rows - 1);
     let id_w = entries.iter().map(|e| e.id.to_string().len() + 1).max().unwrap_or(2);
     let approach_w = entries.iter().map(|e| e.approach.chars().count()).max().unwrap_or(0).min(14);
     let use_w = uses.values().map(|u| use_text(u).chars().count()).max().unwrap_or(0);
-    let lines: Vec<Line> = entries
-        .iter()
-        .enumerate()
-        .skip(first)
-        .take(rows)
-        .map(|(i, e)| {
-            let here = i == selected;
-            let mark = if here { "▶ " } else { "  " };
-            let head = entry_head(e, id_w, approach_w);
-            // What this problem did with it, as a column so the headlines line up.
-            let used = uses.get(&e.id).map(use_text).unwrap_or_default();
-            let used = if use_w == 0 { String::new() } else { format!(" {used:<use_w$}") };
-            // The head is as wide on screen as its characters, plus one for the pin's double width.
-            let taken = 2 + head.chars().count() + usize::from(e.pinned) + used.chars().count() + 1;
-            let headline =
-                crate::safe_text::clip(&crate::safe_text::one_line(e.headline()), width.saturating_sub(taken));
-            let slot = if here { Slot::Selection } else { category_slot(e.category) };
-            Line::from(vec![
-                Span::styled(mark, view.style(Slot::Selection)),
-                Span::styled(head, view.style(slot)),
-                Span::styled(used, view.style(Slot::NodeKept)),
-                Span::raw(" "),
-                Span::styled(headline, view.style(if here { Slot::Selection } else { Slot::Thought })),
-            ])
-        })
-        .collect();
-    frame.render_widget(Paragraph::new(lines), list_area);
-    if let Some(e) = entries.get(selected) {
+    // An entry's row: the selection mark, its approach's indent and fold symbol come first.
+    let room = width.saturating_sub(6);
+    let entry_line = |e: &Entry| {
+        let head = entry_head(e, id_w, approach_w);
+        // What this problem did with it, as a column so the headlines line up.
+        let used = uses.get(&e.id).map(use_text).unwrap_or_default();
+        let used = if use_w == 0 { String::new() } else { format!(" {used:<use_w$}") };
+        // The head is as wide on screen as its characters, plus one for the pin's double width.
+        let taken = head.chars().count() + usize::from(e.pinned) + used.chars().count() + 1;
+        let headline = crate::safe_text::clip(&crate::safe_text::one_line(e.headline()), room.saturating_sub(taken));
+        Line::from(vec![
+            Span::styled(head, view.style(category_slot(e.category))),
+            Span::styled(used, view.style(Slot::NodeKept)),
+            Span::raw(" "),
+            Span::styled(headline, view.style(Slot::Thought)),
+        ])
+    };
+    let reliabilities = memory.reliabilities();
+    let approach_line = |name: &str, entries: &[&Entry]| {
+        let n = entries.len();
+        let mut about = format!("  {n} entr{}", if n == 1 { "y" } else { "ies" });
+        if let Some(r) = reliabilities.get(name) {
+            about.push_str(&format!(" · reliability {r:.2}"));
+        }
+        Line::from(vec![
+            Span::styled(crate::safe_text::clip(name, width.saturating_sub(4)), view.style(Slot::Title)),
+            Span::styled(about, view.style(Slot::Dim)),
+        ])
+    };
+    let items = MemoryPane::items(memory, &approach_line, &entry_line);
+    if let (Some(pane), Ok(tree)) = (&app.memory_pane, Tree::new(&items)) {
+        pane.sync(memory);
+        let tree = tree.highlight_symbol("▶ ").highlight_style(view.style(Slot::Selection));
+        frame.render_stateful_widget(tree, list_area, &mut pane.state.borrow_mut());
+    }
+    let selected_approach = app.memory_pane.as_ref().and_then(|p| p.key.clone()).filter(|k| k.starts_with("a:"));
+    if let (None, Some(key)) = (app.memory_selected(), selected_approach) {
+        let name = &key[2..];
+        let line = Line::from(Span::styled(
+            format!("approach {name}: ← folds it, → unfolds it, ↓ selects its entries"),
+            view.style(Slot::Dim),
+        ));
+        let block = Block::default().borders(Borders::TOP).border_style(view.style(Slot::Border));
+        frame.render_widget(Paragraph::new(line).block(block).wrap(Wrap { trim: false }), detail_area);
+        return;
+    }
+    if let Some(e) = app.memory_selected() {
         let block = Block::default()
             .borders(Borders::TOP)
             .border_style(view.style(Slot::Border))

@@ -3,6 +3,7 @@
 
 mod board;
 mod breaks;
+pub(crate) mod browser;
 mod caption;
 pub(crate) mod detail;
 pub(crate) mod memory;

@@ -275,7 +275,7 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
             frame.render_widget(block, rect);
             frame.render_widget(&**editor, inner);
         }
-        Popup::Open(list) => super::problems::draw_open(frame, view, area, list),
+        Popup::Open(browser) => super::browser::draw(frame, view, area, browser),
         Popup::Problems { lines, scroll } => super::problems::draw_problems(frame, view, area, lines, *scroll),
         Popup::MemoryEdit { id, editor } => {
             let width = 76.min(area.width);
