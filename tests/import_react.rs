@@ -382,9 +382,9 @@ async fn a_fork_of_an_imported_session_answers_recorded_actions_from_the_recordi
         let effects = app.on_input(input, request.as_ref());
         driver.execute(&effects);
     }
-    let outcome = app.run.engine.outcome().cloned().expect("the fork finished");
+    let outcome = app.session.run.engine.outcome().cloned().expect("the fork finished");
     assert!(outcome.solved);
-    let path = &app.run.engine.tree().node(outcome.finals[0]).path;
+    let path = &app.session.run.engine.tree().node(outcome.finals[0]).path;
     for expected in [
         // Recorded (the pending call of the fork point): the log's observation.
         "Observation 2: (Result 1 / 2) She helped develop COBOL, an early programming language.\n",
@@ -458,8 +458,8 @@ async fn a_new_lookup_after_an_invalid_action_reads_the_page_the_log_opened() {
         let effects = app.on_input(input, request.as_ref());
         driver.execute(&effects);
     }
-    let outcome = app.run.engine.outcome().cloned().expect("the fork finished");
-    let path = &app.run.engine.tree().node(outcome.finals[0]).path;
+    let outcome = app.session.run.engine.outcome().cloned().expect("the fork finished");
+    let path = &app.session.run.engine.tree().node(outcome.finals[0]).path;
     assert!(path.contains("Observation 2: Invalid action: Finish[REFUTES]\n"), "{path}");
     assert!(path.contains("Observation 3: (Result 1 / 1) It stands in Tanzania, in East Africa.\n"), "{path}");
     assert!(outcome.solved);

@@ -222,8 +222,8 @@ fn explorer_live_run(url: &str, dir: &Path) -> (usize, usize) {
     let mut app = rt
         .block_on(thoughtscope::tui::drive(app, &mut terminal, keys, quit, provider, 8, initial))
         .expect("the explorer runs");
-    assert!(app.run.engine.is_finished(), "the live run finished");
-    let calls: Vec<_> = app.run.engine.core.calls.values().collect();
+    assert!(app.session.run.engine.is_finished(), "the live run finished");
+    let calls: Vec<_> = app.session.run.engine.core.calls.values().collect();
     let failed: Vec<String> = calls
         .iter()
         .filter_map(|c| match &c.reply {

@@ -110,7 +110,8 @@ fn countdown_sessions_recorded_before_the_shared_reach_task_replay_strictly() {
     let names = ["37a291d-countdown-tot-bfs-reference", "37a291d-countdown-tot-bfs-chat", "37a291d-countdown-cot-sc"];
     for name in names {
         let file = folder.join(format!("{name}.jsonl"));
-        let out = support::sandboxed(dir.path()).args(["replay", "--headless", "--strict"]).arg(&file).output().unwrap();
+        let out =
+            support::sandboxed(dir.path()).args(["replay", "--headless", "--strict"]).arg(&file).output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "{name}: exit {:?}\n{stderr}", out.status.code());
         assert!(stderr.contains("replayed exactly") && !stderr.contains("but for wording"), "{name}: {stderr}");

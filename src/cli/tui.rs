@@ -69,7 +69,7 @@ pub(crate) fn open_tui(
         }
         std::process::exit(signal.exit_code());
     }
-    if let Some(failed) = app.run.memory_error.take() {
+    if let Some(failed) = app.session.run.memory_error.take() {
         bail!("{failed}");
     }
     Ok(())

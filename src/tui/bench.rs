@@ -86,7 +86,7 @@ pub fn explorer_bench(path: &Path, rounds: usize, out: &mut dyn Write) -> Result
     let started = Instant::now();
     let mut app = open(path, &mut big)?;
     let open_s = started.elapsed().as_secs_f64();
-    let (nodes, total) = (app.run.engine.tree().len(), app.replay.as_ref().map_or(0, |r| r.total));
+    let (nodes, total) = (app.session.run.engine.tree().len(), app.session.replay.as_ref().map_or(0, |r| r.total));
     w(out, format!("explorer on the same session ({nodes} nodes, {total} inputs), drawn at 220x60:"))?;
     w(
         out,
@@ -118,7 +118,7 @@ pub fn explorer_bench(path: &Path, rounds: usize, out: &mut dyn Write) -> Result
     }
     // Back over a checkpoint: the worst case of a step back, just after a jump there, at
     // checkpoints spread over the whole session.
-    let interval = app.replay.as_ref().map_or(1, |r| r.timeline.interval());
+    let interval = app.session.replay.as_ref().map_or(1, |r| r.timeline.interval());
     let checkpoints = (total / interval.max(1)).max(1);
     let count = rounds.min(checkpoints);
     let mut back = Vec::new();
@@ -134,12 +134,12 @@ pub fn explorer_bench(path: &Path, rounds: usize, out: &mut dyn Write) -> Result
     // Playback from the start at the fastest speed: every tick plays the steps due and draws.
     app.seek(0);
     let speed = super::app::MAX_PLAY_SPEED;
-    if let Some(r) = app.replay.as_mut() {
+    if let Some(r) = app.session.replay.as_mut() {
         r.speed = speed;
         r.playing = true;
     }
     let (mut ticks, mut played) = (Vec::new(), 0);
-    while app.replay.as_ref().is_some_and(|r| r.playing) && ticks.len() < 10_000 {
+    while app.session.replay.as_ref().is_some_and(|r| r.playing) && ticks.len() < 10_000 {
         let t = Instant::now();
         app.play_tick(1.0 / speed);
         draw(&mut app, &mut big)?;
@@ -147,7 +147,7 @@ pub fn explorer_bench(path: &Path, rounds: usize, out: &mut dyn Write) -> Result
         played += 1;
     }
     let (mean, _) = stats(&ticks);
-    let steps = app.replay.as_ref().map_or(0, |r| r.marks.steps.len().saturating_sub(1));
+    let steps = app.session.replay.as_ref().map_or(0, |r| r.marks.steps.len().saturating_sub(1));
     let can = 1000.0 / mean.max(1e-9);
     w(out, line(&format!("playback tick ({played})"), &ticks))?;
     w(
@@ -204,13 +204,13 @@ fn real_time(
 ) -> Result<(usize, f64, usize, f64), String> {
     let start = |app: &mut App| {
         app.seek(0);
-        if let Some(r) = app.replay.as_mut() {
+        if let Some(r) = app.session.replay.as_mut() {
             r.speed = speed;
             r.playing = true;
         }
     };
     start(app);
-    if let Some(r) = app.replay.as_mut() {
+    if let Some(r) = app.session.replay.as_mut() {
         r.carry = 0.0;
     }
     let frame = super::FRAME;
@@ -220,7 +220,7 @@ fn real_time(
         std::thread::sleep(next.saturating_duration_since(Instant::now()));
         let now = Instant::now();
         app.play_tick(now.duration_since(last).as_secs_f64());
-        let ended = !app.replay.as_ref().is_some_and(|r| r.playing);
+        let ended = !app.session.replay.as_ref().is_some_and(|r| r.playing);
         if ended && pass < passes {
             pass += 1;
             start(app);
@@ -228,7 +228,7 @@ fn real_time(
         draw(app, terminal)?;
         last = now;
         frames += 1;
-        if ended && pass >= passes && !app.replay.as_ref().is_some_and(|r| r.playing) {
+        if ended && pass >= passes && !app.session.replay.as_ref().is_some_and(|r| r.playing) {
             break;
         }
         next += frame;

@@ -136,9 +136,9 @@ impl FrameClock {
     /// True when the screen must be drawn again although the app's version is the same.
     fn tick(&mut self, app: &mut App, outstanding: usize, now: Instant) -> bool {
         let mut redraw = false;
-        let busy = app.replay.is_none()
-            && !app.run.engine.is_finished()
-            && (outstanding > 0 || app.run.engine.mode() != RunMode::Paused);
+        let busy = app.session.replay.is_none()
+            && !app.session.run.engine.is_finished()
+            && (outstanding > 0 || app.session.run.engine.mode() != RunMode::Paused);
         match (busy, self.busy_since) {
             (true, None) => self.busy_since = Some(now),
             (false, Some(since)) => {
@@ -149,7 +149,7 @@ impl FrameClock {
         }
         let running = self.busy_since.map_or(Duration::ZERO, |since| now.duration_since(since));
         let ms = (self.busy_before + running).as_millis() as u64;
-        if app.replay.is_none() && ms / 100 != app.session.elapsed_ms / 100 {
+        if app.session.replay.is_none() && ms / 100 != app.session.elapsed_ms / 100 {
             app.session.elapsed_ms = ms;
             redraw = true;
         }
@@ -228,10 +228,10 @@ pub async fn drive_with<B: Backend>(
     // The task's tools, and for a fork of a recorded session the actions the recording
     // has answered; both are taken again when the app opens another session (`o`).
     let tools_of = |app: &App| {
-        let recorded = app
-            .replay
-            .as_ref()
-            .and_then(|r| crate::tools::recorded::RecordedTools::from_calls(r.timeline.all_tool_calls()).map(Arc::new));
+        let recorded =
+            app.session.replay.as_ref().and_then(|r| {
+                crate::tools::recorded::RecordedTools::from_calls(r.timeline.all_tool_calls()).map(Arc::new)
+            });
         (app.session.setup.task.tools(), recorded)
     };
     let (mut tools, mut recorded) = tools_of(&app);
@@ -293,7 +293,7 @@ pub async fn drive_with<B: Backend>(
             _ = &mut quit => { app.quit = true; Vec::new() }
         };
         if app.session.reset_driver {
-            if app.replay.is_some() {
+            if app.session.replay.is_some() {
                 // A session was opened: its task's tools and its recorded actions (a fork keeps them).
                 (tools, recorded) = tools_of(&app);
             } else {
@@ -304,7 +304,7 @@ pub async fn drive_with<B: Backend>(
             clock.reset_busy();
             app.session.elapsed_ms = 0;
         }
-        if app.run.stopped().is_some() {
+        if app.session.run.stopped().is_some() {
             // A budget, a refused key or a failed recording: send nothing more.
             driver.halt();
         }

@@ -111,20 +111,20 @@ fn step_and_run_pause() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = live(dir.path(), Params::default());
     act(&mut app, Action::Step);
-    let after_one = app.run.engine.tree().len();
+    let after_one = app.session.run.engine.tree().len();
     assert!(after_one > 1, "a step proposes children of the root");
-    assert!(app.run.engine.tree().nodes().all(|n| n.score.is_none()), "one step: proposals only");
+    assert!(app.session.run.engine.tree().nodes().all(|n| n.score.is_none()), "one step: proposals only");
     act(&mut app, Action::Step);
-    assert!(app.run.engine.tree().nodes().any(|n| n.score.is_some()), "the next step evaluates");
+    assert!(app.session.run.engine.tree().nodes().any(|n| n.score.is_some()), "the next step evaluates");
     act(&mut app, Action::RunPause);
-    assert!(app.run.engine.is_finished());
+    assert!(app.session.run.engine.is_finished());
     let path = app.session_path().unwrap();
     assert_eq!(recorded_commands(&path), vec![Command::Step { n: 1 }, Command::Step { n: 1 }, Command::Run]);
     // The recorded session replays to the same tree.
     let session = Session::load(&path).unwrap();
     let rebuilt = crate::session::replay::rebuild(&session, None, None).unwrap();
     assert!(rebuilt.fidelity.is_exact(), "{}", rebuilt.fidelity);
-    assert_eq!(rebuilt.engine.tree().len(), app.run.engine.tree().len());
+    assert_eq!(rebuilt.engine.tree().len(), app.session.run.engine.tree().len());
 }
 
 #[test]
@@ -132,12 +132,12 @@ fn pause_stops_new_calls() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = live(dir.path(), Params::default());
     let effects = app.handle_action(Action::RunPause);
-    assert_eq!(app.run.engine.mode(), crate::engine::RunMode::Running);
+    assert_eq!(app.session.run.engine.mode(), crate::engine::RunMode::Running);
     let paused = app.handle_action(Action::RunPause);
     assert!(paused.is_empty());
     settle(&mut app, effects);
-    assert!(!app.run.engine.is_finished(), "paused after the first batch");
-    assert!(app.run.engine.is_idle());
+    assert!(!app.session.run.engine.is_finished(), "paused after the first batch");
+    assert!(app.session.run.engine.is_idle());
 }
 
 #[test]
@@ -147,39 +147,46 @@ fn prune_edit_backtrack_expand_through_actions() {
     act(&mut app, Action::Step);
     act(&mut app, Action::Step);
     let kept: Vec<NodeId> =
-        app.run.engine.tree().nodes().filter(|n| n.status == NodeStatus::Frontier).map(|n| n.id).collect();
+        app.session.run.engine.tree().nodes().filter(|n| n.status == NodeStatus::Frontier).map(|n| n.id).collect();
     assert_eq!(kept.len(), 2);
 
     // Prune the first kept state, then un-prune it.
     select(&mut app, kept[0]);
     act(&mut app, Action::Prune);
-    assert_eq!(app.run.engine.tree().node(kept[0]).status, NodeStatus::Pruned);
+    assert_eq!(app.session.run.engine.tree().node(kept[0]).status, NodeStatus::Pruned);
     act(&mut app, Action::Prune);
-    assert_ne!(app.run.engine.tree().node(kept[0]).status, NodeStatus::Pruned);
+    assert_ne!(app.session.run.engine.tree().node(kept[0]).status, NodeStatus::Pruned);
 
     // Edit it through the popup: a new sibling, marked as human-edited.
     select(&mut app, kept[0]);
     act(&mut app, Action::Edit);
     assert!(matches!(app.popup, Some(super::app::Popup::Edit { .. })));
     app.popup = None;
-    let before = app.run.engine.tree().len();
+    let before = app.session.run.engine.tree().len();
     let effects = app.submit_edit(kept[0], "10 - 4 = 6 (left: 5 6 6)".into());
     settle(&mut app, effects);
     let edited = NodeId(before);
-    assert_eq!(app.run.engine.tree().node(edited).origin, Origin::Human { edited_from: Some(kept[0]) });
-    assert!(app.run.engine.tree().node(edited).score.is_some(), "the edit was evaluated");
+    assert_eq!(app.session.run.engine.tree().node(edited).origin, Origin::Human { edited_from: Some(kept[0]) });
+    assert!(app.session.run.engine.tree().node(edited).score.is_some(), "the edit was evaluated");
 
     // Backtrack to the unexplored states of step 1.
     act(&mut app, Action::Backtrack);
-    assert!(app.events.iter().any(|e| matches!(e, Event::Backtracked { .. })));
-    assert!(matches!(app.run.engine.tree().node(kept[1]).status, NodeStatus::Dropped(_)));
+    assert!(app.session.events.iter().any(|e| matches!(e, Event::Backtracked { .. })));
+    assert!(matches!(app.session.run.engine.tree().node(kept[1]).status, NodeStatus::Dropped(_)));
 
     // Expand a node by hand.
-    let leaf =
-        app.run.engine.tree().nodes().find(|n| n.depth == 1 && n.children.is_empty() && n.score.is_some()).unwrap().id;
+    let leaf = app
+        .session
+        .run
+        .engine
+        .tree()
+        .nodes()
+        .find(|n| n.depth == 1 && n.children.is_empty() && n.score.is_some())
+        .unwrap()
+        .id;
     select(&mut app, leaf);
     act(&mut app, Action::Expand);
-    assert!(!app.run.engine.tree().node(leaf).children.is_empty());
+    assert!(!app.session.run.engine.tree().node(leaf).children.is_empty());
 
     let commands = recorded_commands(&app.session_path().unwrap());
     assert!(commands.contains(&Command::Prune { node: kept[0] }));
@@ -197,7 +204,7 @@ fn keys_go_through_the_keymap_and_popups_take_text() {
     let key = |c: char| KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
     let effects = app.handle_key(KeyEvent::new(KeyCode::Char(' '), KeyModifiers::NONE));
     settle(&mut app, effects);
-    assert!(app.run.engine.tree().len() > 1);
+    assert!(app.session.run.engine.tree().len() > 1);
     app.handle_key(key('?'));
     assert!(matches!(app.popup, Some(super::app::Popup::Help { .. })));
     app.handle_key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
@@ -208,8 +215,8 @@ fn keys_go_through_the_keymap_and_popups_take_text() {
         app.handle_key(key(c));
     }
     app.handle_key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
-    assert_eq!(app.header.index, Some(901));
-    assert_eq!(app.run.engine.tree().len(), 1, "a fresh run");
+    assert_eq!(app.session.header.index, Some(901));
+    assert_eq!(app.session.run.engine.tree().len(), 1, "a fresh run");
     let bad = app.answer(Prompting::NewInput, "1 2 3");
     assert!(bad.is_empty());
     assert!(app.message.as_deref().unwrap_or("").contains("expected 4 numbers"));
@@ -248,7 +255,7 @@ fn demo_opened(dir: &Path, which: usize) -> App {
 /// A demo at its end (most tests look at the finished run).
 fn demo_replay(dir: &Path, which: usize) -> App {
     let mut app = demo_opened(dir, which);
-    let total = app.replay.as_ref().unwrap().total;
+    let total = app.session.replay.as_ref().unwrap().total;
     app.seek(total);
     app
 }
@@ -257,26 +264,26 @@ fn demo_replay(dir: &Path, which: usize) -> App {
 fn replay_moves_through_the_timeline_and_forks() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = demo_replay(dir.path(), 0);
-    let total = app.replay.as_ref().unwrap().total;
-    let full = app.run.engine.tree().len();
-    assert!(app.run.engine.outcome().is_some_and(|o| o.solved));
+    let total = app.session.replay.as_ref().unwrap().total;
+    let full = app.session.run.engine.tree().len();
+    assert!(app.session.run.engine.outcome().is_some_and(|o| o.solved));
     act(&mut app, Action::ReplayStart);
-    assert_eq!(app.run.engine.tree().len(), 1);
+    assert_eq!(app.session.run.engine.tree().len(), 1);
     act(&mut app, Action::ReplayForward);
     act(&mut app, Action::ReplayForward);
-    assert_eq!(app.replay.as_ref().unwrap().cursor, 2);
-    let at_two = app.run.engine.tree().len();
+    assert_eq!(app.session.replay.as_ref().unwrap().cursor, 2);
+    let at_two = app.session.run.engine.tree().len();
     assert!(at_two > 1);
     act(&mut app, Action::ReplayBack);
-    assert_eq!(app.replay.as_ref().unwrap().cursor, 1);
+    assert_eq!(app.session.replay.as_ref().unwrap().cursor, 1);
     act(&mut app, Action::ReplayEnd);
-    assert_eq!(app.run.engine.tree().len(), full);
+    assert_eq!(app.session.run.engine.tree().len(), full);
     // Steering is refused in a replay.
     act(&mut app, Action::Step);
     assert!(app.message.as_deref().unwrap_or("").contains("read-only"));
     // Fork at input 20: a live run from exactly that state, in a new session naming its parent.
     app.seek(20);
-    let nodes_at_fork = app.run.engine.tree().len();
+    let nodes_at_fork = app.session.run.engine.tree().len();
     let effects = app.handle_action(Action::Fork);
     assert!(!app.is_replay());
     let forked = app.session_path().unwrap();
@@ -284,10 +291,10 @@ fn replay_moves_through_the_timeline_and_forks() {
     let parent = session.header.parent.clone().unwrap();
     assert_eq!(parent.inputs, 20);
     assert!(parent.path.ends_with("bfs-solved.jsonl"));
-    assert_eq!(app.run.engine.tree().len(), nodes_at_fork);
+    assert_eq!(app.session.run.engine.tree().len(), nodes_at_fork);
     settle(&mut app, effects);
     act(&mut app, Action::RunPause);
-    assert!(app.run.engine.is_finished(), "the fork runs to the end");
+    assert!(app.session.run.engine.is_finished(), "the fork runs to the end");
     // The fork replays on its own.
     let session = Session::load(&forked).unwrap();
     assert!(session.input_count() > 20 && total > 20);
@@ -572,8 +579,9 @@ fn streamed_text_shows_until_the_reply_lands_and_cost_is_priced() {
     app.on_reply(LlmReply { call, result: sim.answer(&request) }, &request);
     assert!(app.session.streaming.is_empty());
     assert_eq!(app.cost_usd(), None, "sim has no price");
-    app.header.price = Some(crate::llm::config::Price { input: 1.0, output: 2.0 });
-    let expected = (app.run.totals.prompt_tokens as f64 + 2.0 * app.run.totals.completion_tokens as f64) / 1e6;
+    app.session.header.price = Some(crate::llm::config::Price { input: 1.0, output: 2.0 });
+    let expected =
+        (app.session.run.totals.prompt_tokens as f64 + 2.0 * app.session.run.totals.completion_tokens as f64) / 1e6;
     assert_eq!(app.cost_usd(), Some(expected));
     assert!(render(&mut app, 160, 40).contains("$0.0"));
 }
@@ -726,19 +734,19 @@ fn an_edited_react_thought_keeps_both_branches_after_save_and_reopen() {
     let mut app = App::live(s.clone(), &problem, Keymap::default(), ThemeSet::default(), "dark");
     let fx = app.handle_action(Action::RunPause);
     settle_react(&mut app, fx, &mut tools);
-    assert!(app.run.engine.is_finished());
-    let first_len = app.run.engine.tree().len();
+    assert!(app.session.run.engine.is_finished());
+    let first_len = app.session.run.engine.tree().len();
     assert!(first_len >= 4, "a few steps to the answer");
 
     // Select step 2 in the transcript pane (up from the end walks the steps) and edit its thought.
     app.view.focus = Pane::Transcript;
     let tip = NodeId(first_len - 1);
     select(&mut app, tip);
-    for _ in 0..(app.run.engine.tree().node(tip).depth - 2) {
+    for _ in 0..(app.session.run.engine.tree().node(tip).depth - 2) {
         app.handle_action(Action::Up);
     }
     let step2 = app.selected();
-    assert_eq!(app.run.engine.tree().node(step2).depth, 2);
+    assert_eq!(app.session.run.engine.tree().node(step2).depth, 2);
     app.handle_action(Action::Edit);
     let Some(super::app::Popup::Edit { editor, .. }) = &app.popup else { panic!("the edit popup opens") };
     assert!(editor.lines().iter().all(|l| !l.starts_with("Observation")), "{:?}", editor.lines());
@@ -747,6 +755,7 @@ fn an_edited_react_thought_keeps_both_branches_after_save_and_reopen() {
     let fx = app.submit_edit(step2, "Thought 2: Let me check the lighthouse record before anything else.".into());
     settle_react(&mut app, fx, &mut tools);
     let edited = app
+        .session
         .run
         .engine
         .tree()
@@ -754,13 +763,13 @@ fn an_edited_react_thought_keeps_both_branches_after_save_and_reopen() {
         .find(|n| matches!(n.origin, Origin::Human { edited_from: Some(f) } if f == step2))
         .map(|n| n.id)
         .expect("the edited step is a new node");
-    assert!(app.run.engine.tree().node(edited).thought.contains("\nAction 2: "), "the model wrote the action");
-    assert!(app.run.engine.tree().node(edited).tool_ms.is_some());
+    assert!(app.session.run.engine.tree().node(edited).thought.contains("\nAction 2: "), "the model wrote the action");
+    assert!(app.session.run.engine.tree().node(edited).tool_ms.is_some());
     let fx = app.handle_action(Action::RunPause);
     settle_react(&mut app, fx, &mut tools);
-    assert!(app.run.engine.is_finished(), "the agent carried on from the edit to an answer");
-    let outcome = app.run.engine.outcome().unwrap().clone();
-    assert!(app.run.engine.tree().is_within(outcome.finals[0], edited), "the answer is on the edited branch");
+    assert!(app.session.run.engine.is_finished(), "the agent carried on from the edit to an answer");
+    let outcome = app.session.run.engine.outcome().unwrap().clone();
+    assert!(app.session.run.engine.tree().is_within(outcome.finals[0], edited), "the answer is on the edited branch");
 
     // Save, reopen as a replay: both branches are there and each reads in the transcript.
     let target = dir.path().join("edited.jsonl");
@@ -768,9 +777,9 @@ fn an_edited_react_thought_keeps_both_branches_after_save_and_reopen() {
     app.finish_recording();
     let session = Session::load(&target).unwrap();
     let mut replayed = App::replay(s, session, Keymap::default(), ThemeSet::default(), "dark").unwrap();
-    let parent = replayed.run.engine.tree().node(edited).parent.unwrap();
-    assert_eq!(replayed.run.engine.tree().node(parent).children, vec![step2, edited]);
-    assert_eq!(replayed.run.engine.tree().len(), app.run.engine.tree().len());
+    let parent = replayed.session.run.engine.tree().node(edited).parent.unwrap();
+    assert_eq!(replayed.session.run.engine.tree().node(parent).children, vec![step2, edited]);
+    assert_eq!(replayed.session.run.engine.tree().len(), app.session.run.engine.tree().len());
     select(&mut replayed, step2);
     let old = render(&mut replayed, 160, 50);
     assert!(old.contains("[branch 1 of 2]"), "{old}");
@@ -908,12 +917,18 @@ async fn explorer_loop_runs_a_slow_tool_once() {
     let quit = Box::pin(tokio::time::sleep(std::time::Duration::from_secs(60)));
     let app = super::drive(app, &mut terminal, keys.boxed(), quit, provider, 8, Vec::new()).await.unwrap();
     drop(tx);
-    let outcome = app.run.engine.outcome().cloned();
+    let outcome = app.session.run.engine.outcome().cloned();
     assert!(outcome.is_some(), "the agent finished within a simulated minute");
-    let tool_calls = app.run.totals.tool_calls as usize;
+    let tool_calls = app.session.run.totals.tool_calls as usize;
     // Each step's thought holds its `Action i: Search[...]` line.
-    let searches: usize =
-        app.run.engine.tree().nodes().filter(|n| n.depth > 0 && n.thought.to_lowercase().contains(": search[")).count();
+    let searches: usize = app
+        .session
+        .run
+        .engine
+        .tree()
+        .nodes()
+        .filter(|n| n.depth > 0 && n.thought.to_lowercase().contains(": search["))
+        .count();
     assert!(searches >= 1, "the agent searched at least once");
     assert_eq!(
         slow.searches.load(std::sync::atomic::Ordering::SeqCst),
@@ -935,7 +950,7 @@ fn explorer_stops_at_the_token_budget() {
     let dir = tempfile::tempdir().unwrap();
     let mut unlimited = live(dir.path(), Params::default());
     act(&mut unlimited, Action::RunPause);
-    let all_tokens = unlimited.run.totals.prompt_tokens + unlimited.run.totals.completion_tokens;
+    let all_tokens = unlimited.session.run.totals.prompt_tokens + unlimited.session.run.totals.completion_tokens;
 
     let mut setup = setup(dir.path(), Params::default());
     let budget = all_tokens / 3;
@@ -943,12 +958,12 @@ fn explorer_stops_at_the_token_budget() {
     let problem = Problem { index: Some(900), input: "4 5 6 10".into() };
     let mut app = App::live(setup, &problem, Keymap::default(), ThemeSet::default(), "dark");
     act(&mut app, Action::RunPause);
-    let stopped = app.run.stopped().cloned().expect("the budget stopped the run");
+    let stopped = app.session.run.stopped().cloned().expect("the budget stopped the run");
     assert!(matches!(stopped, crate::runtime::StopReason::Budget(_)), "{stopped:?}");
-    let spent = app.run.totals.prompt_tokens + app.run.totals.completion_tokens;
+    let spent = app.session.run.totals.prompt_tokens + app.session.run.totals.completion_tokens;
     assert!(spent >= budget && spent < all_tokens, "spent {spent} of {all_tokens} with a budget of {budget}");
     assert!(app.message.as_deref().unwrap_or("").contains("budget exceeded"), "{:?}", app.message);
-    assert_eq!(app.run.engine.mode(), crate::engine::RunMode::Paused);
+    assert_eq!(app.session.run.engine.mode(), crate::engine::RunMode::Paused);
     // Stepping again would spend: refused, with a line saying what to do.
     let effects = app.handle_action(Action::Step);
     assert!(effects.iter().all(|e| !matches!(e, Effect::CallLlm { .. })));
@@ -971,7 +986,7 @@ fn explorer_stops_on_a_fatal_provider_error() {
         crate::engine::CallError { kind: crate::engine::CallErrorKind::Auth, message: "401 invalid key".into() };
     let effects = app.on_reply(LlmReply { call, result: Err(refused) }, &request);
     assert!(effects.iter().all(|e| !matches!(e, Effect::CallLlm { .. })), "nothing more is sent");
-    assert!(matches!(app.run.stopped(), Some(crate::runtime::StopReason::Fatal { unreachable: false, .. })));
+    assert!(matches!(app.session.run.stopped(), Some(crate::runtime::StopReason::Fatal { unreachable: false, .. })));
     assert!(app.message.as_deref().unwrap_or("").contains("the server refused the call"), "{:?}", app.message);
 }
 
@@ -995,8 +1010,8 @@ async fn explorer_uses_the_disk_cache() {
         let quit = Box::pin(tokio::time::sleep(std::time::Duration::from_secs(30)));
         let provider: Arc<dyn crate::llm::Provider> = Arc::new(SimProvider::new(SimConfig::default()));
         let app = super::drive(app, &mut terminal, keys.boxed(), quit, provider, 8, Vec::new()).await.unwrap();
-        assert!(app.run.engine.is_finished());
-        totals.push(app.run.totals);
+        assert!(app.session.run.engine.is_finished());
+        totals.push(app.session.run.totals);
     }
     assert!(totals[0].llm_calls > 0);
     assert_eq!(totals[1].llm_calls, 0, "{:?}", totals[1]);
@@ -1010,12 +1025,12 @@ fn mcts_steps_by_iteration_and_shows_n_and_q() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = live(dir.path(), Params::new(crate::engine::methods::mcts::KIND));
     act(&mut app, Action::Step);
-    assert_eq!(app.run.engine.view().step, 1);
-    let root = app.run.engine.tree().node(NodeId(0));
+    assert_eq!(app.session.run.engine.view().step, 1);
+    let root = app.session.run.engine.tree().node(NodeId(0));
     assert_eq!(root.metrics.get("N"), Some(&1.0));
     act(&mut app, Action::Step);
-    assert_eq!(app.run.engine.view().step, 2);
-    assert_eq!(app.run.engine.tree().node(NodeId(0)).metrics.get("N"), Some(&2.0));
+    assert_eq!(app.session.run.engine.view().step, 2);
+    assert_eq!(app.session.run.engine.tree().node(NodeId(0)).metrics.get("N"), Some(&2.0));
     let screen = render(&mut app, 180, 40);
     assert!(screen.contains("#0 N=2 Q="), "{screen}");
     assert!(screen.contains("mcts c=1 iters 30"), "{screen}");
@@ -1024,13 +1039,13 @@ fn mcts_steps_by_iteration_and_shows_n_and_q() {
 
 /// The explorer's state after input `k` must be a fresh rebuild's, with the events recorded so far.
 fn assert_replay_state(app: &App, k: usize) {
-    let r = app.replay.as_ref().unwrap();
+    let r = app.session.replay.as_ref().unwrap();
     assert_eq!(r.cursor, k);
     let rebuilt = crate::session::replay::rebuild(&r.session, None, Some(k)).unwrap();
     let tree = |e: &crate::engine::Engine| serde_json::to_string(e.tree()).unwrap();
-    assert_eq!(tree(&app.run.engine), tree(&rebuilt.engine), "tree at input {k}");
-    assert_eq!(app.run.engine.pending_calls(), rebuilt.engine.pending_calls(), "pending calls at input {k}");
-    assert_eq!(app.run.totals, rebuilt.totals, "totals at input {k}");
+    assert_eq!(tree(&app.session.run.engine), tree(&rebuilt.engine), "tree at input {k}");
+    assert_eq!(app.session.run.engine.pending_calls(), rebuilt.engine.pending_calls(), "pending calls at input {k}");
+    assert_eq!(app.session.run.totals, rebuilt.totals, "totals at input {k}");
     let recorded: Vec<Event> = r
         .session
         .records
@@ -1040,14 +1055,14 @@ fn assert_replay_state(app: &App, k: usize) {
             _ => None,
         })
         .collect();
-    assert_eq!(app.events, recorded, "events at input {k}");
+    assert_eq!(app.session.events, recorded, "events at input {k}");
 }
 
 #[test]
 fn explorer_seeks_through_the_cursor_back_and_forth() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = demo_replay(dir.path(), 1);
-    let total = app.replay.as_ref().unwrap().total;
+    let total = app.session.replay.as_ref().unwrap().total;
     assert_replay_state(&app, total);
     for k in [0, 5, 4, total, 1, total - 1, 17, 16, 30, 2] {
         app.seek(k);
@@ -1068,14 +1083,14 @@ fn explorer_seeks_through_the_cursor_back_and_forth() {
 fn playback_plays_the_search_steps_due_since_the_last_frame() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = demo_replay(dir.path(), 0);
-    let total = app.replay.as_ref().unwrap().total;
-    let steps = app.replay.as_ref().unwrap().marks.steps.clone();
+    let total = app.session.replay.as_ref().unwrap().total;
+    let steps = app.session.replay.as_ref().unwrap().marks.steps.clone();
     assert!(steps.len() >= 4, "{steps:?}");
     // Play from the end starts again at the beginning (through the captions: `P`'s stops are tested in captions.rs).
     act(&mut app, Action::ReplayPlayNonstop);
-    assert!(app.replay.as_ref().unwrap().playing);
-    assert_eq!(app.replay.as_ref().unwrap().speed, super::app::PLAY_SPEED);
-    app.replay.as_mut().unwrap().speed = 4.0;
+    assert!(app.session.replay.as_ref().unwrap().playing);
+    assert_eq!(app.session.replay.as_ref().unwrap().speed, super::app::PLAY_SPEED);
+    app.session.replay.as_mut().unwrap().speed = 4.0;
     // 0.3 s at 4 steps/s: 1.2 steps due, 1 played and 0.2 carried.
     app.play_tick(0.3);
     assert_replay_state(&app, steps[1]);
@@ -1095,12 +1110,12 @@ fn playback_plays_the_search_steps_due_since_the_last_frame() {
     act(&mut app, Action::ReplayPlayNonstop);
     app.play_tick(100.0);
     assert_replay_state(&app, total);
-    assert!(!app.replay.as_ref().unwrap().playing);
+    assert!(!app.session.replay.as_ref().unwrap().playing);
     // Faster is capped.
     for _ in 0..20 {
         act(&mut app, Action::ReplayFaster);
     }
-    assert_eq!(app.replay.as_ref().unwrap().speed, super::app::MAX_PLAY_SPEED);
+    assert_eq!(app.session.replay.as_ref().unwrap().speed, super::app::MAX_PLAY_SPEED);
     assert!(app.message.as_deref().unwrap_or("").contains("steps/s"));
 }
 
@@ -1113,7 +1128,7 @@ fn the_header_keeps_the_essentials_at_80_columns() {
     let header = ui::status::header_text(&app, 80);
     assert!(header.starts_with(" PAUSED "), "{header}");
     act(&mut app, Action::RunPause);
-    assert!(app.run.engine.is_finished());
+    assert!(app.session.run.engine.is_finished());
     for width in [80, 120, 220] {
         let header = ui::status::header_text(&app, width);
         assert!(header.lines().all(|l| l.chars().count() <= width), "{width}: {header}");
@@ -1125,7 +1140,7 @@ fn the_header_keeps_the_essentials_at_80_columns() {
     // The full parameters where there is room.
     assert!(ui::status::header_text(&app, 220).contains("tot-bfs b=5 n=3 propose/value"));
     // A long question is cut, not the rest of the line.
-    app.header.input =
+    app.session.header.input =
         "Which river flows through the town where the author of the novel was born, and how long is it?".into();
     let header = ui::status::header_text(&app, 80);
     assert!(header.lines().all(|l| l.chars().count() <= 80), "{header}");
@@ -1141,16 +1156,16 @@ fn the_header_marks_estimated_tokens() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = live(dir.path(), Params::default());
     act(&mut app, Action::RunPause);
-    let total = app.run.totals.tokens();
-    assert!(total > 0 && app.run.totals.estimated_tokens == 0, "{:?}", app.run.totals);
+    let total = app.session.run.totals.tokens();
+    assert!(total > 0 && app.session.run.totals.estimated_tokens == 0, "{:?}", app.session.run.totals);
     let plain = format!(" {} tok", ui::status::short_count(total));
     assert!(ui::status::header_text(&app, 120).contains(&plain), "{}", ui::status::header_text(&app, 120));
-    app.run.totals.estimated_tokens = total / 2;
+    app.session.run.totals.estimated_tokens = total / 2;
     for width in [80, 120, 220] {
         let header = ui::status::header_text(&app, width);
         assert!(header.contains(&format!(" ~{} tok", ui::status::short_count(total))), "{width}: {header}");
     }
-    app.header.provider = "import:tot".into();
+    app.session.header.provider = "import:tot".into();
     assert!(ui::status::header_text(&app, 120).contains(&plain));
 }
 
@@ -1162,7 +1177,7 @@ fn pausing_shows_the_calls_still_in_flight() {
     let effects = app.handle_action(Action::RunPause);
     assert_eq!(ui::status::mode(&app).0, "RUNNING");
     app.handle_action(Action::RunPause);
-    let in_flight = app.run.engine.pending_calls().len();
+    let in_flight = app.session.run.engine.pending_calls().len();
     assert!(in_flight > 0);
     assert_eq!(ui::status::mode(&app).0, format!("pausing ({in_flight} in flight)"));
     settle(&mut app, effects);
@@ -1198,7 +1213,7 @@ async fn the_clock_counts_busy_time_and_messages_expire() {
     let quit = Box::pin(tokio::time::sleep(std::time::Duration::from_secs(60)));
     let app =
         super::drive(app, &mut terminal, tokio_stream_from(rx).boxed(), quit, provider, 8, Vec::new()).await.unwrap();
-    assert!(app.run.totals.llm_calls >= 1, "the step ran");
+    assert!(app.session.run.totals.llm_calls >= 1, "the step ran");
     assert!(app.session.elapsed_ms < 1000, "busy time only, not the 20 s of reading: {} ms", app.session.elapsed_ms);
     assert_eq!(app.message, None, "the start message expired");
     let session = Session::load(&app.session_path().unwrap()).unwrap();
@@ -1221,13 +1236,13 @@ fn react_on_qa_demo(dir: &Path) -> (App, crate::runtime::tools::ToolRunner) {
     let mut app = App::live(s, &problem, Keymap::default(), ThemeSet::default(), "dark");
     let fx = app.handle_action(Action::RunPause);
     settle_react(&mut app, fx, &mut tools);
-    assert!(app.run.engine.is_finished());
+    assert!(app.session.run.engine.is_finished());
     (app, tools)
 }
 
 /// The step a person's edit of `from` made.
 fn edited_from(app: &App, from: NodeId) -> Vec<NodeId> {
-    let tree = app.run.engine.tree();
+    let tree = app.session.run.engine.tree();
     tree.nodes()
         .filter(|n| matches!(n.origin, Origin::Human { edited_from: Some(f) } if f == from))
         .map(|n| n.id)
@@ -1243,8 +1258,8 @@ fn a_react_edit_popup_wraps_and_the_sim_agent_follows_the_edited_thought() {
     use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
     let dir = tempfile::tempdir().unwrap();
     let (mut app, mut tools) = react_on_qa_demo(dir.path());
-    let step2 = app.run.engine.tree().nodes().find(|n| n.depth == 2).map(|n| n.id).unwrap();
-    let old = app.run.engine.tree().node(step2).thought.clone();
+    let step2 = app.session.run.engine.tree().nodes().find(|n| n.depth == 2).map(|n| n.id).unwrap();
+    let old = app.session.run.engine.tree().node(step2).thought.clone();
     let thought_line = old.lines().next().unwrap().to_string();
     assert!(thought_line.chars().count() > 74, "long enough to wrap in the popup: {thought_line}");
     select(&mut app, step2);
@@ -1286,7 +1301,7 @@ fn a_react_edit_popup_wraps_and_the_sim_agent_follows_the_edited_thought() {
     settle_react(&mut app, fx, &mut tools);
     let new = edited_from(&app, step2);
     assert_eq!(new.len(), 1, "one edit");
-    let thought = &app.run.engine.tree().node(new[0]).thought;
+    let thought = &app.session.run.engine.tree().node(new[0]).thought;
     assert!(thought.starts_with("Thought 2: look up flows\nAction 2: Lookup[flows]\nObservation 2: "), "{thought}");
 
     // A thought that names an entity: the next action searches it.
@@ -1294,7 +1309,7 @@ fn a_react_edit_popup_wraps_and_the_sim_agent_follows_the_edited_thought() {
     settle_react(&mut app, fx, &mut tools);
     let new = edited_from(&app, step2);
     assert_eq!(new.len(), 2);
-    let step = app.run.engine.tree().node(new[1]).step.as_deref().cloned().unwrap();
+    let step = app.session.run.engine.tree().node(new[1]).step.as_deref().cloned().unwrap();
     assert_eq!(
         step.action,
         Some(crate::engine::ToolRequest { name: "search".into(), arg: "Tessel River".into() }),
@@ -1309,8 +1324,8 @@ fn a_react_edit_popup_wraps_and_the_sim_agent_follows_the_edited_thought() {
     settle_react(&mut app, fx, &mut tools);
     let new = edited_from(&app, step2);
     assert_eq!(new.len(), 3);
-    let again = app.run.engine.tree().node(new[2]).step.as_deref().cloned().unwrap();
-    assert_eq!(again.action, app.run.engine.tree().node(step2).step.as_ref().unwrap().action);
+    let again = app.session.run.engine.tree().node(new[2]).step.as_deref().cloned().unwrap();
+    assert_eq!(again.action, app.session.run.engine.tree().node(step2).step.as_ref().unwrap().action);
 }
 
 /// A tree search's edit popup says the edit becomes a sibling and is evaluated.
@@ -1373,9 +1388,9 @@ fn new_input_prompts_and_errors_speak_the_task() {
         assert_eq!(app.message.as_deref(), Some(message), "{typed:?}");
     }
     app.answer(Prompting::NewInput, "3");
-    assert_eq!(app.header.index, Some(3));
+    assert_eq!(app.session.header.index, Some(3));
     app.answer(Prompting::NewInput, "Who founded the University of Marrowick?");
-    assert_eq!(app.header.input, "Who founded the University of Marrowick?");
+    assert_eq!(app.session.header.input, "Who founded the University of Marrowick?");
 }
 
 /// Demos open at the start on their first caption, titled, and the caption box shows it.
@@ -1384,12 +1399,12 @@ fn demos_open_at_their_first_caption_with_title_and_description() {
     let dir = tempfile::tempdir().unwrap();
     for (i, demo) in crate::demos::DEMOS.iter().enumerate() {
         let mut app = demo_opened(dir.path(), i);
-        assert_eq!(app.replay.as_ref().unwrap().cursor, 0, "{} opens at the start", demo.file);
+        assert_eq!(app.session.replay.as_ref().unwrap().cursor, 0, "{} opens at the start", demo.file);
         let (caption, k, n) = app.caption().expect("a caption at the start");
         assert_eq!((k, caption.at), (1, 0));
         assert!(n >= 3, "{}: {n} captions", demo.file);
         assert_eq!(caption.title.as_deref(), Some(demo.title));
-        let note = app.header.note.clone().unwrap();
+        let note = app.session.header.note.clone().unwrap();
         assert!(caption.text.contains(&note), "the description is told: {}", caption.text);
         let screen = render(&mut app, 160, 45);
         assert!(screen.contains(demo.title), "{screen}");
@@ -1403,37 +1418,37 @@ fn demos_open_at_their_first_caption_with_title_and_description() {
 fn the_timeline_moves_by_search_step_and_by_caption() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = demo_opened(dir.path(), 0);
-    let total = app.replay.as_ref().unwrap().total;
+    let total = app.session.replay.as_ref().unwrap().total;
     assert!(total > 80);
     // Each `]` lands after a step's last reply: the step's beam selection is in.
     act(&mut app, Action::ReplayStepForward);
-    let after_one = app.replay.as_ref().unwrap().cursor;
+    let after_one = app.session.replay.as_ref().unwrap().cursor;
     assert!(after_one > 1 && after_one < total, "{after_one}");
-    let selected = |app: &App| app.events.iter().filter(|e| matches!(e, Event::Selected { .. })).count();
+    let selected = |app: &App| app.session.events.iter().filter(|e| matches!(e, Event::Selected { .. })).count();
     assert_eq!(selected(&app), 1, "one step done at {after_one}");
     let mut presses = 1;
-    while app.replay.as_ref().unwrap().cursor < total {
+    while app.session.replay.as_ref().unwrap().cursor < total {
         act(&mut app, Action::ReplayStepForward);
         presses += 1;
         assert!(presses < 10, "the end in a handful of steps");
     }
     assert_eq!(selected(&app), 4);
     act(&mut app, Action::ReplayStepBack);
-    assert!(app.replay.as_ref().unwrap().cursor < total);
+    assert!(app.session.replay.as_ref().unwrap().cursor < total);
     act(&mut app, Action::ReplayStart);
-    assert_eq!(app.replay.as_ref().unwrap().cursor, 0);
+    assert_eq!(app.session.replay.as_ref().unwrap().cursor, 0);
     // `}` walks the captions one by one; `{` comes back.
     let n = app.caption().unwrap().2;
     for k in 2..=n {
         act(&mut app, Action::ReplayMarkForward);
-        assert_eq!(app.caption().unwrap().1, k, "caption {k} at input {}", app.replay.as_ref().unwrap().cursor);
+        assert_eq!(app.caption().unwrap().1, k, "caption {k} at input {}", app.session.replay.as_ref().unwrap().cursor);
     }
     act(&mut app, Action::ReplayMarkBack);
     assert_eq!(app.caption().unwrap().1, n - 1);
     // One input at a time is still there.
-    let at = app.replay.as_ref().unwrap().cursor;
+    let at = app.session.replay.as_ref().unwrap().cursor;
     act(&mut app, Action::ReplayForward);
-    assert_eq!(app.replay.as_ref().unwrap().cursor, at + 1);
+    assert_eq!(app.session.replay.as_ref().unwrap().cursor, at + 1);
 }
 
 /// `}` stops at what a person did (demo 3: the edit and the continue), each with its caption.
@@ -1441,7 +1456,7 @@ fn the_timeline_moves_by_search_step_and_by_caption() {
 fn the_timeline_stops_at_human_actions() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = demo_opened(dir.path(), 2);
-    let session = Arc::clone(&app.replay.as_ref().unwrap().session);
+    let session = Arc::clone(&app.session.replay.as_ref().unwrap().session);
     let edit_at = session
         .records
         .iter()
@@ -1451,9 +1466,9 @@ fn the_timeline_stops_at_human_actions() {
         })
         .unwrap();
     let mut stops = Vec::new();
-    while app.replay.as_ref().unwrap().cursor < app.replay.as_ref().unwrap().total {
+    while app.session.replay.as_ref().unwrap().cursor < app.session.replay.as_ref().unwrap().total {
         act(&mut app, Action::ReplayMarkForward);
-        stops.push(app.replay.as_ref().unwrap().cursor);
+        stops.push(app.session.replay.as_ref().unwrap().cursor);
     }
     assert!(stops.contains(&(edit_at + 1)), "{stops:?} stops right after the edit at {edit_at}");
     app.seek(edit_at + 1);
@@ -1558,7 +1573,8 @@ fn expected_glyph(status: &NodeStatus) -> &'static str {
 /// Every node of the engine's tree is on a row of the tree pane (nothing was collapsed
 /// by hand), with the mark of its status in the engine.
 fn assert_tree_pane_matches_engine(app: &mut App, after: &str) {
-    let nodes: Vec<(NodeId, NodeStatus)> = app.run.engine.tree().nodes().map(|n| (n.id, n.status.clone())).collect();
+    let nodes: Vec<(NodeId, NodeStatus)> =
+        app.session.run.engine.tree().nodes().map(|n| (n.id, n.status.clone())).collect();
     let rows = pane_rows(app, Pane::Tree, 220, nodes.len() as u16 + 30);
     for (id, status) in nodes {
         let mark = format!("{} {id} ", expected_glyph(&status));
@@ -1585,22 +1601,22 @@ fn the_selection_stays_where_the_person_put_it_and_follow_tracks_the_newest() {
     act(&mut app, Action::Step);
     act(&mut app, Action::Step);
     assert!(app.following(), "following at the start");
-    assert_eq!(app.selected(), NodeId(app.run.engine.tree().len() - 1), "the newest node while following");
+    assert_eq!(app.selected(), NodeId(app.session.run.engine.tree().len() - 1), "the newest node while following");
     // The person picks #2; stepping does not take it away.
     select_by_hand(&mut app, NodeId(2));
     assert!(!app.following(), "moving the selection stops following");
     act(&mut app, Action::Step);
-    assert!(app.run.engine.tree().len() > 10);
+    assert!(app.session.run.engine.tree().len() > 10);
     assert_eq!(app.selected(), NodeId(2), "the selection stayed on #2");
     let rows = pane_rows(&mut app, Pane::Detail, 160, 45);
     assert!(rows[0].starts_with("#2 "), "the detail pane shows #2: {rows:?}");
     // F follows again: at once the newest node, and after each step the new newest.
     act(&mut app, Action::ToggleFollow);
     assert!(app.following());
-    assert_eq!(app.selected(), NodeId(app.run.engine.tree().len() - 1));
+    assert_eq!(app.selected(), NodeId(app.session.run.engine.tree().len() - 1));
     assert!(render(&mut app, 160, 45).contains("nodes · following"), "the tree pane's title says so");
     act(&mut app, Action::Step);
-    assert_eq!(app.selected(), NodeId(app.run.engine.tree().len() - 1));
+    assert_eq!(app.selected(), NodeId(app.session.run.engine.tree().len() - 1));
     act(&mut app, Action::ToggleFollow);
     assert!(!app.following());
     // The key is in the keymap.
@@ -1614,17 +1630,17 @@ fn a_finished_run_and_a_demo_at_its_end_land_on_the_answer() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = live(dir.path(), Params::default());
     act(&mut app, Action::RunPause);
-    let outcome = app.run.engine.outcome().cloned().expect("finished");
+    let outcome = app.session.run.engine.outcome().cloned().expect("finished");
     let selected = app.selected();
     assert!(outcome.finals.contains(&selected), "{selected} is a final state of {:?}", outcome.finals);
     if outcome.solved_any {
-        assert_eq!(app.run.engine.tree().node(selected).status, NodeStatus::Solution);
+        assert_eq!(app.session.run.engine.tree().node(selected).status, NodeStatus::Solution);
     }
-    assert_ne!(selected, NodeId(app.run.engine.tree().len() - 1), "not simply the last node made");
+    assert_ne!(selected, NodeId(app.session.run.engine.tree().len() - 1), "not simply the last node made");
     // Each demo opens at its end on its solution.
     for which in 0..crate::demos::DEMOS.len() {
         let app = demo_replay(dir.path(), which);
-        let tree = app.run.engine.tree();
+        let tree = app.session.run.engine.tree();
         assert_eq!(tree.node(app.selected()).status, NodeStatus::Solution, "demo {}", which + 1);
     }
     // A person who moved the selection keeps it when the run ends.
@@ -1642,16 +1658,16 @@ fn every_command_leaves_the_tree_pane_agreeing_with_the_engine() {
     act(&mut app, Action::Step);
     act(&mut app, Action::Step);
     assert_tree_pane_matches_engine(&mut app, "two steps");
-    let tree = app.run.engine.tree();
+    let tree = app.session.run.engine.tree();
     let dropped = tree.nodes().find(|n| matches!(n.status, NodeStatus::Dropped(_))).expect("a dropped state").id;
     let kept: Vec<NodeId> = tree.nodes().filter(|n| n.status == NodeStatus::Frontier).map(|n| n.id).collect();
 
     // x on a dropped node: its new children show, evaluated, and its mark is the engine's.
     select_by_hand(&mut app, dropped);
     act(&mut app, Action::Expand);
-    let children = app.run.engine.tree().node(dropped).children.clone();
+    let children = app.session.run.engine.tree().node(dropped).children.clone();
     assert!(!children.is_empty(), "the expansion made children");
-    assert!(children.iter().all(|&c| app.run.engine.tree().node(c).score.is_some()), "and evaluated them");
+    assert!(children.iter().all(|&c| app.session.run.engine.tree().node(c).score.is_some()), "and evaluated them");
     assert_eq!(app.selected(), dropped, "the selection stays on the expanded node");
     assert_tree_pane_matches_engine(&mut app, "expanding a dropped node");
 
@@ -1667,17 +1683,20 @@ fn every_command_leaves_the_tree_pane_agreeing_with_the_engine() {
     assert_tree_pane_matches_engine(&mut app, "backtrack");
     let effects = app.submit_edit(kept[1], "10 - 4 = 6 (left: 5 6 6)".into());
     settle(&mut app, effects);
-    assert!(matches!(app.run.engine.tree().node(app.selected()).origin, Origin::Human { .. }), "the edit is selected");
+    assert!(
+        matches!(app.session.run.engine.tree().node(app.selected()).origin, Origin::Human { .. }),
+        "the edit is selected"
+    );
     assert_tree_pane_matches_engine(&mut app, "edit");
     select_by_hand(&mut app, kept[1]);
     act(&mut app, Action::Reevaluate);
     assert_tree_pane_matches_engine(&mut app, "re-evaluate");
     let dropped =
-        app.run.engine.tree().nodes().filter(|n| matches!(n.status, NodeStatus::Dropped(_))).last().unwrap().id;
+        app.session.run.engine.tree().nodes().filter(|n| matches!(n.status, NodeStatus::Dropped(_))).last().unwrap().id;
     select_by_hand(&mut app, dropped);
     act(&mut app, Action::Continue);
     act(&mut app, Action::Step);
-    assert!(!app.run.engine.tree().node(dropped).children.is_empty(), "the search went on from {dropped}");
+    assert!(!app.session.run.engine.tree().node(dropped).children.is_empty(), "the search went on from {dropped}");
     assert_tree_pane_matches_engine(&mut app, "continue");
     act(&mut app, Action::RunPause);
     assert_tree_pane_matches_engine(&mut app, "the end of the run");
@@ -1696,15 +1715,15 @@ fn continue_on_a_react_step_shows_the_new_branch() {
     let mut app = App::live(s, &problem, Keymap::default(), ThemeSet::default(), "dark");
     let fx = app.handle_action(Action::RunPause);
     settle_react(&mut app, fx, &mut tools);
-    assert!(app.run.engine.is_finished());
-    let step2 = app.run.engine.tree().nodes().find(|n| n.depth == 2).unwrap().id;
+    assert!(app.session.run.engine.is_finished());
+    let step2 = app.session.run.engine.tree().nodes().find(|n| n.depth == 2).unwrap().id;
     select_by_hand(&mut app, step2);
-    let before = app.run.engine.tree().len();
+    let before = app.session.run.engine.tree().len();
     let fx = app.handle_action(Action::Continue);
     settle_react(&mut app, fx, &mut tools);
     let fx = app.handle_action(Action::Step);
     settle_react(&mut app, fx, &mut tools);
-    assert!(app.run.engine.tree().len() > before, "continuing made a new branch");
+    assert!(app.session.run.engine.tree().len() > before, "continuing made a new branch");
     assert_eq!(app.selected(), step2);
     assert_tree_pane_matches_engine(&mut app, "continue on a ReAct step");
 }
@@ -1752,6 +1771,7 @@ fn the_transcript_wraps_long_observations_at_80x24() {
     settle_react(&mut app, fx, &mut tools);
     // The step with the longest observation: its last word is on screen.
     let (node, observation) = app
+        .session
         .run
         .engine
         .tree()
@@ -1837,7 +1857,7 @@ fn a_node_closed_by_hand_stays_closed_while_new_children_show_elsewhere() {
     for _ in 0..3 {
         act(&mut app, Action::Step);
     }
-    let tree = app.run.engine.tree();
+    let tree = app.session.run.engine.tree();
     let kept = tree.nodes().find(|n| n.depth == 1 && !n.children.is_empty()).expect("an expanded state").id;
     let hidden = tree.node(kept).children.clone();
     let dropped = tree.nodes().find(|n| matches!(n.status, NodeStatus::Dropped(_))).expect("a dropped state").id;
@@ -1846,7 +1866,7 @@ fn a_node_closed_by_hand_stays_closed_while_new_children_show_elsewhere() {
     act(&mut app, Action::Left);
     select(&mut app, dropped);
     act(&mut app, Action::Expand);
-    let made = app.run.engine.tree().node(dropped).children.clone();
+    let made = app.session.run.engine.tree().node(dropped).children.clone();
     assert!(!made.is_empty());
     let rows = pane_rows(&mut app, Pane::Tree, 220, 80).join("\n");
     for id in made {
@@ -1916,7 +1936,7 @@ fn beam_split(app: &mut App) -> (Vec<NodeId>, Vec<NodeId>) {
         rows.iter()
             .map(|r| {
                 let id = row_node(r).unwrap_or_else(|| panic!("not a node row: {r:?}"));
-                let glyph = ui::tree::status_glyph(app.run.engine.tree().node(id));
+                let glyph = ui::tree::status_glyph(app.session.run.engine.tree().node(id));
                 assert!(r.trim_start().starts_with(glyph), "{id} is marked {glyph} in the engine: {r:?}");
                 id
             })
@@ -1935,7 +1955,8 @@ fn the_scores_pane_agrees_with_the_engine_after_prune_and_backtrack() {
     act(&mut app, Action::Step);
     act(&mut app, Action::Step);
     let frontier = |app: &App, depth: usize| -> std::collections::BTreeSet<NodeId> {
-        app.run
+        app.session
+            .run
             .engine
             .tree()
             .nodes()
@@ -1950,7 +1971,7 @@ fn the_scores_pane_agrees_with_the_engine_after_prune_and_backtrack() {
     let best = kept[0];
     select(&mut app, best);
     act(&mut app, Action::Prune);
-    assert_eq!(app.run.engine.tree().node(best).status, NodeStatus::Pruned);
+    assert_eq!(app.session.run.engine.tree().node(best).status, NodeStatus::Pruned);
     let (kept, after) = beam_split(&mut app);
     assert_eq!(kept.len(), 4, "four states are left in the beam");
     assert_eq!(kept.iter().copied().collect::<std::collections::BTreeSet<_>>(), frontier(&app, 1));
@@ -1960,6 +1981,7 @@ fn the_scores_pane_agrees_with_the_engine_after_prune_and_backtrack() {
     act(&mut app, Action::Step);
     act(&mut app, Action::Step);
     let expanded: std::collections::BTreeSet<NodeId> = app
+        .session
         .run
         .engine
         .tree()
@@ -1971,7 +1993,7 @@ fn the_scores_pane_agrees_with_the_engine_after_prune_and_backtrack() {
     // Backtrack: the new beam is what the engine keeps now, the old one is marked dropped.
     let (old, _) = beam_split(&mut app);
     act(&mut app, Action::Backtrack);
-    assert!(app.events.iter().any(|e| matches!(e, Event::Backtracked { .. })));
+    assert!(app.session.events.iter().any(|e| matches!(e, Event::Backtracked { .. })));
     let (kept, after) = beam_split(&mut app);
     assert_eq!(kept.iter().copied().collect::<std::collections::BTreeSet<_>>(), frontier(&app, 2));
     assert!(kept.iter().all(|id| !old.contains(id)), "the old beam left: {kept:?} vs {old:?}");
@@ -2010,13 +2032,13 @@ fn the_scores_pane_scrolls_counts_and_tells_invalid_from_pending() {
     assert!(!invalid.is_empty() && !pending.is_empty(), "{invalid:?} {pending:?}");
     // A long thought is shown whole when the pane is wide enough.
     let long = "4 * 6 = 24 (left: 24), then 24 is reached";
-    app.run.engine.core.tree.node_mut(pending[0]).thought = long.into();
+    app.session.run.engine.core.tree.node_mut(pending[0]).thought = long.into();
     let (rows, title) = score_rows(&mut app, 160, 50);
     assert_eq!(rows.iter().filter(|r| row_node(r).is_some()).count(), n, "every candidate has a row: {rows:#?}");
     assert!(title.contains(&format!(" of {n}")), "the title counts what is shown: {title}");
     for row in &rows {
         let Some(id) = row_node(row) else { continue };
-        let node = app.run.engine.tree().node(id);
+        let node = app.session.run.engine.tree().node(id);
         if invalid.contains(&id) {
             assert!(row.trim_start().starts_with('✗') && !row.contains('…'), "invalid: {row:?}");
         } else if pending.contains(&id) {
@@ -2062,17 +2084,17 @@ fn cot_sc_shows_its_vote_in_the_tree_and_the_scores_pane() {
     assert!(rows[0].contains("waiting for 21 samples"), "{rows:?}");
     assert!(title.contains("vote"), "{title}");
     act(&mut app, Action::RunPause);
-    assert!(app.run.engine.is_finished());
-    let votes = app.run.engine.view().votes.expect("cot-sc has a vote");
+    assert!(app.session.run.engine.is_finished());
+    let votes = app.session.run.engine.view().votes.expect("cot-sc has a vote");
     assert_eq!(votes.samples, 21);
     let majority = votes.tallies[0].clone();
-    let answer = app.run.engine.outcome().and_then(|o| o.answer.clone()).unwrap();
-    assert_eq!(majority.answer, app.run.engine.core.task.answer_key(&answer));
+    let answer = app.session.run.engine.outcome().and_then(|o| o.answer.clone()).unwrap();
+    assert_eq!(majority.answer, app.session.run.engine.core.task.answer_key(&answer));
     assert!(votes.tallies.windows(2).all(|w| w[0].votes >= w[1].votes));
     let screen = render(&mut app, 160, 50);
     assert!(!screen.contains("no evaluations yet"), "{screen}");
     // The tree: every sample by its answer.
-    let tree = app.run.engine.tree();
+    let tree = app.session.run.engine.tree();
     for &(id, ref a) in &votes.answers {
         assert!(screen.contains(&format!("{id} answer: {a}")), "{id} answer: {a}\n{screen}");
         assert_eq!(tree.node(id).parent, Some(NodeId(0)));
@@ -2134,14 +2156,14 @@ fn cot_sc_react_draws_the_majority_threshold() {
 /// Snapshot the whole screen at 80×24 and 160×45 after a command, asserting the
 /// header shows the method, the mode and (when finished) the outcome.
 fn snapshot_scenario(app: &mut App, name: &str, mode: &str) {
-    let method = app.header.params.method.label().to_string();
+    let method = app.session.header.params.method.label().to_string();
     for (w, h) in [(80u16, 24u16), (160, 45)] {
         let screen = render(app, w, h);
         let header: String = screen.lines().take(2).collect::<Vec<_>>().join("\n");
         assert!(header.contains(&method), "{name} {w}x{h}: no method in the header\n{header}");
         assert!(header.contains(mode), "{name} {w}x{h}: mode {mode:?} not in the header\n{header}");
-        if let Some(o) = app.run.engine.outcome() {
-            let verdict = ui::outcome::Verdict::of(o, &app.run.engine);
+        if let Some(o) = app.session.run.engine.outcome() {
+            let verdict = ui::outcome::Verdict::of(o, &app.session.run.engine);
             let outcome = format!("{} {}", verdict.glyph(), verdict.word());
             assert!(header.contains(&outcome), "{name} {w}x{h}: outcome not in the header\n{header}");
         }
@@ -2160,7 +2182,7 @@ fn snapshots_of_the_panes_after_each_command() {
     act(&mut app, Action::Step);
     act(&mut app, Action::Step);
     snapshot_scenario(&mut app, "bfs_step", "PAUSED");
-    let kept = app.run.engine.tree().nodes().find(|n| n.status == NodeStatus::Frontier).unwrap().id;
+    let kept = app.session.run.engine.tree().nodes().find(|n| n.status == NodeStatus::Frontier).unwrap().id;
     select(&mut app, kept);
     act(&mut app, Action::Prune);
     snapshot_scenario(&mut app, "bfs_prune", "PAUSED");
@@ -2181,7 +2203,7 @@ fn snapshots_of_the_panes_after_each_command() {
     // qa-demo ReAct, finished, then an edit of its second step open.
     let (mut app, _tools) = react_on_qa_demo(dir.path());
     snapshot_scenario(&mut app, "react_finish", "FINISHED");
-    let step2 = app.run.engine.tree().nodes().find(|n| n.depth == 2).unwrap().id;
+    let step2 = app.session.run.engine.tree().nodes().find(|n| n.depth == 2).unwrap().id;
     select(&mut app, step2);
     app.handle_action(Action::Edit);
     snapshot_scenario(&mut app, "react_edit", "FINISHED");
@@ -2248,7 +2270,7 @@ fn self_refine_shows_rounds_with_their_feedback_and_edits_it() {
     act(&mut app, Action::Step);
     act(&mut app, Action::Step);
     let attempt = NodeId(1);
-    let node = app.run.engine.tree().node(attempt).clone();
+    let node = app.session.run.engine.tree().node(attempt).clone();
     assert!(node.note("feedback").is_some(), "two steps: an answer and its feedback");
     select(&mut app, attempt);
     app.view.focus = Pane::Detail;
@@ -2270,7 +2292,7 @@ fn self_refine_shows_rounds_with_their_feedback_and_edits_it() {
     let fx = app.submit_edit(attempt, edited);
     settle(&mut app, fx);
     act(&mut app, Action::Step);
-    let refine = app.run.engine.core.calls.values().last().unwrap();
+    let refine = app.session.run.engine.core.calls.values().last().unwrap();
     assert_eq!(refine.request.purpose, crate::engine::Purpose::Refine);
     assert_eq!(refine.request.context["feedback"], "Multiply 5 by 6 first.\nVERDICT: incorrect");
     assert_eq!(refine.node, attempt);
@@ -2282,7 +2304,7 @@ fn star_jumps_to_the_best_valued_state_even_when_a_solution_is_elsewhere() {
     let mut app = live(dir.path(), Params::default().with("breadth", 3));
     act(&mut app, Action::Step);
     act(&mut app, Action::Step);
-    let tree = app.run.engine.tree();
+    let tree = app.session.run.engine.tree();
     let depth = tree.nodes().filter(|n| n.score.is_some()).map(|n| n.depth).max().unwrap();
     let mut level: Vec<(f64, NodeId)> =
         tree.nodes().filter(|n| n.depth == depth).filter_map(|n| n.score.as_ref().map(|s| (s.value, n.id))).collect();
@@ -2290,7 +2312,7 @@ fn star_jumps_to_the_best_valued_state_even_when_a_solution_is_elsewhere() {
     let (best, worst) = (level[0], *level.last().unwrap());
     assert!(best.0 > worst.0, "the level has different values: {level:?}");
     // A solution that is not the best-valued state.
-    app.run.engine.core.tree.node_mut(worst.1).status = NodeStatus::Solution;
+    app.session.run.engine.core.tree.node_mut(worst.1).status = NodeStatus::Solution;
     act(&mut app, Action::JumpBest);
     assert_eq!(app.selected(), best.1, "* is the best-valued state; n goes to solutions");
     act(&mut app, Action::NextSolution);

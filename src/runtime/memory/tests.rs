@@ -344,14 +344,14 @@ fn the_explorers_live_runs_load_the_memory_when_they_start_and_save_it_when_they
         limits: Default::default(),
     };
     let mut app = App::live(setup.clone(), &problem, Keymap::default(), ThemeSet::default(), "dark");
-    let snapshot = app.header.memory.clone().expect("the run's header holds the memory");
+    let snapshot = app.session.header.memory.clone().expect("the run's header holds the memory");
     assert_eq!((snapshot.name.as_str(), &snapshot.memory), (name, &memory), "loaded as it stands, not the template");
-    assert_eq!(app.run.engine.memory(), Some(&memory));
+    assert_eq!(app.session.run.engine.memory(), Some(&memory));
     let recorded = Session::load(&app.session_path().expect("recording")).expect("loads");
-    assert_eq!(recorded.header.memory, app.header.memory);
+    assert_eq!(recorded.header.memory, app.session.header.memory);
 
     let pin = MemoryChange::Edit { id, content: None, confidence: None, pinned: Some(true) };
-    app.run.feed(Input::command(Command::Memory { change: pin }), None);
+    app.session.run.feed(Input::command(Command::Memory { change: pin }), None);
     app.finish_recording();
     let stored = load_for(&mut store(&data), name).expect("loads");
     assert!(stored.entry(id).expect("entry").pinned, "saved when the run ended");
@@ -359,12 +359,12 @@ fn the_explorers_live_runs_load_the_memory_when_they_start_and_save_it_when_they
     store(&data).update(name, |m| Ok(m.remove(id)?)).expect("remove by hand");
     app.finish_recording();
     assert!(load_for(&mut store(&data), name).expect("loads").is_empty());
-    assert!(app.run.memory_error.is_none());
+    assert!(app.session.run.memory_error.is_none());
 
     // A broken file: the next run says so and keeps no memory.
     std::fs::write(data.join(format!("memory/{name}.json")), "{}").expect("break it");
     let app = App::live(setup, &problem, Keymap::default(), ThemeSet::default(), "dark");
-    assert!(app.header.memory.is_none() && app.run.engine.memory().is_none());
+    assert!(app.session.header.memory.is_none() && app.session.run.engine.memory().is_none());
     let message = app.message.clone().unwrap_or_default();
     assert!(message.contains("cannot read memory explorer-study") && message.contains("keeps no memory"), "{message}");
 }

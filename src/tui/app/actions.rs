@@ -4,7 +4,7 @@ use super::*;
 
 impl App {
     pub(super) fn command(&mut self, command: Command) -> Vec<Effect> {
-        if self.replay.is_some() {
+        if self.session.replay.is_some() {
             self.message = Some("this is a read-only replay: press f to fork a live run from here".into());
             self.touch();
             return Vec::new();
@@ -114,7 +114,7 @@ impl App {
     /// the edit would seem to do nothing). A changed action is kept and run.
     pub(super) fn edited_text(&self, node: NodeId, lines: &[String]) -> String {
         let text = lines.join("\n");
-        let Some(step) = &self.run.engine.tree().node(node).step else { return text };
+        let Some(step) = &self.session.run.engine.tree().node(node).step else { return text };
         let starts = |l: &str, word: &str| l.trim_start().to_lowercase().starts_with(word);
         let is_action = |l: &str| starts(l, "action");
         // The popup shows the thought and action lines (observations come from the tool).
@@ -135,10 +135,10 @@ impl App {
 
     /// An edit from the popup (also used by tests and scripts).
     pub fn submit_edit(&mut self, node: NodeId, text: String) -> Vec<Effect> {
-        let before = self.run.engine.tree().len();
+        let before = self.session.run.engine.tree().len();
         let effects = self.command(Command::Edit { node, text });
         // The person's own new thought is what they look at next.
-        let tree = self.run.engine.tree();
+        let tree = self.session.run.engine.tree();
         let edited = (before..tree.len())
             .map(NodeId)
             .find(|&n| matches!(tree.node(n).origin, Origin::Human { edited_from: Some(from) } if from == node));
@@ -164,7 +164,7 @@ impl App {
             },
             Prompting::SaveAs => {
                 let path = PathBuf::from(text);
-                self.message = Some(match self.run.writer_mut() {
+                self.message = Some(match self.session.run.writer_mut() {
                     Some(w) => match w.save_as(&path) {
                         Ok(()) => format!("saved; recording continues in {}", short_path(&path)),
                         Err(e) => format!("could not save: {e}"),
@@ -227,7 +227,7 @@ impl App {
             MouseEventKind::Down(MouseButton::Left) => {
                 if let Some(p) = pane {
                     self.view.focus = p;
-                    if p == Pane::Tree && self.tree.state.click_at(at, self.run.engine.tree()) {
+                    if p == Pane::Tree && self.tree.state.click_at(at, self.session.run.engine.tree()) {
                         self.tree.stop_following();
                         self.selection_moved();
                     }
@@ -274,16 +274,16 @@ impl App {
             // Stepping and running leave the selection where the person put it (see `toggle_follow`).
             Action::Step => self.command(Command::Step { n: 1 }),
             Action::RunPause => {
-                let running = matches!(self.run.engine.mode(), crate::engine::RunMode::Running);
+                let running = matches!(self.session.run.engine.mode(), crate::engine::RunMode::Running);
                 self.command(if running { Command::Pause } else { Command::Run })
             }
             Action::Prune => {
-                let pruned = self.run.engine.tree().node(node).status == NodeStatus::Pruned;
+                let pruned = self.session.run.engine.tree().node(node).status == NodeStatus::Pruned;
                 self.command(if pruned { Command::Unprune { node } } else { Command::Prune { node } })
             }
             Action::Edit => self.open_edit(node),
             Action::Backtrack => {
-                let causes = self.run.engine.view().backtrack_causes;
+                let causes = self.session.run.engine.view().backtrack_causes;
                 self.backtrack_asking(causes)
             }
             Action::Expand => self.command(Command::Expand { node }),
@@ -314,7 +314,7 @@ impl App {
         match action {
             Action::NewInput => self.new_input_popup(),
             Action::Restart => {
-                let problem = Problem { index: self.header.index, input: self.header.input.clone() };
+                let problem = Problem { index: self.session.header.index, input: self.session.header.input.clone() };
                 self.start(problem);
                 self.say_recording();
             }
@@ -329,9 +329,9 @@ impl App {
                     self.scroll(how)
                 }
             }
-            Action::Left => self.tree.left(self.run.engine.tree()),
+            Action::Left => self.tree.left(self.session.run.engine.tree()),
             Action::Right => self.tree.right(node),
-            Action::ToggleCollapse => self.tree.toggle(node, self.run.engine.tree()),
+            Action::ToggleCollapse => self.tree.toggle(node, self.session.run.engine.tree()),
             Action::JumpBest => {
                 self.tree.stop_following();
                 if let Some(best) = self.best_node() {
@@ -402,7 +402,7 @@ impl App {
     /// `e`: the edit popup over the selected node's thought (in a replay, a pause first:
     /// the replay is forked when the edit is submitted).
     fn open_edit(&mut self, node: NodeId) -> Vec<Effect> {
-        if self.replay.is_some() {
+        if self.session.replay.is_some() {
             return self.command(Command::Pause);
         }
         if node == NodeId(0) {
@@ -427,8 +427,8 @@ impl App {
 
     /// What the edit popup holds for `node`, line by line.
     pub(super) fn edit_lines(&self, node: NodeId) -> Vec<String> {
-        let n = self.run.engine.tree().node(node);
-        let react = self.header.params.method.has_react_steps();
+        let n = self.session.run.engine.tree().node(node);
+        let react = self.session.header.params.method.has_react_steps();
         match n.step.as_deref() {
             // A ReAct step: its own thought and action (the observation comes from the
             // tool, and a bad call's observation restates the format: none of it is the step's).
@@ -461,7 +461,7 @@ impl App {
     pub(super) fn next_solution(&mut self, node: NodeId) {
         self.tree.stop_following();
         let solutions: Vec<NodeId> =
-            self.run.engine.tree().nodes().filter(|n| n.status == NodeStatus::Solution).map(|n| n.id).collect();
+            self.session.run.engine.tree().nodes().filter(|n| n.status == NodeStatus::Solution).map(|n| n.id).collect();
         match solutions.iter().find(|&&s| s > node).or(solutions.first()) {
             Some(&s) => self.select(s),
             None => self.message = Some("no solution yet".into()),
@@ -472,8 +472,8 @@ impl App {
         self.tree.set_following(!self.tree.following());
         if self.tree.following() {
             // Catch up at once: the newest node, or the answer of a finished search.
-            let newest = NodeId(self.run.engine.tree().len().saturating_sub(1));
-            let target = if self.run.engine.outcome().is_some() { self.landing() } else { None };
+            let newest = NodeId(self.session.run.engine.tree().len().saturating_sub(1));
+            let target = if self.session.run.engine.outcome().is_some() { self.landing() } else { None };
             self.select(target.unwrap_or(newest));
             self.message = Some("following the newest node (moving the selection stops it)".into());
         } else {
@@ -483,7 +483,7 @@ impl App {
 
     /// `P` (stopping at each caption) or `N` (through them); either stops playing.
     pub(super) fn toggle_play(&mut self, nonstop: bool) {
-        match self.replay.as_mut() {
+        match self.session.replay.as_mut() {
             Some(r) => {
                 if !r.playing && r.cursor >= r.total {
                     r.cursor = 0;
@@ -497,7 +497,7 @@ impl App {
     }
 
     fn replay_speed(&mut self, faster: bool) {
-        if let Some(r) = self.replay.as_mut() {
+        if let Some(r) = self.session.replay.as_mut() {
             r.speed = if faster { (r.speed * 2.0).min(MAX_PLAY_SPEED) } else { (r.speed / 2.0).max(0.25) };
             self.message = Some(format!("replay speed {} steps/s", r.speed));
         }

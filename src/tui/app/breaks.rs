@@ -26,8 +26,8 @@ impl App {
     /// The breakpoints the list shows: the live engine's, or the replay's own.
     pub fn breakpoint_texts(&self) -> Vec<String> {
         match &self.session.replay_breaks {
-            Some(list) if self.replay.is_some() => list.iter().map(Breakpoint::text).collect(),
-            _ => self.run.engine.breakpoints().iter().map(Breakpoint::text).collect(),
+            Some(list) if self.session.replay.is_some() => list.iter().map(Breakpoint::text).collect(),
+            _ => self.session.run.engine.breakpoints().iter().map(Breakpoint::text).collect(),
         }
     }
 
@@ -38,15 +38,15 @@ impl App {
 
     /// A breakpoint fired: select its node, stop following, and say which and why.
     pub(super) fn show_break(&mut self, hit: &Hit, count: usize) {
-        if let Some(node) = hit.node.filter(|n| self.run.engine.tree().contains(*n)) {
+        if let Some(node) = hit.node.filter(|n| self.session.run.engine.tree().contains(*n)) {
             self.tree.stop_following();
             self.select(node);
         }
         let more = if count > 1 { format!(" (+{} more)", count - 1) } else { String::new() };
         // A run that finished with this input is finished, not paused.
-        let what = if self.replay.is_some() {
+        let what = if self.session.replay.is_some() {
             "stopped"
-        } else if self.run.engine.is_finished() {
+        } else if self.session.run.engine.is_finished() {
             "finished"
         } else {
             "paused"
@@ -70,7 +70,7 @@ impl App {
 
     /// A command's calls joined those a breakpoint held: say so, and which keys send them.
     pub(super) fn show_held_back(&mut self, joined: usize) {
-        let held = self.run.held().len();
+        let held = self.session.run.held().len();
         let key = |action: Action, name: &str| self.keymap.key_hint(action).unwrap_or_else(|| name.to_string());
         let (run, step) = (key(Action::RunPause, "run_pause"), key(Action::Step, "step"));
         let calls = if joined == 1 { "1 new call waits".to_string() } else { format!("{joined} new calls wait") };
@@ -80,7 +80,7 @@ impl App {
 
     /// Make `items` the breakpoints: a command in a live run, the replay's own list in a replay.
     fn set_breakpoints(&mut self, items: Vec<String>) -> Vec<Effect> {
-        if self.replay.is_some() {
+        if self.session.replay.is_some() {
             match Breakpoint::parse_all(&items) {
                 Ok(list) => {
                     self.session.set_replay_breaks(Some(list));
@@ -161,7 +161,7 @@ impl App {
     /// replay's breakpoints fires (computed once per list, walking a second cursor).
     fn replay_break_marks(&mut self) -> &BreakMarks {
         if self.session.break_marks.is_none() {
-            let marks = match (&self.replay, &self.session.replay_breaks) {
+            let marks = match (&self.session.replay, &self.session.replay_breaks) {
                 (Some(r), Some(list)) if list.iter().any(|b| b.enabled) => {
                     walk_breaks(&r.session, self.session.setup.prompts.as_deref(), list)
                 }

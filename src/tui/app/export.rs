@@ -34,7 +34,7 @@ impl App {
         let session = self.session_path()?;
         let dir = session.parent().map(Path::to_path_buf).unwrap_or_default();
         let stem = session.file_stem()?.to_string_lossy().into_owned();
-        let at = self.replay.as_ref().filter(|r| r.cursor < r.total).map(|r| format!("-at{}", r.cursor));
+        let at = self.session.replay.as_ref().filter(|r| r.cursor < r.total).map(|r| format!("-at{}", r.cursor));
         Some(unique_path(&dir, &format!("{stem}{}.{}", at.unwrap_or_default(), format.extension())))
     }
 
@@ -73,7 +73,7 @@ impl App {
         };
         let prompts = self.session.setup.prompts.clone();
         // The tree on screen: a replay's at its cursor, a live run's as recorded.
-        let (session, limit) = match &self.replay {
+        let (session, limit) = match &self.session.replay {
             Some(r) => ((*r.session).clone(), Some(r.cursor)),
             None => {
                 let file = self.session_path().ok_or("nothing recorded to export yet (no session file)")?;

@@ -173,12 +173,16 @@ impl App {
                 });
                 // A selection that does not meet the filter moves to the first node that does.
                 let here = self.selected();
-                if !filter_meets(self.filter.as_ref(), &self.run.engine, self.run.engine.tree().node(here)) {
-                    let tree = self.run.engine.tree();
+                if !filter_meets(
+                    self.filter.as_ref(),
+                    &self.session.run.engine,
+                    self.session.run.engine.tree().node(here),
+                ) {
+                    let tree = self.session.run.engine.tree();
                     let order = super::find::tree_order(tree);
                     let first = tree
                         .nodes()
-                        .filter(|n| filter_meets(self.filter.as_ref(), &self.run.engine, n))
+                        .filter(|n| filter_meets(self.filter.as_ref(), &self.session.run.engine, n))
                         .min_by_key(|n| order[n.id.0])
                         .map(|n| n.id);
                     if let Some(first) = first {
@@ -199,7 +203,7 @@ impl App {
         let Some(mut filter) = self.filter.take() else { return };
         // A tree pane made afresh (a new run, a session opened) has lost the filter: set it again.
         if filter.key != Some(key) || !self.tree.state.filtered() {
-            let engine = &self.run.engine;
+            let engine = &self.session.run.engine;
             let tree = engine.tree();
             let mut shown = vec![false; tree.len()];
             shown[tree.root().0] = true;

@@ -176,7 +176,7 @@ impl App {
         let Some(mut find) = self.find.take() else { return };
         if find.key != Some(key) {
             let state = &self.tree.state;
-            find.compute(&self.run.engine, |id| state.shows(id));
+            find.compute(&self.session.run.engine, |id| state.shows(id));
             find.key = Some(key);
         }
         self.find = Some(find);
@@ -268,14 +268,14 @@ impl App {
     /// `#` or `:`: the prompt for a node's number.
     pub(super) fn goto_popup(&mut self) {
         let mut editor = TextArea::default();
-        let last = self.run.engine.tree().len().saturating_sub(1);
+        let last = self.session.run.engine.tree().len().saturating_sub(1);
         editor.set_placeholder_text(format!("a node's number, 0 to {last}"));
         self.popup = Some(Popup::Ask { what: Prompting::GotoNode, editor: Box::new(editor) });
     }
 
     /// The number typed at `#`: select that node, or say plainly why not.
     pub(super) fn goto_answer(&mut self, text: &str) {
-        let len = self.run.engine.tree().len();
+        let len = self.session.run.engine.tree().len();
         let digits = text.trim().trim_start_matches('#').trim();
         let Ok(n) = digits.parse::<usize>() else {
             self.message = Some(format!("{:?} is not a node number: type one from 0 to {}", text.trim(), len - 1));

@@ -29,11 +29,11 @@ pub fn read_written(path: &Path) -> Result<(Session, u64), String> {
 impl App {
     /// Follow the replayed session's file from now on (`read` bytes of it are shown).
     pub fn follow_file(&mut self, read: u64) {
-        let Some(r) = &self.replay else { return };
+        let Some(r) = &self.session.replay else { return };
         let path = r.session.path.clone();
         self.followed = Some(Following { path, seen: read, read });
         // At the live end: the inputs whose events are all written (the cursor dropped any other).
-        if let Some(r) = self.replay.as_mut() {
+        if let Some(r) = self.session.replay.as_mut() {
             r.total = r.timeline.total();
         }
         self.seek(usize::MAX);
@@ -43,7 +43,7 @@ impl App {
     /// grown by whole lines, show them. True when the screen changed.
     pub fn follow_tick(&mut self) -> bool {
         let Some(f) = &self.followed else { return false };
-        if self.replay.is_none() {
+        if self.session.replay.is_none() {
             // Forked, or another session opened: this explorer runs its own now.
             self.followed = None;
             return false;
@@ -83,7 +83,7 @@ impl App {
     /// Show `session`, a longer copy of the replayed one: at its new end if the timeline
     /// was at the end, else where it was.
     fn reload_replay(&mut self, session: Session) -> Result<(), String> {
-        let Some(r) = self.replay.as_ref() else { return Ok(()) };
+        let Some(r) = self.session.replay.as_ref() else { return Ok(()) };
         let (cursor, at_end) = (r.cursor, r.cursor >= r.total);
         self.show_timeline(session, |total| if at_end { total } else { cursor.min(total) })
     }
@@ -98,10 +98,10 @@ impl App {
         // After the walk: an input whose events are still being written is left out.
         let total = timeline.total();
         // The engine at input 0, like the new cursor's: the two are swapped on every move.
-        self.run.engine = session.header.engine(Arc::clone(timeline.task()));
-        self.events.clear();
-        let (playing, speed) = self.replay.as_ref().map_or((false, PLAY_SPEED), |r| (r.playing, r.speed));
-        self.replay = Some(Replay {
+        self.session.run.engine = session.header.engine(Arc::clone(timeline.task()));
+        self.session.events.clear();
+        let (playing, speed) = self.session.replay.as_ref().map_or((false, PLAY_SPEED), |r| (r.playing, r.speed));
+        self.session.replay = Some(Replay {
             captions: session.captions(),
             session,
             cursor: 0,
@@ -120,7 +120,7 @@ impl App {
     /// The header's word on following: `following` at the live end, else how many inputs behind.
     pub fn follow_note(&self) -> Option<String> {
         self.followed.as_ref()?;
-        let r = self.replay.as_ref()?;
+        let r = self.session.replay.as_ref()?;
         Some(if r.cursor >= r.total {
             "following".to_string()
         } else {

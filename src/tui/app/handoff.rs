@@ -66,7 +66,7 @@ impl App {
     /// `E`: in a live run, the selected thought in the editor, to edit (not the root: the
     /// input is not a thought); in a replay, or on the root, the whole detail to read.
     pub(super) fn hand_to_editor(&mut self, node: NodeId) {
-        if self.replay.is_none() && node != NodeId(0) {
+        if self.session.replay.is_none() && node != NodeId(0) {
             let text = self.edit_lines(node).join("\n") + "\n";
             self.outgoing = Some(Outgoing::Editor { what: format!("{node}'s thought"), text, edit: Some(node) });
             return;
@@ -95,7 +95,7 @@ impl App {
                 ))
             }
             Outgoing::Editor { what, edit: None, .. } => {
-                let why = if self.replay.is_some() {
+                let why = if self.session.replay.is_some() {
                     "a replay is read-only: f forks a live run"
                 } else {
                     "the root is the input"

@@ -164,10 +164,11 @@ pub(super) struct NotesCache {
 }
 
 impl App {
-    /// One transcript line per `Event::Memory` in `self.events`, in order.
+    /// One transcript line per `Event::Memory` in `self.session.events`, in order.
     pub fn memory_notes(&self) -> Vec<String> {
-        let snapshot = self.header.memory.as_ref().map(|s| &s.memory);
+        let snapshot = self.session.header.memory.as_ref().map(|s| &s.memory);
         let changes: Vec<&MemoryChange> = self
+            .session
             .events
             .iter()
             .filter_map(|e| match e {
@@ -214,7 +215,7 @@ impl App {
     /// What this problem did with each entry, from its `RecordUse` and `AddSignal` events.
     pub fn memory_uses(&self) -> BTreeMap<EntryId, MemoryUse> {
         let mut uses: BTreeMap<EntryId, MemoryUse> = BTreeMap::new();
-        for event in &self.events {
+        for event in &self.session.events {
             match event {
                 Event::Memory { change: MemoryChange::RecordUse { id, success } } => {
                     let u = uses.entry(*id).or_default();
@@ -236,12 +237,12 @@ impl App {
     /// The selected row's position among the memory pane's rows (approaches and their
     /// entries; none when there are no entries).
     pub fn memory_index(&self) -> Option<usize> {
-        self.memory_pane.as_ref()?.index(self.run.engine.memory()?)
+        self.memory_pane.as_ref()?.index(self.session.run.engine.memory()?)
     }
 
     /// The selected entry of the memory pane (none when an approach is selected).
     pub fn memory_selected(&self) -> Option<&Entry> {
-        self.memory_pane.as_ref()?.entry(self.run.engine.memory()?)
+        self.memory_pane.as_ref()?.entry(self.session.run.engine.memory()?)
     }
 
     pub(super) fn toggle_memory(&mut self) {
@@ -253,14 +254,14 @@ impl App {
 
     /// Move the memory pane's selection to `to(current, count)` of its rows.
     fn memory_move(&mut self, to: impl Fn(usize, usize) -> usize) {
-        if let (Some(pane), Some(memory)) = (self.memory_pane.as_mut(), self.run.engine.memory()) {
+        if let (Some(pane), Some(memory)) = (self.memory_pane.as_mut(), self.session.run.engine.memory()) {
             pane.move_to(memory, to);
         }
     }
 
     /// Fold (`open` false) or unfold the selected approach.
     fn memory_fold(&mut self, open: bool) {
-        if let (Some(pane), Some(memory)) = (self.memory_pane.as_mut(), self.run.engine.memory()) {
+        if let (Some(pane), Some(memory)) = (self.memory_pane.as_mut(), self.session.run.engine.memory()) {
             pane.fold(memory, open);
         }
         self.touch();
@@ -318,11 +319,11 @@ impl App {
 
     /// Why the pane cannot act on an entry now, as the message to show.
     fn memory_target(&mut self) -> Result<Entry, Vec<Effect>> {
-        if self.replay.is_some() {
+        if self.session.replay.is_some() {
             // The read-only replay's message, as for any other command.
             return Err(self.command(Command::Pause));
         }
-        match (self.run.engine.memory(), self.memory_selected()) {
+        match (self.session.run.engine.memory(), self.memory_selected()) {
             (None, _) => self.message = Some("this run keeps no memory".into()),
             (Some(m), None) if m.is_empty() => self.message = Some("the memory has no entries".into()),
             (Some(_), None) => self.message = Some("an approach is selected: ↑↓ select one of its entries".into()),
@@ -371,7 +372,7 @@ impl App {
     /// an unchanged text sends nothing.
     pub fn submit_memory_edit(&mut self, id: EntryId, text: &str) -> Vec<Effect> {
         let text = text.trim();
-        let current = self.run.engine.memory().and_then(|m| m.entry(id)).map(|e| e.content.trim().to_string());
+        let current = self.session.run.engine.memory().and_then(|m| m.entry(id)).map(|e| e.content.trim().to_string());
         if current.as_deref() == Some(text) {
             self.message = Some(format!("memory entry #{id} unchanged"));
             self.touch();
@@ -430,7 +431,7 @@ impl App {
     /// (`MethodView::backtrack_causes`, passed in so tests can give any list).
     pub fn backtrack_asking(&mut self, causes: &[&'static str]) -> Vec<Effect> {
         // Nothing to backtrack from: the engine says why (recorded), before any cause is asked.
-        if causes.is_empty() || self.replay.is_some() || self.run.engine.backtrack_refusal().is_some() {
+        if causes.is_empty() || self.session.replay.is_some() || self.session.run.engine.backtrack_refusal().is_some() {
             // A replay refuses it with its read-only message.
             return self.command(Command::Backtrack { to: None, cause: None });
         }

@@ -41,8 +41,8 @@ pub use follow::{read_written, Following};
 pub use handoff::{plain as plain_text, Outgoing};
 pub use memory::{memory_note, sorted_entries, CauseChooser, MemoryUse};
 pub use memory_tree::{by_approach, MemoryPane};
-pub use problems::{OpenSource, ProblemList};
 pub use panes::{DetailPane, HelpView, ScoresPane, Scroll, TranscriptPane, TreePane};
+pub use problems::{OpenSource, ProblemList};
 pub use rows::TreeState;
 pub use session::SessionState;
 pub use view::ViewState;
@@ -194,14 +194,6 @@ pub struct Setup {
 pub struct App {
     /// What starts runs, the loop's reports on the run in flight, the engine's revision.
     pub session: SessionState,
-    /// The engine with its recording, totals and stop policy: the one run loop's state.
-    pub run: Run,
-    /// The header of the session shown (live or replayed).
-    pub header: Header,
-    /// The session opened read-only, when this is a replay.
-    pub replay: Option<Replay>,
-    /// Everything the engine reported, for the transcript.
-    pub events: Vec<Event>,
     /// Focus, layout, theme and the redraw counter.
     pub view: ViewState,
     /// The tree pane: selection, folding, following the newest node.
@@ -247,16 +239,12 @@ pub type EngineKey = (u64, usize, usize);
 impl App {
     /// The key of the engine shown now (see `EngineKey`).
     pub fn engine_key(&self) -> EngineKey {
-        (self.session.revision, self.events.len(), self.run.engine.tree().len())
+        (self.session.revision, self.session.events.len(), self.session.run.engine.tree().len())
     }
 
     fn base(setup: Setup, engine: Engine, header: Header, keymap: Keymap, themes: ThemeSet, theme: &str) -> App {
         App {
-            session: SessionState::new(setup),
-            run: Run::new(engine, None, StopPolicy::default()),
-            header,
-            replay: None,
-            events: Vec::new(),
+            session: SessionState::new(setup, Run::new(engine, None, StopPolicy::default()), header),
             view: ViewState::new(themes, theme),
             tree: TreePane::default(),
             popup: None,
@@ -318,7 +306,7 @@ impl App {
         });
         app.session.replay_breaks = set.last().and_then(|s| crate::engine::breakpoint::Breakpoint::parse_all(&s).ok());
         let open_at = captions.first().map(|c| c.at).unwrap_or(total);
-        app.replay = Some(Replay {
+        app.session.replay = Some(Replay {
             session,
             cursor: 0,
             total,
@@ -340,14 +328,14 @@ impl App {
     }
 
     pub fn session_path(&self) -> Option<PathBuf> {
-        match &self.replay {
+        match &self.session.replay {
             Some(r) => Some(r.session.path.clone()),
-            None => self.run.writer().map(|w| w.path().to_path_buf()),
+            None => self.session.run.writer().map(|w| w.path().to_path_buf()),
         }
     }
 
     pub fn is_replay(&self) -> bool {
-        self.replay.is_some()
+        self.session.replay.is_some()
     }
 
     fn touch(&mut self) {
@@ -359,7 +347,7 @@ impl App {
     fn start(&mut self, problem: Problem) {
         self.finish_recording();
         // A memory that could not be saved is not used again: its lessons would be lost.
-        let memory_failed = self.run.memory_error.take();
+        let memory_failed = self.session.run.memory_error.take();
         let task: Arc<dyn Task> = Arc::clone(&self.session.setup.task) as Arc<dyn Task>;
         let mut engine = Engine::new(task, &problem.input, self.session.setup.header.params.clone());
         engine.set_context_window(self.session.setup.header.context_window);
@@ -384,18 +372,18 @@ impl App {
             (Some(m), Some(Ok(loaded))) => Some(crate::session::MemorySnapshot::new(m.name.clone(), loaded.clone())),
             _ => None,
         };
-        self.header = header;
-        self.replay = None;
-        self.events.clear();
+        self.session.header = header;
+        self.session.replay = None;
+        self.session.events.clear();
         self.tree.reset();
         self.session.engine_replaced();
         // A new run's scores are read from the best down.
         self.scores.home();
         let name = format!(
             "{}-{}-{}.jsonl",
-            self.header.task,
+            self.session.header.task,
             problem.index.map(|i| i.to_string()).unwrap_or_else(|| problem.input.replace(' ', "_")),
-            self.header.params.method.label()
+            self.session.header.params.method.label()
         );
         let path = self
             .session
@@ -403,7 +391,7 @@ impl App {
             .session_file
             .take()
             .unwrap_or_else(|| unique_path(&self.session.setup.sessions_dir, &name));
-        let writer = match SessionWriter::create(&path, &self.header) {
+        let writer = match SessionWriter::create(&path, &self.session.header) {
             Ok(w) => Some(w),
             Err(e) => {
                 self.message = Some(format!("not recording: {e}"));
@@ -411,23 +399,23 @@ impl App {
             }
         };
         let limits = &self.session.setup.limits;
-        self.run = Run::new(engine, writer, StopPolicy::live(limits.budget, limits.price));
+        self.session.run = Run::new(engine, writer, StopPolicy::live(limits.budget, limits.price));
         let breakpoints = limits.breakpoints.clone();
         self.session.bump();
-        self.run.pause_on_break = true;
+        self.session.run.pause_on_break = true;
         if !breakpoints.is_empty() {
             // The run opens with its breakpoints: a command, so the session and its replays have them.
             let set = breakpoints;
             self.feed(Input::command(Command::Breakpoints { set }), None);
         }
         match (memory, started) {
-            (Some(m), Some(Ok(loaded))) => self.run.keep_memory(m, loaded),
+            (Some(m), Some(Ok(loaded))) => self.session.run.keep_memory(m, loaded),
             (_, Some(Err(e))) => self.message = Some(format!("{e}; this run keeps no memory")),
             _ => {}
         }
         if let Some(failed) = memory_failed {
             self.message = Some(format!("{failed}; this run keeps no memory"));
-            self.run.memory_error = Some(failed);
+            self.session.run.memory_error = Some(failed);
         }
         self.select(NodeId(0));
         self.touch();
@@ -436,7 +424,7 @@ impl App {
     /// `recording to FILE`, for the message line when a live run starts (and again at quit),
     /// so the file can be followed (`replay --follow`) or opened.
     pub fn recording_note(&self) -> Option<String> {
-        if self.replay.is_some() {
+        if self.session.replay.is_some() {
             return None;
         }
         self.session_path().map(|p| format!("recording to {}", shown_path(&p)))
@@ -444,12 +432,12 @@ impl App {
 
     /// Give the engine an input, record it, remember its events; returns the effects for the driver.
     fn feed(&mut self, input: Input, request: Option<&LlmRequest>) -> Vec<Effect> {
-        let step = self.run.engine.view().step;
-        let held_before = self.run.at_break();
-        let fed = self.run.feed(input, request);
+        let step = self.session.run.engine.view().step;
+        let held_before = self.session.run.at_break();
+        let fed = self.session.run.feed(input, request);
         self.session.bump();
         // A new step's candidates are read from the best down.
-        if self.run.engine.view().step != step {
+        if self.session.run.engine.view().step != step {
             self.scores.home();
         }
         if let Some(refused) = fed.refused {
@@ -489,7 +477,7 @@ impl App {
         }
         // A finished run's memory is saved at once, not only at the next problem or quit.
         if events.iter().any(|e| matches!(e, Event::Finished { .. })) {
-            let pending = self.run.memory_save_point();
+            let pending = self.session.run.memory_save_point();
             self.save_memory(pending);
         }
         if let Some(hit) = fed.hits.first() {
@@ -503,14 +491,14 @@ impl App {
         if fed.held_back > 0 {
             self.show_held_back(fed.held_back);
         }
-        self.events.extend(events);
+        self.session.events.extend(events);
         self.touch();
         fed.effects
     }
 
     /// Text arriving on a streamed call (shown in the detail pane until the reply lands).
     pub fn on_delta(&mut self, call: u64, sample: u32, text: &str) {
-        if self.replay.is_none() && self.run.engine.pending_calls().contains(&call) {
+        if self.session.replay.is_none() && self.session.run.engine.pending_calls().contains(&call) {
             self.session.stream(call, sample, text);
             self.touch();
         }
@@ -526,22 +514,22 @@ impl App {
 
     /// The money spent so far, if the provider has a price.
     pub fn cost_usd(&self) -> Option<f64> {
-        let t = &self.run.totals;
-        self.header.price.as_ref().map(|p| p.cost(t.prompt_tokens, t.completion_tokens))
+        let t = &self.session.run.totals;
+        self.session.header.price.as_ref().map(|p| p.cost(t.prompt_tokens, t.completion_tokens))
     }
 
     /// A model reply or tool observation from the driver.
     pub fn on_input(&mut self, input: Input, request: Option<&LlmRequest>) -> Vec<Effect> {
         match (input, request) {
             (Input::LlmReply(reply), Some(request)) => self.on_reply(reply, request),
-            (input, _) if self.replay.is_none() => self.feed(input, None),
+            (input, _) if self.session.replay.is_none() => self.feed(input, None),
             _ => Vec::new(),
         }
     }
 
     /// A model reply from the driver.
     pub fn on_reply(&mut self, reply: LlmReply, request: &LlmRequest) -> Vec<Effect> {
-        if self.replay.is_some() {
+        if self.session.replay.is_some() {
             return Vec::new();
         }
         self.session.landed(reply.call);
@@ -550,10 +538,10 @@ impl App {
 
     /// Record the end of the run (totals and time) when leaving.
     pub fn finish_recording(&mut self) {
-        let _ = self.run.end(self.session.elapsed_ms);
+        let _ = self.session.run.end(self.session.elapsed_ms);
         // What a live run's named memory learnt since it was last saved, before the next
         // problem loads it.
-        let pending = self.run.memory_save_point();
+        let pending = self.session.run.memory_save_point();
         self.save_memory(pending);
     }
 
@@ -561,7 +549,7 @@ impl App {
     fn save_memory(&mut self, pending: Option<crate::runtime::memory::PendingSave>) {
         if let Some(Err(e)) = pending.map(crate::runtime::memory::PendingSave::save_blocking) {
             self.message = Some(e.to_string());
-            self.run.memory_error = Some(e.to_string());
+            self.session.run.memory_error = Some(e.to_string());
         }
     }
 }

@@ -9,13 +9,13 @@ impl App {
             .selected()
             .last()
             .map(|&i| NodeId(i))
-            .filter(|&n| self.run.engine.tree().contains(n))
+            .filter(|&n| self.session.run.engine.tree().contains(n))
             .unwrap_or(NodeId(0))
     }
 
     /// The ids from the root down to `node`, as the tree widget names it.
     pub fn path_to(&self, node: NodeId) -> Vec<usize> {
-        let tree = self.run.engine.tree();
+        let tree = self.session.run.engine.tree();
         let mut path = vec![node.0];
         let mut cur = tree.get(node).and_then(|n| n.parent);
         while let Some(p) = cur {
@@ -27,7 +27,7 @@ impl App {
     }
 
     pub(super) fn select(&mut self, node: NodeId) {
-        if !self.run.engine.tree().contains(node) {
+        if !self.session.run.engine.tree().contains(node) {
             return;
         }
         let path = self.path_to(node);
@@ -39,7 +39,7 @@ impl App {
     /// transcript the new step (a scroll kept from the old one would hide it).
     pub(super) fn selection_moved(&mut self) {
         self.detail.home();
-        if self.header.params.method.has_react_steps() {
+        if self.session.header.params.method.has_react_steps() {
             self.transcript.home();
         }
     }
@@ -59,7 +59,7 @@ impl App {
     /// Where the selection lands when the search is over: a solution among the final
     /// states (best ranked first), else the best-ranked final state, else the best state.
     pub fn landing(&self) -> Option<NodeId> {
-        let engine = &self.run.engine;
+        let engine = &self.session.run.engine;
         let tree = engine.tree();
         let finals: Vec<NodeId> = engine
             .outcome()
@@ -104,16 +104,16 @@ impl App {
                 self.scores.scroll(how, page, max);
             }
             Pane::Tree => {
-                self.tree.scroll(how, page, self.run.engine.tree());
+                self.tree.scroll(how, page, self.session.run.engine.tree());
                 self.selection_moved();
             }
             Pane::Detail => self.detail.scroll(how, page),
             Pane::Transcript
-                if self.header.params.method.has_react_steps() && matches!(how, Scroll::Up | Scroll::Down) =>
+                if self.session.header.params.method.has_react_steps() && matches!(how, Scroll::Up | Scroll::Down) =>
             {
                 // A ReAct trajectory: up and down walk its steps (down follows the newest branch).
                 self.tree.stop_following();
-                let tree = self.run.engine.tree();
+                let tree = self.session.run.engine.tree();
                 let node = self.selected();
                 let next = match how {
                     Scroll::Up => tree.node(node).parent,
@@ -131,7 +131,7 @@ impl App {
     /// The best-valued state: the highest value at the deepest scored level (first on ties).
     pub(super) fn best_node(&self) -> Option<NodeId> {
         // The best-valued state, solved or not (`n` goes to the solutions).
-        let tree = self.run.engine.tree();
+        let tree = self.session.run.engine.tree();
         let depth = tree.nodes().filter(|n| n.score.is_some()).map(|n| n.depth).max()?;
         tree.nodes()
             .filter(|n| n.depth == depth && n.score.is_some())

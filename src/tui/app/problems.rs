@@ -55,7 +55,7 @@ impl App {
     pub fn problem_position(&self) -> Option<String> {
         let l = self.problems.as_ref()?;
         let p = &l.problems[l.at];
-        let ours = !l.away && self.header.input == p.input && self.header.index == p.index;
+        let ours = !l.away && self.session.header.input == p.input && self.session.header.index == p.index;
         ours.then(|| format!("problem {}/{}", l.at + 1, l.problems.len()))
     }
 
@@ -91,7 +91,10 @@ impl App {
         }
         // Remember where this problem's run went, if the open run is still one of it.
         let here = &list.problems[list.at];
-        if self.replay.is_none() && self.header.input == here.input && self.header.index == here.index {
+        if self.session.replay.is_none()
+            && self.session.header.input == here.input
+            && self.session.header.index == here.index
+        {
             if let Some(path) = self.session_path() {
                 list.sessions[list.at] = Some(path);
             }
@@ -118,9 +121,9 @@ impl App {
             None => {
                 self.start(problem);
                 if let Some(l) = self.problems.as_mut() {
-                    l.sessions[to] = self.run.writer().map(|w| w.path().to_path_buf());
+                    l.sessions[to] = self.session.run.writer().map(|w| w.path().to_path_buf());
                 }
-                let input = crate::safe_text::one_line(&self.header.input);
+                let input = crate::safe_text::one_line(&self.session.header.input);
                 self.message = Some(format!("problem {}/{n}: {input}", to + 1));
             }
         }
@@ -146,17 +149,17 @@ impl App {
         let engine = h.engine(Arc::clone(timeline.task()));
         self.session.setup.task = task;
         self.session.setup.header = h.clone();
-        self.header = h.clone();
-        self.run = Run::new(engine, None, StopPolicy::default());
+        self.session.header = h.clone();
+        self.session.run = Run::new(engine, None, StopPolicy::default());
         self.session.bump();
-        self.events.clear();
+        self.session.events.clear();
         self.session.streaming.clear();
         self.tree.reset();
         self.popup = None;
         self.detail.home();
         self.transcript.home();
         self.session.engine_replaced();
-        self.replay = Some(Replay {
+        self.session.replay = Some(Replay {
             session,
             cursor: 0,
             total,

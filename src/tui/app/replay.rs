@@ -86,7 +86,7 @@ fn previous_before(positions: impl IntoIterator<Item = usize>, cursor: usize) ->
 
 impl App {
     pub(super) fn replay_move(&mut self, to: impl Fn(usize, usize) -> usize) -> Vec<Effect> {
-        let Some(r) = self.replay.as_ref() else {
+        let Some(r) = self.session.replay.as_ref() else {
             self.message = Some("the timeline is for replays: thoughtscope replay FILE".into());
             return Vec::new();
         };
@@ -98,7 +98,7 @@ impl App {
     /// Say at the opening of a replay that today's engine does not reproduce the session
     /// (which program recorded it, from which input it is shown as recorded).
     pub(super) fn say_fidelity(&mut self) {
-        let Some(r) = self.replay.as_ref() else { return };
+        let Some(r) = self.session.replay.as_ref() else { return };
         if !r.marks.fidelity.reproduces() {
             self.message = Some(r.marks.fidelity.describe(&r.session.header));
         }
@@ -106,7 +106,7 @@ impl App {
 
     /// Move by search step: forward to the end of the next step, or back to the end of the previous one.
     pub(super) fn replay_step(&mut self, forward: bool) -> Vec<Effect> {
-        let Some(r) = self.replay.as_ref() else { return self.replay_move(|c, _| c) };
+        let Some(r) = self.session.replay.as_ref() else { return self.replay_move(|c, _| c) };
         let steps = r.marks.steps.iter().copied();
         let to = if forward { next_after(steps, r.cursor, r.total) } else { previous_before(steps, r.cursor) };
         self.seek(to);
@@ -115,7 +115,7 @@ impl App {
 
     /// Move to the next (previous) human action or caption.
     pub(super) fn replay_mark(&mut self, forward: bool) -> Vec<Effect> {
-        let Some(r) = self.replay.as_ref() else { return self.replay_move(|c, _| c) };
+        let Some(r) = self.session.replay.as_ref() else { return self.replay_move(|c, _| c) };
         let marks: Vec<usize> = r.marks.actions.iter().copied().chain(r.captions.iter().map(|c| c.at)).collect();
         let to = if forward { next_after(marks, r.cursor, r.total) } else { previous_before(marks, r.cursor) };
         self.seek(to);
@@ -125,56 +125,56 @@ impl App {
     /// The caption for the replay cursor (the last one at or before it), and its number
     /// among the session's captions (1-based) with their count.
     pub fn caption(&self) -> Option<(&Caption, usize, usize)> {
-        let r = self.replay.as_ref()?;
+        let r = self.session.replay.as_ref()?;
         let i = r.captions.iter().rposition(|c| c.at <= r.cursor)?;
         Some((&r.captions[i], i + 1, r.captions.len()))
     }
 
     /// Show the state after the first `cursor` inputs of the replayed session.
     pub fn seek(&mut self, cursor: usize) {
-        let Some(r) = self.replay.as_mut() else { return };
+        let Some(r) = self.session.replay.as_mut() else { return };
         let cursor = cursor.min(r.total);
         if cursor >= r.total {
             r.playing = false;
         }
-        let step = self.run.engine.view().step;
-        std::mem::swap(&mut self.run.engine, r.timeline.engine_mut());
+        let step = self.session.run.engine.view().step;
+        std::mem::swap(&mut self.session.run.engine, r.timeline.engine_mut());
         r.timeline.seek(cursor);
-        std::mem::swap(&mut self.run.engine, r.timeline.engine_mut());
-        self.session.bump();
+        std::mem::swap(&mut self.session.run.engine, r.timeline.engine_mut());
+        self.session.revision += 1;
         // Another step's candidates are read from the best down.
-        if self.run.engine.view().step != step {
+        if self.session.run.engine.view().step != step {
             self.scores.home();
         }
         r.cursor = r.timeline.position();
         let at_end = r.cursor >= r.total;
-        self.run.totals = r.timeline.totals();
+        self.session.run.totals = r.timeline.totals();
         // The events at any input are a prefix of those at a later one: cut or extend.
         let events = r.timeline.events();
-        if self.events.len() > events.len() {
-            self.events.truncate(events.len());
+        if self.session.events.len() > events.len() {
+            self.session.events.truncate(events.len());
         } else {
-            self.events.extend_from_slice(&events[self.events.len()..]);
+            self.session.events.extend_from_slice(&events[self.session.events.len()..]);
         }
         let keep = self.selected();
-        let last_added = self.events.iter().rev().find_map(|e| match e {
+        let last_added = self.session.events.iter().rev().find_map(|e| match e {
             Event::NodeAdded { id, .. } => Some(*id),
             _ => None,
         });
         // Following: the newest node, or at the end of a finished session its answer.
-        let target = match (self.tree.following(), at_end && self.run.engine.outcome().is_some()) {
+        let target = match (self.tree.following(), at_end && self.session.run.engine.outcome().is_some()) {
             (true, true) => self.landing().or(last_added).unwrap_or(NodeId(0)),
             (true, false) => last_added.unwrap_or(NodeId(0)),
             (false, _) => keep,
         };
-        self.select(if self.run.engine.tree().contains(target) { target } else { NodeId(0) });
+        self.select(if self.session.run.engine.tree().contains(target) { target } else { NodeId(0) });
         self.touch();
     }
 
     /// Playback: play the search steps due after `elapsed` seconds at the replay speed,
     /// carrying the fraction to the next frame (the loop passes the time; the app reads no clock).
     pub fn play_tick(&mut self, elapsed: f64) {
-        let Some(r) = self.replay.as_mut() else { return };
+        let Some(r) = self.session.replay.as_mut() else { return };
         if !r.playing {
             return;
         }
@@ -198,7 +198,7 @@ impl App {
             // Play until a breakpoint fires on the way.
             if let Some((at, hit, count)) = self.break_between(from, next) {
                 self.seek(at);
-                if let Some(r) = self.replay.as_mut() {
+                if let Some(r) = self.session.replay.as_mut() {
                     r.playing = false;
                 }
                 self.show_break(&hit, count);
@@ -206,7 +206,7 @@ impl App {
             }
             self.seek(next);
             if caption.is_some() {
-                if let Some(r) = self.replay.as_mut() {
+                if let Some(r) = self.session.replay.as_mut() {
                     r.playing = false;
                 }
                 let play = self.keymap.key_hint(Action::ReplayPlay).unwrap_or_default();
@@ -222,12 +222,12 @@ impl App {
 
     /// Seconds between playback steps, if playing.
     pub fn play_interval(&self) -> Option<f64> {
-        self.replay.as_ref().filter(|r| r.playing).map(|r| 1.0 / r.speed)
+        self.session.replay.as_ref().filter(|r| r.playing).map(|r| 1.0 / r.speed)
     }
 
     /// Start a live run from the replay cursor, writing a new session that names its parent.
     pub(super) fn fork(&mut self) -> Vec<Effect> {
-        let Some(r) = self.replay.take() else {
+        let Some(r) = self.session.replay.take() else {
             self.message = Some("fork works in a replay: it starts a live run from the cursor".into());
             return Vec::new();
         };
@@ -244,7 +244,7 @@ impl App {
                 Ok(today) => Some(today),
                 Err(e) => {
                     self.message = Some(format!("cannot fork: {e}"));
-                    self.replay = Some(r);
+                    self.session.replay = Some(r);
                     return Vec::new();
                 }
             },
@@ -254,17 +254,17 @@ impl App {
             Ok(w) => {
                 // The budget counts the whole session, the parent's part included.
                 let limits = &self.session.setup.limits;
-                self.run.go_live(Some(w), StopPolicy::live(limits.budget, limits.price));
+                self.session.run.go_live(Some(w), StopPolicy::live(limits.budget, limits.price));
                 self.session.bump();
             }
             Err(e) => {
                 self.message = Some(format!("cannot fork: {e}"));
-                self.replay = Some(r);
+                self.session.replay = Some(r);
                 return Vec::new();
             }
         }
-        self.header = r.session.header.clone();
-        self.session.setup.header.params = self.header.params.clone();
+        self.session.header = r.session.header.clone();
+        self.session.setup.header.params = self.session.header.params.clone();
         self.session.reset_driver = true;
         self.message = Some(format!("forked at input {} of {} into {}", r.cursor, r.total, path.display()));
         let mut timeline = r.timeline;
@@ -277,39 +277,46 @@ impl App {
                 r.total,
                 path.display()
             ));
-            self.run.engine = today.engine;
-            self.run.totals = today.totals;
+            self.session.run.engine = today.engine;
+            self.session.run.totals = today.totals;
             pending_tools = Some(today.pending_tools);
-            self.events = today.events;
+            self.session.events = today.events;
             self.session.bump();
             self.select(NodeId(0));
         }
         // Calls made before the fork point but not answered in it are made again.
         let mut effects: Vec<Effect> = self
+            .session
             .run
             .engine
             .pending_calls()
             .into_iter()
             .filter_map(|call| {
-                self.run.engine.core.calls.get(&call).map(|c| Effect::CallLlm { call, request: c.request.clone() })
+                self.session
+                    .run
+                    .engine
+                    .core
+                    .calls
+                    .get(&call)
+                    .map(|c| Effect::CallLlm { call, request: c.request.clone() })
             })
             .collect();
         // So are tool calls (ReAct), which the engine keeps no request for.
         match pending_tools {
             Some(tools) => effects.extend(tools),
             None => {
-                std::mem::swap(&mut self.run.engine, timeline.engine_mut());
+                std::mem::swap(&mut self.session.run.engine, timeline.engine_mut());
                 effects.extend(timeline.pending_tools());
-                std::mem::swap(&mut self.run.engine, timeline.engine_mut());
+                std::mem::swap(&mut self.session.run.engine, timeline.engine_mut());
             }
         }
         // A fork starts paused, so the person steers from here.
         effects.extend(self.feed(Input::command(Command::Pause), None));
         // It pauses at breakpoints, the replay's list if the person changed it there.
-        self.run.pause_on_break = true;
+        self.session.run.pause_on_break = true;
         if let Some(list) = self.session.replay_breaks.take() {
             let set: Vec<String> = list.iter().map(|b| b.text()).collect();
-            let now: Vec<String> = self.run.engine.breakpoints().iter().map(|b| b.text()).collect();
+            let now: Vec<String> = self.session.run.engine.breakpoints().iter().map(|b| b.text()).collect();
             if set != now {
                 effects.extend(self.feed(Input::command(Command::Breakpoints { set }), None));
             }

@@ -1,14 +1,26 @@
-//! The session part of the explorer besides the run itself: what starts runs (the
-//! setup), what the loop reports about the run in flight (elapsed time, streamed text),
-//! the counters that say the engine shown changed, and a replay's own breakpoints.
+//! The session part of the explorer: the run or replay shown (its engine, header and
+//! events), what starts runs (the setup), what the loop reports about the run in flight
+//! (elapsed time, streamed text), the counters that say the engine shown changed, and a
+//! replay's own breakpoints.
 
 use std::collections::BTreeMap;
 
-use super::{BreakMarks, Setup};
+use super::{BreakMarks, Replay, Setup};
 use crate::engine::breakpoint::Breakpoint;
+use crate::engine::Event;
+use crate::runtime::Run;
+use crate::session::Header;
 
 pub struct SessionState {
     pub setup: Setup,
+    /// The engine with its recording, totals and stop policy: the one run loop's state.
+    pub run: Run,
+    /// The header of the session shown (live or replayed).
+    pub header: Header,
+    /// The session opened read-only, when this is a replay.
+    pub replay: Option<Replay>,
+    /// Everything the engine reported, for the transcript.
+    pub events: Vec<Event>,
     /// Text streamed so far for calls still in flight: (call, sample) -> text.
     pub streaming: BTreeMap<(u64, u32), String>,
     /// Milliseconds since the current run started (set by the loop; the app reads no clock).
@@ -28,9 +40,13 @@ pub struct SessionState {
 }
 
 impl SessionState {
-    pub fn new(setup: Setup) -> SessionState {
+    pub fn new(setup: Setup, run: Run, header: Header) -> SessionState {
         SessionState {
             setup,
+            run,
+            header,
+            replay: None,
+            events: Vec::new(),
             streaming: BTreeMap::new(),
             elapsed_ms: 0,
             revision: 0,

@@ -33,7 +33,7 @@ pub fn last_steering(session: &Session) -> Option<usize> {
 impl App {
     /// `u`: fork the live run's session just before its last steering command.
     pub(super) fn undo(&mut self) -> Vec<Effect> {
-        if self.replay.is_some() {
+        if self.session.replay.is_some() {
             self.message = Some("undo is for a live run: in a replay, { goes back to the previous human action".into());
             return Vec::new();
         }
@@ -56,14 +56,14 @@ impl App {
         // The old session gets its end line and is kept as it is.
         self.finish_recording();
         let task: Arc<dyn Task> = Arc::clone(&self.session.setup.task) as Arc<dyn Task>;
-        self.run = Run::new(session.header.engine(task), None, StopPolicy::default());
-        self.replay = None;
+        self.session.run = Run::new(session.header.engine(task), None, StopPolicy::default());
+        self.session.replay = None;
         if let Err(e) = self.show_timeline(session, |total| at.min(total)) {
             self.message = Some(format!("cannot undo: {e}"));
             return Vec::new();
         }
         let effects = self.fork();
-        if self.replay.is_some() {
+        if self.session.replay.is_some() {
             // The fork failed and said why; the run shown is the old one, read-only.
             return effects;
         }

@@ -42,39 +42,39 @@ fn a_firing_breakpoint_pauses_before_sending_selects_the_node_and_says_why() {
         }
         let Some((call, request)) = queue.pop_front() else { panic!("the search ended without the breakpoint firing") };
         let out = app.on_reply(LlmReply { call, result: sim.answer(&request) }, &request);
-        if !app.run.break_hits().is_empty() {
+        if !app.session.run.break_hits().is_empty() {
             break out;
         }
         effects = out;
     };
-    let hit = app.run.break_hits()[0].clone();
+    let hit = app.session.run.break_hits()[0].clone();
     assert_eq!(calls_in(&hit_effects), 0, "nothing new is sent when a breakpoint fires");
-    assert_eq!(app.run.engine.mode(), RunMode::Paused);
+    assert_eq!(app.session.run.engine.mode(), RunMode::Paused);
     let node = hit.hit.node.expect("a scored node");
     assert_eq!(app.selected(), node, "the node is selected");
     let message = app.message.clone().unwrap();
     assert!(message.starts_with("break score<0.3: "), "{message}");
     assert!(message.contains(&format!("{node} scored")), "{message}");
-    let value = app.run.engine.tree().node(node).score.as_ref().unwrap().value;
+    let value = app.session.run.engine.tree().node(node).score.as_ref().unwrap().value;
     assert!(value < 0.3);
     // The calls in flight land, but nothing new goes out while paused.
     for (call, request) in std::mem::take(&mut queue) {
         let out = app.on_reply(LlmReply { call, result: sim.answer(&request) }, &request);
         assert_eq!(calls_in(&out), 0, "paused: nothing new");
     }
-    let held = app.run.held().len();
+    let held = app.session.run.held().len();
     // Running again sends what was held first.
     let resumed = app.handle_action(Action::RunPause);
     assert!(calls_in(&resumed) >= held, "{} < {held}", calls_in(&resumed));
     settle(&mut app, resumed);
     // It pauses again wherever the breakpoint fires again; run on until the end.
     for _ in 0..100 {
-        if app.run.engine.is_finished() {
+        if app.session.run.engine.is_finished() {
             break;
         }
         act(&mut app, Action::RunPause);
     }
-    assert!(app.run.engine.is_finished());
+    assert!(app.session.run.engine.is_finished());
     // The session holds the breakpoints as a command, and the pause the breakpoint made.
     let path = app.session_path().unwrap();
     let commands = recorded_commands(&path);
@@ -92,13 +92,13 @@ fn a_replay_plays_until_the_same_places() {
     act(&mut app, Action::RunPause);
     // Resume after each pause until the search is over.
     let mut guard = 0;
-    while !app.run.engine.is_finished() {
+    while !app.session.run.engine.is_finished() {
         act(&mut app, Action::RunPause);
         guard += 1;
         assert!(guard < 200, "the search never finishes");
     }
     let live: Vec<(u64, Option<NodeId>, String)> =
-        app.run.break_hits().iter().map(|h| (h.input, h.hit.node, h.hit.breakpoint.clone())).collect();
+        app.session.run.break_hits().iter().map(|h| (h.input, h.hit.node, h.hit.breakpoint.clone())).collect();
     assert!(live.len() >= 2, "{live:?}");
     let path = app.session_path().unwrap();
     app.finish_recording();
@@ -109,16 +109,16 @@ fn a_replay_plays_until_the_same_places() {
     replay.seek(0);
     let mut stops = Vec::new();
     for _ in 0..live.len() {
-        if let Some(r) = replay.replay.as_mut() {
+        if let Some(r) = replay.session.replay.as_mut() {
             r.playing = true;
         }
         let mut ticks = 0;
-        while replay.replay.as_ref().is_some_and(|r| r.playing) {
+        while replay.session.replay.as_ref().is_some_and(|r| r.playing) {
             replay.play_tick(1.0);
             ticks += 1;
             assert!(ticks < 10_000);
         }
-        let at = replay.replay.as_ref().unwrap().cursor;
+        let at = replay.session.replay.as_ref().unwrap().cursor;
         let message = replay.message.clone().unwrap_or_default();
         if !message.starts_with("break ") {
             break;
@@ -184,14 +184,14 @@ fn stats_agree_with_the_run_totals_and_draw_at_both_sizes() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = live(dir.path(), Params::default());
     act(&mut app, Action::RunPause);
-    assert!(app.run.engine.is_finished());
-    let stats = Stats::of(&app.run.engine);
-    let totals = app.run.totals;
+    assert!(app.session.run.engine.is_finished());
+    let stats = Stats::of(&app.session.run.engine);
+    let totals = app.session.run.totals;
     assert_eq!(stats.calls, totals.llm_calls);
     assert_eq!(stats.tokens, totals.prompt_tokens + totals.completion_tokens);
     assert_eq!(stats.by_purpose.iter().map(|(_, n)| n).sum::<u64>(), totals.llm_calls);
     assert_eq!(stats.tokens_per_call.len() as u64, totals.llm_calls);
-    let scored = app.run.engine.tree().nodes().filter(|n| n.score.is_some()).count();
+    let scored = app.session.run.engine.tree().nodes().filter(|n| n.score.is_some()).count();
     assert_eq!(stats.scores.values().map(Vec::len).sum::<usize>(), scored);
     act(&mut app, Action::Stats);
     assert!(matches!(app.popup, Some(Popup::Stats)));
@@ -220,18 +220,18 @@ fn held_at_a_breakpoint_a_hand_commands_calls_wait_for_run_or_step() {
     let sim = SimProvider::new(SimConfig::default());
     let mut queue: VecDeque<(u64, LlmRequest)> = VecDeque::new();
     push(&mut queue, app.handle_action(Action::RunPause));
-    while app.run.break_hits().is_empty() {
+    while app.session.run.break_hits().is_empty() {
         let Some((call, request)) = queue.pop_front() else { panic!("the search ended without the breakpoint firing") };
         let out = app.on_reply(LlmReply { call, result: sim.answer(&request) }, &request);
         push(&mut queue, out);
     }
-    assert!(app.run.at_break());
+    assert!(app.session.run.at_break());
     // The calls in flight land; nothing new goes out.
     for (call, request) in std::mem::take(&mut queue) {
         let out = app.on_reply(LlmReply { call, result: sim.answer(&request) }, &request);
         assert_eq!(calls_in(&out), 0, "held: nothing new");
     }
-    let held_before = app.run.held().len();
+    let held_before = app.session.run.held().len();
     let header = |app: &App| crate::tui::ui::status::mode(app).0;
     let expected = if held_before == 0 { "PAUSED".to_string() } else { format!("PAUSED ({held_before} held)") };
     assert_eq!(header(&app), expected, "held calls are not in flight");
@@ -239,7 +239,7 @@ fn held_at_a_breakpoint_a_hand_commands_calls_wait_for_run_or_step() {
     select(&mut app, NodeId(0));
     let out = app.handle_action(Action::Expand);
     assert_eq!(calls_in(&out), 0, "an expand while held sends nothing");
-    let held = app.run.held().len();
+    let held = app.session.run.held().len();
     assert!(held > held_before, "the expand's calls are held: {held} vs {held_before}");
     let joined = held - held_before;
     let message = app.message.clone().unwrap();
@@ -255,10 +255,10 @@ fn held_at_a_breakpoint_a_hand_commands_calls_wait_for_run_or_step() {
     // A step sends everything held, the expand's calls included, and the hold is over.
     let stepped = app.handle_action(Action::Step);
     assert!(calls_in(&stepped) >= held, "{} < {held}", calls_in(&stepped));
-    assert!(app.run.held().is_empty() && !app.run.at_break());
+    assert!(app.session.run.held().is_empty() && !app.session.run.at_break());
     settle(&mut app, stepped);
     for _ in 0..100 {
-        if app.run.engine.is_finished() {
+        if app.session.run.engine.is_finished() {
             break;
         }
         act(&mut app, Action::RunPause);
@@ -288,7 +288,7 @@ fn every_low_score_of_a_held_batch_is_named_and_a_finished_run_is_not_called_pau
         }
         let (call, request) = queue.pop_front().expect("the breakpoint fires");
         effects = app.on_reply(LlmReply { call, result: sim.answer(&request) }, &request);
-        if !app.run.break_hits().is_empty() {
+        if !app.session.run.break_hits().is_empty() {
             break;
         }
     }
@@ -298,6 +298,7 @@ fn every_low_score_of_a_held_batch_is_named_and_a_finished_run_is_not_called_pau
     }
     let message = app.message.clone().unwrap();
     let low: Vec<NodeId> = app
+        .session
         .run
         .engine
         .tree()
@@ -324,17 +325,17 @@ fn every_low_score_of_a_held_batch_is_named_and_a_finished_run_is_not_called_pau
             }
         }
         let Some((call, request)) = queue.pop_front() else {
-            if app.run.engine.is_finished() {
+            if app.session.run.engine.is_finished() {
                 break;
             }
             effects = app.handle_action(Action::RunPause);
             continue;
         };
         effects = app.on_reply(LlmReply { call, result: sim.answer(&request) }, &request);
-        if app.run.break_hits().len() > hits {
-            hits = app.run.break_hits().len();
+        if app.session.run.break_hits().len() > hits {
+            hits = app.session.run.break_hits().len();
             let message = app.message.clone().unwrap();
-            let end = if app.run.engine.is_finished() { "— finished" } else { "— paused" };
+            let end = if app.session.run.engine.is_finished() { "— finished" } else { "— paused" };
             assert!(message.starts_with("break solution: ") && message.ends_with(end), "{message}");
             said.push(message);
         }

@@ -212,7 +212,7 @@ fn enter_opens_the_selected_session_and_a_live_one_is_followed_as_it_grows() {
     assert_eq!(app.session_path().unwrap(), dir.path().join("growing.jsonl"));
     assert_eq!(app.follow_note().as_deref(), Some("following"));
     assert!(app.message.as_deref().is_some_and(|m| m.starts_with("following")), "{:?}", app.message);
-    let before = app.replay.as_ref().unwrap().total;
+    let before = app.session.replay.as_ref().unwrap().total;
     // The rest of the session lands: the timeline shows it at its live end.
     let rest: String = shipped("bfs-solved.jsonl").lines().skip(60).map(|l| format!("{l}\n")).collect();
     std::fs::OpenOptions::new()
@@ -222,9 +222,9 @@ fn enter_opens_the_selected_session_and_a_live_one_is_followed_as_it_grows() {
         .write_all(rest.as_bytes())
         .unwrap();
     assert!(app.follow_tick());
-    let r = app.replay.as_ref().unwrap();
+    let r = app.session.replay.as_ref().unwrap();
     assert!(r.total > before && r.cursor == r.total, "{} of {}", r.cursor, r.total);
-    assert!(app.run.engine.is_finished());
+    assert!(app.session.run.engine.is_finished());
 
     // A complete session opens as it stands, and nothing is followed any more.
     act(&mut app, Action::Open);
@@ -232,7 +232,7 @@ fn enter_opens_the_selected_session_and_a_live_one_is_followed_as_it_grows() {
     key(&mut app, KeyCode::Enter);
     assert!(app.popup.is_none());
     assert_eq!(app.session_path().unwrap(), dir.path().join("vote.jsonl"));
-    assert_eq!(app.header.params.method.label(), "cot-sc");
+    assert_eq!(app.session.header.params.method.label(), "cot-sc");
     assert!(app.followed.is_none() && app.follow_note().is_none());
     assert!(!app.follow_tick());
 }

@@ -52,7 +52,7 @@ fn every_word_of_every_demo_caption_can_be_read_at_80x24_and_160x45() {
     let dir = tempfile::tempdir().unwrap();
     for (d, demo) in crate::demos::DEMOS.iter().enumerate() {
         let mut app = demo_opened(dir.path(), d);
-        let captions = app.replay.as_ref().unwrap().captions.clone();
+        let captions = app.session.replay.as_ref().unwrap().captions.clone();
         // The shipped captions are today's narration of the run.
         let session = crate::demos::load(demo).unwrap();
         let narrated = crate::demos::narrate(&session).unwrap();
@@ -119,16 +119,16 @@ fn every_word_of_every_demo_caption_can_be_read_at_80x24_and_160x45() {
 fn play_stops_at_each_caption_until_the_person_goes_on_and_n_plays_through() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = demo_opened(dir.path(), 0);
-    let captions = app.replay.as_ref().unwrap().captions.clone();
-    let total = app.replay.as_ref().unwrap().total;
+    let captions = app.session.replay.as_ref().unwrap().captions.clone();
+    let total = app.session.replay.as_ref().unwrap().total;
     assert!(captions.len() >= 3);
     assert_eq!(app.caption().unwrap().1, 1);
     for (k, caption) in captions.iter().enumerate().skip(1) {
         press(&mut app, 'P');
-        assert!(app.replay.as_ref().unwrap().playing);
+        assert!(app.session.replay.as_ref().unwrap().playing);
         // However long the frame, playing stops at the next caption.
         app.play_tick(1000.0);
-        let r = app.replay.as_ref().unwrap();
+        let r = app.session.replay.as_ref().unwrap();
         assert_eq!(r.cursor, caption.at, "caption {}", k + 1);
         assert!(!r.playing, "stopped at caption {}", k + 1);
         let message = app.message.clone().unwrap_or_default();
@@ -136,30 +136,30 @@ fn play_stops_at_each_caption_until_the_person_goes_on_and_n_plays_through() {
         assert!(message.contains("P plays on") && message.contains("N plays without stopping"), "{message}");
         // While stopped, nothing plays.
         app.play_tick(1000.0);
-        assert_eq!(app.replay.as_ref().unwrap().cursor, caption.at);
+        assert_eq!(app.session.replay.as_ref().unwrap().cursor, caption.at);
     }
     // Demo 1's last caption is at its end; from the end, `P` starts again and stops at caption 2.
     if captions.last().unwrap().at < total {
         press(&mut app, 'P');
         app.play_tick(1000.0);
     }
-    assert_eq!(app.replay.as_ref().unwrap().cursor, total, "after the last caption, to the end");
+    assert_eq!(app.session.replay.as_ref().unwrap().cursor, total, "after the last caption, to the end");
     press(&mut app, 'P');
     app.play_tick(1000.0);
-    assert_eq!(app.replay.as_ref().unwrap().cursor, captions[1].at, "from the end P starts again");
+    assert_eq!(app.session.replay.as_ref().unwrap().cursor, captions[1].at, "from the end P starts again");
 
     // `N` from the start plays through every caption to the end.
     app.seek(0);
     press(&mut app, 'N');
-    assert!(app.replay.as_ref().unwrap().playing);
+    assert!(app.session.replay.as_ref().unwrap().playing);
     app.play_tick(1000.0);
-    assert_eq!(app.replay.as_ref().unwrap().cursor, total);
+    assert_eq!(app.session.replay.as_ref().unwrap().cursor, total);
     // `--nonstop` sets the same for `P`.
     app.seek(0);
     app.session.play_nonstop = true;
     press(&mut app, 'P');
     app.play_tick(1000.0);
-    assert_eq!(app.replay.as_ref().unwrap().cursor, total);
+    assert_eq!(app.session.replay.as_ref().unwrap().cursor, total);
 
     // The help and the README name both ways to play.
     let lines: Vec<String> = app.keymap.help().into_iter().map(|(keys, _, desc)| format!("{keys} {desc}")).collect();

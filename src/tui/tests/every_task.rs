@@ -28,12 +28,12 @@ fn every_task_the_sim_plays_runs_in_the_explorer_with_each_method_and_replays_ex
             let mut tools = ToolRunner::new(task.tools().unwrap_or_default());
             let fx = app.handle_action(Action::RunPause);
             settle_react(&mut app, fx, &mut tools);
-            assert!(app.run.engine.is_finished(), "{label}: the run ends");
-            assert!(app.run.engine.outcome().is_some(), "{label}: with an outcome");
+            assert!(app.session.run.engine.is_finished(), "{label}: the run ends");
+            assert!(app.session.run.engine.outcome().is_some(), "{label}: with an outcome");
             // One outcome, one wording (issue 28): the header's verdict, the tree's count of
             // right answers and the transcript's finished line with the reason.
-            let outcome = app.run.engine.outcome().unwrap().clone();
-            let verdict = ui::outcome::Verdict::of(&outcome, &app.run.engine);
+            let outcome = app.session.run.engine.outcome().unwrap().clone();
+            let verdict = ui::outcome::Verdict::of(&outcome, &app.session.run.engine);
             let finished = verdict.finished_line();
             let transcript: Vec<String> = {
                 let view = ui::View::new(&app, app.selected());
@@ -51,7 +51,7 @@ fn every_task_the_sim_plays_runs_in_the_explorer_with_each_method_and_replays_ex
                 unsolved += 1;
                 assert!(finished.starts_with(&format!("finished: not solved ({why})")), "{label}: {finished}");
                 if let Some(answer) = &outcome.answer {
-                    let check = app.run.engine.core.task.check(&app.run.engine.core.x, answer);
+                    let check = app.session.run.engine.core.task.check(&app.session.run.engine.core.x, answer);
                     if let Err(e) = check {
                         answered_wrong += 1;
                         assert!(why.contains(&crate::safe_text::one_line(&e)), "{label}: the task's reason: {why}");
@@ -74,7 +74,7 @@ fn every_task_the_sim_plays_runs_in_the_explorer_with_each_method_and_replays_ex
                     assert!(!screen.contains(contradiction), "{label} {w}×{h}: {contradiction:?}\n{screen}");
                 }
                 let tree_title = screen.lines().find(|l| l.contains(" 1 Tree ")).unwrap_or_default().to_string();
-                let right = app.run.engine.tree().nodes().filter(|n| n.status == NodeStatus::Solution).count();
+                let right = app.session.run.engine.tree().nodes().filter(|n| n.status == NodeStatus::Solution).count();
                 if right > 0 {
                     assert!(tree_title.contains(&format!("{right} ★ right")), "{label} {w}×{h}: {tree_title}");
                 }
@@ -85,7 +85,7 @@ fn every_task_the_sim_plays_runs_in_the_explorer_with_each_method_and_replays_ex
             assert_eq!(session.header.task, name);
             let rebuilt = crate::session::replay::rebuild(&session, None, None).unwrap();
             assert!(rebuilt.fidelity.is_exact(), "{label}: {}", rebuilt.fidelity);
-            assert_eq!(rebuilt.engine.tree().len(), app.run.engine.tree().len(), "{label}: the same tree");
+            assert_eq!(rebuilt.engine.tree().len(), app.session.run.engine.tree().len(), "{label}: the same tree");
             runs += 1;
         }
     }
@@ -107,7 +107,7 @@ fn the_qa_demo_cot_sc_react_outcome_reads_the_same_in_every_pane() {
     let mut tools = ToolRunner::new(task.tools().unwrap_or_default());
     let fx = app.handle_action(Action::RunPause);
     settle_react(&mut app, fx, &mut tools);
-    let o = app.run.engine.outcome().unwrap();
+    let o = app.session.run.engine.outcome().unwrap();
     assert!(!o.solved && o.solved_any, "the sim's majority is wrong, some samples right: {o:?}");
     for (w, h) in [(80, 24), (160, 45)] {
         let screen = render(&mut app, w, h);

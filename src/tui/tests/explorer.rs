@@ -30,7 +30,7 @@ fn bfs_after_a_step(dir: &Path) -> App {
     for _ in 0..4 {
         act(&mut app, Action::Step);
     }
-    assert!(app.run.engine.tree().len() > 20, "enough candidates to page through");
+    assert!(app.session.run.engine.tree().len() > 20, "enough candidates to page through");
     app
 }
 
@@ -169,7 +169,7 @@ fn the_beam_cut_off_shows_with_the_best_rows_at_80x24() {
 fn the_react_transcript_follows_the_selection() {
     let dir = tempfile::tempdir().unwrap();
     let (mut app, _tools) = react_on_qa_demo(dir.path());
-    let tree = app.run.engine.tree();
+    let tree = app.session.run.engine.tree();
     let mut steps = vec![];
     let mut at = tree.root();
     while let Some(&next) = tree.node(at).children.last() {
@@ -188,7 +188,7 @@ fn the_react_transcript_follows_the_selection() {
         for (k, &step) in steps.iter().enumerate() {
             select(&mut app, step);
             let rows = pane_rows(&mut app, Pane::Transcript, w, h);
-            let n = app.run.engine.tree().node(step).step.as_ref().map(|s| s.n).unwrap_or(k + 1);
+            let n = app.session.run.engine.tree().node(step).step.as_ref().map(|s| s.n).unwrap_or(k + 1);
             let thought = format!("▶ Thought {n}:");
             assert!(
                 rows.iter().any(|r| r.starts_with(&thought)),
@@ -211,7 +211,7 @@ fn scores_pane_messages_wrap_at_words_and_say_what_the_pane_shows() {
     }
     // ReTreVal says its scores come later, as columns.
     let mut app = demo_opened(dir.path(), 6);
-    assert_eq!(app.header.params.method, crate::engine::methods::retreval::method::KIND);
+    assert_eq!(app.session.header.params.method, crate::engine::methods::retreval::method::KIND);
     app.seek(0);
     for (w, h) in SIZES {
         let rows = pane_rows(&mut app, Pane::Scores, w, h);
@@ -248,7 +248,7 @@ fn writing_run(dir: &Path, method: crate::engine::MethodKind) -> App {
     let problem = task.problem(0).unwrap();
     let mut app = App::live(s, &problem, Keymap::default(), ThemeSet::default(), "dark");
     act(&mut app, Action::RunPause);
-    assert!(app.run.engine.is_finished());
+    assert!(app.session.run.engine.is_finished());
     app
 }
 
@@ -256,7 +256,7 @@ fn writing_run(dir: &Path, method: crate::engine::MethodKind) -> App {
 fn a_passage_keeps_its_paragraph_breaks_in_the_transcript_and_the_edit_popup() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = writing_run(dir.path(), crate::engine::methods::cot::KIND);
-    let answer = app.run.engine.outcome().and_then(|o| o.answer.clone()).unwrap();
+    let answer = app.session.run.engine.outcome().and_then(|o| o.answer.clone()).unwrap();
     let paragraphs: Vec<&str> = answer.split("\n\n").collect();
     assert!(paragraphs.len() >= 2, "the sim writes paragraphs: {answer:?}");
     // Where two paragraphs meet, run together if the break were lost (`hands.The`).
@@ -277,13 +277,13 @@ fn a_passage_keeps_its_paragraph_breaks_in_the_transcript_and_the_edit_popup() {
     }
 
     // The edit popup holds the passage line by line, blank lines too, and gives it back whole.
-    let tree = app.run.engine.tree();
+    let tree = app.session.run.engine.tree();
     let node = tree.nodes().find(|n| n.parent.is_some() && n.thought.contains("\n\n")).map(|n| n.id).unwrap();
     select(&mut app, node);
     app.handle_action(Action::Edit);
     let Some(Popup::Edit { editor, .. }) = &app.popup else { panic!("the edit popup is open") };
     assert!(editor.lines().iter().any(|l| l.is_empty()), "{:?}", editor.lines());
-    assert_eq!(editor.lines().join("\n"), app.run.engine.tree().node(node).thought.to_string());
+    assert_eq!(editor.lines().join("\n"), app.session.run.engine.tree().node(node).thought.to_string());
     for (w, h) in SIZES {
         let screen = render(&mut app, w, h);
         assert!(!screen.contains(&glued), "{w}x{h}:\n{screen}");
@@ -312,7 +312,7 @@ fn editing_a_react_step_without_an_action_holds_only_its_thought() {
         crate::engine::Completion::text("Thought 1: I should find the town first, then its river.", None);
     let fx = app.on_reply(LlmReply { call, result: Ok(reply) }, &request);
     settle_react(&mut app, fx, &mut tools);
-    let tree = app.run.engine.tree();
+    let tree = app.session.run.engine.tree();
     let bad = tree.nodes().find(|n| n.step.as_ref().is_some_and(|s| s.is_bad_call())).map(|n| n.id).unwrap();
     let observation = tree.node(bad).step.as_ref().and_then(|s| s.observation.clone()).unwrap();
     assert!(observation.contains("<your reasoning>"), "the observation restates the format: {observation}");
@@ -345,7 +345,7 @@ fn editing_a_react_step_without_an_action_holds_only_its_thought() {
     settle_react(&mut app, fx, &mut tools);
     let new = edited_from(&app, bad);
     assert_eq!(new.len(), 1);
-    let step = app.run.engine.tree().node(new[0]).step.as_deref().cloned().unwrap();
+    let step = app.session.run.engine.tree().node(new[0]).step.as_deref().cloned().unwrap();
     assert_eq!(step.thought.as_deref(), Some("I need to search the Tessel River."), "{step:?}");
 }
 

@@ -29,7 +29,7 @@ fn x_exports_the_tree_on_screen() {
     let target = dir.path().join("out/tree.dot");
     app.answer(Prompting::Export, target.to_str().unwrap());
     let message = app.message.clone().unwrap_or_default();
-    let nodes = app.run.engine.tree().len();
+    let nodes = app.session.run.engine.tree().len();
     assert_eq!(message, format!("exported the tree (dot, {nodes} nodes) to {}", target.display()));
     let dot = std::fs::read_to_string(&target).unwrap();
     assert!(dot.starts_with("digraph thoughtscope {"));
@@ -38,7 +38,7 @@ fn x_exports_the_tree_on_screen() {
     // A format's name: the default path with its ending; the tree at the cursor.
     act(&mut app, Action::ReplayStart);
     act(&mut app, Action::ReplayStepForward);
-    let shown = app.run.engine.tree().len();
+    let shown = app.session.run.engine.tree().len();
     assert!(shown < nodes);
     app.answer(Prompting::Export, "json");
     let message = app.message.clone().unwrap_or_default();

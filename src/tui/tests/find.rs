@@ -46,7 +46,7 @@ fn message(app: &App) -> String {
 /// `#3` scores 0.1. In tree order the `alpha` nodes are #1, #4, #5.
 fn hand_tree(dir: &Path) -> App {
     let mut app = live(dir, Params::default());
-    let tree = &mut app.run.engine.core.tree;
+    let tree = &mut app.session.run.engine.core.tree;
     let one = tree.add_child(NodeId(0), "alpha one".into(), String::new(), Origin::Model);
     let gamma = tree.add_child(NodeId(0), "gamma".into(), String::new(), Origin::Model);
     let beta = tree.add_child(one, "beta".into(), String::new(), Origin::Model);
@@ -189,7 +189,7 @@ fn the_matches_are_computed_once_per_query_and_again_when_the_tree_grows() {
         key(&mut app, 'n');
     }
     assert_eq!(app.find.as_ref().map(|f| f.computed()), Some(1), "frames and n look the matches up");
-    app.run.engine.core.tree.add_child(NodeId(3), "alpha four".into(), String::new(), Origin::Model);
+    app.session.run.engine.core.tree.add_child(NodeId(3), "alpha four".into(), String::new(), Origin::Model);
     render(&mut app, 80, 24);
     render(&mut app, 80, 24);
     let find = app.find.as_ref().unwrap();
@@ -204,6 +204,7 @@ fn find_searches_the_replies_behind_a_node() {
     act(&mut app, Action::Step);
     // The evaluator's replies say "impossible" of some states (their score samples say so).
     let judged: Vec<usize> = app
+        .session
         .run
         .engine
         .tree()
@@ -356,20 +357,20 @@ fn the_filter_follows_a_growing_tree() {
     filter(&mut app, "score<1");
     act(&mut app, Action::Step);
     act(&mut app, Action::Step);
-    let tree = app.run.engine.tree();
+    let tree = app.session.run.engine.tree();
     let low = |n: &crate::engine::Node| n.score.as_ref().is_some_and(|s| s.value < 1.0);
     let valued: Vec<usize> = tree.nodes().filter(|n| low(n)).map(|n| n.id.0).collect();
     assert!(!valued.is_empty(), "some state was valued below 1");
     let rows = row_ids(&mut app, 160, 200);
     for id in &valued {
         assert!(rows.contains(id), "#{id} is valued below 1");
-        let mut at = app.run.engine.tree().node(NodeId(*id)).parent;
+        let mut at = app.session.run.engine.tree().node(NodeId(*id)).parent;
         while let Some(parent) = at {
             assert!(rows.contains(&parent.0), "#{id}'s ancestor #{} is shown", parent.0);
-            at = app.run.engine.tree().node(parent).parent;
+            at = app.session.run.engine.tree().node(parent).parent;
         }
     }
-    let tree = app.run.engine.tree();
+    let tree = app.session.run.engine.tree();
     assert!(rows.len() < tree.len(), "some nodes are hidden: {} of {}", rows.len(), tree.len());
     for id in &rows {
         let node = tree.node(NodeId(*id));

@@ -31,7 +31,7 @@ fn following(dir: &Path, lines: &[String], n: usize) -> (App, std::path::PathBuf
 }
 
 fn cursor(app: &App) -> (usize, usize) {
-    let r = app.replay.as_ref().unwrap();
+    let r = app.session.replay.as_ref().unwrap();
     (r.cursor, r.total)
 }
 
@@ -47,7 +47,7 @@ fn the_timeline_follows_the_file_at_its_live_end_and_a_torn_line_waits() {
         assert!(render(&mut app, w, h).contains("following"), "the header says so");
         assert!(!app.follow_tick(), "nothing new");
         // Lines 12 to 39, the last of them half-written: it is not read yet, and no warning.
-        let records = |app: &App| app.replay.as_ref().unwrap().session.records.len();
+        let records = |app: &App| app.session.replay.as_ref().unwrap().session.records.len();
         let next = &lines[12..40].concat();
         let cut = next.len() - 30;
         append(&path, &next[..cut]);
@@ -78,7 +78,7 @@ fn the_timeline_follows_the_file_at_its_live_end_and_a_torn_line_waits() {
         assert!(app.follow_tick());
         let (at, total) = cursor(&app);
         assert_eq!((at, total), (whole.input_count(), whole.input_count()), "the whole session, at its end");
-        assert!(app.run.engine.outcome().is_some_and(|o| o.solved), "the finished run shows its solution");
+        assert!(app.session.run.engine.outcome().is_some_and(|o| o.solved), "the finished run shows its solution");
         assert!(render(&mut app, w, h).contains("★"));
     }
 }
@@ -89,7 +89,7 @@ fn a_followed_session_forks_like_any_replay_and_the_fork_stops_following() {
     let dir = tempfile::tempdir().unwrap();
     let (mut app, path) = following(dir.path(), &lines, 60);
     act(&mut app, Action::Fork);
-    assert!(app.replay.is_none(), "a live run from the cursor");
+    assert!(app.session.replay.is_none(), "a live run from the cursor");
     let forked = app.session_path().unwrap();
     assert_ne!(forked, path);
     append(&path, &lines[60..100].concat());

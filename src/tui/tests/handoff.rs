@@ -19,7 +19,7 @@ fn press(app: &mut App, c: char) {
 fn stepped(dir: &Path) -> (App, NodeId) {
     let mut app = live(dir, Params::default());
     act(&mut app, Action::Step);
-    let child = app.run.engine.tree().node(NodeId(0)).children[0];
+    let child = app.session.run.engine.tree().node(NodeId(0)).children[0];
     select(&mut app, child);
     (app, child)
 }
@@ -39,7 +39,7 @@ fn v_hands_the_whole_detail_to_the_pager_and_the_transcript_when_it_is_focused()
         press(&mut app, 'V');
         let Some(Outgoing::Pager { what, text }) = app.outgoing.take() else { panic!("V asks for the pager") };
         assert_eq!(what, format!("{child}'s detail"));
-        let thought = app.run.engine.tree().node(child).thought.clone();
+        let thought = app.session.run.engine.tree().node(child).thought.clone();
         assert!(text.contains(&format!("  {}", thought.lines().next().unwrap())), "the thought: {text}");
         // The whole detail, past what the pane shows at this size: the prompts and raw replies.
         assert!(text.contains("prompt (user):") && text.contains("reply 1:"), "{text}");
@@ -69,16 +69,16 @@ fn e_edits_the_thought_in_the_editor_and_a_changed_text_is_the_edit_command() {
         };
         assert_eq!(node, child);
         let Outgoing::Editor { text, .. } = &job else { unreachable!() };
-        assert_eq!(text.trim_end(), app.run.engine.tree().node(child).thought);
+        assert_eq!(text.trim_end(), app.session.run.engine.tree().node(child).thought);
         // Unchanged: nothing is sent.
-        let before = app.run.engine.tree().len();
+        let before = app.session.run.engine.tree().len();
         back(&mut app, &job, Ok(text.clone()));
-        assert_eq!(app.run.engine.tree().len(), before);
+        assert_eq!(app.session.run.engine.tree().len(), before);
         assert!(render(&mut app, w, h).contains(&format!("{child}'s thought is unchanged")));
         // Changed: an edit, recorded, and the new sibling is selected.
         back(&mut app, &job, Ok("4 + 6 = 10 (left: 5 10 10)\n".into()));
         let edited = app.selected();
-        let n = app.run.engine.tree().node(edited);
+        let n = app.session.run.engine.tree().node(edited);
         assert!(matches!(n.origin, Origin::Human { edited_from: Some(from) } if from == child), "{:?}", n.origin);
         assert_eq!(n.thought, "4 + 6 = 10 (left: 5 10 10)");
         let commands = recorded_commands(&app.session_path().unwrap());
@@ -88,9 +88,9 @@ fn e_edits_the_thought_in_the_editor_and_a_changed_text_is_the_edit_command() {
         );
         assert!(render(&mut app, w, h).contains("✎"), "the edit is drawn");
         // An editor that failed says so in one line, and nothing is edited.
-        let count = app.run.engine.tree().len();
+        let count = app.session.run.engine.tree().len();
         back(&mut app, &job, Err("$EDITOR (nano) ended with exit status: 1".into()));
-        assert_eq!(app.run.engine.tree().len(), count);
+        assert_eq!(app.session.run.engine.tree().len(), count);
         assert!(render(&mut app, w, h).contains("$EDITOR (nano) ended with"));
     }
 }
@@ -99,15 +99,15 @@ fn e_edits_the_thought_in_the_editor_and_a_changed_text_is_the_edit_command() {
 fn in_a_replay_e_opens_the_detail_to_read_and_edits_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = demo_replay(dir.path(), 0);
-    let node = app.run.engine.tree().node(NodeId(0)).children[0];
+    let node = app.session.run.engine.tree().node(NodeId(0)).children[0];
     select(&mut app, node);
     act(&mut app, Action::Editor);
     let Some(job @ Outgoing::Editor { edit: None, .. }) = app.outgoing.take() else {
         panic!("E in a replay opens the detail, not an edit")
     };
-    let count = app.run.engine.tree().len();
+    let count = app.session.run.engine.tree().len();
     back(&mut app, &job, Ok("changed".into()));
-    assert_eq!(app.run.engine.tree().len(), count);
+    assert_eq!(app.session.run.engine.tree().len(), count);
     assert!(app.message.as_deref().unwrap_or_default().contains("a replay is read-only"), "{:?}", app.message);
 }
 

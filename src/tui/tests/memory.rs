@@ -61,16 +61,16 @@ fn sample_memory() -> (Memory, [EntryId; 3]) {
 
 /// A live app whose run keeps `memory`: the engine starts from it and the header records it.
 fn with_memory(app: &mut App, memory: &Memory) {
-    app.run.engine.set_memory(Some(memory.clone()));
-    app.header.memory = Some(MemorySnapshot::new("lessons", memory.clone()));
+    app.session.run.engine.set_memory(Some(memory.clone()));
+    app.session.header.memory = Some(MemorySnapshot::new("lessons", memory.clone()));
 }
 
 /// A change the method makes to the memory, arriving as the engine reports it.
 fn method_change(app: &mut App, change: MemoryChange) {
-    let memory = app.run.engine.core.memory.as_mut().unwrap();
+    let memory = app.session.run.engine.core.memory.as_mut().unwrap();
     memory.apply(&change).unwrap();
     for change in memory.take_changes() {
-        app.events.push(Event::Memory { change });
+        app.session.events.push(Event::Memory { change });
     }
 }
 
@@ -85,7 +85,7 @@ fn memory_commands(app: &App) -> Vec<MemoryChange> {
 }
 
 fn entry(app: &App, id: EntryId) -> crate::memory::Entry {
-    app.run.engine.memory().unwrap().entry(id).unwrap().clone()
+    app.session.run.engine.memory().unwrap().entry(id).unwrap().clone()
 }
 
 #[test]
@@ -188,12 +188,12 @@ fn pin_edit_and_remove_from_the_pane_are_recorded_commands() {
     assert!(render(&mut app, 80, 24).contains("Remove memory entry #1?"));
     key(&mut app, KeyCode::Char('n'));
     assert_eq!(memory_commands(&app).len(), 3);
-    assert!(app.run.engine.memory().unwrap().entry(failure).is_some());
+    assert!(app.session.run.engine.memory().unwrap().entry(failure).is_some());
     key(&mut app, KeyCode::Char('d'));
     key(&mut app, KeyCode::Char('y'));
     assert_eq!(memory_commands(&app), vec![unpin, pin, edit, MemoryChange::Remove { id: failure }]);
-    assert!(app.run.engine.memory().unwrap().entry(failure).is_none());
-    assert_eq!(app.run.engine.memory().unwrap().len(), 2);
+    assert!(app.session.run.engine.memory().unwrap().entry(failure).is_none());
+    assert_eq!(app.session.run.engine.memory().unwrap().len(), 2);
     // The selection falls on what is there now, and the screen lists two entries.
     assert_eq!(app.memory_selected().map(|e| e.id), Some(rewritten));
     let screen = render(&mut app, 220, 60);
@@ -216,7 +216,7 @@ fn a_replay_shows_the_memory_as_of_its_cursor_and_refuses_changes() {
     setup.header.memory = Some(MemorySnapshot::new("lessons", crate::memory::Memory::default()));
     let problem = Problem { index: Some(900), input: "4 5 6 10".into() };
     let mut app = App::live(setup.clone(), &problem, Keymap::default(), ThemeSet::default(), "dark");
-    app.run.engine.set_memory(Some(memory.clone()));
+    app.session.run.engine.set_memory(Some(memory.clone()));
     act(&mut app, Action::Step);
     key(&mut app, KeyCode::Char('M'));
     key(&mut app, KeyCode::Char('p'));
@@ -328,7 +328,7 @@ fn b_asks_for_the_cause_when_the_method_names_causes() {
     assert!(app.popup.is_none());
     assert_eq!(backtracks(&app), vec![Command::Backtrack { to: None, cause: Some("off_by_one".into()) }]);
     // This method names no causes: b backtracks at once, with none.
-    assert!(app.run.engine.view().backtrack_causes.is_empty());
+    assert!(app.session.run.engine.view().backtrack_causes.is_empty());
     key(&mut app, KeyCode::Char('b'));
     assert!(app.popup.is_none());
     assert_eq!(
@@ -356,7 +356,7 @@ fn the_scores_pane_shows_score_parts_as_columns_and_the_detail_their_notes() {
             metrics.push(("cross", c));
         }
         metrics.extend([("penalty", penalty), ("total", total)]);
-        let core = &mut app.run.engine.core;
+        let core = &mut app.session.run.engine.core;
         core.set_metrics(id, &metrics);
         core.set_label(id, format!("casework · {}", id.0));
         core.set_note(id, "history", "casework approach, off_by_one: counted both endpoints");
@@ -399,14 +399,14 @@ fn retreval_in_the_explorer_asks_for_the_cause_scores_in_parts_and_shows_what_it
     let problem = task.problem(0).unwrap();
     let mut app = App::live(s, &problem, Keymap::default(), ThemeSet::default(), "dark");
     let causes: Vec<&str> = FailureCause::ALL.iter().map(|c| c.name()).collect();
-    assert_eq!(app.run.engine.view().backtrack_causes, causes.as_slice());
+    assert_eq!(app.session.run.engine.view().backtrack_causes, causes.as_slice());
     // Before any attempt is scored there is nothing to backtrack from: b says so at once,
     // without asking for a cause first (issue 28).
     let fx = app.handle_key(KeyEvent::new(KeyCode::Char('b'), KeyModifiers::NONE));
     settle_react(&mut app, fx, &mut tools);
     assert!(app.popup.is_none(), "no cause chooser when nothing can be backtracked");
     assert!(
-        app.events.iter().any(
+        app.session.events.iter().any(
             |e| matches!(e, crate::engine::Event::Rejected { reason } if reason.contains("nothing to backtrack from"))
         ),
         "the engine's reason is shown"
@@ -414,9 +414,9 @@ fn retreval_in_the_explorer_asks_for_the_cause_scores_in_parts_and_shows_what_it
     let screen = render(&mut app, 80, 24);
     assert!(screen.contains("nothing to backtrack"), "{screen}");
     // Step until the root-level attempts are scored.
-    let scored = |app: &App| app.run.engine.tree().nodes().filter(|n| n.metrics.contains_key("total")).count();
+    let scored = |app: &App| app.session.run.engine.tree().nodes().filter(|n| n.metrics.contains_key("total")).count();
     for _ in 0..200 {
-        if scored(&app) >= 2 && !app.run.engine.core.has_pending() {
+        if scored(&app) >= 2 && !app.session.run.engine.core.has_pending() {
             break;
         }
         let fx = app.handle_action(Action::Step);
@@ -426,9 +426,10 @@ fn retreval_in_the_explorer_asks_for_the_cause_scores_in_parts_and_shows_what_it
     // The scores pane ranks the whole round of attempts, not one attempt's last step.
     let ranked: Vec<_> = super::ui::scores::current_candidates(&app).iter().map(|n| n.id).collect();
     let totals: Vec<_> =
-        app.run.engine.tree().nodes().filter(|n| n.metrics.contains_key("total")).map(|n| n.id).collect();
+        app.session.run.engine.tree().nodes().filter(|n| n.metrics.contains_key("total")).map(|n| n.id).collect();
     assert!(ranked.len() >= 2 && totals.iter().all(|t| ranked.contains(t)), "ranked {ranked:?}, scored {totals:?}");
-    let best = app.run.engine.tree().nodes().filter(|n| n.metrics.contains_key("total")).map(|n| n.id).last().unwrap();
+    let best =
+        app.session.run.engine.tree().nodes().filter(|n| n.metrics.contains_key("total")).map(|n| n.id).last().unwrap();
     select(&mut app, best);
     let screen = render(&mut app, 80, 24);
     assert!(screen.contains("loc") && screen.contains("tot"), "the scores pane shows the parts:\n{screen}");
@@ -451,7 +452,7 @@ fn retreval_in_the_explorer_asks_for_the_cause_scores_in_parts_and_shows_what_it
         ]
     );
     // The person's cause is a failure entry in the memory at once.
-    let memory = app.run.engine.memory().unwrap();
+    let memory = app.session.run.engine.memory().unwrap();
     assert!(
         memory.entries().iter().any(|e| e.category == Category::Failure && e.content.contains("arithmetic_error")),
         "{:?}",
@@ -460,7 +461,7 @@ fn retreval_in_the_explorer_asks_for_the_cause_scores_in_parts_and_shows_what_it
     // Run to the end: M lists the failure entry, the transcript says what the memory learnt.
     let fx = app.handle_action(Action::RunPause);
     settle_react(&mut app, fx, &mut tools);
-    assert!(app.run.engine.is_finished());
+    assert!(app.session.run.engine.is_finished());
     key(&mut app, KeyCode::Char('M'));
     let screen = render(&mut app, 220, 60);
     assert!(screen.contains("failure") && screen.contains("arithmetic_error"), "{screen}");
@@ -472,7 +473,7 @@ fn retreval_in_the_explorer_asks_for_the_cause_scores_in_parts_and_shows_what_it
     // leaving writes nothing twice.
     let store = crate::memory::MemoryStore::new(&dir.path().join("data"));
     let saved = store.load("retreval-math-demo").unwrap().expect("the memory file exists");
-    assert_eq!(saved.entries(), app.run.engine.memory().unwrap().entries(), "saved when the run finished");
+    assert_eq!(saved.entries(), app.session.run.engine.memory().unwrap().entries(), "saved when the run finished");
     app.finish_recording();
     assert_eq!(store.load("retreval-math-demo").unwrap().unwrap().entries(), saved.entries(), "not applied twice");
 }
@@ -491,7 +492,7 @@ fn the_memory_pane_groups_entries_by_approach_and_folds_them() {
     memory.take_changes();
     with_memory(&mut app, &memory);
     key(&mut app, KeyCode::Char('M'));
-    let groups: Vec<(String, Vec<EntryId>)> = crate::tui::app::by_approach(app.run.engine.memory().unwrap())
+    let groups: Vec<(String, Vec<EntryId>)> = crate::tui::app::by_approach(app.session.run.engine.memory().unwrap())
         .into_iter()
         .map(|(a, es)| (a, es.iter().map(|e| e.id).collect()))
         .collect();

@@ -35,40 +35,40 @@ fn a_range_opens_a_problem_list_each_problem_its_own_session() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = three_problems(dir.path());
     assert!(header_text(&app, 200).contains("problem 1/3"), "{}", header_text(&app, 200));
-    assert_eq!(app.header.index, Some(900));
+    assert_eq!(app.session.header.index, Some(900));
     act(&mut app, Action::Step);
-    let first_tree = app.run.engine.tree().len();
+    let first_tree = app.session.run.engine.tree().len();
     let first_path = app.session_path().unwrap();
 
     act(&mut app, Action::NextProblem);
     assert!(!app.is_replay(), "a problem not visited yet starts live");
-    assert_eq!(app.header.index, Some(901));
-    assert_eq!(app.run.engine.tree().len(), 1, "a fresh run");
+    assert_eq!(app.session.header.index, Some(901));
+    assert_eq!(app.session.run.engine.tree().len(), 1, "a fresh run");
     assert!(header_text(&app, 200).contains("problem 2/3"), "{}", header_text(&app, 200));
     assert_ne!(app.session_path().unwrap(), first_path, "its own session file");
     act(&mut app, Action::RunPause);
-    assert!(app.run.engine.is_finished());
+    assert!(app.session.run.engine.is_finished());
 
     act(&mut app, Action::NextProblem);
-    assert_eq!(app.header.index, Some(902));
+    assert_eq!(app.session.header.index, Some(902));
     act(&mut app, Action::NextProblem);
-    assert_eq!(app.header.index, Some(902), "no problem after the last");
+    assert_eq!(app.session.header.index, Some(902), "no problem after the last");
     assert!(app.message.as_deref().is_some_and(|m| m.contains("last problem (3 of 3)")), "{:?}", app.message);
 
     // Back: the recorded run, as it was left, read-only.
     act(&mut app, Action::PrevProblem);
     assert!(app.is_replay());
-    assert_eq!(app.header.index, Some(901));
-    assert!(app.run.engine.is_finished());
+    assert_eq!(app.session.header.index, Some(901));
+    assert!(app.session.run.engine.is_finished());
     act(&mut app, Action::PrevProblem);
-    assert_eq!(app.header.index, Some(900));
-    assert_eq!(app.run.engine.tree().len(), first_tree);
+    assert_eq!(app.session.header.index, Some(900));
+    assert_eq!(app.session.run.engine.tree().len(), first_tree);
     assert_eq!(app.session_path().unwrap(), first_path);
     assert!(header_text(&app, 200).contains("problem 1/3"));
     // R starts it again, live.
     act(&mut app, Action::Restart);
     assert!(!app.is_replay());
-    assert_eq!(app.header.index, Some(900));
+    assert_eq!(app.session.header.index, Some(900));
 
     // One session per problem visited (and one for the restart), each ended when left.
     let sessions = session_files(dir.path());
@@ -87,7 +87,7 @@ fn a_range_opens_a_problem_list_each_problem_its_own_session() {
     assert!(app.is_replay());
     assert!(!header_text(&app, 200).contains("problem 1/3"), "{}", header_text(&app, 200));
     act(&mut app, Action::NextProblem);
-    assert_eq!(app.header.index, Some(901));
+    assert_eq!(app.session.header.index, Some(901));
     assert!(header_text(&app, 200).contains("problem 2/3"));
 }
 
@@ -96,7 +96,7 @@ fn one_problem_has_no_list() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = live(dir.path(), Params::default());
     act(&mut app, Action::NextProblem);
-    assert_eq!(app.header.index, Some(900));
+    assert_eq!(app.session.header.index, Some(900));
     assert!(app.message.as_deref().is_some_and(|m| m.contains("--range")), "{:?}", app.message);
     assert!(!header_text(&app, 200).contains("problem 1/"));
 }
@@ -134,12 +134,12 @@ fn o_opens_a_demo_or_a_recorded_session_as_a_replay() {
     key(&mut app, KeyCode::Enter);
     assert!(app.popup.is_none());
     assert!(app.is_replay());
-    assert_eq!(app.header.params.method.label(), "tot-dfs");
-    let r = app.replay.as_ref().unwrap();
+    assert_eq!(app.session.header.params.method.label(), "tot-dfs");
+    let r = app.session.replay.as_ref().unwrap();
     let first = r.captions.first().expect("the demo is narrated").at;
     assert_eq!(r.cursor, first);
     app.seek(r.total);
-    assert!(app.run.engine.tree().len() > 1);
+    assert!(app.session.run.engine.tree().len() > 1);
     // The live run it left was ended.
     assert!(Session::load(&recorded).unwrap().complete());
 
@@ -155,8 +155,8 @@ fn o_opens_a_demo_or_a_recorded_session_as_a_replay() {
     key(&mut app, KeyCode::Enter);
     assert!(app.popup.is_none());
     assert_eq!(app.session_path().unwrap(), older);
-    assert_eq!(app.header.index, Some(900));
-    assert!(app.run.engine.is_finished());
+    assert_eq!(app.session.header.index, Some(900));
+    assert!(app.session.run.engine.is_finished());
     // And it forks like any replay.
     act(&mut app, Action::Fork);
     assert!(!app.is_replay());

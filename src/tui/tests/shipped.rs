@@ -56,7 +56,7 @@ fn opened(dir: &Path, file: &Path) -> App {
 }
 
 fn cursor(app: &App) -> (usize, usize) {
-    let r = app.replay.as_ref().unwrap();
+    let r = app.session.replay.as_ref().unwrap();
     (r.cursor, r.total)
 }
 
@@ -71,7 +71,7 @@ fn every_shipped_session_opens_in_the_explorer_and_its_timeline_steps_to_the_end
     for file in &files {
         let name = file.display();
         let mut app = opened(dir.path(), file);
-        let fidelity = app.replay.as_ref().unwrap().marks.fidelity.clone();
+        let fidelity = app.session.replay.as_ref().unwrap().marks.fidelity.clone();
         if let Some(from) = fidelity.recorded_from() {
             as_recorded += 1;
             let said = app.message.clone().unwrap_or_default();
@@ -94,7 +94,7 @@ fn every_shipped_session_opens_in_the_explorer_and_its_timeline_steps_to_the_end
         if fidelity.recorded_from().is_some() {
             let header = ui::status::header_text(&app, 160);
             assert!(header.contains("REPLAY AS RECORDED"), "{name}: {header}");
-            assert!(app.run.engine.outcome().is_some(), "{name}: the recorded outcome");
+            assert!(app.session.run.engine.outcome().is_some(), "{name}: the recorded outcome");
         }
         while cursor(&app).0 > 0 {
             let before = cursor(&app).0;
@@ -124,7 +124,7 @@ fn a_fork_from_a_session_shown_as_recorded_says_it_goes_on_with_todays_engine() 
     let dir = tempfile::tempdir().unwrap();
     let file = repo("tests/fixtures/shipped-sessions/f14a4c6-retreval-uses.jsonl");
     let mut app = opened(dir.path(), &file);
-    let from = app.replay.as_ref().unwrap().marks.fidelity.recorded_from().expect("shown as recorded");
+    let from = app.session.replay.as_ref().unwrap().marks.fidelity.recorded_from().expect("shown as recorded");
     // A fork before the divergence is today's engine anyway: no warning.
     app.seek(from);
     let effects = app.handle_action(Action::Fork);
@@ -140,7 +140,7 @@ fn a_fork_from_a_session_shown_as_recorded_says_it_goes_on_with_todays_engine() 
     assert!(said.contains("continuation uses today's engine") && said.contains(&format!("input {from} on")), "{said}");
     let today = crate::session::replay::today(&Session::load(&file).unwrap(), None, total).unwrap();
     assert_eq!(
-        serde_json::to_string(app.run.engine.tree()).unwrap(),
+        serde_json::to_string(app.session.run.engine.tree()).unwrap(),
         serde_json::to_string(today.engine.tree()).unwrap(),
         "the fork's engine is today's on the recorded inputs"
     );

@@ -22,7 +22,7 @@ fn bfs_with_latency(dir: &Path, ms: u64) -> Session {
 fn replay_at_end(dir: &Path, session: Session) -> App {
     let params = session.header.params.clone();
     let mut app = App::replay(setup(dir, params), session, Keymap::default(), ThemeSet::default(), "dark").unwrap();
-    let total = app.replay.as_ref().unwrap().total;
+    let total = app.session.replay.as_ref().unwrap().total;
     app.seek(total);
     app
 }
@@ -32,8 +32,8 @@ fn calls_and_tokens_per_step_add_up_to_the_totals_and_follow_the_method_step() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = live(dir.path(), Params::default());
     act(&mut app, Action::RunPause);
-    let stats = Stats::of(&app.run.engine);
-    let totals = app.run.totals;
+    let stats = Stats::of(&app.session.run.engine);
+    let totals = app.session.run.totals;
     assert_eq!(stats.step_noun, "step");
     assert_eq!(stats.per_step.values().map(|s| s.0).sum::<u64>(), totals.llm_calls);
     assert_eq!(stats.per_step.values().map(|s| s.1).sum::<u64>(), totals.prompt_tokens + totals.completion_tokens);
@@ -59,7 +59,7 @@ fn calls_and_tokens_per_step_add_up_to_the_totals_and_follow_the_method_step() {
 fn a_session_with_latencies_gets_a_time_axis() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = replay_at_end(dir.path(), bfs_with_latency(dir.path(), 250));
-    let stats = Stats::of(&app.run.engine);
+    let stats = Stats::of(&app.session.run.engine);
     assert_eq!(stats.latency_per_call.len() as u64, stats.calls);
     assert_eq!(stats.latency_per_call.iter().sum::<u64>(), 250 * stats.calls);
     let total_s = format!("{:.1} s", 0.25 * stats.calls as f64);

@@ -6,7 +6,8 @@
 use super::*;
 
 fn logs(app: &App) -> Vec<String> {
-    app.events
+    app.session
+        .events
         .iter()
         .filter_map(|e| match e {
             Event::Log { text } => Some(text.clone()),
@@ -20,12 +21,12 @@ fn expanding_again_marks_the_repeats_and_says_so() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = live(dir.path(), Params::default());
     act(&mut app, Action::Step);
-    let root = app.run.engine.tree().root();
-    let first: Vec<NodeId> = app.run.engine.tree().node(root).children.clone();
+    let root = app.session.run.engine.tree().root();
+    let first: Vec<NodeId> = app.session.run.engine.tree().node(root).children.clone();
     assert!(!first.is_empty());
     select(&mut app, root);
     act(&mut app, Action::Expand);
-    let tree = app.run.engine.tree();
+    let tree = app.session.run.engine.tree();
     let again: Vec<NodeId> = tree.node(root).children.iter().copied().filter(|c| !first.contains(c)).collect();
     let mut repeats = 0;
     for &c in &again {
@@ -57,12 +58,12 @@ fn reevaluating_logs_the_old_and_the_new_value_and_a_hand_expanded_candidate_is_
     let mut app = live(dir.path(), Params::default());
     act(&mut app, Action::Step);
     act(&mut app, Action::Step);
-    let tree = app.run.engine.tree();
+    let tree = app.session.run.engine.tree();
     let node = tree.nodes().find(|n| n.depth == 1 && n.score.is_some()).unwrap().id;
     let before = tree.value(node).unwrap();
     select(&mut app, node);
     act(&mut app, Action::Reevaluate);
-    let after = app.run.engine.tree().value(node).unwrap();
+    let after = app.session.run.engine.tree().value(node).unwrap();
     let fmt = crate::engine::tree::format_value;
     let log = logs(&app);
     assert!(log.contains(&format!("re-evaluating {node} (now {})", fmt(before))), "{log:#?}");
@@ -73,14 +74,14 @@ fn reevaluating_logs_the_old_and_the_new_value_and_a_hand_expanded_candidate_is_
     }
 
     // A candidate (·) expanded by hand has children: ●.
-    let tree = app.run.engine.tree();
+    let tree = app.session.run.engine.tree();
     let candidate = tree.nodes().find(|n| n.status == NodeStatus::Candidate && n.children.is_empty()).map(|n| n.id);
     let dropped = tree.nodes().find(|n| matches!(n.status, NodeStatus::Dropped(_))).map(|n| n.id);
     let target = candidate.or(dropped).unwrap();
     let was = tree.node(target).status.clone();
     select(&mut app, target);
     act(&mut app, Action::Expand);
-    let tree = app.run.engine.tree();
+    let tree = app.session.run.engine.tree();
     assert!(!tree.node(target).children.is_empty());
     if was == NodeStatus::Candidate {
         assert_eq!(tree.node(target).status, NodeStatus::Expanded);
@@ -94,7 +95,7 @@ fn dfs_children_that_pass_the_threshold_wait_as_frontier() {
     for _ in 0..3 {
         act(&mut app, Action::Step);
     }
-    let tree = app.run.engine.tree();
+    let tree = app.session.run.engine.tree();
     let threshold = 3.0;
     let root = tree.root();
     let children = &tree.node(root).children;
@@ -121,13 +122,14 @@ fn a_bfs_step_counts_no_pruned_subtree_and_bars_are_on_the_value_scale() {
     for _ in 0..3 {
         act(&mut app, Action::Step);
     }
-    let tree = app.run.engine.tree();
+    let tree = app.session.run.engine.tree();
     let kept = tree.nodes().find(|n| n.depth == 1 && !n.children.is_empty()).unwrap().id;
     select(&mut app, kept);
     act(&mut app, Action::Prune);
     act(&mut app, Action::Step);
-    let tree = app.run.engine.tree();
+    let tree = app.session.run.engine.tree();
     let (step, kept_now, candidates) = app
+        .session
         .events
         .iter()
         .rev()
@@ -148,7 +150,7 @@ fn a_bfs_step_counts_no_pruned_subtree_and_bars_are_on_the_value_scale() {
     // Game of 24 values are sums of 3 samples of at most 20 (sure): the bar is out of 60.
     let rows = pane_rows(&mut app, Pane::Scores, 160, 45);
     let mut checked = 0;
-    for n in app.run.engine.tree().nodes().filter(|n| n.depth == 2 && n.score.is_some()) {
+    for n in app.session.run.engine.tree().nodes().filter(|n| n.depth == 2 && n.score.is_some()) {
         let v = n.score.as_ref().unwrap().value;
         let Some(row) = rows.iter().find(|r| r.contains(&format!(" {} ", n.id))) else { continue };
         let filled = row.chars().filter(|&c| c == '█').count();
@@ -170,7 +172,7 @@ fn a_search_step_after_a_hand_expansion_marks_its_repeats() {
     let mut frontier = None;
     for _ in 0..6 {
         act(&mut app, Action::Step);
-        let tree = app.run.engine.tree();
+        let tree = app.session.run.engine.tree();
         frontier = tree.nodes().find(|n| n.depth == 1 && n.status == NodeStatus::Frontier).map(|n| n.id);
         if frontier.is_some() {
             break;
@@ -179,10 +181,10 @@ fn a_search_step_after_a_hand_expansion_marks_its_repeats() {
     let node = frontier.expect("a kept node waits for the next step");
     select(&mut app, node);
     act(&mut app, Action::Expand);
-    let by_hand: Vec<NodeId> = app.run.engine.tree().node(node).children.clone();
+    let by_hand: Vec<NodeId> = app.session.run.engine.tree().node(node).children.clone();
     assert!(!by_hand.is_empty());
     act(&mut app, Action::Step);
-    let tree = app.run.engine.tree();
+    let tree = app.session.run.engine.tree();
     let again: Vec<NodeId> = tree.node(node).children.iter().copied().filter(|c| !by_hand.contains(c)).collect();
     assert!(!again.is_empty(), "the step expanded {node} again");
     let mut repeats = Vec::new();
@@ -208,7 +210,7 @@ fn a_search_step_after_a_hand_expansion_marks_its_repeats() {
         }
         act(&mut app, Action::Step);
     }
-    let tree = app.run.engine.tree();
+    let tree = app.session.run.engine.tree();
     for &h in &by_hand {
         let status = &tree.node(h).status;
         assert!(matches!(status, NodeStatus::Frontier | NodeStatus::Dropped(_)), "{h} was a candidate: {status:?}");
@@ -218,7 +220,7 @@ fn a_search_step_after_a_hand_expansion_marks_its_repeats() {
     assert!(kept.contains(&format!(" of {candidates} candidates")), "{kept}");
     // Within one step, no child is compared with its own step's siblings: a first
     // expansion marks nothing.
-    let tree = app.run.engine.tree();
+    let tree = app.session.run.engine.tree();
     let marked = tree.nodes().filter(|n| matches!(&n.status, NodeStatus::Invalid(r) if r.starts_with("duplicate")));
     assert!(marked.map(|n| n.id).all(|id| repeats.contains(&id)));
 }

@@ -18,17 +18,17 @@ fn u_undoes_a_prune_by_forking_before_it_and_keeps_the_old_session() {
         let dir = tempfile::tempdir().unwrap();
         let mut app = live(dir.path(), Params::default());
         act(&mut app, Action::Step);
-        let child = app.run.engine.tree().node(NodeId(0)).children[1];
+        let child = app.session.run.engine.tree().node(NodeId(0)).children[1];
         select(&mut app, child);
         act(&mut app, Action::Prune);
-        assert_eq!(app.run.engine.tree().node(child).status, NodeStatus::Pruned);
+        assert_eq!(app.session.run.engine.tree().node(child).status, NodeStatus::Pruned);
         let old = app.session_path().unwrap();
         let inputs_before = Session::load(&old).unwrap().input_count();
         press_u(&mut app);
-        assert!(app.replay.is_none(), "a live run again");
+        assert!(app.session.replay.is_none(), "a live run again");
         let new = app.session_path().unwrap();
         assert_ne!(new, old, "a new session");
-        assert_ne!(app.run.engine.tree().node(child).status, NodeStatus::Pruned, "the prune is undone");
+        assert_ne!(app.session.run.engine.tree().node(child).status, NodeStatus::Pruned, "the prune is undone");
         let message = app.message.clone().unwrap_or_default();
         // The prune was the input after the step's ones.
         let at = inputs_before - 1;
@@ -56,13 +56,13 @@ fn u_undoes_an_edit_and_says_when_there_is_nothing_to_undo() {
     press_u(&mut app);
     assert!(app.message.as_deref().unwrap_or_default().starts_with("nothing to undo"), "{:?}", app.message);
     act(&mut app, Action::Step);
-    let count = app.run.engine.tree().len();
-    let child = app.run.engine.tree().node(NodeId(0)).children[0];
+    let count = app.session.run.engine.tree().len();
+    let child = app.session.run.engine.tree().node(NodeId(0)).children[0];
     let effects = app.submit_edit(child, "4 + 6 = 10 (left: 5 10 10)".into());
     settle(&mut app, effects);
-    assert!(app.run.engine.tree().len() > count);
+    assert!(app.session.run.engine.tree().len() > count);
     press_u(&mut app);
-    assert_eq!(app.run.engine.tree().len(), count, "the edited node is gone");
+    assert_eq!(app.session.run.engine.tree().len(), count, "the edited node is gone");
     assert!(app.message.as_deref().unwrap_or_default().starts_with("undone:"), "{:?}", app.message);
     // Nothing steered in the fork yet: only what its parent steered before the edit (nothing).
     press_u(&mut app);
@@ -74,6 +74,6 @@ fn in_a_replay_u_says_where_to_go() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = demo_replay(dir.path(), 0);
     press_u(&mut app);
-    assert!(app.replay.is_some());
+    assert!(app.session.replay.is_some());
     assert!(app.message.as_deref().unwrap_or_default().starts_with("undo is for a live run"), "{:?}", app.message);
 }

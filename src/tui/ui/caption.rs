@@ -46,7 +46,7 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
 
 /// The caption's title, else the demo's (the first caption's), else "Caption".
 fn title(view: &View, caption: &crate::session::Caption) -> String {
-    let demo_title = view.app.replay.as_ref().and_then(|r| r.captions.iter().find_map(|c| c.title.clone()));
+    let demo_title = view.app.session.replay.as_ref().and_then(|r| r.captions.iter().find_map(|c| c.title.clone()));
     caption.title.clone().or(demo_title).unwrap_or_else(|| "Caption".to_string())
 }
 

@@ -14,18 +14,22 @@ use crate::engine::{NodeStatus, Origin};
 pub fn lines(view: &View) -> Vec<Line<'static>> {
     let app = view.app;
     let node_id = view.selected;
-    let tree = app.run.engine.tree();
+    let tree = app.session.run.engine.tree();
     let Some(n) = tree.get(node_id) else { return vec![] };
     let head = view.style(Slot::Title);
     let dim = view.style(Slot::Dim);
     let text = view.style(Slot::Text);
     let mut out = Vec::new();
     let origin = match &n.origin {
-        Origin::Root => format!("the {} input", app.run.engine.core.task.info().input_noun),
-        Origin::Model if app.header.provider.starts_with("import:") => {
-            format!("imported from {} (model {})", app.header.provider.trim_start_matches("import:"), app.header.model)
+        Origin::Root => format!("the {} input", app.session.run.engine.core.task.info().input_noun),
+        Origin::Model if app.session.header.provider.starts_with("import:") => {
+            format!(
+                "imported from {} (model {})",
+                app.session.header.provider.trim_start_matches("import:"),
+                app.session.header.model
+            )
         }
-        Origin::Model => format!("proposed by {}", app.header.model),
+        Origin::Model => format!("proposed by {}", app.session.header.model),
         Origin::Human { edited_from: Some(from) } => format!("edited by hand from {from}"),
         Origin::Human { edited_from: None } => "written by hand".to_string(),
     };
@@ -52,15 +56,15 @@ pub fn lines(view: &View) -> Vec<Line<'static>> {
     }
     if n.id != tree.root() {
         out.push(Line::from(Span::styled("State", head)));
-        if let Some(state) = app.run.engine.core.task.describe_state(&app.run.engine.core.x, &n.path) {
+        if let Some(state) = app.session.run.engine.core.task.describe_state(&app.session.run.engine.core.x, &n.path) {
             out.push(Line::from(Span::styled(format!("  {state}"), text)));
         }
         for l in n.path.lines() {
             out.push(Line::from(Span::styled(format!("  {l}"), dim)));
         }
         // A task with a grid (crosswords) draws the state's board and its clues' verdicts.
-        if let Some(board) = app.run.engine.core.task.board() {
-            let board = board.board(&app.run.engine.core.x, &n.path, n.score.as_deref());
+        if let Some(board) = app.session.run.engine.core.task.board() {
+            let board = board.board(&app.session.run.engine.core.x, &n.path, n.score.as_deref());
             out.extend(super::board::lines(&board, &view.theme));
         }
     }
@@ -96,10 +100,10 @@ fn call_lines(view: &View, n: &crate::engine::Node, out: &mut Vec<Line<'static>>
     // The call that wrote this node (on its parent, for model-made nodes) comes first.
     let mut calls: Vec<(u64, &str)> =
         n.made_by.filter(|c| !n.calls.contains(c)).map(|c| (c, " · wrote this")).into_iter().collect();
-    let later = if app.header.params.method.has_react_steps() { " · for the next step" } else { "" };
+    let later = if app.session.header.params.method.has_react_steps() { " · for the next step" } else { "" };
     calls.extend(n.calls.iter().map(|&c| (c, if Some(c) == n.made_by { " · wrote this" } else { later })));
     for (call, role) in &calls {
-        let Some(record) = app.run.engine.core.calls.get(call) else { continue };
+        let Some(record) = app.session.run.engine.core.calls.get(call) else { continue };
         let r = &record.request;
         let mut title = format!("── call {call} · {} · n={}{role}", r.purpose.label(), r.n);
         match &record.reply {
@@ -164,11 +168,11 @@ fn is_streaming(app: &crate::tui::app::App, call: u64) -> bool {
 /// Whether a reply for the selected node is streaming in.
 fn receiving(view: &View) -> bool {
     let app = view.app;
-    let Some(n) = app.run.engine.tree().get(view.selected) else { return false };
+    let Some(n) = app.session.run.engine.tree().get(view.selected) else { return false };
     n.made_by
         .into_iter()
         .chain(n.calls.iter().copied())
-        .any(|c| app.run.engine.core.calls.get(&c).is_some_and(|r| r.reply.is_none()) && is_streaming(app, c))
+        .any(|c| app.session.run.engine.core.calls.get(&c).is_some_and(|r| r.reply.is_none()) && is_streaming(app, c))
 }
 
 /// `feedback` → `Feedback`, for a section heading.

@@ -148,9 +148,9 @@ fn entry_detail(view: &View, e: &Entry, used: Option<&MemoryUse>) -> Vec<Line<'s
 
 pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
     let app = view.app;
-    let memory = app.run.engine.memory();
+    let memory = app.session.run.engine.memory();
     let mut extra = String::new();
-    if let Some(snapshot) = &app.header.memory {
+    if let Some(snapshot) = &app.session.header.memory {
         extra.push_str(&snapshot.name);
     }
     if let Some(m) = memory {

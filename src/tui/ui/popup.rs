@@ -185,7 +185,7 @@ pub fn help_lines(view: &View) -> Vec<Line<'static>> {
             Span::styled(meaning, view.style(Slot::HelpDesc)),
         ]));
     }
-    let classes = crate::engine::task::value_classes(view.app.run.engine.core.task.as_ref());
+    let classes = crate::engine::task::value_classes(view.app.session.run.engine.core.task.as_ref());
     lines.push(Line::from(vec![
         Span::styled(format!(" {:<width$} ", "[badge]"), view.style(Slot::HelpKey)),
         Span::styled(badge_line(classes), view.style(Slot::HelpDesc)),
@@ -197,7 +197,7 @@ pub fn help_lines(view: &View) -> Vec<Line<'static>> {
 /// step) is continued by the agent; a tree search's thought becomes a sibling, evaluated
 /// if the task has an evaluator; any other node (a sample) a sibling.
 pub fn edit_title(view: &View, node: NodeId) -> String {
-    let engine = &view.app.run.engine;
+    let engine = &view.app.session.run.engine;
     let n = engine.tree().node(node);
     if let Some(step) = &n.step {
         return format!("Edit step {}: the agent continues from your thought", step.n);
@@ -207,7 +207,7 @@ pub fn edit_title(view: &View, node: NodeId) -> String {
         return format!("Edit {node}: a changed text continues from a new sibling; changed notes guide the next call");
     }
     let evaluated = if engine.core.has_evaluator() { ", evaluated" } else { "" };
-    if view.app.header.params.method.info().searches_tree(&view.app.header.params) {
+    if view.app.session.header.params.method.info().searches_tree(&view.app.session.header.params) {
         format!("Edit thought {node}: becomes a new sibling{evaluated}")
     } else {
         format!("Edit {node}: becomes a new sibling{evaluated}")
@@ -292,6 +292,7 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
         Popup::MemoryRemove { id } => {
             let headline = view
                 .app
+                .session
                 .run
                 .engine
                 .memory()

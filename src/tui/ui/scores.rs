@@ -199,7 +199,7 @@ fn part_text(node: &Node, part: &str) -> String {
 /// The first `need` rows of the latest round's candidates, each placed by what the
 /// engine did with it (ranked once per change, see `RankCache`).
 fn candidate_rows(app: &App, need: usize) -> Ranked<'_> {
-    let tree = app.run.engine.tree();
+    let tree = app.session.run.engine.tree();
     let key = app.engine_key();
     let mut cache = app.scores.rank_cache.borrow_mut();
     if cache.key != Some(key) {
@@ -223,12 +223,12 @@ fn candidate_rows(app: &App, need: usize) -> Ranked<'_> {
 
 /// Rank the latest round's candidates (what `candidate_rows` shows).
 fn rank(app: &App) -> RankCache {
-    let tree = app.run.engine.tree();
-    let method = app.run.engine.view();
+    let tree = app.session.run.engine.tree();
+    let method = app.session.run.engine.view();
     let nodes: Vec<&Node> = if let Candidates::These(ids) = &method.candidates {
         ids.iter().filter(|&&n| tree.contains(n)).map(|&n| tree.node(n)).collect()
     } else {
-        let last: Option<NodeId> = app.events.iter().rev().find_map(|e| match e {
+        let last: Option<NodeId> = app.session.events.iter().rev().find_map(|e| match e {
             Event::Scored { id, .. } => Some(*id),
             _ => None,
         });
@@ -294,7 +294,7 @@ fn rank(app: &App) -> RankCache {
 /// The largest value the task's value evaluator can give (its top class times the
 /// samples it sums), when the run values states with one.
 fn value_scale(app: &App) -> Option<f64> {
-    let core = &app.run.engine.core;
+    let core = &app.session.run.engine.core;
     let search = core.search?;
     if search.evaluator != crate::engine::params::Evaluator::Value {
         return None;
@@ -323,7 +323,7 @@ fn vote_rows(votes: Votes) -> Vote {
 
 /// The pane's rows: all of a vote's, the first `need` of the candidates'.
 fn rows(app: &App, need: usize) -> Rows<'_> {
-    match app.run.engine.view().votes {
+    match app.session.run.engine.view().votes {
         Some(votes) => Rows::Vote(vote_rows(votes)),
         None => Rows::Candidates(candidate_rows(app, need)),
     }
@@ -459,11 +459,11 @@ fn candidate_lines(
     inner_width: usize,
 ) -> (Vec<Line<'static>>, String) {
     let app = view.app;
-    let cutoff = app.run.engine.view().cutoff;
+    let cutoff = app.session.run.engine.view().cutoff;
     let mut extra = cutoff.as_ref().map(|c| c.label().to_string()).unwrap_or_default();
     let Ranked { rows, nodes, cut, shape, .. } = ranked;
     if nodes == 0 {
-        let engine = &app.run.engine;
+        let engine = &app.session.run.engine;
         let method = &engine.core.params.method;
         let hint = if *method == crate::engine::methods::retreval::method::KIND {
             format!(
@@ -474,14 +474,14 @@ fn candidate_lines(
             format!("{method} scores nothing: its steps are in the transcript")
         } else if engine.is_finished() {
             "no evaluations".to_string()
-        } else if app.replay.is_some() {
+        } else if app.session.replay.is_some() {
             "no evaluations yet at this point of the replay".to_string()
         } else {
             format!("no evaluations yet — press {} to step", view.key(super::super::action::Action::Step))
         };
         return (hint_lines(view, &hint, inner_width), extra);
     }
-    let classes = crate::engine::task::value_classes(app.run.engine.core.task.as_ref());
+    let classes = crate::engine::task::value_classes(app.session.run.engine.core.task.as_ref());
     let columns = shape.columns;
     let label_of = |n: &Node| {
         if columns {
@@ -585,7 +585,7 @@ fn vote_lines(
     inner_width: usize,
 ) -> (Vec<Line<'static>>, String) {
     let votes = &vote.votes;
-    let tree = view.app.run.engine.tree();
+    let tree = view.app.session.run.engine.tree();
     let mut extra = if votes.samples < votes.asked {
         format!("vote · {} of {} samples in", votes.samples, votes.asked)
     } else {
@@ -594,7 +594,7 @@ fn vote_lines(
     if vote.rows.is_empty() {
         let hint = if votes.samples > 0 {
             "no sample gave an answer".to_string()
-        } else if view.app.replay.is_some() {
+        } else if view.app.session.replay.is_some() {
             format!("no samples yet at this point of the replay ({} asked)", votes.asked)
         } else {
             format!(

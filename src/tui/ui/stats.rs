@@ -172,7 +172,7 @@ pub fn lines(view: &View, stats: &Stats, width: usize, rows: usize) -> Vec<Line<
             "{} calls · {} tokens{cost} · {} nodes",
             stats.calls,
             stats.tokens,
-            view.app.run.engine.tree().nodes().count()
+            view.app.session.run.engine.tree().nodes().count()
         )),
     ]));
     // Room after a chart for its peak (` peak 12345 (iteration 123)`).
@@ -277,7 +277,7 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
     let block = frame_block(view, "Stats of this run".into(), "any key closes");
     let inner = block.inner(rect);
     frame.render_widget(block, rect);
-    let stats = Stats::of(&view.app.run.engine);
+    let stats = Stats::of(&view.app.session.run.engine);
     let lines = lines(view, &stats, inner.width as usize, inner.height as usize);
     frame.render_widget(Paragraph::new(lines), inner);
 }

@@ -22,21 +22,22 @@ use crate::safe_text::clip;
 
 /// The mode word and its colour.
 pub fn mode(app: &App) -> (String, Slot) {
-    let engine = &app.run.engine;
+    let engine = &app.session.run.engine;
     // Past the input where today's engine differs, the replay shows the record itself.
-    let recorded = app.replay.as_ref().is_some_and(|r| r.marks.fidelity.recorded_from().is_some_and(|f| r.cursor > f));
-    match (&app.replay, engine.mode()) {
+    let recorded =
+        app.session.replay.as_ref().is_some_and(|r| r.marks.fidelity.recorded_from().is_some_and(|f| r.cursor > f));
+    match (&app.session.replay, engine.mode()) {
         (Some(r), _) if r.playing && recorded => (format!("AS RECORDED ▶ {} steps/s", r.speed), Slot::Warning),
         (Some(r), _) if r.playing => (format!("REPLAY ▶ {} steps/s", r.speed), Slot::ModeReplay),
         (Some(_), _) if recorded => ("REPLAY AS RECORDED".to_string(), Slot::Warning),
         (Some(_), _) => ("REPLAY".to_string(), Slot::ModeReplay),
         _ if engine.is_finished() => ("FINISHED".to_string(), Slot::ModePaused),
-        _ if app.run.stopped().is_some() => ("STOPPED".to_string(), Slot::Warning),
+        _ if app.session.run.stopped().is_some() => ("STOPPED".to_string(), Slot::Warning),
         (None, RunMode::Running) => ("RUNNING".to_string(), Slot::ModeRunning),
         (None, RunMode::Step(_)) => ("STEPPING".to_string(), Slot::ModeStepping),
         (None, RunMode::Paused) => {
             // Calls a breakpoint holds are pending in the engine but not sent: not in flight.
-            let held = app.run.held_calls();
+            let held = app.session.run.held_calls();
             let in_flight = engine.pending_calls().iter().filter(|c| !held.contains(c)).count();
             match (in_flight, held.len()) {
                 (0, 0) => ("PAUSED".to_string(), Slot::ModePaused),
@@ -110,9 +111,9 @@ fn items(app: &App, d: Detail) -> (Items, Items) {
     let mut what = Vec::new();
     let (mode, slot) = mode(app);
     what.push((format!(" {mode} "), slot));
-    if let Some(o) = app.run.engine.outcome() {
+    if let Some(o) = app.session.run.engine.outcome() {
         // The transcript's finished line in short: the answer when solved, else the reason.
-        let verdict = super::outcome::Verdict::of(o, &app.run.engine);
+        let verdict = super::outcome::Verdict::of(o, &app.session.run.engine);
         let (glyph, word) = (verdict.glyph(), verdict.word());
         let (text, slot) = match (&verdict.short, d.answer) {
             (_, 0) => (format!(" {glyph} {word} "), if verdict.solved { Slot::NodeSolution } else { Slot::Warning }),
@@ -124,7 +125,7 @@ fn items(app: &App, d: Detail) -> (Items, Items) {
         };
         what.push((text, slot));
     }
-    let h = &app.header;
+    let h = &app.session.header;
     let input = clip(&crate::safe_text::one_line(&h.input), d.input);
     let task = match h.index {
         Some(i) => format!(" {} #{i} [{input}]", h.task),
@@ -135,8 +136,8 @@ fn items(app: &App, d: Detail) -> (Items, Items) {
         what.push((format!(" · {position}"), Slot::StatusBar));
     }
     let mut how = Vec::new();
-    let method = app.run.engine.view();
-    let params = if d.params { method.params.clone() } else { app.header.params.method.label().to_string() };
+    let method = app.session.run.engine.view();
+    let params = if d.params { method.params.clone() } else { app.session.header.params.method.label().to_string() };
     how.push((format!(" {params}"), Slot::StatusBar));
     if d.provider {
         if h.simulated {
@@ -150,7 +151,7 @@ fn items(app: &App, d: Detail) -> (Items, Items) {
             how.push((format!(" {}", h.provider), Slot::StatusBar));
         }
     }
-    let t = &app.run.totals;
+    let t = &app.session.run.totals;
     let calls = if t.llm_calls == 1 { "call" } else { "calls" };
     let mut stats = format!(" · {} {} · {} {calls}", method.step_noun, method.step, t.llm_calls);
     if d.cached && t.cache_hits > 0 {
@@ -166,7 +167,7 @@ fn items(app: &App, d: Detail) -> (Items, Items) {
     if !app.session.streaming.is_empty() {
         stats.push_str(&format!(" · receiving {}", app.session.streaming.len()));
     }
-    match &app.replay {
+    match &app.session.replay {
         Some(r) => {
             stats.push_str(&format!(" · input {}/{}", r.cursor, r.total));
             if let Some(note) = app.follow_note() {
@@ -249,13 +250,13 @@ fn hint_keys(view: &View) -> Vec<(String, &'static str)> {
         return from_keymap(hints(app)).collect();
     }
     let mut out: Vec<(String, &'static str)> = Vec::new();
-    if app.run.engine.memory().is_some_and(|m| !m.is_empty()) {
+    if app.session.run.engine.memory().is_some_and(|m| !m.is_empty()) {
         out.extend(
             [("↑↓", "select"), ("e", "edit entry"), ("p", "pin"), ("d", "remove")].map(|(k, w)| (k.to_string(), w)),
         );
     }
     out.push(("esc".into(), "close"));
-    let steering = if app.replay.is_some() {
+    let steering = if app.session.replay.is_some() {
         vec![(Action::ReplayStepForward, "next step"), (Action::ReplayStepBack, "back")]
     } else {
         vec![(Action::Step, "step"), (Action::RunPause, "run/pause")]
@@ -267,7 +268,7 @@ fn hint_keys(view: &View) -> Vec<(String, &'static str)> {
 
 /// The keys worth knowing in the focused pane, most useful first.
 fn hints(app: &App) -> Vec<(Action, &'static str)> {
-    let replay = app.replay.is_some();
+    let replay = app.session.replay.is_some();
     let mut out = Vec::new();
     if replay {
         out.extend([

@@ -38,13 +38,15 @@ pub fn branch(tree: &SearchTree, selected: NodeId) -> Vec<NodeId> {
 /// note where the trajectory branches. Returns the lines and the line range of the
 /// selected step.
 fn trajectory(view: &View) -> (Vec<Line<'static>>, std::ops::Range<usize>) {
-    let tree = view.app.run.engine.tree();
+    let tree = view.app.session.run.engine.tree();
     if !tree.contains(view.selected) {
         return (Vec::new(), 0..0);
     }
-    let what = capitalized(&view.app.run.engine.core.task.info().input_noun);
-    let mut out =
-        vec![Line::from(Span::styled(format!("{what}: {}", view.app.run.engine.core.x), view.style(Slot::Title)))];
+    let what = capitalized(&view.app.session.run.engine.core.task.info().input_noun);
+    let mut out = vec![Line::from(Span::styled(
+        format!("{what}: {}", view.app.session.run.engine.core.x),
+        view.style(Slot::Title),
+    ))];
     // The question selected: the top, where it is.
     let mut selected = if view.selected == tree.root() { 0..1 } else { 0..0 };
     for id in branch(tree, view.selected) {
@@ -64,7 +66,7 @@ fn trajectory(view: &View) -> (Vec<Line<'static>>, std::ops::Range<usize>) {
                 spans.push(Span::styled("✎ ", view.style(Slot::NodeEdited)));
             }
             // Imported logs carry no tool timings.
-            let latency = node.tool_ms.filter(|_| !view.app.header.provider.starts_with("import"));
+            let latency = node.tool_ms.filter(|_| !view.app.session.header.provider.starts_with("import"));
             match (slot, latency.filter(|_| labelled), line.split_once(':')) {
                 // The tool's latency right after the label, where a long observation cannot hide it.
                 (Slot::Observation, Some(ms), Some((label, rest))) => {
@@ -117,7 +119,7 @@ fn step_lines(view: &View, node: &crate::engine::Node) -> Vec<(Slot, bool, Strin
     }
     let reply = node
         .made_by
-        .and_then(|c| view.app.run.engine.core.calls.get(&c))
+        .and_then(|c| view.app.session.run.engine.core.calls.get(&c))
         .and_then(|r| r.reply.as_ref())
         .and_then(|r| r.as_ref().ok())
         .and_then(|r| r.completions.first())
@@ -138,8 +140,8 @@ fn step_lines(view: &View, node: &crate::engine::Node) -> Vec<(Slot, bool, Strin
 /// Whether the pane shows a ReAct trajectory: always for ReAct; for the hybrids when
 /// a ReAct step is selected (the question and the CoT-SC samples show the log, with the switch).
 fn shows_trajectory(view: &View) -> bool {
-    let tree = view.app.run.engine.tree();
-    match view.app.header.params.method.info().react {
+    let tree = view.app.session.run.engine.tree();
+    match view.app.session.header.params.method.info().react {
         ReactShape::Whole => true,
         ReactShape::Part => {
             // A step of the ReAct part, or a node below one.
@@ -157,7 +159,7 @@ pub fn lines(view: &View) -> Vec<Line<'static>> {
         return trajectory(view).0;
     }
     let mut out = Vec::new();
-    let events = &view.app.events;
+    let events = &view.app.session.events;
     // One line per memory change, with what it did (computed from the session's snapshot).
     let notes = view.app.memory_notes();
     let mut memory_changes = 0;
@@ -188,7 +190,7 @@ pub fn lines(view: &View) -> Vec<Line<'static>> {
             Event::Rejected { reason } => (Slot::Warning, format!("not done: {reason}")),
             Event::Finished { outcome } => (
                 if outcome.solved { Slot::NodeSolution } else { Slot::Warning },
-                super::outcome::Verdict::of(outcome, &view.app.run.engine).finished_line(),
+                super::outcome::Verdict::of(outcome, &view.app.session.run.engine).finished_line(),
             ),
             _ => continue,
         };
@@ -263,7 +265,7 @@ pub fn draw(frame: &mut Frame, view: &View, area: Rect) {
     let room = (area.width as usize).saturating_sub(2 + " 4 Transcript ".chars().count() + 1);
     let mut extra = crate::safe_text::clip(&extra, room);
     let mut block = view.block(super::Pane::Transcript, &extra);
-    if let Some(r) = &view.app.replay {
+    if let Some(r) = &view.app.session.replay {
         // The replay timeline: where the cursor is among the session's inputs.
         let width = (area.width as usize / 3).clamp(10, 60);
         let filled = (r.cursor * width).checked_div(r.total).unwrap_or(width);

@@ -94,7 +94,7 @@ fn label(view: &View, tree: &SearchTree, node: &Node) -> Line<'static> {
         Span::styled(format!("{} ", status_glyph(node)), view.style(slot)),
         Span::styled(format!("{} ", node.id), view.style(Slot::Dim)),
     ];
-    let classes = crate::engine::task::value_classes(view.app.run.engine.core.task.as_ref());
+    let classes = crate::engine::task::value_classes(view.app.session.run.engine.core.task.as_ref());
     if let Some(b) = badge(node, classes) {
         let slot = value_slot(node.score.as_ref().map(|s| s.value).unwrap_or(0.0), classes);
         spans.push(Span::styled(format!("[{b}] "), view.style(slot)));
@@ -110,7 +110,7 @@ fn label(view: &View, tree: &SearchTree, node: &Node) -> Line<'static> {
     } else if let Some(answer) = sample_answer(view, tree, node) {
         // A sampled whole answer (CoT-SC): the vote it casts, not its first line.
         format!("answer: {answer}")
-    } else if view.app.header.params.method.has_react_steps() {
+    } else if view.app.session.header.params.method.has_react_steps() {
         react_label(node)
     } else if let Some(label) = &node.label {
         // The method's own one-line label (a refinement round with its answer and verdict).
@@ -132,7 +132,7 @@ fn sample_answer(view: &View, tree: &SearchTree, node: &Node) -> Option<String> 
     if node.parent != Some(tree.root()) || !node.children.is_empty() || node.step.is_some() {
         return None;
     }
-    view.app.run.engine.view().votes?.answer_of(node.id).map(str::to_string)
+    view.app.session.run.engine.view().votes?.answer_of(node.id).map(str::to_string)
 }
 
 /// A ReAct step in one line: `2 Search[Corve River] · the thought`, so the actions of
@@ -154,7 +154,7 @@ pub fn react_label(node: &Node) -> String {
 /// Draw the rows in view (the flattened list of shown nodes, brought up to date with the
 /// engine's tree first): a label is made for each drawn row and for no other node.
 pub fn draw(frame: &mut Frame, view: &View, state: &mut TreeState, area: Rect) {
-    let tree = view.app.run.engine.tree();
+    let tree = view.app.session.run.engine.tree();
     state.sync(tree);
     // Counted once per change of the engine (a walk of every node), not every frame.
     let key = view.app.engine_key();
