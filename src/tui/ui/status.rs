@@ -252,7 +252,8 @@ fn hint_keys(view: &View) -> Vec<(String, &'static str)> {
     let mut out: Vec<(String, &'static str)> = Vec::new();
     if app.session.run.engine.memory().is_some_and(|m| !m.is_empty()) {
         out.extend(
-            [("↑↓", "select"), ("e", "edit entry"), ("p", "pin"), ("d", "remove")].map(|(k, w)| (k.to_string(), w)),
+            [("↑↓", "select"), ("← →", "fold"), ("e", "edit entry"), ("p", "pin"), ("d", "remove")]
+                .map(|(k, w)| (k.to_string(), w)),
         );
     }
     out.push(("esc".into(), "close"));
