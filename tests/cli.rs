@@ -989,6 +989,26 @@ fn a_directory_replay_skips_bad_files_and_summarises_each_task_and_method() {
     assert!(!out.status.success());
 }
 
+/// A second run into the same folder keeps the first run's sessions: its own are named
+/// `-2` (before, cot's game24-0900.jsonl silently replaced tot-bfs's).
+#[test]
+fn a_second_run_into_the_same_folder_keeps_the_first_runs_sessions() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("runs");
+    record_into(&folder, "tot-bfs", "900..902");
+    record_into(&folder, "cot", "900..902");
+    let mut names: Vec<String> =
+        std::fs::read_dir(&folder).unwrap().map(|f| f.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    assert_eq!(names, ["game24-0900-2.jsonl", "game24-0900.jsonl", "game24-0901-2.jsonl", "game24-0901.jsonl"]);
+    let method = |name: &str| {
+        let text = std::fs::read_to_string(folder.join(name)).unwrap();
+        let header: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        header["params"]["method"].as_str().unwrap().to_string()
+    };
+    assert_eq!((method("game24-0900.jsonl"), method("game24-0900-2.jsonl")), ("tot-bfs".into(), "cot".into()));
+}
+
 #[test]
 fn a_session_cut_inside_an_inputs_events_replays_as_incomplete() {
     let dir = tempfile::tempdir().unwrap();

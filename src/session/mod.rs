@@ -693,3 +693,14 @@ mod cursor_tests;
 mod memory_copy_tests;
 #[cfg(test)]
 mod tests;
+
+/// `dir/name`, or `dir/name-2`, `-3`, ... if taken: a new recording never replaces one
+/// already written (the explorer's sessions and exports, and `run --record DIR`).
+pub fn unique_path(dir: &std::path::Path, name: &str) -> std::path::PathBuf {
+    let first = dir.join(name);
+    if !first.exists() {
+        return first;
+    }
+    let (stem, ext) = name.rsplit_once('.').unwrap_or((name, "jsonl"));
+    (2..).map(|i| dir.join(format!("{stem}-{i}.{ext}"))).find(|p| !p.exists()).unwrap_or(first)
+}

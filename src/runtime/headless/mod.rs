@@ -56,14 +56,15 @@ pub fn is_session_file(record: &Path) -> bool {
 
 /// Where problem `p`'s session goes: into `record` if it is an existing directory, or
 /// if the run has `many` problems and `record` does not end in `.jsonl`; else `record`
-/// is the session file itself.
+/// is the session file itself. In a directory, a session already there is kept: the new
+/// one is named `-2`, `-3`, ... (a second run into the same folder loses nothing).
 pub fn session_path(record: &Path, task: &str, problem: &Problem, many: bool) -> PathBuf {
     if record.is_dir() || (many && !is_session_file(record)) {
         let name = match problem.index {
             Some(i) => format!("{task}-{i:04}.jsonl"),
             None => format!("{task}-{}.jsonl", problem.input.replace(' ', "_")),
         };
-        record.join(name)
+        crate::session::unique_path(record, &name)
     } else {
         record.to_path_buf()
     }

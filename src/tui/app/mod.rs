@@ -33,6 +33,8 @@ mod session;
 mod undo;
 mod view;
 
+/// Where a new session or export goes (see [`crate::session::unique_path`]).
+pub use crate::session::unique_path;
 pub use breaks::{walk_breaks, BreakList, BreakMarks};
 pub use browser::{scan as browser_scan, Chosen, Node as BrowserNode, SessionBrowser};
 pub use filter::{Filter, FILTER_ACCEPTED};
@@ -567,16 +569,6 @@ pub fn shown_path(path: &Path) -> String {
         Some(rel) => format!("~/{}", rel.display()),
         None => path.display().to_string(),
     }
-}
-
-/// `dir/name`, or `dir/name-2`, `-3`, ... if taken.
-pub fn unique_path(dir: &Path, name: &str) -> PathBuf {
-    let first = dir.join(name);
-    if !first.exists() {
-        return first;
-    }
-    let (stem, ext) = name.rsplit_once('.').unwrap_or((name, "jsonl"));
-    (2..).map(|i| dir.join(format!("{stem}-{i}.{ext}"))).find(|p| !p.exists()).unwrap_or(first)
 }
 
 /// A key typed into a text field: ctrl-u clears the line up to the cursor (as in a
