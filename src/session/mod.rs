@@ -704,3 +704,30 @@ pub fn unique_path(dir: &std::path::Path, name: &str) -> std::path::PathBuf {
     let (stem, ext) = name.rsplit_once('.').unwrap_or((name, "jsonl"));
     (2..).map(|i| dir.join(format!("{stem}-{i}.{ext}"))).find(|p| !p.exists()).unwrap_or(first)
 }
+
+/// A UTC calendar time, for names and dates of sessions (serve's file names, the browser).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UtcTime {
+    pub year: i64,
+    pub month: i64,
+    pub day: i64,
+    pub hour: u64,
+    pub minute: u64,
+    pub second: u64,
+}
+
+/// The UTC calendar time of `unix` seconds since 1970 (Howard Hinnant's civil_from_days).
+pub fn utc(unix: u64) -> UtcTime {
+    let (days, secs) = (unix / 86_400, unix % 86_400);
+    // Howard Hinnant's civil_from_days.
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    UtcTime { year, month, day, hour: secs / 3600, minute: secs % 3600 / 60, second: secs % 60 }
+}
