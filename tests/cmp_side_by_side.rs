@@ -3,7 +3,7 @@
 //! walls overlap (the total is less than their sum), a shared cache keeps each seed's
 //! methods in order, and a method it does not know is still one plain line.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::Output;

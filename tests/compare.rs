@@ -3,7 +3,7 @@
 //! method or task it does not know is one plain line naming the ones it does.
 //! (The frontier and the text chart are tested on made-up points in `src/cli/chart.rs`.)
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::Output;

@@ -2,7 +2,7 @@
 //! its parent (exit 1, with the first divergence and the tree differences), and a
 //! malformed file (exit 2, one plain line).
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -1,7 +1,7 @@
 //! End to end: the binary in a pseudo-terminal, keys in, screen out — and the
 //! terminal left in its normal mode after `q` or a signal.
 
-mod support;
+use crate::support;
 
 use support::pty::{thoughtscope_in, Pty};
 

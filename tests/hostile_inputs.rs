@@ -3,7 +3,7 @@
 //! every file argument, `--record` paths, file names with escape sequences, and a crossword
 //! run with nothing to score.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};

@@ -3,7 +3,7 @@
 //! `mmlu-pro` over small data files with a fake model server, and the shared copies of
 //! MATH-500 and MMLU-Pro when `../shared/data` is there.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;

@@ -3,7 +3,7 @@
 //! environment, called in text and native modes, failures (a server that dies included)
 //! as observations, recorded so a replay needs no server, and ended with the run.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

@@ -2,7 +2,7 @@
 //! list, show, edit, rm, export, import, clear and names, the exit codes of mistakes, and
 //! memory text that cannot reach the terminal raw.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;

@@ -3,7 +3,7 @@
 //! passes past its 42 problems, replays that never write the memory file, and a
 //! ReTreVal sequence of problems where problem k+1 starts from the memory problem k saved.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::Output;

@@ -4,7 +4,7 @@
 //! at once, for several tasks and methods on the simulated model; and a refused key
 //! still costs one call when problems go side by side.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::Output;

@@ -3,7 +3,7 @@
 //! that ignore `n`, streaming through the driver, Anthropic's request shape, and native
 //! tool calling (tools sent, tool calls read, whole and streamed) with both.
 
-mod support;
+use crate::support;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

@@ -4,7 +4,7 @@
 //! disk cache answers a second run; profiles and prices come from the config file;
 //! and an API key in the environment appears in no file the program writes.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -3,7 +3,7 @@
 //! (`--wikipedia-url`) or to a corpus folder (`--corpus`) — never the real Wikipedia — and
 //! the sessions replay without the data file.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::Output;

@@ -2,7 +2,7 @@
 //! flag is one plain line. (What the method does is tested at engine level, with
 //! scripted replies, in `src/engine/methods/retreval/method_tests.rs`.)
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::Output;

@@ -3,7 +3,7 @@
 //! no session, no disk-cache file, no output, and is never sent back to a model; and a
 //! corpus symlink to `/proc/self/environ` is not read at all.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;

@@ -3,7 +3,7 @@
 //! bearer token, a full server's 429, and SIGTERM during a request. The upstream is
 //! `sim` (built-in tasks, offline) or a scripted OpenAI-compatible server on 127.0.0.1.
 
-mod support;
+use crate::support;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

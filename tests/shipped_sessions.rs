@@ -4,7 +4,7 @@
 //! fixtures. `replay --headless` exits 0 and says which kind of replay it was.
 //! (The explorer side is `tui::tests::shipped`.)
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

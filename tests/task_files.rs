@@ -2,7 +2,7 @@
 //! `task check`, run with `sim` and against a scripted local server, and replayed with
 //! the task file gone.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

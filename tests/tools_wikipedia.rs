@@ -2,7 +2,7 @@
 //! the real Wikipedia): a page, a missing page with similar titles, a hanging server, bad
 //! JSON, an error status and a closed port all end as observations, in bounded time.
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
