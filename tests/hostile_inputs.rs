@@ -223,3 +223,68 @@ fn a_crossword_run_with_nothing_to_score_prints_no_negative_zero() {
     assert!(!rows.contains("-0.0"), "{rows}");
     assert_eq!(row["metrics"]["letter"].to_string(), "0.0", "{row}");
 }
+
+/// A config file named with `--config` that is missing, a device, a FIFO, a folder or not
+/// TOML stops the command with one line naming it (exit 2), for `run`, `serve` and the
+/// explorer alike; the same malformed file at the usual place is one warning, and the run goes on.
+#[test]
+fn a_named_config_file_that_cannot_be_used_is_refused_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(&bad, "[defaults\nbreadth = 2\n").unwrap();
+    let fifo = mkfifo(&dir.path().join("config.fifo"));
+    let cases: [(&Path, &str); 5] = [
+        (&dir.path().join("missing.toml"), "cannot read it"),
+        (Path::new("/dev/zero"), "cannot read it: it is a device, not a file"),
+        (&fifo, "cannot read it: it is a FIFO"),
+        (dir.path(), "cannot read it"),
+        (&bad, "not valid TOML: line 1"),
+    ];
+    for (path, said) in cases {
+        for command in [&["run", "--task", "game24", "--method", "cot", "--range", "0"][..], &["serve", "--port", "0"]] {
+            let mut cmd = support::sandboxed(dir.path());
+            cmd.args(command).arg("--config").arg(path);
+            let (out, took) = bounded(cmd, "a bad --config");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{command:?} {}: {err}", path.display());
+            assert_eq!(err.trim().lines().count(), 1, "{err}");
+            assert!(err.contains(&format!("--config {}: {said}", path.display())), "{err}");
+            assert!(took < Duration::from_secs(10), "{took:?}");
+        }
+    }
+    // The same file at the usual place: a warning naming it, and the run goes on.
+    std::fs::create_dir_all(dir.path().join("config")).unwrap();
+    std::fs::copy(&bad, dir.path().join("config/config.toml")).unwrap();
+    let mut cmd = support::sandboxed(dir.path());
+    cmd.args(["run", "--task", "game24", "--method", "cot", "--range", "0"]);
+    let (out, _) = bounded(cmd, "a malformed default config");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("config.toml: line 1") && err.contains("using the defaults"), "{err}");
+}
+
+/// A provider that needs a key, run without it, is one line naming the variable before
+/// any connection (no request reaches the server the profile points at).
+#[test]
+fn a_missing_api_key_is_said_before_any_connection() {
+    let dir = tempfile::tempdir().unwrap();
+    for (provider, var) in [("openai", "OPENAI_API_KEY"), ("openrouter", "OPENROUTER_API_KEY"), ("anthropic", "ANTHROPIC_API_KEY")] {
+        for command in [&["run", "--task", "game24", "--method", "cot", "--range", "0"][..], &["serve", "--port", "0"]] {
+            let mut cmd = support::sandboxed(dir.path());
+            cmd.args(command)
+                .args(["--provider", provider, "--model", "m"])
+                .env_remove(var)
+                .env_remove("OPENAI_BASE_URL")
+                .env_remove("ANTHROPIC_BASE_URL")
+                // A connection would go here, and fail loudly.
+                .env("HTTPS_PROXY", "http://127.0.0.1:9")
+                .env("https_proxy", "http://127.0.0.1:9");
+            let (out, took) = bounded(cmd, "a missing key");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(!out.status.success(), "{provider}: {err}");
+            assert_eq!(err.trim().lines().count(), 1, "{provider}: {err}");
+            assert!(err.contains(&format!("set {var}")), "{provider}: {err}");
+            assert!(took < Duration::from_secs(10), "{took:?}");
+        }
+    }
+}

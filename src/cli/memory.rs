@@ -108,7 +108,7 @@ fn memory_name(args: &MemoryArgs) -> Result<String> {
             None => return Err(TaskError::Unknown(task.clone()).into()),
         },
         (None, None) => {
-            let cfg = super::config(None);
+            let cfg = super::config(None)?;
             match cfg.defaults.memory {
                 Some(name) => name,
                 None => {

@@ -40,6 +40,7 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use color_eyre::eyre::{eyre, Result};
 
 use thoughtscope::config::Config;
+use error::UserError;
 
 use args::RunArgs;
 use bench::BenchArgs;
@@ -159,20 +160,20 @@ pub fn main(cli: Cli) -> Result<()> {
 }
 
 /// The config file (`--config FILE` or the usual place), with its warnings printed once.
-pub(crate) fn config(explicit: Option<&Path>) -> Config {
-    let (config, warnings) = Config::load(explicit);
+pub(crate) fn config(explicit: Option<&Path>) -> Result<Config, UserError> {
+    let (config, warnings) = Config::load(explicit).map_err(|e| UserError::usage(e.to_string()))?;
     for w in warnings {
         safe_eprintln!("warning: {w}");
     }
-    config
+    Ok(config)
 }
 
 /// The config file (`--config FILE` or the usual place), its warnings added to `notes`
 /// (the explorer shows them on screen, where stderr would be hidden).
-pub(crate) fn config_notes(explicit: Option<&Path>, notes: &mut Vec<String>) -> Config {
-    let (config, warnings) = Config::load(explicit);
+pub(crate) fn config_notes(explicit: Option<&Path>, notes: &mut Vec<String>) -> Result<Config, UserError> {
+    let (config, warnings) = Config::load(explicit).map_err(|e| UserError::usage(e.to_string()))?;
     notes.extend(warnings);
-    config
+    Ok(config)
 }
 
 #[cfg(test)]

@@ -213,7 +213,7 @@ fn resolve_params(
 }
 
 pub(crate) fn setup_run(args: &RunArgs) -> Result<(RunSetup, Vec<Problem>)> {
-    setup_run_with(args, &config(args.connect.config.as_deref()))
+    setup_run_with(args, &config(args.connect.config.as_deref())?)
 }
 
 /// The recording `--provider replay` answers from (`--replay-from`), loaded.

@@ -77,7 +77,7 @@ fn merged(args: &ServeArgs, file: Settings) -> Settings {
 
 /// The server's options from the flags over the config's `[serve]` and `[defaults]`.
 fn options(args: &ServeArgs) -> Result<(Options, String, u16)> {
-    let cfg = super::config(args.connect.config.as_deref());
+    let cfg = super::config(args.connect.config.as_deref())?;
     let file = serve::settings::read(&cfg.serve, &cfg.source()).map_err(UserError::usage)?;
     let settings = merged(args, file);
     let host = args.host.clone().unwrap_or_else(|| "127.0.0.1".into());

@@ -77,7 +77,7 @@ pub(crate) fn open_tui(
 
 pub(crate) fn tui_live(mut args: RunArgs) -> Result<()> {
     let mut notes = Vec::new();
-    let cfg = config_notes(args.connect.config.as_deref(), &mut notes);
+    let cfg = config_notes(args.connect.config.as_deref(), &mut notes)?;
     if args.input.is_none() && args.range.is_none() {
         // Each task names the problem it opens on (Game of 24: the paper's first test puzzle).
         let name = args.task.as_deref().or(cfg.defaults.task.as_deref()).unwrap_or(&tasks::default_task().name);
@@ -135,7 +135,7 @@ pub(crate) fn tui_replay(
         );
     }
     let mut notes: Vec<String> = session.warnings.clone();
-    let cfg = config_notes(fork.connect.config.as_deref(), &mut notes);
+    let cfg = config_notes(fork.connect.config.as_deref(), &mut notes)?;
     let (keymap, themes, theme) = ui_settings(&cfg, theme, &mut notes).map_err(UserError::usage)?;
     let knowledge = fork.tools.knowledge(&mut notes)?;
     let options = TaskOptions { prompts: prompts.clone(), knowledge, ..TaskOptions::default() };

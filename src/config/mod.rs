@@ -20,7 +20,10 @@
 //! kind = "openai"
 //! ```
 //!
-//! Loading never fails: problems with the theme, `[defaults]` and `[[keymap]]` become
+//! A file named with `--config` must be there and parse: one that is missing, is not a
+//! regular file or is not TOML stops the command with one line ([`NamedConfigError`]).
+//! Otherwise loading never fails: a malformed file at the usual place is one warning naming
+//! it, and problems with the theme, `[defaults]` and `[[keymap]]` become
 //! warnings naming the file and key, and the affected keys fall back to the built-in
 //! defaults. The `[providers.*]` and `[prices.*]` sections are checked strictly, but
 //! only a run that builds a real provider fails on them ([`Config::providers`]).
@@ -131,13 +134,40 @@ fn default_dir() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "thoughtscope").map(|p| p.config_dir().to_path_buf())
 }
 
+/// A config file named with `--config` that cannot be used: what is wrong, in one line.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("--config {path}: {reason}")]
+pub struct NamedConfigError {
+    pub path: String,
+    pub reason: String,
+}
+
 impl Config {
-    /// Find and read the config file (`explicit` is `--config`). Never fails; see the module docs.
-    pub fn load(explicit: Option<&Path>) -> (Config, Vec<String>) {
+    /// Find and read the config file (`explicit` is `--config`). Only a file named with
+    /// `--config` can fail (missing, not a regular file, not TOML); see the module docs.
+    pub fn load(explicit: Option<&Path>) -> Result<(Config, Vec<String>), NamedConfigError> {
         match locate(explicit) {
-            Some((path, required)) => Config::load_file(&path, required),
-            None => (Config::default(), Vec::new()),
+            Some((path, true)) => Config::load_named(&path),
+            Some((path, false)) => Ok(Config::load_file(&path, false)),
+            None => Ok((Config::default(), Vec::new())),
         }
+    }
+
+    /// Read a file the person named: it must be a readable regular file that parses as
+    /// TOML (a bad key inside it is still a warning, as anywhere).
+    pub fn load_named(path: &Path) -> Result<(Config, Vec<String>), NamedConfigError> {
+        let refuse = |reason: String| NamedConfigError {
+            path: path.display().to_string(),
+            reason: crate::userfile::clip(&reason, MAX_WARNING_CHARS).into_owned(),
+        };
+        let text = crate::userfile::read_text(path, &crate::userfile::CONFIG).map_err(|e| {
+            let hint = if e.is_not_found() { "; name a config file that exists, or leave --config out" } else { "" };
+            refuse(format!("cannot read it: {}{hint}", e.reason()))
+        })?;
+        if let Err(e) = toml::from_str::<toml::Table>(&text) {
+            return Err(refuse(format!("not valid TOML: {}; fix the file or leave --config out", toml_error_message(&e, &text))));
+        }
+        Ok(Config::load_file(path, true))
     }
 
     /// Load `dir/config.toml`. A missing file is no problem.

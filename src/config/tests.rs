@@ -173,13 +173,31 @@ fn load_from_reads_the_directory() {
 }
 
 #[test]
-fn a_named_file_must_exist() {
+fn a_named_file_must_exist_be_a_file_and_parse() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("nope.toml");
-    let (config, warnings) = Config::load(Some(&missing));
-    assert_eq!(warnings.len(), 1, "{warnings:?}");
-    assert!(warnings[0].contains("nope.toml: cannot read"), "{}", warnings[0]);
-    assert!(config.providers().unwrap_err().to_string().contains("nope.toml"));
+    let e = Config::load(Some(&missing)).unwrap_err().to_string();
+    assert!(e.starts_with("--config ") && e.contains("nope.toml: cannot read it") && e.contains("leave --config out"), "{e}");
+    assert_eq!(e.lines().count(), 1);
+    let e = Config::load(Some(Path::new("/dev/null"))).unwrap_err().to_string();
+    assert!(e.contains("/dev/null: cannot read it: it is a device, not a file"), "{e}");
+    let e = Config::load(Some(dir.path())).unwrap_err().to_string();
+    assert!(e.contains("cannot read it"), "a folder: {e}");
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(&bad, "theme = \"dark\"\n[defaults\nbreadth = 2\n").unwrap();
+    let e = Config::load(Some(&bad)).unwrap_err().to_string();
+    assert!(e.contains("bad.toml: not valid TOML: line 2") && e.contains("fix the file or leave --config out"), "{e}");
+    // A file that parses but has a bad key still loads, with a warning naming the key.
+    std::fs::write(&bad, "theme = 3\n").unwrap();
+    let (config, warnings) = Config::load(Some(&bad)).unwrap();
+    assert_eq!(config.theme, None);
+    assert!(warnings.len() == 1 && warnings[0].contains("theme"), "{warnings:?}");
+    // The same malformed file at the usual place is a warning naming it, and the defaults.
+    let odd = tempfile::tempdir().unwrap();
+    std::fs::write(odd.path().join("config.toml"), "[defaults\n").unwrap();
+    let (config, warnings) = Config::load_from(odd.path());
+    assert_eq!(config.defaults, RunDefaults::default());
+    assert!(warnings.len() == 1 && warnings[0].contains("config.toml: line 1"), "{warnings:?}");
 }
 
 #[test]

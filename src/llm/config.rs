@@ -561,6 +561,18 @@ pub fn resolve(
         no_proxy: is_loopback(&base_url),
         ..d
     };
+    if let (None, Some(source)) = (&key, &key_source) {
+        // A hosted API (the built-in profile's own address) or a profile whose section names
+        // its key needs one: said now, before any connection, rather than refused by the server.
+        let hosted = builtin_profile(name).and_then(|b| b.base_url).is_some_and(|u| u.trim_end_matches('/') == base_url);
+        let named = file.providers.get(name).is_some_and(|p| p.api_key_env.is_some() || p.api_key_cmd.is_some());
+        if hosted || named {
+            return Err(ConfigError::Invalid(format!(
+                "provider {name} ({base_url}) needs an API key: set {source} (or api_key_cmd in [providers.{name}] \
+                 of the config file)"
+            )));
+        }
+    }
     Ok(Resolved {
         name: name.to_string(),
         kind,
@@ -736,6 +748,22 @@ mod tests {
         assert!(err("nope", &m).contains("unknown provider \"nope\""));
         assert!(err("openai", &ProviderArgs::default()).contains("--model"));
         assert!(err("anthropic", &m).contains("ANTHROPIC_API_KEY"));
+        // A hosted API without its key is refused before any connection, naming the variable.
+        for (name, var) in [("openai", "OPENAI_API_KEY"), ("openrouter", "OPENROUTER_API_KEY")] {
+            let e = err(name, &m);
+            assert!(e.starts_with(&format!("provider {name} (https://")) && e.contains(&format!("set {var}")), "{e}");
+        }
+        // A server of one's own (another address) may need none.
+        let own = ProviderArgs { base_url: Some("http://127.0.0.1:9/v1".into()), ..m.clone() };
+        assert!(resolve("openai", &own, &file, &none, 0).unwrap().key.is_none());
+        // A profile that names its key variable needs it.
+        let named = FileConfig::parse(
+            "[providers.work]\nkind = \"openai\"\nbase_url = \"http://10.0.0.9/v1\"\nmodel = \"m\"\napi_key_env = \"WORK_KEY\"\n",
+            Path::new("c.toml"),
+        )
+        .unwrap();
+        let e = resolve("work", &ProviderArgs::default(), &named, &none, 0).unwrap_err().to_string();
+        assert!(e.contains("needs an API key: set WORK_KEY"), "{e}");
         let bad = ProviderArgs { base_url: Some("ftp://x".into()), ..m.clone() };
         assert!(err("openai", &bad).contains("http://"));
         let bad = ProviderArgs { timeout: Some(-1.0), ..m.clone() };
