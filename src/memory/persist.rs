@@ -12,8 +12,9 @@
 //!   processes never lose each other's changes. The lock names its writer (pid, the
 //!   process's start time where the system tells it, and the host): a lock whose writer
 //!   on this host is no longer running — its pid gone, or reused by a process that started
-//!   later — is taken over at once with a warning; one whose writer cannot be checked (another
-//!   host, an older lock file) only when it is older than [`MemoryStore::stale_after`].
+//!   later — is taken over at once with a warning, and so is a lock of the previous format
+//!   (`pid N` alone) whose process is gone or started after it; one whose writer cannot be
+//!   checked (another host) only when it is older than [`MemoryStore::stale_after`].
 //!   Readers need no lock: a rename is all or nothing. Hand-written rather than
 //!   `fs4`/`fd-lock` so the lock is visible, works the same on every file system and
 //!   needs no crate.
@@ -289,7 +290,15 @@ impl MemoryStore {
     /// [`MemoryStore::stale_after`].
     fn stale(&self, path: &Path) -> Option<String> {
         let text = crate::userfile::read_text(path, &crate::userfile::LOCK).ok();
-        if let Some(why) = text.as_deref().and_then(|t| LockOwner::parse(t)?.gone()) {
+        let written = std::fs::metadata(path).and_then(|m| m.modified()).ok();
+        let gone = |t: &str| {
+            let owner = LockOwner::parse(t)?;
+            match &owner.host {
+                Some(_) => owner.gone(),
+                None => owner.gone_old_format(written?),
+            }
+        };
+        if let Some(why) = text.as_deref().and_then(gone) {
             // Another waiter may have taken it over meanwhile: only the lock judged is stale.
             let now = crate::userfile::read_text(path, &crate::userfile::LOCK).ok();
             return (now == text).then_some(why);
@@ -382,6 +391,46 @@ impl LockOwner {
             _ => None,
         }
     }
+}
+
+impl LockOwner {
+    /// [`LockOwner::gone`] for a lock of the previous format (`pid N` alone, written by a
+    /// thoughtscope before locks named their host and start time), `written` being the lock
+    /// file's time: taken as written on this host, as that version did on one machine, its
+    /// writer is gone when the pid no longer runs or runs a process that started after the
+    /// lock was written (the pid was given to another process since).
+    pub fn gone_old_format(&self, written: SystemTime) -> Option<String> {
+        if !process_alive(self.pid) {
+            return Some(format!("its writer, process {} (a lock of the previous format), is no longer running", self.pid));
+        }
+        let started = process_start_time(self.pid)?;
+        // A second's slack: the file's time and the process's start are measured differently.
+        (started > written + Duration::from_secs(1)).then(|| {
+            format!(
+                "its writer, process {} (a lock of the previous format), has ended; that pid is another process's now",
+                self.pid
+            )
+        })
+    }
+}
+
+/// When a process started, on the wall clock (Linux: its start in clock ticks after boot,
+/// and the boot time from `/proc/stat`).
+#[cfg(target_os = "linux")]
+fn process_start_time(pid: u32) -> Option<SystemTime> {
+    let ticks = process_start(pid)?;
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let boot: u64 = stat.lines().find_map(|l| l.strip_prefix("btime "))?.trim().parse().ok()?;
+    // SAFETY: sysconf only reads a system constant.
+    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    let per_second = u64::try_from(per_second).ok().filter(|&n| n > 0)?;
+    let after_boot = Duration::from_secs(ticks / per_second) + Duration::from_millis((ticks % per_second) * 1000 / per_second);
+    Some(SystemTime::UNIX_EPOCH + Duration::from_secs(boot) + after_boot)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn process_start_time(_pid: u32) -> Option<SystemTime> {
+    None
 }
 
 /// Whether a process with this pid exists (signal 0 checks without sending anything).

@@ -535,6 +535,29 @@ fn a_lock_whose_writer_is_no_longer_running_is_taken_over_at_once() {
         }
         None => eprintln!("skipped the pid-reuse case: no process start times on this system"),
     }
+    // A lock of the previous format (`pid N` alone) whose process is gone: taken over at once.
+    std::fs::write(&lock, format!("pid {}\n", ended_pid())).expect("lock");
+    let started = std::time::Instant::now();
+    store.save("m", &sample()).expect("an old-format lock of an ended process is taken over");
+    assert!(started.elapsed() < Duration::from_secs(2), "no wait: {:?}", started.elapsed());
+    let warnings = store.take_warnings();
+    assert!(warnings.len() == 1 && warnings[0].contains("previous format), is no longer running"), "{warnings:?}");
+    // One naming a live process that started before it was written (this one) is respected.
+    std::fs::write(&lock, format!("pid {}\n", std::process::id())).expect("lock");
+    assert!(matches!(store.save("m", &sample()), Err(PersistError::Locked { .. })));
+    // One written before its pid's process started: that pid was given to another process since.
+    if cfg!(target_os = "linux") {
+        let mut child = std::process::Command::new("sleep").arg("30").spawn().expect("sleep runs");
+        std::fs::write(&lock, format!("pid {}\n", child.id())).expect("lock");
+        let file = std::fs::File::options().write(true).open(&lock).expect("lock");
+        file.set_modified(SystemTime::now() - Duration::from_secs(240)).expect("age it");
+        drop(file);
+        let saved = store.save("m", &sample());
+        let _ = child.kill();
+        let _ = child.wait();
+        saved.expect("a reused pid's old-format lock is taken over");
+        assert!(store.take_warnings()[0].contains("that pid is another process's now"));
+    }
     assert_eq!(persist::LockOwner::parse(&me.to_text()), Some(me));
     assert_eq!(persist::LockOwner::parse("pid 0\n"), None, "pid 0 is not a process");
     assert_eq!(persist::LockOwner::parse(""), None);

@@ -190,7 +190,9 @@ struct Finished {
     totals: Totals,
     stopped: Option<StopReason>,
     abandoned: usize,
-    memory_failed: Option<String>,
+    /// The problem's memory, to save once its result is reported (its `--out` line written
+    /// first, so a slow save or a kill during it loses no finished problem).
+    memory_save: Option<super::memory::PendingSave>,
 }
 
 /// Set `problem` up: engine, session file (created now, so a run that cannot record
@@ -246,8 +248,9 @@ fn start_problem(
     Ok(Started { run, driver, path, note, clock, run_start })
 }
 
-/// Drive a started problem to its end (or a stop), close its session, save its memory,
-/// and make its result. `seen` is shown every reply as it is taken.
+/// Drive a started problem to its end (or a stop), close its session, and make its
+/// result (its memory is saved by the caller, after the result is reported: see
+/// [`Headless::save_memory`]). `seen` is shown every reply as it is taken.
 async fn finish_problem(
     setup: &RunSetup,
     problem: &Problem,
@@ -266,21 +269,9 @@ async fn finish_problem(
         error = Some(e.to_string());
     }
     let session = path.map(|p| p.display().to_string());
-    // Saved before the next problem starts, so it begins from what this one learnt.
-    let mut memory_failed = None;
-    let memory_use = match run.take_memory_save() {
-        Some(pending) => {
-            let unsaved = pending.unsaved_use();
-            match pending.save().await {
-                Ok(used) => Some(used),
-                Err(e) => {
-                    memory_failed = Some(e.to_string());
-                    Some(unsaved)
-                }
-            }
-        }
-        None => None,
-    };
+    let memory_save = run.take_memory_save();
+    // As the problem left it; the save replaces it with what the file holds then.
+    let memory_use = memory_save.as_ref().map(|pending| pending.unsaved_use());
     let breaks = run.break_hits().to_vec();
     let (engine, _, _) = run.into_parts();
     let mut result = ProblemResult::new(problem, engine.outcome(), totals, wall_ms)
@@ -345,17 +336,11 @@ async fn finish_problem(
             None => note,
         });
     }
-    if let Some(failed) = &memory_failed {
-        error = Some(match error {
-            Some(e) => format!("{e}; {failed}"),
-            None => failed.clone(),
-        });
-    }
     result.session = session;
     result.error = error;
     result.stopped = stopped.as_ref().map(|r| r.to_string());
     result.stop_reason = stopped.clone();
-    Finished { result, totals, stopped, abandoned, memory_failed }
+    Finished { result, totals, stopped, abandoned, memory_save }
 }
 
 /// The messages of the calls whose prompt did not fit the model's context window.
@@ -381,22 +366,47 @@ impl Headless {
     /// Report a finished problem (as it ends) and note why the run must start no more
     /// problems, if it must (the first reason is kept). Returns whether it must.
     fn report(&mut self, finished: Finished, progress: &mut impl FnMut(&ProblemResult) -> Result<(), String>) -> bool {
-        let Finished { result, stopped, abandoned, memory_failed, .. } = finished;
+        let Finished { result, stopped, abandoned, .. } = finished;
         self.abandoned += abandoned;
         let reported = progress(&result);
         self.results.push(result);
         if let Some(StopReason::Interrupted(signal)) = &stopped {
             self.signal.get_or_insert(*signal);
         }
-        // The next problem would start after a stop, from a memory that lost this one's
-        // lessons, or with nowhere to write its result.
-        let reason = stopped.map(|r| r.to_string()).or(memory_failed).or(reported.err());
+        // The next problem would start after a stop, or with nowhere to write its result.
+        let reason = stopped.map(|r| r.to_string()).or(reported.err());
         match reason {
             Some(reason) => {
                 self.stopped.get_or_insert(reason);
                 true
             }
             None => false,
+        }
+    }
+
+    /// Save the memory of the problem reported last, before the next problem starts (so it
+    /// begins from what this one learnt): its result then gives what the file holds. A save
+    /// that fails is added to that result's error and stops the run (the next problem would
+    /// start from a memory that lost this one's lessons). Returns whether the run must stop.
+    async fn save_memory(&mut self, pending: super::memory::PendingSave) -> bool {
+        match pending.save().await {
+            Ok(used) => {
+                if let Some(last) = self.results.last_mut() {
+                    last.memory = Some(used);
+                }
+                false
+            }
+            Err(e) => {
+                let failed = e.to_string();
+                if let Some(last) = self.results.last_mut() {
+                    last.error = Some(match last.error.take() {
+                        Some(before) => format!("{before}; {failed}"),
+                        None => failed.clone(),
+                    });
+                }
+                self.stopped.get_or_insert(failed);
+                true
+            }
         }
     }
 
@@ -501,9 +511,16 @@ pub async fn run_headless_under(
                     break;
                 }
             };
-            let finished = finish_problem(setup, problem, started, &mut interrupts, |_| {}).await;
+            let mut finished = finish_problem(setup, problem, started, &mut interrupts, |_| {}).await;
             spent.add(&finished.totals);
-            if done.report(finished, &mut progress) {
+            let memory_save = finished.memory_save.take();
+            // Its line (`--out`) first, then the memory: a slow save of a large memory, or a
+            // kill during it, loses no finished problem.
+            let mut stop = done.report(finished, &mut progress);
+            if let Some(pending) = memory_save {
+                stop |= done.save_memory(pending).await;
+            }
+            if stop {
                 break;
             }
         }

@@ -265,11 +265,21 @@ async fn a_memory_that_cannot_be_saved_stops_the_run_after_that_problem_and_keep
     let setup = headless_setup(&data, &tmp.path().join("sessions"), "study");
     let problems: Vec<_> = (0..3).filter_map(|i| setup.task.problem(i)).collect();
     let (_keep, rx) = Interrupts::channel();
-    let done = run_headless(&setup, &problems, rx, |_| Ok(())).await;
+    let mut reported = Vec::new();
+    let done = run_headless(&setup, &problems, rx, |r| {
+        reported.push(r.clone());
+        Ok(())
+    })
+    .await;
     assert_eq!(done.results.len(), 1, "no problem starts from a memory that lost the last one's lessons");
     let stopped = done.stopped.expect("stopped");
     assert!(stopped.starts_with("cannot save memory ") && stopped.contains("study.json"), "{stopped}");
     assert_eq!(done.results[0].error.as_deref(), Some(stopped.as_str()));
+    // Its line (`--out`) was written before the save was tried: a slow save, or a kill
+    // during it, loses no finished problem.
+    assert_eq!(reported.len(), 1);
+    assert_eq!(reported[0].error, None, "reported before the save failed");
+    assert_eq!(reported[0].memory.as_ref().map(|m| m.entries_after), Some(0), "the memory as the problem left it");
     let session = Session::load(Path::new(done.results[0].session.as_deref().expect("recorded"))).expect("loads");
     assert!(session.complete(), "what was recorded stays, end line included");
 }
