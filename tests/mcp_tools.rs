@@ -100,7 +100,8 @@ fn an_mcp_servers_tools_answer_record_and_replay_without_it() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.trim().lines().count(), 1, "{err}");
-    assert!(err.contains("the MCP server calc: cannot start"), "{err}");
+    assert!(err.contains("the MCP server \"calc\": cannot start"), "{err}");
+    assert!(!err.contains("task data"), "{err}");
 }
 
 #[test]
@@ -122,6 +123,14 @@ fn mcp_flags_that_cannot_work_are_one_line() {
     let out = sandboxed(dir.path()).args(["run", "--task", "./sums", "--method", "react"]).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("[tools] mcp names the server calc: start it with --mcp calc"), "{err}");
+    // A server that cannot start: its name quoted (a program called "server" reads as one), no "task data".
+    let out = sandboxed(dir.path())
+        .args(["run", "--task", "math-demo", "--method", "react", "--range", "0", "--mcp-cmd", "./server --x"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.trim().starts_with("error: the MCP server \"server\": cannot start ./server:"), "{err}");
 }
 
 /// The scripted model of a built-in task's ReAct and ReTreVal: step 1 adds 2 and 3 with
@@ -194,7 +203,7 @@ fn built_in_tasks_offer_an_mcp_servers_tools_in_text_and_native_modes_and_replay
         let mcp = &header["task_def"]["mcp"];
         assert_eq!(mcp["servers"][0]["name"], "calc", "{task}: the header names the server: {header}");
         let names: Vec<&str> = mcp["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
-        assert_eq!(names, ["add", "die", "fail", "slow"], "{task}: and its tools");
+        assert_eq!(names, ["add", "big", "die", "fail", "get-sum", "slow"], "{task}: and its tools");
         assert!(!session.contains("sk-mcp-abcdefghij0123456789"), "{task}: the secret is redacted");
         summaries.push((record, picked(&s)));
     }
@@ -404,7 +413,7 @@ fn a_streamable_http_servers_tools_answer_record_and_replay_without_it() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
     assert_eq!(err.trim().lines().count(), 1, "{err}");
-    assert!(err.contains("the MCP server calc: cannot reach http://127.0.0.1:"), "{err}");
+    assert!(err.contains("the MCP server \"calc\": cannot reach http://127.0.0.1:"), "{err}");
     assert!(err.contains("401 Unauthorized (check the entry's bearer_token and headers)"), "{err}");
     assert!(!err.contains("wrong-token"), "{err}");
 
@@ -450,7 +459,7 @@ fn an_unreachable_or_bad_url_is_one_line() {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let url = format!("http://127.0.0.1:{port}/mcp");
     let runs: [(Vec<String>, &str); 3] = [
-        (vec!["--mcp-url".into(), format!("calc={url}")], "the MCP server calc: cannot reach http://127.0.0.1:"),
+        (vec!["--mcp-url".into(), format!("calc={url}")], "the MCP server \"calc\": cannot reach http://127.0.0.1:"),
         (vec!["--mcp-url".into(), "calc=ftp://x/mcp".into()], "--mcp-url calc=ftp://x/mcp: url \"ftp://x/mcp\" is not"),
         (vec!["--mcp-url".into(), "just-words".into()], "--mcp-url just-words: needs a name"),
     ];
@@ -467,4 +476,154 @@ fn an_unreachable_or_bad_url_is_one_line() {
     let out = run(dir.path(), &[]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("mcp entry 1: has both a command and a url; give one; entry skipped"), "{err}");
+}
+
+/// A streamable-HTTP server that redirects (301, 302, 303, 307, 308) to another origin: the
+/// redirect is not followed, so the other origin never sees the entry's headers or token,
+/// and the run stops with one line saying why. A same-origin 302 (which would turn the POST
+/// into a GET) is not followed either.
+#[test]
+fn redirects_to_another_origin_are_not_followed_and_the_headers_stay_home() {
+    let dir = tempfile::tempdir().unwrap();
+    setup(dir.path());
+    let elsewhere = FakeServer::start(|_, _| Reply::json(200, "{}"));
+    let target = format!("{}/mcp", elsewhere.url);
+    for status in [301u16, 302, 303, 307, 308] {
+        let to = target.clone();
+        let redirecting = FakeServer::start(move |_, _| Reply::Json {
+            status,
+            headers: vec![("location".into(), to.clone())],
+            body: String::new(),
+        });
+        let url = format!("{}/mcp", redirecting.url);
+        http_config(dir.path(), &url, "bearer_token = \"tok-abcdefghij0123456789\"\nheaders = { X-Api-Key = \"key-abcdefghij0123456789\" }\n");
+        let out = run(dir.path(), &[]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{status}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{status}: {err}");
+        assert!(err.contains(&format!("it redirects to {target}, another origin")), "{status}: {err}");
+        assert!(err.contains("MCP requests are not sent to another origin"), "{status}: {err}");
+        assert!(redirecting.requests() >= 1, "{status}: the server was asked");
+        let seen = redirecting.seen();
+        assert_eq!(seen[0].header("x-api-key"), Some("key-abcdefghij0123456789"), "the entry's header went home");
+    }
+    assert_eq!(elsewhere.requests(), 0, "the other origin saw no request: {:?}", elsewhere.seen());
+    // The same origin, but a redirect that would drop the body: not followed either.
+    let same = FakeServer::start(|_, seen| {
+        let to = if seen.path.ends_with("/moved") { "/mcp" } else { "/moved" };
+        Reply::Json { status: 302, headers: vec![("location".into(), to.into())], body: String::new() }
+    });
+    http_config(dir.path(), &format!("{}/mcp", same.url), "");
+    let out = run(dir.path(), &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("only 307 and 308 are followed"), "{err}");
+    assert_eq!(same.requests(), 1, "not followed");
+}
+
+/// The task of `setup` with problem 0's steps replaced by `steps` (TOML literal strings).
+fn with_steps(dir: &Path, steps: &str) {
+    let task = TASK.replace(r#"steps = ['add[{"a": 2, "b": 3}]'] },"#, &format!("steps = [{steps}] }},"));
+    assert_ne!(task, TASK);
+    std::fs::write(dir.join("sums/task.toml"), task).unwrap();
+}
+
+fn set_timeout(dir: &Path, secs: u64) {
+    let config = std::fs::read_to_string(dir.join("config/config.toml")).unwrap();
+    std::fs::write(dir.join("config/config.toml"), config.replace("timeout_secs = 1", &format!("timeout_secs = {secs}")))
+        .unwrap();
+}
+
+/// A stdio server's answer over the size limit (16 MiB) fails its call at once, naming
+/// the limit, instead of waiting out the call's time limit; the run goes on.
+#[test]
+fn an_answer_over_the_size_limit_is_named_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    setup(dir.path());
+    set_timeout(dir.path(), 120);
+    with_steps(dir.path(), r#"'big[{"bytes": 17000000}]', 'add[{"a": 2, "b": 3}]'"#);
+    let started = std::time::Instant::now();
+    let out = run(dir.path(), &["--range", "0..1", "--record", "big"]);
+    let took = started.elapsed();
+    assert_eq!(summary(&out)["solved"], 1, "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(took < std::time::Duration::from_secs(60), "not the call's time limit: {took:?}");
+    let session = std::fs::read_to_string(dir.path().join("big/sums-0000.jsonl")).unwrap();
+    assert!(
+        session.contains("the MCP server calc's answer to big exceeded the limit of 16 MiB for one message"),
+        "named at once"
+    );
+    assert!(!session.contains("did not answer big"), "not reported as a hang");
+}
+
+/// A tool whose name has a hyphen (as every tool of the reference "everything" server but
+/// `echo`) is called as a text action.
+#[test]
+fn a_tool_named_with_a_hyphen_is_called_as_a_text_action() {
+    let dir = tempfile::tempdir().unwrap();
+    setup(dir.path());
+    with_steps(dir.path(), r#"'get-sum[{"a": 2, "b": 3}]'"#);
+    let out = run(dir.path(), &["--range", "0..1", "--record", "hyphen"]);
+    assert_eq!(summary(&out)["solved"], 1, "{}", String::from_utf8_lossy(&out.stderr));
+    let log = std::fs::read_to_string(dir.path().join("calls.log")).unwrap();
+    assert!(log.contains("get-sum 2 3"), "the server was called: {log}");
+    let session = std::fs::read_to_string(dir.path().join("hyphen/sums-0000.jsonl")).unwrap();
+    assert!(session.contains(r#""result":{"text":"5","ok":true"#), "get-sum answered 5");
+}
+
+/// kill -9 of a run busy in a call: the server (one that stays when its stdin closes)
+/// ends with it, through its parent-death signal.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_server_process_ends_when_the_run_is_killed() {
+    let dir = tempfile::tempdir().unwrap();
+    setup(dir.path());
+    let config = std::fs::read_to_string(dir.path().join("config/config.toml")).unwrap();
+    let config = config.replace("timeout_secs = 1", "timeout_secs = 60\nargs = [\"--stay\"]");
+    std::fs::write(dir.path().join("config/config.toml"), config).unwrap();
+    with_steps(dir.path(), r#"'slow[{"ms": 30000}]'"#);
+    let log = dir.path().join("calls.log");
+    let mut child = sandboxed(dir.path())
+        .args(["run", "--task", "./sums", "--method", "react", "--range", "0..1", "--mcp", "calc", "--sim-noise", "0"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut waited = 0;
+    while !std::fs::read_to_string(&log).unwrap_or_default().contains("slow 30000") {
+        assert!(waited < 1200, "the slow call never came");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        waited += 1;
+    }
+    let pid = *server_pids(&log).last().unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(!still_there(pid), "the server {pid} outlived the killed run");
+}
+
+/// A large result under the limit is written once in the session, not copied into every
+/// later prompt the session records; the session still loads with every prompt whole and
+/// replays exactly.
+#[test]
+fn a_large_result_is_stored_once_per_session() {
+    let dir = tempfile::tempdir().unwrap();
+    setup(dir.path());
+    set_timeout(dir.path(), 60);
+    with_steps(dir.path(), r#"'big[{"bytes": 4000000}]', 'add[{"a": 1, "b": 1}]', 'add[{"a": 2, "b": 3}]'"#);
+    let out = run(dir.path(), &["--range", "0..1", "--record", "large"]);
+    assert_eq!(summary(&out)["solved"], 1, "{}", String::from_utf8_lossy(&out.stderr));
+    let path = dir.path().join("large/sums-0000.jsonl");
+    let size = std::fs::metadata(&path).unwrap().len();
+    assert!(size < 6_000_000, "the 4 MB result is written once, not in each of the 3 later prompts: {size} bytes");
+    let session = thoughtscope::session::Session::load(&path).unwrap();
+    let whole = session
+        .records
+        .iter()
+        .filter_map(|r| match r {
+            thoughtscope::session::Record::Input { request: Some(request), .. } => Some(request),
+            _ => None,
+        })
+        .filter(|request| request.messages.iter().any(|m| m.content.contains(&"x".repeat(4_000_000))))
+        .count();
+    assert!(whole >= 3, "the loaded prompts hold the result whole: {whole}");
+    let out = sandboxed(dir.path()).args(["replay", "large/sums-0000.jsonl", "--headless", "--json", "--strict"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("replayed exactly"), "{}", String::from_utf8_lossy(&out.stderr));
 }

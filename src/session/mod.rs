@@ -11,6 +11,7 @@ pub mod format;
 pub mod memory_copy;
 pub mod provider;
 pub mod replay;
+pub mod shared;
 mod writer;
 
 use std::collections::BTreeMap;
@@ -407,6 +408,8 @@ struct Reader {
     /// file's only line.
     torn_header: Option<String>,
     done: bool,
+    /// Large tool results read so far, for the requests that refer to them.
+    shared: shared::SharedTexts,
 }
 
 impl Reader {
@@ -423,6 +426,7 @@ impl Reader {
             bad: None,
             torn_header: None,
             done: false,
+            shared: shared::SharedTexts::default(),
         }
     }
 
@@ -456,7 +460,11 @@ impl Reader {
                     .push(format!("{}:{n}: a second header; stopped reading here, kept {kept} records", self.name));
                 self.done = true;
             }
-            Ok(r) => {
+            Ok(mut r) => {
+                if let Err(e) = self.shared.restore(line, &mut r) {
+                    self.warnings.push(format!("{}:{n}: {e}; its request is shown without that text", self.name));
+                }
+                self.shared.note(&r);
                 self.kept += 1;
                 return Ok(Some(r));
             }

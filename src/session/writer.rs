@@ -14,6 +14,8 @@ pub struct SessionWriter {
     seq: u64,
     /// The copy of the starting memory kept beside the session: (folder, memory name, SHA-256).
     memory: Option<(PathBuf, String, String)>,
+    /// Large tool results written so far: later requests refer to them (see [`super::shared`]).
+    shared: super::shared::SharedTexts,
 }
 
 /// Where a new session keeps the memory it starts from.
@@ -74,7 +76,7 @@ impl SessionWriter {
             };
         }
         let file = write_header(path, &header, target)?;
-        Ok(SessionWriter { path: path.to_path_buf(), file, seq: 0, memory })
+        Ok(SessionWriter { path: path.to_path_buf(), file, seq: 0, memory, shared: Default::default() })
     }
 
     pub fn path(&self) -> &Path {
@@ -174,7 +176,20 @@ impl SessionWriter {
     }
 
     fn write(&mut self, records: &[Record]) -> Result<(), SessionError> {
-        let buf = lines(records);
+        let mut buf = String::new();
+        for r in records {
+            // Known secret values never reach the file. A request whose text had a secret
+            // redacted is written whole: the places of its shared texts would have moved.
+            let line = self.shared.line(r);
+            let redacted = crate::llm::secret::redact_json_line(line.clone());
+            if redacted == line {
+                buf.push_str(&redacted);
+            } else {
+                buf.push_str(&crate::llm::secret::redact_json_line(serde_json::to_string(r).unwrap_or_default()));
+            }
+            buf.push('\n');
+            self.shared.note(r);
+        }
         self.file.write_all(buf.as_bytes()).map_err(|e| io_err(&self.path, e))?;
         self.file.flush().map_err(|e| io_err(&self.path, e))
     }

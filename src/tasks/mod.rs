@@ -138,6 +138,9 @@ pub enum TaskError {
     Prompt { path: String, message: String },
     #[error("task data: {0}")]
     Data(String),
+    /// An MCP server that cannot be started or reached (the message names it).
+    #[error("{0}")]
+    Mcp(String),
     /// A task file that cannot be read, said as `file:line: key: what`.
     #[error("task file {0}")]
     File(String),
@@ -284,7 +287,7 @@ fn with_mcp(
              use it with a task that has ReAct or ReTreVal with tools"
         )));
     }
-    let started = crate::tools::mcp::McpTools::start(&options.mcp).map_err(TaskError::Data)?;
+    let started = crate::tools::mcp::McpTools::start(&options.mcp).map_err(TaskError::Mcp)?;
     let options = TaskOptions { mcp_tools: started, ..options.clone() };
     let task = styled((entry.build)(entry.info, &options, &mut Vec::new())?, &options)?;
     let offered = task.tools().map(|t| t.mcp().tools.len()).unwrap_or(0);

@@ -58,14 +58,14 @@ impl ToolSpec {
     pub fn to_openai(&self) -> Value {
         json!({
             "type": "function",
-            "function": {"name": self.name, "description": self.description, "parameters": self.args},
+            "function": {"name": native_name(&self.name), "description": self.description, "parameters": self.args},
         })
     }
 
     /// The engine's plain definition, which requests carry and providers send natively.
     pub fn to_def(&self) -> crate::engine::ToolDef {
         crate::engine::ToolDef {
-            name: self.name.clone(),
+            name: native_name(&self.name),
             description: self.description.clone(),
             parameters: self.args.clone(),
         }
@@ -73,7 +73,7 @@ impl ToolSpec {
 
     /// An Anthropic Messages `tools` entry (answered with `tool_use` blocks).
     pub fn to_anthropic(&self) -> Value {
-        json!({"name": self.name, "description": self.description, "input_schema": self.args})
+        json!({"name": native_name(&self.name), "description": self.description, "input_schema": self.args})
     }
 
     /// The single argument's name: the first required property, else the first property.
@@ -118,6 +118,17 @@ impl ToolSpec {
     }
 }
 
+/// A tool's name as native tool calling takes it: the APIs allow letters, digits, `_` and
+/// `-` (at most 64), so another character (an MCP tool's `files.read`) becomes `_`; a call
+/// by that name comes back to the tool ([`ToolRegistry::get`]). Other names are unchanged.
+pub fn native_name(name: &str) -> String {
+    let ok = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    if name.chars().all(ok) && name.len() <= 64 {
+        return name.to_string();
+    }
+    name.chars().map(|c| if ok(c) { c } else { '_' }).take(64).collect()
+}
+
 /// "Call tool NAME with ARG", as the engine emits it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolCall {
@@ -157,7 +168,7 @@ impl ToolCall {
             return Err(format!("'{text}' is not an action: write it as tool[argument], e.g. search[Paris]"));
         };
         let name = name.trim();
-        if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-') {
+        if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-' || c == '.') {
             return Err(format!("'{name}' is not a tool name: write the action as tool[argument]"));
         }
         let arg = match rest.rfind(']') {
@@ -272,9 +283,13 @@ impl ToolRegistry {
         }
     }
 
+    /// The tool named `name` (any case), or whose native name (see [`native_name`]) it is.
     pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
         let name = name.trim();
-        self.tools.iter().find(|t| t.spec().name.eq_ignore_ascii_case(name))
+        self.tools
+            .iter()
+            .find(|t| t.spec().name.eq_ignore_ascii_case(name))
+            .or_else(|| self.tools.iter().find(|t| native_name(&t.spec().name).eq_ignore_ascii_case(name)))
     }
 
     pub fn specs(&self) -> Vec<ToolSpec> {

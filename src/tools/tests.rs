@@ -550,3 +550,42 @@ fn mcp_tools_join_a_registry_with_their_record_and_read_as_their_json_object() {
     let said = run(&registry, &mut ToolState::default(), r#"add[{"a": 1, "b": 2}]"#);
     assert!(!said.ok && said.text.contains("the MCP server calc is not running"), "{}", said.text);
 }
+
+/// Any name an MCP server gives its tools (`get-sum`, `files.read`) is callable: as a
+/// text action, and natively, where the APIs' names allow no `.` (sent as `files_read`,
+/// and a call by that name comes back to the tool).
+#[test]
+fn mcp_tool_names_with_hyphens_and_dots_are_callable_as_text_and_natively() {
+    use crate::engine::ToolCallOut;
+    let schema = json!({"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}});
+    let defs: Vec<mcp::McpToolDef> = ["get-sum", "files.read"]
+        .iter()
+        .map(|n| mcp::McpToolDef { server: "s".into(), name: n.to_string(), description: "d".into(), schema: schema.clone() })
+        .collect();
+    let record = mcp::McpRecord { servers: vec![], tools: defs };
+    let registry = demo_registry().with_mcp(&mcp::McpTools::offline(&record));
+    for (reply, name) in [
+        ("Thought 1: add them.\nAction 1: get-sum[{\"a\": 1, \"b\": 2}]", "get-sum"),
+        ("Thought 1: read it.\nAction 1: files.read[{\"a\": 1, \"b\": 2}]", "files.read"),
+        ("Thought 1: add them.\nAction 1: Get-Sum({\"a\": 1, \"b\": 2})", "get-sum"),
+    ] {
+        let parsed = crate::tasks::react_text::parse_step(reply, 1);
+        let action = parsed.action.unwrap_or_else(|| panic!("{reply}: {:?}", parsed.problem));
+        assert_eq!(action.name, name, "{reply}");
+        let said = run(&registry, &mut ToolState::default(), &format!("{}[{}]", action.name, action.arg));
+        assert!(said.text.contains("the MCP server s is not running"), "{name} reached its tool: {}", said.text);
+    }
+    // Prose with a hyphen before a colon is still not a call.
+    assert!(crate::tasks::react_text::parse_step("Thought 1: x\nAction 1: Re-check: the sum", 1).action.is_none());
+    // Natively: `.` is not allowed in the APIs' names, so it is sent as `_` and comes back.
+    let defs = registry.tool_defs();
+    let names: Vec<&str> = defs.iter().map(|d| d.name.as_str()).collect();
+    assert!(names.contains(&"get-sum") && names.contains(&"files_read"), "{names:?}");
+    assert_eq!(registry.openai_tools()[5]["function"]["name"], "files_read");
+    let call = ToolCallOut { id: None, name: "files_read".into(), arguments: json!({"a": 1, "b": 2}) };
+    let request = call.to_request(&defs).unwrap();
+    let said = run(&registry, &mut ToolState::default(), &format!("{}[{}]", request.name, request.arg));
+    assert!(said.text.contains("the MCP server s is not running"), "files_read reached files.read: {}", said.text);
+    assert_eq!(crate::tools::native_name("files.read"), "files_read");
+    assert_eq!(crate::tools::native_name("get-sum"), "get-sum");
+}

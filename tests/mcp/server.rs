@@ -1,6 +1,8 @@
 //! A small MCP server over stdio for the tests, on rmcp's server side: `add` (two
 //! numbers), `slow` (answers after `ms` milliseconds), `fail` (always a tool error) and
-//! `die` (the process exits without answering, as a crashing server does).
+//! `die` (the process exits without answering, as a crashing server does), `big` (a text
+//! of that many bytes) and `get-sum` (add, under a name with a hyphen, as the reference
+//! "everything" server names its tools).
 //! Each call is appended to the file in `$MCP_TEST_LOG`, if set, with the environment
 //! variables it sees whose names start with `MCP_` or end in `_KEY`; so is its start,
 //! with its process id. With `--stay` it does not exit when its stdin closes (as a
@@ -41,6 +43,12 @@ struct DieRequest {
     code: i32,
 }
 
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+struct BigRequest {
+    #[schemars(description = "how many bytes of text")]
+    bytes: usize,
+}
+
 #[derive(Debug, Clone)]
 struct TestTools;
 
@@ -77,6 +85,18 @@ impl TestTools {
     fn fail(&self, Parameters(FailRequest { reason }): Parameters<FailRequest>) -> Result<CallToolResult, ErrorData> {
         log(&format!("fail {reason}"));
         Ok(CallToolResult::error(vec![ContentBlock::text(format!("failed: {reason}"))]))
+    }
+
+    #[tool(description = "Answer with that many bytes of text")]
+    fn big(&self, Parameters(BigRequest { bytes }): Parameters<BigRequest>) -> String {
+        log(&format!("big {bytes}"));
+        "x".repeat(bytes)
+    }
+
+    #[tool(name = "get-sum", description = "Add two numbers (a hyphenated name)")]
+    fn get_sum(&self, Parameters(AddRequest { a, b }): Parameters<AddRequest>) -> String {
+        log(&format!("get-sum {a} {b}"));
+        format!("{}", a + b)
     }
 
     #[tool(description = "Exit the server's process at once")]

@@ -177,7 +177,15 @@ fn parse_call(line: &str, allow_colon: bool) -> Option<(ToolCall, bool)> {
     if !line.starts_with(|c: char| c.is_ascii_alphabetic()) {
         return None;
     }
-    let name_end = line.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(line.len());
+    // A tool's name: letters, digits and `_`, and inside it `-` and `.` (an MCP server's
+    // tools are named `get-sum` or `files.read`); the `Tool: arg` form takes plain names only,
+    // so prose such as `Re-check: ...` is not read as a call.
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let name_end = line.find(|c: char| !(word(c) || c == '-' || c == '.')).unwrap_or(line.len());
+    let name_end = line[..name_end].trim_end_matches(['-', '.']).len();
+    let plain_end = line.find(|c: char| !word(c)).unwrap_or(line.len());
+    let after = line[name_end..].trim_start();
+    let name_end = if after.starts_with(['[', '(']) { name_end } else { plain_end };
     let name = &line[..name_end];
     let rest = line[name_end..].trim_start();
     let whole = |after: &str| after.trim().trim_matches(|c: char| c == '.' || c == ',' || c == ';').is_empty();

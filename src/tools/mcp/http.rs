@@ -27,7 +27,7 @@ use rmcp::transport::StreamableHttpClientTransport;
 use sse_stream::{Sse, SseStream};
 
 /// The most of a JSON answer read (as rmcp's own clients: 16 MiB).
-const MAX_JSON: usize = 16 * 1024 * 1024;
+pub const MAX_JSON: usize = 16 * 1024 * 1024;
 /// The most of an error answer kept for the message.
 const MAX_ERROR_TEXT: usize = 300;
 /// How long reaching the server may take (the start-up and each call have their own limits).
@@ -64,15 +64,62 @@ pub fn refused(error: &(dyn std::error::Error + 'static)) -> bool {
 pub struct HttpClient(reqwest::Client);
 
 impl HttpClient {
-    /// A client for `url`: a server on this machine is reached directly, never through a proxy.
+    /// A client for `url`: a server on this machine is reached directly, never through a
+    /// proxy, and redirects are followed only as [`redirects`] says.
     pub fn new(url: &str) -> Result<HttpClient, String> {
         let mut builder = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(CONNECT_SECS))
+            .redirect(redirects())
             .user_agent(concat!("thoughtscope/", env!("CARGO_PKG_VERSION")));
         if is_loopback(url) {
             builder = builder.no_proxy();
         }
         builder.build().map(HttpClient).map_err(|e| format!("cannot make an HTTP client: {e}"))
+    }
+}
+
+/// Most redirects followed for one request.
+const MAX_REDIRECTS: usize = 5;
+
+/// Which redirects an MCP request follows: only to the same origin (scheme, host and
+/// port) and only those that keep the method and body (307, 308). Every request carries
+/// the entry's headers and bearer token, which reqwest would send on to another origin
+/// (it drops only `Authorization`); any other redirect is not followed, and its answer
+/// is reported as [`redirect_refused`] says.
+fn redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let same = attempt.previous().first().is_some_and(|first| same_origin(first, attempt.url()));
+        let keeps_body = matches!(attempt.status(), StatusCode::TEMPORARY_REDIRECT | StatusCode::PERMANENT_REDIRECT);
+        if same && keeps_body && attempt.previous().len() <= MAX_REDIRECTS {
+            attempt.follow()
+        } else {
+            attempt.stop()
+        }
+    })
+}
+
+fn same_origin(a: &reqwest::Url, b: &reqwest::Url) -> bool {
+    a.scheme() == b.scheme() && a.host() == b.host() && a.port_or_known_default() == b.port_or_known_default()
+}
+
+/// The one line for a redirect that was not followed (see [`redirects`]).
+fn redirect_refused(response: &reqwest::Response) -> String {
+    let status = response.status();
+    let location = response.headers().get(reqwest::header::LOCATION).map(|v| String::from_utf8_lossy(v.as_bytes()).to_string());
+    let target = location.as_deref().and_then(|l| response.url().join(l).ok());
+    let shown = |text: &str| crate::safe_text::clip(&crate::safe_text::one_line(text), 200);
+    match target {
+        Some(to) if !same_origin(response.url(), &to) => format!(
+            "HTTP {status}: it redirects to {}, another origin, and MCP requests are not sent to another origin \
+             (they carry this entry's headers and token); if you trust that server, make it the entry's url",
+            shown(to.as_str())
+        ),
+        Some(to) => format!(
+            "HTTP {status}: it redirects to {} in a way that would drop the request's body (only 307 and 308 are \
+             followed); make that the entry's url",
+            shown(to.as_str())
+        ),
+        None => format!("HTTP {status}: a redirect without a usable Location; check the entry's url"),
     }
 }
 
@@ -184,6 +231,9 @@ async fn read(response: reqwest::Response, limit: usize) -> Result<Result<Vec<u8
 /// caller answers with it), or the status with the start of its text.
 async fn failure(response: reqwest::Response) -> Result<ServerJsonRpcMessage, Error> {
     let status = response.status();
+    if status.is_redirection() {
+        return Err(StreamableHttpError::UnexpectedServerResponse(Cow::Owned(redirect_refused(&response))));
+    }
     let retry_after = response.headers().get(RETRY_AFTER).and_then(|v| v.to_str().ok()).map(str::to_string);
     let json = is(&response, JSON_MIME_TYPE);
     let body = match read(response, MAX_JSON).await {
@@ -277,8 +327,8 @@ impl StreamableHttpClient for HttpClient {
     ) -> Result<(), Error> {
         let builder = request(self.0.delete(uri.as_ref()), Some(&session_id), token, headers);
         let response = builder.send().await.map_err(StreamableHttpError::Client)?;
-        if response.status() == StatusCode::METHOD_NOT_ALLOWED {
-            // A server that keeps no sessions to end.
+        if response.status() == StatusCode::METHOD_NOT_ALLOWED || response.status().is_redirection() {
+            // A server that keeps no sessions to end (or sends the end elsewhere: not followed).
             return Ok(());
         }
         response.error_for_status().map(|_| ()).map_err(StreamableHttpError::Client)

@@ -25,6 +25,7 @@ use serde_json::Value;
 use super::{BoxFuture, Observation, Tool, ToolSpec, ToolState};
 
 pub mod http;
+pub mod stdio;
 
 /// How long a server may take to start and list its tools.
 pub const START_SECS: u64 = 20;
@@ -278,6 +279,9 @@ struct Connection {
     peer: Peer<RoleClient>,
     process: Arc<Process>,
     cancel: Option<rmcp::service::RunningServiceCancellationToken>,
+    /// Messages of a stdio server over the size limit (none for a streamable-HTTP one,
+    /// whose transport says so itself).
+    oversized: Option<Arc<stdio::Oversized>>,
 }
 
 impl Drop for Connection {
@@ -369,9 +373,12 @@ fn signal(pid: Option<u32>, signal: Signal) {
         Signal::Kill => libc::SIGKILL,
     };
     // SAFETY: kill(2) with a pid this program started (still running: its connection
-    // has not ended, so it has not been reaped) and a plain signal number.
+    // has not ended, so it has not been reaped) and a plain signal number; the server leads
+    // its own process group (see `stdio`), so its children get the signal too.
     unsafe {
-        libc::kill(pid, number);
+        if libc::kill(-pid, number) != 0 {
+            libc::kill(pid, number);
+        }
     }
 }
 
@@ -393,17 +400,21 @@ pub fn connect(config: &McpConfig) -> Result<Started, String> {
     let cfg = config.clone();
     let name = config.name.clone();
     let joined = std::thread::spawn(move || {
-        rt.block_on(async move {
+        // Started on the runtime's own worker, which lives as long as the program: a
+        // parent-death signal follows the thread that started the process, and this one ends now.
+        let started = rt.spawn(async move {
             tokio::time::timeout(Duration::from_secs(START_SECS), start(&cfg))
                 .await
                 .unwrap_or_else(|_| Err(format!("it did not answer within {START_SECS} s")))
-        })
+        });
+        rt.block_on(started).unwrap_or_else(|_| Err("its start-up failed".to_string()))
     })
     .join();
     let (connection, defs) = match joined {
         Ok(Ok(started)) => started,
-        Ok(Err(why)) => return Err(format!("the MCP server {name}: {why}")),
-        Err(_) => return Err(format!("the MCP server {name}: its start-up failed")),
+        // The name quoted: a server named after its program ("server") must not read as a typo.
+        Ok(Err(why)) => return Err(format!("the MCP server {name:?}: {why}")),
+        Err(_) => return Err(format!("the MCP server {name:?}: its start-up failed")),
     };
     let connection = Arc::new(connection);
     let timeout = Duration::from_secs(config.timeout_secs.unwrap_or(CALL_SECS).max(1));
@@ -418,25 +429,36 @@ pub fn connect(config: &McpConfig) -> Result<Started, String> {
 
 type Service = rmcp::service::RunningService<RoleClient, ()>;
 
-/// Start a stdio server's process and its protocol.
-async fn start_process(cfg: &McpConfig) -> Result<(Service, Process), String> {
+/// Start a stdio server's process (ending with this one: see [`stdio`]) and its protocol,
+/// its stdout watched for messages over [`stdio::MAX_MESSAGE`].
+async fn start_process(cfg: &McpConfig) -> Result<(Service, Process, Option<Arc<stdio::Oversized>>), String> {
+    use std::process::Stdio;
     let mut command = tokio::process::Command::new(&cfg.command);
     command.args(&cfg.args).env_clear();
     if let Some(path) = std::env::var_os("PATH") {
         command.env("PATH", path);
     }
-    command.envs(&cfg.env);
-    let (transport, _) = rmcp::transport::TokioChildProcess::builder(command)
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .map_err(|e| format!("cannot start {}: {e}", cfg.command))?;
-    let process = Process::new(&cfg.name, transport.id());
+    command.envs(&cfg.env).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).kill_on_drop(true);
+    stdio::tie_to_this_process(&mut command);
+    let mut child = command.spawn().map_err(|e| format!("cannot start {}: {e}", cfg.command))?;
+    let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
+        return Err(format!("cannot start {}: its stdin and stdout could not be had", cfg.command));
+    };
+    let process = Process::new(&cfg.name, child.id());
+    let oversized = stdio::Oversized::new();
+    let watched = stdio::Watched::new(stdout, stdio::MAX_MESSAGE, Arc::clone(&oversized));
+    let transport = rmcp::transport::async_rw::AsyncRwTransport::new_client(watched, stdin)
+        .with_max_line_length(stdio::MAX_MESSAGE);
+    // The process is reaped when it ends (its end is seen as the transport's end).
+    tokio::spawn(async move {
+        let _ = child.wait().await;
+    });
     let service = ().serve(transport).await.map_err(|e| format!("it did not start the protocol: {e}"))?;
-    Ok((service, process))
+    Ok((service, process, Some(oversized)))
 }
 
 /// Reach a streamable-HTTP server and start its protocol.
-async fn start_remote(cfg: &McpConfig, url: &str) -> Result<(Service, Process), String> {
+async fn start_remote(cfg: &McpConfig, url: &str) -> Result<(Service, Process, Option<Arc<stdio::Oversized>>), String> {
     let transport = http::transport(url, &cfg.headers, cfg.token()?)?;
     let service = ().serve(transport).await.map_err(|e| {
         let why = match &e {
@@ -445,7 +467,7 @@ async fn start_remote(cfg: &McpConfig, url: &str) -> Result<(Service, Process), 
         };
         format!("cannot reach {url}: {why}")
     })?;
-    Ok((service, Process::new(&cfg.name, None)))
+    Ok((service, Process::new(&cfg.name, None), None))
 }
 
 /// An error with its causes, each once ("a: b: c").
@@ -467,7 +489,7 @@ pub(crate) fn causes(e: &dyn std::error::Error) -> String {
 
 async fn start(cfg: &McpConfig) -> Result<(Connection, Vec<McpToolDef>), String> {
     cfg.check()?;
-    let (service, process) = match &cfg.url {
+    let (service, process, oversized) = match &cfg.url {
         Some(url) => start_remote(cfg, url).await?,
         None => start_process(cfg).await?,
     };
@@ -513,7 +535,7 @@ async fn start(cfg: &McpConfig) -> Result<(Connection, Vec<McpToolDef>), String>
             ));
         }
     });
-    Ok((Connection { peer, process, cancel }, defs))
+    Ok((Connection { peer, process, cancel, oversized }, defs))
 }
 
 /// The tools of recorded definitions, without a server (a replay): a call says so.
@@ -564,8 +586,16 @@ impl Tool for McpTool {
             let peer = connection.peer.clone();
             let params = CallToolRequestParams::new(self.def.name.clone()).with_arguments(arguments);
             let limit = self.timeout;
-            let call = rt.spawn(async move { tokio::time::timeout(limit, peer.call_tool(params)).await });
+            let oversized = connection.oversized.clone();
+            let call = rt.spawn(async move { tokio::time::timeout(limit, call_tool(&peer, params, oversized)).await });
             match call.await {
+                Ok(Ok(Err(Failed::Oversized))) => Observation::fail(format!(
+                    "the MCP server {server}'s answer to {} exceeded the limit of {} for one message, so it was \
+                     not read",
+                    self.def.name,
+                    crate::userfile::size_text(stdio::MAX_MESSAGE as u64)
+                )),
+                Ok(Ok(Err(Failed::Service(e)))) => self.failed(connection, e),
                 Ok(Ok(Ok(result))) => {
                     let text = result
                         .content
@@ -584,18 +614,6 @@ impl Tool for McpTool {
                         Observation::ok(text)
                     }
                 }
-                Ok(Ok(Err(e)))
-                    if !connection.process.running.load(Ordering::SeqCst) || is_closed(&e, &connection.process) =>
-                {
-                    connection.process.lost();
-                    Observation::fail(format!(
-                        "the MCP server {server} has ended ({} during the call of {}: {})",
-                        connection.process.ended(),
-                        self.def.name,
-                        said(&e)
-                    ))
-                }
-                Ok(Ok(Err(e))) => Observation::fail(format!("the MCP server {server}: {}", said(&e))),
                 Ok(Err(_)) if !connection.process.running.load(Ordering::SeqCst) => Observation::fail(format!(
                     "the MCP server {server} has ended ({} during the call of {})",
                     connection.process.ended(),
@@ -609,6 +627,58 @@ impl Tool for McpTool {
                 Err(_) => Observation::fail(format!("the MCP server {server}: the call was lost")),
             }
         })
+    }
+}
+
+impl McpTool {
+    /// The observation of a call the service failed.
+    fn failed(&self, connection: &Connection, e: rmcp::service::ServiceError) -> Observation {
+        let server = &self.def.server;
+        if !connection.process.running.load(Ordering::SeqCst) || is_closed(&e, &connection.process) {
+            connection.process.lost();
+            return Observation::fail(format!(
+                "the MCP server {server} has ended ({} during the call of {}: {})",
+                connection.process.ended(),
+                self.def.name,
+                said(&e)
+            ));
+        }
+        Observation::fail(format!("the MCP server {server}: {}", said(&e)))
+    }
+}
+
+/// Why a call gave no result.
+enum Failed {
+    /// Its answer was over the size limit (a stdio server: see [`stdio`]).
+    Oversized,
+    Service(rmcp::service::ServiceError),
+}
+
+/// Call a tool; a stdio server's answer over the size limit fails the call as it arrives.
+async fn call_tool(
+    peer: &Peer<RoleClient>,
+    params: CallToolRequestParams,
+    oversized: Option<Arc<stdio::Oversized>>,
+) -> Result<rmcp::model::CallToolResult, Failed> {
+    use rmcp::model::{CallToolRequest, ClientRequest, ServerResult};
+    let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+    let handle = peer
+        .send_cancellable_request(request, rmcp::service::PeerRequestOptions::no_options())
+        .await
+        .map_err(Failed::Service)?;
+    let id = serde_json::to_value(&handle.id).unwrap_or(Value::Null);
+    let over = async {
+        match &oversized {
+            Some(o) => o.answered(&id).await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        answer = handle.await_response() => match answer.map_err(Failed::Service)? {
+            ServerResult::CallToolResult(result) => Ok(result),
+            _ => Err(Failed::Service(rmcp::service::ServiceError::UnexpectedResponse)),
+        },
+        () = over => Err(Failed::Oversized),
     }
 }
 
