@@ -28,6 +28,17 @@ impl App {
             if let Some(effects) = self.memory_key(key) {
                 return effects;
             }
+            // The pane covers the tree: a key that acts on what it hides (the selected
+            // node, the other panes) would steer it unseen, and be recorded.
+            if let Some(action) = self.keymap.action_for(&key).filter(|a| !passes_memory_pane(*a)) {
+                let close = self.keymap.key_hint(Action::Memory).unwrap_or_else(|| "M".into());
+                self.message = Some(format!(
+                    "{} acts on the tree behind the memory pane: esc or {close} closes the pane first",
+                    action_name(action)
+                ));
+                self.touch();
+                return Vec::new();
+            }
         }
         match self.keymap.action_for(&key) {
             Some(action) => self.handle_action(action),
@@ -541,4 +552,43 @@ fn input_error(info: &crate::engine::TaskInfo, text: &str, error: crate::tasks::
         text.into()
     };
     format!("{shown:?} is not a {}: {why}", info.input_noun)
+}
+
+/// Whether `action` still works while the memory pane is shown: stepping and running the
+/// search, the replay's controls, and what opens or closes a view; not what acts on the
+/// tree's selected node or moves among the panes the memory pane hides.
+fn passes_memory_pane(action: Action) -> bool {
+    use Action::*;
+    matches!(
+        action,
+        Step | RunPause
+            | ReplayStepBack
+            | ReplayStepForward
+            | ReplayMarkBack
+            | ReplayMarkForward
+            | ReplayBack
+            | ReplayForward
+            | ReplayStart
+            | ReplayEnd
+            | ReplayPlay
+            | ReplayPlayNonstop
+            | ShowCaption
+            | ReplaySlower
+            | ReplayFaster
+            | CycleTheme
+            | Help
+            | Quit
+            | Memory
+            | Stats
+            | Breaks
+            | SaveAs
+            | Open
+            | NextProblem
+            | PrevProblem
+    )
+}
+
+/// An action's name as the keymap writes it (`expand`).
+fn action_name(action: Action) -> String {
+    serde_json::to_value(action).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_else(|| format!("{action:?}"))
 }

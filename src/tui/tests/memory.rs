@@ -527,3 +527,39 @@ fn the_memory_pane_groups_entries_by_approach_and_folds_them() {
     key(&mut app, KeyCode::Right);
     assert!(render(&mut app, 80, 24).contains("#4 success casework"));
 }
+
+/// While the memory pane covers the tree, keys that act on the tree's selected node (x
+/// expand, v re-evaluate, b backtrack) or move among the hidden panes
+/// do nothing, send nothing and record nothing; they say why. j and k move the pane's
+/// selection, and stepping the search still works.
+#[test]
+fn the_memory_pane_keeps_the_keys_that_would_steer_the_hidden_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = live(dir.path(), Params::default());
+    let (memory, _) = sample_memory();
+    with_memory(&mut app, &memory);
+    key(&mut app, KeyCode::Char('M'));
+    let before_tree = app.session.run.engine.tree().len();
+    let before_selected = app.selected();
+    let before_commands = recorded_commands(&app.session_path().unwrap()).len();
+    let start = app.memory_index().unwrap();
+    for c in ['x', 'v', 'c', 'b', 'u', 'a', '*', '/', 'z', 'y', '1', 'j', 'j', 'k', 'j'] {
+        key(&mut app, KeyCode::Char(c));
+        assert!(app.popup.is_none(), "{c} opened nothing behind the pane");
+        assert!(app.memory_pane.is_some(), "{c}: the pane stays");
+    }
+    key(&mut app, KeyCode::Tab);
+    assert_eq!(app.session.run.engine.tree().len(), before_tree, "nothing expanded");
+    assert_eq!(app.selected(), before_selected, "the tree's selection did not move");
+    assert_eq!(recorded_commands(&app.session_path().unwrap()).len(), before_commands, "nothing recorded");
+    assert_eq!(app.memory_index(), Some(start + 2), "j and k moved the pane's own selection");
+    assert!(app.message.as_deref().is_some_and(|m| m.contains("closes the pane first")), "{:?}", app.message);
+    // Stepping the search is not the hidden tree's selection: it still works.
+    key(&mut app, KeyCode::Char(' '));
+    assert!(recorded_commands(&app.session_path().unwrap()).len() > before_commands, "space stepped the search");
+    // Closed, the same key reaches the tree.
+    key(&mut app, KeyCode::Esc);
+    app.message = None;
+    key(&mut app, KeyCode::Char('x'));
+    assert!(!app.message.as_deref().is_some_and(|m| m.contains("closes the pane first")), "{:?}", app.message);
+}
