@@ -445,3 +445,192 @@ fn retreval_and_best_of_n_answer_through_serve() {
         assert_eq!(replayed["llm_calls"], answer["thoughtscope"]["calls"], "{model}");
     }
 }
+
+/// Wait (up to `limit`) for the server to exit; its status.
+fn exits_within(served: &mut Served, limit: Duration) -> Option<std::process::ExitStatus> {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if let Some(status) = served.child.try_wait().unwrap() {
+            return Some(status);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    None
+}
+
+/// `127.0.0.1:PORT` of a served URL.
+fn address(served: &Served) -> String {
+    served.url.trim_start_matches("http://").trim_end_matches("/v1").to_string()
+}
+
+/// Connections that send half a request, many more than the cap on open connections,
+/// lock no one out: a client with the token is served, one without it is refused, and
+/// SIGHUP (like SIGTERM) ends the server at once, closing the idle connections.
+#[test]
+fn half_requests_lock_no_client_out_and_sighup_ends_the_server_promptly() {
+    use std::io::Write;
+    let mut served = Served::start(&["--api-key", "s3cret-token", "--max-connections", "24"]);
+    let addr = address(&served);
+    let mut held = Vec::new();
+    for i in 0..150 {
+        let mut s = std::net::TcpStream::connect(&addr).unwrap();
+        let half = if i % 2 == 0 { "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n" } else { "GET /v1/mo" };
+        let _ = s.write_all(half.as_bytes());
+        held.push(s);
+    }
+    let started = Instant::now();
+    let right = served.post(&game24("io@sim", false), &["authorization: bearer s3cret-token"]);
+    assert_eq!(right.status, 200, "a lower-case scheme is a valid header: {}", right.body);
+    assert!(started.elapsed() < Duration::from_secs(10), "served at once: {:?}", started.elapsed());
+    let missing = served.post(&game24("io@sim", false), &[]);
+    assert_eq!(missing.status, 401);
+    // A kept-alive idle connection and the half requests: none holds the shutdown.
+    let pid = served.child.id().to_string();
+    let signalled = Instant::now();
+    assert!(Command::new("kill").args(["-HUP", &pid]).status().unwrap().success());
+    let status = exits_within(&mut served, Duration::from_secs(5)).expect("SIGHUP ended serve promptly");
+    assert!(status.success(), "a graceful exit: {status:?}");
+    assert!(signalled.elapsed() < Duration::from_secs(5));
+    let mut stderr = String::new();
+    use std::io::Read;
+    served.child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    assert!(stderr.contains("stopped by SIGHUP"), "{stderr}");
+    drop(held);
+}
+
+/// A request's head must arrive within 10 s and its body within 15 s: a client that
+/// trickles either is cut off (the body with a 408), and the server goes on serving.
+#[test]
+fn a_slow_head_or_body_is_cut_off() {
+    use std::io::{Read, Write};
+    let served = Served::start(&["--api-key", "s3cret-token"]);
+    let addr = address(&served);
+    let head = {
+        let addr = addr.clone();
+        std::thread::spawn(move || {
+            let mut s = std::net::TcpStream::connect(&addr).unwrap();
+            s.set_read_timeout(Some(Duration::from_secs(40))).unwrap();
+            let start = Instant::now();
+            // One byte of the head a second: never done within the limit.
+            for b in b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nX-Slow: " {
+                if s.write_all(&[*b]).is_err() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(700));
+                // Closed (or answered): a read that does not block.
+                let mut probe = [0u8; 1];
+                s.set_nonblocking(true).unwrap();
+                let closed = s.read(&mut probe).is_ok();
+                s.set_nonblocking(false).unwrap();
+                if closed {
+                    break;
+                }
+            }
+            start.elapsed()
+        })
+    };
+    let body = std::thread::spawn(move || {
+        let mut s = std::net::TcpStream::connect(&addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(40))).unwrap();
+        let head = "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer s3cret-token\r\n\
+                    Content-Type: application/json\r\nContent-Length: 500\r\n\r\n{\"model\": ";
+        s.write_all(head.as_bytes()).unwrap();
+        let start = Instant::now();
+        let mut answer = String::new();
+        let _ = s.read_to_string(&mut answer);
+        (start.elapsed(), answer)
+    });
+    let cut = head.join().unwrap();
+    assert!(cut < Duration::from_secs(25), "the head's limit: {cut:?}");
+    let (took, answer) = body.join().unwrap();
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("request_timeout"), "{answer}");
+    assert!(took >= Duration::from_secs(10) && took < Duration::from_secs(30), "{took:?}");
+    let again = served.post(&game24("io@sim", false), &["authorization: Bearer s3cret-token"]);
+    assert_eq!(again.status, 200, "{}", again.body);
+}
+
+/// A task file that does not parse (here a link to a system file) is "not available": the
+/// client hears neither its path nor its lines (the server's stderr has them), and what a
+/// request sent is echoed only in part.
+#[test]
+fn a_client_hears_nothing_of_the_servers_files_and_no_long_echo() {
+    let mut served = Served::start(&[]);
+    let tasks = served.home.path().join("config/thoughtscope/tasks");
+    std::fs::create_dir_all(&tasks).unwrap();
+    std::os::unix::fs::symlink("/etc/passwd", tasks.join("leaky.toml")).unwrap();
+    std::fs::write(tasks.join("broken.toml"), "name = \"broken\"\n[problems\nsecret-line = 1\n").unwrap();
+    let home = served.home.path().display().to_string();
+    for name in ["leaky", "broken"] {
+        let r = served.post(
+            &json!({"model": "io@sim", "messages": [{"role": "user", "content": "x"}], "thoughtscope": {"task": name}}),
+            &[],
+        );
+        assert_eq!(r.status, 400, "{}", r.body);
+        let message = r.json()["error"]["message"].as_str().unwrap().to_string();
+        assert_eq!(message, format!("task \"{name}\" is not available on this server"));
+        assert!(!r.body.contains("root:") && !r.body.contains("secret-line") && !r.body.contains(&home), "{}", r.body);
+    }
+    // (100 KB: one argument of curl's command line may hold no more than 128 KiB.)
+    let long = "t".repeat(100_000);
+    let r = served.post(
+        &json!({"model": "io@sim", "messages": [{"role": "user", "content": "x"}], "thoughtscope": {"task": long}}),
+        &[],
+    );
+    assert_eq!(r.status, 400);
+    assert!(r.body.len() < 2000, "a 100 KB name is not echoed whole: {} bytes", r.body.len());
+    let r = served.post(&game24(&format!("{}@sim", "m".repeat(100_000)), false), &[]);
+    assert!(r.body.len() < 2000, "a long model is not echoed whole: {} bytes", r.body.len());
+    let _ = served.child.kill();
+    let out = served.child.wait_with_output_taken();
+    assert!(out.contains("leaky") && out.contains("broken"), "the detail is on the server's stderr: {out}");
+}
+
+trait StderrOf {
+    fn wait_with_output_taken(&mut self) -> String;
+}
+
+impl StderrOf for Child {
+    fn wait_with_output_taken(&mut self) -> String {
+        use std::io::Read;
+        let _ = self.wait();
+        let mut text = String::new();
+        if let Some(mut e) = self.stderr.take() {
+            let _ = e.read_to_string(&mut text);
+        }
+        text
+    }
+}
+
+/// `/v1/models` lists only models that answer a request naming no task: on sim with the
+/// open question as the default, none; with `--task game24`, each listed one answers.
+#[test]
+fn the_model_list_names_only_what_answers() {
+    let served = Served::start(&[]);
+    let models = curl(&[format!("{}/models", served.url)]);
+    assert_eq!(models.json()["data"], json!([]), "sim answers no open question");
+    let served = Served::start(&["--task", "game24"]);
+    let models = curl(&[format!("{}/models", served.url)]);
+    let ids: Vec<String> =
+        models.json()["data"].as_array().unwrap().iter().map(|m| m["id"].as_str().unwrap().to_string()).collect();
+    assert!(ids.contains(&"sim".to_string()) && ids.contains(&"tot-bfs@sim".to_string()), "{ids:?}");
+    for id in &ids {
+        let r = served.post(&json!({"model": id, "messages": [{"role": "user", "content": "4 9 10 13"}]}), &[]);
+        assert_eq!(r.status, 200, "{id} is listed, so it answers: {}", r.body);
+    }
+}
+
+/// With `--task game24` the open question is still reachable: `thoughtscope.task` names it.
+#[test]
+fn the_open_question_is_reachable_when_another_task_is_the_default() {
+    let fake = FakeServer::start(|_, seen| upstream(seen));
+    let served = Served::start(&[
+        "--task", "game24", "--provider", "openai", "--base-url", &fake.url, "--model", "fake-model", "--retries", "0",
+    ]);
+    let question = json!([{"role": "user", "content": "What is the capital of France?"}]);
+    let r = served.post(&json!({"model": "fake-model", "messages": question, "thoughtscope": {"task": "open-question"}}), &[]);
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["thoughtscope"]["task"], "open-question");
+    let r = served.post(&json!({"model": "fake-model", "messages": [{"role": "user", "content": "4 9 10 13"}]}), &[]);
+    assert_eq!(Session::load(&served.session(&r)).unwrap().header.task, "game24", "the default: {}", r.body);
+}

@@ -45,6 +45,9 @@ pub(crate) struct ServeArgs {
     /// Upstream calls at once over all searches; more wait their turn [default: 16].
     #[arg(long, value_name = "N")]
     pub(crate) max_calls: Option<usize>,
+    /// Open connections at once; beyond it a new one replaces the oldest idle one [default: from the open-file limit].
+    #[arg(long, value_name = "N")]
+    pub(crate) max_connections: Option<usize>,
     #[command(flatten)]
     pub(crate) sim: SimArgs,
     #[command(flatten)]
@@ -71,6 +74,7 @@ fn merged(args: &ServeArgs, file: Settings) -> Settings {
         budget_usd: args.connect.budget_usd.or(file.budget_usd),
         max_searches: args.max_searches.or(file.max_searches),
         max_calls: args.max_calls.or(file.max_calls),
+        max_connections: args.max_connections.or(file.max_connections),
         profiles: file.profiles,
     }
 }
@@ -100,6 +104,10 @@ fn options(args: &ServeArgs) -> Result<(Options, String, u16)> {
     };
     let max_searches = at_once(settings.max_searches, 4, "max-searches")?;
     let max_calls = at_once(settings.max_calls, 16, "max-calls")?;
+    let max_connections = settings.max_connections.unwrap_or_else(serve::conn::default_max_connections);
+    if !(1..=serve::settings::MAX_CONNECTIONS).contains(&max_connections) {
+        usage_bail!("--max-connections must be from 1 to {}, not {max_connections}", serve::settings::MAX_CONNECTIONS);
+    }
     let limits =
         ProviderArgs { budget_tokens: settings.budget_tokens, budget_usd: settings.budget_usd, ..args.connect.clone() };
     let provider = args.provider.clone().or(cfg.defaults.provider.clone()).unwrap_or_else(|| "sim".into());
@@ -121,6 +129,7 @@ fn options(args: &ServeArgs) -> Result<(Options, String, u16)> {
         api_key,
         max_searches,
         max_calls,
+        max_connections,
         limits,
         defaults: cfg.defaults.search.clone(),
         profiles: settings.profiles,
@@ -134,7 +143,8 @@ pub(crate) fn serve_cmd(args: ServeArgs) -> Result<()> {
     let sessions = options.sessions.clone();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async move {
-        let interrupts = signals::listen(&[Signal::INT, Signal::TERM], signals::flush_stdout)?;
+        // SIGHUP (a closed terminal, a service manager's reload) ends the server as SIGTERM does.
+        let interrupts = signals::listen(&[Signal::INT, Signal::TERM, Signal::HUP], signals::flush_stdout)?;
         let state = Serve::new(options, interrupts.clone()).map_err(UserError::usage)?;
         let address = format!(
             "{}:{port}",
@@ -174,6 +184,7 @@ mod tests {
             budget_usd: Some(0.5),
             max_searches: Some(2),
             max_calls: Some(3),
+            max_connections: None,
             profiles: Default::default(),
         };
         let mut args = ServeArgs { api_key: Some("from-flag".into()), max_calls: Some(9), ..ServeArgs::default() };

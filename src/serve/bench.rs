@@ -78,6 +78,7 @@ pub fn serve_bench(latency_ms: u64, requests: usize, at_once: usize, out: &mut d
             api_key: None,
             max_searches: at_once,
             max_calls: 1024,
+            max_connections: super::conn::default_max_connections(),
             limits: connect,
             defaults: Default::default(),
             profiles: Default::default(),

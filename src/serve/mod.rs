@@ -8,10 +8,15 @@
 //!
 //! Manners: a bearer token when one is set (required off loopback), a limit on
 //! searches at once (429 with Retry-After beyond it) and on upstream calls at once
-//! (they queue), per-request budgets, OpenAI-style error bodies, and on a signal the
-//! searches in flight are stopped and recorded before the server exits.
+//! (they queue), per-request budgets, OpenAI-style error bodies, time limits on a
+//! request's head and body and a cap on open connections ([`conn`]), and on a signal
+//! (SIGINT, SIGTERM, SIGHUP) the idle connections are closed and the searches in flight
+//! are stopped and recorded before the server exits. A client is told nothing of the
+//! server's files: a task that cannot be built is "not available" (the detail goes to the
+//! server's stderr), and what a request sent is echoed only in part.
 
 pub mod bench;
+pub mod conn;
 pub mod open_question;
 pub mod openai;
 pub mod route;
@@ -67,6 +72,8 @@ pub struct Options {
     pub max_searches: usize,
     /// Upstream calls at once, over all searches (more wait their turn).
     pub max_calls: usize,
+    /// Open connections at once (see [`conn`]).
+    pub max_connections: usize,
     /// Each request's budget, and the cache, as `run`'s flags give them.
     pub limits: ProviderArgs,
     /// The config's `[defaults]` parameters, under each request's.
@@ -138,11 +145,13 @@ impl Serve {
     /// Whether `headers` carry the bearer token (always, when none is set).
     fn authorize(&self, headers: &HeaderMap) -> Result<(), ApiError> {
         let Some(key) = &self.options.api_key else { return Ok(()) };
+        // The scheme is case-insensitive (RFC 9110): `bearer KEY` is as good as `Bearer KEY`.
         let given = headers
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .map(str::trim);
+            .and_then(|v| v.trim_start().split_once(' '))
+            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+            .map(|(_, token)| token.trim());
         match given {
             Some(given) if same(given.as_bytes(), key.as_bytes()) => Ok(()),
             Some(_) => Err(ApiError::new(401, "invalid_request_error", "invalid_api_key", "the API key is wrong")),
@@ -201,7 +210,8 @@ pub async fn serve(
     listener: tokio::net::TcpListener,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, router(Arc::clone(&state))).with_graceful_shutdown(shutdown).await?;
+    let max_connections = state.options.max_connections;
+    conn::serve(listener, router(Arc::clone(&state)), max_connections, shutdown).await;
     if !state.drain(Duration::from_secs(10)).await {
         eprintln!("warning: searches still running 10 s after the shutdown began; their sessions may lack an end line");
     }
@@ -224,10 +234,16 @@ async fn models(State(state): State<Arc<Serve>>, headers: HeaderMap) -> Response
     if let Err(e) = state.authorize(&headers) {
         return error_response(&e);
     }
+    // Only what answers a request that names no task (sim plays the built-in tasks only,
+    // so with the open question as the default it lists nothing).
     let model = state.model().to_string();
-    let mut ids = vec![model.clone()];
+    let mut ids = Vec::new();
+    if state.answers(crate::engine::methods::io::KIND, None) {
+        ids.push(model.clone());
+    }
     ids.extend(state.methods_served().into_iter().map(|m| format!("{m}@{model}")));
-    ids.extend(state.options.profiles.keys().map(|p| format!("{p}@{model}")));
+    let profiles = state.options.profiles.iter().filter(|(_, p)| state.answers(p.method, Some(p)));
+    ids.extend(profiles.map(|(name, _)| format!("{name}@{model}")));
     let data: Vec<_> = ids
         .into_iter()
         .map(|id| json!({ "id": id, "object": "model", "created": 0, "owned_by": "thoughtscope" }))
@@ -235,10 +251,55 @@ async fn models(State(state): State<Arc<Serve>>, headers: HeaderMap) -> Response
     Json(json!({ "object": "list", "data": data })).into_response()
 }
 
-async fn chat(State(state): State<Arc<Serve>>, headers: HeaderMap, body: Bytes) -> Response {
+/// The most of a request body read (as axum's own default).
+const MAX_BODY: usize = 2 * 1024 * 1024;
+
+/// A request's body, read once its token is checked: within [`conn::BODY_SECS`] and up
+/// to [`MAX_BODY`].
+async fn read_body(body: axum::body::Body) -> Result<Bytes, ApiError> {
+    let limit = Duration::from_secs(conn::BODY_SECS);
+    match tokio::time::timeout(limit, axum::body::to_bytes(body, MAX_BODY)).await {
+        Ok(Ok(bytes)) => Ok(bytes),
+        Ok(Err(e)) if is_too_large(&e) => Err(ApiError::new(
+            413,
+            "invalid_request_error",
+            "request_too_large",
+            format!("the request body is larger than {} MiB", MAX_BODY >> 20),
+        )),
+        Ok(Err(e)) => Err(ApiError::invalid("invalid_body", format!("the request body could not be read: {e}"))),
+        Err(_) => Err(ApiError::new(
+            408,
+            "invalid_request_error",
+            "request_timeout",
+            format!("the request body did not arrive within {} s", conn::BODY_SECS),
+        )),
+    }
+}
+
+fn is_too_large(e: &axum::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(s) = source {
+        if s.is::<http_body_util::LengthLimitError>() {
+            return true;
+        }
+        source = s.source();
+    }
+    false
+}
+
+async fn chat(State(state): State<Arc<Serve>>, headers: HeaderMap, body: axum::body::Body) -> Response {
     if let Err(e) = state.authorize(&headers) {
         return error_response(&e);
     }
+    let body = match read_body(body).await {
+        Ok(body) => body,
+        Err(e) => {
+            // The rest of the body may never come: the connection is not kept.
+            let mut response = error_response(&e);
+            response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+            return response;
+        }
+    };
     let request = match ChatRequest::parse(&body) {
         Ok(r) => r,
         Err(e) => return error_response(&e),

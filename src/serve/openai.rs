@@ -29,9 +29,25 @@ pub struct ApiError {
     pub retry_after: Option<u64>,
 }
 
+/// The most of a message sent back: what a request sent is echoed only in part.
+const MAX_MESSAGE_CHARS: usize = 1000;
+/// The most of one value of a request quoted in a message.
+const MAX_ECHO_CHARS: usize = 80;
+
+/// A value a request sent, quoted for a message: one line, at most [`MAX_ECHO_CHARS`].
+pub fn echo(value: &str) -> String {
+    let quoted = format!("{:?}", crate::safe_text::one_line(value));
+    if quoted.chars().count() <= MAX_ECHO_CHARS {
+        return quoted;
+    }
+    let cut: String = quoted.chars().take(MAX_ECHO_CHARS).collect();
+    format!("{cut}...\" ({} characters)", value.chars().count())
+}
+
 impl ApiError {
     pub fn new(status: u16, kind: &'static str, code: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError { status, kind, code, message: message.into(), retry_after: None }
+        let message = crate::safe_text::clip(&message.into(), MAX_MESSAGE_CHARS);
+        ApiError { status, kind, code, message, retry_after: None }
     }
 
     /// A mistake in the request (400).

@@ -56,7 +56,9 @@ pub fn route(model: &str, profiles: &BTreeMap<String, Profile>) -> Result<Route,
                 "invalid_request_error",
                 "model_not_found",
                 format!(
-                    "{prefix:?} in model {model:?} is no method or profile (known: {}); write method@model",
+                    "{} in model {} is no method or profile (known: {}); write method@model",
+                    super::openai::echo(prefix),
+                    super::openai::echo(model),
                     known.join(", ")
                 ),
             ))

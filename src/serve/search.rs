@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde_json::json;
 use tokio::sync::{watch, Semaphore};
 
-use super::openai::{Answer, ApiError, ChatRequest, Usage};
+use super::openai::{self, Answer, ApiError, ChatRequest, Usage};
 use super::{open_question, route, Serve, Upstream};
 use crate::engine::{methods, MethodKind, Params, PromptStyle};
 use crate::llm::sim::{SimConfig, SimProvider};
@@ -30,16 +30,42 @@ pub(super) struct Prepared {
 }
 
 impl Serve {
-    /// The methods that work on the task of requests naming none.
-    pub(super) fn methods_served(&self) -> Vec<&'static str> {
-        let task = match &self.options.task {
-            None => open_question::task("a question"),
-            Some(name) => self.named_task(name, self.style()).map_err(|e| e.message),
-        };
-        match task {
-            Ok(task) => methods::serving(task.as_ref(), &Params::default()).iter().map(|m| m.kind.label()).collect(),
-            Err(_) => Vec::new(),
+    /// The task of requests naming none: `--task`, else the open question.
+    fn default_task(&self) -> Result<Arc<dyn TaskSource>, ApiError> {
+        match &self.options.task {
+            None => open_question::task("a question").map_err(|m| ApiError::new(500, "server_error", "task", m)),
+            Some(name) => self.named_task(name, self.style()),
         }
+    }
+
+    /// Whether a request naming no task answers with `method` (with the parameters of
+    /// `profile`, if any): the method serves the task, and sim (if it is the upstream)
+    /// plays it. `GET /v1/models` lists only what does.
+    pub(super) fn answers(&self, method: MethodKind, profile: Option<&route::Profile>) -> bool {
+        let task = match profile.and_then(|p| p.values.get("task")).and_then(serde_json::Value::as_str) {
+            Some(name) if name != open_question::NAME => self.named_task(name, self.style()),
+            Some(_) => open_question::task("a question").map_err(|m| ApiError::new(500, "server_error", "task", m)),
+            None => self.default_task(),
+        };
+        let Ok(task) = task else { return false };
+        let params = Params::new(method);
+        if methods::check_serves(task.as_ref(), &params).is_err() {
+            return false;
+        }
+        match self.options.upstream {
+            Upstream::Sim(_) => crate::llm::sim::check_plays(task.as_ref(), &params).is_ok(),
+            Upstream::Real { .. } => true,
+        }
+    }
+
+    /// The methods that answer requests naming no task.
+    pub(super) fn methods_served(&self) -> Vec<&'static str> {
+        let Ok(task) = self.default_task() else { return Vec::new() };
+        methods::serving(task.as_ref(), &Params::default())
+            .iter()
+            .filter(|m| self.answers(m.kind, None))
+            .map(|m| m.kind.label())
+            .collect()
     }
 
     /// How named tasks lay their prompts out: the papers' for sim (which plays them), chat for a model.
@@ -53,16 +79,16 @@ impl Serve {
     /// A registered task, or a task file of the config directory's `tasks/` (by name only:
     /// a request may not point the server at a path).
     fn named_task(&self, name: &str, style: PromptStyle) -> Result<Arc<dyn TaskSource>, ApiError> {
-        if name == open_question::NAME {
-            return Err(ApiError::invalid("invalid_task", "open-question is the default: leave thoughtscope.task out"));
-        }
         let is_path = name.contains(['/', '\\']) || name.ends_with(".toml") || name.starts_with('.');
         if tasks::find(name).is_none() && (is_path || tasks::file::locate(name).is_none()) {
             return Err(ApiError::invalid(
                 "invalid_task",
                 format!(
-                    "unknown task {name:?}: name a built-in task ({}) or a task file in the config directory's tasks/",
-                    tasks::names().join(", ")
+                    "unknown task {}: name a built-in task ({}, or {} for the open question) or a task file in \
+                     the config directory's tasks/",
+                    openai::echo(name),
+                    tasks::names().join(", "),
+                    open_question::NAME
                 ),
             ));
         }
@@ -71,8 +97,13 @@ impl Serve {
             return Ok(Arc::clone(task));
         }
         let options = TaskOptions { style, ..TaskOptions::default() };
-        let task = tasks::build(name, &options, &mut Vec::new())
-            .map_err(|e| ApiError::invalid("invalid_task", format!("task {name}: {e}")))?;
+        // What is wrong with a task file is the server's business: its path and lines stay
+        // on the server's stderr, and the client hears only that the task is not available.
+        let task = tasks::build(name, &options, &mut Vec::new()).map_err(|e| {
+            let said = format!("thoughtscope serve: task {}: {e}", crate::safe_text::one_line(name));
+            eprintln!("{}", crate::safe_text::terminal_safe(&said));
+            ApiError::invalid("invalid_task", format!("task {} is not available on this server", openai::echo(name)))
+        })?;
         self.tasks.lock().unwrap_or_else(|p| p.into_inner()).insert(key, Arc::clone(&task));
         Ok(task)
     }
@@ -83,6 +114,8 @@ impl Serve {
         let profile = route.profile.as_ref().and_then(|p| self.options.profiles.get(p));
         let params = route::params(route.method, request, profile, &self.options.defaults)?;
         let named = route::task_named(request, profile)?.or_else(|| self.options.task.clone());
+        // `open-question` names the open question (the default unless `--task` says otherwise).
+        let named = named.filter(|n| n != open_question::NAME);
         let (task, problem) = match &named {
             None => {
                 if let Upstream::Sim(_) = self.options.upstream {

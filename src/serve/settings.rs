@@ -8,6 +8,7 @@
 //! budget_usd = 0.05
 //! max_searches = 4          # searches at once; more are answered 429
 //! max_calls = 16            # upstream calls at once, over all searches
+//! max_connections = 512     # open connections at once (default: from the open-file limit)
 //! [serve.profiles.careful]  # model "careful@gpt-4o-mini"
 //! method = "cot-sc"
 //! samples = 7
@@ -26,10 +27,12 @@ pub struct Settings {
     pub budget_usd: Option<f64>,
     pub max_searches: Option<usize>,
     pub max_calls: Option<usize>,
+    pub max_connections: Option<usize>,
     pub profiles: BTreeMap<String, Profile>,
 }
 
-const KEYS: &[&str] = &["api_key", "budget_tokens", "budget_usd", "max_searches", "max_calls", "profiles"];
+const KEYS: &[&str] =
+    &["api_key", "budget_tokens", "budget_usd", "max_searches", "max_calls", "max_connections", "profiles"];
 
 /// Read `[serve]`; a mistake is one line naming the key (the server does not start on it).
 pub fn read(table: &toml::Table, source: &str) -> Result<Settings, String> {
@@ -60,6 +63,12 @@ pub fn read(table: &toml::Table, source: &str) -> Result<Settings, String> {
                     s.max_calls = Some(n as usize);
                 }
             }
+            "max_connections" => {
+                let n = whole(value)
+                    .filter(|n| (1..=MAX_CONNECTIONS as u64).contains(n))
+                    .ok_or_else(|| at(key, &format!("expected a whole number from 1 to {MAX_CONNECTIONS}")))?;
+                s.max_connections = Some(n as usize);
+            }
             "profiles" => {
                 let Some(profiles) = value.as_table() else {
                     return Err(at(key, "expected tables [serve.profiles.NAME]"));
@@ -74,6 +83,9 @@ pub fn read(table: &toml::Table, source: &str) -> Result<Settings, String> {
     }
     Ok(s)
 }
+
+/// Most open connections (`--max-connections`, `max_connections`).
+pub const MAX_CONNECTIONS: usize = 65_536;
 
 fn whole(value: &toml::Value) -> Option<u64> {
     value.as_integer().and_then(|n| u64::try_from(n).ok())
