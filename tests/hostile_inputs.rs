@@ -93,9 +93,12 @@ fn a_fifo_or_a_device_on_any_file_argument_is_one_line_at_once() {
     let cases: Vec<(Vec<&str>, String)> = vec![
         (
             vec!["run", "--config", fifo_s, "--range", "900"],
-            format!("{fifo_s}: cannot read: it is {regular} config file"),
+            format!("--config {fifo_s}: cannot read it: it is {regular} config file"),
         ),
-        (vec!["run", "--config", "/dev/zero", "--range", "900"], "/dev/zero: cannot read: it is a device".into()),
+        (
+            vec!["run", "--config", "/dev/zero", "--range", "900"],
+            "--config /dev/zero: cannot read it: it is a device".into(),
+        ),
         (
             vec!["run", "--task", "math500", "--data", fifo_s, "--range", "0"],
             format!("{fifo_s}: cannot read: it is {regular} data file"),
@@ -115,7 +118,7 @@ fn a_fifo_or_a_device_on_any_file_argument_is_one_line_at_once() {
         let err = stderr(&out);
         assert!(err.contains(&expect), "{args:?}: {err}");
         assert!(waited < Duration::from_secs(10), "{args:?} took {waited:?}");
-        if args[0] != "run" || args.contains(&"--data") {
+        if args[0] != "run" || args.contains(&"--data") || args.contains(&"--config") {
             assert!(!out.status.success(), "{args:?} succeeded");
             assert_eq!(err.trim().lines().count(), 1, "{args:?}: one line: {err}");
         }
@@ -160,7 +163,8 @@ fn a_piped_answer_is_read_and_an_oversized_config_is_refused() {
     cmd.args(["run", "--range", "900", "--json", "--config", big.to_str().unwrap()]);
     let (out, _) = bounded(cmd, "an oversized config");
     let err = stderr(&out);
-    assert!(err.contains("cannot read: it is larger than 1 MiB, the limit for a config file"), "{err}");
+    assert!(err.contains("cannot read it: it is larger than 1 MiB, the limit for a config file"), "{err}");
+    assert_eq!(out.status.code(), Some(2), "a named config file that cannot be read stops the run: {err}");
     assert!(err.len() < 1000, "the value is not echoed: {} bytes", err.len());
 }
 
@@ -241,7 +245,8 @@ fn a_named_config_file_that_cannot_be_used_is_refused_in_one_line() {
         (&bad, "not valid TOML: line 1"),
     ];
     for (path, said) in cases {
-        for command in [&["run", "--task", "game24", "--method", "cot", "--range", "0"][..], &["serve", "--port", "0"]] {
+        for command in [&["run", "--task", "game24", "--method", "cot", "--range", "0"][..], &["serve", "--port", "0"]]
+        {
             let mut cmd = support::sandboxed(dir.path());
             cmd.args(command).arg("--config").arg(path);
             let (out, took) = bounded(cmd, "a bad --config");
@@ -268,8 +273,11 @@ fn a_named_config_file_that_cannot_be_used_is_refused_in_one_line() {
 #[test]
 fn a_missing_api_key_is_said_before_any_connection() {
     let dir = tempfile::tempdir().unwrap();
-    for (provider, var) in [("openai", "OPENAI_API_KEY"), ("openrouter", "OPENROUTER_API_KEY"), ("anthropic", "ANTHROPIC_API_KEY")] {
-        for command in [&["run", "--task", "game24", "--method", "cot", "--range", "0"][..], &["serve", "--port", "0"]] {
+    for (provider, var) in
+        [("openai", "OPENAI_API_KEY"), ("openrouter", "OPENROUTER_API_KEY"), ("anthropic", "ANTHROPIC_API_KEY")]
+    {
+        for command in [&["run", "--task", "game24", "--method", "cot", "--range", "0"][..], &["serve", "--port", "0"]]
+        {
             let mut cmd = support::sandboxed(dir.path());
             cmd.args(command)
                 .args(["--provider", provider, "--model", "m"])

@@ -61,8 +61,12 @@ fn setup(dir: &Path) -> PathBuf {
 }
 
 fn run(dir: &Path, extra: &[&str]) -> std::process::Output {
+    run_range(dir, "0..3", extra)
+}
+
+fn run_range(dir: &Path, range: &str, extra: &[&str]) -> std::process::Output {
     // sim without its errors: every problem is solved as its steps say.
-    let args = ["run", "--task", "./sums", "--method", "react", "--range", "0..3", "--mcp", "calc", "--json"];
+    let args = ["run", "--task", "./sums", "--method", "react", "--range", range, "--mcp", "calc", "--json"];
     let args = [&args[..], &["--sim-noise", "0"]].concat();
     sandboxed(dir).args(args).args(extra).env("OPENAI_API_KEY", "sk-thoughtscope-own-key-0123456789").output().unwrap()
 }
@@ -496,7 +500,11 @@ fn redirects_to_another_origin_are_not_followed_and_the_headers_stay_home() {
             body: String::new(),
         });
         let url = format!("{}/mcp", redirecting.url);
-        http_config(dir.path(), &url, "bearer_token = \"tok-abcdefghij0123456789\"\nheaders = { X-Api-Key = \"key-abcdefghij0123456789\" }\n");
+        http_config(
+            dir.path(),
+            &url,
+            "bearer_token = \"tok-abcdefghij0123456789\"\nheaders = { X-Api-Key = \"key-abcdefghij0123456789\" }\n",
+        );
         let out = run(dir.path(), &[]);
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success(), "{status}: {err}");
@@ -529,8 +537,11 @@ fn with_steps(dir: &Path, steps: &str) {
 
 fn set_timeout(dir: &Path, secs: u64) {
     let config = std::fs::read_to_string(dir.join("config/config.toml")).unwrap();
-    std::fs::write(dir.join("config/config.toml"), config.replace("timeout_secs = 1", &format!("timeout_secs = {secs}")))
-        .unwrap();
+    std::fs::write(
+        dir.join("config/config.toml"),
+        config.replace("timeout_secs = 1", &format!("timeout_secs = {secs}")),
+    )
+    .unwrap();
 }
 
 /// A stdio server's answer over the size limit (16 MiB) fails its call at once, naming
@@ -542,11 +553,11 @@ fn an_answer_over_the_size_limit_is_named_at_once() {
     set_timeout(dir.path(), 120);
     with_steps(dir.path(), r#"'big[{"bytes": 17000000}]', 'add[{"a": 2, "b": 3}]'"#);
     let started = std::time::Instant::now();
-    let out = run(dir.path(), &["--range", "0..1", "--record", "big"]);
+    let out = run_range(dir.path(), "0..1", &["--record", "big.jsonl"]);
     let took = started.elapsed();
     assert_eq!(summary(&out)["solved"], 1, "{}", String::from_utf8_lossy(&out.stderr));
     assert!(took < std::time::Duration::from_secs(60), "not the call's time limit: {took:?}");
-    let session = std::fs::read_to_string(dir.path().join("big/sums-0000.jsonl")).unwrap();
+    let session = std::fs::read_to_string(dir.path().join("big.jsonl")).unwrap();
     assert!(
         session.contains("the MCP server calc's answer to big exceeded the limit of 16 MiB for one message"),
         "named at once"
@@ -561,11 +572,11 @@ fn a_tool_named_with_a_hyphen_is_called_as_a_text_action() {
     let dir = tempfile::tempdir().unwrap();
     setup(dir.path());
     with_steps(dir.path(), r#"'get-sum[{"a": 2, "b": 3}]'"#);
-    let out = run(dir.path(), &["--range", "0..1", "--record", "hyphen"]);
+    let out = run_range(dir.path(), "0..1", &["--record", "hyphen.jsonl"]);
     assert_eq!(summary(&out)["solved"], 1, "{}", String::from_utf8_lossy(&out.stderr));
     let log = std::fs::read_to_string(dir.path().join("calls.log")).unwrap();
     assert!(log.contains("get-sum 2 3"), "the server was called: {log}");
-    let session = std::fs::read_to_string(dir.path().join("hyphen/sums-0000.jsonl")).unwrap();
+    let session = std::fs::read_to_string(dir.path().join("hyphen.jsonl")).unwrap();
     assert!(session.contains(r#""result":{"text":"5","ok":true"#), "get-sum answered 5");
 }
 
@@ -608,9 +619,9 @@ fn a_large_result_is_stored_once_per_session() {
     setup(dir.path());
     set_timeout(dir.path(), 60);
     with_steps(dir.path(), r#"'big[{"bytes": 4000000}]', 'add[{"a": 1, "b": 1}]', 'add[{"a": 2, "b": 3}]'"#);
-    let out = run(dir.path(), &["--range", "0..1", "--record", "large"]);
+    let out = run_range(dir.path(), "0..1", &["--record", "large.jsonl"]);
     assert_eq!(summary(&out)["solved"], 1, "{}", String::from_utf8_lossy(&out.stderr));
-    let path = dir.path().join("large/sums-0000.jsonl");
+    let path = dir.path().join("large.jsonl");
     let size = std::fs::metadata(&path).unwrap().len();
     assert!(size < 6_000_000, "the 4 MB result is written once, not in each of the 3 later prompts: {size} bytes");
     let session = thoughtscope::session::Session::load(&path).unwrap();
@@ -624,6 +635,11 @@ fn a_large_result_is_stored_once_per_session() {
         .filter(|request| request.messages.iter().any(|m| m.content.contains(&"x".repeat(4_000_000))))
         .count();
     assert!(whole >= 3, "the loaded prompts hold the result whole: {whole}");
-    let out = sandboxed(dir.path()).args(["replay", "large/sums-0000.jsonl", "--headless", "--json", "--strict"]).output().unwrap();
-    assert!(String::from_utf8_lossy(&out.stderr).contains("replayed exactly"), "{}", String::from_utf8_lossy(&out.stderr));
+    let out =
+        sandboxed(dir.path()).args(["replay", "large.jsonl", "--headless", "--json", "--strict"]).output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("replayed exactly"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

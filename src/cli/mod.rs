@@ -39,8 +39,8 @@ use std::path::{Path, PathBuf};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use color_eyre::eyre::{eyre, Result};
 
-use thoughtscope::config::Config;
 use error::UserError;
+use thoughtscope::config::Config;
 
 use args::RunArgs;
 use bench::BenchArgs;

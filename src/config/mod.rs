@@ -165,7 +165,10 @@ impl Config {
             refuse(format!("cannot read it: {}{hint}", e.reason()))
         })?;
         if let Err(e) = toml::from_str::<toml::Table>(&text) {
-            return Err(refuse(format!("not valid TOML: {}; fix the file or leave --config out", toml_error_message(&e, &text))));
+            return Err(refuse(format!(
+                "not valid TOML: {}; fix the file or leave --config out",
+                toml_error_message(&e, &text)
+            )));
         }
         Ok(Config::load_file(path, true))
     }

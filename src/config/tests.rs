@@ -177,7 +177,10 @@ fn a_named_file_must_exist_be_a_file_and_parse() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("nope.toml");
     let e = Config::load(Some(&missing)).unwrap_err().to_string();
-    assert!(e.starts_with("--config ") && e.contains("nope.toml: cannot read it") && e.contains("leave --config out"), "{e}");
+    assert!(
+        e.starts_with("--config ") && e.contains("nope.toml: cannot read it") && e.contains("leave --config out"),
+        "{e}"
+    );
     assert_eq!(e.lines().count(), 1);
     let e = Config::load(Some(Path::new("/dev/null"))).unwrap_err().to_string();
     assert!(e.contains("/dev/null: cannot read it: it is a device, not a file"), "{e}");

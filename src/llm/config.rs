@@ -564,7 +564,8 @@ pub fn resolve(
     if let (None, Some(source)) = (&key, &key_source) {
         // A hosted API (the built-in profile's own address) or a profile whose section names
         // its key needs one: said now, before any connection, rather than refused by the server.
-        let hosted = builtin_profile(name).and_then(|b| b.base_url).is_some_and(|u| u.trim_end_matches('/') == base_url);
+        let hosted =
+            builtin_profile(name).and_then(|b| b.base_url).is_some_and(|u| u.trim_end_matches('/') == base_url);
         let named = file.providers.get(name).is_some_and(|p| p.api_key_env.is_some() || p.api_key_cmd.is_some());
         if hosted || named {
             return Err(ConfigError::Invalid(format!(

@@ -401,7 +401,10 @@ impl LockOwner {
     /// lock was written (the pid was given to another process since).
     pub fn gone_old_format(&self, written: SystemTime) -> Option<String> {
         if !process_alive(self.pid) {
-            return Some(format!("its writer, process {} (a lock of the previous format), is no longer running", self.pid));
+            return Some(format!(
+                "its writer, process {} (a lock of the previous format), is no longer running",
+                self.pid
+            ));
         }
         let started = process_start_time(self.pid)?;
         // A second's slack: the file's time and the process's start are measured differently.
@@ -424,7 +427,8 @@ fn process_start_time(pid: u32) -> Option<SystemTime> {
     // SAFETY: sysconf only reads a system constant.
     let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
     let per_second = u64::try_from(per_second).ok().filter(|&n| n > 0)?;
-    let after_boot = Duration::from_secs(ticks / per_second) + Duration::from_millis((ticks % per_second) * 1000 / per_second);
+    let after_boot =
+        Duration::from_secs(ticks / per_second) + Duration::from_millis((ticks % per_second) * 1000 / per_second);
     Some(SystemTime::UNIX_EPOCH + Duration::from_secs(boot) + after_boot)
 }
 

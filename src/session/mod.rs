@@ -453,17 +453,22 @@ impl Reader {
             }
             return self.first_line(n, line);
         };
-        match format::parse_record(line, header.version) {
+        // Large tool results written once go back into the requests that hold them.
+        let restored = match self.shared.restore(line) {
+            Ok(restored) => restored,
+            Err(e) => {
+                self.warnings.push(format!("{}:{n}: {e}; its request is shown without that text", self.name));
+                None
+            }
+        };
+        match format::parse_record(restored.as_deref().unwrap_or(line), header.version) {
             Ok(Record::Header(_)) => {
                 let kept = self.kept;
                 self.warnings
                     .push(format!("{}:{n}: a second header; stopped reading here, kept {kept} records", self.name));
                 self.done = true;
             }
-            Ok(mut r) => {
-                if let Err(e) = self.shared.restore(line, &mut r) {
-                    self.warnings.push(format!("{}:{n}: {e}; its request is shown without that text", self.name));
-                }
+            Ok(r) => {
                 self.shared.note(&r);
                 self.kept += 1;
                 return Ok(Some(r));

@@ -560,7 +560,12 @@ fn mcp_tool_names_with_hyphens_and_dots_are_callable_as_text_and_natively() {
     let schema = json!({"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}});
     let defs: Vec<mcp::McpToolDef> = ["get-sum", "files.read"]
         .iter()
-        .map(|n| mcp::McpToolDef { server: "s".into(), name: n.to_string(), description: "d".into(), schema: schema.clone() })
+        .map(|n| mcp::McpToolDef {
+            server: "s".into(),
+            name: n.to_string(),
+            description: "d".into(),
+            schema: schema.clone(),
+        })
         .collect();
     let record = mcp::McpRecord { servers: vec![], tools: defs };
     let registry = demo_registry().with_mcp(&mcp::McpTools::offline(&record));

@@ -105,7 +105,8 @@ fn same_origin(a: &reqwest::Url, b: &reqwest::Url) -> bool {
 /// The one line for a redirect that was not followed (see [`redirects`]).
 fn redirect_refused(response: &reqwest::Response) -> String {
     let status = response.status();
-    let location = response.headers().get(reqwest::header::LOCATION).map(|v| String::from_utf8_lossy(v.as_bytes()).to_string());
+    let location =
+        response.headers().get(reqwest::header::LOCATION).map(|v| String::from_utf8_lossy(v.as_bytes()).to_string());
     let target = location.as_deref().and_then(|l| response.url().join(l).ok());
     let shown = |text: &str| crate::safe_text::clip(&crate::safe_text::one_line(text), 200);
     match target {

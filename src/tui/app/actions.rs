@@ -590,5 +590,8 @@ fn passes_memory_pane(action: Action) -> bool {
 
 /// An action's name as the keymap writes it (`expand`).
 fn action_name(action: Action) -> String {
-    serde_json::to_value(action).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_else(|| format!("{action:?}"))
+    serde_json::to_value(action)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_else(|| format!("{action:?}"))
 }
