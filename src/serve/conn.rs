@@ -51,7 +51,9 @@ fn open_file_limit() -> Option<u64> {
     let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
     // SAFETY: getrlimit writes the struct it is given.
     let rc = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) };
-    (rc == 0).then(|| u64::try_from(limit.rlim_cur).unwrap_or(u64::MAX))
+    #[allow(clippy::useless_conversion)] // rlim_t is u64 on Linux, not everywhere.
+    let soft = u64::try_from(limit.rlim_cur).unwrap_or(u64::MAX);
+    (rc == 0).then_some(soft)
 }
 
 #[cfg(not(unix))]
