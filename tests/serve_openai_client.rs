@@ -43,6 +43,9 @@ fn the_official_openai_client_gets_answers_streams_and_errors_it_understands() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_thoughtscope"))
         .args(["serve", "--port", "0", "--api-key", "client-key", "--sessions"])
         .arg(&sessions)
+        // sim answers the built-in tasks only: with game24 as the default, /v1/models lists
+        // the methods that answer (with the open question it lists none).
+        .args(["--task", "game24"])
         .env("HOME", home.path())
         .env("XDG_CONFIG_HOME", home.path().join("config"))
         .env_remove("THOUGHTSCOPE_CONFIG")

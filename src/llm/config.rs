@@ -566,7 +566,9 @@ pub fn resolve(
         // its key needs one: said now, before any connection, rather than refused by the server.
         let hosted =
             builtin_profile(name).and_then(|b| b.base_url).is_some_and(|u| u.trim_end_matches('/') == base_url);
-        let named = file.providers.get(name).is_some_and(|p| p.api_key_env.is_some() || p.api_key_cmd.is_some());
+        // A server on this machine may leave the key its profile names unset.
+        let named = file.providers.get(name).is_some_and(|p| p.api_key_env.is_some() || p.api_key_cmd.is_some())
+            && !is_loopback(&base_url);
         if hosted || named {
             return Err(ConfigError::Invalid(format!(
                 "provider {name} ({base_url}) needs an API key: set {source} (or api_key_cmd in [providers.{name}] \
