@@ -8,10 +8,11 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 use thoughtscope::engine::task::{ProposalScores, Pruning};
 use thoughtscope::engine::{
-    Command as EngineCommand, Completion, Effect, Engine, Input, LlmReply, LlmRequest, LlmResponse, MethodKind, NodeId,
-    NodeStatus, Outcome, Params, Purpose, Score, SearchTree, Task, Usage,
+    Command as EngineCommand, Effect, Engine, Input, LlmReply, MethodKind, NodeId, NodeStatus, Outcome, Params, Score,
+    SearchTree, Task,
 };
 use thoughtscope::engine::{TreeSearch, ValueEvaluator};
+use thoughtscope::protocol::{Completion, LlmRequest, LlmResponse, Purpose, Usage};
 use thoughtscope::tasks::crosswords::board::{Action, Board};
 use thoughtscope::tasks::crosswords::{read, Crosswords};
 use thoughtscope::tasks::TaskSource;

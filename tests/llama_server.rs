@@ -15,10 +15,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use thoughtscope::engine::{Input, LlmRequest, Message, Purpose};
+use thoughtscope::engine::Input;
 use thoughtscope::llm::config::{resolve, FileConfig, ProviderArgs};
 use thoughtscope::llm::openai::OpenAiProvider;
 use thoughtscope::llm::{CallOptions, DeltaFn, Provider, Streamed};
+use thoughtscope::protocol::{LlmRequest, Message, Purpose};
 use thoughtscope::session::Session;
 
 const MODEL: &str = "smollm2";

@@ -10,13 +10,13 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use support::{FakeServer, Reply};
-use thoughtscope::engine::request::Role;
-use thoughtscope::engine::{CallErrorKind, Effect, LlmRequest, Message, Purpose, ToolDef};
+use thoughtscope::engine::Effect;
 use thoughtscope::llm::anthropic::AnthropicProvider;
 use thoughtscope::llm::cache::ResponseCache;
 use thoughtscope::llm::config::{resolve, FileConfig, ProviderArgs, Resolved};
 use thoughtscope::llm::openai::OpenAiProvider;
 use thoughtscope::llm::{CallOptions, DeltaFn, Provider, Streamed};
+use thoughtscope::protocol::{CallErrorKind, LlmRequest, Message, Purpose, Role, ToolDef};
 use thoughtscope::runtime::Driver;
 
 const KEY: &str = "sk-fault-test-0123456789";

@@ -7,12 +7,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use thoughtscope::engine::{LlmRequest, Message, Purpose};
 use thoughtscope::llm::config::{resolve, FileConfig, ProviderArgs};
 use thoughtscope::llm::openai::OpenAiProvider;
 use thoughtscope::llm::sim::{SimConfig, SimProvider};
 use thoughtscope::llm::testserver::{LatencyServer, Registering, Registry, ServerOptions};
 use thoughtscope::llm::{CallOptions, Provider};
+use thoughtscope::protocol::{LlmRequest, Message, Purpose};
 
 /// A game24 proposal request for `numbers`, wanting `n` samples.
 fn proposal(numbers: &str, n: u32) -> LlmRequest {

@@ -7,11 +7,9 @@ use std::process::Command;
 use std::sync::Arc;
 
 use serde_json::Value;
-use thoughtscope::engine::{
-    Command as EngineCommand, Completion, Effect, Engine, Input, LlmReply, LlmRequest, LlmResponse, MethodKind, Params,
-    Purpose, Task, Usage,
-};
+use thoughtscope::engine::{Command as EngineCommand, Effect, Engine, Input, LlmReply, MethodKind, Params, Task};
 use thoughtscope::engine::{TreeSearch, ValueEvaluator, VoteEvaluator};
+use thoughtscope::protocol::{Completion, LlmRequest, LlmResponse, Purpose, Usage};
 use thoughtscope::tasks::writing::{inputs, read, Writing};
 use thoughtscope::tasks::TaskSource;
 
@@ -189,8 +187,8 @@ fn a_failed_judge_call_leaves_no_coherency() {
     while let Some(effect) = (!queue.is_empty()).then(|| queue.remove(0)) {
         if let Effect::CallLlm { call, request } = effect {
             let result = if request.purpose == Purpose::Judge {
-                Err(thoughtscope::engine::CallError {
-                    kind: thoughtscope::engine::CallErrorKind::Import,
+                Err(thoughtscope::protocol::CallError {
+                    kind: thoughtscope::protocol::CallErrorKind::Import,
                     message: "no scores".into(),
                 })
             } else {

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use super::super::testkit::*;
 use super::super::*;
 use super::*;
+use crate::protocol::{CallError, LlmRequest, LlmResponse, Purpose, ToolResult};
 use crate::tasks::qa_demo::QaDemo;
 use crate::tasks::TaskSource;
 

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use super::*;
 use crate::llm::sim::{SimConfig, SimProvider};
+use crate::protocol::{CallError, CallErrorKind, Completion, LlmRequest, LlmResponse, ToolCallOut, Usage};
 use crate::tasks::game24::Game24;
 
 pub fn params(method: MethodKind) -> Params {

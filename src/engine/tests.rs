@@ -2,6 +2,7 @@
 
 use super::testkit::*;
 use super::*;
+use crate::protocol::{Prompt, Purpose};
 
 const X: &str = "4 5 6 10";
 const PROPOSALS: &str = "4 + 5 = 9 (left: 6 9 10)\n10 - 4 = 6 (left: 5 6 6)\n4 * 5 = 21 (left: 6 10 21)\n10 - 6 = 4 (left: 4 4 5)\n10 - 4 = 6 (left: 5 6 6)";
@@ -406,6 +407,7 @@ mod react {
 
     use super::super::testkit::*;
     use super::super::*;
+    use crate::protocol::{CallError, CallErrorKind, Purpose, ToolRequest, ToolResult};
     use crate::tasks::qa_demo::QaDemo;
     use crate::tasks::TaskSource;
 
@@ -779,6 +781,7 @@ mod react {
         use super::super::super::testkit::*;
         use super::super::super::*;
         use super::{observe, qa_engine_in, tool_calls};
+        use crate::protocol::ToolRequest;
 
         fn issues(e: &Engine, id: usize) -> Vec<String> {
             e.tree().node(NodeId(id)).issues.iter().map(ToString::to_string).collect()

@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::rng::stable_hash;
-use crate::engine::{LlmRequest, LlmResponse, Purpose};
+use crate::protocol::{LlmRequest, LlmResponse, Purpose};
 
 /// Where replies are kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
@@ -157,7 +157,7 @@ pub struct ResponseCache {
 }
 
 /// A driver waiting for another problem's identical request.
-pub type Waiter = tokio::sync::oneshot::Sender<Result<LlmResponse, crate::engine::CallError>>;
+pub type Waiter = tokio::sync::oneshot::Sender<Result<LlmResponse, crate::protocol::CallError>>;
 
 /// A shared request in flight: which asking it is, and who waits for its answer.
 #[derive(Debug)]
@@ -169,7 +169,7 @@ struct Flight {
 /// What [`ResponseCache::wait_or_fly`] says.
 pub enum Asked {
     /// Another problem has it in flight: its answer comes here.
-    Wait(tokio::sync::oneshot::Receiver<Result<LlmResponse, crate::engine::CallError>>),
+    Wait(tokio::sync::oneshot::Receiver<Result<LlmResponse, crate::protocol::CallError>>),
     /// Send it: the flight's id, for [`ResponseCache::land`].
     Fly(u64),
 }
@@ -208,7 +208,7 @@ impl ResponseCache {
 
     /// The flight `id` of `key` is answered (or failed, or given up): everyone waiting
     /// gets `result`, each answer counted as a cache hit. A flight already landed is left.
-    pub fn land(&mut self, key: &str, id: u64, result: &Result<LlmResponse, crate::engine::CallError>) {
+    pub fn land(&mut self, key: &str, id: u64, result: &Result<LlmResponse, crate::protocol::CallError>) {
         if self.flying.get(key).is_none_or(|f| f.id != id) {
             return;
         }
@@ -367,7 +367,7 @@ impl ResponseCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{Completion, Message, Purpose, Usage};
+    use crate::protocol::{Completion, Message, Purpose, Usage};
 
     fn request(text: &str) -> LlmRequest {
         LlmRequest {

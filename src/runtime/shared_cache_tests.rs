@@ -5,9 +5,10 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use crate::engine::{CallError, LlmRequest, LlmResponse, Params};
+use crate::engine::Params;
 use crate::llm::sim::SimProvider;
 use crate::llm::{BoxFuture, CallOptions, Provider};
+use crate::protocol::{CallError, LlmRequest, LlmResponse};
 use crate::runtime::headless::{run_headless, Interrupts, RunSetup};
 use crate::tasks::Problem;
 

@@ -7,8 +7,8 @@
 use std::sync::Arc;
 
 use super::{Problem, TaskOptions, TaskSource, TaskSpec, REGISTRY};
-use crate::engine::request::Role;
-use crate::engine::{methods, Message, Params, Prompt, PromptStyle};
+use crate::engine::{methods, Params, PromptStyle};
+use crate::protocol::{Message, Prompt, Role};
 
 /// A problem of every task: its first, or for the tasks that read `--data` one written
 /// out, with a gold answer, as a session header would rebuild it.

@@ -13,8 +13,9 @@ use super::app::{App, Pane, Prompting, Setup};
 use super::keymap::Keymap;
 use super::theme::ThemeSet;
 use super::ui;
-use crate::engine::{Command, Effect, Event, Input, LlmReply, LlmRequest, NodeId, NodeStatus, Origin, Params};
+use crate::engine::{Command, Effect, Event, Input, LlmReply, NodeId, NodeStatus, Origin, Params};
 use crate::llm::sim::{SimConfig, SimProvider};
+use crate::protocol::LlmRequest;
 use crate::session::{Record, Session, FORMAT, VERSION};
 use crate::tasks::game24::Game24;
 use crate::tasks::{Problem, TaskSource};
@@ -649,7 +650,7 @@ fn react_runs_in_the_explorer_with_a_styled_transcript() {
     assert_eq!(tool.name, "search");
     let reply = Input::ToolReply(crate::engine::ToolReply {
         call,
-        result: crate::engine::ToolResult {
+        result: crate::protocol::ToolResult {
             text: "Ilse Varga was a composer born in Marrowick.".into(),
             ok: true,
             latency_ms: 3,
@@ -682,8 +683,8 @@ fn a_context_overflow_shows_once_in_the_react_transcript() {
     settle_react(&mut app, fx, &mut tools);
     let fx = app.handle_action(Action::Step);
     let Some(Effect::CallLlm { call, request }) = fx.into_iter().next() else { panic!("a model call") };
-    let error = crate::engine::CallError {
-        kind: crate::engine::CallErrorKind::ContextOverflow,
+    let error = crate::protocol::CallError {
+        kind: crate::protocol::CallErrorKind::ContextOverflow,
         message: "HTTP 400 Bad Request: This model's maximum context length is 2048 tokens".into(),
     };
     let fx = app.on_reply(LlmReply { call, result: Err(error) }, &request);
@@ -810,7 +811,7 @@ fn an_edited_react_thought_keeps_both_branches_after_save_and_reopen() {
 
 #[test]
 fn a_hybrid_shows_the_switch_in_the_log_and_react_steps_as_a_trajectory() {
-    use crate::engine::{Completion, LlmResponse, Usage};
+    use crate::protocol::{Completion, LlmResponse, Usage};
     use crate::tasks::qa_demo::QaDemo;
     let dir = tempfile::tempdir().unwrap();
     let task: Arc<dyn TaskSource> = Arc::new(QaDemo::new(None).unwrap());
@@ -983,7 +984,7 @@ fn explorer_stops_on_a_fatal_provider_error() {
         panic!("running issues a call")
     };
     let refused =
-        crate::engine::CallError { kind: crate::engine::CallErrorKind::Auth, message: "401 invalid key".into() };
+        crate::protocol::CallError { kind: crate::protocol::CallErrorKind::Auth, message: "401 invalid key".into() };
     let effects = app.on_reply(LlmReply { call, result: Err(refused) }, &request);
     assert!(effects.iter().all(|e| !matches!(e, Effect::CallLlm { .. })), "nothing more is sent");
     assert!(matches!(app.session.run.stopped(), Some(crate::runtime::StopReason::Fatal { unreachable: false, .. })));
@@ -1312,7 +1313,7 @@ fn a_react_edit_popup_wraps_and_the_sim_agent_follows_the_edited_thought() {
     let step = app.session.run.engine.tree().node(new[1]).step.as_deref().cloned().unwrap();
     assert_eq!(
         step.action,
-        Some(crate::engine::ToolRequest { name: "search".into(), arg: "Tessel River".into() }),
+        Some(crate::protocol::ToolRequest { name: "search".into(), arg: "Tessel River".into() }),
         "the edit steered the agent"
     );
     assert!(step.observation.unwrap_or_default().contains("Tessel River is the longest river"));
@@ -2118,7 +2119,7 @@ fn cot_sc_shows_its_vote_in_the_tree_and_the_scores_pane() {
 /// that reach it and the rest.
 #[test]
 fn cot_sc_react_draws_the_majority_threshold() {
-    use crate::engine::{Completion, LlmResponse, Usage};
+    use crate::protocol::{Completion, LlmResponse, Usage};
     let run = |answers: [&str; 4]| -> Vec<String> {
         let dir = tempfile::tempdir().unwrap();
         let params = Params::new(crate::engine::methods::hybrid::COT_SC_REACT).with("samples", 4);
@@ -2293,7 +2294,7 @@ fn self_refine_shows_rounds_with_their_feedback_and_edits_it() {
     settle(&mut app, fx);
     act(&mut app, Action::Step);
     let refine = app.session.run.engine.core.calls.values().last().unwrap();
-    assert_eq!(refine.request.purpose, crate::engine::Purpose::Refine);
+    assert_eq!(refine.request.purpose, crate::protocol::Purpose::Refine);
     assert_eq!(refine.request.context["feedback"], "Multiply 5 by 6 first.\nVERDICT: incorrect");
     assert_eq!(refine.node, attempt);
 }

@@ -30,9 +30,12 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::{estimate_prompt_tokens, estimate_tokens, BoxFuture, CallOptions, Provider};
+use super::{BoxFuture, CallOptions, Provider};
 use crate::engine::rng::{stable_hash, SplitMix64};
-use crate::engine::{CallError, CallErrorKind, Completion, LlmRequest, LlmResponse, ToolCallOut, Usage};
+use crate::protocol::{
+    estimate_prompt_tokens, estimate_tokens, CallError, CallErrorKind, Completion, LlmRequest, LlmResponse,
+    ToolCallOut, Usage,
+};
 use crate::tasks::react_text::parse_step;
 
 pub const SIM_MODEL: &str = "sim-1 (simulated)";

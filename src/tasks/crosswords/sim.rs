@@ -27,8 +27,8 @@
 use serde::Deserialize;
 
 use crate::engine::rng::{stable_hash, SplitMix64};
-use crate::engine::{CallError, CallErrorKind, LlmRequest, Purpose};
 use crate::llm::sim::{SimConfig, SimRates};
+use crate::protocol::{CallError, CallErrorKind, LlmRequest, Purpose};
 use crate::tasks::crosswords::board::{accuracy, clue_label, Board, ClueStatus, BLANK, CLUES, SIZE};
 use crate::tasks::crosswords::{board_of, judged_clues, puzzles, Puzzle};
 

@@ -335,7 +335,7 @@ fn judged_run(
     task: &Arc<FileTask>,
     answer: &str,
     verdict: &str,
-) -> (crate::engine::Outcome, Vec<crate::engine::LlmRequest>) {
+) -> (crate::engine::Outcome, Vec<crate::protocol::LlmRequest>) {
     let params = Params::new(MethodKind::from_name("cot").unwrap());
     let mut engine = Engine::new(Arc::clone(task) as Arc<dyn Task>, "Name a primary colour.", params);
     let mut seen = Vec::new();

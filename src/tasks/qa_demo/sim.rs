@@ -14,8 +14,8 @@
 use serde::Deserialize;
 
 use crate::engine::rng::{stable_hash, SplitMix64};
-use crate::engine::{CallError, CallErrorKind, LlmRequest, Purpose};
 use crate::llm::sim::SimConfig;
+use crate::protocol::{CallError, CallErrorKind, LlmRequest, Purpose};
 use crate::tasks::react_text::parse_step;
 
 /// Base rate of a wrong action in a ReAct step, and of a wrong CoT/IO answer.

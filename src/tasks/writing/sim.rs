@@ -26,8 +26,8 @@
 use serde::Deserialize;
 
 use crate::engine::rng::SplitMix64;
-use crate::engine::{CallError, CallErrorKind, LlmRequest, Purpose};
 use crate::llm::sim::{SimConfig, SimRates};
+use crate::protocol::{CallError, CallErrorKind, LlmRequest, Purpose};
 use crate::tasks::writing::read;
 
 const PLAN_VAGUE: f64 = 0.3;

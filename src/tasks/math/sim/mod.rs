@@ -24,8 +24,8 @@
 use serde::Deserialize;
 
 use crate::engine::rng::{stable_hash, SplitMix64};
-use crate::engine::{CallError, CallErrorKind, LlmRequest, Purpose};
 use crate::llm::sim::SimConfig;
+use crate::protocol::{CallError, CallErrorKind, LlmRequest, Purpose};
 use crate::tasks::math::answer::{choice_letter, finish_arg, math_answer};
 use crate::tasks::math::demo::{self, Calc, Mistake, MistakeKind};
 use crate::tasks::math::{mc_demo, MathKind};

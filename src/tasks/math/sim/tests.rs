@@ -5,8 +5,8 @@
 use serde_json::{json, Value};
 
 use super::*;
-use crate::engine::{LlmRequest, Message, Purpose};
 use crate::llm::sim::{SimConfig, SimProvider};
+use crate::protocol::{LlmRequest, Message, Purpose};
 use crate::tasks::math::demo::{DemoProblem, MistakeKind, PROBLEMS};
 
 fn request(purpose: Purpose, context: Value) -> LlmRequest {

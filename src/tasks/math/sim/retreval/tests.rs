@@ -13,8 +13,8 @@ use crate::engine::methods::retreval::{
     subtask_problem, validation_prompt, SolvedSubtask, TypedFailure,
 };
 use crate::engine::task::Task;
-use crate::engine::{LlmRequest, Prompt};
 use crate::llm::sim::{SimConfig, SimProvider};
+use crate::protocol::{LlmRequest, Prompt};
 use crate::tasks::math::demo::{DemoProblem, PROBLEMS};
 use crate::tasks::TaskSource;
 
