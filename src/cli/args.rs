@@ -96,7 +96,7 @@ impl ReactMode {
     }
 }
 
-/// The simulated model's error model (see `thoughtscope::llm::sim`).
+/// The simulated model's error model (see `thoughtscope::engine::sim`).
 #[derive(Args, Debug, Clone, Default)]
 pub(crate) struct SimArgs {
     /// One dial on every sim error rate: 0 = a perfect model, 1 = the calibrated default.

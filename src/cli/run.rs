@@ -9,15 +9,16 @@ use color_eyre::eyre::{bail, eyre, Result, WrapErr};
 
 use thoughtscope::config::params::or_list;
 use thoughtscope::config::{Config, ParamPatch, RunDefaults};
+use thoughtscope::engine::sim::{SimConfig, SimRates};
 use thoughtscope::engine::{methods, PromptStyle};
-use thoughtscope::llm::sim::{SimConfig, SimProvider, SimRates};
+use thoughtscope::llm::sim::SimProvider;
 use thoughtscope::llm::{ContextWindow, Provider, DEFAULT_CONTEXT_TOKENS};
 use thoughtscope::runtime::headless::{
     is_session_file, listen_for_signals, run_headless, ProblemResult, Progress, RunSetup, Summary,
 };
 use thoughtscope::runtime::memory::{self, RunMemory};
 use thoughtscope::tasks::react_text::ActionRules;
-use thoughtscope::tasks::{self, Problem, TaskOptions, TaskSource};
+use thoughtscope::tasks::{self, Problem, SimPlayers, TaskOptions, TaskSource};
 
 use super::args::RunArgs;
 use super::config;
@@ -294,11 +295,11 @@ pub(crate) fn setup_run_noting(
     let replay_unjudged = replay.as_ref().map(|r| r.recorded_unjudged(&task_name));
     let (provider, sim): (Arc<dyn Provider>, Option<SimConfig>) = match provider_name.as_str() {
         "sim" => {
-            if let Err(why) = thoughtscope::llm::sim::check_plays(task.as_ref(), &params) {
+            if let Err(why) = thoughtscope::tasks::check_sim_plays(task.as_ref(), &params) {
                 usage_bail!("{why}");
             }
             let cfg = sim_config(args, d, params.seed(), &cfg.source())?;
-            (Arc::new(SimProvider::new(cfg.clone())), Some(cfg))
+            (Arc::new(SimProvider::new(cfg.clone(), &SimPlayers)), Some(cfg))
         }
         "replay" => {
             let replay = replay.ok_or_else(|| UserError::usage("--provider replay needs --replay-from SESSION"))?;

@@ -14,7 +14,7 @@ use thoughtscope::llm::Provider;
 use thoughtscope::memory::Memory;
 use thoughtscope::runtime::headless::{header_for, is_session_file};
 use thoughtscope::session::{MemorySnapshot, Session};
-use thoughtscope::tasks::{self, TaskOptions};
+use thoughtscope::tasks::{self, SimPlayers, TaskOptions};
 use thoughtscope::tui::app::{App, Setup as AppSetup};
 use thoughtscope::tui::settings::ui_settings;
 
@@ -143,7 +143,7 @@ pub(crate) fn tui_replay(
     // A fork continues with the simulated model the session used (or the default one),
     // unless a provider is named.
     let provider: Arc<dyn Provider> = match fork.provider.as_deref() {
-        None | Some("sim") => Arc::new(SimProvider::new(session.header.sim.clone().unwrap_or_default())),
+        None | Some("sim") => Arc::new(SimProvider::new(session.header.sim.clone().unwrap_or_default(), &SimPlayers)),
         Some(name) => {
             thoughtscope::llm::config::build(name, &fork.connect, cfg.providers()?, session.header.params.seed())?
         }

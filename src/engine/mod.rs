@@ -17,6 +17,7 @@ pub mod input;
 pub mod methods;
 pub mod recorded;
 pub mod rng;
+pub mod sim;
 pub mod step;
 pub mod task;
 pub mod text;

@@ -926,8 +926,10 @@ mod react {
         fn the_sim_answers_native_requests_with_tool_calls() {
             let (mut e, _) = qa_engine_in(ToolMode::Native, 7);
             let c = calls(&e.handle(run_cmd()));
-            let sim =
-                crate::llm::sim::SimProvider::new(crate::llm::sim::SimConfig { noise: 0.0, ..Default::default() });
+            let sim = crate::engine::sim::Simulator::new(
+                crate::engine::sim::SimConfig { noise: 0.0, ..Default::default() },
+                &crate::tasks::SimPlayers,
+            );
             let response = sim.answer(&c[0].1).unwrap();
             let completion = &response.completions[0];
             assert_eq!(completion.tool_calls.len(), 1, "{completion:?}");

@@ -569,6 +569,8 @@ impl Driver {
 }
 
 #[cfg(test)]
+mod chat_style_tests;
+#[cfg(test)]
 mod params_tests;
 #[cfg(test)]
 mod shared_cache_tests;

@@ -37,8 +37,8 @@ use serde_json::json;
 use tokio::sync::{watch, Semaphore};
 
 use crate::config::ParamPatch;
+use crate::engine::sim::SimConfig;
 use crate::llm::config::{FileConfig, ProviderArgs};
-use crate::llm::sim::SimConfig;
 use crate::llm::{ContextWindow, Provider};
 use crate::runtime::headless::Interrupts;
 use crate::tasks::TaskSource;
@@ -115,7 +115,7 @@ impl Serve {
             }
         };
         if let Upstream::Sim(_) = &options.upstream {
-            let sim = crate::llm::sim::SimProvider::new(SimConfig::default());
+            let sim = crate::llm::sim::SimProvider::new(SimConfig::default(), &crate::tasks::SimPlayers);
             crate::runtime::headless::RunLimits::from_args(&options.limits, &sim).map_err(|e| e.to_string())?;
         }
         Ok(Arc::new(Serve {

@@ -18,9 +18,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::engine::sim::SimConfig;
 use crate::engine::{Effect, Engine, Event, Input, Params};
 use crate::llm::config::Price;
-use crate::llm::sim::SimConfig;
 use crate::protocol::LlmRequest;
 
 pub use writer::SessionWriter;

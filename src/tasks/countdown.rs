@@ -21,8 +21,8 @@ use crate::arith::solver::{solvable, solve};
 use crate::arith::steps::{moves, numbers_left_text};
 use crate::arith::{canonical, format_number, format_numbers, parse_numbers, Q};
 use crate::engine::rng::{stable_hash, SplitMix64};
+use crate::engine::sim::SimConfig;
 use crate::engine::{AnswerKind, TaskInfo};
-use crate::llm::sim::SimConfig;
 use crate::protocol::{CallError, CallErrorKind, LlmRequest, Purpose};
 
 /// How many numbers a problem has.

@@ -13,12 +13,13 @@ use super::app::{App, Pane, Prompting, Setup};
 use super::keymap::Keymap;
 use super::theme::ThemeSet;
 use super::ui;
+use crate::engine::sim::SimConfig;
 use crate::engine::{Command, Effect, Event, Input, LlmReply, NodeId, NodeStatus, Origin, Params};
-use crate::llm::sim::{SimConfig, SimProvider};
+use crate::llm::sim::SimProvider;
 use crate::protocol::LlmRequest;
 use crate::session::{Record, Session, FORMAT, VERSION};
 use crate::tasks::game24::Game24;
-use crate::tasks::{Problem, TaskSource};
+use crate::tasks::{Problem, SimPlayers, TaskSource};
 
 fn setup(dir: &Path, params: Params) -> Setup {
     let task: Arc<dyn TaskSource> = Arc::new(Game24::builtin());
@@ -31,7 +32,7 @@ fn setup(dir: &Path, params: Params) -> Setup {
         index: None,
         params,
         provider: "sim".into(),
-        model: crate::llm::sim::SIM_MODEL.into(),
+        model: crate::engine::sim::SIM_MODEL.into(),
         simulated: true,
         sim: Some(SimConfig::default()),
         price: None,
@@ -77,7 +78,7 @@ fn push(queue: &mut VecDeque<(u64, LlmRequest)>, effects: Vec<Effect>) {
 /// Carry out effects like the driver does (in request order), with the sim
 /// answering at once, until nothing is outstanding.
 fn settle(app: &mut App, effects: Vec<Effect>) {
-    let sim = SimProvider::new(SimConfig::default());
+    let sim = SimProvider::new(SimConfig::default(), &SimPlayers);
     let mut queue: VecDeque<(u64, LlmRequest)> = VecDeque::new();
     push(&mut queue, effects);
     while let Some((call, request)) = queue.pop_front() {
@@ -576,7 +577,7 @@ fn streamed_text_shows_until_the_reply_lands_and_cost_is_priced() {
     select(&mut app, NodeId(0));
     let small = render(&mut app, 80, 24);
     assert!(small.contains("(left: 6 9 10)"), "the streamed text is in view at 80×24:\n{small}");
-    let sim = SimProvider::new(SimConfig::default());
+    let sim = SimProvider::new(SimConfig::default(), &SimPlayers);
     app.on_reply(LlmReply { call, result: sim.answer(&request) }, &request);
     assert!(app.session.streaming.is_empty());
     assert_eq!(app.cost_usd(), None, "sim has no price");
@@ -616,7 +617,7 @@ fn native_tool_calls_show_in_the_explorer_as_the_same_transcript() {
     let effects = app.handle_action(Action::Step);
     let Some(Effect::CallLlm { call, request }) = effects.into_iter().next() else { panic!("a model call") };
     assert!(!request.tools.is_empty());
-    let sim = SimProvider::new(SimConfig::default());
+    let sim = SimProvider::new(SimConfig::default(), &SimPlayers);
     let effects = app.on_reply(LlmReply { call, result: sim.answer(&request) }, &request);
     let Some(Effect::CallTool { tool, .. }) = effects.into_iter().next() else { panic!("a tool call") };
     assert_eq!(tool.name, "search");
@@ -643,7 +644,7 @@ fn react_runs_in_the_explorer_with_a_styled_transcript() {
     let mut app = App::live(s, &problem, Keymap::default(), ThemeSet::default(), "dark");
     // One step: the model's thought and action; the tool call goes to the driver.
     let effects = app.handle_action(Action::Step);
-    let sim = SimProvider::new(SimConfig::default());
+    let sim = SimProvider::new(SimConfig::default(), &SimPlayers);
     let Some(Effect::CallLlm { call, request }) = effects.into_iter().next() else { panic!("a model call") };
     let effects = app.on_reply(LlmReply { call, result: sim.answer(&request) }, &request);
     let Some(Effect::CallTool { call, tool, .. }) = effects.into_iter().next() else { panic!("a tool call") };
@@ -700,7 +701,7 @@ fn a_context_overflow_shows_once_in_the_react_transcript() {
 /// Carry out effects like the driver does, with the sim answering model calls and
 /// the task's own tools (the qa-demo corpus) answering tool calls, until idle.
 fn settle_react(app: &mut App, effects: Vec<Effect>, tools: &mut crate::runtime::tools::ToolRunner) {
-    let sim = SimProvider::new(SimConfig::default());
+    let sim = SimProvider::new(SimConfig::default(), &SimPlayers);
     let rt = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
     let mut queue: VecDeque<Effect> = effects.into();
     while let Some(e) = queue.pop_front() {
@@ -842,7 +843,7 @@ fn a_hybrid_shows_the_switch_in_the_log_and_react_steps_as_a_trajectory() {
     else {
         panic!("the first ReAct call")
     };
-    let sim = SimProvider::new(SimConfig { noise: 0.0, ..SimConfig::default() });
+    let sim = SimProvider::new(SimConfig { noise: 0.0, ..SimConfig::default() }, &SimPlayers);
     app.on_reply(LlmReply { call, result: sim.answer(&request) }, &request);
     select(&mut app, NodeId(0));
     let screen = render(&mut app, 160, 50);
@@ -912,7 +913,7 @@ async fn explorer_loop_runs_a_slow_tool_once() {
     };
     tx.send(key('r')).unwrap();
     let keys = tokio_stream_from(rx);
-    let provider: Arc<dyn crate::llm::Provider> = Arc::new(SimProvider::new(SimConfig::default()));
+    let provider: Arc<dyn crate::llm::Provider> = Arc::new(SimProvider::new(SimConfig::default(), &SimPlayers));
     // The run takes a few simulated seconds (the paused clock jumps when all is idle);
     // after a simulated minute the loop is asked to quit.
     let quit = Box::pin(tokio::time::sleep(std::time::Duration::from_secs(60)));
@@ -1009,7 +1010,7 @@ async fn explorer_uses_the_disk_cache() {
         let keys = futures::stream::iter(vec![Ok(ratatui::crossterm::event::Event::Key(key))])
             .chain(futures::stream::pending());
         let quit = Box::pin(tokio::time::sleep(std::time::Duration::from_secs(30)));
-        let provider: Arc<dyn crate::llm::Provider> = Arc::new(SimProvider::new(SimConfig::default()));
+        let provider: Arc<dyn crate::llm::Provider> = Arc::new(SimProvider::new(SimConfig::default(), &SimPlayers));
         let app = super::drive(app, &mut terminal, keys.boxed(), quit, provider, 8, Vec::new()).await.unwrap();
         assert!(app.session.run.engine.is_finished());
         totals.push(app.session.run.totals);
@@ -1210,7 +1211,7 @@ async fn the_clock_counts_busy_time_and_messages_expire() {
         tx.send(key('q')).unwrap();
         std::future::pending::<()>().await;
     });
-    let provider: Arc<dyn crate::llm::Provider> = Arc::new(SimProvider::new(SimConfig::default()));
+    let provider: Arc<dyn crate::llm::Provider> = Arc::new(SimProvider::new(SimConfig::default(), &SimPlayers));
     let quit = Box::pin(tokio::time::sleep(std::time::Duration::from_secs(60)));
     let app =
         super::drive(app, &mut terminal, tokio_stream_from(rx).boxed(), quit, provider, 8, Vec::new()).await.unwrap();
@@ -2020,7 +2021,7 @@ fn the_scores_pane_scrolls_counts_and_tells_invalid_from_pending() {
         })
         .collect();
     assert!(calls.len() > 1);
-    let sim = SimProvider::new(SimConfig::default());
+    let sim = SimProvider::new(SimConfig::default(), &SimPlayers);
     let (call, request) = &calls[0];
     app.on_reply(LlmReply { call: *call, result: sim.answer(request) }, request);
     let candidates = ui::scores::current_candidates(&app);

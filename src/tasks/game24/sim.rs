@@ -7,7 +7,7 @@ use crate::arith::reach::answer_from_steps;
 use crate::arith::steps::{moves, Move};
 use crate::arith::{canonical, format_number, format_numbers, parse_numbers, Op, Q};
 use crate::engine::rng::{stable_hash, SplitMix64};
-use crate::llm::sim::SimConfig;
+use crate::engine::sim::SimConfig;
 use crate::protocol::{CallError, CallErrorKind, LlmRequest, Purpose};
 use crate::tasks::game24::{check_answer, solvable, solve};
 
@@ -42,7 +42,7 @@ pub struct Context {
 impl Context {
     /// The context of `request`, or the one line that says why it cannot be read.
     pub fn of(request: &LlmRequest) -> Result<Context, CallError> {
-        crate::llm::sim::context("game24", request)
+        crate::engine::sim::context("game24", request)
     }
 }
 
