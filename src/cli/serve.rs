@@ -117,7 +117,7 @@ fn options(args: &ServeArgs) -> Result<(Options, String, u16)> {
     };
     let options = Options {
         upstream,
-        sessions: args.sessions.clone().unwrap_or_else(|| thoughtscope::config::data_dir().join("sessions")),
+        sessions: args.sessions.clone().unwrap_or_else(|| thoughtscope::userfile::data_dir().join("sessions")),
         api_key,
         max_searches,
         max_calls,

@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use color_eyre::eyre::{bail, eyre, Result};
 
-use thoughtscope::config::data_dir;
 use thoughtscope::engine::Effect;
 use thoughtscope::llm::sim::SimProvider;
 use thoughtscope::llm::Provider;
@@ -17,6 +16,7 @@ use thoughtscope::session::{MemorySnapshot, Session};
 use thoughtscope::tasks::{self, SimPlayers, TaskOptions};
 use thoughtscope::tui::app::{App, Setup as AppSetup};
 use thoughtscope::tui::settings::ui_settings;
+use thoughtscope::userfile::data_dir;
 
 use super::args::{ForkArgs, RunArgs};
 use super::config_notes;
