@@ -13,7 +13,7 @@ use support::{FakeServer, Reply};
 use thoughtscope::engine::Effect;
 use thoughtscope::llm::anthropic::AnthropicProvider;
 use thoughtscope::llm::cache::ResponseCache;
-use thoughtscope::llm::config::{resolve, FileConfig, ProviderArgs, Resolved};
+use thoughtscope::llm::config::{resolve, FileConfig, ProviderOptions, Resolved};
 use thoughtscope::llm::openai::OpenAiProvider;
 use thoughtscope::llm::{CallOptions, DeltaFn, Provider, Streamed};
 use thoughtscope::protocol::{CallErrorKind, LlmRequest, Message, Purpose, Role, ToolDef};
@@ -21,8 +21,8 @@ use thoughtscope::runtime::Driver;
 
 const KEY: &str = "sk-fault-test-0123456789";
 
-fn resolved(name: &str, url: &str, tweak: impl FnOnce(&mut ProviderArgs)) -> Resolved {
-    let mut args = ProviderArgs {
+fn resolved(name: &str, url: &str, tweak: impl FnOnce(&mut ProviderOptions)) -> Resolved {
+    let mut args = ProviderOptions {
         model: Some("fake-model".into()),
         base_url: Some(url.into()),
         timeout: Some(5.0),

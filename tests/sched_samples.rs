@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use thoughtscope::engine::sim::SimConfig;
-use thoughtscope::llm::config::{resolve, FileConfig, ProviderArgs};
+use thoughtscope::llm::config::{resolve, FileConfig, ProviderOptions};
 use thoughtscope::llm::openai::OpenAiProvider;
 use thoughtscope::llm::sim::SimProvider;
 use thoughtscope::llm::testserver::{LatencyServer, Registering, Registry, ServerOptions};
@@ -37,7 +37,7 @@ fn connect(honour_n: bool, seed: Option<u64>) -> (LatencyServer, Registering) {
     let options = ServerOptions { latency: Duration::from_millis(2), honour_n };
     let server = LatencyServer::start(options, registry.clone(), SimProvider::new(SimConfig::default(), &SimPlayers))
         .expect("the local server starts");
-    let args = ProviderArgs {
+    let args = ProviderOptions {
         model: Some("bench-model".into()),
         base_url: Some(server.url.clone()),
         timeout: Some(10.0),

@@ -5,9 +5,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use thoughtscope::config::ParamPatch;
-use thoughtscope::llm::config::ProviderArgs;
-use thoughtscope::tools::choice::ToolArgs;
+use super::connect::{ProviderArgs, ToolArgs};
+use super::params::ParamFlags;
 
 #[derive(Args, Debug, Clone, Default)]
 pub(crate) struct RunArgs {
@@ -46,7 +45,7 @@ pub(crate) struct RunArgs {
     #[command(flatten)]
     pub(crate) tools: ToolArgs,
     #[command(flatten)]
-    pub(crate) search: ParamPatch,
+    pub(crate) search: ParamFlags,
     #[command(flatten)]
     pub(crate) sim: SimArgs,
     #[command(flatten)]

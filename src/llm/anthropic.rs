@@ -392,12 +392,12 @@ impl Provider for AnthropicProvider {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::llm::config::{resolve, FileConfig, ProviderArgs};
+    use crate::llm::config::{resolve, FileConfig, ProviderOptions};
     use crate::protocol::{Message, Purpose};
 
     fn provider() -> AnthropicProvider {
         let env = |k: &str| (k == "ANTHROPIC_API_KEY").then(|| "sk-ant-test".to_string());
-        let args = ProviderArgs { model: Some("claude-3-5-haiku-latest".into()), ..Default::default() };
+        let args = ProviderOptions { model: Some("claude-3-5-haiku-latest".into()), ..Default::default() };
         let r = resolve("anthropic", &args, &FileConfig::default(), &env, 0).unwrap();
         AnthropicProvider::new(&r).unwrap()
     }

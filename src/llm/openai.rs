@@ -619,7 +619,7 @@ mod tests {
     #[test]
     fn the_temperature_goes_out_as_the_user_wrote_it() {
         let env = |_: &str| None;
-        let args = crate::llm::config::ProviderArgs {
+        let args = crate::llm::config::ProviderOptions {
             model: Some("m".into()),
             base_url: Some("http://127.0.0.1:9/v1".into()),
             ..Default::default()

@@ -108,7 +108,7 @@ impl Serve {
         methods::check_serves(task.as_ref(), &params)
             .map_err(|u| ApiError::invalid("unsupported_method", u.to_string()))?;
         let (provider, sim, context) = self.upstream(&route.upstream, task.as_ref(), &params).await?;
-        let mut limits = RunLimits::from_args(&self.options.limits, provider.as_ref())
+        let mut limits = RunLimits::from_options(&self.options.limits, provider.as_ref())
             .map_err(|e| ApiError::new(500, "server_error", "budget", e.to_string()))?;
         limits.context = context;
         let id = self.request_id();
