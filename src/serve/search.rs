@@ -54,7 +54,7 @@ impl Serve {
             return false;
         }
         match self.options.upstream {
-            Upstream::Sim(_) => crate::llm::sim::check_plays(task.as_ref(), &params).is_ok(),
+            Upstream::Sim(_) => crate::tasks::check_sim_plays(task.as_ref(), &params).is_ok(),
             Upstream::Real { .. } => true,
         }
     }

@@ -130,7 +130,8 @@ impl SharedTexts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{LlmRequest, Message, Purpose, ToolReply, ToolResult};
+    use crate::engine::ToolReply;
+    use crate::protocol::{LlmRequest, Message, Purpose, ToolResult};
 
     fn reply(seq: u64, text: &str) -> Record {
         let input = Input::ToolReply(ToolReply {

@@ -556,7 +556,7 @@ fn mcp_tools_join_a_registry_with_their_record_and_read_as_their_json_object() {
 /// and a call by that name comes back to the tool).
 #[test]
 fn mcp_tool_names_with_hyphens_and_dots_are_callable_as_text_and_natively() {
-    use crate::engine::ToolCallOut;
+    use crate::protocol::ToolCallOut;
     let schema = json!({"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}});
     let defs: Vec<mcp::McpToolDef> = ["get-sum", "files.read"]
         .iter()
