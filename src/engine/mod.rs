@@ -9,6 +9,7 @@ pub mod params;
 mod search;
 
 pub mod breakpoint;
+pub mod check;
 pub mod command;
 pub mod effect;
 pub mod event;
@@ -27,6 +28,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+pub use check::{CheckPurpose, CheckReply, CheckRequest};
 pub use command::Command;
 pub use effect::Effect;
 pub use event::{Event, Outcome, RunMode};
