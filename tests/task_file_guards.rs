@@ -155,6 +155,139 @@ fn a_session_recorded_before_verdicts_were_inputs_opens_as_recorded_and_runs_not
     assert!(text.contains("solved 1/1") && text.contains("f1 1.000"), "its recorded verdicts stand: {text}");
 }
 
+fn mkfifo(path: &Path) {
+    let status = Command::new("mkfifo").arg(path).status().expect("mkfifo runs");
+    assert!(status.success(), "mkfifo {}", path.display());
+}
+
+/// `task check` and `run` on the task folder `task`: both refuse it in one line that
+/// contains `said`, at once (no hang, no memory run out).
+fn refused(dir: &Path, task: &Path, said: &str) {
+    let task = task.to_str().unwrap();
+    for args in [vec!["task", "check", task], vec!["run", "--task", task, "--method", "cot", "--range", "0..1"]] {
+        let out = ts(dir, &args);
+        let err = stderr(&out);
+        assert!(matches!(out.status.code(), Some(1 | 2)), "{args:?}: {err}");
+        let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("error:")).collect();
+        assert_eq!(lines.len(), 1, "{args:?}: one line: {err}");
+        assert!(lines[0].contains(said), "{args:?}: {err}");
+    }
+}
+
+/// A small task file in `dir/name` whose problems and cot prompt are the files `problems`
+/// and `cot` (as the file names them), with those files written when they are plain names.
+fn small_task(dir: &Path, name: &str, problems: &str, cot: &str) -> PathBuf {
+    let folder = dir.join(name);
+    std::fs::create_dir_all(&folder).unwrap();
+    let toml = format!(
+        "name = \"t\"\n[problems]\nfile = {problems:?}\n[prompts]\nio = \"Q: {{{{ input }}}}\"\ncot = {{ file = {cot:?} }}\n\
+         [answer]\nread = \"answer-line\"\n[check]\nkind = \"numeric\"\n"
+    );
+    std::fs::write(folder.join("task.toml"), toml).unwrap();
+    if problems == "problems.jsonl" {
+        std::fs::write(folder.join(problems), "{\"input\": \"2 + 2\", \"answer\": \"4\"}\n").unwrap();
+    }
+    if cot == "cot.txt" {
+        std::fs::write(folder.join(cot), "Think, then write Answer: N.\n{{ input }}\n").unwrap();
+    }
+    folder
+}
+
+#[test]
+fn task_files_and_what_they_name_are_regular_files_of_a_bounded_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let good = small_task(d, "good", "problems.jsonl", "cot.txt");
+    let out = ts(d, &["task", "check", good.to_str().unwrap()]);
+    assert!(out.status.success(), "the small task is good: {}", stderr(&out));
+    // The task file itself: a FIFO, a device.
+    let fifo_task = d.join("fifo-task");
+    std::fs::create_dir_all(&fifo_task).unwrap();
+    mkfifo(&fifo_task.join("task.toml"));
+    refused(d, &fifo_task, "it is a FIFO (named pipe), not a file");
+    let zero_task = d.join("zero-task.toml");
+    std::os::unix::fs::symlink("/dev/zero", &zero_task).unwrap();
+    refused(d, &zero_task, "it is a device, not a file");
+    // Its problems and a prompt file: FIFOs, a device inside the folder, a huge row.
+    let task = small_task(d, "fifos", "problems.jsonl", "cot.txt");
+    std::fs::remove_file(task.join("problems.jsonl")).unwrap();
+    mkfifo(&task.join("problems.jsonl"));
+    refused(d, &task, "problems.file: cannot read problems.jsonl: it is a FIFO (named pipe)");
+    let task = small_task(d, "fifo-cot", "problems.jsonl", "cot.txt");
+    std::fs::remove_file(task.join("cot.txt")).unwrap();
+    mkfifo(&task.join("cot.txt"));
+    refused(d, &task, "prompts.cot: cannot read cot.txt: it is a FIFO (named pipe)");
+    let task = small_task(d, "big-row", "problems.jsonl", "cot.txt");
+    let row = format!("{{\"input\": \"{}\", \"answer\": \"1\"}}\n", "x".repeat(2 << 20));
+    std::fs::write(task.join("problems.jsonl"), row).unwrap();
+    refused(d, &task, "one problem is at most 1 MiB");
+    let task = small_task(d, "big-cot", "problems.jsonl", "cot.txt");
+    std::fs::write(task.join("cot.txt"), "x".repeat(300 << 10)).unwrap();
+    refused(d, &task, "larger than 256 KiB, the limit for a prompt template");
+}
+
+#[test]
+fn a_task_file_reads_nothing_outside_its_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("secret.txt"), "the user's secret").unwrap();
+    std::fs::write(d.join("secret.jsonl"), "{\"input\": \"the user's secret\", \"answer\": \"4\"}\n").unwrap();
+    let secret = d.join("secret.txt").display().to_string();
+    for (name, problems, cot, said) in [
+        ("dotdot", "problems.jsonl", "../secret.txt", "prompts.cot"),
+        ("absolute", "problems.jsonl", secret.as_str(), "prompts.cot"),
+        ("problems", "../secret.jsonl", "cot.txt", "problems.file"),
+        ("nested-dotdot", "sub/../../secret.jsonl", "cot.txt", "problems.file"),
+    ] {
+        let folder = small_task(d, name, problems, cot);
+        let out = ts(d, &["task", "check", folder.to_str().unwrap()]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        assert!(err.contains(said) && err.contains("not a path inside the task's folder"), "{name}: {err}");
+        assert!(!err.contains("the user's secret") && !stdout(&out).contains("the user's secret"), "{name}");
+    }
+    // Links inside the folder that lead out of it: to a file, to /dev/zero, to a folder.
+    for (name, link, target, said) in [
+        ("linked-cot", "cot.txt", d.join("secret.txt"), "prompts.cot: cot.txt is a link out of the task's folder"),
+        ("linked-zero", "problems.jsonl", PathBuf::from("/dev/zero"), "problems.file: problems.jsonl is a link out"),
+    ] {
+        let folder = small_task(d, name, "problems.jsonl", "cot.txt");
+        std::fs::remove_file(folder.join(link)).unwrap();
+        std::os::unix::fs::symlink(&target, folder.join(link)).unwrap();
+        refused(d, &folder, said);
+    }
+    let folder = small_task(d, "linked-dir", "sub/secret.jsonl", "cot.txt");
+    std::os::unix::fs::symlink(d, folder.join("sub")).unwrap();
+    refused(d, &folder, "problems.file: sub/secret.jsonl is a link out of the task's folder");
+    // The corpus: a folder out of it is refused; files inside it that are not regular
+    // files inside it are skipped, each said.
+    let town = d.join("town");
+    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/tasks/town-facts"), &town);
+    std::os::unix::fs::symlink(d.join("secret.txt"), town.join("corpus/secret.md")).unwrap();
+    mkfifo(&town.join("corpus/pipe.md"));
+    let out = ts(d, &["task", "check", town.to_str().unwrap()]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("secret.md: a link to") && err.contains("outside the corpus folder; skipped"), "{err}");
+    assert!(err.contains("pipe.md: not a regular file"), "{err}");
+    let toml = std::fs::read_to_string(town.join("task.toml")).unwrap();
+    std::fs::write(town.join("task.toml"), toml.replacen("corpus = \"corpus\"", "corpus = \"..\"", 1)).unwrap();
+    let out = ts(d, &["task", "check", town.to_str().unwrap()]);
+    assert!(stderr(&out).contains("tools.corpus: \"..\" is not a path inside the task's folder"), "{}", stderr(&out));
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let path = e.unwrap().path();
+        if path.is_dir() {
+            copy_dir(&path, &to.join(path.file_name().unwrap()));
+        } else {
+            std::fs::copy(&path, to.join(path.file_name().unwrap())).unwrap();
+        }
+    }
+}
+
 #[test]
 fn a_checker_that_holds_the_run_is_stopped_at_its_limit() {
     let dir = tempfile::tempdir().unwrap();
