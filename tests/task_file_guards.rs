@@ -381,3 +381,56 @@ fn a_checker_that_fails_is_an_error_of_the_task_not_a_wrong_answer() {
     assert_eq!(marks(&here), 2, "each command ran once");
 }
 
+#[test]
+fn what_a_newcomer_gets_wrong_in_a_task_file_is_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // task new writes ''' prompts: \boxed stays as written, and no warning.
+    let out = ts(d, &["task", "new", "mine"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = ts(d, &["task", "check", "mine"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("inside \\boxed{}") && !stderr(&out).contains("warning"), "{}", stderr(&out));
+    // A """ prompt with \boxed holds a backspace: a warning naming the key and line.
+    let toml = std::fs::read_to_string(d.join("mine/task.toml")).unwrap();
+    std::fs::write(
+        d.join("mine/task.toml"),
+        toml.replacen("io = '''", "io = \"\"\"", 1).replacen("{{ input }}'''", "{{ input }}\"\"\"", 1),
+    )
+    .unwrap();
+    let out = ts(d, &["task", "check", "mine"]);
+    let err = stderr(&out);
+    assert!(
+        err.contains("warning: ")
+            && err.contains("prompts.io: line 2 of the template holds the control character U+0008"),
+        "{err}"
+    );
+    // An answer rule that reads nothing from the final states: said once, with an example.
+    stepwise(d, |t| t.replacen("read = \"answer-line\"", "read = \"boxed\"", 1));
+    let out = ts(d, &["run", "--task", "stepwise", "--method", "tot-bfs", "--range", "0..2", "--sim-noise", "0"]);
+    let err = stderr(&out);
+    assert!(
+        err.contains("warning: stepwise's answer rule ([answer] read = \"boxed\") read no answer from the final states of 2 of 2 problems")
+            && err.contains("e.g. problem 0, #") && err.contains("Answer: 18"),
+        "{err}"
+    );
+    assert_eq!(err.matches("read no answer").count(), 1, "once a run: {err}");
+    // A problem of your own on a task that checks gold answers: refused at the start.
+    let out = ts(d, &["run", "--task", "stepwise", "--method", "cot", "--input", "What is 2 + 3?"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("a problem of your own has none"), "{err}");
+    // Several words without quotes: one plain line saying to quote them.
+    for args in [
+        &["--task", "stepwise", "--input", "4", "9", "10", "13"][..],
+        &["run", "--task", "stepwise", "--input", "4", "9", "10", "13"],
+    ] {
+        let out = ts(d, args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert_eq!(
+            err.trim(),
+            "error: --input takes one value: quote a value of several words, as in --input \"4 9 10 13\" (see --help)"
+        );
+    }
+}

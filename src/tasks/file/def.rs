@@ -429,6 +429,9 @@ fn read_prompts(
                 .map_err(|m| at.error(&["prompts"], &purpose, &m))?,
         };
         super::template::check(&text, vars).map_err(|m| at.error(&["prompts"], &purpose, &m))?;
+        if let Some(m) = control_character(&text) {
+            warnings.push(at.error(&["prompts"], &purpose, &m).to_string());
+        }
         prompts.insert(purpose, text);
     }
     // Every task answers whole (io) and with a chain of thought (cot): the core methods
@@ -439,6 +442,27 @@ fn read_prompts(
         }
     }
     Ok(prompts)
+}
+
+/// What a template's control character (other than a line break or tab) is, if it has
+/// one: most often a TOML escape the writer did not mean (`\\b` of `\\boxed` in a `"""` string).
+fn control_character(text: &str) -> Option<String> {
+    // A carriage return is a line break's only before \n (\rightarrow in a """ string is one alone).
+    let lone = |at: usize, c: char| c == '\r' && !text[at + 1..].starts_with('\n');
+    let (at, c) =
+        text.char_indices().find(|&(at, c)| c.is_control() && (!matches!(c, '\n' | '\t' | '\r') || lone(at, c)))?;
+    let line = text[..at].matches('\n').count() + 1;
+    let escape = match c {
+        '\u{8}' => " (\\b: in a \"\"\" string, \\boxed starts with a backspace)",
+        '\u{c}' => " (\\f: in a \"\"\" string, \\frac starts with a form feed)",
+        '\r' => " (\\r: in a \"\"\" string, \\rightarrow starts with a carriage return)",
+        _ => "",
+    };
+    Some(format!(
+        "line {line} of the template holds the control character U+{:04X}{escape}; a model sees it as it is: \
+         write prompts in ''' strings (kept as written) or double the backslash",
+        c as u32
+    ))
 }
 
 fn validate_tree(at: &Locator, tree: &TreeDef, prompts: &BTreeMap<String, String>) -> Result<(), DefError> {
