@@ -434,3 +434,35 @@ fn what_a_newcomer_gets_wrong_in_a_task_file_is_said() {
         );
     }
 }
+
+#[test]
+fn a_checker_ends_with_a_run_killed_while_it_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let pid_file = d.join("checker.pid");
+    let script = format!("echo $$ > {}; sleep 300; echo correct", pid_file.display());
+    stepwise(d, |t| with_check(t, &["sh", "-c", &script], Some(600_000)));
+    let mut cmd = support::sandboxed(d);
+    cmd.args(["run", "--task", "stepwise", "--method", "cot", "--range", "0..1"]);
+    let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let pid = loop {
+        if let Some(pid) = std::fs::read_to_string(&pid_file).ok().and_then(|t| t.trim().parse::<u32>().ok()) {
+            break pid;
+        }
+        assert!(Instant::now() < deadline, "the checker never started");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    child.kill().unwrap();
+    let _ = child.wait();
+    let gone = (0..250).any(|_| {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let state = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().next()).unwrap_or("");
+        let alive = !stat.is_empty() && state != "Z";
+        if alive {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        !alive
+    });
+    assert!(gone, "the checker {pid} outlived the run killed with SIGKILL");
+}

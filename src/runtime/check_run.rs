@@ -9,7 +9,8 @@
 //! a process group of its own; when it ends, or at the limit, the whole group is killed,
 //! so children it left running (`sleep 300 & echo correct`) or that hold its output open
 //! cannot hold the run either. Its verdict is what it printed before it ended. Each way
-//! of failing is one line that names the program, the phase and what it printed.
+//! of failing is one line that names the program, the phase and what it printed. On
+//! Linux the program also dies with the run (a parent-death signal), however the run ends.
 
 use std::io::{Read, Write};
 use std::process::{Child, Command, Stdio};
@@ -59,6 +60,25 @@ pub fn run(request: &CheckRequest) -> Result<Verdict, String> {
         use std::os::unix::process::CommandExt;
         // Its own process group, so the whole of it can be ended at once.
         command.process_group(0);
+    }
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: only async-signal-safe calls between fork and exec (prctl, getppid,
+        // _exit). The program dies with the thread that waits for it: a run killed
+        // (kill -9, a second Ctrl-C) leaves no checker running up to its limit.
+        let parent = std::process::id() as libc::pid_t;
+        unsafe {
+            command.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                if libc::getppid() != parent {
+                    libc::_exit(1);
+                }
+                Ok(())
+            });
+        }
     }
     let mut child = command.spawn().map_err(|e| format!("{named} cannot start: {e}"))?;
     let limit = Duration::from_millis(request.timeout_ms);
