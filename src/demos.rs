@@ -10,15 +10,16 @@ use std::sync::Arc;
 
 use crate::arith::parse_numbers;
 use crate::arith::steps::moves;
+use crate::engine::sim::SimConfig;
 use crate::engine::{Command, Engine, Event, Input, NodeId, Params, Task};
-use crate::llm::sim::{SimConfig, SimProvider};
+use crate::llm::sim::SimProvider;
 use crate::runtime::headless::{header_for, RunSetup};
 use crate::runtime::tools::ToolRunner;
 use crate::runtime::{sync, Run, StopPolicy};
 use crate::session::{Header, MemorySnapshot, Record, Session, SessionWriter};
 use crate::tasks::game24::solvable;
 use crate::tasks::game24::Game24;
-use crate::tasks::{Problem, TaskOptions, TaskSource};
+use crate::tasks::{Problem, SimPlayers, TaskOptions, TaskSource};
 
 /// A bundled demo: its file name, title and text.
 pub struct Demo {
@@ -59,11 +60,11 @@ fn setup(params: Params, seed: u64) -> (RunSetup, Arc<Game24>, SimProvider) {
 }
 
 fn setup_for(task: Arc<dyn TaskSource>, params: Params, sim: SimConfig) -> (RunSetup, SimProvider) {
-    let provider = SimProvider::new(sim.clone());
+    let provider = SimProvider::new(sim.clone(), &SimPlayers);
     let setup = RunSetup {
         task,
         params,
-        provider: Arc::new(SimProvider::new(sim.clone())),
+        provider: Arc::new(SimProvider::new(sim.clone(), &SimPlayers)),
         sim: Some(sim),
         concurrency: 1,
         record: None,

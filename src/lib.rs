@@ -1,6 +1,8 @@
 //! thoughtscope: a terminal workbench for LLM reasoning searches.
 //!
 //! * `arith` — exact rational arithmetic and expressions, shared by tasks and tools;
+//! * `protocol` — what the engine and the providers both speak: requests, replies, call
+//!   errors, tool calls, token estimates;
 //! * `engine` — the sans-IO search core (tree, methods, commands, events);
 //! * `tasks` — problems (Game of 24, ...) with prompts, parsers and checkers;
 //! * `llm` — providers (`sim`, `replay`) and the response cache;
@@ -22,6 +24,7 @@ pub mod grade;
 pub mod import;
 pub mod llm;
 pub mod memory;
+pub mod protocol;
 pub mod runtime;
 pub mod safe_text;
 pub mod serve;

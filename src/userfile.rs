@@ -11,7 +11,9 @@
 //!   read as well: without blocking, until the writer closes its end, with the same cap and
 //!   a time limit ([`PIPE_TIME_LIMIT`]).
 //!
-//! Every error names the file and the rule it broke.
+//! Every error names the file and the rule it broke. Also where the user's data lives
+//! ([`data_dir`]: the explorer's sessions, the memories), so the config and the memory
+//! store both find it here, below them.
 
 use std::fs::File;
 use std::io::Read;
@@ -45,7 +47,7 @@ pub const DATA: Kind = Kind { what: "data file", max_bytes: 256 * MIB, pipes: fa
 /// A log or trajectory file to import (`import tot-log`, `import react-text`, ...).
 pub const LOG: Kind = Kind { what: "log file", max_bytes: 256 * MIB, pipes: false };
 /// A memory file (a named memory, or `memory import FILE`).
-pub const MEMORY: Kind = Kind { what: "memory file", max_bytes: crate::memory::persist::MAX_FILE_BYTES, pipes: false };
+pub const MEMORY: Kind = Kind { what: "memory file", max_bytes: 64 * MIB, pipes: false };
 /// A memory's lock file (`pid N`, `start T`, `host H`).
 pub const LOCK: Kind = Kind { what: "lock file", max_bytes: 4 * KIB, pipes: false };
 /// `grade --gold-file / --pred-file`: an answer, often piped in.
@@ -53,6 +55,21 @@ pub const ANSWER: Kind = Kind { what: "answer file", max_bytes: 16 * MIB, pipes:
 
 /// How long a pipe may take to deliver everything (its writer closing its end).
 pub const PIPE_TIME_LIMIT: Duration = Duration::from_secs(60);
+
+/// Environment variable naming the directory for sessions the explorer records.
+pub const DATA_DIR_ENV: &str = "THOUGHTSCOPE_DATA_DIR";
+
+/// Where the explorer keeps its sessions: `$THOUGHTSCOPE_DATA_DIR`, else the
+/// platform's data directory (`~/.local/share/thoughtscope` on Linux), else
+/// `.thoughtscope` in the current directory.
+pub fn data_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os(DATA_DIR_ENV).filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    directories::ProjectDirs::from("", "", "thoughtscope")
+        .map(|d| d.data_dir().to_path_buf())
+        .unwrap_or_else(|| PathBuf::from(".thoughtscope"))
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum FileError {

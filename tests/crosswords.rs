@@ -8,13 +8,14 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 use thoughtscope::engine::task::{ProposalScores, Pruning};
 use thoughtscope::engine::{
-    Command as EngineCommand, Completion, Effect, Engine, Input, LlmReply, LlmRequest, LlmResponse, MethodKind, NodeId,
-    NodeStatus, Outcome, Params, Purpose, Score, SearchTree, Task, Usage,
+    Command as EngineCommand, Effect, Engine, Input, LlmReply, MethodKind, NodeId, NodeStatus, Outcome, Params, Score,
+    SearchTree, Task,
 };
 use thoughtscope::engine::{TreeSearch, ValueEvaluator};
+use thoughtscope::protocol::{Completion, LlmRequest, LlmResponse, Purpose, Usage};
 use thoughtscope::tasks::crosswords::board::{Action, Board};
 use thoughtscope::tasks::crosswords::{read, Crosswords};
-use thoughtscope::tasks::TaskSource;
+use thoughtscope::tasks::{SimPlayers, TaskSource};
 
 fn task() -> Arc<Crosswords> {
     Arc::new(Crosswords::builtin())
@@ -329,16 +330,17 @@ fn a_run_of_tot_dfs_with_sim_prints_the_metrics() {
 
 #[test]
 fn sim_answers_are_the_same_for_the_same_seed_and_request() {
-    use thoughtscope::llm::sim::{SimConfig, SimProvider};
+    use thoughtscope::engine::sim::SimConfig;
+    use thoughtscope::llm::sim::SimProvider;
     let t = task();
     let prompt = t.propose_prompt(&x(), "h2. motor\n");
     let request = LlmRequest::from_prompt(prompt, 8, 0.7);
-    let sim = SimProvider::new(SimConfig::default());
+    let sim = SimProvider::new(SimConfig::default(), &SimPlayers);
     let a = sim.answer(&request).unwrap();
     let b = sim.answer(&request).unwrap();
     assert_eq!(a.completions, b.completions);
     assert!(a.completions.iter().all(|c| c.text.lines().all(|l| read::proposal_line(l).is_some())));
-    let perfect = SimProvider::new(SimConfig { noise: 0.0, ..SimConfig::default() });
+    let perfect = SimProvider::new(SimConfig { noise: 0.0, ..SimConfig::default() }, &SimPlayers);
     let io = perfect.answer(&LlmRequest::from_prompt(t.io_prompt(&x()), 1, 0.7)).unwrap();
     assert!(t.check(&x(), &t.extract_answer(&x(), &io.completions[0].text).unwrap()).is_ok(), "noise 0 solves it");
 }

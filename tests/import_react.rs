@@ -258,9 +258,9 @@ fn an_imported_session_shows_its_trajectory_in_the_transcript_pane() {
 
 use std::sync::{Arc, Mutex};
 
-use thoughtscope::engine::{CallError, CallErrorKind, Completion, LlmRequest, LlmResponse, Usage};
 use thoughtscope::llm::cache::ResponseCache;
 use thoughtscope::llm::{BoxFuture, CallOptions, Provider};
+use thoughtscope::protocol::{CallError, CallErrorKind, Completion, LlmRequest, LlmResponse, Usage};
 use thoughtscope::runtime::tools::ToolRunner;
 use thoughtscope::runtime::Driver;
 use thoughtscope::tools::corpus::{Corpus, Document};

@@ -15,10 +15,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use thoughtscope::engine::{Input, LlmRequest, Message, Purpose};
-use thoughtscope::llm::config::{resolve, FileConfig, ProviderArgs};
+use thoughtscope::engine::Input;
+use thoughtscope::llm::config::{resolve, FileConfig, ProviderOptions};
 use thoughtscope::llm::openai::OpenAiProvider;
 use thoughtscope::llm::{CallOptions, DeltaFn, Provider, Streamed};
+use thoughtscope::protocol::{LlmRequest, Message, Purpose};
 use thoughtscope::session::Session;
 
 const MODEL: &str = "smollm2";
@@ -108,7 +109,7 @@ fn start(python: &str, model: &str, dir: &Path) -> Server {
 }
 
 fn provider(url: &str) -> OpenAiProvider {
-    let args = ProviderArgs {
+    let args = ProviderOptions {
         model: Some(MODEL.into()),
         base_url: Some(url.into()),
         timeout: Some(180.0),

@@ -253,10 +253,10 @@ fn samples_a_server_will_not_return_at_once_go_side_by_side_and_are_recorded_in_
 async fn anthropic_samples_go_side_by_side_each_under_a_slot_of_the_limit() {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Arc;
-    use thoughtscope::engine::{LlmRequest, Message, Purpose};
-    use thoughtscope::llm::config::{resolve, FileConfig, ProviderArgs};
+    use thoughtscope::llm::config::{resolve, FileConfig, ProviderOptions};
     use thoughtscope::llm::fanout::Slots;
     use thoughtscope::llm::{CallOptions, Provider};
+    use thoughtscope::protocol::{LlmRequest, Message, Purpose};
     let (now, most) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
     let (n2, m2) = (Arc::clone(&now), Arc::clone(&most));
     let server = FakeServer::start(move |i, _| {
@@ -270,7 +270,7 @@ async fn anthropic_samples_go_side_by_side_each_under_a_slot_of_the_limit() {
         });
         Reply::json(200, body.to_string())
     });
-    let args = ProviderArgs {
+    let args = ProviderOptions {
         model: Some("claude-test".into()),
         base_url: Some(server.url.clone()),
         timeout: Some(10.0),

@@ -10,19 +10,19 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use support::{FakeServer, Reply};
-use thoughtscope::engine::request::Role;
-use thoughtscope::engine::{CallErrorKind, Effect, LlmRequest, Message, Purpose, ToolDef};
+use thoughtscope::engine::Effect;
 use thoughtscope::llm::anthropic::AnthropicProvider;
 use thoughtscope::llm::cache::ResponseCache;
-use thoughtscope::llm::config::{resolve, FileConfig, ProviderArgs, Resolved};
+use thoughtscope::llm::config::{resolve, FileConfig, ProviderOptions, Resolved};
 use thoughtscope::llm::openai::OpenAiProvider;
 use thoughtscope::llm::{CallOptions, DeltaFn, Provider, Streamed};
+use thoughtscope::protocol::{CallErrorKind, LlmRequest, Message, Purpose, Role, ToolDef};
 use thoughtscope::runtime::Driver;
 
 const KEY: &str = "sk-fault-test-0123456789";
 
-fn resolved(name: &str, url: &str, tweak: impl FnOnce(&mut ProviderArgs)) -> Resolved {
-    let mut args = ProviderArgs {
+fn resolved(name: &str, url: &str, tweak: impl FnOnce(&mut ProviderOptions)) -> Resolved {
+    let mut args = ProviderOptions {
         model: Some("fake-model".into()),
         base_url: Some(url.into()),
         timeout: Some(5.0),

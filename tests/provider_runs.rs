@@ -149,7 +149,7 @@ fn faults_fail_single_calls_and_the_session_keeps_every_completed_call() {
     assert_eq!(replies.len() as u64, total, "every call is in the session");
     let failed: Vec<_> = replies.iter().filter_map(|r| r.result.as_ref().err()).collect();
     assert_eq!(failed.len(), 1);
-    assert_eq!(failed[0].kind, thoughtscope::engine::CallErrorKind::Malformed);
+    assert_eq!(failed[0].kind, thoughtscope::protocol::CallErrorKind::Malformed);
     // Requests and raw replies are recorded for the explorer.
     for (input, request) in session.inputs() {
         if let Input::LlmReply(r) = input {

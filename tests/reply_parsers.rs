@@ -7,9 +7,8 @@ use std::collections::VecDeque;
 
 use proptest::prelude::*;
 
-use thoughtscope::engine::{
-    Command, Completion, Effect, Engine, Input, LlmReply, LlmResponse, MethodKind, Params, Usage,
-};
+use thoughtscope::engine::{Command, Effect, Engine, Input, LlmReply, MethodKind, Params};
+use thoughtscope::protocol::{Completion, LlmResponse, Usage};
 use thoughtscope::tasks::{self, react_text, TaskOptions};
 
 /// Text shaped like replies (steps, values, votes, ReAct lines) around arbitrary text,

@@ -7,12 +7,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use thoughtscope::engine::{LlmRequest, Message, Purpose};
-use thoughtscope::llm::config::{resolve, FileConfig, ProviderArgs};
+use thoughtscope::engine::sim::SimConfig;
+use thoughtscope::llm::config::{resolve, FileConfig, ProviderOptions};
 use thoughtscope::llm::openai::OpenAiProvider;
-use thoughtscope::llm::sim::{SimConfig, SimProvider};
+use thoughtscope::llm::sim::SimProvider;
 use thoughtscope::llm::testserver::{LatencyServer, Registering, Registry, ServerOptions};
 use thoughtscope::llm::{CallOptions, Provider};
+use thoughtscope::protocol::{LlmRequest, Message, Purpose};
+use thoughtscope::tasks::SimPlayers;
 
 /// A game24 proposal request for `numbers`, wanting `n` samples.
 fn proposal(numbers: &str, n: u32) -> LlmRequest {
@@ -33,9 +35,9 @@ fn proposal(numbers: &str, n: u32) -> LlmRequest {
 fn connect(honour_n: bool, seed: Option<u64>) -> (LatencyServer, Registering) {
     let registry = Registry::default();
     let options = ServerOptions { latency: Duration::from_millis(2), honour_n };
-    let server = LatencyServer::start(options, registry.clone(), SimProvider::new(SimConfig::default()))
+    let server = LatencyServer::start(options, registry.clone(), SimProvider::new(SimConfig::default(), &SimPlayers))
         .expect("the local server starts");
-    let args = ProviderArgs {
+    let args = ProviderOptions {
         model: Some("bench-model".into()),
         base_url: Some(server.url.clone()),
         timeout: Some(10.0),

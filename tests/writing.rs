@@ -7,13 +7,11 @@ use std::process::Command;
 use std::sync::Arc;
 
 use serde_json::Value;
-use thoughtscope::engine::{
-    Command as EngineCommand, Completion, Effect, Engine, Input, LlmReply, LlmRequest, LlmResponse, MethodKind, Params,
-    Purpose, Task, Usage,
-};
+use thoughtscope::engine::{Command as EngineCommand, Effect, Engine, Input, LlmReply, MethodKind, Params, Task};
 use thoughtscope::engine::{TreeSearch, ValueEvaluator, VoteEvaluator};
+use thoughtscope::protocol::{Completion, LlmRequest, LlmResponse, Purpose, Usage};
 use thoughtscope::tasks::writing::{inputs, read, Writing};
-use thoughtscope::tasks::TaskSource;
+use thoughtscope::tasks::{SimPlayers, TaskSource};
 
 fn task() -> Arc<Writing> {
     Arc::new(Writing::builtin())
@@ -189,8 +187,8 @@ fn a_failed_judge_call_leaves_no_coherency() {
     while let Some(effect) = (!queue.is_empty()).then(|| queue.remove(0)) {
         if let Effect::CallLlm { call, request } = effect {
             let result = if request.purpose == Purpose::Judge {
-                Err(thoughtscope::engine::CallError {
-                    kind: thoughtscope::engine::CallErrorKind::Import,
+                Err(thoughtscope::protocol::CallError {
+                    kind: thoughtscope::protocol::CallErrorKind::Import,
                     message: "no scores".into(),
                 })
             } else {
@@ -317,16 +315,17 @@ fn a_judged_run_replays_with_the_same_coherency() {
 
 #[test]
 fn sim_writes_votes_and_judges_the_same_for_the_same_seed_and_request() {
-    use thoughtscope::llm::sim::{SimConfig, SimProvider};
+    use thoughtscope::engine::sim::SimConfig;
+    use thoughtscope::llm::sim::SimProvider;
     let t = task();
     let x = t.problem(0).unwrap().input;
-    let sim = SimProvider::new(SimConfig::default());
+    let sim = SimProvider::new(SimConfig::default(), &SimPlayers);
     let plans = LlmRequest::from_prompt(t.sample_prompt(&x, ""), 5, 0.7);
     let a = sim.answer(&plans).unwrap();
     assert_eq!(a.completions, sim.answer(&plans).unwrap().completions);
     assert!(a.completions.iter().all(|c| c.text.starts_with("Plan:\n1. ")));
     // A perfect writer ends every paragraph with its sentence and judges it highly.
-    let perfect = SimProvider::new(SimConfig { noise: 0.0, ..SimConfig::default() });
+    let perfect = SimProvider::new(SimConfig { noise: 0.0, ..SimConfig::default() }, &SimPlayers);
     let io = perfect.answer(&LlmRequest::from_prompt(t.io_prompt(&x), 1, 0.7)).unwrap();
     let passage = t.extract_answer(&x, &io.completions[0].text).unwrap();
     assert_eq!(t.check(&x, &passage), Ok(()));

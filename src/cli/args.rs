@@ -5,9 +5,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use thoughtscope::config::ParamPatch;
-use thoughtscope::llm::config::ProviderArgs;
-use thoughtscope::tools::choice::ToolArgs;
+use super::connect::{ProviderArgs, ToolArgs};
+use super::params::ParamFlags;
 
 #[derive(Args, Debug, Clone, Default)]
 pub(crate) struct RunArgs {
@@ -46,7 +45,7 @@ pub(crate) struct RunArgs {
     #[command(flatten)]
     pub(crate) tools: ToolArgs,
     #[command(flatten)]
-    pub(crate) search: ParamPatch,
+    pub(crate) search: ParamFlags,
     #[command(flatten)]
     pub(crate) sim: SimArgs,
     #[command(flatten)]
@@ -96,7 +95,7 @@ impl ReactMode {
     }
 }
 
-/// The simulated model's error model (see `thoughtscope::llm::sim`).
+/// The simulated model's error model (see `thoughtscope::engine::sim`).
 #[derive(Args, Debug, Clone, Default)]
 pub(crate) struct SimArgs {
     /// One dial on every sim error rate: 0 = a perfect model, 1 = the calibrated default.

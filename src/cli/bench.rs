@@ -8,10 +8,12 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use color_eyre::eyre::{eyre, Result};
 
+use thoughtscope::engine::sim::SimConfig;
 use thoughtscope::llm::limit::rounds_bound;
-use thoughtscope::llm::sim::{SimConfig, SimProvider};
+use thoughtscope::llm::sim::SimProvider;
 use thoughtscope::llm::testserver::{LatencyServer, Registering, Registry, ServerOptions};
 use thoughtscope::runtime::headless::{run_problems, RunSetup, Summary};
+use thoughtscope::tasks::SimPlayers;
 
 use super::run::summarize;
 
@@ -238,8 +240,9 @@ pub(crate) fn bench_http(args: &BenchArgs) -> Result<()> {
     for honour_n in [true, false] {
         let registry = Registry::default();
         let options = ServerOptions { latency: Duration::from_millis(latency), honour_n };
-        let server = LatencyServer::start(options, registry.clone(), SimProvider::new(SimConfig::default()))
-            .map_err(|e| eyre!("cannot start the local server: {e}"))?;
+        let server =
+            LatencyServer::start(options, registry.clone(), SimProvider::new(SimConfig::default(), &SimPlayers))
+                .map_err(|e| eyre!("cannot start the local server: {e}"))?;
         outln!("  server {} n (one request per sample where ignored):", if honour_n { "honours" } else { "ignores" });
         for &n in &args.http_puzzles {
             let range = format!("900..{}", 900 + n);
@@ -329,7 +332,7 @@ fn bench_serve(args: &BenchArgs) -> Result<()> {
 fn sequential_requests(rt: &tokio::runtime::Runtime, http_args: &[&str]) -> Result<u64> {
     let options = ServerOptions { latency: Duration::ZERO, honour_n: true };
     let registry = Registry::default();
-    let server = LatencyServer::start(options, registry.clone(), SimProvider::new(SimConfig::default()))
+    let server = LatencyServer::start(options, registry.clone(), SimProvider::new(SimConfig::default(), &SimPlayers))
         .map_err(|e| eyre!("cannot start the local server: {e}"))?;
     let mut args: Vec<&str> = http_args.to_vec();
     let at = |flag: &str, args: &[&str]| args.iter().position(|a| *a == flag).map(|i| i + 1);

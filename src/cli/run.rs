@@ -9,15 +9,16 @@ use color_eyre::eyre::{bail, eyre, Result, WrapErr};
 
 use thoughtscope::config::params::or_list;
 use thoughtscope::config::{Config, ParamPatch, RunDefaults};
+use thoughtscope::engine::sim::{SimConfig, SimRates};
 use thoughtscope::engine::{methods, PromptStyle};
-use thoughtscope::llm::sim::{SimConfig, SimProvider, SimRates};
-use thoughtscope::llm::{ContextWindow, Provider, DEFAULT_CONTEXT_TOKENS};
+use thoughtscope::llm::sim::SimProvider;
+use thoughtscope::llm::{self, ContextWindow, Provider, DEFAULT_CONTEXT_TOKENS};
 use thoughtscope::runtime::headless::{
-    is_session_file, listen_for_signals, run_headless, ProblemResult, Progress, RunSetup, Summary,
+    is_session_file, listen_for_signals, run_headless, ProblemResult, Progress, RunLimits, RunSetup, Summary,
 };
 use thoughtscope::runtime::memory::{self, RunMemory};
 use thoughtscope::tasks::react_text::ActionRules;
-use thoughtscope::tasks::{self, Problem, TaskOptions, TaskSource};
+use thoughtscope::tasks::{self, Problem, SimPlayers, TaskOptions, TaskSource};
 
 use super::args::RunArgs;
 use super::config;
@@ -241,12 +242,12 @@ pub(crate) fn setup_run_noting(
     check_prompts_dir(args.prompts.as_deref())?;
     let task_name = args.task.clone().or(d.task.clone()).unwrap_or_else(|| tasks::default_task().name.to_string());
     let mut warnings = Vec::new();
-    let knowledge = args.tools.knowledge(&mut warnings)?;
+    let knowledge = args.tools.options().knowledge(&mut warnings)?;
     let provider_name = args.provider.clone().or(d.provider.clone()).unwrap_or_else(|| "sim".into());
     let replay = replay_of(args, &provider_name)?;
     let actions = react_actions(args, replay.as_ref())?;
     let style = prompt_style(args.prompt_style, &provider_name, replay.as_ref(), &task_name)?;
-    let mcp = args.tools.mcp_servers(&cfg.mcp)?;
+    let mcp = args.tools.options().mcp_servers(&cfg.mcp)?;
     let data = args.data.clone();
     let options =
         TaskOptions { prompts: args.prompts.clone(), data, knowledge, actions, style, mcp, ..Default::default() };
@@ -294,11 +295,11 @@ pub(crate) fn setup_run_noting(
     let replay_unjudged = replay.as_ref().map(|r| r.recorded_unjudged(&task_name));
     let (provider, sim): (Arc<dyn Provider>, Option<SimConfig>) = match provider_name.as_str() {
         "sim" => {
-            if let Err(why) = thoughtscope::llm::sim::check_plays(task.as_ref(), &params) {
+            if let Err(why) = thoughtscope::tasks::check_sim_plays(task.as_ref(), &params) {
                 usage_bail!("{why}");
             }
             let cfg = sim_config(args, d, params.seed(), &cfg.source())?;
-            (Arc::new(SimProvider::new(cfg.clone())), Some(cfg))
+            (Arc::new(SimProvider::new(cfg.clone(), &SimPlayers)), Some(cfg))
         }
         "replay" => {
             let replay = replay.ok_or_else(|| UserError::usage("--provider replay needs --replay-from SESSION"))?;
@@ -309,7 +310,7 @@ pub(crate) fn setup_run_noting(
             replay_window = recorded_window(&replay)?;
             (Arc::new(replay), None)
         }
-        name => (thoughtscope::llm::config::build(name, &args.connect, cfg.providers()?, params.seed())?, None),
+        name => (llm::config::build(name, &args.connect.options(), cfg.providers()?, params.seed())?, None),
     };
     let concurrency = args.concurrency.or(d.concurrency).unwrap_or(8);
     if !(1..=MAX_CONCURRENCY).contains(&concurrency) {
@@ -320,7 +321,7 @@ pub(crate) fn setup_run_noting(
         };
         usage_bail!("{from} must be from 1 to {MAX_CONCURRENCY}, not {concurrency}");
     }
-    let mut limits = thoughtscope::runtime::headless::RunLimits::from_args(&args.connect, provider.as_ref())?;
+    let mut limits = RunLimits::from_options(&args.connect.options(), provider.as_ref())?;
     limits.breakpoints = breakpoints(args, cfg)?;
     // Every request is fitted to the model's context window (ReAct trims its trajectory,
     // the driver sends nothing that cannot fit): ask once, before the run; a replay

@@ -7,13 +7,14 @@ use std::path::PathBuf;
 use clap::Args;
 use color_eyre::eyre::Result;
 
-use thoughtscope::llm::config::ProviderArgs;
+use thoughtscope::llm::config::ProviderOptions;
 use thoughtscope::runtime::signals;
 use thoughtscope::runtime::Signal;
 use thoughtscope::serve::settings::Settings;
 use thoughtscope::serve::{self, Options, Serve, Upstream};
 
 use super::args::{RunArgs, SimArgs};
+use super::connect::ProviderArgs;
 use super::error::{usage_bail, UserError};
 
 /// Most searches or upstream calls at once (`--max-searches`, `--max-calls`).
@@ -100,8 +101,11 @@ fn options(args: &ServeArgs) -> Result<(Options, String, u16)> {
     };
     let max_searches = at_once(settings.max_searches, 4, "max-searches")?;
     let max_calls = at_once(settings.max_calls, 16, "max-calls")?;
-    let limits =
-        ProviderArgs { budget_tokens: settings.budget_tokens, budget_usd: settings.budget_usd, ..args.connect.clone() };
+    let limits = ProviderOptions {
+        budget_tokens: settings.budget_tokens,
+        budget_usd: settings.budget_usd,
+        ..args.connect.options()
+    };
     let provider = args.provider.clone().or(cfg.defaults.provider.clone()).unwrap_or_else(|| "sim".into());
     let upstream = match provider.as_str() {
         "sim" => {
@@ -111,13 +115,13 @@ fn options(args: &ServeArgs) -> Result<(Options, String, u16)> {
         "replay" => usage_bail!("serve answers new requests: --provider replay has nothing recorded to answer them"),
         _ => Upstream::Real {
             provider,
-            connect: Box::new(args.connect.clone()),
+            connect: Box::new(args.connect.options()),
             file: Box::new(cfg.providers()?.clone()),
         },
     };
     let options = Options {
         upstream,
-        sessions: args.sessions.clone().unwrap_or_else(|| thoughtscope::config::data_dir().join("sessions")),
+        sessions: args.sessions.clone().unwrap_or_else(|| thoughtscope::userfile::data_dir().join("sessions")),
         api_key,
         max_searches,
         max_calls,

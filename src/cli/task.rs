@@ -96,7 +96,7 @@ fn check(path: &std::path::Path, style: PromptStyle, mcp: Vec<String>, config: O
     safe_println!("methods that work: {}", served.join(", "));
     let played: Vec<&str> = methods::serving(&task, &Params::default())
         .iter()
-        .filter(|m| thoughtscope::llm::sim::check_plays(&task, &Params::new(m.kind)).is_ok())
+        .filter(|m| thoughtscope::tasks::check_sim_plays(&task, &Params::new(m.kind)).is_ok())
         .map(|m| m.kind.label())
         .collect();
     safe_println!("sim plays: {}", if played.is_empty() { "none".to_string() } else { played.join(", ") });

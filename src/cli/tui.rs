@@ -7,16 +7,16 @@ use std::sync::Arc;
 
 use color_eyre::eyre::{bail, eyre, Result};
 
-use thoughtscope::config::data_dir;
 use thoughtscope::engine::Effect;
 use thoughtscope::llm::sim::SimProvider;
 use thoughtscope::llm::Provider;
 use thoughtscope::memory::Memory;
 use thoughtscope::runtime::headless::{header_for, is_session_file};
 use thoughtscope::session::{MemorySnapshot, Session};
-use thoughtscope::tasks::{self, TaskOptions};
+use thoughtscope::tasks::{self, SimPlayers, TaskOptions};
 use thoughtscope::tui::app::{App, Setup as AppSetup};
 use thoughtscope::tui::settings::ui_settings;
+use thoughtscope::userfile::data_dir;
 
 use super::args::{ForkArgs, RunArgs};
 use super::config_notes;
@@ -137,19 +137,22 @@ pub(crate) fn tui_replay(
     let mut notes: Vec<String> = session.warnings.clone();
     let cfg = config_notes(fork.connect.config.as_deref(), &mut notes);
     let (keymap, themes, theme) = ui_settings(&cfg, theme, &mut notes).map_err(UserError::usage)?;
-    let knowledge = fork.tools.knowledge(&mut notes)?;
+    let knowledge = fork.tools.options().knowledge(&mut notes)?;
     let options = TaskOptions { prompts: prompts.clone(), knowledge, ..TaskOptions::default() };
     let task = session.header.build_task(&options)?;
     // A fork continues with the simulated model the session used (or the default one),
     // unless a provider is named.
     let provider: Arc<dyn Provider> = match fork.provider.as_deref() {
-        None | Some("sim") => Arc::new(SimProvider::new(session.header.sim.clone().unwrap_or_default())),
-        Some(name) => {
-            thoughtscope::llm::config::build(name, &fork.connect, cfg.providers()?, session.header.params.seed())?
-        }
+        None | Some("sim") => Arc::new(SimProvider::new(session.header.sim.clone().unwrap_or_default(), &SimPlayers)),
+        Some(name) => thoughtscope::llm::config::build(
+            name,
+            &fork.connect.options(),
+            cfg.providers()?,
+            session.header.params.seed(),
+        )?,
     };
     // A fork spends like a live run: the same budgets, price and cache flags.
-    let limits = thoughtscope::runtime::headless::RunLimits::from_args(&fork.connect, provider.as_ref())?;
+    let limits = thoughtscope::runtime::headless::RunLimits::from_options(&fork.connect.options(), provider.as_ref())?;
     let app_setup = AppSetup {
         task,
         prompts,

@@ -411,20 +411,5 @@ impl<W: FnMut(&str, String)> Reader<'_, W> {
     }
 }
 
-/// Environment variable naming the directory for sessions the explorer records.
-pub const DATA_DIR_ENV: &str = "THOUGHTSCOPE_DATA_DIR";
-
-/// Where the explorer keeps its sessions: `$THOUGHTSCOPE_DATA_DIR`, else the
-/// platform's data directory (`~/.local/share/thoughtscope` on Linux), else
-/// `.thoughtscope` in the current directory.
-pub fn data_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os(DATA_DIR_ENV).filter(|d| !d.is_empty()) {
-        return PathBuf::from(dir);
-    }
-    directories::ProjectDirs::from("", "", "thoughtscope")
-        .map(|d| d.data_dir().to_path_buf())
-        .unwrap_or_else(|| PathBuf::from(".thoughtscope"))
-}
-
 #[cfg(test)]
 mod tests;

@@ -1,5 +1,5 @@
 //! The method parameters as a patch: every one optional. The command line fills one
-//! from flags (it is flattened into `run`/`tui` as clap arguments), the config file
+//! from flags (`cli::params` makes them from the declarations below), the config file
 //! fills one from `[defaults]`, and [`ParamPatch::resolve`] lays them over the chosen
 //! method's defaults: flag > file > default.
 //!
@@ -8,9 +8,6 @@
 //! `engine::params`), so a method's new parameter is declared in the method's file only.
 
 use std::collections::BTreeMap;
-
-use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser, ValueParser};
-use clap::{Arg, ArgAction, ArgMatches, Command};
 
 use crate::engine::methods::{self, SharedParam};
 use crate::engine::params::{DefaultValue, Kind, ParamDecl, Value};
@@ -58,7 +55,8 @@ impl ParamPatch {
         self.values.keys().copied().collect()
     }
 
-    fn insert(&mut self, decl: &'static ParamDecl, value: Value) {
+    /// With `decl`'s parameter set to `value` (in its declared form: see [`ParamDecl::accept`]).
+    pub fn set(&mut self, decl: &'static ParamDecl, value: Value) {
         self.values.insert(decl.name, decl.accept(value));
     }
 
@@ -68,7 +66,7 @@ impl ParamPatch {
         let Some(p) = methods::all_params().into_iter().find(|p| p.decl.name == name) else {
             panic!("no method declares a parameter {name:?}");
         };
-        self.insert(p.decl, value.into());
+        self.set(p.decl, value.into());
         self
     }
 
@@ -78,7 +76,7 @@ impl ParamPatch {
         let mut patch = ParamPatch { method: reader.method("method"), values: BTreeMap::new() };
         for p in methods::all_params() {
             if let Some(value) = reader.param(p.decl) {
-                patch.insert(p.decl, value);
+                patch.set(p.decl, value);
             }
         }
         patch
@@ -90,7 +88,7 @@ impl ParamPatch {
         out.method = self.method.or(under.method);
         for (name, value) in &self.values {
             if let Some(p) = methods::all_params().into_iter().find(|p| p.decl.name == *name) {
-                out.insert(p.decl, value.clone());
+                out.set(p.decl, value.clone());
             }
         }
         out
@@ -172,95 +170,6 @@ pub fn heading_of(p: &SharedParam) -> String {
         _ if p.everyone() => EVERY_METHOD.to_string(),
         [(method, _)] => method_heading(*method),
         _ => SEVERAL_METHODS.to_string(),
-    }
-}
-
-fn method_arg() -> Arg {
-    let values = methods::REGISTRY.iter().map(|info| PossibleValue::new(info.kind.label()).help(info.about));
-    let parser = PossibleValuesParser::new(values)
-        .try_map(|name: String| MethodKind::from_name(&name).ok_or_else(|| format!("unknown method {name}")));
-    Arg::new("method")
-        .long("method")
-        .value_name("METHOD")
-        .value_parser(parser)
-        .help(format!("Search method [default: {}]; flags of other methods are refused", Params::default().method))
-}
-
-fn param_arg(p: &SharedParam) -> Arg {
-    let decl = p.decl;
-    let arg = Arg::new(decl.name).long(decl.flag()).value_name(decl.name.to_uppercase()).help(help_line(p));
-    match decl.kind {
-        Kind::Flag => arg.action(ArgAction::SetTrue),
-        Kind::Choice(list) => {
-            let values = list().into_iter().map(|(name, help)| match help {
-                "" => PossibleValue::new(name),
-                help => PossibleValue::new(name).help(help),
-            });
-            arg.value_parser(PossibleValuesParser::new(values).map(Value::Word))
-        }
-        Kind::Text { value_name, .. } => arg.value_name(value_name).value_parser(ValueParser::new(text_value)),
-        // The type only: the range is checked with the other sources' (ParamPatch::resolve).
-        Kind::Whole { .. } => arg.value_parser(ValueParser::new(move |text: &str| decl.parse_arg(text))),
-        // `-inf` is a number too (refused by the range check, naming the parameter).
-        Kind::Real { .. } => {
-            arg.allow_hyphen_values(true).value_parser(ValueParser::new(move |text: &str| decl.parse_arg(text)))
-        }
-    }
-}
-
-fn text_value(text: &str) -> Result<Value, String> {
-    Ok(Value::Word(text.to_string()))
-}
-
-impl clap::Args for ParamPatch {
-    /// Every declared parameter's flag once, grouped in help by who reads it (see
-    /// [`heading_of`]): every method, several methods, then one heading per method.
-    fn augment_args(cmd: Command) -> Command {
-        let before = cmd.get_next_help_heading().map(str::to_owned);
-        let all = methods::all_params();
-        let mut cmd = cmd.next_help_heading(EVERY_METHOD).arg(method_arg());
-        let mut headings: Vec<String> = vec![EVERY_METHOD.into(), SEVERAL_METHODS.into()];
-        headings.extend(methods::REGISTRY.iter().map(|info| method_heading(info.kind)));
-        for heading in headings {
-            cmd = cmd.next_help_heading(heading.clone());
-            for p in all.iter().filter(|p| heading_of(p) == heading) {
-                cmd = cmd.arg(param_arg(p));
-            }
-        }
-        match before {
-            Some(heading) => cmd.next_help_heading(heading),
-            None => cmd.next_help_heading(None::<&'static str>),
-        }
-    }
-
-    fn augment_args_for_update(cmd: Command) -> Command {
-        Self::augment_args(cmd)
-    }
-}
-
-impl clap::FromArgMatches for ParamPatch {
-    fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
-        let mut patch = ParamPatch::default();
-        patch.update_from_arg_matches(matches)?;
-        Ok(patch)
-    }
-
-    fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
-        if let Ok(Some(method)) = matches.try_get_one::<MethodKind>("method") {
-            self.method = Some(*method);
-        }
-        for p in methods::all_params() {
-            let value = match p.decl.kind {
-                Kind::Flag => {
-                    matches.try_get_one::<bool>(p.decl.name).ok().flatten().filter(|on| **on).map(|_| Value::Flag(true))
-                }
-                _ => matches.try_get_one::<Value>(p.decl.name).ok().flatten().cloned(),
-            };
-            if let Some(value) = value {
-                self.insert(p.decl, value);
-            }
-        }
-        Ok(())
     }
 }
 

@@ -15,8 +15,9 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::engine::{Engine, Input, LlmRequest, NodeId, SearchTree};
+use crate::engine::{Engine, Input, NodeId, SearchTree};
 use crate::export::Loaded;
+use crate::protocol::LlmRequest;
 use crate::session::cursor::ReplayCursor;
 use crate::session::Session;
 

@@ -13,10 +13,10 @@ use serde::{Deserialize, Serialize};
 
 use super::event::Event;
 use super::input::Input;
-use super::request::CallErrorKind;
 use super::search::Engine;
 use super::tree::{Issue, NodeId, NodeStatus};
 use super::Effect;
+use crate::protocol::CallErrorKind;
 
 /// What the syntax accepts, for messages.
 pub const ACCEPTED: &str = "score<X, score>X, disagree, tool, tool=NAME, bad-call, parse-fail, provider-error, \

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use super::super::testkit::*;
 use super::super::*;
 use super::*;
+use crate::protocol::{CallError, LlmRequest, LlmResponse, Purpose, ToolResult};
 use crate::tasks::qa_demo::QaDemo;
 use crate::tasks::TaskSource;
 
@@ -79,7 +80,10 @@ impl Watch {
 }
 
 fn sim_answer(noise: f64, seed: u64) -> impl FnMut(&LlmRequest) -> Result<LlmResponse, CallError> {
-    let provider = crate::llm::sim::SimProvider::new(crate::llm::sim::SimConfig { seed, noise, ..Default::default() });
+    let provider = crate::engine::sim::Simulator::new(
+        crate::engine::sim::SimConfig { seed, noise, ..Default::default() },
+        &crate::tasks::SimPlayers,
+    );
     move |request| provider.answer(request)
 }
 

@@ -2,6 +2,7 @@
 //! helpers that issue calls and set statuses, scores and metrics.
 
 use super::*;
+use crate::protocol::{CallError, LlmRequest, LlmResponse, ToolRequest};
 
 /// Why a call was made; decides what its reply does.
 #[derive(Debug, Clone, PartialEq)]

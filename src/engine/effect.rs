@@ -4,8 +4,8 @@ use serde::{Deserialize, Serialize};
 
 use super::check::CheckRequest;
 use super::event::Event;
-use super::request::{LlmRequest, ToolRequest};
 use super::tree::NodeId;
+use crate::protocol::{LlmRequest, ToolRequest};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "type")]

@@ -19,7 +19,7 @@ pub enum Event {
         id: NodeId,
         parent: NodeId,
         /// The node's own thought (shared with it, not a copy).
-        thought: super::text::Text,
+        thought: crate::protocol::Text,
     },
     Scored {
         id: NodeId,

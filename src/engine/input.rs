@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::check::CheckReply;
 use super::command::Command;
-use super::request::{CallError, LlmResponse, ToolResult};
+use crate::protocol::{CallError, LlmResponse, ToolResult};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "type")]

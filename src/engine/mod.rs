@@ -6,6 +6,7 @@
 
 mod core;
 pub mod params;
+mod prompt_style;
 mod search;
 
 pub mod breakpoint;
@@ -16,8 +17,8 @@ pub mod event;
 pub mod input;
 pub mod methods;
 pub mod recorded;
-pub mod request;
 pub mod rng;
+pub mod sim;
 pub mod step;
 pub mod task;
 pub mod text;
@@ -33,16 +34,12 @@ pub use command::Command;
 pub use effect::Effect;
 pub use event::{Event, Outcome, RunMode};
 pub use input::{Input, LlmReply, ToolReply};
-pub use request::{
-    CallError, CallErrorKind, Completion, LlmRequest, LlmResponse, Message, Prompt, PromptStyle, Purpose, ToolCallOut,
-    ToolDef, ToolRequest, ToolResult, Usage,
-};
+pub use prompt_style::PromptStyle;
 pub use step::{Step, StepPart};
 pub use task::{
     AnswerKind, Capability, Feedback, JudgeRequest, Judgment, NativeTools, Proposal, ReactStep, ReactSteps, Task,
     TaskInfo, TreeSearch, ValueEvaluator, VoteEvaluator,
 };
-pub use text::Text;
 pub use tree::{Issue, Node, NodeId, NodeStatus, Note, Origin, Score, SearchTree};
 
 use methods::{Method, Progress};

@@ -9,6 +9,7 @@
 //! (its step counter, frontier, ...) stays where today's engine left it.
 
 use super::*;
+use crate::protocol::LlmRequest;
 
 /// What one recorded input could not do to the tree (an event naming a node the tree
 /// does not have): the event is skipped and this says why.

@@ -2,6 +2,7 @@
 //! deterministic order, its run mode, and the outcome.
 
 use super::*;
+use crate::protocol::{CallErrorKind, Completion, LlmResponse};
 
 /// Why an engine cannot be built.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

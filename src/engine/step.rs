@@ -10,7 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::request::ToolRequest;
+use crate::protocol::ToolRequest;
 
 /// One ReAct step.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]

@@ -4,8 +4,10 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use super::*;
-use crate::llm::sim::{SimConfig, SimProvider};
+use crate::engine::sim::{SimConfig, Simulator};
+use crate::protocol::{CallError, CallErrorKind, Completion, LlmRequest, LlmResponse, ToolCallOut, Usage};
 use crate::tasks::game24::Game24;
+use crate::tasks::SimPlayers;
 
 pub fn params(method: MethodKind) -> Params {
     Params::new(method)
@@ -147,7 +149,7 @@ pub fn run_sync_checked(
 
 /// A responder backed by the simulated model.
 pub fn sim(noise: f64, seed: u64) -> impl FnMut(&LlmRequest) -> Vec<String> {
-    let provider = SimProvider::new(SimConfig { seed, noise, ..SimConfig::default() });
+    let provider = Simulator::new(SimConfig { seed, noise, ..SimConfig::default() }, &SimPlayers);
     move |request| match provider.answer(request) {
         Ok(r) => r.completions.into_iter().map(|c| c.text.to_string()).collect(),
         Err(e) => vec![format!("error: {e}")],

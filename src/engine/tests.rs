@@ -2,6 +2,7 @@
 
 use super::testkit::*;
 use super::*;
+use crate::protocol::{Prompt, Purpose};
 
 const X: &str = "4 5 6 10";
 const PROPOSALS: &str = "4 + 5 = 9 (left: 6 9 10)\n10 - 4 = 6 (left: 5 6 6)\n4 * 5 = 21 (left: 6 10 21)\n10 - 6 = 4 (left: 4 4 5)\n10 - 4 = 6 (left: 5 6 6)";
@@ -406,6 +407,7 @@ mod react {
 
     use super::super::testkit::*;
     use super::super::*;
+    use crate::protocol::{CallError, CallErrorKind, Purpose, ToolRequest, ToolResult};
     use crate::tasks::qa_demo::QaDemo;
     use crate::tasks::TaskSource;
 
@@ -779,6 +781,7 @@ mod react {
         use super::super::super::testkit::*;
         use super::super::super::*;
         use super::{observe, qa_engine_in, tool_calls};
+        use crate::protocol::ToolRequest;
 
         fn issues(e: &Engine, id: usize) -> Vec<String> {
             e.tree().node(NodeId(id)).issues.iter().map(ToString::to_string).collect()
@@ -923,8 +926,10 @@ mod react {
         fn the_sim_answers_native_requests_with_tool_calls() {
             let (mut e, _) = qa_engine_in(ToolMode::Native, 7);
             let c = calls(&e.handle(run_cmd()));
-            let sim =
-                crate::llm::sim::SimProvider::new(crate::llm::sim::SimConfig { noise: 0.0, ..Default::default() });
+            let sim = crate::engine::sim::Simulator::new(
+                crate::engine::sim::SimConfig { noise: 0.0, ..Default::default() },
+                &crate::tasks::SimPlayers,
+            );
             let response = sim.answer(&c[0].1).unwrap();
             let completion = &response.completions[0];
             assert_eq!(completion.tool_calls.len(), 1, "{completion:?}");

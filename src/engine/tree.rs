@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::step::Step;
-use super::text::Text;
+use crate::protocol::Text;
 
 /// Index of a node in the arena. The root is always `NodeId(0)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -24,7 +24,8 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::{json, Value};
 
 use super::Options;
-use crate::engine::{Input, LlmReply, LlmRequest, NodeId, ToolReply};
+use crate::engine::{Input, LlmReply, NodeId, ToolReply};
+use crate::protocol::LlmRequest;
 use crate::session::replay::{Rebuilt, RecordedToolCall};
 use crate::session::{Header, Session};
 

@@ -24,10 +24,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::tot::ImportError;
-use crate::engine::{
-    CallError, CallErrorKind, Command, Completion, Engine, Input, LlmRequest, LlmResponse, MethodKind, Params, Purpose,
-    Task, Usage,
-};
+use crate::engine::{Command, Engine, Input, MethodKind, Params, Task};
+use crate::protocol::{CallError, CallErrorKind, Completion, LlmRequest, LlmResponse, Purpose, Usage};
 use crate::runtime::{sync, Run, StopPolicy};
 use crate::session::SessionWriter;
 use crate::tasks::crosswords::board::{accuracy, clue_label, SIZE};

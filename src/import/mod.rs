@@ -9,7 +9,8 @@ pub mod writing_bfs;
 
 use std::path::Path;
 
-use crate::engine::{CallError, Command, Engine, Event, Input, LlmRequest, LlmResponse, Usage};
+use crate::engine::{Command, Engine, Event, Input};
+use crate::protocol::{CallError, LlmRequest, LlmResponse, Usage};
 use crate::runtime::{sync, Run, StopPolicy};
 use crate::session::SessionWriter;
 

@@ -30,10 +30,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::tot::ImportError;
-use crate::engine::{
-    CallError, CallErrorKind, Completion, Engine, LlmRequest, LlmResponse, MethodKind, NodeId, NodeStatus, Params,
-    Purpose, Task, Usage,
-};
+use crate::engine::{Engine, MethodKind, NodeId, NodeStatus, Params, Task};
+use crate::protocol::{CallError, CallErrorKind, Completion, LlmRequest, LlmResponse, Purpose, Usage};
 use crate::tasks::crosswords::board::{accuracy, Accuracy};
 use crate::tasks::crosswords::{self, Crosswords};
 use crate::tasks::game24::Game24;

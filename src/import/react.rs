@@ -14,10 +14,8 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::tot::ImportError;
-use crate::engine::{
-    CallError, CallErrorKind, Command, Completion, Engine, Input, LlmRequest, LlmResponse, Params, Task, ToolResult,
-    Usage,
-};
+use crate::engine::{Command, Engine, Input, Params, Task};
+use crate::protocol::{CallError, CallErrorKind, Completion, LlmRequest, LlmResponse, ToolResult, Usage};
 use crate::runtime::{sync, Run, StopPolicy};
 use crate::session::{Header, SessionWriter, FORMAT, VERSION};
 use crate::tasks::qa_data::{QaData, QaKind};
@@ -176,7 +174,7 @@ pub fn import_trajectory(
             .map(recorded)
             .ok_or_else(|| CallError { kind: CallErrorKind::Import, message: format!("the log has no step {n}") })
     };
-    let tool = |_: &crate::engine::ToolRequest, _, _| {
+    let tool = |_: &crate::protocol::ToolRequest, _, _| {
         let observation = t.steps.get(step.get().wrapping_sub(1)).map(|s| s.observation.clone()).unwrap_or_default();
         ToolResult { text: observation, ok: true, latency_ms: 0 }
     };

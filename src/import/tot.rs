@@ -20,9 +20,8 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::engine::{
-    CallError, CallErrorKind, Completion, Engine, Event, LlmRequest, LlmResponse, NodeStatus, Params, Purpose, Usage,
-};
+use crate::engine::{Engine, Event, NodeStatus, Params};
+use crate::protocol::{CallError, CallErrorKind, Completion, LlmRequest, LlmResponse, Purpose, Usage};
 use crate::tasks::game24::{Game24, VALUE_CLASSES};
 
 #[derive(Debug, Clone, Deserialize)]

@@ -31,9 +31,8 @@ use serde_json::Value;
 
 use super::naive::{judge_replies, read_judgments, LogJudgment};
 use super::tot::ImportError;
-use crate::engine::{
-    CallError, CallErrorKind, Completion, Engine, Event, LlmRequest, LlmResponse, Params, Purpose, Task, Usage,
-};
+use crate::engine::{Engine, Event, Params, Task};
+use crate::protocol::{CallError, CallErrorKind, Completion, LlmRequest, LlmResponse, Purpose, Usage};
 use crate::tasks::writing::{self, read, Writing};
 
 const EXPECTED: &str = "expected the reference Tree-of-Thoughts creative-writing search log (run.py --task text \

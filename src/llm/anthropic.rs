@@ -13,8 +13,7 @@ use super::fanout::{fan_out, Slots};
 use super::http::{apply_stops, server_message, shorten, Attempt, HttpCore, SseParser};
 use super::openai::{assemble, malformed, tool_arguments, truncated, with_text, Part};
 use super::{BoxFuture, CallOptions, DeltaFn, Provider};
-use crate::engine::request::Role;
-use crate::engine::{CallError, CallErrorKind, Completion, LlmRequest, LlmResponse, ToolCallOut};
+use crate::protocol::{CallError, CallErrorKind, Completion, LlmRequest, LlmResponse, Role, ToolCallOut};
 
 pub const API_VERSION: &str = "2023-06-01";
 /// Used when a request does not say how long a reply may be (the API requires it).
@@ -393,12 +392,12 @@ impl Provider for AnthropicProvider {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{Message, Purpose};
-    use crate::llm::config::{resolve, FileConfig, ProviderArgs};
+    use crate::llm::config::{resolve, FileConfig, ProviderOptions};
+    use crate::protocol::{Message, Purpose};
 
     fn provider() -> AnthropicProvider {
         let env = |k: &str| (k == "ANTHROPIC_API_KEY").then(|| "sk-ant-test".to_string());
-        let args = ProviderArgs { model: Some("claude-3-5-haiku-latest".into()), ..Default::default() };
+        let args = ProviderOptions { model: Some("claude-3-5-haiku-latest".into()), ..Default::default() };
         let r = resolve("anthropic", &args, &FileConfig::default(), &env, 0).unwrap();
         AnthropicProvider::new(&r).unwrap()
     }

@@ -17,10 +17,10 @@ use std::sync::{Arc, Mutex};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::rng::stable_hash;
-use crate::engine::{LlmRequest, LlmResponse, Purpose};
+use crate::protocol::{LlmRequest, LlmResponse, Purpose};
 
 /// Where replies are kept.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CacheMode {
     /// Nothing is shared: every request is sent.
@@ -30,6 +30,33 @@ pub enum CacheMode {
     Memory,
     /// Also on disk under the user cache directory, across runs.
     Disk,
+}
+
+impl CacheMode {
+    pub const ALL: [CacheMode; 3] = [CacheMode::Off, CacheMode::Memory, CacheMode::Disk];
+
+    /// Its name, as `--cache` takes it and sessions record it.
+    pub fn name(self) -> &'static str {
+        match self {
+            CacheMode::Off => "off",
+            CacheMode::Memory => "memory",
+            CacheMode::Disk => "disk",
+        }
+    }
+
+    /// What it does, for `--cache`'s help.
+    pub fn about(self) -> &'static str {
+        match self {
+            CacheMode::Off => "Nothing is shared: every request is sent",
+            CacheMode::Memory => "For the run only",
+            CacheMode::Disk => "Also on disk under the user cache directory, across runs",
+        }
+    }
+
+    /// The mode named `name`, if any.
+    pub fn from_name(name: &str) -> Option<CacheMode> {
+        CacheMode::ALL.into_iter().find(|m| m.name() == name)
+    }
 }
 
 /// The purposes whose identical requests share one answer within a run.
@@ -157,7 +184,7 @@ pub struct ResponseCache {
 }
 
 /// A driver waiting for another problem's identical request.
-pub type Waiter = tokio::sync::oneshot::Sender<Result<LlmResponse, crate::engine::CallError>>;
+pub type Waiter = tokio::sync::oneshot::Sender<Result<LlmResponse, crate::protocol::CallError>>;
 
 /// A shared request in flight: which asking it is, and who waits for its answer.
 #[derive(Debug)]
@@ -169,7 +196,7 @@ struct Flight {
 /// What [`ResponseCache::wait_or_fly`] says.
 pub enum Asked {
     /// Another problem has it in flight: its answer comes here.
-    Wait(tokio::sync::oneshot::Receiver<Result<LlmResponse, crate::engine::CallError>>),
+    Wait(tokio::sync::oneshot::Receiver<Result<LlmResponse, crate::protocol::CallError>>),
     /// Send it: the flight's id, for [`ResponseCache::land`].
     Fly(u64),
 }
@@ -208,7 +235,7 @@ impl ResponseCache {
 
     /// The flight `id` of `key` is answered (or failed, or given up): everyone waiting
     /// gets `result`, each answer counted as a cache hit. A flight already landed is left.
-    pub fn land(&mut self, key: &str, id: u64, result: &Result<LlmResponse, crate::engine::CallError>) {
+    pub fn land(&mut self, key: &str, id: u64, result: &Result<LlmResponse, crate::protocol::CallError>) {
         if self.flying.get(key).is_none_or(|f| f.id != id) {
             return;
         }
@@ -367,7 +394,17 @@ impl ResponseCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{Completion, Message, Purpose, Usage};
+    use crate::protocol::{Completion, Message, Purpose, Usage};
+
+    #[test]
+    fn cache_modes_are_named_as_serde_writes_them_and_read_back_by_name() {
+        for mode in CacheMode::ALL {
+            assert_eq!(serde_json::to_string(&mode).unwrap(), format!("\"{}\"", mode.name()));
+            assert_eq!(CacheMode::from_name(mode.name()), Some(mode));
+            assert!(!mode.about().ends_with('.'), "help lines end without a period, as clap shows them");
+        }
+        assert_eq!(CacheMode::from_name("Disk"), None);
+    }
 
     fn request(text: &str) -> LlmRequest {
         LlmRequest {

@@ -300,49 +300,34 @@ pub fn is_loopback(url: &str) -> bool {
     }
 }
 
-/// Options of `run` (and the UI) that choose and configure a real provider.
-#[derive(clap::Args, Debug, Clone, Default)]
-pub struct ProviderArgs {
-    /// Model name (default: the profile's model).
-    #[arg(long)]
+/// What the user chose about a real provider beyond its profile (`run`'s and the
+/// explorer's flags, which `cli` turns into these): each `None` is the profile's.
+#[derive(Debug, Clone, Default)]
+pub struct ProviderOptions {
+    /// `--model` (default: the profile's model).
     pub model: Option<String>,
-    /// API base URL, e.g. http://localhost:11434/v1 (default: the profile's; for `openai`, $OPENAI_BASE_URL).
-    #[arg(long)]
+    /// `--base-url` (default: the profile's; for `openai`, $OPENAI_BASE_URL).
     pub base_url: Option<String>,
-    /// The config file: [defaults], [providers.NAME] profiles, [prices."MODEL"], ... (default: $THOUGHTSCOPE_CONFIG,
-    /// else $THOUGHTSCOPE_CONFIG_DIR/config.toml, else <config dir>/thoughtscope/config.toml).
-    #[arg(long)]
+    /// `--config`: the config file (default: found as [`crate::config::Config::load`] says).
     pub config: Option<PathBuf>,
-    /// Where shared answers are kept: off (every request is sent), memory (identical requests of the
-    /// --cache-purposes answered once per run), disk (also across runs, under the user cache directory).
-    #[arg(long, value_enum, default_value = "memory")]
+    /// `--cache`: where shared answers are kept.
     pub cache: CacheMode,
-    /// Call purposes whose identical requests share one answer: all, none, or a list of io, cot, propose,
-    /// sample, value, vote, act (default value: evaluations cached, proposals and samples drawn afresh,
-    /// like the reference Tree-of-Thoughts implementation).
-    #[arg(long, value_parser = CachePolicy::parse, value_name = "LIST")]
+    /// `--cache-purposes`: which purposes share answers (default: [`CachePolicy::default`]).
     pub cache_purposes: Option<CachePolicy>,
-    /// Stop issuing calls once the run has cost this many US dollars (by the price table).
-    #[arg(long)]
+    /// `--budget-usd`: stop issuing calls once the run has cost this many US dollars.
     pub budget_usd: Option<f64>,
-    /// Stop issuing calls once the run has used this many tokens (prompt + completion).
-    #[arg(long)]
+    /// `--budget-tokens`: stop issuing calls once the run has used this many tokens.
     pub budget_tokens: Option<u64>,
-    /// Overall limit on one HTTP request, in seconds (default 300).
-    #[arg(long)]
+    /// `--timeout`: overall limit on one HTTP request, in seconds (default 300).
     pub timeout: Option<f64>,
-    /// Limit on connecting to the server, in seconds (default 10).
-    #[arg(long)]
+    /// `--connect-timeout`: limit on connecting, in seconds (default 10).
     pub connect_timeout: Option<f64>,
-    /// Retries on connection errors, timeouts, 408, 409, 429 and 5xx (default 4).
-    #[arg(long)]
+    /// `--retries` on connection errors, timeouts, 408, 409, 429 and 5xx (default 4).
     pub retries: Option<u32>,
-    /// Most requests per minute sent to the provider.
-    #[arg(long)]
+    /// `--rpm`: most requests per minute sent to the provider.
     pub rpm: Option<u32>,
-    /// The model's context window in tokens, for trimming a long ReAct trajectory (default: the
-    /// profile's `context`, else what the server says, else 4096).
-    #[arg(long, value_name = "TOKENS")]
+    /// `--context-window`: the model's context window in tokens (default: the profile's
+    /// `context`, else what the server says, else 4096).
     pub context_window: Option<u64>,
 }
 
@@ -479,7 +464,7 @@ fn kill_group(child: &mut std::process::Child) {
 /// reading keys and defaults from `env`.
 pub fn resolve(
     name: &str,
-    args: &ProviderArgs,
+    args: &ProviderOptions,
     file: &FileConfig,
     env: &dyn Fn(&str) -> Option<String>,
     seed: u64,
@@ -599,7 +584,7 @@ fn context_of(
 /// the environment and the config file (`file`: its profiles and prices) say.
 pub fn build(
     name: &str,
-    args: &ProviderArgs,
+    args: &ProviderOptions,
     file: &FileConfig,
     seed: u64,
 ) -> Result<std::sync::Arc<dyn super::Provider>, ConfigError> {
@@ -677,12 +662,12 @@ mod tests {
         "#;
         let file = FileConfig::parse(text, Path::new("c.toml")).unwrap();
         let env = env_of(&[("WORK_KEY", "k-123"), ("OPENAI_API_KEY", "sk-x")]);
-        let r = resolve("ollama", &ProviderArgs::default(), &file, &env, 7).unwrap();
+        let r = resolve("ollama", &ProviderOptions::default(), &file, &env, 7).unwrap();
         assert_eq!((r.base_url.as_str(), r.model.as_str()), ("http://localhost:11434/v1", "qwen2.5:7b"));
         assert!(r.key.is_none(), "a local server is not sent the OpenAI key");
         assert!(r.http.no_proxy);
         assert_eq!(r.price(&file), Some(Price::FREE));
-        let r = resolve("work", &ProviderArgs::default(), &file, &env, 7).unwrap();
+        let r = resolve("work", &ProviderOptions::default(), &file, &env, 7).unwrap();
         assert_eq!(r.base_url, "https://llm.example.com/v1");
         assert_eq!(r.key.as_ref().map(|k| k.expose()), Some("k-123"));
         assert_eq!(r.http.retries, 1);
@@ -694,7 +679,7 @@ mod tests {
     #[test]
     fn a_server_on_this_machine_is_free_even_with_an_openai_model_name_unless_the_file_prices_it() {
         let env = env_of(&[("OPENAI_API_KEY", "sk-abc")]);
-        let local = ProviderArgs {
+        let local = ProviderOptions {
             model: Some("gpt-4".into()),
             base_url: Some("http://127.0.0.1:8000/v1".into()),
             ..Default::default()
@@ -706,7 +691,7 @@ mod tests {
         // Free by rule is an assumption (a money budget cannot be measured on it); a stated price is not.
         assert_eq!(r.model_price(&FileConfig::default()).map(|p| p.assumed), Some(true));
         assert_eq!(r.model_price(&priced).map(|p| p.assumed), Some(false));
-        let remote = ProviderArgs { model: Some("gpt-4".into()), ..Default::default() };
+        let remote = ProviderOptions { model: Some("gpt-4".into()), ..Default::default() };
         let r = resolve("openai", &remote, &FileConfig::default(), &env, 0).unwrap();
         assert_eq!(r.price(&FileConfig::default()).map(|p| p.output), Some(60.0), "OpenAI's own gpt-4 is charged");
         assert_eq!(r.model_price(&FileConfig::default()).map(|p| p.assumed), Some(false), "the table states it");
@@ -716,12 +701,12 @@ mod tests {
     fn openai_reads_the_usual_environment_and_flags_win() {
         let file = FileConfig::default();
         let env = env_of(&[("OPENAI_API_KEY", "sk-abc"), ("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")]);
-        let args = ProviderArgs { model: Some("m".into()), ..Default::default() };
+        let args = ProviderOptions { model: Some("m".into()), ..Default::default() };
         let r = resolve("openai", &args, &file, &env, 0).unwrap();
         assert_eq!(r.base_url, "http://127.0.0.1:9/v1");
         assert_eq!(r.key.as_ref().map(|k| k.expose()), Some("sk-abc"));
         assert_eq!(r.key_source.as_deref(), Some("OPENAI_API_KEY"));
-        let args = ProviderArgs { base_url: Some("http://localhost:1/v1".into()), timeout: Some(2.5), ..args };
+        let args = ProviderOptions { base_url: Some("http://localhost:1/v1".into()), timeout: Some(2.5), ..args };
         let r = resolve("openai", &args, &file, &env, 0).unwrap();
         assert_eq!(r.base_url, "http://localhost:1/v1");
         assert_eq!(r.http.timeout, Duration::from_millis(2500));
@@ -731,14 +716,14 @@ mod tests {
     fn mistakes_get_clear_errors() {
         let file = FileConfig::default();
         let none = env_of(&[]);
-        let m = ProviderArgs { model: Some("m".into()), ..Default::default() };
-        let err = |name: &str, args: &ProviderArgs| resolve(name, args, &file, &none, 0).unwrap_err().to_string();
+        let m = ProviderOptions { model: Some("m".into()), ..Default::default() };
+        let err = |name: &str, args: &ProviderOptions| resolve(name, args, &file, &none, 0).unwrap_err().to_string();
         assert!(err("nope", &m).contains("unknown provider \"nope\""));
-        assert!(err("openai", &ProviderArgs::default()).contains("--model"));
+        assert!(err("openai", &ProviderOptions::default()).contains("--model"));
         assert!(err("anthropic", &m).contains("ANTHROPIC_API_KEY"));
-        let bad = ProviderArgs { base_url: Some("ftp://x".into()), ..m.clone() };
+        let bad = ProviderOptions { base_url: Some("ftp://x".into()), ..m.clone() };
         assert!(err("openai", &bad).contains("http://"));
-        let bad = ProviderArgs { timeout: Some(-1.0), ..m.clone() };
+        let bad = ProviderOptions { timeout: Some(-1.0), ..m.clone() };
         assert!(err("openai", &bad).contains("--timeout must be a number of seconds above 0"));
         let e = FileConfig::parse("[providers.x]\nkynd = \"openai\"\n", Path::new("/c.toml")).unwrap_err();
         assert!(e.to_string().contains("/c.toml") && e.to_string().contains("kynd"), "{e}");
@@ -751,9 +736,9 @@ mod tests {
                     base_url = \"http://127.0.0.1:1/v1\"\nmodel = \"m\"\napi_key_cmd = \"echo sk-leak; exit 3\"\n";
         let file = FileConfig::parse(text, Path::new("c.toml")).unwrap();
         let none = env_of(&[]);
-        let r = resolve("p", &ProviderArgs::default(), &file, &none, 0).unwrap();
+        let r = resolve("p", &ProviderOptions::default(), &file, &none, 0).unwrap();
         assert_eq!(r.key.as_ref().map(|k| k.expose()), Some("sk-from-cmd"));
-        let e = resolve("q", &ProviderArgs::default(), &file, &none, 0).unwrap_err().to_string();
+        let e = resolve("q", &ProviderOptions::default(), &file, &none, 0).unwrap_err().to_string();
         assert!(e.contains("c.toml: providers.q.api_key_cmd: the command failed") && !e.contains("sk-leak"), "{e}");
     }
 
@@ -761,19 +746,20 @@ mod tests {
     fn absurd_timeouts_retries_and_rates_are_refused_naming_the_flag() {
         let file = FileConfig::default();
         let none = env_of(&[]);
-        let m = ProviderArgs { model: Some("m".into()), ..Default::default() };
-        let err = |args: ProviderArgs| resolve("ollama", &args, &file, &none, 0).unwrap_err().to_string();
+        let m = ProviderOptions { model: Some("m".into()), ..Default::default() };
+        let err = |args: ProviderOptions| resolve("ollama", &args, &file, &none, 0).unwrap_err().to_string();
         for x in [1e30, f64::INFINITY, f64::NAN, 0.0, -1.0, 86_401.0] {
-            let e = err(ProviderArgs { timeout: Some(x), ..m.clone() });
+            let e = err(ProviderOptions { timeout: Some(x), ..m.clone() });
             assert!(e.starts_with("--timeout must be a number of seconds above 0 and at most 86400"), "{x}: {e}");
-            let e = err(ProviderArgs { connect_timeout: Some(x), ..m.clone() });
+            let e = err(ProviderOptions { connect_timeout: Some(x), ..m.clone() });
             assert!(e.starts_with("--connect-timeout must be"), "{x}: {e}");
         }
         assert!(
-            err(ProviderArgs { retries: Some(1_000_000), ..m.clone() }).starts_with("--retries must be at most 100")
+            err(ProviderOptions { retries: Some(1_000_000), ..m.clone() }).starts_with("--retries must be at most 100")
         );
-        assert!(err(ProviderArgs { rpm: Some(0), ..m.clone() }).starts_with("--rpm must be at least 1"));
-        let ok = resolve("ollama", &ProviderArgs { timeout: Some(86_400.0), retries: Some(100), ..m }, &file, &none, 0);
+        assert!(err(ProviderOptions { rpm: Some(0), ..m.clone() }).starts_with("--rpm must be at least 1"));
+        let ok =
+            resolve("ollama", &ProviderOptions { timeout: Some(86_400.0), retries: Some(100), ..m }, &file, &none, 0);
         assert_eq!(ok.unwrap().http.timeout, Duration::from_secs(86_400));
     }
 

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::limit::{Limit, Permit, Priority};
-use crate::engine::CallError;
+use crate::protocol::CallError;
 use futures::stream::{FuturesUnordered, StreamExt};
 
 /// More slots of the run's concurrency limit, for the samples of a call beyond its first.
@@ -159,7 +159,7 @@ mod tests {
         let slots = Slots::of(Arc::new(Semaphore::new(4)), Arc::new(AtomicBool::new(false)));
         let failed = fan_out(4, &slots, |i| async move {
             if i == 2 {
-                Err(CallError { kind: crate::engine::CallErrorKind::Server, message: "boom".into() })
+                Err(CallError { kind: crate::protocol::CallErrorKind::Server, message: "boom".into() })
             } else {
                 Ok(i)
             }

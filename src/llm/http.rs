@@ -14,7 +14,7 @@ use reqwest::StatusCode;
 
 use super::secret::Secret;
 use crate::engine::rng::SplitMix64;
-use crate::engine::{CallError, CallErrorKind};
+use crate::protocol::{CallError, CallErrorKind};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct HttpOptions {

@@ -21,7 +21,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use crate::engine::{CallError, LlmRequest, LlmResponse};
+use crate::protocol::{CallError, LlmRequest, LlmResponse};
 
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -138,20 +138,6 @@ pub fn build_http(
         config::ProviderKind::Openai => Arc::new(openai::OpenAiProvider::new(resolved)?.priced(price)),
         config::ProviderKind::Anthropic => Arc::new(anthropic::AnthropicProvider::new(resolved)?.priced(price)),
     })
-}
-
-/// Rough token count for text without a tokenizer (about four characters a token).
-pub fn estimate_tokens(text: &str) -> u64 {
-    (text.chars().count() as u64).div_ceil(4)
-}
-
-/// Estimated prompt tokens of a request.
-pub fn estimate_prompt_tokens(request: &LlmRequest) -> u64 {
-    let messages: u64 = request.messages.iter().map(|m| estimate_tokens(&m.content) + 4).sum();
-    // Tool definitions count as prompt too (none for most requests).
-    let tools =
-        if request.tools.is_empty() { 0 } else { estimate_tokens(&serde_json::json!(request.tools).to_string()) };
-    messages + tools
 }
 
 /// A temperature as the request body sends it: the decimal the user gave (`0.7`), not

@@ -16,9 +16,11 @@ use serde_json::{json, Value};
 use super::config::{ModelPrice, Price, Resolved};
 use super::fanout::{fan_out, Slots};
 use super::http::{shorten, Attempt, HttpCore, SseParser};
-use super::{estimate_prompt_tokens, estimate_tokens, BoxFuture, CallOptions, DeltaFn, Provider, Streamed};
-use crate::engine::request::Role;
-use crate::engine::{CallError, CallErrorKind, Completion, LlmRequest, LlmResponse, ToolCallOut, ToolDef, Usage};
+use super::{BoxFuture, CallOptions, DeltaFn, Provider, Streamed};
+use crate::protocol::{
+    estimate_prompt_tokens, estimate_tokens, CallError, CallErrorKind, Completion, LlmRequest, LlmResponse, Role,
+    ToolCallOut, ToolDef, Usage,
+};
 
 const N_UNKNOWN: u8 = 0;
 const N_HONOURED: u8 = 1;
@@ -617,7 +619,7 @@ mod tests {
     #[test]
     fn the_temperature_goes_out_as_the_user_wrote_it() {
         let env = |_: &str| None;
-        let args = crate::llm::config::ProviderArgs {
+        let args = crate::llm::config::ProviderOptions {
             model: Some("m".into()),
             base_url: Some("http://127.0.0.1:9/v1".into()),
             ..Default::default()
@@ -627,9 +629,9 @@ mod tests {
         let provider = OpenAiProvider::new(&r).unwrap();
         for (t, wire) in [(0.7_f32, "0.7"), (0.1, "0.1"), (1.0, "1.0"), (0.0, "0.0")] {
             let request = LlmRequest::from_prompt(
-                crate::engine::Prompt {
-                    purpose: crate::engine::Purpose::Cot,
-                    messages: vec![crate::engine::Message::user("q")],
+                crate::protocol::Prompt {
+                    purpose: crate::protocol::Purpose::Cot,
+                    messages: vec![crate::protocol::Message::user("q")],
                     context: Value::Null,
                     stop: vec![],
                     max_tokens: None,
@@ -714,8 +716,8 @@ mod tests {
     #[test]
     fn missing_usage_is_estimated_and_marked() {
         let request = LlmRequest {
-            purpose: crate::engine::Purpose::Value,
-            messages: vec![crate::engine::Message::user("12345678")],
+            purpose: crate::protocol::Purpose::Value,
+            messages: vec![crate::protocol::Message::user("12345678")],
             n: 2,
             temperature: 0.7,
             max_tokens: None,

@@ -27,7 +27,7 @@ use tokio::net::{TcpListener, TcpStream};
 
 use super::sim::SimProvider;
 use super::{BoxFuture, CallOptions, Provider};
-use crate::engine::{CallError, LlmRequest, LlmResponse};
+use crate::protocol::{CallError, LlmRequest, LlmResponse};
 
 /// Requests as the client sent them, by their messages' text.
 #[derive(Clone, Default)]

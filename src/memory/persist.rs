@@ -32,7 +32,7 @@ pub const FORMAT: &str = "thoughtscope-memory";
 /// The `version` field this build reads and writes.
 pub const FORMAT_VERSION: u64 = 1;
 /// The largest memory file read or written.
-pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+pub const MAX_FILE_BYTES: u64 = crate::userfile::MEMORY.max_bytes;
 /// Longest memory name.
 pub const MAX_NAME_LEN: usize = 64;
 
@@ -171,9 +171,9 @@ impl MemoryStore {
         }
     }
 
-    /// The memories under the user data directory ([`crate::config::data_dir`]).
+    /// The memories under the user data directory ([`crate::userfile::data_dir`]).
     pub fn user() -> MemoryStore {
-        MemoryStore::new(&crate::config::data_dir())
+        MemoryStore::new(&crate::userfile::data_dir())
     }
 
     /// The `memory/` folder.

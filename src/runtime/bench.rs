@@ -9,12 +9,13 @@ use std::time::Instant;
 
 use super::{sync, Run, StopPolicy};
 use crate::engine::rng::SplitMix64;
+use crate::engine::sim::{SimConfig, SIM_MODEL};
 use crate::engine::{Command, Engine, Input, NodeId, Params, Task};
-use crate::llm::sim::{SimConfig, SimProvider, SIM_MODEL};
+use crate::llm::sim::SimProvider;
 use crate::session::cursor::ReplayCursor;
 use crate::session::replay::rebuild;
 use crate::session::{Header, Session, SessionWriter, FORMAT, VERSION};
-use crate::tasks::TaskOptions;
+use crate::tasks::{SimPlayers, TaskOptions};
 
 /// The goals the figures are printed against.
 pub const STEP_GOAL_MS: f64 = 1.0;
@@ -52,7 +53,7 @@ fn sim_recording(path: &Path, params: Params, note: String) -> Result<(Run, SimP
     let task = header.build_task(&TaskOptions::default()).map_err(|e| e.to_string())? as Arc<dyn Task>;
     let engine = Engine::new(task, PUZZLE, header.params.clone());
     let writer = SessionWriter::create(path, &header).map_err(|e| e.to_string())?;
-    Ok((Run::new(engine, Some(writer), StopPolicy::default()), SimProvider::new(SimConfig::default())))
+    Ok((Run::new(engine, Some(writer), StopPolicy::default()), SimProvider::new(SimConfig::default(), &SimPlayers)))
 }
 
 /// Record a Game of 24 session of at least `inputs` inputs at `path`: a tot-bfs run
@@ -363,7 +364,7 @@ pub fn cpu_seconds() -> Option<f64> {
 /// call synchronously (no driver, no runtime, no cache): the engine and sim share of a
 /// call, for telling the driver's own cost apart. Returns the replies fed.
 pub fn sync_sim_replies(setup: &super::headless::RunSetup, problems: &[crate::tasks::Problem]) -> Result<u64, String> {
-    let sim = SimProvider::new(setup.sim.clone().unwrap_or_default());
+    let sim = SimProvider::new(setup.sim.clone().unwrap_or_default(), &SimPlayers);
     let mut replies = 0u64;
     for problem in problems {
         let task: Arc<dyn Task> = Arc::clone(&setup.task) as Arc<dyn Task>;

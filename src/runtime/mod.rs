@@ -23,13 +23,11 @@ use std::time::Instant;
 use tokio::task::{AbortHandle, JoinSet};
 
 use crate::engine::check::Verdict;
-use crate::engine::{
-    CallError, CallErrorKind, CheckReply, CheckRequest, Effect, Input, LlmReply, LlmRequest, LlmResponse, NodeId,
-    ToolReply, ToolRequest, ToolResult,
-};
+use crate::engine::{CheckReply, CheckRequest, Effect, Input, LlmReply, NodeId, ToolReply};
 use crate::llm::cache::{Asked, CallKey, ResponseCache};
 use crate::llm::limit::{Limit, Priority, Round};
 use crate::llm::{CallOptions, DeltaFn, Provider, Streamed};
+use crate::protocol::{CallError, CallErrorKind, LlmRequest, LlmResponse, ToolRequest, ToolResult};
 
 type CallResult = Result<LlmResponse, CallError>;
 
@@ -130,7 +128,7 @@ fn redacted(result: Result<LlmResponse, CallError>) -> Result<LlmResponse, CallE
 /// it cannot: its prompt and the reply it allows (`max_tokens`, else 256) are estimated
 /// over the window.
 pub fn does_not_fit(request: &LlmRequest, window: u64) -> Option<CallError> {
-    let prompt = crate::llm::estimate_prompt_tokens(request);
+    let prompt = crate::protocol::estimate_prompt_tokens(request);
     let reply = u64::from(request.max_tokens.unwrap_or(256));
     (prompt + reply > window).then(|| {
         CallError::new(
@@ -618,6 +616,8 @@ impl Driver {
     }
 }
 
+#[cfg(test)]
+mod chat_style_tests;
 #[cfg(test)]
 mod params_tests;
 #[cfg(test)]

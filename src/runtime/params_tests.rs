@@ -9,12 +9,13 @@ use std::sync::Arc;
 use crate::config::{Config, ParamPatch};
 use crate::engine::methods::{self, MethodInfo};
 use crate::engine::params::tests::alternative;
+use crate::engine::sim::SimConfig;
 use crate::engine::{Command, Engine, Input, Params, Task};
-use crate::llm::sim::{SimConfig, SimProvider};
+use crate::llm::sim::SimProvider;
 use crate::runtime::headless::{header_for, RunSetup};
 use crate::runtime::{sync, Run, StopPolicy};
 use crate::session::{MemorySnapshot, Session, SessionWriter};
-use crate::tasks::{TaskOptions, TaskSource};
+use crate::tasks::{SimPlayers, TaskOptions, TaskSource};
 
 /// A task the method runs on with `sim`: one with tools for methods that take ReAct
 /// steps or call tools, Game of 24 for the others.
@@ -34,7 +35,7 @@ fn record(task: &Arc<dyn TaskSource>, params: &Params, path: &Path) -> String {
     let setup = RunSetup {
         task: Arc::clone(task),
         params: params.clone(),
-        provider: Arc::new(SimProvider::new(sim.clone())),
+        provider: Arc::new(SimProvider::new(sim.clone(), &SimPlayers)),
         sim: Some(sim.clone()),
         concurrency: 1,
         record: None,
@@ -53,7 +54,7 @@ fn record(task: &Arc<dyn TaskSource>, params: &Params, path: &Path) -> String {
     }
     let writer = SessionWriter::create(path, &header).unwrap();
     let mut run = Run::new(engine, Some(writer), StopPolicy::default());
-    let sim = SimProvider::new(sim);
+    let sim = SimProvider::new(sim, &SimPlayers);
     let mut runner = crate::runtime::tools::ToolRunner::new(task.tools().unwrap_or_default());
     let tool = sync::tools_of(&mut runner);
     sync::drive_with_tools(&mut run, vec![Input::command(Command::Run)], |r| sim.answer(r), tool).unwrap();

@@ -5,8 +5,9 @@
 //! ([`super::Driver`]) carries out the effects this returns.
 
 use crate::engine::breakpoint::{self, Gauge, Hit, Seen};
-use crate::engine::{CallErrorKind, Command, Effect, Engine, Event, Input, LlmReply, LlmRequest, RunMode};
+use crate::engine::{Command, Effect, Engine, Event, Input, LlmReply, RunMode};
 use crate::llm::config::Price;
+use crate::protocol::{CallErrorKind, LlmRequest};
 use crate::session::{apply_input, Applied, SessionError, SessionWriter, Totals};
 
 use serde::{Deserialize, Serialize};

@@ -5,11 +5,12 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use crate::engine::{CallError, LlmRequest, LlmResponse, Params};
+use crate::engine::Params;
 use crate::llm::sim::SimProvider;
 use crate::llm::{BoxFuture, CallOptions, Provider};
+use crate::protocol::{CallError, LlmRequest, LlmResponse};
 use crate::runtime::headless::{run_headless, Interrupts, RunSetup};
-use crate::tasks::Problem;
+use crate::tasks::{Problem, SimPlayers};
 
 /// The simulated model's answers from a provider that says it is a real model.
 struct Real {
@@ -60,12 +61,12 @@ async fn a_real_models_problems_share_identical_requests_and_each_session_replay
     // The same puzzle twice (two problems of a list can meet the same states too).
     let problems: Vec<Problem> =
         (0..2).map(|i| Problem { index: Some(900 + i), input: "4 5 6 10".to_string() }).collect();
-    let alone = Arc::new(Real { sim: SimProvider::new(Default::default()), calls: AtomicUsize::new(0) });
+    let alone = Arc::new(Real { sim: SimProvider::new(Default::default(), &SimPlayers), calls: AtomicUsize::new(0) });
     let one = run(alone.clone(), &problems[..1], &dir.path().join("one")).await;
     let one_calls = alone.calls.load(Ordering::SeqCst);
     assert_eq!(one_calls as u64, one[0].0, "each call of one problem reaches the model");
 
-    let real = Arc::new(Real { sim: SimProvider::new(Default::default()), calls: AtomicUsize::new(0) });
+    let real = Arc::new(Real { sim: SimProvider::new(Default::default(), &SimPlayers), calls: AtomicUsize::new(0) });
     let both = run(real.clone(), &problems, &dir.path().join("real")).await;
     let sent = real.calls.load(Ordering::SeqCst);
     let hits: u64 = both.iter().map(|r| r.1).sum::<u64>() - 2 * one[0].1;
@@ -78,7 +79,7 @@ async fn a_real_models_problems_share_identical_requests_and_each_session_replay
     }
 
     // `sim` keeps each problem's cache its own: twice the calls, whatever the timing.
-    let sim: Arc<dyn Provider> = Arc::new(SimProvider::new(Default::default()));
+    let sim: Arc<dyn Provider> = Arc::new(SimProvider::new(Default::default(), &SimPlayers));
     let isolated = run(sim, &problems, &dir.path().join("sim")).await;
     assert_eq!(isolated[0].0 + isolated[1].0, 2 * one[0].0);
     assert_eq!(isolated[0].1, isolated[1].1, "the same cache hits in each");

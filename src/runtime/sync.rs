@@ -7,10 +7,8 @@
 use std::collections::VecDeque;
 
 use super::Run;
-use crate::engine::{
-    CallError, CheckReply, CheckRequest, Effect, Event, Input, LlmReply, LlmRequest, LlmResponse, NodeId, ToolReply,
-    ToolRequest, ToolResult,
-};
+use crate::engine::{CheckReply, CheckRequest, Effect, Event, Input, LlmReply, NodeId, ToolReply};
+use crate::protocol::{CallError, LlmRequest, LlmResponse, ToolRequest, ToolResult};
 use crate::session::SessionError;
 
 /// An outstanding call: a model request or a tool call.

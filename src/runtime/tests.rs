@@ -8,9 +8,10 @@ use std::time::Duration;
 use tokio::sync::Semaphore;
 
 use super::Driver;
-use crate::engine::{CallError, CallErrorKind, Completion, Effect, LlmRequest, LlmResponse, Message, Purpose, Usage};
+use crate::engine::Effect;
 use crate::llm::cache::ResponseCache;
 use crate::llm::{BoxFuture, CallOptions, Provider};
+use crate::protocol::{CallError, CallErrorKind, Completion, LlmRequest, LlmResponse, Message, Purpose, Usage};
 
 /// Answers with the request's first message after a delay given by `delay(text)`,
 /// counting how many calls are in flight at once.
@@ -300,7 +301,8 @@ impl crate::tools::Tool for Busy {
 // A real clock: the tool computes on a real thread.
 #[tokio::test]
 async fn a_stopping_run_gives_up_a_computing_tool_at_once_and_keeps_its_model_calls() {
-    use crate::engine::{Input, NodeId, ToolRequest};
+    use crate::engine::{Input, NodeId};
+    use crate::protocol::ToolRequest;
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let registry = Arc::new(crate::tools::ToolRegistry::new().with(Busy(Arc::clone(&stop))));
     let mut d = driver(Probe::new(|_| 50), 4).with_tools(super::tools::ToolRunner::new(registry));

@@ -7,7 +7,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::engine::{NodeId, ToolRequest, ToolResult};
+use crate::engine::NodeId;
+use crate::protocol::{ToolRequest, ToolResult};
 use crate::tools::recorded::{Context, RecordedTools};
 use crate::tools::{LookupCursor, ToolCall, ToolRegistry, ToolState};
 

@@ -12,7 +12,7 @@ use futures::stream::{self, StreamExt};
 use serde_json::{json, Value};
 
 use super::{Options, Serve, Upstream};
-use crate::llm::config::ProviderArgs;
+use crate::llm::config::ProviderOptions;
 use crate::runtime::headless::Interrupts;
 
 /// A local OpenAI-compatible upstream: every request answered after `latency` with
@@ -62,11 +62,11 @@ pub fn serve_bench(latency_ms: u64, requests: usize, at_once: usize, out: &mut d
     let result = rt.block_on(async {
         let (upstream_url, upstream_task) =
             upstream(Duration::from_millis(latency_ms)).await.map_err(|e| e.to_string())?;
-        let connect = ProviderArgs {
+        let connect = ProviderOptions {
             model: Some("bench-model".into()),
             base_url: Some(upstream_url.clone()),
             timeout: Some(60.0),
-            ..ProviderArgs::default()
+            ..ProviderOptions::default()
         };
         let options = Options {
             upstream: Upstream::Real {

@@ -37,8 +37,8 @@ use serde_json::json;
 use tokio::sync::{watch, Semaphore};
 
 use crate::config::ParamPatch;
-use crate::llm::config::{FileConfig, ProviderArgs};
-use crate::llm::sim::SimConfig;
+use crate::engine::sim::SimConfig;
+use crate::llm::config::{FileConfig, ProviderOptions};
 use crate::llm::{ContextWindow, Provider};
 use crate::runtime::headless::Interrupts;
 use crate::tasks::TaskSource;
@@ -52,7 +52,7 @@ pub enum Upstream {
     Sim(SimConfig),
     /// A real provider: its profile name, its connection options (`--model` is the served
     /// model) and the config file's profiles and prices.
-    Real { provider: String, connect: Box<ProviderArgs>, file: Box<FileConfig> },
+    Real { provider: String, connect: Box<ProviderOptions>, file: Box<FileConfig> },
 }
 
 /// How the server runs.
@@ -68,7 +68,7 @@ pub struct Options {
     /// Upstream calls at once, over all searches (more wait their turn).
     pub max_calls: usize,
     /// Each request's budget, and the cache, as `run`'s flags give them.
-    pub limits: ProviderArgs,
+    pub limits: ProviderOptions,
     /// The config's `[defaults]` parameters, under each request's.
     pub defaults: ParamPatch,
     pub profiles: BTreeMap<String, Profile>,
@@ -109,14 +109,14 @@ impl Serve {
             Upstream::Sim(_) => "sim".to_string(),
             Upstream::Real { provider, connect, file } => {
                 let built = crate::llm::config::build(provider, connect, file, 0).map_err(|e| e.to_string())?;
-                crate::runtime::headless::RunLimits::from_args(&options.limits, built.as_ref())
+                crate::runtime::headless::RunLimits::from_options(&options.limits, built.as_ref())
                     .map_err(|e| e.to_string())?;
                 built.model().to_string()
             }
         };
         if let Upstream::Sim(_) = &options.upstream {
-            let sim = crate::llm::sim::SimProvider::new(SimConfig::default());
-            crate::runtime::headless::RunLimits::from_args(&options.limits, &sim).map_err(|e| e.to_string())?;
+            let sim = crate::llm::sim::SimProvider::new(SimConfig::default(), &crate::tasks::SimPlayers);
+            crate::runtime::headless::RunLimits::from_options(&options.limits, &sim).map_err(|e| e.to_string())?;
         }
         Ok(Arc::new(Serve {
             searches: Arc::new(Semaphore::new(options.max_searches.max(1))),

@@ -41,7 +41,8 @@ pub fn task(question: &str) -> Result<Arc<dyn TaskSource>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{methods, MethodKind, Params, Purpose};
+    use crate::engine::{methods, MethodKind, Params};
+    use crate::protocol::Purpose;
 
     #[test]
     fn the_shipped_definition_reads_and_serves_the_routed_methods() {

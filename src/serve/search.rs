@@ -10,12 +10,13 @@ use tokio::sync::{watch, Semaphore};
 
 use super::openai::{Answer, ApiError, ChatRequest, Usage};
 use super::{open_question, route, Serve, Upstream};
+use crate::engine::sim::SimConfig;
 use crate::engine::{methods, MethodKind, Params, PromptStyle};
-use crate::llm::sim::{SimConfig, SimProvider};
+use crate::llm::sim::SimProvider;
 use crate::llm::{ContextWindow, Provider, DEFAULT_CONTEXT_TOKENS};
 use crate::runtime::headless::{run_headless_under, Interrupts, RunLimits, RunSetup};
 use crate::runtime::StopReason;
-use crate::tasks::{self, Problem, TaskOptions, TaskSource};
+use crate::tasks::{self, Problem, SimPlayers, TaskOptions, TaskSource};
 
 /// A request set up to run.
 pub(super) struct Prepared {
@@ -107,7 +108,7 @@ impl Serve {
         methods::check_serves(task.as_ref(), &params)
             .map_err(|u| ApiError::invalid("unsupported_method", u.to_string()))?;
         let (provider, sim, context) = self.upstream(&route.upstream, task.as_ref(), &params).await?;
-        let mut limits = RunLimits::from_args(&self.options.limits, provider.as_ref())
+        let mut limits = RunLimits::from_options(&self.options.limits, provider.as_ref())
             .map_err(|e| ApiError::new(500, "server_error", "budget", e.to_string()))?;
         limits.context = context;
         let id = self.request_id();
@@ -146,9 +147,9 @@ impl Serve {
                         format!("this server's upstream is sim, not {model:?}: write method@sim"),
                     ));
                 }
-                crate::llm::sim::check_plays(task, params).map_err(|m| ApiError::invalid("sim_cannot_answer", m))?;
+                crate::tasks::check_sim_plays(task, params).map_err(|m| ApiError::invalid("sim_cannot_answer", m))?;
                 let config = SimConfig { seed: params.seed(), ..base.clone() };
-                return Ok((Arc::new(SimProvider::new(config.clone())), Some(config), None));
+                return Ok((Arc::new(SimProvider::new(config.clone(), &SimPlayers)), Some(config), None));
             }
             Upstream::Real { provider, connect, file } => (provider, connect, file),
         };

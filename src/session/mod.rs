@@ -18,9 +18,10 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{Effect, Engine, Event, Input, LlmRequest, Params};
+use crate::engine::sim::SimConfig;
+use crate::engine::{Effect, Engine, Event, Input, Params};
 use crate::llm::config::Price;
-use crate::llm::sim::SimConfig;
+use crate::protocol::LlmRequest;
 
 pub use writer::SessionWriter;
 
@@ -198,7 +199,7 @@ pub struct Totals {
     pub tool_calls: u64,
     /// Of `prompt_tokens` and `completion_tokens`, those a model's server did not report
     /// and were estimated from the text (about four characters a token; see
-    /// [`crate::llm::estimate_tokens`]). The simulated model's counts are its own, not
+    /// [`crate::protocol::estimate_tokens`]). The simulated model's counts are its own, not
     /// estimates of anything, and are not among them.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub estimated_tokens: u64,
@@ -237,7 +238,7 @@ impl Totals {
                     }
                 }
                 // Shared the failure of an identical request in flight: not sent, not counted.
-                Err(e) if e.kind == crate::engine::CallErrorKind::Shared => {}
+                Err(e) if e.kind == crate::protocol::CallErrorKind::Shared => {}
                 Err(_) => {
                     self.llm_calls += 1;
                     self.failed_calls += 1;

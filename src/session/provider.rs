@@ -10,8 +10,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::engine::{CallError, CallErrorKind, Input, LlmRequest, LlmResponse};
+use crate::engine::Input;
 use crate::llm::{BoxFuture, CallOptions, Provider};
+use crate::protocol::{CallError, CallErrorKind, LlmRequest, LlmResponse};
 use crate::session::{Session, SessionError};
 use crate::tasks::react_text::ActionRules;
 use crate::tools::recorded::RecordedTools;
@@ -273,7 +274,7 @@ impl Provider for ReplayProvider {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{Completion, Message, Purpose, Usage};
+    use crate::protocol::{Completion, Message, Purpose, Usage};
 
     fn request(text: &str, temperature: f32) -> LlmRequest {
         LlmRequest {

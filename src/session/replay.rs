@@ -254,7 +254,7 @@ fn read_pass(
 struct Pending {
     seq: u64,
     input: crate::engine::Input,
-    request: Option<crate::engine::LlmRequest>,
+    request: Option<crate::protocol::LlmRequest>,
     events: Vec<crate::engine::Event>,
 }
 
@@ -360,7 +360,7 @@ impl Stream {
         &mut self,
         seq: u64,
         input: crate::engine::Input,
-        request: Option<crate::engine::LlmRequest>,
+        request: Option<crate::protocol::LlmRequest>,
         events: Vec<crate::engine::Event>,
     ) {
         self.totals.count(&input);
@@ -419,7 +419,7 @@ pub(super) fn check_input(
     engine: &Engine,
     issued_tools: &mut Vec<Effect>,
     input: &crate::engine::Input,
-    request: Option<&crate::engine::LlmRequest>,
+    request: Option<&crate::protocol::LlmRequest>,
 ) -> Result<Option<RecordedToolCall>, String> {
     match input {
         crate::engine::Input::LlmReply(reply) => match engine.core.calls.get(&reply.call) {

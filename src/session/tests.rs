@@ -472,7 +472,8 @@ fn a_tree_node_stays_small_so_a_replay_holds_little_per_node() {
 /// its own), and a budget counts them on the safe side, saying so.
 #[test]
 fn estimated_tokens_are_counted_apart_and_budgets_count_them_twice() {
-    use crate::engine::{LlmReply, LlmResponse, Usage};
+    use crate::engine::LlmReply;
+    use crate::protocol::{LlmResponse, Usage};
     use crate::runtime::headless::Budget;
     let reply = |estimated: bool, simulated: bool| {
         Input::LlmReply(LlmReply {

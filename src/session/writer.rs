@@ -5,7 +5,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::{io_err, memory_copy, ForkPoint, Header, Record, Session, SessionError, Totals, PROGRAM_VERSION, VERSION};
-use crate::engine::{Event, Input, LlmRequest};
+use crate::engine::{Event, Input};
+use crate::protocol::LlmRequest;
 
 /// Appends records to a session file, flushing after each input and its events.
 pub struct SessionWriter {

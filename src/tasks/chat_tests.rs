@@ -1,14 +1,15 @@
 //! The two prompt styles of every task (issue 27): each registered task builds in both;
 //! its chat prompts are a system message with the reply format, the examples as
-//! alternating turns and the state last; its reference prompts stay one user message;
-//! the simulated model plays both and every chat session replays exactly. The lists come
-//! from the registries, so a task added with one registration line is covered here.
+//! alternating turns and the state last; its reference prompts stay one user message
+//! (that the simulated model plays both and every chat session replays exactly is
+//! `runtime::chat_style_tests`). The lists come from the registries, so a task added
+//! with one registration line is covered here.
 
 use std::sync::Arc;
 
-use super::{Problem, TaskOptions, TaskSource, TaskSpec, REGISTRY};
-use crate::engine::request::Role;
-use crate::engine::{methods, Message, Params, Prompt, PromptStyle};
+use super::{TaskOptions, TaskSource, TaskSpec, REGISTRY};
+use crate::engine::PromptStyle;
+use crate::protocol::{Message, Prompt, Role};
 
 /// A problem of every task: its first, or for the tasks that read `--data` one written
 /// out, with a gold answer, as a session header would rebuild it.
@@ -161,53 +162,4 @@ fn a_marker_inside_a_filled_placeholder_is_text() {
     // A reference template (no marker first) is one user message, byte for byte.
     let m = super::prompts::render_messages("Q: {question}\n\n", &[("question", "x")]);
     assert_eq!(m, [Message::user("Q: x\n\n")]);
-}
-
-/// Every task the simulated model plays, with every method that serves it, in the chat
-/// style: the run ends, every call it made is laid out as chat, its session header says
-/// chat, and the session replays exactly.
-#[tokio::test]
-async fn sim_plays_every_task_and_method_in_the_chat_style_and_the_sessions_replay_exactly() {
-    use crate::runtime::headless::{run_headless, Interrupts, RunSetup};
-    let dir = tempfile::tempdir().unwrap();
-    let mut runs = 0;
-    for entry in REGISTRY.iter().filter(|e| e.sim.is_some() && !e.info.reads_data) {
-        let name = &*entry.info.name;
-        let (task, _) = task_in(name, PromptStyle::Chat);
-        let problem: Problem = task.problem(entry.info.default_problem).or_else(|| task.problem(0)).unwrap();
-        for info in methods::serving(task.as_ref(), &Params::default()) {
-            let label = format!("{name} / {}", info.kind.label());
-            let record = dir.path().join(format!("{name}-{}", info.kind.label()));
-            let setup = RunSetup {
-                task: Arc::clone(&task),
-                params: Params::new(info.kind),
-                provider: Arc::new(crate::llm::sim::SimProvider::new(Default::default())),
-                sim: Some(Default::default()),
-                concurrency: 4,
-                record: Some(record.join("s.jsonl")),
-                limits: Default::default(),
-                replay_tools: None,
-                unjudged: false,
-                memory: None,
-            };
-            let (_keep, rx) = Interrupts::channel();
-            let done = run_headless(&setup, std::slice::from_ref(&problem), rx, |_| Ok(())).await;
-            assert!(done.stopped.is_none(), "{label}: {:?}", done.stopped);
-            let path = done.results[0].session.clone().unwrap_or_else(|| panic!("{label}: recorded"));
-            let text = std::fs::read_to_string(&path).unwrap();
-            assert!(text.lines().next().unwrap().contains("\"prompt_style\":\"chat\""), "{label}");
-            let session = crate::session::Session::load(std::path::Path::new(&path)).unwrap();
-            assert_eq!(session.header.prompt_style, PromptStyle::Chat, "{label}");
-            let rebuilt = crate::session::replay::rebuild(&session, None, None).unwrap();
-            assert!(rebuilt.fidelity.is_exact(), "{label}: {}", rebuilt.fidelity);
-            assert_eq!(rebuilt.engine.core.task.prompt_style(), PromptStyle::Chat, "{label}: rebuilt in its style");
-            let calls = &rebuilt.engine.core.calls;
-            assert!(!calls.is_empty(), "{label}: it called the model");
-            for call in calls.values() {
-                assert_eq!(call.request.messages[0].role, Role::System, "{label}: {:?}", call.request.purpose);
-            }
-            runs += 1;
-        }
-    }
-    assert!(runs > 20, "{runs} runs");
 }

@@ -21,8 +21,9 @@ use crate::arith::solver::{solvable, solve};
 use crate::arith::steps::{moves, numbers_left_text};
 use crate::arith::{canonical, format_number, format_numbers, parse_numbers, Q};
 use crate::engine::rng::{stable_hash, SplitMix64};
-use crate::engine::{AnswerKind, CallError, CallErrorKind, LlmRequest, Purpose, TaskInfo};
-use crate::llm::sim::SimConfig;
+use crate::engine::sim::SimConfig;
+use crate::engine::{AnswerKind, TaskInfo};
+use crate::protocol::{CallError, CallErrorKind, LlmRequest, Purpose};
 
 /// How many numbers a problem has.
 pub const NUMBERS: usize = 6;
@@ -380,8 +381,9 @@ mod tests {
 
     use super::*;
     use crate::engine::testkit::{run_cmd, run_sync, sim};
+    use crate::engine::Task;
     use crate::engine::{methods, Engine, MethodKind, Params};
-    use crate::engine::{Prompt, Task};
+    use crate::protocol::Prompt;
     use crate::tasks::{self, TaskOptions};
 
     fn countdown() -> Arc<dyn TaskSource> {

@@ -7,7 +7,7 @@
 //!    [`TaskSource`], a `pub const INFO: TaskInfo` (its name, input noun and hint for
 //!    the explorer, default problem, answer kind, whether it reads `--data`), a `build`
 //!    function of type [`BuildTask`] and, if `sim` plays it, its player
-//!    (`llm::sim::Play`, reading the context its prompts carry).
+//!    (`engine::sim::Play`, reading the context its prompts carry).
 //! 2. Add `pub mod <name>;` and a [`TaskEntry`] line to [`REGISTRY`] below
 //!    (`TaskEntry::new(&INFO, build).sim(play)`). `countdown.rs` is the worked example.
 //!
@@ -31,6 +31,7 @@ pub mod qa_demo;
 pub mod reach;
 pub mod react_text;
 pub mod reply;
+mod sim_players;
 pub mod writing;
 
 use std::path::{Path, PathBuf};
@@ -38,6 +39,8 @@ use std::sync::Arc;
 
 use crate::engine::{Task, TaskInfo};
 use crate::tools::KnowledgeBackend;
+
+pub use sim_players::{check_sim_plays, SimPlayers};
 
 /// `a, b and c` (one function for the engine's messages and the tasks').
 pub use crate::engine::text::and_list;
@@ -60,7 +63,7 @@ pub struct TaskEntry {
     /// `None`: a session's task is built as `build` builds it without `--data`.
     pub from_spec: Option<RebuildTask>,
     /// How the simulated model (`--provider sim`) plays the task, if it does.
-    pub sim: Option<crate::llm::sim::Play>,
+    pub sim: Option<crate::engine::sim::Play>,
 }
 
 impl TaskEntry {
@@ -74,7 +77,7 @@ impl TaskEntry {
     }
 
     /// The simulated model's player of the task.
-    pub const fn sim(self, play: crate::llm::sim::Play) -> TaskEntry {
+    pub const fn sim(self, play: crate::engine::sim::Play) -> TaskEntry {
         TaskEntry { sim: Some(play), ..self }
     }
 

@@ -13,8 +13,8 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use super::TaskError;
-use crate::engine::request::Role;
-use crate::engine::{Message, PromptStyle};
+use crate::engine::PromptStyle;
+use crate::protocol::{Message, Role};
 
 /// A built-in template in both styles, compiled in (see [`builtin!`](crate::builtin_prompt)).
 #[derive(Debug, Clone, Copy)]

@@ -1,7 +1,8 @@
 use std::path::{Path, PathBuf};
 
 use super::*;
-use crate::engine::{Command, Completion, Engine, Input, LlmResponse, Params, ToolResult, Usage};
+use crate::engine::{Command, Engine, Input, Params};
+use crate::protocol::{Completion, LlmResponse, ToolResult, Usage};
 use crate::session::{replay, Session, SessionWriter, FORMAT, VERSION};
 use crate::tasks::{build, TaskOptions};
 

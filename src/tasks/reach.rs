@@ -20,7 +20,8 @@ use crate::arith::reach::check_answer;
 use crate::arith::steps::{check_step, numbers_left_text};
 use crate::arith::{parse_numbers, Q};
 use crate::engine::task::{DfsStyle, Feedback, TreeSearch, ValueEvaluator, VoteEvaluator};
-use crate::engine::{Prompt, PromptStyle, Proposal, Purpose, Task, TaskInfo};
+use crate::engine::{PromptStyle, Proposal, Task, TaskInfo};
+use crate::protocol::{Prompt, Purpose};
 
 /// The value evaluator's classes and the value each sample adds, in the order the
 /// reference sums them.
@@ -168,7 +169,7 @@ impl<R: Rules> Reach<R> {
     }
 
     /// A propose or value template's text: the numbers left, and the target if the problem has one.
-    fn render_numbers(&self, template: &str, x: &str, numbers: &str) -> Vec<crate::engine::Message> {
+    fn render_numbers(&self, template: &str, x: &str, numbers: &str) -> Vec<crate::protocol::Message> {
         match self.target_text(x) {
             Some(target) => prompts::render_messages(template, &[("numbers", numbers), ("target", target)]),
             None => prompts::render_messages(template, &[("numbers", numbers)]),
@@ -179,7 +180,7 @@ impl<R: Rules> Reach<R> {
         Ctx { task: &R::info().name, input: x, y: None, numbers: None, last: None, answer: None, ys: None }
     }
 
-    fn prompt(&self, purpose: Purpose, messages: Vec<crate::engine::Message>, ctx: Ctx, max_tokens: u32) -> Prompt {
+    fn prompt(&self, purpose: Purpose, messages: Vec<crate::protocol::Message>, ctx: Ctx, max_tokens: u32) -> Prompt {
         Prompt { purpose, messages, context: self.rules.context(ctx), stop: vec![], max_tokens: Some(max_tokens) }
     }
 }

@@ -45,7 +45,7 @@ impl KnowledgeBackend for LazyBackend {
 }
 
 /// The knowledge backends the CLI offers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BackendKind {
     /// The MediaWiki API (Wikipedia, or `--wikipedia-url`).
     Wikipedia,
@@ -53,30 +53,47 @@ pub enum BackendKind {
     Corpus,
 }
 
-/// `--tools`, `--corpus`, `--wikipedia-url`: where search and lookup look.
-#[derive(Debug, Clone, Default, clap::Args)]
-pub struct ToolArgs {
-    /// Where search and lookup look: wikipedia or corpus [default: the task's own: qa-demo's
-    /// compiled-in corpus, wikipedia for hotpotqa and fever].
-    #[arg(long, value_enum)]
+impl BackendKind {
+    pub const ALL: [BackendKind; 2] = [BackendKind::Wikipedia, BackendKind::Corpus];
+
+    /// Its name, as `--tools` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            BackendKind::Wikipedia => "wikipedia",
+            BackendKind::Corpus => "corpus",
+        }
+    }
+
+    /// What it is, for `--tools`'s help.
+    pub fn about(self) -> &'static str {
+        match self {
+            BackendKind::Wikipedia => "The MediaWiki API (Wikipedia, or `--wikipedia-url`)",
+            BackendKind::Corpus => "A folder of documents (`--corpus DIR`)",
+        }
+    }
+
+    /// The backend named `name`, if any.
+    pub fn from_name(name: &str) -> Option<BackendKind> {
+        BackendKind::ALL.into_iter().find(|b| b.name() == name)
+    }
+}
+
+/// Where search and lookup look, and which MCP servers' tools are offered (`--tools`,
+/// `--corpus`, `--wikipedia-url`, `--mcp`, `--mcp-cmd`, `--mcp-url`, which `cli` turns
+/// into these).
+#[derive(Debug, Clone, Default)]
+pub struct ToolOptions {
+    /// `--tools`: the backend [default: the task's own].
     pub tools: Option<BackendKind>,
-    /// A folder of .md, .txt and .jsonl documents to search (implies --tools corpus).
-    #[arg(long, value_name = "DIR")]
+    /// `--corpus`: a folder of .md, .txt and .jsonl documents (implies `--tools corpus`).
     pub corpus: Option<std::path::PathBuf>,
-    /// The MediaWiki API endpoint (api.php) of the wikipedia backend (implies --tools wikipedia)
-    /// [default: https://en.wikipedia.org/w/api.php].
-    #[arg(long, value_name = "URL")]
+    /// `--wikipedia-url`: the MediaWiki API endpoint (implies `--tools wikipedia`).
     pub wikipedia_url: Option<String>,
-    /// Offer the tools of the MCP server of this [[mcp]] config entry to ReAct and
-    /// ReTreVal, next to the task's own (repeatable).
-    #[arg(long, value_name = "NAME")]
+    /// `--mcp NAME`: [[mcp]] config entries whose servers' tools are offered.
     pub mcp: Vec<String>,
-    /// Offer the tools of the MCP server this command starts (over stdio; repeatable).
-    #[arg(long, value_name = "CMD ARGS")]
+    /// `--mcp-cmd`: command lines of MCP servers over stdio.
     pub mcp_cmd: Vec<String>,
-    /// Offer the tools of the streamable-HTTP MCP server at URL, named NAME (or after
-    /// its host; repeatable). Headers and tokens go in an [[mcp]] entry.
-    #[arg(long, value_name = "[NAME=]URL")]
+    /// `--mcp-url [NAME=]URL`: streamable-HTTP MCP servers.
     pub mcp_url: Vec<String>,
 }
 
@@ -88,7 +105,7 @@ pub enum ToolChoiceError {
     Corpus(#[from] super::corpus::CorpusError),
 }
 
-impl ToolArgs {
+impl ToolOptions {
     /// The MCP servers these flags name: `--mcp NAME` from `configured` (the config
     /// file's `[[mcp]]` entries), then `--mcp-cmd` lines.
     pub fn mcp_servers(
@@ -181,8 +198,17 @@ impl ToolArgs {
 mod tests {
     use super::*;
 
-    fn args(tools: Option<BackendKind>, corpus: Option<&std::path::Path>, url: Option<&str>) -> ToolArgs {
-        ToolArgs {
+    #[test]
+    fn backends_are_read_back_by_their_names() {
+        for kind in BackendKind::ALL {
+            assert_eq!(BackendKind::from_name(kind.name()), Some(kind));
+            assert!(!kind.about().ends_with('.'), "help lines end without a period, as clap shows them");
+        }
+        assert_eq!(BackendKind::from_name("Corpus"), None);
+    }
+
+    fn args(tools: Option<BackendKind>, corpus: Option<&std::path::Path>, url: Option<&str>) -> ToolOptions {
+        ToolOptions {
             tools,
             corpus: corpus.map(|p| p.to_path_buf()),
             wikipedia_url: url.map(str::to_string),
@@ -205,7 +231,7 @@ mod tests {
         let corpus = args(None, Some(dir.path()), None).knowledge(&mut warnings).unwrap().unwrap();
         assert_eq!(corpus.name(), "corpus");
         assert!(warnings.iter().any(|w| w.contains("b.jsonl:2")), "{warnings:?}");
-        let err = |a: ToolArgs| a.knowledge(&mut Vec::new()).err().unwrap().to_string();
+        let err = |a: ToolOptions| a.knowledge(&mut Vec::new()).err().unwrap().to_string();
         assert!(err(args(Some(BackendKind::Corpus), None, None)).contains("--corpus DIR"));
         assert!(err(args(Some(BackendKind::Wikipedia), Some(dir.path()), None)).contains("--corpus is for"));
         assert!(err(args(None, Some(dir.path()), Some("http://x"))).contains("--wikipedia-url is for"));

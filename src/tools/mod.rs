@@ -63,8 +63,8 @@ impl ToolSpec {
     }
 
     /// The engine's plain definition, which requests carry and providers send natively.
-    pub fn to_def(&self) -> crate::engine::ToolDef {
-        crate::engine::ToolDef {
+    pub fn to_def(&self) -> crate::protocol::ToolDef {
+        crate::protocol::ToolDef {
             name: self.name.clone(),
             description: self.description.clone(),
             parameters: self.args.clone(),
@@ -139,7 +139,10 @@ impl ToolCall {
     /// The canonical ReAct text: the tool name capitalised, the argument in brackets
     /// (`Search[x]`), as prompts and trajectories write it.
     pub fn react_text(&self) -> String {
-        crate::engine::Step::action_text(&crate::engine::ToolRequest { name: self.name.clone(), arg: self.arg.clone() })
+        crate::engine::Step::action_text(&crate::protocol::ToolRequest {
+            name: self.name.clone(),
+            arg: self.arg.clone(),
+        })
     }
 
     /// Parse a ReAct action, `Search[Colorado orogeny]` (an optional `Action:` / `Action 3:`
@@ -290,7 +293,7 @@ impl ToolRegistry {
     }
 
     /// Every tool's definition for native tool calling, in order.
-    pub fn tool_defs(&self) -> Vec<crate::engine::ToolDef> {
+    pub fn tool_defs(&self) -> Vec<crate::protocol::ToolDef> {
         self.specs().iter().map(ToolSpec::to_def).collect()
     }
 

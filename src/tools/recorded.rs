@@ -11,7 +11,8 @@
 
 use std::collections::HashMap;
 
-use crate::engine::{NodeId, ToolRequest, ToolResult};
+use crate::engine::NodeId;
+use crate::protocol::{ToolRequest, ToolResult};
 
 use super::ToolCall;
 
@@ -131,7 +132,7 @@ impl RecordedTools {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::ToolRequest;
+    use crate::protocol::ToolRequest;
 
     fn call(node: usize, after: usize, tool: &str, arg: &str, text: &str) -> RecordedToolCall {
         RecordedToolCall {

@@ -13,11 +13,13 @@ use super::app::{App, Pane, Prompting, Setup};
 use super::keymap::Keymap;
 use super::theme::ThemeSet;
 use super::ui;
-use crate::engine::{Command, Effect, Event, Input, LlmReply, LlmRequest, NodeId, NodeStatus, Origin, Params};
-use crate::llm::sim::{SimConfig, SimProvider};
+use crate::engine::sim::SimConfig;
+use crate::engine::{Command, Effect, Event, Input, LlmReply, NodeId, NodeStatus, Origin, Params};
+use crate::llm::sim::SimProvider;
+use crate::protocol::LlmRequest;
 use crate::session::{Record, Session, FORMAT, VERSION};
 use crate::tasks::game24::Game24;
-use crate::tasks::{Problem, TaskSource};
+use crate::tasks::{Problem, SimPlayers, TaskSource};
 
 fn setup(dir: &Path, params: Params) -> Setup {
     let task: Arc<dyn TaskSource> = Arc::new(Game24::builtin());
@@ -30,7 +32,7 @@ fn setup(dir: &Path, params: Params) -> Setup {
         index: None,
         params,
         provider: "sim".into(),
-        model: crate::llm::sim::SIM_MODEL.into(),
+        model: crate::engine::sim::SIM_MODEL.into(),
         simulated: true,
         sim: Some(SimConfig::default()),
         price: None,
@@ -76,7 +78,7 @@ fn push(queue: &mut VecDeque<(u64, LlmRequest)>, effects: Vec<Effect>) {
 /// Carry out effects like the driver does (in request order), with the sim
 /// answering at once, until nothing is outstanding.
 fn settle(app: &mut App, effects: Vec<Effect>) {
-    let sim = SimProvider::new(SimConfig::default());
+    let sim = SimProvider::new(SimConfig::default(), &SimPlayers);
     let mut queue: VecDeque<(u64, LlmRequest)> = VecDeque::new();
     push(&mut queue, effects);
     while let Some((call, request)) = queue.pop_front() {
@@ -575,7 +577,7 @@ fn streamed_text_shows_until_the_reply_lands_and_cost_is_priced() {
     select(&mut app, NodeId(0));
     let small = render(&mut app, 80, 24);
     assert!(small.contains("(left: 6 9 10)"), "the streamed text is in view at 80×24:\n{small}");
-    let sim = SimProvider::new(SimConfig::default());
+    let sim = SimProvider::new(SimConfig::default(), &SimPlayers);
     app.on_reply(LlmReply { call, result: sim.answer(&request) }, &request);
     assert!(app.session.streaming.is_empty());
     assert_eq!(app.cost_usd(), None, "sim has no price");
@@ -615,7 +617,7 @@ fn native_tool_calls_show_in_the_explorer_as_the_same_transcript() {
     let effects = app.handle_action(Action::Step);
     let Some(Effect::CallLlm { call, request }) = effects.into_iter().next() else { panic!("a model call") };
     assert!(!request.tools.is_empty());
-    let sim = SimProvider::new(SimConfig::default());
+    let sim = SimProvider::new(SimConfig::default(), &SimPlayers);
     let effects = app.on_reply(LlmReply { call, result: sim.answer(&request) }, &request);
     let Some(Effect::CallTool { tool, .. }) = effects.into_iter().next() else { panic!("a tool call") };
     assert_eq!(tool.name, "search");
@@ -642,14 +644,14 @@ fn react_runs_in_the_explorer_with_a_styled_transcript() {
     let mut app = App::live(s, &problem, Keymap::default(), ThemeSet::default(), "dark");
     // One step: the model's thought and action; the tool call goes to the driver.
     let effects = app.handle_action(Action::Step);
-    let sim = SimProvider::new(SimConfig::default());
+    let sim = SimProvider::new(SimConfig::default(), &SimPlayers);
     let Some(Effect::CallLlm { call, request }) = effects.into_iter().next() else { panic!("a model call") };
     let effects = app.on_reply(LlmReply { call, result: sim.answer(&request) }, &request);
     let Some(Effect::CallTool { call, tool, .. }) = effects.into_iter().next() else { panic!("a tool call") };
     assert_eq!(tool.name, "search");
     let reply = Input::ToolReply(crate::engine::ToolReply {
         call,
-        result: crate::engine::ToolResult {
+        result: crate::protocol::ToolResult {
             text: "Ilse Varga was a composer born in Marrowick.".into(),
             ok: true,
             latency_ms: 3,
@@ -682,8 +684,8 @@ fn a_context_overflow_shows_once_in_the_react_transcript() {
     settle_react(&mut app, fx, &mut tools);
     let fx = app.handle_action(Action::Step);
     let Some(Effect::CallLlm { call, request }) = fx.into_iter().next() else { panic!("a model call") };
-    let error = crate::engine::CallError {
-        kind: crate::engine::CallErrorKind::ContextOverflow,
+    let error = crate::protocol::CallError {
+        kind: crate::protocol::CallErrorKind::ContextOverflow,
         message: "HTTP 400 Bad Request: This model's maximum context length is 2048 tokens".into(),
     };
     let fx = app.on_reply(LlmReply { call, result: Err(error) }, &request);
@@ -699,7 +701,7 @@ fn a_context_overflow_shows_once_in_the_react_transcript() {
 /// Carry out effects like the driver does, with the sim answering model calls and
 /// the task's own tools (the qa-demo corpus) answering tool calls, until idle.
 fn settle_react(app: &mut App, effects: Vec<Effect>, tools: &mut crate::runtime::tools::ToolRunner) {
-    let sim = SimProvider::new(SimConfig::default());
+    let sim = SimProvider::new(SimConfig::default(), &SimPlayers);
     let rt = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
     let mut queue: VecDeque<Effect> = effects.into();
     while let Some(e) = queue.pop_front() {
@@ -810,7 +812,7 @@ fn an_edited_react_thought_keeps_both_branches_after_save_and_reopen() {
 
 #[test]
 fn a_hybrid_shows_the_switch_in_the_log_and_react_steps_as_a_trajectory() {
-    use crate::engine::{Completion, LlmResponse, Usage};
+    use crate::protocol::{Completion, LlmResponse, Usage};
     use crate::tasks::qa_demo::QaDemo;
     let dir = tempfile::tempdir().unwrap();
     let task: Arc<dyn TaskSource> = Arc::new(QaDemo::new(None).unwrap());
@@ -841,7 +843,7 @@ fn a_hybrid_shows_the_switch_in_the_log_and_react_steps_as_a_trajectory() {
     else {
         panic!("the first ReAct call")
     };
-    let sim = SimProvider::new(SimConfig { noise: 0.0, ..SimConfig::default() });
+    let sim = SimProvider::new(SimConfig { noise: 0.0, ..SimConfig::default() }, &SimPlayers);
     app.on_reply(LlmReply { call, result: sim.answer(&request) }, &request);
     select(&mut app, NodeId(0));
     let screen = render(&mut app, 160, 50);
@@ -911,7 +913,7 @@ async fn explorer_loop_runs_a_slow_tool_once() {
     };
     tx.send(key('r')).unwrap();
     let keys = tokio_stream_from(rx);
-    let provider: Arc<dyn crate::llm::Provider> = Arc::new(SimProvider::new(SimConfig::default()));
+    let provider: Arc<dyn crate::llm::Provider> = Arc::new(SimProvider::new(SimConfig::default(), &SimPlayers));
     // The run takes a few simulated seconds (the paused clock jumps when all is idle);
     // after a simulated minute the loop is asked to quit.
     let quit = Box::pin(tokio::time::sleep(std::time::Duration::from_secs(60)));
@@ -983,7 +985,7 @@ fn explorer_stops_on_a_fatal_provider_error() {
         panic!("running issues a call")
     };
     let refused =
-        crate::engine::CallError { kind: crate::engine::CallErrorKind::Auth, message: "401 invalid key".into() };
+        crate::protocol::CallError { kind: crate::protocol::CallErrorKind::Auth, message: "401 invalid key".into() };
     let effects = app.on_reply(LlmReply { call, result: Err(refused) }, &request);
     assert!(effects.iter().all(|e| !matches!(e, Effect::CallLlm { .. })), "nothing more is sent");
     assert!(matches!(app.session.run.stopped(), Some(crate::runtime::StopReason::Fatal { unreachable: false, .. })));
@@ -1008,7 +1010,7 @@ async fn explorer_uses_the_disk_cache() {
         let keys = futures::stream::iter(vec![Ok(ratatui::crossterm::event::Event::Key(key))])
             .chain(futures::stream::pending());
         let quit = Box::pin(tokio::time::sleep(std::time::Duration::from_secs(30)));
-        let provider: Arc<dyn crate::llm::Provider> = Arc::new(SimProvider::new(SimConfig::default()));
+        let provider: Arc<dyn crate::llm::Provider> = Arc::new(SimProvider::new(SimConfig::default(), &SimPlayers));
         let app = super::drive(app, &mut terminal, keys.boxed(), quit, provider, 8, Vec::new()).await.unwrap();
         assert!(app.session.run.engine.is_finished());
         totals.push(app.session.run.totals);
@@ -1209,7 +1211,7 @@ async fn the_clock_counts_busy_time_and_messages_expire() {
         tx.send(key('q')).unwrap();
         std::future::pending::<()>().await;
     });
-    let provider: Arc<dyn crate::llm::Provider> = Arc::new(SimProvider::new(SimConfig::default()));
+    let provider: Arc<dyn crate::llm::Provider> = Arc::new(SimProvider::new(SimConfig::default(), &SimPlayers));
     let quit = Box::pin(tokio::time::sleep(std::time::Duration::from_secs(60)));
     let app =
         super::drive(app, &mut terminal, tokio_stream_from(rx).boxed(), quit, provider, 8, Vec::new()).await.unwrap();
@@ -1312,7 +1314,7 @@ fn a_react_edit_popup_wraps_and_the_sim_agent_follows_the_edited_thought() {
     let step = app.session.run.engine.tree().node(new[1]).step.as_deref().cloned().unwrap();
     assert_eq!(
         step.action,
-        Some(crate::engine::ToolRequest { name: "search".into(), arg: "Tessel River".into() }),
+        Some(crate::protocol::ToolRequest { name: "search".into(), arg: "Tessel River".into() }),
         "the edit steered the agent"
     );
     assert!(step.observation.unwrap_or_default().contains("Tessel River is the longest river"));
@@ -2019,7 +2021,7 @@ fn the_scores_pane_scrolls_counts_and_tells_invalid_from_pending() {
         })
         .collect();
     assert!(calls.len() > 1);
-    let sim = SimProvider::new(SimConfig::default());
+    let sim = SimProvider::new(SimConfig::default(), &SimPlayers);
     let (call, request) = &calls[0];
     app.on_reply(LlmReply { call: *call, result: sim.answer(request) }, request);
     let candidates = ui::scores::current_candidates(&app);
@@ -2118,7 +2120,7 @@ fn cot_sc_shows_its_vote_in_the_tree_and_the_scores_pane() {
 /// that reach it and the rest.
 #[test]
 fn cot_sc_react_draws_the_majority_threshold() {
-    use crate::engine::{Completion, LlmResponse, Usage};
+    use crate::protocol::{Completion, LlmResponse, Usage};
     let run = |answers: [&str; 4]| -> Vec<String> {
         let dir = tempfile::tempdir().unwrap();
         let params = Params::new(crate::engine::methods::hybrid::COT_SC_REACT).with("samples", 4);
@@ -2293,7 +2295,7 @@ fn self_refine_shows_rounds_with_their_feedback_and_edits_it() {
     settle(&mut app, fx);
     act(&mut app, Action::Step);
     let refine = app.session.run.engine.core.calls.values().last().unwrap();
-    assert_eq!(refine.request.purpose, crate::engine::Purpose::Refine);
+    assert_eq!(refine.request.purpose, crate::protocol::Purpose::Refine);
     assert_eq!(refine.request.context["feedback"], "Multiply 5 by 6 first.\nVERDICT: incorrect");
     assert_eq!(refine.node, attempt);
 }

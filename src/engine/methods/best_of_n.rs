@@ -9,9 +9,10 @@ use crate::engine::methods::{Candidates, Method, MethodInfo, MethodView, Needs, 
 use crate::engine::params::{EVALUATOR, N_EVALUATE};
 use crate::engine::task::Capability;
 use crate::engine::{
-    CallKind, Core, Duplicates, Generator, LlmRequest, LlmResponse, MethodKind, NodeId, Outcome, ParamError,
-    ParamReader, Params, Purpose, Score, SearchParams,
+    CallKind, Core, Duplicates, Generator, MethodKind, NodeId, Outcome, ParamError, ParamReader, Params, Score,
+    SearchParams,
 };
+use crate::protocol::{LlmRequest, LlmResponse, Purpose};
 
 /// Registration (see `methods::REGISTRY`).
 pub const KIND: MethodKind = MethodKind("best-of-n");

@@ -1,7 +1,8 @@
 //! Chain-of-thought prompting: k step-by-step answers; success per sample and best-of-k.
 //! The implementation is io's too ([`WholeAnswers`]), asking the task's CoT prompt.
 
-use crate::engine::{MethodKind, Purpose};
+use crate::engine::MethodKind;
+use crate::protocol::Purpose;
 
 use super::samples::{WholeAnswers, SAMPLES};
 use super::{MethodInfo, Needs, ReactShape};

@@ -4,7 +4,8 @@
 use crate::engine::MethodKind;
 use std::collections::HashMap;
 
-use crate::engine::{Core, NodeId, Outcome, Purpose};
+use crate::engine::{Core, NodeId, Outcome};
+use crate::protocol::Purpose;
 
 use super::samples::{SampleAnswers, SampleParams};
 use super::{Method, MethodInfo, MethodView, Progress, Tally, Votes};
@@ -16,7 +17,7 @@ pub const INFO: MethodInfo = MethodInfo {
     about: "CoT with self-consistency: the majority answer of k samples",
     react: super::ReactShape::None,
     uses_tools: false,
-    needs: |_| super::Needs::of(&[], &[crate::engine::Purpose::Cot]),
+    needs: |_| super::Needs::of(&[], &[crate::protocol::Purpose::Cot]),
     params: &[&super::samples::SAMPLES],
     wants_memory: super::no_memory,
     build: |p| Ok(Box::new(CotSc::new(SampleParams::read(p)?))),

@@ -12,7 +12,8 @@
 use std::collections::BTreeSet;
 
 use crate::engine::params::{DefaultValue, Kind, ParamDecl};
-use crate::engine::{Core, MethodKind, NodeId, Outcome, ParamError, ParamReader, ToolResult};
+use crate::engine::{Core, MethodKind, NodeId, Outcome, ParamError, ParamReader};
+use crate::protocol::ToolResult;
 
 use super::cot_sc::CotSc;
 use super::react::{React, ReactParams, MAX_STEPS, TOOL_MODE};
@@ -54,7 +55,7 @@ pub const MAJORITY_THRESHOLD: ParamDecl = ParamDecl {
 };
 /// `MethodInfo::needs`: ReAct steps (in the run's tool mode) and chain-of-thought samples.
 fn needs(p: &crate::engine::Params) -> super::Needs {
-    super::Needs::react(p).and(super::Needs::of(&[], &[crate::engine::Purpose::Cot]))
+    super::Needs::react(p).and(super::Needs::of(&[], &[crate::protocol::Purpose::Cot]))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -271,7 +272,7 @@ impl Method for Hybrid {
         }
     }
 
-    fn on_act(&mut self, core: &mut Core, node: NodeId, reply: &crate::engine::Completion) {
+    fn on_act(&mut self, core: &mut Core, node: NodeId, reply: &crate::protocol::Completion) {
         self.react.on_act(core, node, reply);
     }
 
@@ -292,7 +293,7 @@ impl Method for Hybrid {
         Some(result)
     }
 
-    fn on_act_failed(&mut self, core: &mut Core, node: NodeId, error: &crate::engine::CallError) {
+    fn on_act_failed(&mut self, core: &mut Core, node: NodeId, error: &crate::protocol::CallError) {
         self.react.on_act_failed(core, node, error);
     }
 

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use crate::engine::testkit::*;
 use crate::engine::*;
+use crate::protocol::{Purpose, ToolResult};
 use crate::tasks::qa_demo::QaDemo;
 use crate::tasks::TaskSource;
 

@@ -1,7 +1,8 @@
 //! Input-output prompting: k direct answers; success per sample and best-of-k.
 //! The implementation is cot's too ([`WholeAnswers`]), asking the task's IO prompt.
 
-use crate::engine::{MethodKind, Purpose};
+use crate::engine::MethodKind;
+use crate::protocol::Purpose;
 
 use super::samples::{WholeAnswers, SAMPLES};
 use super::{MethodInfo, Needs, ReactShape};

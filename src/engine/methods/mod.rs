@@ -34,7 +34,8 @@ pub mod tot_dfs;
 
 use super::params::{ParamDecl, ParamReader, COMMON, EVALUATOR, GENERATOR, SEED, TEMPERATURE};
 use super::task::Capability;
-use super::{Core, MethodKind, NodeId, Outcome, ParamError, Params, Purpose, SearchParams, Task};
+use super::{Core, MethodKind, NodeId, Outcome, ParamError, Params, SearchParams, Task};
+use crate::protocol::Purpose;
 
 /// A count with its noun in agreement, for log lines: `count(1, "state", "states")` is
 /// `1 state`, `count(2, ...)` is `2 states`.
@@ -82,12 +83,12 @@ pub trait Method: dyn_clone::DynClone + Send {
         None
     }
     /// ReAct: the model's reply for the step after `node` (its text and any native tool calls).
-    fn on_act(&mut self, _core: &mut Core, _node: NodeId, _reply: &crate::engine::Completion) {}
+    fn on_act(&mut self, _core: &mut Core, _node: NodeId, _reply: &crate::protocol::Completion) {}
     /// ReAct: the step's model call failed. The failure is no text for the model: nothing
     /// of it goes into a later prompt (a context overflow stops the branch).
-    fn on_act_failed(&mut self, _core: &mut Core, _node: NodeId, _error: &crate::engine::CallError) {}
+    fn on_act_failed(&mut self, _core: &mut Core, _node: NodeId, _error: &crate::protocol::CallError) {}
     /// ReAct: the observation for `node`'s action.
-    fn on_tool(&mut self, _core: &mut Core, _node: NodeId, _result: crate::engine::ToolResult) {}
+    fn on_tool(&mut self, _core: &mut Core, _node: NodeId, _result: crate::protocol::ToolResult) {}
     /// Leave the current branch, or go back to `to` if given; `Err` says why not.
     fn backtrack(&mut self, core: &mut Core, to: Option<NodeId>) -> Result<(), String>;
     /// Why a backtrack would be refused now, asked before a person is asked for a cause
@@ -101,7 +102,7 @@ pub trait Method: dyn_clone::DynClone + Send {
     }
     fn continue_from(&mut self, core: &mut Core, node: NodeId) -> Result<(), String>;
     /// A reply to one of the method's own calls (`CallKind::Own(tag)`), successful.
-    fn on_reply(&mut self, _core: &mut Core, _node: NodeId, _tag: u32, _reply: &crate::engine::LlmResponse) {}
+    fn on_reply(&mut self, _core: &mut Core, _node: NodeId, _tag: u32, _reply: &crate::protocol::LlmResponse) {}
     /// What the explorer shows of the method (step counter, cut-off, parameters).
     fn view(&self, core: &Core) -> MethodView {
         MethodView { params: core.params.method.label().to_string(), ..MethodView::default() }

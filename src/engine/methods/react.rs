@@ -19,11 +19,9 @@ use crate::engine::params::{choices, DefaultValue, Kind, ParamDecl};
 use std::sync::Arc;
 
 use crate::engine::task::Capability;
-use crate::engine::{
-    CallError, CallErrorKind, CallKind, Completion, Core, Issue, LlmRequest, NodeId, NodeStatus, Origin, Outcome, Step,
-    ToolDef, ToolMode, ToolRequest, ToolResult,
-};
+use crate::engine::{CallKind, Core, Issue, NodeId, NodeStatus, Origin, Outcome, Step, ToolMode};
 use crate::engine::{MethodKind, ParamError, ParamReader};
+use crate::protocol::{CallError, CallErrorKind, Completion, LlmRequest, ToolDef, ToolRequest, ToolResult};
 
 use super::{Method, MethodInfo, MethodView, Progress};
 
@@ -341,8 +339,8 @@ impl React {
                 "That reply could not be read: {problem}\nWrite thought {step} as text, then call exactly one tool."
             )
         };
-        request.messages.push(crate::engine::Message::assistant(raw));
-        request.messages.push(crate::engine::Message::user(ask));
+        request.messages.push(crate::protocol::Message::assistant(raw));
+        request.messages.push(crate::protocol::Message::user(ask));
         if let Some(c) = request.context.as_object_mut() {
             c.insert("retry".into(), serde_json::Value::Bool(true));
         }
@@ -572,7 +570,7 @@ pub(super) fn no_react_steps(core: &Core) -> String {
 fn step_request(core: &mut Core, params: ReactParams, trajectory: &str, step: usize) -> Result<LlmRequest, String> {
     let request = raw_step_request(core, params, trajectory, step)?;
     let Some(window) = core.context_window else { return Ok(request) };
-    let needs = |r: &LlmRequest| crate::llm::estimate_prompt_tokens(r) + u64::from(r.max_tokens.unwrap_or(256));
+    let needs = |r: &LlmRequest| crate::protocol::estimate_prompt_tokens(r) + u64::from(r.max_tokens.unwrap_or(256));
     if needs(&request) <= window {
         return Ok(request);
     }

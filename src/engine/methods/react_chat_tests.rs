@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
-use crate::engine::request::Role;
 use crate::engine::testkit::*;
-use crate::engine::{Command, Effect, Engine, Issue, Message, Params, PromptStyle, Purpose, ToolMode, ToolRequest};
+use crate::engine::{Command, Effect, Engine, Issue, Params, PromptStyle, ToolMode};
+use crate::protocol::{Message, Purpose, Role, ToolRequest};
 use crate::tasks::prompts::Loader;
 use crate::tasks::qa_demo::QaDemo;
 use crate::tasks::TaskSource;
@@ -28,7 +28,8 @@ fn tool_calls(effects: &[Effect]) -> Vec<(u64, ToolRequest)> {
 }
 
 fn observe(call: u64, text: &str) -> crate::engine::Input {
-    use crate::engine::{Input, ToolReply, ToolResult};
+    use crate::engine::{Input, ToolReply};
+    use crate::protocol::ToolResult;
     Input::ToolReply(ToolReply { call, result: ToolResult { text: text.into(), ok: true, latency_ms: 0 } })
 }
 

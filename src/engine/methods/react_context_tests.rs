@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use super::react::{trim_observations, TRIMMED};
 use crate::engine::testkit::*;
-use crate::engine::{Effect, Engine, Input, Params, ToolReply, ToolRequest, ToolResult};
+use crate::engine::{Effect, Engine, Input, Params, ToolReply};
+use crate::protocol::{ToolRequest, ToolResult};
 use crate::tasks::qa_demo::QaDemo;
 use crate::tasks::TaskSource;
 
@@ -73,7 +74,7 @@ fn a_trajectory_past_the_window_is_sent_with_its_oldest_observations_trimmed() {
     let whole = calls(&fx)[0].1.messages[0].content.clone();
     assert!(!whole.contains(TRIMMED));
     // With one that holds the prompt with one long observation but not two.
-    let need = crate::llm::estimate_tokens(&whole);
+    let need = crate::protocol::estimate_tokens(&whole);
     let mut e = engine(Some(need - 200));
     let fx = third_request(&mut e);
     let c = calls(&fx);
@@ -95,7 +96,7 @@ fn a_step_that_cannot_fit_even_trimmed_is_not_sent_and_the_episode_says_why() {
     let mut probe = engine(None);
     let fx = probe.handle(run_cmd());
     let first = &calls(&fx)[0].1;
-    let window = crate::llm::estimate_prompt_tokens(first) + u64::from(first.max_tokens.unwrap_or(256)) + 300;
+    let window = crate::protocol::estimate_prompt_tokens(first) + u64::from(first.max_tokens.unwrap_or(256)) + 300;
     let mut e = engine(Some(window));
     let mut fx = e.handle(run_cmd());
     for (step, seen) in [(1, "Short.".to_string()), (2, "The Corve River rises in the Harl Hills. ".repeat(80))] {

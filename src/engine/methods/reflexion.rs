@@ -15,7 +15,8 @@
 //! default 3), `feedback` (`self` or `oracle`, default `self`).
 
 use crate::engine::params::{DefaultValue, Kind, ParamDecl};
-use crate::engine::{Core, LlmResponse, MethodKind, NodeId, NodeStatus, Origin, Outcome, ParamError, ParamReader};
+use crate::engine::{Core, MethodKind, NodeId, NodeStatus, Origin, Outcome, ParamError, ParamReader};
+use crate::protocol::LlmResponse;
 
 use super::rounds::{
     self, Chain, FeedbackSource, Next, Waiting, Wording, FEEDBACK, FEEDBACK_NOTE, REFLECTION_NOTE, TAG_REFLECT,
@@ -46,7 +47,7 @@ pub const TRIALS: ParamDecl = ParamDecl {
 /// `MethodInfo::needs`: the task's feedback prompts; the trials, the self-evaluations
 /// (unless the checker judges) and the reflections.
 fn needs(p: &crate::engine::Params) -> super::Needs {
-    use crate::engine::Purpose;
+    use crate::protocol::Purpose;
     // Parameters out of range are refused when the method is built; until then, the defaults'.
     let feedback = ReflexionParams::read(&p.reader()).map(|own| own.feedback).unwrap_or_default();
     let mut calls = vec![Purpose::Cot, Purpose::Reflect];
@@ -234,7 +235,8 @@ impl Reflexion {
 mod tests {
     use super::*;
     use crate::engine::testkit::*;
-    use crate::engine::{Command, Engine, Purpose};
+    use crate::engine::{Command, Engine};
+    use crate::protocol::Purpose;
 
     const X: &str = "4 5 6 10";
     const WRONG: &str = "4 + 5 = 9 (left: 6 9 10)\nAnswer: (4 + 5) + 6 + 10 = 24";
@@ -247,10 +249,10 @@ mod tests {
     /// Answer the latest call with `text`, checking its purpose; returns the new calls.
     fn answer(
         e: &mut Engine,
-        waiting: &[(u64, crate::engine::LlmRequest)],
+        waiting: &[(u64, crate::protocol::LlmRequest)],
         purpose: Purpose,
         text: &str,
-    ) -> Vec<(u64, crate::engine::LlmRequest)> {
+    ) -> Vec<(u64, crate::protocol::LlmRequest)> {
         let (call, request) = waiting.last().expect("a call is waiting");
         assert_eq!(request.purpose, purpose, "{request:?}");
         calls(&e.handle(reply(*call, &[text])))

@@ -14,10 +14,8 @@ use crate::engine::event::Event;
 use crate::engine::params::{choice_name, choices, Choice, DefaultValue, Kind, ParamDecl};
 use crate::engine::task::Feedback;
 use crate::engine::tree::{split_notes, DropReason};
-use crate::engine::{
-    CallKind, Core, LlmRequest, LlmResponse, NodeId, NodeStatus, Origin, Outcome, ParamError, ParamReader, Prompt,
-    Proposal,
-};
+use crate::engine::{CallKind, Core, NodeId, NodeStatus, Origin, Outcome, ParamError, ParamReader, Proposal};
+use crate::protocol::{LlmRequest, LlmResponse, Prompt};
 
 use super::Progress;
 
@@ -484,7 +482,7 @@ mod tests {
     /// the log lines and the first attempt's label.
     fn logs(
         method: crate::engine::MethodKind,
-        script: &[(crate::engine::Purpose, Option<&str>)],
+        script: &[(crate::protocol::Purpose, Option<&str>)],
     ) -> (Vec<String>, Option<String>) {
         use crate::engine::testkit::*;
         let mut e = engine("4 5 6 10", from_header(method, &[]));
@@ -513,7 +511,7 @@ mod tests {
     #[test]
     fn the_shared_chain_says_each_methods_own_words() {
         use crate::engine::methods::{reflexion, self_refine};
-        use crate::engine::Purpose;
+        use crate::protocol::Purpose;
         let wrong = "Answer: (4 + 5) + 6 + 10 = 24";
         let (lines, label) = logs(
             self_refine::KIND,

@@ -3,7 +3,8 @@
 //! one implementation, [`WholeAnswers`].
 
 use crate::engine::params::{DefaultValue, Kind, ParamDecl, MAX_SAMPLES};
-use crate::engine::{CallKind, Core, LlmRequest, MethodKind, NodeId, Outcome, ParamError, ParamReader, Purpose};
+use crate::engine::{CallKind, Core, MethodKind, NodeId, Outcome, ParamError, ParamReader};
+use crate::protocol::{LlmRequest, Purpose};
 
 use super::{Method, MethodView, Progress};
 

@@ -15,7 +15,8 @@
 //! `feedback` (`self` or `oracle`, default `self`), `first` (`cot` or `io`, default `cot`).
 
 use crate::engine::params::{choices, DefaultValue, Kind, ParamDecl};
-use crate::engine::{Core, LlmResponse, MethodKind, NodeId, NodeStatus, Origin, Outcome, ParamError, ParamReader};
+use crate::engine::{Core, MethodKind, NodeId, NodeStatus, Origin, Outcome, ParamError, ParamReader};
+use crate::protocol::LlmResponse;
 
 use super::rounds::{self, Chain, FeedbackSource, FirstPrompt, Next, Waiting, Wording, FEEDBACK, FEEDBACK_NOTE};
 use super::{count, Method, MethodInfo, MethodView, Progress};
@@ -51,7 +52,7 @@ pub const FIRST: ParamDecl = ParamDecl {
 /// `MethodInfo::needs`: the task's feedback prompts; the first answer's call, the
 /// feedback calls (unless the checker gives the feedback) and the refinements.
 fn needs(p: &crate::engine::Params) -> super::Needs {
-    use crate::engine::Purpose;
+    use crate::protocol::Purpose;
     // Parameters out of range are refused when the method is built; until then, the defaults'.
     let (first, feedback) =
         SelfRefineParams::read(&p.reader()).map(|own| (own.first, own.feedback)).unwrap_or_default();
@@ -239,9 +240,10 @@ impl SelfRefine {
 mod tests {
     use super::*;
     use crate::engine::event::Event;
-    use crate::engine::request::Role;
     use crate::engine::testkit::*;
-    use crate::engine::{Command, Effect, Engine, Input, Purpose};
+    use crate::engine::{Command, Effect, Engine, Input};
+    use crate::protocol::Purpose;
+    use crate::protocol::Role;
 
     const X: &str = "4 5 6 10";
     const WRONG: &str = "4 + 5 = 9 (left: 6 9 10)\nAnswer: (4 + 5) + 6 + 10 = 24";

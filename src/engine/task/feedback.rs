@@ -3,7 +3,7 @@
 //! The generic prompts build on the task's own chain-of-thought prompt; a task opts in
 //! by returning itself from `Task::feedback` (and may override any of them).
 
-use crate::engine::request::{Message, Prompt, Purpose, Role};
+use crate::protocol::{Message, Prompt, Purpose, Role};
 
 use super::Task;
 

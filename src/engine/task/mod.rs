@@ -20,8 +20,8 @@ pub use react::{NativeTools, ReactStep, ReactSteps};
 pub use tree::{DfsStyle, Proposal, ProposalScores, Pruning, TreeSearch, ValueEvaluator, VoteEvaluator};
 pub use view::{Board, BoardCell, BoardView, CellClass, ClueRow, JudgeRequest, Judgment, OutcomeJudge};
 
-use super::request::Prompt;
 use super::{Outcome, SearchTree};
+use crate::protocol::Prompt;
 
 /// The node metric under which a child keeps its proposal's own score (see
 /// [`ProposalScores`]).

@@ -1,7 +1,7 @@
 //! The ReAct capability: a task an agent works on with tools, one thought and action
 //! a step. The tools themselves (which do I/O) are the runtime's: `TaskSource::tools`.
 
-use crate::engine::request::{Prompt, ToolDef};
+use crate::protocol::{Prompt, ToolDef};
 
 /// One ReAct step as read from a model reply.
 #[derive(Debug, Clone, PartialEq, Default)]

@@ -2,8 +2,8 @@
 //! generator's prompts and parsers and the evaluators that judge partial outputs.
 
 pub use crate::engine::methods::tot_dfs::DfsStyle;
-use crate::engine::request::Prompt;
 use crate::engine::Score;
+use crate::protocol::Prompt;
 
 /// One candidate next state, as parsed from a model reply or a person's edit.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,8 +1,8 @@
 //! Capabilities that shape what people see of a task: a judge of finished outputs
 //! (figures for the run's summary) and a board drawn for a state.
 
-use crate::engine::request::Prompt;
 use crate::engine::Score;
+use crate::protocol::Prompt;
 
 /// A model judgment the engine asks for about an output once the method is done (see
 /// [`OutcomeJudge`]): the prompt (purpose `Judge`) and its sample count.

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use crate::engine::{Command, Input};
 use crate::llm::cache::{CacheMode, CachePolicy, ResponseCache};
-use crate::llm::config::{ConfigError, Price, ProviderArgs};
+use crate::llm::config::{ConfigError, Price, ProviderOptions};
 use crate::llm::Provider;
 use crate::session::Totals;
 
@@ -68,7 +68,7 @@ pub struct RunLimits {
 
 impl RunLimits {
     /// The limits `args` ask for, with `provider`'s price.
-    pub fn from_args(args: &ProviderArgs, provider: &dyn Provider) -> Result<RunLimits, ConfigError> {
+    pub fn from_options(args: &ProviderOptions, provider: &dyn Provider) -> Result<RunLimits, ConfigError> {
         let price = provider.price();
         if let Some(b) = args.budget_usd {
             if !(b.is_finite() && b > 0.0) {

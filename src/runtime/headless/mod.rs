@@ -18,11 +18,12 @@ use tokio::sync::{watch, Semaphore};
 
 use super::memory::RunMemory;
 use super::{Driver, Run, Signal, StopPolicy, StopReason};
-use crate::engine::{CallErrorKind, Command, Engine, Input, Params};
+use crate::engine::sim::SimConfig;
+use crate::engine::{Command, Engine, Input, Params};
 use crate::llm::cache::ResponseCache;
 use crate::llm::limit::Limit;
-use crate::llm::sim::SimConfig;
 use crate::llm::Provider;
+use crate::protocol::CallErrorKind;
 use crate::session::{Header, MemorySnapshot, SessionWriter, Totals, FORMAT, VERSION};
 use crate::tasks::{Problem, TaskSource};
 

@@ -7,8 +7,9 @@ use serde::{Deserialize, Serialize};
 
 use super::overflows;
 use crate::engine::methods::ReactShape;
-use crate::engine::{AnswerKind, Engine, MethodKind, Outcome, Params, Purpose};
+use crate::engine::{AnswerKind, Engine, MethodKind, Outcome, Params};
 use crate::llm::config::Price;
+use crate::protocol::Purpose;
 use crate::runtime::memory::MemoryUse;
 use crate::session::Totals;
 use crate::tasks::Problem;

@@ -162,7 +162,7 @@ fn a_session_header_keeps_the_snapshot_and_a_fork_starts_from_the_parents() {
     let setup = RunSetup {
         task: Arc::clone(&task),
         params: cot(),
-        provider: Arc::new(crate::llm::sim::SimProvider::new(Default::default())),
+        provider: Arc::new(crate::llm::sim::SimProvider::new(Default::default(), &crate::tasks::SimPlayers)),
         sim: None,
         concurrency: 1,
         record: None,
@@ -202,7 +202,7 @@ fn headless_setup(data: &Path, record: &Path, name: &str) -> RunSetup {
     RunSetup {
         task: math_demo(),
         params: cot(),
-        provider: Arc::new(crate::llm::sim::SimProvider::new(Default::default())),
+        provider: Arc::new(crate::llm::sim::SimProvider::new(Default::default(), &crate::tasks::SimPlayers)),
         sim: None,
         concurrency: 1,
         record: Some(record.to_path_buf()),

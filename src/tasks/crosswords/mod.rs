@@ -54,9 +54,8 @@ use crate::engine::task::{
     BoardCell, BoardView, CellClass, ClueRow, Feedback, ProposalScores, Pruning, TreeSearch, ValueEvaluator,
     VoteEvaluator,
 };
-use crate::engine::{
-    AnswerKind, NodeId, Outcome, Prompt, PromptStyle, Proposal, Purpose, Score, SearchTree, Task, TaskInfo,
-};
+use crate::engine::{AnswerKind, NodeId, Outcome, PromptStyle, Proposal, Score, SearchTree, Task, TaskInfo};
+use crate::protocol::{Prompt, Purpose};
 
 const IO: prompts::Builtin = crate::builtin_prompt!("crosswords", "io.txt");
 const COT: prompts::Builtin = crate::builtin_prompt!("crosswords", "cot.txt");

@@ -27,8 +27,8 @@
 use serde::Deserialize;
 
 use crate::engine::rng::{stable_hash, SplitMix64};
-use crate::engine::{CallError, CallErrorKind, LlmRequest, Purpose};
-use crate::llm::sim::{SimConfig, SimRates};
+use crate::engine::sim::{SimConfig, SimRates};
+use crate::protocol::{CallError, CallErrorKind, LlmRequest, Purpose};
 use crate::tasks::crosswords::board::{accuracy, clue_label, Board, ClueStatus, BLANK, CLUES, SIZE};
 use crate::tasks::crosswords::{board_of, judged_clues, puzzles, Puzzle};
 
@@ -56,7 +56,7 @@ pub struct Context {
 impl Context {
     /// The context of `request`, or the one line that says which field cannot be read.
     pub fn of(request: &LlmRequest) -> Result<Context, CallError> {
-        crate::llm::sim::context("crosswords", request)
+        crate::engine::sim::context("crosswords", request)
     }
 }
 
@@ -251,8 +251,8 @@ fn judge(cfg: &SimConfig, puzzle: &Puzzle, board: &Board, rng: &mut SplitMix64) 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::sim::context_testing::{self, assert_bad_contexts_refused};
     use crate::engine::{Feedback, Task};
-    use crate::llm::sim::context_testing::{self, assert_bad_contexts_refused};
     use crate::tasks::crosswords::Crosswords;
     use crate::tasks::TaskSource;
 

@@ -33,7 +33,8 @@ use crate::engine::task::{
     DfsStyle, Feedback, JudgeRequest, Judgment, NativeTools, OutcomeJudge, Proposal, ReactSteps, TreeSearch,
     ValueEvaluator, VoteEvaluator,
 };
-use crate::engine::{AnswerKind, Message, Params, Prompt, PromptStyle, Purpose, ReactStep, Task, TaskInfo};
+use crate::engine::{AnswerKind, Params, PromptStyle, ReactStep, Task, TaskInfo};
+use crate::protocol::{Message, Prompt, Purpose};
 use crate::tools::corpus::Corpus;
 use crate::tools::{CalculateTool, ToolRegistry};
 use def::{CorpusFile, FileProblem, TaskDef};
@@ -674,7 +675,7 @@ impl NativeTools for FileTask {
         self.prompt("react_native", Purpose::Act, x, extra, 300)
     }
 
-    fn tool_defs(&self) -> Vec<crate::engine::ToolDef> {
+    fn tool_defs(&self) -> Vec<crate::protocol::ToolDef> {
         self.tools.as_ref().map(|t| t.tool_defs()).unwrap_or_default()
     }
 }

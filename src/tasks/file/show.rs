@@ -13,8 +13,8 @@ use serde_json::json;
 
 use super::answer::{AnswerRead, AnswerRule, CheckKind, CheckRule, Checker};
 use super::{bump_last_number, template};
-use crate::engine::request::Role;
-use crate::engine::{Message, Prompt, Task};
+use crate::engine::Task;
+use crate::protocol::{Message, Prompt, Role};
 use crate::tasks::{prompts, TaskSource};
 
 /// Problems a written prompt is compared on.

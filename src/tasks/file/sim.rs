@@ -15,9 +15,10 @@ use serde::Deserialize;
 
 use super::{bump_last_number, FileTask, CONTEXT_KEY};
 use crate::engine::rng::SplitMix64;
+use crate::engine::sim::SimConfig;
 use crate::engine::task::Capability;
-use crate::engine::{methods, CallError, CallErrorKind, LlmRequest, Params, Purpose, Task};
-use crate::llm::sim::SimConfig;
+use crate::engine::{methods, Params, Task};
+use crate::protocol::{CallError, CallErrorKind, LlmRequest, Purpose};
 
 /// How often a direct answer is wrong at `--sim-noise 1`.
 pub const IO_WRONG: f64 = 0.5;

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use minijinja::{Environment, UndefinedBehavior, Value};
 
-use crate::engine::Message;
+use crate::protocol::Message;
 use crate::tasks::prompts;
 
 /// How much work one prompt may take (a loop over a huge range is an error, not a hang).

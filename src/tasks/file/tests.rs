@@ -124,7 +124,7 @@ fn sim_plays_the_examples_and_a_perfect_one_solves_them() {
     ] {
         let task = open(name);
         let params = Params::new(MethodKind::from_name(method).unwrap());
-        assert_eq!(crate::llm::sim::check_plays(task.as_ref(), &params), Ok(()), "{name} {method}");
+        assert_eq!(crate::tasks::check_sim_plays(task.as_ref(), &params), Ok(()), "{name} {method}");
         for i in [0, 5, 11] {
             let x = task.problem(i).unwrap().input;
             let mut engine = Engine::new(Arc::clone(&task) as Arc<dyn Task>, &x, params.clone());
@@ -150,22 +150,22 @@ fn sim_plays_the_examples_and_a_perfect_one_solves_them() {
 fn sim_says_what_it_cannot_play() {
     let words = open("word-problems");
     let refine = Params::new(MethodKind::from_name("self-refine").unwrap());
-    let why = crate::llm::sim::check_plays(words.as_ref(), &refine).unwrap_err();
+    let why = crate::tasks::check_sim_plays(words.as_ref(), &refine).unwrap_err();
     assert!(why.starts_with("sim cannot play word-problems with self-refine: the method makes "), "{why}");
     assert!(why.ends_with("run it with a model (--provider ...)"), "{why}");
     // best-of-n on a task without an evaluator makes verifier (feedback) calls: refused too.
     let best = Params::new(MethodKind::from_name("best-of-n").unwrap());
-    assert!(crate::llm::sim::check_plays(words.as_ref(), &best).unwrap_err().contains("feedback calls"));
-    assert_eq!(crate::llm::sim::check_plays(open("stepwise").as_ref(), &best), Ok(()), "with its value prompt");
+    assert!(crate::tasks::check_sim_plays(words.as_ref(), &best).unwrap_err().contains("feedback calls"));
+    assert_eq!(crate::tasks::check_sim_plays(open("stepwise").as_ref(), &best), Ok(()), "with its value prompt");
     let town = open("town-facts");
     let retreval = Params::new(MethodKind::from_name("retreval").unwrap());
-    assert!(crate::llm::sim::check_plays(town.as_ref(), &retreval).is_err());
+    assert!(crate::tasks::check_sim_plays(town.as_ref(), &retreval).is_err());
     // No gold answer: said, not pretended.
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("task.toml"), GOOD.replace(", answer = \"4\"", "")).unwrap();
     let task = FileTask::open(dir.path(), &TaskOptions::default(), &mut Vec::new()).unwrap();
     let cot = Params::new(MethodKind::from_name("cot").unwrap());
-    let why = crate::llm::sim::check_plays(&task, &cot).unwrap_err();
+    let why = crate::tasks::check_sim_plays(&task, &cot).unwrap_err();
     assert!(why.contains("problem 0 has no gold answer"), "{why}");
     assert!(task.check("2 + 2", "4").unwrap_err().contains("no gold answer"));
 }
@@ -291,7 +291,7 @@ fn the_starter_checks_and_runs() {
     let task = FileTask::open(&folder, &TaskOptions::default(), &mut Vec::new()).unwrap();
     assert_eq!(task.name(), "my-task");
     let cot = Params::new(MethodKind::from_name("cot").unwrap());
-    assert_eq!(crate::llm::sim::check_plays(&task, &cot), Ok(()));
+    assert_eq!(crate::tasks::check_sim_plays(&task, &cot), Ok(()));
     let task: Arc<dyn Task> = Arc::new(task);
     let mut engine = Engine::new(task, "A ticket costs $8. How many dollars do 7 tickets cost?", cot);
     run_sync(&mut engine, run_cmd(), sim(0.0, 1));
@@ -339,7 +339,7 @@ fn judged_run(
     task: &Arc<FileTask>,
     answer: &str,
     verdict: &str,
-) -> (crate::engine::Outcome, Vec<crate::engine::LlmRequest>) {
+) -> (crate::engine::Outcome, Vec<crate::protocol::LlmRequest>) {
     let params = Params::new(MethodKind::from_name("cot").unwrap());
     let mut engine = Engine::new(Arc::clone(task) as Arc<dyn Task>, "Name a primary colour.", params);
     let mut seen = Vec::new();
@@ -376,7 +376,7 @@ fn a_judge_check_asks_the_model_when_the_method_is_done_and_its_verdict_decides(
     assert!(notes.iter().any(|n| n.contains("no `VERDICT: correct|incorrect` line")), "{notes:?}");
     // sim plays the judge from the gold answer.
     let params = Params::new(MethodKind::from_name("cot-sc").unwrap());
-    assert_eq!(crate::llm::sim::check_plays(task.as_ref(), &params), Ok(()));
+    assert_eq!(crate::tasks::check_sim_plays(task.as_ref(), &params), Ok(()));
     let mut engine = Engine::new(Arc::clone(&task) as Arc<dyn Task>, "Name a planet.", params);
     run_sync(&mut engine, run_cmd(), sim(0.0, 3));
     let outcome = engine.outcome().unwrap();
@@ -506,7 +506,7 @@ fn native_tool_mode_is_a_prompt_the_file_gives() {
     let prompt = native.react_native_prompt(&x, "", 1);
     assert!(prompt.messages.last().unwrap().content.contains("then call one tool"), "{:?}", prompt.messages);
     let params = Params::new(MethodKind::from_name("react").unwrap()).with("tool_mode", "native");
-    assert_eq!(crate::llm::sim::check_plays(town.as_ref(), &params), Ok(()));
+    assert_eq!(crate::tasks::check_sim_plays(town.as_ref(), &params), Ok(()));
     let err = error_of(&GOOD.replace("cot = ", "react_native = \"{{ input }}\"\ncot = "), &[]);
     assert!(err.contains("prompts.react_native: a react_native prompt goes with a react prompt"), "{err}");
 }

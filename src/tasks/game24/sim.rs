@@ -7,8 +7,8 @@ use crate::arith::reach::answer_from_steps;
 use crate::arith::steps::{moves, Move};
 use crate::arith::{canonical, format_number, format_numbers, parse_numbers, Op, Q};
 use crate::engine::rng::{stable_hash, SplitMix64};
-use crate::engine::{CallError, CallErrorKind, LlmRequest, Purpose};
-use crate::llm::sim::SimConfig;
+use crate::engine::sim::SimConfig;
+use crate::protocol::{CallError, CallErrorKind, LlmRequest, Purpose};
 use crate::tasks::game24::{check_answer, solvable, solve};
 
 /// How many steps a proposal lists at most (real models list 6 to 12).
@@ -42,7 +42,7 @@ pub struct Context {
 impl Context {
     /// The context of `request`, or the one line that says why it cannot be read.
     pub fn of(request: &LlmRequest) -> Result<Context, CallError> {
-        crate::llm::sim::context("game24", request)
+        crate::engine::sim::context("game24", request)
     }
 }
 
@@ -397,7 +397,7 @@ mod tests {
     use crate::engine::{Feedback, Task};
     use crate::tasks::game24::Game24;
 
-    fn ask(cfg: &SimConfig, prompt: crate::engine::Prompt, seed: u64) -> String {
+    fn ask(cfg: &SimConfig, prompt: crate::protocol::Prompt, seed: u64) -> String {
         let request = LlmRequest::from_prompt(prompt, 1, 0.7);
         answer(cfg, &request, &mut SplitMix64::new(seed)).expect("the sim answers")
     }

@@ -30,7 +30,8 @@ use serde_json::{json, Value};
 use super::react_text;
 use super::{prompts, Problem, TaskError, TaskOptions, TaskSource, TaskSpec};
 use crate::engine::task::{Feedback, NativeTools, ReactSteps};
-use crate::engine::{AnswerKind, Message, Prompt, PromptStyle, Purpose, ReactStep, Task, TaskInfo, ToolDef};
+use crate::engine::{AnswerKind, PromptStyle, ReactStep, Task, TaskInfo};
+use crate::protocol::{Message, Prompt, Purpose, ToolDef};
 use crate::tools::ToolRegistry;
 
 pub use data::{MathItem, McItem};

@@ -13,7 +13,8 @@ use serde_json::json;
 use super::react_text::{self, check_answer, f1};
 use super::{prompts, Problem, TaskError, TaskOptions, TaskSource};
 use crate::engine::task::{Feedback, NativeTools, ReactSteps};
-use crate::engine::{AnswerKind, Message, Prompt, PromptStyle, Purpose, ReactStep, Task, TaskInfo, ToolDef};
+use crate::engine::{AnswerKind, PromptStyle, ReactStep, Task, TaskInfo};
+use crate::protocol::{Message, Prompt, Purpose, ToolDef};
 use crate::tools::corpus::{qa_demo, qa_demo_questions, QaQuestion};
 use crate::tools::{CalculateTool, KnowledgeBackend, ToolRegistry};
 

@@ -14,8 +14,8 @@
 use serde::Deserialize;
 
 use crate::engine::rng::{stable_hash, SplitMix64};
-use crate::engine::{CallError, CallErrorKind, LlmRequest, Purpose};
-use crate::llm::sim::SimConfig;
+use crate::engine::sim::SimConfig;
+use crate::protocol::{CallError, CallErrorKind, LlmRequest, Purpose};
 use crate::tasks::react_text::parse_step;
 
 /// Base rate of a wrong action in a ReAct step, and of a wrong CoT/IO answer.
@@ -50,7 +50,7 @@ pub struct Gold {
 impl Context {
     /// The context of `request`, or the one line that says which field cannot be read.
     pub fn of(request: &LlmRequest) -> Result<Context, CallError> {
-        crate::llm::sim::context("qa-demo", request)
+        crate::engine::sim::context("qa-demo", request)
     }
 }
 

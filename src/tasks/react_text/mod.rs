@@ -483,7 +483,7 @@ pub fn parse_action_reference(action: &str) -> ParsedStep {
 pub fn format_step(step: usize, thought: Option<&str>, action: Option<&ToolCall>, observation: Option<&str>) -> String {
     crate::engine::Step {
         thought: thought.map(|t| t.trim().to_string()),
-        action: action.map(|a| crate::engine::ToolRequest { name: a.name.clone(), arg: a.arg.clone() }),
+        action: action.map(|a| crate::protocol::ToolRequest { name: a.name.clone(), arg: a.arg.clone() }),
         observation: observation.map(|o| o.trim().to_string()),
         ..crate::engine::Step::new(step)
     }

@@ -41,10 +41,8 @@ use serde_json::json;
 
 use super::{prompts, Problem, TaskError, TaskOptions, TaskSource};
 use crate::engine::task::{DfsStyle, Feedback, OutcomeJudge, TreeSearch, ValueEvaluator, VoteEvaluator};
-use crate::engine::{
-    AnswerKind, JudgeRequest, Judgment, Message, Outcome, Prompt, PromptStyle, Proposal, Purpose, SearchTree, Task,
-    TaskInfo,
-};
+use crate::engine::{AnswerKind, JudgeRequest, Judgment, Outcome, PromptStyle, Proposal, SearchTree, Task, TaskInfo};
+use crate::protocol::{Message, Prompt, Purpose};
 
 const IO: prompts::Builtin = crate::builtin_prompt!("writing", "io.txt");
 const COT: prompts::Builtin = crate::builtin_prompt!("writing", "cot.txt");

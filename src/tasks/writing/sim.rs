@@ -26,8 +26,8 @@
 use serde::Deserialize;
 
 use crate::engine::rng::SplitMix64;
-use crate::engine::{CallError, CallErrorKind, LlmRequest, Purpose};
-use crate::llm::sim::{SimConfig, SimRates};
+use crate::engine::sim::{SimConfig, SimRates};
+use crate::protocol::{CallError, CallErrorKind, LlmRequest, Purpose};
 use crate::tasks::writing::read;
 
 const PLAN_VAGUE: f64 = 0.3;
@@ -86,7 +86,7 @@ pub struct Context {
 impl Context {
     /// The context of `request`, or the one line that says which field cannot be read.
     pub fn of(request: &LlmRequest) -> Result<Context, CallError> {
-        crate::llm::sim::context("writing", request)
+        crate::engine::sim::context("writing", request)
     }
 }
 
@@ -238,8 +238,8 @@ fn keyword(sentence: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::sim::context_testing::{self, assert_bad_contexts_refused};
     use crate::engine::{Feedback, Task};
-    use crate::llm::sim::context_testing::{self, assert_bad_contexts_refused};
     use crate::tasks::writing::Writing;
     use crate::tasks::TaskSource;
 

@@ -29,7 +29,7 @@ fn a_firing_breakpoint_pauses_before_sending_selects_the_node_and_says_why() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = with_breaks(dir.path(), &["score<0.3"]);
     // Drive by hand to see what each reply sends.
-    let sim = SimProvider::new(SimConfig::default());
+    let sim = SimProvider::new(SimConfig::default(), &crate::tasks::SimPlayers);
     let mut queue: VecDeque<(u64, LlmRequest)> = VecDeque::new();
     let mut effects = app.handle_action(Action::RunPause);
     let hit_effects = loop {
@@ -217,7 +217,7 @@ fn stats_agree_with_the_run_totals_and_draw_at_both_sizes() {
 fn held_at_a_breakpoint_a_hand_commands_calls_wait_for_run_or_step() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = with_breaks(dir.path(), &["score<0.3"]);
-    let sim = SimProvider::new(SimConfig::default());
+    let sim = SimProvider::new(SimConfig::default(), &crate::tasks::SimPlayers);
     let mut queue: VecDeque<(u64, LlmRequest)> = VecDeque::new();
     push(&mut queue, app.handle_action(Action::RunPause));
     while app.session.run.break_hits().is_empty() {
@@ -277,7 +277,7 @@ fn held_at_a_breakpoint_a_hand_commands_calls_wait_for_run_or_step() {
 fn every_low_score_of_a_held_batch_is_named_and_a_finished_run_is_not_called_paused() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = with_breaks(dir.path(), &["score<2"]);
-    let sim = SimProvider::new(SimConfig::default());
+    let sim = SimProvider::new(SimConfig::default(), &crate::tasks::SimPlayers);
     let mut queue: VecDeque<(u64, LlmRequest)> = VecDeque::new();
     let mut effects = app.handle_action(Action::RunPause);
     loop {

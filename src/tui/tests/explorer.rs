@@ -305,11 +305,11 @@ fn editing_a_react_step_without_an_action_holds_only_its_thought() {
     // The model's first reply has a thought and no action.
     let fx = app.handle_action(Action::Step);
     let Some(Effect::CallLlm { call, request }) = fx.into_iter().next() else { panic!("a model call") };
-    let sim = SimProvider::new(SimConfig::default());
+    let sim = SimProvider::new(SimConfig::default(), &crate::tasks::SimPlayers);
     let mut reply = sim.answer(&request).unwrap();
     reply.completions.truncate(1);
     reply.completions[0] =
-        crate::engine::Completion::text("Thought 1: I should find the town first, then its river.", None);
+        crate::protocol::Completion::text("Thought 1: I should find the town first, then its river.", None);
     let fx = app.on_reply(LlmReply { call, result: Ok(reply) }, &request);
     settle_react(&mut app, fx, &mut tools);
     let tree = app.session.run.engine.tree();

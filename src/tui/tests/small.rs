@@ -37,7 +37,8 @@ async fn the_explorer_opens_saying_where_it_records() {
     let mut terminal = Terminal::new(TestBackend::new(160, 45)).unwrap();
     let keys = futures::stream::empty::<std::io::Result<ratatui::crossterm::event::Event>>();
     let quit = Box::pin(std::future::pending::<()>());
-    let provider: Arc<dyn crate::llm::Provider> = Arc::new(SimProvider::new(SimConfig::default()));
+    let provider: Arc<dyn crate::llm::Provider> =
+        Arc::new(SimProvider::new(SimConfig::default(), &crate::tasks::SimPlayers));
     let app = super::super::drive(app, &mut terminal, keys, quit, provider, 8, Vec::new()).await.unwrap();
     let said = app.message.clone().unwrap_or_default();
     assert!(

@@ -15,7 +15,8 @@ use ratatui::Frame;
 use super::super::theme::Slot;
 use super::popup::{centered, frame_block};
 use super::View;
-use crate::engine::{CallErrorKind, Engine};
+use crate::engine::Engine;
+use crate::protocol::CallErrorKind;
 
 /// The figures the view draws.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -4,7 +4,7 @@
 //! code's — and a person may give their own (`--complexity-table 1:2x2,2:2x3,...`).
 
 use crate::engine::task::Task;
-use crate::engine::{Prompt, Purpose};
+use crate::protocol::{Prompt, Purpose};
 
 use super::{clip, prompt, read_rating, MAX_TRACE_CHARS};
 

@@ -6,9 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::request::Role;
 use crate::engine::task::Task;
-use crate::engine::{Prompt, Purpose};
+use crate::protocol::{Prompt, Purpose, Role};
 
 use super::{bounded, clip, field, prompt, CONTEXT_KEY, MAX_TRACE_CHARS};
 
@@ -268,7 +267,7 @@ whole problem step by step and give the final answer in the usual format.",
     );
     match p.messages.iter_mut().rev().find(|m| m.role == Role::User) {
         Some(m) => m.content.push_str(&add),
-        None => p.messages.push(crate::engine::Message::user(add.trim_start())),
+        None => p.messages.push(crate::protocol::Message::user(add.trim_start())),
     }
     p.purpose = Purpose::Cot;
     if !p.context.is_object() {

@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::engine::task::{read_verdict, Task};
-use crate::engine::{Prompt, Purpose};
+use crate::protocol::{Prompt, Purpose};
 
 use super::scoring::{parse_approach, Approach};
 use super::{bounded, clip, field, prompt, MAX_TRACE_CHARS};

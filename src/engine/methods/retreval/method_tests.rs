@@ -9,10 +9,9 @@ use serde_json::json;
 use super::method::{CAUSE_NAMES, INFO, KIND, MAX_TOOL_STEPS};
 use super::FailureCause;
 use crate::engine::testkit::{calls, events, reply};
-use crate::engine::{
-    Command, Effect, Engine, Event, Input, LlmRequest, NodeId, NodeStatus, Params, ToolReply, ToolRequest, ToolResult,
-};
+use crate::engine::{Command, Effect, Engine, Event, Input, NodeId, NodeStatus, Params, ToolReply};
 use crate::memory::{Category, Memory};
+use crate::protocol::{LlmRequest, ToolRequest, ToolResult};
 use crate::tasks::math::{demo, MathKind, MathTask};
 
 const X: &str = r"Solve for $x$: $3x + 7 = 25$.";
@@ -641,7 +640,7 @@ fn the_memory_feeds_lessons_in_and_rewrites_an_entry_with_three_signals() {
     assert_eq!(lessons, &[json!("algebraic approach, arithmetic_error: subtracted wrongly")]);
     assert!(solve.messages[0].content.contains("Lessons from earlier problems:"));
     let rewrite = seen.requests.iter().find(|r| kind(r) == "rewrite").expect("a rewrite call");
-    assert_eq!(rewrite.purpose, crate::engine::Purpose::Reflect);
+    assert_eq!(rewrite.purpose, crate::protocol::Purpose::Reflect);
     assert_eq!(rewrite.context["signals"].as_array().unwrap().len(), 3);
     let entry = e.memory().unwrap().entry(id).unwrap();
     assert_eq!(entry.content, "Check the count of cases at both ends before finishing.");
@@ -668,7 +667,7 @@ fn no_tools_makes_each_attempt_one_chain_of_thought_call() {
     let mut e = engine(json!({"no_tools": true, "no_cross": true}), None);
     let seen = run(&mut e, |r| match kind(r) {
         "solve" => {
-            assert_eq!(r.purpose, crate::engine::Purpose::Cot);
+            assert_eq!(r.purpose, crate::protocol::Purpose::Cot);
             "3x = 18, so x = 6. The answer is \\boxed{6}.".into()
         }
         "cross" => panic!("no cross critique with --no-cross"),

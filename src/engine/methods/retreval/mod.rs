@@ -69,7 +69,7 @@ pub use scoring::{
 };
 
 use crate::engine::task::Task;
-use crate::engine::{Message, Prompt, Purpose};
+use crate::protocol::{Message, Prompt, Purpose};
 
 /// The most of a reply any parser here reads (characters); the rest is ignored.
 pub const MAX_REPLY_CHARS: usize = 100_000;

@@ -16,7 +16,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::engine::task::Task;
-use crate::engine::{Prompt, Purpose};
+use crate::protocol::{Prompt, Purpose};
 
 use super::{bounded, clip, field, prompt, read_rating, tokens, Token, MAX_TRACE_CHARS};
 

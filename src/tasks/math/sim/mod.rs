@@ -24,8 +24,8 @@
 use serde::Deserialize;
 
 use crate::engine::rng::{stable_hash, SplitMix64};
-use crate::engine::{CallError, CallErrorKind, LlmRequest, Purpose};
-use crate::llm::sim::SimConfig;
+use crate::engine::sim::SimConfig;
+use crate::protocol::{CallError, CallErrorKind, LlmRequest, Purpose};
 use crate::tasks::math::answer::{choice_letter, finish_arg, math_answer};
 use crate::tasks::math::demo::{self, Calc, Mistake, MistakeKind};
 use crate::tasks::math::{mc_demo, MathKind};
@@ -260,7 +260,7 @@ pub struct Subtask {
 impl Context {
     /// The context of `request`, or the one line that says which field cannot be read.
     pub fn of(request: &LlmRequest) -> Result<Context, CallError> {
-        crate::llm::sim::context("math", request)
+        crate::engine::sim::context("math", request)
     }
 }
 

@@ -5,9 +5,10 @@
 use serde_json::{json, Value};
 
 use super::*;
-use crate::engine::{LlmRequest, Message, Purpose};
-use crate::llm::sim::{SimConfig, SimProvider};
+use crate::engine::sim::{SimConfig, Simulator};
+use crate::protocol::{LlmRequest, Message, Purpose};
 use crate::tasks::math::demo::{DemoProblem, MistakeKind, PROBLEMS};
+use crate::tasks::SimPlayers;
 
 fn request(purpose: Purpose, context: Value) -> LlmRequest {
     LlmRequest {
@@ -25,7 +26,7 @@ fn request(purpose: Purpose, context: Value) -> LlmRequest {
 }
 
 fn reply(seed: u64, req: &LlmRequest) -> String {
-    let sim = SimProvider::new(SimConfig { seed, ..SimConfig::default() });
+    let sim = Simulator::new(SimConfig { seed, ..SimConfig::default() }, &SimPlayers);
     sim.answer(req).unwrap().completions[0].text.to_string()
 }
 
@@ -69,7 +70,7 @@ fn chains_of_thought_go_wrong_at_a_realistic_rate_and_replies_depend_only_on_see
     let rate = wrong as f64 / total as f64;
     assert!((0.3..=0.5).contains(&rate), "cot wrong {rate}");
     // At noise 0 the model is perfect.
-    let perfect = SimProvider::new(SimConfig { noise: 0.0, ..SimConfig::default() });
+    let perfect = Simulator::new(SimConfig { noise: 0.0, ..SimConfig::default() }, &SimPlayers);
     for p in PROBLEMS {
         let text = perfect.answer(&request(Purpose::Cot, cot_context(p))).unwrap().completions[0].text.clone();
         assert!(is_right(p, &text), "{text}");
@@ -78,7 +79,7 @@ fn chains_of_thought_go_wrong_at_a_realistic_rate_and_replies_depend_only_on_see
 
 #[test]
 fn a_problem_it_does_not_know_is_a_clear_error() {
-    let sim = SimProvider::new(SimConfig::default());
+    let sim = Simulator::new(SimConfig::default(), &SimPlayers);
     let err =
         sim.answer(&request(Purpose::Cot, json!({"task": "math-demo", "problem": "What is 1 + 1?"}))).unwrap_err();
     assert!(err.message.contains("not among them"), "{}", err.message);
@@ -252,7 +253,7 @@ fn a_context_of_the_wrong_shape_is_an_error_naming_the_field() {
     let cot = LlmRequest::from_prompt(task.cot_prompt(p.problem), 1, 0.7);
     let ctx = Context::of(&cot).unwrap();
     assert_eq!((ctx.task.as_str(), ctx.problem.as_str(), ctx.retreval.as_deref()), ("math-demo", p.problem, None));
-    let sim = SimProvider::new(SimConfig::default());
+    let sim = Simulator::new(SimConfig::default(), &SimPlayers);
     for (purpose, bad, says) in [
         (Purpose::Cot, with(cot_context(p), "reflections", json!("x")), "field \"reflections\": invalid type: string"),
         (Purpose::Act, with(cot_context(p), "step", json!("2")), "field \"step\": invalid type: string \"2\""),

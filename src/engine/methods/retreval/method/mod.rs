@@ -56,10 +56,11 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::engine::tree::{split_notes, DropReason};
 use crate::engine::{
-    CallKind, Completion, Core, Event, LlmRequest, LlmResponse, MethodKind, NodeId, NodeStatus, Origin, Outcome,
-    ParamError, ParamReader, Params, Prompt, Purpose, Step, ToolMode, ToolRequest, ToolResult,
+    CallKind, Core, Event, MethodKind, NodeId, NodeStatus, Origin, Outcome, ParamError, ParamReader, Params, Step,
+    ToolMode,
 };
 use crate::memory::{Category, EntryId};
+use crate::protocol::{Completion, LlmRequest, LlmResponse, Prompt, Purpose, ToolRequest, ToolResult};
 
 use super::super::react::{read_step, ReactParams};
 use super::super::rounds::{self, FeedbackSource};
@@ -115,7 +116,7 @@ pub const INFO: MethodInfo = MethodInfo {
 /// and composition (cot).
 fn needs(p: &Params) -> crate::engine::methods::Needs {
     use crate::engine::methods::Needs;
-    use crate::engine::Purpose;
+    use crate::protocol::Purpose;
     let phases = Needs::of(
         &[],
         &[Purpose::Value, Purpose::Vote, Purpose::Feedback, Purpose::Reflect, Purpose::Propose, Purpose::Cot],
@@ -523,7 +524,7 @@ impl Method for Retreval {
         core.issue_tool(id, root, action);
     }
 
-    fn on_act_failed(&mut self, core: &mut Core, node: NodeId, error: &crate::engine::CallError) {
+    fn on_act_failed(&mut self, core: &mut Core, node: NodeId, error: &crate::protocol::CallError) {
         let message = error.to_string();
         let Some(a) = self.attempts.iter().position(|at| at.state == SolveState::Waiting && at.tip() == node) else {
             return;

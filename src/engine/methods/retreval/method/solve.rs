@@ -182,14 +182,14 @@ impl Retreval {
         }
         // A chat layout (a system message, examples as turns) takes the guidance in its last
         // user turn, the problem's; a reference prompt is one user message.
-        use crate::engine::request::Role;
+        use crate::protocol::Role;
         let chat = prompt.messages.iter().any(|m| m.role != Role::User);
-        let user = |m: &&mut crate::engine::Message| m.role == Role::User;
+        let user = |m: &&mut crate::protocol::Message| m.role == Role::User;
         let target =
             if chat { prompt.messages.iter_mut().rev().find(user) } else { prompt.messages.iter_mut().find(user) };
         match target {
             Some(m) => m.content = format!("{guide}\n{}", m.content),
-            None => prompt.messages.push(crate::engine::Message::user(guide)),
+            None => prompt.messages.push(crate::protocol::Message::user(guide)),
         }
         if !prompt.context.is_object() {
             prompt.context = serde_json::json!({});

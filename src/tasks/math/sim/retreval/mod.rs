@@ -95,8 +95,8 @@ use std::ops::Range;
 use super::{advice, calc_observation, calculator, catch_rate, holds_value, sim_error, Context, Script, Verdict};
 use crate::engine::methods::retreval::{approach_from_trace, parse_approach, Approach, FailureCause, CONTEXT_KEY};
 use crate::engine::rng::SplitMix64;
-use crate::engine::{CallError, LlmRequest, Purpose};
-use crate::llm::sim::SimConfig;
+use crate::engine::sim::SimConfig;
+use crate::protocol::{CallError, LlmRequest, Purpose};
 use crate::tasks::math::answer::{choice_letter, finish_arg, math_answer};
 use crate::tasks::math::demo::{Mistake, MistakeKind};
 

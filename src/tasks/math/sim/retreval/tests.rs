@@ -12,11 +12,11 @@ use crate::engine::methods::retreval::{
     local_prompt, parse_complexity, parse_cross, parse_failure, parse_local_score, parse_subtasks, parse_validation,
     subtask_problem, validation_prompt, SolvedSubtask, TypedFailure,
 };
+use crate::engine::sim::{SimConfig, Simulator};
 use crate::engine::task::Task;
-use crate::engine::{LlmRequest, Prompt};
-use crate::llm::sim::{SimConfig, SimProvider};
+use crate::protocol::{LlmRequest, Prompt};
 use crate::tasks::math::demo::{DemoProblem, PROBLEMS};
-use crate::tasks::TaskSource;
+use crate::tasks::{SimPlayers, TaskSource};
 
 fn task(name: &str) -> Arc<dyn TaskSource> {
     crate::tasks::by_name(name, None).unwrap()
@@ -27,7 +27,7 @@ fn ask(seed: u64, prompt: Prompt) -> String {
 }
 
 fn ask_with(cfg: SimConfig, prompt: Prompt) -> String {
-    let sim = SimProvider::new(cfg);
+    let sim = Simulator::new(cfg, &SimPlayers);
     let req = LlmRequest::from_prompt(prompt, 1, 0.7);
     match sim.answer(&req) {
         Ok(r) => r.completions[0].text.to_string(),
@@ -463,7 +463,7 @@ fn failure_summaries_and_rewrites_keep_teaching_the_same_lesson() {
 #[test]
 fn a_problem_or_kind_it_does_not_know_is_a_clear_error() {
     let t = task("math-demo");
-    let sim = SimProvider::new(SimConfig::default());
+    let sim = Simulator::new(SimConfig::default(), &SimPlayers);
     let err = sim.answer(&LlmRequest::from_prompt(complexity_prompt(&*t, "What is 1 + 1?"), 1, 0.7)).unwrap_err();
     assert!(err.message.contains("ReTreVal complexity request"), "{}", err.message);
     let p = with(t.cot_prompt(PROBLEMS[0].problem), json!({"retreval": "brainstorm"}));
@@ -500,7 +500,7 @@ fn with_native_tool_calls_the_solve_calls_the_calculator() {
     let mut req = LlmRequest::from_prompt(prompt, 1, 0.7);
     req.tools = t.react().and_then(|r| r.native()).expect("native tools").tool_defs();
     assert!(!req.tools.is_empty());
-    let reply = SimProvider::new(SimConfig::default()).answer(&req).unwrap();
+    let reply = Simulator::new(SimConfig::default(), &SimPlayers).answer(&req).unwrap();
     let call = &reply.completions[0].tool_calls[0];
     assert_eq!(call.name, "calc");
     assert!(call.arguments.to_string().contains(p.calc.unwrap().expr), "{call:?}");

@@ -1,8 +1,9 @@
-//! `sim`: a simulated model, the offline default. It is not a language model and
-//! says so (`simulated: true` on every reply, "simulated" in the UI and summaries).
-//! It answers the built-in tasks' requests from the task's own logic, reading the
-//! structured context each request carries, never the prompt text, with seeded,
-//! tunable mistakes so searches behave like they do with a real model.
+//! The simulated model (`--provider sim`, the offline default), sans-IO: what the tasks
+//! that play it and the `sim` provider that answers with it both speak. It is not a
+//! language model and says so (`simulated: true` on every reply, "simulated" in the UI
+//! and summaries). It answers the tasks' requests from the task's own logic, reading the
+//! structured context each request carries, never the prompt text, with seeded, tunable
+//! mistakes so searches behave like they do with a real model.
 //!
 //! Error model (each rate is multiplied by `--sim-noise`, default 1.0; 0 is a
 //! perfect model):
@@ -19,21 +20,22 @@
 //! Each task's player lives beside the task and is registered with it
 //! (`tasks::TaskEntry::sim`): `src/tasks/game24/sim.rs`, `src/tasks/math/sim/` (with
 //! ReTreVal's play on the math demo sets in `src/tasks/math/sim/retreval/`, where each
-//! approach has a typical, learnable mistake), and so on. This module holds what they
-//! share: the rates, the seeded randomness, reading a request's typed context
-//! ([`context`]) and the provider.
+//! approach has a typical, learnable mistake), and so on. The [`Simulator`] finds a
+//! request's player through [`Players`], the registry this module defines and the tasks
+//! implement (`tasks::SimPlayers`), so neither this module nor the provider names a task.
+//! This module holds what the players share: the rates, the seeded randomness, reading a
+//! request's typed context ([`context`]); the provider (`llm::sim`) adds only latency.
 
 #[cfg(test)]
 pub(crate) mod context_testing;
 
-use std::time::Duration;
-
 use serde::{Deserialize, Serialize};
 
-use super::{estimate_prompt_tokens, estimate_tokens, BoxFuture, CallOptions, Provider};
 use crate::engine::rng::{stable_hash, SplitMix64};
-use crate::engine::{CallError, CallErrorKind, Completion, LlmRequest, LlmResponse, ToolCallOut, Usage};
-use crate::tasks::react_text::parse_step;
+use crate::protocol::{
+    estimate_prompt_tokens, estimate_tokens, CallError, CallErrorKind, Completion, LlmRequest, LlmResponse,
+    ToolCallOut, ToolRequest, Usage,
+};
 
 pub const SIM_MODEL: &str = "sim-1 (simulated)";
 
@@ -81,40 +83,27 @@ impl SimConfig {
 /// registers its own player with the task (`tasks::TaskEntry::sim`).
 pub type Play = fn(&SimConfig, &LlmRequest, &mut SplitMix64) -> Result<String, CallError>;
 
-/// The simulated player registered with the task named `task` (or an alias), if any.
-pub fn player(task: &str) -> Option<Play> {
-    crate::tasks::find(task).and_then(|entry| entry.sim)
+/// Where the simulated model finds the player of a request: the tasks register their
+/// players (`tasks::TaskEntry::sim`) and implement this over their registry
+/// (`tasks::SimPlayers`), so the simulator names no task.
+pub trait Players: Send + Sync {
+    /// The player of the task `request` is for (as its context says), if the task has one.
+    fn player(&self, request: &LlmRequest) -> Option<Play>;
+
+    /// A ReAct reply in the tasks' text format, read: its thought and its action, for
+    /// answering a request that offers native tools with a tool call.
+    fn read_step(&self, text: &str) -> (Option<String>, Option<ToolRequest>);
 }
 
-/// Whether the simulated model can answer requests of the task named `task`.
-pub fn plays(task: &str) -> bool {
-    player(task).is_some()
-}
-
-/// Whether the simulated model can play a run of `params` on `task`: `Err` is the one
-/// line that says why not, for refusing the run before it starts.
-pub fn check_plays(task: &dyn crate::engine::Task, params: &crate::engine::Params) -> Result<(), String> {
-    if let Some(verdict) = task.sim_plays(params) {
-        return verdict;
-    }
-    if plays(task.name()) {
-        return Ok(());
-    }
-    let played: Vec<&str> = crate::tasks::names().into_iter().filter(|name| plays(name)).collect();
-    Err(format!(
-        "sim cannot play {}: it has no simulated player (sim plays {}); run it with a model (--provider ...)",
-        task.name(),
-        crate::tasks::and_list(&played)
-    ))
-}
-
-pub struct SimProvider {
+/// The simulated model: its settings and the registry it finds the tasks' players in.
+pub struct Simulator {
     pub config: SimConfig,
+    players: &'static dyn Players,
 }
 
-impl SimProvider {
-    pub fn new(config: SimConfig) -> Self {
-        SimProvider { config }
+impl Simulator {
+    pub fn new(config: SimConfig, players: &'static dyn Players) -> Self {
+        Simulator { config, players }
     }
 
     /// The answer without latency (used by the async path and by synchronous tools).
@@ -132,10 +121,7 @@ impl SimProvider {
         for i in 0..request.n.max(1) {
             let sample = first.wrapping_add(i as u64).wrapping_add(1);
             let mut rng = SplitMix64::from_parts(&[base[0], base[1], base[2], sample]);
-            // A task file's prompts carry what its player reads (`tasks::file::sim`).
-            let file_task = request.context.get(crate::tasks::file::CONTEXT_KEY).is_some();
-            let play = if file_task { Some(crate::tasks::file::sim::play as Play) } else { player(task) };
-            let Some(play) = play else {
+            let Some(play) = self.players.player(request) else {
                 return Err(CallError {
                     kind: CallErrorKind::Sim,
                     message: format!("the sim provider does not know the task {task:?}"),
@@ -145,7 +131,7 @@ impl SimProvider {
             let completion = if request.tools.is_empty() {
                 Completion::text(text, Some("stop".into()))
             } else {
-                as_tool_call(&text, request)
+                as_tool_call(self.players.read_step(&text), text, request)
             };
             completions.push(completion);
         }
@@ -161,20 +147,14 @@ impl SimProvider {
     }
 }
 
-/// A ReAct reply written in the text format, as a model with native tool calling would
-/// give it: the thought as text and the action as a tool call whose argument is named
-/// as the offered tool's schema says. The same seeded choices as in text mode.
-fn as_tool_call(text: &str, request: &LlmRequest) -> Completion {
-    let parsed = parse_step(text, 0);
-    let Some(mut action) = parsed.action else {
+/// A ReAct reply written in the text format (`text`, read as `step`), as a model with
+/// native tool calling would give it: the thought as text and the action as a tool call
+/// whose argument is named as the offered tool's schema says. The same seeded choices as
+/// in text mode.
+fn as_tool_call(step: (Option<String>, Option<ToolRequest>), text: String, request: &LlmRequest) -> Completion {
+    let (thought, Some(action)) = step else {
         return Completion::text(text, Some("stop".into()));
     };
-    // An answer with unbalanced brackets (an interval such as `[2,5)`) runs to the last `]`.
-    if action.name.eq_ignore_ascii_case("finish") {
-        if let Some(arg) = crate::tasks::math::answer::finish_arg(text) {
-            action.arg = arg;
-        }
-    }
     let arg_name = request
         .tools
         .iter()
@@ -193,7 +173,7 @@ fn as_tool_call(text: &str, request: &LlmRequest) -> Completion {
         }
     }
     Completion {
-        text: parsed.thought.unwrap_or_default().into(),
+        text: thought.unwrap_or_default().into(),
         finish_reason: Some("tool_calls".into()),
         tool_calls: vec![ToolCallOut {
             id: Some("sim-call-1".into()),
@@ -231,32 +211,4 @@ pub fn context<T: serde::de::DeserializeOwned>(task: &str, request: &LlmRequest)
 fn completion_tokens(c: &Completion) -> u64 {
     let calls = if c.tool_calls.is_empty() { 0 } else { estimate_tokens(&serde_json::json!(c.tool_calls).to_string()) };
     estimate_tokens(&c.text) + calls
-}
-
-impl Provider for SimProvider {
-    fn name(&self) -> &str {
-        "sim"
-    }
-
-    fn model(&self) -> &str {
-        SIM_MODEL
-    }
-
-    fn simulated(&self) -> bool {
-        true
-    }
-
-    /// Answers whole (no stream), the same whatever the occurrence.
-    fn complete<'a>(
-        &'a self,
-        request: &'a LlmRequest,
-        _options: CallOptions,
-    ) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
-        Box::pin(async move {
-            if self.config.latency_ms > 0 {
-                tokio::time::sleep(Duration::from_millis(self.config.latency_ms)).await;
-            }
-            self.answer(request)
-        })
-    }
 }

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::{Play, SimConfig};
 use crate::engine::rng::SplitMix64;
-use crate::engine::{CallError, LlmRequest, Prompt};
+use crate::protocol::{CallError, LlmRequest, Prompt};
 
 /// `prompt` as the request the engine sends (one sample at temperature 0.7).
 pub fn request(prompt: Prompt) -> LlmRequest {
