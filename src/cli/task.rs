@@ -9,7 +9,7 @@ use thoughtscope::engine::{methods, Params, PromptStyle};
 use thoughtscope::engine::{CheckRequest, Task};
 use thoughtscope::tasks::file::{def, starter, FileTask};
 use thoughtscope::tasks::{TaskOptions, TaskSource};
-use thoughtscope::tools::choice::ToolArgs;
+use thoughtscope::tools::choice::ToolOptions;
 
 use super::error::UserError;
 
@@ -134,7 +134,7 @@ fn mcp_servers(
         return Ok(Vec::new());
     }
     let cfg = super::config(config);
-    let tools = ToolArgs { mcp: named, ..ToolArgs::default() };
+    let tools = ToolOptions { mcp: named, ..ToolOptions::default() };
     let servers = tools.mcp_servers(&cfg.mcp).map_err(|e| {
         UserError::usage(format!("{} names an MCP server to start: {e}", def::task_file(path).display()))
     })?;
