@@ -12,7 +12,10 @@ fn main() -> ExitCode {
     cli::pipe::quiet_broken_pipe();
     let cli = match cli::parse() {
         Ok(cli) => cli,
-        Err(e) => return cli::error::clap_error(&e),
+        Err(e) => {
+            let args: Vec<String> = std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect();
+            return cli::error::clap_error(&e, &args);
+        }
     };
     let result = cli::main(cli);
     // The MCP servers the run started end with it (a run stopped by a signal included);

@@ -36,6 +36,8 @@ const MIB: u64 = 1024 * 1024;
 
 /// `--config`, `$THOUGHTSCOPE_CONFIG`, the config directory's `config.toml` (keymap included).
 pub const CONFIG: Kind = Kind { what: "config file", max_bytes: MIB, pipes: false };
+/// A task file's `task.toml` (`--task`, `task check`), as large as a config file may be.
+pub const TASK: Kind = Kind { what: "task file", max_bytes: MIB, pipes: false };
 /// A theme under the config directory's `themes/`.
 pub const THEME: Kind = Kind { what: "theme file", max_bytes: 64 * KIB, pipes: false };
 /// A prompt template in a `--prompts` folder.

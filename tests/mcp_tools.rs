@@ -643,3 +643,22 @@ fn a_large_result_is_stored_once_per_session() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn task_check_starts_the_servers_a_task_file_names() {
+    let dir = tempfile::tempdir().unwrap();
+    setup(dir.path());
+    // The file names calc in [tools] mcp: task check starts it from the config, as --mcp calc would.
+    for extra in [&[][..], &["--mcp", "calc"]] {
+        let out = sandboxed(dir.path()).args(["task", "check", "./sums"]).args(extra).output().unwrap();
+        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "{extra:?}: {stderr}");
+        assert!(stdout.contains("task sums is good") && stdout.contains("react"), "{extra:?}: {stdout}");
+    }
+    // One the config does not have is one line saying so.
+    std::fs::write(dir.path().join("config/config.toml"), "").unwrap();
+    let out = sandboxed(dir.path()).args(["task", "check", "./sums"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("names an MCP server to start") && stderr.contains("calc"), "{stderr}");
+}

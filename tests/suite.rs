@@ -37,6 +37,7 @@ mod serve;
 mod serve_openai_client;
 mod shipped_sessions;
 mod structure;
+mod task_file_guards;
 mod task_files;
 mod tools_wikipedia;
 mod viz_diff;

@@ -59,7 +59,7 @@ fn a_new_task_checks_and_a_bad_one_says_where() {
     // A typo in a template: one line naming file, line and key, exit 2, no backtrace.
     let toml = dir.path().join("my-task/task.toml");
     let written = std::fs::read_to_string(&toml).unwrap();
-    std::fs::write(&toml, written.replace("{{ input }}\"\"\"", "{{ inptu }}\"\"\"")).unwrap();
+    std::fs::write(&toml, written.replace("{{ input }}'''", "{{ inptu }}'''")).unwrap();
     let out = sandboxed(dir.path()).args(["task", "check", "my-task"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);

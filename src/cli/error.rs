@@ -92,7 +92,7 @@ pub(crate) fn report(report: &Report) -> ExitCode {
 }
 
 /// A command line clap refused, as one plain line (help and version print as usual).
-pub(crate) fn clap_error(e: &clap::Error) -> ExitCode {
+pub(crate) fn clap_error(e: &clap::Error, args: &[String]) -> ExitCode {
     use clap::error::ErrorKind;
     if matches!(
         e.kind(),
@@ -101,8 +101,43 @@ pub(crate) fn clap_error(e: &clap::Error) -> ExitCode {
         let _ = e.print();
         return ExitCode::from(e.exit_code().clamp(0, 255) as u8);
     }
-    eprintln!("{}", thoughtscope::safe_text::terminal_safe(&clap_line(&e.render().to_string())));
+    let line = unquoted_value(e, args).unwrap_or_else(|| clap_line(&e.render().to_string()));
+    eprintln!("{}", thoughtscope::safe_text::terminal_safe(&line));
     ExitCode::from(e.exit_code().clamp(0, 255) as u8)
+}
+
+/// The line for a value written in several words without quotes (`--input 4 9 10 13`):
+/// clap takes the first word as the value and refuses the next (as a stray argument, or
+/// as a subcommand, with a message that names nothing useful). `None` for other errors.
+fn unquoted_value(e: &clap::Error, args: &[String]) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if !matches!(e.kind(), ErrorKind::UnknownArgument | ErrorKind::InvalidSubcommand | ErrorKind::ArgumentConflict) {
+        return None;
+    }
+    let stray = [ContextKind::InvalidArg, ContextKind::InvalidSubcommand].into_iter().find_map(|k| match e.get(k) {
+        Some(ContextValue::String(s)) => Some(s.clone()),
+        _ => None,
+    });
+    // The first word that no flag takes: clap's stray word when it names one.
+    let at = match &stray {
+        Some(word) => args.iter().skip(1).position(|a| a == word)? + 1,
+        None => args.iter().enumerate().skip(3).find(|(i, a)| !a.starts_with('-') && follows_value(args, *i))?.0,
+    };
+    if at < 3 || !follows_value(args, at) {
+        return None;
+    }
+    let flag = &args[at - 2];
+    let words: Vec<&str> =
+        args[at - 1..].iter().map(String::as_str).take_while(|w| !w.starts_with("--") && !w.is_empty()).collect();
+    Some(format!(
+        "error: {flag} takes one value: quote a value of several words, as in {flag} \"{}\" (see --help)",
+        words.join(" ")
+    ))
+}
+
+/// Whether `args[i]` comes right after a long flag and its value (`--input 4 9`: `9`).
+fn follows_value(args: &[String], i: usize) -> bool {
+    i >= 2 && args[i - 2].starts_with("--") && !args[i - 2].contains('=') && !args[i - 1].starts_with("--")
 }
 
 /// clap's message (plain text: `StyledStr`'s `Display` drops the styles) as one line:
@@ -135,6 +170,28 @@ mod tests {
         assert_eq!((one_line(&r).as_str(), exit_code(&r)), ("--timeout must be positive", 2));
         let r: Report = TaskError::Unknown("chess".into()).into();
         assert_eq!(exit_code(&r), 2);
+    }
+
+    #[test]
+    fn a_value_of_several_words_without_quotes_says_to_quote_it() {
+        for line in [
+            "thoughtscope --task game24 --input 4 9 10 13",
+            "thoughtscope run --task game24 --input 4 9 10 13 --method cot",
+            "thoughtscope tui --input 4 9 10 13",
+        ] {
+            let args: Vec<String> = line.split(' ').map(String::from).collect();
+            let e = crate::cli::parse_from(&args).expect_err(line);
+            let said = unquoted_value(&e, &args).unwrap_or_else(|| panic!("{line}: {}", e.render()));
+            assert_eq!(
+                said,
+                "error: --input takes one value: quote a value of several words, as in --input \"4 9 10 13\" (see --help)",
+                "{line}"
+            );
+        }
+        // Other mistakes keep clap's line.
+        let args: Vec<String> = "thoughtscope run --tsk x".split(' ').map(String::from).collect();
+        let e = crate::cli::parse_from(&args).expect_err("unknown flag");
+        assert_eq!(unquoted_value(&e, &args), None);
     }
 
     #[test]

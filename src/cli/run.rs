@@ -625,6 +625,9 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
         summary.stopped = done.stopped.clone();
     }
     print_summary(&summary, args.json);
+    if let Some(line) = unread_note(setup.task.as_ref(), &done.results) {
+        safe_eprintln!("warning: {line}");
+    }
     if let Some(signal) = done.signal {
         if done.abandoned > 0 {
             eprintln!("{signal}: {} calls in flight were abandoned; what they cost is not counted", done.abandoned);
@@ -644,6 +647,23 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
         bail!("every call to {} failed: {failure}", setup.provider.describe());
     }
     Ok(())
+}
+
+/// What to say of problems whose final states gave no answer the task could read (its
+/// answer rule finds none in them, so they count as unsolved): once a run, with one example.
+pub(crate) fn unread_note(task: &dyn TaskSource, results: &[ProblemResult]) -> Option<String> {
+    let unread: Vec<&ProblemResult> = results.iter().filter(|r| r.unread.is_some()).collect();
+    let first = unread.first()?;
+    let rule = task.answer_rule().map(|r| format!(" ({r})")).unwrap_or_default();
+    let problem = first.index.map(|i| format!("problem {i}")).unwrap_or_else(|| "the problem".into());
+    Some(format!(
+        "{}'s answer rule{rule} read no answer from the final states of {} of {} problems, so they count as \
+         unsolved; e.g. {problem}, {}",
+        task.name(),
+        unread.len(),
+        results.len(),
+        first.unread.as_deref().unwrap_or("")
+    ))
 }
 
 /// The first failure, if calls were sent and none of them succeeded (nothing the run

@@ -72,6 +72,8 @@ pub enum DivergenceKind {
     Reply,
     /// A tool's observation.
     ToolObservation,
+    /// A task's check program's verdict (recorded; never run again).
+    Verdict,
     /// A person's (or a script's) command.
     Command,
     /// One run has no more inputs.
@@ -85,6 +87,7 @@ impl DivergenceKind {
             DivergenceKind::Request => "request settings",
             DivergenceKind::Reply => "reply",
             DivergenceKind::ToolObservation => "tool observation",
+            DivergenceKind::Verdict => "check verdict",
             DivergenceKind::Command => "command",
             DivergenceKind::End => "end of a run",
         }
@@ -237,6 +240,15 @@ pub fn describe(input: &Input, request: Option<&LlmRequest>) -> String {
             }
         }
         Input::ToolReply(reply) => format!("tool reply to call {}: {}", reply.call, clip(&reply.result.text)),
+        Input::CheckReply(reply) => format!("check verdict to call {}: {}", reply.call, clip(&verdict_text(reply))),
+    }
+}
+
+/// A recorded check verdict as text: `correct (score 1)`, or why there was none.
+fn verdict_text(reply: &crate::engine::CheckReply) -> String {
+    match &reply.result {
+        Ok(v) => format!("{} (score {})", if v.correct { "correct" } else { "incorrect" }, v.score),
+        Err(failure) => failure.clone(),
     }
 }
 
@@ -260,6 +272,7 @@ fn reply_text(input: &Input) -> String {
             Err(e) => e.to_string(),
         },
         Input::ToolReply(reply) => reply.result.text.clone(),
+        Input::CheckReply(reply) => verdict_text(reply),
         Input::Command { .. } => String::new(),
     }
 }
@@ -274,6 +287,7 @@ fn reply_content(input: &Input) -> Value {
         Input::ToolReply(reply) => {
             serde_json::json!({"call": reply.call, "text": reply.result.text, "ok": reply.result.ok})
         }
+        Input::CheckReply(reply) => serde_json::to_value(reply).unwrap_or(Value::Null),
         Input::Command { command } => serde_json::to_value(command).unwrap_or(Value::Null),
     }
 }
@@ -317,6 +331,10 @@ pub fn first_divergence(a: &Session, b: &Session) -> Option<Divergence> {
                 (reply_content(input_a) != reply_content(input_b)).then_some(DivergenceKind::ToolObservation)
             }
             (Input::ToolReply(_), _) | (_, Input::ToolReply(_)) => Some(DivergenceKind::ToolObservation),
+            (Input::CheckReply(_), Input::CheckReply(_)) => {
+                (reply_content(input_a) != reply_content(input_b)).then_some(DivergenceKind::Verdict)
+            }
+            (Input::CheckReply(_), _) | (_, Input::CheckReply(_)) => Some(DivergenceKind::Verdict),
         };
         if let Some(kind) = kind {
             let detail = match kind {
@@ -328,7 +346,7 @@ pub fn first_divergence(a: &Session, b: &Session) -> Option<Divergence> {
                     (Some(ra), Some(rb)) => Some((request_settings(ra).to_string(), request_settings(rb).to_string())),
                     _ => None,
                 },
-                DivergenceKind::Reply | DivergenceKind::ToolObservation => {
+                DivergenceKind::Reply | DivergenceKind::ToolObservation | DivergenceKind::Verdict => {
                     first_line_diff(&reply_text(input_a), &reply_text(input_b))
                 }
                 _ => None,

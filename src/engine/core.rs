@@ -21,6 +21,8 @@ pub enum CallKind {
     Tool,
     /// The task's judgment of an output after the method is done (`Task::outcome_judge`).
     Judge,
+    /// A task's check program, for a verdict (see [`super::check`]).
+    Check(CheckRequest),
     /// A call of the method's own kind (its tag is the method's to choose); the reply
     /// goes to `Method::on_reply`.
     Own(u32),
@@ -90,6 +92,10 @@ pub struct Core {
     /// `context_window`): ReAct trims the oldest observations of a trajectory that would
     /// not fit, and stops before sending one that cannot.
     pub context_window: Option<u64>,
+    /// The verdicts of the task's check programs given so far (inputs), by what was asked.
+    pub(super) checks: BTreeMap<check::CheckKey, Result<check::Verdict, String>>,
+    /// Verdicts asked for while handling the current input and not given yet.
+    pub(super) unknown: Vec<CheckRequest>,
 }
 
 impl Core {
@@ -432,7 +438,7 @@ impl Core {
         for &id in &finals {
             let y = self.tree.node(id).path.clone();
             let answer = self.task.extract_answer(&self.x, &y);
-            let ok = answer.as_deref().map(|a| self.task.check(&self.x, a).is_ok()).unwrap_or(false);
+            let ok = answer.as_deref().map(|a| self.check(a).is_ok()).unwrap_or(false);
             self.tree.node_mut(id).answer = answer;
             self.set_status(id, if ok { NodeStatus::Solution } else { NodeStatus::Final });
             correct.push(ok);

@@ -10,6 +10,7 @@ mod prompt_style;
 mod search;
 
 pub mod breakpoint;
+pub mod check;
 pub mod command;
 pub mod effect;
 pub mod event;
@@ -28,6 +29,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+pub use check::{CheckPurpose, CheckReply, CheckRequest};
 pub use command::Command;
 pub use effect::Effect;
 pub use event::{Event, Outcome, RunMode};

@@ -26,14 +26,13 @@ impl Engine {
         events: &[Event],
     ) -> Vec<RecordedProblem> {
         let mut problems = Vec::new();
-        let answered = match input {
-            Input::LlmReply(reply) => Some(reply.call),
-            Input::ToolReply(reply) => Some(reply.call),
-            Input::Command { .. } => None,
-        };
-        if let Some(call) = answered {
-            self.core.pending.remove(&call);
+        if let Some(call) = input.answers() {
+            let pending = self.core.pending.remove(&call);
             self.core.next_call = self.core.next_call.max(call.saturating_add(1));
+            // A verdict is kept as it was given (the outcome's pane reads it); nothing is run.
+            if let (Input::CheckReply(reply), Some(Pending { kind: CallKind::Check(request), .. })) = (input, pending) {
+                self.core.checks.insert(request.key(), reply.result.clone());
+            }
         }
         if let Input::LlmReply(reply) = input {
             self.record_call(reply, request, events, &mut problems);

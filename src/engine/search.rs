@@ -27,6 +27,8 @@ pub struct Engine {
     /// The method's step when calls were made: (first call made at that step, the step),
     /// one entry each time the step changes (the Stats view's axis).
     call_steps: Vec<(u64, usize)>,
+    /// Inputs waiting, in order, for the verdicts of check programs (see [`super::check`]).
+    pub(super) waiting: Vec<Input>,
 }
 
 impl Engine {
@@ -60,6 +62,8 @@ impl Engine {
             judge_outcome: true,
             judge_twins: HashMap::new(),
             context_window: None,
+            checks: BTreeMap::new(),
+            unknown: Vec::new(),
         };
         Ok(Engine {
             core,
@@ -69,6 +73,7 @@ impl Engine {
             judging: None,
             breakpoints: Vec::new(),
             call_steps: Vec::new(),
+            waiting: Vec::new(),
         })
     }
 
@@ -139,10 +144,20 @@ impl Engine {
     }
 
     pub fn handle(&mut self, input: Input) -> Vec<Effect> {
+        if self.core.task.runs_checks() {
+            return self.handle_checked(input);
+        }
+        self.handle_now(Some(input))
+    }
+
+    /// Apply `input` (none: only settle and go on) and take what it asked for.
+    pub(super) fn handle_now(&mut self, input: Option<Input>) -> Vec<Effect> {
         match input {
-            Input::Command { command } => self.command(command),
-            Input::LlmReply(reply) => self.reply(reply),
-            Input::ToolReply(reply) => self.tool_reply(reply),
+            Some(Input::Command { command }) => self.command(command),
+            Some(Input::LlmReply(reply)) => self.reply(reply),
+            Some(Input::ToolReply(reply)) => self.tool_reply(reply),
+            Some(Input::CheckReply(reply)) => self.check_reply(reply),
+            None => {}
         }
         self.pump();
         self.core.flush_memory();
@@ -304,11 +319,12 @@ impl Engine {
             return;
         }
         let y = self.core.tree.node(parent).path.clone();
-        let proposal = match self.core.task.tree() {
+        let mut proposal = match self.core.task.tree() {
             Some(tree) => tree.parse_edit(&self.core.x, &y, &text),
             // A task that answers whole: the text is a whole answer after `y`.
             None => Proposal { thought: text.clone(), path: format!("{y}{text}\n"), problem: None },
         };
+        self.core.check_steps(&y, std::slice::from_mut(&mut proposal));
         let origin = Origin::Human { edited_from: Some(node) };
         let ids = self.core.add_proposals(parent, vec![proposal], origin);
         // The task may read the text as no step at all (an empty thought is dropped).
@@ -571,13 +587,14 @@ impl Engine {
                     Generator::Propose => tree.proposal_scores(),
                     Generator::Sample => None,
                 };
-                let (proposals, scores): (Vec<Proposal>, Vec<f64>) = match (generator, merged) {
+                let (mut proposals, scores): (Vec<Proposal>, Vec<f64>) = match (generator, merged) {
                     (Generator::Propose, Some(scored)) => scored.merge_proposals(&x, &y, &texts).into_iter().unzip(),
                     (Generator::Propose, None) => {
                         texts.iter().flat_map(|t| tree.parse_proposals(&x, &y, t)).map(|p| (p, 0.0)).unzip()
                     }
                     (Generator::Sample, _) => texts.iter().map(|t| (tree.parse_sample(&x, &y, t), 0.0)).unzip(),
                 };
+                self.core.check_steps(&y, &mut proposals);
                 let children =
                     self.core.add_proposals_scored(node, proposals, merged.is_some().then_some(&scores), Origin::Model);
                 self.check_repeats(node, &children, &pending);
@@ -636,7 +653,7 @@ impl Engine {
                 let completion = response.completions.first().cloned().unwrap_or_else(|| Completion::text("", None));
                 self.method.on_act(&mut self.core, node, &completion);
             }
-            CallKind::Tool => {}
+            CallKind::Tool | CallKind::Check(_) => {}
             CallKind::Judge => {
                 let task = Arc::clone(&self.core.task);
                 let Some(judge) = task.judge() else {

@@ -110,20 +110,40 @@ pub fn cancelled(effects: &[Effect]) -> Vec<u64> {
 
 /// Feed `first`, then answer every call in request order with `answer` until the
 /// engine issues no more; returns every event.
-pub fn run_sync(engine: &mut Engine, first: Input, mut answer: impl FnMut(&LlmRequest) -> Vec<String>) -> Vec<Event> {
-    let mut queue: VecDeque<(u64, LlmRequest)> = VecDeque::new();
+pub fn run_sync(engine: &mut Engine, first: Input, answer: impl FnMut(&LlmRequest) -> Vec<String>) -> Vec<Event> {
+    let no_checks = |r: &CheckRequest| -> Result<check::Verdict, String> { panic!("no check program expected: {r:?}") };
+    run_sync_checked(engine, first, answer, no_checks)
+}
+
+/// [`run_sync`], with the task's check programs answered by `verdict` (in request order,
+/// with the model calls).
+pub fn run_sync_checked(
+    engine: &mut Engine,
+    first: Input,
+    mut answer: impl FnMut(&LlmRequest) -> Vec<String>,
+    mut verdict: impl FnMut(&CheckRequest) -> Result<check::Verdict, String>,
+) -> Vec<Event> {
+    let mut queue: VecDeque<Effect> = VecDeque::new();
     let mut all = Vec::new();
     let mut input = first;
     loop {
         let effects = engine.handle(input);
         all.extend(events(&effects));
         let gone = cancelled(&effects);
-        queue.retain(|(c, _)| !gone.contains(c));
-        queue.extend(calls(&effects));
-        let Some((call, request)) = queue.pop_front() else { return all };
-        let texts = answer(&request);
-        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-        input = reply(call, &texts);
+        queue.retain(|e| e.call().is_some_and(|c| !gone.contains(&c)));
+        queue.extend(effects.into_iter().filter(|e| matches!(e, Effect::CallLlm { .. } | Effect::RunCheck { .. })));
+        input = match queue.pop_front() {
+            None => return all,
+            Some(Effect::CallLlm { call, request }) => {
+                let texts = answer(&request);
+                let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+                reply(call, &texts)
+            }
+            Some(Effect::RunCheck { call, request }) => {
+                Input::CheckReply(CheckReply { call, result: verdict(&request) })
+            }
+            Some(other) => unreachable!("only calls are queued: {other:?}"),
+        };
     }
 }
 

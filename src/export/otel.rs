@@ -168,7 +168,7 @@ pub fn value(session: &Session, rebuilt: &Rebuilt, options: &Options) -> Value {
                 tool_n += 1;
                 (recorded.map(|t| t.node), tool_span(reply, recorded, span_id("tool", tool_n), clock))
             }
-            Input::Command { .. } => continue,
+            Input::Command { .. } | Input::CheckReply(_) => continue,
         };
         clock = span.end;
         for event in &mut span.events {

@@ -5,6 +5,7 @@
 //! the same sequence of inputs whatever the timing.
 
 pub mod bench;
+pub mod check_run;
 pub mod headless;
 pub mod memory;
 pub mod run;
@@ -21,7 +22,8 @@ use std::time::Instant;
 
 use tokio::task::{AbortHandle, JoinSet};
 
-use crate::engine::{Effect, Input, LlmReply, NodeId, ToolReply};
+use crate::engine::check::Verdict;
+use crate::engine::{CheckReply, CheckRequest, Effect, Input, LlmReply, NodeId, ToolReply};
 use crate::llm::cache::{Asked, CallKey, ResponseCache};
 use crate::llm::limit::{Limit, Priority, Round};
 use crate::llm::{CallOptions, DeltaFn, Provider, Streamed};
@@ -33,6 +35,7 @@ type CallResult = Result<LlmResponse, CallError>;
 enum Done {
     Llm(CallResult),
     Tool(ToolResult),
+    Check(Result<Verdict, String>),
 }
 
 /// Part of a reply as it streams in, for showing a thought as it arrives.
@@ -95,6 +98,16 @@ pub struct Driver {
     /// Calls of this driver that other problems' drivers may be waiting for (a shared
     /// cache's in-flight key): landed when they end, however they end.
     flying: HashMap<u64, (String, u64)>,
+    /// Name each check program on standard error before it first runs (headless runs).
+    announce_checks: bool,
+}
+
+/// The check programs named on standard error so far, in this process (problems side by
+/// side each have a driver; a program is named once).
+fn first_announcement(argv: &[String]) -> bool {
+    static NAMED: std::sync::OnceLock<Mutex<std::collections::HashSet<Vec<String>>>> = std::sync::OnceLock::new();
+    let mut named = NAMED.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
+    named.insert(argv.to_vec())
 }
 
 /// `result` with any known key taken out, as every reply is before it goes further.
@@ -157,7 +170,15 @@ impl Driver {
             tools: None,
             window: None,
             flying: HashMap::new(),
+            announce_checks: false,
         }
+    }
+
+    /// Say on standard error, before a task's check program first runs, which program it
+    /// is (a headless run; the explorer has it in its transcript).
+    pub fn announcing_checks(mut self) -> Self {
+        self.announce_checks = true;
+        self
     }
 
     /// Send no request that cannot fit a context window of `tokens` (prompt and reply,
@@ -218,6 +239,7 @@ impl Driver {
             match effect {
                 Effect::CallLlm { call, request } => self.start(*call, request.clone()),
                 Effect::CallTool { call, tool, node, after } => self.start_tool(*call, tool.clone(), *node, *after),
+                Effect::RunCheck { call, request } => self.start_check(*call, request.clone()),
                 Effect::Cancel { calls } => self.cancel(calls),
                 Effect::Emit { .. } => {}
             }
@@ -372,6 +394,26 @@ impl Driver {
         self.aborts.insert(call, handle);
     }
 
+    /// Run a task's check program on a thread of its own (it is bounded by its time limit).
+    fn start_check(&mut self, call: u64, request: CheckRequest) {
+        self.order.push_back(call);
+        if self.halted.load(Ordering::SeqCst) {
+            let failure = format!("{} was not run: the run had stopped", request.named());
+            self.ready.insert(call, Done::Check(Err(failure)));
+            return;
+        }
+        if self.announce_checks && first_announcement(&request.argv) {
+            let line = format!("note: running {} (its verdicts are recorded in the session)", request.named());
+            eprintln!("{}", crate::safe_text::terminal_safe(&line));
+        }
+        let handle = self.tasks.spawn(async move {
+            let done = tokio::task::spawn_blocking(move || check_run::run(&request)).await;
+            let result = done.unwrap_or_else(|e| Err(format!("the check program's runner failed: {e}")));
+            (call, Done::Check(result))
+        });
+        self.aborts.insert(call, handle);
+    }
+
     /// Give up the tool calls still running (a run that stops: tools cost nothing, and a
     /// tool computing would hold the end up to its time limit). Their replies never come;
     /// the engine is not told. Returns how many were given up.
@@ -432,11 +474,16 @@ impl Driver {
                 result.text = crate::llm::secret::redact(&result.text).into_owned();
                 Done::Tool(result)
             }
+            Done::Check(Ok(mut verdict)) => {
+                verdict.said = crate::llm::secret::redact(&verdict.said).into_owned();
+                Done::Check(Ok(verdict))
+            }
+            Done::Check(Err(failure)) => Done::Check(Err(crate::llm::secret::redact(&failure).into_owned())),
         };
         let result = match done {
-            Done::Tool(result) => {
+            local @ (Done::Tool(_) | Done::Check(_)) => {
                 if self.order.contains(&call) {
-                    self.ready.insert(call, Done::Tool(result));
+                    self.ready.insert(call, local);
                 }
                 return;
             }
@@ -494,6 +541,7 @@ impl Driver {
                 self.went_deeper(front);
                 return Some(match done {
                     Done::Tool(result) => (Input::ToolReply(ToolReply { call: front, result }), None),
+                    Done::Check(result) => (Input::CheckReply(CheckReply { call: front, result }), None),
                     Done::Llm(result) => {
                         let request = self.requests.remove(&front).map(unshare);
                         (Input::LlmReply(LlmReply { call: front, result }), request)
@@ -516,8 +564,8 @@ impl Driver {
                     let request = self.requests.remove(&front).map(unshare)?;
                     return Some((LlmReply { call: front, result }, request));
                 }
-                Some(tool @ Done::Tool(_)) => {
-                    self.ready.insert(front, tool);
+                Some(local @ (Done::Tool(_) | Done::Check(_))) => {
+                    self.ready.insert(front, local);
                     return None;
                 }
                 None if !self.requests.contains_key(&front) => return None,

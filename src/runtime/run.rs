@@ -25,6 +25,10 @@ pub enum StopReason {
     Recording(String),
     /// A signal asked the program to stop (Ctrl-C, `kill`).
     Interrupted(Signal),
+    /// The task failed: its check program gave no verdict (it could not start, ran out of
+    /// time, crashed, exited non-zero or printed no verdict). An error of the task, never a
+    /// wrong answer: the text names the program and what it printed.
+    Task(String),
 }
 
 /// A signal that asks a run to stop, with its conventional number (the exit code is 128 + it).
@@ -60,6 +64,7 @@ impl std::fmt::Display for StopReason {
             StopReason::Fatal { unreachable: false, message } => write!(f, "the server refused the call: {message}"),
             StopReason::Recording(message) => write!(f, "the session could not be written: {message}"),
             StopReason::Interrupted(signal) => write!(f, "interrupted by {signal}"),
+            StopReason::Task(message) => write!(f, "the task failed: {message}"),
         }
     }
 }
@@ -84,6 +89,9 @@ impl StopPolicy {
 
     /// Whether `input` (just counted into `totals`) ends the run's calls.
     pub fn check(&self, input: &Input, totals: &Totals) -> Option<StopReason> {
+        if let Input::CheckReply(crate::engine::CheckReply { result: Err(failure), .. }) = input {
+            return Some(StopReason::Task(failure.clone()));
+        }
         if self.stop_on_fatal {
             if let Input::LlmReply(LlmReply { result: Err(e), .. }) = input {
                 if e.kind.is_fatal() {
@@ -198,13 +206,7 @@ impl Run {
 
     /// The ids of the held calls (asked for by the engine, not sent yet).
     pub fn held_calls(&self) -> Vec<u64> {
-        self.held
-            .iter()
-            .filter_map(|e| match e {
-                Effect::CallLlm { call, .. } | Effect::CallTool { call, .. } => Some(*call),
-                _ => None,
-            })
-            .collect()
+        self.held.iter().filter_map(Effect::call).collect()
     }
 
     /// The meters the breakpoints on counts read.
@@ -320,15 +322,11 @@ impl Run {
             })
             .collect();
         if !cancelled.is_empty() {
-            self.held.retain(|e| match e {
-                Effect::CallLlm { call, .. } | Effect::CallTool { call, .. } => !cancelled.contains(call),
-                _ => true,
-            });
+            self.held.retain(|e| e.call().is_none_or(|call| !cancelled.contains(&call)));
         }
         if fired {
-            let (calls, rest): (Vec<Effect>, Vec<Effect>) = std::mem::take(&mut fed.effects)
-                .into_iter()
-                .partition(|e| matches!(e, Effect::CallLlm { .. } | Effect::CallTool { .. }));
+            let (calls, rest): (Vec<Effect>, Vec<Effect>) =
+                std::mem::take(&mut fed.effects).into_iter().partition(|e| e.call().is_some());
             self.held.extend(calls);
             fed.effects = rest;
             self.at_break = true;
@@ -353,9 +351,8 @@ impl Run {
         } else if self.at_break {
             // Still held: a command's calls (expand, edit, backtrack, ...) join the held ones
             // rather than go out past the breakpoint; run or step sends them all.
-            let (calls, rest): (Vec<Effect>, Vec<Effect>) = std::mem::take(&mut fed.effects)
-                .into_iter()
-                .partition(|e| matches!(e, Effect::CallLlm { .. } | Effect::CallTool { .. }));
+            let (calls, rest): (Vec<Effect>, Vec<Effect>) =
+                std::mem::take(&mut fed.effects).into_iter().partition(|e| e.call().is_some());
             fed.held_back = calls.len();
             self.held.extend(calls);
             fed.effects = rest;

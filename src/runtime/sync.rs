@@ -7,7 +7,7 @@
 use std::collections::VecDeque;
 
 use super::Run;
-use crate::engine::{Effect, Event, Input, LlmReply, NodeId, ToolReply};
+use crate::engine::{CheckReply, CheckRequest, Effect, Event, Input, LlmReply, NodeId, ToolReply};
 use crate::protocol::{CallError, LlmRequest, LlmResponse, ToolRequest, ToolResult};
 use crate::session::SessionError;
 
@@ -16,6 +16,8 @@ enum Call {
     Llm(LlmRequest),
     /// The action, the step it is for, and the step whose tool state it continues.
     Tool(ToolRequest, NodeId, NodeId),
+    /// A task's check program (run here, as a live run's driver runs it).
+    Check(CheckRequest),
 }
 
 struct Sync<'a> {
@@ -34,6 +36,7 @@ impl Sync<'_> {
                 Effect::CallTool { call, tool, node, after } => {
                     self.queue.push_back((call, Call::Tool(tool, node, after)))
                 }
+                Effect::RunCheck { call, request } => self.queue.push_back((call, Call::Check(request))),
                 Effect::Cancel { calls } => self.queue.retain(|(c, _)| !calls.contains(c)),
                 Effect::Emit { .. } => {}
             }
@@ -58,6 +61,10 @@ impl Sync<'_> {
                 }
                 Call::Tool(request, node, after) => {
                     let input = Input::ToolReply(ToolReply { call, result: tool(&request, node, after) });
+                    self.apply(input, None)?;
+                }
+                Call::Check(request) => {
+                    let input = Input::CheckReply(CheckReply { call, result: super::check_run::run(&request) });
                     self.apply(input, None)?;
                 }
             }

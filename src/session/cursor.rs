@@ -499,6 +499,7 @@ impl<'s> ReplayCursor<'s> {
         let before = (self.torn_seq == Some(seq)).then(|| state.clone());
         // The same step a live run takes (`runtime::Run` feeds inputs through it too).
         let applied = super::apply_input(&mut state.engine, &mut state.totals, input);
+        let unrecorded = super::replay::unrecorded_verdicts(&applied.effects);
         state.issued_tools.extend(applied.effects.into_iter().filter(|e| matches!(e, Effect::CallTool { .. })));
         let emitted = applied.events;
         let expected: Vec<&Event> = self.events_by_seq[at.events.clone()]
@@ -508,7 +509,7 @@ impl<'s> ReplayCursor<'s> {
                 _ => None,
             })
             .collect();
-        let comparison = compare(&emitted, expected.iter().copied());
+        let comparison = super::replay::explained(compare(&emitted, expected.iter().copied()), unrecorded);
         if let Some(before) = before.filter(|_| comparison != Comparison::Same) {
             if super::replay::is_torn(&emitted, &expected) {
                 // The file ends inside this input's events (killed or out of space mid-write):

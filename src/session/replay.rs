@@ -318,10 +318,15 @@ impl Stream {
         // where the cursor takes it, after the answered tool call is struck off).
         let before = maybe_torn.then(|| (self.engine.clone(), self.totals, self.issued_tools.clone()));
         let applied = super::apply_input(&mut self.engine, &mut self.totals, &input);
+        let unrecorded = unrecorded_verdicts(&applied.effects);
         self.issued_tools.extend(applied.effects.into_iter().filter(|e| matches!(e, Effect::CallTool { .. })));
         let emitted = applied.events;
         // A second pass has compared these inputs already.
-        let comparison = if self.recorded_from.is_some() { Comparison::Same } else { compare(&emitted, &expected) };
+        let comparison = if self.recorded_from.is_some() {
+            Comparison::Same
+        } else {
+            explained(compare(&emitted, &expected), unrecorded)
+        };
         if let Some((engine, totals, issued)) = before.filter(|_| comparison != Comparison::Same) {
             let expected: Vec<&crate::engine::Event> = expected.iter().collect();
             if is_torn(&emitted, &expected) {
@@ -375,6 +380,29 @@ impl Stream {
     }
 }
 
+/// The note of a session recorded before check programs' verdicts were inputs: today's
+/// engine asks for a verdict (`effects` run a check program) that the session does not
+/// hold, so from there it is shown as recorded, verdicts included, and the program is
+/// never run. `None` when the input asks for no verdict.
+pub(super) fn unrecorded_verdicts(effects: &[Effect]) -> Option<String> {
+    effects.iter().find_map(|e| match e {
+        Effect::RunCheck { request, .. } => Some(format!(
+            "today's engine asks {} for a verdict this session did not record (it was recorded before verdicts \
+             were kept): its verdicts are shown as recorded, and the program is not run",
+            request.named()
+        )),
+        _ => None,
+    })
+}
+
+/// `comparison`, with a difference that comes from a verdict the session lacks said so.
+pub(super) fn explained(comparison: Comparison, unrecorded: Option<String>) -> Comparison {
+    match (comparison, unrecorded) {
+        (Comparison::Differs(_), Some(note)) => Comparison::Differs(note),
+        (comparison, _) => comparison,
+    }
+}
+
 /// Whether the recorded events of an input stop short of what the engine emitted for it
 /// (the file ends inside them): fewer, and the same as far as they go (in decisions).
 pub(super) fn is_torn(emitted: &[crate::engine::Event], recorded: &[&crate::engine::Event]) -> bool {
@@ -401,6 +429,12 @@ pub(super) fn check_input(
             }
             Some(_) => Ok(None),
         },
+        crate::engine::Input::CheckReply(reply) => {
+            match engine.core.pending_checks().iter().any(|e| e.call() == Some(reply.call)) {
+                true => Ok(None),
+                false => Err(format!("the verdict answers check {}, which today's engine does not ask", reply.call)),
+            }
+        }
         crate::engine::Input::ToolReply(reply) => {
             let issued =
                 issued_tools.iter().position(|e| matches!(e, Effect::CallTool { call, .. } if *call == reply.call));

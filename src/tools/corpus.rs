@@ -196,7 +196,7 @@ pub const MAX_DOCUMENT_BYTES: u64 = 16 * 1024 * 1024;
 /// The text of `path`, a file of the canonical folder `root`, or why it is not read: it must
 /// resolve inside `root`, be a regular file (checked before opening, so a FIFO is never
 /// opened and cannot hang the load) and be at most [`MAX_DOCUMENT_BYTES`].
-fn read_confined(root: &Path, path: &Path) -> Result<String, String> {
+pub fn read_confined(root: &Path, path: &Path) -> Result<String, String> {
     use std::io::Read;
     let real = std::fs::canonicalize(path).map_err(|e| format!("cannot resolve: {e}"))?;
     if !real.starts_with(root) {

@@ -70,7 +70,7 @@ fn push(queue: &mut VecDeque<(u64, LlmRequest)>, effects: Vec<Effect>) {
         match e {
             Effect::CallLlm { call, request } => queue.push_back((call, request)),
             Effect::Cancel { calls } => queue.retain(|(c, _)| !calls.contains(c)),
-            Effect::Emit { .. } | Effect::CallTool { .. } => {}
+            Effect::Emit { .. } | Effect::CallTool { .. } | Effect::RunCheck { .. } => {}
         }
     }
 }
@@ -717,7 +717,7 @@ fn settle_react(app: &mut App, effects: Vec<Effect>, tools: &mut crate::runtime:
                 queue.retain(|q| !matches!(q, Effect::CallLlm { call, .. } | Effect::CallTool { call, .. } if calls.contains(call)));
                 Vec::new()
             }
-            Effect::Emit { .. } => Vec::new(),
+            Effect::Emit { .. } | Effect::RunCheck { .. } => Vec::new(),
         };
         queue.extend(more);
     }

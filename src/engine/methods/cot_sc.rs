@@ -73,7 +73,7 @@ impl Method for CotSc {
         match best {
             Some((count, winner)) => {
                 let answer = core.tree.node(winner).answer.clone();
-                outcome.solved = answer.as_deref().is_some_and(|a| core.task.check(&core.x, a).is_ok());
+                outcome.solved = answer.as_deref().is_some_and(|a| core.check(a).is_ok());
                 // Rank the majority's representative first.
                 outcome.finals.retain(|&n| n != winner);
                 outcome.finals.insert(0, winner);

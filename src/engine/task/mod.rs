@@ -153,6 +153,23 @@ pub trait Task: Send + Sync {
             0.0
         }
     }
+    /// The program that judges `answer` to `x`, for a task whose check is one (a task
+    /// file's `[check] command`): the engine never runs it, and `check` and `score` are
+    /// then not asked (see [`crate::engine::check`]).
+    fn check_command(&self, _x: &str, _answer: &str) -> Option<crate::engine::CheckRequest> {
+        None
+    }
+    /// How the task reads an answer from a reply, for a message about answers it could not
+    /// read (a task file: `[answer] read = "boxed"`). `None`: its own way, unnamed.
+    fn answer_rule(&self) -> Option<String> {
+        None
+    }
+    /// Whether the task judges answers or steps with programs ([`Task::check_command`],
+    /// [`TreeSearch::step_command`]): the engine then holds an input that needs a
+    /// verdict until the verdict is in.
+    fn runs_checks(&self) -> bool {
+        false
+    }
     /// Normal form of an answer for majority voting; by default its words joined by one space.
     fn answer_key(&self, answer: &str) -> String {
         answer.split_whitespace().collect::<Vec<_>>().join(" ")

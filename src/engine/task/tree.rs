@@ -38,6 +38,12 @@ pub trait TreeSearch {
     /// How tot-dfs searches this task where its parameters do not say (the paper's
     /// settings for the task; `DfsStyle::default()` is its Algorithm 2).
     fn dfs_style(&self) -> DfsStyle;
+    /// The program that judges proposal `p` after `y`, for a task that checks its steps
+    /// with one (a task file's `step_command`; none for a proposal with a problem
+    /// already). The engine never runs it: see [`crate::engine::check`].
+    fn step_command(&self, _x: &str, _y: &str, _p: &Proposal) -> Option<crate::engine::CheckRequest> {
+        None
+    }
     /// Proposals that carry their own scores (crosswords: confidences), if the task's do.
     fn proposal_scores(&self) -> Option<&dyn ProposalScores> {
         None

@@ -221,6 +221,7 @@ fn start_problem(
         header.memory = Some(MemorySnapshot::new(m.name.clone(), memory.clone()));
     }
     let mut driver = Driver::new(Arc::clone(&setup.provider), limit.clone(), cache)
+        .announcing_checks()
         .for_problem(position)
         .with_context_window(setup.limits.context.as_ref().filter(|c| c.measured).map(|c| c.tokens));
     if let Some(tools) = setup.task.tools() {
@@ -280,7 +281,8 @@ async fn finish_problem(
         .with_qa(&engine)
         .with_facets(setup.task.problem_facets(problem))
         .with_metrics(&engine)
-        .with_overflows(&engine);
+        .with_overflows(&engine)
+        .with_unread(&engine);
     result.memory = memory_use;
     result.breaks = breaks;
     result.rounds = driver.rounds().to_vec();

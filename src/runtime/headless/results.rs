@@ -40,6 +40,10 @@ pub struct ProblemResult {
     /// Why the run stopped short, if it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The search ended on final states from none of which the task read an answer (its
+    /// answer rule finds none in them): one of them, `#7: "...Answer: 18"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unread: Option<String>,
     /// The problem ended without an answer because calls to the provider failed (the
     /// first failure): a failure of the provider, not of the model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -124,7 +128,11 @@ impl QaStats {
         if !react && !hybrid && !qa {
             return None;
         }
-        let f1 = engine.outcome().and_then(|o| o.answer.as_deref()).map_or(0.0, |a| core.task.score(&core.x, a));
+        // A verdict a session did not record (before verdicts were inputs) scores as its
+        // recorded outcome does.
+        let f1 = engine.outcome().map_or(0.0, |o| {
+            o.answer.as_deref().map_or(0.0, |a| core.score(a).unwrap_or(f64::from(u8::from(o.solved))))
+        });
         let tree = engine.tree();
         let steps = if react {
             // The steps of the trajectory that answered (edits leave other branches beside it).
@@ -177,6 +185,7 @@ impl ProblemResult {
             session: None,
             wall_ms,
             error: None,
+            unread: None,
             provider_error: None,
             failed_calls: totals.failed_calls,
             context_overflows: 0,
@@ -227,11 +236,31 @@ impl ProblemResult {
         self
     }
 
+    /// Note final states the task read no answer from (see [`ProblemResult::unread`]).
+    pub fn with_unread(mut self, engine: &Engine) -> Self {
+        self.unread = unread_finals(engine);
+        self
+    }
+
     /// Add the question-answering scores of the run, if it is one.
     pub fn with_qa(mut self, engine: &Engine) -> Self {
         self.qa = QaStats::of(engine);
         self
     }
+}
+
+/// One of the outcome's final states, when the task read an answer from none of them:
+/// `#7: "…the state's last line"`.
+pub fn unread_finals(engine: &Engine) -> Option<String> {
+    let outcome = engine.outcome()?;
+    let tree = engine.tree();
+    let finals: Vec<_> = outcome.finals.iter().filter(|&&f| tree.contains(f)).map(|&f| tree.node(f)).collect();
+    if finals.is_empty() || outcome.answer.is_some() || finals.iter().any(|n| n.answer.is_some()) {
+        return None;
+    }
+    let first = finals[0];
+    let last = first.path.lines().map(str::trim).rfind(|l| !l.is_empty()).unwrap_or("");
+    Some(format!("{}: {:?}", first.id, crate::safe_text::clip(last, 80)))
 }
 
 /// The one JSON object `run --json` and `replay --headless --json` print.

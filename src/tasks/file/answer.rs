@@ -2,10 +2,7 @@
 //! gold answer (`[check]`).
 
 use std::collections::HashMap;
-use std::io::{Read, Write};
-use std::process::{Command, Stdio};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
@@ -238,13 +235,14 @@ fn last_json_field(reply: &str, field: &str) -> Option<String> {
     found
 }
 
-/// Verdicts of the external checker, by (answer, gold), so a search asks it once per answer.
-type Verdicts = Mutex<HashMap<(String, String), Result<(bool, f64), String>>>;
+/// How long a check or step command may take by default, in milliseconds.
+pub const DEFAULT_TIMEOUT_MS: u64 = 10_000;
 
-/// The checker of a task: the rule and, for a command, the verdicts it gave.
+/// What a task's checking keeps: the judge's verdicts as they are read. (A check
+/// command's verdicts are inputs of the run, kept by the engine: see
+/// [`crate::engine::check`].)
 #[derive(Debug, Default)]
 pub struct Checker {
-    verdicts: Verdicts,
     /// The judge's verdicts, by (problem, answer), as its recorded replies were read.
     judged: Mutex<HashMap<(String, String), bool>>,
 }
@@ -348,10 +346,12 @@ impl CheckRule {
                 Some(false) => Err(format!("the judge says {answer:?} is wrong")),
                 None => Err(format!("{answer:?} is not judged yet: the judge is asked when the method is done")),
             },
-            CheckKind::Command => match self.run_command(checker, input, answer, gold)? {
-                (true, _) => Ok(()),
-                (false, _) => Err(format!("the checker {} says {answer:?} is wrong", self.command[0])),
-            },
+            // Its program's verdict is an input of the run (`CheckRule::command_request`);
+            // here, outside a run, it is not run.
+            CheckKind::Command => Err(format!(
+                "{answer:?} is checked by the program {} in a run, which records its verdict",
+                self.command.first().map_or("(none)", String::as_str)
+            )),
         }
     }
 
@@ -363,7 +363,7 @@ impl CheckRule {
                 let sep = self.separator.as_deref().unwrap_or("|");
                 gold.split(sep).map(|g| f1(answer, g)).fold(0.0, f64::max)
             }
-            CheckKind::Command => self.run_command(checker, input, answer, gold).map_or(0.0, |(_, s)| s),
+            CheckKind::Command => 0.0,
             _ => f64::from(u8::from(self.check(checker, input, answer, gold).is_ok())),
         }
     }
@@ -379,70 +379,19 @@ impl CheckRule {
         }
     }
 
-    fn run_command(&self, checker: &Checker, input: &str, answer: &str, gold: &str) -> Result<(bool, f64), String> {
-        let key = (answer.to_string(), gold.to_string());
-        if let Some(v) = checker.verdicts.lock().map_err(|_| "the checker's cache is poisoned")?.get(&key) {
-            return v.clone();
+    /// The program run to check `answer` to `input` against `gold`, for a command check:
+    /// stdin `{"answer", "gold", "input"}`, a verdict on stdout.
+    pub fn command_request(&self, input: &str, answer: &str, gold: &str) -> Option<crate::engine::CheckRequest> {
+        if self.kind != CheckKind::Command || self.command.is_empty() {
+            return None;
         }
-        let payload = serde_json::json!({ "answer": answer, "gold": gold, "input": input });
-        let verdict = run_checker(&self.command, self.timeout_ms.unwrap_or(10_000), &payload);
-        checker.verdicts.lock().map_err(|_| "the checker's cache is poisoned")?.insert(key, verdict.clone());
-        verdict
-    }
-}
-
-/// Ask an external checker, with a time limit: `payload` on its stdin, a verdict on its
-/// stdout (a JSON object with `correct` and `score`, or a first word).
-pub fn run_checker(argv: &[String], timeout_ms: u64, payload: &serde_json::Value) -> Result<(bool, f64), String> {
-    let name = &argv[0];
-    let mut child = Command::new(name)
-        .args(&argv[1..])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| format!("the checker {name} cannot start: {e}"))?;
-    let payload = payload.to_string();
-    if let Some(mut stdin) = child.stdin.take() {
-        let _ = stdin.write_all(payload.as_bytes());
-    }
-    let started = Instant::now();
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) => break,
-            Ok(None) if started.elapsed() > Duration::from_millis(timeout_ms) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(format!("the checker {name} took over {timeout_ms} ms"));
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-            Err(e) => return Err(format!("the checker {name}: {e}")),
-        }
-    }
-    let mut out = String::new();
-    if let Some(stdout) = child.stdout.take() {
-        let _ = stdout.take(64 * 1024).read_to_string(&mut out);
-    }
-    read_verdict(&out).ok_or_else(|| {
-        format!(
-            "the checker {name} wrote {:?}; it writes {{\"correct\": true, \"score\": 1}} or correct/incorrect",
-            out.trim()
-        )
-    })
-}
-
-/// A checker's verdict: a JSON object with `correct` (and `score`), or a first word.
-fn read_verdict(out: &str) -> Option<(bool, f64)> {
-    let out = out.trim();
-    if let Ok(v) = serde_json::from_str::<serde_json::Value>(out) {
-        let correct = v.get("correct")?.as_bool()?;
-        let score = v.get("score").and_then(serde_json::Value::as_f64).unwrap_or(f64::from(u8::from(correct)));
-        return (0.0..=1.0).contains(&score).then_some((correct, score));
-    }
-    match out.split_whitespace().next()?.to_ascii_lowercase().as_str() {
-        "correct" | "true" | "yes" | "pass" => Some((true, 1.0)),
-        "incorrect" | "false" | "no" | "fail" => Some((false, 0.0)),
-        _ => None,
+        let stdin = serde_json::json!({ "answer": answer, "gold": gold, "input": input });
+        Some(crate::engine::CheckRequest {
+            purpose: crate::engine::CheckPurpose::Answer,
+            argv: self.command.clone(),
+            timeout_ms: self.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS),
+            stdin: stdin.to_string(),
+        })
     }
 }
 
@@ -534,20 +483,18 @@ mod tests {
     }
 
     #[test]
-    fn a_checker_command_judges_with_a_time_limit() {
-        let sh = |script: &str, timeout_ms| CheckRule {
-            command: vec!["sh".into(), "-c".into(), script.into()],
-            timeout_ms: Some(timeout_ms),
+    fn a_command_check_is_a_request_and_never_runs_here() {
+        let rule = CheckRule {
+            command: vec!["sh".into(), "-c".into(), "echo ran >> mark; echo correct".into()],
+            timeout_ms: Some(500),
             ..rule(CheckKind::Command)
         };
+        let request = rule.command_request("3+4", "7", "7").unwrap();
+        assert_eq!(request.timeout_ms, 500);
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&request.stdin).unwrap()["answer"], "7");
         let c = Checker::default();
-        let judge =
-            sh("grep -q '\"answer\":\"7\"' && echo '{\"correct\": true, \"score\": 1}' || echo incorrect", 5000);
-        assert_eq!(judge.check(&c, "3+4", "7", "7"), Ok(()));
-        assert!(judge.check(&c, "3+4", "8", "7").is_err());
-        let slow = sh("sleep 5; echo correct", 100);
-        assert!(slow.check(&c, "x", "1", "1").unwrap_err().contains("took over 100 ms"));
-        let garbled = sh("echo maybe", 5000);
-        assert!(garbled.check(&c, "x", "2", "2").unwrap_err().contains("wrote \"maybe\""));
+        assert!(rule.check(&c, "3+4", "7", "7").unwrap_err().contains("checked by the program sh in a run"));
+        assert_eq!(rule.score(&c, "3+4", "7", "7"), 0.0);
+        assert_eq!(CheckRule::of(CheckKind::Exact).command_request("x", "1", "1"), None);
     }
 }

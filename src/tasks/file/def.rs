@@ -245,16 +245,45 @@ pub fn task_file(path: &Path) -> PathBuf {
     }
 }
 
-/// Read and check the task file at `path` (a file or a folder with `task.toml`).
+/// Read and check the task file at `path` (a file or a folder with `task.toml`), by the
+/// safe reader's rules ([`crate::userfile::TASK`]: a regular file of at most 1 MiB).
 pub fn load(path: &Path) -> Result<Loaded, DefError> {
     let file = task_file(path);
-    let text = std::fs::read_to_string(&file).map_err(|e| DefError {
+    let text = crate::userfile::read_text(&file, &crate::userfile::TASK).map_err(|e| DefError {
         file: file.clone(),
         line: None,
         key: "file".into(),
-        message: format!("cannot read it: {e}"),
+        message: format!("cannot read it: {}", e.reason()),
     })?;
     parse(&file, &text)
+}
+
+/// Largest problem (a row of `[problems] file`, as its JSON) a task file may list: the
+/// `--data` rule for one line (a problem goes whole into each of its sessions' headers).
+pub const MAX_ROW_BYTES: usize = 1024 * 1024;
+
+/// `name`, a file the task file names under `key`, as a path inside the task's folder
+/// `base`, or the line that says why not: no absolute path, no `..`, and no link that
+/// leads out of the folder (a task folder someone shares cannot read the user's files).
+pub fn inside_folder(base: &Path, name: &str) -> Result<PathBuf, String> {
+    use std::path::Component;
+    let rel = Path::new(name);
+    let outside = rel.is_absolute()
+        || rel.components().any(|c| matches!(c, Component::ParentDir | Component::RootDir | Component::Prefix(_)));
+    let shown = crate::userfile::clip(name, 80);
+    if outside || name.trim().is_empty() {
+        return Err(format!(
+            "{shown:?} is not a path inside the task's folder: a task file names its files relative to its folder, \
+             with no absolute path and no .."
+        ));
+    }
+    let folder = if base.as_os_str().is_empty() { Path::new(".") } else { base };
+    let root = std::fs::canonicalize(folder).map_err(|e| format!("cannot read the task's folder: {e}"))?;
+    let real = std::fs::canonicalize(folder.join(rel)).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    if !real.starts_with(&root) {
+        return Err(format!("{shown} is a link out of the task's folder: a task file reads only files in its folder"));
+    }
+    Ok(real)
 }
 
 /// Read and check a task file's text; `file` names it in errors and anchors its
@@ -267,7 +296,8 @@ pub fn parse(file: &Path, text: &str) -> Result<Loaded, DefError> {
     if name.is_empty() || name.chars().any(|c| c.is_whitespace() || c == '/' || c == '\\') {
         return Err(at.error(&[], "name", "a task name is one word without spaces or slashes (e.g. word-problems)"));
     }
-    let mut prompts = read_prompts(&at, base, raw.prompts)?;
+    let mut warnings = Vec::new();
+    let mut prompts = read_prompts(&at, base, raw.prompts, &mut warnings)?;
     super::answer::validate(&raw.answer, &raw.check).map_err(|(section, key, m)| at.error(&[section], key, &m))?;
     match (raw.check.kind == super::answer::CheckKind::Judge, prompts.contains_key("judge")) {
         (true, false) => {
@@ -320,7 +350,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Loaded, DefError> {
         tree: raw.tree,
         tools: tools.as_ref().map(|(t, _)| t.clone()),
     };
-    let warnings = tools.map(|(_, w)| w).unwrap_or_default();
+    warnings.extend(tools.map(|(_, w)| w).unwrap_or_default());
     Ok(Loaded { def, problems, path: file.to_path_buf(), warnings })
 }
 
@@ -385,6 +415,7 @@ fn read_prompts(
     at: &Locator,
     base: &Path,
     raw: BTreeMap<String, RawPrompt>,
+    warnings: &mut Vec<String>,
 ) -> Result<BTreeMap<String, String>, DefError> {
     let mut prompts = BTreeMap::new();
     for (purpose, prompt) in raw {
@@ -394,10 +425,13 @@ fn read_prompts(
         };
         let text = match prompt {
             RawPrompt::Text(text) => text,
-            RawPrompt::File { file } => read_relative(base, &file)
-                .map_err(|m| at.error(&["prompts"], &purpose, &format!("cannot read {file}: {m}")))?,
+            RawPrompt::File { file } => read_inside(base, &file, &crate::userfile::TEMPLATE)
+                .map_err(|m| at.error(&["prompts"], &purpose, &m))?,
         };
         super::template::check(&text, vars).map_err(|m| at.error(&["prompts"], &purpose, &m))?;
+        if let Some(m) = control_character(&text) {
+            warnings.push(at.error(&["prompts"], &purpose, &m).to_string());
+        }
         prompts.insert(purpose, text);
     }
     // Every task answers whole (io) and with a chain of thought (cot): the core methods
@@ -408,6 +442,27 @@ fn read_prompts(
         }
     }
     Ok(prompts)
+}
+
+/// What a template's control character (other than a line break or tab) is, if it has
+/// one: most often a TOML escape the writer did not mean (`\\b` of `\\boxed` in a `"""` string).
+fn control_character(text: &str) -> Option<String> {
+    // A carriage return is a line break's only before \n (\rightarrow in a """ string is one alone).
+    let lone = |at: usize, c: char| c == '\r' && !text[at + 1..].starts_with('\n');
+    let (at, c) =
+        text.char_indices().find(|&(at, c)| c.is_control() && (!matches!(c, '\n' | '\t' | '\r') || lone(at, c)))?;
+    let line = text[..at].matches('\n').count() + 1;
+    let escape = match c {
+        '\u{8}' => " (\\b: in a \"\"\" string, \\boxed starts with a backspace)",
+        '\u{c}' => " (\\f: in a \"\"\" string, \\frac starts with a form feed)",
+        '\r' => " (\\r: in a \"\"\" string, \\rightarrow starts with a carriage return)",
+        _ => "",
+    };
+    Some(format!(
+        "line {line} of the template holds the control character U+{:04X}{escape}; a model sees it as it is: \
+         write prompts in ''' strings (kept as written) or double the backslash",
+        c as u32
+    ))
 }
 
 fn validate_tree(at: &Locator, tree: &TreeDef, prompts: &BTreeMap<String, String>) -> Result<(), DefError> {
@@ -467,12 +522,13 @@ fn read_tools(at: &Locator, base: &Path, raw: RawTools) -> Result<(ToolsDef, Vec
     let mut corpus = Vec::new();
     let mut warnings = Vec::new();
     if let Some(folder) = raw.corpus {
-        let dir = base.join(&folder);
         let err = |m: String| at.error(&["tools"], "corpus", &m);
+        let dir = inside_folder(base, &folder).map_err(err)?;
         let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .map_err(|e| err(format!("cannot read the folder {}: {e}", dir.display())))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.is_file())
+            .map_err(|e| err(format!("cannot read the folder {folder}: {e}")))?
+            .filter_map(|e| e.ok())
+            .filter(|e| !e.file_type().is_ok_and(|t| t.is_dir()))
+            .map(|e| e.path())
             .collect();
         files.sort();
         let mut total = 0;
@@ -482,12 +538,13 @@ fn read_tools(at: &Locator, base: &Path, raw: RawTools) -> Result<(ToolsDef, Vec
             if !matches!(ext.as_str(), "md" | "txt" | "jsonl") || name == crate::tools::corpus::QUESTIONS_FILE {
                 continue;
             }
-            match std::fs::read_to_string(&path) {
+            // As `--corpus` reads a folder: regular files inside it only, each skip said.
+            match crate::tools::corpus::read_confined(&dir, &path) {
                 Ok(text) => {
                     total += text.len();
                     corpus.push(CorpusFile { name, text });
                 }
-                Err(e) => warnings.push(format!("{}: {e}; skipped", path.display())),
+                Err(why) => warnings.push(format!("{}: {why}; skipped", path.display())),
             }
         }
         if total > MAX_CORPUS_BYTES {
@@ -504,8 +561,11 @@ fn read_tools(at: &Locator, base: &Path, raw: RawTools) -> Result<(ToolsDef, Vec
     Ok((ToolsDef { corpus, calculate: raw.calculate, math: raw.math, mcp: raw.mcp, ..ToolsDef::default() }, warnings))
 }
 
-fn read_relative(base: &Path, file: &str) -> Result<String, String> {
-    std::fs::read_to_string(base.join(file)).map_err(|e| e.to_string())
+/// The text of `file` inside the task's folder, by the safe reader's rules for `kind`.
+fn read_inside(base: &Path, file: &str, kind: &crate::userfile::Kind) -> Result<String, String> {
+    let path = inside_folder(base, file)?;
+    let shown = crate::userfile::clip(file, 80);
+    crate::userfile::read_text(&path, kind).map_err(|e| format!("cannot read {shown}: {}", e.reason()))
 }
 
 fn read_problems(at: &Locator, base: &Path, raw: &RawProblems) -> Result<Vec<FileProblem>, DefError> {
@@ -518,7 +578,7 @@ fn read_problems(at: &Locator, base: &Path, raw: &RawProblems) -> Result<Vec<Fil
     }
     if let Some(file) = &raw.file {
         let err = |m: String| at.error(&["problems"], "file", &m);
-        let text = read_relative(base, file).map_err(|m| err(format!("cannot read {file}: {m}")))?;
+        let text = read_inside(base, file, &crate::userfile::DATA).map_err(err)?;
         let ext = Path::new(file).extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
         let read = match ext.as_deref() {
             Some("jsonl") => super::rows::jsonl(&text),
@@ -526,6 +586,14 @@ fn read_problems(at: &Locator, base: &Path, raw: &RawProblems) -> Result<Vec<Fil
             Some("csv") => super::rows::csv(&text),
             _ => Err(format!("{file}: problems are read from .jsonl, .json or .csv")),
         };
+        let read = read.and_then(|rows| match rows.iter().find(|(_, r)| row_bytes(r) > MAX_ROW_BYTES) {
+            Some((w, r)) => Err(format!(
+                "{w}: a problem of {} bytes; one problem is at most {} (it goes into each session's header)",
+                row_bytes(r),
+                crate::userfile::size_text(MAX_ROW_BYTES as u64)
+            )),
+            None => Ok(rows),
+        });
         rows.extend(
             read.map_err(|m| err(format!("{file}: {m}")))?.into_iter().map(|(w, r)| (format!("{file}:{w}"), r)),
         );
@@ -565,6 +633,11 @@ fn read_problems(at: &Locator, base: &Path, raw: &RawProblems) -> Result<Vec<Fil
         problems.push(FileProblem { input, gold, steps, facets, fields: row });
     }
     Ok(problems)
+}
+
+/// The size of a problem's row as JSON.
+fn row_bytes(row: &serde_json::Map<String, serde_json::Value>) -> usize {
+    serde_json::to_string(row).map_or(usize::MAX, |t| t.len())
 }
 
 /// A JSON value as text: a string as it is, a number or a bool written out.

@@ -92,8 +92,6 @@ pub struct FileTask {
     checker: answer::Checker,
     /// The simulated model's wrong reply of each problem, by input, built once.
     wrong_replies: Mutex<HashMap<String, Option<String>>>,
-    /// The step command's verdicts, by (problem, state, step).
-    step_verdicts: Mutex<HashMap<(String, String, String), Option<String>>>,
     style: PromptStyle,
 }
 
@@ -187,7 +185,6 @@ impl FileTask {
             tools,
             fields_read,
             checker: answer::Checker::default(),
-            step_verdicts: Mutex::default(),
             wrong_replies: Mutex::default(),
             style,
         })
@@ -338,9 +335,9 @@ impl FileTask {
         self.def.tree.as_ref().map_or(1, |t| t.steps)
     }
 
-    /// A candidate step after `y`, checked by the step (or final-step) pattern, then by
-    /// the step command if the file names one.
-    fn candidate(&self, x: &str, y: &str, line: &str) -> Proposal {
+    /// A candidate step after `y`, checked by the step (or final-step) pattern; the step
+    /// command, if the file names one, judges it after that ([`TreeSearch::step_command`]).
+    fn candidate(&self, _x: &str, y: &str, line: &str) -> Proposal {
         let thought = crate::tasks::reply::plain_line(line);
         let last = FileTask::steps_of(y).len() + 1 >= self.depth();
         let (re, which) = if last { (&self.final_re, "final_pattern") } else { (&self.step_re, "step_pattern") };
@@ -349,32 +346,10 @@ impl FileTask {
             Some(re) if !re.is_match(&thought) => {
                 Some(format!("the step does not match [tree] {which} {}", re.as_str()))
             }
-            _ => self.step_command_says(x, y, &thought, last),
+            _ => None,
         };
         let path = format!("{y}{thought}\n");
         Proposal { thought, path, problem }
-    }
-
-    /// What the `[tree] step_command` finds wrong with `step` after `y` (`None`: the
-    /// step is good, or there is no step command). Asked once per step.
-    fn step_command_says(&self, x: &str, y: &str, step: &str, last: bool) -> Option<String> {
-        let tree = self.def.tree.as_ref()?;
-        if tree.step_command.is_empty() {
-            return None;
-        }
-        let key = (x.trim().to_string(), y.to_string(), step.to_string());
-        if let Some(said) = self.step_verdicts.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
-            return said.clone();
-        }
-        let payload = json!({ "input": x.trim(), "steps": FileTask::steps_of(y), "step": step, "last": last });
-        let name = &tree.step_command[0];
-        let said = match answer::run_checker(&tree.step_command, tree.step_timeout_ms.unwrap_or(10_000), &payload) {
-            Ok((true, _)) => None,
-            Ok((false, _)) => Some(format!("the step checker {name} refuses the step")),
-            Err(m) => Some(m.replacen("the checker", "the step checker", 1)),
-        };
-        self.step_verdicts.lock().unwrap_or_else(|p| p.into_inner()).insert(key, said.clone());
-        said
     }
 }
 
@@ -502,6 +477,21 @@ impl Task for FileTask {
         record.gold.as_deref().map_or(0.0, |gold| self.def.check.score(&self.checker, x, answer, gold))
     }
 
+    fn check_command(&self, x: &str, answer: &str) -> Option<crate::engine::CheckRequest> {
+        let gold = self.record(x).gold.clone()?;
+        self.def.check.command_request(x, answer, &gold)
+    }
+
+    fn answer_rule(&self) -> Option<String> {
+        let read = serde_json::to_value(self.def.answer.read).ok()?;
+        Some(format!("[answer] read = {read}"))
+    }
+
+    fn runs_checks(&self) -> bool {
+        self.def.check.kind == answer::CheckKind::Command
+            || self.def.tree.as_ref().is_some_and(|t| !t.step_command.is_empty())
+    }
+
     fn answer_key(&self, answer: &str) -> String {
         self.def.check.key(answer)
     }
@@ -602,6 +592,22 @@ impl TreeSearch for FileTask {
 
     fn dfs_style(&self) -> DfsStyle {
         DfsStyle::default()
+    }
+
+    fn step_command(&self, x: &str, y: &str, p: &Proposal) -> Option<crate::engine::CheckRequest> {
+        let tree = self.def.tree.as_ref()?;
+        if tree.step_command.is_empty() || p.problem.is_some() || p.thought.is_empty() {
+            return None;
+        }
+        let steps = FileTask::steps_of(y);
+        let last = steps.len() + 1 >= self.depth();
+        let stdin = json!({ "input": x.trim(), "steps": steps, "step": p.thought, "last": last });
+        Some(crate::engine::CheckRequest {
+            purpose: crate::engine::CheckPurpose::Step,
+            argv: tree.step_command.clone(),
+            timeout_ms: tree.step_timeout_ms.unwrap_or(answer::DEFAULT_TIMEOUT_MS),
+            stdin: stdin.to_string(),
+        })
     }
 }
 
@@ -724,6 +730,19 @@ impl TaskSource for FileTask {
         }
         if let Some(&i) = self.by_input.get(text) {
             return Ok(Problem { index: Some(i), input: text.to_string() });
+        }
+        let n = self.problems.len();
+        if self.def.check.kind != answer::CheckKind::Judge {
+            // Its answers could not be checked (nor played by sim): refused now, not
+            // counted as wrong at the end.
+            return Err(TaskError::Input(
+                text.into(),
+                format!(
+                    "{} checks answers against the gold answers of its {n} problems, and a {} of your own has none: \
+                     pick one of them (--range A..B, 0-based), or add this one with its answer to [problems]",
+                    self.def.name, self.info.input_noun
+                ),
+            ));
         }
         let read: Vec<&str> = self.fields_read.iter().map(String::as_str).filter(|f| *f != "input").collect();
         if !read.is_empty() {

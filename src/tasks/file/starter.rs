@@ -22,13 +22,15 @@ facets = ["topic"]          # fields results are broken down by
 # prompt is a capability the task lacks: methods that need it are refused by name.
 # Variables: input, problem.<field>; propose/sample/value: y, steps, step (value: answer);
 # vote: choices, ys; react: trajectory, step, tools. [system]/[user]/[assistant] lines
-# start chat turns. A prompt is text, or { file = "name.txt" } beside this file.
+# start chat turns. A prompt is text, or { file = "name.txt" } in this folder.
+# Write prompts in ''' strings, which TOML keeps as they are: in """ strings a
+# backslash starts an escape (\b in \boxed would be a backspace).
 [prompts]
-io = """
+io = '''
 [system]
 Reply with the answer alone, inside \boxed{}.
 [user]
-{{ input }}"""
+{{ input }}'''
 cot = { file = "cot.txt" }
 
 [answer]

@@ -260,22 +260,26 @@ fn bad_files_name_the_file_the_line_and_the_key() {
 }
 
 #[test]
-fn a_typed_input_works_unless_the_prompts_read_fields_it_lacks() {
+fn a_typed_input_is_refused_where_it_could_not_be_checked_or_rendered() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("task.toml"), GOOD).unwrap();
     let task = FileTask::open(dir.path(), &TaskOptions::default(), &mut Vec::new()).unwrap();
-    assert_eq!(task.parse_input(" 3 + 3 ").unwrap(), Problem { index: None, input: "3 + 3".into() });
     assert_eq!(task.parse_input("2 + 2").unwrap().index, Some(0));
-    let fields = GOOD
-        .replace(
-            "items = [{ input = \"2 + 2\", answer = \"4\" }]",
-            "items = [{ input = \"2 + 2\", answer = \"4\", level = 1 }]",
-        )
-        .replace("Think. Q: {{ input }}", "Level {{ problem.level }}: {{ input }}");
+    // Answers are checked against gold answers, which a problem of one's own lacks.
+    let err = task.parse_input(" 3 + 3 ").unwrap_err().to_string();
+    assert!(err.contains("a problem of your own has none: pick one of them (--range A..B"), "{err}");
+    // A judge needs none: the problem is taken, unless the prompts read fields it lacks.
+    std::fs::write(dir.path().join("task.toml"), JUDGED).unwrap();
+    let task = FileTask::open(dir.path(), &TaskOptions::default(), &mut Vec::new()).unwrap();
+    assert_eq!(task.parse_input(" Name a moon. ").unwrap(), Problem { index: None, input: "Name a moon.".into() });
+    let fields = JUDGED
+        .replace("answer = \"Mars\" }", "answer = \"Mars\", level = 1 }")
+        .replace("answer = \"red\" }", "answer = \"red\", level = 2 }")
+        .replace("Think, then end with a line Answer: ...\\nQ: {{ input }}", "Level {{ problem.level }}: {{ input }}");
     std::fs::write(dir.path().join("task.toml"), fields).unwrap();
     let task = FileTask::open(dir.path(), &TaskOptions::default(), &mut Vec::new()).unwrap();
-    assert!(task.parse_input("3 + 3").unwrap_err().to_string().contains("problem.level"));
-    assert_eq!(task.cot_prompt("2 + 2").messages[0].content, "Level 1: 2 + 2");
+    assert!(task.parse_input("Name a moon.").unwrap_err().to_string().contains("problem.level"));
+    assert_eq!(task.cot_prompt("Name a planet.").messages[0].content, "Level 1: Name a planet.");
 }
 
 #[test]
@@ -384,50 +388,112 @@ fn a_judge_check_asks_the_model_when_the_method_is_done_and_its_verdict_decides(
     assert!(err.contains("check.rubric: rubric is for kind = \"judge\""), "{err}");
 }
 
-#[test]
-fn a_step_command_checks_each_candidate_step_once() {
-    let dir = tempfile::tempdir().unwrap();
-    let folder = dir.path().join("stepwise");
+/// Stepwise with a step command, or an answer check command (never run by these tests:
+/// the verdicts are the test's own).
+fn with_commands(dir: &Path, step: bool, answer: bool) -> FileTask {
+    let folder = dir.join("stepwise");
     std::fs::create_dir_all(&folder).unwrap();
     for e in std::fs::read_dir(example("stepwise")).unwrap() {
         let path = e.unwrap().path();
         std::fs::copy(&path, folder.join(path.file_name().unwrap())).unwrap();
     }
-    // The checker refuses any step with "= 49" and logs each call.
-    let log = dir.path().join("calls.log");
-    let script = format!(
-        "read -r line; echo \"$line\" >> {}; case \"$line\" in *'= 49'*) echo incorrect;; *) echo correct;; esac",
-        log.display()
-    );
-    let toml = std::fs::read_to_string(folder.join("task.toml")).unwrap();
-    let toml = toml.replacen("[tree]", &format!("[tree]\nstep_command = [\"sh\", \"-c\", {script:?}]"), 1);
+    let mark = dir.join("ran.log").display().to_string();
+    let script = format!("echo ran >> {mark}; echo correct");
+    let mut toml = std::fs::read_to_string(folder.join("task.toml")).unwrap();
+    if step {
+        toml = toml.replacen("[tree]", &format!("[tree]\nstep_command = [\"sh\", \"-c\", {script:?}]"), 1);
+    }
+    if answer {
+        toml = toml.replacen(
+            "kind = \"numeric\"",
+            &format!("kind = \"command\"\ncommand = [\"sh\", \"-c\", {script:?}]"),
+            1,
+        );
+    }
     std::fs::write(folder.join("task.toml"), toml).unwrap();
-    let task = FileTask::open(&folder, &TaskOptions::default(), &mut Vec::new()).unwrap();
+    FileTask::open(&folder, &TaskOptions::default(), &mut Vec::new()).unwrap()
+}
+
+#[test]
+fn a_step_command_is_asked_once_a_step_through_the_engine_and_never_run_by_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = with_commands(dir.path(), true, false);
+    let gold = file.problems()[0].steps.clone();
+    let task: Arc<dyn TaskSource> = Arc::new(file);
     let tree = task.tree().unwrap();
     let x = task.problem(0).unwrap().input;
-    let first = task.problems()[0].steps[0].clone();
-    let props = tree.parse_proposals(&x, "", &format!("{first}\n{}", first.replace("48", "49")));
+    let first = "4 * 12 = 48";
+    // Reading a reply runs nothing: the step command is a request the engine makes.
+    let props = tree.parse_proposals(&x, "", &format!("{first}\nfour twelves"));
     assert_eq!(props[0].problem, None, "{props:?}");
-    let refused = props.iter().find(|p| p.thought.contains("= 49"));
-    if let Some(p) = refused {
-        assert!(p.problem.as_deref().unwrap().contains("the step checker sh refuses the step"), "{p:?}");
+    assert!(tree.step_command(&x, "", &props[1]).is_none(), "a step the pattern refused is not asked about");
+    let request = tree.step_command(&x, "", &props[0]).unwrap();
+    let sent: serde_json::Value = serde_json::from_str(&request.stdin).unwrap();
+    assert_eq!((sent["step"].as_str(), sent["last"].as_bool()), (Some(first), Some(false)), "{sent}");
+    // A run: every verdict comes from the driver (here, this test), once per step.
+    let mut asked: Vec<String> = Vec::new();
+    let verdict = |r: &crate::engine::CheckRequest| {
+        asked.push(r.stdin.clone());
+        let v: serde_json::Value = serde_json::from_str(&r.stdin).unwrap();
+        let ok = gold.iter().any(|g| Some(g.as_str()) == v["step"].as_str());
+        Ok(crate::engine::check::Verdict { correct: ok, score: f64::from(u8::from(ok)), said: "judged".into() })
+    };
+    let mut engine =
+        Engine::new(Arc::clone(&task) as Arc<dyn Task>, &x, Params::new(MethodKind::from_name("tot-bfs").unwrap()));
+    let events = crate::engine::testkit::run_sync_checked(&mut engine, run_cmd(), sim(1.0, 3), verdict);
+    let shown: Vec<String> = events.iter().map(|e| format!("{e:?}")).collect();
+    let shown = shown.join("\n");
+    assert!(!asked.is_empty(), "the step command was asked");
+    let distinct: std::collections::BTreeSet<&String> = asked.iter().collect();
+    assert_eq!(distinct.len(), asked.len(), "each step asked once: {asked:?}");
+    let invalid = |n: &crate::engine::Node| matches!(&n.status, crate::engine::NodeStatus::Invalid(why) if why.contains("refuses the step"));
+    let refused: Vec<String> = engine.tree().nodes().filter(|n| invalid(n)).map(|n| n.thought.to_string()).collect();
+    assert!(!refused.is_empty(), "a wrong step is refused on its node\n{shown}");
+    assert!(refused.iter().all(|t| !gold.contains(t)), "only wrong steps are refused: {refused:?}");
+    let right = engine.tree().nodes().filter(|n| gold.contains(&n.thought.to_string())).count();
+    assert!(right > 0 && engine.tree().nodes().filter(|n| gold.contains(&n.thought.to_string())).all(|n| !invalid(n)));
+    assert!(!dir.path().join("ran.log").exists(), "the engine ran nothing");
+}
+
+#[test]
+fn an_answer_check_command_decides_by_the_recorded_verdict_and_a_failure_is_no_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let task: Arc<dyn TaskSource> = Arc::new(with_commands(dir.path(), false, true));
+    let x = task.problem(0).unwrap().input;
+    // Outside a run, the check runs nothing and says so.
+    assert!(task.check(&x, "18").unwrap_err().contains("checked by the program sh in a run"));
+    for (verdict, solved) in
+        [(Ok(true), true), (Ok(false), false), (Err("the check command `x` exited with status 3"), false)]
+    {
+        let mut engine =
+            Engine::new(Arc::clone(&task) as Arc<dyn Task>, &x, Params::new(MethodKind::from_name("cot").unwrap()));
+        let mut asked = 0;
+        let events = crate::engine::testkit::run_sync_checked(&mut engine, run_cmd(), sim(0.0, 1), |r| {
+            asked += 1;
+            assert_eq!(r.purpose, crate::engine::CheckPurpose::Answer);
+            verdict
+                .map(|c| crate::engine::check::Verdict { correct: c, score: 0.5, said: String::new() })
+                .map_err(String::from)
+        });
+        assert_eq!(asked, 1, "asked once");
+        let outcome = engine.outcome().expect("finished");
+        assert_eq!(outcome.solved, solved, "{verdict:?}");
+        let answer = outcome.answer.clone().unwrap();
+        let expected = if verdict.is_ok() { 0.5 } else { 0.0 };
+        assert_eq!(engine.core.score(&answer), Some(expected), "the score is the verdict's");
+        let logs: Vec<String> = events
+            .iter()
+            .filter_map(|e| match e {
+                crate::engine::Event::Log { text } => Some(text.clone()),
+                _ => None,
+            })
+            .collect();
+        assert!(logs.iter().any(|l| l.starts_with("running the check command `sh -c")), "named first: {logs:?}");
+        if let Err(failure) = verdict {
+            assert_eq!(engine.core.check_known(&answer), Err(failure.to_string()), "a failure is not a wrong answer");
+        }
     }
-    let _ = tree.parse_proposals(&x, "", &first);
-    let calls = std::fs::read_to_string(&log).unwrap();
-    assert_eq!(calls.lines().count(), props.len(), "asked once a step: {calls}");
-    let sent: serde_json::Value = serde_json::from_str(calls.lines().next().unwrap()).unwrap();
-    assert_eq!((sent["step"].as_str(), sent["last"].as_bool()), (Some(first.as_str()), Some(false)), "{sent}");
-    // A checker that cannot start is said on the step, not taken as a yes.
-    let toml = std::fs::read_to_string(folder.join("task.toml"))
-        .unwrap()
-        .replace("\"sh\", \"-c\"", "\"/no/such/checker\", \"-c\"");
-    std::fs::write(folder.join("task.toml"), toml).unwrap();
-    let task = FileTask::open(&folder, &TaskOptions::default(), &mut Vec::new()).unwrap();
-    let props = task.tree().unwrap().parse_proposals(&x, "", &first);
-    assert!(
-        props[0].problem.as_deref().unwrap().contains("the step checker /no/such/checker cannot start"),
-        "{props:?}"
-    );
+    assert!(!dir.path().join("ran.log").exists(), "the engine ran nothing");
 }
 
 #[test]

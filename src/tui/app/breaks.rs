@@ -222,11 +222,5 @@ pub fn walk_breaks(session: &Arc<Session>, prompts: Option<&std::path::Path>, li
 }
 
 fn call_ids(effects: &[Effect]) -> Vec<u64> {
-    effects
-        .iter()
-        .filter_map(|e| match e {
-            Effect::CallTool { call, .. } | Effect::CallLlm { call, .. } => Some(*call),
-            _ => None,
-        })
-        .collect()
+    effects.iter().filter_map(Effect::call).collect()
 }

@@ -301,6 +301,9 @@ impl App {
                     .map(|c| Effect::CallLlm { call, request: c.request.clone() })
             })
             .collect();
+        // And the task's check programs asked for and not answered: the fork runs them
+        // (a live act; the transcript names each program before it first runs).
+        effects.extend(self.session.run.engine.core.pending_checks());
         // So are tool calls (ReAct), which the engine keeps no request for.
         match pending_tools {
             Some(tools) => effects.extend(tools),
@@ -309,6 +312,11 @@ impl App {
                 effects.extend(timeline.pending_tools());
                 std::mem::swap(&mut self.session.run.engine, timeline.engine_mut());
             }
+        }
+        // Running a task's check programs again is a live act: the fork says so first.
+        if let Some(named) = check_programs(&self.session.run.engine) {
+            let message = self.message.take().unwrap_or_default();
+            self.message = Some(format!("{message}; the fork runs {named} when it needs a verdict"));
         }
         // A fork starts paused, so the person steers from here.
         effects.extend(self.feed(Input::command(Command::Pause), None));
@@ -323,4 +331,24 @@ impl App {
         }
         effects
     }
+}
+
+/// The task's check programs, named, if it has any (a task file's check or step command).
+fn check_programs(engine: &crate::engine::Engine) -> Option<String> {
+    let core = &engine.core;
+    if !core.task.runs_checks() {
+        return None;
+    }
+    let pending: Vec<String> = core
+        .pending_checks()
+        .iter()
+        .filter_map(|e| match e {
+            Effect::RunCheck { request, .. } => Some(request.named()),
+            _ => None,
+        })
+        .collect();
+    Some(match pending.first() {
+        Some(first) => first.clone(),
+        None => "the task's check programs".to_string(),
+    })
 }

@@ -109,7 +109,7 @@ fn drive(e: &mut Engine, first: Input, llm: &mut Llm<'_>, seen: &mut Seen) {
                 Effect::Cancel { calls } => queue.retain(|c| match c {
                     Call::Llm(id, _) | Call::Tool(id, _) => !calls.contains(id),
                 }),
-                Effect::Emit { .. } => {}
+                Effect::Emit { .. } | Effect::RunCheck { .. } => {}
             }
         }
         let Some(next) = queue.pop_front() else { return };
