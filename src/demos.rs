@@ -261,13 +261,28 @@ impl<'a> Narrator<'a> {
                      child step of its attempt, with the observation.",
                     crate::safe_text::clip(reply.result.text.lines().next().unwrap_or(""), 60)
                 );
-                (*seq, text)
+                // Told once the tools called together have all answered, so the step the
+                // explorer follows (the newest) shows its observation with the caption.
+                (self.tools_answered(*seq), text)
             }
             Record::Event { seq, event } if self.retreval => (*seq, self.retreval_event(*seq, event)?),
             Record::Event { seq, event } => (*seq, self.search_event(*seq, event)?),
             _ => return None,
         };
         Some((seq as usize + 1, text))
+    }
+
+    /// The last input of the run of tool replies that `seq` is in.
+    fn tools_answered(&self, seq: u64) -> u64 {
+        let mut last = seq;
+        for record in &self.session.records {
+            match record {
+                Record::Input { seq: s, input: Input::ToolReply(_), .. } if *s == last + 1 => last = *s,
+                Record::Input { seq: s, .. } if *s > last => break,
+                _ => {}
+            }
+        }
+        last
     }
 
     /// `id` and the first line of its thought.
@@ -459,12 +474,9 @@ impl<'a> Narrator<'a> {
                 self.named(kept[0])
             ),
             Event::Backtracked { from, to } => {
-                let from = from.iter().map(ToString::to_string).collect::<Vec<_>>().join(" ");
                 let to = to.first().map(|&t| self.named(t)).unwrap_or_default();
-                format!(
-                    "Dead end at {from}: no child is valued above the threshold, so the search backtracks to \
-                     {to} and tries its next child."
-                )
+                let why = self.why_left(from);
+                format!("{why}, so the search backtracks to {to} and tries its next child.")
             }
             Event::Metrics { id, metrics } if id.0 == 0 && !self.told.iterations => {
                 self.told.iterations = true;
@@ -478,6 +490,37 @@ impl<'a> Narrator<'a> {
             Event::Finished { outcome } => return self.finished(outcome),
             _ => return None,
         })
+    }
+
+    /// Why the search left `from` (a DFS backtrack): a leaf that is not a solution, no
+    /// child valued above the threshold, or children above it that were all tried — as the
+    /// tree the run built shows them.
+    fn why_left(&self, from: &[NodeId]) -> String {
+        let tree = self.rebuilt.engine.tree();
+        let names = from.iter().map(ToString::to_string).collect::<Vec<_>>().join(" ");
+        let threshold = self.session.header.params.number("threshold");
+        let at = threshold.map(|t| format!(" ({})", crate::engine::tree::format_value(t))).unwrap_or_default();
+        let known: Vec<NodeId> = from.iter().copied().filter(|&f| tree.contains(f)).collect();
+        if known.iter().all(|&f| tree.node(f).children.is_empty()) && !known.is_empty() {
+            return format!("{names} is a final state and not a solution");
+        }
+        let tried: Vec<String> = known
+            .iter()
+            .flat_map(|&f| tree.node(f).children.iter().copied())
+            .filter(|&c| threshold.is_some_and(|t| tree.value(c).is_some_and(|v| v >= t)))
+            .map(|c| c.to_string())
+            .collect();
+        match tried.len() {
+            0 => format!("Dead end at {names}: no child is valued above the threshold{at}"),
+            1 => format!(
+                "{names} has no untried child above the threshold{at} left: its only one, {}, led nowhere",
+                tried[0]
+            ),
+            _ => format!(
+                "{names} has no untried child above the threshold{at} left: {} were all tried and led nowhere",
+                crate::tasks::and_list(&tried.iter().map(String::as_str).collect::<Vec<_>>())
+            ),
+        }
     }
 
     /// How the run ended (a failure is told once: an edit's evaluation may end a paused

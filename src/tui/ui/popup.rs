@@ -103,13 +103,14 @@ pub fn pane_actions(pane: Pane) -> &'static [Action] {
 }
 
 /// The glyphs the tree and scores panes draw, with what each means.
-pub const GLYPHS: [(&str, &str); 14] = [
+pub const GLYPHS: [(&str, &str); 15] = [
     ("·", "candidate: generated, not (yet) kept by the search"),
     ("○", "frontier: kept, waiting to be expanded"),
     ("●", "expanded: its children were generated"),
     ("◇", "final state that is not a solution"),
     ("★", "solution"),
     ("–", "dropped: below the beam or the threshold"),
+    ("↩", "left behind by a backtrack: a dead end, or b by hand"),
     ("✂", "pruned by hand (p)"),
     ("✗", "invalid: the step could not be read or checked (reason in the detail pane)"),
     ("✎", "made by a person's edit (e)"),

@@ -163,6 +163,9 @@ pub fn lines(view: &View) -> Vec<Line<'static>> {
     // One line per memory change, with what it did (computed from the session's snapshot).
     let notes = view.app.memory_notes();
     let mut memory_changes = 0;
+    // The verdict last told: an edit valued in a finished search ends it again with the
+    // same verdict, which is not told twice.
+    let mut told: Option<&crate::engine::Outcome> = None;
     for (i, e) in events.iter().enumerate() {
         let (slot, text) = match e {
             Event::Memory { change } => {
@@ -188,12 +191,16 @@ pub fn lines(view: &View) -> Vec<Line<'static>> {
                 (Slot::Error, format!("call {call} for {node} failed: {message}"))
             }
             Event::Rejected { reason } => (Slot::Warning, format!("not done: {reason}")),
+            Event::Finished { outcome } if told == Some(outcome) => continue,
             Event::Finished { outcome } => (
                 if outcome.solved { Slot::NodeSolution } else { Slot::Warning },
                 super::outcome::Verdict::of(outcome, &view.app.session.run.engine).finished_line(),
             ),
             _ => continue,
         };
+        if let Event::Finished { outcome } = e {
+            told = Some(outcome);
+        }
         // A text's own line breaks (a written passage's paragraphs) are kept, blank lines too.
         out.extend(
             text.split('\n').map(|l| Line::from(Span::styled(l.trim_end_matches('\r').to_string(), view.style(slot)))),

@@ -10,7 +10,7 @@ use ratatui::Frame;
 use super::super::app::TreeState;
 use super::super::theme::Slot;
 use super::View;
-use crate::engine::tree::format_value;
+use crate::engine::tree::{format_value, DropReason};
 use crate::engine::{Node, NodeId, NodeStatus, Origin, SearchTree};
 
 pub fn status_slot(node: &Node) -> Slot {
@@ -32,6 +32,8 @@ pub fn status_glyph(node: &Node) -> &'static str {
         NodeStatus::Candidate => "·",
         NodeStatus::Frontier => "○",
         NodeStatus::Expanded => "●",
+        // Left behind by a backtrack (nothing worth trying below it), not cut for its value.
+        NodeStatus::Dropped(DropReason::NoChildLeft | DropReason::Backtracked | DropReason::Exhausted) => "↩",
         NodeStatus::Dropped(_) => "–",
         NodeStatus::Pruned => "✂",
         NodeStatus::Invalid(_) => "✗",
