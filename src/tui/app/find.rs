@@ -182,12 +182,16 @@ impl App {
         self.find = Some(find);
     }
 
-    /// `/`: the prompt for a regex, holding the current query.
+    /// `/`: the prompt for a new regex. It starts empty (what is typed is the whole new
+    /// query, never appended to the old one); the find that is on is named in the
+    /// placeholder, and `n`/`N` keep moving through it.
     pub(super) fn find_popup(&mut self) {
-        let query = self.find.as_ref().map(|f| f.query.clone()).unwrap_or_default();
-        let mut editor = TextArea::new(vec![query]);
-        editor.move_cursor(ratatui_textarea::CursorMove::End);
-        editor.set_placeholder_text("a regex, e.g. 10 - 4 or search\\[ (empty: no find)");
+        let mut editor = TextArea::new(vec![String::new()]);
+        let placeholder = match &self.find {
+            Some(f) => format!("a new regex (now /{}/; empty: no find)", crate::safe_text::clip(&f.query, 24)),
+            None => "a regex, e.g. 10 - 4 or search\\[ (empty: no find)".to_string(),
+        };
+        editor.set_placeholder_text(placeholder);
         self.popup = Some(Popup::Ask { what: Prompting::Find, editor: Box::new(editor) });
     }
 

@@ -157,6 +157,9 @@ fn typing_filters_the_sessions_keeping_their_groups_and_backspace_widens_again()
         let text = screen(&mut app, dir.path(), w, h);
         assert!(text.contains("2 of 13 match") && text.contains("filter: tot-dfs"), "{text}");
         assert!(!text.contains("vote.jsonl") && !text.contains("qa-demo"), "{text}");
+        // The demo is listed by its title (issue 46 item 14: demos had none).
+        let title = if w < 100 { "Depth first, wi" } else { "Depth first, with backtracking" };
+        assert!(text.contains(title), "{w}x{h}: {text}");
         insta::assert_snapshot!(format!("browser_filtered_{w}x{h}"), text);
     }
     // Every word must match: a task and an outcome.

@@ -74,13 +74,21 @@ fn session_line(view: &View, row: &SessionRow, width: usize) -> Line<'static> {
         }
     };
     let input_room = if width < 100 { 18 } else { 40 };
-    let spans = vec![
+    let mut spans = vec![
         (format!("{date:<date_w$} "), dim),
         (format!("{:<12} ", s.outcome.text()), view.style(outcome_slot(&s.outcome))),
         (format!("{}  ", figures(row)), view.style(Slot::Text)),
-        (crate::safe_text::clip(&s.input, input_room), view.style(Slot::Thought)),
-        (format!(" · {}/{} · {} · {}", s.provider, s.model, s.task, s.method), dim),
     ];
+    // A bundled demo is known by its title: before its input, or in its place when narrow.
+    match row.title() {
+        Some(title) if width < 100 => spans.push((crate::safe_text::clip(title, 28), view.style(Slot::Title))),
+        Some(title) => spans.extend([
+            (format!("{title} · "), view.style(Slot::Title)),
+            (crate::safe_text::clip(&s.input, input_room), view.style(Slot::Thought)),
+        ]),
+        None => spans.push((crate::safe_text::clip(&s.input, input_room), view.style(Slot::Thought))),
+    }
+    spans.push((format!(" · {}/{} · {} · {}", s.provider, s.model, s.task, s.method), dim));
     fit(spans, width)
 }
 
@@ -99,7 +107,7 @@ fn selected_lines(view: &View, browser: &SessionBrowser, width: usize) -> Vec<Li
     };
     let place = match &row.source {
         OpenSource::File(path) => super::super::app::shown_path(path),
-        OpenSource::Demo(i) => format!("demo {} · {}", i + 1, row.name),
+        OpenSource::Demo(i) => format!("demo {} · {} · {}", i + 1, row.name, row.title().unwrap_or_default()),
     };
     let first = format!("{place} · {}", row.date());
     let second = match &row.read {

@@ -108,7 +108,9 @@ fn call_lines(view: &View, n: &crate::engine::Node, out: &mut Vec<Line<'static>>
         let mut title = format!("── call {call} · {} · n={}{role}", r.purpose.label(), r.n);
         match &record.reply {
             Some(Ok(resp)) => {
-                let est = if resp.usage.estimated { " (estimated)" } else { "" };
+                // The simulated model's counts are its own (made by the same text rule), as
+                // the header's and the summary's are: only a real server's missing usage is an estimate.
+                let est = if resp.usage.estimated && !resp.simulated { " (estimated)" } else { "" };
                 title.push_str(&format!(
                     " · {}+{} tokens{est} · {} ms",
                     resp.usage.prompt_tokens, resp.usage.completion_tokens, resp.latency_ms

@@ -150,6 +150,11 @@ fn items(app: &App, d: Detail) -> (Items, Items) {
         } else {
             how.push((format!(" {}", h.provider), Slot::StatusBar));
         }
+    } else if h.simulated {
+        // The provider gives way before the method's parameters, but a simulated model is
+        // always said (its figures are not a real model's), in the provider's short name.
+        how.push((" ".into(), Slot::StatusBar));
+        how.push(("sim".into(), Slot::Simulated));
     }
     let t = &app.session.run.totals;
     let calls = if t.llm_calls == 1 { "call" } else { "calls" };

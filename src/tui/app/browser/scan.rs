@@ -87,9 +87,21 @@ impl SessionRow {
         matches!(&self.read, Ok(s) if s.outcome == Outcome::Live)
     }
 
+    /// A bundled demo's title.
+    pub fn title(&self) -> Option<&'static str> {
+        match self.source {
+            OpenSource::Demo(i) => crate::demos::DEMOS.get(i).map(|d| d.title),
+            OpenSource::File(_) => None,
+        }
+    }
+
     /// Everything a typed filter is matched against, lower case.
     pub fn haystack(&self) -> String {
         let mut text = format!("{} {} {}", self.folder, self.name, self.date());
+        if let Some(title) = self.title() {
+            text.push(' ');
+            text.push_str(title);
+        }
         if let OpenSource::File(path) = &self.source {
             text.push(' ');
             text.push_str(&path.display().to_string());
@@ -343,5 +355,15 @@ mod tests {
         assert_eq!((s.task.as_str(), s.method.as_str(), &s.outcome), ("game24", "tot-bfs", &Outcome::Solved));
         assert_eq!(s.totals.map(|t| t.llm_calls), Some(88));
         assert_eq!(s.answer.as_deref(), Some("10 + ((4 * 5) - 6) = 24"));
+    }
+
+    /// A bundled demo is listed with its title, and typing part of it finds it.
+    #[test]
+    fn a_demo_row_is_known_by_its_title() {
+        for (i, demo) in crate::demos::DEMOS.iter().enumerate() {
+            let row = demo_row(i, demo);
+            assert_eq!(row.title(), Some(demo.title));
+            assert!(row.haystack().contains(&demo.title.to_lowercase()), "{}", demo.file);
+        }
     }
 }
