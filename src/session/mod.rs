@@ -708,6 +708,31 @@ mod memory_copy_tests;
 #[cfg(test)]
 mod tests;
 
+/// The file name of a problem's session, the same for `run --record DIR` and the explorer:
+/// `{task}-{index:04}-{method}.jsonl`, or the input in place of the index (spaces as `_`,
+/// anything but letters, digits, `-`, `_` and `.` as `_`, at most 40 characters), so two
+/// methods run on one problem never share a name.
+pub fn file_name(task: &str, index: Option<usize>, input: &str, method: &str) -> String {
+    let which = match index {
+        Some(i) => format!("{i:04}"),
+        None => {
+            let safe: String = input
+                .trim()
+                .chars()
+                .map(|c| if c.is_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '_' })
+                .take(40)
+                .collect();
+            let safe = safe.trim_start_matches('.').to_string();
+            if safe.is_empty() {
+                "input".to_string()
+            } else {
+                safe
+            }
+        }
+    };
+    format!("{task}-{which}-{method}.jsonl")
+}
+
 /// `dir/name`, or `dir/name-2`, `-3`, ... if taken: a new recording never replaces one
 /// already written (the explorer's sessions and exports, and `run --record DIR`).
 pub fn unique_path(dir: &std::path::Path, name: &str) -> std::path::PathBuf {

@@ -514,3 +514,16 @@ fn estimated_tokens_are_counted_apart_and_budgets_count_them_twice() {
     // Serialized only when there are some, so older readers see the same totals.
     assert!(!serde_json::to_string(&Totals::default()).unwrap().contains("estimated"));
 }
+
+/// One name for a problem's session, in `run --record DIR` and in the explorer: the task,
+/// the problem (its index, or its input made safe for a file name) and the method.
+#[test]
+fn session_file_names_say_task_problem_and_method_and_stay_in_their_folder() {
+    assert_eq!(super::file_name("game24", Some(900), "4 5 6 10", "tot-bfs"), "game24-0900-tot-bfs.jsonl");
+    assert_eq!(super::file_name("game24", None, "4 5 6 10", "cot"), "game24-4_5_6_10-cot.jsonl");
+    let odd = super::file_name("qa", None, "../../etc/passwd?\nwhy", "react");
+    assert!(!odd.contains('/') && !odd.contains('\n') && !odd.starts_with('.'), "{odd}");
+    assert_eq!(super::file_name("qa", None, "   ", "io"), "qa-input-io.jsonl");
+    let long = super::file_name("qa", None, &"x".repeat(500), "io");
+    assert!(long.len() < 60, "{long}");
+}

@@ -126,10 +126,10 @@ impl FrameClock {
         FrameClock { busy_since: None, busy_before: Duration::ZERO, message_since: None, last_play: Instant::now() }
     }
 
-    /// A new run starts its busy clock at zero.
-    fn reset_busy(&mut self) {
+    /// A new run starts its busy clock at `from_ms` (zero, or where an undone run was).
+    fn reset_busy(&mut self, from_ms: u64) {
         self.busy_since = None;
-        self.busy_before = Duration::ZERO;
+        self.busy_before = Duration::from_millis(from_ms);
     }
 
     /// One frame at `now`: the busy time, an expired message, the playback steps due.
@@ -301,8 +301,7 @@ pub async fn drive_with<B: Backend>(
             }
             driver = new_driver(&tools, &recorded, measured_window(&app));
             app.session.reset_driver = false;
-            clock.reset_busy();
-            app.session.elapsed_ms = 0;
+            clock.reset_busy(app.session.take_clock_start());
         }
         if app.session.run.stopped().is_some() {
             // A budget, a refused key or a failed recording: send nothing more.

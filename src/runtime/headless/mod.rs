@@ -59,12 +59,9 @@ pub fn is_session_file(record: &Path) -> bool {
 /// if the run has `many` problems and `record` does not end in `.jsonl`; else `record`
 /// is the session file itself. In a directory, a session already there is kept: the new
 /// one is named `-2`, `-3`, ... (a second run into the same folder loses nothing).
-pub fn session_path(record: &Path, task: &str, problem: &Problem, many: bool) -> PathBuf {
+pub fn session_path(record: &Path, task: &str, method: &str, problem: &Problem, many: bool) -> PathBuf {
     if record.is_dir() || (many && !is_session_file(record)) {
-        let name = match problem.index {
-            Some(i) => format!("{task}-{i:04}.jsonl"),
-            None => format!("{task}-{}.jsonl", problem.input.replace(' ', "_")),
-        };
+        let name = crate::session::file_name(task, problem.index, &problem.input, method);
         crate::session::unique_path(record, &name)
     } else {
         record.to_path_buf()
@@ -232,7 +229,8 @@ fn start_problem(
         };
         driver = driver.with_tools(runner);
     }
-    let path = setup.record.as_ref().map(|r| session_path(r, setup.task.name(), problem, many));
+    let path =
+        setup.record.as_ref().map(|r| session_path(r, setup.task.name(), setup.params.method.label(), problem, many));
     let writer = match &path {
         // Running on unrecorded would spend without the record asked for.
         Some(p) => Some(

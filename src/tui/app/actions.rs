@@ -177,7 +177,11 @@ impl App {
                 let path = PathBuf::from(text);
                 self.message = Some(match self.session.run.writer_mut() {
                     Some(w) => match w.save_as(&path) {
-                        Ok(()) => format!("saved; recording continues in {}", short_path(&path)),
+                        Ok(()) => {
+                            // A file the person named is kept, whatever it holds.
+                            self.session.own_file = false;
+                            format!("saved; recording continues in {}", short_path(&path))
+                        }
                         Err(e) => format!("could not save: {e}"),
                     },
                     None => "nothing is being recorded (fork the replay first)".into(),

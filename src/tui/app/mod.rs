@@ -382,18 +382,13 @@ impl App {
         self.session.engine_replaced();
         // A new run's scores are read from the best down.
         self.scores.home();
-        let name = format!(
-            "{}-{}-{}.jsonl",
-            self.session.header.task,
-            problem.index.map(|i| i.to_string()).unwrap_or_else(|| problem.input.replace(' ', "_")),
-            self.session.header.params.method.label()
-        );
-        let path = self
-            .session
-            .setup
-            .session_file
-            .take()
-            .unwrap_or_else(|| unique_path(&self.session.setup.sessions_dir, &name));
+        let h = &self.session.header;
+        let name = crate::session::file_name(&h.task, problem.index, &problem.input, h.params.method.label());
+        let named = self.session.setup.session_file.take();
+        // A file the explorer named itself is removed again if the run ends with nothing
+        // recorded (opened and quit, or another session opened, before any step).
+        self.session.own_file = named.is_none();
+        let path = named.unwrap_or_else(|| unique_path(&self.session.setup.sessions_dir, &name));
         let writer = match SessionWriter::create(&path, &self.session.header) {
             Ok(w) => Some(w),
             Err(e) => {
@@ -541,7 +536,12 @@ impl App {
 
     /// Record the end of the run (totals and time) when leaving.
     pub fn finish_recording(&mut self) {
+        let unused = self.session.run.writer().filter(|w| w.inputs() == 0).map(|w| w.path().to_path_buf());
         let _ = self.session.run.end(self.session.elapsed_ms);
+        if let Some(path) = unused.filter(|_| std::mem::take(&mut self.session.own_file)) {
+            // Nothing happened in it: a header and an end line are not a session worth keeping.
+            let _ = std::fs::remove_file(path);
+        }
         // What a live run's named memory learnt since it was last saved, before the next
         // problem loads it.
         let pending = self.session.run.memory_save_point();

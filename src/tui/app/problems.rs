@@ -95,9 +95,10 @@ impl App {
             && self.session.header.input == here.input
             && self.session.header.index == here.index
         {
-            if let Some(path) = self.session_path() {
-                list.sessions[list.at] = Some(path);
-            }
+            // A run that recorded nothing leaves no file (see `finish_recording`): coming
+            // back to its problem starts it afresh.
+            let recorded = self.session.run.writer().is_some_and(|w| w.inputs() > 0);
+            list.sessions[list.at] = self.session_path().filter(|_| recorded);
         }
         self.finish_recording();
         self.session.setup = list.setup.clone();
@@ -156,6 +157,8 @@ impl App {
         self.session.streaming.clear();
         self.tree.reset();
         self.popup = None;
+        // A find was for the session shown before: another session starts without one.
+        self.find = None;
         self.detail.home();
         self.transcript.home();
         self.session.engine_replaced();

@@ -233,6 +233,8 @@ impl App {
         };
         let stem =
             r.session.path.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_else(|| "session".into());
+        // A fork of a fork (each `u` is one) is named after the first session, not a chain.
+        let stem = fork_base(&stem);
         let path = unique_path(&self.session.setup.sessions_dir, &format!("{stem}-fork-{}.jsonl", r.cursor));
         // Past the input where today's engine stops reproducing the session, the state
         // shown is the record's, which today's engine cannot go on from: the fork goes on
@@ -351,4 +353,40 @@ fn check_programs(engine: &crate::engine::Engine) -> Option<String> {
         Some(first) => first.clone(),
         None => "the task's check programs".to_string(),
     })
+}
+
+/// `name` without the `-fork-N` (and a `-2`, `-3` ... after it) that forks add: the
+/// session the chain of forks started from.
+pub fn fork_base(stem: &str) -> &str {
+    fn digits(n: &str) -> bool {
+        !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())
+    }
+    fn strip_fork(x: &str) -> Option<&str> {
+        x.rsplit_once("-fork-").filter(|(head, n)| !head.is_empty() && digits(n)).map(|(head, _)| head)
+    }
+    let mut rest = stem;
+    loop {
+        if let Some(head) = strip_fork(rest) {
+            rest = head;
+            continue;
+        }
+        // A unique_path suffix after the fork's: `-fork-12-2`.
+        match rest.rsplit_once('-').filter(|(_, n)| digits(n)).and_then(|(head, _)| strip_fork(head)) {
+            Some(head) => rest = head,
+            None => return rest,
+        }
+    }
+}
+
+#[cfg(test)]
+mod fork_name_tests {
+    #[test]
+    fn a_fork_of_a_fork_is_named_after_the_first_session() {
+        assert_eq!(super::fork_base("game24-900-tot-bfs"), "game24-900-tot-bfs");
+        assert_eq!(super::fork_base("game24-900-tot-bfs-fork-58"), "game24-900-tot-bfs");
+        assert_eq!(super::fork_base("s-fork-58-fork-56-fork-55"), "s");
+        assert_eq!(super::fork_base("s-fork-58-2-fork-3"), "s");
+        assert_eq!(super::fork_base("edit-rescues-2"), "edit-rescues-2");
+        assert_eq!(super::fork_base("-fork-3"), "-fork-3");
+    }
 }

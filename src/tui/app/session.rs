@@ -25,6 +25,12 @@ pub struct SessionState {
     pub streaming: BTreeMap<(u64, u32), String>,
     /// Milliseconds since the current run started (set by the loop; the app reads no clock).
     pub elapsed_ms: u64,
+    /// Where the busy clock of the next run shown starts (`u` goes on with the time the
+    /// undone run had spent; a new run or an opened session starts at zero).
+    pub clock_from: Option<u64>,
+    /// Whether the live run's session file is one the explorer named (not `--record`'s
+    /// or save-as's): removed again if the run ends with no input recorded.
+    pub own_file: bool,
     /// Bumped whenever the engine shown may have changed (an input fed, a timeline seek, a
     /// new run or problem): what panes computed from the whole tree keep between frames
     /// is computed again (moving the selection keeps it).
@@ -49,6 +55,8 @@ impl SessionState {
             events: Vec::new(),
             streaming: BTreeMap::new(),
             elapsed_ms: 0,
+            clock_from: None,
+            own_file: false,
             revision: 0,
             reset_driver: false,
             play_nonstop: false,
@@ -62,6 +70,13 @@ impl SessionState {
     pub fn engine_replaced(&mut self) {
         self.reset_driver = true;
         self.elapsed_ms = 0;
+    }
+
+    /// The busy time the run now shown starts from, taken once (see `clock_from`).
+    pub fn take_clock_start(&mut self) -> u64 {
+        let from = self.clock_from.take().unwrap_or(0);
+        self.elapsed_ms = from;
+        from
     }
 
     /// The engine shown may have changed.

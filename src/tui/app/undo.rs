@@ -53,7 +53,9 @@ impl App {
                 Some("nothing to undo: no prune, edit, backtrack, expand or continue in this run yet".to_string());
             return Vec::new();
         };
-        // The old session gets its end line and is kept as it is.
+        // The old session gets its end line and is kept as it is; the time it spent is
+        // spent, so the clock goes on from it.
+        let spent = self.session.elapsed_ms;
         self.finish_recording();
         let task: Arc<dyn Task> = Arc::clone(&self.session.setup.task) as Arc<dyn Task>;
         self.session.run = Run::new(session.header.engine(task), None, StopPolicy::default());
@@ -67,6 +69,7 @@ impl App {
             // The fork failed and said why; the run shown is the old one, read-only.
             return effects;
         }
+        self.session.clock_from = Some(spent);
         self.message = Some(format!(
             "undone: a new session forked before input {at}; the old one is kept ({})",
             super::actions::short_path(&path)

@@ -70,15 +70,18 @@ fn a_range_opens_a_problem_list_each_problem_its_own_session() {
     assert!(!app.is_replay());
     assert_eq!(app.session.header.index, Some(900));
 
-    // One session per problem visited (and one for the restart), each ended when left.
+    // One session per problem visited and stepped (902 was only looked at: no file), and
+    // the restart's once it records, each ended when left.
+    act(&mut app, Action::Step);
+    app.finish_recording();
     let sessions = session_files(dir.path());
     let indices: Vec<Option<usize>> = sessions.iter().map(|s| s.header.index).collect();
     assert_eq!(indices.iter().filter(|i| **i == Some(900)).count(), 2, "{indices:?}");
-    assert!(indices.contains(&Some(901)) && indices.contains(&Some(902)), "{indices:?}");
+    assert!(indices.contains(&Some(901)) && !indices.contains(&Some(902)), "{indices:?}");
     let run_901 = sessions.iter().find(|s| s.header.index == Some(901)).unwrap();
     assert!(run_901.complete(), "leaving a problem ends its recording");
     assert!(run_901.end().is_some_and(|(t, _)| t.llm_calls > 0));
-    assert_eq!(app.list_sessions().len(), 3, "one per problem of the list");
+    assert_eq!(app.list_sessions().len(), 2, "one per problem that recorded something (902 was only looked at)");
 
     // A demo opened with `o` is not a problem of the list; the next key goes back to it.
     act(&mut app, Action::Open);
@@ -89,6 +92,11 @@ fn a_range_opens_a_problem_list_each_problem_its_own_session() {
     act(&mut app, Action::NextProblem);
     assert_eq!(app.session.header.index, Some(901));
     assert!(header_text(&app, 200).contains("problem 2/3"));
+    // On to 902: nothing was recorded there, so it starts afresh (not a missing file).
+    act(&mut app, Action::NextProblem);
+    assert_eq!(app.session.header.index, Some(902));
+    assert!(!app.is_replay(), "{:?}", app.message);
+    assert!(app.message.as_deref().is_some_and(|m| !m.contains("cannot be opened")), "{:?}", app.message);
 }
 
 #[test]

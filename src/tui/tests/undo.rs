@@ -77,3 +77,28 @@ fn in_a_replay_u_says_where_to_go() {
     assert!(app.session.replay.is_some());
     assert!(app.message.as_deref().unwrap_or_default().starts_with("undo is for a live run"), "{:?}", app.message);
 }
+
+/// Undo after undo: each fork is named after the first session (`…-fork-N`, never
+/// `…-fork-58-fork-56`), and the clock goes on from the time the undone run had spent.
+#[test]
+fn repeated_undos_keep_short_names_and_the_clock() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = live(dir.path(), Params::default());
+    let first = app.session_path().unwrap();
+    let stem = first.file_stem().unwrap().to_string_lossy().to_string();
+    for round in 0..3 {
+        act(&mut app, Action::Step);
+        let child = app.session.run.engine.tree().node(NodeId(0)).children[1];
+        select(&mut app, child);
+        act(&mut app, Action::Prune);
+        app.session.elapsed_ms = 4_000 + round;
+        press_u(&mut app);
+        assert!(app.message.as_deref().unwrap_or_default().starts_with("undone:"), "{:?}", app.message);
+        let name = app.session_path().unwrap().file_name().unwrap().to_string_lossy().to_string();
+        assert!(name.starts_with(&format!("{stem}-fork-")), "{name}");
+        assert_eq!(name.matches("-fork-").count(), 1, "round {round}: {name}");
+        // The run loop restarts its busy clock from here (not from zero).
+        assert_eq!(app.session.take_clock_start(), 4_000 + round, "round {round}");
+        assert_eq!(app.session.elapsed_ms, 4_000 + round);
+    }
+}
