@@ -421,7 +421,7 @@ fn react_with_native_tool_calls_answers_like_text_mode_and_replays() {
     assert_eq!(native["bad_calls"], 0, "{native}");
     assert!(native["tool_calls"].as_u64().unwrap() >= 45, "{native}");
     // The sessions hold the tool calls, and the transcript in the canonical text.
-    let first = std::fs::read_to_string(rec.join("qa-demo-0000.jsonl")).unwrap();
+    let first = std::fs::read_to_string(rec.join("qa-demo-0000-react.jsonl")).unwrap();
     assert!(first.contains("\"tool_calls\":[{") && first.contains("\"tools\":[{"), "tool calls are recorded");
     assert!(first.contains("Action 1: Search["), "steps are written as Thought/Action text");
     let replayed = run_json(&["replay", rec.to_str().unwrap(), "--headless", "--json"]);
@@ -489,7 +489,7 @@ fn hybrids_on_qa_demo_switch_parts_and_replay() {
         }
         let replayed = run_json(&["replay", rec.to_str().unwrap(), "--headless", "--json"]);
         assert_eq!(without_time(replayed), without_time(summary.clone()), "{method} replays");
-        let header = std::fs::read_to_string(rec.join("qa-demo-0000.jsonl")).unwrap();
+        let header = std::fs::read_to_string(rec.join(format!("qa-demo-0000-{method}.jsonl"))).unwrap();
         let header: Value = serde_json::from_str(header.lines().next().unwrap()).unwrap();
         assert_eq!(header["params"]["samples"], 21, "the paper's 21 CoT-SC samples by default");
         // The header records what the method reads: cot-sc-react's threshold, and no other method's parameters.
@@ -837,7 +837,7 @@ fn ended_sessions(rec: &Path) -> std::collections::BTreeSet<u64> {
     let mut ended = std::collections::BTreeSet::new();
     for entry in std::fs::read_dir(rec).into_iter().flatten().flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        let index = name.strip_prefix("game24-").and_then(|n| n.strip_suffix(".jsonl")).and_then(|n| n.parse().ok());
+        let index = name.strip_prefix("game24-").and_then(|n| n.split('-').next()).and_then(|n| n.parse().ok());
         let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
         let closed = text.ends_with('\n') && text.lines().last().is_some_and(|l| l.starts_with("{\"kind\":\"end\""));
         if let (Some(index), true) = (index, closed) {
@@ -855,7 +855,7 @@ fn started_sessions(rec: &Path) -> std::collections::BTreeSet<u64> {
         .flatten()
         .filter_map(|e| {
             let name = e.file_name().to_string_lossy().into_owned();
-            name.strip_prefix("game24-").and_then(|n| n.strip_suffix(".jsonl")).and_then(|n| n.parse().ok())
+            name.strip_prefix("game24-").and_then(|n| n.split('-').next()).and_then(|n| n.parse().ok())
         })
         .collect()
 }
@@ -932,7 +932,7 @@ fn a_session_write_failure_mid_run_stops_loudly_and_keeps_the_spending() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("game24-0900.jsonl") && stderr.contains("os error 27"), "{stderr}");
+    assert!(stderr.contains("game24-0900-tot-bfs.jsonl") && stderr.contains("os error 27"), "{stderr}");
     let summary: Value = serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().last().unwrap()).unwrap();
     assert_eq!(summary["n"], 1, "no problem starts after the failure: {summary}");
     assert!(summary["llm_calls"].as_u64().unwrap() > 0, "what was spent is counted: {summary}");
@@ -989,24 +989,38 @@ fn a_directory_replay_skips_bad_files_and_summarises_each_task_and_method() {
     assert!(!out.status.success());
 }
 
-/// A second run into the same folder keeps the first run's sessions: its own are named
-/// `-2` (before, cot's game24-0900.jsonl silently replaced tot-bfs's).
+/// Sessions recorded into a folder are named after task, problem and method, as the
+/// explorer names its own; a second run of the same method keeps the first run's
+/// sessions: its own are named `-2` (before, cot's game24-0900.jsonl silently replaced
+/// tot-bfs's, and later runs' names did not say the method).
 #[test]
 fn a_second_run_into_the_same_folder_keeps_the_first_runs_sessions() {
     let dir = tempfile::tempdir().unwrap();
     let folder = dir.path().join("runs");
     record_into(&folder, "tot-bfs", "900..902");
     record_into(&folder, "cot", "900..902");
+    record_into(&folder, "tot-bfs", "900..901");
     let mut names: Vec<String> =
         std::fs::read_dir(&folder).unwrap().map(|f| f.unwrap().file_name().to_string_lossy().into_owned()).collect();
     names.sort();
-    assert_eq!(names, ["game24-0900-2.jsonl", "game24-0900.jsonl", "game24-0901-2.jsonl", "game24-0901.jsonl"]);
+    assert_eq!(
+        names,
+        [
+            "game24-0900-cot.jsonl",
+            "game24-0900-tot-bfs-2.jsonl",
+            "game24-0900-tot-bfs.jsonl",
+            "game24-0901-cot.jsonl",
+            "game24-0901-tot-bfs.jsonl"
+        ]
+    );
     let method = |name: &str| {
         let text = std::fs::read_to_string(folder.join(name)).unwrap();
         let header: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
         header["params"]["method"].as_str().unwrap().to_string()
     };
-    assert_eq!((method("game24-0900.jsonl"), method("game24-0900-2.jsonl")), ("tot-bfs".into(), "cot".into()));
+    for name in &names {
+        assert!(name.contains(&format!("-{}", method(name))), "{name} names its method");
+    }
 }
 
 #[test]
@@ -1226,4 +1240,16 @@ fn the_memory_command_takes_the_runs_spelling_of_a_memory() {
     let (a, b) = (list("--memory"), list("--name"));
     assert_eq!(a, b);
     assert!(a.1.contains("shared"), "{}", a.1);
+}
+
+/// `replay --help` says what replay does: it opens the explorer; --headless prints.
+#[test]
+fn replay_help_says_it_opens_the_explorer_and_headless_prints() {
+    let out = bin().args(["replay", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    let first = help.lines().next().unwrap_or_default();
+    assert!(first.contains("explorer") && first.contains("--headless"), "{help}");
+    let top = String::from_utf8_lossy(&bin().arg("--help").output().unwrap().stdout).to_string();
+    let line = top.lines().find(|l| l.trim_start().starts_with("replay")).unwrap_or_default();
+    assert!(line.contains("explorer"), "{top}");
 }

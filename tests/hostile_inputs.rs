@@ -177,7 +177,7 @@ fn record_paths_are_directories_when_they_are_and_files_when_they_end_in_jsonl()
     cmd.args(["run", "--range", "900", "--json", "--record", sessions.to_str().unwrap()]);
     let (out, _) = bounded(cmd, "run --record DIR");
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(sessions.join("game24-0900.jsonl").is_file(), "one problem into an existing directory");
+    assert!(sessions.join("game24-0900-tot-bfs.jsonl").is_file(), "one problem into an existing directory");
     let file = dir.path().join("many.jsonl");
     let mut cmd = support::sandboxed(dir.path());
     cmd.args(["run", "--range", "900..902", "--json", "--record", file.to_str().unwrap()]);

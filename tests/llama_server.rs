@@ -341,7 +341,7 @@ fn llama_cpp_server_end_to_end() {
     assert_eq!(summary["simulated"], false);
     assert!(summary["llm_calls"].as_u64().unwrap() >= 2, "{summary}");
     assert!(summary["prompt_tokens"].as_u64().unwrap() > 100 && summary["completion_tokens"].as_u64().unwrap() > 0);
-    let session = Session::load(&rec.join("game24-0900.jsonl")).unwrap();
+    let session = Session::load(&rec.join("game24-0900-tot-bfs.jsonl")).unwrap();
     let (reply, req) = session
         .inputs()
         .find_map(|(i, r)| match i {

@@ -126,7 +126,7 @@ fn react_calls_the_calculator_and_beats_cot_on_slips() {
             ],
         ));
         assert!(s["tool_calls"].as_u64().unwrap() >= 10, "a calculator call and finish each: {s}");
-        let session = std::fs::read_to_string(record.join("math-demo-0000.jsonl")).unwrap().to_lowercase();
+        let session = std::fs::read_to_string(record.join("math-demo-0000-react.jsonl")).unwrap().to_lowercase();
         assert!(session.contains("calc[25 - 7]") || session.contains("\"calc"), "the calculator is called ({mode})");
         assert_eq!(s["by"]["subject"]["Algebra"]["n"], 5);
     }
@@ -233,7 +233,7 @@ fn data_tasks_run_on_a_model_and_replay_without_their_files() {
         assert_eq!(facet_total(&live, facet), 3, "{live}");
         // The header holds the gold answer and facets: replay needs no data file.
         let header: Value = serde_json::from_str(
-            std::fs::read_to_string(record.join(format!("{task}-0000.jsonl"))).unwrap().lines().next().unwrap(),
+            std::fs::read_to_string(record.join(format!("{task}-0000-cot.jsonl"))).unwrap().lines().next().unwrap(),
         )
         .unwrap();
         assert!(header["gold"].is_string() && header["facets"][facet].is_string(), "{header}");

@@ -88,7 +88,7 @@ fn an_mcp_servers_tools_answer_record_and_replay_without_it() {
     assert!(!log.contains("OPENAI_API_KEY"), "thoughtscope's own key stays out: {log}");
     // The session names the server and its tools, without the secret, and each call's
     // result is a recorded observation (a slow call and a failing one included).
-    let session = std::fs::read_to_string(dir.path().join("text/sums-0002.jsonl")).unwrap();
+    let session = std::fs::read_to_string(dir.path().join("text/sums-0002-react.jsonl")).unwrap();
     assert!(session.contains("\"mcp_servers\"") && session.contains("\"mcp_tools\""), "the header lists them");
     assert!(!session.contains("sk-mcp-abcdefghij0123456789"), "the secret is redacted");
     assert!(session.contains("the MCP server calc did not answer slow within 1 s"), "a hang is an observation");
@@ -258,7 +258,7 @@ fn a_server_that_dies_mid_run_is_one_line_and_failed_observations() {
         ["warning: the MCP server calc ended during the run; calls to its tools after that were failed observations"],
         "{err}"
     );
-    let session = std::fs::read_to_string(dir.path().join("died/sums-0000.jsonl")).unwrap();
+    let session = std::fs::read_to_string(dir.path().join("died/sums-0000-react.jsonl")).unwrap();
     let replies: Vec<Value> = session
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
@@ -274,7 +274,8 @@ fn a_server_that_dies_mid_run_is_one_line_and_failed_observations() {
     let log = std::fs::read_to_string(dir.path().join("calls.log")).unwrap();
     assert!(log.contains("die 4") && !log.contains("add 1 4"), "{log}");
     // The session is whole: it replays.
-    let out = sandboxed(dir.path()).args(["replay", "died/sums-0000.jsonl", "--headless", "--json"]).output().unwrap();
+    let out =
+        sandboxed(dir.path()).args(["replay", "died/sums-0000-react.jsonl", "--headless", "--json"]).output().unwrap();
     summary(&out);
 }
 
@@ -399,7 +400,7 @@ fn a_streamable_http_servers_tools_answer_record_and_replay_without_it() {
     let calls = std::fs::read_to_string(&log).unwrap();
     assert_eq!(calls.matches("add 2 3 env:").count(), 2, "text and native each called add: {calls}");
     assert!(!calls.contains("refused"), "every request had the token and the header: {calls}");
-    let session = std::fs::read_to_string(dir.path().join("text/sums-0002.jsonl")).unwrap();
+    let session = std::fs::read_to_string(dir.path().join("text/sums-0002-react.jsonl")).unwrap();
     let header: Value = serde_json::from_str(session.lines().next().unwrap()).unwrap();
     let server = &header["task_def"]["def"]["tools"]["mcp_servers"][0];
     assert_eq!(server["url"], guarded.url.as_str(), "{header}");

@@ -245,7 +245,7 @@ fn retreval_replay_and_fork_start_from_the_recorded_memory_and_write_no_file() {
     ));
     let file = tmp.path().join("data/memory/retreval-math-demo.json");
     let saved = std::fs::read(&file).expect("memory file");
-    let second = tmp.path().join("sessions/math-demo-0001.jsonl");
+    let second = tmp.path().join("sessions/math-demo-0001-retreval.jsonl");
     let live: Value = serde_json::from_str(&ok(&run(
         tmp.path(),
         &["replay", second.to_str().expect("path"), "--headless", "--json"],

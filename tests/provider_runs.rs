@@ -178,7 +178,7 @@ fn a_refused_key_stops_the_run_with_the_servers_message() {
     let s = summary(&out);
     assert_eq!(s["n"], 1, "the problems after the stop were not started");
     assert!(s["stopped"].as_str().unwrap().contains("refused"), "{s}");
-    let session = Session::load(&rec.join("game24-0900.jsonl")).unwrap();
+    let session = Session::load(&rec.join("game24-0900-tot-bfs.jsonl")).unwrap();
     assert!(session.stopped().is_some());
     assert_eq!(llm_replies(&session).len(), 1);
     for (path, bytes) in sb.files() {
@@ -234,7 +234,7 @@ fn a_token_budget_stops_the_run_cleanly_and_it_replays() {
     assert_eq!(s["n"], 1, "later problems are not started");
     let used = s["prompt_tokens"].as_u64().unwrap() + s["completion_tokens"].as_u64().unwrap();
     assert!(used >= 250, "{s}");
-    let file = rec.join("game24-0900.jsonl");
+    let file = rec.join("game24-0900-tot-bfs.jsonl");
     let session = Session::load(&file).unwrap();
     assert!(session.warnings.is_empty());
     assert_eq!(session.stopped(), Some(reason));

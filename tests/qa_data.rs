@@ -117,7 +117,7 @@ fn hotpotqa_runs_with_data_and_a_local_wikipedia_and_replays_without_the_data() 
     assert_eq!(wikipedia.requests(), 3, "three searches, one request each (lookups read the page)");
 
     // The lookup read the fake page; the session keeps the gold answer.
-    let session = Session::load(&record.join("hotpotqa-0001.jsonl")).unwrap();
+    let session = Session::load(&record.join("hotpotqa-0001-react.jsonl")).unwrap();
     assert_eq!(session.header.gold.as_deref(), Some("Chief of Protocol"));
     let observations: Vec<String> = session
         .inputs()
@@ -180,7 +180,7 @@ fn fever_runs_over_a_corpus_folder() {
     ];
     let s = support::summary(&run(dir.path(), &args));
     assert_eq!((s["task"].as_str(), s["n"].as_u64(), s["em"].as_u64()), (Some("fever"), Some(2), Some(1)), "{s}");
-    let session = Session::load(&record.join("fever-0000.jsonl")).unwrap();
+    let session = Session::load(&record.join("fever-0000-react.jsonl")).unwrap();
     let first_observation = session.inputs().find_map(|(i, _)| match i {
         Input::ToolReply(r) => Some(r.result.text.clone()),
         _ => None,

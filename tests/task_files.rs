@@ -356,3 +356,30 @@ fn a_built_in_task_is_shown_as_a_task_file_that_sends_its_prompts() {
     file.sort();
     assert_eq!(own, file, "the same messages (problems run in parallel, so in any order)");
 }
+
+/// A method ruled out only by a parameter given (react with --tool-mode native on a task
+/// without a native prompt) is still named among what works, with the setting in the way.
+#[test]
+fn a_refusal_names_the_methods_a_setting_rules_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = copy_example("town-facts", dir.path());
+    let toml = std::fs::read_to_string(folder.join("task.toml")).unwrap();
+    let without: String = toml.lines().filter(|l| !l.starts_with("react_native")).collect::<Vec<_>>().join("\n");
+    std::fs::write(folder.join("task.toml"), without).unwrap();
+    let out = sandboxed(dir.path())
+        .args(["run", "--task", folder.to_str().unwrap(), "--method", "react", "--tool-mode", "native", "--range", "0"])
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert!(!out.status.success());
+    assert!(err.contains("no native tool-calling prompt"), "{err}");
+    let (_, also) = err.split_once("; and ").unwrap_or_else(|| panic!("the methods a setting rules out: {err}"));
+    assert!(also.contains("react") && also.contains("retreval"), "{err}");
+    assert!(also.trim_end().ends_with("without --tool-mode native"), "{err}");
+    // With the setting dropped, react runs.
+    let out = sandboxed(dir.path())
+        .args(["run", "--task", folder.to_str().unwrap(), "--method", "react", "--range", "0", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+}

@@ -233,11 +233,13 @@ fn report(args: &AblationArgs, outcomes: &[Outcome], total_secs: f64) {
     outln!();
     if let Some((with, without)) = memory_gain {
         let gain = with.zip(without).map_or("—".into(), |(w, wo)| format!("{:+.1} pp", 100.0 * (w - wo)));
-        outln!("memory: on the last {later} problems {} with memory, {} without ({gain})", pct(with), pct(without));
+        let later = thoughtscope::engine::methods::count(later, "problem", "problems");
+        outln!("memory: on the last {later}: {} with memory, {} without ({gain})", pct(with), pct(without));
     }
     if let Some((back, failed)) = recovered {
         let share = (failed > 0).then(|| back as f64 / failed as f64);
-        outln!("backtracking: recovers {back} of the {failed} problems the run without it failed ({})", pct(share));
+        let failed_n = thoughtscope::engine::methods::count(failed, "problem", "problems");
+        outln!("backtracking: recovers {back} of the {failed_n} the run without it failed ({})", pct(share));
     }
     if let Some((won, lost)) = versus {
         let per = if lost > 0 {

@@ -90,7 +90,7 @@ pub(crate) enum Cmd {
     RecordDemos { dir: PathBuf },
     /// Run a search headless over one or more problems and print a summary.
     Run(Box<RunArgs>),
-    /// Rebuild recorded sessions with no provider calls and print their summary.
+    /// Open a recorded session in the explorer, read-only (--headless prints its summary).
     Replay(Box<ReplayArgs>),
     /// Turn other tools' logs into sessions.
     #[command(subcommand)]

@@ -462,13 +462,16 @@ pub(crate) fn print_summary(s: &Summary, json: bool) {
         s.n
     );
     if let (Some(em), Some(f1)) = (s.em, s.f1) {
-        outln!(
-            "em {em}/{}  f1 {f1:.3}  mean steps {:.1}  bad calls {}  tool calls {}",
-            s.n,
-            s.mean_steps.unwrap_or(0.0),
-            s.bad_calls.unwrap_or(0),
-            s.tool_calls.unwrap_or(0)
-        );
+        // The steps' figures only for a method with ReAct steps (io and cot have none).
+        let steps = match s.mean_steps {
+            Some(steps) => format!(
+                "  mean steps {steps:.1}  bad calls {}  tool calls {}",
+                s.bad_calls.unwrap_or(0),
+                s.tool_calls.unwrap_or(0)
+            ),
+            None => String::new(),
+        };
+        outln!("em {em}/{}  f1 {f1:.3}{steps}", s.n);
         if let (Some(first), Some(retry)) = (s.read_first_try, s.read_after_retry) {
             if first + retry > 0 {
                 outln!("actions read first try {first}  after a retry {retry}");
@@ -657,11 +660,11 @@ pub(crate) fn unread_note(task: &dyn TaskSource, results: &[ProblemResult]) -> O
     let rule = task.answer_rule().map(|r| format!(" ({r})")).unwrap_or_default();
     let problem = first.index.map(|i| format!("problem {i}")).unwrap_or_else(|| "the problem".into());
     Some(format!(
-        "{}'s answer rule{rule} read no answer from the final states of {} of {} problems, so they count as \
+        "{}'s answer rule{rule} read no answer from the final states of {} of {}, so they count as \
          unsolved; e.g. {problem}, {}",
         task.name(),
         unread.len(),
-        results.len(),
+        thoughtscope::engine::methods::count(results.len(), "problem", "problems"),
         first.unread.as_deref().unwrap_or("")
     ))
 }

@@ -91,7 +91,8 @@ fn check(path: &std::path::Path, style: PromptStyle, mcp: Vec<String>, config: O
     }
     prove_commands(&task)?;
     let d = task.def();
-    safe_println!("{}: task {} is good: {} problems", def::task_file(path).display(), d.name, task.problem_count());
+    let problems = methods::count(task.problem_count(), "problem", "problems");
+    safe_println!("{}: task {} is good: {problems}", def::task_file(path).display(), d.name);
     let served: Vec<&str> = methods::serving(&task, &Params::default()).iter().map(|m| m.kind.label()).collect();
     safe_println!("methods that work: {}", served.join(", "));
     let played: Vec<&str> = methods::serving(&task, &Params::default())

@@ -420,9 +420,11 @@ pub fn parse_range_within(text: &str, len: usize, limit: usize) -> Result<std::o
 
 fn too_far(len: usize, limit: usize) -> String {
     if limit > len {
-        format!("the task has {len} problems; indices 0..{limit} go over them again in further passes")
+        let has = crate::engine::methods::count(len, "problem", "problems");
+        format!("the task has {has}; indices 0..{limit} go over them again in further passes")
     } else {
-        format!("the task has {len} problems (indices 0..{len})")
+        let has = crate::engine::methods::count(len, "problem", "problems");
+        format!("the task has {has} (indices 0..{len})")
     }
 }
 

@@ -247,6 +247,31 @@ fn save_as_moves_recording() {
     assert_eq!(recorded_commands(&target), vec![Command::Step { n: 1 }, Command::Step { n: 1 }]);
 }
 
+/// Opening the explorer and quitting (or opening another session) before any step leaves
+/// no session file behind; one step and the session is kept, ended. A file the person
+/// named is kept even empty.
+#[test]
+fn a_run_with_nothing_recorded_leaves_no_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = live(dir.path(), Params::default());
+    let path = app.session_path().unwrap();
+    assert!(path.is_file(), "written while the run is open (the browser shows it live)");
+    app.finish_recording();
+    assert!(!path.exists(), "nothing was recorded: no file is left");
+    let mut app = live(dir.path(), Params::default());
+    act(&mut app, Action::Step);
+    let path = app.session_path().unwrap();
+    app.finish_recording();
+    assert!(Session::load(&path).unwrap().complete(), "a step was recorded: the session is kept");
+    let named = dir.path().join("mine.jsonl");
+    let mut with_name = setup(dir.path(), Params::default());
+    with_name.session_file = Some(named.clone());
+    let problem = Problem { index: Some(900), input: "4 5 6 10".into() };
+    let mut app = App::live(with_name, &problem, Keymap::default(), ThemeSet::default(), "dark");
+    app.finish_recording();
+    assert!(named.is_file(), "a file the person named is kept");
+}
+
 /// A demo opened as `thoughtscope demo` opens it: at its first caption.
 fn demo_opened(dir: &Path, which: usize) -> App {
     let session = crate::demos::load(&crate::demos::DEMOS[which]).unwrap();
@@ -1151,6 +1176,31 @@ fn the_header_keeps_the_essentials_at_80_columns() {
     }
 }
 
+/// A simulated model is said in the header at every width and every point of a replay
+/// (the 80×24 replay header dropped the word once the input count grew to two digits).
+#[test]
+fn the_header_always_says_the_model_is_simulated() {
+    let dir = tempfile::tempdir().unwrap();
+    let said = |header: &str| header.split(|c: char| !c.is_alphanumeric()).any(|w| w == "sim" || w == "simulated");
+    for which in 0..crate::demos::DEMOS.len() {
+        let mut app = demo_opened(dir.path(), which);
+        let total = app.session.replay.as_ref().unwrap().total;
+        for at in (0..=total).step_by((total / 25).max(1)).chain([total]) {
+            app.seek(at);
+            for width in [60, 80, 120, 220] {
+                let header = ui::status::header_text(&app, width);
+                assert!(said(&header), "demo {} at {at}/{total}, {width} wide: {header}", which + 1);
+            }
+        }
+    }
+    // A real model's header does not say it.
+    let mut app = demo_replay(dir.path(), 0);
+    app.session.header.simulated = false;
+    app.session.header.provider = "openai".into();
+    app.session.header.model = "gpt-4o".into();
+    assert!(!said(&ui::status::header_text(&app, 80)));
+}
+
 /// Tokens a server did not report are estimates, and the header says so (`~`); the
 /// simulated model's own counts, and an imported log's totals, are not marked.
 #[test]
@@ -1564,6 +1614,11 @@ fn expected_glyph(status: &NodeStatus) -> &'static str {
         NodeStatus::Candidate => "·",
         NodeStatus::Frontier => "○",
         NodeStatus::Expanded => "●",
+        NodeStatus::Dropped(
+            crate::engine::tree::DropReason::NoChildLeft
+            | crate::engine::tree::DropReason::Backtracked
+            | crate::engine::tree::DropReason::Exhausted,
+        ) => "↩",
         NodeStatus::Dropped(_) => "–",
         NodeStatus::Pruned => "✂",
         NodeStatus::Invalid(_) => "✗",
@@ -1820,6 +1875,13 @@ fn the_transcript_says_each_thing_once_with_counts_in_agreement() {
     for pair in lines.windows(2) {
         assert!(!pair[1].starts_with(pair[0].as_str()), "said twice: {pair:?}");
     }
+    // Demo 3: the greedy search ends unsolved, an edit is valued (which ends the paused
+    // search again, with the same verdict), and the continued search solves it: each
+    // verdict is told once.
+    let lines = texts(&demo_replay(dir.path(), 2));
+    let verdicts: Vec<&String> = lines.iter().filter(|l| l.starts_with("finished:")).collect();
+    assert_eq!(verdicts.len(), 2, "{lines:#?}");
+    assert!(verdicts[0].starts_with("finished: not solved") && verdicts[1].starts_with("finished: solved"));
     // BFS: a backtrack by hand says from where to where, in one line that wraps at 80 columns.
     let mut app = live(dir.path(), Params::default().with("breadth", 2));
     act(&mut app, Action::Step);
@@ -2247,6 +2309,7 @@ fn restart_and_new_input_close_the_session_they_leave() {
     assert!(session.complete(), "the left session has its end line");
     let ends = std::fs::read_to_string(&first).unwrap().lines().filter(|l| l.contains("\"kind\":\"end\"")).count();
     assert_eq!(ends, 1);
+    act(&mut app, Action::Step);
     app.finish_recording();
     app.finish_recording();
     let ends = std::fs::read_to_string(&second).unwrap().lines().filter(|l| l.contains("\"kind\":\"end\"")).count();

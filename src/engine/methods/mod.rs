@@ -300,22 +300,57 @@ pub fn check_serves(task: &dyn Task, params: &Params) -> Result<(), Unsupported>
     if missing.is_empty() {
         return Ok(());
     }
-    Err(Unsupported {
-        task: task.name().to_string(),
-        method: params.method,
-        missing,
-        working: serving(task, params).iter().map(|m| m.kind.label()).collect(),
-    })
+    let working: Vec<&'static str> = serving(task, params).iter().map(|m| m.kind.label()).collect();
+    // Methods the parameters given rule out that work with their own defaults (react with
+    // --tool-mode native on a task without a native prompt works in text mode): named too,
+    // with the settings that stand in their way.
+    let mut unless: Vec<String> = Vec::new();
+    let elsewhere: Vec<&'static str> = REGISTRY
+        .iter()
+        .filter(|info| !working.contains(&info.kind.label()))
+        .filter(|info| self::missing(task, &Params::new(info.kind)).is_empty())
+        .map(|info| {
+            let defaults = Params::new(info.kind);
+            for decl in info.declared() {
+                let given = params.get(decl.name);
+                if given.is_some() && given != defaults.get(decl.name) {
+                    let value = match given {
+                        Some(crate::engine::params::Value::Word(w)) => w.clone(),
+                        other => other.map(ToString::to_string).unwrap_or_default(),
+                    };
+                    let setting = format!("--{} {value}", decl.name.replace('_', "-"));
+                    if !unless.contains(&setting) {
+                        unless.push(setting);
+                    }
+                }
+            }
+            info.kind.label()
+        })
+        .collect();
+    let also = match (elsewhere.is_empty(), unless.is_empty()) {
+        (true, _) => None,
+        (false, true) => Some(format!("; and {} with their default parameters", elsewhere.join(", "))),
+        (false, false) => Some(format!(
+            "; and {} without {}",
+            elsewhere.join(", "),
+            crate::engine::text::and_list(&unless.iter().map(String::as_str).collect::<Vec<_>>())
+        )),
+    }
+    .map(Box::new);
+    Err(Unsupported { task: task.name().to_string(), method: params.method, missing, working, also })
 }
 
 /// A method its task cannot serve.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{task} has no {}; methods that work: {}", crate::engine::text::and_list(&self.missing.iter().map(|c| c.describe()).collect::<Vec<_>>()), if self.working.is_empty() { "none".to_string() } else { self.working.join(", ") })]
+#[error("{task} has no {}; methods that work: {}{}", crate::engine::text::and_list(&self.missing.iter().map(|c| c.describe()).collect::<Vec<_>>()), if self.working.is_empty() { "none".to_string() } else { self.working.join(", ") }, self.also.as_deref().map_or("", String::as_str))]
 pub struct Unsupported {
     pub task: String,
     pub method: MethodKind,
     pub missing: Vec<Capability>,
     pub working: Vec<&'static str>,
+    /// The methods that work with their own defaults but not with the parameters given,
+    /// and the settings in their way (`; and react without --tool-mode native`), or empty.
+    pub also: Option<Box<String>>,
 }
 
 impl Unsupported {

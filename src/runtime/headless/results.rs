@@ -449,11 +449,11 @@ impl Summary {
             memory: memory_over(results),
             metrics: mean_metrics(results),
         }
-        .with_qa(results)
+        .with_qa(params.method, results)
         .with_parts(params.method, results)
     }
 
-    fn with_qa(mut self, results: &[ProblemResult]) -> Self {
+    fn with_qa(mut self, method: MethodKind, results: &[ProblemResult]) -> Self {
         let qa: Vec<QaStats> = results.iter().filter_map(|r| r.qa).collect();
         if qa.is_empty() {
             return self;
@@ -461,12 +461,17 @@ impl Summary {
         let n = results.len().max(1) as f64;
         self.em = Some(self.solved);
         self.f1 = Some(qa.iter().map(|q| q.f1).sum::<f64>() / n);
+        self.tokens = Some(self.prompt_tokens + self.completion_tokens);
+        // Steps, unreadable actions and tool calls are a ReAct part's figures: io, cot and
+        // the tree searches on a QA task have none to report.
+        if method.info().react == ReactShape::None {
+            return self;
+        }
         self.mean_steps = Some(qa.iter().map(|q| q.steps).sum::<usize>() as f64 / n);
         self.bad_calls = Some(qa.iter().map(|q| q.bad_calls).sum());
         self.read_first_try = Some(qa.iter().map(|q| q.read_first_try).sum());
         self.read_after_retry = Some(qa.iter().map(|q| q.read_after_retry).sum());
         self.tool_calls = Some(results.iter().map(|r| r.tool_calls).sum());
-        self.tokens = Some(self.prompt_tokens + self.completion_tokens);
         self
     }
 

@@ -423,7 +423,7 @@ fn info_of(def: &TaskDef, problems: &[FileProblem]) -> TaskInfo {
     TaskInfo {
         name: Cow::Owned(def.name.clone()),
         about: Cow::Owned(if def.about.is_empty() {
-            format!("a task file with {} problems", problems.len())
+            format!("a task file with {}", crate::engine::methods::count(problems.len(), "problem", "problems"))
         } else {
             def.about.clone()
         }),
