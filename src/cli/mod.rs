@@ -22,6 +22,7 @@ mod chart;
 mod compare;
 mod connect;
 mod diff;
+mod docs;
 pub(crate) mod error;
 mod export;
 mod grade;
@@ -110,6 +111,8 @@ pub(crate) enum Cmd {
     Task(task::TaskCmd),
     /// Answer OpenAI-style chat requests (POST /v1/chat/completions) with searches, each recorded as a session.
     Serve(Box<ServeArgs>),
+    /// Rewrite the generated docs: the reference under docs/reference/, the README's method and task table, assets/explorer.svg.
+    Docs(docs::DocsArgs),
 }
 
 /// The command line of this process, parsed. Every option taking a value accepts a
@@ -154,6 +157,7 @@ pub fn main(cli: Cli) -> Result<()> {
         Some(Cmd::Diff(args)) => diff::diff_cmd(args),
         Some(Cmd::Task(cmd)) => task::task_cmd(cmd),
         Some(Cmd::Serve(args)) => serve::serve_cmd(*args),
+        Some(Cmd::Docs(args)) => docs::docs_cmd(args),
         Some(Cmd::Tui(args)) => tui::tui_live(*args),
         Some(Cmd::Demo { which, theme, nonstop }) => tui::demo(which, theme, nonstop),
         Some(Cmd::RecordDemos { dir }) => thoughtscope::demos::record_all(&dir).map_err(|e| eyre!(e)),
