@@ -184,7 +184,8 @@ fn describe_command(out: &mut String, cmd: &Command, level: &str) {
         let _ = writeln!(out, "{}\n", plain(about));
     }
     let _ = writeln!(out, "```text\n{}\n```\n", plain(cmd.clone().render_usage()));
-    let args: Vec<&Arg> = cmd.get_arguments().filter(|a| shown(a)).collect();
+    // A subcommand's section leaves out the global options its command's section lists.
+    let args: Vec<&Arg> = cmd.get_arguments().filter(|a| shown(a) && !(level == "###" && a.is_global_set())).collect();
     let positionals: Vec<&Arg> = args.iter().copied().filter(|a| a.is_positional()).collect();
     if !positionals.is_empty() {
         let _ = writeln!(out, "{level} Arguments\n");
@@ -235,16 +236,16 @@ fn arg_item(arg: &Arg) -> String {
         }
     }
     let help = arg.get_long_help().or(arg.get_help()).map(ToString::to_string).unwrap_or_default();
-    let mut item = format!("- {}", code(&name));
+    let mut parts = Vec::new();
     if !help.trim().is_empty() {
         let help = cell(&help);
         let stop = if help.ends_with('.') { "" } else { "." };
-        let _ = write!(item, ": {help}{stop}");
+        parts.push(format!("{help}{stop}"));
     }
     let defaults: Vec<String> =
         arg.get_default_values().iter().map(|v| v.to_string_lossy().into_owned()).filter(|v| !v.is_empty()).collect();
     if takes_value && !defaults.is_empty() && !help.contains("[default:") {
-        let _ = write!(item, " Default: {}.", defaults.iter().map(|d| code(d)).collect::<Vec<_>>().join(", "));
+        parts.push(format!("Default: {}.", defaults.iter().map(|d| code(d)).collect::<Vec<_>>().join(", ")));
     }
     let values: Vec<String> = arg
         .get_possible_values()
@@ -256,15 +257,19 @@ fn arg_item(arg: &Arg) -> String {
         })
         .collect();
     if takes_value && !values.is_empty() {
-        let _ = write!(item, " Values: {}.", values.join("; "));
+        parts.push(format!("Values: {}.", values.join("; ")));
     }
     let aliases: Vec<String> =
         arg.get_visible_aliases().unwrap_or_default().iter().map(|a| code(&format!("--{a}"))).collect();
     if !aliases.is_empty() {
-        let _ = write!(item, " Also: {}.", aliases.join(", "));
+        parts.push(format!("Also: {}.", aliases.join(", ")));
     }
     if arg.is_required_set() {
-        item.push_str(" Required.");
+        parts.push("Required.".to_string());
+    }
+    let mut item = format!("- {}", code(&name));
+    if !parts.is_empty() {
+        let _ = write!(item, ": {}", parts.join(" "));
     }
     item.push('\n');
     item
