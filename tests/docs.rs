@@ -231,3 +231,20 @@ fn no_link_points_at_the_shared_folder() {
         assert!(!text.contains("../shared"), "{} names ../shared, which a clone does not have", file.display());
     }
 }
+
+/// Every guide in docs/ is listed in the README's Guides section and in docs/README.md,
+/// so a newcomer finds it from either.
+#[test]
+fn every_guide_is_listed_in_both_indexes() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let guides = &readme[readme.find("\n## Guides\n").expect("a Guides section")..];
+    let index = std::fs::read_to_string(root().join("docs/README.md")).unwrap();
+    for entry in std::fs::read_dir(root().join("docs")).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        if !name.ends_with(".md") || name == "README.md" {
+            continue;
+        }
+        assert!(guides.contains(&format!("](docs/{name})")), "README.md's Guides do not list docs/{name}");
+        assert!(index.contains(&format!("]({name})")), "docs/README.md does not list {name}");
+    }
+}

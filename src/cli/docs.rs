@@ -340,9 +340,16 @@ fn methods_page() -> String {
     out
 }
 
+/// A built-in task with the methods that work on it and those `sim` plays it with.
+struct TaskRow {
+    entry: &'static tasks::TaskEntry,
+    served: Vec<&'static str>,
+    played: Vec<&'static str>,
+}
+
 /// The methods that work on each built-in task, and those `sim` plays, from the
 /// task's capabilities (a task is built without its data file).
-fn task_rows() -> Result<Vec<(&'static tasks::TaskEntry, Vec<&'static str>, Vec<&'static str>)>> {
+fn task_rows() -> Result<Vec<TaskRow>> {
     let mut rows = Vec::new();
     for entry in TASKS {
         let task = tasks::build(&entry.info.name, &TaskOptions::default(), &mut Vec::new())
@@ -354,7 +361,7 @@ fn task_rows() -> Result<Vec<(&'static tasks::TaskEntry, Vec<&'static str>, Vec<
             .filter(|m| entry.sim.is_some() && tasks::check_sim_plays(task.as_ref(), &Params::new(m.kind)).is_ok())
             .map(|m| m.kind.label())
             .collect();
-        rows.push((entry, names, played));
+        rows.push(TaskRow { entry, served: names, played });
     }
     Ok(rows)
 }
@@ -365,7 +372,7 @@ fn tasks_page() -> Result<String> {
         "# Tasks\n\nEvery built-in task of the registry (`src/tasks/mod.rs`). Your own task is a folder with a \
          `task.toml`: see [the tasks guide](../tasks.md).\n\n",
     );
-    for (entry, served, played) in task_rows()? {
+    for TaskRow { entry, served, played } in task_rows()? {
         let info = entry.info;
         let _ = writeln!(out, "## {}\n\n{}\n", info.name, cell(&info.about));
         if !entry.aliases.is_empty() {
@@ -396,7 +403,7 @@ fn readme_table() -> Result<String> {
         let _ = writeln!(out, "| [`{0}`](docs/reference/methods.md#{0}) | {1} |", info.kind.label(), cell(info.about));
     }
     out.push_str("\n| task | what it is | methods that work |\n|---|---|---|\n");
-    for (entry, served, _) in task_rows()? {
+    for TaskRow { entry, served, .. } in task_rows()? {
         let name = &entry.info.name;
         let _ = writeln!(
             out,
