@@ -84,3 +84,49 @@ fn the_readme_is_short_and_says_how_to_install() {
     assert!(install.contains("cargo install --path ."), "the install command");
     assert!(install.contains("cargo run --release -- ARGS"), "running without installing");
 }
+
+/// The tour's commands run as written in a clone: each `thoughtscope ...` line of its
+/// command blocks, except those whose comment says what they need (a terminal, a server,
+/// a key), runs from a folder holding the clone's `sessions/`, with a data and config
+/// directory of its own, and succeeds (`diff` says "different" with its exit status 1).
+#[cfg(unix)]
+#[test]
+fn the_tours_commands_run_as_written() {
+    let text = readme();
+    let tour = section(&text, "A five-minute tour");
+    let commands: Vec<(String, bool)> = tour
+        .split("```")
+        .skip(1)
+        .step_by(2)
+        .flat_map(|block| block.lines().skip(1))
+        .filter(|l| l.starts_with("thoughtscope "))
+        .map(|l| {
+            let (command, comment) = l.split_once('#').unwrap_or((l, ""));
+            (command.trim().to_string(), comment.contains("needs"))
+        })
+        .collect();
+    let run: Vec<&String> = commands.iter().filter(|(_, needs)| !needs).map(|(c, _)| c).collect();
+    assert!(run.len() >= 5, "the tour has commands that run offline: {commands:?}");
+    assert!(commands.iter().any(|(_, needs)| *needs), "and marks those that need more");
+
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::os::unix::fs::symlink(root.join("sessions"), dir.path().join("sessions")).unwrap();
+    for command in run {
+        assert!(!command.contains(['"', '\'', '$', '|']), "a plain command: {command}");
+        let words: Vec<&str> = command.split_whitespace().skip(1).collect();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_thoughtscope"))
+            .args(&words)
+            .current_dir(dir.path())
+            .env("THOUGHTSCOPE_DATA_DIR", dir.path().join("data"))
+            .env("THOUGHTSCOPE_CONFIG_DIR", dir.path().join("config"))
+            .env_remove("THOUGHTSCOPE_CONFIG")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let ok = out.status.success() || (words[0] == "diff" && out.status.code() == Some(1));
+        assert!(ok, "`{command}` failed ({:?}): {stderr}", out.status.code());
+        assert!(!out.stdout.is_empty(), "`{command}` printed nothing: {stderr}");
+    }
+}
