@@ -248,3 +248,45 @@ fn every_guide_is_listed_in_both_indexes() {
         assert!(index.contains(&format!("]({name})")), "docs/README.md does not list {name}");
     }
 }
+
+/// Rows `text` takes on an 80-column terminal (a longer line wraps).
+fn rows_at_80(text: &str) -> usize {
+    text.lines().map(|l| l.chars().count().div_ceil(80).max(1)).sum()
+}
+
+fn help(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_thoughtscope")).args(args).output().expect("the binary runs");
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// `-h` is a door: the top level's and each command's fit one 80×24 screen and say where
+/// every option is; `--help` still lists every option.
+#[test]
+fn each_short_help_fits_one_screen_and_points_to_the_rest() {
+    let top = help(&["-h"]);
+    assert!(rows_at_80(&top) <= 24, "thoughtscope -h takes {} rows:\n{top}", rows_at_80(&top));
+    assert!(top.contains("thoughtscope tui -h") && top.contains("docs/reference/"), "{top}");
+    let commands: Vec<String> = top
+        .lines()
+        .skip_while(|l| *l != "Commands:")
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .filter(|c| c != "help")
+        .collect();
+    assert!(commands.len() >= 12, "{commands:?}");
+    for command in &commands {
+        let short = help(&[command, "-h"]);
+        assert!(rows_at_80(&short) <= 24, "{command} -h takes {} rows:\n{short}", rows_at_80(&short));
+        let page = format!("docs/reference/{command}.md");
+        assert!(short.contains(&page), "{command} -h names {page}:\n{short}");
+        assert!(root().join(&page).exists(), "{page} exists");
+    }
+    let long = help(&["run", "--help"]);
+    let short = help(&["run", "-h"]);
+    for flag in ["--uct-c", "--budget-usd", "--sim-noise", "--task"] {
+        assert!(long.contains(flag), "run --help lists {flag}");
+    }
+    assert!(!short.contains("--uct-c") && short.contains("--task"), "run -h keeps the common options:\n{short}");
+}
