@@ -10,6 +10,7 @@ mod cmp_side_by_side;
 mod compare;
 mod crosswords;
 mod diff;
+mod docs;
 mod e2e_pty;
 mod engine_is_sans_io;
 mod export;

@@ -22,6 +22,7 @@ mod chart;
 mod compare;
 mod connect;
 mod diff;
+mod docs;
 pub(crate) mod error;
 mod export;
 mod grade;
@@ -58,7 +59,8 @@ use serve::ServeArgs;
 #[command(
     name = "thoughtscope",
     version,
-    about = "A terminal workbench for LLM reasoning searches (Tree of Thoughts, ReAct, ReTreVal)",
+    about = "A terminal workbench for LLM reasoning searches: ToT, ReAct, ReTreVal",
+    long_about = "A terminal workbench for LLM reasoning searches (Tree of Thoughts, ReAct, ReTreVal)",
     // With no command the explorer opens, so its options work without `tui`
     // (`thoughtscope --task qa-demo --method react`, as the README writes it).
     args_conflicts_with_subcommands = true
@@ -95,21 +97,41 @@ pub(crate) enum Cmd {
     /// Turn other tools' logs into sessions.
     #[command(subcommand)]
     Import(ImportCmd),
-    /// Measure speed: concurrent vs serial calls with simulated latency, and engine throughput.
+    /// Measure speed: concurrent calls, replay and the explorer at scale.
+    ///
+    /// Concurrent vs serial calls with simulated latency, and engine throughput.
     Bench(BenchArgs),
-    /// Grade a math answer: print `equivalent` or `different` (exit 0 either way).
+    /// Grade a math answer: print `equivalent` or `different`.
+    ///
+    /// The exit status is 0 either way.
     Grade(GradeArgs),
-    /// Read and edit ReTreVal's cross-problem memories (list, show, edit, rm, clear, export, import, names).
+    /// Read and edit ReTreVal's cross-problem memories.
+    ///
+    /// The commands: list, show, edit, rm, clear, export, import, names.
     Memory(MemoryArgs),
-    /// Export a session's tree: json, dot (Graphviz), mermaid, or otel (OpenTelemetry OTLP JSON).
+    /// Export a session's tree: json, dot, mermaid or otel.
+    ///
+    /// The formats: json, dot (Graphviz), mermaid, or otel (OpenTelemetry OTLP JSON).
     Export(ExportArgs),
-    /// Compare two sessions: the first input where they diverge, then how their trees differ (exit 0 same, 1 different, 2 error).
+    /// Compare two sessions: where they diverge and how their trees differ.
+    ///
+    /// It prints the first input where they diverge, then how their trees differ. The exit
+    /// status is 0 when they are the same, 1 when they differ, 2 on an error.
     Diff(DiffArgs),
-    /// Write and check task files (your own problems, prompts and checks, no Rust): task new DIR, task check PATH, task show NAME.
+    /// Write and check task files: your own problems, prompts and checks.
+    ///
+    /// No Rust needed: task new DIR, task check PATH, task show NAME.
     #[command(subcommand)]
     Task(task::TaskCmd),
-    /// Answer OpenAI-style chat requests (POST /v1/chat/completions) with searches, each recorded as a session.
+    /// Answer OpenAI-style chat requests with searches, each recorded.
+    ///
+    /// It answers POST /v1/chat/completions; each search is recorded as a session.
     Serve(Box<ServeArgs>),
+    /// Rewrite the docs generated from the code.
+    ///
+    /// The reference under docs/reference/, the README's method and task table, and
+    /// assets/explorer.svg.
+    Docs(docs::DocsArgs),
 }
 
 /// The command line of this process, parsed. Every option taking a value accepts a
@@ -124,8 +146,48 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    let matches = negative_numbers(Cli::command()).try_get_matches_from(args)?;
+    let matches = short_help(negative_numbers(Cli::command())).try_get_matches_from(args)?;
     Cli::from_arg_matches(&matches)
+}
+
+/// The options a command's short help (`-h`) shows, most used first; the rest are in its
+/// `--help` and its page of docs/reference. A command not named here shows them all.
+const SHORT_HELP: &[(&str, &[&str])] = &[
+    ("tui", &["task", "method", "provider", "model", "range", "input", "record", "theme"]),
+    ("run", &["task", "method", "provider", "model", "range", "input", "json", "out", "record"]),
+    ("replay", &["headless", "json", "follow", "strict", "provider", "model"]),
+    ("serve", &["host", "port", "provider", "model", "api_key", "sessions", "task"]),
+    ("bench", &["range", "latency_ms", "concurrency"]),
+    ("grade", &["gold_file", "pred_file", "json", "no_strict"]),
+    ("memory", &["memory", "task"]),
+];
+
+/// Each command's `-h` as a door to one screen: its common options, then where every
+/// option is (`--help`, and the same as a page under docs/reference).
+fn short_help(mut command: clap::Command) -> clap::Command {
+    let names: Vec<String> =
+        command.get_subcommands().filter(|c| !c.is_hide_set()).map(|c| c.get_name().to_string()).collect();
+    for name in names {
+        let shown = SHORT_HELP.iter().find(|(n, _)| *n == name).map(|(_, shown)| *shown);
+        command = command.mut_subcommand(&name, |sub| {
+            let sub = match shown {
+                Some(shown) => sub.mut_args(|arg| {
+                    if arg.is_positional() || shown.contains(&arg.get_id().as_str()) {
+                        arg
+                    } else {
+                        arg.hide_short_help(true)
+                    }
+                }),
+                None => sub,
+            };
+            sub.after_help(format!("Every option: thoughtscope {name} --help, or docs/reference/{name}.md"))
+                .after_long_help(format!("This help as a page: docs/reference/{name}.md"))
+        });
+    }
+    // With no command the explorer opens: its options are `tui`'s, listed there.
+    command
+        .help_template("{about-with-newline}\n{usage-heading} {usage}\n\nCommands:\n{subcommands}{after-help}")
+        .after_help("Options: the explorer's (thoughtscope tui -h). Pages: docs/reference/")
 }
 
 fn negative_numbers(command: clap::Command) -> clap::Command {
@@ -154,6 +216,7 @@ pub fn main(cli: Cli) -> Result<()> {
         Some(Cmd::Diff(args)) => diff::diff_cmd(args),
         Some(Cmd::Task(cmd)) => task::task_cmd(cmd),
         Some(Cmd::Serve(args)) => serve::serve_cmd(*args),
+        Some(Cmd::Docs(args)) => docs::docs_cmd(args),
         Some(Cmd::Tui(args)) => tui::tui_live(*args),
         Some(Cmd::Demo { which, theme, nonstop }) => tui::demo(which, theme, nonstop),
         Some(Cmd::RecordDemos { dir }) => thoughtscope::demos::record_all(&dir).map_err(|e| eyre!(e)),
@@ -185,6 +248,7 @@ mod tests {
     #[test]
     fn negative_numbers_are_values_of_every_subcommands_options() {
         negative_numbers(Cli::command()).debug_assert();
+        short_help(negative_numbers(Cli::command())).debug_assert();
         let cli = parse_from(["thoughtscope", "run", "--temperature", "-1", "--sim-noise", "-0.5", "--timeout", "-3"])
             .expect("negative values parse");
         let Some(Cmd::Run(args)) = cli.command else { panic!("run") };

@@ -62,10 +62,10 @@ pub struct RunDefaults {
 /// Longest warning about the file (longer ones are cut, saying how long they were).
 const MAX_WARNING_CHARS: usize = 500;
 
-const TOP_KEYS: &[&str] = &["theme", "defaults", "keymap", "providers", "prices", "break", "mcp", "serve"];
+pub const TOP_KEYS: &[&str] = &["theme", "defaults", "keymap", "providers", "prices", "break", "mcp", "serve"];
 
 /// The `[defaults]` keys that are not search parameters.
-const RUN_KEYS: &[&str] = &["task", "provider", "sim_noise", "concurrency", "memory"];
+pub const RUN_KEYS: &[&str] = &["task", "provider", "sim_noise", "concurrency", "memory"];
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {

@@ -173,8 +173,8 @@ pub fn heading_of(p: &SharedParam) -> String {
     }
 }
 
-/// The README's table of method parameters, made from the declarations (a test checks
-/// the README holds it, so it cannot go stale): each flag once, who reads it, what it
+/// The reference's table of method parameters (docs/reference/parameters.md, written by
+/// `thoughtscope docs`), made from the declarations: each flag once, who reads it, what it
 /// is and accepts, and its default.
 pub fn readme_table() -> String {
     let mut out = String::from("| flag | read by | meaning | default |\n|---|---|---|---|\n");

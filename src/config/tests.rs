@@ -289,18 +289,19 @@ fn every_patch_key_is_read_from_the_file() {
     }
 }
 
-/// The README's parameter table is the declarations' (`params::readme_table`): a
-/// method's new or changed parameter shows here until the README says it.
+/// The reference's parameter table is the declarations' (`params::readme_table`): a
+/// method's new or changed parameter shows here until `thoughtscope docs` writes it.
 #[test]
-fn the_readme_lists_every_declared_parameter_as_declared() {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+fn the_reference_lists_every_declared_parameter_as_declared() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/reference/parameters.md")).unwrap();
     let (begin, end) = ("<!-- method parameters: begin -->\n", "<!-- method parameters: end -->");
-    let start = readme.find(begin).expect("the README marks its parameter table") + begin.len();
+    let start = readme.find(begin).expect("the reference marks its parameter table") + begin.len();
     let stop = readme[start..].find(end).expect("the table's end mark") + start;
     let expected = params::readme_table();
     assert!(
         readme[start..stop] == expected,
-        "README.md's parameter table is stale; put this between the marks:\n{expected}"
+        "docs/reference/parameters.md's table is stale; run `cargo run -- docs`:\n{expected}"
     );
 }
 
