@@ -163,6 +163,7 @@ pub fn lines(view: &View) -> Vec<Line<'static>> {
     // One line per memory change, with what it did (computed from the session's snapshot).
     let notes = view.app.memory_notes();
     let mut memory_changes = 0;
+    let last_finished = events.iter().rposition(|e| matches!(e, Event::Finished { .. }));
     for (i, e) in events.iter().enumerate() {
         let (slot, text) = match e {
             Event::Memory { change } => {
@@ -198,6 +199,11 @@ pub fn lines(view: &View) -> Vec<Line<'static>> {
         out.extend(
             text.split('\n').map(|l| Line::from(Span::styled(l.trim_end_matches('\r').to_string(), view.style(slot)))),
         );
+        // The end of the run: the kinds of reply the model got wrong half the time or more.
+        if Some(i) == last_finished {
+            let health = crate::engine::health::ReplyHealth::of(&view.app.session.run.engine);
+            out.extend(health.warnings().into_iter().map(|w| Line::from(Span::styled(w, view.style(Slot::Warning)))));
+        }
     }
     out
 }
