@@ -312,6 +312,18 @@ pub(crate) fn setup_run_noting(
         }
         name => (llm::config::build(name, &args.connect.options(), cfg.providers()?, params.seed())?, None),
     };
+    // A temperature the API would clamp is refused: the run would not be the one asked for.
+    let temperature = params.reader().real(&thoughtscope::engine::params::TEMPERATURE);
+    if let (Some((lo, hi)), Ok(t)) = (provider.temperature_range(), temperature) {
+        if !(f64::from(lo)..=f64::from(hi)).contains(&t) {
+            usage_bail!(
+                "temperature {t}: provider {} accepts {lo} to {hi}, so it would be sent as {}; give --temperature \
+                 from {lo} to {hi}",
+                provider.name(),
+                t.clamp(f64::from(lo), f64::from(hi))
+            );
+        }
+    }
     let concurrency = args.concurrency.or(d.concurrency).unwrap_or(8);
     if !(1..=MAX_CONCURRENCY).contains(&concurrency) {
         let from = if args.concurrency.is_some() {
@@ -528,6 +540,12 @@ pub(crate) fn print_summary(s: &Summary, json: bool) {
             n => format!(" ({n} did not fit the model's context window)"),
         };
         outln!("{cost}failed calls {}{overflows}", s.failed_calls);
+    }
+    if let Some(counts) = s.reply_health.counts_line() {
+        safe_println!("the model got wrong: {counts}");
+    }
+    for warning in s.reply_health.warnings() {
+        safe_println!("{warning}");
     }
     if s.incomplete > 0 {
         outln!(
