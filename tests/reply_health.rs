@@ -18,8 +18,12 @@ fn system(seen: &Seen) -> String {
 }
 
 fn run(dir: &Path, server: &FakeServer, args: &[&str]) -> Output {
+    run_on(dir, server, "4 5 6 10", args)
+}
+
+fn run_on(dir: &Path, server: &FakeServer, input: &str, args: &[&str]) -> Output {
     support::isolated(dir, Some("sk-test"))
-        .args(["run", "--task", "game24", "--input", "4 5 6 10", "--concurrency", "1"])
+        .args(["run", "--task", "game24", "--input", input, "--concurrency", "1"])
         .args(["--provider", "openai", "--model", "fake-model", "--base-url", server.url.as_str()])
         .args(["--retries", "0", "--timeout", "10"])
         .args(args)
@@ -85,16 +89,25 @@ fn unreadable_proposals_are_counted_said_and_replayed_the_same() {
     assert!(live.contains(said), "{live}");
 }
 
-/// Readable steps, "sure" values and an answer line at the end: nothing is said.
+/// Readable steps (the first two numbers left added: 2 2 10 10 reaches 24), "sure"
+/// values and an answer line at the end: nothing is said.
 fn good_model(_: usize, seen: &Seen) -> Reply {
     let prompt = seen.prompt();
     let text = if prompt.to_lowercase().contains("possible next steps") {
-        support::game24_text(&prompt, "")
+        let last = prompt.rsplit("Input: ").next().unwrap_or("");
+        let numbers: Vec<i64> =
+            last.lines().next().unwrap_or("").split_whitespace().filter_map(|n| n.parse().ok()).collect();
+        let (a, b) = (numbers[0], numbers[1]);
+        let mut left = numbers[2..].to_vec();
+        left.push(a + b);
+        left.sort();
+        let left: Vec<String> = left.iter().map(|n| n.to_string()).collect();
+        format!("{a} + {b} = {} (left: {})", a + b, left.join(" "))
     } else if system(seen).starts_with("You judge") {
         "sure".to_string()
     } else {
         // The last step (every number combined): the answer line.
-        "Answer: ((4 + 5) + 6) + 10 = 25".to_string()
+        "Answer: (2 + 2 + 10) + 10 = 24".to_string()
     };
     Reply::chat(&[&text], Some((100, 10)))
 }
@@ -104,11 +117,9 @@ fn a_run_whose_replies_all_read_says_nothing_of_them() {
     let server = FakeServer::start(good_model);
     let dir = tempfile::tempdir().unwrap();
     let rec = dir.path().join("good.jsonl");
-    let s = support::summary(&run(
-        dir.path(),
-        &server,
-        &["--method", "tot-bfs", "--json", "--record", rec.to_str().unwrap()],
-    ));
+    let args = ["--method", "tot-bfs", "--json", "--record", rec.to_str().unwrap()];
+    let s = support::summary(&run_on(dir.path(), &server, "2 2 10 10", &args));
+    assert_eq!(s["solved"], 1, "{s}");
     let health = &s["reply_health"];
     for kind in ["proposals", "value_samples", "answers"] {
         assert!(health[kind]["n"].as_u64().unwrap_or(0) > 0, "{kind} counted: {s}");
