@@ -572,53 +572,57 @@ impl Engine {
         }
     }
 
+    /// A propose or sample reply: its steps as children of `node`, each counted as read
+    /// or not (see [`health::ReadTallies`]).
+    fn apply_generate(&mut self, node: NodeId, pending: &Pending, texts: &[String], x: &str, y: &str) {
+        // Only a tree search generates (`Core::generate` asks nothing without one).
+        let Some(SearchParams { generator, .. }) = self.core.search else { return };
+        let task = Arc::clone(&self.core.task);
+        let Some(tree) = task.tree() else {
+            return self.core.log(format!("{} has no tree-search steps: the reply is not read", task.name()));
+        };
+        let merged = match generator {
+            Generator::Propose => tree.proposal_scores(),
+            Generator::Sample => None,
+        };
+        let tallies = &mut self.core.read_tallies;
+        let (mut proposals, scores): (Vec<Proposal>, Vec<f64>) = match (generator, merged) {
+            (Generator::Propose, Some(scored)) => {
+                let merged = scored.merge_proposals(x, y, texts);
+                tallies.count_merged(texts, merged.iter().map(|(p, _)| p));
+                merged.into_iter().unzip()
+            }
+            (Generator::Propose, None) => {
+                let mut all = Vec::new();
+                for t in texts {
+                    let read = tree.parse_proposals(x, y, t);
+                    tallies.count_proposals(t, &read);
+                    all.extend(read);
+                }
+                all.into_iter().map(|p| (p, 0.0)).unzip()
+            }
+            (Generator::Sample, _) => texts
+                .iter()
+                .map(|t| {
+                    let p = tree.parse_sample(x, y, t);
+                    tallies.count_proposals(t, std::slice::from_ref(&p));
+                    (p, 0.0)
+                })
+                .unzip(),
+        };
+        self.core.check_steps(y, &mut proposals);
+        let children =
+            self.core.add_proposals_scored(node, proposals, merged.is_some().then_some(&scores), Origin::Model);
+        self.check_repeats(node, &children, pending);
+        self.method.on_children(&mut self.core, node, &children, pending.by_hand);
+    }
+
     /// What a successful reply does, by the kind of call.
     fn apply_reply(&mut self, node: NodeId, pending: Pending, response: LlmResponse) {
         let texts: Vec<String> = response.completions.iter().map(|c| c.text.to_string()).collect();
         let (x, y) = (self.core.x.clone(), self.core.tree.node(node).path.clone());
         match pending.kind {
-            CallKind::Generate => {
-                // Only a tree search generates (`Core::generate` asks nothing without one).
-                let Some(SearchParams { generator, .. }) = self.core.search else { return };
-                let task = Arc::clone(&self.core.task);
-                let Some(tree) = task.tree() else {
-                    return self.core.log(format!("{} has no tree-search steps: the reply is not read", task.name()));
-                };
-                let merged = match generator {
-                    Generator::Propose => tree.proposal_scores(),
-                    Generator::Sample => None,
-                };
-                let tallies = &mut self.core.read_tallies;
-                let (mut proposals, scores): (Vec<Proposal>, Vec<f64>) = match (generator, merged) {
-                    (Generator::Propose, Some(scored)) => {
-                        let merged = scored.merge_proposals(&x, &y, &texts);
-                        tallies.count_merged(&texts, merged.iter().map(|(p, _)| p));
-                        merged.into_iter().unzip()
-                    }
-                    (Generator::Propose, None) => {
-                        let mut all = Vec::new();
-                        for t in &texts {
-                            let read = tree.parse_proposals(&x, &y, t);
-                            tallies.count_proposals(t, &read);
-                            all.extend(read);
-                        }
-                        all.into_iter().map(|p| (p, 0.0)).unzip()
-                    }
-                    (Generator::Sample, _) => texts
-                        .iter()
-                        .map(|t| {
-                            let p = tree.parse_sample(&x, &y, t);
-                            tallies.count_proposals(t, std::slice::from_ref(&p));
-                            (p, 0.0)
-                        })
-                        .unzip(),
-                };
-                self.core.check_steps(&y, &mut proposals);
-                let children =
-                    self.core.add_proposals_scored(node, proposals, merged.is_some().then_some(&scores), Origin::Model);
-                self.check_repeats(node, &children, &pending);
-                self.method.on_children(&mut self.core, node, &children, pending.by_hand);
-            }
+            CallKind::Generate => self.apply_generate(node, &pending, &texts, &x, &y),
             CallKind::Evaluate => {
                 let task = Arc::clone(&self.core.task);
                 match task.tree().and_then(|t| t.value()) {
