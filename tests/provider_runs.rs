@@ -857,3 +857,50 @@ fn the_context_window_comes_from_the_flag_the_server_or_a_stated_default() {
     assert!(stderr(&out).contains("--context-window must be from 256 to 100000000 tokens, not 10"), "{}", stderr(&out));
     assert_eq!(server.requests(), 0);
 }
+
+/// A temperature the Anthropic API would clamp (it takes 0 to 1) is refused before any
+/// call, in one plain line naming the range; one inside it is sent as given, to
+/// `/v1/messages` whether `--base-url` ends in `/v1` or not.
+#[test]
+fn anthropic_refuses_a_temperature_it_would_clamp_and_takes_a_base_url_without_v1() {
+    let server = FakeServer::start(|_, _| {
+        let body = serde_json::json!({
+            "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-x",
+            "content": [{"type": "text", "text": "Answer: 4 * 6 = 24"}],
+            "stop_reason": "end_turn", "usage": {"input_tokens": 10, "output_tokens": 5},
+        });
+        Reply::json(200, body.to_string())
+    });
+    let sb = Sandbox::new();
+    let base = server.url.trim_end_matches("/v1").to_string();
+    let run = |temperature: &str| {
+        let d = sb.dir.path();
+        Command::new(env!("CARGO_BIN_EXE_thoughtscope"))
+            .args(["run", "--task", "game24", "--method", "io", "--input", "4 5 6 10", "--json"])
+            .args(["--provider", "anthropic", "--model", "claude-x", "--base-url", base.as_str()])
+            .args(["--temperature", temperature, "--retries", "0", "--timeout", "10"])
+            .current_dir(d)
+            .env("HOME", d)
+            .env("XDG_CONFIG_HOME", d.join("config"))
+            .env("XDG_CACHE_HOME", d.join("cache"))
+            .env_remove("THOUGHTSCOPE_CONFIG")
+            .env_remove("ANTHROPIC_BASE_URL")
+            .env("ANTHROPIC_API_KEY", "sk-ant-test")
+            .output()
+            .unwrap()
+    };
+    let out = run("1.5");
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("temperature 1.5") && err.contains("accepts 0 to 1"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "one plain line: {err}");
+    assert_eq!(server.requests(), 0, "nothing sent");
+    let out = run("0.9");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let seen = server.seen();
+    assert!(!seen.is_empty());
+    for s in &seen {
+        assert_eq!(s.path, "/v1/messages");
+        assert_eq!(s.body["temperature"], 0.9);
+    }
+}

@@ -30,6 +30,7 @@ mod provider_runs;
 mod qa_data;
 mod readme;
 mod refine;
+mod reply_health;
 mod reply_parsers;
 mod retreval;
 mod sched_samples;

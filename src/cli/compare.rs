@@ -264,6 +264,7 @@ fn report(
                         "cost_usd": r.cost(),
                         "wall_s": r.wall(),
                         "frontier": on.contains(&i),
+                        "reply_health": r.reply_health(),
                         "by_seed": r.per_seed().iter().map(|(s, a)| serde_json::json!({"seed": s, "success_rate": a})).collect::<Vec<_>>(),
                     })
                 })
@@ -333,6 +334,12 @@ fn report(
                 );
             }
             outln!();
+            // What each method's model got wrong, where anything did (the run summaries' counts).
+            for r in rows {
+                if let Some(counts) = r.reply_health().counts_line() {
+                    safe_println!("{}: the model got wrong: {counts}", r.name);
+                }
+            }
             outln!("{}", wall_legend(args, total_secs));
             outln!();
             super::pipe::write_stdout(format_args!("{}", chart::text_chart(points)));

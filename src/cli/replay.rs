@@ -201,6 +201,7 @@ pub(crate) fn replay_cmd(args: ReplayArgs) -> Result<()> {
         let mut r = ProblemResult::new(&problem, rebuilt.engine.outcome(), rebuilt.totals, rebuilt.wall_ms)
             .priced(header.price.as_ref())
             .with_qa(&rebuilt.engine)
+            .with_health(&rebuilt.engine)
             .with_facets(header.facets.clone())
             .with_metrics(&rebuilt.engine)
             .with_overflows(&rebuilt.engine);

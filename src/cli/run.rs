@@ -312,13 +312,12 @@ pub(crate) fn setup_run_noting(
         }
         name => (llm::config::build(name, &args.connect.options(), cfg.providers()?, params.seed())?, None),
     };
+    refuse_clamped_temperature(provider.as_ref(), &params)?;
     let concurrency = args.concurrency.or(d.concurrency).unwrap_or(8);
     if !(1..=MAX_CONCURRENCY).contains(&concurrency) {
-        let from = if args.concurrency.is_some() {
-            "--concurrency".to_string()
-        } else {
-            format!("defaults.concurrency in {}", cfg.source())
-        };
+        let from = args
+            .concurrency
+            .map_or_else(|| format!("defaults.concurrency in {}", cfg.source()), |_| "--concurrency".into());
         usage_bail!("{from} must be from 1 to {MAX_CONCURRENCY}, not {concurrency}");
     }
     let mut limits = RunLimits::from_options(&args.connect.options(), provider.as_ref())?;
@@ -442,6 +441,23 @@ pub(crate) fn summarize(setup: &RunSetup, results: &[ProblemResult], wall_ms: u6
     .priced(setup.limits.price.as_ref())
 }
 
+/// A temperature the provider's API would clamp is refused: the run would not be the one
+/// asked for (and the session header would not say what was sent).
+fn refuse_clamped_temperature(provider: &dyn Provider, params: &thoughtscope::engine::Params) -> Result<()> {
+    let temperature = params.reader().real(&thoughtscope::engine::params::TEMPERATURE);
+    if let (Some((lo, hi)), Ok(t)) = (provider.temperature_range(), temperature) {
+        if !(f64::from(lo)..=f64::from(hi)).contains(&t) {
+            usage_bail!(
+                "temperature {t}: provider {} accepts {lo} to {hi}, so it would be sent as {}; give --temperature \
+                 from {lo} to {hi}",
+                provider.name(),
+                t.clamp(f64::from(lo), f64::from(hi))
+            );
+        }
+    }
+    Ok(())
+}
+
 pub(crate) fn print_summary(s: &Summary, json: bool) {
     if json {
         outln!("{}", thoughtscope::safe_text::json_safe(&serde_json::to_string(s).unwrap_or_default()));
@@ -531,6 +547,12 @@ pub(crate) fn print_summary(s: &Summary, json: bool) {
             n => format!(" ({n} did not fit the model's context window)"),
         };
         outln!("{cost}failed calls {}{overflows}", s.failed_calls);
+    }
+    if let Some(counts) = s.reply_health.counts_line() {
+        safe_println!("the model got wrong: {counts}");
+    }
+    for warning in s.reply_health.warnings() {
+        safe_println!("{warning}");
     }
     if s.incomplete > 0 {
         outln!(

@@ -124,6 +124,11 @@ impl Pooled<'_> {
         (!later.is_empty()).then(|| later.iter().filter(|r| r.correct).count() as f64 / later.len() as f64)
     }
 
+    /// What the model got wrong over every run's problems, by kind of reply.
+    pub(crate) fn reply_health(&self) -> thoughtscope::engine::health::ReplyHealth {
+        thoughtscope::engine::health::ReplyHealth::sum(self.runs.iter().map(|o| &o.summary.reply_health))
+    }
+
     pub(crate) fn calls(&self) -> u64 {
         self.runs.iter().map(|o| o.summary.llm_calls).sum()
     }

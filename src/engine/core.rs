@@ -96,6 +96,9 @@ pub struct Core {
     pub(super) checks: BTreeMap<check::CheckKey, Result<check::Verdict, String>>,
     /// Verdicts asked for while handling the current input and not given yet.
     pub(super) unknown: Vec<CheckRequest>,
+    /// What the readers could not read so far (derived from the replies: a replay counts
+    /// the same), see [`super::health`].
+    pub read_tallies: super::health::ReadTallies,
 }
 
 impl Core {

@@ -14,6 +14,7 @@ pub mod check;
 pub mod command;
 pub mod effect;
 pub mod event;
+pub mod health;
 pub mod input;
 pub mod methods;
 pub mod recorded;

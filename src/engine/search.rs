@@ -64,6 +64,7 @@ impl Engine {
             context_window: None,
             checks: BTreeMap::new(),
             unknown: Vec::new(),
+            read_tallies: Default::default(),
         };
         Ok(Engine {
             core,
@@ -571,41 +572,64 @@ impl Engine {
         }
     }
 
+    /// A propose or sample reply: its steps as children of `node`, each counted as read
+    /// or not (see [`health::ReadTallies`]).
+    fn apply_generate(&mut self, node: NodeId, pending: &Pending, texts: &[String], x: &str, y: &str) {
+        // Only a tree search generates (`Core::generate` asks nothing without one).
+        let Some(SearchParams { generator, .. }) = self.core.search else { return };
+        let task = Arc::clone(&self.core.task);
+        let Some(tree) = task.tree() else {
+            return self.core.log(format!("{} has no tree-search steps: the reply is not read", task.name()));
+        };
+        let merged = match generator {
+            Generator::Propose => tree.proposal_scores(),
+            Generator::Sample => None,
+        };
+        let tallies = &mut self.core.read_tallies;
+        let (mut proposals, scores): (Vec<Proposal>, Vec<f64>) = match (generator, merged) {
+            (Generator::Propose, Some(scored)) => {
+                let merged = scored.merge_proposals(x, y, texts);
+                tallies.count_merged(texts, merged.iter().map(|(p, _)| p));
+                merged.into_iter().unzip()
+            }
+            (Generator::Propose, None) => {
+                let mut all = Vec::new();
+                for t in texts {
+                    let read = tree.parse_proposals(x, y, t);
+                    tallies.count_proposals(t, &read);
+                    all.extend(read);
+                }
+                all.into_iter().map(|p| (p, 0.0)).unzip()
+            }
+            (Generator::Sample, _) => texts
+                .iter()
+                .map(|t| {
+                    let p = tree.parse_sample(x, y, t);
+                    tallies.count_proposals(t, std::slice::from_ref(&p));
+                    (p, 0.0)
+                })
+                .unzip(),
+        };
+        self.core.check_steps(y, &mut proposals);
+        let children =
+            self.core.add_proposals_scored(node, proposals, merged.is_some().then_some(&scores), Origin::Model);
+        self.check_repeats(node, &children, pending);
+        self.method.on_children(&mut self.core, node, &children, pending.by_hand);
+    }
+
     /// What a successful reply does, by the kind of call.
     fn apply_reply(&mut self, node: NodeId, pending: Pending, response: LlmResponse) {
         let texts: Vec<String> = response.completions.iter().map(|c| c.text.to_string()).collect();
         let (x, y) = (self.core.x.clone(), self.core.tree.node(node).path.clone());
         match pending.kind {
-            CallKind::Generate => {
-                // Only a tree search generates (`Core::generate` asks nothing without one).
-                let Some(SearchParams { generator, .. }) = self.core.search else { return };
-                let task = Arc::clone(&self.core.task);
-                let Some(tree) = task.tree() else {
-                    return self.core.log(format!("{} has no tree-search steps: the reply is not read", task.name()));
-                };
-                let merged = match generator {
-                    Generator::Propose => tree.proposal_scores(),
-                    Generator::Sample => None,
-                };
-                let (mut proposals, scores): (Vec<Proposal>, Vec<f64>) = match (generator, merged) {
-                    (Generator::Propose, Some(scored)) => scored.merge_proposals(&x, &y, &texts).into_iter().unzip(),
-                    (Generator::Propose, None) => {
-                        texts.iter().flat_map(|t| tree.parse_proposals(&x, &y, t)).map(|p| (p, 0.0)).unzip()
-                    }
-                    (Generator::Sample, _) => texts.iter().map(|t| (tree.parse_sample(&x, &y, t), 0.0)).unzip(),
-                };
-                self.core.check_steps(&y, &mut proposals);
-                let children =
-                    self.core.add_proposals_scored(node, proposals, merged.is_some().then_some(&scores), Origin::Model);
-                self.check_repeats(node, &children, &pending);
-                self.method.on_children(&mut self.core, node, &children, pending.by_hand);
-            }
+            CallKind::Generate => self.apply_generate(node, &pending, &texts, &x, &y),
             CallKind::Evaluate => {
                 let task = Arc::clone(&self.core.task);
                 match task.tree().and_then(|t| t.value()) {
-                    Some(value) => {
+                    Some(evaluator) => {
                         let before = self.core.tree.value(node);
-                        let (value, samples) = value.parse_value(&x, &y, &texts);
+                        let (value, samples) = evaluator.parse_value(&x, &y, &texts);
+                        self.core.read_tallies.count_values(&texts, &samples, evaluator.value_classes());
                         self.core.set_score(node, Score { value, samples, note: None });
                         // `v`: the old value and the new one, in the log.
                         if let (true, Some(before)) = (pending.by_hand, before) {
@@ -626,13 +650,22 @@ impl Engine {
                 };
                 let mut votes = vec![0.0; nodes.len()];
                 let mut out_of_range = 0;
+                let tallies = &mut self.core.read_tallies.vote_samples;
                 for t in &texts {
                     // A choice outside the list counts as an unreadable vote, like one with no choice.
-                    if let Some(i) = vote.parse_vote(t, nodes.len()) {
-                        match votes.get_mut(i) {
-                            Some(count) => *count += 1.0,
-                            None => out_of_range += 1,
-                        }
+                    match vote.parse_vote(t, nodes.len()) {
+                        Some(i) => match votes.get_mut(i) {
+                            Some(count) => {
+                                *count += 1.0;
+                                tallies.good();
+                            }
+                            None => {
+                                out_of_range += 1;
+                                let read = format!("choice {} is outside 1..{}", i + 1, nodes.len());
+                                tallies.bad(health::last_line(t), read);
+                            }
+                        },
+                        None => tallies.bad(health::last_line(t), "no choice read"),
                     }
                 }
                 if out_of_range > 0 {

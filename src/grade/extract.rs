@@ -26,6 +26,17 @@ pub fn extract_answer(reply: &str) -> Option<String> {
     (!answer.is_empty()).then_some(answer)
 }
 
+/// Whether `reply` states its answer (a tag, a box, a "final answer" statement, "the
+/// answer is"): when it does not, [`extract_answer`] falls back to the whole text, its
+/// last number or its last line.
+pub fn states_answer(reply: &str) -> bool {
+    let reply = few_shot_reply(reply);
+    crate::tasks::reply::answer_tag(reply).is_some_and(|t| !t.is_empty())
+        || last_box_group(reply).is_some()
+        || final_statement(reply).is_some()
+        || answer_phrase(reply).is_some()
+}
+
 fn final_answer(reply: &str) -> Option<String> {
     let reply = few_shot_reply(reply);
     // A chat model told to tag its answer: the last `<answer>…</answer>` is the answer.

@@ -31,7 +31,7 @@ use std::collections::BTreeSet;
 
 use serde::Serialize;
 
-pub use extract::extract_answer;
+pub use extract::{extract_answer, states_answer};
 pub use normalize::normalize;
 
 /// The largest [`Precision`]: beyond 15 decimal places 64-bit floats cannot round.

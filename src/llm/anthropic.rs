@@ -380,6 +380,10 @@ impl Provider for AnthropicProvider {
         self.price_assumed
     }
 
+    fn temperature_range(&self) -> Option<(f32, f32)> {
+        Some((0.0, 1.0))
+    }
+
     fn describe(&self) -> String {
         format!("{} ({})", self.name, super::http::redact_url(&self.base_url))
     }

@@ -494,7 +494,12 @@ pub fn resolve(
         .or(env_url)
         .or(profile.base_url.clone())
         .ok_or_else(|| ConfigError::Invalid(format!("profile {name:?} has no base_url; give --base-url")))?;
-    let base_url = base_url.trim().trim_end_matches('/').to_string();
+    let mut base_url = base_url.trim().trim_end_matches('/').to_string();
+    // The Anthropic SDKs' base URL (`ANTHROPIC_BASE_URL`) has no `/v1`, which they add
+    // before `/messages`: either form names the same API.
+    if kind == ProviderKind::Anthropic && !base_url.ends_with("/v1") {
+        base_url.push_str("/v1");
+    }
     let parsed = reqwest::Url::parse(&base_url)
         .map_err(|e| ConfigError::Invalid(format!("--base-url {base_url:?} is not a URL: {e}")))?;
     if !matches!(parsed.scheme(), "http" | "https") {
@@ -725,6 +730,36 @@ mod tests {
         let r = resolve("openai", &args, &file, &env, 0).unwrap();
         assert_eq!(r.base_url, "http://localhost:1/v1");
         assert_eq!(r.http.timeout, Duration::from_millis(2500));
+    }
+
+    /// The Anthropic SDKs' `ANTHROPIC_BASE_URL` has no `/v1`; with or without it (or with
+    /// a trailing slash) the base URL is the API's `/v1`, and the requests go to `/v1/messages`.
+    #[test]
+    fn an_anthropic_base_url_works_with_or_without_v1() {
+        let file = FileConfig::default();
+        let args = ProviderOptions { model: Some("claude-x".into()), ..Default::default() };
+        const URLS: [&[(&str, &str)]; 4] = [
+            &[("ANTHROPIC_API_KEY", "sk-ant"), ("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")],
+            &[("ANTHROPIC_API_KEY", "sk-ant"), ("ANTHROPIC_BASE_URL", "http://127.0.0.1:9/")],
+            &[("ANTHROPIC_API_KEY", "sk-ant"), ("ANTHROPIC_BASE_URL", "http://127.0.0.1:9/v1")],
+            &[("ANTHROPIC_API_KEY", "sk-ant"), ("ANTHROPIC_BASE_URL", "http://127.0.0.1:9/v1/")],
+        ];
+        for pairs in URLS {
+            let url = pairs[1].1;
+            let env = env_of(pairs);
+            let r = resolve("anthropic", &args, &file, &env, 0).unwrap();
+            assert_eq!(r.base_url, "http://127.0.0.1:9/v1", "{url}");
+            let flag = ProviderOptions { base_url: Some(url.into()), ..args.clone() };
+            assert_eq!(resolve("anthropic", &flag, &file, &env, 0).unwrap().base_url, "http://127.0.0.1:9/v1");
+        }
+        // A proxy's own path keeps it, with the API's version after it.
+        let env = env_of(&[("ANTHROPIC_API_KEY", "sk-ant")]);
+        let proxy = ProviderOptions { base_url: Some("https://gw.example/anthropic".into()), ..args.clone() };
+        assert_eq!(resolve("anthropic", &proxy, &file, &env, 0).unwrap().base_url, "https://gw.example/anthropic/v1");
+        // The OpenAI kind's URL is as given.
+        let env = env_of(&[("OPENAI_API_KEY", "sk")]);
+        let openai = ProviderOptions { base_url: Some("http://127.0.0.1:9".into()), ..args };
+        assert_eq!(resolve("openai", &openai, &file, &env, 0).unwrap().base_url, "http://127.0.0.1:9");
     }
 
     #[test]

@@ -70,6 +70,12 @@ pub trait Provider: Send + Sync {
         Box::pin(async { None })
     }
 
+    /// The temperatures the API accepts, if it is narrower than the parameter's 0 to 2
+    /// (Anthropic: 0 to 1): a run asking for one outside it is refused, never sent clamped.
+    fn temperature_range(&self) -> Option<(f32, f32)> {
+        None
+    }
+
     /// Whether a run's problems may go side by side. A provider whose answers depend
     /// on how often a request was asked across problems (replay) says no.
     fn problems_side_by_side(&self) -> bool {

@@ -135,3 +135,92 @@ fn evaluator_and_vote_replies_with_markdown_are_read_in_both_styles() {
     let (_, labels) = value.parse_value(&x, &y, &["- **h1.** tasks: sure\n- v2. ?: impossible".to_string()]);
     assert_eq!(labels, ["h1 sure", "v2 impossible"]);
 }
+
+/// Self-Refine's and Reflexion's calls each have their own system message in the chat
+/// style (the solver's instructions quoted as the solver's, never as the call's own);
+/// the reference style keeps the papers' one prompt, the cot prompt then the request.
+#[test]
+fn feedback_refine_and_reflect_calls_have_their_own_system_message_in_the_chat_style() {
+    use crate::protocol::{Purpose, Role};
+    for name in ["game24", "countdown", "math-demo", "writing", "qa-demo"] {
+        let [reference, chat] = both(name);
+        let x = chat.problem(0).map(|p| p.input).unwrap_or_else(|| "What is $1 + 1$?".into());
+        for task in [&reference, &chat] {
+            let Some(fb) = task.feedback() else { continue };
+            let cot = task.cot_prompt(&x);
+            let prompts = [
+                (Purpose::Feedback, fb.feedback_prompt(&x, "an attempt")),
+                (Purpose::Refine, fb.refine_prompt(&x, "an attempt", "step 2 is wrong")),
+                (Purpose::Reflect, fb.reflect_prompt(&x, "an attempt", "step 2 is wrong")),
+            ];
+            for (purpose, prompt) in prompts {
+                assert_eq!(prompt.purpose, purpose);
+                let systems: Vec<&str> =
+                    prompt.messages.iter().filter(|m| m.role == Role::System).map(|m| m.content.as_str()).collect();
+                if task.prompt_style().is_reference() {
+                    // Byte for byte the cot prompt, the attempt, the request.
+                    assert_eq!(prompt.messages[..cot.messages.len()], cot.messages[..], "{name} {purpose:?}");
+                    assert_eq!(prompt.messages.len(), cot.messages.len() + 2);
+                    continue;
+                }
+                assert_eq!(systems.len(), 1, "{name} {purpose:?}: one system message: {systems:?}");
+                assert_eq!(prompt.messages[0].role, Role::System);
+                let own = systems[0];
+                let opening = match purpose {
+                    Purpose::Feedback => "You check attempts",
+                    Purpose::Refine => "You improve attempts",
+                    _ => "You reflect on failed attempts",
+                };
+                assert!(own.starts_with(opening), "{name} {purpose:?}: {own}");
+                // The solver's rules are there, as the solver's.
+                if let Some(solver) = cot.messages.first().filter(|m| m.role == Role::System) {
+                    assert!(own.contains(&format!("was told:\n\"\"\"\n{}\n\"\"\"", solver.content.trim())), "{own}");
+                }
+                // The turns after it are the cot prompt's, then the attempt and the request.
+                assert_eq!(prompt.messages[1..cot.messages.len()], cot.messages[1..], "{name} {purpose:?}");
+                let last = prompt.messages.last().unwrap();
+                assert_eq!(last.role, Role::User);
+                if purpose == Purpose::Feedback {
+                    assert!(own.contains("VERDICT: correct") && last.content.contains("VERDICT: correct"));
+                }
+            }
+        }
+    }
+}
+
+/// Feedback replies in the ways chat models of several families end them: a VERDICT line
+/// (in markdown or not), or a plain sentence; each read as the verdict it states.
+#[test]
+fn feedback_verdicts_are_read_in_the_plain_ways_chat_models_state_them() {
+    let task = task("game24", PromptStyle::Chat);
+    let fb = task.feedback().unwrap();
+    for (family, reply, verdict) in [
+        // GPT-4o-like: markdown, a bold verdict label followed by a sentence.
+        (
+            "gpt",
+            "### Checking\n1. 4 + 6 = 10 ✓\n2. 10 * 3 = 30 ✗ (3 is not available)\n\n**Verdict:** incorrect",
+            Some(false),
+        ),
+        ("gpt", "Each step uses the numbers left.\n\n**Verdict:** The solution is correct.", Some(true)),
+        ("gpt", "All steps check out and the expression equals 24.", Some(true)),
+        // Claude-like: prose, then a plain conclusion.
+        ("claude", "Looking at each step in turn, the arithmetic holds.\n\nYes, every step is correct.", Some(true)),
+        ("claude", "I went through the attempt carefully. No errors found.", Some(true)),
+        (
+            "claude",
+            "The first two steps are fine. However, there is an error in step 3: 4 * 5 is 20, not 24.",
+            Some(false),
+        ),
+        ("claude", "The final expression evaluates to 25, so the answer is incorrect.", Some(false)),
+        // A small open model: short and loose.
+        ("small", "The solution is correct.", Some(true)),
+        ("small", "correct", Some(true)),
+        ("small", "The answer is wrong because 25 is not 24.", Some(false)),
+        ("small", "Every step is correct, but the final answer does not equal 24.", Some(false)),
+        ("small", "Let me check whether the answer is correct.\nStep 1: 4 + 6 = 10.", None),
+        ("small", "Is it correct?", None),
+        ("small", "I am not sure.", None),
+    ] {
+        assert_eq!(fb.parse_feedback(reply).0, verdict, "{family}: {reply:?}");
+    }
+}

@@ -327,6 +327,10 @@ impl Task for QaData {
         extract_answer(y)
     }
 
+    fn answer_from_fallback(&self, _x: &str, y: &str) -> Option<bool> {
+        Some(answer_is_fallback(y))
+    }
+
     fn check(&self, x: &str, answer: &str) -> Result<(), String> {
         let gold = self.gold_of(x).ok_or_else(|| format!("no gold answer for {x:?}"))?;
         check_answer(answer, gold)
@@ -399,6 +403,16 @@ pub fn extract_answer(y: &str) -> Option<String> {
         lower.find("answer:").map(|_| super::reply::strip_answer_prefix(line).to_string())
     });
     answer.or_else(|| y.lines().rev().map(str::trim).find(|l| !l.is_empty()).map(str::to_string))
+}
+
+/// Whether [`extract_answer`] reads `y`'s answer from its last line: no `Finish[...]`
+/// action and no `Answer:` line.
+pub fn answer_is_fallback(y: &str) -> bool {
+    let finish = y.lines().any(|line| {
+        let lower = line.trim_start().to_ascii_lowercase();
+        lower.starts_with("action") && lower.contains("finish[")
+    });
+    !finish && !y.lines().any(|l| l.to_ascii_lowercase().contains("answer:"))
 }
 
 impl TaskSource for QaData {

@@ -203,6 +203,10 @@ impl<R: Rules> Task for Reach<R> {
         reply::answer_line(y)
     }
 
+    fn answer_from_fallback(&self, _x: &str, y: &str) -> Option<bool> {
+        Some(reply::answer_line_is_fallback(y))
+    }
+
     fn check(&self, x: &str, answer: &str) -> Result<(), String> {
         let (numbers, target) = self.rules.puzzle(x)?;
         check_answer(&numbers, answer, &target)

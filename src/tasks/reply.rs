@@ -60,6 +60,12 @@ pub fn answer_line(reply: &str) -> Option<String> {
     (!answer.is_empty()).then(|| answer.to_string())
 }
 
+/// Whether [`answer_line`] reads `reply`'s answer from its last line because it has no
+/// `<answer>` tag and no `Answer:` line.
+pub fn answer_line_is_fallback(reply: &str) -> bool {
+    answer_tag(reply).is_none() && !reply.lines().any(|l| l.to_lowercase().contains("answer:"))
+}
+
 /// The text of the last `<answer>…</answer>` in `reply` (any case), as chat models are
 /// often told to write it; none without a closed tag.
 pub fn answer_tag(reply: &str) -> Option<String> {

@@ -311,7 +311,7 @@ impl Chain {
         let n = Self::attempt_no(core, node);
         core.log(format!("{by} {} {} {n} ({node}): {} — {first}", w.judged_as, w.noun, verdict_text(verdict)));
         if verdict.is_none() {
-            core.log(format!("{} {node} has no VERDICT line; taken as incorrect", w.feedback_of));
+            core.log(format!("{} {node} has no VERDICT line and states no verdict; taken as incorrect", w.feedback_of));
         }
     }
 
@@ -521,7 +521,7 @@ mod tests {
             lines,
             [
                 "the model's feedback on attempt 1 (#1): ? no verdict — Looks fine.",
-                "the feedback on #1 has no VERDICT line; taken as incorrect",
+                "the feedback on #1 has no VERDICT line and states no verdict; taken as incorrect",
                 "no attempt came back for #1 (the call failed or the reply was empty); stopping",
             ]
         );
@@ -539,7 +539,7 @@ mod tests {
             lines,
             [
                 "the model's judgement of trial 1 (#1): ? no verdict — Looks fine.",
-                "the self-evaluation of #1 has no VERDICT line; taken as incorrect",
+                "the self-evaluation of #1 has no VERDICT line and states no verdict; taken as incorrect",
                 "reflection on trial 1 (#1), kept for the next trials: Multiply.",
                 "no trial came back after #1 (the call failed or the reply was empty); stopping",
             ]

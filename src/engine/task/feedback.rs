@@ -45,17 +45,18 @@ pub trait Feedback: Task {
         prompt
     }
 
-    /// Read a feedback reply: the verdict of its last `VERDICT: correct|incorrect` line
-    /// (`None` if it has none) and the feedback text.
+    /// Read a feedback reply: the verdict of its last `VERDICT: correct|incorrect` line,
+    /// else of its last sentence that says it plainly (`Yes, every step is correct.`,
+    /// `there is an error`; see [`read_plain_verdict`]), `None` if neither; and the text.
     fn parse_feedback(&self, reply: &str) -> (Option<bool>, String) {
-        (read_verdict(reply), reply.trim().to_string())
+        (read_verdict(reply).or_else(|| read_plain_verdict(reply)), reply.trim().to_string())
     }
 }
 
 /// The generic feedback prompt ([`Feedback::feedback_prompt`]), for a task that
 /// overrides it only sometimes.
 pub fn generic_feedback<T: Task + ?Sized>(task: &T, x: &str, attempt: &str) -> Prompt {
-    let mut prompt = after_attempt(task.cot_prompt(x), Purpose::Feedback, attempt, FEEDBACK_REQUEST.to_string());
+    let mut prompt = after_attempt(task, task.cot_prompt(x), Purpose::Feedback, attempt, FEEDBACK_REQUEST.to_string());
     add_context(&mut prompt, &[("attempt", attempt.into())]);
     prompt
 }
@@ -63,7 +64,7 @@ pub fn generic_feedback<T: Task + ?Sized>(task: &T, x: &str, attempt: &str) -> P
 /// The generic refine prompt ([`Feedback::refine_prompt`]).
 pub fn generic_refine<T: Task + ?Sized>(task: &T, x: &str, attempt: &str, feedback: &str) -> Prompt {
     let ask = format!("{REFINE_REQUEST_HEAD}\n\n{}\n\n{REFINE_REQUEST_TAIL}", feedback.trim());
-    let mut prompt = after_attempt(task.cot_prompt(x), Purpose::Refine, attempt, ask);
+    let mut prompt = after_attempt(task, task.cot_prompt(x), Purpose::Refine, attempt, ask);
     add_context(&mut prompt, &[("attempt", attempt.into()), ("feedback", feedback.into())]);
     prompt
 }
@@ -71,7 +72,7 @@ pub fn generic_refine<T: Task + ?Sized>(task: &T, x: &str, attempt: &str, feedba
 /// The generic reflect prompt ([`Feedback::reflect_prompt`]).
 pub fn generic_reflect<T: Task + ?Sized>(task: &T, x: &str, attempt: &str, feedback: &str) -> Prompt {
     let ask = format!("{REFLECT_REQUEST_HEAD}\n\n{}\n\n{REFLECT_REQUEST_TAIL}", feedback.trim());
-    let mut prompt = after_attempt(task.cot_prompt(x), Purpose::Reflect, attempt, ask);
+    let mut prompt = after_attempt(task, task.cot_prompt(x), Purpose::Reflect, attempt, ask);
     add_context(&mut prompt, &[("attempt", attempt.into()), ("feedback", feedback.into())]);
     prompt
 }
@@ -102,9 +103,59 @@ differently on the next attempt? Do not write a new attempt.";
 const REFLECTIONS_HEAD: &str = "Reflections on your earlier attempts at this problem:";
 const REFLECTIONS_TAIL: &str = "Use them to avoid the same mistakes.";
 
-/// `prompt`'s messages, then `attempt` as the assistant's reply, then `ask` from the user.
-fn after_attempt(mut prompt: Prompt, purpose: Purpose, attempt: &str, ask: String) -> Prompt {
+/// The chat style's system message of each call purpose built on the solver's prompt:
+/// what the call asks, then the solver's own instructions quoted as the solver's (its
+/// rules and format), with what they mean for this call. None of them forbids what the
+/// call's last turn asks.
+const FEEDBACK_SYSTEM: &str = "You check attempts at a problem. The conversation shows the problem (after any \
+worked examples) and an attempt at it; the last message asks you to check the attempt. Check it step by step in \
+plain words, say what is wrong if anything, and end with a line `VERDICT: correct` or `VERDICT: incorrect`.";
+const FEEDBACK_SOLVER_NOTE: &str = "Those instructions tell you the problem's rules and the attempt's format; they \
+were the solver's, not yours: write your check as the last message asks.";
+const REFINE_SYSTEM: &str = "You improve attempts at a problem. The conversation shows the problem, an attempt at \
+it and feedback on the attempt; write a complete new attempt that follows the feedback, from its first step to its \
+final answer.";
+const REFINE_SOLVER_NOTE: &str = "Write the new attempt in the format those instructions give, but whole: start \
+again from the problem rather than going on from the earlier attempt.";
+const REFLECT_SYSTEM: &str = "You reflect on failed attempts at a problem. The conversation shows the problem, an \
+attempt at it and the feedback that judged it incorrect; answer in two or three sentences of plain prose: what went \
+wrong, and what to do differently on the next attempt. Do not write a new attempt.";
+const REFLECT_SOLVER_NOTE: &str =
+    "Those instructions tell you the problem's rules; they were the solver's, not yours: write only the reflection.";
+
+/// In the chat style, the call's own system message in place of the solver's (see
+/// [`FEEDBACK_SYSTEM`]); the reference style keeps the papers' prompts as they are.
+fn own_system(prompt: &mut Prompt, purpose: Purpose) {
+    let (role, note) = match purpose {
+        Purpose::Feedback => (FEEDBACK_SYSTEM, FEEDBACK_SOLVER_NOTE),
+        Purpose::Refine => (REFINE_SYSTEM, REFINE_SOLVER_NOTE),
+        Purpose::Reflect => (REFLECT_SYSTEM, REFLECT_SOLVER_NOTE),
+        _ => return,
+    };
+    let solver_first = prompt.messages.first().is_some_and(|m| m.role == Role::System);
+    let text = match solver_first {
+        true => {
+            let solver = prompt.messages.remove(0).content;
+            format!("{role}\n\nThe solver of this problem was told:\n\"\"\"\n{}\n\"\"\"\n{note}", solver.trim())
+        }
+        false => role.to_string(),
+    };
+    prompt.messages.insert(0, Message::system(text));
+}
+
+/// `prompt`'s messages (in the chat style under the call's own system message), then
+/// `attempt` as the assistant's reply, then `ask` from the user.
+fn after_attempt<T: Task + ?Sized>(
+    task: &T,
+    mut prompt: Prompt,
+    purpose: Purpose,
+    attempt: &str,
+    ask: String,
+) -> Prompt {
     prompt.purpose = purpose;
+    if !task.prompt_style().is_reference() {
+        own_system(&mut prompt, purpose);
+    }
     prompt.messages.push(Message { role: Role::Assistant, content: attempt.to_string() });
     prompt.messages.push(Message::user(ask));
     prompt
@@ -137,6 +188,70 @@ pub fn read_verdict(reply: &str) -> Option<bool> {
     })
 }
 
+/// The verdict a chat model states in plain words, from its last sentence that states
+/// one (questions and sentences that only announce a check are skipped): `Yes, every
+/// step is correct.`, `The solution is correct.`, `No errors found` are correct;
+/// `incorrect`, `there is an error`, `step 2 is wrong` are not. `None` when no sentence
+/// says either.
+pub fn read_plain_verdict(reply: &str) -> Option<bool> {
+    const FINE: [&str; 9] = [
+        "no error",
+        "no mistake",
+        "nothing wrong",
+        "no issue",
+        "no problem",
+        "without error",
+        "not wrong",
+        "not incorrect",
+        "no flaw",
+    ];
+    const BAD: [&str; 16] = [
+        "incorrect",
+        "not correct",
+        "isn't correct",
+        "is not right",
+        "isn't right",
+        "not right",
+        "wrong",
+        "an error",
+        "errors",
+        "a mistake",
+        "mistakes",
+        "invalid",
+        "not valid",
+        "flawed",
+        "does not equal",
+        "doesn't equal",
+    ];
+    const GOOD: [&str; 8] =
+        ["correct", "is right", "are right", "all right", "valid", "checks out", "check out", "accurate"];
+    let sentences = reply.split_inclusive(['.', '!', '?', '\n']);
+    for sentence in sentences.collect::<Vec<_>>().into_iter().rev() {
+        let mut s = sentence.trim().to_lowercase().replace(['*', '`', '_'], "");
+        if s.is_empty() || s.ends_with('?') {
+            continue;
+        }
+        // "Let me check whether it is correct" announces a check; it says nothing yet.
+        if ["whether", "let me", "let's", "if the", "if it", "if every", "if all"].iter().any(|w| s.contains(w)) {
+            continue;
+        }
+        let mut fine = false;
+        for phrase in FINE {
+            if s.contains(phrase) {
+                fine = true;
+                s = s.replace(phrase, " ");
+            }
+        }
+        if BAD.iter().any(|w| s.contains(w)) {
+            return Some(false);
+        }
+        if fine || GOOD.iter().any(|w| s.contains(w)) {
+            return Some(true);
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -152,7 +267,6 @@ mod tests {
             ("> VERDICT: `correct`", Some(true)),
             ("VERDICT: correct\nOn second thought...\nVERDICT: incorrect", Some(false)),
             ("The verdict is not correct", Some(false)),
-            ("The answer is correct.", None),
             ("VERDICT: unsure", None),
             ("", None),
         ] {

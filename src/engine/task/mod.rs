@@ -142,6 +142,12 @@ pub trait Task: Send + Sync {
     fn cot_prompt(&self, x: &str) -> Prompt;
     /// The answer a final path or a whole io/cot reply states, if any.
     fn extract_answer(&self, x: &str, y: &str) -> Option<String>;
+    /// Whether the answer of `y` was read from a fallback (its last line, because it
+    /// has no answer line), for the run's count of such answers; `None` when the task
+    /// cannot tell (then not counted).
+    fn answer_from_fallback(&self, _x: &str, _y: &str) -> Option<bool> {
+        None
+    }
     /// Exact check of an answer.
     fn check(&self, x: &str, answer: &str) -> Result<(), String>;
     /// Partial credit for an answer in [0, 1]: token F1 for QA, a share of the

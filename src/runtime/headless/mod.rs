@@ -277,6 +277,7 @@ async fn finish_problem(
     let mut result = ProblemResult::new(problem, engine.outcome(), totals, wall_ms)
         .priced(setup.limits.price.as_ref())
         .with_qa(&engine)
+        .with_health(&engine)
         .with_facets(setup.task.problem_facets(problem))
         .with_metrics(&engine)
         .with_overflows(&engine)

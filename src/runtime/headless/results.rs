@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::overflows;
+use crate::engine::health::ReplyHealth;
 use crate::engine::methods::ReactShape;
 use crate::engine::{AnswerKind, Engine, MethodKind, Outcome, Params};
 use crate::llm::config::Price;
@@ -87,6 +88,10 @@ pub struct ProblemResult {
     /// Where each breakpoint (`--break`) would have fired: input, step, node, breakpoint, reason.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub breaks: Vec<crate::runtime::run::BreakHit>,
+    /// What the model got wrong, by kind of reply (derived from the replies, so a replay
+    /// of the session gives the same figures).
+    #[serde(default, skip_serializing_if = "ReplyHealth::is_empty")]
+    pub reply_health: ReplyHealth,
     /// The calls sent, by the round trips behind them (for `bench`'s bound; not written).
     #[serde(skip)]
     pub rounds: Vec<crate::llm::limit::Round>,
@@ -200,6 +205,7 @@ impl ProblemResult {
             stop_reason: None,
             metrics: BTreeMap::new(),
             breaks: Vec::new(),
+            reply_health: ReplyHealth::default(),
             rounds: Vec::new(),
         }
     }
@@ -239,6 +245,12 @@ impl ProblemResult {
     /// Note final states the task read no answer from (see [`ProblemResult::unread`]).
     pub fn with_unread(mut self, engine: &Engine) -> Self {
         self.unread = unread_finals(engine);
+        self
+    }
+
+    /// Count what the model got wrong in the search (see [`ReplyHealth`]).
+    pub fn with_health(mut self, engine: &Engine) -> Self {
+        self.reply_health = ReplyHealth::of(engine);
         self
     }
 
@@ -343,6 +355,9 @@ pub struct Summary {
     /// The mean of each task figure over the problems that have it (`ProblemResult::metrics`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub metrics: BTreeMap<String, f64>,
+    /// What the model got wrong over the problems, by kind of reply (their sum).
+    #[serde(default, skip_serializing_if = "ReplyHealth::is_empty")]
+    pub reply_health: ReplyHealth,
 }
 
 /// The mean of each metric over the results that have it.
@@ -448,6 +463,7 @@ impl Summary {
             by: by_facet(results),
             memory: memory_over(results),
             metrics: mean_metrics(results),
+            reply_health: ReplyHealth::sum(results.iter().map(|r| &r.reply_health)),
         }
         .with_qa(params.method, results)
         .with_parts(params.method, results)

@@ -348,6 +348,12 @@ impl Task for MathTask {
         }
     }
 
+    /// Free answers only (a choice's letter is read wherever it is written).
+    fn answer_from_fallback(&self, _x: &str, y: &str) -> Option<bool> {
+        let y = answer::tail(y, MAX_REPLY);
+        (!self.kind.choice()).then(|| answer::finish_arg(y).is_none() && !crate::grade::states_answer(y))
+    }
+
     /// Right or wrong against the gold answer. The reason never names the gold answer
     /// (oracle feedback passes it to the model).
     fn check(&self, x: &str, answer: &str) -> Result<(), String> {

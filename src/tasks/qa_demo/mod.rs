@@ -153,6 +153,11 @@ impl Task for QaDemo {
         None
     }
 
+    /// An answer is only read from a `Finish[...]` or an `Answer:` line: never a fallback.
+    fn answer_from_fallback(&self, _x: &str, _y: &str) -> Option<bool> {
+        Some(false)
+    }
+
     fn check(&self, x: &str, answer: &str) -> Result<(), String> {
         let gold = self.gold(x).ok_or_else(|| format!("no gold answer for {x:?}"))?;
         check_answer(answer, &gold.answer)

@@ -105,23 +105,41 @@ fn clean_line(line: &str) -> String {
     s.to_string()
 }
 
-/// `line` without `**` and backticks, except inside `[...]` or `(...)`.
+/// `line` without bold marks and backticks, except inside `[...]` or `(...)`. A `**` is
+/// a bold mark only where it opens (a boundary before it, text after it) or closes (text
+/// before it, a boundary after it): `7 ** 1` and `2**3` are arithmetic, kept as written.
 fn strip_emphasis_outside_brackets(line: &str) -> String {
+    let chars: Vec<char> = line.chars().collect();
+    let boundary = |c: Option<&char>| c.is_none_or(|c| c.is_whitespace() || ",.;:!?()[]".contains(*c));
+    let text = |c: Option<&char>| c.is_some_and(|c| !c.is_whitespace());
     let mut out = String::with_capacity(line.len());
     let mut depth = 0usize;
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
         match c {
             '[' | '(' => depth += 1,
             ']' | ')' => depth = depth.saturating_sub(1),
-            '`' if depth == 0 => continue,
-            '*' if depth == 0 && chars.peek() == Some(&'*') => {
-                chars.next();
+            '`' if depth == 0 => {
+                i += 1;
+                continue;
+            }
+            '*' if depth == 0 && chars.get(i + 1) == Some(&'*') => {
+                let (before, after) = (i.checked_sub(1).and_then(|b| chars.get(b)), chars.get(i + 2));
+                let opens = boundary(before) && text(after);
+                let closes = text(before) && boundary(after);
+                if opens || closes {
+                    i += 2;
+                    continue;
+                }
+                out.push_str("**");
+                i += 2;
                 continue;
             }
             _ => {}
         }
         out.push(c);
+        i += 1;
     }
     out
 }
@@ -233,6 +251,18 @@ fn shorten(s: &str, max: usize) -> String {
     }
 }
 
+/// Whether `call` only echoes a placeholder of the format the model was shown: an
+/// argument of dots (`Finish[...]`) or in angle brackets (`Search[<entity>]`), or a call
+/// the reminder (`tools`) writes word for word (`Finish[answer]`).
+fn is_placeholder(call: &ToolCall, tools: &str) -> bool {
+    let arg = call.arg.trim();
+    let dots = !arg.is_empty() && arg.chars().all(|c| c == '.' || c == '…' || c.is_whitespace());
+    let angled = arg.starts_with('<') && arg.ends_with('>');
+    let written = format!("{}[{}]", call.name, arg).to_lowercase();
+    let echoed = tools.to_lowercase().split([',', ' ']).any(|t| t.trim().trim_end_matches('.') == written);
+    dots || angled || echoed
+}
+
 /// The tools the question-answering tasks' reminders name when a caller names none.
 pub const QA_TOOLS: &str = "Search[entity], Lookup[keyword] or Finish[answer]";
 
@@ -306,7 +336,7 @@ pub fn parse_step(reply: &str, step: usize) -> ParsedStep {
 pub fn parse_step_naming(reply: &str, step: usize, tools: &str) -> ParsedStep {
     let mut parsed = read_step(reply, step, tools);
     if parsed.action.is_none() {
-        if let Some(call) = json_action(reply) {
+        if let Some(call) = json_action(reply).filter(|c| !is_placeholder(c, tools)) {
             parsed.action = Some(call);
             parsed.problem = None;
         }
@@ -314,17 +344,39 @@ pub fn parse_step_naming(reply: &str, step: usize, tools: &str) -> ParsedStep {
     parsed
 }
 
+/// `rest` without the labels of `label`'s kind the model wrote again after the first
+/// (`Thought 6: Thought 5: x` is the thought `x`), so they are not doubled in later prompts.
+fn without_repeated_labels(label: Label, mut rest: &str) -> &str {
+    while let Some((again, _, after)) = label_of(rest) {
+        if again != label {
+            break;
+        }
+        rest = after;
+    }
+    rest.trim_start()
+}
+
 fn read_step(reply: &str, step: usize, tools: &str) -> ParsedStep {
     let mut sections = vec![Section { label: None, lines: Vec::new() }];
+    // A reply that opens with an observation (the model restating the last one) is read
+    // from the label after it; an observation after the step's own text ends the step.
+    let mut leading_observation = false;
     for raw in reply.lines() {
         let trimmed = raw.trim();
         if trimmed.starts_with("```") {
             continue;
         }
         let line = clean_line(raw);
+        let started = sections.len() > 1 || sections[0].lines.iter().any(|l| !l.trim().is_empty());
         match label_of(&line) {
+            Some((Label::Observation, _, _)) if !started => leading_observation = true,
             Some((Label::Observation, _, _)) => break,
-            Some((label, _, rest)) => sections.push(Section { label: Some(label), lines: vec![rest.to_string()] }),
+            Some((label, _, rest)) => {
+                leading_observation = false;
+                let rest = without_repeated_labels(label, rest);
+                sections.push(Section { label: Some(label), lines: vec![rest.to_string()] })
+            }
+            None if leading_observation => {}
             None => {
                 if let Some(last) = sections.last_mut() {
                     last.lines.push(line);
@@ -342,7 +394,7 @@ fn read_step(reply: &str, step: usize, tools: &str) -> ParsedStep {
     match first_action {
         Some(first) => {
             parsed.thought = labelled_thought.and_then(non_empty).or_else(|| non_empty(unlabelled));
-            let mut unreadable = None;
+            let (mut unreadable, mut echoed) = (None, None);
             for section in sections[first..].iter().filter(|s| s.label == Some(Label::Action)) {
                 let text = section.text();
                 if parsed.action.is_some() {
@@ -356,6 +408,11 @@ fn read_step(reply: &str, step: usize, tools: &str) -> ParsedStep {
                     parse_call(l, i == 0).map(|(call, _)| (call, l))
                 });
                 match calls.next() {
+                    Some((call, _)) if is_placeholder(&call, tools) => {
+                        if echoed.is_none() {
+                            echoed = Some(call);
+                        }
+                    }
                     Some((call, _)) => {
                         parsed.action = Some(call);
                         // Further calls on their own lines: noted.
@@ -369,9 +426,13 @@ fn read_step(reply: &str, step: usize, tools: &str) -> ParsedStep {
                 }
             }
             if parsed.action.is_none() {
-                let detail = match unreadable.filter(|t| !t.is_empty()) {
-                    Some(text) => format!("could not read the action {:?}", shorten(&text, 80)),
-                    None => "the action is empty".to_string(),
+                let detail = match (unreadable.filter(|t| !t.is_empty()), echoed) {
+                    (Some(text), _) => format!("could not read the action {:?}", shorten(&text, 80)),
+                    (None, Some(call)) => format!(
+                        "the action {}[{}] only repeats the format's placeholder; write the real argument",
+                        call.name, call.arg
+                    ),
+                    (None, None) => "the action is empty".to_string(),
                 };
                 parsed.problem = Some(problem_message(step, &detail, tools));
             }
@@ -380,7 +441,9 @@ fn read_step(reply: &str, step: usize, tools: &str) -> ParsedStep {
             // No `Action` label: accept a line that is nothing but a bracket call.
             let text = labelled_thought.unwrap_or(unlabelled);
             let lines: Vec<&str> = text.lines().collect();
-            let found = lines.iter().position(|l| matches!(parse_call(l, false), Some((_, true))));
+            let found = lines
+                .iter()
+                .position(|l| matches!(parse_call(l, false), Some((call, true)) if !is_placeholder(&call, tools)));
             match found {
                 Some(i) => {
                     parsed.action = parse_call(lines[i], false).map(|(a, _)| a);

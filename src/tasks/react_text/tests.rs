@@ -688,3 +688,43 @@ fn chat_shaped_replies_are_read_and_the_reminder_names_the_tasks_tools() {
     assert!(!problem.contains("Search"), "{problem}");
     assert!(parse_step("no action", 1).problem.unwrap().contains(QA_TOOLS));
 }
+
+/// Issue 47: a reply that only echoes the reminder's placeholder is no action; an action
+/// after a leading `Observation N:` line (the model restating the last one) is read; the
+/// labels a model wrote twice are not kept in the thought; arithmetic's `**` stays.
+#[test]
+fn placeholders_leading_observations_repeated_labels_and_arithmetic_stars_are_read_as_meant() {
+    let tools = "Search[entity], Lookup[keyword] or Finish[answer]";
+    for echo in [
+        "Thought 3: I know it.\nAction 3: finish[...]",
+        "Action 3: Finish[…]",
+        "Thought 3: done\nAction 3: Finish[answer]",
+        "Action 3: Search[<entity>]",
+        "Finish[...]",
+        "{\"action\": \"finish\", \"input\": \"...\"}",
+    ] {
+        let read = parse_step_naming(echo, 3, tools);
+        assert_eq!(read.action, None, "{echo:?}");
+        assert!(read.problem.is_some(), "{echo:?}");
+    }
+    let read = parse_step_naming("Action 3: finish[...]", 3, tools);
+    assert!(read.problem.unwrap().contains("only repeats the format's placeholder"));
+    // A real argument that merely contains dots is an answer.
+    assert_eq!(parse_step_naming("Action 3: Finish[St. Louis...]", 3, tools).action, act("finish", "St. Louis..."));
+
+    let read = parse_step("Observation 1: Grey Sea is a sea.\nAction 2: Finish[Grey Sea]", 2);
+    assert_eq!((read.action, read.problem), (act("finish", "Grey Sea"), None));
+    let read = parse_step("Observation 1: a\nmore of it\nThought 2: so it is.\nAction 2: Finish[a]", 2);
+    assert_eq!((read.thought.as_deref(), read.action), (Some("so it is."), act("finish", "a")));
+    // An observation after the step's own text still ends the step.
+    let read = parse_step("Thought 2: look.\nAction 2: Search[x]\nObservation 2: made up\nAction 3: Search[y]", 2);
+    assert_eq!((read.action, read.extra_actions.len()), (act("search", "x"), 0));
+
+    let read = parse_step("Thought 6: Thought 6: Thought 5: the sea is grey.\nAction 6: Finish[Grey Sea]", 6);
+    assert_eq!(read.thought.as_deref(), Some("the sea is grey."));
+    let read = parse_step("Thought 2: 7 ** 1 = 7, and **this** is bold.\nAction 2: calculate[7 ** 1]", 2);
+    assert_eq!(read.thought.as_deref(), Some("7 ** 1 = 7, and this is bold."));
+    assert_eq!(read.action, act("calculate", "7 ** 1"));
+    let read = parse_step("**Thought 1:** 2**3 is 8.\n**Action 1:** Finish[8]", 1);
+    assert_eq!((read.thought.as_deref(), read.action), (Some("2**3 is 8."), act("finish", "8")));
+}

@@ -60,6 +60,8 @@ pub fn short_count(n: u64) -> String {
 /// How much of each item the header shows; `less` lowers it step by step.
 #[derive(Debug, Clone, Copy)]
 struct Detail {
+    /// What the model got wrong (the first item to go).
+    health: bool,
     cached: bool,
     model: bool,
     input: usize,
@@ -69,14 +71,23 @@ struct Detail {
 }
 
 impl Detail {
-    const FULL: Detail =
-        Detail { cached: true, model: true, input: usize::MAX, params: true, answer: usize::MAX, provider: true };
+    const FULL: Detail = Detail {
+        health: true,
+        cached: true,
+        model: true,
+        input: usize::MAX,
+        params: true,
+        answer: usize::MAX,
+        provider: true,
+    };
 
     /// The next smaller header, or `None` at the smallest. `one_line`: only the
     /// steps that lose no item (beyond them the header takes a second line).
     fn less(self, one_line: bool) -> Option<Detail> {
         let d = self;
-        Some(if d.cached {
+        Some(if d.health {
+            Detail { health: false, ..d }
+        } else if d.cached {
             Detail { cached: false, ..d }
         } else if d.input > 32 {
             Detail { input: 32, ..d }
@@ -107,7 +118,7 @@ type Items = Vec<(String, Slot)>;
 
 /// The header's items as (text, slot) pairs at a level of detail: what the run is
 /// (mode, outcome, task and input) and how it goes (method, provider, counts).
-fn items(app: &App, d: Detail) -> (Items, Items) {
+fn items(app: &App, d: Detail, health: Option<&str>) -> (Items, Items) {
     let mut what = Vec::new();
     let (mode, slot) = mode(app);
     what.push((format!(" {mode} "), slot));
@@ -182,6 +193,9 @@ fn items(app: &App, d: Detail) -> (Items, Items) {
         None => stats.push_str(&format!(" · {:.1}s", app.session.elapsed_ms as f64 / 1000.0)),
     }
     how.push((stats, Slot::StatusBar));
+    if let Some(health) = health.filter(|_| d.health) {
+        how.push((format!(" · {health}"), Slot::Warning));
+    }
     (what, how)
 }
 
@@ -192,9 +206,12 @@ fn width(items: &[(String, Slot)]) -> usize {
 /// The header's lines for a screen `width` wide: one line if every item fits in
 /// it (with less detail), else two.
 pub fn header_rows(app: &App, max: usize) -> Vec<Items> {
+    // Kinds of reply the model got wrong half the time or more (derived from the replies).
+    let health = crate::engine::health::ReplyHealth::of(&app.session.run.engine).short_line();
+    let health = health.as_deref();
     let mut detail = Detail::FULL;
     loop {
-        let (mut what, how) = items(app, detail);
+        let (mut what, how) = items(app, detail, health);
         what.extend(how);
         if width(&what) <= max {
             return vec![what];
@@ -208,7 +225,7 @@ pub fn header_rows(app: &App, max: usize) -> Vec<Items> {
     let fit = |pick: fn((Items, Items)) -> Items| {
         let mut detail = Detail::FULL;
         loop {
-            let line = pick(items(app, detail));
+            let line = pick(items(app, detail, health));
             match detail.less(false) {
                 Some(less) if width(&line) > max => detail = less,
                 _ => return line,

@@ -166,6 +166,12 @@ pub fn lines(view: &View) -> Vec<Line<'static>> {
     // The verdict last told: an edit valued in a finished search ends it again with the
     // same verdict, which is not told twice.
     let mut told: Option<&crate::engine::Outcome> = None;
+    let last_finished = events.iter().rposition(|e| matches!(e, Event::Finished { .. }));
+    // The end of the run: the kinds of reply the model got wrong half the time or more.
+    let health = |out: &mut Vec<Line<'static>>| {
+        let health = crate::engine::health::ReplyHealth::of(&view.app.session.run.engine);
+        out.extend(health.warnings().into_iter().map(|w| Line::from(Span::styled(w, view.style(Slot::Warning)))));
+    };
     for (i, e) in events.iter().enumerate() {
         let (slot, text) = match e {
             Event::Memory { change } => {
@@ -191,7 +197,12 @@ pub fn lines(view: &View) -> Vec<Line<'static>> {
                 (Slot::Error, format!("call {call} for {node} failed: {message}"))
             }
             Event::Rejected { reason } => (Slot::Warning, format!("not done: {reason}")),
-            Event::Finished { outcome } if told == Some(outcome) => continue,
+            Event::Finished { outcome } if told == Some(outcome) => {
+                if Some(i) == last_finished {
+                    health(&mut out);
+                }
+                continue;
+            }
             Event::Finished { outcome } => (
                 if outcome.solved { Slot::NodeSolution } else { Slot::Warning },
                 super::outcome::Verdict::of(outcome, &view.app.session.run.engine).finished_line(),
@@ -205,6 +216,9 @@ pub fn lines(view: &View) -> Vec<Line<'static>> {
         out.extend(
             text.split('\n').map(|l| Line::from(Span::styled(l.trim_end_matches('\r').to_string(), view.style(slot)))),
         );
+        if Some(i) == last_finished {
+            health(&mut out);
+        }
     }
     out
 }
