@@ -73,15 +73,7 @@ fn a_readme_without_the_markers_is_said() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("README.md"), "the missing file is named");
 }
 
-/// GitHub's anchor for a heading: lowercase, punctuation dropped, spaces to dashes.
-fn anchor(heading: &str) -> String {
-    heading
-        .to_lowercase()
-        .chars()
-        .filter(|c| c.is_alphanumeric() || *c == ' ' || *c == '-' || *c == '_')
-        .map(|c| if c == ' ' { '-' } else { c })
-        .collect()
-}
+use crate::support::anchor;
 
 /// The anchors of a Markdown file's headings (outside code blocks), with GitHub's `-1`,
 /// `-2` suffixes for repeated ones.

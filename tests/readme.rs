@@ -8,15 +8,7 @@ fn readme() -> String {
     std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).expect("README.md is readable")
 }
 
-/// GitHub's anchor for a heading: lowercase, punctuation dropped, spaces to dashes.
-fn anchor(heading: &str) -> String {
-    heading
-        .to_lowercase()
-        .chars()
-        .filter(|c| c.is_alphanumeric() || *c == ' ' || *c == '-' || *c == '_')
-        .map(|c| if c == ' ' { '-' } else { c })
-        .collect()
-}
+use crate::support::anchor;
 
 fn section<'a>(text: &'a str, heading: &str) -> &'a str {
     let start = text.find(&format!("\n## {heading}\n")).unwrap_or_else(|| panic!("no section {heading:?}"));

@@ -365,3 +365,13 @@ pub fn react_step(prompt: &str) -> usize {
         None => last.trim_start_matches("Thought ").trim_end_matches(':').parse().unwrap_or(0),
     }
 }
+
+/// GitHub's anchor (README.md and docs/ links) for a heading: lowercase, punctuation dropped, spaces to dashes.
+pub fn anchor(heading: &str) -> String {
+    heading
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || *c == ' ' || *c == '-' || *c == '_')
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
