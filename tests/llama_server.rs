@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use thoughtscope::engine::Input;
+use thoughtscope::llm::api::HttpProvider;
 use thoughtscope::llm::config::{resolve, FileConfig, ProviderOptions};
-use thoughtscope::llm::openai::OpenAiProvider;
 use thoughtscope::llm::{CallOptions, DeltaFn, Provider, Streamed};
 use thoughtscope::protocol::{LlmRequest, Message, Purpose};
 use thoughtscope::session::Session;
@@ -108,7 +108,7 @@ fn start(python: &str, model: &str, dir: &Path) -> Server {
     server
 }
 
-fn provider(url: &str) -> OpenAiProvider {
+fn provider(url: &str) -> HttpProvider {
     let args = ProviderOptions {
         model: Some(MODEL.into()),
         base_url: Some(url.into()),
@@ -116,7 +116,7 @@ fn provider(url: &str) -> OpenAiProvider {
         ..Default::default()
     };
     let r = resolve("openai", &args, &FileConfig::default(), &|_| None, 1).expect("resolves");
-    OpenAiProvider::new(&r).unwrap()
+    HttpProvider::new(&r).unwrap()
 }
 
 fn request(prompt: &str, n: u32, max_tokens: u32, stop: &[&str]) -> LlmRequest {

@@ -279,7 +279,7 @@ async fn anthropic_samples_go_side_by_side_each_under_a_slot_of_the_limit() {
     };
     let env = |k: &str| (k == "ANTHROPIC_API_KEY").then(|| "sk-ant-test".to_string());
     let resolved = resolve("anthropic", &args, &FileConfig::default(), &env, 1).unwrap();
-    let provider = thoughtscope::llm::anthropic::AnthropicProvider::new(&resolved).unwrap();
+    let provider = thoughtscope::llm::api::HttpProvider::new(&resolved).unwrap();
     let request = LlmRequest {
         purpose: Purpose::Value,
         messages: vec![Message::user("Evaluate if given numbers can reach 24: 4 4 10")],

@@ -11,10 +11,10 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use support::{FakeServer, Reply};
 use thoughtscope::engine::Effect;
-use thoughtscope::llm::anthropic::AnthropicProvider;
+
+use thoughtscope::llm::api::HttpProvider;
 use thoughtscope::llm::cache::ResponseCache;
 use thoughtscope::llm::config::{resolve, FileConfig, ProviderOptions, Resolved};
-use thoughtscope::llm::openai::OpenAiProvider;
 use thoughtscope::llm::{CallOptions, DeltaFn, Provider, Streamed};
 use thoughtscope::protocol::{CallErrorKind, LlmRequest, Message, Purpose, Role, ToolDef};
 use thoughtscope::runtime::Driver;
@@ -38,8 +38,8 @@ fn resolved(name: &str, url: &str, tweak: impl FnOnce(&mut ProviderOptions)) -> 
     r
 }
 
-fn openai(server: &FakeServer) -> OpenAiProvider {
-    OpenAiProvider::new(&resolved("openai", &server.url, |_| {})).unwrap()
+fn openai(server: &FakeServer) -> HttpProvider {
+    HttpProvider::new(&resolved("openai", &server.url, |_| {})).unwrap()
 }
 
 fn request(n: u32) -> LlmRequest {
@@ -159,7 +159,7 @@ async fn a_hanging_server_times_out_each_attempt() {
         a.timeout = Some(0.4);
         a.retries = Some(1);
     });
-    let p = OpenAiProvider::new(&r).unwrap();
+    let p = HttpProvider::new(&r).unwrap();
     let started = Instant::now();
     let err = p.complete(&request(1), CallOptions::default()).await.unwrap_err();
     assert_eq!(err.kind, CallErrorKind::Timeout);
@@ -172,7 +172,7 @@ async fn a_hanging_server_times_out_each_attempt() {
 async fn nothing_listening_is_a_connection_error_retried_then_reported() {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let r = resolved("openai", &format!("http://127.0.0.1:{port}/v1"), |a| a.retries = Some(2));
-    let err = OpenAiProvider::new(&r).unwrap().complete(&request(1), CallOptions::default()).await.unwrap_err();
+    let err = HttpProvider::new(&r).unwrap().complete(&request(1), CallOptions::default()).await.unwrap_err();
     assert_eq!(err.kind, CallErrorKind::Connect);
     assert!(err.message.contains("could not connect") && err.message.contains("gave up after 3 attempts"), "{err}");
 }
@@ -188,7 +188,7 @@ async fn malformed_truncated_and_empty_replies_are_retried() {
         3 => Reply::json(200, r#"{"error":{"message":"upstream overloaded"}}"#),
         _ => Reply::chat(&["sure"], None),
     });
-    let p = OpenAiProvider::new(&resolved("openai", &server.url, |a| a.retries = Some(4))).unwrap();
+    let p = HttpProvider::new(&resolved("openai", &server.url, |a| a.retries = Some(4))).unwrap();
     let ok = p.complete(&request(1), CallOptions::default()).await.expect("answered once the faults pass");
     assert_eq!(ok.completions[0].text, "sure");
     assert_eq!(
@@ -212,7 +212,7 @@ async fn malformed_truncated_and_empty_replies_are_retried() {
         0 => Reply::json(200, r#"{"type":"message","content":[],"stop_reason":"end_turn"}"#),
         _ => anthropic_reply("likely"),
     });
-    let p = AnthropicProvider::new(&resolved("anthropic", &server.url, |_| {})).unwrap();
+    let p = HttpProvider::new(&resolved("anthropic", &server.url, |_| {})).unwrap();
     assert_eq!(p.complete(&request(1), CallOptions::default()).await.unwrap().completions[0].text, "likely");
     assert_eq!(server.requests(), 2);
 }
@@ -254,7 +254,7 @@ async fn a_huge_reply_is_refused_without_holding_it() {
         .collect();
     let server = FakeServer::start(move |_, _| Reply::Sse { events: events.clone(), cut: false });
     small.base_url = server.url.clone();
-    let p = OpenAiProvider::new(&small).unwrap();
+    let p = HttpProvider::new(&small).unwrap();
     let e = p.complete(&request(1), CallOptions::streaming(Arc::new(|_, _: Streamed<'_>| {}))).await.unwrap_err();
     assert_eq!(e.kind, CallErrorKind::TooLarge, "{e}");
     assert!(e.message.contains("larger than the 1000 bytes limit"), "{e}");
@@ -362,7 +362,7 @@ async fn requests_carry_the_parameters() {
 #[tokio::test]
 async fn a_requests_per_minute_limit_spaces_requests() {
     let server = FakeServer::start(|_, _| Reply::chat(&["x"], Some((1, 1))));
-    let p = OpenAiProvider::new(&resolved("openai", &server.url, |a| a.rpm = Some(600))).unwrap();
+    let p = HttpProvider::new(&resolved("openai", &server.url, |a| a.rpm = Some(600))).unwrap();
     let started = Instant::now();
     let mut req = request(1);
     for i in 0..3 {
@@ -421,7 +421,7 @@ async fn anthropic_overloaded_is_retried_and_requests_have_its_shape() {
         0 => Reply::json(529, r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#),
         _ => anthropic_reply("sure\nmore"),
     });
-    let p = AnthropicProvider::new(&resolved("anthropic", &server.url, |_| {})).unwrap();
+    let p = HttpProvider::new(&resolved("anthropic", &server.url, |_| {})).unwrap();
     let mut r = request(2);
     r.messages.insert(0, Message { role: Role::System, content: "judge".into() });
     r.stop = vec!["\n".into(), "Input:".into()];
@@ -443,7 +443,7 @@ async fn anthropic_overloaded_is_retried_and_requests_have_its_shape() {
     let server = FakeServer::start(|_, _| {
         Reply::json(401, r#"{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}"#)
     });
-    let p = AnthropicProvider::new(&resolved("anthropic", &server.url, |_| {})).unwrap();
+    let p = HttpProvider::new(&resolved("anthropic", &server.url, |_| {})).unwrap();
     let err = p.complete(&request(1), CallOptions::default()).await.unwrap_err();
     assert_eq!((err.kind.as_str(), server.requests()), ("auth", 1));
     assert!(
@@ -465,7 +465,7 @@ async fn anthropic_streams() {
         events: events.iter().take(if i == 0 { 6 } else { 3 }).map(|s| s.to_string()).collect(),
         cut: i != 0,
     });
-    let p = AnthropicProvider::new(&resolved("anthropic", &server.url, |_| {})).unwrap();
+    let p = HttpProvider::new(&resolved("anthropic", &server.url, |_| {})).unwrap();
     let seen = Arc::new(Mutex::new(String::new()));
     let s2 = seen.clone();
     let d: DeltaFn = Arc::new(move |_, piece: Streamed<'_>| {
@@ -594,7 +594,7 @@ async fn anthropic_tools_are_sent_and_tool_use_blocks_read() {
             .to_string(),
         )
     });
-    let p = AnthropicProvider::new(&resolved("anthropic", &server.url, |_| {})).unwrap();
+    let p = HttpProvider::new(&resolved("anthropic", &server.url, |_| {})).unwrap();
     let reply = p.complete(&tool_request(), CallOptions::default()).await.expect("a tool_use stop is a normal reply");
     let s = &server.seen()[0];
     assert_eq!(
@@ -632,7 +632,7 @@ async fn anthropic_streamed_tool_use_is_put_together() {
         events: events.iter().map(|s| s.to_string()).collect(),
         cut: false,
     });
-    let p = AnthropicProvider::new(&resolved("anthropic", &server.url, |_| {})).unwrap();
+    let p = HttpProvider::new(&resolved("anthropic", &server.url, |_| {})).unwrap();
     let seen = Arc::new(Mutex::new(String::new()));
     let s2 = seen.clone();
     let d: DeltaFn = Arc::new(move |_, piece: Streamed<'_>| {
@@ -689,7 +689,7 @@ async fn null_or_empty_content_is_retried_and_fails_the_call_when_it_persists() 
         0 => Reply::json(200, r#"{"type":"message","content":[{"type":"text","text":""}],"stop_reason":"end_turn"}"#),
         _ => anthropic_reply("likely"),
     });
-    let p = AnthropicProvider::new(&resolved("anthropic", &server.url, |_| {})).unwrap();
+    let p = HttpProvider::new(&resolved("anthropic", &server.url, |_| {})).unwrap();
     assert_eq!(p.complete(&request(1), CallOptions::default()).await.unwrap().completions[0].text, "likely");
     assert_eq!(server.requests(), 2);
 }

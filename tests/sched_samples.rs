@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use thoughtscope::engine::sim::SimConfig;
+use thoughtscope::llm::api::HttpProvider;
 use thoughtscope::llm::config::{resolve, FileConfig, ProviderOptions};
-use thoughtscope::llm::openai::OpenAiProvider;
 use thoughtscope::llm::sim::SimProvider;
 use thoughtscope::llm::testserver::{LatencyServer, Registering, Registry, ServerOptions};
 use thoughtscope::llm::{CallOptions, Provider};
@@ -45,7 +45,7 @@ fn connect(honour_n: bool, seed: Option<u64>) -> (LatencyServer, Registering) {
     };
     let mut resolved = resolve("openai", &args, &FileConfig::default(), &|_| None, 5).expect("the profile resolves");
     resolved.seed = seed;
-    let inner: Arc<dyn Provider> = Arc::new(OpenAiProvider::new(&resolved).expect("the provider builds"));
+    let inner: Arc<dyn Provider> = Arc::new(HttpProvider::new(&resolved).expect("the provider builds"));
     (server, Registering { inner, registry })
 }
 

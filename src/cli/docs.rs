@@ -99,6 +99,7 @@ pub(crate) fn generate(readme: &str) -> Result<Vec<(PathBuf, String)>> {
     }
     files.push((reference.join("keys.md"), keys_page()));
     files.push((reference.join("methods.md"), methods_page()));
+    files.push((reference.join("providers.md"), providers_page()));
     files.push((reference.join("tasks.md"), tasks_page()?));
     files.push((reference.join("parameters.md"), parameters_page()));
     files.push((reference.join("config.md"), config_page()?));
@@ -158,7 +159,8 @@ fn index_page(cli: &Command) -> String {
     out.push_str(
         "\n## Tables\n\n- [Keys](keys.md): the explorer's default keymap\n- [Methods](methods.md): every method and \
          its parameters\n- [Tasks](tasks.md): every built-in task and the methods that work on it\n- \
-         [Parameters](parameters.md): every method parameter once, with who reads it\n- [Config \
+         [Parameters](parameters.md): every method parameter once, with who reads it\n- \
+         [Providers](providers.md): every provider kind and built-in profile\n- [Config \
          file](config.md): the keys of config.toml\n",
     );
     out
@@ -336,6 +338,37 @@ fn methods_page() -> String {
             out.push_str(&param_row(decl));
         }
         out.push('\n');
+    }
+    out
+}
+
+/// The provider kinds and built-in profiles of the registry (`src/llm/api/mod.rs`).
+fn providers_page() -> String {
+    use thoughtscope::llm::api::{builtins, Samples, KINDS};
+    let mut out = String::from(GENERATED);
+    out.push_str(
+        "# Providers\n\nEvery provider kind of the registry (`src/llm/api/mod.rs`) and the built-in profiles each \
+         brings. `--provider NAME` takes a profile; a config file's `[providers.NAME]` section changes one or adds \
+         one with `kind = \"KIND\"` (see [the providers guide](../providers.md)). `sim` (the offline default) and \
+         `replay` are not kinds: they answer without a model.\n\n",
+    );
+    out.push_str("| kind | API | samples | temperature |\n|---|---|---|---|\n");
+    for api in KINDS {
+        let samples = match api.samples() {
+            Samples::N => "`n` per request where the server honours it",
+            Samples::OnePerRequest => "one request each",
+        };
+        let range = api.temperature_range().map_or("0 to 2".to_string(), |(lo, hi)| format!("{lo} to {hi}"));
+        let _ = writeln!(out, "| `{}` | {} | {samples} | {range} |", api.kind(), cell(api.about()));
+    }
+    out.push_str("\n| profile | kind | base URL | key | what it is |\n|---|---|---|---|---|\n");
+    for (api, b) in builtins() {
+        let mut url = code(b.base_url);
+        if let Some(var) = b.base_url_env {
+            let _ = write!(url, " (or `${var}`)");
+        }
+        let key = b.key_env.map_or("none".to_string(), |k| format!("`${k}`"));
+        let _ = writeln!(out, "| `{}` | `{}` | {url} | {key} | {} |", b.name, api.kind(), cell(b.about));
     }
     out
 }

@@ -9,7 +9,7 @@
 //! model = "qwen2.5:7b"
 //!
 //! [providers.work]
-//! kind = "openai"               # openai (any OpenAI-compatible server) | anthropic
+//! kind = "openai"               # openai (any OpenAI-compatible server) | anthropic | responses
 //! base_url = "https://llm.example.com/v1"
 //! model = "llama-3.1-70b"
 //! api_key_cmd = "pass show work/llm"   # or api_key_env = "WORK_LLM_KEY"
@@ -35,21 +35,13 @@ use super::secret::Secret;
 /// The compiled-in price table (`assets/prices.toml`).
 const DEFAULT_PRICES: &str = include_str!("../../assets/prices.toml");
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ProviderKind {
-    /// OpenAI's chat-completions API: OpenAI, Ollama, vLLM, llama.cpp, LM Studio, OpenRouter, ...
-    Openai,
-    /// Anthropic's Messages API.
-    Anthropic,
-}
-
 /// A `[providers.<name>]` section. Every field is optional so a section can
 /// override single fields of a built-in profile.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Profile {
-    pub kind: Option<ProviderKind>,
+    /// The API spoken: a kind of [`super::api::KINDS`] (`openai`, `anthropic`, `responses`).
+    pub kind: Option<String>,
     pub base_url: Option<String>,
     /// The model used when `--model` is not given.
     pub model: Option<String>,
@@ -105,30 +97,22 @@ impl Profile {
     }
 }
 
-/// Built-in profiles: the two APIs and the usual OpenAI-compatible servers.
+/// The built-in profile `name` (each provider kind brings its own; see [`super::api`]).
 pub fn builtin_profile(name: &str) -> Option<Profile> {
-    let openai =
-        |url: &str| Profile { kind: Some(ProviderKind::Openai), base_url: Some(url.to_string()), ..Profile::default() };
-    Some(match name {
-        "openai" => Profile { api_key_env: Some("OPENAI_API_KEY".into()), ..openai("https://api.openai.com/v1") },
-        "anthropic" => Profile {
-            kind: Some(ProviderKind::Anthropic),
-            base_url: Some("https://api.anthropic.com/v1".into()),
-            api_key_env: Some("ANTHROPIC_API_KEY".into()),
-            ..Profile::default()
-        },
-        "ollama" => openai("http://localhost:11434/v1"),
-        "vllm" => openai("http://localhost:8000/v1"),
-        "llamacpp" => Profile { n: Some(false), ..openai("http://localhost:8080/v1") },
-        "lmstudio" => openai("http://localhost:1234/v1"),
-        "openrouter" => {
-            Profile { api_key_env: Some("OPENROUTER_API_KEY".into()), ..openai("https://openrouter.ai/api/v1") }
-        }
-        _ => return None,
+    let (kind, b) = super::api::builtin(name)?;
+    Some(Profile {
+        kind: Some(kind.kind().to_string()),
+        base_url: Some(b.base_url.to_string()),
+        api_key_env: b.key_env.map(str::to_string),
+        n: b.n,
+        ..Profile::default()
     })
 }
 
-pub const BUILTIN_PROFILES: [&str; 7] = ["openai", "anthropic", "ollama", "vllm", "llamacpp", "lmstudio", "openrouter"];
+/// The names of the built-in profiles, in registry order.
+pub fn builtin_names() -> Vec<&'static str> {
+    super::api::builtins().map(|(_, b)| b.name).collect()
+}
 
 /// Price of a model in US dollars per million tokens.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -224,6 +208,10 @@ impl FileConfig {
         };
         for (name, p) in &self.providers {
             let key = |field: &str| format!("providers.{name}.{field}");
+            if let Some(kind) = p.kind.as_deref().filter(|k| super::api::kind(k).is_none()) {
+                let known = super::api::kind_names();
+                return Err(fail(key("kind"), format!("must be one of {known}, not {kind:?}")));
+            }
             if let Some(problem) = p.timeout_secs.and_then(|s| check_secs(s, MAX_TIMEOUT_SECS)) {
                 return Err(fail(key("timeout_secs"), problem));
             }
@@ -336,7 +324,7 @@ pub struct ProviderOptions {
 pub struct Resolved {
     /// The profile's name as chosen (`openai`, `ollama`, `work`, ...).
     pub name: String,
-    pub kind: ProviderKind,
+    pub kind: super::api::Kind,
     pub base_url: String,
     pub model: String,
     pub key: Option<Secret>,
@@ -470,22 +458,25 @@ pub fn resolve(
     seed: u64,
 ) -> Result<Resolved, ConfigError> {
     let Some(profile) = file.profile(name) else {
-        let mut known: Vec<String> = BUILTIN_PROFILES.iter().map(|s| s.to_string()).collect();
-        known.extend(file.providers.keys().filter(|k| !BUILTIN_PROFILES.contains(&k.as_str())).cloned());
+        let builtins = builtin_names();
+        let mut known: Vec<String> = builtins.iter().map(|s| s.to_string()).collect();
+        known.extend(file.providers.keys().filter(|k| !builtins.contains(&k.as_str())).cloned());
         return Err(ConfigError::Invalid(format!(
             "unknown provider {name:?}: use sim, replay, {} or a [providers.{name}] section in the config file",
             known.join(", ")
         )));
     };
-    let kind = profile.kind.ok_or_else(|| {
-        ConfigError::Invalid(format!("profile {name:?} needs kind = \"openai\" or \"anthropic\" in the config file"))
+    let kinds = super::api::kind_names();
+    let kind = profile.kind.as_deref().ok_or_else(|| {
+        ConfigError::Invalid(format!("profile {name:?} needs a kind (one of {kinds}) in the config file"))
     })?;
-    let env_url = match name {
-        "openai" => env("OPENAI_BASE_URL"),
-        "anthropic" => env("ANTHROPIC_BASE_URL"),
-        _ => None,
-    }
-    .filter(|u| !u.trim().is_empty());
+    let kind = super::api::kind(kind)
+        .map(super::api::Kind)
+        .ok_or_else(|| ConfigError::Invalid(format!("profile {name:?} has kind {kind:?}: use one of {kinds}")))?;
+    let env_url = super::api::builtin(name)
+        .and_then(|(_, b)| b.base_url_env)
+        .and_then(env)
+        .filter(|u| !u.trim().is_empty());
     let user_url = file.providers.get(name).and_then(|p| p.base_url.clone());
     let base_url = args
         .base_url
@@ -494,12 +485,7 @@ pub fn resolve(
         .or(env_url)
         .or(profile.base_url.clone())
         .ok_or_else(|| ConfigError::Invalid(format!("profile {name:?} has no base_url; give --base-url")))?;
-    let mut base_url = base_url.trim().trim_end_matches('/').to_string();
-    // The Anthropic SDKs' base URL (`ANTHROPIC_BASE_URL`) has no `/v1`, which they add
-    // before `/messages`: either form names the same API.
-    if kind == ProviderKind::Anthropic && !base_url.ends_with("/v1") {
-        base_url.push_str("/v1");
-    }
+    let base_url = kind.api().base_url(base_url.trim().trim_end_matches('/').to_string());
     let parsed = reqwest::Url::parse(&base_url)
         .map_err(|e| ConfigError::Invalid(format!("--base-url {base_url:?} is not a URL: {e}")))?;
     if !matches!(parsed.scheme(), "http" | "https") {
@@ -522,11 +508,13 @@ pub fn resolve(
     } else {
         (None, None)
     };
-    if kind == ProviderKind::Anthropic && key.is_none() {
-        return Err(ConfigError::Invalid(format!(
-            "the Anthropic API needs a key: set {} (or api_key_cmd in [providers.{name}])",
-            key_source.as_deref().unwrap_or("ANTHROPIC_API_KEY")
-        )));
+    if let (Some(api), None) = (kind.api().needs_key(), &key) {
+        return Err(ConfigError::Invalid(match &key_source {
+            Some(source) => format!("{api} needs a key: set {source} (or api_key_cmd in [providers.{name}])"),
+            None => {
+                format!("{api} needs a key: set api_key_env or api_key_cmd in [providers.{name}] of the config file")
+            }
+        }));
     }
     let d = HttpOptions::default();
     let file_key = |field: &str| format!("providers.{name}.{field} in the config file");
@@ -793,6 +781,11 @@ mod tests {
         assert!(err("openai", &bad).contains("--timeout must be a number of seconds above 0"));
         let e = FileConfig::parse("[providers.x]\nkynd = \"openai\"\n", Path::new("/c.toml")).unwrap_err();
         assert!(e.to_string().contains("/c.toml") && e.to_string().contains("kynd"), "{e}");
+        // A kind the registry does not have is named with the ones it has.
+        let e = FileConfig::parse("[providers.x]\nkind = \"gemini\"\n", Path::new("/c.toml")).unwrap_err();
+        let kinds = crate::llm::api::kind_names();
+        assert_eq!(e.to_string(), format!("/c.toml: providers.x.kind must be one of {kinds}, not \"gemini\""));
+        assert!(kinds.starts_with("openai, anthropic"), "{kinds}");
     }
 
     #[test]

@@ -1,17 +1,18 @@
 //! Model providers. A `Provider` turns an `LlmRequest` into completions with token
-//! usage. `sim` (the offline default) answers from the task's own logic; `openai`
-//! speaks OpenAI's chat-completions API (OpenAI, Ollama, vLLM, llama.cpp, LM Studio,
-//! OpenRouter), and `anthropic` Anthropic's Messages API (`replay`, which answers
-//! from recorded sessions, lives with them in `session::provider`). `config` chooses
-//! one from the command line, the environment and the config file.
+//! usage. `sim` (the offline default) answers from the task's own logic; the real
+//! models are spoken to through the kinds of [`api`], one file each (OpenAI's chat
+//! completions for OpenAI, Ollama, vLLM, llama.cpp, LM Studio and OpenRouter;
+//! Anthropic's Messages; OpenAI's Responses), all on one [`api::HttpProvider`]
+//! (`replay`, which answers from recorded sessions, lives with them in
+//! `session::provider`). `config` chooses one from the command line, the environment
+//! and the config file.
 
-pub mod anthropic;
+pub mod api;
 pub mod cache;
 pub mod config;
 pub mod fanout;
 pub mod http;
 pub mod limit;
-pub mod openai;
 
 pub mod secret;
 pub mod sim;
@@ -140,10 +141,7 @@ pub fn build_http(
     resolved: &config::Resolved,
     price: Option<config::ModelPrice>,
 ) -> Result<Arc<dyn Provider>, CallError> {
-    Ok(match resolved.kind {
-        config::ProviderKind::Openai => Arc::new(openai::OpenAiProvider::new(resolved)?.priced(price)),
-        config::ProviderKind::Anthropic => Arc::new(anthropic::AnthropicProvider::new(resolved)?.priced(price)),
-    })
+    Ok(Arc::new(api::HttpProvider::new(resolved)?.priced(price)))
 }
 
 /// A temperature as the request body sends it: the decimal the user gave (`0.7`), not

@@ -5,30 +5,18 @@
 //! `output_tokens`, a streamed reply is a sequence of typed events, and an
 //! overloaded service answers 529 (retried like 5xx).
 
-use futures::StreamExt;
 use serde_json::{json, Value};
 
-use super::config::{ModelPrice, Price, Resolved};
-use super::fanout::{fan_out, Slots};
-use super::http::{apply_stops, server_message, shorten, Attempt, HttpCore, SseParser};
-use super::openai::{assemble, malformed, tool_arguments, truncated, with_text, Part};
-use super::{BoxFuture, CallOptions, DeltaFn, Provider};
-use crate::protocol::{CallError, CallErrorKind, Completion, LlmRequest, LlmResponse, Role, ToolCallOut};
+use super::provider::{malformed, tool_arguments, truncated};
+use super::{Api, Builtin, Call, HttpProvider, Part, Samples, Settings, StreamRead};
+use crate::llm::http::{server_message, shorten};
+use crate::llm::secret::Secret;
+use crate::llm::{BoxFuture, ContextWindow, DeltaFn};
+use crate::protocol::{CallError, CallErrorKind, Completion, Role, ToolCallOut};
 
 pub const API_VERSION: &str = "2023-06-01";
 /// Used when a request does not say how long a reply may be (the API requires it).
 pub const DEFAULT_MAX_TOKENS: u32 = 1024;
-
-pub struct AnthropicProvider {
-    name: String,
-    model: String,
-    base_url: String,
-    http: HttpCore,
-    price: Option<Price>,
-    price_assumed: bool,
-    /// The context window the command line or the profile states.
-    context: Option<super::ContextWindow>,
-}
 
 /// The API's stop reasons in the words the rest of the program uses.
 fn finish_reason(stop_reason: &str) -> String {
@@ -51,7 +39,7 @@ pub(crate) fn parse_message(text: &str) -> Result<Part, CallError> {
         .map_err(|e| malformed(format!("the reply is not valid JSON ({e}): {}", shorten(text, 200))))?;
     if v.get("type").and_then(Value::as_str) == Some("error") {
         let message = server_message(text);
-        let kind = super::http::reported_error_kind(&message, CallErrorKind::Server);
+        let kind = crate::llm::http::reported_error_kind(&message, CallErrorKind::Server);
         return Err(CallError { kind, message });
     }
     let content = v
@@ -74,7 +62,7 @@ pub(crate) fn parse_message(text: &str) -> Result<Part, CallError> {
         .collect();
     let usage =
         v.get("usage").and_then(|u| Some((u.get("input_tokens")?.as_u64()?, u.get("output_tokens")?.as_u64()?)));
-    with_text(Part {
+    Ok(Part {
         completions: vec![Completion {
             text: texts.concat().into(),
             finish_reason: v.get("stop_reason").and_then(Value::as_str).map(|r| finish_reason(r).into()),
@@ -99,7 +87,7 @@ struct StreamState {
 }
 
 impl StreamState {
-    fn event(&mut self, data: &str, sample: u32, deltas: &DeltaFn) -> Result<(), CallError> {
+    fn event(&mut self, data: &str, sample: u32, deltas: Option<&DeltaFn>) -> Result<(), CallError> {
         let v: Value = serde_json::from_str(data).map_err(|e| {
             malformed(format!(
                 "a stream event is not valid JSON ({e}) after {} characters: {}",
@@ -125,7 +113,9 @@ impl StreamState {
             "content_block_delta" => {
                 if let Some(t) = v.pointer("/delta/text").and_then(Value::as_str) {
                     self.text.push_str(t);
-                    deltas(sample, super::Streamed::Text(t));
+                    if let Some(d) = deltas {
+                        d(sample, crate::llm::Streamed::Text(t));
+                    }
                 }
                 if let Some(piece) = v.pointer("/delta/partial_json").and_then(Value::as_str) {
                     let index = v.get("index").and_then(Value::as_u64).unwrap_or(0);
@@ -148,7 +138,7 @@ impl StreamState {
                 let kind = if v.pointer("/error/type").and_then(Value::as_str) == Some("overloaded_error") {
                     CallErrorKind::Overloaded
                 } else {
-                    super::http::reported_error_kind(&said, CallErrorKind::Server)
+                    crate::llm::http::reported_error_kind(&said, CallErrorKind::Server)
                 };
                 return Err(CallError { kind, message: format!("the server reported an error mid-stream: {said}") });
             }
@@ -165,7 +155,7 @@ impl StreamState {
             )));
         }
         let usage = self.input_tokens.zip(self.output_tokens);
-        with_text(Part {
+        Ok(Part {
             completions: vec![Completion {
                 text: self.text.into(),
                 finish_reason: self.stop_reason.as_deref().map(|r| finish_reason(r).into()),
@@ -185,225 +175,166 @@ impl StreamState {
     }
 }
 
-impl AnthropicProvider {
-    pub fn new(r: &Resolved) -> Result<AnthropicProvider, CallError> {
-        Ok(AnthropicProvider {
-            name: r.name.clone(),
-            model: r.model.clone(),
-            base_url: r.base_url.clone(),
-            http: HttpCore::new(r.http.clone(), r.key.clone(), r.key_source.clone())?,
-            price: None,
-            price_assumed: false,
-            context: r.context.clone(),
-        })
+impl StreamRead for StreamState {
+    fn event(&mut self, data: &str, first_sample: u32, deltas: Option<&DeltaFn>) -> Result<(), CallError> {
+        StreamState::event(self, data, first_sample, deltas)
     }
 
-    /// With the model's price, for costs and budgets.
-    pub fn priced(mut self, price: Option<ModelPrice>) -> Self {
-        self.price = price.map(|p| p.price);
-        self.price_assumed = price.is_some_and(|p| p.assumed);
-        self
+    fn chars(&self) -> usize {
+        self.text.len()
     }
 
-    pub fn http(&self) -> &HttpCore {
-        &self.http
-    }
-
-    pub(crate) fn body(&self, request: &LlmRequest, stream: bool) -> Value {
-        let system: Vec<&str> =
-            request.messages.iter().filter(|m| m.role == Role::System).map(|m| m.content.as_str()).collect();
-        let messages: Vec<Value> = request
-            .messages
-            .iter()
-            .filter(|m| m.role != Role::System)
-            .map(|m| {
-                let role = if m.role == Role::Assistant { "assistant" } else { "user" };
-                json!({"role": role, "content": m.content})
-            })
-            .collect();
-        let mut body = json!({
-            "model": self.model,
-            "max_tokens": request.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
-            "messages": messages,
-            // The API's range is 0..=1.
-            "temperature": super::wire_temperature(request.temperature.clamp(0.0, 1.0)),
-        });
-        let obj = body.as_object_mut().expect("a JSON object literal");
-        if !system.is_empty() {
-            obj.insert("system".into(), json!(system.join("\n\n")));
-        }
-        let stops = api_stops(&request.stop);
-        if !stops.is_empty() {
-            obj.insert("stop_sequences".into(), json!(stops));
-        }
-        if !request.tools.is_empty() {
-            // Answered with `tool_use` content blocks; the model chooses (the default `auto`).
-            let tools: Vec<Value> = request
-                .tools
-                .iter()
-                .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.parameters}))
-                .collect();
-            obj.insert("tools".into(), Value::Array(tools));
-        }
-        if stream {
-            obj.insert("stream".into(), json!(true));
-        }
-        body
-    }
-
-    async fn one(&self, request: &LlmRequest, sample: u32, deltas: Option<&DeltaFn>) -> Result<Part, CallError> {
-        let body = self.body(request, deltas.is_some());
-        let url = format!("{}/messages", self.base_url);
-        let (body, url, http) = (&body, url.as_str(), &self.http);
-        let mut part = http
-            .with_retries(|| async move {
-                let mut rb = http.client.post(url).header("anthropic-version", API_VERSION).json(body);
-                if let Some(k) = &http.key {
-                    rb = rb.header("x-api-key", k.expose());
-                }
-                let resp = match rb.send().await {
-                    Ok(r) => r,
-                    Err(e) => return http.transport_error(url, &e),
-                };
-                let status = resp.status();
-                if !status.is_success() {
-                    let headers = resp.headers().clone();
-                    let text = http.error_body(resp).await;
-                    return http.status_error(url, status, &headers, &text);
-                }
-                match deltas {
-                    Some(d) => {
-                        http.watched_stream(
-                            d,
-                            |watched| async move { read_stream(resp, sample, &watched, http, url).await },
-                        )
-                        .await
-                    }
-                    None => match http.body_text(url, resp).await {
-                        Err(attempt) => attempt,
-                        Ok(text) => match parse_message(&text) {
-                            Ok(p) => Attempt::Done(p),
-                            Err(e) => http.reply_fault(e),
-                        },
-                    },
-                }
-            })
-            .await?;
-        // Whitespace-only stops were not sent: cut at them here.
-        for c in &mut part.completions {
-            if let Some(cut) = apply_stops(&c.text, &request.stop) {
-                c.text = cut.into();
-                if c.tool_calls.is_empty() {
-                    c.finish_reason = Some("stop".into());
-                }
-            }
-        }
-        Ok(part)
-    }
-
-    /// One request per sample (the API has no `n`), side by side as far as `slots` allow.
-    async fn call(
-        &self,
-        request: &LlmRequest,
-        deltas: Option<DeltaFn>,
-        slots: Slots,
-    ) -> Result<LlmResponse, CallError> {
-        let want = request.n.max(1);
-        let deltas = deltas.as_ref();
-        let parts = fan_out(want, &slots, |sample| self.one(request, sample, deltas)).await?;
-        Ok(assemble(request, parts, want as usize, &self.model))
+    fn finish(self: Box<Self>) -> Result<Part, CallError> {
+        StreamState::finish(*self)
     }
 }
 
-async fn read_stream(
-    resp: reqwest::Response,
-    sample: u32,
-    deltas: &DeltaFn,
-    http: &HttpCore,
-    url: &str,
-) -> Result<Part, CallError> {
-    let mut parser = SseParser::default();
-    let mut state = StreamState::default();
-    let mut body = resp.bytes_stream();
-    let mut read = 0u64;
-    while let Some(chunk) = body.next().await {
-        let bytes = chunk.map_err(|e| {
-            let what = if e.is_timeout() { "timed out" } else { "was cut" };
-            truncated(format!("the stream {what} after {} characters: {e}", state.text.len()))
-        })?;
-        read += bytes.len() as u64;
-        if read > http.options.max_response_bytes {
-            return Err(http.too_large(url));
+/// The Messages kind.
+pub struct Messages;
+
+pub(super) static API: Messages = Messages;
+
+const PROFILES: &[Builtin] = &[Builtin {
+    name: "anthropic",
+    base_url: "https://api.anthropic.com/v1",
+    key_env: Some("ANTHROPIC_API_KEY"),
+    base_url_env: Some("ANTHROPIC_BASE_URL"),
+    n: Some(false),
+    about: "Anthropic's Messages API",
+}];
+
+impl Api for Messages {
+    fn kind(&self) -> &'static str {
+        "anthropic"
+    }
+
+    fn about(&self) -> &'static str {
+        "Anthropic's Messages API"
+    }
+
+    fn profiles(&self) -> &'static [Builtin] {
+        PROFILES
+    }
+
+    /// The Anthropic SDKs' base URL (`ANTHROPIC_BASE_URL`) has no `/v1`, which they add
+    /// before `/messages`: either form names the same API.
+    fn base_url(&self, mut given: String) -> String {
+        if !given.ends_with("/v1") {
+            given.push_str("/v1");
         }
-        for ev in parser.push(&bytes) {
-            state.event(&ev.data, sample, deltas)?;
-        }
-    }
-    for ev in parser.finish() {
-        state.event(&ev.data, sample, deltas)?;
-    }
-    state.finish()
-}
-
-impl Provider for AnthropicProvider {
-    fn name(&self) -> &str {
-        &self.name
+        given
     }
 
-    /// As stated, else 200k tokens: the window Anthropic publishes for its current models.
-    fn context_window(&self) -> BoxFuture<'_, Option<super::ContextWindow>> {
-        let window = self.context.clone().unwrap_or_else(|| super::ContextWindow {
-            measured: true,
-            tokens: 200_000,
-            source: "the window Anthropic publishes for its models".into(),
-        });
-        Box::pin(async move { Some(window) })
+    fn needs_key(&self) -> Option<&'static str> {
+        Some("the Anthropic API")
     }
 
-    fn model(&self) -> &str {
-        &self.model
-    }
-
-    fn complete<'a>(
-        &'a self,
-        request: &'a LlmRequest,
-        options: CallOptions,
-    ) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
-        Box::pin(self.call(request, options.stream, options.slots))
-    }
-
-    fn price(&self) -> Option<Price> {
-        self.price
-    }
-
-    fn price_assumed(&self) -> bool {
-        self.price_assumed
+    fn samples(&self) -> Samples {
+        Samples::OnePerRequest
     }
 
     fn temperature_range(&self) -> Option<(f32, f32)> {
         Some((0.0, 1.0))
     }
 
-    fn describe(&self) -> String {
-        format!("{} ({})", self.name, super::http::redact_url(&self.base_url))
+    /// Whitespace-only stops are refused by the API: the reply is cut at them here.
+    fn stops_cut_here<'s>(&self, stops: &'s [String]) -> Vec<&'s String> {
+        stops.iter().filter(|s| s.trim().is_empty()).collect()
     }
 
-    fn cache_scope(&self) -> String {
-        format!("{} {}", self.base_url, self.model)
+    fn url(&self, base_url: &str) -> String {
+        format!("{base_url}/messages")
     }
+
+    fn authorize(&self, request: reqwest::RequestBuilder, key: Option<&Secret>) -> reqwest::RequestBuilder {
+        let request = request.header("anthropic-version", API_VERSION);
+        match key {
+            Some(k) => request.header("x-api-key", k.expose()),
+            None => request,
+        }
+    }
+
+    fn body(&self, call: &Call<'_>) -> Value {
+        body(call.request, call.model, call.stream)
+    }
+
+    fn parse(&self, text: &str) -> Result<Part, CallError> {
+        parse_message(text)
+    }
+
+    fn stream(&self) -> Box<dyn StreamRead> {
+        Box::<StreamState>::default()
+    }
+
+    /// As stated, else 200k tokens: the window Anthropic publishes for its current models.
+    fn context_window<'a>(&'a self, _: &'a HttpProvider) -> BoxFuture<'a, Option<ContextWindow>> {
+        let window = ContextWindow {
+            measured: true,
+            tokens: 200_000,
+            source: "the window Anthropic publishes for its models".into(),
+        };
+        Box::pin(async move { Some(window) })
+    }
+
+    fn cache_scope(&self, base_url: &str, model: &str, _: &Settings) -> String {
+        // As before the registry: answers cached by earlier versions are found again.
+        format!("{base_url} {model}")
+    }
+}
+
+fn body(request: &crate::protocol::LlmRequest, model: &str, stream: bool) -> Value {
+    let system: Vec<&str> =
+        request.messages.iter().filter(|m| m.role == Role::System).map(|m| m.content.as_str()).collect();
+    let messages: Vec<Value> = request
+        .messages
+        .iter()
+        .filter(|m| m.role != Role::System)
+        .map(|m| {
+            let role = if m.role == Role::Assistant { "assistant" } else { "user" };
+            json!({"role": role, "content": m.content})
+        })
+        .collect();
+    let mut body = json!({
+        "model": model,
+        "max_tokens": request.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
+        "messages": messages,
+        // The API's range is 0..=1 (a run asking for more is refused before it starts).
+        "temperature": crate::llm::wire_temperature(request.temperature.clamp(0.0, 1.0)),
+    });
+    let obj = body.as_object_mut().expect("a JSON object literal");
+    if !system.is_empty() {
+        obj.insert("system".into(), json!(system.join("\n\n")));
+    }
+    let stops = api_stops(&request.stop);
+    if !stops.is_empty() {
+        obj.insert("stop_sequences".into(), json!(stops));
+    }
+    if !request.tools.is_empty() {
+        // Answered with `tool_use` content blocks; the model chooses (the default `auto`).
+        let tools: Vec<Value> = request
+            .tools
+            .iter()
+            .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.parameters}))
+            .collect();
+        obj.insert("tools".into(), Value::Array(tools));
+    }
+    if stream {
+        obj.insert("stream".into(), json!(true));
+    }
+    body
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::llm::config::{resolve, FileConfig, ProviderOptions};
-    use crate::protocol::{Message, Purpose};
+    use crate::protocol::{LlmRequest, Message, Purpose};
 
-    fn provider() -> AnthropicProvider {
+    fn provider() -> HttpProvider {
         let env = |k: &str| (k == "ANTHROPIC_API_KEY").then(|| "sk-ant-test".to_string());
         let args = ProviderOptions { model: Some("claude-3-5-haiku-latest".into()), ..Default::default() };
         let r = resolve("anthropic", &args, &FileConfig::default(), &env, 0).unwrap();
-        AnthropicProvider::new(&r).unwrap()
+        HttpProvider::new(&r).unwrap()
     }
 
     #[test]
@@ -419,14 +350,14 @@ mod tests {
             nonce: 0,
             tools: vec![],
         };
-        let b = provider().body(&request, false);
+        let b = provider().body(&request, 1, 0, false);
         assert_eq!(b["system"], "be brief");
         assert_eq!(b["messages"], json!([{"role": "user", "content": "4 4 6 8"}]));
         assert_eq!(b["max_tokens"], DEFAULT_MAX_TOKENS);
         assert_eq!(b["temperature"], 1.0);
         assert_eq!(b["stop_sequences"], json!(["Input:"]));
         assert!(b.get("n").is_none() && b.get("stream").is_none());
-        let b = provider().body(&LlmRequest { temperature: 0.7, ..request }, false);
+        let b = provider().body(&LlmRequest { temperature: 0.7, ..request }, 1, 0, false);
         assert_eq!(
             serde_json::to_string(&b["temperature"]).unwrap(),
             "0.7",
@@ -448,8 +379,8 @@ mod tests {
 
         let got = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
         let g = got.clone();
-        let d: DeltaFn = std::sync::Arc::new(move |_, piece: super::super::Streamed<'_>| {
-            if let super::super::Streamed::Text(t) = piece {
+        let d: DeltaFn = std::sync::Arc::new(move |_, piece: crate::llm::Streamed<'_>| {
+            if let crate::llm::Streamed::Text(t) = piece {
                 g.lock().unwrap().push_str(t)
             }
         });
@@ -461,14 +392,14 @@ mod tests {
             r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}"#,
             r#"{"type":"message_stop"}"#,
         ] {
-            st.event(e, 0, &d).unwrap();
+            st.event(e, 0, Some(&d)).unwrap();
         }
         let p = st.finish().unwrap();
         assert_eq!((p.completions[0].text.as_str(), p.usage), ("sure", Some((9, 2))));
         assert_eq!(*got.lock().unwrap(), "sure");
         let mut st = StreamState::default();
         let overloaded = r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
-        assert_eq!(st.event(overloaded, 0, &d).unwrap_err().kind, CallErrorKind::Overloaded);
+        assert_eq!(st.event(overloaded, 0, Some(&d)).unwrap_err().kind, CallErrorKind::Overloaded);
         assert_eq!(StreamState::default().finish().unwrap_err().kind, CallErrorKind::Truncated);
     }
 }

@@ -1,0 +1,417 @@
+//! The one HTTP provider every kind runs on: a request built by the kind, sent with
+//! retries, read whole or streamed by the kind's reader, samples fetched one request
+//! each where the API (or the server) gives one per request, usage summed (estimated
+//! and marked where the server did not say), price and context window.
+//!
+//! Servers differ in what they honour. Many OpenAI-compatible ones ignore `n` (the
+//! llama.cpp server returns one choice): when a reply has fewer choices than asked, the
+//! missing samples are fetched one request each (with seeds `seed+1`, `seed+2`, ... so
+//! they differ), and later calls go straight to one request per sample.
+
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use futures::StreamExt;
+use serde_json::Value;
+
+use super::{Api, Call, Samples, Settings};
+use crate::llm::config::{ModelPrice, Price, Resolved};
+use crate::llm::fanout::{fan_out, Slots};
+use crate::llm::http::{apply_stops, Attempt, HttpCore, SseParser};
+use crate::llm::{BoxFuture, CallOptions, ContextWindow, DeltaFn, Provider};
+use crate::protocol::{
+    estimate_prompt_tokens, estimate_tokens, CallError, CallErrorKind, Completion, LlmRequest, LlmResponse, Usage,
+};
+
+const N_UNKNOWN: u8 = 0;
+const N_HONOURED: u8 = 1;
+const N_IGNORED: u8 = 2;
+
+/// What one HTTP request brought back.
+#[derive(Debug, Default)]
+pub struct Part {
+    pub completions: Vec<Completion>,
+    /// (prompt, completion) tokens, if the server said.
+    pub usage: Option<(u64, u64)>,
+    pub model: Option<String>,
+}
+
+impl Part {
+    /// `self`, unless no completion of it has text or a tool call (`"content": null`, `""`,
+    /// only whitespace): such a reply gives a method nothing to read, so it is a fault of
+    /// the reply, retried like a malformed one and a failed call when the retries run out,
+    /// never an empty answer to score.
+    pub fn with_text(self) -> Result<Part, CallError> {
+        let blank = |c: &Completion| c.text.trim().is_empty() && c.tool_calls.is_empty();
+        if !self.completions.iter().all(blank) {
+            return Ok(self);
+        }
+        let finish = self.completions.iter().find_map(|c| c.finish_reason.as_deref());
+        let how = finish.map(|f| format!(", finish reason {f:?}")).unwrap_or_default();
+        Err(CallError {
+            kind: CallErrorKind::Empty,
+            message: format!("the reply has no text (its content is null or empty and it calls no tool{how})"),
+        })
+    }
+}
+
+/// A reply that could not be read.
+pub fn malformed(message: String) -> CallError {
+    CallError { kind: CallErrorKind::Malformed, message }
+}
+
+/// A reply that ended before it was whole.
+pub fn truncated(message: String) -> CallError {
+    CallError { kind: CallErrorKind::Truncated, message }
+}
+
+/// A tool call's arguments as sent in a JSON string (chat completions, Responses, a
+/// streamed Anthropic `input_json_delta`). Arguments that are not valid JSON stay a
+/// string, for the method to report as a bad call; an object (as some servers send) is
+/// kept; nothing at all is an empty object.
+pub fn tool_arguments(raw: Option<&Value>) -> Value {
+    match raw {
+        Some(Value::String(s)) if s.trim().is_empty() => serde_json::json!({}),
+        Some(Value::String(s)) => serde_json::from_str(s).unwrap_or_else(|_| Value::String(s.clone())),
+        Some(Value::Null) | None => serde_json::json!({}),
+        Some(other) => other.clone(),
+    }
+}
+
+/// Reads one streamed reply, event by event (the `data` of each server-sent event).
+pub trait StreamRead: Send {
+    /// One event; text of sample `first_sample + choice` goes to `deltas` as it comes.
+    fn event(&mut self, data: &str, first_sample: u32, deltas: Option<&DeltaFn>) -> Result<(), CallError>;
+    /// Characters read so far, for messages about a stream cut short.
+    fn chars(&self) -> usize;
+    /// The reply, or why the stream did not make a whole one.
+    fn finish(self: Box<Self>) -> Result<Part, CallError>;
+}
+
+/// Put the parts of a call together: completions in sample order, usage summed
+/// (estimated for parts whose server did not say).
+pub fn assemble(request: &LlmRequest, parts: Vec<Part>, want: usize, model: &str) -> LlmResponse {
+    let mut usage = Usage::default();
+    let mut completions = Vec::with_capacity(want);
+    let mut served_by = None;
+    for part in parts {
+        match part.usage {
+            Some((p, c)) => {
+                usage.prompt_tokens += p;
+                usage.completion_tokens += c;
+            }
+            None => {
+                usage.estimated = true;
+                usage.prompt_tokens += estimate_prompt_tokens(request);
+                usage.completion_tokens += part.completions.iter().map(|c| estimate_tokens(&c.text)).sum::<u64>();
+            }
+        }
+        served_by = served_by.or(part.model);
+        completions.extend(part.completions);
+    }
+    completions.truncate(want);
+    LlmResponse {
+        completions,
+        usage,
+        latency_ms: 0,
+        model: served_by.filter(|m| !m.is_empty()).unwrap_or_else(|| model.to_string()),
+        simulated: false,
+        cached: false,
+    }
+}
+
+/// A model behind an HTTP API of any kind.
+pub struct HttpProvider {
+    api: &'static dyn Api,
+    name: String,
+    model: String,
+    base_url: String,
+    http: HttpCore,
+    price: Option<Price>,
+    price_assumed: bool,
+    n_mode: AtomicU8,
+    settings: Settings,
+    /// The context window the command line or the profile states.
+    context: Option<ContextWindow>,
+}
+
+impl HttpProvider {
+    /// The provider a resolved profile describes, speaking its kind's API.
+    pub fn new(r: &Resolved) -> Result<HttpProvider, CallError> {
+        let api = r.kind.api();
+        let n_mode = match (api.samples(), r.n_supported) {
+            (Samples::OnePerRequest, _) | (Samples::N, Some(false)) => N_IGNORED,
+            (Samples::N, Some(true)) => N_HONOURED,
+            (Samples::N, None) => N_UNKNOWN,
+        };
+        Ok(HttpProvider {
+            api,
+            name: r.name.clone(),
+            model: r.model.clone(),
+            base_url: r.base_url.clone(),
+            http: HttpCore::new(r.http.clone(), r.key.clone(), r.key_source.clone())?,
+            price: None,
+            price_assumed: false,
+            n_mode: AtomicU8::new(n_mode),
+            settings: Settings {
+                seed: r.seed,
+                max_tokens_param: r.max_tokens_param.clone(),
+                stream_usage: r.stream_usage,
+            },
+            context: r.context.clone(),
+        })
+    }
+
+    /// With the model's price, for costs and budgets.
+    pub fn priced(mut self, price: Option<ModelPrice>) -> Self {
+        self.price = price.map(|p| p.price);
+        self.price_assumed = price.is_some_and(|p| p.assumed);
+        self
+    }
+
+    /// The shared HTTP machinery (retry and request counters, options).
+    pub fn http(&self) -> &HttpCore {
+        &self.http
+    }
+
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// The kind's word (`openai`, `anthropic`, `responses`).
+    pub fn kind(&self) -> &'static str {
+        self.api.kind()
+    }
+
+    /// Whether the server was found to honour `n` (`None` before the first call with
+    /// n > 1; always `Some(false)` for an API without `n`).
+    pub fn honours_n(&self) -> Option<bool> {
+        match self.n_mode.load(Ordering::Relaxed) {
+            N_HONOURED => Some(true),
+            N_IGNORED => Some(false),
+            _ => None,
+        }
+    }
+
+    /// The request body of a call for `n` samples, the first being sample `sample`.
+    pub fn body(&self, request: &LlmRequest, n: u32, sample: u32, stream: bool) -> Value {
+        self.api.body(&Call { request, model: &self.model, n, sample, stream, settings: &self.settings })
+    }
+
+    /// A small JSON document the server serves at `url`, if it does (5 s at most, no retries).
+    pub async fn get_json(&self, url: &str) -> Option<Value> {
+        let rb = self.http.client.get(url).timeout(std::time::Duration::from_secs(5));
+        let resp = self.api.authorize(rb, self.http.key.as_ref()).send().await.ok()?;
+        if !resp.status().is_success() {
+            return None;
+        }
+        let bytes = resp.bytes().await.ok()?;
+        if bytes.len() > 4 << 20 {
+            return None;
+        }
+        serde_json::from_slice(&bytes).ok()
+    }
+
+    /// One HTTP request (with retries) for `n` samples, the first being sample `sample`.
+    async fn one(
+        &self,
+        request: &LlmRequest,
+        n: u32,
+        sample: u32,
+        deltas: Option<&DeltaFn>,
+    ) -> Result<Part, CallError> {
+        let body = self.body(request, n, sample, deltas.is_some());
+        let url = self.api.url(&self.base_url);
+        let (body, url, http, api) = (&body, url.as_str(), &self.http, self.api);
+        let mut part = http
+            .with_retries(|| async move {
+                let rb = api.authorize(http.client.post(url), http.key.as_ref()).json(body);
+                let resp = match rb.send().await {
+                    Ok(r) => r,
+                    Err(e) => return http.transport_error(url, &e),
+                };
+                let status = resp.status();
+                if !status.is_success() {
+                    let headers = resp.headers().clone();
+                    let text = http.error_body(resp).await;
+                    return http.status_error(url, status, &headers, &text);
+                }
+                match deltas {
+                    Some(d) => {
+                        let read =
+                            |watched| async move { read_stream(api.stream(), resp, sample, &watched, http, url).await };
+                        http.watched_stream(d, read).await
+                    }
+                    None => match http.body_text(url, resp).await {
+                        Err(attempt) => attempt,
+                        Ok(text) => match api.parse(&text).and_then(Part::with_text) {
+                            Ok(p) => Attempt::Done(p),
+                            Err(e) => http.reply_fault(e),
+                        },
+                    },
+                }
+            })
+            .await?;
+        // Stops the API could not be sent: cut at them here.
+        let unsent: Vec<String> = api.stops_cut_here(&request.stop).into_iter().cloned().collect();
+        if !unsent.is_empty() {
+            for c in &mut part.completions {
+                if let Some(cut) = apply_stops(&c.text, &unsent) {
+                    c.text = cut.into();
+                    if c.tool_calls.is_empty() {
+                        c.finish_reason = Some("stop".into());
+                    }
+                }
+            }
+        }
+        Ok(part)
+    }
+
+    /// `n` samples in one request where the server honours `n`; where it does not (or the
+    /// API has none), one request per missing sample, side by side as far as `slots` allow.
+    async fn call(
+        &self,
+        request: &LlmRequest,
+        deltas: Option<DeltaFn>,
+        slots: Slots,
+    ) -> Result<LlmResponse, CallError> {
+        let want = request.n.max(1);
+        let deltas = deltas.as_ref();
+        let one_each = |first: u32| {
+            let slots = &slots;
+            async move { fan_out(want - first, slots, |k| self.one(request, 1, first + k, deltas)).await }
+        };
+        if want > 1 && self.n_mode.load(Ordering::Relaxed) == N_IGNORED {
+            let parts = one_each(0).await?;
+            return Ok(assemble(request, parts, want as usize, &self.model));
+        }
+        let first = self.one(request, want, 0, deltas).await?;
+        let got = (first.completions.len() as u32).min(want);
+        if want > 1 && self.n_mode.load(Ordering::Relaxed) == N_UNKNOWN {
+            let mode = if got >= want { N_HONOURED } else { N_IGNORED };
+            self.n_mode.store(mode, Ordering::Relaxed);
+        }
+        let mut parts = vec![first];
+        if got < want {
+            parts.extend(one_each(got).await?);
+        }
+        Ok(assemble(request, parts, want as usize, &self.model))
+    }
+}
+
+/// Read a `text/event-stream` reply to the end with `state`, reporting text as it arrives.
+async fn read_stream(
+    mut state: Box<dyn StreamRead>,
+    resp: reqwest::Response,
+    first_sample: u32,
+    deltas: &DeltaFn,
+    http: &HttpCore,
+    url: &str,
+) -> Result<Part, CallError> {
+    let mut parser = SseParser::default();
+    let mut body = resp.bytes_stream();
+    let mut read = 0u64;
+    while let Some(chunk) = body.next().await {
+        let bytes = chunk.map_err(|e| {
+            let what = if e.is_timeout() { "timed out" } else { "was cut" };
+            truncated(format!("the stream {what} after {} characters: {e}", state.chars()))
+        })?;
+        read += bytes.len() as u64;
+        if read > http.options.max_response_bytes {
+            return Err(http.too_large(url));
+        }
+        for ev in parser.push(&bytes) {
+            state.event(&ev.data, first_sample, Some(deltas))?;
+        }
+    }
+    for ev in parser.finish() {
+        state.event(&ev.data, first_sample, Some(deltas))?;
+    }
+    state.finish().and_then(Part::with_text)
+}
+
+impl Provider for HttpProvider {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn model(&self) -> &str {
+        &self.model
+    }
+
+    fn complete<'a>(
+        &'a self,
+        request: &'a LlmRequest,
+        options: CallOptions,
+    ) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
+        Box::pin(self.call(request, options.stream, options.slots))
+    }
+
+    fn context_window(&self) -> BoxFuture<'_, Option<ContextWindow>> {
+        Box::pin(async move {
+            match &self.context {
+                Some(stated) => Some(stated.clone()),
+                None => self.api.context_window(self).await,
+            }
+        })
+    }
+
+    fn price(&self) -> Option<Price> {
+        self.price
+    }
+
+    fn price_assumed(&self) -> bool {
+        self.price_assumed
+    }
+
+    fn temperature_range(&self) -> Option<(f32, f32)> {
+        self.api.temperature_range()
+    }
+
+    fn describe(&self) -> String {
+        format!("{} ({})", self.name, crate::llm::http::redact_url(&self.base_url))
+    }
+
+    fn cache_scope(&self) -> String {
+        self.api.cache_scope(&self.base_url, &self.model, &self.settings)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{Message, Purpose};
+
+    #[test]
+    fn missing_usage_is_estimated_and_marked() {
+        let request = LlmRequest {
+            purpose: Purpose::Value,
+            messages: vec![Message::user("12345678")],
+            n: 2,
+            temperature: 0.7,
+            max_tokens: None,
+            stop: vec![],
+            context: Value::Null,
+            nonce: 0,
+            tools: vec![],
+        };
+        let part = |text: &str, usage| Part { completions: vec![Completion::text(text, None)], usage, model: None };
+        let r = assemble(&request, vec![part("abcd", Some((10, 1))), part("abcdefgh", None)], 2, "m");
+        assert_eq!(r.completions.len(), 2);
+        assert!(r.usage.estimated);
+        assert_eq!(r.usage.prompt_tokens, 10 + estimate_prompt_tokens(&request));
+        assert_eq!(r.usage.completion_tokens, 1 + 2);
+        assert_eq!(r.model, "m");
+    }
+
+    #[test]
+    fn a_reply_with_no_text_and_no_tool_call_is_a_fault() {
+        for text in ["", " \n "] {
+            let part = Part { completions: vec![Completion::text(text, Some("stop".into()))], ..Part::default() };
+            let e = part.with_text().unwrap_err();
+            assert!(e.kind == CallErrorKind::Empty && e.message.contains("\"stop\""), "{e}");
+        }
+        let two =
+            Part { completions: vec![Completion::text("", None), Completion::text("b", None)], ..Part::default() };
+        assert_eq!(two.with_text().unwrap().completions.len(), 2, "one completion with text is a reply");
+    }
+}
