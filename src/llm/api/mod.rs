@@ -37,7 +37,7 @@ macro_rules! kinds {
     };
 }
 
-kinds!(openai, anthropic);
+kinds!(openai, anthropic, responses);
 
 /// A built-in profile a kind brings: `--provider NAME` works with no config file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
