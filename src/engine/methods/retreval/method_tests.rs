@@ -793,3 +793,44 @@ Subtask 2: Find x.\nDepends on: 1\nExit condition: x is known."
     let solve = seen.requests.iter().find(|r| kind(r) == "solve" && r.context["step"] == 2).unwrap();
     assert_eq!(solve.messages.len(), 1, "the reference solve step is one user message");
 }
+
+#[test]
+fn a_lesson_keeps_its_evidence_and_a_self_validation_the_grading_contradicts_is_said() {
+    use crate::memory::Evidence;
+    // The model finishes with x = 7 and calls it correct; the gold answer is 6.
+    let wrong = |r: &LlmRequest| match kind(r) {
+        "solve" if r.context["step"] != 1 => "Thought 2: So x = 7.\nAction 2: finish[7]".to_string(),
+        _ => standard(1)(r),
+    };
+    let mut e = engine(json!({"no_decompose": true}), Some(Memory::default()));
+    let seen = run(&mut e, wrong);
+    let said = logs(&seen);
+    assert!(
+        said.iter().any(|l| l.starts_with("memory: the model's own validation called the ")
+            && l.contains("attempt correct, but the run's grading does not (")
+            && l.ends_with("what the memory learns from this problem is marked self-validated")),
+        "{said:?}"
+    );
+    assert!(said.iter().any(|l| l.contains(" approach solved (self-validated) → reliability")), "{said:?}");
+    let m = e.memory().unwrap();
+    assert!(!m.is_empty());
+    assert!(m.entries().iter().all(|en| en.evidence == Some(Evidence::SelfValidated)), "{:?}", m.entries());
+    // Graded by the checker: the lessons are gold-checked and nothing contradicts.
+    let mut e = engine(json!({"no_decompose": true, "feedback": "oracle"}), Some(Memory::default()));
+    let seen = run(&mut e, standard(1));
+    assert!(!logs(&seen).iter().any(|l| l.contains("the run's grading")));
+    let m = e.memory().unwrap();
+    assert!(!m.is_empty());
+    assert!(m.entries().iter().all(|en| en.evidence == Some(Evidence::Gold)), "{:?}", m.entries());
+    // A memory recorded before evidence was kept (a session's snapshot) keeps none, as it did.
+    let old: Memory = serde_json::from_value({
+        let mut v = serde_json::to_value(Memory::default()).unwrap();
+        v["params"].as_object_mut().unwrap().remove("record_evidence");
+        v
+    })
+    .unwrap();
+    let mut e = engine(json!({"no_decompose": true}), Some(old));
+    let seen = run(&mut e, wrong);
+    assert!(!logs(&seen).iter().any(|l| l.contains("the run's grading") || l.contains("(self-validated)")));
+    assert!(e.memory().unwrap().entries().iter().all(|en| en.evidence.is_none()));
+}
