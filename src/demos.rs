@@ -119,7 +119,7 @@ fn start_from<'a>(
     // A method that keeps a memory starts from the one given (demos never touch the
     // person's memory files), recorded in the header so the demo replays exactly.
     let memory = (setup.params.method.info().wants_memory)(&setup.params)
-        .then(|| MemorySnapshot::new(crate::runtime::memory::default_name(&setup.params, task.name()), memory));
+        .then(|| MemorySnapshot::new(crate::runtime::memory::shared_name(&setup.params, task.name()), memory));
     engine.set_memory(memory.as_ref().map(|m| m.memory.clone()));
     let writer = match out {
         Some((path, note)) => {

@@ -142,6 +142,9 @@ fn memory_path(session: &Session) -> (String, Memory, Memory) {
     (snapshot.name, snapshot.memory, after)
 }
 
+/// The memory a retreval run on math-demo with `sim` uses by default: one per task and model.
+const DEFAULT: &str = "retreval-math-demo-sim-1-simulated";
+
 #[test]
 fn retreval_saves_its_memory_after_each_problem_and_the_next_starts_from_it() {
     let tmp = tempfile::tempdir().expect("tempdir");
@@ -163,9 +166,9 @@ fn retreval_saves_its_memory_after_each_problem_and_the_next_starts_from_it() {
         ],
     );
     let summary: Value = serde_json::from_str(&ok(&out)).expect("JSON");
-    assert_eq!(summary["memory"]["name"], "retreval-math-demo", "{summary}");
-    let file = tmp.path().join("data/memory/retreval-math-demo.json");
-    assert!(file.is_file(), "the default memory is retreval-<task>");
+    assert_eq!(summary["memory"]["name"], DEFAULT, "{summary}");
+    let file = tmp.path().join("data/memory/retreval-math-demo-sim-1-simulated.json");
+    assert!(file.is_file(), "the default memory is retreval-<task>-<model>");
     let rs = lines(&tmp.path().join("out.jsonl"));
     assert_eq!(rs.len(), 4);
     let mut previous: Option<Memory> = None;
@@ -173,7 +176,7 @@ fn retreval_saves_its_memory_after_each_problem_and_the_next_starts_from_it() {
     for r in &rs {
         let session = Session::load(&tmp.path().join(r["session"].as_str().expect("session"))).expect("loads");
         let (name, before, after) = memory_path(&session);
-        assert_eq!(name, "retreval-math-demo");
+        assert_eq!(name, DEFAULT);
         if let Some(prev) = &previous {
             assert_eq!(&before, prev, "problem k+1 starts from the memory problem k left");
         } else {
@@ -185,7 +188,7 @@ fn retreval_saves_its_memory_after_each_problem_and_the_next_starts_from_it() {
         previous = Some(after);
     }
     assert!(changed, "four problems taught the memory something");
-    let stored = MemoryStore::new(&tmp.path().join("data")).load("retreval-math-demo").expect("loads").expect("exists");
+    let stored = MemoryStore::new(&tmp.path().join("data")).load(DEFAULT).expect("loads").expect("exists");
     assert_eq!(Some(stored), previous, "the file is what the last problem left");
     // A second run goes on from there.
     ok(&run(
@@ -202,7 +205,7 @@ fn retreval_memory_names_and_ablation() {
     let base = ["run", "--task", "math-demo", "--method", "retreval", "--range", "0"];
     ok(&run(tmp.path(), &[&base[..], &["--memory", "study"]].concat()));
     assert!(tmp.path().join("data/memory/study.json").is_file());
-    assert!(!tmp.path().join("data/memory/retreval-math-demo.json").exists());
+    assert!(!tmp.path().join("data/memory/retreval-math-demo-sim-1-simulated.json").exists());
     usage_error(&run(tmp.path(), &[&base[..], &["--memory", "../escape"]].concat()), "bad memory name");
     usage_error(&run(tmp.path(), &[&base[..], &["--memory", ""]].concat()), "bad memory name");
     // --no-memory: the method keeps none, so no file, no snapshot, and --memory is refused.
@@ -219,14 +222,18 @@ fn retreval_memory_names_and_ablation() {
 #[test]
 fn retreval_stops_with_one_line_when_its_memory_cannot_be_saved() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    std::fs::create_dir_all(tmp.path().join("data/memory/.retreval-math-demo.json.tmp")).expect("blocker");
+    std::fs::create_dir_all(tmp.path().join("data/memory/.retreval-math-demo-sim-1-simulated.json.tmp"))
+        .expect("blocker");
     let out = run(
         tmp.path(),
         &["run", "--task", "math-demo", "--method", "retreval", "--range", "0..3", "--record", "sessions"],
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
-    assert!(stderr.contains("cannot save memory") && stderr.contains("retreval-math-demo.json"), "{stderr}");
+    assert!(
+        stderr.contains("cannot save memory") && stderr.contains("retreval-math-demo-sim-1-simulated.json"),
+        "{stderr}"
+    );
     // The sessions folder also keeps the memory copies the sessions start from (memory/).
     let recorded: Vec<_> = std::fs::read_dir(tmp.path().join("sessions"))
         .expect("sessions")
@@ -243,7 +250,7 @@ fn retreval_replay_and_fork_start_from_the_recorded_memory_and_write_no_file() {
         tmp.path(),
         &["run", "--task", "math-demo", "--method", "retreval", "--range", "0..2", "--record", "sessions"],
     ));
-    let file = tmp.path().join("data/memory/retreval-math-demo.json");
+    let file = tmp.path().join("data/memory/retreval-math-demo-sim-1-simulated.json");
     let saved = std::fs::read(&file).expect("memory file");
     let second = tmp.path().join("sessions/math-demo-0001-retreval.jsonl");
     let live: Value = serde_json::from_str(&ok(&run(
@@ -258,4 +265,91 @@ fn retreval_replay_and_fork_start_from_the_recorded_memory_and_write_no_file() {
     let fork = tmp.path().join("fork.jsonl");
     drop(thoughtscope::session::SessionWriter::fork(&fork, &parent, parent.input_count() / 2).expect("fork"));
     assert_eq!(Session::load(&fork).expect("loads").header.memory, parent.header.memory);
+}
+
+#[test]
+fn the_default_memory_is_per_task_and_model_and_the_old_shared_one_is_kept_and_named() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    // A memory under the old default name (every model shared it).
+    let store = MemoryStore::new(&tmp.path().join("data"));
+    let mut old = Memory::default();
+    old.add(
+        "casework approach, off_by_one: count both ends",
+        thoughtscope::memory::Category::Failure,
+        "casework",
+        None,
+    )
+    .expect("adds");
+    let mut writer = store.clone();
+    writer.save("retreval-math-demo", &old).expect("saves");
+    let old_file = tmp.path().join("data/memory/retreval-math-demo.json");
+    let old_bytes = std::fs::read(&old_file).expect("old file");
+    let base = ["run", "--task", "math-demo", "--method", "retreval", "--range", "0"];
+    let out = run(tmp.path(), &base);
+    ok(&out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "note: memory retreval-math-demo (the default before memories were named per model, shared by every \
+             model) is kept as it is; this run starts memory {DEFAULT} for this model; give --memory \
+             retreval-math-demo to go on with the shared one"
+        )),
+        "{stderr}"
+    );
+    assert!(tmp.path().join(format!("data/memory/{DEFAULT}.json")).is_file());
+    assert_eq!(std::fs::read(&old_file).expect("old file"), old_bytes, "the old memory is kept as it was");
+    // Said once, when the per-model memory starts.
+    let again = run(tmp.path(), &["run", "--task", "math-demo", "--method", "retreval", "--range", "1"]);
+    ok(&again);
+    assert!(!String::from_utf8_lossy(&again.stderr).contains("note: memory retreval-math-demo "));
+    // --memory with the old name goes on with the shared memory, without a note.
+    let shared = run(tmp.path(), &[&base[..], &["--memory", "retreval-math-demo", "--record", "s.jsonl"]].concat());
+    ok(&shared);
+    assert!(!String::from_utf8_lossy(&shared.stderr).contains("note: memory"));
+    let session = Session::load(&tmp.path().join("s.jsonl")).expect("loads");
+    let (name, before, _) = memory_path(&session);
+    assert_eq!(name, "retreval-math-demo");
+    assert_eq!(before.entries(), old.entries(), "the shared memory's lessons are used");
+    // `memory list --task T --model M` names the per-model memory; without --model, the shared one.
+    let listed = ok(&run(tmp.path(), &["memory", "list", "--task", "math-demo", "--model", "sim-1 (simulated)"]));
+    assert!(listed.contains(&format!("memory {DEFAULT}: ")), "{listed}");
+    let listed = ok(&run(tmp.path(), &["memory", "list", "--task", "math-demo"]));
+    assert!(listed.contains("memory retreval-math-demo: "), "{listed}");
+}
+
+#[test]
+fn each_lesson_says_whether_its_outcome_was_checked_against_the_gold_answer_or_only_self_validated() {
+    use thoughtscope::memory::Evidence;
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let base = ["run", "--task", "math-demo", "--method", "retreval", "--range", "0..3"];
+    ok(&run(tmp.path(), &[&base[..], &["--memory", "own"]].concat()));
+    ok(&run(tmp.path(), &[&base[..], &["--memory", "graded", "--feedback", "oracle"]].concat()));
+    let store = MemoryStore::new(&tmp.path().join("data"));
+    for (name, evidence) in [("own", Evidence::SelfValidated), ("graded", Evidence::Gold)] {
+        let memory = store.load(name).expect("loads").expect("exists");
+        assert!(!memory.is_empty(), "{name} learnt something");
+        assert!(memory.entries().iter().all(|e| e.evidence == Some(evidence)), "{name}: {:?}", memory.entries());
+        let listed = ok(&run(tmp.path(), &["memory", "list", "--memory", name]));
+        let header = listed.lines().find(|l| l.contains("hits/misses")).expect("a header line");
+        assert!(header.contains("evidence"), "{listed}");
+        let column = format!("  {}  ", evidence.name());
+        assert!(listed.lines().filter(|l| l.contains("approach")).count() >= 1);
+        assert!(listed.contains(&column), "{listed}");
+        let shown = ok(&run(tmp.path(), &["memory", "show", &memory.entries()[0].id.to_string(), "--memory", name]));
+        assert!(shown.contains(&format!("evidence:   {}", evidence.name())), "{shown}");
+    }
+    // An entry written before evidence was kept loads, and shows none.
+    let file = tmp.path().join("data/memory/own.json");
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&file).expect("file")).expect("JSON");
+    for e in v["memory"]["entries"].as_array_mut().expect("entries") {
+        e.as_object_mut().expect("entry").remove("evidence");
+    }
+    v["memory"]["params"].as_object_mut().expect("params").remove("record_evidence");
+    let old = serde_json::to_string_pretty(&v).expect("JSON");
+    assert!(!old.contains("self_validated") && !old.contains("record_evidence"), "{old}");
+    std::fs::write(&file, old).expect("write");
+    let memory = store.load("own").expect("an old file loads").expect("exists");
+    assert!(memory.entries().iter().all(|e| e.evidence.is_none()));
+    let listed = ok(&run(tmp.path(), &["memory", "list", "--memory", "own"]));
+    assert!(!listed.contains("  self  "), "{listed}");
 }

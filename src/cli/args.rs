@@ -65,7 +65,8 @@ pub(crate) struct RunArgs {
     #[arg(long)]
     pub(crate) theme: Option<String>,
     /// The named cross-problem memory a memory-keeping method (retreval) reads and updates,
-    /// kept under the data directory's memory/ [default: <method>-<task>, e.g. retreval-math-demo].
+    /// kept under the data directory's memory/ [default: <method>-<task>-<model>, one per model, e.g.
+    /// retreval-math-demo-gpt-4o-mini].
     #[arg(long, value_name = "NAME")]
     pub(crate) memory: Option<String>,
     /// Breakpoint (repeatable): score<X, score>X, disagree, tool, tool=NAME, bad-call, parse-fail,

@@ -1,9 +1,10 @@
 //! `thoughtscope memory ...`: read and edit the named cross-problem memories ReTreVal
 //! keeps under the data directory (`$THOUGHTSCOPE_DATA_DIR/memory/<name>.json`).
 //!
-//! The memory is `--name NAME`, else the one runs on a task use by default
-//! (`retreval-<task>` for `--task`, else the config's `defaults.memory`, else its
-//! default task's, else the default task's), as `thoughtscope run` picks it. Text from a memory is printed through the safe
+//! The memory is `--name NAME`, else the one runs on a task with a model use by default
+//! (`retreval-<task>-<model>` for `--task` and `--model`; `retreval-<task>`, the one every
+//! model shared before memories were named per model, without `--model`), else the
+//! config's `defaults.memory`, else its default task's, else the default task's. Text from a memory is printed through the safe
 //! printers: a lesson a model wrote cannot send terminal controls.
 
 use std::path::PathBuf;
@@ -12,7 +13,7 @@ use clap::{Args, Subcommand};
 use color_eyre::eyre::{eyre, Report, Result};
 
 use thoughtscope::memory::persist::{self, PersistError};
-use thoughtscope::memory::{Entry, EntryId, Memory, MemoryError, MemoryStore};
+use thoughtscope::memory::{Entry, EntryId, Evidence, Memory, MemoryError, MemoryStore};
 use thoughtscope::runtime::memory::task_default;
 use thoughtscope::safe_text::is_unsafe;
 use thoughtscope::tasks::{self, TaskError};
@@ -26,10 +27,15 @@ pub(crate) struct MemoryArgs {
     /// is the same) [default: the one runs on the task use].
     #[arg(long = "memory", visible_alias = "name", value_name = "NAME", global = true)]
     pub(crate) name: Option<String>,
-    /// Use the memory runs on this task use by default (retreval-<task>) [default: the config's
-    /// defaults.memory, else its task, else game24].
+    /// Use the memory runs on this task use by default (retreval-<task>-<model> with --model,
+    /// else the shared retreval-<task>) [default: the config's defaults.memory, else its task,
+    /// else game24].
     #[arg(long, global = true, conflicts_with = "name")]
     pub(crate) task: Option<String>,
+    /// With --task: the model whose memory it is (runs name their default memory per task
+    /// and model, so one model's lessons do not steer another's).
+    #[arg(long, global = true, conflicts_with = "name", value_name = "MODEL")]
+    pub(crate) model: Option<String>,
     #[command(subcommand)]
     pub(crate) cmd: MemoryCmd,
 }
@@ -104,7 +110,7 @@ fn memory_name(args: &MemoryArgs) -> Result<String> {
     let name = match (&args.name, &args.task) {
         (Some(name), _) => name.clone(),
         (None, Some(task)) => match tasks::find(task) {
-            Some(entry) => task_default(&entry.info.name),
+            Some(entry) => task_default(&entry.info.name, args.model.as_deref()),
             None => return Err(TaskError::Unknown(task.clone()).into()),
         },
         (None, None) => {
@@ -113,7 +119,7 @@ fn memory_name(args: &MemoryArgs) -> Result<String> {
                 Some(name) => name,
                 None => {
                     let task = cfg.defaults.task.as_deref().unwrap_or(&tasks::default_task().name);
-                    task_default(tasks::find(task).map_or(task, |e| &*e.info.name))
+                    task_default(tasks::find(task).map_or(task, |e| &*e.info.name), args.model.as_deref())
                 }
             }
         }
@@ -305,26 +311,34 @@ fn list(store: &MemoryStore, name: &str, path: &std::path::Path, json: bool) -> 
     safe_println!("memory {name}: {} entries ({})", memory.len(), path.display());
     if !ranked.is_empty() {
         outln!(
-            "{:>5}  {:<8}  {:<12}  {:>4}  {:>11}  {:>4}  content",
+            "{:>5}  {:<8}  {:<12}  {:>4}  {:>11}  {:>4}  {:<8}  content",
             "id",
             "category",
             "approach",
             "conf",
             "hits/misses",
-            "ver"
+            "ver",
+            "evidence"
         );
     }
-    for e in ranked {
+    for e in &ranked {
         let pin = if e.pinned { "*" } else { " " };
         safe_println!(
-            "{:>5}{pin} {:<8}  {:<12}  {:>4.2}  {:>11}  {:>4}  {}",
+            "{:>5}{pin} {:<8}  {:<12}  {:>4.2}  {:>11}  {:>4}  {:<8}  {}",
             e.id,
             e.category.name(),
             cut(&e.approach, 12),
             e.confidence,
             format!("{}/{}", e.hits, e.misses),
             format!("v{}", e.version),
+            e.evidence.map_or("-", |v| v.name()),
             cut(e.headline(), 80)
+        );
+    }
+    if ranked.iter().any(|e| e.evidence.is_some()) {
+        safe_println!(
+            "evidence: gold = the outcome was checked against the gold answer; self = only the model's own \
+             validation; - = not recorded"
         );
     }
     if !memory.reliabilities().is_empty() {
@@ -346,6 +360,15 @@ fn show(e: &Entry, name: &str, json: bool) -> Result<()> {
     safe_println!("hits:       {}, misses: {}", e.hits, e.misses);
     safe_println!("version:    {}", e.version);
     safe_println!("created:    change {}, updated: change {}", e.created, e.updated);
+    safe_println!(
+        "evidence:   {}",
+        match e.evidence {
+            Some(Evidence::Gold) => "gold (the outcome was checked against the gold answer)",
+            Some(Evidence::SelfValidated) =>
+                "self (only the model's own validation; not checked against a gold answer)",
+            None => "not recorded (written before evidence was kept, or by a person)",
+        }
+    );
     if !e.sources.is_empty() {
         safe_println!("sources:    {}", e.sources.join(", "));
     }

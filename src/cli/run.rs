@@ -331,7 +331,7 @@ pub(crate) fn setup_run_noting(
         let trims = params.method.info().react != methods::ReactShape::None;
         limits.context = Some(context_window_of(provider.as_ref(), trims)?);
     }
-    let memory = run_memory(args, d, &params, &task_name)?;
+    let memory = run_memory(args, d, &params, &task_name, provider.model())?;
     let unjudged = replay_unjudged.is_some_and(|u| u);
     if unjudged {
         safe_eprintln!(
@@ -408,21 +408,31 @@ fn react_actions(
     }
 }
 
-/// The named memory of a run (`--memory`, else `defaults.memory`, else `<method>-<task>`)
-/// when its method keeps one; `--memory` for a method without one is a mistake.
+/// The named memory of a run (`--memory`, else `defaults.memory`, else
+/// `<method>-<task>-<model>`) when its method keeps one; `--memory` for a method without
+/// one is a mistake. A memory under the old shared default name is named in a note.
 pub(crate) fn run_memory(
     args: &RunArgs,
     d: &RunDefaults,
     params: &thoughtscope::engine::Params,
     task: &str,
+    model: &str,
 ) -> Result<Option<RunMemory>> {
     let (given, by_flag) = match (&args.memory, &d.memory) {
         (Some(name), _) => (Some(name.as_str()), true),
         (None, Some(name)) => (Some(name.as_str()), false),
         (None, None) => (None, false),
     };
-    match memory::resolve(params, task, given, by_flag) {
-        Ok(name) => Ok(name.map(|n| RunMemory::user(&n))),
+    match memory::resolve(params, task, model, given, by_flag) {
+        Ok(name) => {
+            let memory = name.map(|n| RunMemory::user(&n));
+            if let (Some(m), None) = (&memory, given) {
+                if let Some(note) = memory::old_default_note(&m.store, params, task, &m.name) {
+                    safe_eprintln!("note: {note}");
+                }
+            }
+            Ok(memory)
+        }
         Err(memory::MemoryArgError::BadName(m)) if !by_flag => usage_bail!("defaults.memory in the config file: {m}"),
         Err(e) => usage_bail!("{e}"),
     }

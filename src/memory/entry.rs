@@ -44,6 +44,44 @@ impl std::fmt::Display for Category {
     }
 }
 
+/// What an entry's outcome was checked against: the task's gold answer (the checker), or
+/// only the model's own validation of its attempt, which may be wrong.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Evidence {
+    /// The outcome was checked against the gold answer.
+    Gold,
+    /// The outcome is the model's own validation, not checked against a gold answer.
+    SelfValidated,
+}
+
+impl Evidence {
+    /// The word `memory list` and the memory pane show.
+    pub fn name(self) -> &'static str {
+        match self {
+            Evidence::Gold => "gold",
+            Evidence::SelfValidated => "self",
+        }
+    }
+
+    /// The evidence of an entry that was `old` and is added again with `new`: gold only
+    /// when every outcome behind it was checked; self-validated as soon as one was not;
+    /// unknown (an entry from before evidence was kept) otherwise.
+    pub fn combine(old: Option<Evidence>, new: Option<Evidence>) -> Option<Evidence> {
+        match (old, new) {
+            (Some(Evidence::SelfValidated), _) | (_, Some(Evidence::SelfValidated)) => Some(Evidence::SelfValidated),
+            (Some(Evidence::Gold), Some(Evidence::Gold)) => Some(Evidence::Gold),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Evidence {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// An earlier text of an entry: what it said while it had `version`, and when (the
 /// memory's logical clock) it was replaced.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -85,6 +123,10 @@ pub struct Entry {
     /// counter of applied changes, never a wall-clock time, so replays compare equal).
     pub created: u64,
     pub updated: u64,
+    /// What the outcomes behind the entry were checked against (see [`Evidence::combine`]);
+    /// absent for entries written before evidence was kept, and for a person's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<Evidence>,
 }
 
 impl Entry {

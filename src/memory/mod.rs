@@ -39,7 +39,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-pub use entry::{Category, Entry, EntryId, PastVersion};
+pub use entry::{Category, Entry, EntryId, Evidence, PastVersion};
 pub use persist::{MemoryStore, PersistError};
 
 /// The memory's rules and limits. Serialisable so a session header can record them.
@@ -83,6 +83,11 @@ pub struct MemoryParams {
     /// name counted as a match), which memories recorded before it read, to replay exactly.
     #[serde(default)]
     pub relevant_share: f64,
+    /// Whether added entries keep what their outcome was checked against ([`Evidence`]).
+    /// Memories recorded in sessions before this rule (whose params lack the field) keep
+    /// none, so they replay exactly; memory files are read with it on ([`persist`]).
+    #[serde(default)]
+    pub record_evidence: bool,
 }
 
 /// What a memory recorded before a rule existed did.
@@ -108,6 +113,7 @@ impl Default for MemoryParams {
             max_history: 16,
             merge_across_approaches: false,
             relevant_share: 0.25,
+            record_evidence: true,
         }
     }
 }
@@ -198,6 +204,9 @@ pub enum MemoryChange {
         approach: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         source: Option<String>,
+        /// What the lesson's outcome was checked against (absent: not kept).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        evidence: Option<Evidence>,
     },
     /// [`Memory::record_use`].
     RecordUse { id: EntryId, success: bool },

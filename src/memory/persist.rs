@@ -119,8 +119,11 @@ pub fn from_json(text: &str, path: &Path) -> Result<Memory, PersistError> {
         Some(v) => return Err(PersistError::Version { path: path.to_path_buf(), found: v.to_string() }),
         None => return Err(malformed("it has no \"version\" field".into())),
     }
-    let file: FileIn = serde_json::from_str(text).map_err(|e| malformed(e.to_string()))?;
+    let mut file: FileIn = serde_json::from_str(text).map_err(|e| malformed(e.to_string()))?;
     file.memory.validate().map_err(|e| malformed(e.to_string()))?;
+    // A memory file is the person's live memory: it keeps evidence from now on (entries
+    // written before keep none). Sessions keep the rules they recorded.
+    file.memory.params.record_evidence = true;
     Ok(file.memory)
 }
 

@@ -8,8 +8,8 @@ use std::fmt::Write as _;
 
 use super::similarity::{content_hash, jaccard, keywords, normalize, overlap, topic_words};
 use super::{
-    AddOutcome, Applied, Category, ConsolidateReport, Entry, EntryId, ImportReport, Memory, MemoryChange, MemoryError,
-    MemoryParams, PastVersion,
+    AddOutcome, Applied, Category, ConsolidateReport, Entry, EntryId, Evidence, ImportReport, Memory, MemoryChange,
+    MemoryError, MemoryParams, PastVersion,
 };
 
 /// Longest approach name, in characters.
@@ -117,11 +117,37 @@ impl Memory {
         approach: &str,
         source: Option<&str>,
     ) -> Result<AddOutcome, MemoryError> {
+        self.add_change(content, category, approach, source, None)
+    }
+
+    /// [`Memory::add`] for a lesson whose outcome was checked against `evidence` (kept on
+    /// the entry when the memory's rules keep evidence, [`MemoryParams::record_evidence`]).
+    pub fn add_with_evidence(
+        &mut self,
+        content: &str,
+        category: Category,
+        approach: &str,
+        source: Option<&str>,
+        evidence: Evidence,
+    ) -> Result<AddOutcome, MemoryError> {
+        let evidence = Some(evidence).filter(|_| self.params.record_evidence);
+        self.add_change(content, category, approach, source, evidence)
+    }
+
+    fn add_change(
+        &mut self,
+        content: &str,
+        category: Category,
+        approach: &str,
+        source: Option<&str>,
+        evidence: Option<Evidence>,
+    ) -> Result<AddOutcome, MemoryError> {
         let change = MemoryChange::Add {
             content: content.to_string(),
             category,
             approach: approach.to_string(),
             source: source.map(str::to_string),
+            evidence,
         };
         match self.apply(&change)? {
             Applied::Added(outcome) => Ok(outcome),
@@ -330,8 +356,8 @@ impl Memory {
     pub fn apply(&mut self, change: &MemoryChange) -> Result<Applied, MemoryError> {
         let now = counted(self.clock, 1, "clock")?;
         let applied = match change {
-            MemoryChange::Add { content, category, approach, source } => {
-                Applied::Added(self.do_add(content, *category, approach, source.as_deref(), now)?)
+            MemoryChange::Add { content, category, approach, source, evidence } => {
+                Applied::Added(self.do_add(content, *category, approach, source.as_deref(), *evidence, now)?)
             }
             MemoryChange::RecordUse { id, success } => {
                 let step = self.params.confidence_step;
@@ -442,6 +468,7 @@ impl Memory {
         category: Category,
         approach: &str,
         source: Option<&str>,
+        evidence: Option<Evidence>,
         now: u64,
     ) -> Result<AddOutcome, MemoryError> {
         let content = self.checked_content(content)?;
@@ -458,6 +485,7 @@ impl Memory {
         {
             e.hits = e.hits.saturating_add(1);
             add_source(e, source, max_sources);
+            e.evidence = Evidence::combine(e.evidence, evidence);
             e.updated = now;
             return Ok(AddOutcome::Duplicate(e.id));
         }
@@ -476,6 +504,7 @@ impl Memory {
             let e = &mut self.entries[i];
             e.hits = e.hits.saturating_add(1);
             add_source(e, source, max_sources);
+            e.evidence = Evidence::combine(e.evidence, evidence);
             let proven = e.confidence > initial;
             if !e.pinned && !proven && content.chars().count() > e.content.chars().count() {
                 replace_text(e, content, now, max_history);
@@ -503,6 +532,7 @@ impl Memory {
             pinned: false,
             created: now,
             updated: now,
+            evidence,
         });
         self.next_id = next;
         Ok(AddOutcome::Inserted(id))

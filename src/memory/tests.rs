@@ -651,3 +651,40 @@ fn a_lesson_is_retrieved_for_problems_it_is_about() {
     m.add("numeric approach: track the signs", Category::Failure, "numeric", Some(source)).unwrap();
     assert_eq!(m.retrieve_for(dice, "numeric", 3).len(), 1);
 }
+
+#[test]
+fn an_entry_keeps_its_evidence_and_is_gold_only_while_every_outcome_behind_it_was_checked() {
+    use super::Evidence::{Gold, SelfValidated};
+    let mut m = Memory::default();
+    let gold =
+        m.add_with_evidence("casework: count both ends", Category::Failure, "casework", None, Gold).unwrap().id();
+    assert_eq!(m.entry(gold).unwrap().evidence, Some(Gold));
+    // The same lesson again, checked again: still gold; then from a self-validated outcome.
+    m.add_with_evidence("casework: count both ends", Category::Failure, "casework", None, Gold).unwrap();
+    assert_eq!(m.entry(gold).unwrap().evidence, Some(Gold));
+    m.add_with_evidence("casework: count both ends", Category::Failure, "casework", None, SelfValidated).unwrap();
+    assert_eq!(m.entry(gold).unwrap().evidence, Some(SelfValidated));
+    // A person's entry (plain add) has none, and the change replays to the same memory.
+    let plain = m.add("algebra: isolate x first", Category::Insight, "algebraic", None).unwrap().id();
+    assert_eq!(m.entry(plain).unwrap().evidence, None);
+    let mut replayed = Memory::default();
+    for change in m.take_changes() {
+        replayed.apply(&change).unwrap();
+    }
+    assert_eq!(replayed, m);
+    // A memory whose rules keep no evidence (recorded before the rule) writes none.
+    let mut old: Memory = serde_json::from_value({
+        let mut v = serde_json::to_value(Memory::default()).unwrap();
+        v["params"].as_object_mut().unwrap().remove("record_evidence");
+        v
+    })
+    .unwrap();
+    let id = old.add_with_evidence("x", Category::Insight, "algebraic", None, Gold).unwrap().id();
+    assert_eq!(old.entry(id).unwrap().evidence, None);
+    assert!(!serde_json::to_string(&old.take_changes()).unwrap().contains("evidence"));
+    // An old entry without the field loads.
+    let json = serde_json::to_value(m.entry(plain).unwrap()).unwrap();
+    assert!(json.get("evidence").is_none());
+    let back: super::Entry = serde_json::from_value(json).unwrap();
+    assert_eq!(back.evidence, None);
+}

@@ -1,6 +1,6 @@
 //! The named cross-problem memory of a run whose method keeps one
 //! (`MethodInfo::wants_memory`): which memory (`--memory NAME`, default
-//! `<method>-<task>`), loading it before each problem and saving it after, so problem
+//! `<method>-<task>-<model>`, so one model's lessons do not steer another's), loading it before each problem and saving it after, so problem
 //! k+1 starts from what problem k left. The method is never named here: the method's
 //! registration says whether it wants a memory.
 //!
@@ -29,13 +29,15 @@ pub enum MemoryArgError {
     BadName(String),
 }
 
-/// The memory a run of `params` on `task` uses: `given` (`--memory`, or the config
-/// file's `defaults.memory`), else `<method>-<task>` (`retreval-math-demo`); `None`
-/// when the method keeps no memory. `given_by_flag` says whether `given` came from
-/// the command line (a config default is ignored for methods without a memory).
+/// The memory a run of `params` on `task` with `model` uses: `given` (`--memory`, or the
+/// config file's `defaults.memory`, which any model shares), else [`default_name`]
+/// (`retreval-math-demo-gpt-4o-mini`); `None` when the method keeps no memory.
+/// `given_by_flag` says whether `given` came from the command line (a config default is
+/// ignored for methods without a memory).
 pub fn resolve(
     params: &Params,
     task: &str,
+    model: &str,
     given: Option<&str>,
     given_by_flag: bool,
 ) -> Result<Option<String>, MemoryArgError> {
@@ -48,25 +50,75 @@ pub fn resolve(
     }
     let name = match given {
         Some(name) => name.to_string(),
-        None => default_name(params, task),
+        None => default_name(params, task, model),
     };
     persist::validate_name(&name).map_err(|e| MemoryArgError::BadName(e.to_string()))?;
     Ok(Some(name))
 }
 
-/// `<method>-<task>`, e.g. `retreval-math-demo`.
-pub fn default_name(params: &Params, task: &str) -> String {
+/// `<method>-<task>-<model>`, e.g. `retreval-math-demo-gpt-4o-mini`: the memory a run
+/// uses by default, one per model so that one model's lessons (validated by that model
+/// itself) do not steer another's. The model's name is made safe for a memory name
+/// (other characters become `-`) and the whole is cut to the name's 64 characters.
+pub fn default_name(params: &Params, task: &str, model: &str) -> String {
+    per_model(&shared_name(params, task), model)
+}
+
+/// `base` with `model` made safe for a memory name, cut to 64 characters.
+fn per_model(base: &str, model: &str) -> String {
+    let mut slug = String::new();
+    for c in model.chars() {
+        let keep = c.is_ascii_alphanumeric() || c == '.' || c == '_';
+        if keep {
+            slug.push(c.to_ascii_lowercase());
+        } else if !slug.ends_with('-') {
+            slug.push('-');
+        }
+    }
+    let slug = slug.trim_matches(['-', '.']);
+    let name = if slug.is_empty() { base.to_string() } else { format!("{base}-{slug}") };
+    let cut: String = name.chars().take(persist::MAX_NAME_LEN).collect();
+    cut.trim_end_matches(['-', '.']).to_string()
+}
+
+/// `<method>-<task>`, e.g. `retreval-math-demo`: the default before memories were named
+/// per model (every model shared it), kept for `--memory` and named in a note
+/// ([`old_default_note`]); the demos, which touch no memory file, label their snapshot so.
+pub fn shared_name(params: &Params, task: &str) -> String {
     format!("{}-{task}", params.method.label())
 }
 
-/// The memory a run on `task` uses by default, for commands that name no method
-/// (`thoughtscope memory --task T`): `<method>-<task>` for the registered method that
-/// keeps a memory with its default parameters (`retreval-math-demo`).
-pub fn task_default(task: &str) -> String {
+/// The note for a run that uses the per-model default `name` while a memory under the
+/// old shared default name exists in `store`: that memory is kept, and how to use it.
+/// `None` when there is no such memory or `name` already has a file (said once, when the
+/// per-model memory starts).
+pub fn old_default_note(store: &MemoryStore, params: &Params, task: &str, name: &str) -> Option<String> {
+    let old = shared_name(params, task);
+    if old == name {
+        return None;
+    }
+    let exists = |n: &str| store.path(n).is_ok_and(|p| p.exists());
+    (exists(&old) && !exists(name)).then(|| {
+        format!(
+            "memory {old} (the default before memories were named per model, shared by every model) is kept as it \
+             is; this run starts memory {name} for this model; give --memory {old} to go on with the shared one"
+        )
+    })
+}
+
+/// The memory a run on `task` with `model` uses by default, for commands that name no
+/// method (`thoughtscope memory --task T --model M`): [`default_name`] for the registered
+/// method that keeps a memory with its default parameters; without a model, the shared
+/// `<method>-<task>` ([`shared_name`]).
+pub fn task_default(task: &str, model: Option<&str>) -> String {
     let keepers = keepers();
     // Every build registers one (retreval); the name says "memory" if none did.
     let method = keepers.first().map_or("memory", String::as_str);
-    format!("{method}-{task}")
+    let base = format!("{method}-{task}");
+    match model {
+        Some(model) => per_model(&base, model),
+        None => base,
+    }
 }
 
 /// The registered methods that keep a memory with their default parameters, in the

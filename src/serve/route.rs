@@ -100,6 +100,12 @@ pub fn params(
             patch = patch.with(name, value);
         }
     }
+    // io is the model: one completion a request, as a direct call would be, unless the
+    // client (its `thoughtscope` object), the profile or the config asks for more.
+    if method == crate::engine::methods::io::KIND && patch.get("samples").is_none() && defaults.get("samples").is_none()
+    {
+        patch = patch.with("samples", crate::engine::Value::Whole(1));
+    }
     if let Some((name, readers)) = patch.not_read_by(method) {
         return Err(ApiError::invalid(
             "unknown_parameter",
@@ -130,6 +136,23 @@ mod tests {
         let body = json!({"model": "x", "messages": [{"role": "user", "content": "q"}], "thoughtscope": thoughtscope,
             "temperature": 0.3});
         ChatRequest::parse(body.to_string().as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn io_is_one_completion_unless_the_client_the_profile_or_the_config_asks_for_more() {
+        let io = crate::engine::methods::io::KIND;
+        let none = ParamPatch::default();
+        let p = params(io, &request(json!({})), None, &none).unwrap();
+        assert_eq!(p.get("samples"), Some(&P::Whole(1)), "a bare model name is one completion");
+        let p = params(io, &request(json!({"samples": 4})), None, &none).unwrap();
+        assert_eq!(p.get("samples"), Some(&P::Whole(4)));
+        let profile = Profile { method: io, values: json!({"samples": 3}).as_object().unwrap().clone() };
+        assert_eq!(params(io, &request(json!({})), Some(&profile), &none).unwrap().get("samples"), Some(&P::Whole(3)));
+        let config = ParamPatch::default().with("samples", P::Whole(5));
+        assert_eq!(params(io, &request(json!({})), None, &config).unwrap().get("samples"), Some(&P::Whole(5)));
+        // Another method keeps its own default.
+        let cot_sc = MethodKind::from_name("cot-sc").unwrap();
+        assert_ne!(params(cot_sc, &request(json!({})), None, &none).unwrap().get("samples"), Some(&P::Whole(1)));
     }
 
     #[test]

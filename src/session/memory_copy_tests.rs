@@ -26,6 +26,7 @@ fn add(i: usize) -> MemoryChange {
         category: Category::Failure,
         approach: "numeric".into(),
         source: None,
+        evidence: None,
     }
 }
 

@@ -21,7 +21,9 @@ use std::sync::Arc;
 use crate::engine::task::Capability;
 use crate::engine::{CallKind, Core, Issue, NodeId, NodeStatus, Origin, Outcome, Step, ToolMode};
 use crate::engine::{MethodKind, ParamError, ParamReader};
-use crate::protocol::{CallError, CallErrorKind, Completion, LlmRequest, ToolDef, ToolRequest, ToolResult};
+use crate::protocol::{
+    CallError, CallErrorKind, Completion, LlmRequest, Message, Role, ToolDef, ToolRequest, ToolResult,
+};
 
 use super::{Method, MethodInfo, MethodView, Progress};
 
@@ -563,10 +565,11 @@ pub(super) fn no_react_steps(core: &Core) -> String {
 }
 
 /// The request for step `step` after `trajectory`, fitted to the model's context window
-/// when the run knows it: the oldest observations are trimmed (each replaced by a marker
-/// the model sees) until the prompt and its reply fit, the latest always kept; a step that
-/// fits even so is not asked (the error says why), so no request is sent that cannot fit.
-/// Trimming is said in the log.
+/// when the run knows it, the latest step always kept; a step that does not fit even so is
+/// not asked (the error says why), so no request is sent that cannot fit. The reference
+/// style trims the oldest observations (each replaced by a marker the model sees); the chat
+/// style drops the oldest steps whole, each an (assistant, user) turn pair, and says how many
+/// in the question's turn. Trimming is said in the log.
 fn step_request(core: &mut Core, params: ReactParams, trajectory: &str, step: usize) -> Result<LlmRequest, String> {
     let request = raw_step_request(core, params, trajectory, step)?;
     let Some(window) = core.context_window else { return Ok(request) };
@@ -574,27 +577,33 @@ fn step_request(core: &mut Core, params: ReactParams, trajectory: &str, step: us
     if needs(&request) <= window {
         return Ok(request);
     }
-    let observations = observation_count(trajectory);
+    let chat = !core.task.prompt_style().is_reference();
+    let parts = if chat { EpisodeTurns::of(trajectory).pairs.len() } else { observation_count(trajectory) };
     let mut last = needs(&request);
-    for trimmed in 1..observations {
-        let fitted = raw_step_request(core, params, &trim_observations(trajectory, trimmed), step)?;
+    for trimmed in 1..parts {
+        let shorter =
+            if chat { drop_oldest_steps(trajectory, trimmed) } else { trim_observations(trajectory, trimmed) };
+        let fitted = raw_step_request(core, params, &shorter, step)?;
         last = needs(&fitted);
         if last <= window {
-            core.log(format!(
-                "step {step}: the {} trimmed so the prompt fits the model's context window ({window} tokens)",
-                if trimmed == 1 {
-                    "oldest observation was".to_string()
-                } else {
-                    format!("{trimmed} oldest observations were")
-                }
-            ));
+            let what = match (chat, trimmed) {
+                (false, 1) => "the oldest observation was trimmed".to_string(),
+                (false, k) => format!("the {k} oldest observations were trimmed"),
+                (true, 1) => "the oldest step (its assistant and user turns) was dropped".to_string(),
+                (true, k) => format!("the {k} oldest steps (their assistant and user turns) were dropped"),
+            };
+            core.log(format!("step {step}: {what} so the prompt fits the model's context window ({window} tokens)"));
             return Ok(fitted);
         }
     }
+    let even = match (chat, parts > 1) {
+        (_, false) => "",
+        (false, true) => " even with the older observations trimmed",
+        (true, true) => " even with the older steps dropped",
+    };
     Err(format!(
         "step {step}: the prompt and its reply (about {last} tokens) do not fit the model's context window \
-         ({window} tokens){}; the episode stops here (give the model a larger context, or take fewer steps)",
-        if observations > 1 { " even with the older observations trimmed" } else { "" }
+         ({window} tokens){even}; the episode stops here (give the model a larger context, or take fewer steps)"
     ))
 }
 
@@ -632,6 +641,103 @@ pub fn trim_observations(trajectory: &str, k: usize) -> String {
     out
 }
 
+/// A trajectory as a chat conversation: what comes before its first step (`lead`), then
+/// one pair a step: the model's part (`Thought i:` / `Action i:` lines, an assistant turn)
+/// and what it was told (`Observation i:` lines, the next user turn; empty while the step
+/// has no observation yet).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct EpisodeTurns {
+    pub lead: String,
+    pub pairs: Vec<(String, String)>,
+}
+
+impl EpisodeTurns {
+    /// Split `trajectory` by its labelled lines; a line without a label goes with the part
+    /// above it (a thought or an observation may span lines).
+    pub fn of(trajectory: &str) -> EpisodeTurns {
+        let mut turns = EpisodeTurns::default();
+        // Whether the lines go to the user part of the last pair (else its assistant part).
+        let mut in_user = false;
+        for line in trajectory.split_inclusive('\n') {
+            let model = line.starts_with("Thought ") || line.starts_with("Action ");
+            let told = line.starts_with("Observation ");
+            if model && (in_user || turns.pairs.is_empty()) {
+                turns.pairs.push((String::new(), String::new()));
+                in_user = false;
+            } else if told && !turns.pairs.is_empty() {
+                in_user = true;
+            }
+            // An observation with no step before it is told with the text before the steps.
+            match turns.pairs.last_mut() {
+                Some((_, user)) if in_user => user.push_str(line),
+                Some((model, _)) => model.push_str(line),
+                None => turns.lead.push_str(line),
+            }
+        }
+        turns
+    }
+}
+
+/// `trajectory` without its first `k` steps, a line saying so in their place (the chat
+/// style's trimming: whole turn pairs go, so no turn is cut in half).
+pub fn drop_oldest_steps(trajectory: &str, k: usize) -> String {
+    let turns = EpisodeTurns::of(trajectory);
+    let k = k.min(turns.pairs.len());
+    let mut out = turns.lead.clone();
+    out.push_str(&format!(
+        "[{} left out to fit the model's context window]\n",
+        super::count(k, "earlier step", "earlier steps")
+    ));
+    for (model, told) in turns.pairs.iter().skip(k) {
+        out.push_str(model);
+        out.push_str(told);
+    }
+    out
+}
+
+/// The chat style's conversation for a ReAct step: the last user message of `messages`,
+/// which holds the state with `trajectory` in it, becomes the question's turn, then each
+/// step of the trajectory as an assistant turn (its thought and action) and a user turn
+/// (its observation), the last user turn ending with what followed the trajectory (the ask
+/// for the next step). Messages whose last turn does not hold the trajectory word for word
+/// (a template that places it elsewhere) are left as they are.
+pub fn episode_in_turns(messages: &mut Vec<Message>, trajectory: &str) {
+    if trajectory.trim().is_empty() {
+        return;
+    }
+    if messages.last().is_none_or(|m| m.role != Role::User) {
+        return;
+    }
+    let Some(last) = messages.pop() else { return };
+    let Some(at) = last.content.rfind(trajectory) else {
+        messages.push(last);
+        return;
+    };
+    let (head, tail) = (&last.content[..at], &last.content[at + trajectory.len()..]);
+    let turns = EpisodeTurns::of(trajectory);
+    let question = format!("{head}{}", turns.lead);
+    if !question.trim().is_empty() {
+        messages.push(Message::user(question.trim_end()));
+    }
+    for (model, told) in &turns.pairs {
+        messages.push(Message::assistant(model.trim_end()));
+        if !told.trim().is_empty() {
+            messages.push(Message::user(told.trim_end()));
+        }
+    }
+    let tail = tail.trim();
+    if tail.is_empty() {
+        return;
+    }
+    match messages.last_mut() {
+        Some(m) if m.role == Role::User => {
+            m.content.push('\n');
+            m.content.push_str(tail);
+        }
+        _ => messages.push(Message::user(tail)),
+    }
+}
+
 /// The request for step `step` after `trajectory`, in the run's tool mode, as the task writes it.
 fn raw_step_request(core: &Core, params: ReactParams, trajectory: &str, step: usize) -> Result<LlmRequest, String> {
     let react = core.task.react().ok_or_else(|| no_react_steps(core))?;
@@ -645,6 +751,9 @@ fn raw_step_request(core: &Core, params: ReactParams, trajectory: &str, step: us
         ToolMode::Text => (react.react_prompt(&core.x, trajectory, step), Vec::new()),
     };
     let mut request = LlmRequest::from_prompt(prompt, 1, core.temperature);
+    if !core.task.prompt_style().is_reference() {
+        episode_in_turns(&mut request.messages, trajectory);
+    }
     request.tools = tools;
     Ok(request)
 }

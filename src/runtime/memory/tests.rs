@@ -43,15 +43,15 @@ fn math_demo() -> Arc<dyn TaskSource> {
 
 #[test]
 fn memory_for_a_method_that_keeps_none_is_refused_on_the_command_line_and_ignored_from_the_config() {
-    let err = resolve(&cot(), "math-demo", Some("study"), true).unwrap_err();
+    let err = resolve(&cot(), "math-demo", "m", Some("study"), true).unwrap_err();
     assert_eq!(
         err.to_string(),
         "--memory needs a method that keeps a memory (retreval); drop it or use --method retreval"
     );
-    assert_eq!(resolve(&cot(), "math-demo", Some("study"), false), Ok(None), "a config default is not a mistake");
-    assert_eq!(resolve(&cot(), "math-demo", None, false), Ok(None));
-    assert_eq!(default_name(&cot(), "math-demo"), "cot-math-demo");
-    assert_eq!(task_default("math-demo"), "retreval-math-demo");
+    assert_eq!(resolve(&cot(), "math-demo", "m", Some("study"), false), Ok(None), "a config default is not a mistake");
+    assert_eq!(resolve(&cot(), "math-demo", "m", None, false), Ok(None));
+    assert_eq!(default_name(&cot(), "math-demo", "gpt-4o"), "cot-math-demo-gpt-4o");
+    assert_eq!(task_default("math-demo", None), "retreval-math-demo");
 }
 
 #[test]

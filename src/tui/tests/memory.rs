@@ -255,6 +255,7 @@ fn the_transcript_reads_memory_changes_plainly() {
             category: Category::Failure,
             approach: "geometric".into(),
             source: Some("game24 900".into()),
+            evidence: None,
         },
     );
     method_change(&mut app, MemoryChange::AddSignal { id: rewritten, signal: "too vague to act on".into() });

@@ -243,6 +243,29 @@ pub fn subtask_problem(problem: &str, subtask: &Subtask, solved: &[SolvedSubtask
     text
 }
 
+/// The system message of the compose call in the chat style: its own instructions, with
+/// the solver's (the task's chain-of-thought system message) quoted for the answer's format.
+const COMPOSE_SYSTEM: &str = "You combine the results of a problem's solved subtasks into the answer to the whole \
+problem. Check that the results fit together and fit the problem, then solve the whole problem step by step, using \
+the results where they hold, and give the final answer.";
+const COMPOSE_SOLVER_NOTE: &str =
+    "Those were the solver's instructions: write your steps and the final answer in the form they ask for.";
+
+/// In the chat style, the compose call's own system message in place of the solver's.
+fn compose_system(p: &mut Prompt) {
+    let text = match p.messages.first().is_some_and(|m| m.role == Role::System) {
+        true => {
+            let solver = p.messages.remove(0).content;
+            format!(
+                "{COMPOSE_SYSTEM}\n\nThe solver of this problem was told:\n\"\"\"\n{}\n\"\"\"\n{COMPOSE_SOLVER_NOTE}",
+                solver.trim()
+            )
+        }
+        false => COMPOSE_SYSTEM.to_string(),
+    };
+    p.messages.insert(0, crate::protocol::Message::system(text));
+}
+
 /// The task's chain-of-thought prompt for problem `x` with the solved subtasks'
 /// results added to its last user message, asking for the whole answer in the task's
 /// usual format (purpose `cot`, so the task's own answer parsing reads the reply;
@@ -268,6 +291,9 @@ whole problem step by step and give the final answer in the usual format.",
     match p.messages.iter_mut().rev().find(|m| m.role == Role::User) {
         Some(m) => m.content.push_str(&add),
         None => p.messages.push(crate::protocol::Message::user(add.trim_start())),
+    }
+    if !task.prompt_style().is_reference() {
+        compose_system(&mut p);
     }
     p.purpose = Purpose::Cot;
     if !p.context.is_object() {

@@ -727,3 +727,110 @@ fn a_step_without_an_action_names_the_tasks_own_tools() {
     let said = super::method::no_action(&e.core);
     assert!(said.contains("search[") && !said.contains("algebra"), "{said}");
 }
+
+fn chat_engine(extra: serde_json::Value) -> Engine {
+    let loader = crate::tasks::prompts::Loader::new(None, crate::engine::PromptStyle::Chat);
+    let task = Arc::new(MathTask::styled(MathKind::MathDemo, loader, demo::items()).unwrap());
+    Engine::try_new(task, X, params(extra)).unwrap()
+}
+
+#[test]
+fn in_the_chat_style_a_solves_steps_are_turns_and_compose_has_its_own_system_message() {
+    use crate::protocol::Role;
+    let mut e = chat_engine(json!({"complexity_table": "1:1x1,2:1x1,3:1x1,4:1x1,5:1x1"}));
+    let seen = run(&mut e, |r| match kind(r) {
+        "local" => "Score: 2".into(),
+        "validate" => "VERDICT: correct".into(),
+        "decompose" => "Subtask 1: Find 3x.\nDepends on: none\nExit condition: 3x is known.\n\
+Subtask 2: Find x.\nDepends on: 1\nExit condition: x is known."
+            .into(),
+        "compose" => "From the subtasks, x = 6. The final answer is $\\boxed{6}$.".into(),
+        _ => standard(3)(r),
+    });
+    // Step 2 of the first solve: the approach and the problem in one user turn, step 1 as
+    // the assistant's turn, its observation and the ask for step 2 as the last user turn.
+    let second = seen
+        .requests
+        .iter()
+        .find(|r| kind(r) == "solve" && r.context["step"] == 2 && r.context.get("subtask").is_none())
+        .expect("a second solve step");
+    let n = second.messages.len();
+    let last: Vec<(Role, &str)> = second.messages[n - 3..].iter().map(|m| (m.role, m.content.as_str())).collect();
+    assert_eq!(last[0].0, Role::User);
+    assert!(
+        last[0].1.starts_with("Approach: solve this with the ") && last[0].1.contains("Problem: "),
+        "{}",
+        last[0].1
+    );
+    assert!(!last[0].1.contains("Thought 1"), "{}", last[0].1);
+    assert_eq!(last[1], (Role::Assistant, "Thought 1: Subtract 7 from both sides.\nAction 1: Calc[25 - 7]"));
+    assert_eq!(last[2].0, Role::User);
+    assert!(last[2].1.starts_with("Observation 1: 18\n") && last[2].1.contains("Write Thought 2 and Action 2"));
+    // The compose call: its own instructions first, the solver's quoted for the answer's form.
+    let compose = seen.requests.iter().find(|r| kind(r) == "compose").expect("a compose call");
+    let system = &compose.messages[0];
+    assert_eq!(system.role, Role::System);
+    assert!(system.content.starts_with("You combine the results of a problem's solved subtasks"), "{}", system.content);
+    assert!(system.content.contains("The solver of this problem was told:") && system.content.contains("\\boxed{"));
+    assert_eq!(compose.messages.iter().filter(|m| m.role == Role::System).count(), 1);
+    assert!(compose.messages.last().unwrap().content.contains("Using these results, solve the whole problem"));
+}
+
+#[test]
+fn in_the_reference_style_compose_is_the_tasks_prompt_as_before() {
+    let mut e = engine(json!({"complexity_table": "1:1x1,2:1x1,3:1x1,4:1x1,5:1x1"}), None);
+    let seen = run(&mut e, |r| match kind(r) {
+        "local" => "Score: 2".into(),
+        "validate" => "VERDICT: correct".into(),
+        "decompose" => "Subtask 1: Find 3x.\nDepends on: none\nExit condition: 3x is known.\n\
+Subtask 2: Find x.\nDepends on: 1\nExit condition: x is known."
+            .into(),
+        "compose" => "x = 6. The answer is \\boxed{6}.".into(),
+        _ => standard(3)(r),
+    });
+    let compose = seen.requests.iter().find(|r| kind(r) == "compose").expect("a compose call");
+    assert_eq!(compose.messages.len(), 1);
+    let solve = seen.requests.iter().find(|r| kind(r) == "solve" && r.context["step"] == 2).unwrap();
+    assert_eq!(solve.messages.len(), 1, "the reference solve step is one user message");
+}
+
+#[test]
+fn a_lesson_keeps_its_evidence_and_a_self_validation_the_grading_contradicts_is_said() {
+    use crate::memory::Evidence;
+    // The model finishes with x = 7 and calls it correct; the gold answer is 6.
+    let wrong = |r: &LlmRequest| match kind(r) {
+        "solve" if r.context["step"] != 1 => "Thought 2: So x = 7.\nAction 2: finish[7]".to_string(),
+        _ => standard(1)(r),
+    };
+    let mut e = engine(json!({"no_decompose": true}), Some(Memory::default()));
+    let seen = run(&mut e, wrong);
+    let said = logs(&seen);
+    assert!(
+        said.iter().any(|l| l.starts_with("memory: the model's own validation called the ")
+            && l.contains("attempt correct, but the run's grading does not (")
+            && l.ends_with("what the memory learns from this problem is marked self-validated")),
+        "{said:?}"
+    );
+    assert!(said.iter().any(|l| l.contains(" approach solved (self-validated) → reliability")), "{said:?}");
+    let m = e.memory().unwrap();
+    assert!(!m.is_empty());
+    assert!(m.entries().iter().all(|en| en.evidence == Some(Evidence::SelfValidated)), "{:?}", m.entries());
+    // Graded by the checker: the lessons are gold-checked and nothing contradicts.
+    let mut e = engine(json!({"no_decompose": true, "feedback": "oracle"}), Some(Memory::default()));
+    let seen = run(&mut e, standard(1));
+    assert!(!logs(&seen).iter().any(|l| l.contains("the run's grading")));
+    let m = e.memory().unwrap();
+    assert!(!m.is_empty());
+    assert!(m.entries().iter().all(|en| en.evidence == Some(Evidence::Gold)), "{:?}", m.entries());
+    // A memory recorded before evidence was kept (a session's snapshot) keeps none, as it did.
+    let old: Memory = serde_json::from_value({
+        let mut v = serde_json::to_value(Memory::default()).unwrap();
+        v["params"].as_object_mut().unwrap().remove("record_evidence");
+        v
+    })
+    .unwrap();
+    let mut e = engine(json!({"no_decompose": true}), Some(old));
+    let seen = run(&mut e, wrong);
+    assert!(!logs(&seen).iter().any(|l| l.contains("the run's grading") || l.contains("(self-validated)")));
+    assert!(e.memory().unwrap().entries().iter().all(|en| en.evidence.is_none()));
+}

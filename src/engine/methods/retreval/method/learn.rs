@@ -18,6 +18,27 @@ impl Retreval {
             (Some(a), FeedbackSource::SelfCheck) => self.attempts[a].validated == Some(true),
             (None, _) => false,
         };
+        // The model's own validation against the run's grading: a lesson learnt from a
+        // verdict the grading contradicts is said so (evidence is kept by the memory's rules).
+        let keeps_evidence = core.memory.as_ref().is_some_and(|m| m.params().record_evidence);
+        let self_checked = self.feedback == FeedbackSource::SelfCheck;
+        if let (true, true, Some(a)) = (keeps_evidence, self_checked, final_attempt) {
+            if let Some(answer) = self.attempts[a].answer.clone() {
+                let approach = self.attempts[a].approach;
+                match (solved, core.check_known(&answer)) {
+                    (true, Err(why)) => core.log(format!(
+                        "memory: the model's own validation called the {approach} attempt correct, but the run's \
+                         grading does not ({why}); what the memory learns from this problem is marked self-validated"
+                    )),
+                    (false, Ok(())) => core.log(format!(
+                        "memory: the model's own validation called the {approach} attempt wrong, but the run's \
+                         grading says it is correct; what the memory learns from this problem is marked self-validated"
+                    )),
+                    _ => {}
+                }
+            }
+        }
+        let evidence = keeps_evidence.then(|| format!(" ({})", self.evidence_words()));
         let critique = self.last_critique.clone();
         let used: Vec<EntryId> = self.used.iter().copied().collect();
         let mut rewrites = Vec::new();
@@ -27,8 +48,9 @@ impl Retreval {
                 let approach = self.attempts[a].approach;
                 match m.record_outcome(approach.name(), solved) {
                     Ok(r) => log.push(format!(
-                        "memory: {approach} approach {} → reliability {r:.2}",
-                        if solved { "solved" } else { "not solved" }
+                        "memory: {approach} approach {}{} → reliability {r:.2}",
+                        if solved { "solved" } else { "not solved" },
+                        evidence.as_deref().unwrap_or("")
                     )),
                     Err(e) => log.push(format!("memory: the outcome could not be recorded: {e}")),
                 }

@@ -244,7 +244,12 @@ impl Retreval {
             self.end_solve(core, a);
             return false;
         };
-        let prompt = self.solve_prompt(&at, prompt, Some(step));
+        let mut prompt = self.solve_prompt(&at, prompt, Some(step));
+        if !core.task.prompt_style().is_reference() {
+            // The chat style's episode is a conversation: each step an assistant turn, each
+            // observation the next user turn (the guidance stays with the question's turn).
+            crate::engine::methods::react::episode_in_turns(&mut prompt.messages, &trajectory);
+        }
         let mut request = LlmRequest::from_prompt(prompt, 1, core.temperature);
         request.tools = tools;
         request.nonce = at.nonce;

@@ -128,12 +128,30 @@ impl Retreval {
             return;
         }
         let content = format!("{} approach, {}: {}", failure.approach, failure.cause, failure.summary);
+        let evidence = self.evidence();
         let source = clip(self.attempts[a].x.trim(), 200);
         if let Some(m) = core.memory.as_mut() {
-            match m.add(&content, Category::Failure, failure.approach.name(), Some(&source)) {
+            match m.add_with_evidence(&content, Category::Failure, failure.approach.name(), Some(&source), evidence) {
                 Ok(outcome) => core.log(format!("memory: failure entry {} ({content})", outcome.id())),
                 Err(e) => core.log(format!("memory: the failure could not be written: {e}")),
             }
+        }
+    }
+
+    /// What a lesson's outcome was checked against: the task's checker (oracle feedback)
+    /// or only the model's own validation.
+    pub(super) fn evidence(&self) -> crate::memory::Evidence {
+        match self.feedback {
+            FeedbackSource::Oracle => crate::memory::Evidence::Gold,
+            FeedbackSource::SelfCheck => crate::memory::Evidence::SelfValidated,
+        }
+    }
+
+    /// How the memory's log says what an outcome was checked against.
+    pub(super) fn evidence_words(&self) -> &'static str {
+        match self.feedback {
+            FeedbackSource::Oracle => "checked against the gold answer",
+            FeedbackSource::SelfCheck => "self-validated",
         }
     }
 
@@ -154,8 +172,9 @@ impl Retreval {
         let content = format!("{} approach worked: {}{answer}", at.approach, clip(line, 200));
         let approach = at.approach;
         let source = clip(at.x.trim(), 200);
+        let evidence = self.evidence();
         if let Some(m) = core.memory.as_mut() {
-            match m.add(&content, Category::Success, approach.name(), Some(&source)) {
+            match m.add_with_evidence(&content, Category::Success, approach.name(), Some(&source), evidence) {
                 Ok(outcome) => core.log(format!("memory: success entry {}", outcome.id())),
                 Err(e) => core.log(format!("memory: the success could not be written: {e}")),
             }
