@@ -10,6 +10,7 @@ pub mod diff_view;
 pub mod handoff;
 pub mod keymap;
 pub mod settings;
+pub mod state;
 pub mod theme;
 pub mod ui;
 

@@ -25,14 +25,14 @@ use ratatui::widgets::{Block, BorderType, Borders};
 use ratatui::Frame;
 
 use super::action::Action;
-use super::app::{App, Pane, TreeState};
+use super::state::{App, Pane, TreeState};
 use super::theme::{Slot, Theme};
 use crate::engine::NodeId;
 
 /// The help popup's text, plain (for tests and hand-offs).
 pub fn help_text(app: &App) -> String {
     let view = View::new(app, app.selected());
-    crate::tui::app::plain_text(&popup::help_lines(&view))
+    crate::tui::state::plain_text(&popup::help_lines(&view))
 }
 
 /// What drawing needs, borrowed from the app.

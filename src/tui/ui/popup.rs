@@ -6,7 +6,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 use ratatui::Frame;
 
 use super::super::action::Action;
-use super::super::app::{Pane, Popup, Prompting};
+use super::super::state::{Pane, Popup, Prompting};
 use super::super::theme::Slot;
 use super::View;
 use crate::engine::NodeId;
