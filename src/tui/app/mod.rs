@@ -28,8 +28,8 @@ pub use crate::tui::state::follow::read_written;
 pub use crate::tui::state::{
     by_approach, memory_note, plain_text, rows, scan as browser_scan, shown_path, sorted_entries, App, BreakList,
     BreakMarks, BrowserNode, CauseChooser, Chosen, DetailPane, EngineKey, Filter, Find, Following, HelpView,
-    MemoryPane, MemoryUse, OpenSource, Outgoing, Pane, Popup, ProblemList, Prompting, Replay, ScoresPane, Scroll,
-    SessionBrowser, SessionState, Setup, TranscriptPane, TreePane, TreeState, ViewState, FILTER_ACCEPTED,
+    MemoryPane, MemoryUse, OpenPane, OpenSource, Outgoing, Pane, Popup, ProblemList, Prompting, Replay, ScoresPane,
+    Scroll, SessionBrowser, SessionState, Setup, TranscriptPane, TreePane, TreeState, ViewState, FILTER_ACCEPTED,
     MAX_PLAY_SPEED, PLAY_SPEED,
 };
 pub use breaks::walk_breaks;
@@ -76,6 +76,7 @@ impl App {
             filter_generation: 0,
             outgoing: None,
             followed: None,
+            open_pane: None,
         }
     }
 

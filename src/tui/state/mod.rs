@@ -227,6 +227,14 @@ pub struct App {
     pub outgoing: Option<Outgoing>,
     /// `replay --follow`: the replayed file is read again as another process writes it.
     pub followed: Option<Following>,
+    /// The registered pane open over the main panes (`tui::panes`), if one is.
+    pub open_pane: Option<OpenPane>,
+}
+
+/// A registered pane while it is open: which one, and its state.
+pub struct OpenPane {
+    pub index: u8,
+    pub pane: Box<dyn crate::tui::panes::Pane>,
 }
 
 /// What says the engine shown is unchanged since a pane computed something from the

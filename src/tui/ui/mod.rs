@@ -152,6 +152,12 @@ pub fn draw(frame: &mut Frame, view: &View, tree_state: &mut TreeState) -> [Rect
     if view.app.memory_pane.is_some() {
         memory::draw(frame, view, memory::area(&laid_out));
     }
+    if let Some(open) = &view.app.open_pane {
+        // A registered pane has the four panes' room (the header and footer stay).
+        let key = |a: Action| view.key(a);
+        let cx = crate::tui::panes::Context { engine: &view.app.session.run.engine, theme: &view.theme, key: &key };
+        open.pane.draw(frame, laid_out.iter().fold(laid_out[0], |all, p| all.union(*p)), &cx);
+    }
     status::draw_header(frame, view, header);
     status::draw_footer(frame, view, footer);
     popup::draw(frame, view, area);
