@@ -2393,6 +2393,8 @@ mod shipped;
 /// The Stats view's axes: per method step, and over the calls' latencies.
 mod stats;
 
+/// The calls pane (`L`): its figures against the recorded replies, its filters.
+mod calls;
 /// Every fact a demo's captions state agrees with what the demo recorded.
 mod caption_facts;
 /// The demos' captions read whole at 80×24, and playing stops at each.

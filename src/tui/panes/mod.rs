@@ -64,7 +64,7 @@ macro_rules! registry {
     };
 }
 
-registry!();
+registry!(calls);
 
 /// The registered pane `index`, if there is one.
 pub fn kind(index: u8) -> Option<&'static Kind> {
