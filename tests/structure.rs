@@ -159,8 +159,9 @@ fn the_counter_sees_a_long_function_and_ignores_braces_in_strings() {
 // blocks and `super::super::` included). Test files count too: a lower layer's tests may
 // not reach up across a forbidden arrow either.
 
-/// One forbidden arrow: files of module `from` (src/NAME/ and src/NAME.rs) may
-/// not name anything `forbids` accepts (a resolved path: `crate::llm::sim::SimProvider`
+/// One forbidden arrow: files of module `from` (src/NAME/ and src/NAME.rs; a nested
+/// module as a path, `tui/ui` for src/tui/ui/ and src/tui/ui.rs) may not name anything
+/// `forbids` accepts (a resolved path: `crate::llm::sim::SimProvider`
 /// is `["crate", "llm", "sim", "SimProvider"]`).
 struct Layer {
     from: &'static str,
@@ -204,7 +205,19 @@ const LAYERS: &[Layer] = &[
         why: "userfile sits below the config and the memory store",
         forbids: |p| under(p, &["crate", "config"]) || under(p, &["crate", "memory"]),
     },
+    Layer {
+        from: "tui/ui",
+        why: "the explorer's drawing reads tui::state and names nothing of tui::app",
+        forbids: |p| under(p, &["crate", "tui", "app"]),
+    },
 ];
+
+/// Whether the file at `rel` (under src/) is in module `from` (`engine`, `tui/ui`).
+fn in_module(rel: &Path, from: &str) -> bool {
+    let parts: Vec<String> = rel.iter().map(|p| p.to_string_lossy().trim_end_matches(".rs").to_string()).collect();
+    let want: Vec<&str> = from.split('/').collect();
+    parts.len() >= want.len() && parts.iter().zip(&want).all(|(a, b)| a == b)
+}
 
 /// The modules that may use clap: the command line (src/cli/) and the binary's root.
 const CLAP_ALLOWED: &[&str] = &["cli", "main"];
@@ -431,10 +444,8 @@ fn layer_violations(root: &Path) -> Vec<String> {
     for file in files {
         let rel = file.strip_prefix(&src).unwrap_or(&file).to_path_buf();
         let Ok(text) = std::fs::read_to_string(&file) else { continue };
-        let top = rel.iter().next().map(|first| first.to_string_lossy().trim_end_matches(".rs").to_string());
-        let starts = |name: &str| top.as_deref() == Some(name);
-        let rules: Vec<&Layer> = LAYERS.iter().filter(|l| starts(l.from)).collect();
-        let clap_ok = CLAP_ALLOWED.iter().any(|top| starts(top));
+        let rules: Vec<&Layer> = LAYERS.iter().filter(|l| in_module(&rel, l.from)).collect();
+        let clap_ok = CLAP_ALLOWED.iter().any(|top| in_module(&rel, top));
         for (path, line) in named_paths(&text, &module_of(&rel)) {
             let shown = path.join("::");
             for rule in &rules {
@@ -478,11 +489,17 @@ fn the_layer_check_catches_planted_imports_and_paths() {
     write("protocol/j.rs", "use crate::engine::rng::SplitMix64;\n");
     write("llm/k.rs", "#[derive(Debug, clap::Args)]\nstruct A;\n");
     write("tools/l.rs", "use clap::ValueEnum;\n");
+    write("tui/ui/m.rs", "use super::super::app::App;\n");
+    write("tui/ui/n.rs", "fn f(a: &crate::tui::app::App) {}\n");
+    write("tui/ui.rs", "use crate::tui::{app::Pane, state::App};\n");
     // And these are allowed, or not code at all.
     write("engine/ok.rs", "// crate::llm::X in a comment\nconst S: &str = \"crate::llm::X\";\nuse crate::protocol::LlmRequest;\nuse super::sim::Players;\n");
     write("tasks/ok.rs", "use crate::engine::sim::SimConfig;\nuse crate::llm_like::X;\nfn f<'a>(x: &'a str) {}\n");
     write("cli/ok.rs", "use clap::Args;\n#[derive(clap::Parser)]\nstruct C;\n");
     write("llm/ok.rs", "use crate::engine::sim::Players;\nuse super::tasks_of::X;\n");
+    write("tui/ui/ok.rs", "use super::super::state::App;\nuse crate::tui::appearance::X;\n");
+    write("tui/app/ok.rs", "use crate::tui::app::Pane;\nuse crate::tui::ui::View;\n");
+    write("tui/uix.rs", "use crate::tui::app::App;\n");
     let found = layer_violations(dir.path());
     let files: std::collections::BTreeSet<&str> = found.iter().map(|f| f.split(':').next().unwrap_or("")).collect();
     let expected = [
@@ -498,6 +515,9 @@ fn the_layer_check_catches_planted_imports_and_paths() {
         "src/protocol/j.rs",
         "src/tasks/g.rs",
         "src/tools/l.rs",
+        "src/tui/ui.rs",
+        "src/tui/ui/m.rs",
+        "src/tui/ui/n.rs",
         "src/userfile.rs",
     ];
     assert_eq!(files.into_iter().collect::<Vec<_>>(), expected, "{found:#?}");

@@ -136,6 +136,10 @@ pub enum Action {
     Editor,
     /// The focused text to the system clipboard (OSC 52).
     Copy,
+
+    // Registered panes.
+    /// Open (or close) the registered pane `tui::panes::PANES[i]`; named after it in keymaps.
+    Pane(u8),
 }
 
 impl Action {
@@ -208,8 +212,17 @@ impl Action {
         Action::Copy,
     ];
 
-    /// The snake_case name used in keymap files.
+    /// Every action with a registered pane's after `ALL`, in help order.
+    pub fn all() -> Vec<Action> {
+        let panes = (0..super::panes::PANES.len()).filter_map(|i| u8::try_from(i).ok()).map(Action::Pane);
+        Action::ALL.into_iter().chain(panes).collect()
+    }
+
+    /// The snake_case name used in keymap files (a registered pane's: its name).
     pub fn name(self) -> String {
+        if let Action::Pane(i) = self {
+            return super::panes::kind(i).map(|k| k.name.to_string()).unwrap_or_default();
+        }
         serde_json::to_value(self).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
     }
 }

@@ -215,7 +215,19 @@ pub struct Keymap {
 impl Default for Keymap {
     /// The compiled-in keymap (a test guarantees it parses; an empty keymap otherwise).
     fn default() -> Keymap {
-        Keymap::from_toml(DEFAULT_KEYMAP, "assets/keymap.toml").unwrap_or_else(|_| Keymap::from_bindings(Vec::new()))
+        let mut keymap = Keymap::from_toml(DEFAULT_KEYMAP, "assets/keymap.toml")
+            .unwrap_or_else(|_| Keymap::from_bindings(Vec::new()));
+        // Each registered pane on its own key (a test holds that no two claim one key).
+        for action in Action::all().into_iter().filter(|a| matches!(a, Action::Pane(_))) {
+            let Action::Pane(i) = action else { continue };
+            let Some(kind) = super::panes::kind(i) else { continue };
+            let Ok(key) = KeySpec::parse(kind.key) else { continue };
+            if !keymap.index.contains_key(&key) {
+                keymap.bindings.push(Binding { keys: vec![key], action, desc: kind.about.to_string() });
+            }
+        }
+        keymap.reindex();
+        keymap
     }
 }
 
@@ -326,12 +338,12 @@ impl Keymap {
         self.keys_for(action).first().map(ToString::to_string)
     }
 
-    /// Rows for the help popup, in `Action::ALL` order, one per bound action:
+    /// Rows for the help popup, in `Action::all()` order, one per bound action:
     /// (keys joined like "up, k", action, description).
     pub fn help(&self) -> Vec<(String, Action, String)> {
-        Action::ALL
-            .iter()
-            .filter_map(|&action| {
+        Action::all()
+            .into_iter()
+            .filter_map(|action| {
                 let keys = self.keys_for(action);
                 if keys.is_empty() {
                     return None;
@@ -363,8 +375,8 @@ fn parse_raw(raw: &RawBinding, fallback_desc: impl Fn(Action) -> String) -> Resu
     if UNBIND.contains(&run) {
         return Ok(None);
     }
-    let action = Action::ALL.iter().copied().find(|a| a.name() == run).ok_or_else(|| {
-        let known = Action::ALL.iter().map(|a| a.name()).collect::<Vec<_>>().join(", ");
+    let action = Action::all().into_iter().find(|a| a.name() == run).ok_or_else(|| {
+        let known = Action::all().iter().map(|a| a.name()).collect::<Vec<_>>().join(", ");
         format!("unknown action \"{run}\" (known: {known}, or none to unbind)")
     })?;
     let desc = match &raw.desc {
@@ -462,9 +474,13 @@ mod tests {
 
     #[test]
     fn default_keymap_parses_binds_everything_once() {
-        let keymap = Keymap::from_toml(DEFAULT_KEYMAP, "assets/keymap.toml").unwrap();
-        assert_eq!(keymap, Keymap::default());
-        for action in Action::ALL {
+        let file = Keymap::from_toml(DEFAULT_KEYMAP, "assets/keymap.toml").unwrap();
+        let keymap = Keymap::default();
+        // The default is the file's bindings, then each registered pane's on its own key
+        // (a pane whose key the file binds would have none: the loop below says so).
+        assert_eq!(keymap.bindings()[..file.bindings().len()], file.bindings()[..]);
+        assert_eq!(keymap.bindings().len(), file.bindings().len() + crate::tui::panes::PANES.len());
+        for action in Action::all() {
             assert!(!keymap.keys_for(action).is_empty(), "{action:?} has no key");
         }
         let mut seen = HashSet::new();
@@ -475,8 +491,8 @@ mod tests {
             }
         }
         let help = keymap.help();
-        assert_eq!(help.len(), Action::ALL.len());
-        assert!(help.iter().map(|(_, a, _)| *a).eq(Action::ALL));
+        assert_eq!(help.len(), Action::all().len());
+        assert!(help.iter().map(|(_, a, _)| *a).eq(Action::all()));
         let up = help.iter().find(|(_, a, _)| *a == Action::Up).unwrap();
         assert_eq!(up.0, "up, k");
         let quit = help.iter().find(|(_, a, _)| *a == Action::Quit).unwrap();

@@ -9,7 +9,9 @@ pub mod bench;
 pub mod diff_view;
 pub mod handoff;
 pub mod keymap;
+pub mod panes;
 pub mod settings;
+pub mod state;
 pub mod theme;
 pub mod ui;
 

@@ -1967,7 +1967,7 @@ fn score_rows(app: &mut App, width: u16, height: u16) -> (Vec<String>, String) {
     let inner = |lines: &[String]| -> Vec<String> {
         lines[1..lines.len() - 1].iter().map(|l| l.trim_start_matches('│').trim_end_matches('│').to_string()).collect()
     };
-    let max = ui::scores::max_scroll(app);
+    let max = crate::tui::state::scores::max_scroll(app);
     // At the top the pane may skip rows to show the cut-off line: read on from one row down.
     let mut rows = inner(&first);
     if max > 0 {
@@ -2086,7 +2086,7 @@ fn the_scores_pane_scrolls_counts_and_tells_invalid_from_pending() {
     let sim = SimProvider::new(SimConfig::default(), &SimPlayers);
     let (call, request) = &calls[0];
     app.on_reply(LlmReply { call: *call, result: sim.answer(request) }, request);
-    let candidates = ui::scores::current_candidates(&app);
+    let candidates = crate::tui::state::scores::current_candidates(&app);
     let n = candidates.len();
     assert!(candidates.iter().all(|c| c.depth == 2));
     let invalid: Vec<NodeId> =
@@ -2123,7 +2123,7 @@ fn the_scores_pane_scrolls_counts_and_tells_invalid_from_pending() {
     let title = full.lines().nth(r.y as usize).unwrap_or("");
     assert!(title.contains("2–") && title.contains(&format!(" of {n}")), "{title}");
     act(&mut app, Action::Bottom);
-    assert_eq!(usize::from(app.scores.scroll), ui::scores::max_scroll(&app));
+    assert_eq!(usize::from(app.scores.scroll), crate::tui::state::scores::max_scroll(&app));
     act(&mut app, Action::Top);
     assert_eq!(app.scores.scroll, 0);
 }
@@ -2393,6 +2393,8 @@ mod shipped;
 /// The Stats view's axes: per method step, and over the calls' latencies.
 mod stats;
 
+/// The calls pane (`L`): its figures against the recorded replies, its filters.
+mod calls;
 /// Every fact a demo's captions state agrees with what the demo recorded.
 mod caption_facts;
 /// The demos' captions read whole at 80×24, and playing stops at each.

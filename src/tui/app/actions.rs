@@ -24,6 +24,20 @@ impl App {
         if self.popup.is_some() {
             return self.popup_key(key);
         }
+        if let Some(mut open) = self.open_pane.take() {
+            let action = self.keymap.action_for(&key);
+            let (theme, keymap) = (self.theme(), &self.keymap);
+            let hint = |a: Action| keymap.key_hint(a).unwrap_or_default();
+            let cx = crate::tui::panes::Context { engine: &self.session.run.engine, theme: &theme, key: &hint };
+            let handled = open.pane.handle(&key, action, &cx);
+            if handled != crate::tui::panes::Handled::Close {
+                self.open_pane = Some(open);
+            }
+            if handled != crate::tui::panes::Handled::No {
+                self.touch();
+                return Vec::new();
+            }
+        }
         if self.memory_pane.is_some() {
             if let Some(effects) = self.memory_key(key) {
                 return effects;
@@ -327,6 +341,13 @@ impl App {
     /// speed, the theme, quitting.
     fn local_action(&mut self, action: Action, node: NodeId) {
         match action {
+            Action::Pane(index) => {
+                // Its key again closes it; another registered pane's key opens that one instead.
+                let was = self.open_pane.take().map(|open| open.index);
+                if let Some(kind) = crate::tui::panes::kind(index).filter(|_| was != Some(index)) {
+                    self.open_pane = Some(OpenPane { index, pane: (kind.open)() });
+                }
+            }
             Action::NewInput => self.new_input_popup(),
             Action::Restart => {
                 let problem = Problem { index: self.session.header.index, input: self.session.header.input.clone() };

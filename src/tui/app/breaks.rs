@@ -9,19 +9,6 @@
 use super::*;
 use crate::engine::breakpoint::{self, Breakpoint, Gauge, Hit, Seen};
 
-/// The `B` popup: the breakpoints as text, the selected row, and the line being typed.
-pub struct BreakList {
-    pub items: Vec<String>,
-    pub selected: usize,
-    /// `a`: a new breakpoint being typed.
-    pub adding: Option<Box<TextArea<'static>>>,
-    /// Why the last typed breakpoint was refused.
-    pub error: Option<String>,
-}
-
-/// Where playback stops in a replay: (cursor position after the input, what fired).
-pub type BreakMarks = Vec<(usize, Hit)>;
-
 impl App {
     /// The breakpoints the list shows: the live engine's, or the replay's own.
     pub fn breakpoint_texts(&self) -> Vec<String> {

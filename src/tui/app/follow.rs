@@ -6,26 +6,6 @@
 
 use super::*;
 
-/// What the follower has read of the file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Following {
-    pub path: PathBuf,
-    /// The file's length when it was last looked at.
-    seen: u64,
-    /// Bytes read, up to the end of the last whole line.
-    read: u64,
-}
-
-/// Read the whole lines of a session file being written (a torn last line left for later).
-/// Gives the session and the bytes read.
-pub fn read_written(path: &Path) -> Result<(Session, u64), String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("could not read {}: {e}", path.display()))?;
-    let whole = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
-    let text = String::from_utf8_lossy(&bytes[..whole]);
-    let session = Session::parse(&text, path).map_err(|e| e.to_string())?;
-    Ok((session, whole as u64))
-}
-
 impl App {
     /// Follow the replayed session's file from now on (`read` bytes of it are shown).
     pub fn follow_file(&mut self, read: u64) {
@@ -115,16 +95,5 @@ impl App {
         });
         self.seek(at(total));
         Ok(())
-    }
-
-    /// The header's word on following: `following` at the live end, else how many inputs behind.
-    pub fn follow_note(&self) -> Option<String> {
-        self.followed.as_ref()?;
-        let r = self.session.replay.as_ref()?;
-        Some(if r.cursor >= r.total {
-            "following".to_string()
-        } else {
-            format!("following, {} behind", r.total - r.cursor)
-        })
     }
 }

@@ -7,38 +7,6 @@
 use super::*;
 use crate::tui::ui::View;
 
-/// Something for the world outside the explorer, carried out by the loop between frames.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outgoing {
-    /// Show `text` in the pager (`$PAGER`, else `less`).
-    Pager { what: String, text: String },
-    /// Open `text` in the editor (`$VISUAL`, `$EDITOR`, else `vi`). `edit`: the node whose
-    /// thought `text` is; a changed text becomes an edit of it (a new sibling).
-    Editor { what: String, text: String, edit: Option<NodeId> },
-    /// Put `text` on the system clipboard (OSC 52: works over SSH, and in tmux with
-    /// `set-clipboard on`).
-    Clipboard { what: String, text: String },
-}
-
-impl Outgoing {
-    /// Whether the terminal is handed to another program (and must be drawn afresh after).
-    pub fn suspends(&self) -> bool {
-        !matches!(self, Outgoing::Clipboard { .. })
-    }
-}
-
-/// The lines as plain text (styles dropped), one per line.
-pub fn plain(lines: &[ratatui::text::Line<'_>]) -> String {
-    let mut out = String::new();
-    for line in lines {
-        for span in &line.spans {
-            out.push_str(&span.content);
-        }
-        out.push('\n');
-    }
-    out
-}
-
 impl App {
     /// The text of the focused pane and what it is: the transcript, or else the selected
     /// node's whole detail (its thought, state, score, every prompt and raw reply).
@@ -46,9 +14,9 @@ impl App {
         let node = self.selected();
         let view = View::new(self, node);
         if self.view.focus == Pane::Transcript {
-            return ("the transcript".into(), plain(&crate::tui::ui::transcript::lines(&view)));
+            return ("the transcript".into(), plain_text(&crate::tui::ui::transcript::lines(&view)));
         }
-        (format!("{node}'s detail"), plain(&crate::tui::ui::detail::lines(&view)))
+        (format!("{node}'s detail"), plain_text(&crate::tui::ui::detail::lines(&view)))
     }
 
     /// `V`: the focused text in the pager.

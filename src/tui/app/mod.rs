@@ -2,17 +2,11 @@
 //! is synchronous: the async loop (`tui::run`) feeds keys and model replies in and
 //! carries the returned effects out, so tests drive an `App` without a runtime.
 //!
-//! `mod.rs` holds the state, its construction and the one place inputs reach the run
-//! (`feed`); `actions.rs` turns keys, mouse and actions into commands; `navigation.rs`
-//! moves the selection and routes scrolling to the focused pane; `replay.rs` is the
-//! timeline, playback and fork.
-//!
-//! The state is split along its concerns: the run itself (`run`, `header`, `replay`,
-//! `events`) with the rest of the session part (`session.rs`: setup, streamed text,
-//! elapsed time, revision, driver reset, a replay's breakpoints); the view state
-//! (`view.rs`: focus, split, zoom, theme, redraw counter); and the pane components
-//! (`panes.rs`: tree, detail, transcript, scores, help view), each owning its scroll,
-//! limits and page/home/end handling, the way gitui's components do.
+//! The state itself (`App`, its panes and popups) is defined in `tui/state`, which
+//! `tui/ui` draws from; this module changes it. `mod.rs` holds its construction and the
+//! one place inputs reach the run (`feed`); `actions.rs` turns keys, mouse and actions
+//! into commands; `navigation.rs` moves the selection and routes scrolling to the
+//! focused pane; `replay.rs` is the timeline, playback and fork.
 
 mod actions;
 mod breaks;
@@ -23,31 +17,22 @@ mod find;
 mod follow;
 mod handoff;
 mod memory;
-mod memory_tree;
 mod navigation;
-mod panes;
 mod problems;
 mod replay;
-pub mod rows;
-mod session;
 mod undo;
-mod view;
 
 /// Where a new session or export goes (see [`crate::session::unique_path`]).
 pub use crate::session::unique_path;
-pub use breaks::{walk_breaks, BreakList, BreakMarks};
-pub use browser::{scan as browser_scan, Chosen, Node as BrowserNode, SessionBrowser};
-pub use filter::{Filter, FILTER_ACCEPTED};
-pub use find::Find;
-pub use follow::{read_written, Following};
-pub use handoff::{plain as plain_text, Outgoing};
-pub use memory::{memory_note, sorted_entries, CauseChooser, MemoryUse};
-pub use memory_tree::{by_approach, MemoryPane};
-pub use panes::{DetailPane, HelpView, ScoresPane, Scroll, TranscriptPane, TreePane};
-pub use problems::{OpenSource, ProblemList};
-pub use rows::TreeState;
-pub use session::SessionState;
-pub use view::ViewState;
+pub use crate::tui::state::follow::read_written;
+pub use crate::tui::state::{
+    by_approach, memory_note, plain_text, rows, scan as browser_scan, shown_path, sorted_entries, App, BreakList,
+    BreakMarks, BrowserNode, CauseChooser, Chosen, DetailPane, EngineKey, Filter, Find, Following, HelpView,
+    MemoryPane, MemoryUse, OpenPane, OpenSource, Outgoing, Pane, Popup, ProblemList, Prompting, Replay, ScoresPane,
+    Scroll, SessionBrowser, SessionState, Setup, TranscriptPane, TreePane, TreeState, ViewState, FILTER_ACCEPTED,
+    MAX_PLAY_SPEED, PLAY_SPEED,
+};
+pub use breaks::walk_breaks;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -60,191 +45,15 @@ use ratatui_textarea::TextArea;
 
 use super::action::Action;
 use super::keymap::Keymap;
-use super::theme::{Theme, ThemeSet};
+use super::theme::ThemeSet;
 use crate::engine::{Command, Effect, Engine, Event, Input, LlmReply, NodeId, NodeStatus, Origin, Task};
 use crate::protocol::LlmRequest;
-use crate::runtime::headless::RunLimits;
 use crate::runtime::{Run, StopPolicy};
 use crate::session::cursor::ReplayCursor;
 use crate::session::{Header, Session, SessionWriter};
-use crate::tasks::{Problem, TaskSource};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pane {
-    Tree,
-    Scores,
-    Detail,
-    Transcript,
-}
-
-impl Pane {
-    pub const ALL: [Pane; 4] = [Pane::Tree, Pane::Scores, Pane::Detail, Pane::Transcript];
-
-    pub fn index(self) -> usize {
-        Pane::ALL.iter().position(|p| *p == self).unwrap_or(0)
-    }
-
-    pub fn title(self) -> &'static str {
-        match self {
-            Pane::Tree => "Tree",
-            Pane::Scores => "Scores",
-            Pane::Detail => "Detail",
-            Pane::Transcript => "Transcript",
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Prompting {
-    NewInput,
-    SaveAs,
-    /// Where to export the tree on screen (`X`).
-    Export,
-    /// A regex to find among the nodes (`/`).
-    Find,
-    /// A node's number to go to (`#`).
-    GotoNode,
-    /// A condition to filter the tree by (ctrl-f).
-    Filter,
-}
-
-pub enum Popup {
-    Help {
-        scroll: u16,
-    },
-    /// `C`: the replay's caption in full (the caption box shows half the tree pane at most).
-    Caption {
-        scroll: u16,
-    },
-    Edit {
-        node: NodeId,
-        editor: Box<TextArea<'static>>,
-    },
-    Ask {
-        what: Prompting,
-        editor: Box<TextArea<'static>>,
-    },
-    /// Open a demo or a recorded session (`o`).
-    Open(Box<SessionBrowser>),
-    /// The problems found in the config and theme files, at start.
-    Problems {
-        lines: Vec<String>,
-        scroll: u16,
-    },
-    /// The memory pane's `e`: a new text for a memory entry.
-    MemoryEdit {
-        id: crate::memory::EntryId,
-        editor: Box<TextArea<'static>>,
-    },
-    /// The memory pane's `d`: remove this entry? (y/n)
-    MemoryRemove {
-        id: crate::memory::EntryId,
-    },
-    /// `b` when the method types its failures: which cause to backtrack for.
-    Causes(CauseChooser),
-    /// `B`: the breakpoints (toggle, add, remove).
-    Breaks(BreakList),
-    /// `S`: the run's figures (calls and tokens over time, scores per step, calls by purpose).
-    Stats,
-}
-
-/// A session opened read-only, with a cursor over its inputs.
-pub struct Replay {
-    pub session: Arc<Session>,
-    /// Inputs applied so far (0 = the start).
-    pub cursor: usize,
-    pub total: usize,
-    pub playing: bool,
-    /// Search steps per second while playing.
-    pub speed: f64,
-    /// Inputs due while playing but not yet played (the fraction carried between frames).
-    pub carry: f64,
-    /// Applies the inputs. Its engine slot is swapped with `App::engine` while it works,
-    /// so the app shows the cursor's engine without cloning it.
-    pub timeline: ReplayCursor<'static>,
-    /// Where the timeline stops when it moves by search step, and by human action or
-    /// caption (input positions, ascending; see `replay::Marks`).
-    pub marks: replay::Marks,
-    /// The session's narration, by input position.
-    pub captions: Vec<crate::session::Caption>,
-    /// This play goes through the captions (`N`, or `P` with `--nonstop`); else it stops at each.
-    pub through_captions: bool,
-}
-
-/// Fastest playback, in search steps per second (`+` doubles the speed up to this).
-pub const MAX_PLAY_SPEED: f64 = 64.0;
-/// Playback speed when a replay opens, in search steps per second.
-pub const PLAY_SPEED: f64 = 2.0;
-
-/// What the app needs to start runs: the task, the run's header template and where
-/// new sessions go.
-#[derive(Clone)]
-pub struct Setup {
-    pub task: Arc<dyn TaskSource>,
-    pub prompts: Option<PathBuf>,
-    /// Header of new live runs (its input/index are replaced per problem).
-    pub header: Header,
-    pub sessions_dir: PathBuf,
-    /// `--record FILE.jsonl`: the first live run records to this file (later ones go to
-    /// `sessions_dir`, its folder).
-    pub session_file: Option<PathBuf>,
-    /// Where named memories live (`<dir>/memory/<name>.json`); `None`: the user data directory.
-    pub memory_dir: Option<PathBuf>,
-    /// Budgets, price and cache, as for headless runs.
-    pub limits: RunLimits,
-}
-
-pub struct App {
-    /// What starts runs, the loop's reports on the run in flight, the engine's revision.
-    pub session: SessionState,
-    /// Focus, layout, theme and the redraw counter.
-    pub view: ViewState,
-    /// The tree pane: selection, folding, following the newest node.
-    pub tree: TreePane,
-    pub popup: Option<Popup>,
-    pub keymap: Keymap,
-    /// A line for the status bar (errors, confirmations).
-    pub message: Option<String>,
-    /// The detail pane (its scroll and limit).
-    pub detail: DetailPane,
-    /// The transcript pane (its scroll and limits).
-    pub transcript: TranscriptPane,
-    /// The scores pane (its scroll, ranking and clickable lines).
-    pub scores: ScoresPane,
-    /// The help and caption popups' view (rows shown and scroll limit).
-    pub help: HelpView,
-    pub quit: bool,
-    /// Where each pane was drawn last, for mouse clicks.
-    pub areas: [Rect; 4],
-    /// The problems of this explorer when it holds several (`tui --range A..B`).
-    pub problems: Option<ProblemList>,
-    /// The memory pane (`M`), when it is shown.
-    pub memory_pane: Option<MemoryPane>,
-    /// The transcript's memory lines, computed from the session's memory snapshot and
-    /// the memory events so far (kept between frames; see `memory::NotesCache`).
-    memory_notes: std::cell::RefCell<memory::NotesCache>,
-    /// The find (`/`), when one is on: its matches, kept until the engine or the filter changes.
-    pub find: Option<Find>,
-    /// The filter (ctrl-f), when one is on.
-    pub filter: Option<Filter>,
-    /// Bumped whenever the nodes the filter shows may have changed (the find follows them).
-    filter_generation: u64,
-    /// A hand-off the loop carries out next (`V` pager, `E` editor, `y` clipboard).
-    pub outgoing: Option<Outgoing>,
-    /// `replay --follow`: the replayed file is read again as another process writes it.
-    pub followed: Option<Following>,
-}
-
-/// What says the engine shown is unchanged since a pane computed something from the
-/// whole tree: the engine revision, the events and the tree's length (`App::engine_key`).
-pub type EngineKey = (u64, usize, usize);
+use crate::tasks::Problem;
 
 impl App {
-    /// The key of the engine shown now (see `EngineKey`).
-    pub fn engine_key(&self) -> EngineKey {
-        (self.session.revision, self.session.events.len(), self.session.run.engine.tree().len())
-    }
-
     fn base(setup: Setup, engine: Engine, header: Header, keymap: Keymap, themes: ThemeSet, theme: &str) -> App {
         App {
             session: SessionState::new(setup, Run::new(engine, None, StopPolicy::default()), header),
@@ -267,6 +76,7 @@ impl App {
             filter_generation: 0,
             outgoing: None,
             followed: None,
+            open_pane: None,
         }
     }
 
@@ -326,19 +136,11 @@ impl App {
         Ok(app)
     }
 
-    pub fn theme(&self) -> Theme {
-        self.view.theme()
-    }
-
     pub fn session_path(&self) -> Option<PathBuf> {
         match &self.session.replay {
             Some(r) => Some(r.session.path.clone()),
             None => self.session.run.writer().map(|w| w.path().to_path_buf()),
         }
-    }
-
-    pub fn is_replay(&self) -> bool {
-        self.session.replay.is_some()
     }
 
     fn touch(&mut self) {
@@ -510,12 +312,6 @@ impl App {
         }
     }
 
-    /// The money spent so far, if the provider has a price.
-    pub fn cost_usd(&self) -> Option<f64> {
-        let t = &self.session.run.totals;
-        self.session.header.price.as_ref().map(|p| p.cost(t.prompt_tokens, t.completion_tokens))
-    }
-
     /// A model reply or tool observation from the driver.
     pub fn on_input(&mut self, input: Input, request: Option<&LlmRequest>) -> Vec<Effect> {
         match (input, request) {
@@ -554,21 +350,6 @@ impl App {
             self.message = Some(e.to_string());
             self.session.run.memory_error = Some(e.to_string());
         }
-    }
-}
-
-/// A path as a person would type it: from the working directory when it is under it,
-/// else from the home directory (`~/…`), else whole.
-pub fn shown_path(path: &Path) -> String {
-    if let Some(rel) = std::env::current_dir().ok().and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_path_buf)) {
-        return rel.display().to_string();
-    }
-    match std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .and_then(|home| path.strip_prefix(home).ok().map(Path::to_path_buf))
-    {
-        Some(rel) => format!("~/{}", rel.display()),
-        None => path.display().to_string(),
     }
 }
 

@@ -3,16 +3,6 @@
 use super::*;
 
 impl App {
-    pub fn selected(&self) -> NodeId {
-        self.tree
-            .state
-            .selected()
-            .last()
-            .map(|&i| NodeId(i))
-            .filter(|&n| self.session.run.engine.tree().contains(n))
-            .unwrap_or(NodeId(0))
-    }
-
     /// The ids from the root down to `node`, as the tree widget names it.
     pub fn path_to(&self, node: NodeId) -> Vec<usize> {
         let tree = self.session.run.engine.tree();
@@ -42,11 +32,6 @@ impl App {
         if self.session.header.params.method.has_react_steps() {
             self.transcript.home();
         }
-    }
-
-    /// Whether the selection follows the newest node.
-    pub fn following(&self) -> bool {
-        self.tree.following()
     }
 
     /// Open the way down to `node`'s children: it and its ancestors are no longer
@@ -88,7 +73,7 @@ impl App {
     pub fn page(&self, pane: Pane) -> u16 {
         let inner = self.areas[pane.index()].height.saturating_sub(2);
         let rows = match pane {
-            Pane::Scores => super::super::ui::scores::visible_rows(self) as u16,
+            Pane::Scores => super::super::state::scores::visible_rows(self) as u16,
             _ => inner,
         };
         rows.saturating_sub(1).max(1)
@@ -100,7 +85,7 @@ impl App {
         match self.view.focus {
             Pane::Scores => {
                 // The ranked candidates (or the vote) scroll within the pane.
-                let max = super::super::ui::scores::max_scroll(self);
+                let max = super::super::state::scores::max_scroll(self);
                 self.scores.scroll(how, page, max);
             }
             Pane::Tree => {

@@ -9,27 +9,6 @@
 use super::*;
 use crate::tasks::TaskOptions;
 
-/// The problems of this explorer and which one is open.
-pub struct ProblemList {
-    pub problems: Vec<Problem>,
-    /// The open problem (0-based).
-    pub at: usize,
-    /// The session each problem was recorded in, once visited.
-    sessions: Vec<Option<PathBuf>>,
-    /// The setup the list's runs use (a session opened with `o` brings its own).
-    setup: Setup,
-    /// A session opened with `o` is on screen, not the list's problem.
-    pub(super) away: bool,
-}
-
-/// Where an entry of the open popup comes from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum OpenSource {
-    /// A bundled demo, by its index in [`crate::demos::DEMOS`].
-    Demo(usize),
-    File(PathBuf),
-}
-
 impl App {
     /// A live run on the first of `problems`, the others reachable with the next/previous
     /// problem keys; each is recorded in its own session file.
@@ -48,15 +27,6 @@ impl App {
             app.problems = Some(ProblemList { problems, at: 0, sessions, setup, away: false });
         }
         Ok(app)
-    }
-
-    /// "problem 2/6" for the header, when the explorer holds several problems and shows
-    /// one of them (not a session opened with `o`).
-    pub fn problem_position(&self) -> Option<String> {
-        let l = self.problems.as_ref()?;
-        let p = &l.problems[l.at];
-        let ours = !l.away && self.session.header.input == p.input && self.session.header.index == p.index;
-        ours.then(|| format!("problem {}/{}", l.at + 1, l.problems.len()))
     }
 
     /// The session files of the list's problems visited so far, in list order.

@@ -2,21 +2,7 @@
 //! or caption), playback in search steps per second, and forking a live run from it.
 
 use super::*;
-use crate::session::Caption;
-
-/// The positions the timeline stops at when it moves by more than one input.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Marks {
-    /// The end of each search step: the state once the step's last reply has landed
-    /// (0 and the end included), so one press shows one whole batch of work.
-    pub steps: Vec<usize>,
-    /// Right after each command a person gave that changes the tree (edit, prune,
-    /// backtrack, expand, re-evaluate, continue; stepping and running are the steps').
-    pub actions: Vec<usize>,
-    /// How the whole session replays (exact, exact but for wording, or as recorded from
-    /// the input where today's engine differs).
-    pub fidelity: crate::session::fidelity::Fidelity,
-}
+pub use crate::tui::state::Marks;
 
 impl Marks {
     /// Walk the whole session once, noting where the method's step counter moves and
@@ -120,14 +106,6 @@ impl App {
         let to = if forward { next_after(marks, r.cursor, r.total) } else { previous_before(marks, r.cursor) };
         self.seek(to);
         Vec::new()
-    }
-
-    /// The caption for the replay cursor (the last one at or before it), and its number
-    /// among the session's captions (1-based) with their count.
-    pub fn caption(&self) -> Option<(&Caption, usize, usize)> {
-        let r = self.session.replay.as_ref()?;
-        let i = r.captions.iter().rposition(|c| c.at <= r.cursor)?;
-        Some((&r.captions[i], i + 1, r.captions.len()))
     }
 
     /// Show the state after the first `cursor` inputs of the replayed session.

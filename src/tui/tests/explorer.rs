@@ -85,11 +85,15 @@ fn page_keys_move_by_the_panes_height_keeping_one_line() {
         app.scores.scroll = 0;
         let shown = pane_rows(&mut app, Pane::Scores, w, h).len();
         act(&mut app, Action::PageDown);
-        assert_eq!(usize::from(app.scores.scroll), (shown - 1).min(ui::scores::max_scroll(&app)), "{w}x{h}");
+        assert_eq!(
+            usize::from(app.scores.scroll),
+            (shown - 1).min(crate::tui::state::scores::max_scroll(&app)),
+            "{w}x{h}"
+        );
         for _ in 0..50 {
             act(&mut app, Action::PageDown);
         }
-        assert_eq!(usize::from(app.scores.scroll), ui::scores::max_scroll(&app), "{w}x{h}");
+        assert_eq!(usize::from(app.scores.scroll), crate::tui::state::scores::max_scroll(&app), "{w}x{h}");
     }
 }
 

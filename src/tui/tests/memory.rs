@@ -347,7 +347,7 @@ fn the_scores_pane_shows_score_parts_as_columns_and_the_detail_their_notes() {
     let mut app = live(dir.path(), Params::default());
     act(&mut app, Action::Step);
     act(&mut app, Action::Step);
-    let ranked = super::ui::scores::current_candidates(&app).iter().map(|n| n.id).collect::<Vec<_>>();
+    let ranked = crate::tui::state::scores::current_candidates(&app).iter().map(|n| n.id).collect::<Vec<_>>();
     assert!(ranked.len() >= 3, "{ranked:?}");
     let parts: [(f64, Option<f64>, f64); 3] = [(0.8, Some(0.7), 0.12), (0.6, None, 0.0), (0.4, Some(0.2), 0.05)];
     for (&id, (local, cross, penalty)) in ranked.iter().zip(parts) {
@@ -425,7 +425,7 @@ fn retreval_in_the_explorer_asks_for_the_cause_scores_in_parts_and_shows_what_it
     }
     assert!(scored(&app) >= 2, "attempts get scored step by step");
     // The scores pane ranks the whole round of attempts, not one attempt's last step.
-    let ranked: Vec<_> = super::ui::scores::current_candidates(&app).iter().map(|n| n.id).collect();
+    let ranked: Vec<_> = crate::tui::state::scores::current_candidates(&app).iter().map(|n| n.id).collect();
     let totals: Vec<_> =
         app.session.run.engine.tree().nodes().filter(|n| n.metrics.contains_key("total")).map(|n| n.id).collect();
     assert!(ranked.len() >= 2 && totals.iter().all(|t| ranked.contains(t)), "ranked {ranked:?}, scored {totals:?}");

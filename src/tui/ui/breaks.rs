@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
 
-use super::super::app::BreakList;
+use super::super::state::BreakList;
 use super::super::theme::Slot;
 use super::popup::{centered, frame_block};
 use super::View;

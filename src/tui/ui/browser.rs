@@ -8,12 +8,12 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 use tui_tree_widget::Tree;
 
-use super::super::app::{browser_scan::Outcome, BrowserNode as Node, OpenSource, SessionBrowser};
+use super::super::state::{scan::Outcome, BrowserNode as Node, OpenSource, SessionBrowser};
 use super::super::theme::Slot;
 use super::popup::{centered, clear_under, frame_block};
 use super::status::short_count;
 use super::View;
-use crate::tui::app::browser_scan::SessionRow;
+use crate::tui::state::scan::SessionRow;
 
 /// The cells a session's row takes before its text: the selection mark, the indent of
 /// its depth and the widget's fold symbol.
@@ -106,7 +106,7 @@ fn selected_lines(view: &View, browser: &SessionBrowser, width: usize) -> Vec<Li
         return vec![fit(vec![(format!("{what}: enter or ← → fold and unfold"), dim)], width)];
     };
     let place = match &row.source {
-        OpenSource::File(path) => super::super::app::shown_path(path),
+        OpenSource::File(path) => super::super::state::shown_path(path),
         OpenSource::Demo(i) => format!("demo {} · {} · {}", i + 1, row.name, row.title().unwrap_or_default()),
     };
     let first = format!("{place} · {}", row.date());

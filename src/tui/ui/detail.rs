@@ -163,7 +163,7 @@ fn call_lines(view: &View, n: &crate::engine::Node, out: &mut Vec<Line<'static>>
 }
 
 /// Whether text of `call`'s reply is streaming in (the call has not answered yet).
-fn is_streaming(app: &crate::tui::app::App, call: u64) -> bool {
+fn is_streaming(app: &crate::tui::state::App, call: u64) -> bool {
     app.session.streamed(call).next().is_some()
 }
 

@@ -11,7 +11,7 @@ use ratatui::Frame;
 
 use tui_tree_widget::Tree;
 
-use super::super::app::{sorted_entries, MemoryPane, MemoryUse};
+use super::super::state::{sorted_entries, MemoryPane, MemoryUse};
 use super::super::theme::Slot;
 use super::View;
 use crate::engine::methods::REGISTRY;

@@ -25,14 +25,14 @@ use ratatui::widgets::{Block, BorderType, Borders};
 use ratatui::Frame;
 
 use super::action::Action;
-use super::app::{App, Pane, TreeState};
+use super::state::{App, Pane, TreeState};
 use super::theme::{Slot, Theme};
 use crate::engine::NodeId;
 
 /// The help popup's text, plain (for tests and hand-offs).
 pub fn help_text(app: &App) -> String {
     let view = View::new(app, app.selected());
-    crate::tui::app::plain_text(&popup::help_lines(&view))
+    crate::tui::state::plain_text(&popup::help_lines(&view))
 }
 
 /// What drawing needs, borrowed from the app.
@@ -151,6 +151,12 @@ pub fn draw(frame: &mut Frame, view: &View, tree_state: &mut TreeState) -> [Rect
     }
     if view.app.memory_pane.is_some() {
         memory::draw(frame, view, memory::area(&laid_out));
+    }
+    if let Some(open) = &view.app.open_pane {
+        // A registered pane has the four panes' room (the header and footer stay).
+        let key = |a: Action| view.key(a);
+        let cx = crate::tui::panes::Context { engine: &view.app.session.run.engine, theme: &view.theme, key: &key };
+        open.pane.draw(frame, laid_out.iter().fold(laid_out[0], |all, p| all.union(*p)), &cx);
     }
     status::draw_header(frame, view, header);
     status::draw_footer(frame, view, footer);

@@ -6,7 +6,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 use ratatui::Frame;
 
 use super::super::action::Action;
-use super::super::app::{Pane, Popup, Prompting};
+use super::super::state::{Pane, Popup, Prompting};
 use super::super::theme::Slot;
 use super::View;
 use crate::engine::NodeId;
@@ -64,7 +64,7 @@ fn help_group(action: Action) -> usize {
         ReplayStepBack | ReplayStepForward | ReplayMarkBack | ReplayMarkForward | ReplayBack | ReplayForward
         | ReplayStart | ReplayEnd | ReplayPlay | ReplayPlayNonstop | ShowCaption | ReplaySlower | ReplayFaster
         | Fork => 2,
-        CycleTheme | Help | Quit | Memory | Export | Breaks | Stats | Zoom | Pager | Editor | Copy => 3,
+        CycleTheme | Help | Quit | Memory | Export | Breaks | Stats | Zoom | Pager | Editor | Copy | Pane(_) => 3,
         _ => 1,
     }
 }
@@ -73,7 +73,7 @@ fn help_group(action: Action) -> usize {
 pub fn pane_actions(pane: Pane) -> &'static [Action] {
     use Action::*;
     match pane {
-        Pane::Tree => &[
+        super::super::state::Pane::Tree => &[
             Up,
             Down,
             Left,
@@ -96,9 +96,9 @@ pub fn pane_actions(pane: Pane) -> &'static [Action] {
             Copy,
             Zoom,
         ],
-        Pane::Scores => &[Up, Down, PageUp, PageDown, Top, Bottom, Zoom],
-        Pane::Detail => &[Up, Down, PageUp, PageDown, Top, Bottom, Pager, Editor, Copy, Zoom],
-        Pane::Transcript => &[Up, Down, PageUp, PageDown, Top, Bottom, Pager, Copy, Zoom],
+        super::super::state::Pane::Scores => &[Up, Down, PageUp, PageDown, Top, Bottom, Zoom],
+        super::super::state::Pane::Detail => &[Up, Down, PageUp, PageDown, Top, Bottom, Pager, Editor, Copy, Zoom],
+        super::super::state::Pane::Transcript => &[Up, Down, PageUp, PageDown, Top, Bottom, Pager, Copy, Zoom],
     }
 }
 

@@ -14,7 +14,7 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use super::super::action::Action;
-use super::super::app::{App, Pane};
+use super::super::state::{App, Pane};
 use super::super::theme::Slot;
 use super::View;
 use crate::engine::RunMode;

@@ -182,7 +182,7 @@ pub fn lines(view: &View) -> Vec<Line<'static>> {
                 if by_hand && i > 0 && matches!(events[i - 1], Event::Log { .. }) {
                     continue;
                 }
-                (Slot::Text, note.unwrap_or_else(|| super::super::app::memory_note(change, None)))
+                (Slot::Text, note.unwrap_or_else(|| super::super::state::memory_note(change, None)))
             }
             // The method's own line about a backtrack says it with the reason: one line, not two.
             Event::Log { text } if i > 0 && matches!(events[i - 1], Event::Backtracked { .. }) => {

@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 use ratatui::Frame;
 
-use super::super::app::TreeState;
+use super::super::state::TreeState;
 use super::super::theme::Slot;
 use super::View;
 use crate::engine::tree::{format_value, DropReason};

@@ -255,7 +255,7 @@ impl TranscriptPane {
 #[derive(Default)]
 pub struct ScoresPane {
     pub scroll: u16,
-    pub(crate) rank_cache: RefCell<crate::tui::ui::scores::RankCache>,
+    pub(crate) rank_cache: RefCell<super::scores::RankCache>,
     /// None for a heading or the cut-off line.
     pub lines: RefCell<Vec<Option<NodeId>>>,
 }

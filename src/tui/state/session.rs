@@ -42,7 +42,7 @@ pub struct SessionState {
     /// A replay's own breakpoints (`B` in a replay): where playback stops.
     pub replay_breaks: Option<Vec<Breakpoint>>,
     /// Where the replay's breakpoints fire, once computed for the current list.
-    pub(super) break_marks: Option<BreakMarks>,
+    pub(crate) break_marks: Option<BreakMarks>,
 }
 
 impl SessionState {

@@ -7,7 +7,7 @@ use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::super::OpenSource;
+use super::OpenSource;
 use crate::session::format::{parse_header, parse_record};
 use crate::session::{Record, Totals};
 
@@ -318,7 +318,7 @@ pub fn scan(dir: &Path, now: SystemTime) -> Vec<SessionRow> {
         .into_iter()
         .map(|path| {
             let (modified, read) = read_file(&path, now);
-            let folder = path.parent().map(super::super::shown_path).unwrap_or_default();
+            let folder = path.parent().map(super::shown_path).unwrap_or_default();
             let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
             SessionRow { source: OpenSource::File(path), folder, name, modified, read }
         })
