@@ -473,10 +473,8 @@ pub fn resolve(
     let kind = super::api::kind(kind)
         .map(super::api::Kind)
         .ok_or_else(|| ConfigError::Invalid(format!("profile {name:?} has kind {kind:?}: use one of {kinds}")))?;
-    let env_url = super::api::builtin(name)
-        .and_then(|(_, b)| b.base_url_env)
-        .and_then(env)
-        .filter(|u| !u.trim().is_empty());
+    let env_url =
+        super::api::builtin(name).and_then(|(_, b)| b.base_url_env).and_then(env).filter(|u| !u.trim().is_empty());
     let user_url = file.providers.get(name).and_then(|p| p.base_url.clone());
     let base_url = args
         .base_url

@@ -28,6 +28,7 @@ pub const KIND: Kind = Kind {
     key: "L",
     about: "The calls pane: every model call of the run with its purpose, latency, tokens and status \
             (in it: f failed only, p one purpose after another, esc closes)",
+    hints: &[("↑↓", "scroll"), ("f", "failed only"), ("p", "purpose"), ("esc", "close")],
     open: || Box::<Calls>::default(),
 };
 

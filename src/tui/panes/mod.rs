@@ -53,6 +53,9 @@ pub struct Kind {
     pub key: &'static str,
     /// What it shows and which keys work in it, for the help and the key reference.
     pub about: &'static str,
+    /// The keys it takes while open and what they do, for the footer (which then shows
+    /// these instead of the explorer's keys they shadow).
+    pub hints: &'static [(&'static str, &'static str)],
     pub open: fn() -> Box<dyn Pane>,
 }
 

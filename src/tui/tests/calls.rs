@@ -83,6 +83,10 @@ fn the_calls_pane_opens_on_its_key_filters_and_fits_at_80x24() {
     let all = rows(&app.session.run.engine);
     let screen = render(&mut app, 80, 24);
     assert!(screen.contains(&summary(&all, all.len())), "{screen}");
+    // The footer names the pane's keys, not the explorer's keys they shadow (f is not fork here).
+    let footer = screen.lines().last().unwrap_or_default();
+    assert!(footer.contains("f failed only") && footer.contains("esc close"), "{footer}");
+    assert!(!screen.contains("fork"), "{screen}");
     insta::assert_snapshot!("calls_pane_80x24", screen);
 
     // `p`: the first purpose's calls only, and the sum of those.

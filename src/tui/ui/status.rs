@@ -263,11 +263,16 @@ pub fn draw_header(frame: &mut Frame, view: &View, area: Rect) {
     frame.render_widget(Paragraph::new(lines).style(bar), area);
 }
 
-/// The footer's hints as keys: the memory pane's own keys while it is shown (they are
-/// fixed, like a popup's), then the keymap's for the focused pane.
+/// The footer's hints as keys: an open registered pane's own keys, or the memory pane's
+/// while it is shown (they are fixed, like a popup's), then the keymap's for the focused pane.
 fn hint_keys(view: &View) -> Vec<(String, &'static str)> {
     let app = view.app;
     let from_keymap = |hints: Vec<(Action, &'static str)>| hints.into_iter().map(|(a, what)| (view.key(a), what));
+    if let Some(kind) = app.open_pane.as_ref().and_then(|open| crate::tui::panes::kind(open.index)) {
+        let mut out: Vec<(String, &'static str)> = kind.hints.iter().map(|(k, w)| (k.to_string(), *w)).collect();
+        out.extend(from_keymap(vec![(Action::Help, "help"), (Action::Quit, "quit")]));
+        return out;
+    }
     if app.memory_pane.is_none() {
         return from_keymap(hints(app)).collect();
     }
