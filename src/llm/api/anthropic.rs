@@ -12,7 +12,7 @@ use super::{Api, Builtin, Call, HttpProvider, Part, Samples, Settings, StreamRea
 use crate::llm::http::{server_message, shorten};
 use crate::llm::secret::Secret;
 use crate::llm::{BoxFuture, ContextWindow, DeltaFn};
-use crate::protocol::{CallError, CallErrorKind, Completion, Role, ToolCallOut};
+use crate::protocol::{CallError, CallErrorKind, Completion, ToolCallOut};
 
 pub const API_VERSION: &str = "2023-06-01";
 /// Used when a request does not say how long a reply may be (the API requires it).
@@ -283,17 +283,7 @@ impl Api for Messages {
 }
 
 fn body(request: &crate::protocol::LlmRequest, model: &str, stream: bool) -> Value {
-    let system: Vec<&str> =
-        request.messages.iter().filter(|m| m.role == Role::System).map(|m| m.content.as_str()).collect();
-    let messages: Vec<Value> = request
-        .messages
-        .iter()
-        .filter(|m| m.role != Role::System)
-        .map(|m| {
-            let role = if m.role == Role::Assistant { "assistant" } else { "user" };
-            json!({"role": role, "content": m.content})
-        })
-        .collect();
+    let (system, messages) = super::system_apart(request);
     let mut body = json!({
         "model": model,
         "max_tokens": request.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
@@ -302,8 +292,8 @@ fn body(request: &crate::protocol::LlmRequest, model: &str, stream: bool) -> Val
         "temperature": crate::llm::wire_temperature(request.temperature.clamp(0.0, 1.0)),
     });
     let obj = body.as_object_mut().expect("a JSON object literal");
-    if !system.is_empty() {
-        obj.insert("system".into(), json!(system.join("\n\n")));
+    if let Some(system) = system {
+        obj.insert("system".into(), json!(system));
     }
     let stops = api_stops(&request.stop);
     if !stops.is_empty() {
@@ -328,7 +318,7 @@ fn body(request: &crate::protocol::LlmRequest, model: &str, stream: bool) -> Val
 mod tests {
     use super::*;
     use crate::llm::config::{resolve, FileConfig, ProviderOptions};
-    use crate::protocol::{LlmRequest, Message, Purpose};
+    use crate::protocol::{LlmRequest, Message, Purpose, Role};
 
     fn provider() -> HttpProvider {
         let env = |k: &str| (k == "ANTHROPIC_API_KEY").then(|| "sk-ant-test".to_string());

@@ -147,6 +147,33 @@ pub trait Api: Send + Sync + 'static {
     }
 }
 
+/// The system messages joined by a blank line (`None` without any) and the other turns
+/// as `{role, content}`, for APIs that take the system prompt apart (Anthropic's
+/// `system`, the Responses API's `instructions`).
+pub fn system_apart(request: &LlmRequest) -> (Option<String>, Vec<Value>) {
+    use crate::protocol::Role;
+    let system: Vec<&str> =
+        request.messages.iter().filter(|m| m.role == Role::System).map(|m| m.content.as_str()).collect();
+    let turns = request
+        .messages
+        .iter()
+        .filter(|m| m.role != Role::System)
+        .map(|m| {
+            let role = if m.role == Role::Assistant { "assistant" } else { "user" };
+            serde_json::json!({"role": role, "content": m.content})
+        })
+        .collect();
+    ((!system.is_empty()).then(|| system.join("\n\n")), turns)
+}
+
+/// The key as a bearer token (OpenAI's APIs and the servers that copy them).
+pub fn bearer(request: RequestBuilder, key: Option<&Secret>) -> RequestBuilder {
+    match key {
+        Some(k) => request.bearer_auth(k.expose()),
+        None => request,
+    }
+}
+
 /// The kind called `name`, if there is one.
 pub fn kind(name: &str) -> Option<&'static dyn Api> {
     KINDS.iter().copied().find(|k| k.kind() == name)

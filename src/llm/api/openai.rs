@@ -322,10 +322,7 @@ impl Api for ChatCompletions {
     }
 
     fn authorize(&self, request: reqwest::RequestBuilder, key: Option<&Secret>) -> reqwest::RequestBuilder {
-        match key {
-            Some(k) => request.bearer_auth(k.expose()),
-            None => request,
-        }
+        super::bearer(request, key)
     }
 
     fn body(&self, call: &Call<'_>) -> Value {

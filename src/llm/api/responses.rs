@@ -25,7 +25,7 @@ use super::{Api, Builtin, Call, Part, Samples, StreamRead};
 use crate::llm::http::{reported_error_kind, server_message, shorten};
 use crate::llm::secret::Secret;
 use crate::llm::{DeltaFn, Streamed};
-use crate::protocol::{CallError, CallErrorKind, Completion, Role, ToolCallOut};
+use crate::protocol::{CallError, CallErrorKind, Completion, ToolCallOut};
 
 /// The Responses kind.
 pub struct Responses;
@@ -68,25 +68,12 @@ impl Api for Responses {
     }
 
     fn authorize(&self, request: reqwest::RequestBuilder, key: Option<&Secret>) -> reqwest::RequestBuilder {
-        match key {
-            Some(k) => request.bearer_auth(k.expose()),
-            None => request,
-        }
+        super::bearer(request, key)
     }
 
     fn body(&self, call: &Call<'_>) -> Value {
         let request = call.request;
-        let system: Vec<&str> =
-            request.messages.iter().filter(|m| m.role == Role::System).map(|m| m.content.as_str()).collect();
-        let input: Vec<Value> = request
-            .messages
-            .iter()
-            .filter(|m| m.role != Role::System)
-            .map(|m| {
-                let role = if m.role == Role::Assistant { "assistant" } else { "user" };
-                json!({"role": role, "content": m.content})
-            })
-            .collect();
+        let (system, input) = super::system_apart(request);
         let mut body = json!({
             "model": call.model,
             "input": input,
@@ -94,8 +81,8 @@ impl Api for Responses {
             "store": false,
         });
         let obj = body.as_object_mut().expect("a JSON object literal");
-        if !system.is_empty() {
-            obj.insert("instructions".into(), json!(system.join("\n\n")));
+        if let Some(system) = system {
+            obj.insert("instructions".into(), json!(system));
         }
         if let Some(m) = request.max_tokens {
             obj.insert("max_output_tokens".into(), json!(m));
