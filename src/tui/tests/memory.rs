@@ -118,6 +118,34 @@ fn the_memory_pane_shows_entries_by_confidence_with_reliabilities_and_uses() {
 }
 
 #[test]
+fn the_memory_pane_says_what_each_lessons_outcome_was_checked_against() {
+    use crate::memory::Evidence;
+    let dir = tempfile::tempdir().unwrap();
+    for (evidence, said) in [
+        (Some(Evidence::Gold), "checked against the gold answer"),
+        (Some(Evidence::SelfValidated), "only self-validated"),
+        (None, ""),
+    ] {
+        let mut m = Memory::default();
+        let lesson = "casework approach worked: list the cases by the first digit";
+        match evidence {
+            Some(e) => m.add_with_evidence(lesson, Category::Success, "casework", Some("math-demo 2"), e),
+            None => m.add(lesson, Category::Success, "casework", Some("math-demo 2")),
+        }
+        .unwrap();
+        m.take_changes();
+        let mut app = live(dir.path(), Params::default());
+        with_memory(&mut app, &m);
+        key(&mut app, KeyCode::Char('M'));
+        let screen = render(&mut app, 220, 60);
+        assert!(screen.contains(lesson), "{screen}");
+        for other in ["checked against the gold answer", "only self-validated"] {
+            assert_eq!(screen.contains(other), other == said, "{evidence:?}: {screen}");
+        }
+    }
+}
+
+#[test]
 fn a_run_without_memory_says_so_in_one_line() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = live(dir.path(), Params::default());

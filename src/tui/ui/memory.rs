@@ -121,6 +121,12 @@ fn entry_detail(view: &View, e: &Entry, used: Option<&MemoryUse>) -> Vec<Line<'s
     if e.pinned {
         head.push_str(" · pinned 📌");
     }
+    // What the lesson's outcome was checked against (absent: kept before evidence was).
+    match e.evidence {
+        Some(crate::memory::Evidence::Gold) => head.push_str(" · checked against the gold answer"),
+        Some(crate::memory::Evidence::SelfValidated) => head.push_str(" · only self-validated"),
+        None => {}
+    }
     if let Some(u) = used.map(use_text).filter(|t| !t.is_empty()) {
         head.push_str(&format!(" · this problem: {u}"));
     }
