@@ -1,7 +1,8 @@
 //! `thoughtscope serve` driven by the official OpenAI Python client (pinned, installed by
 //! `tests/serve/openai-client.sh` into the user cache directory): models, a plain and a
 //! streamed answer with parameters in `extra_body`, the session header, a refused key and
-//! a refused parameter, all against `sim` on a built-in task (offline). Only if pip cannot
+//! a refused parameter, the same through the Responses API (`responses.create`, plain and
+//! streamed), all against `sim` on a built-in task (offline). Only if pip cannot
 //! install the client does this skip, saying why (THOUGHTSCOPE_REQUIRE_OPENAI_CLIENT=1
 //! makes that a failure).
 
@@ -85,6 +86,22 @@ fn the_official_openai_client_gets_answers_streams_and_errors_it_understands() {
     assert!(!streamed["content"].as_str().unwrap().is_empty(), "{streamed}");
     assert_eq!(streamed["finish_reason"], "stop");
     assert!(streamed["total_tokens"].as_u64().unwrap() > 0);
+    // The Responses API: a plain answer recorded as a session, a stream of semantic events.
+    let plain = &seen["responses_plain"];
+    assert_eq!((plain["object"].as_str(), plain["status"].as_str()), (Some("response"), Some("completed")), "{plain}");
+    assert!(!plain["text"].as_str().unwrap().is_empty() && plain["output_tokens"].as_u64().unwrap() > 0);
+    let recorded = Session::load(&sessions.join(plain["session"].as_str().unwrap())).unwrap();
+    assert_eq!(recorded.header.params.get("breadth"), Some(&thoughtscope::engine::Value::Whole(2)));
+    let streamed = &seen["responses_streamed"];
+    assert_eq!(streamed["text"], streamed["final_text"], "{streamed}");
+    assert!(!streamed["text"].as_str().unwrap().is_empty());
+    assert_eq!(
+        (streamed["first"].as_str(), streamed["last"].as_str()),
+        (Some("response.created"), Some("response.completed"))
+    );
+    assert!(streamed["total_tokens"].as_u64().unwrap() > 0);
+    assert_eq!(seen["bad_effort"], "invalid_reasoning_effort");
+    assert_eq!(seen["sim_effort"], "unsupported_reasoning_effort", "sim takes no effort: said, not ignored");
     assert_eq!(seen["wrong_key"], 401);
     assert_eq!(seen["bad_parameter"], "invalid_parameter");
 }

@@ -1,5 +1,6 @@
 //! `thoughtscope serve`: an OpenAI-compatible HTTP front. Each `POST
-//! /v1/chat/completions` is one search of the one run loop (`runtime::headless`),
+//! /v1/chat/completions` or `POST /v1/responses` (the Responses API: `instructions` and
+//! `input`, semantic stream events) is one search of the one run loop (`runtime::headless`),
 //! recorded as a session in the sessions folder like any other run, so the search
 //! behind an answer can be replayed, stepped and forked. The request's `model` picks
 //! the method and the upstream model (`cot-sc@gpt-4o-mini`; a model alone is io), its
@@ -85,6 +86,8 @@ pub struct Options {
 
 /// A real provider built for a model and seed, with the model's context window.
 type Built = (Arc<dyn Provider>, Option<ContextWindow>);
+/// An upstream provider's key: its model, the seed and the reasoning effort asked.
+type UpstreamKey = (String, u64, Option<String>);
 
 /// The server's state, shared by its handlers.
 pub struct Serve {
@@ -92,8 +95,8 @@ pub struct Serve {
     searches: Arc<Semaphore>,
     calls: Arc<Semaphore>,
     interrupts: watch::Receiver<Interrupts>,
-    /// Real providers by (model, seed), with the model's context window.
-    providers: Mutex<HashMap<(String, u64), Built>>,
+    /// Real providers by (model, seed, reasoning effort), with the model's context window.
+    providers: Mutex<HashMap<UpstreamKey, Built>>,
     /// Named tasks, built once (by name and prompt style).
     tasks: Mutex<HashMap<String, Arc<dyn TaskSource>>>,
     counter: AtomicU64,
@@ -191,13 +194,14 @@ fn same(a: &[u8], b: &[u8]) -> bool {
 pub fn router(state: Arc<Serve>) -> Router {
     Router::new()
         .route("/v1/chat/completions", post(chat))
+        .route("/v1/responses", post(responses))
         .route("/v1/models", get(models))
         .fallback(|| async {
             error_response(&ApiError::new(
                 404,
                 "invalid_request_error",
                 "unknown_url",
-                "no such route: POST /v1/chat/completions or GET /v1/models",
+                "no such route: POST /v1/chat/completions, POST /v1/responses or GET /v1/models",
             ))
         })
         .with_state(state)
@@ -216,6 +220,20 @@ pub async fn serve(
         eprintln!("warning: searches still running 10 s after the shutdown began; their sessions may lack an end line");
     }
     Ok(())
+}
+
+/// A failed search in a stream: chat completions' error object then `[DONE]`; the
+/// Responses API's `error` event.
+fn stream_error(e: &ApiError, wire: Wire) -> Vec<Event> {
+    match wire {
+        Wire::Chat => vec![Event::default().data(e.body().to_string()), Event::default().data("[DONE]")],
+        Wire::Responses => {
+            let error = e.body()["error"].clone();
+            let data = serde_json::json!({"type": "error", "sequence_number": 0, "code": error["code"],
+                "message": error["message"], "param": null});
+            vec![Event::default().event("error").data(data.to_string())]
+        }
+    }
 }
 
 fn error_response(e: &ApiError) -> Response {
@@ -287,7 +305,23 @@ fn is_too_large(e: &axum::Error) -> bool {
     false
 }
 
+/// The two APIs a search is asked through.
+#[derive(Clone, Copy, PartialEq)]
+enum Wire {
+    Chat,
+    Responses,
+}
+
 async fn chat(State(state): State<Arc<Serve>>, headers: HeaderMap, body: axum::body::Body) -> Response {
+    answer(state, headers, body, Wire::Chat).await
+}
+
+async fn responses(State(state): State<Arc<Serve>>, headers: HeaderMap, body: axum::body::Body) -> Response {
+    answer(state, headers, body, Wire::Responses).await
+}
+
+/// One search, asked and answered in `wire`'s format.
+async fn answer(state: Arc<Serve>, headers: HeaderMap, body: axum::body::Body, wire: Wire) -> Response {
     if let Err(e) = state.authorize(&headers) {
         return error_response(&e);
     }
@@ -300,7 +334,11 @@ async fn chat(State(state): State<Arc<Serve>>, headers: HeaderMap, body: axum::b
             return response;
         }
     };
-    let request = match ChatRequest::parse(&body) {
+    let parsed = match wire {
+        Wire::Chat => ChatRequest::parse(&body),
+        Wire::Responses => ChatRequest::parse_responses(&body),
+    };
+    let request = match parsed {
         Ok(r) => r,
         Err(e) => return error_response(&e),
     };
@@ -331,18 +369,30 @@ async fn chat(State(state): State<Arc<Serve>>, headers: HeaderMap, body: axum::b
         prepared.run(calls, interrupts).await
     });
     let mut response = if request.stream {
-        let events = futures::stream::once(search).flat_map(|done| {
-            let mut events: Vec<String> = match done {
-                Ok(Ok(answer)) => answer.chunks().iter().map(ToString::to_string).collect(),
-                Ok(Err(e)) => vec![e.body().to_string()],
-                Err(e) => vec![ApiError::new(500, "server_error", "search_failed", e.to_string()).body().to_string()],
+        let events = futures::stream::once(search).flat_map(move |done| {
+            let events: Vec<Event> = match (done, wire) {
+                (Ok(Ok(answer)), Wire::Chat) => {
+                    let mut events: Vec<Event> =
+                        answer.chunks().iter().map(|c| Event::default().data(c.to_string())).collect();
+                    events.push(Event::default().data("[DONE]"));
+                    events
+                }
+                (Ok(Ok(answer)), Wire::Responses) => answer
+                    .response_events()
+                    .into_iter()
+                    .map(|(kind, data)| Event::default().event(kind).data(data.to_string()))
+                    .collect(),
+                (Ok(Err(e)), wire) => stream_error(&e, wire),
+                (Err(e), wire) => {
+                    stream_error(&ApiError::new(500, "server_error", "search_failed", e.to_string()), wire)
+                }
             };
-            events.push("[DONE]".into());
-            futures::stream::iter(events.into_iter().map(|data| Ok::<_, Infallible>(Event::default().data(data))))
+            futures::stream::iter(events.into_iter().map(Ok::<_, Infallible>))
         });
         Sse::new(events).keep_alive(KeepAlive::default()).into_response()
     } else {
         match search.await {
+            Ok(Ok(answer)) if wire == Wire::Responses => Json(answer.response()).into_response(),
             Ok(Ok(answer)) => Json(answer.completion()).into_response(),
             Ok(Err(e)) => error_response(&e),
             Err(e) => error_response(&ApiError::new(500, "server_error", "search_failed", e.to_string())),

@@ -16,6 +16,9 @@ pub struct ChatRequest {
     /// Top-level `temperature` and `seed`, for the methods that read them.
     pub temperature: Option<f64>,
     pub seed: Option<u64>,
+    /// `reasoning_effort` (chat completions) or `reasoning.effort` (Responses): asked of
+    /// the upstream model as `--reasoning-effort` would.
+    pub reasoning_effort: Option<String>,
 }
 
 /// An error to answer with: status, OpenAI error type, code and one-line message.
@@ -111,7 +114,57 @@ impl ChatRequest {
                 Some(s.as_u64().ok_or_else(|| ApiError::invalid("invalid_seed", "seed must be a whole number"))?)
             }
         };
-        Ok(ChatRequest { model, messages, stream, thoughtscope, temperature, seed })
+        let reasoning_effort = effort(body.get("reasoning_effort"), "reasoning_effort")?;
+        Ok(ChatRequest { model, messages, stream, thoughtscope, temperature, seed, reasoning_effort })
+    }
+
+    /// Read a Responses request (`POST /v1/responses`) as the same search request:
+    /// `instructions` is the system message, `input` a text or a list of messages (text
+    /// parts only), `reasoning.effort` the effort; a mistake is named by its field.
+    pub fn parse_responses(body: &[u8]) -> Result<ChatRequest, ApiError> {
+        let value: Value = serde_json::from_slice(body)
+            .map_err(|e| ApiError::invalid("invalid_json", format!("the body is not JSON: {e}")))?;
+        let Value::Object(mut body) = value else {
+            return Err(ApiError::invalid("invalid_json", "the body must be a JSON object"));
+        };
+        let mut messages = Vec::new();
+        match body.get("instructions") {
+            None | Some(Value::Null) => {}
+            Some(Value::String(s)) => messages.push(("system".to_string(), s.clone())),
+            Some(_) => return Err(ApiError::invalid("invalid_instructions", "instructions must be text")),
+        }
+        match body.get("input") {
+            Some(Value::String(s)) if !s.trim().is_empty() => messages.push(("user".to_string(), s.clone())),
+            Some(Value::Array(items)) if !items.is_empty() => {
+                for (i, item) in items.iter().enumerate() {
+                    messages.push(input_item(i, item)?);
+                }
+            }
+            _ => return Err(ApiError::invalid("missing_input", "input is required: a text or a non-empty list")),
+        }
+        for refused in ["previous_response_id", "conversation"] {
+            if body.get(refused).is_some_and(|v| !v.is_null()) {
+                return Err(ApiError::invalid(
+                    "unsupported_parameter",
+                    format!("{refused} is not supported: responses are not stored; send the whole input"),
+                ));
+            }
+        }
+        let effort = match body.get("reasoning") {
+            None | Some(Value::Null) => None,
+            Some(Value::Object(r)) => self::effort(r.get("effort"), "reasoning.effort")?,
+            Some(_) => return Err(ApiError::invalid("invalid_reasoning", "reasoning must be a JSON object")),
+        };
+        // The rest reads as a chat request does: model, stream, temperature, thoughtscope.
+        body.remove("input");
+        body.remove("reasoning");
+        body.insert(
+            "messages".into(),
+            Value::Array(messages.iter().map(|(r, t)| json!({"role": r, "content": t})).collect()),
+        );
+        let mut request = ChatRequest::parse(&serde_json::to_vec(&body).unwrap_or_default())?;
+        request.reasoning_effort = effort;
+        Ok(request)
     }
 
     /// The conversation as one text: a lone user message as it is, otherwise one
@@ -164,11 +217,53 @@ fn message(i: usize, m: &Value) -> Result<(String, String), ApiError> {
     Ok((role.to_string(), text))
 }
 
+/// A reasoning effort a request names, checked.
+fn effort(value: Option<&Value>, field: &str) -> Result<Option<String>, ApiError> {
+    match value {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(level)) => match crate::llm::config::check_reasoning_effort(level) {
+            None => Ok(Some(level.clone())),
+            Some(problem) => Err(ApiError::invalid("invalid_reasoning_effort", format!("{field} {problem}"))),
+        },
+        Some(_) => Err(ApiError::invalid("invalid_reasoning_effort", format!("{field} must be text"))),
+    }
+}
+
+/// Item `i` of a Responses `input`: a message with text content (`input_text` and
+/// `output_text` parts, or a text).
+fn input_item(i: usize, item: &Value) -> Result<(String, String), ApiError> {
+    let bad = |what: &str| ApiError::invalid("invalid_input", format!("input[{i}]: {what}"));
+    if item.get("type").and_then(Value::as_str).is_some_and(|t| t != "message") {
+        return Err(bad("only message items are supported (no tool calls or their outputs)"));
+    }
+    let role = item.get("role").and_then(Value::as_str).ok_or_else(|| bad("role is required"))?;
+    if !matches!(role, "system" | "developer" | "user" | "assistant") {
+        return Err(bad("role must be system, developer, user or assistant"));
+    }
+    let text = match item.get("content") {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(parts)) => {
+            let mut text = Vec::new();
+            for part in parts {
+                match (part.get("type").and_then(Value::as_str), part.get("text").and_then(Value::as_str)) {
+                    (Some("input_text" | "output_text" | "text"), Some(t)) => text.push(t),
+                    _ => return Err(bad("only text content parts are supported")),
+                }
+            }
+            text.join("\n")
+        }
+        _ => return Err(bad("content must be text or a list of text parts")),
+    };
+    Ok((role.to_string(), text))
+}
+
 /// Token counts of the whole search.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Usage {
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
+    /// Of the completion tokens, those the upstream model spent thinking.
+    pub reasoning_tokens: u64,
 }
 
 impl Usage {
@@ -176,6 +271,18 @@ impl Usage {
         json!({
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
+            "total_tokens": self.prompt_tokens + self.completion_tokens,
+            "completion_tokens_details": {"reasoning_tokens": self.reasoning_tokens},
+        })
+    }
+
+    /// The Responses API's names for the same counts.
+    pub fn responses_json(&self) -> Value {
+        json!({
+            "input_tokens": self.prompt_tokens,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": self.completion_tokens,
+            "output_tokens_details": {"reasoning_tokens": self.reasoning_tokens},
             "total_tokens": self.prompt_tokens + self.completion_tokens,
         })
     }
@@ -212,6 +319,86 @@ impl Answer {
             "usage": self.usage.json(),
             "thoughtscope": self.about,
         })
+    }
+
+    /// The whole response in the Responses API's shape (`object: "response"`): one
+    /// message item of one `output_text` part; a search stopped by a budget is
+    /// `incomplete` with the reason `max_output_tokens`.
+    pub fn response(&self) -> Value {
+        let (status, incomplete) = match self.finish_reason {
+            "length" => ("incomplete", json!({"reason": "max_output_tokens"})),
+            _ => ("completed", Value::Null),
+        };
+        json!({
+            "id": self.id.replacen("chatcmpl-", "resp_", 1),
+            "object": "response",
+            "created_at": self.created,
+            "status": status,
+            "incomplete_details": incomplete,
+            "error": null,
+            "model": self.model,
+            "output": [self.message_item("completed", &self.content)],
+            "output_text": self.content,
+            "parallel_tool_calls": false,
+            "tool_choice": "none",
+            "tools": [],
+            "usage": self.usage.responses_json(),
+            "thoughtscope": self.about,
+        })
+    }
+
+    fn message_item(&self, status: &str, text: &str) -> Value {
+        json!({
+            "type": "message",
+            "id": self.id.replacen("chatcmpl-", "msg_", 1),
+            "status": status,
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": text, "annotations": []}],
+        })
+    }
+
+    /// The streamed Responses answer: its semantic events, each `(type, data)`, from
+    /// `response.created` to `response.completed` (or `response.incomplete`), numbered.
+    pub fn response_events(&self) -> Vec<(String, Value)> {
+        let whole = self.response();
+        let mut started = whole.clone();
+        started["status"] = json!("in_progress");
+        started["output"] = json!([]);
+        started["usage"] = Value::Null;
+        let part = json!({"type": "output_text", "text": "", "annotations": []});
+        let done_part = json!({"type": "output_text", "text": self.content, "annotations": []});
+        let item_id = self.id.replacen("chatcmpl-", "msg_", 1);
+        let at = |extra: Value| {
+            let mut v = json!({"item_id": item_id, "output_index": 0, "content_index": 0});
+            if let (Some(v), Some(extra)) = (v.as_object_mut(), extra.as_object()) {
+                v.extend(extra.clone());
+            }
+            v
+        };
+        let end = if whole["status"] == "incomplete" { "response.incomplete" } else { "response.completed" };
+        let events = vec![
+            ("response.created", json!({"response": started})),
+            ("response.in_progress", json!({"response": started})),
+            ("response.output_item.added", json!({"output_index": 0, "item": self.message_item("in_progress", "")})),
+            ("response.content_part.added", at(json!({"part": part}))),
+            ("response.output_text.delta", at(json!({"delta": self.content, "logprobs": []}))),
+            ("response.output_text.done", at(json!({"text": self.content, "logprobs": []}))),
+            ("response.content_part.done", at(json!({"part": done_part}))),
+            (
+                "response.output_item.done",
+                json!({"output_index": 0, "item": self.message_item("completed", &self.content)}),
+            ),
+            (end, json!({"response": whole})),
+        ];
+        events
+            .into_iter()
+            .enumerate()
+            .map(|(n, (kind, mut data))| {
+                data["type"] = json!(kind);
+                data["sequence_number"] = json!(n);
+                (kind.to_string(), data)
+            })
+            .collect()
     }
 
     /// The streamed response: the role, the content, the finish, then the usage (a
@@ -281,7 +468,7 @@ mod tests {
             model: "cot-sc@m".into(),
             content: "42".into(),
             finish_reason: "stop",
-            usage: Usage { prompt_tokens: 10, completion_tokens: 5 },
+            usage: Usage { prompt_tokens: 10, completion_tokens: 5, reasoning_tokens: 0 },
             about: json!({"session": "s.jsonl"}),
         };
         let whole = a.completion();

@@ -140,7 +140,8 @@ impl Serve {
         };
         methods::check_serves(task.as_ref(), &params)
             .map_err(|u| ApiError::invalid("unsupported_method", u.to_string()))?;
-        let (provider, sim, context) = self.upstream(&route.upstream, task.as_ref(), &params).await?;
+        let effort = request.reasoning_effort.as_deref();
+        let (provider, sim, context) = self.upstream(&route.upstream, task.as_ref(), &params, effort).await?;
         let mut limits = RunLimits::from_options(&self.options.limits, provider.as_ref())
             .map_err(|e| ApiError::new(500, "server_error", "budget", e.to_string()))?;
         limits.context = context;
@@ -169,6 +170,7 @@ impl Serve {
         model: &str,
         task: &dyn TaskSource,
         params: &Params,
+        effort: Option<&str>,
     ) -> Result<(Arc<dyn Provider>, Option<SimConfig>, Option<ContextWindow>), ApiError> {
         let (provider, connect, file) = match &self.options.upstream {
             Upstream::Sim(base) => {
@@ -181,20 +183,33 @@ impl Serve {
                     ));
                 }
                 crate::tasks::check_sim_plays(task, params).map_err(|m| ApiError::invalid("sim_cannot_answer", m))?;
+                if let Some(effort) = effort {
+                    return Err(ApiError::invalid(
+                        "unsupported_reasoning_effort",
+                        format!("this server's upstream is sim, which takes no reasoning effort: drop {effort:?}"),
+                    ));
+                }
                 let config = SimConfig { seed: params.seed(), ..base.clone() };
                 return Ok((Arc::new(SimProvider::new(config.clone(), &SimPlayers)), Some(config), None));
             }
             Upstream::Real { provider, connect, file } => (provider, connect, file),
         };
         let model = if model.is_empty() { self.model.clone() } else { model.to_string() };
-        let key = (model.clone(), params.seed());
+        // The request's reasoning effort, else the server's own (`--reasoning-effort`).
+        let effort = effort.map(str::to_string).or_else(|| connect.reasoning_effort.clone());
+        let key = (model.clone(), params.seed(), effort.clone());
         if let Some((p, window)) = self.providers.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
             return Ok((Arc::clone(p), None, window.clone()));
         }
+        let asked = effort.is_some() && connect.reasoning_effort != effort;
         let mut connect = connect.clone();
         connect.model = Some(model);
-        let built = crate::llm::config::build(provider, &connect, file, params.seed())
-            .map_err(|e| ApiError::new(500, "server_error", "upstream_config", e.to_string()))?;
+        connect.reasoning_effort = effort;
+        let built = crate::llm::config::build(provider, &connect, file, params.seed()).map_err(|e| match asked {
+            // The request's effort is one the upstream API cannot take: the client's mistake.
+            true => ApiError::invalid("unsupported_reasoning_effort", e.to_string()),
+            false => ApiError::new(500, "server_error", "upstream_config", e.to_string()),
+        })?;
         let window = built.context_window().await.unwrap_or(ContextWindow {
             tokens: DEFAULT_CONTEXT_TOKENS,
             source: "a conservative default".into(),
@@ -259,7 +274,11 @@ impl Prepared {
             model: self.model,
             content,
             finish_reason,
-            usage: Usage { prompt_tokens: result.prompt_tokens, completion_tokens: result.completion_tokens },
+            usage: Usage {
+                prompt_tokens: result.prompt_tokens,
+                completion_tokens: result.completion_tokens,
+                reasoning_tokens: result.reasoning_tokens,
+            },
             about,
         })
     }

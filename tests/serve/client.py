@@ -64,4 +64,53 @@ try:
 except openai.BadRequestError as e:
     seen["bad_parameter"] = e.code
 
+# The Responses API, plain and streamed: the same searches behind POST /v1/responses.
+raw = client.responses.with_raw_response.create(
+    model="tot-bfs@sim",
+    instructions="Solve the Game of 24.",
+    input="4 9 10 13",
+    extra_body={"thoughtscope": {"task": "game24", "breadth": 2}},
+)
+response = raw.parse()
+seen["responses_plain"] = {
+    "text": response.output_text,
+    "status": response.status,
+    "object": response.object,
+    "output_tokens": response.usage.output_tokens,
+    "session": raw.headers.get("x-thoughtscope-session"),
+}
+
+events, text, final = [], [], None
+with client.responses.stream(
+    model="cot-sc@sim",
+    input=[{"role": "user", "content": [{"type": "input_text", "text": "4 9 10 13"}]}],
+    extra_body={"thoughtscope": {"task": "game24", "samples": 3}},
+) as stream:
+    for event in stream:
+        events.append(event.type)
+        if event.type == "response.output_text.delta":
+            text.append(event.delta)
+    final = stream.get_final_response()
+seen["responses_streamed"] = {
+    "text": "".join(text),
+    "final_text": final.output_text,
+    "status": final.status,
+    "first": events[0],
+    "last": events[-1],
+    "total_tokens": final.usage.total_tokens,
+}
+
+try:
+    client.responses.create(model="cot-sc@sim", input="4 9 10 13", reasoning={"effort": "extreme"})
+    seen["bad_effort"] = "accepted"
+except openai.BadRequestError as e:
+    seen["bad_effort"] = e.code
+
+try:
+    client.responses.create(model="cot-sc@sim", input="4 9 10 13", reasoning={"effort": "low"},
+                            extra_body={"thoughtscope": {"task": "game24"}})
+    seen["sim_effort"] = "accepted"
+except openai.BadRequestError as e:
+    seen["sim_effort"] = e.code
+
 print(json.dumps(seen))
