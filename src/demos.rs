@@ -28,7 +28,7 @@ pub struct Demo {
     pub text: &'static str,
 }
 
-pub const DEMOS: [Demo; 8] = [
+pub const DEMOS: [Demo; 9] = [
     Demo { file: "bfs-solved.jsonl", title: BFS_TITLE, text: include_str!("../sessions/bfs-solved.jsonl") },
     Demo { file: "dfs-backtracks.jsonl", title: DFS_TITLE, text: include_str!("../sessions/dfs-backtracks.jsonl") },
     Demo { file: "edit-rescues.jsonl", title: EDIT_TITLE, text: include_str!("../sessions/edit-rescues.jsonl") },
@@ -45,6 +45,7 @@ pub const DEMOS: [Demo; 8] = [
         title: RETREVAL_USES_TITLE,
         text: include_str!("../sessions/retreval-uses.jsonl"),
     },
+    Demo { file: "thinking-bfs.jsonl", title: THINKING_TITLE, text: include_str!("../sessions/thinking-bfs.jsonl") },
 ];
 
 /// Load a bundled demo as a session (named after its file in `sessions/`).
@@ -52,10 +53,9 @@ pub fn load(demo: &Demo) -> Result<Session, String> {
     Session::parse(demo.text, &PathBuf::from("sessions").join(demo.file)).map_err(|e| e.to_string())
 }
 
-fn setup(params: Params, seed: u64) -> (RunSetup, Arc<Game24>, SimProvider) {
+fn setup(params: Params, sim: SimConfig) -> (RunSetup, Arc<Game24>, SimProvider) {
     let task = Arc::new(Game24::builtin());
-    let (setup, sim) =
-        setup_for(Arc::clone(&task) as Arc<dyn TaskSource>, params, SimConfig { seed, ..SimConfig::default() });
+    let (setup, sim) = setup_for(Arc::clone(&task) as Arc<dyn TaskSource>, params, sim);
     (setup, task, sim)
 }
 
@@ -597,6 +597,10 @@ const EDIT_TITLE: &str = "A person rescues a greedy search";
 const MCTS_TITLE: &str = "Monte Carlo tree search";
 const COT_SC_TITLE: &str = "Self-consistency: the vote";
 const REACT_TITLE: &str = "A person edits a ReAct step";
+const THINKING_TITLE: &str = "A reasoning model's search (simulated thinking)";
+const THINKING_NOTE: &str = "ToT-BFS over a model that thinks before each answer (the simulated model's thinking \
+     mode): each call's thinking is kept apart from its answer, shown in the detail pane and counted as reasoning \
+     tokens, and never read as a step or a value";
 const RETREVAL_LEARNS_TITLE: &str = "ReTreVal: a typed failure, a backtrack, a lesson";
 const RETREVAL_USES_TITLE: &str = "ReTreVal: the lesson on the next problem";
 const RETREVAL_LEARNS_NOTE: &str =
@@ -626,7 +630,18 @@ fn first_run(
     params: Params,
     shows: impl Fn(&Engine, &[Event]) -> bool,
 ) -> Result<(), String> {
-    let (setup, task, sim) = setup(params, 0);
+    first_run_of(dir, (file, title, note), params, SimConfig::default(), shows)
+}
+
+/// [`first_run`] with the simulated model set as `sim` says.
+fn first_run_of(
+    dir: &Path,
+    (file, title, note): (&str, &str, &str),
+    params: Params,
+    sim: SimConfig,
+    shows: impl Fn(&Engine, &[Event]) -> bool,
+) -> Result<(), String> {
+    let (setup, task, sim) = setup(params, sim);
     for i in 900..1000 {
         let problem = task.problem(i).ok_or("no puzzle")?;
         let mut rec = start(&setup, &sim, &problem, None)?;
@@ -674,7 +689,7 @@ fn rescue(rec: &mut Recorder, input: &str) -> Result<bool, String> {
 /// step 1, and the edit rescues it.
 fn edit(dir: &Path) -> Result<(), String> {
     let params = Params::new(crate::engine::methods::tot_bfs::KIND).with("breadth", 1);
-    let (setup, task, sim) = setup(params, 0);
+    let (setup, task, sim) = setup(params, SimConfig::default());
     for i in 900..1000 {
         let problem = task.problem(i).ok_or("no puzzle")?;
         let mut alone = start(&setup, &sim, &problem, None)?;
@@ -890,47 +905,13 @@ pub fn record_all(dir: &Path) -> Result<(), String> {
     cot_sc_vote(dir)?;
     react_edit(dir)?;
     retreval(dir)?;
+    let thinking = SimConfig { thinking: true, ..SimConfig::default() };
+    let bfs = Params::new(crate::engine::methods::tot_bfs::KIND);
+    let about = ("thinking-bfs.jsonl", THINKING_TITLE, THINKING_NOTE);
+    first_run_of(dir, about, bfs, thinking, |e, _| solved(e))?;
     println!("recorded the demo sessions into {}", crate::safe_text::terminal_safe(&dir.display().to_string()));
     Ok(())
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Tool state belongs to a branch: every observation a shipped demo recorded is the one
-    /// a live run's tool runner gives that step, continuing the tool state (page, lookup
-    /// cursor) of the step it comes after, whatever other branches did first. (Demo 6's
-    /// edited step once saw the abandoned branch's lookup cursor: "Result 2 / 3".)
-    #[test]
-    fn every_recorded_observation_is_what_its_own_branch_would_see() {
-        let mut checked = 0;
-        for demo in &DEMOS {
-            let session = load(demo).unwrap();
-            let task = crate::tasks::build(&session.header.task, &TaskOptions::default(), &mut Vec::new()).unwrap();
-            let Some(registry) = task.tools() else { continue };
-            let rebuilt = crate::session::replay::rebuild(&session, None, None).unwrap();
-            let mut live = ToolRunner::new(registry);
-            for call in &rebuilt.tool_calls {
-                let again = futures::executor::block_on(live.run(&call.tool, call.node, call.after));
-                assert_eq!(again.text, call.result.text, "{}: {:?} at {}", demo.file, call.tool, call.node);
-                checked += 1;
-            }
-        }
-        assert!(checked > 5, "{checked} tool calls");
-    }
-
-    /// The edit in demo 6 continues from the page its step comes after, with a fresh
-    /// lookup cursor: the first result, which names the river the answer then gives.
-    #[test]
-    fn the_react_edit_demo_shows_what_the_edited_branch_saw() {
-        let session = load(&DEMOS[5]).unwrap();
-        let rebuilt = crate::session::replay::rebuild(&session, None, None).unwrap();
-        let tree = rebuilt.engine.tree();
-        let edited = tree.nodes().find(|n| matches!(n.origin, crate::engine::Origin::Human { .. })).unwrap();
-        let after_edit: Vec<_> = rebuilt.tool_calls.iter().filter(|c| tree.is_within(c.node, edited.id)).collect();
-        assert!(after_edit[0].result.text.starts_with("(Result 1 / 3)"), "{}", after_edit[0].result.text);
-        let answer = rebuilt.engine.outcome().and_then(|o| o.answer.clone()).unwrap();
-        assert!(after_edit[0].result.text.contains(&answer), "the branch saw {answer} before answering it");
-    }
-}
+mod tests;

@@ -366,13 +366,14 @@ fn demo_lists_the_bundled_sessions() {
     let out = bin().arg("demo").output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success());
-    assert_eq!(stdout.lines().filter(|l| l.contains(".jsonl")).count(), 8, "{stdout}");
+    assert_eq!(stdout.lines().filter(|l| l.contains(".jsonl")).count(), 9, "{stdout}");
     assert!(stdout.contains("mcts.jsonl"));
     // Listed with their titles.
     assert!(stdout.contains("1. Beam search over thoughts (bfs-solved.jsonl)"), "{stdout}");
     assert!(stdout.contains("Self-consistency: the vote (cot-sc-vote.jsonl)"), "{stdout}");
     assert!(stdout.contains("A person edits a ReAct step (react-edit.jsonl)"), "{stdout}");
     assert!(stdout.contains("8. ReTreVal: the lesson on the next problem (retreval-uses.jsonl)"), "{stdout}");
+    assert!(stdout.contains("9. A reasoning model's search (simulated thinking) (thinking-bfs.jsonl)"), "{stdout}");
     assert!(stdout.contains("edits the step"));
 }
 

@@ -306,7 +306,7 @@ impl Provider for Script {
         let result = match self.0.get(step.wrapping_sub(1)) {
             Some(text) => Ok(LlmResponse {
                 completions: vec![Completion::text(text.to_string(), None)],
-                usage: Usage { prompt_tokens: 1, completion_tokens: 1, estimated: false },
+                usage: Usage { prompt_tokens: 1, completion_tokens: 1, estimated: false, ..Usage::default() },
                 latency_ms: 0,
                 model: "script".into(),
                 simulated: false,

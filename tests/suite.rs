@@ -26,6 +26,7 @@ mod memory_cli;
 mod memory_run;
 mod parallel_runs;
 mod provider_faults;
+mod provider_reasoning;
 mod provider_responses;
 mod provider_runs;
 mod qa_data;

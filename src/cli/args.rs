@@ -123,6 +123,10 @@ pub(crate) struct SimArgs {
     /// Each sim call takes this long, so concurrency can be seen offline.
     #[arg(long, default_value_t = 0)]
     pub(crate) sim_latency_ms: u64,
+    /// The simulated model thinks before each answer, as a reasoning model does: a short seeded
+    /// trace kept apart from the answer (labelled simulated), shown and counted, never read.
+    #[arg(long)]
+    pub(crate) sim_thinking: bool,
 }
 
 /// Who answers a live run forked from a replay in the explorer (`f`).

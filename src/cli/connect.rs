@@ -55,6 +55,14 @@ pub(crate) struct ProviderArgs {
     /// profile's `context`, else what the server says, else 4096).
     #[arg(long, value_name = "TOKENS")]
     pub(crate) context_window: Option<u64>,
+    /// How hard a reasoning model thinks: none, minimal, low, medium, high or xhigh (sent as
+    /// reasoning_effort; OpenAI, the Responses API, vLLM, Ollama) [default: the profile's].
+    #[arg(long, value_name = "LEVEL")]
+    pub(crate) reasoning_effort: Option<String>,
+    /// Anthropic's extended thinking: the tokens the model may think for before it answers (at
+    /// least 1024) [default: the profile's].
+    #[arg(long, value_name = "TOKENS")]
+    pub(crate) thinking_budget: Option<u32>,
 }
 
 impl ProviderArgs {
@@ -73,6 +81,8 @@ impl ProviderArgs {
             retries: self.retries,
             rpm: self.rpm,
             context_window: self.context_window,
+            reasoning_effort: self.reasoning_effort.clone(),
+            thinking_budget: self.thinking_budget,
         }
     }
 }

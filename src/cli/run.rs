@@ -73,6 +73,7 @@ pub(crate) fn sim_config(args: &RunArgs, d: &RunDefaults, seed: u64, source: &st
             cot: rate("--sim-cot", s.sim_cot, base.cot)?,
         },
         latency_ms: s.sim_latency_ms,
+        thinking: s.sim_thinking,
     })
 }
 
@@ -331,6 +332,7 @@ pub(crate) fn setup_run_noting(
         let trims = params.method.info().react != methods::ReactShape::None;
         limits.context = Some(context_window_of(provider.as_ref(), trims)?);
     }
+    notes.extend(provider_notes(provider.as_ref()));
     let memory = run_memory(args, d, &params, &task_name, provider.model())?;
     let unjudged = replay_unjudged.is_some_and(|u| u);
     if unjudged {
@@ -451,6 +453,16 @@ pub(crate) fn summarize(setup: &RunSetup, results: &[ProblemResult], wall_ms: u6
     .priced(setup.limits.price.as_ref())
 }
 
+/// What the provider's requests leave out or send otherwise than the run asks (a
+/// reasoning model's temperature, ...), each printed as a note.
+fn provider_notes(provider: &dyn Provider) -> Vec<String> {
+    let notes = provider.notes();
+    for note in &notes {
+        safe_eprintln!("note: {note}");
+    }
+    notes
+}
+
 /// A temperature the provider's API would clamp is refused: the run would not be the one
 /// asked for (and the session header would not say what was sent).
 fn refuse_clamped_temperature(provider: &dyn Provider, params: &thoughtscope::engine::Params) -> Result<()> {
@@ -535,12 +547,20 @@ pub(crate) fn print_summary(s: &Summary, json: bool) {
     if let Some(a) = s.mean_sample_accuracy {
         outln!("mean correct per sample {:.1}%  best of k {}/{}", 100.0 * a, s.solved_any, s.n);
     }
+    // A reasoning model's completion is its thinking and its answer: said apart.
+    let completion = match s.reasoning_tokens {
+        0 => format!("{} completion", s.completion_tokens),
+        r => format!(
+            "{} completion ({r} reasoning + {} answer)",
+            s.completion_tokens,
+            s.completion_tokens.saturating_sub(r)
+        ),
+    };
     outln!(
-        "calls {}  cache hits {}  tokens {} prompt + {} completion  {} ms",
+        "calls {}  cache hits {}  tokens {} prompt + {completion}  {} ms",
         s.llm_calls,
         s.cache_hits,
         s.prompt_tokens,
-        s.completion_tokens,
         s.wall_ms
     );
     if s.estimated_tokens > 0 {

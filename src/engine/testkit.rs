@@ -68,7 +68,7 @@ pub fn native(call: u64, text: &str, tool_calls: &[(&str, serde_json::Value)]) -
             arguments: arguments.clone(),
         })
         .collect();
-    reply_with(call, vec![Completion { text: text.into(), finish_reason: Some("tool_calls".into()), tool_calls }])
+    reply_with(call, vec![Completion { tool_calls, ..Completion::text(text, Some("tool_calls".into())) }])
 }
 
 pub fn failure(call: u64, message: &str) -> Input {

@@ -101,6 +101,7 @@ pub(crate) fn tot_log_header(
         prompt_style: Default::default(),
         context_window: None,
         task_def: None,
+        provider_notes: Vec::new(),
     }
 }
 
@@ -193,6 +194,7 @@ pub(crate) fn drive_sharing_usage<A: LogAnswerer>(
             prompt_tokens: tot::share(usage.0, calls, call),
             completion_tokens: tot::share(usage.1, calls, call),
             estimated: shares == Shares::Estimated || calls > 1,
+            ..Usage::default()
         };
         call += 1;
         answering.answer(r, usage)

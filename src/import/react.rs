@@ -87,7 +87,7 @@ pub fn params_for(t: &Trajectory) -> Params {
 fn recorded(text: String) -> LlmResponse {
     LlmResponse {
         completions: vec![Completion::text(text, None)],
-        usage: Usage { prompt_tokens: 0, completion_tokens: 0, estimated: true },
+        usage: Usage { estimated: true, ..Usage::default() },
         latency_ms: 0,
         model: MODEL.into(),
         simulated: false,
@@ -151,6 +151,7 @@ pub fn import_trajectory(
         prompt_style: Default::default(),
         context_window: None,
         task_def: None,
+        provider_notes: Vec::new(),
     };
     let path = out.join(name);
     let writer = SessionWriter::create(&path, &header)?;

@@ -472,6 +472,7 @@ pub fn check_entry(
                 prompt_style: Default::default(),
                 context_window: None,
                 task_def: None,
+                provider_notes: Vec::new(),
                 ..super::tot_log_header(&writing::INFO.name, &x, entry.idx, params.clone(), &model, source)
             })
         },

@@ -425,7 +425,7 @@ mod tests {
         let mut cache = ResponseCache::new();
         let reply = LlmResponse {
             completions: vec![Completion::text("sure", None)],
-            usage: Usage { prompt_tokens: 10, completion_tokens: 2, estimated: false },
+            usage: Usage { prompt_tokens: 10, completion_tokens: 2, estimated: false, ..Usage::default() },
             latency_ms: 5,
             model: "m".into(),
             simulated: false,
@@ -458,7 +458,7 @@ mod tests {
         let mut cache = ResponseCache::new();
         let reply = LlmResponse {
             completions: vec![Completion::text("4 + 4 = 8 (left: 8 10)", None)],
-            usage: Usage { prompt_tokens: 10, completion_tokens: 2, estimated: false },
+            usage: Usage { prompt_tokens: 10, completion_tokens: 2, estimated: false, ..Usage::default() },
             latency_ms: 5,
             model: "m".into(),
             simulated: false,
@@ -510,7 +510,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let reply = |text: &str| LlmResponse {
             completions: vec![Completion::text(text, Some("stop".into()))],
-            usage: Usage { prompt_tokens: 10, completion_tokens: 2, estimated: false },
+            usage: Usage { prompt_tokens: 10, completion_tokens: 2, estimated: false, ..Usage::default() },
             latency_ms: 5,
             model: "m".into(),
             simulated: false,
@@ -537,7 +537,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let reply = LlmResponse {
             completions: vec![Completion::text("likely", Some("stop".into()))],
-            usage: Usage { prompt_tokens: 10, completion_tokens: 2, estimated: false },
+            usage: Usage { prompt_tokens: 10, completion_tokens: 2, estimated: false, ..Usage::default() },
             latency_ms: 5,
             model: "m".into(),
             simulated: false,

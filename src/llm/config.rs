@@ -69,6 +69,44 @@ pub struct Profile {
     /// The model's context window in tokens (default: what the server says, else a
     /// conservative 4096; see `Provider::context_window`).
     pub context: Option<u64>,
+    /// The model is a reasoning model that takes no temperature and a completion limit
+    /// named `max_completion_tokens` (default: known from its name: OpenAI's o1, o3, o4
+    /// and gpt-5 families).
+    pub reasoning: Option<bool>,
+    /// How hard a reasoning model thinks: `none`, `minimal`, `low`, `medium`, `high`
+    /// or `xhigh` (sent as `reasoning_effort`, or `reasoning.effort` to the Responses API).
+    pub reasoning_effort: Option<String>,
+    /// Anthropic's extended thinking: the tokens the model may think for (at least 1024).
+    pub thinking_budget: Option<u32>,
+    /// The tag pairs a model served raw puts its thinking between, replacing the
+    /// defaults (`[["<think>", "</think>"], ...]`; `[]` turns the splitting off).
+    pub think_tags: Option<Vec<[String; 2]>>,
+}
+
+/// The levels `reasoning_effort` takes.
+pub const REASONING_EFFORTS: &[&str] = &["none", "minimal", "low", "medium", "high", "xhigh"];
+
+/// Anthropic's smallest thinking budget.
+pub const MIN_THINKING_BUDGET: u32 = 1024;
+
+/// Why a reasoning effort is refused, if it is.
+pub fn check_reasoning_effort(level: &str) -> Option<String> {
+    (!REASONING_EFFORTS.contains(&level))
+        .then(|| format!("must be one of {}, not {level:?}", REASONING_EFFORTS.join(", ")))
+}
+
+/// Why a thinking budget is refused, if it is.
+pub fn check_thinking_budget(tokens: u32) -> Option<String> {
+    (!(MIN_THINKING_BUDGET..=1_000_000).contains(&tokens))
+        .then(|| format!("must be from {MIN_THINKING_BUDGET} to 1000000 tokens, not {tokens}"))
+}
+
+/// Whether a model is one of OpenAI's reasoning models, from its name (`o1`, `o3-mini`,
+/// `o4-mini`, `gpt-5`, `gpt-5.1-codex`, `openai/o3`, ...; not `gpt-5-chat`, which is not).
+pub fn is_reasoning_model(model: &str) -> bool {
+    let name = model.rsplit('/').next().unwrap_or(model).to_ascii_lowercase();
+    let o_series = ["o1", "o3", "o4"].iter().any(|p| name == *p || name.starts_with(&format!("{p}-")));
+    o_series || (name.starts_with("gpt-5") && !name.contains("chat"))
 }
 
 impl Profile {
@@ -91,7 +129,11 @@ impl Profile {
             seed,
             max_tokens_param,
             stream_usage,
-            context
+            context,
+            reasoning,
+            reasoning_effort,
+            thinking_budget,
+            think_tags
         );
         self
     }
@@ -224,6 +266,16 @@ impl FileConfig {
             if let Some(problem) = p.rpm.and_then(check_rpm) {
                 return Err(fail(key("rpm"), problem));
             }
+            if let Some(problem) = p.reasoning_effort.as_deref().and_then(check_reasoning_effort) {
+                return Err(fail(key("reasoning_effort"), problem));
+            }
+            if let Some(problem) = p.thinking_budget.and_then(check_thinking_budget) {
+                return Err(fail(key("thinking_budget"), problem));
+            }
+            if let Some(pair) = p.think_tags.iter().flatten().find(|[open, close]| open.is_empty() || close.is_empty())
+            {
+                return Err(fail(key("think_tags"), format!("has an empty tag in {pair:?}")));
+            }
         }
         for (model, price) in &self.prices {
             for (field, x) in [("input", price.input), ("output", price.output)] {
@@ -317,6 +369,10 @@ pub struct ProviderOptions {
     /// `--context-window`: the model's context window in tokens (default: the profile's
     /// `context`, else what the server says, else 4096).
     pub context_window: Option<u64>,
+    /// `--reasoning-effort`: how hard a reasoning model thinks (default: the profile's).
+    pub reasoning_effort: Option<String>,
+    /// `--thinking-budget`: Anthropic's extended thinking, in tokens (default: the profile's).
+    pub thinking_budget: Option<u32>,
 }
 
 /// Everything needed to build a real provider.
@@ -337,6 +393,8 @@ pub struct Resolved {
     pub stream_usage: bool,
     /// The context window the command line or the profile states, with where it came from.
     pub context: Option<crate::llm::ContextWindow>,
+    /// What the API is asked of a reasoning model (see [`super::api::Reasoning`]).
+    pub reasoning: super::api::Reasoning,
 }
 
 /// A limit in seconds from `--flag` (checked here) or the profile (checked when the file
@@ -552,6 +610,7 @@ pub fn resolve(
             )));
         }
     }
+    let reasoning = reasoning_of(name, kind, &model, args, &profile)?;
     Ok(Resolved {
         name: name.to_string(),
         kind,
@@ -562,9 +621,65 @@ pub fn resolve(
         http,
         n_supported: profile.n,
         seed: profile.seed.unwrap_or(true).then_some(seed),
-        max_tokens_param: profile.max_tokens_param.clone().unwrap_or_else(|| "max_tokens".into()),
+        max_tokens_param: max_tokens_param(&profile, &reasoning),
         stream_usage: profile.stream_usage.unwrap_or(true),
         context: context_of(args.context_window, profile.context, &file_key("context"))?,
+        reasoning,
+    })
+}
+
+/// The completion limit's field: the profile's, else `max_completion_tokens` for a
+/// reasoning model (OpenAI's take no other), else `max_tokens`.
+fn max_tokens_param(profile: &Profile, reasoning: &super::api::Reasoning) -> String {
+    let default = if reasoning.model { "max_completion_tokens" } else { "max_tokens" };
+    profile.max_tokens_param.clone().unwrap_or_else(|| default.into())
+}
+
+/// What a reasoning model is asked, from the flags and the profile, checked against
+/// what the kind can send.
+fn reasoning_of(
+    name: &str,
+    kind: super::api::Kind,
+    model: &str,
+    args: &ProviderOptions,
+    profile: &Profile,
+) -> Result<super::api::Reasoning, ConfigError> {
+    let effort = match (&args.reasoning_effort, &profile.reasoning_effort) {
+        (Some(level), _) => Some((level, "--reasoning-effort".to_string())),
+        (None, Some(level)) => Some((level, format!("providers.{name}.reasoning_effort"))),
+        (None, None) => None,
+    };
+    if let Some((level, source)) = &effort {
+        if let Some(problem) = check_reasoning_effort(level) {
+            return Err(ConfigError::Invalid(format!("{source} {problem}")));
+        }
+    }
+    let budget = args.thinking_budget.or(profile.thinking_budget);
+    if let Some(problem) = budget.and_then(check_thinking_budget) {
+        return Err(ConfigError::Invalid(format!("--thinking-budget {problem}")));
+    }
+    let api = kind.api();
+    if let (Some(_), false) = (budget, api.takes_thinking_budget()) {
+        return Err(ConfigError::Invalid(format!(
+            "--thinking-budget is Anthropic's extended thinking; provider {name} speaks the {} API: give              --reasoning-effort LEVEL instead",
+            kind.name()
+        )));
+    }
+    if let (Some((_, source)), false) = (&effort, api.takes_reasoning_effort()) {
+        return Err(ConfigError::Invalid(format!(
+            "{source} is not part of the {} API: give --thinking-budget TOKENS for Anthropic's extended thinking",
+            kind.name()
+        )));
+    }
+    let tags = match &profile.think_tags {
+        Some(pairs) => pairs.iter().map(|[o, c]| (o.clone(), c.clone())).collect(),
+        None => crate::protocol::default_think_tags(),
+    };
+    Ok(super::api::Reasoning {
+        model: profile.reasoning.unwrap_or_else(|| is_reasoning_model(model)) || budget.is_some(),
+        effort: effort.map(|(level, _)| level.clone()),
+        thinking_budget: budget,
+        think_tags: tags,
     })
 }
 

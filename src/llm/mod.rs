@@ -77,6 +77,12 @@ pub trait Provider: Send + Sync {
         None
     }
 
+    /// What the requests leave out or send otherwise than a run asks (a reasoning model's
+    /// temperature, ...): one line each, printed before a run and recorded in its sessions.
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Whether a run's problems may go side by side. A provider whose answers depend
     /// on how often a request was asked across problems (replay) says no.
     fn problems_side_by_side(&self) -> bool {

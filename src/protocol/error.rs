@@ -53,6 +53,9 @@ pub enum CallErrorKind {
     /// The prompt does not fit the model's context window (the server said so, in one
     /// of the usual phrasings): the same prompt can never succeed, so the branch stops.
     ContextOverflow,
+    /// A reasoning model spent the whole completion limit thinking and gave no answer:
+    /// the same request cannot do better (the completion limit must be raised).
+    AllThinking,
     /// A replayed run asked something the recording does not have.
     NotRecorded,
     /// The driver was halted before the call was sent.
@@ -73,7 +76,7 @@ pub enum CallErrorKind {
 }
 
 impl CallErrorKind {
-    const NAMED: [CallErrorKind; 25] = [
+    const NAMED: [CallErrorKind; 26] = [
         CallErrorKind::Auth,
         CallErrorKind::Forbidden,
         CallErrorKind::NotFound,
@@ -92,6 +95,7 @@ impl CallErrorKind {
         CallErrorKind::Truncated,
         CallErrorKind::Empty,
         CallErrorKind::ContextOverflow,
+        CallErrorKind::AllThinking,
         CallErrorKind::NotRecorded,
         CallErrorKind::NotSent,
         CallErrorKind::Shared,
@@ -122,6 +126,7 @@ impl CallErrorKind {
             CallErrorKind::Truncated => "truncated",
             CallErrorKind::Empty => "empty",
             CallErrorKind::ContextOverflow => "context_overflow",
+            CallErrorKind::AllThinking => "all_thinking",
             CallErrorKind::NotRecorded => "not_recorded",
             CallErrorKind::NotSent => "not_sent",
             CallErrorKind::Shared => "shared",

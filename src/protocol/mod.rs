@@ -2,7 +2,7 @@
 //! ([`LlmRequest`], built from a task's [`Prompt`] of [`Message`]s, with its [`Purpose`]),
 //! what comes back ([`LlmResponse`]: [`Completion`]s and [`Usage`]), why a call failed
 //! ([`CallError`]), tools offered, called and answered ([`ToolDef`], [`ToolCallOut`],
-//! [`ToolRequest`], [`ToolResult`]), shared [`Text`], and token estimates.
+//! [`ToolRequest`], [`ToolResult`]), a reply's [`Thinking`], shared [`Text`], and token estimates.
 //!
 //! It sits below both: it imports neither the engine nor a provider, so the engine
 //! names no provider code and a provider names no engine code for these. The serde
@@ -16,6 +16,7 @@ mod estimate;
 mod request;
 mod response;
 mod text;
+mod thinking;
 mod tool;
 
 pub use error::{CallError, CallErrorKind};
@@ -23,4 +24,7 @@ pub use estimate::{estimate_prompt_tokens, estimate_tokens};
 pub use request::{LlmRequest, Message, Prompt, Purpose, Role};
 pub use response::{Completion, LlmResponse, Usage};
 pub use text::Text;
+pub use thinking::{
+    default_think_tags, split_tagged, thinking_text, Split, Thinking, ThinkingKind, DEFAULT_THINK_TAGS,
+};
 pub use tool::{ToolCallOut, ToolDef, ToolRequest, ToolResult};

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Text, ToolCallOut};
+use super::{Text, Thinking, ToolCallOut};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Completion {
@@ -14,12 +14,39 @@ pub struct Completion {
     /// Native tool calls the reply made (empty for plain text replies).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<ToolCallOut>,
+    /// The model's thinking before its answer, apart from `text` (which is the answer
+    /// alone): no reader sees it. Empty for models that do not think apart.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub thinking: Vec<Thinking>,
 }
 
 impl Completion {
     /// A plain text reply.
     pub fn text(text: impl Into<String>, finish_reason: Option<String>) -> Self {
-        Completion { text: text.into().into(), finish_reason: finish_reason.map(Into::into), tool_calls: Vec::new() }
+        Completion {
+            text: text.into().into(),
+            finish_reason: finish_reason.map(Into::into),
+            tool_calls: Vec::new(),
+            thinking: Vec::new(),
+        }
+    }
+
+    /// The thinking's text, its pieces joined by a blank line (empty without thinking).
+    pub fn thinking_text(&self) -> String {
+        super::thinking_text(&self.thinking)
+    }
+
+    /// Take thinking tags off the front of the text (a model served raw), when the reply
+    /// carries no thinking of its own: the text keeps the answer alone.
+    pub fn split_thinking_tags(&mut self, tags: &[(String, String)]) {
+        if !self.thinking.is_empty() {
+            // Thinking came apart already; tags still at the front are the answer's business.
+            return;
+        }
+        if let Some(split) = super::split_tagged(&self.text, tags) {
+            self.thinking.push(Thinking::new(super::ThinkingKind::Tag, split.thinking));
+            self.text = split.answer.into();
+        }
     }
 }
 
@@ -30,6 +57,14 @@ pub struct Usage {
     /// True when the numbers are an estimate (a simulated model, or a server that did not say).
     #[serde(default)]
     pub estimated: bool,
+    /// Of `completion_tokens`, those the model spent thinking (the server's
+    /// `reasoning_tokens`, or estimated from the thinking's text where it did not say).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reasoning_tokens: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

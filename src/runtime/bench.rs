@@ -49,6 +49,7 @@ fn sim_recording(path: &Path, params: Params, note: String) -> Result<(Run, SimP
         prompt_style: Default::default(),
         context_window: None,
         task_def: None,
+        provider_notes: Vec::new(),
     };
     let task = header.build_task(&TaskOptions::default()).map_err(|e| e.to_string())? as Arc<dyn Task>;
     let engine = Engine::new(task, PUZZLE, header.params.clone());

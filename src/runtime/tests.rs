@@ -54,7 +54,7 @@ impl Provider for Probe {
             }
             Ok(LlmResponse {
                 completions: vec![Completion::text(text, None)],
-                usage: Usage { prompt_tokens: 3, completion_tokens: 1, estimated: false },
+                usage: Usage { prompt_tokens: 3, completion_tokens: 1, estimated: false, ..Usage::default() },
                 latency_ms: 0,
                 model: "probe-model".into(),
                 simulated: false,
@@ -238,7 +238,7 @@ impl Provider for Recorder {
             tokio::time::sleep(Duration::from_millis(ms)).await;
             Ok(LlmResponse {
                 completions: vec![Completion::text(text, None)],
-                usage: Usage { prompt_tokens: 3, completion_tokens: 1, estimated: false },
+                usage: Usage { prompt_tokens: 3, completion_tokens: 1, estimated: false, ..Usage::default() },
                 latency_ms: 0,
                 model: "recorder-model".into(),
                 simulated: false,

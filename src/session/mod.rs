@@ -100,6 +100,10 @@ pub struct Header {
     /// file (`tasks::file`): the session rebuilds the task from it, without the file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task_def: Option<serde_json::Value>,
+    /// What the provider's requests left out or sent otherwise than the run asked (a
+    /// reasoning model's temperature, extended thinking's limits), one line each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub provider_notes: Vec<String>,
 }
 
 /// A named memory at the start of a problem. Written into the header whole (format 1,
@@ -204,6 +208,9 @@ pub struct Totals {
     /// estimates of anything, and are not among them.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub estimated_tokens: u64,
+    /// Of `completion_tokens`, those the model spent thinking (reasoning models).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reasoning_tokens: u64,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -234,6 +241,7 @@ impl Totals {
                     self.llm_calls += 1;
                     self.prompt_tokens += r.usage.prompt_tokens;
                     self.completion_tokens += r.usage.completion_tokens;
+                    self.reasoning_tokens += r.usage.reasoning_tokens;
                     if r.usage.estimated && !r.simulated {
                         self.estimated_tokens += r.usage.prompt_tokens + r.usage.completion_tokens;
                     }
@@ -256,6 +264,7 @@ impl Totals {
         self.completion_tokens += other.completion_tokens;
         self.tool_calls += other.tool_calls;
         self.estimated_tokens += other.estimated_tokens;
+        self.reasoning_tokens += other.reasoning_tokens;
     }
 }
 

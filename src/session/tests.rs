@@ -31,6 +31,7 @@ pub(super) fn header() -> Header {
         prompt_style: Default::default(),
         context_window: None,
         task_def: None,
+        provider_notes: Vec::new(),
     }
 }
 
@@ -480,7 +481,7 @@ fn estimated_tokens_are_counted_apart_and_budgets_count_them_twice() {
             call: 0,
             result: Ok(LlmResponse {
                 completions: Vec::new(),
-                usage: Usage { prompt_tokens: 300, completion_tokens: 100, estimated },
+                usage: Usage { prompt_tokens: 300, completion_tokens: 100, estimated, ..Usage::default() },
                 latency_ms: 0,
                 model: "m".into(),
                 simulated,

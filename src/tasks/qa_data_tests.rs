@@ -23,7 +23,7 @@ fn shared(rel: &str) -> Option<PathBuf> {
 fn reply(text: &str) -> LlmResponse {
     LlmResponse {
         completions: vec![Completion::text(text, None)],
-        usage: Usage { prompt_tokens: 10, completion_tokens: 5, estimated: false },
+        usage: Usage { prompt_tokens: 10, completion_tokens: 5, estimated: false, ..Usage::default() },
         latency_ms: 0,
         model: "test".into(),
         simulated: false,
@@ -178,6 +178,7 @@ fn a_session_replays_without_its_data_file() {
         prompt_style: Default::default(),
         context_window: None,
         task_def: None,
+        provider_notes: Vec::new(),
     };
     assert_eq!(header.gold.as_deref(), Some("Arthur's Magazine"));
     let path = dir.path().join("s.jsonl");

@@ -47,6 +47,7 @@ fn setup(dir: &Path, params: Params) -> Setup {
         prompt_style: Default::default(),
         context_window: None,
         task_def: None,
+        provider_notes: Vec::new(),
     };
     Setup {
         task,
@@ -106,6 +107,24 @@ fn recorded_commands(path: &Path) -> Vec<Command> {
 
 fn select(app: &mut App, node: NodeId) {
     app.tree.state.select(app.path_to(node));
+}
+
+#[test]
+fn a_replys_thinking_is_shown_apart_and_counted_in_the_header() {
+    let dir = tempfile::tempdir().unwrap();
+    let which = crate::demos::DEMOS.iter().position(|d| d.file == "thinking-bfs.jsonl").unwrap();
+    let mut app = demo_replay(dir.path(), which);
+    let child = app.session.run.engine.tree().node(NodeId(0)).children[0];
+    select(&mut app, child);
+    let screen = render(&mut app, 220, 60);
+    assert!(screen.contains("thinking (simulated thinking, about"), "{screen}");
+    assert!(screen.contains("│ So I will start with:"), "the thinking's lines, dimmed and marked: {screen}");
+    assert!(screen.contains("thinking) tokens"), "the call line counts the thinking: {screen}");
+    let header = crate::tui::ui::status::header_text(&app, 220);
+    assert!(header.contains(" thinking)"), "the header counts reasoning tokens apart: {header}");
+    // A demo with no thinking says none.
+    let plain = demo_replay(dir.path(), 0);
+    assert!(!crate::tui::ui::status::header_text(&plain, 220).contains("thinking"));
 }
 
 #[test]
@@ -383,6 +402,29 @@ fn demo_sessions_replay_exactly_and_show_what_they_claim() {
                 let edited = tree.nodes().find(|n| matches!(n.origin, Origin::Human { .. })).expect("a human edit");
                 let finals = &rebuilt.engine.outcome().unwrap().finals;
                 assert!(finals.iter().any(|&f| tree.is_within(f, edited.id)), "the answer grows from the edit");
+            }
+            8 => {
+                // A reasoning model's search: every reply thought apart from its answer, and
+                // the thinking counted as reasoning tokens, none of it read.
+                assert!(session.header.sim.as_ref().is_some_and(|s| s.thinking), "recorded in thinking mode");
+                let replies: Vec<&crate::protocol::LlmResponse> = session
+                    .records
+                    .iter()
+                    .filter_map(|r| match r {
+                        Record::Input { input: Input::LlmReply(reply), .. } => reply.result.as_ref().ok(),
+                        _ => None,
+                    })
+                    .collect();
+                assert!(!replies.is_empty());
+                for r in &replies {
+                    assert!(r.usage.reasoning_tokens > 0 && r.usage.reasoning_tokens < r.usage.completion_tokens);
+                    for c in &r.completions {
+                        assert_eq!(c.thinking.len(), 1, "each sample thought");
+                        assert_eq!(c.thinking[0].kind, crate::protocol::ThinkingKind::Simulated);
+                        assert!(!c.text.contains("So I will start with"), "the answer holds no thinking");
+                    }
+                }
+                assert!(rebuilt.totals.reasoning_tokens > 0);
             }
             6 | 7 => {
                 use crate::memory::{Category, MemoryChange};

@@ -28,13 +28,14 @@
 
 #[cfg(test)]
 pub(crate) mod context_testing;
+pub mod thinking;
 
 use serde::{Deserialize, Serialize};
 
 use crate::engine::rng::{stable_hash, SplitMix64};
 use crate::protocol::{
-    estimate_prompt_tokens, estimate_tokens, CallError, CallErrorKind, Completion, LlmRequest, LlmResponse,
-    ToolCallOut, ToolRequest, Usage,
+    estimate_prompt_tokens, estimate_tokens, CallError, CallErrorKind, Completion, LlmRequest, LlmResponse, Thinking,
+    ThinkingKind, ToolCallOut, ToolRequest, Usage,
 };
 
 pub const SIM_MODEL: &str = "sim-1 (simulated)";
@@ -64,11 +65,15 @@ pub struct SimConfig {
     pub noise: f64,
     pub rates: SimRates,
     pub latency_ms: u64,
+    /// Thinking mode (`--sim-thinking`): each reply carries a short simulated thinking
+    /// trace apart from its answer (see [`thinking`]); the answers are the same.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub thinking: bool,
 }
 
 impl Default for SimConfig {
     fn default() -> Self {
-        SimConfig { seed: 0, noise: 1.0, rates: SimRates::default(), latency_ms: 0 }
+        SimConfig { seed: 0, noise: 1.0, rates: SimRates::default(), latency_ms: 0, thinking: false }
     }
 }
 
@@ -128,17 +133,27 @@ impl Simulator {
                 });
             };
             let text = play(&self.config, request, &mut rng)?;
-            let completion = if request.tools.is_empty() {
+            let mut completion = if request.tools.is_empty() {
                 Completion::text(text, Some("stop".into()))
             } else {
                 as_tool_call(self.players.read_step(&text), text, request)
             };
+            if self.config.thinking {
+                let trace = thinking::trace(request, &completion.text, &mut rng);
+                completion.thinking.push(Thinking::new(ThinkingKind::Simulated, trace));
+            }
             completions.push(completion);
         }
         let completion_tokens = completions.iter().map(completion_tokens).sum();
+        let reasoning_tokens = completions.iter().map(|c| estimate_tokens(&c.thinking_text())).sum();
         Ok(LlmResponse {
             completions,
-            usage: Usage { prompt_tokens: estimate_prompt_tokens(request), completion_tokens, estimated: true },
+            usage: Usage {
+                prompt_tokens: estimate_prompt_tokens(request),
+                completion_tokens,
+                estimated: true,
+                reasoning_tokens,
+            },
             latency_ms: self.config.latency_ms,
             model: SIM_MODEL.into(),
             simulated: true,
@@ -180,6 +195,7 @@ fn as_tool_call(step: (Option<String>, Option<ToolRequest>), text: String, reque
             name: action.name,
             arguments: serde_json::Value::Object(arguments),
         }],
+        thinking: Vec::new(),
     }
 }
 
@@ -210,5 +226,5 @@ pub fn context<T: serde::de::DeserializeOwned>(task: &str, request: &LlmRequest)
 /// Estimated tokens of a reply: its text and its tool calls as JSON.
 fn completion_tokens(c: &Completion) -> u64 {
     let calls = if c.tool_calls.is_empty() { 0 } else { estimate_tokens(&serde_json::json!(c.tool_calls).to_string()) };
-    estimate_tokens(&c.text) + calls
+    estimate_tokens(&c.text) + calls + estimate_tokens(&c.thinking_text())
 }

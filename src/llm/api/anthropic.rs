@@ -12,7 +12,7 @@ use super::{Api, Builtin, Call, HttpProvider, Part, Samples, Settings, StreamRea
 use crate::llm::http::{server_message, shorten};
 use crate::llm::secret::Secret;
 use crate::llm::{BoxFuture, ContextWindow, DeltaFn};
-use crate::protocol::{CallError, CallErrorKind, Completion, ToolCallOut};
+use crate::protocol::{CallError, CallErrorKind, Completion, Thinking, ThinkingKind, ToolCallOut};
 
 pub const API_VERSION: &str = "2023-06-01";
 /// Used when a request does not say how long a reply may be (the API requires it).
@@ -32,6 +32,24 @@ fn finish_reason(stop_reason: &str) -> String {
 /// Stops the API accepts (it rejects whitespace-only ones).
 fn api_stops(stops: &[String]) -> Vec<&String> {
     stops.iter().filter(|s| !s.trim().is_empty()).collect()
+}
+
+/// A `thinking` or `redacted_thinking` content block as the reply's thinking, kept
+/// whole (a later turn of a tool loop must send it back unchanged with its signature).
+fn thinking_block(block: &Value) -> Option<Thinking> {
+    let text = |key: &str| block.get(key).and_then(Value::as_str).map(str::to_string);
+    match block.get("type").and_then(Value::as_str)? {
+        "thinking" => Some(Thinking {
+            kind: ThinkingKind::Block,
+            text: text("thinking").unwrap_or_default(),
+            signature: text("signature"),
+            id: None,
+        }),
+        "redacted_thinking" => {
+            Some(Thinking { kind: ThinkingKind::Redacted, text: String::new(), signature: text("data"), id: None })
+        }
+        _ => None,
+    }
 }
 
 pub(crate) fn parse_message(text: &str) -> Result<Part, CallError> {
@@ -67,8 +85,11 @@ pub(crate) fn parse_message(text: &str) -> Result<Part, CallError> {
             text: texts.concat().into(),
             finish_reason: v.get("stop_reason").and_then(Value::as_str).map(|r| finish_reason(r).into()),
             tool_calls,
+            thinking: content.iter().filter_map(thinking_block).collect(),
         }],
         usage,
+        // The API counts thinking in `output_tokens` without saying how much: estimated.
+        reasoning_tokens: None,
         model: v.get("model").and_then(Value::as_str).map(str::to_string),
     })
 }
@@ -79,6 +100,8 @@ struct StreamState {
     text: String,
     /// `tool_use` blocks by content-block index: id, name and the input JSON as it arrives.
     calls: std::collections::BTreeMap<u64, (Option<String>, String, String)>,
+    /// `thinking` and `redacted_thinking` blocks by content-block index.
+    thinking: std::collections::BTreeMap<u64, Thinking>,
     stop_reason: Option<String>,
     input_tokens: Option<u64>,
     output_tokens: Option<u64>,
@@ -103,6 +126,10 @@ impl StreamState {
             }
             "content_block_start" => {
                 let block = v.get("content_block");
+                if let Some(t) = block.and_then(thinking_block) {
+                    let index = v.get("index").and_then(Value::as_u64).unwrap_or(0);
+                    self.thinking.insert(index, t);
+                }
                 if block.and_then(|b| b.get("type")).and_then(Value::as_str) == Some("tool_use") {
                     let index = v.get("index").and_then(Value::as_u64).unwrap_or(self.calls.len() as u64);
                     let id = block.and_then(|b| b.get("id")).and_then(Value::as_str).map(str::to_string);
@@ -117,8 +144,18 @@ impl StreamState {
                         d(sample, crate::llm::Streamed::Text(t));
                     }
                 }
+                let index = v.get("index").and_then(Value::as_u64).unwrap_or(0);
+                if let Some(t) = v.pointer("/delta/thinking").and_then(Value::as_str) {
+                    if let Some(block) = self.thinking.get_mut(&index) {
+                        block.text.push_str(t);
+                    }
+                }
+                if let Some(sig) = v.pointer("/delta/signature").and_then(Value::as_str) {
+                    if let Some(block) = self.thinking.get_mut(&index) {
+                        block.signature.get_or_insert_with(String::new).push_str(sig);
+                    }
+                }
                 if let Some(piece) = v.pointer("/delta/partial_json").and_then(Value::as_str) {
-                    let index = v.get("index").and_then(Value::as_u64).unwrap_or(0);
                     if let Some((_, _, input)) = self.calls.get_mut(&index) {
                         input.push_str(piece);
                     }
@@ -168,8 +205,10 @@ impl StreamState {
                         arguments: tool_arguments(Some(&Value::String(input))),
                     })
                     .collect(),
+                thinking: self.thinking.into_values().collect(),
             }],
             usage,
+            reasoning_tokens: None,
             model: self.model,
         })
     }
@@ -255,7 +294,34 @@ impl Api for Messages {
     }
 
     fn body(&self, call: &Call<'_>) -> Value {
-        body(call.request, call.model, call.stream)
+        let mut body = body(call.request, call.model, call.stream);
+        if let (Some(budget), Some(obj)) = (call.settings.reasoning.thinking_budget, body.as_object_mut()) {
+            // Extended thinking: no temperature is taken with it, and max_tokens holds the
+            // thinking and the answer, so the answer keeps the limit it was asked.
+            obj.remove("temperature");
+            let answer = obj.get("max_tokens").and_then(Value::as_u64).unwrap_or(u64::from(DEFAULT_MAX_TOKENS));
+            obj.insert("max_tokens".into(), json!(answer + u64::from(budget)));
+            obj.insert("thinking".into(), json!({"type": "enabled", "budget_tokens": budget}));
+        }
+        body
+    }
+
+    fn takes_reasoning_effort(&self) -> bool {
+        false
+    }
+
+    fn takes_thinking_budget(&self) -> bool {
+        true
+    }
+
+    fn notes(&self, model: &str, settings: &Settings) -> Vec<String> {
+        match settings.reasoning.thinking_budget {
+            Some(budget) => vec![format!(
+                "extended thinking ({budget} tokens) is asked of {model}: temperature is not sent (the API takes none \
+                 with thinking), and max_tokens is the answer's limit plus the budget"
+            )],
+            None => Vec::new(),
+        }
     }
 
     fn parse(&self, text: &str) -> Result<Part, CallError> {
@@ -391,5 +457,71 @@ mod tests {
         let overloaded = r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
         assert_eq!(st.event(overloaded, 0, Some(&d)).unwrap_err().kind, CallErrorKind::Overloaded);
         assert_eq!(StreamState::default().finish().unwrap_err().kind, CallErrorKind::Truncated);
+    }
+
+    #[test]
+    fn thinking_and_redacted_blocks_are_kept_whole_and_streamed() {
+        let body = json!({"content": [
+            {"type": "thinking", "thinking": "4 * 6 = 24", "signature": "sig1"},
+            {"type": "redacted_thinking", "data": "enc1"},
+            {"type": "text", "text": "24"}],
+            "stop_reason": "end_turn", "usage": {"input_tokens": 3, "output_tokens": 40}});
+        let p = parse_message(&body.to_string()).unwrap();
+        let c = &p.completions[0];
+        assert_eq!(c.text.as_str(), "24");
+        assert_eq!(
+            c.thinking,
+            vec![
+                Thinking { kind: ThinkingKind::Block, text: "4 * 6 = 24".into(), signature: Some("sig1".into()), id: None },
+                Thinking { kind: ThinkingKind::Redacted, text: String::new(), signature: Some("enc1".into()), id: None },
+            ]
+        );
+        let mut st = StreamState::default();
+        for e in [
+            r#"{"type":"message_start","message":{"model":"claude-x","usage":{"input_tokens":9,"output_tokens":1}}}"#,
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"4 * 6"}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":" = 24"}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"sig2"}}"#,
+            r#"{"type":"content_block_start","index":1,"content_block":{"type":"redacted_thinking","data":"enc2"}}"#,
+            r#"{"type":"content_block_start","index":2,"content_block":{"type":"text","text":""}}"#,
+            r#"{"type":"content_block_delta","index":2,"delta":{"type":"text_delta","text":"24"}}"#,
+            r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":30}}"#,
+            r#"{"type":"message_stop"}"#,
+        ] {
+            st.event(e, 0, None).unwrap();
+        }
+        let p = st.finish().unwrap();
+        let c = &p.completions[0];
+        assert_eq!((c.text.as_str(), c.thinking_text().as_str()), ("24", "4 * 6 = 24"));
+        assert_eq!(c.thinking[0].signature.as_deref(), Some("sig2"));
+        assert_eq!((c.thinking[1].kind, c.thinking[1].signature.as_deref()), (ThinkingKind::Redacted, Some("enc2")));
+    }
+
+    #[test]
+    fn a_thinking_budget_asks_for_extended_thinking_without_temperature() {
+        let env = |k: &str| (k == "ANTHROPIC_API_KEY").then(|| "sk-ant-test".to_string());
+        let args = ProviderOptions {
+            model: Some("claude-sonnet-4-5".into()),
+            thinking_budget: Some(2048),
+            ..Default::default()
+        };
+        let p = HttpProvider::new(&resolve("anthropic", &args, &FileConfig::default(), &env, 0).unwrap()).unwrap();
+        let request = LlmRequest {
+            purpose: Purpose::Value,
+            messages: vec![Message::user("x")],
+            n: 1,
+            temperature: 0.7,
+            max_tokens: Some(100),
+            stop: vec![],
+            context: Value::Null,
+            nonce: 0,
+            tools: vec![],
+        };
+        let b = p.body(&request, 1, 0, false);
+        assert_eq!(b["thinking"], json!({"type": "enabled", "budget_tokens": 2048}));
+        assert_eq!((b.get("temperature"), b["max_tokens"].as_u64()), (None, Some(2148)));
+        let plain = provider().body(&request, 1, 0, false);
+        assert!(plain.get("thinking").is_none() && plain.get("temperature").is_some());
     }
 }

@@ -78,6 +78,22 @@ pub struct Settings {
     pub max_tokens_param: String,
     /// Ask for usage in streamed replies where the API needs asking.
     pub stream_usage: bool,
+    /// What a reasoning model is asked.
+    pub reasoning: Reasoning,
+}
+
+/// What is asked of a reasoning model, as the flags and the profile resolve it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Reasoning {
+    /// A reasoning model: no temperature is sent (OpenAI's reject any but their own), and
+    /// the completion limit goes as `max_completion_tokens` unless the profile names it.
+    pub model: bool,
+    /// `reasoning_effort` (`reasoning.effort` in the Responses API).
+    pub effort: Option<String>,
+    /// Anthropic's extended thinking budget, in tokens.
+    pub thinking_budget: Option<u32>,
+    /// The tag pairs split off the front of a reply's text (`<think>…</think>`, ...).
+    pub think_tags: Vec<(String, String)>,
 }
 
 /// How an API takes several samples of one prompt.
@@ -112,6 +128,20 @@ pub trait Api: Send + Sync + 'static {
 
     /// How several samples are taken.
     fn samples(&self) -> Samples;
+    /// The API takes `reasoning_effort` (or its own form of it).
+    fn takes_reasoning_effort(&self) -> bool {
+        true
+    }
+    /// The API takes a thinking budget in tokens (Anthropic's extended thinking).
+    fn takes_thinking_budget(&self) -> bool {
+        false
+    }
+    /// What the requests leave out or send otherwise than the run asked, for a model and
+    /// settings: one line each, printed before the run and recorded in the session.
+    fn notes(&self, model: &str, settings: &Settings) -> Vec<String> {
+        let _ = (model, settings);
+        Vec::new()
+    }
     /// The temperatures the API accepts, if narrower than 0 to 2.
     fn temperature_range(&self) -> Option<(f32, f32)> {
         None
@@ -164,6 +194,33 @@ pub fn system_apart(request: &LlmRequest) -> (Option<String>, Vec<Value>) {
         })
         .collect();
     ((!system.is_empty()).then(|| system.join("\n\n")), turns)
+}
+
+/// The temperature (left out for a reasoning model, which takes only its own) and the
+/// reasoning effort, where set, as chat completions take them.
+pub fn sampling(body: &mut serde_json::Map<String, Value>, call: &Call<'_>) {
+    let reasoning = &call.settings.reasoning;
+    if !reasoning.model {
+        body.insert("temperature".into(), serde_json::json!(crate::llm::wire_temperature(call.request.temperature)));
+    }
+    if let Some(effort) = &reasoning.effort {
+        body.insert("reasoning_effort".into(), serde_json::json!(effort));
+    }
+}
+
+/// The note a reasoning model's left-out temperature needs.
+pub fn reasoning_notes(model: &str, settings: &Settings) -> Vec<String> {
+    let mut notes = Vec::new();
+    if settings.reasoning.model {
+        notes.push(format!(
+            "temperature is not sent: {model} is a reasoning model, which takes only its own; samples differ by the \
+             model's own randomness, not by --temperature"
+        ));
+    }
+    if let Some(effort) = &settings.reasoning.effort {
+        notes.push(format!("reasoning effort {effort} is asked of {model}"));
+    }
+    notes
 }
 
 /// The key as a bearer token (OpenAI's APIs and the servers that copy them).

@@ -13,7 +13,7 @@ use super::{Api, Builtin, Call, HttpProvider, Part, Samples, Settings, StreamRea
 use crate::llm::http::shorten;
 use crate::llm::secret::Secret;
 use crate::llm::{BoxFuture, ContextWindow, DeltaFn, Streamed};
-use crate::protocol::{CallError, CallErrorKind, Completion, Role, ToolCallOut, ToolDef};
+use crate::protocol::{CallError, CallErrorKind, Completion, Role, Thinking, ThinkingKind, ToolCallOut, ToolDef};
 fn role(r: Role) -> &'static str {
     match r {
         Role::System => "system",
@@ -44,6 +44,55 @@ fn tool_calls_of(message: Option<&Value>) -> Vec<ToolCallOut> {
         .collect()
 }
 
+/// The fields servers put a reasoning model's thinking in beside `content`: vLLM's
+/// reasoning parsers and DeepSeek `reasoning_content`, newer vLLM, Ollama, OpenRouter and
+/// Groq `reasoning`, some gateways `thinking`.
+const THINKING_FIELDS: &[&str] = &["reasoning_content", "reasoning", "thinking"];
+
+/// The thinking a message (or a streamed delta) carries: a text in one of
+/// [`THINKING_FIELDS`], else OpenRouter's `reasoning_details` (text or summary pieces),
+/// else `thinking` parts of a content list (Mistral's Magistral).
+fn thinking_of(message: Option<&Value>) -> Option<String> {
+    let m = message?;
+    if let Some(text) = THINKING_FIELDS.iter().find_map(|f| m.get(*f).and_then(Value::as_str)) {
+        return Some(text.to_string());
+    }
+    let texts = |list: &Value, keys: &[&str]| -> String {
+        let items = list.as_array().into_iter().flatten();
+        items.filter_map(|d| keys.iter().find_map(|k| d.get(*k).and_then(Value::as_str))).collect()
+    };
+    if let Some(details) = m.get("reasoning_details").filter(|d| d.is_array()) {
+        return Some(texts(details, &["text", "summary"]));
+    }
+    let parts = m.get("content").and_then(Value::as_array)?;
+    let thinking: String = parts
+        .iter()
+        .filter(|p| p.get("type").and_then(Value::as_str) == Some("thinking"))
+        .map(|p| match p.get("thinking") {
+            Some(Value::String(t)) => t.clone(),
+            Some(list) => texts(list, &["text"]),
+            None => String::new(),
+        })
+        .collect();
+    Some(thinking)
+}
+
+/// A content that is a list of parts: the text of its `text` parts (its `thinking`
+/// parts are read by [`thinking_of`]).
+fn text_parts(parts: &[Value]) -> String {
+    let text = parts.iter().filter(|p| p.get("type").and_then(Value::as_str) == Some("text"));
+    text.filter_map(|p| p.get("text").and_then(Value::as_str)).collect()
+}
+
+/// A `reasoning_content` field's text as the reply's thinking.
+fn field_thinking(text: &str) -> Vec<Thinking> {
+    if text.trim().is_empty() {
+        Vec::new()
+    } else {
+        vec![Thinking::new(ThinkingKind::Field, text)]
+    }
+}
+
 /// Parse a whole (not streamed) chat-completions reply.
 pub(crate) fn parse_chat(text: &str) -> Result<Part, CallError> {
     let v: Value = serde_json::from_str(text)
@@ -69,19 +118,22 @@ pub(crate) fn parse_chat(text: &str) -> Result<Part, CallError> {
         let content = c.pointer("/message/content").or_else(|| c.get("text"));
         let text = match content {
             Some(Value::String(s)) => s.clone(),
+            Some(Value::Array(parts)) => text_parts(parts),
             Some(Value::Null) | None if c.get("message").is_some() => String::new(),
             _ => return Err(malformed(format!("choice {i} has no message content: {}", shorten(&c.to_string(), 200)))),
         };
         // "tool_calls" is a normal finish: the calls are read with the text.
         let finish_reason = c.get("finish_reason").and_then(Value::as_str).map(str::to_string);
         let tool_calls = tool_calls_of(c.get("message"));
-        indexed
-            .push((index, Completion { text: text.into(), finish_reason: finish_reason.map(Into::into), tool_calls }));
+        let thinking = field_thinking(&thinking_of(c.get("message")).unwrap_or_default());
+        let finish_reason = finish_reason.map(Into::into);
+        indexed.push((index, Completion { text: text.into(), finish_reason, tool_calls, thinking }));
     }
     indexed.sort_by_key(|(i, _)| *i);
     Ok(Part {
         completions: indexed.into_iter().map(|(_, c)| c).collect(),
         usage: usage_of(&v),
+        reasoning_tokens: reasoning_tokens_of(&v),
         model: v.get("model").and_then(Value::as_str).map(str::to_string),
     })
 }
@@ -89,6 +141,11 @@ pub(crate) fn parse_chat(text: &str) -> Result<Part, CallError> {
 fn usage_of(v: &Value) -> Option<(u64, u64)> {
     let u = v.get("usage")?;
     Some((u.get("prompt_tokens")?.as_u64()?, u.get("completion_tokens")?.as_u64()?))
+}
+
+/// `usage.completion_tokens_details.reasoning_tokens` (OpenAI, vLLM, OpenRouter).
+fn reasoning_tokens_of(v: &Value) -> Option<u64> {
+    v.pointer("/usage/completion_tokens_details/reasoning_tokens").and_then(Value::as_u64)
 }
 
 /// A tool call being streamed: its id and name come first, its arguments in pieces.
@@ -111,6 +168,9 @@ impl PartialCall {
 #[derive(Default)]
 struct StreamState {
     texts: BTreeMap<u64, String>,
+    /// Thinking by choice, as it arrives in `reasoning_content` deltas.
+    thinking: BTreeMap<u64, String>,
+    reasoning_tokens: Option<u64>,
     /// Tool calls by choice, in the order they began.
     calls: BTreeMap<u64, Vec<PartialCall>>,
     finish: BTreeMap<u64, String>,
@@ -143,12 +203,23 @@ impl StreamState {
         if let Some(u) = usage_of(&v) {
             self.usage = Some(u);
         }
+        if let Some(r) = reasoning_tokens_of(&v) {
+            self.reasoning_tokens = Some(r);
+        }
         if self.model.is_none() {
             self.model = v.get("model").and_then(Value::as_str).map(str::to_string);
         }
         for (i, c) in v.get("choices").and_then(Value::as_array).into_iter().flatten().enumerate() {
             let index = c.get("index").and_then(Value::as_u64).unwrap_or(i as u64);
-            let piece = c.pointer("/delta/content").or_else(|| c.get("text")).and_then(Value::as_str).unwrap_or("");
+            let parts = c.pointer("/delta/content").and_then(Value::as_array).map(|p| text_parts(p));
+            let piece = match &parts {
+                Some(text) => text.as_str(),
+                None => c.pointer("/delta/content").or_else(|| c.get("text")).and_then(Value::as_str).unwrap_or(""),
+            };
+            if let Some(thought) = thinking_of(c.get("delta")).filter(|t| !t.is_empty()) {
+                self.thinking.entry(index).or_default().push_str(&thought);
+                self.chars += thought.len();
+            }
             let text = self.texts.entry(index).or_default();
             if !piece.is_empty() {
                 text.push_str(piece);
@@ -216,7 +287,7 @@ impl StreamState {
         if self.texts.is_empty() {
             return Err(CallError { kind: CallErrorKind::Empty, message: "the stream carried no choices".into() });
         }
-        let (mut finish, mut calls) = (self.finish, self.calls);
+        let (mut finish, mut calls, mut thinking) = (self.finish, self.calls, self.thinking);
         let completions = self
             .texts
             .into_iter()
@@ -224,9 +295,10 @@ impl StreamState {
                 text: text.into(),
                 finish_reason: finish.remove(&i).map(Into::into),
                 tool_calls: calls.remove(&i).unwrap_or_default().into_iter().map(PartialCall::finish).collect(),
+                thinking: field_thinking(&thinking.remove(&i).unwrap_or_default()),
             })
             .collect();
-        Ok(Part { completions, usage: self.usage, model: self.model })
+        Ok(Part { completions, usage: self.usage, reasoning_tokens: self.reasoning_tokens, model: self.model })
     }
 }
 
@@ -332,9 +404,9 @@ impl Api for ChatCompletions {
         let mut body = json!({
             "model": call.model,
             "messages": messages,
-            "temperature": crate::llm::wire_temperature(request.temperature),
         });
         let obj = body.as_object_mut().expect("a JSON object literal");
+        super::sampling(obj, call);
         if let Some(m) = request.max_tokens {
             obj.insert(call.settings.max_tokens_param.clone(), json!(m));
         }
@@ -362,6 +434,14 @@ impl Api for ChatCompletions {
 
     fn parse(&self, text: &str) -> Result<Part, CallError> {
         parse_chat(text)
+    }
+
+    fn notes(&self, model: &str, settings: &Settings) -> Vec<String> {
+        let mut notes = super::reasoning_notes(model, settings);
+        if settings.reasoning.model && settings.max_tokens_param == "max_completion_tokens" {
+            notes.push("the completion limit is sent as max_completion_tokens (it includes the thinking)".into());
+        }
+        notes
     }
 
     fn stream(&self) -> Box<dyn StreamRead> {
@@ -504,5 +584,78 @@ mod tests {
         assert!(e.kind == CallErrorKind::Truncated && e.message.contains("[DONE] came before a finish reason"), "{e}");
         let mut st = StreamState::default();
         assert_eq!(st.event("{\"choices\":[", 0, None).unwrap_err().kind, CallErrorKind::Malformed);
+    }
+
+    #[test]
+    fn reasoning_fields_and_tokens_are_read_whole_and_streamed() {
+        for field in THINKING_FIELDS {
+            let body = json!({"choices": [{"index": 0, "finish_reason": "stop",
+                "message": {"role": "assistant", "content": "24", field.to_string(): "6 * 4, so 24"}}],
+                "usage": {"prompt_tokens": 9, "completion_tokens": 30,
+                          "completion_tokens_details": {"reasoning_tokens": 25}}});
+            let p = parse_chat(&body.to_string()).unwrap();
+            let c = &p.completions[0];
+            assert_eq!((c.text.as_str(), c.thinking_text().as_str()), ("24", "6 * 4, so 24"), "{field}");
+            assert_eq!(c.thinking[0].kind, ThinkingKind::Field);
+            assert_eq!(p.reasoning_tokens, Some(25));
+        }
+        // Content as a list of parts with thinking parts (Magistral); OpenRouter's details.
+        let magistral = json!({"choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant",
+            "content": [{"type": "thinking", "thinking": [{"type": "text", "text": "6 * 4"}]},
+                        {"type": "text", "text": "24"}]}}]});
+        let details = json!({"choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant",
+            "content": "24", "reasoning_details": [{"type": "reasoning.summary", "summary": "6 * 4"},
+                                                   {"type": "reasoning.encrypted", "data": "x"}]}}]});
+        for body in [magistral, details] {
+            let p = parse_chat(&body.to_string()).unwrap();
+            assert_eq!((p.completions[0].text.as_str(), p.completions[0].thinking_text().as_str()), ("24", "6 * 4"));
+        }
+        let mut st = StreamState::default();
+        for data in [
+            r#"{"choices":[{"index":0,"delta":{"reasoning_content":"6 * 4"}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"reasoning_content":", so 24","content":null}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"content":"24"},"finish_reason":"stop"}]}"#,
+            r#"{"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":9,"completion_tokens_details":{"reasoning_tokens":6}}}"#,
+            "[DONE]",
+        ] {
+            st.event(data, 0, None).unwrap();
+        }
+        let p = st.finish().unwrap();
+        assert_eq!((p.completions[0].text.as_str(), p.completions[0].thinking_text().as_str()), ("24", "6 * 4, so 24"));
+        assert_eq!(p.reasoning_tokens, Some(6));
+    }
+
+    #[test]
+    fn a_reasoning_model_is_sent_no_temperature_and_its_own_limit_and_effort() {
+        let env = |k: &str| (k == "OPENAI_API_KEY").then(|| "sk-test".to_string());
+        let resolved = |model: &str, effort: Option<&str>| {
+            let args = crate::llm::config::ProviderOptions {
+                model: Some(model.into()),
+                reasoning_effort: effort.map(str::to_string),
+                ..Default::default()
+            };
+            crate::llm::config::resolve("openai", &args, &crate::llm::config::FileConfig::default(), &env, 1).unwrap()
+        };
+        let request = LlmRequest {
+            purpose: crate::protocol::Purpose::Value,
+            messages: vec![crate::protocol::Message::user("x")],
+            n: 1,
+            temperature: 0.7,
+            max_tokens: Some(100),
+            stop: vec![],
+            context: Value::Null,
+            nonce: 0,
+            tools: vec![],
+        };
+        for (model, reasoning) in [("o3-mini", true), ("gpt-5.1", true), ("openai/o4-mini", true), ("gpt-4o", false), ("gpt-5-chat-latest", false)] {
+            let p = HttpProvider::new(&resolved(model, Some("low"))).unwrap();
+            let b = p.body(&request, 1, 0, false);
+            assert_eq!(b.get("temperature").is_none(), reasoning, "{model}");
+            assert_eq!(b.get("max_completion_tokens").is_some(), reasoning, "{model}");
+            assert_eq!(b.get("max_tokens").is_some(), !reasoning, "{model}");
+            assert_eq!(b["reasoning_effort"], "low");
+            use crate::llm::Provider;
+            assert_eq!(p.notes().iter().any(|n| n.contains("temperature is not sent")), reasoning, "{model}");
+        }
     }
 }

@@ -32,6 +32,8 @@ pub struct Part {
     pub completions: Vec<Completion>,
     /// (prompt, completion) tokens, if the server said.
     pub usage: Option<(u64, u64)>,
+    /// Of the completion tokens, those spent thinking, if the server said.
+    pub reasoning_tokens: Option<u64>,
     pub model: Option<String>,
 }
 
@@ -40,12 +42,26 @@ impl Part {
     /// only whitespace): such a reply gives a method nothing to read, so it is a fault of
     /// the reply, retried like a malformed one and a failed call when the retries run out,
     /// never an empty answer to score.
+    ///
+    /// A reply that is all thinking and stopped at its length is said as such: retrying
+    /// it cannot help, the completion limit must be raised.
     pub fn with_text(self) -> Result<Part, CallError> {
         let blank = |c: &Completion| c.text.trim().is_empty() && c.tool_calls.is_empty();
         if !self.completions.iter().all(blank) {
             return Ok(self);
         }
         let finish = self.completions.iter().find_map(|c| c.finish_reason.as_deref());
+        let thought: usize = self.completions.iter().map(|c| c.thinking_text().chars().count()).sum();
+        if thought > 0 && finish == Some("length") {
+            return Err(CallError {
+                kind: CallErrorKind::AllThinking,
+                message: format!(
+                    "the model spent its whole completion limit thinking ({thought} characters of thinking, no answer): \
+                     the task's limit on a reply covers thinking and answer together; lower --reasoning-effort, or \
+                     use a model that thinks less"
+                ),
+            });
+        }
         let how = finish.map(|f| format!(", finish reason {f:?}")).unwrap_or_default();
         Err(CallError {
             kind: CallErrorKind::Empty,
@@ -94,15 +110,21 @@ pub fn assemble(request: &LlmRequest, parts: Vec<Part>, want: usize, model: &str
     let mut completions = Vec::with_capacity(want);
     let mut served_by = None;
     for part in parts {
+        let thought = || part.completions.iter().map(|c| estimate_tokens(&c.thinking_text())).sum::<u64>();
         match part.usage {
             Some((p, c)) => {
                 usage.prompt_tokens += p;
                 usage.completion_tokens += c;
+                // A server that counts thinking in its output without saying how much
+                // (Anthropic): estimated from the thinking's text, never more than the output.
+                usage.reasoning_tokens += part.reasoning_tokens.unwrap_or_else(|| thought().min(c));
             }
             None => {
                 usage.estimated = true;
                 usage.prompt_tokens += estimate_prompt_tokens(request);
                 usage.completion_tokens += part.completions.iter().map(|c| estimate_tokens(&c.text)).sum::<u64>();
+                usage.completion_tokens += thought();
+                usage.reasoning_tokens += thought();
             }
         }
         served_by = served_by.or(part.model);
@@ -156,6 +178,7 @@ impl HttpProvider {
                 seed: r.seed,
                 max_tokens_param: r.max_tokens_param.clone(),
                 stream_usage: r.stream_usage,
+                reasoning: r.reasoning.clone(),
             },
             context: r.context.clone(),
         })
@@ -222,6 +245,15 @@ impl HttpProvider {
         let body = self.body(request, n, sample, deltas.is_some());
         let url = self.api.url(&self.base_url);
         let (body, url, http, api) = (&body, url.as_str(), &self.http, self.api);
+        let tags = &self.settings.reasoning.think_tags;
+        // Thinking tags come off before anything reads the text, and before a reply with
+        // nothing after its thinking is judged.
+        let split = move |mut part: Part| {
+            for c in &mut part.completions {
+                c.split_thinking_tags(tags);
+            }
+            part
+        };
         let mut part = http
             .with_retries(|| async move {
                 let rb = api.authorize(http.client.post(url), http.key.as_ref()).json(body);
@@ -237,13 +269,14 @@ impl HttpProvider {
                 }
                 match deltas {
                     Some(d) => {
-                        let read =
-                            |watched| async move { read_stream(api.stream(), resp, sample, &watched, http, url).await };
+                        let read = |watched| async move {
+                            read_stream(api.stream(), resp, sample, &watched, http, url, split).await
+                        };
                         http.watched_stream(d, read).await
                     }
                     None => match http.body_text(url, resp).await {
                         Err(attempt) => attempt,
-                        Ok(text) => match api.parse(&text).and_then(Part::with_text) {
+                        Ok(text) => match api.parse(&text).map(split).and_then(Part::with_text) {
                             Ok(p) => Attempt::Done(p),
                             Err(e) => http.reply_fault(e),
                         },
@@ -306,6 +339,7 @@ async fn read_stream(
     deltas: &DeltaFn,
     http: &HttpCore,
     url: &str,
+    split: impl FnOnce(Part) -> Part,
 ) -> Result<Part, CallError> {
     let mut parser = SseParser::default();
     let mut body = resp.bytes_stream();
@@ -326,7 +360,7 @@ async fn read_stream(
     for ev in parser.finish() {
         state.event(&ev.data, first_sample, Some(deltas))?;
     }
-    state.finish().and_then(Part::with_text)
+    state.finish().map(split).and_then(Part::with_text)
 }
 
 impl Provider for HttpProvider {
@@ -371,6 +405,10 @@ impl Provider for HttpProvider {
         format!("{} ({})", self.name, crate::llm::http::redact_url(&self.base_url))
     }
 
+    fn notes(&self) -> Vec<String> {
+        self.api.notes(&self.model, &self.settings)
+    }
+
     fn cache_scope(&self) -> String {
         self.api.cache_scope(&self.base_url, &self.model, &self.settings)
     }
@@ -394,7 +432,8 @@ mod tests {
             nonce: 0,
             tools: vec![],
         };
-        let part = |text: &str, usage| Part { completions: vec![Completion::text(text, None)], usage, model: None };
+        let part =
+            |text: &str, usage| Part { completions: vec![Completion::text(text, None)], usage, ..Part::default() };
         let r = assemble(&request, vec![part("abcd", Some((10, 1))), part("abcdefgh", None)], 2, "m");
         assert_eq!(r.completions.len(), 2);
         assert!(r.usage.estimated);

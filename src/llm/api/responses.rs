@@ -8,8 +8,8 @@
 //! - the completion limit is `max_output_tokens`; replies are not stored (`store: false`);
 //! - a reply is a list of output items: `message` items hold `output_text` (and
 //!   `refusal`) parts, `function_call` items are tool calls with their `call_id`;
-//!   `reasoning` items and their tokens are counted in the usage, their text is not
-//!   the reply's;
+//!   `reasoning` items are the reply's thinking (their summary or text, id and
+//!   encrypted content kept), never its answer, and their tokens are counted apart;
 //! - `status` says how it ended: `completed`, or `incomplete` with a reason
 //!   (`max_output_tokens` reads as a reply cut by its length), or `failed` with an error;
 //! - a streamed reply is typed events ending with `response.completed`,
@@ -25,7 +25,7 @@ use super::{Api, Builtin, Call, Part, Samples, StreamRead};
 use crate::llm::http::{reported_error_kind, server_message, shorten};
 use crate::llm::secret::Secret;
 use crate::llm::{DeltaFn, Streamed};
-use crate::protocol::{CallError, CallErrorKind, Completion, ToolCallOut};
+use crate::protocol::{CallError, CallErrorKind, Completion, Thinking, ThinkingKind, ToolCallOut};
 
 /// The Responses kind.
 pub struct Responses;
@@ -77,10 +77,22 @@ impl Api for Responses {
         let mut body = json!({
             "model": call.model,
             "input": input,
-            "temperature": crate::llm::wire_temperature(request.temperature),
             "store": false,
         });
         let obj = body.as_object_mut().expect("a JSON object literal");
+        let reasoning = &call.settings.reasoning;
+        if reasoning.model || reasoning.effort.is_some() {
+            let mut asked = json!({"summary": "auto"});
+            if let Some(effort) = &reasoning.effort {
+                asked["effort"] = json!(effort);
+            }
+            obj.insert("reasoning".into(), asked);
+            // Replies are not stored: the thinking comes back encrypted, to be sent back.
+            obj.insert("include".into(), json!(["reasoning.encrypted_content"]));
+        }
+        if !reasoning.model {
+            obj.insert("temperature".into(), json!(crate::llm::wire_temperature(request.temperature)));
+        }
         if let Some(system) = system {
             obj.insert("instructions".into(), json!(system));
         }
@@ -100,6 +112,10 @@ impl Api for Responses {
             obj.insert("stream".into(), json!(true));
         }
         body
+    }
+
+    fn notes(&self, model: &str, settings: &super::Settings) -> Vec<String> {
+        super::reasoning_notes(model, settings)
     }
 
     fn parse(&self, text: &str) -> Result<Part, CallError> {
@@ -127,6 +143,7 @@ fn response(v: &Value, raw: &str) -> Result<Part, CallError> {
     let mut text = String::new();
     let mut refusal = String::new();
     let mut tool_calls = Vec::new();
+    let mut thinking = Vec::new();
     for item in output {
         match item.get("type").and_then(Value::as_str).unwrap_or("") {
             "message" => {
@@ -138,6 +155,7 @@ fn response(v: &Value, raw: &str) -> Result<Part, CallError> {
                     }
                 }
             }
+            "reasoning" => thinking.push(reasoning_item(item)),
             "function_call" => tool_calls.push(ToolCallOut {
                 id: item.get("call_id").and_then(Value::as_str).map(str::to_string),
                 name: item.get("name").and_then(Value::as_str).unwrap_or("").to_string(),
@@ -171,11 +189,31 @@ fn response(v: &Value, raw: &str) -> Result<Part, CallError> {
     // A refusal is the reply's words when it has no others: the task's reader sees it.
     let text = if text.is_empty() { refusal } else { text };
     let usage = v.get("usage").and_then(|u| Some((u.get("input_tokens")?.as_u64()?, u.get("output_tokens")?.as_u64()?)));
+    let finish_reason = Some(finish_reason.into());
     Ok(Part {
-        completions: vec![Completion { text: text.into(), finish_reason: Some(finish_reason.into()), tool_calls }],
+        completions: vec![Completion { text: text.into(), finish_reason, tool_calls, thinking }],
         usage,
+        reasoning_tokens: v.pointer("/usage/output_tokens_details/reasoning_tokens").and_then(Value::as_u64),
         model: v.get("model").and_then(Value::as_str).map(str::to_string),
     })
+}
+
+/// A `reasoning` output item: its full text where the server gives it (`content` of
+/// `reasoning_text` parts, as open servers do), else its summary; its id and encrypted
+/// content kept for a later turn.
+fn reasoning_item(item: &Value) -> Thinking {
+    let texts = |key: &str| -> Vec<String> {
+        let parts = item.get(key).and_then(Value::as_array).into_iter().flatten();
+        parts.filter_map(|p| p.get("text").and_then(Value::as_str)).map(str::to_string).collect()
+    };
+    let content = texts("content");
+    let text = if content.is_empty() { texts("summary") } else { content };
+    Thinking {
+        kind: ThinkingKind::Item,
+        text: text.join("\n\n"),
+        signature: item.get("encrypted_content").and_then(Value::as_str).map(str::to_string),
+        id: item.get("id").and_then(Value::as_str).map(str::to_string),
+    }
 }
 
 /// Accumulates a streamed response: text as it comes (for the watcher and for a cut
@@ -185,6 +223,8 @@ struct StreamState {
     text: String,
     /// Function calls by output index: name and arguments as they arrive.
     calls: BTreeMap<u64, (Option<String>, String, String)>,
+    /// Reasoning text or summary as it streams.
+    thinking: String,
     done: Option<Part>,
 }
 
@@ -210,6 +250,9 @@ impl StreamRead for StreamState {
                 let id = v.pointer("/item/call_id").and_then(Value::as_str).map(str::to_string);
                 let name = v.pointer("/item/name").and_then(Value::as_str).unwrap_or("").to_string();
                 self.calls.insert(index, (id, name, String::new()));
+            }
+            "response.reasoning_text.delta" | "response.reasoning_summary_text.delta" => {
+                self.thinking.push_str(v.get("delta").and_then(Value::as_str).unwrap_or(""));
             }
             "response.function_call_arguments.delta" => {
                 if let (Some(call), Some(piece)) = (self.calls.get_mut(&index), v.get("delta").and_then(Value::as_str)) {
@@ -255,6 +298,9 @@ impl StreamRead for StreamState {
                 c.finish_reason = Some("tool_calls".into());
             }
         }
+        if let Some(c) = part.completions.first_mut().filter(|c| c.thinking.is_empty() && !self.thinking.is_empty()) {
+            c.thinking.push(Thinking::new(ThinkingKind::Item, self.thinking));
+        }
         Ok(part)
     }
 }
@@ -285,7 +331,12 @@ mod tests {
 
     #[test]
     fn the_request_takes_instructions_input_and_no_n_seed_or_stop() {
-        let settings = Settings { seed: Some(7), max_tokens_param: "max_tokens".into(), stream_usage: true };
+        let settings = Settings {
+            seed: Some(7),
+            max_tokens_param: "max_tokens".into(),
+            stream_usage: true,
+            reasoning: Default::default(),
+        };
         let r = request();
         let b = Responses.body(&Call { request: &r, model: "gpt-5", n: 1, sample: 2, stream: true, settings: &settings });
         assert_eq!(b["instructions"], "be brief");
@@ -375,5 +426,32 @@ mod tests {
         }
         let c = &st.finish().unwrap().completions[0];
         assert_eq!((c.tool_calls[0].arguments.clone(), c.finish_reason.as_deref()), (json!({"query": "y"}), Some("tool_calls")));
+    }
+
+    #[test]
+    fn reasoning_items_are_the_replys_thinking() {
+        let v = json!({"status": "completed", "output": [
+            {"type": "reasoning", "id": "rs_9", "encrypted_content": "enc",
+             "summary": [{"type": "summary_text", "text": "Try 4 * 6."}]},
+            {"type": "reasoning", "id": "rs_10", "content": [{"type": "reasoning_text", "text": "Full text."}],
+             "summary": [{"type": "summary_text", "text": "Short."}]},
+            {"type": "message", "content": [{"type": "output_text", "text": "24"}]}],
+            "usage": {"input_tokens": 3, "output_tokens": 20, "output_tokens_details": {"reasoning_tokens": 15}}});
+        let p = response(&v, "").unwrap();
+        let c = &p.completions[0];
+        assert_eq!((c.text.as_str(), c.thinking_text().as_str()), ("24", "Try 4 * 6.\n\nFull text."));
+        assert_eq!((c.thinking[0].id.as_deref(), c.thinking[0].signature.as_deref()), (Some("rs_9"), Some("enc")));
+        assert_eq!(p.reasoning_tokens, Some(15));
+        // Streamed reasoning is kept when the final event leaves the output out.
+        let mut st: Box<dyn StreamRead> = Box::<StreamState>::default();
+        for data in [
+            r#"{"type":"response.reasoning_summary_text.delta","delta":"Try 4 * 6."}"#,
+            r#"{"type":"response.output_text.delta","delta":"24"}"#,
+            r#"{"type":"response.completed","response":{"status":"completed","output":[]}}"#,
+        ] {
+            st.event(data, 0, None).unwrap();
+        }
+        let p = st.finish().unwrap();
+        assert_eq!((p.completions[0].text.as_str(), p.completions[0].thinking_text().as_str()), ("24", "Try 4 * 6."));
     }
 }

@@ -93,6 +93,7 @@ pub fn header_for(setup: &RunSetup, problem: &Problem) -> Header {
         prompt_style: setup.task.prompt_style(),
         context_window: setup.limits.context.as_ref().map(|c| c.tokens),
         task_def: setup.task.definition(&problem.input),
+        provider_notes: setup.provider.notes(),
     }
 }
 

@@ -35,6 +35,9 @@ pub struct ProblemResult {
     /// Of those tokens, the ones estimated because the server did not report them.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub estimated_tokens: u64,
+    /// Of the completion tokens, those the model spent thinking (reasoning models).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reasoning_tokens: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<String>,
     pub wall_ms: u64,
@@ -187,6 +190,7 @@ impl ProblemResult {
             prompt_tokens: totals.prompt_tokens,
             completion_tokens: totals.completion_tokens,
             estimated_tokens: totals.estimated_tokens,
+            reasoning_tokens: totals.reasoning_tokens,
             session: None,
             wall_ms,
             error: None,
@@ -303,6 +307,9 @@ pub struct Summary {
     /// Of those tokens, the ones estimated because the server did not report them.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub estimated_tokens: u64,
+    /// Of the completion tokens, those the model spent thinking (reasoning models).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reasoning_tokens: u64,
     pub wall_ms: u64,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub failed_calls: u64,
@@ -444,6 +451,7 @@ impl Summary {
             prompt_tokens: results.iter().map(|r| r.prompt_tokens).sum(),
             completion_tokens: results.iter().map(|r| r.completion_tokens).sum(),
             estimated_tokens: results.iter().map(|r| r.estimated_tokens).sum(),
+            reasoning_tokens: results.iter().map(|r| r.reasoning_tokens).sum(),
             wall_ms,
             failed_calls: results.iter().map(|r| r.failed_calls).sum(),
             context_overflows: results.iter().map(|r| r.context_overflows).sum(),

@@ -111,8 +111,12 @@ fn call_lines(view: &View, n: &crate::engine::Node, out: &mut Vec<Line<'static>>
                 // The simulated model's counts are its own (made by the same text rule), as
                 // the header's and the summary's are: only a real server's missing usage is an estimate.
                 let est = if resp.usage.estimated && !resp.simulated { " (estimated)" } else { "" };
+                let thought = match resp.usage.reasoning_tokens {
+                    0 => String::new(),
+                    r => format!(" ({r} thinking)"),
+                };
                 title.push_str(&format!(
-                    " · {}+{} tokens{est} · {} ms",
+                    " · {}+{}{thought} tokens{est} · {} ms",
                     resp.usage.prompt_tokens, resp.usage.completion_tokens, resp.latency_ms
                 ));
                 if resp.cached {
@@ -148,6 +152,7 @@ fn call_lines(view: &View, n: &crate::engine::Node, out: &mut Vec<Line<'static>>
         }
         if let Some(Ok(resp)) = &record.reply {
             for (i, c) in resp.completions.iter().enumerate() {
+                thinking_lines(view, c, out);
                 out.push(Line::from(Span::styled(format!("reply {}:", i + 1), head)));
                 for l in c.text.lines() {
                     out.push(Line::from(Span::styled(format!("  {l}"), view.style(Slot::Observation))));
@@ -158,6 +163,25 @@ fn call_lines(view: &View, n: &crate::engine::Node, out: &mut Vec<Line<'static>>
                     out.push(Line::from(Span::styled(line, view.style(Slot::Action))));
                 }
             }
+        }
+    }
+}
+
+/// A reply's thinking, apart from its answer and dimmed (no reader saw it): where it
+/// came from and about how long it is, then its text; a redacted or encrypted piece is
+/// named, never shown.
+fn thinking_lines(view: &View, c: &crate::protocol::Completion, out: &mut Vec<Line<'static>>) {
+    let dim = view.style(Slot::Dim);
+    for t in &c.thinking {
+        let tokens = crate::protocol::estimate_tokens(&t.text);
+        let title = match (t.text.trim().is_empty(), t.signature.is_some()) {
+            (true, true) => format!("thinking ({}, encrypted: passed back, not shown)", t.kind.label()),
+            (true, false) => format!("thinking ({}, empty)", t.kind.label()),
+            (false, _) => format!("thinking ({}, about {tokens} tokens; not read as the answer):", t.kind.label()),
+        };
+        out.push(Line::from(Span::styled(title, view.style(Slot::Title))));
+        for l in t.text.lines() {
+            out.push(Line::from(Span::styled(format!("  │ {l}"), dim)));
         }
     }
 }

@@ -177,6 +177,10 @@ fn items(app: &App, d: Detail, health: Option<&str>) -> (Items, Items) {
     // log's total is the log's own, whatever share of it each call was given.
     let estimated = t.estimated_tokens > 0 && !h.provider.starts_with("import");
     stats.push_str(&format!(" · {}{} tok", if estimated { "~" } else { "" }, short_count(t.tokens())));
+    // A reasoning model's thinking is counted apart: `12.7k tok (8.1k thinking)`.
+    if t.reasoning_tokens > 0 {
+        stats.push_str(&format!(" ({} thinking)", short_count(t.reasoning_tokens)));
+    }
     if let Some(cost) = app.cost_usd() {
         stats.push_str(&format!(" · ${cost:.4}"));
     }
