@@ -16,7 +16,7 @@ use thoughtscope::llm::api::HttpProvider;
 use thoughtscope::llm::cache::ResponseCache;
 use thoughtscope::llm::config::{resolve, FileConfig, ProviderOptions, Resolved};
 use thoughtscope::llm::{CallOptions, DeltaFn, Provider, Streamed};
-use thoughtscope::protocol::{CallErrorKind, LlmRequest, Message, Purpose, Role, ToolDef};
+use thoughtscope::protocol::{CallErrorKind, LlmRequest, Message, Purpose, ToolDef};
 use thoughtscope::runtime::Driver;
 
 const KEY: &str = "sk-fault-test-0123456789";
