@@ -839,6 +839,9 @@ pub const FINISHED: &str = "Episode finished";
 /// (a bad call without a tool call) stays as text, as it was said.
 pub fn native_turns(messages: &mut Vec<Message>, examples: usize, tools: &[ToolDef], steps: &[Step]) {
     let old = std::mem::take(messages);
+    // The ids sent so far: a server that gives the same id in every reply would otherwise
+    // tie two results to one id.
+    let mut used = std::collections::HashSet::new();
     let mut example = 0;
     let mut i = 0;
     while i < old.len() {
@@ -849,7 +852,7 @@ pub fn native_turns(messages: &mut Vec<Message>, examples: usize, tools: &[ToolD
         } else if i < examples {
             example_as_call(m, next, tools, &mut example)
         } else {
-            episode_as_call(m, next, tools, steps)
+            episode_as_call(m, next, tools, steps, &mut used)
         };
         match converted {
             Some((turns, used_next)) => {
@@ -970,14 +973,24 @@ fn episode_as_call(
     next: Option<&Message>,
     tools: &[ToolDef],
     steps: &[Step],
+    used: &mut std::collections::HashSet<String>,
 ) -> Option<(Vec<Message>, bool)> {
     let n = step_number(&m.content)?;
     let step = steps.iter().rev().find(|s| s.n == n)?;
-    let calls = match (step.calls.is_empty(), step.action.as_ref()) {
+    let mut calls = match (step.calls.is_empty(), step.action.as_ref()) {
         (false, _) => step.calls.clone(),
         (true, Some(a)) => vec![call_of(format!("call_{n}_1"), &a.name, &a.arg, tools)],
         (true, None) => return None,
     };
+    // An id an earlier step already used goes as `call_<step>_<i>` (the same in a replay).
+    for (k, call) in calls.iter_mut().enumerate() {
+        let id = call.id.clone().unwrap_or_default();
+        if !used.insert(id) {
+            let fresh = format!("call_{n}_{}", k + 1);
+            used.insert(fresh.clone());
+            call.id = Some(fresh);
+        }
+    }
     let thought = step.thought.clone().unwrap_or_default();
     // The step's observation opens the next turn (the last step's is followed by the ask).
     let observation = step.observation.as_deref()?;

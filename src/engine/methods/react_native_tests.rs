@@ -213,3 +213,24 @@ fn native_turns_leaves_a_step_without_an_action_as_text() {
     assert_eq!((messages[4].tool_call_id.as_deref(), messages[4].content.as_str()), (Some("call_2_1"), "x is y."));
     assert_eq!(messages[5].content, "Now step 3.");
 }
+
+#[test]
+fn an_id_a_server_gives_every_step_is_made_unique() {
+    let mut e = native_engine(PromptStyle::Chat);
+    let c = calls(&e.handle(run_cmd()));
+    // testkit's native replies number their calls from call_0 in every reply.
+    let fx = e.handle(native(c[0].0, "First.", &[("search", json!({"entity": "Ilse Varga"}))]));
+    let fx = e.handle(observe(tool_calls(&fx)[0].0, "Ilse Varga was born in Marrowick."));
+    let fx = e.handle(native(calls(&fx)[0].0, "Second.", &[("search", json!({"entity": "Marrowick"}))]));
+    let fx = e.handle(observe(tool_calls(&fx)[0].0, "Marrowick lies on the Tessel River."));
+    let r = &calls(&fx)[0].1;
+    assert_each_call_answered(r);
+    let ids: Vec<&str> = r
+        .messages
+        .iter()
+        .flat_map(|m| &m.tool_calls)
+        .filter_map(|c| c.id.as_deref())
+        .filter(|id| id.starts_with("call"))
+        .collect();
+    assert_eq!(ids, ["call_0", "call_2_1"]);
+}
