@@ -16,7 +16,7 @@ use thoughtscope::llm::api::HttpProvider;
 use thoughtscope::llm::cache::ResponseCache;
 use thoughtscope::llm::config::{resolve, FileConfig, ProviderOptions, Resolved};
 use thoughtscope::llm::{CallOptions, DeltaFn, Provider, Streamed};
-use thoughtscope::protocol::{CallErrorKind, LlmRequest, Message, Purpose, Role, ToolDef};
+use thoughtscope::protocol::{CallErrorKind, LlmRequest, Message, Purpose, ToolDef};
 use thoughtscope::runtime::Driver;
 
 const KEY: &str = "sk-fault-test-0123456789";
@@ -345,7 +345,7 @@ async fn requests_carry_the_parameters() {
     let server = FakeServer::start(|_, _| Reply::chat(&["x"], Some((1, 1))));
     let p = openai(&server);
     let mut r = request(1);
-    r.messages.insert(0, Message { role: Role::System, content: "be brief".into() });
+    r.messages.insert(0, Message::system("be brief"));
     r.stop = vec!["\n".into()];
     r.temperature = 0.0;
     p.complete(&r, CallOptions::default()).await.unwrap();
@@ -423,7 +423,7 @@ async fn anthropic_overloaded_is_retried_and_requests_have_its_shape() {
     });
     let p = HttpProvider::new(&resolved("anthropic", &server.url, |_| {})).unwrap();
     let mut r = request(2);
-    r.messages.insert(0, Message { role: Role::System, content: "judge".into() });
+    r.messages.insert(0, Message::system("judge"));
     r.stop = vec!["\n".into(), "Input:".into()];
     let reply = p.complete(&r, CallOptions::default()).await.unwrap();
     assert_eq!(server.requests(), 3, "one overloaded attempt, then one request per sample");

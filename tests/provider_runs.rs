@@ -446,9 +446,10 @@ fn the_disk_cache_answers_a_second_run_and_replay_provider_answers_from_a_sessio
 /// the composer, search her city (with a second call the method must ignore), finish.
 fn tool_calling_agent(seen: &Seen) -> Reply {
     assert!(seen.body["tools"].as_array().is_some_and(|t| !t.is_empty()), "every step offers the tools");
-    let prompt = seen.prompt();
-    let current = prompt.rsplit("Question: ").next().unwrap_or("");
-    let step = current.lines().filter(|l| l.starts_with("Observation")).count() + 1;
+    // Each earlier step is an assistant turn with this server's calls (c1, c2, ...).
+    let messages = seen.body["messages"].as_array().cloned().unwrap_or_default();
+    let ours = |m: &&Value| m["tool_calls"][0]["id"].as_str().is_some_and(|id| id.starts_with('c'));
+    let step = messages.iter().filter(ours).count() + 1;
     let call = |id: &str, name: &str, args: Value| serde_json::json!({"id": id, "type": "function", "function": {"name": name, "arguments": args.to_string()}});
     let (text, calls) = match step {
         1 => (

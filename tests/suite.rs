@@ -24,6 +24,7 @@ mod math_tasks;
 mod mcp_tools;
 mod memory_cli;
 mod memory_run;
+mod native_tools;
 mod parallel_runs;
 mod provider_faults;
 mod provider_reasoning;

@@ -10,7 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::protocol::ToolRequest;
+use crate::protocol::{ToolCallOut, ToolRequest};
 
 /// One ReAct step.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -31,6 +31,11 @@ pub struct Step {
     /// Further actions the reply wrote (or further native tool calls it made): not taken.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub extra_actions: Vec<String>,
+    /// Native tool mode: the tool calls the reply made, each with its id (the server's, or
+    /// `call_<step>_<i>` when it gave none), as the next requests send them back. The first
+    /// is the action; the others were answered "not run: one call per step".
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub calls: Vec<ToolCallOut>,
 }
 
 /// Which part of a step a line of its text belongs to.

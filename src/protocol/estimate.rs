@@ -11,7 +11,16 @@ pub fn estimate_tokens(text: &str) -> u64 {
 
 /// Estimated prompt tokens of a request.
 pub fn estimate_prompt_tokens(request: &LlmRequest) -> u64 {
-    let messages: u64 = request.messages.iter().map(|m| estimate_tokens(&m.content) + 4).sum();
+    let messages: u64 = request
+        .messages
+        .iter()
+        .map(|m| {
+            // A turn's native tool calls count as prompt too (none outside native tool mode).
+            let calls =
+                if m.tool_calls.is_empty() { 0 } else { estimate_tokens(&serde_json::json!(m.tool_calls).to_string()) };
+            estimate_tokens(&m.content) + 4 + calls
+        })
+        .sum();
     // Tool definitions count as prompt too (none for most requests).
     let tools =
         if request.tools.is_empty() { 0 } else { estimate_tokens(&serde_json::json!(request.tools).to_string()) };

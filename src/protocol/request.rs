@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::ToolDef;
+use super::{ToolCallOut, ToolDef};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -58,25 +58,52 @@ pub enum Role {
     System,
     User,
     Assistant,
+    /// A tool's result, answering the call [`Message::tool_call_id`] names (native tool
+    /// mode): OpenAI's `tool` message, Anthropic's `tool_result` block, the Responses API's
+    /// `function_call_output` item.
+    Tool,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// One turn. The tool fields are only set in native tool mode, and left out of the JSON
+/// when empty, so sessions and cache keys of other requests are as they were.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Message {
     pub role: Role,
     pub content: String,
+    /// An assistant turn's native tool calls, each with its id (the server's, or one the
+    /// engine made when the server gave none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCallOut>,
+    /// A [`Role::Tool`] turn: the id of the call it answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
 }
 
 impl Message {
+    pub fn new(role: Role, content: impl Into<String>) -> Self {
+        Message { role, content: content.into(), tool_calls: Vec::new(), tool_call_id: None }
+    }
+
     pub fn user(content: impl Into<String>) -> Self {
-        Message { role: Role::User, content: content.into() }
+        Message::new(Role::User, content)
     }
 
     pub fn system(content: impl Into<String>) -> Self {
-        Message { role: Role::System, content: content.into() }
+        Message::new(Role::System, content)
     }
 
     pub fn assistant(content: impl Into<String>) -> Self {
-        Message { role: Role::Assistant, content: content.into() }
+        Message::new(Role::Assistant, content)
+    }
+
+    /// An assistant turn that made native tool calls (each with an id), after its text.
+    pub fn assistant_calls(content: impl Into<String>, calls: Vec<ToolCallOut>) -> Self {
+        Message { tool_calls: calls, ..Message::assistant(content) }
+    }
+
+    /// A tool's result for the call `id`.
+    pub fn tool(id: impl Into<String>, content: impl Into<String>) -> Self {
+        Message { tool_call_id: Some(id.into()), ..Message::new(Role::Tool, content) }
     }
 }
 

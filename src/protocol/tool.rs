@@ -40,7 +40,7 @@ impl ToolDef {
 /// A native tool call in a model's reply. `arguments` is the parsed JSON object; when a
 /// server sent arguments that are not valid JSON they are kept as a string, so the
 /// method can report the bad call instead of the provider failing the whole reply.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolCallOut {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
@@ -90,6 +90,24 @@ impl ToolCallOut {
             other => return Err(format!("the arguments of {name} are not a JSON object: {other}")),
         };
         Ok(ToolRequest { name, arg })
+    }
+
+    /// The arguments as a JSON text (OpenAI's `arguments` string): arguments the server
+    /// sent that were not valid JSON go back as they came.
+    pub fn arguments_text(&self) -> String {
+        match &self.arguments {
+            serde_json::Value::String(raw) => raw.clone(),
+            other => other.to_string(),
+        }
+    }
+
+    /// The arguments as a JSON object (Anthropic's `input`): arguments that were not an
+    /// object go back under `"arguments"`, so the model sees what it sent.
+    pub fn arguments_object(&self) -> serde_json::Value {
+        match &self.arguments {
+            serde_json::Value::Object(_) => self.arguments.clone(),
+            other => serde_json::json!({ "arguments": other }),
+        }
     }
 
     /// The call as the model made it, `name({json})`, for notes.

@@ -100,7 +100,7 @@ fn turns(template: &str) -> Vec<Message> {
     let flush = |turn: Option<(Role, Vec<&str>)>, out: &mut Vec<Message>| {
         if let Some((role, lines)) = turn {
             let content = lines.join("\n").trim_matches('\n').to_string();
-            out.push(Message { role, content });
+            out.push(Message::new(role, content));
         }
     };
     for line in template.lines() {
@@ -167,6 +167,7 @@ pub fn role_name(role: Role) -> &'static str {
         Role::System => "system",
         Role::User => "user",
         Role::Assistant => "assistant",
+        Role::Tool => "tool",
     }
 }
 

@@ -700,6 +700,49 @@ fn native_tool_calls_show_in_the_explorer_as_the_same_transcript() {
 }
 
 #[test]
+fn a_second_native_call_shows_in_the_transcript_as_not_run() {
+    use crate::protocol::{Completion, LlmResponse, ToolCallOut, Usage};
+    use crate::tasks::qa_demo::QaDemo;
+    let dir = tempfile::tempdir().unwrap();
+    let task: Arc<dyn TaskSource> = Arc::new(QaDemo::new(None).unwrap());
+    let params = Params::new(crate::engine::methods::react::KIND).with("tool_mode", crate::engine::ToolMode::Native);
+    let mut s = setup(dir.path(), params);
+    s.task = Arc::clone(&task);
+    s.header.task = "qa-demo".into();
+    let problem = task.problem(0).unwrap();
+    let mut app = App::live(s, &problem, Keymap::default(), ThemeSet::default(), "dark");
+    let effects = app.handle_action(Action::Step);
+    let Some(Effect::CallLlm { call, request }) = effects.into_iter().next() else { panic!("a model call") };
+    let call_of = |id: &str, name: &str, args: serde_json::Value| ToolCallOut {
+        id: Some(id.into()),
+        name: name.into(),
+        arguments: args,
+    };
+    let completion = Completion {
+        text: "Two at once.".into(),
+        finish_reason: Some("tool_calls".into()),
+        tool_calls: vec![
+            call_of("a", "search", serde_json::json!({"entity": "Ilse Varga"})),
+            call_of("b", "lookup", serde_json::json!({"keyword": "born"})),
+        ],
+    };
+    let reply = LlmResponse {
+        completions: vec![completion],
+        usage: Usage::default(),
+        latency_ms: 0,
+        model: "m".into(),
+        simulated: false,
+        cached: false,
+    };
+    let effects = app.on_reply(LlmReply { call, result: Ok(reply) }, &request);
+    let tools: Vec<_> = effects.iter().filter(|e| matches!(e, Effect::CallTool { .. })).collect();
+    assert_eq!(tools.len(), 1, "one call a step");
+    let screen = render(&mut app, 160, 50);
+    assert!(screen.contains("Action 1: Search[Ilse Varga]"), "{screen}");
+    assert!(screen.contains(r#"lookup({"keyword":"born"}): not run: one call per step"#), "{screen}");
+}
+
+#[test]
 fn react_runs_in_the_explorer_with_a_styled_transcript() {
     use crate::tasks::qa_demo::QaDemo;
     let dir = tempfile::tempdir().unwrap();

@@ -551,6 +551,8 @@ mod hybrid_tests;
 
 #[cfg(test)]
 mod react_chat_tests;
+#[cfg(test)]
+mod react_native_tests;
 
 #[cfg(test)]
 mod react_context_tests;

@@ -22,7 +22,7 @@ use crate::engine::task::Capability;
 use crate::engine::{CallKind, Core, Issue, NodeId, NodeStatus, Origin, Outcome, Step, ToolMode};
 use crate::engine::{MethodKind, ParamError, ParamReader};
 use crate::protocol::{
-    CallError, CallErrorKind, Completion, LlmRequest, Message, Role, ToolDef, ToolRequest, ToolResult,
+    CallError, CallErrorKind, Completion, LlmRequest, Message, Role, ToolCallOut, ToolDef, ToolRequest, ToolResult,
 };
 
 use super::{Method, MethodInfo, MethodView, Progress};
@@ -200,6 +200,7 @@ impl React {
             let mut typed = step_of(core, node);
             typed.action = read.action.clone();
             typed.extra_actions = read.extra_actions.clone();
+            typed.calls = read.calls.clone();
             write_step(core, node, typed);
         }
         core.tree.node_mut(node).issues.extend(read.notes.into_iter().map(Issue::Note));
@@ -243,7 +244,8 @@ impl React {
         // A thought alone: the model writes the action that follows it.
         let trajectory = core.tree.node(parent).path.clone();
         let thought = thought.unwrap_or_default();
-        let mut request = step_request(core, self.params, &trajectory, step)?;
+        let steps = steps_to(core, parent);
+        let mut request = step_request(core, self.params, &trajectory, &steps, step)?;
         let chat = !core.task.prompt_style().is_reference();
         if let Some(last) = request.messages.last_mut() {
             if chat && request.tools.is_empty() {
@@ -288,7 +290,8 @@ impl React {
         self.tip = child;
         let trajectory = core.tree.node(node).path.clone();
         let thought = thought.unwrap_or_default();
-        let mut request = match step_request(core, self.params, &trajectory, step) {
+        let steps = steps_to(core, node);
+        let mut request = match step_request(core, self.params, &trajectory, &steps, step) {
             Ok(r) => r,
             Err(why) => {
                 core.log(why);
@@ -317,13 +320,15 @@ impl React {
     /// a reminder of the format (naming this task's tools) as the next turns. The step is
     /// a node now (its thought the reply as it came, marked [`Issue::Retried`]); the
     /// retry's reply becomes the step, or the step is a bad call as without a retry.
-    fn retry(&mut self, core: &mut Core, node: NodeId, step: usize, raw: &str, problem: String) {
+    fn retry(&mut self, core: &mut Core, node: NodeId, step: usize, read: &ReadStep, problem: String) {
+        let raw = read.raw.as_str();
         let typed = Step { thought: Some(raw.to_string()), ..Step::new(step) };
         let child = add_step(core, node, typed, Origin::Model);
         core.tree.node_mut(child).add_issue(Issue::Retried(problem.clone()));
         self.tip = child;
         let trajectory = core.tree.node(node).path.clone();
-        let mut request = match step_request(core, self.params, &trajectory, step) {
+        let steps = steps_to(core, node);
+        let mut request = match step_request(core, self.params, &trajectory, &steps, step) {
             Ok(r) => r,
             Err(why) => {
                 core.log(why);
@@ -341,8 +346,18 @@ impl React {
                 "That reply could not be read: {problem}\nWrite thought {step} as text, then call exactly one tool."
             )
         };
-        request.messages.push(crate::protocol::Message::assistant(raw));
-        request.messages.push(crate::protocol::Message::user(ask));
+        if read.calls.is_empty() {
+            request.messages.push(Message::assistant(raw));
+        } else {
+            // The reply's tool calls go back as calls, each answered: the first with why it
+            // could not be run, the others as not run.
+            request.messages.push(Message::assistant_calls(read.text.trim(), read.calls.clone()));
+            for (i, call) in read.calls.iter().enumerate() {
+                let answer = if i == 0 { format!("not run: {problem}") } else { NOT_RUN.to_string() };
+                request.messages.push(Message::tool(call.id.clone().unwrap_or_default(), answer));
+            }
+        }
+        request.messages.push(Message::user(ask));
         if let Some(c) = request.context.as_object_mut() {
             c.insert("retry".into(), serde_json::Value::Bool(true));
         }
@@ -364,6 +379,7 @@ impl React {
             }
             typed.action = read.action.clone();
             typed.extra_actions = read.extra_actions.clone();
+            typed.calls = read.calls.clone();
             write_step(core, node, typed);
             core.tree.node_mut(node).issues.extend(read.notes.into_iter().map(Issue::Note));
             self.act(core, node, read.action, None);
@@ -386,7 +402,8 @@ impl Method for React {
                     return Progress::Moved;
                 }
                 let trajectory = core.tree.node(self.tip).path.clone();
-                let request = match step_request(core, self.params, &trajectory, step) {
+                let steps = steps_to(core, self.tip);
+                let request = match step_request(core, self.params, &trajectory, &steps, step) {
                     Ok(r) => r,
                     Err(why) => {
                         core.log(why);
@@ -431,7 +448,7 @@ impl Method for React {
         }
         if read.action.is_none() && !core.task.prompt_style().is_reference() {
             if let Some(problem) = read.problem.clone() {
-                return self.retry(core, node, step, &read.raw, problem);
+                return self.retry(core, node, step, &read, problem);
             }
         }
         let mut thought = read.thought.as_deref().map(|t| t.trim().to_string());
@@ -439,8 +456,13 @@ impl Method for React {
             // Neither: the reply as it came is the thought.
             thought = Some(read.raw.clone());
         }
-        let typed =
-            Step { thought, action: read.action.clone(), extra_actions: read.extra_actions.clone(), ..Step::new(step) };
+        let typed = Step {
+            thought,
+            action: read.action.clone(),
+            extra_actions: read.extra_actions.clone(),
+            calls: read.calls.clone(),
+            ..Step::new(step)
+        };
         let child = add_step(core, node, typed, Origin::Model);
         core.tree.node_mut(child).issues.extend(read.notes.into_iter().map(Issue::Note));
         self.tip = child;
@@ -570,8 +592,14 @@ pub(super) fn no_react_steps(core: &Core) -> String {
 /// style trims the oldest observations (each replaced by a marker the model sees); the chat
 /// style drops the oldest steps whole, each an (assistant, user) turn pair, and says how many
 /// in the question's turn. Trimming is said in the log.
-fn step_request(core: &mut Core, params: ReactParams, trajectory: &str, step: usize) -> Result<LlmRequest, String> {
-    let request = raw_step_request(core, params, trajectory, step)?;
+fn step_request(
+    core: &mut Core,
+    params: ReactParams,
+    trajectory: &str,
+    steps: &[Step],
+    step: usize,
+) -> Result<LlmRequest, String> {
+    let request = raw_step_request(core, params, trajectory, steps, step)?;
     let Some(window) = core.context_window else { return Ok(request) };
     let needs = |r: &LlmRequest| crate::protocol::estimate_prompt_tokens(r) + u64::from(r.max_tokens.unwrap_or(256));
     if needs(&request) <= window {
@@ -583,7 +611,7 @@ fn step_request(core: &mut Core, params: ReactParams, trajectory: &str, step: us
     for trimmed in 1..parts {
         let shorter =
             if chat { drop_oldest_steps(trajectory, trimmed) } else { trim_observations(trajectory, trimmed) };
-        let fitted = raw_step_request(core, params, &shorter, step)?;
+        let fitted = raw_step_request(core, params, &shorter, steps, step)?;
         last = needs(&fitted);
         if last <= window {
             let what = match (chat, trimmed) {
@@ -739,7 +767,13 @@ pub fn episode_in_turns(messages: &mut Vec<Message>, trajectory: &str) {
 }
 
 /// The request for step `step` after `trajectory`, in the run's tool mode, as the task writes it.
-fn raw_step_request(core: &Core, params: ReactParams, trajectory: &str, step: usize) -> Result<LlmRequest, String> {
+fn raw_step_request(
+    core: &Core,
+    params: ReactParams,
+    trajectory: &str,
+    steps: &[Step],
+    step: usize,
+) -> Result<LlmRequest, String> {
     let react = core.task.react().ok_or_else(|| no_react_steps(core))?;
     let (prompt, tools) = match params.tool_mode {
         ToolMode::Native => {
@@ -752,10 +786,216 @@ fn raw_step_request(core: &Core, params: ReactParams, trajectory: &str, step: us
     };
     let mut request = LlmRequest::from_prompt(prompt, 1, core.temperature);
     if !core.task.prompt_style().is_reference() {
+        let examples = request.messages.len().saturating_sub(1);
         episode_in_turns(&mut request.messages, trajectory);
+        if !tools.is_empty() {
+            native_turns(&mut request.messages, examples, &tools, steps);
+        }
+    }
+    with_tools(&mut request, tools);
+    Ok(request)
+}
+
+/// Offer `tools` (none in text mode): a request with tools carries no text stop sequences
+/// (`\nObservation` and the like are for text actions; a tool call ends the reply).
+pub(super) fn with_tools(request: &mut LlmRequest, tools: Vec<ToolDef>) {
+    if !tools.is_empty() {
+        request.stop.clear();
     }
     request.tools = tools;
-    Ok(request)
+}
+
+/// The steps on the trajectory that ends at `node`, from the first (the nodes with a step).
+pub(super) fn steps_to(core: &Core, node: NodeId) -> Vec<Step> {
+    let mut steps = Vec::new();
+    let mut at = Some(node);
+    while let Some(id) = at {
+        let n = core.tree.node(id);
+        if let Some(step) = n.step.as_deref() {
+            steps.push(step.clone());
+        }
+        at = n.parent;
+    }
+    steps.reverse();
+    steps
+}
+
+/// The tool result an extra call of one reply gets (ReAct takes one action a step).
+pub const NOT_RUN: &str = "not run: one call per step";
+
+/// What the finish tool answers (`tools::finish`): the result the few-shot examples' last
+/// call gets, as they show none.
+pub const FINISHED: &str = "Episode finished";
+
+/// Native tool mode in the chat style: the conversation [`episode_in_turns`] made, with
+/// each action written as a native tool call and each observation as its tool result.
+/// The first `examples` messages are the template's (the few-shot examples): an assistant
+/// turn ending in `Action i: Tool[arg]` becomes its thought (the label left out) with the
+/// call (id `example_<k>`), and the `Observation i:` that opens the next user turn the
+/// call's result (the rest of that turn, if any, stays a user turn). The episode's turns
+/// are written from `steps`: the calls the model made, with their ids, the first answered
+/// by its observation and the others with [`NOT_RUN`]; a step whose action a person wrote
+/// or the model wrote as text is a call with the id `call_<step>_1`. A step with no action
+/// (a bad call without a tool call) stays as text, as it was said.
+pub fn native_turns(messages: &mut Vec<Message>, examples: usize, tools: &[ToolDef], steps: &[Step]) {
+    let old = std::mem::take(messages);
+    // The ids sent so far: a server that gives the same id in every reply would otherwise
+    // tie two results to one id.
+    let mut used = std::collections::HashSet::new();
+    let mut example = 0;
+    let mut i = 0;
+    while i < old.len() {
+        let m = &old[i];
+        let next = old.get(i + 1).filter(|n| n.role == Role::User);
+        let converted = if m.role != Role::Assistant || !m.tool_calls.is_empty() {
+            None
+        } else if i < examples {
+            example_as_call(m, next, tools, &mut example)
+        } else {
+            episode_as_call(m, next, tools, steps, &mut used)
+        };
+        match converted {
+            Some((turns, used_next)) => {
+                messages.extend(turns);
+                i += if used_next { 2 } else { 1 };
+            }
+            None => {
+                messages.push(m.clone());
+                i += 1;
+            }
+        }
+    }
+}
+
+/// The `Action i: Tool[arg]` line of an assistant turn (its last such line): the step
+/// number, the tool and the argument, and the turn's other lines.
+fn action_line(text: &str) -> Option<(usize, String, String, String)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines.iter().rposition(|l| l.starts_with("Action "))?;
+    let (label, call) = lines[at].split_once(':')?;
+    let n: usize = label.trim_start_matches("Action ").trim().parse().ok()?;
+    let call = call.trim();
+    let open = call.find('[')?;
+    let arg = call[open + 1..].strip_suffix(']')?;
+    let rest: Vec<&str> = lines.iter().enumerate().filter(|(k, _)| *k != at).map(|(_, l)| *l).collect();
+    Some((n, call[..open].trim().to_string(), arg.to_string(), rest.join("\n")))
+}
+
+/// The step number of an episode's assistant turn: its first `Thought i:` or `Action i:` label.
+fn step_number(text: &str) -> Option<usize> {
+    let line = text.lines().find(|l| l.starts_with("Thought ") || l.starts_with("Action "))?;
+    let (label, _) = line.split_once(':')?;
+    label.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// `text` without its `Thought i:` label.
+fn unlabelled_thought(text: &str, n: usize) -> String {
+    let text = text.trim();
+    text.strip_prefix(&format!("Thought {n}:")).map_or(text, str::trim).to_string()
+}
+
+/// A user turn opening with `Observation n:`: the observation (to its first blank line, or
+/// exactly `known` when the turn starts with it) and what follows it.
+fn observation_of(turn: &Message, n: usize, known: Option<&str>) -> Option<(String, String)> {
+    let label = format!("Observation {n}:");
+    let body = turn.content.strip_prefix(&label)?;
+    if let Some(known) = known {
+        let rest = body.trim_start_matches(' ').strip_prefix(known)?;
+        return Some((known.to_string(), rest.trim().to_string()));
+    }
+    let (observation, rest) = body.split_once("\n\n").unwrap_or((body, ""));
+    Some((observation.trim().to_string(), rest.trim().to_string()))
+}
+
+/// The turns for a call (or calls) and their results: the assistant turn, one tool turn a
+/// call (the first answered `first`, the others [`NOT_RUN`]), then `rest` as a user turn.
+fn call_turns(thought: String, calls: Vec<ToolCallOut>, first: String, rest: String) -> Vec<Message> {
+    let mut turns = vec![];
+    let results: Vec<Message> = calls
+        .iter()
+        .enumerate()
+        .map(|(k, c)| {
+            let answer = if k == 0 { first.clone() } else { NOT_RUN.to_string() };
+            Message::tool(c.id.clone().unwrap_or_default(), answer)
+        })
+        .collect();
+    turns.push(Message::assistant_calls(thought, calls));
+    turns.extend(results);
+    if !rest.is_empty() {
+        turns.push(Message::user(rest));
+    }
+    turns
+}
+
+/// A call of `name` with its one argument, named as the offered tool's schema says.
+fn call_of(id: String, name: &str, arg: &str, tools: &[ToolDef]) -> ToolCallOut {
+    let def = tools.iter().find(|t| t.name.eq_ignore_ascii_case(name));
+    let mut arguments = serde_json::Map::new();
+    let several = def.is_some_and(|d| d.parameters["properties"].as_object().is_some_and(|p| p.len() > 1));
+    match serde_json::from_str::<serde_json::Value>(arg) {
+        // A tool of several arguments takes them as the JSON object written.
+        Ok(serde_json::Value::Object(object)) if several => arguments = object,
+        _ => {
+            let key = def.and_then(ToolDef::arg_name).unwrap_or("input");
+            arguments.insert(key.to_string(), serde_json::Value::String(arg.to_string()));
+        }
+    }
+    let name = def.map_or_else(|| name.to_lowercase(), |d| d.name.clone());
+    ToolCallOut { id: Some(id), name, arguments: serde_json::Value::Object(arguments) }
+}
+
+fn example_as_call(
+    m: &Message,
+    next: Option<&Message>,
+    tools: &[ToolDef],
+    counter: &mut usize,
+) -> Option<(Vec<Message>, bool)> {
+    let (n, name, arg, other) = action_line(&m.content)?;
+    *counter += 1;
+    let call = call_of(format!("example_{counter}"), &name, &arg, tools);
+    let thought = unlabelled_thought(&other, n);
+    match next.and_then(|t| observation_of(t, n, None)) {
+        Some((observation, rest)) => Some((call_turns(thought, vec![call], observation, rest), true)),
+        // The example's last call (finish) shows no result: the finish tool's.
+        None => {
+            let result = if call.name.eq_ignore_ascii_case("finish") {
+                FINISHED.to_string()
+            } else {
+                "(the example shows no result)".to_string()
+            };
+            Some((call_turns(thought, vec![call], result, String::new()), false))
+        }
+    }
+}
+
+fn episode_as_call(
+    m: &Message,
+    next: Option<&Message>,
+    tools: &[ToolDef],
+    steps: &[Step],
+    used: &mut std::collections::HashSet<String>,
+) -> Option<(Vec<Message>, bool)> {
+    let n = step_number(&m.content)?;
+    let step = steps.iter().rev().find(|s| s.n == n)?;
+    let mut calls = match (step.calls.is_empty(), step.action.as_ref()) {
+        (false, _) => step.calls.clone(),
+        (true, Some(a)) => vec![call_of(format!("call_{n}_1"), &a.name, &a.arg, tools)],
+        (true, None) => return None,
+    };
+    // An id an earlier step already used goes as `call_<step>_<i>` (the same in a replay).
+    for (k, call) in calls.iter_mut().enumerate() {
+        let id = call.id.clone().unwrap_or_default();
+        if !used.insert(id) {
+            let fresh = format!("call_{n}_{}", k + 1);
+            used.insert(fresh.clone());
+            call.id = Some(fresh);
+        }
+    }
+    let thought = step.thought.clone().unwrap_or_default();
+    // The step's observation opens the next turn (the last step's is followed by the ask).
+    let observation = step.observation.as_deref()?;
+    let (observation, rest) = observation_of(next?, n, Some(observation))?;
+    Some((call_turns(thought, calls, observation, rest), true))
 }
 
 /// The native tool definitions the task offers (none in text mode or without them).
@@ -777,6 +1017,11 @@ pub(super) struct ReadStep {
     pub(super) raw: String,
     /// Text mode: the reply did not split into a thought and an action (see `React::reask`).
     pub(super) ask_action: bool,
+    /// Native mode: the reply's tool calls, each with an id (`call_<step>_<i>` when the
+    /// server gave none), for the next requests.
+    pub(super) calls: Vec<ToolCallOut>,
+    /// The reply's text as it came.
+    pub(super) text: String,
 }
 
 /// Read a reply: its first native tool call is the action and its text the thought;
@@ -794,6 +1039,8 @@ pub(super) fn read_step(core: &Core, params: ReactParams, reply: &Completion, st
             extra_actions: vec![],
             raw,
             ask_action: false,
+            calls: vec![],
+            text: String::new(),
         };
     };
     let parsed = react.parse_react(&reply.text, step);
@@ -822,7 +1069,18 @@ pub(super) fn read_step(core: &Core, params: ReactParams, reply: &Completion, st
         }
         let extra_actions = parsed.extra_actions;
         let ask_action = parsed.ask_action && !native;
-        return ReadStep { thought: parsed.thought, action, problem, notes, extra_actions, raw, ask_action };
+        let text = reply.text.to_string();
+        return ReadStep {
+            thought: parsed.thought,
+            action,
+            problem,
+            notes,
+            extra_actions,
+            raw,
+            ask_action,
+            calls: vec![],
+            text,
+        };
     };
     // The text is the thought: as the text parser reads it (labels and a written action
     // left out), else as it is.
@@ -833,11 +1091,13 @@ pub(super) fn read_step(core: &Core, params: ReactParams, reply: &Completion, st
     let ignored: Vec<String> = reply.tool_calls[1..].iter().map(|c| c.describe()).collect();
     if reply.tool_calls.len() > 1 {
         notes.push(format!(
-            "{} tool calls in one reply: only the first was taken; ignored {}",
+            "{} tool calls in one reply: the first was run (one call a step); the model was told \"{NOT_RUN}\" for {}",
             reply.tool_calls.len(),
             ignored.join(", ")
         ));
     }
+    let calls = with_ids(&reply.tool_calls, step);
+    let text = reply.text.to_string();
     let tools = offered_tools(core);
     match first.to_request(&tools) {
         Ok(action) => ReadStep {
@@ -848,10 +1108,13 @@ pub(super) fn read_step(core: &Core, params: ReactParams, reply: &Completion, st
             extra_actions: ignored,
             raw,
             ask_action: false,
+            calls,
+            text,
         },
         Err(detail) => {
             let problem = Some(native_problem(&detail, step, &tools));
-            ReadStep { thought, action: None, problem, notes, extra_actions: ignored, raw, ask_action: false }
+            let extra_actions = ignored;
+            ReadStep { thought, action: None, problem, notes, extra_actions, raw, ask_action: false, calls, text }
         }
     }
 }
@@ -870,6 +1133,8 @@ fn read_action_alone(core: &Core, text: &str, step: usize) -> ReadStep {
             extra_actions: vec![],
             raw,
             ask_action: false,
+            calls: vec![],
+            text: String::new(),
         };
     };
     let parsed = react.parse_react_action(text, step);
@@ -883,7 +1148,21 @@ fn read_action_alone(core: &Core, text: &str, step: usize) -> ReadStep {
     }
     let action = parsed.action.map(|(name, arg)| ToolRequest { name, arg });
     let (thought, problem, extra_actions) = (parsed.thought, parsed.problem, parsed.extra_actions);
-    ReadStep { thought, action, problem, notes, extra_actions, raw, ask_action: false }
+    let text = text.to_string();
+    ReadStep { thought, action, problem, notes, extra_actions, raw, ask_action: false, calls: vec![], text }
+}
+
+/// A reply's tool calls, each with an id: the server's, else `call_<step>_<i>` (from 1), so
+/// the next requests tie each result to its call and a replay sends the same ids.
+pub fn with_ids(calls: &[ToolCallOut], step: usize) -> Vec<ToolCallOut> {
+    calls
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let id = c.id.clone().filter(|id| !id.trim().is_empty());
+            ToolCallOut { id: Some(id.unwrap_or_else(|| format!("call_{step}_{}", i + 1))), ..c.clone() }
+        })
+        .collect()
 }
 
 /// The observation for an unusable native reply: what was wrong and what is expected.

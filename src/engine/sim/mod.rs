@@ -191,7 +191,8 @@ fn as_tool_call(step: (Option<String>, Option<ToolRequest>), text: String, reque
         text: thought.unwrap_or_default().into(),
         finish_reason: Some("tool_calls".into()),
         tool_calls: vec![ToolCallOut {
-            id: Some("sim-call-1".into()),
+            // One id a step, as a server gives each call its own (the results go back by id).
+            id: Some(format!("sim-call-{}", request.context["step"].as_u64().unwrap_or(0))),
             name: action.name,
             arguments: serde_json::Value::Object(arguments),
         }],

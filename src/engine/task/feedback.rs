@@ -156,7 +156,7 @@ fn after_attempt<T: Task + ?Sized>(
     if !task.prompt_style().is_reference() {
         own_system(&mut prompt, purpose);
     }
-    prompt.messages.push(Message { role: Role::Assistant, content: attempt.to_string() });
+    prompt.messages.push(Message::assistant(attempt.to_string()));
     prompt.messages.push(Message::user(ask));
     prompt
 }

@@ -349,7 +349,23 @@ impl Api for Messages {
 }
 
 fn body(request: &crate::protocol::LlmRequest, model: &str, stream: bool) -> Value {
-    let (system, messages) = super::system_apart(request);
+    let (system, turns) = super::system_apart(request, |m| {
+        if !m.tool_calls.is_empty() {
+            // The turn's text, then one `tool_use` block a call.
+            let mut blocks = Vec::new();
+            if !m.content.trim().is_empty() {
+                blocks.push(json!({"type": "text", "text": m.content}));
+            }
+            for c in &m.tool_calls {
+                blocks.push(json!({"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments_object()}));
+            }
+            return Some(vec![json!({"role": "assistant", "content": blocks})]);
+        }
+        let id = m.tool_call_id.as_ref()?;
+        let block = json!({"type": "tool_result", "tool_use_id": id, "content": m.content});
+        Some(vec![json!({"role": "user", "content": [block]})])
+    });
+    let messages = tool_results_together(turns);
     let mut body = json!({
         "model": model,
         "max_tokens": request.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
@@ -380,11 +396,35 @@ fn body(request: &crate::protocol::LlmRequest, model: &str, stream: bool) -> Val
     body
 }
 
+/// The results of one reply's tool calls in one user message, and a user turn that
+/// follows them in that message too (a text block after the `tool_result` blocks): the
+/// Messages API wants user and assistant turns to alternate. Turns without tool results
+/// (every request outside native tool mode) are left as they are.
+fn tool_results_together(turns: Vec<Value>) -> Vec<Value> {
+    let mut out: Vec<Value> = Vec::with_capacity(turns.len());
+    for turn in turns {
+        let previous_results = out.last().is_some_and(|p| p["role"] == "user" && p["content"].is_array());
+        if previous_results && turn["role"] == "user" {
+            let blocks = match &turn["content"] {
+                Value::Array(blocks) => blocks.clone(),
+                Value::String(text) => vec![json!({"type": "text", "text": text})],
+                _ => Vec::new(),
+            };
+            if let Some(Value::Array(into)) = out.last_mut().map(|p| &mut p["content"]) {
+                into.extend(blocks);
+            }
+            continue;
+        }
+        out.push(turn);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::llm::config::{resolve, FileConfig, ProviderOptions};
-    use crate::protocol::{LlmRequest, Message, Purpose, Role};
+    use crate::protocol::{LlmRequest, Message, Purpose};
 
     fn provider() -> HttpProvider {
         let env = |k: &str| (k == "ANTHROPIC_API_KEY").then(|| "sk-ant-test".to_string());
@@ -397,7 +437,7 @@ mod tests {
     fn requests_carry_system_max_tokens_and_only_accepted_stops() {
         let request = LlmRequest {
             purpose: Purpose::Sample,
-            messages: vec![Message { role: Role::System, content: "be brief".into() }, Message::user("4 4 6 8")],
+            messages: vec![Message::system("be brief"), Message::user("4 4 6 8")],
             n: 1,
             temperature: 1.3,
             max_tokens: None,

@@ -179,20 +179,26 @@ pub trait Api: Send + Sync + 'static {
 
 /// The system messages joined by a blank line (`None` without any) and the other turns
 /// as `{role, content}`, for APIs that take the system prompt apart (Anthropic's
-/// `system`, the Responses API's `instructions`).
-pub fn system_apart(request: &LlmRequest) -> (Option<String>, Vec<Value>) {
+/// `system`, the Responses API's `instructions`). Turns with native tool calls or tool
+/// results are each kind's own shape: `turn` writes them (it is given every non-system
+/// turn, and returns the values to send for it, or `None` for the plain shape).
+pub fn system_apart(
+    request: &LlmRequest,
+    mut turn: impl FnMut(&crate::protocol::Message) -> Option<Vec<Value>>,
+) -> (Option<String>, Vec<Value>) {
     use crate::protocol::Role;
     let system: Vec<&str> =
         request.messages.iter().filter(|m| m.role == Role::System).map(|m| m.content.as_str()).collect();
-    let turns = request
-        .messages
-        .iter()
-        .filter(|m| m.role != Role::System)
-        .map(|m| {
-            let role = if m.role == Role::Assistant { "assistant" } else { "user" };
-            serde_json::json!({"role": role, "content": m.content})
-        })
-        .collect();
+    let mut turns = Vec::new();
+    for m in request.messages.iter().filter(|m| m.role != Role::System) {
+        match turn(m) {
+            Some(values) => turns.extend(values),
+            None => {
+                let role = if m.role == Role::Assistant { "assistant" } else { "user" };
+                turns.push(serde_json::json!({"role": role, "content": m.content}));
+            }
+        }
+    }
     ((!system.is_empty()).then(|| system.join("\n\n")), turns)
 }
 

@@ -19,7 +19,33 @@ fn role(r: Role) -> &'static str {
         Role::System => "system",
         Role::User => "user",
         Role::Assistant => "assistant",
+        Role::Tool => "tool",
     }
+}
+
+/// A message of a chat-completions request: `{role, content}`; an assistant turn's tool
+/// calls as `tool_calls` (`{id, type: "function", function: {name, arguments}}`, the
+/// arguments a JSON string), and a tool's result as `{role: "tool", tool_call_id, content}`.
+fn message_json(m: &crate::protocol::Message) -> Value {
+    let mut v = json!({"role": role(m.role), "content": m.content});
+    if !m.tool_calls.is_empty() {
+        let calls: Vec<Value> = m
+            .tool_calls
+            .iter()
+            .map(|c| {
+                json!({"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments_text()}})
+            })
+            .collect();
+        v["tool_calls"] = Value::Array(calls);
+        if m.content.is_empty() {
+            // A turn of tool calls alone has no content (the API's documented shape).
+            v["content"] = Value::Null;
+        }
+    }
+    if let Some(id) = &m.tool_call_id {
+        v["tool_call_id"] = json!(id);
+    }
+    v
 }
 
 /// A `tools` entry of a chat-completions request.
@@ -399,8 +425,7 @@ impl Api for ChatCompletions {
 
     fn body(&self, call: &Call<'_>) -> Value {
         let request = call.request;
-        let messages: Vec<Value> =
-            request.messages.iter().map(|m| json!({"role": role(m.role), "content": m.content})).collect();
+        let messages: Vec<Value> = request.messages.iter().map(message_json).collect();
         let mut body = json!({
             "model": call.model,
             "messages": messages,

@@ -73,7 +73,21 @@ impl Api for Responses {
 
     fn body(&self, call: &Call<'_>) -> Value {
         let request = call.request;
-        let (system, input) = super::system_apart(request);
+        let (system, input) = super::system_apart(request, |m| {
+            if !m.tool_calls.is_empty() {
+                // The turn's text as a message, then one `function_call` item a call.
+                let mut items = Vec::new();
+                if !m.content.trim().is_empty() {
+                    items.push(json!({"role": "assistant", "content": m.content}));
+                }
+                for c in &m.tool_calls {
+                    items.push(json!({"type": "function_call", "call_id": c.id, "name": c.name, "arguments": c.arguments_text()}));
+                }
+                return Some(items);
+            }
+            let id = m.tool_call_id.as_ref()?;
+            Some(vec![json!({"type": "function_call_output", "call_id": id, "output": m.content})])
+        });
         let mut body = json!({
             "model": call.model,
             "input": input,

@@ -137,9 +137,18 @@ fn call_lines(view: &View, n: &crate::engine::Node, out: &mut Vec<Line<'static>>
             out.push(Line::from(Span::styled(format!("tools offered: {}", names.join(", ")), head)));
         }
         for m in &r.messages {
-            out.push(Line::from(Span::styled(format!("prompt ({:?}):", m.role).to_lowercase(), head)));
+            let mut label = format!("prompt ({:?}", m.role).to_lowercase();
+            if let Some(id) = &m.tool_call_id {
+                // A native tool result: the call it answers.
+                label.push_str(&format!(", result of {id}"));
+            }
+            out.push(Line::from(Span::styled(format!("{label}):"), head)));
             for l in m.content.lines() {
                 out.push(Line::from(Span::styled(format!("  {l}"), dim)));
+            }
+            for c in &m.tool_calls {
+                let id = c.id.as_deref().unwrap_or("?");
+                out.push(Line::from(Span::styled(format!("  tool call {id}: {}", c.describe()), dim)));
             }
         }
         if record.reply.is_none() {

@@ -113,6 +113,11 @@ fn step_lines(view: &View, node: &crate::engine::Node) -> Vec<(Slot, bool, Strin
         };
         lines.extend(text.lines().enumerate().map(|(i, l)| (slot, i == 0, l.to_string())));
     }
+    // Native calls of the same reply after the first: what the model was told of each.
+    for call in step.calls.iter().skip(1) {
+        let told = crate::engine::methods::react::NOT_RUN;
+        lines.push((Slot::Observation, false, format!("  {}: {told}", call.describe())));
+    }
     let bad = node.issues.iter().any(Issue::is_bad_call);
     if !bad || step.action.is_some() {
         return lines;

@@ -834,3 +834,37 @@ fn a_lesson_keeps_its_evidence_and_a_self_validation_the_grading_contradicts_is_
     assert!(!logs(&seen).iter().any(|l| l.contains("the run's grading") || l.contains("(self-validated)")));
     assert!(e.memory().unwrap().entries().iter().all(|en| en.evidence.is_none()));
 }
+
+#[test]
+fn native_chat_solves_send_each_action_back_as_a_tool_call_and_its_result() {
+    use crate::engine::PromptStyle;
+    use crate::protocol::Role;
+    let loader = crate::tasks::prompts::Loader::new(None, PromptStyle::Chat);
+    let task = Arc::new(MathTask::styled(MathKind::MathDemo, loader, demo::items()).unwrap());
+    let mut e = Engine::try_new(task, X, params(json!({"tool_mode": "native"}))).unwrap();
+    e.set_memory(None);
+    // Text actions from a model that makes no native call: read from the text (noted), and
+    // sent back as calls with made ids.
+    let seen = run(&mut e, standard(1));
+    let second = seen
+        .requests
+        .iter()
+        .find(|r| kind(r) == "solve" && r.context.get("step").and_then(|s| s.as_u64()) == Some(2))
+        .expect("a solve's second step");
+    assert!(!second.tools.is_empty() && second.stop.is_empty(), "tools and no stop: {:?}", second.stop);
+    let at = second
+        .messages
+        .iter()
+        .position(|m| m.tool_calls.first().and_then(|c| c.id.as_deref()) == Some("call_1_1"))
+        .expect("step 1 as a call");
+    let said = &second.messages[at];
+    assert_eq!((said.role, said.content.as_str()), (Role::Assistant, "Subtract 7 from both sides."));
+    assert_eq!(said.tool_calls[0].name, "calc");
+    let result = &second.messages[at + 1];
+    assert_eq!(
+        (result.role, result.tool_call_id.as_deref(), result.content.as_str()),
+        (Role::Tool, Some("call_1_1"), "18")
+    );
+    // The examples are calls too.
+    assert!(second.messages.iter().any(|m| m.tool_calls.first().and_then(|c| c.id.as_deref()) == Some("example_1")));
+}

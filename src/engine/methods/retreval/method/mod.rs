@@ -490,8 +490,13 @@ impl Method for Retreval {
         if thought.is_none() && read.action.is_none() {
             thought = Some(read.raw.clone());
         }
-        let typed =
-            Step { thought, action: read.action.clone(), extra_actions: read.extra_actions.clone(), ..Step::new(step) };
+        let typed = Step {
+            thought,
+            action: read.action.clone(),
+            extra_actions: read.extra_actions.clone(),
+            calls: read.calls.clone(),
+            ..Step::new(step)
+        };
         let id = self.add_step(core, a, typed);
         core.tree.node_mut(id).issues.extend(read.notes.into_iter().map(crate::engine::Issue::Note));
         let action = read.action.filter(|_| read.problem.is_none());

@@ -2,6 +2,7 @@
 //! the memory, each attempt's tool-using solve steps, and refinement after critique.
 
 use super::*;
+use crate::engine::methods::react;
 
 impl Retreval {
     pub(super) fn memory_on(&self, core: &Core) -> bool {
@@ -247,11 +248,17 @@ impl Retreval {
         let mut prompt = self.solve_prompt(&at, prompt, Some(step));
         if !core.task.prompt_style().is_reference() {
             // The chat style's episode is a conversation: each step an assistant turn, each
-            // observation the next user turn (the guidance stays with the question's turn).
-            crate::engine::methods::react::episode_in_turns(&mut prompt.messages, &trajectory);
+            // observation the next user turn (the guidance stays with the question's turn);
+            // in native tool mode each action a tool call and each observation its result.
+            let examples = prompt.messages.len().saturating_sub(1);
+            react::episode_in_turns(&mut prompt.messages, &trajectory);
+            if !tools.is_empty() {
+                let steps = react::steps_to(core, at.tip());
+                react::native_turns(&mut prompt.messages, examples, &tools, &steps);
+            }
         }
         let mut request = LlmRequest::from_prompt(prompt, 1, core.temperature);
-        request.tools = tools;
+        react::with_tools(&mut request, tools);
         request.nonce = at.nonce;
         core.issue(at.tip(), CallKind::Act, request, false);
         self.attempts[a].state = SolveState::Waiting;
