@@ -725,6 +725,7 @@ fn a_second_native_call_shows_in_the_transcript_as_not_run() {
             call_of("a", "search", serde_json::json!({"entity": "Ilse Varga"})),
             call_of("b", "lookup", serde_json::json!({"keyword": "born"})),
         ],
+        thinking: Vec::new(),
     };
     let reply = LlmResponse {
         completions: vec![completion],

@@ -144,7 +144,7 @@ fn a_call_the_server_gave_no_id_gets_a_stable_one() {
     let mut e = native_engine(PromptStyle::Chat);
     let c = calls(&e.handle(run_cmd()));
     let call = ToolCallOut { id: None, name: "search".into(), arguments: json!({"entity": "Ilse Varga"}) };
-    let completion = Completion { text: "Look.".into(), finish_reason: None, tool_calls: vec![call] };
+    let completion = Completion { tool_calls: vec![call], ..Completion::text("Look.", None) };
     let fx = e.handle(reply_with(c[0].0, vec![completion]));
     let fx = e.handle(observe(tool_calls(&fx)[0].0, "Ilse Varga was born in Marrowick."));
     let r = &calls(&fx)[0].1;
