@@ -21,6 +21,9 @@ use crate::tasks::game24::solvable;
 use crate::tasks::game24::Game24;
 use crate::tasks::{Problem, SimPlayers, TaskOptions, TaskSource};
 
+mod about;
+use about::*;
+
 /// A bundled demo: its file name, title and text.
 pub struct Demo {
     pub file: &'static str,
@@ -590,35 +593,6 @@ impl<'a> Narrator<'a> {
 fn run(command: Command) -> Vec<Input> {
     vec![Input::command(command)]
 }
-
-const BFS_TITLE: &str = "Beam search over thoughts";
-const DFS_TITLE: &str = "Depth first, with backtracking";
-const EDIT_TITLE: &str = "A person rescues a greedy search";
-const MCTS_TITLE: &str = "Monte Carlo tree search";
-const COT_SC_TITLE: &str = "Self-consistency: the vote";
-const REACT_TITLE: &str = "A person edits a ReAct step";
-const THINKING_TITLE: &str = "A reasoning model's search (simulated thinking)";
-const THINKING_NOTE: &str = "ToT-BFS over a model that thinks before each answer (the simulated model's thinking \
-     mode): each call's thinking is kept apart from its answer, shown in the detail pane and counted as reasoning \
-     tokens, and never read as a step or a value";
-const RETREVAL_LEARNS_TITLE: &str = "ReTreVal: a typed failure, a backtrack, a lesson";
-const RETREVAL_USES_TITLE: &str = "ReTreVal: the lesson on the next problem";
-const RETREVAL_LEARNS_NOTE: &str =
-    "ReTreVal rates the problem's complexity, tries several approaches with tools, scores them \
-     (local, cross, skepticism), validates the best, and on a typed failure backtracks to a sibling approach; \
-     the failure becomes a memory entry";
-const RETREVAL_USES_NOTE: &str = "The next problem of the same run starts from that memory: the failure entry is \
-     retrieved into the attempts' prompts as a lesson and credited with the outcome";
-const COT_SC_NOTE: &str =
-    "CoT-SC samples several chains of thought for a two-hop question and answers with the majority of their answers";
-const REACT_NOTE: &str =
-    "A ReAct agent with 4 steps takes a wrong turn and runs out; a person rewrites that step and the agent answers";
-const BFS_NOTE: &str = "ToT-BFS keeps the 5 best-valued states per step and reaches 24 in four steps";
-const DFS_NOTE: &str = "ToT-DFS tries the best child first, prunes below the threshold and backtracks";
-const MCTS_NOTE: &str =
-    "MCTS picks children by UCT (mean value plus exploration), values them and backs rewards up; N and Q on each node";
-const EDIT_NOTE: &str =
-    "A greedy search (b=1) keeps a dead end and fails; a person edits the step and the search recovers";
 
 /// Record, into `dir/file`, a plain run of `params` on the first test puzzle (from
 /// 900) whose run `shows` what the demo is about.

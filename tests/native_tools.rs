@@ -219,3 +219,88 @@ fn responses_native_steps_send_function_call_and_output_items() {
     assert_eq!(input[at + 4]["role"], "user");
     assert!(input[at + 4]["content"].as_str().unwrap().starts_with("Now step 2"));
 }
+
+/// `reply` (a fake server's JSON answer to a request for `step`) with a reasoning model's
+/// thinking in the API's own shape.
+fn thinking(reply: Reply, provider: &str, step: usize) -> Reply {
+    let Reply::Json { body, .. } = reply else { panic!("a JSON reply") };
+    let mut v: Value = serde_json::from_str(&body).unwrap();
+    match provider {
+        "anthropic" => {
+            let content = v["content"].as_array_mut().unwrap();
+            content.insert(
+                0,
+                json!({"type": "thinking", "thinking": format!("think {step}"), "signature": format!("sig-{step}")}),
+            );
+            content.insert(1, json!({"type": "redacted_thinking", "data": format!("red-{step}")}));
+        }
+        "openai" => v["choices"][0]["message"]["reasoning_content"] = json!(format!("think {step}")),
+        _ => v["output"].as_array_mut().unwrap().insert(
+            0,
+            json!({"type": "reasoning", "id": format!("rs_{step}"), "encrypted_content": format!("enc-{step}"),
+                   "summary": [{"type": "summary_text", "text": format!("think {step}")}]}),
+        ),
+    }
+    Reply::json(200, v.to_string())
+}
+
+#[test]
+fn a_reasoning_models_thinking_goes_back_with_its_calls_as_each_api_requires() {
+    for provider in ["anthropic", "openai", "openai-responses"] {
+        let server = FakeServer::start(move |_, seen| {
+            let step = step_of(seen);
+            let reply = match provider {
+                "anthropic" => anthropic(seen),
+                "openai" => openai(seen),
+                _ => responses(seen),
+            };
+            thinking(reply, provider, step)
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let (_, seen) = run_episode(&server, provider, dir.path());
+        let body = &seen[2].body;
+        match provider {
+            // Anthropic: the blocks whole and first, signature and redacted data unchanged.
+            "anthropic" => {
+                let messages = body["messages"].as_array().unwrap();
+                for step in [1, 2] {
+                    let id = format!("srv_{step}");
+                    let turn = messages
+                        .iter()
+                        .find(|m| m["content"].as_array().is_some_and(|b| b.iter().any(|b| b["id"] == id.as_str())))
+                        .unwrap();
+                    let blocks = turn["content"].as_array().unwrap();
+                    assert_eq!(
+                        blocks[0],
+                        json!({"type": "thinking", "thinking": format!("think {step}"), "signature": format!("sig-{step}")})
+                    );
+                    assert_eq!(blocks[1], json!({"type": "redacted_thinking", "data": format!("red-{step}")}));
+                    assert_eq!(blocks[2]["type"], "text");
+                }
+            }
+            // DeepSeek's shape: reasoning_content on the assistant turn of the calls.
+            "openai" => {
+                let messages = body["messages"].as_array().unwrap();
+                for step in [1, 2] {
+                    let turn = messages.iter().find(|m| m["tool_calls"][0]["id"] == format!("srv_{step}")).unwrap();
+                    assert_eq!(turn["reasoning_content"], format!("think {step}"), "{turn}");
+                }
+                assert!(messages.iter().all(|m| m.get("reasoning_content").is_none() || m["role"] == "assistant"));
+            }
+            // Responses: the reasoning item with its encrypted content, before its calls.
+            _ => {
+                let input = body["input"].as_array().unwrap();
+                for step in [1, 2] {
+                    let item = input.iter().position(|i| i["id"] == format!("rs_{step}")).expect("the reasoning item");
+                    assert_eq!(input[item]["encrypted_content"], format!("enc-{step}"));
+                    assert_eq!(input[item]["type"], "reasoning");
+                    let call = input.iter().position(|i| i["call_id"] == format!("srv_{step}")).unwrap();
+                    assert!(item < call, "reasoning before its calls");
+                }
+            }
+        }
+        // The session records the thinking and replays exactly (checked in run_episode).
+        let text = std::fs::read_to_string(dir.path().join("native.jsonl")).unwrap();
+        assert!(text.contains("think 1"), "{provider}: the thinking is recorded");
+    }
+}

@@ -36,6 +36,10 @@ pub struct Step {
     /// is the action; the others were answered "not run: one call per step".
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub calls: Vec<ToolCallOut>,
+    /// Native tool mode: the reply's thinking (a reasoning model's), sent back with its
+    /// calls as the API requires inside a tool loop.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub thinking: Vec<crate::protocol::Thinking>,
 }
 
 /// Which part of a step a line of its text belongs to.

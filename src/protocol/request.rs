@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{ToolCallOut, ToolDef};
+use super::{Thinking, ToolCallOut, ToolDef};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -77,11 +77,15 @@ pub struct Message {
     /// A [`Role::Tool`] turn: the id of the call it answers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_call_id: Option<String>,
+    /// An assistant turn's thinking, sent back as the API requires inside a tool loop
+    /// (Anthropic's blocks with their signatures, `reasoning_content`, Responses items).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub thinking: Vec<Thinking>,
 }
 
 impl Message {
     pub fn new(role: Role, content: impl Into<String>) -> Self {
-        Message { role, content: content.into(), tool_calls: Vec::new(), tool_call_id: None }
+        Message { role, content: content.into(), tool_calls: Vec::new(), tool_call_id: None, thinking: Vec::new() }
     }
 
     pub fn user(content: impl Into<String>) -> Self {

@@ -52,6 +52,16 @@ fn thinking_block(block: &Value) -> Option<Thinking> {
     }
 }
 
+/// A thinking block as it was received (Anthropic's own kinds only): text and signature,
+/// or the redacted block's data.
+fn thinking_json(t: &Thinking) -> Option<Value> {
+    match t.kind {
+        ThinkingKind::Block => Some(json!({"type": "thinking", "thinking": t.text, "signature": t.signature})),
+        ThinkingKind::Redacted => Some(json!({"type": "redacted_thinking", "data": t.signature})),
+        _ => None,
+    }
+}
+
 pub(crate) fn parse_message(text: &str) -> Result<Part, CallError> {
     let v: Value = serde_json::from_str(text)
         .map_err(|e| malformed(format!("the reply is not valid JSON ({e}): {}", shorten(text, 200))))?;
@@ -351,8 +361,9 @@ impl Api for Messages {
 fn body(request: &crate::protocol::LlmRequest, model: &str, stream: bool) -> Value {
     let (system, turns) = super::system_apart(request, |m| {
         if !m.tool_calls.is_empty() {
-            // The turn's text, then one `tool_use` block a call.
-            let mut blocks = Vec::new();
+            // Its thinking blocks whole (the API requires them back inside a tool loop),
+            // the turn's text, then one `tool_use` block a call.
+            let mut blocks: Vec<Value> = m.thinking.iter().filter_map(thinking_json).collect();
             if !m.content.trim().is_empty() {
                 blocks.push(json!({"type": "text", "text": m.content}));
             }

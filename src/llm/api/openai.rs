@@ -45,6 +45,13 @@ fn message_json(m: &crate::protocol::Message) -> Value {
     if let Some(id) = &m.tool_call_id {
         v["tool_call_id"] = json!(id);
     }
+    // Thinking that came as `reasoning_content` goes back the same way (DeepSeek's
+    // thinking mode requires it inside a tool loop); other servers never sent it.
+    let field: Vec<&str> =
+        m.thinking.iter().filter(|t| t.kind == ThinkingKind::Field).map(|t| t.text.as_str()).collect();
+    if !field.is_empty() {
+        v["reasoning_content"] = json!(field.join("\n\n"));
+    }
     v
 }
 

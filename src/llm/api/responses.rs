@@ -75,8 +75,24 @@ impl Api for Responses {
         let request = call.request;
         let (system, input) = super::system_apart(request, |m| {
             if !m.tool_calls.is_empty() {
-                // The turn's text as a message, then one `function_call` item a call.
-                let mut items = Vec::new();
+                // Its reasoning items as received (with their encrypted content: replies are
+                // not stored), the turn's text as a message, then one `function_call` item a call.
+                let mut items: Vec<Value> = m
+                    .thinking
+                    .iter()
+                    .filter(|t| t.kind == ThinkingKind::Item && t.id.is_some())
+                    .map(|t| {
+                        let summary: Vec<Value> = (!t.text.is_empty())
+                            .then(|| json!({"type": "summary_text", "text": t.text}))
+                            .into_iter()
+                            .collect();
+                        let mut item = json!({"type": "reasoning", "id": t.id, "summary": summary});
+                        if let Some(enc) = &t.signature {
+                            item["encrypted_content"] = json!(enc);
+                        }
+                        item
+                    })
+                    .collect();
                 if !m.content.trim().is_empty() {
                     items.push(json!({"role": "assistant", "content": m.content}));
                 }

@@ -495,6 +495,7 @@ impl Method for Retreval {
             action: read.action.clone(),
             extra_actions: read.extra_actions.clone(),
             calls: read.calls.clone(),
+            thinking: if read.calls.is_empty() { Vec::new() } else { reply.thinking.clone() },
             ..Step::new(step)
         };
         let id = self.add_step(core, a, typed);
