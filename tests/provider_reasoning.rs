@@ -242,6 +242,8 @@ fn a_wrong_reasoning_setting_is_one_plain_line() {
             "--reasoning-effort is not part of the anthropic API",
         ),
         (&["--provider", "anthropic", "--thinking-budget", "100"][..], "--thinking-budget must be from 1024"),
+        (&["--provider", "anthropic", "--think", "off"][..], "--think switches an open model's thinking"),
+        (&["--provider", "openai", "--think", "maybe"][..], "invalid value 'maybe' for '--think <on|off>'"),
     ] {
         let out = support::isolated(dir.path(), Some(KEY))
             .env("ANTHROPIC_API_KEY", KEY)

@@ -63,6 +63,10 @@ pub(crate) struct ProviderArgs {
     /// least 1024) [default: the profile's].
     #[arg(long, value_name = "TOKENS")]
     pub(crate) thinking_budget: Option<u32>,
+    /// Switch an open model's thinking on or off (Qwen3, DeepSeek-V3.1, ...; sent as
+    /// chat_template_kwargs.enable_thinking to vLLM, SGLang and llama.cpp's server) [default: the model's own].
+    #[arg(long, value_name = "on|off", value_parser = clap::builder::BoolishValueParser::new())]
+    pub(crate) think: Option<bool>,
 }
 
 impl ProviderArgs {
@@ -83,6 +87,7 @@ impl ProviderArgs {
             context_window: self.context_window,
             reasoning_effort: self.reasoning_effort.clone(),
             thinking_budget: self.thinking_budget,
+            think: self.think,
         }
     }
 }

@@ -78,6 +78,9 @@ pub struct Profile {
     pub reasoning_effort: Option<String>,
     /// Anthropic's extended thinking: the tokens the model may think for (at least 1024).
     pub thinking_budget: Option<u32>,
+    /// Switch an open model's thinking on or off (Qwen3, DeepSeek-V3.1, ...): sent as
+    /// `chat_template_kwargs.enable_thinking`, which vLLM, SGLang and llama.cpp's server read.
+    pub think: Option<bool>,
     /// The tag pairs a model served raw puts its thinking between, replacing the
     /// defaults (`[["<think>", "</think>"], ...]`; `[]` turns the splitting off).
     pub think_tags: Option<Vec<[String; 2]>>,
@@ -133,6 +136,7 @@ impl Profile {
             reasoning,
             reasoning_effort,
             thinking_budget,
+            think,
             think_tags
         );
         self
@@ -373,6 +377,8 @@ pub struct ProviderOptions {
     pub reasoning_effort: Option<String>,
     /// `--thinking-budget`: Anthropic's extended thinking, in tokens (default: the profile's).
     pub thinking_budget: Option<u32>,
+    /// `--think on|off`: an open model's thinking switched (default: the profile's, else the model's own).
+    pub think: Option<bool>,
 }
 
 /// Everything needed to build a real provider.
@@ -671,6 +677,14 @@ fn reasoning_of(
             kind.name()
         )));
     }
+    let think = args.think.or(profile.think);
+    if let (Some(_), false) = (think, api.takes_think_switch()) {
+        return Err(ConfigError::Invalid(format!(
+            "--think switches an open model's thinking through chat_template_kwargs, which the {} API has not: \
+             give --thinking-budget TOKENS for Anthropic, --reasoning-effort LEVEL for the Responses API",
+            kind.name()
+        )));
+    }
     let tags = match &profile.think_tags {
         Some(pairs) => pairs.iter().map(|[o, c]| (o.clone(), c.clone())).collect(),
         None => crate::protocol::default_think_tags(),
@@ -679,6 +693,7 @@ fn reasoning_of(
         model: profile.reasoning.unwrap_or_else(|| is_reasoning_model(model)) || budget.is_some(),
         effort: effort.map(|(level, _)| level.clone()),
         thinking_budget: budget,
+        think,
         think_tags: tags,
     })
 }

@@ -92,6 +92,8 @@ pub struct Reasoning {
     pub effort: Option<String>,
     /// Anthropic's extended thinking budget, in tokens.
     pub thinking_budget: Option<u32>,
+    /// An open model's thinking switched on or off (`chat_template_kwargs.enable_thinking`).
+    pub think: Option<bool>,
     /// The tag pairs split off the front of a reply's text (`<think>…</think>`, ...).
     pub think_tags: Vec<(String, String)>,
 }
@@ -134,6 +136,10 @@ pub trait Api: Send + Sync + 'static {
     }
     /// The API takes a thinking budget in tokens (Anthropic's extended thinking).
     fn takes_thinking_budget(&self) -> bool {
+        false
+    }
+    /// The API can switch an open model's thinking (`chat_template_kwargs`).
+    fn takes_think_switch(&self) -> bool {
         false
     }
     /// What the requests leave out or send otherwise than the run asked, for a model and
@@ -212,6 +218,9 @@ pub fn sampling(body: &mut serde_json::Map<String, Value>, call: &Call<'_>) {
     if let Some(effort) = &reasoning.effort {
         body.insert("reasoning_effort".into(), serde_json::json!(effort));
     }
+    if let Some(on) = reasoning.think {
+        body.insert("chat_template_kwargs".into(), serde_json::json!({"enable_thinking": on}));
+    }
 }
 
 /// The note a reasoning model's left-out temperature needs.
@@ -225,6 +234,13 @@ pub fn reasoning_notes(model: &str, settings: &Settings) -> Vec<String> {
     }
     if let Some(effort) = &settings.reasoning.effort {
         notes.push(format!("reasoning effort {effort} is asked of {model}"));
+    }
+    if let Some(on) = settings.reasoning.think {
+        notes.push(format!(
+            "thinking is switched {} through chat_template_kwargs.enable_thinking (vLLM, SGLang and llama.cpp's \
+             server read it; a server that does not leaves the model as it is)",
+            if on { "on" } else { "off" }
+        ));
     }
     notes
 }

@@ -422,6 +422,10 @@ impl Api for ChatCompletions {
         Samples::N
     }
 
+    fn takes_think_switch(&self) -> bool {
+        true
+    }
+
     fn url(&self, base_url: &str) -> String {
         format!("{base_url}/chat/completions")
     }
@@ -688,6 +692,34 @@ mod tests {
             assert_eq!(b["reasoning_effort"], "low");
             use crate::llm::Provider;
             assert_eq!(p.notes().iter().any(|n| n.contains("temperature is not sent")), reasoning, "{model}");
+        }
+    }
+
+    #[test]
+    fn an_open_models_thinking_is_switched_through_the_chat_template() {
+        let env = |_: &str| None;
+        let request = LlmRequest {
+            purpose: crate::protocol::Purpose::Value,
+            messages: vec![crate::protocol::Message::user("x")],
+            n: 1,
+            temperature: 0.7,
+            max_tokens: None,
+            stop: vec![],
+            context: Value::Null,
+            nonce: 0,
+            tools: vec![],
+        };
+        for think in [Some(false), Some(true), None] {
+            let args = crate::llm::config::ProviderOptions { model: Some("qwen3-8b".into()), think, ..Default::default() };
+            let r = crate::llm::config::resolve("vllm", &args, &crate::llm::config::FileConfig::default(), &env, 1);
+            let p = HttpProvider::new(&r.unwrap()).unwrap();
+            let b = p.body(&request, 1, 0, false);
+            match think {
+                Some(on) => assert_eq!(b["chat_template_kwargs"], json!({"enable_thinking": on})),
+                None => assert!(b.get("chat_template_kwargs").is_none()),
+            }
+            use crate::llm::Provider;
+            assert_eq!(p.notes().iter().any(|n| n.contains("chat_template_kwargs")), think.is_some());
         }
     }
 }
