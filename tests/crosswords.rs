@@ -112,6 +112,7 @@ fn respond(call: u64, text: String) -> Input {
             model: "script".into(),
             simulated: false,
             cached: false,
+            lost: None,
         }),
     })
 }

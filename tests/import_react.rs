@@ -311,6 +311,7 @@ impl Provider for Script {
                 model: "script".into(),
                 simulated: false,
                 cached: false,
+                lost: None,
             }),
             None => Err(CallError {
                 kind: CallErrorKind::Other("script".into()),

@@ -304,3 +304,35 @@ fn a_reasoning_models_thinking_goes_back_with_its_calls_as_each_api_requires() {
         assert!(text.contains("think 1"), "{provider}: the thinking is recorded");
     }
 }
+
+/// A server that accepts `tools` and whose model never calls one (llama-cpp-python with a
+/// template that drops them): each reply is counted as offered tools and calling none, and
+/// the summary says so in one line that suggests the text mode.
+#[test]
+fn a_server_that_drops_tools_is_named_with_the_text_mode_suggested() {
+    let server = FakeServer::start(|_, _| {
+        Reply::chat(&["I should search for Ilse Varga.\nAction 1: Search[Ilse Varga]"], Some((300, 20)))
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let run = |json: bool| {
+        let mut cmd = support::isolated(dir.path(), Some("sk-test-0123456789"));
+        cmd.args(["run", "--task", "qa-demo", "--method", "react", "--tool-mode", "native", "--range", "0"])
+            .args(["--provider", "openai", "--model", "fake-model", "--base-url", &server.url])
+            .args(["--retries", "0", "--max-steps", "3"]);
+        if json {
+            cmd.arg("--json");
+        }
+        cmd.output().unwrap()
+    };
+    let s = support::summary(&run(true));
+    let asked = server.seen().into_iter().filter(|r| !support::is_discovery(r) && r.body["tools"].is_array()).count();
+    let offered = &s["reply_health"]["offered_tools"];
+    assert!(asked > 0, "the requests offered tools");
+    assert_eq!((offered["n"].as_u64(), offered["bad"].as_u64()), (Some(asked as u64), Some(asked as u64)), "{s}");
+    assert!(offered["example"]["read"].as_str().unwrap().contains("--tool-mode text"), "{offered}");
+    let human = run(false);
+    let text = String::from_utf8_lossy(&human.stdout);
+    let said = format!("{asked} of {asked} replies offered tools with no tool call, e.g. ");
+    let line = text.lines().find(|l| l.starts_with(&said)).unwrap_or_else(|| panic!("{text}"));
+    assert!(line.contains("Search[Ilse Varga]") && line.contains("--tool-mode text"), "{line}");
+}

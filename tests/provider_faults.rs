@@ -693,3 +693,68 @@ async fn null_or_empty_content_is_retried_and_fails_the_call_when_it_persists() 
     assert_eq!(p.complete(&request(1), CallOptions::default()).await.unwrap().completions[0].text, "likely");
     assert_eq!(server.requests(), 2);
 }
+
+/// A server that ignores `n` gets one request a sample; when a later one fails after its
+/// retries, the samples that came are kept with their tokens and the reply says how many
+/// were lost and why. Nothing that came: the call failed, as before.
+#[tokio::test]
+async fn samples_that_came_before_a_failure_are_kept_with_their_tokens() {
+    let server = FakeServer::start(|i, _| match i {
+        0 | 1 => Reply::chat(&[["sure", "likely"][i]], Some((20, 1))),
+        _ => Reply::json(500, r#"{"error":{"message":"the server fell over"}}"#),
+    });
+    let p = HttpProvider::new(&resolved("openai", &server.url, |a| a.retries = Some(0))).unwrap();
+    let reply = p.complete(&request(3), CallOptions::default()).await.expect("two of three samples came");
+    let texts: Vec<&str> = reply.completions.iter().map(|c| &*c.text).collect();
+    assert_eq!(texts, ["sure", "likely"]);
+    assert_eq!((reply.usage.prompt_tokens, reply.usage.completion_tokens), (40, 2), "both requests' tokens");
+    let lost = reply.lost.expect("the reply says a sample was lost");
+    assert_eq!((lost.samples, lost.error.kind), (1, CallErrorKind::Server));
+    assert!(lost.error.message.contains("the server fell over"), "{}", lost.error.message);
+
+    let server = FakeServer::start(|_, _| Reply::json(500, r#"{"error":{"message":"down"}}"#));
+    let p = HttpProvider::new(&resolved("openai", &server.url, |a| a.retries = Some(0))).unwrap();
+    let failed = p.complete(&request(3), CallOptions::default()).await.unwrap_err();
+    assert_eq!(failed.kind, CallErrorKind::Server, "nothing came: the call failed");
+}
+
+/// The same through a run: CoT-SC's samples, one of three lost, the two that came voted
+/// on and their tokens counted; the summary, the session and its replay all say so.
+#[test]
+fn a_run_counts_lost_samples_and_keeps_the_ones_that_came() {
+    let server = FakeServer::start(|i, _| match i {
+        0 | 1 => Reply::chat(&["4 * 5 = 20\n20 + 10 - 6 = 24\nAnswer: 4 * 5 + 10 - 6 = 24"], Some((100, 10))),
+        _ => Reply::json(500, r#"{"error":{"message":"the server fell over"}}"#),
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("s.jsonl");
+    let out = support::isolated(dir.path(), Some(KEY))
+        .args(["run", "--task", "game24", "--method", "cot-sc", "--samples", "3", "--input", "4 5 6 10", "--json"])
+        .args(["--provider", "openai", "--model", "fake-model", "--base-url", &server.url])
+        .args(["--retries", "0", "--concurrency", "1", "--record"])
+        .arg(&rec)
+        .output()
+        .unwrap();
+    let s = support::summary(&out);
+    assert_eq!(s["lost_samples"], 1, "{s}");
+    assert_eq!((s["failed_calls"].as_u64().unwrap_or(0), s["prompt_tokens"].as_u64()), (0, Some(200)), "{s}");
+    assert_eq!(s["solved"], 1, "the two samples that came were voted on: {s}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("ignored `n`") && err.contains("`n = false`"), "the server ignoring n is said: {err}");
+    let session = std::fs::read_to_string(&rec).unwrap();
+    assert!(session.contains("\"lost\":{\"samples\":1"), "the session records the loss");
+    let replayed = support::summary(
+        &support::isolated(dir.path(), None)
+            .args(["replay", rec.to_str().unwrap(), "--headless", "--json"])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(
+        (replayed["lost_samples"].clone(), replayed["prompt_tokens"].clone()),
+        (s["lost_samples"].clone(), s["prompt_tokens"].clone())
+    );
+    let human =
+        support::isolated(dir.path(), None).args(["replay", rec.to_str().unwrap(), "--headless"]).output().unwrap();
+    let text = String::from_utf8_lossy(&human.stdout);
+    assert!(text.contains("samples lost 1"), "{text}");
+}

@@ -114,7 +114,7 @@ proptest! {
                     latency_ms: 0,
                     model: "proptest".into(),
                     simulated: false,
-                    cached: false,
+                    cached: false, lost: None
                 }),
             });
         }

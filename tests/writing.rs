@@ -94,6 +94,7 @@ fn reply(call: u64, texts: Vec<String>) -> Input {
             model: "script".into(),
             simulated: false,
             cached: false,
+            lost: None,
         }),
     })
 }
@@ -201,6 +202,7 @@ fn a_failed_judge_call_leaves_no_coherency() {
                     model: "scripted".into(),
                     simulated: false,
                     cached: false,
+                    lost: None,
                 })
             };
             queue.extend(engine.handle(Input::LlmReply(LlmReply { call, result })));

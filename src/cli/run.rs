@@ -570,13 +570,17 @@ pub(crate) fn print_summary(s: &Summary, json: bool) {
             s.estimated_tokens
         );
     }
-    if s.failed_calls > 0 || s.cost_usd.is_some() {
+    if s.failed_calls > 0 || s.lost_samples > 0 || s.cost_usd.is_some() {
         let cost = s.cost_usd.map(|c| format!("cost ${c:.4}  ")).unwrap_or_default();
         let overflows = match s.context_overflows {
             0 => String::new(),
             n => format!(" ({n} did not fit the model's context window)"),
         };
-        outln!("{cost}failed calls {}{overflows}", s.failed_calls);
+        let lost = match s.lost_samples {
+            0 => String::new(),
+            n => format!(", samples lost {n} (their calls kept the samples that came)"),
+        };
+        outln!("{cost}failed calls {}{overflows}{lost}", s.failed_calls);
     }
     if let Some(counts) = s.reply_health.counts_line() {
         safe_println!("the model got wrong: {counts}");
@@ -680,6 +684,9 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
         summary.stopped = done.stopped.clone();
     }
     print_summary(&summary, args.json);
+    for found in setup.provider.found() {
+        safe_eprintln!("note: {found}");
+    }
     if let Some(line) = unread_note(setup.task.as_ref(), &done.results) {
         safe_eprintln!("warning: {line}");
     }

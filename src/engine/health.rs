@@ -175,10 +175,14 @@ pub struct ReplyHealth {
     /// Actions and tool calls the model asked for; bad: never made (one action a step).
     #[serde(default, skip_serializing_if = "Tally::is_empty")]
     pub tool_calls: Tally,
+    /// Replies to requests that offered native tools; bad: the reply called none (the
+    /// server may drop `tools` — some chat templates do — or the model does not call them).
+    #[serde(default, skip_serializing_if = "Tally::is_empty")]
+    pub offered_tools: Tally,
 }
 
 /// The kinds, in the order they are shown: (key, the replies' noun, what went wrong).
-const KINDS: [(&str, &str, &str); 7] = [
+const KINDS: [(&str, &str, &str); 8] = [
     ("proposals", "proposal lines", "unreadable or invalid"),
     ("value_samples", "value samples", "with no class word"),
     ("vote_samples", "vote samples", "with no readable choice"),
@@ -186,7 +190,12 @@ const KINDS: [(&str, &str, &str); 7] = [
     ("steps", "ReAct steps", "without an action"),
     ("retries", "ReAct steps", "asked again with a format reminder"),
     ("tool_calls", "tool calls asked for", "never made"),
+    ("offered_tools", "replies offered tools", "with no tool call"),
 ];
+
+/// What a reply that was offered tools and called none says about the server.
+const NO_TOOL_CALL: &str = "no tool call; the server may drop `tools` (some chat templates do) or the model \
+     does not call them: --tool-mode text asks for actions as text";
 
 impl ReplyHealth {
     /// The figures of a search as it stands (see the module's notes).
@@ -238,6 +247,15 @@ impl ReplyHealth {
                 health.tool_calls.bad(extra, "not made: one action a step");
             }
         }
+        for record in core.calls.values().filter(|r| !r.request.tools.is_empty()) {
+            let Some(Ok(response)) = &record.reply else { continue };
+            for completion in &response.completions {
+                match completion.tool_calls.is_empty() {
+                    true => health.offered_tools.bad(&completion.text, NO_TOOL_CALL),
+                    false => health.offered_tools.good(),
+                }
+            }
+        }
         if let Some(outcome) = engine.outcome() {
             for id in outcome.outputs().into_iter().filter(|&id| tree.contains(id)) {
                 let node = tree.node(id);
@@ -256,7 +274,7 @@ impl ReplyHealth {
         health
     }
 
-    fn tallies(&self) -> [&Tally; 7] {
+    fn tallies(&self) -> [&Tally; 8] {
         [
             &self.proposals,
             &self.value_samples,
@@ -265,10 +283,11 @@ impl ReplyHealth {
             &self.steps,
             &self.retries,
             &self.tool_calls,
+            &self.offered_tools,
         ]
     }
 
-    fn tallies_mut(&mut self) -> [&mut Tally; 7] {
+    fn tallies_mut(&mut self) -> [&mut Tally; 8] {
         [
             &mut self.proposals,
             &mut self.value_samples,
@@ -277,6 +296,7 @@ impl ReplyHealth {
             &mut self.steps,
             &mut self.retries,
             &mut self.tool_calls,
+            &mut self.offered_tools,
         ]
     }
 
@@ -360,6 +380,7 @@ fn short_name(key: &str) -> &'static str {
         "answers" => "fallback answers",
         "steps" => "no action",
         "retries" => "retries",
+        "offered_tools" => "no tool call",
         _ => "calls not made",
     }
 }

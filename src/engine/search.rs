@@ -507,6 +507,18 @@ impl Engine {
                 return;
             }
         };
+        if let Some(lost) = &response.lost {
+            // The samples that came are read as any reply's; the call still says it fell short.
+            let came = response.completions.len();
+            let what = format!(
+                "{came} of {} samples of call #{call} came; {} lost when a request failed: {}",
+                came + lost.samples as usize,
+                lost.samples,
+                lost.error
+            );
+            self.core.tree.node_mut(node).add_issue(Issue::Note(what.clone()));
+            self.core.log(format!("{node}: {what}"));
+        }
         let before = self.core.tree.len();
         let kind = pending.kind.clone();
         self.apply_reply(node, pending, response);

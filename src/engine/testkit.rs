@@ -38,6 +38,7 @@ pub fn reply(call: u64, texts: &[&str]) -> Input {
             model: "test".into(),
             simulated: false,
             cached: false,
+            lost: None,
         }),
     })
 }
@@ -53,6 +54,7 @@ pub fn reply_with(call: u64, completions: Vec<Completion>) -> Input {
             model: "test".into(),
             simulated: false,
             cached: false,
+            lost: None,
         }),
     })
 }

@@ -392,6 +392,7 @@ pub fn check_puzzle(
             model: "gpt-4".into(),
             simulated: false,
             cached: false,
+            lost: None,
         })
     })?;
     run.end(0)?;

@@ -632,6 +632,7 @@ impl super::LogAnswerer for SampleAnswers<'_> {
             model: self.model.clone(),
             simulated: false,
             cached: false,
+            lost: None,
         })
     }
 }

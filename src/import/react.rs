@@ -92,6 +92,7 @@ fn recorded(text: String) -> LlmResponse {
         model: MODEL.into(),
         simulated: false,
         cached: false,
+        lost: None,
     }
 }
 

@@ -603,6 +603,7 @@ impl super::LogAnswerer for LogAnswers {
             model: self.model.clone(),
             simulated: false,
             cached,
+            lost: None,
         })
     }
 }

@@ -432,6 +432,7 @@ impl super::LogAnswerer for LogAnswers<'_> {
             model: self.model.clone(),
             simulated: false,
             cached: false,
+            lost: None,
         })
     }
 }

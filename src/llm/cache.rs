@@ -370,7 +370,8 @@ impl ResponseCache {
     /// Keep the reply of the call filed as `key`: in memory if identical requests share
     /// it, and on disk (`--cache disk`) whatever its purpose, so a later run draws the same.
     pub fn put_key(&mut self, key: &CallKey, reply: &LlmResponse) {
-        if self.off {
+        // A reply short of samples (some were lost) is not the answer to the request.
+        if self.off || reply.lost.is_some() {
             return;
         }
         if self.disk.is_some() && !reply.cached {
@@ -430,6 +431,7 @@ mod tests {
             model: "m".into(),
             simulated: false,
             cached: false,
+            lost: None,
         };
         let r = request("4 4 10");
         assert!(cache.get("m", &r).is_none());
@@ -463,6 +465,7 @@ mod tests {
             model: "m".into(),
             simulated: false,
             cached: false,
+            lost: None,
         };
         // A repeated propose prompt is a new call, keyed by its occurrence.
         let p = proposal("4 4 10");
@@ -515,6 +518,7 @@ mod tests {
             model: "m".into(),
             simulated: false,
             cached: false,
+            lost: None,
         };
         let (old, new) = (request("1 2 3"), request("4 5 6"));
         ResponseCache::with_disk(dir.path()).unwrap().put("m", &old, &reply("from an earlier run"));
@@ -542,6 +546,7 @@ mod tests {
             model: "m".into(),
             simulated: false,
             cached: false,
+            lost: None,
         };
         let r = request("1 2 3");
         let mut first = ResponseCache::with_disk(dir.path()).unwrap();

@@ -50,10 +50,18 @@ impl Slots {
     }
 }
 
+/// What a fetch that failed had received: the items that came, in order, and the first
+/// failure (which ended the fetch).
+#[derive(Debug)]
+pub struct Partial<T> {
+    pub got: Vec<T>,
+    pub error: CallError,
+}
+
 /// Fetch items `0..count` with `fetch`, side by side as far as `slots` allow, and
 /// return them in order. The first error ends the fetch (requests still going are
-/// dropped) and is returned.
-pub async fn fan_out<T, F, Fut>(count: u32, slots: &Slots, fetch: F) -> Result<Vec<T>, CallError>
+/// dropped) and is returned with the items that had come.
+pub async fn fan_out<T, F, Fut>(count: u32, slots: &Slots, fetch: F) -> Result<Vec<T>, Partial<T>>
 where
     T: Send,
     F: Fn(u32) -> Fut + Sync,
@@ -86,8 +94,12 @@ where
     };
     let mut workers: FuturesUnordered<_> = (0..count).map(|w| worker(w == 0)).collect();
     let all_in = || got.lock().unwrap_or_else(|e| e.into_inner()).iter().all(Option::is_some);
+    let mut failed = None;
     while let Some(done) = workers.next().await {
-        done?;
+        if let Err(error) = done {
+            failed = Some(error);
+            break;
+        }
         // Workers still waiting for a slot have nothing left to do.
         if all_in() {
             break;
@@ -95,7 +107,11 @@ where
     }
     drop(workers);
     let items = std::mem::take(&mut *got.lock().unwrap_or_else(|e| e.into_inner()));
-    Ok(items.into_iter().flatten().collect())
+    let got = items.into_iter().flatten().collect();
+    match failed {
+        Some(error) => Err(Partial { got, error }),
+        None => Ok(got),
+    }
 }
 
 #[cfg(test)]
@@ -155,8 +171,9 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn the_first_failure_is_the_calls() {
-        let slots = Slots::of(Arc::new(Semaphore::new(4)), Arc::new(AtomicBool::new(false)));
+    async fn the_first_failure_is_the_calls_with_what_had_come() {
+        // One slot: the samples come one after another, so 0 and 1 are in when 2 fails.
+        let slots = Slots::none();
         let failed = fan_out(4, &slots, |i| async move {
             if i == 2 {
                 Err(CallError { kind: crate::protocol::CallErrorKind::Server, message: "boom".into() })
@@ -166,6 +183,7 @@ mod tests {
         })
         .await
         .unwrap_err();
-        assert_eq!(failed.message, "boom");
+        assert_eq!(failed.error.message, "boom");
+        assert_eq!(failed.got, vec![0, 1], "the samples received before the failure are kept");
     }
 }

@@ -83,6 +83,12 @@ pub trait Provider: Send + Sync {
         Vec::new()
     }
 
+    /// What the run found out about the server that a setting could have said (it
+    /// ignored `n`, ...): one line each, printed after a run.
+    fn found(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Whether a run's problems may go side by side. A provider whose answers depend
     /// on how often a request was asked across problems (replay) says no.
     fn problems_side_by_side(&self) -> bool {

@@ -22,7 +22,7 @@ mod tool;
 pub use error::{CallError, CallErrorKind};
 pub use estimate::{estimate_prompt_tokens, estimate_tokens};
 pub use request::{LlmRequest, Message, Prompt, Purpose, Role};
-pub use response::{Completion, LlmResponse, Usage};
+pub use response::{Completion, LlmResponse, LostSamples, Usage};
 pub use text::Text;
 pub use thinking::{
     default_think_tags, split_tagged, thinking_text, Split, Thinking, ThinkingKind, DEFAULT_THINK_TAGS,

@@ -79,6 +79,20 @@ pub struct LlmResponse {
     /// Answered from the cache: no call was made.
     #[serde(default)]
     pub cached: bool,
+    /// Samples asked for and never received: the call fetched its samples one request
+    /// each and a later request failed after its retries. The samples that came are kept
+    /// here with their tokens, and this says how many did not and why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lost: Option<LostSamples>,
+}
+
+/// Samples of a call that did not come (see [`LlmResponse::lost`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LostSamples {
+    /// How many of the samples asked for did not come.
+    pub samples: u32,
+    /// Why: the failure of the first request that did not answer.
+    pub error: super::CallError,
 }
 
 impl LlmResponse {
@@ -122,6 +136,7 @@ mod tests {
             model: "m".into(),
             simulated: false,
             cached: false,
+            lost: None,
         };
         let before = r.clone();
         r.share_repeated_texts();

@@ -59,6 +59,7 @@ impl Provider for Probe {
                 model: "probe-model".into(),
                 simulated: false,
                 cached: false,
+                lost: None,
             })
         })
     }
@@ -243,6 +244,7 @@ impl Provider for Recorder {
                 model: "recorder-model".into(),
                 simulated: false,
                 cached: false,
+                lost: None,
             })
         })
     }

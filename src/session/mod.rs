@@ -211,6 +211,11 @@ pub struct Totals {
     /// Of `completion_tokens`, those the model spent thinking (reasoning models).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub reasoning_tokens: u64,
+    /// Samples asked for and lost: their call fetched them one request each and a later
+    /// request failed (the samples that came are counted as the call's; see
+    /// [`crate::protocol::LostSamples`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub lost_samples: u64,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -242,6 +247,7 @@ impl Totals {
                     self.prompt_tokens += r.usage.prompt_tokens;
                     self.completion_tokens += r.usage.completion_tokens;
                     self.reasoning_tokens += r.usage.reasoning_tokens;
+                    self.lost_samples += r.lost.as_ref().map_or(0, |l| u64::from(l.samples));
                     if r.usage.estimated && !r.simulated {
                         self.estimated_tokens += r.usage.prompt_tokens + r.usage.completion_tokens;
                     }
@@ -265,6 +271,7 @@ impl Totals {
         self.tool_calls += other.tool_calls;
         self.estimated_tokens += other.estimated_tokens;
         self.reasoning_tokens += other.reasoning_tokens;
+        self.lost_samples += other.lost_samples;
     }
 }
 

@@ -298,6 +298,7 @@ mod tests {
             model: "m".into(),
             simulated: false,
             cached: false,
+            lost: None,
         }
     }
 

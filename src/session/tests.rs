@@ -486,6 +486,7 @@ fn estimated_tokens_are_counted_apart_and_budgets_count_them_twice() {
                 model: "m".into(),
                 simulated,
                 cached: false,
+                lost: None,
             }),
         })
     };

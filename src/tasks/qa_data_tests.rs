@@ -28,6 +28,7 @@ fn reply(text: &str) -> LlmResponse {
         model: "test".into(),
         simulated: false,
         cached: false,
+        lost: None,
     }
 }
 

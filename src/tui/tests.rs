@@ -734,6 +734,7 @@ fn a_second_native_call_shows_in_the_transcript_as_not_run() {
         model: "m".into(),
         simulated: false,
         cached: false,
+        lost: None,
     };
     let effects = app.on_reply(LlmReply { call, result: Ok(reply) }, &request);
     let tools: Vec<_> = effects.iter().filter(|e| matches!(e, Effect::CallTool { .. })).collect();
@@ -948,6 +949,7 @@ fn a_hybrid_shows_the_switch_in_the_log_and_react_steps_as_a_trajectory() {
         model: "test".into(),
         simulated: true,
         cached: false,
+        lost: None,
     };
     let effects = app.on_reply(LlmReply { call, result: Ok(response) }, &request);
     let Some(Effect::CallLlm { call, request }) = effects.into_iter().find(|e| matches!(e, Effect::CallLlm { .. }))
@@ -2286,6 +2288,7 @@ fn cot_sc_react_draws_the_majority_threshold() {
             model: "test".into(),
             simulated: true,
             cached: false,
+            lost: None,
         };
         app.on_reply(LlmReply { call, result: Ok(response) }, &request);
         let screen = render(&mut app, 160, 50);

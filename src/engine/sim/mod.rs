@@ -158,6 +158,7 @@ impl Simulator {
             model: SIM_MODEL.into(),
             simulated: true,
             cached: false,
+            lost: None,
         })
     }
 }

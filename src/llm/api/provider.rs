@@ -19,7 +19,8 @@ use crate::llm::fanout::{fan_out, Slots};
 use crate::llm::http::{apply_stops, Attempt, HttpCore, SseParser};
 use crate::llm::{BoxFuture, CallOptions, ContextWindow, DeltaFn, Provider};
 use crate::protocol::{
-    estimate_prompt_tokens, estimate_tokens, CallError, CallErrorKind, Completion, LlmRequest, LlmResponse, Usage,
+    estimate_prompt_tokens, estimate_tokens, CallError, CallErrorKind, Completion, LlmRequest, LlmResponse,
+    LostSamples, Usage,
 };
 
 const N_UNKNOWN: u8 = 0;
@@ -138,6 +139,7 @@ pub fn assemble(request: &LlmRequest, parts: Vec<Part>, want: usize, model: &str
         model: served_by.filter(|m| !m.is_empty()).unwrap_or_else(|| model.to_string()),
         simulated: false,
         cached: false,
+        lost: None,
     }
 }
 
@@ -151,6 +153,8 @@ pub struct HttpProvider {
     price: Option<Price>,
     price_assumed: bool,
     n_mode: AtomicU8,
+    /// The server was found to ignore `n` in this run (it was not known before).
+    n_found_ignored: std::sync::atomic::AtomicBool,
     settings: Settings,
     /// The context window the command line or the profile states.
     context: Option<ContextWindow>,
@@ -174,6 +178,7 @@ impl HttpProvider {
             price: None,
             price_assumed: false,
             n_mode: AtomicU8::new(n_mode),
+            n_found_ignored: std::sync::atomic::AtomicBool::new(false),
             settings: Settings {
                 seed: r.seed,
                 max_tokens_param: r.max_tokens_param.clone(),
@@ -313,19 +318,32 @@ impl HttpProvider {
             let slots = &slots;
             async move { fan_out(want - first, slots, |k| self.one(request, 1, first + k, deltas)).await }
         };
-        if want > 1 && self.n_mode.load(Ordering::Relaxed) == N_IGNORED {
-            let parts = one_each(0).await?;
-            return Ok(assemble(request, parts, want as usize, &self.model));
+        let mut parts = Vec::new();
+        if !(want > 1 && self.n_mode.load(Ordering::Relaxed) == N_IGNORED) {
+            let first = self.one(request, want, 0, deltas).await?;
+            let got = (first.completions.len() as u32).min(want);
+            if want > 1 && self.n_mode.load(Ordering::Relaxed) == N_UNKNOWN {
+                let mode = if got >= want { N_HONOURED } else { N_IGNORED };
+                self.n_mode.store(mode, Ordering::Relaxed);
+                self.n_found_ignored.store(mode == N_IGNORED, Ordering::Relaxed);
+            }
+            parts.push(first);
         }
-        let first = self.one(request, want, 0, deltas).await?;
-        let got = (first.completions.len() as u32).min(want);
-        if want > 1 && self.n_mode.load(Ordering::Relaxed) == N_UNKNOWN {
-            let mode = if got >= want { N_HONOURED } else { N_IGNORED };
-            self.n_mode.store(mode, Ordering::Relaxed);
-        }
-        let mut parts = vec![first];
-        if got < want {
-            parts.extend(one_each(got).await?);
+        let got: usize = parts.iter().map(|p| p.completions.len()).sum();
+        if (got as u32) < want {
+            match one_each(got as u32).await {
+                Ok(more) => parts.extend(more),
+                // Nothing came: the call failed.
+                Err(partial) if got == 0 && partial.got.is_empty() => return Err(partial.error),
+                // Some samples came: they are kept with their tokens, and the rest said lost.
+                Err(partial) => {
+                    parts.extend(partial.got);
+                    let mut response = assemble(request, parts, want as usize, &self.model);
+                    let samples = want - response.completions.len() as u32;
+                    response.lost = Some(LostSamples { samples, error: partial.error });
+                    return Ok(response);
+                }
+            }
         }
         Ok(assemble(request, parts, want as usize, &self.model))
     }
@@ -407,6 +425,18 @@ impl Provider for HttpProvider {
 
     fn notes(&self) -> Vec<String> {
         self.api.notes(&self.model, &self.settings)
+    }
+
+    fn found(&self) -> Vec<String> {
+        let mut found = Vec::new();
+        if self.n_found_ignored.load(Ordering::Relaxed) {
+            found.push(format!(
+                "{} ignored `n` (it sent fewer samples than asked): the rest were fetched one request each, \
+                 each billed its prompt; `n = false` in the provider's profile skips the first try",
+                self.describe()
+            ));
+        }
+        found
     }
 
     fn cache_scope(&self) -> String {

@@ -3,11 +3,13 @@
 
 mod drive;
 mod limits;
+mod overflow;
 mod results;
 
 use drive::drive_watching;
 pub use drive::{drive, drive_until, listen_for_signals, Interrupts, SIGNAL_GRACE};
 pub use limits::{open_cache, Budget, RunLimits};
+use overflow::{overflow_note, overflows};
 pub use results::{by_facet, mean_metrics, FacetStats, ProblemResult, Progress, QaStats, Summary};
 
 use std::path::{Path, PathBuf};
@@ -293,7 +295,7 @@ async fn finish_problem(
     let overflows = overflows(&engine);
     if let Some(first) = overflows.first() {
         // Said once, and instead of "no answer: calls failed" below: the prompt is at fault, not the server.
-        let note = overflow_note(overflows.len(), first);
+        let note = overflow_note(overflows.len(), first, setup.limits.context.as_ref(), &setup.provider.describe());
         error = Some(match error {
             Some(e) => format!("{e}; {note}"),
             None => note,
@@ -344,25 +346,6 @@ async fn finish_problem(
     result.stopped = stopped.as_ref().map(|r| r.to_string());
     result.stop_reason = stopped.clone();
     Finished { result, totals, stopped, abandoned, memory_save }
-}
-
-/// The messages of the calls whose prompt did not fit the model's context window.
-pub(super) fn overflows(engine: &Engine) -> Vec<String> {
-    let overflowed = |c: &Arc<crate::engine::CallRecord>| match &c.reply {
-        Some(Err(e)) if e.kind == CallErrorKind::ContextOverflow => Some(e.message.clone()),
-        _ => None,
-    };
-    engine.core.calls.values().filter_map(overflowed).collect()
-}
-
-/// The one line a problem's result says about its context overflows (`n` of them, the first saying `first`).
-fn overflow_note(n: usize, first: &str) -> String {
-    let (what, branches) = if n == 1 { ("1 prompt", "its branch") } else { ("prompts", "their branches") };
-    let what = if n == 1 { what.to_string() } else { format!("{n} {what}") };
-    format!(
-        "{what} did not fit the model's context window, so {branches} stopped there ({first}); give the model a \
-         larger context (llama.cpp: --n_ctx 4096 or more; Ollama: num_ctx) or take fewer steps"
-    )
 }
 
 impl Headless {

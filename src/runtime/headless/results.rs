@@ -58,6 +58,9 @@ pub struct ProblemResult {
     /// Of those, calls whose prompt did not fit the model's context window (each stopped its branch).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub context_overflows: u64,
+    /// Samples lost by calls that got only some of theirs (see [`Totals::lost_samples`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub lost_samples: u64,
     /// What the calls cost, if the model's price is known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
@@ -197,6 +200,7 @@ impl ProblemResult {
             unread: None,
             provider_error: None,
             failed_calls: totals.failed_calls,
+            lost_samples: totals.lost_samples,
             context_overflows: 0,
             cost_usd: None,
             stopped: None,
@@ -316,6 +320,9 @@ pub struct Summary {
     /// Calls whose prompt did not fit the model's context window (see `ProblemResult`).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub context_overflows: u64,
+    /// Samples lost by calls that got only some of theirs (see `ProblemResult`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub lost_samples: u64,
     /// Problems that ended without an answer because provider calls failed (counted
     /// in `n`, not solved, but not model failures either).
     #[serde(default, skip_serializing_if = "is_zero_usize")]
@@ -454,6 +461,7 @@ impl Summary {
             reasoning_tokens: results.iter().map(|r| r.reasoning_tokens).sum(),
             wall_ms,
             failed_calls: results.iter().map(|r| r.failed_calls).sum(),
+            lost_samples: results.iter().map(|r| r.lost_samples).sum(),
             context_overflows: results.iter().map(|r| r.context_overflows).sum(),
             provider_errors: results.iter().filter(|r| r.provider_error.is_some()).count(),
             cost_usd: None,
