@@ -16,6 +16,11 @@ pub struct ChatRequest {
     /// Top-level `temperature` and `seed`, for the methods that read them.
     pub temperature: Option<f64>,
     pub seed: Option<u64>,
+    /// `max_tokens` (or `max_completion_tokens`, `max_output_tokens`): the completion
+    /// limit, passed to the model by io on the open question (refused otherwise).
+    pub max_tokens: Option<u32>,
+    /// `stop`: stop sequences, passed as `max_tokens` is.
+    pub stop: Vec<String>,
     /// `reasoning_effort` (chat completions) or `reasoning.effort` (Responses): asked of
     /// the upstream model as `--reasoning-effort` would.
     pub reasoning_effort: Option<String>,
@@ -115,7 +120,35 @@ impl ChatRequest {
             }
         };
         let reasoning_effort = effort(body.get("reasoning_effort"), "reasoning_effort")?;
-        Ok(ChatRequest { model, messages, stream, thoughtscope, temperature, seed, reasoning_effort })
+        let max_tokens = completion_limit(&body)?;
+        let stop = match body.get("stop") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::String(s)) => vec![s.clone()],
+            Some(Value::Array(list)) => list
+                .iter()
+                .map(|s| s.as_str().map(str::to_string))
+                .collect::<Option<Vec<_>>>()
+                .ok_or_else(|| ApiError::invalid("invalid_stop", "stop must be a text or a list of texts"))?,
+            Some(_) => return Err(ApiError::invalid("invalid_stop", "stop must be a text or a list of texts")),
+        };
+        // Sampling fields the upstream request cannot carry: a value other than the API's
+        // default is refused rather than dropped.
+        for (field, default) in [("top_p", 1.0), ("presence_penalty", 0.0), ("frequency_penalty", 0.0)] {
+            match body.get(field) {
+                None | Some(Value::Null) => {}
+                Some(v) if v.as_f64() == Some(default) => {}
+                Some(_) => {
+                    return Err(ApiError::invalid(
+                        "unsupported_parameter",
+                        format!(
+                            "{field} is not passed to the upstream model by this server (it passes temperature, \
+                             max_tokens, stop and seed): leave it out"
+                        ),
+                    ))
+                }
+            }
+        }
+        Ok(ChatRequest { model, messages, stream, thoughtscope, temperature, seed, max_tokens, stop, reasoning_effort })
     }
 
     /// Read a Responses request (`POST /v1/responses`) as the same search request:
@@ -158,6 +191,9 @@ impl ChatRequest {
         // The rest reads as a chat request does: model, stream, temperature, thoughtscope.
         body.remove("input");
         body.remove("reasoning");
+        if let Some(limit) = body.remove("max_output_tokens") {
+            body.insert("max_tokens".into(), limit);
+        }
         body.insert(
             "messages".into(),
             Value::Array(messages.iter().map(|(r, t)| json!({"role": r, "content": t})).collect()),
@@ -183,6 +219,30 @@ impl ChatRequest {
                 })
                 .collect::<Vec<_>>()
                 .join("\n\n"),
+        }
+    }
+
+    /// The conversation as the turns io sends: each message's role (`developer` is a
+    /// system turn) and text as it came. What no chat template can carry is refused: a
+    /// system message after the first, a tool message, or a last message not the user's.
+    pub fn turns(&self) -> Result<Vec<(&'static str, &str)>, ApiError> {
+        let bad = |i: usize, what: &str| {
+            ApiError::invalid("invalid_message", format!("messages[{i}]: {what} (io passes the conversation through)"))
+        };
+        let mut turns = Vec::new();
+        for (i, (role, text)) in self.messages.iter().enumerate() {
+            let role = match role.as_str() {
+                "system" | "developer" if i == 0 => "system",
+                "system" | "developer" => return Err(bad(i, "only the first message may be system or developer")),
+                "user" => "user",
+                "assistant" => "assistant",
+                _ => return Err(bad(i, "tool messages are not served (no tools are offered)")),
+            };
+            turns.push((role, text.as_str()));
+        }
+        match turns.last() {
+            Some(("user", _)) => Ok(turns),
+            _ => Err(bad(turns.len().saturating_sub(1), "the last message must be the user's")),
         }
     }
 
@@ -215,6 +275,28 @@ fn message(i: usize, m: &Value) -> Result<(String, String), ApiError> {
         Some(_) => return Err(bad("content must be text or a list of text parts")),
     };
     Ok((role.to_string(), text))
+}
+
+/// The completion limit a request names: `max_tokens` or `max_completion_tokens` (the
+/// same number if both).
+fn completion_limit(body: &Map<String, Value>) -> Result<Option<u32>, ApiError> {
+    let mut limit = None;
+    for field in ["max_tokens", "max_completion_tokens"] {
+        let n = match body.get(field) {
+            None | Some(Value::Null) => continue,
+            Some(v) => v.as_u64().and_then(|n| u32::try_from(n).ok()).filter(|n| *n >= 1).ok_or_else(|| {
+                ApiError::invalid("invalid_max_tokens", format!("{field} must be a whole number of at least 1"))
+            })?,
+        };
+        if limit.is_some_and(|l| l != n) {
+            return Err(ApiError::invalid(
+                "invalid_max_tokens",
+                "max_tokens and max_completion_tokens differ: send one of them",
+            ));
+        }
+        limit = Some(n);
+    }
+    Ok(limit)
 }
 
 /// A reasoning effort a request names, checked.
@@ -457,6 +539,47 @@ mod tests {
             let e = ChatRequest::parse(body).unwrap_err();
             assert_eq!((e.status, e.code), (400, code), "{}", e.message);
             assert_eq!(e.body()["error"]["type"], "invalid_request_error");
+        }
+    }
+
+    #[test]
+    fn io_pass_through_fields_are_read_and_what_cannot_pass_is_refused() {
+        let body = br#"{"model": "m", "messages": [{"role": "developer", "content": "Be brief."},
+            {"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello."},
+            {"role": "user", "content": "Why?"}], "max_completion_tokens": 64, "stop": "END", "top_p": 1}"#;
+        let r = ChatRequest::parse(body).unwrap();
+        assert_eq!((r.max_tokens, r.stop.as_slice()), (Some(64), &["END".to_string()][..]));
+        let turns = r.turns().unwrap();
+        assert_eq!(turns, [("system", "Be brief."), ("user", "Hi"), ("assistant", "Hello."), ("user", "Why?")]);
+        let responses = br#"{"model": "m", "input": "Hi", "max_output_tokens": 9}"#;
+        assert_eq!(ChatRequest::parse_responses(responses).unwrap().max_tokens, Some(9));
+        for (body, code) in [
+            (&br#"{"model": "m", "messages": [{"role": "user", "content": "x"}], "top_p": 0.9}"#[..], "unsupported_parameter"),
+            (br#"{"model": "m", "messages": [{"role": "user", "content": "x"}], "presence_penalty": 1}"#, "unsupported_parameter"),
+            (br#"{"model": "m", "messages": [{"role": "user", "content": "x"}], "max_tokens": 0}"#, "invalid_max_tokens"),
+            (
+                br#"{"model": "m", "messages": [{"role": "user", "content": "x"}], "max_tokens": 5, "max_completion_tokens": 6}"#,
+                "invalid_max_tokens",
+            ),
+            (br#"{"model": "m", "messages": [{"role": "user", "content": "x"}], "stop": [1]}"#, "invalid_stop"),
+        ] {
+            let e = ChatRequest::parse(body).unwrap_err();
+            assert_eq!((e.status, e.code), (400, code), "{}", e.message);
+        }
+        for (messages, says) in [
+            (
+                r#"[{"role": "user", "content": "x"}, {"role": "system", "content": "y"}, {"role": "user", "content": "z"}]"#,
+                "messages[1]: only the first",
+            ),
+            (
+                r#"[{"role": "user", "content": "x"}, {"role": "tool", "content": "y"}, {"role": "user", "content": "z"}]"#,
+                "messages[1]: tool",
+            ),
+            (r#"[{"role": "user", "content": "x"}, {"role": "assistant", "content": "y"}]"#, "messages[1]: the last"),
+        ] {
+            let r = ChatRequest::parse(format!(r#"{{"model": "m", "messages": {messages}}}"#).as_bytes()).unwrap();
+            let e = r.turns().unwrap_err();
+            assert!(e.code == "invalid_message" && e.message.starts_with(says), "{}", e.message);
         }
     }
 
