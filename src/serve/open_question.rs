@@ -95,7 +95,7 @@ mod tests {
         assert!(cot.messages[1].content.contains("the conversation as text"));
         let def = task.definition("the conversation as text").unwrap();
         let rebuilt = FileTask::from_recorded(&def, PromptStyle::Chat).unwrap();
-        assert_eq!(rebuilt.io_prompt("the conversation as text"), io);
+        assert_eq!(crate::engine::Task::io_prompt(&rebuilt, "the conversation as text"), io);
     }
 
     #[test]
