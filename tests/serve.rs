@@ -692,7 +692,11 @@ fn an_upstream_that_dies_mid_search_is_a_502_upstream_unreachable_plain_and_stre
 
 #[test]
 fn io_passes_the_conversation_and_the_clients_sampling_fields_through_in_one_call() {
-    let fake = FakeServer::start(|_, _| Reply::chat(&["Rome."], Some((42, 3))));
+    // As many choices as asked (`n`), each its own.
+    let fake = FakeServer::start(|_, seen| {
+        let n = seen.body["n"].as_u64().unwrap_or(1) as usize;
+        Reply::chat(&["Rome.", "Roma.", "Rom."][..n], Some((42, 3)))
+    });
     let served =
         Served::start(&["--provider", "openai", "--base-url", &fake.url, "--model", "fake-model", "--retries", "0"]);
     let conversation = json!([
@@ -731,11 +735,38 @@ fn io_passes_the_conversation_and_the_clients_sampling_fields_through_in_one_cal
     let sent = fake.seen().last().unwrap().body.clone();
     assert!(sent.get("max_tokens").is_none() && sent.get("stop").is_none(), "{sent}");
 
+    // n choices: one upstream call asking for n, each choice a sample's answer.
+    let before = chat_calls(&fake);
+    let r = served.post(&json!({"model": "fake-model", "messages": [{"role": "user", "content": "Hi"}], "n": 2}), &[]);
+    assert_eq!(r.status, 200, "{}", r.body);
+    let texts: Vec<Value> =
+        r.json()["choices"].as_array().unwrap().iter().map(|c| c["message"]["content"].clone()).collect();
+    assert_eq!(texts, [json!("Rome."), json!("Roma.")]);
+    assert_eq!(chat_calls(&fake) - before, 1, "one upstream call for both choices");
+    assert_eq!(fake.seen().last().unwrap().body["n"], 2);
+    let streamed = served.post(
+        &json!({"model": "fake-model", "messages": [{"role": "user", "content": "Hi"}], "n": 2, "stream": true}),
+        &[],
+    );
+    let chunks: Vec<Value> =
+        streamed.events().iter().filter(|e| *e != "[DONE]").map(|e| serde_json::from_str(e).unwrap()).collect();
+    let second: String = chunks
+        .iter()
+        .filter(|c| c["choices"][0]["index"] == 1)
+        .filter_map(|c| c["choices"][0]["delta"]["content"].as_str())
+        .collect();
+    assert_eq!(second, "Roma.", "the stream carries each choice by its index");
+
     // What cannot be passed through is refused in one line, before any call.
     let before = chat_calls(&fake);
     let user = json!([{"role": "user", "content": "Hi"}]);
     for (body, code, says) in [
-        (json!({"model": "fake-model", "messages": user, "n": 2}), "unsupported_n", "samples"),
+        (json!({"model": "cot-sc@fake-model", "messages": user, "n": 2}), "unsupported_n", "n is for io"),
+        (
+            json!({"model": "fake-model", "messages": user, "n": 2, "thoughtscope": {"samples": 3}}),
+            "invalid_n",
+            "differ",
+        ),
         (json!({"model": "fake-model", "messages": user, "top_p": 0.5}), "unsupported_parameter", "top_p"),
         (
             json!({"model": "fake-model", "messages": user, "frequency_penalty": 0.4}),

@@ -21,6 +21,8 @@ pub struct ChatRequest {
     pub max_tokens: Option<u32>,
     /// `stop`: stop sequences, passed as `max_tokens` is.
     pub stop: Vec<String>,
+    /// `n`: choices wanted, each one of io's samples (a search gives one answer).
+    pub n: u32,
     /// `reasoning_effort` (chat completions) or `reasoning.effort` (Responses): asked of
     /// the upstream model as `--reasoning-effort` would.
     pub reasoning_effort: Option<String>,
@@ -36,6 +38,9 @@ pub struct ApiError {
     /// Seconds a client should wait before trying again (429, 503).
     pub retry_after: Option<u64>,
 }
+
+/// The most choices a request may ask for (`n`), as OpenAI's API allows.
+pub const MAX_N: u32 = 128;
 
 /// The most of a message sent back: what a request sent is echoed only in part.
 const MAX_MESSAGE_CHARS: usize = 1000;
@@ -92,16 +97,14 @@ impl ChatRequest {
             Some(Value::Bool(b)) => *b,
             Some(_) => return Err(ApiError::invalid("invalid_stream", "stream must be true or false")),
         };
-        match body.get("n") {
-            None | Some(Value::Null) => {}
-            Some(n) if n.as_u64() == Some(1) => {}
-            Some(_) => {
-                return Err(ApiError::invalid(
-                    "unsupported_n",
-                    "n must be 1: a search gives one answer (ask for samples in the thoughtscope object)",
-                ))
+        let n = match body.get("n") {
+            None | Some(Value::Null) => 1,
+            Some(n) => {
+                n.as_u64().and_then(|n| u32::try_from(n).ok()).filter(|n| (1..=MAX_N).contains(n)).ok_or_else(|| {
+                    ApiError::invalid("invalid_n", format!("n must be a whole number from 1 to {MAX_N}"))
+                })?
             }
-        }
+        };
         let thoughtscope = match body.remove("thoughtscope") {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(o)) => o,
@@ -148,7 +151,18 @@ impl ChatRequest {
                 }
             }
         }
-        Ok(ChatRequest { model, messages, stream, thoughtscope, temperature, seed, max_tokens, stop, reasoning_effort })
+        Ok(ChatRequest {
+            model,
+            messages,
+            stream,
+            thoughtscope,
+            temperature,
+            seed,
+            max_tokens,
+            stop,
+            n,
+            reasoning_effort,
+        })
     }
 
     /// Read a Responses request (`POST /v1/responses`) as the same search request:
@@ -379,6 +393,9 @@ pub struct Answer {
     pub content: String,
     /// `stop`, or `length` when a budget stopped the search.
     pub finish_reason: &'static str,
+    /// With `n` > 1, each of io's samples' answers, in order (`choices[i]`); empty: the
+    /// one `content`.
+    pub choices: Vec<String>,
     pub usage: Usage,
     /// The `thoughtscope` object of the response: session, method, task, calls, cost.
     pub about: Value,
@@ -392,12 +409,12 @@ impl Answer {
             "object": "chat.completion",
             "created": self.created,
             "model": self.model,
-            "choices": [{
-                "index": 0,
-                "message": { "role": "assistant", "content": self.content },
+            "choices": self.texts().iter().enumerate().map(|(i, text)| json!({
+                "index": i,
+                "message": { "role": "assistant", "content": text },
                 "logprobs": null,
                 "finish_reason": self.finish_reason,
-            }],
+            })).collect::<Vec<_>>(),
             "usage": self.usage.json(),
             "thoughtscope": self.about,
         })
@@ -427,6 +444,14 @@ impl Answer {
             "usage": self.usage.responses_json(),
             "thoughtscope": self.about,
         })
+    }
+
+    /// The answer of each choice: the samples', or the one content.
+    fn texts(&self) -> Vec<&str> {
+        match self.choices.as_slice() {
+            [] => vec![self.content.as_str()],
+            all => all.iter().map(String::as_str).collect(),
+        }
     }
 
     fn message_item(&self, status: &str, text: &str) -> Value {
@@ -498,12 +523,16 @@ impl Answer {
         let mut usage = chunk(json!([]));
         usage["usage"] = self.usage.json();
         usage["thoughtscope"] = self.about.clone();
-        vec![
-            chunk(json!([{ "index": 0, "delta": { "role": "assistant", "content": "" }, "finish_reason": null }])),
-            chunk(json!([{ "index": 0, "delta": { "content": self.content }, "finish_reason": null }])),
-            chunk(json!([{ "index": 0, "delta": {}, "finish_reason": self.finish_reason }])),
-            usage,
-        ]
+        let mut chunks = Vec::new();
+        for (i, text) in self.texts().into_iter().enumerate() {
+            chunks.push(chunk(
+                json!([{ "index": i, "delta": { "role": "assistant", "content": "" }, "finish_reason": null }]),
+            ));
+            chunks.push(chunk(json!([{ "index": i, "delta": { "content": text }, "finish_reason": null }])));
+            chunks.push(chunk(json!([{ "index": i, "delta": {}, "finish_reason": self.finish_reason }])));
+        }
+        chunks.push(usage);
+        chunks
     }
 }
 
@@ -530,7 +559,7 @@ mod tests {
             (br#"{"messages": [{"role": "user", "content": "x"}]}"#, "missing_model"),
             (br#"{"model": "m", "messages": []}"#, "missing_messages"),
             (br#"{"model": "m", "messages": [{"role": "wizard", "content": "x"}]}"#, "invalid_message"),
-            (br#"{"model": "m", "messages": [{"role": "user", "content": "x"}], "n": 2}"#, "unsupported_n"),
+            (br#"{"model": "m", "messages": [{"role": "user", "content": "x"}], "n": 0}"#, "invalid_n"),
             (
                 br#"{"model": "m", "messages": [{"role": "user", "content": "x"}], "thoughtscope": 3}"#,
                 "invalid_thoughtscope",
@@ -593,6 +622,7 @@ mod tests {
             finish_reason: "stop",
             usage: Usage { prompt_tokens: 10, completion_tokens: 5, reasoning_tokens: 0 },
             about: json!({"session": "s.jsonl"}),
+            choices: Vec::new(),
         };
         let whole = a.completion();
         assert_eq!(whole["choices"][0]["message"]["content"], "42");
@@ -603,5 +633,17 @@ mod tests {
         assert_eq!(chunks[2]["choices"][0]["finish_reason"], "stop");
         assert_eq!(chunks[3]["usage"]["total_tokens"], 15);
         assert!(chunks.iter().all(|c| c["object"] == "chat.completion.chunk"));
+        let two = Answer { choices: vec!["6".into(), "7".into()], ..a };
+        let whole = two.completion();
+        let texts: Vec<&Value> =
+            whole["choices"].as_array().unwrap().iter().map(|c| &c["message"]["content"]).collect();
+        assert_eq!(texts, [&json!("6"), &json!("7")]);
+        let chunks = two.chunks();
+        let second: String = chunks
+            .iter()
+            .filter(|c| c["choices"][0]["index"] == 1)
+            .filter_map(|c| c["choices"][0]["delta"]["content"].as_str())
+            .collect();
+        assert_eq!(second, "7");
     }
 }

@@ -29,6 +29,8 @@ pub(super) struct Prepared {
     model: String,
     method: MethodKind,
     path: PathBuf,
+    /// Choices asked (`n`): more than one gives each of io's samples' answers.
+    choices: u32,
 }
 
 impl Serve {
@@ -171,7 +173,8 @@ impl Serve {
             memory: None,
             unjudged: false,
         };
-        Ok(Prepared { id, setup, problem, created, model: request.model.clone(), method, path })
+        let choices = request.n;
+        Ok(Prepared { id, setup, problem, created, model: request.model.clone(), method, path, choices })
     }
 
     /// The provider of `model` (empty: the served one), with its sim settings and context window.
@@ -283,12 +286,14 @@ impl Prepared {
             });
         };
         let finish_reason = if stopped.is_empty() { "stop" } else { "length" };
+        let choices = if self.choices > 1 { self.sample_answers()? } else { Vec::new() };
         Ok(Answer {
             id: format!("chatcmpl-{}", self.id),
             created: self.created,
             model: self.model,
             content,
             finish_reason,
+            choices,
             usage: Usage {
                 prompt_tokens: result.prompt_tokens,
                 completion_tokens: result.completion_tokens,
@@ -312,6 +317,35 @@ fn refuse_call_fields(request: &ChatRequest, why: &str) -> Result<(), ApiError> 
         "unsupported_parameter",
         format!("{given} passed to the model only by io on an open question; {why} directly): leave it out"),
     ))
+}
+
+impl Prepared {
+    /// The answer of each of io's samples, in the order the replies were recorded (from
+    /// the session, which holds every reply): the choices of a request with `n` > 1.
+    /// Fewer than asked (a sample's call failed) is a 502 naming how many came back.
+    fn sample_answers(&self) -> Result<Vec<String>, ApiError> {
+        let session = crate::session::Session::load(&self.path)
+            .map_err(|e| ApiError::new(500, "server_error", "session_not_read", e.to_string()))?;
+        let mut answers = Vec::new();
+        for (input, _) in session.inputs() {
+            if let crate::engine::Input::LlmReply(crate::engine::LlmReply { result: Ok(reply), .. }) = input {
+                for c in &reply.completions {
+                    let answer = self.setup.task.extract_answer(&self.problem.input, c.text.as_str());
+                    answers.push(answer.unwrap_or_else(|| c.text.trim().to_string()));
+                }
+            }
+        }
+        if answers.len() < self.choices as usize {
+            return Err(ApiError::new(
+                502,
+                "upstream_error",
+                "upstream_failed",
+                format!("the upstream model gave {} of the {} choices asked", answers.len(), self.choices),
+            ));
+        }
+        answers.truncate(self.choices as usize);
+        Ok(answers)
+    }
 }
 
 fn unix_seconds() -> u64 {
