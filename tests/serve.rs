@@ -644,3 +644,155 @@ fn the_open_question_is_reachable_when_another_task_is_the_default() {
     let r = served.post(&json!({"model": "fake-model", "messages": [{"role": "user", "content": "4 9 10 13"}]}), &[]);
     assert_eq!(Session::load(&served.session(&r)).unwrap().header.task, "game24", "the default: {}", r.body);
 }
+
+/// An upstream that answers the search's first call (the root proposal) and then closes
+/// every connection without a reply, as a dying server or a proxy in front of one does.
+fn dying_upstream(seen: &Seen) -> Reply {
+    if seen.prompt().contains("Possible next steps:") {
+        upstream(seen)
+    } else {
+        Reply::Raw(vec![])
+    }
+}
+
+#[test]
+fn an_upstream_that_dies_mid_search_is_a_502_upstream_unreachable_plain_and_streamed() {
+    let fake = FakeServer::start(|_, seen| dying_upstream(seen));
+    let served =
+        Served::start(&["--provider", "openai", "--base-url", &fake.url, "--model", "fake-model", "--retries", "1"]);
+    let ask = |stream: bool| {
+        json!({"model": "tot-bfs@fake-model", "stream": stream, "thoughtscope": {"breadth": 1},
+            "messages": [{"role": "user", "content": "What is the capital of France?"}]})
+    };
+    let plain = served.post(&ask(false), &[]);
+    assert_eq!(plain.status, 502, "{}", plain.body);
+    let error = &plain.json()["error"];
+    assert_eq!(
+        (error["type"].as_str(), error["code"].as_str()),
+        (Some("upstream_error"), Some("upstream_unreachable"))
+    );
+    assert!(error["message"].as_str().unwrap().contains("the connection failed"), "{error}");
+    let session = Session::load(&served.session(&plain)).unwrap();
+    let stopped = session.stopped().expect("the session records the stop");
+    assert!(stopped.starts_with("the server is unreachable: "), "{stopped}");
+    assert!(session.end().is_some(), "and is closed");
+    let calls = chat_calls(&fake);
+    assert!(calls >= 3, "the root proposal, then the first failed call and its retry: {calls}");
+
+    let streamed = served.post(&ask(true), &[]);
+    assert_eq!(streamed.status, 200, "a stream has begun before the search fails: {}", streamed.body);
+    let events = streamed.events();
+    assert_eq!(events.last().map(String::as_str), Some("[DONE]"), "{events:?}");
+    let first: Value = serde_json::from_str(&events[0]).unwrap();
+    assert_eq!(first["error"]["code"], "upstream_unreachable", "{first}");
+    assert_eq!(events.len(), 2, "the error object is the stream's only event: {events:?}");
+    let session = Session::load(&served.session(&streamed)).unwrap();
+    assert!(session.stopped().is_some_and(|s| s.starts_with("the server is unreachable")));
+}
+
+#[test]
+fn io_passes_the_conversation_and_the_clients_sampling_fields_through_in_one_call() {
+    // As many choices as asked (`n`), each its own.
+    let fake = FakeServer::start(|_, seen| {
+        let n = seen.body["n"].as_u64().unwrap_or(1) as usize;
+        Reply::chat(&["Rome.", "Roma.", "Rom."][..n], Some((42, 3)))
+    });
+    let served =
+        Served::start(&["--provider", "openai", "--base-url", &fake.url, "--model", "fake-model", "--retries", "0"]);
+    let conversation = json!([
+        {"role": "system", "content": "Answer in one word."},
+        {"role": "user", "content": "Capital of France?"},
+        {"role": "assistant", "content": "Paris."},
+        {"role": "user", "content": "And of Italy?\n[system]\n{{ input }}"},
+    ]);
+    for model in ["fake-model", "io@fake-model"] {
+        let before = chat_calls(&fake);
+        let r = served.post(
+            &json!({"model": model, "messages": conversation, "temperature": 0.25, "top_p": 1, "max_tokens": 50,
+                "stop": ["\n\n"], "seed": 11}),
+            &[],
+        );
+        assert_eq!(r.status, 200, "{model}: {}", r.body);
+        let body = r.json();
+        assert_eq!(body["choices"][0]["message"]["content"], "Rome.");
+        assert_eq!(chat_calls(&fake) - before, 1, "{model}: one upstream completion, as a direct call");
+        assert_eq!(
+            (body["usage"]["prompt_tokens"].as_u64(), body["usage"]["completion_tokens"].as_u64()),
+            (Some(42), Some(3))
+        );
+        let sent = fake.seen().last().unwrap().body.clone();
+        assert_eq!(sent["messages"], conversation, "{model}: the client's turns, as they came");
+        assert_eq!(sent["temperature"].as_f64(), Some(0.25));
+        assert_eq!((sent["max_tokens"].as_u64(), sent["seed"].as_u64()), (Some(50), Some(11)));
+        assert_eq!(sent["stop"], json!(["\n\n"]));
+        assert!(sent.get("n").is_none(), "n = 1: {sent}");
+        let replayed = served.replay(&served.session(&r));
+        assert_eq!(replayed["llm_calls"], 1);
+    }
+    // Without a limit none is sent: the server's own applies, as to a direct call.
+    let r = served.post(&json!({"model": "fake-model", "messages": [{"role": "user", "content": "Hi"}]}), &[]);
+    assert_eq!(r.status, 200, "{}", r.body);
+    let sent = fake.seen().last().unwrap().body.clone();
+    assert!(sent.get("max_tokens").is_none() && sent.get("stop").is_none(), "{sent}");
+
+    // n choices: one upstream call asking for n, each choice a sample's answer.
+    let before = chat_calls(&fake);
+    let r = served.post(&json!({"model": "fake-model", "messages": [{"role": "user", "content": "Hi"}], "n": 2}), &[]);
+    assert_eq!(r.status, 200, "{}", r.body);
+    let texts: Vec<Value> =
+        r.json()["choices"].as_array().unwrap().iter().map(|c| c["message"]["content"].clone()).collect();
+    assert_eq!(texts, [json!("Rome."), json!("Roma.")]);
+    assert_eq!(chat_calls(&fake) - before, 1, "one upstream call for both choices");
+    assert_eq!(fake.seen().last().unwrap().body["n"], 2);
+    let streamed = served.post(
+        &json!({"model": "fake-model", "messages": [{"role": "user", "content": "Hi"}], "n": 2, "stream": true}),
+        &[],
+    );
+    let chunks: Vec<Value> =
+        streamed.events().iter().filter(|e| *e != "[DONE]").map(|e| serde_json::from_str(e).unwrap()).collect();
+    let second: String = chunks
+        .iter()
+        .filter(|c| c["choices"][0]["index"] == 1)
+        .filter_map(|c| c["choices"][0]["delta"]["content"].as_str())
+        .collect();
+    assert_eq!(second, "Roma.", "the stream carries each choice by its index");
+
+    // What cannot be passed through is refused in one line, before any call.
+    let before = chat_calls(&fake);
+    let user = json!([{"role": "user", "content": "Hi"}]);
+    for (body, code, says) in [
+        (json!({"model": "cot-sc@fake-model", "messages": user, "n": 2}), "unsupported_n", "n is for io"),
+        (
+            json!({"model": "fake-model", "messages": user, "n": 2, "thoughtscope": {"samples": 3}}),
+            "invalid_n",
+            "differ",
+        ),
+        (json!({"model": "fake-model", "messages": user, "top_p": 0.5}), "unsupported_parameter", "top_p"),
+        (
+            json!({"model": "fake-model", "messages": user, "frequency_penalty": 0.4}),
+            "unsupported_parameter",
+            "frequency_penalty",
+        ),
+        (
+            json!({"model": "cot-sc@fake-model", "messages": user, "max_tokens": 9}),
+            "unsupported_parameter",
+            "only by io",
+        ),
+        (
+            json!({"model": "fake-model", "messages": [{"role": "user", "content": "Hi"}, {"role": "system", "content": "x"}]}),
+            "invalid_message",
+            "messages[1]",
+        ),
+        (
+            json!({"model": "fake-model", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Yo"}]}),
+            "invalid_message",
+            "last message",
+        ),
+    ] {
+        let r = served.post(&body, &[]);
+        let error = &r.json()["error"];
+        assert_eq!((r.status, error["code"].as_str()), (400, Some(code)), "{body}: {}", r.body);
+        assert!(error["message"].as_str().unwrap().contains(says), "{error}");
+    }
+    assert_eq!(chat_calls(&fake), before, "nothing refused reached the upstream");
+}

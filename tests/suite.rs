@@ -45,5 +45,6 @@ mod structure;
 mod task_file_guards;
 mod task_files;
 mod tools_wikipedia;
+mod upstream_lost;
 mod viz_diff;
 mod writing;

@@ -145,12 +145,25 @@ impl CallErrorKind {
 
     /// Every later call would fail the same way, so a live run stops rather than fail
     /// them all: the key was refused, the model or endpoint does not exist, or the
-    /// server cannot be reached (`connect` comes after every retry failed).
+    /// server cannot be reached — no connection could be made (`connect`), or every one
+    /// made was closed before the reply (`connection`: a server killed mid-reply, a proxy
+    /// that accepts and then hangs up). Both come after every retry failed. A timeout is
+    /// not fatal: a slow model is not a dead one, and the next (shorter) call may answer.
     pub fn is_fatal(&self) -> bool {
         matches!(
             self,
-            CallErrorKind::Auth | CallErrorKind::Forbidden | CallErrorKind::NotFound | CallErrorKind::Connect
+            CallErrorKind::Auth
+                | CallErrorKind::Forbidden
+                | CallErrorKind::NotFound
+                | CallErrorKind::Connect
+                | CallErrorKind::Connection
         )
+    }
+
+    /// The server is out of reach (as opposed to refusing the call): no connection, or
+    /// none that lasted to the reply.
+    pub fn is_unreachable(&self) -> bool {
+        matches!(self, CallErrorKind::Connect | CallErrorKind::Connection)
     }
 }
 
@@ -203,9 +216,13 @@ mod tests {
     }
 
     #[test]
-    fn only_auth_forbidden_not_found_and_connect_are_fatal() {
+    fn only_auth_forbidden_not_found_and_a_lost_connection_are_fatal() {
         let fatal: Vec<&str> = CallErrorKind::NAMED.iter().filter(|k| k.is_fatal()).map(|k| k.as_str()).collect();
-        assert_eq!(fatal, ["auth", "forbidden", "not_found", "connect"]);
+        assert_eq!(fatal, ["auth", "forbidden", "not_found", "connect", "connection"]);
+        let unreachable: Vec<&str> =
+            CallErrorKind::NAMED.iter().filter(|k| k.is_unreachable()).map(|k| k.as_str()).collect();
+        assert_eq!(unreachable, ["connect", "connection"]);
+        assert!(!CallErrorKind::Timeout.is_fatal(), "a slow model is not a dead one");
         assert!(!CallErrorKind::from_name("test").is_fatal());
         assert_eq!(CallErrorKind::from_name("auth"), CallErrorKind::Auth);
     }

@@ -96,7 +96,7 @@ impl StopPolicy {
             if let Input::LlmReply(LlmReply { result: Err(e), .. }) = input {
                 if e.kind.is_fatal() {
                     return Some(StopReason::Fatal {
-                        unreachable: e.kind == CallErrorKind::Connect,
+                        unreachable: e.kind.is_unreachable(),
                         message: e.message.clone(),
                     });
                 }
@@ -482,4 +482,32 @@ impl Run {
 
 fn is_not_sent(input: &Input) -> bool {
     matches!(input, Input::LlmReply(r) if matches!(&r.result, Err(e) if e.kind == CallErrorKind::NotSent))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::CallError;
+
+    fn failed(kind: CallErrorKind) -> Option<StopReason> {
+        let input = Input::LlmReply(LlmReply { call: 1, result: Err(CallError::new(kind, "after 3 attempts")) });
+        StopPolicy::live(Budget::default(), None).check(&input, &Totals::default())
+    }
+
+    /// Every live driver (run, the explorer, serve) stops through this one check: a
+    /// connection lost after the retries is the server out of reach, as one never made.
+    #[test]
+    fn a_lost_connection_stops_a_live_run_as_unreachable_and_a_timeout_does_not() {
+        for kind in [CallErrorKind::Connect, CallErrorKind::Connection] {
+            let stop = failed(kind.clone());
+            assert!(matches!(stop, Some(StopReason::Fatal { unreachable: true, .. })), "{kind}: {stop:?}");
+            assert!(stop.unwrap().to_string().starts_with("the server is unreachable: "));
+        }
+        assert!(matches!(failed(CallErrorKind::Auth), Some(StopReason::Fatal { unreachable: false, .. })));
+        assert_eq!(failed(CallErrorKind::Timeout), None, "a slow model is not a dead one");
+        let replaying = StopPolicy::default();
+        let input =
+            Input::LlmReply(LlmReply { call: 1, result: Err(CallError::new(CallErrorKind::Connection, "lost")) });
+        assert_eq!(replaying.check(&input, &Totals::default()), None, "a replay decides no stop of its own");
+    }
 }

@@ -16,6 +16,13 @@ pub struct ChatRequest {
     /// Top-level `temperature` and `seed`, for the methods that read them.
     pub temperature: Option<f64>,
     pub seed: Option<u64>,
+    /// `max_tokens` (or `max_completion_tokens`, `max_output_tokens`): the completion
+    /// limit, passed to the model by io on the open question (refused otherwise).
+    pub max_tokens: Option<u32>,
+    /// `stop`: stop sequences, passed as `max_tokens` is.
+    pub stop: Vec<String>,
+    /// `n`: choices wanted, each one of io's samples (a search gives one answer).
+    pub n: u32,
     /// `reasoning_effort` (chat completions) or `reasoning.effort` (Responses): asked of
     /// the upstream model as `--reasoning-effort` would.
     pub reasoning_effort: Option<String>,
@@ -31,6 +38,9 @@ pub struct ApiError {
     /// Seconds a client should wait before trying again (429, 503).
     pub retry_after: Option<u64>,
 }
+
+/// The most choices a request may ask for (`n`), as OpenAI's API allows.
+pub const MAX_N: u32 = 128;
 
 /// The most of a message sent back: what a request sent is echoed only in part.
 const MAX_MESSAGE_CHARS: usize = 1000;
@@ -87,16 +97,14 @@ impl ChatRequest {
             Some(Value::Bool(b)) => *b,
             Some(_) => return Err(ApiError::invalid("invalid_stream", "stream must be true or false")),
         };
-        match body.get("n") {
-            None | Some(Value::Null) => {}
-            Some(n) if n.as_u64() == Some(1) => {}
-            Some(_) => {
-                return Err(ApiError::invalid(
-                    "unsupported_n",
-                    "n must be 1: a search gives one answer (ask for samples in the thoughtscope object)",
-                ))
+        let n = match body.get("n") {
+            None | Some(Value::Null) => 1,
+            Some(n) => {
+                n.as_u64().and_then(|n| u32::try_from(n).ok()).filter(|n| (1..=MAX_N).contains(n)).ok_or_else(|| {
+                    ApiError::invalid("invalid_n", format!("n must be a whole number from 1 to {MAX_N}"))
+                })?
             }
-        }
+        };
         let thoughtscope = match body.remove("thoughtscope") {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(o)) => o,
@@ -115,7 +123,46 @@ impl ChatRequest {
             }
         };
         let reasoning_effort = effort(body.get("reasoning_effort"), "reasoning_effort")?;
-        Ok(ChatRequest { model, messages, stream, thoughtscope, temperature, seed, reasoning_effort })
+        let max_tokens = completion_limit(&body)?;
+        let stop = match body.get("stop") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::String(s)) => vec![s.clone()],
+            Some(Value::Array(list)) => list
+                .iter()
+                .map(|s| s.as_str().map(str::to_string))
+                .collect::<Option<Vec<_>>>()
+                .ok_or_else(|| ApiError::invalid("invalid_stop", "stop must be a text or a list of texts"))?,
+            Some(_) => return Err(ApiError::invalid("invalid_stop", "stop must be a text or a list of texts")),
+        };
+        // Sampling fields the upstream request cannot carry: a value other than the API's
+        // default is refused rather than dropped.
+        for (field, default) in [("top_p", 1.0), ("presence_penalty", 0.0), ("frequency_penalty", 0.0)] {
+            match body.get(field) {
+                None | Some(Value::Null) => {}
+                Some(v) if v.as_f64() == Some(default) => {}
+                Some(_) => {
+                    return Err(ApiError::invalid(
+                        "unsupported_parameter",
+                        format!(
+                            "{field} is not passed to the upstream model by this server (it passes temperature, \
+                             max_tokens, stop and seed): leave it out"
+                        ),
+                    ))
+                }
+            }
+        }
+        Ok(ChatRequest {
+            model,
+            messages,
+            stream,
+            thoughtscope,
+            temperature,
+            seed,
+            max_tokens,
+            stop,
+            n,
+            reasoning_effort,
+        })
     }
 
     /// Read a Responses request (`POST /v1/responses`) as the same search request:
@@ -158,6 +205,9 @@ impl ChatRequest {
         // The rest reads as a chat request does: model, stream, temperature, thoughtscope.
         body.remove("input");
         body.remove("reasoning");
+        if let Some(limit) = body.remove("max_output_tokens") {
+            body.insert("max_tokens".into(), limit);
+        }
         body.insert(
             "messages".into(),
             Value::Array(messages.iter().map(|(r, t)| json!({"role": r, "content": t})).collect()),
@@ -183,6 +233,30 @@ impl ChatRequest {
                 })
                 .collect::<Vec<_>>()
                 .join("\n\n"),
+        }
+    }
+
+    /// The conversation as the turns io sends: each message's role (`developer` is a
+    /// system turn) and text as it came. What no chat template can carry is refused: a
+    /// system message after the first, a tool message, or a last message not the user's.
+    pub fn turns(&self) -> Result<Vec<(&'static str, &str)>, ApiError> {
+        let bad = |i: usize, what: &str| {
+            ApiError::invalid("invalid_message", format!("messages[{i}]: {what} (io passes the conversation through)"))
+        };
+        let mut turns = Vec::new();
+        for (i, (role, text)) in self.messages.iter().enumerate() {
+            let role = match role.as_str() {
+                "system" | "developer" if i == 0 => "system",
+                "system" | "developer" => return Err(bad(i, "only the first message may be system or developer")),
+                "user" => "user",
+                "assistant" => "assistant",
+                _ => return Err(bad(i, "tool messages are not served (no tools are offered)")),
+            };
+            turns.push((role, text.as_str()));
+        }
+        match turns.last() {
+            Some(("user", _)) => Ok(turns),
+            _ => Err(bad(turns.len().saturating_sub(1), "the last message must be the user's")),
         }
     }
 
@@ -215,6 +289,28 @@ fn message(i: usize, m: &Value) -> Result<(String, String), ApiError> {
         Some(_) => return Err(bad("content must be text or a list of text parts")),
     };
     Ok((role.to_string(), text))
+}
+
+/// The completion limit a request names: `max_tokens` or `max_completion_tokens` (the
+/// same number if both).
+fn completion_limit(body: &Map<String, Value>) -> Result<Option<u32>, ApiError> {
+    let mut limit = None;
+    for field in ["max_tokens", "max_completion_tokens"] {
+        let n = match body.get(field) {
+            None | Some(Value::Null) => continue,
+            Some(v) => v.as_u64().and_then(|n| u32::try_from(n).ok()).filter(|n| *n >= 1).ok_or_else(|| {
+                ApiError::invalid("invalid_max_tokens", format!("{field} must be a whole number of at least 1"))
+            })?,
+        };
+        if limit.is_some_and(|l| l != n) {
+            return Err(ApiError::invalid(
+                "invalid_max_tokens",
+                "max_tokens and max_completion_tokens differ: send one of them",
+            ));
+        }
+        limit = Some(n);
+    }
+    Ok(limit)
 }
 
 /// A reasoning effort a request names, checked.
@@ -297,6 +393,9 @@ pub struct Answer {
     pub content: String,
     /// `stop`, or `length` when a budget stopped the search.
     pub finish_reason: &'static str,
+    /// With `n` > 1, each of io's samples' answers, in order (`choices[i]`); empty: the
+    /// one `content`.
+    pub choices: Vec<String>,
     pub usage: Usage,
     /// The `thoughtscope` object of the response: session, method, task, calls, cost.
     pub about: Value,
@@ -310,12 +409,12 @@ impl Answer {
             "object": "chat.completion",
             "created": self.created,
             "model": self.model,
-            "choices": [{
-                "index": 0,
-                "message": { "role": "assistant", "content": self.content },
+            "choices": self.texts().iter().enumerate().map(|(i, text)| json!({
+                "index": i,
+                "message": { "role": "assistant", "content": text },
                 "logprobs": null,
                 "finish_reason": self.finish_reason,
-            }],
+            })).collect::<Vec<_>>(),
             "usage": self.usage.json(),
             "thoughtscope": self.about,
         })
@@ -345,6 +444,14 @@ impl Answer {
             "usage": self.usage.responses_json(),
             "thoughtscope": self.about,
         })
+    }
+
+    /// The answer of each choice: the samples', or the one content.
+    fn texts(&self) -> Vec<&str> {
+        match self.choices.as_slice() {
+            [] => vec![self.content.as_str()],
+            all => all.iter().map(String::as_str).collect(),
+        }
     }
 
     fn message_item(&self, status: &str, text: &str) -> Value {
@@ -416,12 +523,16 @@ impl Answer {
         let mut usage = chunk(json!([]));
         usage["usage"] = self.usage.json();
         usage["thoughtscope"] = self.about.clone();
-        vec![
-            chunk(json!([{ "index": 0, "delta": { "role": "assistant", "content": "" }, "finish_reason": null }])),
-            chunk(json!([{ "index": 0, "delta": { "content": self.content }, "finish_reason": null }])),
-            chunk(json!([{ "index": 0, "delta": {}, "finish_reason": self.finish_reason }])),
-            usage,
-        ]
+        let mut chunks = Vec::new();
+        for (i, text) in self.texts().into_iter().enumerate() {
+            chunks.push(chunk(
+                json!([{ "index": i, "delta": { "role": "assistant", "content": "" }, "finish_reason": null }]),
+            ));
+            chunks.push(chunk(json!([{ "index": i, "delta": { "content": text }, "finish_reason": null }])));
+            chunks.push(chunk(json!([{ "index": i, "delta": {}, "finish_reason": self.finish_reason }])));
+        }
+        chunks.push(usage);
+        chunks
     }
 }
 
@@ -448,7 +559,7 @@ mod tests {
             (br#"{"messages": [{"role": "user", "content": "x"}]}"#, "missing_model"),
             (br#"{"model": "m", "messages": []}"#, "missing_messages"),
             (br#"{"model": "m", "messages": [{"role": "wizard", "content": "x"}]}"#, "invalid_message"),
-            (br#"{"model": "m", "messages": [{"role": "user", "content": "x"}], "n": 2}"#, "unsupported_n"),
+            (br#"{"model": "m", "messages": [{"role": "user", "content": "x"}], "n": 0}"#, "invalid_n"),
             (
                 br#"{"model": "m", "messages": [{"role": "user", "content": "x"}], "thoughtscope": 3}"#,
                 "invalid_thoughtscope",
@@ -457,6 +568,47 @@ mod tests {
             let e = ChatRequest::parse(body).unwrap_err();
             assert_eq!((e.status, e.code), (400, code), "{}", e.message);
             assert_eq!(e.body()["error"]["type"], "invalid_request_error");
+        }
+    }
+
+    #[test]
+    fn io_pass_through_fields_are_read_and_what_cannot_pass_is_refused() {
+        let body = br#"{"model": "m", "messages": [{"role": "developer", "content": "Be brief."},
+            {"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello."},
+            {"role": "user", "content": "Why?"}], "max_completion_tokens": 64, "stop": "END", "top_p": 1}"#;
+        let r = ChatRequest::parse(body).unwrap();
+        assert_eq!((r.max_tokens, r.stop.as_slice()), (Some(64), &["END".to_string()][..]));
+        let turns = r.turns().unwrap();
+        assert_eq!(turns, [("system", "Be brief."), ("user", "Hi"), ("assistant", "Hello."), ("user", "Why?")]);
+        let responses = br#"{"model": "m", "input": "Hi", "max_output_tokens": 9}"#;
+        assert_eq!(ChatRequest::parse_responses(responses).unwrap().max_tokens, Some(9));
+        for (body, code) in [
+            (&br#"{"model": "m", "messages": [{"role": "user", "content": "x"}], "top_p": 0.9}"#[..], "unsupported_parameter"),
+            (br#"{"model": "m", "messages": [{"role": "user", "content": "x"}], "presence_penalty": 1}"#, "unsupported_parameter"),
+            (br#"{"model": "m", "messages": [{"role": "user", "content": "x"}], "max_tokens": 0}"#, "invalid_max_tokens"),
+            (
+                br#"{"model": "m", "messages": [{"role": "user", "content": "x"}], "max_tokens": 5, "max_completion_tokens": 6}"#,
+                "invalid_max_tokens",
+            ),
+            (br#"{"model": "m", "messages": [{"role": "user", "content": "x"}], "stop": [1]}"#, "invalid_stop"),
+        ] {
+            let e = ChatRequest::parse(body).unwrap_err();
+            assert_eq!((e.status, e.code), (400, code), "{}", e.message);
+        }
+        for (messages, says) in [
+            (
+                r#"[{"role": "user", "content": "x"}, {"role": "system", "content": "y"}, {"role": "user", "content": "z"}]"#,
+                "messages[1]: only the first",
+            ),
+            (
+                r#"[{"role": "user", "content": "x"}, {"role": "tool", "content": "y"}, {"role": "user", "content": "z"}]"#,
+                "messages[1]: tool",
+            ),
+            (r#"[{"role": "user", "content": "x"}, {"role": "assistant", "content": "y"}]"#, "messages[1]: the last"),
+        ] {
+            let r = ChatRequest::parse(format!(r#"{{"model": "m", "messages": {messages}}}"#).as_bytes()).unwrap();
+            let e = r.turns().unwrap_err();
+            assert!(e.code == "invalid_message" && e.message.starts_with(says), "{}", e.message);
         }
     }
 
@@ -470,6 +622,7 @@ mod tests {
             finish_reason: "stop",
             usage: Usage { prompt_tokens: 10, completion_tokens: 5, reasoning_tokens: 0 },
             about: json!({"session": "s.jsonl"}),
+            choices: Vec::new(),
         };
         let whole = a.completion();
         assert_eq!(whole["choices"][0]["message"]["content"], "42");
@@ -480,5 +633,17 @@ mod tests {
         assert_eq!(chunks[2]["choices"][0]["finish_reason"], "stop");
         assert_eq!(chunks[3]["usage"]["total_tokens"], 15);
         assert!(chunks.iter().all(|c| c["object"] == "chat.completion.chunk"));
+        let two = Answer { choices: vec!["6".into(), "7".into()], ..a };
+        let whole = two.completion();
+        let texts: Vec<&Value> =
+            whole["choices"].as_array().unwrap().iter().map(|c| &c["message"]["content"]).collect();
+        assert_eq!(texts, [&json!("6"), &json!("7")]);
+        let chunks = two.chunks();
+        let second: String = chunks
+            .iter()
+            .filter(|c| c["choices"][0]["index"] == 1)
+            .filter_map(|c| c["choices"][0]["delta"]["content"].as_str())
+            .collect();
+        assert_eq!(second, "7");
     }
 }

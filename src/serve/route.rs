@@ -101,9 +101,21 @@ pub fn params(
         }
     }
     // io is the model: one completion a request, as a direct call would be, unless the
-    // client (its `thoughtscope` object), the profile or the config asks for more.
-    if method == crate::engine::methods::io::KIND && patch.get("samples").is_none() && defaults.get("samples").is_none()
-    {
+    // client (its `n` or `thoughtscope` object), the profile or the config asks for more.
+    let io = method == crate::engine::methods::io::KIND;
+    if request.n > 1 {
+        let n = crate::engine::Value::Whole(u64::from(request.n));
+        if !io {
+            return Err(ApiError::invalid(
+                "unsupported_n",
+                format!("n must be 1 for {method}: a search gives one answer (n is for io, a bare model name)"),
+            ));
+        }
+        if patch.get("samples").is_some_and(|s| *s != n) {
+            return Err(ApiError::invalid("invalid_n", "n and thoughtscope.samples differ: send one of them"));
+        }
+        patch = patch.with("samples", n);
+    } else if io && patch.get("samples").is_none() && defaults.get("samples").is_none() {
         patch = patch.with("samples", crate::engine::Value::Whole(1));
     }
     if let Some((name, readers)) = patch.not_read_by(method) {

@@ -16,6 +16,7 @@ use crate::llm::sim::SimProvider;
 use crate::llm::{ContextWindow, Provider, DEFAULT_CONTEXT_TOKENS};
 use crate::runtime::headless::{run_headless_under, Interrupts, RunLimits, RunSetup};
 use crate::runtime::StopReason;
+use crate::tasks::file::def::IoCall;
 use crate::tasks::{self, Problem, SimPlayers, TaskOptions, TaskSource};
 
 /// A request set up to run.
@@ -28,6 +29,8 @@ pub(super) struct Prepared {
     model: String,
     method: MethodKind,
     path: PathBuf,
+    /// Choices asked (`n`): more than one gives each of io's samples' answers.
+    choices: u32,
 }
 
 impl Serve {
@@ -127,10 +130,19 @@ impl Serve {
                     ));
                 }
                 let question = request.conversation();
-                let task = open_question::task(&question).map_err(|m| ApiError::new(500, "server_error", "task", m))?;
+                // io is the model: the client's turns, limit and stops, as they came.
+                let task = if route.method == methods::io::KIND {
+                    let call = IoCall { max_tokens: request.max_tokens, stop: request.stop.clone() };
+                    open_question::passed_through(&question, &request.turns()?, call)
+                } else {
+                    refuse_call_fields(request, "the method's calls keep their own (name no method to ask the model")?;
+                    open_question::task(&question)
+                };
+                let task = task.map_err(|m| ApiError::new(500, "server_error", "task", m))?;
                 (task, Problem { index: None, input: question })
             }
             Some(name) => {
+                refuse_call_fields(request, "the task's prompts keep their own (name no task to ask the model")?;
                 let task = self.named_task(name, self.style())?;
                 let text = request.last_user().unwrap_or_default();
                 let problem =
@@ -161,7 +173,8 @@ impl Serve {
             memory: None,
             unjudged: false,
         };
-        Ok(Prepared { id, setup, problem, created, model: request.model.clone(), method, path })
+        let choices = request.n;
+        Ok(Prepared { id, setup, problem, created, model: request.model.clone(), method, path, choices })
     }
 
     /// The provider of `model` (empty: the served one), with its sim settings and context window.
@@ -256,24 +269,31 @@ impl Prepared {
                 ApiError::new(503, "server_error", "shutting_down", format!("the server is shutting down: {message}"))
             } else if let Some(StopReason::Budget(_)) = &result.stop_reason {
                 ApiError::new(400, "insufficient_quota", "budget_exceeded", message)
+            } else if let Some(StopReason::Fatal { unreachable, message }) = &result.stop_reason {
+                // Whenever it came: a server that dies after the search's first calls is
+                // as much the upstream's failure as one that never answered.
+                let code = if *unreachable { "upstream_unreachable" } else { "upstream_refused" };
+                ApiError::new(502, "upstream_error", code, format!("the upstream model failed: {message}"))
             } else if let Some(upstream) = &result.provider_error {
-                let code = match &result.stop_reason {
-                    Some(StopReason::Fatal { unreachable: true, .. }) => "upstream_unreachable",
-                    Some(StopReason::Fatal { unreachable: false, .. }) => "upstream_refused",
-                    _ => "upstream_failed",
-                };
-                ApiError::new(502, "upstream_error", code, format!("the upstream model failed: {upstream}"))
+                ApiError::new(
+                    502,
+                    "upstream_error",
+                    "upstream_failed",
+                    format!("the upstream model failed: {upstream}"),
+                )
             } else {
                 ApiError::new(422, "search_error", "no_answer", message)
             });
         };
         let finish_reason = if stopped.is_empty() { "stop" } else { "length" };
+        let choices = if self.choices > 1 { self.sample_answers()? } else { Vec::new() };
         Ok(Answer {
             id: format!("chatcmpl-{}", self.id),
             created: self.created,
             model: self.model,
             content,
             finish_reason,
+            choices,
             usage: Usage {
                 prompt_tokens: result.prompt_tokens,
                 completion_tokens: result.completion_tokens,
@@ -281,6 +301,50 @@ impl Prepared {
             },
             about,
         })
+    }
+}
+
+/// `max_tokens` and `stop` reach the model only when io answers the open question (a
+/// bare model name): elsewhere they are refused, saying why (`why`), not dropped.
+fn refuse_call_fields(request: &ChatRequest, why: &str) -> Result<(), ApiError> {
+    let given = match (request.max_tokens.is_some(), !request.stop.is_empty()) {
+        (true, true) => "max_tokens and stop are",
+        (true, false) => "max_tokens is",
+        (false, true) => "stop is",
+        (false, false) => return Ok(()),
+    };
+    Err(ApiError::invalid(
+        "unsupported_parameter",
+        format!("{given} passed to the model only by io on an open question; {why} directly): leave it out"),
+    ))
+}
+
+impl Prepared {
+    /// The answer of each of io's samples, in the order the replies were recorded (from
+    /// the session, which holds every reply): the choices of a request with `n` > 1.
+    /// Fewer than asked (a sample's call failed) is a 502 naming how many came back.
+    fn sample_answers(&self) -> Result<Vec<String>, ApiError> {
+        let session = crate::session::Session::load(&self.path)
+            .map_err(|e| ApiError::new(500, "server_error", "session_not_read", e.to_string()))?;
+        let mut answers = Vec::new();
+        for (input, _) in session.inputs() {
+            if let crate::engine::Input::LlmReply(crate::engine::LlmReply { result: Ok(reply), .. }) = input {
+                for c in &reply.completions {
+                    let answer = self.setup.task.extract_answer(&self.problem.input, c.text.as_str());
+                    answers.push(answer.unwrap_or_else(|| c.text.trim().to_string()));
+                }
+            }
+        }
+        if answers.len() < self.choices as usize {
+            return Err(ApiError::new(
+                502,
+                "upstream_error",
+                "upstream_failed",
+                format!("the upstream model gave {} of the {} choices asked", answers.len(), self.choices),
+            ));
+        }
+        answers.truncate(self.choices as usize);
+        Ok(answers)
     }
 }
 

@@ -76,6 +76,22 @@ pub struct TaskDef {
     pub tree: Option<TreeDef>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools: Option<ToolsDef>,
+    /// io's completion limit and stop sequences, when the task says them (no task file
+    /// can: `serve` sets them in memory for the open question, from the client's request,
+    /// and the session header records them). Without: 400 tokens, no stops.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io_call: Option<IoCall>,
+}
+
+/// What io's one call asks besides its turns (see [`TaskDef::io_call`]).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IoCall {
+    /// `None`: no limit is sent (the server's own applies).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stop: Vec<String>,
 }
 
 /// Tree search: how deep a full answer is, what a step must look like, how the value
@@ -349,6 +365,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Loaded, DefError> {
         check: raw.check,
         tree: raw.tree,
         tools: tools.as_ref().map(|(t, _)| t.clone()),
+        io_call: None,
     };
     warnings.extend(tools.map(|(_, w)| w).unwrap_or_default());
     Ok(Loaded { def, problems, path: file.to_path_buf(), warnings })

@@ -442,7 +442,12 @@ impl Task for FileTask {
     }
 
     fn io_prompt(&self, x: &str) -> Prompt {
-        self.prompt("io", Purpose::Io, x, json!({}), 400)
+        let mut prompt = self.prompt("io", Purpose::Io, x, json!({}), 400);
+        if let Some(call) = &self.def.io_call {
+            prompt.max_tokens = call.max_tokens;
+            prompt.stop = call.stop.clone();
+        }
+        prompt
     }
 
     fn cot_prompt(&self, x: &str) -> Prompt {
