@@ -5,6 +5,7 @@
 mod support;
 
 mod breakpoints;
+mod chat_families;
 mod cli;
 mod cmp_side_by_side;
 mod compare;

@@ -341,7 +341,7 @@ impl<R: Rules> ValueEvaluator for Reach<R> {
     }
 
     fn parse_value(&self, _x: &str, _y: &str, samples: &[String]) -> (f64, Vec<String>) {
-        reply::class_value(samples, &VALUE_CLASSES)
+        reply::class_value_styled(samples, &VALUE_CLASSES, self.style)
     }
 
     fn fixed_value(&self, _x: &str, y: &str) -> Option<(f64, String)> {

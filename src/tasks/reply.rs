@@ -83,22 +83,51 @@ pub fn expression_key(answer: &str) -> String {
 }
 
 /// The class of `classes` named on an evaluator sample's last non-empty line, if exactly
-/// one is named there (a line naming two is not read as either).
+/// one is named there (a line naming two is not read as either). A class word right after
+/// `not` is no class named (`I'm not sure there's a way, but it looks likely.` is likely).
 pub fn value_class(sample: &str, classes: &[(&'static str, f64)]) -> Option<&'static str> {
     let line = sample.lines().rev().map(str::trim).find(|l| !l.is_empty())?.to_lowercase();
     let words: Vec<&str> = line.split(|c: char| !c.is_alphabetic()).filter(|w| !w.is_empty()).collect();
-    let found: Vec<&'static str> = classes.iter().map(|(n, _)| *n).filter(|n| words.contains(n)).collect();
+    let named = |n: &str| words.iter().enumerate().any(|(i, w)| *w == n && (i == 0 || words[i - 1] != "not"));
+    let found: Vec<&'static str> = classes.iter().map(|(n, _)| *n).filter(|n| named(n)).collect();
     match found.as_slice() {
         [one] => Some(one),
         _ => None,
     }
 }
 
+/// A chat model's verdict line followed by its reasons (`**Likely**` then why): when the
+/// last line names no class ([`value_class`]), the last line that is a class word alone,
+/// after any `Label:` and markdown (`**Likely**`, `Evaluation: sure`, `- impossible.`).
+/// The chat style's reading; the reference reads the last line only, as the papers did.
+pub fn chat_value_class(sample: &str, classes: &[(&'static str, f64)]) -> Option<&'static str> {
+    value_class(sample, classes).or_else(|| {
+        sample.lines().rev().find_map(|line| {
+            let plain = plain_line(line).to_lowercase();
+            let rest = plain.rsplit_once(':').map_or(plain.as_str(), |(_, r)| r);
+            let word = rest.trim().trim_end_matches(['.', '!']).trim();
+            classes.iter().map(|(n, _)| *n).find(|n| *n == word)
+        })
+    })
+}
+
 /// The value of evaluator `samples`: each read by [`value_class`] and its class's value
 /// added, class by class in the table's order (the reference's order, so the floats match
 /// its logs exactly); with the label of each sample, `?` for one that names no class.
 pub fn class_value(samples: &[String], classes: &[(&'static str, f64)]) -> (f64, Vec<String>) {
-    let read: Vec<Option<&'static str>> = samples.iter().map(|s| value_class(s, classes)).collect();
+    class_value_styled(samples, classes, crate::engine::PromptStyle::Reference)
+}
+
+/// [`class_value`] read in `style`: the chat style reads each sample by [`chat_value_class`].
+pub fn class_value_styled(
+    samples: &[String],
+    classes: &[(&'static str, f64)],
+    style: crate::engine::PromptStyle,
+) -> (f64, Vec<String>) {
+    let read: Vec<Option<&'static str>> = match style.is_reference() {
+        true => samples.iter().map(|s| value_class(s, classes)).collect(),
+        false => samples.iter().map(|s| chat_value_class(s, classes)).collect(),
+    };
     let mut value = 0.0;
     for (name, v) in classes {
         let count = read.iter().filter(|c| **c == Some(*name)).count();
@@ -161,11 +190,31 @@ mod tests {
         assert_eq!(value_class("**Likely**.", &CLASSES), Some("likely"));
         assert_eq!(value_class("sure\nlikely or impossible", &CLASSES), None);
         assert_eq!(value_class("unsure", &CLASSES), None, "a word containing a class is not the class");
+        // A chat model's hedge: the class after "not" is not named.
+        assert_eq!(value_class("I'm not sure there's a way, but it looks likely.", &CLASSES), Some("likely"));
+        assert_eq!(value_class("Not impossible, but not sure either.", &CLASSES), None);
+        assert_eq!(value_class("not sure", &CLASSES), None);
         let samples = ["sure".to_string(), "likely".into(), "no idea".into(), "sure".into()];
         assert_eq!(
             class_value(&samples, &CLASSES),
             (41.0, vec!["sure".into(), "likely".into(), "?".into(), "sure".into()])
         );
+    }
+
+    #[test]
+    fn the_chat_style_reads_a_class_word_alone_above_the_reasons() {
+        let sample = "**Likely**\n\n16 + 5 + 4 = 25 is close, so a subtraction might reach 24.";
+        assert_eq!(value_class(sample, &CLASSES), None, "the reference reads the last line only");
+        assert_eq!(chat_value_class(sample, &CLASSES), Some("likely"));
+        assert_eq!(chat_value_class("Evaluation: sure\n10 + 14 = 24", &CLASSES), Some("sure"));
+        assert_eq!(chat_value_class("- impossible.\nThe numbers are too small.", &CLASSES), Some("impossible"));
+        // A class word inside a sentence above is no verdict; the last line still wins.
+        assert_eq!(chat_value_class("It is likely fine.\nno idea", &CLASSES), None);
+        assert_eq!(chat_value_class("sure\nlikely", &CLASSES), Some("likely"));
+        let samples = ["**Sure**\nbecause 4 * 6 = 24".to_string(), "no idea".into()];
+        let chat = class_value_styled(&samples, &CLASSES, crate::engine::PromptStyle::Chat);
+        assert_eq!(chat, (20.0, vec!["sure".into(), "?".into()]));
+        assert_eq!(class_value(&samples, &CLASSES), (0.0, vec!["?".into(), "?".into()]));
     }
 
     #[test]

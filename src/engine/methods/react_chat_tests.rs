@@ -335,3 +335,25 @@ fn episode_turns_split_a_trajectory_by_its_labels() {
     episode_in_turns(&mut same, "Thought 1: elsewhere\n");
     assert_eq!(same, before);
 }
+
+#[test]
+fn a_format_reminder_quoted_in_an_observation_stays_in_the_users_turn() {
+    use super::react::EpisodeTurns;
+    // A bad call's observation shows the step's form (`Thought 3: ...`): it is what the
+    // model was told, not a step; the next step (numbered higher) is the model's again.
+    let t = "Thought 3: hmm\nObservation 3: Invalid action: no action found. Reply in this form:\n\
+             Thought 3: <your reasoning>\nAction 3: Tool[argument]\nThought 4: ok\nAction 4: Finish[x]\n";
+    let turns = EpisodeTurns::of(t);
+    assert_eq!(
+        turns.pairs,
+        [
+            (
+                "Thought 3: hmm\n".to_string(),
+                "Observation 3: Invalid action: no action found. Reply in this form:\nThought 3: <your reasoning>\n\
+                 Action 3: Tool[argument]\n"
+                    .to_string()
+            ),
+            ("Thought 4: ok\nAction 4: Finish[x]\n".to_string(), String::new()),
+        ]
+    );
+}

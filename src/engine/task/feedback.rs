@@ -191,8 +191,9 @@ pub fn read_verdict(reply: &str) -> Option<bool> {
 /// The verdict a chat model states in plain words, from its last sentence that states
 /// one (questions and sentences that only announce a check are skipped): `Yes, every
 /// step is correct.`, `The solution is correct.`, `No errors found` are correct;
-/// `incorrect`, `there is an error`, `step 2 is wrong` are not. `None` when no sentence
-/// says either.
+/// `incorrect`, `there is an error`, `step 2 is wrong`, `so it doesn't reach 24` are not
+/// (a last sentence that says the result falls short is the verdict, not an earlier
+/// step's `is right`). `None` when no sentence says either.
 pub fn read_plain_verdict(reply: &str) -> Option<bool> {
     const FINE: [&str; 9] = [
         "no error",
@@ -205,7 +206,15 @@ pub fn read_plain_verdict(reply: &str) -> Option<bool> {
         "not incorrect",
         "no flaw",
     ];
-    const BAD: [&str; 16] = [
+    const BAD: [&str; 24] = [
+        "doesn't reach",
+        "does not reach",
+        "doesn't give",
+        "does not give",
+        "doesn't make",
+        "does not make",
+        "doesn't work",
+        "does not work",
         "incorrect",
         "not correct",
         "isn't correct",
@@ -227,7 +236,8 @@ pub fn read_plain_verdict(reply: &str) -> Option<bool> {
         ["correct", "is right", "are right", "all right", "valid", "checks out", "check out", "accurate"];
     let sentences = reply.split_inclusive(['.', '!', '?', '\n']);
     for sentence in sentences.collect::<Vec<_>>().into_iter().rev() {
-        let mut s = sentence.trim().to_lowercase().replace(['*', '`', '_'], "");
+        // A typographic apostrophe (`doesn’t`) reads as the plain one.
+        let mut s = sentence.trim().to_lowercase().replace(['*', '`', '_'], "").replace('\u{2019}', "'");
         if s.is_empty() || s.ends_with('?') {
             continue;
         }
@@ -272,6 +282,18 @@ mod tests {
         ] {
             assert_eq!(read_verdict(reply), verdict, "{reply:?}");
         }
+    }
+
+    #[test]
+    fn a_plain_verdict_that_the_result_falls_short_is_read_before_the_steps_checked() {
+        let claude = "Let me check each step.\n\nStep 1: 10 - 6 = 4 is right, leaving 4, 4 and 5.\nStep 2: 4 + 5 = 9 \
+                      is right, leaving 4 and 9.\nStep 3: 9 × 4 = 36, so the final expression doesn't reach 24.";
+        assert_eq!(read_plain_verdict(claude), Some(false));
+        for reply in ["The expression does not give 24.", "This approach doesn't work.", "It does not make 24."] {
+            assert_eq!(read_plain_verdict(reply), Some(false), "{reply:?}");
+        }
+        assert_eq!(read_plain_verdict("Step 1 is right.\nThe expression is correct."), Some(true));
+        assert_eq!(read_plain_verdict("Step 1 is right. So the answer doesn\u{2019}t reach 24."), Some(false));
     }
 
     #[test]

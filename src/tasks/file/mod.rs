@@ -629,7 +629,7 @@ impl ValueEvaluator for FileTask {
     }
 
     fn parse_value(&self, _x: &str, _y: &str, samples: &[String]) -> (f64, Vec<String>) {
-        crate::tasks::reply::class_value(samples, &self.classes)
+        crate::tasks::reply::class_value_styled(samples, &self.classes, self.style)
     }
 
     fn fixed_value(&self, x: &str, y: &str) -> Option<(f64, String)> {

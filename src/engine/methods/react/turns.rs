@@ -56,9 +56,17 @@ impl EpisodeTurns {
         let mut turns = EpisodeTurns::default();
         // Whether the lines go to the user part of the last pair (else its assistant part).
         let mut in_user = false;
+        // The number of the last observation: a `Thought i:` or `Action i:` line numbered
+        // no higher is part of what the model was told (a format reminder quoting the
+        // step's form), not a step of its own.
+        let mut told_step = None;
         for line in trajectory.split_inclusive('\n') {
-            let model = line.starts_with("Thought ") || line.starts_with("Action ");
+            let quoted = in_user && label_number(line).zip(told_step).is_some_and(|(i, told)| i <= told);
+            let model = (line.starts_with("Thought ") || line.starts_with("Action ")) && !quoted;
             let told = line.starts_with("Observation ");
+            if told {
+                told_step = label_number(line);
+            }
             if model && (in_user || turns.pairs.is_empty()) {
                 turns.pairs.push((String::new(), String::new()));
                 in_user = false;
@@ -74,6 +82,12 @@ impl EpisodeTurns {
         }
         turns
     }
+}
+
+/// The number of a labelled line (`Thought 3: ...` is 3).
+fn label_number(line: &str) -> Option<usize> {
+    let (label, _) = line.split_once(':')?;
+    label.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// `trajectory` without its first `k` steps, a line saying so in their place (the chat
