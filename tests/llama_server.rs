@@ -485,9 +485,18 @@ fn llama_cpp_server_end_to_end() {
         }
         let expected = if name.ends_with("reference") { 0 } else { bad + retried };
         assert_eq!(retries, expected, "{name}: one retry per unreadable reply: {s}");
+        // What the model got wrong, as the summary counts it, is what the session holds.
+        let health = &s["reply_health"];
+        assert_eq!(health["steps"]["bad"].as_u64().unwrap_or(0), bad, "{name}: steps without an action: {s}");
+        assert_eq!(health["retries"]["bad"].as_u64().unwrap_or(0), expected, "{name}: steps asked again: {s}");
+        if !name.ends_with("reference") {
+            for_each_request(&rec, |request| check_turns(name, request));
+        }
         eprintln!("{name}: the model's replies: {replies:?}");
         react_runs.push((rec, s));
     }
+
+    react_runs.push(native_react_run(&server.url, dir.path()));
 
     // The explorer's streaming path with the default concurrency loses no call.
     let (calls, failed) = explorer_live_run(&server.url, dir.path());
@@ -500,12 +509,91 @@ fn llama_cpp_server_end_to_end() {
     drop(server);
     for (rec, s) in &react_runs {
         let replayed = run_bin(&["replay", rec.to_str().unwrap(), "--headless", "--json"]);
-        for key in ["n", "em", "f1", "mean_steps", "bad_calls", "llm_calls", "tool_calls", "tokens"] {
+        for key in ["n", "em", "f1", "mean_steps", "bad_calls", "llm_calls", "tool_calls", "tokens", "reply_health"] {
             assert_eq!(replayed[key], s[key], "{key} after replay");
         }
     }
     let replayed = run_bin(&["replay", rec.to_str().unwrap(), "--headless", "--json"]);
     for key in ["n", "solved", "solved_any", "llm_calls", "cache_hits", "prompt_tokens", "completion_tokens"] {
         assert_eq!(replayed[key], summary[key], "{key}");
+    }
+}
+
+/// Every recorded request of the sessions in `dir`.
+fn for_each_request(dir: &Path, mut check: impl FnMut(&LlmRequest)) {
+    for file in session_files(dir) {
+        let session = Session::load(&file).unwrap();
+        for (_, request) in session.inputs() {
+            if let Some(request) = request {
+                check(request);
+            }
+        }
+    }
+}
+
+/// A chat-style ReAct request is turns: one system message first, then user and assistant
+/// turns alternating (the model's steps its own turns), a tool result right after the
+/// assistant turn whose call it answers and with that call's id, ending on the user's side.
+fn check_turns(name: &str, request: &LlmRequest) {
+    use thoughtscope::protocol::Role;
+    let m = &request.messages;
+    let roles: Vec<Role> = m.iter().map(|x| x.role).collect();
+    assert_eq!(roles.iter().filter(|r| **r == Role::System).count(), 1, "{name}: one system message: {roles:?}");
+    assert_eq!(roles[0], Role::System, "{name}: {roles:?}");
+    let mut ids: Vec<String> = Vec::new();
+    for pair in m.windows(2) {
+        let (before, now) = (&pair[0], &pair[1]);
+        match now.role {
+            Role::User => assert_ne!(before.role, Role::User, "{name}: two user turns in a row: {roles:?}"),
+            Role::Assistant => {
+                assert!(matches!(before.role, Role::User | Role::Tool), "{name}: {roles:?}");
+                ids = now.tool_calls.iter().filter_map(|c| c.id.clone()).collect();
+            }
+            Role::Tool => {
+                let id = now.tool_call_id.clone().unwrap_or_default();
+                assert!(ids.contains(&id), "{name}: a tool result answers a call of the turn before: {id} {ids:?}");
+            }
+            Role::System => unreachable!("counted above"),
+        }
+    }
+    assert!(matches!(roles.last(), Some(Role::User | Role::Tool)), "{name}: ends on the user's side: {roles:?}");
+    assert!(roles.contains(&Role::Assistant), "{name}: the examples and steps are assistant turns: {roles:?}");
+}
+
+/// ReAct in native tool mode against the real server: every request offers the tools, is
+/// in turns, sends no stop; the replies that called no tool (llama-cpp-python's chat
+/// templates may drop `tools`) are counted as the session holds them.
+fn native_react_run(url: &str, dir: &Path) -> (PathBuf, Value) {
+    let rec = dir.join("react-native.jsonl");
+    let mut args = vec!["run", "--provider", "openai", "--base-url", url, "--model", MODEL];
+    args.extend(["--task", "qa-demo", "--range", "0..1", "--method", "react", "--tool-mode", "native"]);
+    args.extend(["--max-steps", "3", "--temperature", "0", "--seed", "0", "--json", "--record"]);
+    args.push(rec.to_str().unwrap());
+    let s = run_bin(&args);
+    eprintln!("react native: {s}");
+    let (mut offered, mut none) = (0u64, 0u64);
+    for file in session_files(&rec) {
+        let session = Session::load(&file).unwrap();
+        for (input, request) in session.inputs() {
+            let (Input::LlmReply(r), Some(request)) = (input, request) else { continue };
+            assert!(!request.tools.is_empty() && request.stop.is_empty(), "tools offered, no stop: {request:?}");
+            check_turns("react native", request);
+            for c in r.result.as_ref().map(|r| r.completions.as_slice()).unwrap_or_default() {
+                offered += 1;
+                none += u64::from(c.tool_calls.is_empty());
+            }
+        }
+    }
+    let counted = &s["reply_health"]["offered_tools"];
+    assert_eq!((counted["n"].as_u64(), counted["bad"].as_u64().unwrap_or(0)), (Some(offered), none), "{s}");
+    eprintln!("react native: {none} of {offered} replies offered tools called none");
+    (rec, s)
+}
+
+/// The session files a `--record` path holds: the file, or a folder's files.
+fn session_files(path: &Path) -> Vec<PathBuf> {
+    match path.is_dir() {
+        true => std::fs::read_dir(path).unwrap().map(|e| e.unwrap().path()).collect(),
+        false => vec![path.to_path_buf()],
     }
 }
