@@ -758,3 +758,35 @@ fn a_run_counts_lost_samples_and_keeps_the_ones_that_came() {
     let text = String::from_utf8_lossy(&human.stdout);
     assert!(text.contains("samples lost 1"), "{text}");
 }
+
+/// A server that reports no usage is named after the run, saying how the counts were
+/// made: plain replies, streamed ones (include_usage not honoured), and tool definitions
+/// counted in the prompt's estimate. A server that reports usage is not named.
+#[tokio::test]
+async fn a_server_that_sends_no_usage_is_named_with_how_the_counts_were_made() {
+    let server = FakeServer::start(|_, seen| match seen.body["stream"].as_bool() {
+        Some(true) => Reply::chat_stream(&["su", "re"], false),
+        _ => Reply::chat(&["sure"], None),
+    });
+    let p = openai(&server);
+    assert!(p.found().is_empty(), "nothing found before a call");
+    let reply = p.complete(&request(1), CallOptions::default()).await.unwrap();
+    assert!(reply.usage.estimated);
+    let found = p.found().join("\n");
+    assert!(found.contains("reported no token usage in its replies") && !found.contains("tool"), "{found}");
+
+    let p = openai(&server);
+    let deltas: DeltaFn = Arc::new(|_, _: Streamed<'_>| {});
+    p.complete(&request(1), CallOptions::streaming(deltas)).await.unwrap();
+    let found = p.found().join("\n");
+    assert!(found.contains("its streamed replies (stream_options.include_usage was not honoured)"), "{found}");
+
+    let p = openai(&server);
+    p.complete(&tool_request(), CallOptions::default()).await.unwrap();
+    assert!(p.found().join("\n").contains("count the tool definitions"), "{:?}", p.found());
+
+    let counted = FakeServer::start(|_, _| Reply::chat(&["sure"], Some((20, 1))));
+    let p = openai(&counted);
+    p.complete(&request(1), CallOptions::default()).await.unwrap();
+    assert!(p.found().is_empty(), "{:?}", p.found());
+}

@@ -155,6 +155,8 @@ pub struct HttpProvider {
     n_mode: AtomicU8,
     /// The server was found to ignore `n` in this run (it was not known before).
     n_found_ignored: std::sync::atomic::AtomicBool,
+    /// Replies came without usage in this run: (streamed, plain, with tools offered).
+    usage_missing: [std::sync::atomic::AtomicBool; 3],
     settings: Settings,
     /// The context window the command line or the profile states.
     context: Option<ContextWindow>,
@@ -179,6 +181,7 @@ impl HttpProvider {
             price_assumed: false,
             n_mode: AtomicU8::new(n_mode),
             n_found_ignored: std::sync::atomic::AtomicBool::new(false),
+            usage_missing: Default::default(),
             settings: Settings {
                 seed: r.seed,
                 max_tokens_param: r.max_tokens_param.clone(),
@@ -395,7 +398,17 @@ impl Provider for HttpProvider {
         request: &'a LlmRequest,
         options: CallOptions,
     ) -> BoxFuture<'a, Result<LlmResponse, CallError>> {
-        Box::pin(self.call(request, options.stream, options.slots))
+        Box::pin(async move {
+            let streamed = options.stream.is_some();
+            let reply = self.call(request, options.stream, options.slots).await?;
+            if reply.usage.estimated {
+                self.usage_missing[usize::from(!streamed)].store(true, Ordering::Relaxed);
+                if !request.tools.is_empty() {
+                    self.usage_missing[2].store(true, Ordering::Relaxed);
+                }
+            }
+            Ok(reply)
+        })
     }
 
     fn context_window(&self) -> BoxFuture<'_, Option<ContextWindow>> {
@@ -433,6 +446,26 @@ impl Provider for HttpProvider {
             found.push(format!(
                 "{} ignored `n` (it sent fewer samples than asked): the rest were fetched one request each, \
                  each billed its prompt; `n = false` in the provider's profile skips the first try",
+                self.describe()
+            ));
+        }
+        let missing = |i: usize| self.usage_missing[i].load(Ordering::Relaxed);
+        let how = match (missing(0), missing(1)) {
+            (true, true) => Some("its replies"),
+            (true, false) => Some("its streamed replies (stream_options.include_usage was not honoured)"),
+            (false, true) => Some("its replies"),
+            (false, false) => None,
+        };
+        if let Some(how) = how {
+            let tools = match missing(2) {
+                true => {
+                    "; the prompt estimates count the tool definitions, which a server that drops `tools` never saw"
+                }
+                false => "",
+            };
+            found.push(format!(
+                "{} reported no token usage in {how}: those calls' tokens are estimated from the text (about 4 \
+                 characters a token; `~` in the explorer, estimated_tokens in the summary){tools}",
                 self.describe()
             ));
         }
