@@ -33,27 +33,32 @@ fn python() -> Result<String, String> {
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
-#[test]
-fn the_official_openai_client_gets_answers_streams_and_errors_it_understands() {
-    let python = match python() {
-        Ok(p) => p,
+/// The venv's python; none (the test skips, saying why) when pip cannot install the
+/// client, unless THOUGHTSCOPE_REQUIRE_OPENAI_CLIENT is set.
+fn python_or_skip() -> Option<String> {
+    match python() {
+        Ok(p) => Some(p),
         Err(why) if std::env::var_os("THOUGHTSCOPE_REQUIRE_OPENAI_CLIENT").is_none() => {
             eprintln!("skipped: {why}");
-            return;
+            None
         }
         Err(why) => panic!("{why}"),
-    };
-    let home = tempfile::tempdir().unwrap();
-    let sessions = home.path().join("sessions");
+    }
+}
+
+/// `serve` with `args` on a free port (sessions under `home`), and the client `script`
+/// of tests/serve run against it; the server is stopped when the script ends.
+fn serve_and_drive(python: &str, home: &Path, args: &[&str], script: &str) -> std::process::Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_thoughtscope"))
         .args(["serve", "--port", "0", "--api-key", "client-key", "--sessions"])
-        .arg(&sessions)
-        // sim answers the built-in tasks only: with game24 as the default, /v1/models lists
-        // the methods that answer (with the open question it lists none).
-        .args(["--task", "game24"])
-        .env("HOME", home.path())
-        .env("XDG_CONFIG_HOME", home.path().join("config"))
+        .arg(home.join("sessions"))
+        .args(args)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_CACHE_HOME", home.join("cache"))
         .env_remove("THOUGHTSCOPE_CONFIG")
+        .env_remove("OPENAI_BASE_URL")
+        .env("OPENAI_API_KEY", "sk-upstream")
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -62,13 +67,24 @@ fn the_official_openai_client_gets_answers_streams_and_errors_it_understands() {
     BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
     let url =
         line.split("listening on ").nth(1).and_then(|r| r.split_whitespace().next()).expect("the address").to_string();
-    let out = Command::new(&python)
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/serve/client.py"))
+    let out = Command::new(python)
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/serve").join(script))
         .args([&url, "client-key"])
         .output()
         .unwrap();
     let _ = child.kill();
     let _ = child.wait();
+    out
+}
+
+#[test]
+fn the_official_openai_client_gets_answers_streams_and_errors_it_understands() {
+    let Some(python) = python_or_skip() else { return };
+    let home = tempfile::tempdir().unwrap();
+    let sessions = home.path().join("sessions");
+    // sim answers the built-in tasks only: with game24 as the default, /v1/models lists
+    // the methods that answer (with the open question it lists none).
+    let out = serve_and_drive(&python, home.path(), &["--task", "game24"], "client.py");
     assert!(out.status.success(), "client.py: {}", String::from_utf8_lossy(&out.stderr));
     let seen: Value = serde_json::from_slice(&out.stdout).unwrap();
     let models: Vec<&str> = seen["models"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
@@ -125,42 +141,12 @@ fn scripted(seen: &Seen) -> Reply {
 
 #[test]
 fn the_official_client_pays_one_completion_for_a_bare_model_and_hears_502_from_a_dead_upstream() {
-    let python = match python() {
-        Ok(p) => p,
-        Err(why) if std::env::var_os("THOUGHTSCOPE_REQUIRE_OPENAI_CLIENT").is_none() => {
-            eprintln!("skipped: {why}");
-            return;
-        }
-        Err(why) => panic!("{why}"),
-    };
+    let Some(python) = python_or_skip() else { return };
     let fake = FakeServer::start(|_, seen| scripted(seen));
     let home = tempfile::tempdir().unwrap();
     let sessions = home.path().join("sessions");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_thoughtscope"))
-        .args(["serve", "--port", "0", "--api-key", "client-key", "--sessions"])
-        .arg(&sessions)
-        .args(["--provider", "openai", "--base-url", &fake.url, "--model", "fake-model", "--retries", "1"])
-        .env("HOME", home.path())
-        .env("XDG_CONFIG_HOME", home.path().join("config"))
-        .env("XDG_CACHE_HOME", home.path().join("cache"))
-        .env_remove("THOUGHTSCOPE_CONFIG")
-        .env_remove("OPENAI_BASE_URL")
-        .env("OPENAI_API_KEY", "sk-upstream")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let url =
-        line.split("listening on ").nth(1).and_then(|r| r.split_whitespace().next()).expect("the address").to_string();
-    let out = Command::new(&python)
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/serve/upstream.py"))
-        .args([&url, "client-key"])
-        .output()
-        .unwrap();
-    let _ = child.kill();
-    let _ = child.wait();
+    let upstream = ["--provider", "openai", "--base-url", &fake.url, "--model", "fake-model", "--retries", "1"];
+    let out = serve_and_drive(&python, home.path(), &upstream, "upstream.py");
     assert!(out.status.success(), "upstream.py: {}", String::from_utf8_lossy(&out.stderr));
     let seen: Value = serde_json::from_slice(&out.stdout).unwrap();
     let bare = &seen["bare"];

@@ -6,7 +6,7 @@
 
 use crate::support;
 
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::Value;
@@ -14,17 +14,7 @@ use support::{FakeServer, Reply};
 use thoughtscope::session::Session;
 
 fn run(dir: &std::path::Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_thoughtscope"))
-        .args(args)
-        .current_dir(dir)
-        .env("HOME", dir)
-        .env("XDG_CONFIG_HOME", dir.join("config"))
-        .env("XDG_CACHE_HOME", dir.join("cache"))
-        .env_remove("THOUGHTSCOPE_CONFIG")
-        .env_remove("OPENAI_BASE_URL")
-        .env("OPENAI_API_KEY", "sk-test")
-        .output()
-        .expect("the binary runs")
+    support::isolated(dir, Some("sk-test")).args(args).output().expect("the binary runs")
 }
 
 #[test]
