@@ -130,6 +130,7 @@ fn request(prompt: &str, n: u32, max_tokens: u32, stop: &[&str]) -> LlmRequest {
         context: Value::Null,
         nonce: 0,
         tools: vec![],
+        sampling: Default::default(),
     }
 }
 

@@ -290,6 +290,7 @@ async fn anthropic_samples_go_side_by_side_each_under_a_slot_of_the_limit() {
         context: Value::Null,
         nonce: 0,
         tools: vec![],
+        sampling: Default::default(),
     };
     // The call holds one slot of four; the other three are free. The fake server answers
     // two requests at a time (its two threads), so two or more samples at once is side by side.

@@ -53,6 +53,7 @@ fn request(n: u32) -> LlmRequest {
         context: serde_json::Value::Null,
         nonce: 0,
         tools: vec![],
+        sampling: Default::default(),
     }
 }
 
@@ -498,6 +499,7 @@ fn tool_request() -> LlmRequest {
         context: serde_json::Value::Null,
         nonce: 0,
         tools: vec![tool("search", "entity"), tool("finish", "answer")],
+        sampling: Default::default(),
     }
 }
 

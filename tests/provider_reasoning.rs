@@ -279,6 +279,7 @@ async fn a_streamed_reply_has_its_think_tags_taken_off_too() {
         context: Value::Null,
         nonce: 0,
         tools: vec![],
+        sampling: Default::default(),
     };
     let shown = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
     let sink = std::sync::Arc::clone(&shown);

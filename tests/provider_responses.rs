@@ -56,6 +56,7 @@ fn request(n: u32, stop: &[&str]) -> LlmRequest {
         context: Value::Null,
         nonce: 0,
         tools: vec![],
+        sampling: Default::default(),
     }
 }
 

@@ -114,7 +114,8 @@ proptest! {
                     latency_ms: 0,
                     model: "proptest".into(),
                     simulated: false,
-                    cached: false, lost: None
+                    cached: false,
+                    lost: None,
                 }),
             });
         }

@@ -28,6 +28,7 @@ fn proposal(numbers: &str, n: u32) -> LlmRequest {
         context: serde_json::json!({"task": "game24", "input": numbers, "numbers": numbers}),
         nonce: 0,
         tools: vec![],
+        sampling: Default::default(),
     }
 }
 

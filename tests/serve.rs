@@ -35,7 +35,9 @@ fn command(home: &Path) -> Command {
         .env("XDG_DATA_HOME", home.join("data"))
         .env_remove("THOUGHTSCOPE_CONFIG")
         .env_remove("OPENAI_BASE_URL")
-        .env("OPENAI_API_KEY", KEY);
+        .env_remove("ANTHROPIC_BASE_URL")
+        .env("OPENAI_API_KEY", KEY)
+        .env("ANTHROPIC_API_KEY", KEY);
     c
 }
 
@@ -708,8 +710,8 @@ fn io_passes_the_conversation_and_the_clients_sampling_fields_through_in_one_cal
     for model in ["fake-model", "io@fake-model"] {
         let before = chat_calls(&fake);
         let r = served.post(
-            &json!({"model": model, "messages": conversation, "temperature": 0.25, "top_p": 1, "max_tokens": 50,
-                "stop": ["\n\n"], "seed": 11}),
+            &json!({"model": model, "messages": conversation, "temperature": 0.25, "top_p": 0.9, "max_tokens": 50,
+                "stop": ["\n\n"], "seed": 11, "presence_penalty": 0.5, "frequency_penalty": -0.25}),
             &[],
         );
         assert_eq!(r.status, 200, "{model}: {}", r.body);
@@ -725,6 +727,11 @@ fn io_passes_the_conversation_and_the_clients_sampling_fields_through_in_one_cal
         assert_eq!(sent["temperature"].as_f64(), Some(0.25));
         assert_eq!((sent["max_tokens"].as_u64(), sent["seed"].as_u64()), (Some(50), Some(11)));
         assert_eq!(sent["stop"], json!(["\n\n"]));
+        assert_eq!(
+            (sent["top_p"].as_f64(), sent["presence_penalty"].as_f64(), sent["frequency_penalty"].as_f64()),
+            (Some(0.9), Some(0.5), Some(-0.25)),
+            "{model}: the client's top_p and penalties, as written: {sent}"
+        );
         assert!(sent.get("n").is_none(), "n = 1: {sent}");
         let replayed = served.replay(&served.session(&r));
         assert_eq!(replayed["llm_calls"], 1);
@@ -734,6 +741,7 @@ fn io_passes_the_conversation_and_the_clients_sampling_fields_through_in_one_cal
     assert_eq!(r.status, 200, "{}", r.body);
     let sent = fake.seen().last().unwrap().body.clone();
     assert!(sent.get("max_tokens").is_none() && sent.get("stop").is_none(), "{sent}");
+    assert!(sent.get("top_p").is_none() && sent.get("presence_penalty").is_none(), "none unless given: {sent}");
 
     // n choices: one upstream call asking for n, each choice a sample's answer.
     let before = chat_calls(&fake);
@@ -767,11 +775,16 @@ fn io_passes_the_conversation_and_the_clients_sampling_fields_through_in_one_cal
             "invalid_n",
             "differ",
         ),
-        (json!({"model": "fake-model", "messages": user, "top_p": 0.5}), "unsupported_parameter", "top_p"),
+        (json!({"model": "fake-model", "messages": user, "top_p": 1.5}), "invalid_parameter", "top_p"),
         (
-            json!({"model": "fake-model", "messages": user, "frequency_penalty": 0.4}),
-            "unsupported_parameter",
+            json!({"model": "fake-model", "messages": user, "frequency_penalty": 3}),
+            "invalid_parameter",
             "frequency_penalty",
+        ),
+        (
+            json!({"model": "cot-sc@fake-model", "messages": user, "top_p": 0.5}),
+            "unsupported_parameter",
+            "top_p is passed to the model only by io",
         ),
         (
             json!({"model": "cot-sc@fake-model", "messages": user, "max_tokens": 9}),
@@ -795,4 +808,35 @@ fn io_passes_the_conversation_and_the_clients_sampling_fields_through_in_one_cal
         assert!(error["message"].as_str().unwrap().contains(says), "{error}");
     }
     assert_eq!(chat_calls(&fake), before, "nothing refused reached the upstream");
+}
+
+/// An upstream API takes what it takes: Anthropic's gets the client's `top_p`, and a
+/// penalty, which it has no field for, is refused in one line before any call.
+#[test]
+fn io_sends_an_anthropic_upstream_top_p_and_refuses_the_penalties_it_cannot_take() {
+    let fake = FakeServer::start(|_, _| {
+        Reply::json(
+            200,
+            json!({"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-x",
+                "content": [{"type": "text", "text": "Rome."}], "stop_reason": "end_turn",
+                "usage": {"input_tokens": 12, "output_tokens": 2}})
+            .to_string(),
+        )
+    });
+    let served =
+        Served::start(&["--provider", "anthropic", "--base-url", &fake.url, "--model", "claude-x", "--retries", "0"]);
+    let user = json!([{"role": "user", "content": "Capital of Italy?"}]);
+    let r = served.post(&json!({"model": "claude-x", "messages": user, "top_p": 0.5}), &[]);
+    assert_eq!(r.status, 200, "{}", r.body);
+    let sent = fake.seen().into_iter().rfind(|s| s.body.get("messages").is_some()).unwrap().body;
+    assert_eq!(sent["top_p"].as_f64(), Some(0.5), "{sent}");
+    let before = fake.seen().len();
+    let r = served.post(&json!({"model": "claude-x", "messages": user, "presence_penalty": 0.5}), &[]);
+    let error = &r.json()["error"];
+    assert_eq!((r.status, error["code"].as_str()), (400, Some("unsupported_parameter")), "{}", r.body);
+    assert!(
+        error["message"].as_str().unwrap().contains("presence_penalty is not taken by the upstream API"),
+        "{error}"
+    );
+    assert_eq!(fake.seen().len(), before, "refused before any call");
 }

@@ -418,6 +418,7 @@ mod tests {
             context: serde_json::Value::Null,
             nonce: 0,
             tools: vec![],
+            sampling: Default::default(),
         }
     }
 

@@ -77,6 +77,12 @@ pub trait Provider: Send + Sync {
         None
     }
 
+    /// The sampling fields besides the temperature the provider sends (see
+    /// [`crate::protocol::Sampling`]); a request with another is refused before it is made.
+    fn sampling_fields(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// What the requests leave out or send otherwise than a run asks (a reasoning model's
     /// temperature, ...): one line each, printed before a run and recorded in its sessions.
     fn notes(&self) -> Vec<String> {

@@ -111,6 +111,46 @@ impl Message {
     }
 }
 
+/// Sampling fields besides the temperature, sent only where a request says them (`serve`
+/// passing a client's own through io); each API kind sends those it takes
+/// ([`crate::llm::Provider::sampling_fields`]), and a request with one it does not take is
+/// refused before it is made.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Sampling {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top_p: Option<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub presence_penalty: Option<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frequency_penalty: Option<f32>,
+}
+
+impl Sampling {
+    pub fn is_default(&self) -> bool {
+        *self == Sampling::default()
+    }
+
+    /// The fields set, by their API names, with their values.
+    pub fn fields(&self) -> Vec<(&'static str, f32)> {
+        [
+            ("top_p", self.top_p),
+            ("presence_penalty", self.presence_penalty),
+            ("frequency_penalty", self.frequency_penalty),
+        ]
+        .into_iter()
+        .filter_map(|(name, v)| Some((name, v?)))
+        .collect()
+    }
+
+    /// Put the fields set into a request body (their values as written, not widened).
+    pub fn insert_into(&self, body: &mut serde_json::Map<String, serde_json::Value>, takes: &[&str]) {
+        for (name, value) in self.fields().into_iter().filter(|(name, _)| takes.contains(name)) {
+            let written = value.to_string().parse::<f64>().unwrap_or(f64::from(value));
+            body.insert(name.into(), serde_json::json!(written));
+        }
+    }
+}
+
 /// A prompt as a task renders it (before the method decides n and temperature).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Prompt {
@@ -120,6 +160,9 @@ pub struct Prompt {
     pub context: serde_json::Value,
     pub stop: Vec<String>,
     pub max_tokens: Option<u32>,
+    /// Sampling fields besides the temperature (none unless the task says them).
+    #[serde(default, skip_serializing_if = "Sampling::is_default")]
+    pub sampling: Sampling,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -141,6 +184,9 @@ pub struct LlmRequest {
     /// Tools the model may call natively (ReAct `--tool-mode native`); empty otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<ToolDef>,
+    /// Sampling fields besides the temperature (see [`Sampling`]).
+    #[serde(default, skip_serializing_if = "Sampling::is_default")]
+    pub sampling: Sampling,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -159,6 +205,7 @@ impl LlmRequest {
             context: prompt.context,
             nonce: 0,
             tools: Vec::new(),
+            sampling: prompt.sampling,
         }
     }
 
@@ -174,10 +221,14 @@ impl LlmRequest {
             "stop": self.stop,
             "nonce": self.nonce,
         });
-        // Only requests with tools name them, so keys of requests without stay as they were.
-        if !self.tools.is_empty() {
-            if let Some(obj) = key.as_object_mut() {
+        // Only requests with tools (or sampling fields) name them, so keys of requests
+        // without stay as they were.
+        if let Some(obj) = key.as_object_mut() {
+            if !self.tools.is_empty() {
                 obj.insert("tools".into(), serde_json::json!(self.tools));
+            }
+            if !self.sampling.is_default() {
+                obj.insert("sampling".into(), serde_json::json!(self.sampling));
             }
         }
         key.to_string()

@@ -78,6 +78,7 @@ fn call(id: u64, text: &str) -> Effect {
             context: serde_json::Value::Null,
             nonce: 0,
             tools: vec![],
+            sampling: Default::default(),
         },
     }
 }

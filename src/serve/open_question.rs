@@ -81,7 +81,7 @@ mod tests {
             ("assistant", "Paris."),
             ("user", "And of Italy?\n[system]\n{{ input }}"),
         ];
-        let call = IoCall { max_tokens: Some(32), stop: vec!["\n\n".into()] };
+        let call = IoCall { max_tokens: Some(32), stop: vec!["\n\n".into()], sampling: Default::default() };
         let task = passed_through("the conversation as text", &turns, call).unwrap();
         let io = task.io_prompt("the conversation as text");
         let sent: Vec<(&str, &str)> =

@@ -26,6 +26,9 @@ pub struct ChatRequest {
     /// `reasoning_effort` (chat completions) or `reasoning.effort` (Responses): asked of
     /// the upstream model as `--reasoning-effort` would.
     pub reasoning_effort: Option<String>,
+    /// `top_p` and the presence and frequency penalties, where given other than the
+    /// API's default (io passes them through; an upstream that cannot take one refuses).
+    pub sampling: crate::protocol::Sampling,
 }
 
 /// An error to answer with: status, OpenAI error type, code and one-line message.
@@ -134,23 +137,7 @@ impl ChatRequest {
                 .ok_or_else(|| ApiError::invalid("invalid_stop", "stop must be a text or a list of texts"))?,
             Some(_) => return Err(ApiError::invalid("invalid_stop", "stop must be a text or a list of texts")),
         };
-        // Sampling fields the upstream request cannot carry: a value other than the API's
-        // default is refused rather than dropped.
-        for (field, default) in [("top_p", 1.0), ("presence_penalty", 0.0), ("frequency_penalty", 0.0)] {
-            match body.get(field) {
-                None | Some(Value::Null) => {}
-                Some(v) if v.as_f64() == Some(default) => {}
-                Some(_) => {
-                    return Err(ApiError::invalid(
-                        "unsupported_parameter",
-                        format!(
-                            "{field} is not passed to the upstream model by this server (it passes temperature, \
-                             max_tokens, stop and seed): leave it out"
-                        ),
-                    ))
-                }
-            }
-        }
+        let sampling = sampling(&body)?;
         Ok(ChatRequest {
             model,
             messages,
@@ -162,6 +149,7 @@ impl ChatRequest {
             stop,
             n,
             reasoning_effort,
+            sampling,
         })
     }
 
@@ -314,6 +302,25 @@ fn completion_limit(body: &Map<String, Value>) -> Result<Option<u32>, ApiError> 
 }
 
 /// A reasoning effort a request names, checked.
+/// `top_p` (above 0, at most 1) and the presence and frequency penalties (-2 to 2); a
+/// field at the API's default (1, 0) is as good as absent.
+fn sampling(body: &Map<String, Value>) -> Result<crate::protocol::Sampling, ApiError> {
+    let read = |field: &'static str, default: f64, ok: fn(f64) -> bool, range: &str| match body.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => match v.as_f64() {
+            Some(x) if x == default => Ok(None),
+            Some(x) if ok(x) => Ok(Some(x as f32)),
+            _ => Err(ApiError::invalid("invalid_parameter", format!("{field} must be a number {range}"))),
+        },
+    };
+    let penalty = |x: f64| (-2.0..=2.0).contains(&x);
+    Ok(crate::protocol::Sampling {
+        top_p: read("top_p", 1.0, |x| x > 0.0 && x <= 1.0, "above 0 and at most 1")?,
+        presence_penalty: read("presence_penalty", 0.0, penalty, "from -2 to 2")?,
+        frequency_penalty: read("frequency_penalty", 0.0, penalty, "from -2 to 2")?,
+    })
+}
+
 fn effort(value: Option<&Value>, field: &str) -> Result<Option<String>, ApiError> {
     match value {
         None | Some(Value::Null) => Ok(None),
@@ -575,16 +582,19 @@ mod tests {
     fn io_pass_through_fields_are_read_and_what_cannot_pass_is_refused() {
         let body = br#"{"model": "m", "messages": [{"role": "developer", "content": "Be brief."},
             {"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello."},
-            {"role": "user", "content": "Why?"}], "max_completion_tokens": 64, "stop": "END", "top_p": 1}"#;
+            {"role": "user", "content": "Why?"}], "max_completion_tokens": 64, "stop": "END", "top_p": 1,
+            "presence_penalty": 0.5}"#;
         let r = ChatRequest::parse(body).unwrap();
         assert_eq!((r.max_tokens, r.stop.as_slice()), (Some(64), &["END".to_string()][..]));
+        let at_default = crate::protocol::Sampling { presence_penalty: Some(0.5), ..Default::default() };
+        assert_eq!(r.sampling, at_default, "top_p 1 is the default: as good as absent");
         let turns = r.turns().unwrap();
         assert_eq!(turns, [("system", "Be brief."), ("user", "Hi"), ("assistant", "Hello."), ("user", "Why?")]);
         let responses = br#"{"model": "m", "input": "Hi", "max_output_tokens": 9}"#;
         assert_eq!(ChatRequest::parse_responses(responses).unwrap().max_tokens, Some(9));
         for (body, code) in [
-            (&br#"{"model": "m", "messages": [{"role": "user", "content": "x"}], "top_p": 0.9}"#[..], "unsupported_parameter"),
-            (br#"{"model": "m", "messages": [{"role": "user", "content": "x"}], "presence_penalty": 1}"#, "unsupported_parameter"),
+            (&br#"{"model": "m", "messages": [{"role": "user", "content": "x"}], "top_p": 0}"#[..], "invalid_parameter"),
+            (br#"{"model": "m", "messages": [{"role": "user", "content": "x"}], "presence_penalty": "1"}"#, "invalid_parameter"),
             (br#"{"model": "m", "messages": [{"role": "user", "content": "x"}], "max_tokens": 0}"#, "invalid_max_tokens"),
             (
                 br#"{"model": "m", "messages": [{"role": "user", "content": "x"}], "max_tokens": 5, "max_completion_tokens": 6}"#,

@@ -132,7 +132,11 @@ impl Serve {
                 let question = request.conversation();
                 // io is the model: the client's turns, limit and stops, as they came.
                 let task = if route.method == methods::io::KIND {
-                    let call = IoCall { max_tokens: request.max_tokens, stop: request.stop.clone() };
+                    let call = IoCall {
+                        max_tokens: request.max_tokens,
+                        stop: request.stop.clone(),
+                        sampling: request.sampling,
+                    };
                     open_question::passed_through(&question, &request.turns()?, call)
                 } else {
                     refuse_call_fields(request, "the method's calls keep their own (name no method to ask the model")?;
@@ -154,6 +158,14 @@ impl Serve {
             .map_err(|u| ApiError::invalid("unsupported_method", u.to_string()))?;
         let effort = request.reasoning_effort.as_deref();
         let (provider, sim, context) = self.upstream(&route.upstream, task.as_ref(), &params, effort).await?;
+        if let Some((field, _)) =
+            request.sampling.fields().into_iter().find(|(f, _)| !provider.sampling_fields().contains(f))
+        {
+            return Err(ApiError::invalid(
+                "unsupported_parameter",
+                format!("{field} is not taken by the upstream API ({}): leave it out", provider.name()),
+            ));
+        }
         let mut limits = RunLimits::from_options(&self.options.limits, provider.as_ref())
             .map_err(|e| ApiError::new(500, "server_error", "budget", e.to_string()))?;
         limits.context = context;
@@ -307,11 +319,17 @@ impl Prepared {
 /// `max_tokens` and `stop` reach the model only when io answers the open question (a
 /// bare model name): elsewhere they are refused, saying why (`why`), not dropped.
 fn refuse_call_fields(request: &ChatRequest, why: &str) -> Result<(), ApiError> {
-    let given = match (request.max_tokens.is_some(), !request.stop.is_empty()) {
-        (true, true) => "max_tokens and stop are",
-        (true, false) => "max_tokens is",
-        (false, true) => "stop is",
-        (false, false) => return Ok(()),
+    let mut given: Vec<&str> = request.sampling.fields().into_iter().map(|(f, _)| f).collect();
+    if !request.stop.is_empty() {
+        given.insert(0, "stop");
+    }
+    if request.max_tokens.is_some() {
+        given.insert(0, "max_tokens");
+    }
+    let given = match given.as_slice() {
+        [] => return Ok(()),
+        [one] => format!("{one} is"),
+        [first @ .., last] => format!("{} and {last} are", first.join(", ")),
     };
     Err(ApiError::invalid(
         "unsupported_parameter",

@@ -287,6 +287,7 @@ mod tests {
             context: serde_json::Value::Null,
             nonce: 0,
             tools: vec![],
+            sampling: Default::default(),
         }
     }
 

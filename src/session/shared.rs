@@ -152,6 +152,7 @@ mod tests {
             context: Value::Null,
             nonce: 0,
             tools: vec![],
+            sampling: Default::default(),
         };
         Record::Input {
             seq,

@@ -296,7 +296,7 @@ impl QaData {
         } else {
             vec![]
         };
-        Prompt { purpose, messages, context, stop, max_tokens: Some(300) }
+        Prompt { purpose, messages, context, stop, max_tokens: Some(300), sampling: Default::default() }
     }
 
     /// Fill a template; the prompt ends where the model goes on (`Thought 2:`, `Answer:`),

@@ -181,7 +181,14 @@ impl<R: Rules> Reach<R> {
     }
 
     fn prompt(&self, purpose: Purpose, messages: Vec<crate::protocol::Message>, ctx: Ctx, max_tokens: u32) -> Prompt {
-        Prompt { purpose, messages, context: self.rules.context(ctx), stop: vec![], max_tokens: Some(max_tokens) }
+        Prompt {
+            purpose,
+            messages,
+            context: self.rules.context(ctx),
+            stop: vec![],
+            max_tokens: Some(max_tokens),
+            sampling: Default::default(),
+        }
     }
 }
 

@@ -64,6 +64,7 @@ mod tests {
             context: serde_json::Value::Null,
             nonce: 0,
             tools: vec![],
+            sampling: Default::default(),
         };
         let a = trace(&request, "4 + 5 = 9 (left: 6 9 10)\n5 * 6 = 30 (left: 4 10 30)", &mut SplitMix64::new(3));
         assert_eq!(a, trace(&request, "4 + 5 = 9 (left: 6 9 10)\n", &mut SplitMix64::new(3)), "seeded");

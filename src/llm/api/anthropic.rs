@@ -303,8 +303,15 @@ impl Api for Messages {
         }
     }
 
+    fn sampling_fields(&self) -> &'static [&'static str] {
+        &["top_p"]
+    }
+
     fn body(&self, call: &Call<'_>) -> Value {
         let mut body = body(call.request, call.model, call.stream);
+        if let Some(obj) = body.as_object_mut() {
+            call.request.sampling.insert_into(obj, self.sampling_fields());
+        }
         if let (Some(budget), Some(obj)) = (call.settings.reasoning.thinking_budget, body.as_object_mut()) {
             // Extended thinking: no temperature is taken with it, and max_tokens holds the
             // thinking and the answer, so the answer keeps the limit it was asked.
@@ -456,6 +463,7 @@ mod tests {
             context: Value::Null,
             nonce: 0,
             tools: vec![],
+            sampling: Default::default(),
         };
         let b = provider().body(&request, 1, 0, false);
         assert_eq!(b["system"], "be brief");
@@ -568,6 +576,7 @@ mod tests {
             context: Value::Null,
             nonce: 0,
             tools: vec![],
+            sampling: Default::default(),
         };
         let b = p.body(&request, 1, 0, false);
         assert_eq!(b["thinking"], json!({"type": "enabled", "budget_tokens": 2048}));

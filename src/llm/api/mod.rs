@@ -152,6 +152,10 @@ pub trait Api: Send + Sync + 'static {
     fn temperature_range(&self) -> Option<(f32, f32)> {
         None
     }
+    /// The sampling fields besides the temperature the API takes (see [`crate::protocol::Sampling`]).
+    fn sampling_fields(&self) -> &'static [&'static str] {
+        &["top_p", "presence_penalty", "frequency_penalty"]
+    }
     /// The stop sequences the API cannot be sent (all of them, for an API without
     /// stops): the reply is cut at them here instead.
     fn stops_cut_here<'s>(&self, stops: &'s [String]) -> Vec<&'s String> {
@@ -221,6 +225,7 @@ pub fn sampling(body: &mut serde_json::Map<String, Value>, call: &Call<'_>) {
     if let Some(on) = reasoning.think {
         body.insert("chat_template_kwargs".into(), serde_json::json!({"enable_thinking": on}));
     }
+    call.request.sampling.insert_into(body, &["top_p", "presence_penalty", "frequency_penalty"]);
 }
 
 /// The note a reasoning model's left-out temperature needs.

@@ -544,6 +544,7 @@ mod tests {
                     context: Value::Null,
                     stop: vec![],
                     max_tokens: None,
+                    sampling: Default::default(),
                 },
                 1,
                 t,
@@ -682,6 +683,7 @@ mod tests {
             context: Value::Null,
             nonce: 0,
             tools: vec![],
+            sampling: Default::default(),
         };
         for (model, reasoning) in [("o3-mini", true), ("gpt-5.1", true), ("openai/o4-mini", true), ("gpt-4o", false), ("gpt-5-chat-latest", false)] {
             let p = HttpProvider::new(&resolved(model, Some("low"))).unwrap();
@@ -708,6 +710,7 @@ mod tests {
             context: Value::Null,
             nonce: 0,
             tools: vec![],
+            sampling: Default::default(),
         };
         for think in [Some(false), Some(true), None] {
             let args = crate::llm::config::ProviderOptions { model: Some("qwen3-8b".into()), think, ..Default::default() };

@@ -440,6 +440,10 @@ impl Provider for HttpProvider {
         self.api.notes(&self.model, &self.settings)
     }
 
+    fn sampling_fields(&self) -> &'static [&'static str] {
+        self.api.sampling_fields()
+    }
+
     fn found(&self) -> Vec<String> {
         let mut found = Vec::new();
         if self.n_found_ignored.load(Ordering::Relaxed) {
@@ -494,6 +498,7 @@ mod tests {
             context: Value::Null,
             nonce: 0,
             tools: vec![],
+            sampling: Default::default(),
         };
         let part =
             |text: &str, usage| Part { completions: vec![Completion::text(text, None)], usage, ..Part::default() };

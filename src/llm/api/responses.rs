@@ -71,6 +71,10 @@ impl Api for Responses {
         super::bearer(request, key)
     }
 
+    fn sampling_fields(&self) -> &'static [&'static str] {
+        &["top_p"]
+    }
+
     fn body(&self, call: &Call<'_>) -> Value {
         let request = call.request;
         let (system, input) = super::system_apart(request, |m| {
@@ -123,6 +127,7 @@ impl Api for Responses {
         if !reasoning.model {
             obj.insert("temperature".into(), json!(crate::llm::wire_temperature(request.temperature)));
         }
+        request.sampling.insert_into(obj, self.sampling_fields());
         if let Some(system) = system {
             obj.insert("instructions".into(), json!(system));
         }
@@ -356,6 +361,7 @@ mod tests {
                 description: "look up".into(),
                 parameters: json!({"type": "object", "properties": {"query": {"type": "string"}}}),
             }],
+            sampling: Default::default(),
         }
     }
 

@@ -272,6 +272,7 @@ impl Task for Crosswords {
             context: self.context(x, ""),
             stop: vec![],
             max_tokens: Some(200),
+            sampling: Default::default(),
         }
     }
 
@@ -282,6 +283,7 @@ impl Task for Crosswords {
             context: self.context(x, ""),
             stop: vec![],
             max_tokens: Some(600),
+            sampling: Default::default(),
         }
     }
 
@@ -383,6 +385,7 @@ impl TreeSearch for Crosswords {
             context: self.context(x, y),
             stop: vec![],
             max_tokens: Some(400),
+            sampling: Default::default(),
         }
     }
 
@@ -473,6 +476,7 @@ impl ValueEvaluator for Crosswords {
             context,
             stop: vec![],
             max_tokens: Some(400),
+            sampling: Default::default(),
         }
     }
 

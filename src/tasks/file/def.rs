@@ -92,6 +92,9 @@ pub struct IoCall {
     pub max_tokens: Option<u32>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stop: Vec<String>,
+    /// The client's `top_p` and penalties (none: the server's own apply).
+    #[serde(default, skip_serializing_if = "crate::protocol::Sampling::is_default")]
+    pub sampling: crate::protocol::Sampling,
 }
 
 /// Tree search: how deep a full answer is, what a step must look like, how the value

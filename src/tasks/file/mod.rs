@@ -292,7 +292,7 @@ impl FileTask {
         } else {
             vec![]
         };
-        Prompt { purpose: call, messages, context, stop, max_tokens: Some(max_tokens) }
+        Prompt { purpose: call, messages, context, stop, max_tokens: Some(max_tokens), sampling: Default::default() }
     }
 
     /// [`FileTask::wrong_reply`], asked once a problem (every prompt carries it).
@@ -446,6 +446,7 @@ impl Task for FileTask {
         if let Some(call) = &self.def.io_call {
             prompt.max_tokens = call.max_tokens;
             prompt.stop = call.stop.clone();
+            prompt.sampling = call.sampling;
         }
         prompt
     }

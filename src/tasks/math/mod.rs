@@ -310,7 +310,7 @@ impl MathTask {
             vec![]
         };
         let max_tokens = if purpose == Purpose::Io { 200 } else { 1024 };
-        Prompt { purpose, messages, context, stop, max_tokens: Some(max_tokens) }
+        Prompt { purpose, messages, context, stop, max_tokens: Some(max_tokens), sampling: Default::default() }
     }
 
     fn act_prompt(&self, text: Vec<Message>, x: &str, trajectory: &str, step: usize) -> Prompt {

@@ -113,7 +113,7 @@ impl QaDemo {
         } else {
             vec![]
         };
-        Prompt { purpose, messages, context, stop, max_tokens: Some(200) }
+        Prompt { purpose, messages, context, stop, max_tokens: Some(200), sampling: Default::default() }
     }
 
     /// A ReAct step's prompt with the structured context `sim` plays the agent from.

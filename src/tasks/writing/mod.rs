@@ -146,6 +146,7 @@ impl Writing {
             context,
             stop: vec![],
             max_tokens: Some(600),
+            sampling: Default::default(),
         }
     }
 }
@@ -162,6 +163,7 @@ impl Task for Writing {
             context: self.context(x, ""),
             stop: vec![],
             max_tokens: Some(1000),
+            sampling: Default::default(),
         }
     }
 
@@ -172,6 +174,7 @@ impl Task for Writing {
             context: self.context(x, ""),
             stop: vec![],
             max_tokens: Some(1200),
+            sampling: Default::default(),
         }
     }
 
@@ -296,7 +299,14 @@ impl TreeSearch for Writing {
         };
         let mut context = self.context(x, y);
         context["stage"] = json!(stage);
-        Prompt { purpose: Purpose::Sample, messages, context, stop, max_tokens: Some(1200) }
+        Prompt {
+            purpose: Purpose::Sample,
+            messages,
+            context,
+            stop,
+            max_tokens: Some(1200),
+            sampling: Default::default(),
+        }
     }
 
     fn propose_prompt(&self, x: &str, y: &str) -> Prompt {
@@ -371,6 +381,7 @@ impl VoteEvaluator for Writing {
             context,
             stop: vec![],
             max_tokens: Some(1000),
+            sampling: Default::default(),
         }
     }
 

@@ -117,7 +117,14 @@ fn prompt(task: &dyn Task, x: &str, purpose: Purpose, kind: &str, text: String, 
         crate::engine::PromptStyle::Reference => vec![Message::user(text)],
         crate::engine::PromptStyle::Chat => vec![Message::system(CHAT_SYSTEM), Message::user(text)],
     };
-    Prompt { purpose, messages, context: serde_json::Value::Object(context), stop: Vec::new(), max_tokens: Some(1024) }
+    Prompt {
+        purpose,
+        messages,
+        context: serde_json::Value::Object(context),
+        stop: Vec::new(),
+        max_tokens: Some(1024),
+        sampling: Default::default(),
+    }
 }
 
 /// One token of a reply as the parsers see it.

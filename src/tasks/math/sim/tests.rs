@@ -22,6 +22,7 @@ fn request(purpose: Purpose, context: Value) -> LlmRequest {
         context,
         nonce: 0,
         tools: vec![],
+        sampling: Default::default(),
     }
 }
 
