@@ -323,6 +323,9 @@ pub fn apply_input(engine: &mut Engine, totals: &mut Totals, input: &Input) -> A
     applied
 }
 
+// Input records are nearly every record of a session and the largest variant: boxing them
+// would allocate once a record to shrink the few others (the header is boxed already).
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Record {
