@@ -222,7 +222,7 @@ fn explorer_live_run(url: &str, dir: &Path) -> (usize, usize) {
     });
     let rt = tokio::runtime::Runtime::new().unwrap();
     let mut app = rt
-        .block_on(thoughtscope::tui::drive(app, &mut terminal, keys, quit, provider, 8, initial))
+        .block_on(thoughtscope::tui::drive(app, &mut terminal, keys, quit, Arc::clone(&provider), 8, initial))
         .expect("the explorer runs");
     assert!(app.session.run.engine.is_finished(), "the live run finished");
     let calls: Vec<_> = app.session.run.engine.core.calls.values().collect();
@@ -239,8 +239,13 @@ fn explorer_live_run(url: &str, dir: &Path) -> (usize, usize) {
     let n = calls.len();
     app.finish_recording();
     // The session records every call the engine made, whatever the model wrote.
-    let recorded = Session::load(&file).unwrap().inputs().filter(|(i, _)| matches!(i, Input::LlmReply(_))).count();
+    let session = Session::load(&file).unwrap();
+    let recorded = session.inputs().filter(|(i, _)| matches!(i, Input::LlmReply(_))).count();
     assert_eq!(recorded, n, "the session records each of the explorer's calls");
+    // What the explorer found out about the server (n ignored, usage missing) is what the
+    // provider found, recorded on the end line.
+    eprintln!("explorer found: {:?}", provider.found());
+    assert_eq!(session.found(), provider.found().as_slice(), "the session's end line records what was found");
     (n, failed.len())
 }
 

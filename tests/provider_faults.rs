@@ -759,6 +759,12 @@ fn a_run_counts_lost_samples_and_keeps_the_ones_that_came() {
         support::isolated(dir.path(), None).args(["replay", rec.to_str().unwrap(), "--headless"]).output().unwrap();
     let text = String::from_utf8_lossy(&human.stdout);
     assert!(text.contains("samples lost 1"), "{text}");
+    // What the run found out about the server ends its session, and its replay says it again.
+    let end: serde_json::Value =
+        session.lines().filter_map(|l| serde_json::from_str(l).ok()).next_back().expect("an end line");
+    assert!(end["found"][0].as_str().is_some_and(|f| f.contains("ignored `n`")), "{end}");
+    let noted = String::from_utf8_lossy(&human.stderr);
+    assert!(noted.contains("note: ") && noted.contains("ignored `n`"), "{noted}");
 }
 
 /// A server that reports no usage is named after the run, saying how the counts were

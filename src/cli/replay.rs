@@ -77,6 +77,8 @@ struct Group {
     clocks: Vec<Option<RunClock>>,
     /// How its sessions replayed: exact, exact but for wording, as recorded.
     kinds: Kinds,
+    /// What the runs found out about the server, as their sessions recorded it (each once).
+    found: Vec<String>,
 }
 
 /// How many sessions replayed each way.
@@ -144,6 +146,10 @@ fn print_groups(groups: &[Group], json: bool) {
             outln!();
         }
         print_summary(&summary, json);
+        // As `run` said them after its summary.
+        for found in &g.found {
+            safe_eprintln!("note: {found}");
+        }
     }
 }
 
@@ -167,7 +173,7 @@ pub(crate) fn replay_cmd(args: ReplayArgs) -> Result<()> {
     let mut skipped = 0;
     let single = files.len() == 1;
     for file in &files {
-        let replay::Replayed { header, load_warnings, complete, stopped, run, rebuilt } =
+        let replay::Replayed { header, load_warnings, complete, stopped, run, found, rebuilt } =
             match replay_one(file, args.prompts.as_deref()) {
                 Ok(loaded) => loaded,
                 // One bad file in a directory does not hide the others.
@@ -222,7 +228,8 @@ pub(crate) fn replay_cmd(args: ReplayArgs) -> Result<()> {
         let group = match groups.iter().position(|g| g.key == key) {
             Some(i) => &mut groups[i],
             None => {
-                groups.push(Group { key, header, results: Vec::new(), clocks: Vec::new(), kinds: Kinds::default() });
+                let (results, clocks, kinds) = (Vec::new(), Vec::new(), Kinds::default());
+                groups.push(Group { key, header, results, clocks, kinds, found: Vec::new() });
                 let last = groups.len() - 1;
                 &mut groups[last]
             }
@@ -230,6 +237,11 @@ pub(crate) fn replay_cmd(args: ReplayArgs) -> Result<()> {
         group.results.push(r);
         group.clocks.push(run);
         group.kinds.add(&rebuilt.fidelity);
+        for f in found {
+            if !group.found.contains(&f) {
+                group.found.push(f);
+            }
+        }
     }
     if groups.is_empty() {
         bail!(

@@ -165,6 +165,9 @@ pub struct Run {
     hits: Vec<BreakHit>,
     /// Inputs given to the engine so far.
     inputs: u64,
+    /// What the run found out about the server so far (see `Provider::found`), written
+    /// with the end line.
+    found: Vec<String>,
 }
 
 impl Run {
@@ -185,7 +188,21 @@ impl Run {
             at_break: false,
             hits: Vec::new(),
             inputs: 0,
+            found: Vec::new(),
         }
+    }
+
+    /// Take what the provider has found out so far (its whole list, each time): returns
+    /// the lines not seen before, which the end line will carry.
+    pub fn note_found(&mut self, found: Vec<String>) -> Vec<String> {
+        let new: Vec<String> = found.into_iter().filter(|f| !self.found.contains(f)).collect();
+        self.found.extend(new.iter().cloned());
+        new
+    }
+
+    /// What the run found out about the server so far.
+    pub fn found(&self) -> &[String] {
+        &self.found
     }
 
     /// Every breakpoint that fired so far, in order.
@@ -466,7 +483,7 @@ impl Run {
     pub fn end_in(&mut self, wall_ms: u64, run: Option<crate::session::RunClock>) -> Result<(), SessionError> {
         match self.writer.as_mut() {
             Some(w) if !self.ended => {
-                w.end(self.totals, wall_ms, run)?;
+                w.end(self.totals, wall_ms, run, &self.found)?;
                 self.ended = true;
                 Ok(())
             }

@@ -42,7 +42,7 @@ fn record(path: &Path, memory: &Memory, changes: &[MemoryChange]) -> Memory {
         w.input(&Input::command(Command::Step { n: 1 }), None, &[event]).unwrap();
     }
     now.take_changes();
-    w.end(Totals::default(), 0, None).unwrap();
+    w.end(Totals::default(), 0, None, &[]).unwrap();
     now
 }
 
@@ -188,7 +188,7 @@ fn a_session_saved_elsewhere_takes_its_memory_copies_along() {
     let mut w = SessionWriter::create(&dir.path().join("b.jsonl"), &h).unwrap();
     let other = dir.path().join("elsewhere/b.jsonl");
     w.save_as(&other).unwrap();
-    w.end(Totals::default(), 0, None).unwrap();
+    w.end(Totals::default(), 0, None, &[]).unwrap();
     assert_eq!(copies(&dir.path().join("elsewhere")).len(), 2, "the changes and the copy they are on");
     memory_copy::forget_read();
     assert_eq!(Session::load(&other).unwrap().header.memory.unwrap().memory, after);
@@ -201,7 +201,7 @@ fn demo_sessions_keep_their_memory_in_the_header_and_version_1_headers_read_as_b
     let mut h = header();
     h.memory = Some(MemorySnapshot::new("study", memory.clone()));
     let path = dir.path().join("alone.jsonl");
-    SessionWriter::create_self_contained(&path, &h).unwrap().end(Totals::default(), 0, None).unwrap();
+    SessionWriter::create_self_contained(&path, &h).unwrap().end(Totals::default(), 0, None, &[]).unwrap();
     assert!(copies(dir.path()).is_empty());
     let line = first_line(&path);
     assert!(line.contains("\"memory\":{\"name\":\"study\",\"memory\":{"), "{line}");
@@ -218,7 +218,7 @@ fn a_header_is_written_whole_and_a_torn_one_is_said_plainly() {
     let path = dir.path().join("s.jsonl");
     std::fs::write(&path, "an older file in the way\n").unwrap();
     let mut w = SessionWriter::create(&path, &header()).unwrap();
-    w.end(Totals::default(), 0, None).unwrap();
+    w.end(Totals::default(), 0, None, &[]).unwrap();
     // It replaced what was there, and left nothing half-written beside it.
     assert!(Session::load(&path).unwrap().complete());
     let names: Vec<String> =
@@ -264,7 +264,7 @@ fn a_session_named_by_something_other_than_a_file_is_written_into_never_replaced
     std::fs::write(&target, "").unwrap();
     let link = dir.path().join("link.jsonl");
     std::os::unix::fs::symlink(&target, &link).unwrap();
-    SessionWriter::create(&link, &header()).unwrap().end(Totals::default(), 0, None).unwrap();
+    SessionWriter::create(&link, &header()).unwrap().end(Totals::default(), 0, None, &[]).unwrap();
     assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
     assert!(Session::load(&target).unwrap().complete());
 }

@@ -350,6 +350,11 @@ pub enum Record {
         /// problems run side by side overlap (absent in sessions from before it was kept).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         run: Option<RunClock>,
+        /// What the run found out about the server that a setting could have said (it
+        /// ignored `n`, sent no token usage, ...): one line each (absent when nothing was,
+        /// and in sessions from before it was kept).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        found: Vec<String>,
     },
     /// The run stopped issuing calls before the search finished (a budget was
     /// exceeded, the server refused the key, ...), and why.
@@ -709,6 +714,18 @@ impl Session {
             Record::End { totals, wall_ms, .. } => Some((*totals, *wall_ms)),
             _ => None,
         })
+    }
+
+    /// What the run found out about the server (see [`Record::End`]), as its end line says.
+    pub fn found(&self) -> &[String] {
+        self.records
+            .iter()
+            .rev()
+            .find_map(|r| match r {
+                Record::End { found, .. } => Some(found.as_slice()),
+                _ => None,
+            })
+            .unwrap_or(&[])
     }
 
     /// The run clock of the end line, if the session has one.

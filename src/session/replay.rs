@@ -87,6 +87,8 @@ pub struct Replayed {
     pub stopped: Option<String>,
     /// Where the session's end falls in its run (see [`Session::run_clock`]).
     pub run: Option<super::RunClock>,
+    /// What the run found out about the server (see [`Session::found`]).
+    pub found: Vec<String>,
     pub rebuilt: Rebuilt,
 }
 
@@ -124,7 +126,7 @@ pub fn replay_file(path: &std::path::Path, prompt_dir: Option<&std::path::Path>)
             None => done,
         },
     };
-    let Done { header, load_warnings, complete, stopped, wall_ms, run, stream: s } = *pass;
+    let Done { header, load_warnings, complete, stopped, wall_ms, run, found, stream: s } = *pass;
     let pending_tools = {
         let pending = s.engine.pending_calls();
         let mut tools = s.issued_tools;
@@ -142,7 +144,7 @@ pub fn replay_file(path: &std::path::Path, prompt_dir: Option<&std::path::Path>)
         tool_calls: s.tool_calls,
         pending_tools,
     };
-    Ok(Replayed { header, load_warnings, complete, stopped, run, rebuilt })
+    Ok(Replayed { header, load_warnings, complete, stopped, run, found, rebuilt })
 }
 
 /// A file whose records are not grouped by input: loaded whole and rebuilt by a cursor.
@@ -153,7 +155,8 @@ fn replay_loaded(path: &std::path::Path, prompt_dir: Option<&std::path::Path>) -
     let stopped = session.stopped().map(str::to_string);
     let complete = session.complete();
     let run = session.run_clock();
-    Ok(Replayed { header: session.header, load_warnings: session.warnings, complete, stopped, run, rebuilt })
+    let found = session.found().to_vec();
+    Ok(Replayed { header: session.header, load_warnings: session.warnings, complete, stopped, run, found, rebuilt })
 }
 
 /// One read of a session file by [`replay_file`].
@@ -172,6 +175,7 @@ struct Done {
     stopped: Option<String>,
     wall_ms: u64,
     run: Option<super::RunClock>,
+    found: Vec<String>,
     stream: Stream,
 }
 
@@ -188,7 +192,7 @@ fn read_pass(
     let mut stream: Option<Stream> = None;
     let mut failed: Option<TaskError> = None;
     let mut ungrouped = false;
-    let (mut complete, mut stopped, mut wall_ms, mut run) = (false, None, 0, None);
+    let (mut complete, mut stopped, mut wall_ms, mut run, mut found) = (false, None, 0, None, Vec::new());
     let (header, load_warnings) = super::read_records(path, |header, record| {
         let s = match &mut stream {
             Some(s) => s,
@@ -219,10 +223,11 @@ fn read_pass(
                     return false;
                 }
             },
-            Record::End { wall_ms: w, run: clock, .. } => {
+            Record::End { wall_ms: w, run: clock, found: f, .. } => {
                 complete = true;
                 wall_ms = w;
                 run = clock;
+                found = f;
             }
             Record::Stopped { reason } => {
                 stopped.get_or_insert(reason);
@@ -247,7 +252,7 @@ fn read_pass(
     };
     // The last input may be torn in a file cut short, as the cursor judges it.
     stream.flush(!(load_warnings.is_empty() && complete));
-    Ok(Pass::Done(Box::new(Done { header, load_warnings, complete, stopped, wall_ms, run, stream })))
+    Ok(Pass::Done(Box::new(Done { header, load_warnings, complete, stopped, wall_ms, run, found, stream })))
 }
 
 /// An input read and not yet applied: its events may still follow.

@@ -41,7 +41,7 @@ fn write_session(path: &Path, n: usize) {
         let input = Input::command(Command::Step { n: 1 });
         w.input(&input, None, &[Event::Log { text: "stepped".into() }]).unwrap();
     }
-    w.end(Totals::default(), 5, None).unwrap();
+    w.end(Totals::default(), 5, None, &[]).unwrap();
 }
 
 #[test]
@@ -298,7 +298,7 @@ fn captions_are_optional_records_tied_to_input_positions() {
     }
     w.caption(3, None, "third").unwrap();
     w.caption(0, Some("A demo"), "first").unwrap();
-    w.end(Totals::default(), 0, None).unwrap();
+    w.end(Totals::default(), 0, None, &[]).unwrap();
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(text.contains(r#"{"kind":"caption","at":0,"title":"A demo","text":"first"}"#), "{text}");
     let s = Session::load(&path).unwrap();

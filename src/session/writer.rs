@@ -172,8 +172,16 @@ impl SessionWriter {
         self.write(&[Record::Stopped { reason: reason.to_string() }])
     }
 
-    pub fn end(&mut self, totals: Totals, wall_ms: u64, run: Option<super::RunClock>) -> Result<(), SessionError> {
-        self.write(&[Record::End { totals, wall_ms, run }])
+    /// Record the end of the run: its totals, its time, where it fell in a run of several,
+    /// and what it found out about the server.
+    pub fn end(
+        &mut self,
+        totals: Totals,
+        wall_ms: u64,
+        run: Option<super::RunClock>,
+        found: &[String],
+    ) -> Result<(), SessionError> {
+        self.write(&[Record::End { totals, wall_ms, run, found: found.to_vec() }])
     }
 
     fn write(&mut self, records: &[Record]) -> Result<(), SessionError> {

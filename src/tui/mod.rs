@@ -271,7 +271,11 @@ pub async fn drive_with<B: Backend>(
                 None => break,
             },
             // Cancel-safe: the calls and tool calls are tasks of the driver, so losing this race restarts nothing.
-            Some((input, request)) = driver.next_input(), if driver.outstanding() > 0 => app.on_input(input, request.as_ref()),
+            Some((input, request)) = driver.next_input(), if driver.outstanding() > 0 => {
+                let effects = app.on_input(input, request.as_ref());
+                app.on_found(provider.found());
+                effects
+            }
             Some(delta) = deltas.recv() => {
                 if delta.restart {
                     app.on_restart(delta.call, delta.sample);

@@ -1309,6 +1309,37 @@ fn the_header_marks_estimated_tokens() {
     assert!(ui::status::header_text(&app, 120).contains(&plain));
 }
 
+/// A call whose tokens the server did not report says in the detail pane how they were
+/// estimated (from the text, and the tool definitions when the request offered tools).
+#[test]
+fn the_detail_pane_says_how_a_calls_tokens_were_estimated() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = live(dir.path(), Params::default());
+    act(&mut app, Action::Step);
+    let node = app.session.run.engine.tree().nodes().find_map(|n| n.made_by.map(|_| n.id)).expect("a model-made node");
+    select(&mut app, node);
+    let detail = |app: &App| -> String {
+        let view = ui::View::new(app, app.selected());
+        ui::detail::lines(&view).iter().map(|l| l.to_string()).collect::<Vec<_>>().join("\n")
+    };
+    assert!(!detail(&app).contains("estimated"), "the simulated model's counts are its own: {}", detail(&app));
+    let call = app.session.run.engine.tree().node(node).made_by.unwrap();
+    let record = Arc::make_mut(app.session.run.engine.core.calls.get_mut(&call).unwrap());
+    if let Some(Ok(reply)) = &mut record.reply {
+        reply.usage.estimated = true;
+        reply.simulated = false;
+    }
+    let text = detail(&app);
+    assert!(text.contains("tokens (estimated from the text: the server reported no usage)"), "{text}");
+    let record = Arc::make_mut(app.session.run.engine.core.calls.get_mut(&call).unwrap());
+    record.request.tools.push(crate::protocol::ToolDef {
+        name: "search".into(),
+        description: "look it up".into(),
+        parameters: serde_json::json!({}),
+    });
+    assert!(detail(&app).contains("(estimated from the text and the tool definitions"), "{}", detail(&app));
+}
+
 /// Pausing with calls in flight says so until they land; the mode reads FINISHED at the end.
 #[test]
 fn pausing_shows_the_calls_still_in_flight() {

@@ -268,6 +268,8 @@ async fn finish_problem(
     let stopped = run.stopped().cloned();
     let totals = run.totals;
     let wall_ms = clock.elapsed().as_millis() as u64;
+    // What the server showed of itself so far (in the run, not only this problem) ends with it.
+    run.note_found(setup.provider.found());
     if let Err(e) = run.end_in(wall_ms, Some(run_start.clock())) {
         error = Some(e.to_string());
     }

@@ -330,6 +330,20 @@ impl App {
         self.feed(Input::LlmReply(reply), Some(request))
     }
 
+    /// What the provider has found out about the server so far (its whole list, each
+    /// time): a line not seen before is said on the footer and kept for the Stats view
+    /// and the session's end line.
+    pub fn on_found(&mut self, found: Vec<String>) {
+        if self.session.replay.is_some() {
+            return;
+        }
+        let new = self.session.run.note_found(found);
+        if let Some(first) = new.first() {
+            self.message = Some(format!("note: {first} (S lists what was found)"));
+            self.touch();
+        }
+    }
+
     /// Record the end of the run (totals and time) when leaving.
     pub fn finish_recording(&mut self) {
         let unused = self.session.run.writer().filter(|w| w.inputs() == 0).map(|w| w.path().to_path_buf());

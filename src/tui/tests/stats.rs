@@ -85,3 +85,41 @@ fn the_chart_helpers_spread_and_bin_what_they_are_given() {
     assert_eq!(tokens.iter().sum::<u64>(), 6);
     assert_eq!(calls[..9].iter().sum::<u64>(), 1);
 }
+
+/// What the provider found out about the server is said once on the footer as it is
+/// found, listed in the Stats view with how the `~` tokens were estimated, written on the
+/// session's end line, and listed again when the session is opened.
+#[test]
+fn what_the_run_found_about_the_server_is_said_listed_and_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = live(dir.path(), Params::default());
+    act(&mut app, Action::RunPause);
+    let ignored =
+        "fake (http://x) ignored `n` (it sent fewer samples than asked): the rest were fetched one request each";
+    app.on_found(vec![ignored.into()]);
+    assert!(
+        app.message.as_deref().is_some_and(|m| m.starts_with("note: fake (http://x) ignored `n`")),
+        "{:?}",
+        app.message
+    );
+    app.message = None;
+    app.on_found(vec![ignored.into()]);
+    assert_eq!(app.message, None, "a line already said is not said again");
+    app.session.run.totals.estimated_tokens = 42;
+    app.popup = Some(Popup::Stats);
+    for (w, h) in [(80, 24), (220, 60)] {
+        let screen = render(&mut app, w, h);
+        assert!(screen.contains("server") && screen.contains("ignored `n`"), "{w}x{h}: {screen}");
+        assert!(screen.contains("~ 42 of the tokens are estimated from the text"), "{w}x{h}: {screen}");
+    }
+    let path = app.session.run.writer().unwrap().path().to_path_buf();
+    app.finish_recording();
+    let session = Session::load(&path).unwrap();
+    assert_eq!(session.found(), [ignored.to_string()]);
+    let mut replayed = replay_at_end(dir.path(), session);
+    replayed.popup = Some(Popup::Stats);
+    let screen = render(&mut replayed, 220, 60);
+    assert!(screen.contains("ignored `n`"), "the opened session lists it: {screen}");
+    replayed.on_found(vec!["another".into()]);
+    assert!(replayed.session.run.found().is_empty(), "a replay records nothing new");
+}

@@ -110,7 +110,13 @@ fn call_lines(view: &View, n: &crate::engine::Node, out: &mut Vec<Line<'static>>
             Some(Ok(resp)) => {
                 // The simulated model's counts are its own (made by the same text rule), as
                 // the header's and the summary's are: only a real server's missing usage is an estimate.
-                let est = if resp.usage.estimated && !resp.simulated { " (estimated)" } else { "" };
+                let est = match (resp.usage.estimated && !resp.simulated, r.tools.is_empty()) {
+                    (false, _) => "",
+                    (true, true) => " (estimated from the text: the server reported no usage)",
+                    (true, false) => {
+                        " (estimated from the text and the tool definitions: the server reported no usage)"
+                    }
+                };
                 let thought = match resp.usage.reasoning_tokens {
                     0 => String::new(),
                     r => format!(" ({r} thinking)"),

@@ -176,6 +176,7 @@ pub fn lines(view: &View, stats: &Stats, width: usize, rows: usize) -> Vec<Line<
             view.app.session.run.engine.tree().nodes().count()
         )),
     ]));
+    out.extend(server_lines(view, width));
     // Room after a chart for its peak (` peak 12345 (iteration 123)`).
     let spark_width = width.saturating_sub(9 + 26).max(4);
     let score = view.style(Slot::ScoreHigh);
@@ -269,6 +270,40 @@ pub fn lines(view: &View, stats: &Stats, width: usize, rows: usize) -> Vec<Line<
         out.push(Line::from(text("  no calls yet".into())));
     }
     out.truncate(rows);
+    out
+}
+
+/// How many of the run's tokens are estimated (the header's `~`) and how; what the run was
+/// told about the server before it began (the provider's notes) and found out as it went
+/// (it ignored `n`, sent no token usage, ...): each wrapped to at most three rows; a
+/// replay's as its session recorded them. An imported log's total is its own: not said.
+fn server_lines(view: &View, width: usize) -> Vec<Line<'static>> {
+    let session = &view.app.session;
+    let found = match &session.replay {
+        Some(r) => r.session.found(),
+        None => session.run.found(),
+    };
+    let estimated = match session.run.totals.estimated_tokens {
+        0 => None,
+        _ if session.header.provider.starts_with("import") => None,
+        n => Some(format!(
+            "~ {n} of the tokens are estimated from the text (about 4 characters a token): the server reported no \
+             usage for those calls"
+        )),
+    };
+    let mut out = Vec::new();
+    for note in estimated.iter().chain(&session.header.provider_notes).chain(found) {
+        let rows = super::caption::wrap(note, width.saturating_sub(9).max(8));
+        for (i, row) in rows.iter().take(3).enumerate() {
+            let cut = i == 2 && rows.len() > 3;
+            let row = if cut { format!("{row}…") } else { row.clone() };
+            let label = if i == 0 { "server" } else { "" };
+            out.push(Line::from(vec![
+                Span::styled(format!("{label:<9}"), view.style(Slot::Dim)),
+                Span::styled(row, view.style(Slot::Warning)),
+            ]));
+        }
+    }
     out
 }
 
