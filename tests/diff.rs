@@ -157,3 +157,21 @@ fn the_side_by_side_view_opens_and_quits_cleanly() {
     assert!(status.success(), "the same runs: exit 0 ({status:?})");
     screen.assert_restored("q");
 }
+
+/// Two runs that differ only in a reply's thinking diverge at that reply, and the detail
+/// shows the thinking line that differs, marked.
+#[test]
+fn a_reply_that_thought_otherwise_diverges_at_its_thinking() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = repo("sessions/thinking-bfs.jsonl");
+    let text = std::fs::read_to_string(&a).unwrap();
+    let changed = text.replacen("Okay, let me work through this.", "Hmm, let me go slowly.", 1);
+    assert_ne!(changed, text, "the demo's first thinking is as expected");
+    let b = dir.path().join("b.jsonl");
+    std::fs::write(&b, changed).unwrap();
+    let (_, v) = diff_json(&a, &b);
+    let d = &v["first_divergence"];
+    assert_eq!(d["kind"], "reply", "{v}");
+    let detail = d["detail"].to_string();
+    assert!(detail.contains("[thinking] Okay, let me work through this.") && detail.contains("[thinking] Hmm"), "{d}");
+}

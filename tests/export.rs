@@ -384,3 +384,26 @@ fn bad_input_is_one_plain_line() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("bad.jsonl:1"), "{err}");
 }
+
+/// A reasoning model's thinking is carried: by call, each piece with its sample, kind,
+/// text and size; a node's `made_by` finds the thinking that came before it, and the
+/// totals count reasoning tokens apart. A session without thinking has none.
+#[test]
+fn json_carries_each_calls_thinking() {
+    let v: Value = serde_json::from_str(&export_ok(&repo("sessions/thinking-bfs.jsonl"), "json")).expect("JSON");
+    let thinking = v["thinking"].as_object().expect("a thinking map");
+    assert!(!thinking.is_empty(), "{v}");
+    for pieces in thinking.values() {
+        for p in pieces.as_array().unwrap() {
+            assert_eq!(p["kind"], "simulated", "{p}");
+            assert!(p["text"].as_str().is_some_and(|t| !t.is_empty()) && p["tokens"].as_u64() > Some(0), "{p}");
+            assert!(p["sample"].as_u64().is_some(), "{p}");
+        }
+    }
+    let first = v["nodes"].as_array().unwrap().iter().find(|n| !n["made_by"].is_null()).expect("a model-made node");
+    let by = first["made_by"].to_string();
+    assert!(thinking[&by][0]["text"].as_str().unwrap().contains("So I will start with"), "{}", thinking[&by]);
+    assert!(v["totals"]["reasoning_tokens"].as_u64() > Some(0), "{}", v["totals"]);
+    let plain: Value = serde_json::from_str(&export_ok(&repo("sessions/bfs-solved.jsonl"), "json")).unwrap();
+    assert_eq!(plain["thinking"], serde_json::json!({}));
+}

@@ -268,7 +268,16 @@ fn prompt_text(r: &LlmRequest) -> String {
 fn reply_text(input: &Input) -> String {
     match input {
         Input::LlmReply(reply) => match &reply.result {
-            Ok(r) => r.completions.iter().map(|c| c.text.as_str()).collect::<Vec<_>>().join("\n"),
+            // The thinking first, marked, as it came before the answer.
+            Ok(r) => r
+                .completions
+                .iter()
+                .flat_map(|c| {
+                    let thought = c.thinking.iter().flat_map(|t| t.text.lines()).map(|l| format!("[thinking] {l}"));
+                    thought.chain(c.text.lines().map(str::to_string))
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
             Err(e) => e.to_string(),
         },
         Input::ToolReply(reply) => reply.result.text.clone(),

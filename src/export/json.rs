@@ -10,8 +10,13 @@
 //!   nodes: [ { id, parent, depth, children: [id], status, reason, thought, label,
 //!              value, samples, score_note, origin, edited_from, answer,
 //!              metrics: {name: number}, issues: [text], calls: [id], made_by,
-//!              on_solution_path } ] }
+//!              on_solution_path } ] ,
+//!   thinking: { "<call>": [ { sample, kind, text, tokens } ] } }  // each reply's thinking, by call
 //! ```
+//!
+//! A node's `made_by` names the call whose `thinking` came before it (a call of several
+//! samples has one entry per piece, each with its sample); encrypted or redacted pieces
+//! have an empty `text`. `totals.reasoning_tokens` counts the thinking apart.
 //!
 //! `status` is one of candidate, frontier, expanded, dropped, pruned, invalid, final,
 //! solution; `reason` says why for dropped and invalid nodes (else null); `origin` is
@@ -92,7 +97,34 @@ pub fn value(session: &Session, rebuilt: &Rebuilt) -> Value {
         "solution_path": path.iter().map(|id| id.0).collect::<Vec<_>>(),
         "totals": rebuilt.totals,
         "nodes": nodes,
+        "thinking": thinking(&rebuilt.engine),
     })
+}
+
+/// Each call's thinking, by call id: a piece per sample that thought, as the model wrote it.
+fn thinking(engine: &crate::engine::Engine) -> Value {
+    let mut by_call = serde_json::Map::new();
+    for (call, record) in &engine.core.calls {
+        let Some(Ok(reply)) = &record.reply else { continue };
+        let pieces: Vec<Value> = reply
+            .completions
+            .iter()
+            .enumerate()
+            .flat_map(|(sample, c)| c.thinking.iter().map(move |t| (sample, t)))
+            .map(|(sample, t)| {
+                json!({
+                    "sample": sample,
+                    "kind": t.kind,
+                    "text": t.text,
+                    "tokens": crate::protocol::estimate_tokens(&t.text),
+                })
+            })
+            .collect();
+        if !pieces.is_empty() {
+            by_call.insert(call.to_string(), Value::Array(pieces));
+        }
+    }
+    Value::Object(by_call)
 }
 
 /// The export as pretty-printed JSON text.

@@ -128,6 +128,8 @@ pub enum Action {
     Filter,
     /// Give the focused pane the whole screen, or give it back.
     Zoom,
+    /// Fold or unfold each reply's thinking in the detail pane.
+    Thinking,
 
     // Handing off to other programs.
     /// The focused text (the node's detail, or the transcript) in `$PAGER`.
@@ -144,7 +146,7 @@ pub enum Action {
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 65] = [
+    pub const ALL: [Action; 66] = [
         Action::Step,
         Action::RunPause,
         Action::Prune,
@@ -207,6 +209,7 @@ impl Action {
         Action::GotoNode,
         Action::Filter,
         Action::Zoom,
+        Action::Thinking,
         Action::Pager,
         Action::Editor,
         Action::Copy,

@@ -118,8 +118,29 @@ fn a_replys_thinking_is_shown_apart_and_counted_in_the_header() {
     select(&mut app, child);
     let screen = render(&mut app, 220, 60);
     assert!(screen.contains("thinking (simulated thinking, about"), "{screen}");
-    assert!(screen.contains("│ So I will start with:"), "the thinking's lines, dimmed and marked: {screen}");
+    // Folded: its first lines and how many more there are, and the key that unfolds it.
+    assert!(screen.contains("│ Okay, let me work through this."), "the thinking's lines, dimmed and marked: {screen}");
+    assert!(!screen.contains("│ So I will start with:"), "folded: {screen}");
+    assert!(screen.contains("│ … 2 more lines (T unfolds; / finds in them, V pages them)"), "{screen}");
     assert!(screen.contains("thinking) tokens"), "the call line counts the thinking: {screen}");
+    // The pager and the clipboard take it whole, folded or not.
+    assert!(app.focused_text().1.contains("│ So I will start with:"), "{}", app.focused_text().1);
+    act(&mut app, Action::Thinking);
+    let unfolded = render(&mut app, 220, 60);
+    assert!(unfolded.contains("│ So I will start with:") && !unfolded.contains("more lines (T unfolds"), "{unfolded}");
+    assert_eq!(app.message.as_deref(), Some("thinking unfolded in the detail pane"));
+    act(&mut app, Action::Thinking);
+    let view = ui::View::new(&app, app.selected());
+    let folded: Vec<String> = ui::detail::lines(&view).iter().map(|l| l.to_string()).collect();
+    assert!(folded.iter().any(|l| l.contains("more lines (T unfolds")), "folded again: {folded:#?}");
+    // The transcript says how long the model thought, at the run's end.
+    let view = ui::View::new(&app, app.selected());
+    let transcript: Vec<String> = ui::transcript::lines(&view).iter().map(|l| l.to_string()).collect();
+    let total = app.session.run.totals.reasoning_tokens;
+    assert!(
+        transcript.iter().any(|l| l.starts_with(&format!("the model thought for {total} tokens in "))),
+        "{transcript:#?}"
+    );
     let header = crate::tui::ui::status::header_text(&app, 220);
     assert!(header.contains(" thinking)"), "the header counts reasoning tokens apart: {header}");
     // A demo with no thinking says none.
@@ -742,6 +763,30 @@ fn a_second_native_call_shows_in_the_transcript_as_not_run() {
     let screen = render(&mut app, 160, 50);
     assert!(screen.contains("Action 1: Search[Ilse Varga]"), "{screen}");
     assert!(screen.contains(r#"lookup({"keyword":"born"}): not run: one call per step"#), "{screen}");
+}
+
+/// A ReAct step whose reply thought says how long, beside the step in the transcript.
+#[test]
+fn a_react_step_that_thought_says_for_how_long() {
+    use crate::tasks::qa_demo::QaDemo;
+    let dir = tempfile::tempdir().unwrap();
+    let task: Arc<dyn TaskSource> = Arc::new(QaDemo::new(None).unwrap());
+    let mut s = setup(dir.path(), Params::new(crate::engine::methods::react::KIND));
+    s.task = Arc::clone(&task);
+    s.header.task = "qa-demo".into();
+    let problem = task.problem(0).unwrap();
+    let mut app = App::live(s, &problem, Keymap::default(), ThemeSet::default(), "dark");
+    let effects = app.handle_action(Action::Step);
+    let sim = SimProvider::new(SimConfig { thinking: true, ..SimConfig::default() }, &SimPlayers);
+    let Some(Effect::CallLlm { call, request }) = effects.into_iter().next() else { panic!("a model call") };
+    let reply = sim.answer(&request);
+    let tokens = reply.as_ref().unwrap().usage.reasoning_tokens;
+    assert!(tokens > 0, "the simulated model thought");
+    app.on_reply(LlmReply { call, result: reply }, &request);
+    let view = ui::View::new(&app, app.selected());
+    let lines: Vec<String> = ui::transcript::lines(&view).iter().map(|l| l.to_string()).collect();
+    let said = format!("(thought for {tokens} tokens)");
+    assert_eq!(lines.iter().filter(|l| l.contains(&said)).count(), 1, "once, on the step's first line: {lines:#?}");
 }
 
 #[test]

@@ -407,6 +407,12 @@ impl App {
             Action::GotoNode => self.goto_popup(),
             Action::Filter => self.filter_key(),
             Action::Zoom => self.toggle_zoom(),
+            Action::Thinking => {
+                self.view.thinking_open = !self.view.thinking_open;
+                let now = if self.view.thinking_open { "unfolded" } else { "folded" };
+                self.message = Some(format!("thinking {now} in the detail pane"));
+                self.touch();
+            }
             Action::Pager => self.hand_to_pager(),
             Action::Editor => self.hand_to_editor(node),
             Action::Copy => self.hand_to_clipboard(),

@@ -16,7 +16,8 @@ impl App {
         if self.view.focus == Pane::Transcript {
             return ("the transcript".into(), plain_text(&crate::tui::ui::transcript::lines(&view)));
         }
-        (format!("{node}'s detail"), plain_text(&crate::tui::ui::detail::lines(&view)))
+        // Whole: the thinking unfolded, whatever the pane shows.
+        (format!("{node}'s detail"), plain_text(&crate::tui::ui::detail::lines_with(&view, true)))
     }
 
     /// `V`: the focused text in the pager.

@@ -148,9 +148,11 @@ fn node_matches(engine: &Engine, node: &crate::engine::Node, re: &Regex, replies
         let hit = *replies.entry(call).or_insert_with(|| {
             let reply = engine.core.calls.get(&call).and_then(|r| r.reply.as_ref()).and_then(|r| r.as_ref().ok());
             reply.is_some_and(|r| {
-                r.completions
-                    .iter()
-                    .any(|c| re.is_match(&c.text) || c.tool_calls.iter().any(|t| re.is_match(&t.describe())))
+                r.completions.iter().any(|c| {
+                    re.is_match(&c.text)
+                        || c.tool_calls.iter().any(|t| re.is_match(&t.describe()))
+                        || c.thinking.iter().any(|t| re.is_match(&t.text))
+                })
             })
         });
         if hit {

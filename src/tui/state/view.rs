@@ -11,6 +11,8 @@ pub struct ViewState {
     pub split: u16,
     /// `z`: the focused pane has the whole screen.
     pub zoomed: bool,
+    /// `T`: the detail pane shows each reply's thinking whole (else its first lines).
+    pub thinking_open: bool,
     pub themes: ThemeSet,
     pub theme_name: String,
     pub no_color: bool,
@@ -22,7 +24,16 @@ impl ViewState {
     /// The tree focused, the left column at 48%, theme `theme` (else the first one).
     pub fn new(themes: ThemeSet, theme: &str) -> ViewState {
         let theme_name = themes.get_or_first(theme).name.clone();
-        ViewState { focus: Pane::Tree, split: 48, zoomed: false, themes, theme_name, no_color: false, version: 0 }
+        ViewState {
+            focus: Pane::Tree,
+            split: 48,
+            zoomed: false,
+            thinking_open: false,
+            themes,
+            theme_name,
+            no_color: false,
+            version: 0,
+        }
     }
 
     /// The theme drawn with (without colours under `--no-color`).

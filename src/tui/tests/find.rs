@@ -223,6 +223,22 @@ fn find_searches_the_replies_behind_a_node() {
     assert!(find.is_match(app.selected().0));
 }
 
+/// `/` finds in a reply's thinking too, folded or not.
+#[test]
+fn find_searches_the_thinking_behind_a_node() {
+    let dir = tempfile::tempdir().unwrap();
+    let which = crate::demos::DEMOS.iter().position(|d| d.file == "thinking-bfs.jsonl").unwrap();
+    let mut app = demo_replay(dir.path(), which);
+    // Words only the thinking has (the proposals never say them).
+    assert!(app.session.run.engine.tree().nodes().all(|n| !n.thought.contains("double-check")));
+    let replies = app.session.run.engine.core.calls.values().filter_map(|c| c.reply.as_ref()?.as_ref().ok());
+    assert!(replies.flat_map(|r| &r.completions).all(|c| !c.text.contains("double-check")));
+    key(&mut app, '/');
+    enter(&mut app, "double-check");
+    assert!(message(&app).starts_with("/double-check/: match "), "{}", message(&app));
+    assert!(app.find.as_ref().unwrap().is_match(app.selected().0));
+}
+
 #[test]
 fn a_bad_regex_is_one_line_and_esc_cancels_the_prompt() {
     for (width, height) in SIZES {

@@ -12,6 +12,12 @@ use crate::engine::tree::format_value;
 use crate::engine::{NodeStatus, Origin};
 
 pub fn lines(view: &View) -> Vec<Line<'static>> {
+    lines_with(view, view.app.view.thinking_open)
+}
+
+/// [`lines`], with each reply's thinking whole (`thinking_open`) or folded to its first
+/// lines (the pager and the clipboard take it whole).
+pub fn lines_with(view: &View, thinking_open: bool) -> Vec<Line<'static>> {
     let app = view.app;
     let node_id = view.selected;
     let tree = app.session.run.engine.tree();
@@ -87,13 +93,13 @@ pub fn lines(view: &View) -> Vec<Line<'static>> {
     for issue in &n.issues {
         out.push(Line::from(Span::styled(format!("! {issue}"), view.style(Slot::Warning))));
     }
-    call_lines(view, n, &mut out);
+    call_lines(view, n, thinking_open, &mut out);
     out
 }
 
 /// Every call behind `n`, the one that wrote it first: its purpose, tokens and time, the
 /// messages sent, the replies (or the text streaming in) and any native tool calls.
-fn call_lines(view: &View, n: &crate::engine::Node, out: &mut Vec<Line<'static>>) {
+fn call_lines(view: &View, n: &crate::engine::Node, thinking_open: bool, out: &mut Vec<Line<'static>>) {
     let app = view.app;
     let head = view.style(Slot::Title);
     let dim = view.style(Slot::Dim);
@@ -167,7 +173,7 @@ fn call_lines(view: &View, n: &crate::engine::Node, out: &mut Vec<Line<'static>>
         }
         if let Some(Ok(resp)) = &record.reply {
             for (i, c) in resp.completions.iter().enumerate() {
-                thinking_lines(view, c, out);
+                thinking_lines(view, c, thinking_open, out);
                 out.push(Line::from(Span::styled(format!("reply {}:", i + 1), head)));
                 for l in c.text.lines() {
                     out.push(Line::from(Span::styled(format!("  {l}"), view.style(Slot::Observation))));
@@ -182,10 +188,13 @@ fn call_lines(view: &View, n: &crate::engine::Node, out: &mut Vec<Line<'static>>
     }
 }
 
+/// How many lines of a piece of thinking the folded detail pane shows.
+const FOLDED_LINES: usize = 3;
+
 /// A reply's thinking, apart from its answer and dimmed (no reader saw it): where it
-/// came from and about how long it is, then its text; a redacted or encrypted piece is
-/// named, never shown.
-fn thinking_lines(view: &View, c: &crate::protocol::Completion, out: &mut Vec<Line<'static>>) {
+/// came from and about how long it is, then its text (folded: its first lines and how
+/// many more there are); a redacted or encrypted piece is named, never shown.
+fn thinking_lines(view: &View, c: &crate::protocol::Completion, open: bool, out: &mut Vec<Line<'static>>) {
     let dim = view.style(Slot::Dim);
     for t in &c.thinking {
         let tokens = crate::protocol::estimate_tokens(&t.text);
@@ -195,8 +204,15 @@ fn thinking_lines(view: &View, c: &crate::protocol::Completion, out: &mut Vec<Li
             (false, _) => format!("thinking ({}, about {tokens} tokens; not read as the answer):", t.kind.label()),
         };
         out.push(Line::from(Span::styled(title, view.style(Slot::Title))));
-        for l in t.text.lines() {
+        let all = t.text.lines().count();
+        let shown = if open || all <= FOLDED_LINES + 1 { all } else { FOLDED_LINES };
+        for l in t.text.lines().take(shown) {
             out.push(Line::from(Span::styled(format!("  │ {l}"), dim)));
+        }
+        if shown < all {
+            let key = view.key(crate::tui::action::Action::Thinking);
+            let more = format!("  │ … {} more lines ({key} unfolds; / finds in them, V pages them)", all - shown);
+            out.push(Line::from(Span::styled(more, view.style(Slot::HelpKey))));
         }
     }
 }

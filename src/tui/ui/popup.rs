@@ -64,7 +64,8 @@ fn help_group(action: Action) -> usize {
         ReplayStepBack | ReplayStepForward | ReplayMarkBack | ReplayMarkForward | ReplayBack | ReplayForward
         | ReplayStart | ReplayEnd | ReplayPlay | ReplayPlayNonstop | ShowCaption | ReplaySlower | ReplayFaster
         | Fork => 2,
-        CycleTheme | Help | Quit | Memory | Export | Breaks | Stats | Zoom | Pager | Editor | Copy | Pane(_) => 3,
+        CycleTheme | Help | Quit | Memory | Export | Breaks | Stats | Zoom | Thinking | Pager | Editor | Copy
+        | Pane(_) => 3,
         _ => 1,
     }
 }
@@ -97,7 +98,9 @@ pub fn pane_actions(pane: Pane) -> &'static [Action] {
             Zoom,
         ],
         super::super::state::Pane::Scores => &[Up, Down, PageUp, PageDown, Top, Bottom, Zoom],
-        super::super::state::Pane::Detail => &[Up, Down, PageUp, PageDown, Top, Bottom, Pager, Editor, Copy, Zoom],
+        super::super::state::Pane::Detail => {
+            &[Up, Down, PageUp, PageDown, Top, Bottom, Thinking, Pager, Editor, Copy, Zoom]
+        }
         super::super::state::Pane::Transcript => &[Up, Down, PageUp, PageDown, Top, Bottom, Pager, Copy, Zoom],
     }
 }

@@ -81,6 +81,9 @@ fn trajectory(view: &View) -> (Vec<Line<'static>>, std::ops::Range<usize>) {
                 let k = p.unwrap_or(0) + 1;
                 spans.push(Span::styled(format!("  [branch {k} of {siblings}]"), view.style(Slot::Dim)));
             }
+            if let Some(tokens) = thought_for(view, node).filter(|_| i == 0) {
+                spans.push(Span::styled(format!("  (thought for {tokens} tokens)"), view.style(Slot::Dim)));
+            }
             if let NodeStatus::Invalid(reason) = &node.status {
                 if i == 0 {
                     spans.push(Span::styled(format!("  ({reason})"), view.style(Slot::Error)));
@@ -93,6 +96,34 @@ fn trajectory(view: &View) -> (Vec<Line<'static>>, std::ops::Range<usize>) {
         }
     }
     (out, selected)
+}
+
+/// How long the model thought before the reply that made `node` (its reasoning tokens,
+/// as the server counted them or as estimated from the thinking's text); none for a reply
+/// without thinking.
+fn thought_for(view: &View, node: &crate::engine::Node) -> Option<u64> {
+    let call = view.app.session.run.engine.core.calls.get(&node.made_by?)?;
+    let reply = call.reply.as_ref()?.as_ref().ok()?;
+    Some(reply.usage.reasoning_tokens).filter(|&t| t > 0)
+}
+
+/// The whole run's thinking, at its end: `the model thought for 1234 tokens in 12 replies`.
+fn thinking_total(view: &View) -> Option<String> {
+    let calls = view.app.session.run.engine.core.calls.values();
+    let thought: Vec<u64> = calls
+        .filter_map(|c| c.reply.as_ref()?.as_ref().ok())
+        .filter(|r| !r.cached)
+        .map(|r| r.usage.reasoning_tokens)
+        .filter(|&t| t > 0)
+        .collect();
+    let replies = if thought.len() == 1 { "reply" } else { "replies" };
+    (!thought.is_empty()).then(|| {
+        format!(
+            "the model thought for {} tokens in {} {replies} (each folded under its reply in the detail pane)",
+            thought.iter().sum::<u64>(),
+            thought.len()
+        )
+    })
 }
 
 /// A step's lines as the transcript shows them, each with its slot and whether it is the
@@ -175,6 +206,7 @@ pub fn lines(view: &View) -> Vec<Line<'static>> {
     // The end of the run: the kinds of reply the model got wrong half the time or more.
     let health = |out: &mut Vec<Line<'static>>| {
         let health = crate::engine::health::ReplyHealth::of(&view.app.session.run.engine);
+        out.extend(thinking_total(view).map(|t| Line::from(Span::styled(t, view.style(Slot::Dim)))));
         out.extend(health.warnings().into_iter().map(|w| Line::from(Span::styled(w, view.style(Slot::Warning)))));
     };
     for (i, e) in events.iter().enumerate() {
