@@ -81,6 +81,9 @@ pub struct Profile {
     /// Switch an open model's thinking on or off (Qwen3, DeepSeek-V3.1, ...): sent as
     /// `chat_template_kwargs.enable_thinking`, which vLLM, SGLang and llama.cpp's server read.
     pub think: Option<bool>,
+    /// Where `think` goes: `chat_template_kwargs` (default) or `reasoning_effort` (`none`
+    /// for off, `medium` or `--reasoning-effort`'s level for on; the built-in `ollama`).
+    pub think_via: Option<super::api::ThinkVia>,
     /// The tag pairs a model served raw puts its thinking between, replacing the
     /// defaults (`[["<think>", "</think>"], ...]`; `[]` turns the splitting off).
     pub think_tags: Option<Vec<[String; 2]>>,
@@ -137,6 +140,7 @@ impl Profile {
             reasoning_effort,
             thinking_budget,
             think,
+            think_via,
             think_tags
         );
         self
@@ -151,6 +155,7 @@ pub fn builtin_profile(name: &str) -> Option<Profile> {
         base_url: Some(b.base_url.to_string()),
         api_key_env: b.key_env.map(str::to_string),
         n: b.n,
+        think_via: b.think_via,
         ..Profile::default()
     })
 }
@@ -667,7 +672,8 @@ fn reasoning_of(
     let api = kind.api();
     if let (Some(_), false) = (budget, api.takes_thinking_budget()) {
         return Err(ConfigError::Invalid(format!(
-            "--thinking-budget is Anthropic's extended thinking; provider {name} speaks the {} API: give              --reasoning-effort LEVEL instead",
+            "--thinking-budget is Anthropic's extended thinking; provider {name} speaks the {} API: give \
+             --reasoning-effort LEVEL instead",
             kind.name()
         )));
     }
@@ -685,6 +691,15 @@ fn reasoning_of(
             kind.name()
         )));
     }
+    let think_via = profile.think_via.unwrap_or_default();
+    if let (Some(false), super::api::ThinkVia::ReasoningEffort, Some((level, source))) = (think, think_via, &effort) {
+        if level.as_str() != "none" {
+            return Err(ConfigError::Invalid(format!(
+                "--think off and {source} {level} contradict each other: provider {name} switches thinking through \
+                 reasoning_effort; leave one out"
+            )));
+        }
+    }
     let tags = match &profile.think_tags {
         Some(pairs) => pairs.iter().map(|[o, c]| (o.clone(), c.clone())).collect(),
         None => crate::protocol::default_think_tags(),
@@ -694,6 +709,7 @@ fn reasoning_of(
         effort: effort.map(|(level, _)| level.clone()),
         thinking_budget: budget,
         think,
+        think_via,
         think_tags: tags,
     })
 }

@@ -194,6 +194,23 @@ fn is_zero(n: &u32) -> bool {
 }
 
 impl LlmRequest {
+    /// One sample of `messages` at temperature 0.7, with no completion limit, stop, tools
+    /// or context: what a one-off call (and a test) starts from.
+    pub fn simple(purpose: Purpose, messages: Vec<Message>) -> Self {
+        LlmRequest {
+            purpose,
+            messages,
+            n: 1,
+            temperature: 0.7,
+            max_tokens: None,
+            stop: Vec::new(),
+            context: serde_json::Value::Null,
+            nonce: 0,
+            tools: Vec::new(),
+            sampling: Sampling::default(),
+        }
+    }
+
     pub fn from_prompt(prompt: Prompt, n: u32, temperature: f32) -> Self {
         LlmRequest {
             purpose: prompt.purpose,

@@ -249,6 +249,7 @@ const PROFILES: &[Builtin] = &[Builtin {
     key_env: Some("ANTHROPIC_API_KEY"),
     base_url_env: Some("ANTHROPIC_BASE_URL"),
     n: Some(false),
+    think_via: None,
     about: "Anthropic's Messages API",
 }];
 

@@ -51,6 +51,8 @@ pub struct Builtin {
     pub base_url_env: Option<&'static str>,
     /// Whether the server honours `n`, when known (`None`: found out from the first reply).
     pub n: Option<bool>,
+    /// Where `--think on|off` goes when not `chat_template_kwargs` (see [`ThinkVia`]).
+    pub think_via: Option<ThinkVia>,
     /// What the profile is for, in the generated reference.
     pub about: &'static str,
 }
@@ -82,6 +84,18 @@ pub struct Settings {
     pub reasoning: Reasoning,
 }
 
+/// Where an open model's think switch goes in a chat-completions request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ThinkVia {
+    /// `chat_template_kwargs.enable_thinking`, which vLLM, SGLang and llama.cpp's server read.
+    #[default]
+    ChatTemplateKwargs,
+    /// `reasoning_effort`: `none` for off, a level for on (Ollama's OpenAI-compatible API
+    /// takes its think switch there and ignores `chat_template_kwargs`).
+    ReasoningEffort,
+}
+
 /// What is asked of a reasoning model, as the flags and the profile resolve it.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Reasoning {
@@ -92,8 +106,10 @@ pub struct Reasoning {
     pub effort: Option<String>,
     /// Anthropic's extended thinking budget, in tokens.
     pub thinking_budget: Option<u32>,
-    /// An open model's thinking switched on or off (`chat_template_kwargs.enable_thinking`).
+    /// An open model's thinking switched on or off (`chat_template_kwargs.enable_thinking`,
+    /// or `reasoning_effort` where the profile says so: see [`ThinkVia`]).
     pub think: Option<bool>,
+    pub think_via: ThinkVia,
     /// The tag pairs split off the front of a reply's text (`<think>…</think>`, ...).
     pub think_tags: Vec<(String, String)>,
 }
@@ -222,11 +238,21 @@ pub fn sampling(body: &mut serde_json::Map<String, Value>, call: &Call<'_>) {
     if let Some(effort) = &reasoning.effort {
         body.insert("reasoning_effort".into(), serde_json::json!(effort));
     }
-    if let Some(on) = reasoning.think {
-        body.insert("chat_template_kwargs".into(), serde_json::json!({"enable_thinking": on}));
+    match (reasoning.think, reasoning.think_via) {
+        (Some(on), ThinkVia::ChatTemplateKwargs) => {
+            body.insert("chat_template_kwargs".into(), serde_json::json!({"enable_thinking": on}));
+        }
+        // A level given with --reasoning-effort is already there (a contradicting one is refused).
+        (Some(on), ThinkVia::ReasoningEffort) if reasoning.effort.is_none() => {
+            body.insert("reasoning_effort".into(), serde_json::json!(if on { THINK_ON_EFFORT } else { "none" }));
+        }
+        _ => {}
     }
     call.request.sampling.insert_into(body, &["top_p", "presence_penalty", "frequency_penalty"]);
 }
+
+/// The level `--think on` asks where the switch goes as `reasoning_effort` and no level was given.
+pub const THINK_ON_EFFORT: &str = "medium";
 
 /// The note a reasoning model's left-out temperature needs.
 pub fn reasoning_notes(model: &str, settings: &Settings) -> Vec<String> {
@@ -240,12 +266,23 @@ pub fn reasoning_notes(model: &str, settings: &Settings) -> Vec<String> {
     if let Some(effort) = &settings.reasoning.effort {
         notes.push(format!("reasoning effort {effort} is asked of {model}"));
     }
-    if let Some(on) = settings.reasoning.think {
-        notes.push(format!(
+    let onoff = |on: bool| if on { "on" } else { "off" };
+    match (settings.reasoning.think, settings.reasoning.think_via) {
+        (Some(on), ThinkVia::ChatTemplateKwargs) => notes.push(format!(
             "thinking is switched {} through chat_template_kwargs.enable_thinking (vLLM, SGLang and llama.cpp's \
              server read it; a server that does not leaves the model as it is)",
-            if on { "on" } else { "off" }
-        ));
+            onoff(on)
+        )),
+        (Some(on), ThinkVia::ReasoningEffort) => notes.push(format!(
+            "thinking is switched {} through reasoning_effort ({}), as Ollama's OpenAI-compatible API takes it",
+            onoff(on),
+            match (&settings.reasoning.effort, on) {
+                (Some(level), _) => level.clone(),
+                (None, true) => format!("{THINK_ON_EFFORT}; --reasoning-effort LEVEL asks another"),
+                (None, false) => "none".into(),
+            }
+        )),
+        (None, _) => {}
     }
     notes
 }

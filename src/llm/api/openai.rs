@@ -361,6 +361,7 @@ const PROFILES: &[Builtin] = &[
         key_env: Some("OPENAI_API_KEY"),
         base_url_env: Some("OPENAI_BASE_URL"),
         n: None,
+        think_via: None,
         about: "OpenAI's chat completions",
     },
     Builtin {
@@ -369,6 +370,7 @@ const PROFILES: &[Builtin] = &[
         key_env: None,
         base_url_env: None,
         n: None,
+        think_via: Some(super::ThinkVia::ReasoningEffort),
         about: "an Ollama server on this machine",
     },
     Builtin {
@@ -377,6 +379,7 @@ const PROFILES: &[Builtin] = &[
         key_env: None,
         base_url_env: None,
         n: None,
+        think_via: None,
         about: "a vLLM server on this machine",
     },
     Builtin {
@@ -385,6 +388,7 @@ const PROFILES: &[Builtin] = &[
         key_env: None,
         base_url_env: None,
         n: Some(false),
+        think_via: None,
         about: "a llama.cpp server on this machine (it ignores n: one request per sample)",
     },
     Builtin {
@@ -393,6 +397,7 @@ const PROFILES: &[Builtin] = &[
         key_env: None,
         base_url_env: None,
         n: None,
+        think_via: None,
         about: "an LM Studio server on this machine",
     },
     Builtin {
@@ -401,6 +406,7 @@ const PROFILES: &[Builtin] = &[
         key_env: Some("OPENROUTER_API_KEY"),
         base_url_env: None,
         n: None,
+        think_via: None,
         about: "OpenRouter's chat completions",
     },
 ];
@@ -700,18 +706,7 @@ mod tests {
     #[test]
     fn an_open_models_thinking_is_switched_through_the_chat_template() {
         let env = |_: &str| None;
-        let request = LlmRequest {
-            purpose: crate::protocol::Purpose::Value,
-            messages: vec![crate::protocol::Message::user("x")],
-            n: 1,
-            temperature: 0.7,
-            max_tokens: None,
-            stop: vec![],
-            context: Value::Null,
-            nonce: 0,
-            tools: vec![],
-            sampling: Default::default(),
-        };
+        let request = LlmRequest::simple(crate::protocol::Purpose::Value, vec![crate::protocol::Message::user("x")]);
         for think in [Some(false), Some(true), None] {
             let args = crate::llm::config::ProviderOptions { model: Some("qwen3-8b".into()), think, ..Default::default() };
             let r = crate::llm::config::resolve("vllm", &args, &crate::llm::config::FileConfig::default(), &env, 1);
@@ -724,5 +719,49 @@ mod tests {
             use crate::llm::Provider;
             assert_eq!(p.notes().iter().any(|n| n.contains("chat_template_kwargs")), think.is_some());
         }
+    }
+
+    /// Ollama's OpenAI-compatible API takes its think switch as `reasoning_effort` (`none`
+    /// for off, a level for on) and ignores `chat_template_kwargs`: the built-in profile
+    /// sends it there, a level given with --reasoning-effort wins, and off with a level
+    /// is refused as a contradiction.
+    #[test]
+    fn ollamas_think_switch_goes_as_reasoning_effort() {
+        let env = |_: &str| None;
+        let request = LlmRequest::simple(crate::protocol::Purpose::Value, vec![crate::protocol::Message::user("x")]);
+        let cases = [(Some(true), None, Some("medium")), (Some(false), None, Some("none")), (None, None, None)];
+        let cases = cases.into_iter().chain([(Some(true), Some("high"), Some("high")), (None, Some("low"), Some("low"))]);
+        for (think, effort, sent) in cases {
+            let args = crate::llm::config::ProviderOptions {
+                model: Some("qwen3:8b".into()),
+                think,
+                reasoning_effort: effort.map(str::to_string),
+                ..Default::default()
+            };
+            let r = crate::llm::config::resolve("ollama", &args, &crate::llm::config::FileConfig::default(), &env, 1);
+            let p = HttpProvider::new(&r.unwrap()).unwrap();
+            let b = p.body(&request, 1, 0, false);
+            assert_eq!(b.get("reasoning_effort").and_then(Value::as_str), sent, "{think:?} {effort:?}: {b}");
+            assert!(b.get("chat_template_kwargs").is_none(), "{b}");
+            use crate::llm::Provider;
+            let said = p.notes().iter().any(|n| n.contains("through reasoning_effort"));
+            assert_eq!(said, think.is_some(), "{:?}", p.notes());
+        }
+        let args = crate::llm::config::ProviderOptions {
+            model: Some("qwen3:8b".into()),
+            think: Some(false),
+            reasoning_effort: Some("high".into()),
+            ..Default::default()
+        };
+        let err = crate::llm::config::resolve("ollama", &args, &crate::llm::config::FileConfig::default(), &env, 1);
+        let err = err.unwrap_err().to_string();
+        assert!(err.contains("--think off and --reasoning-effort high contradict each other"), "{err}");
+        // A profile of another kind of server may say so too.
+        let file: crate::llm::config::FileConfig =
+            toml::from_str("[providers.box]\nkind = \"openai\"\nbase_url = \"http://h/v1\"\nthink_via = \"reasoning_effort\"\n")
+                .unwrap();
+        let args = crate::llm::config::ProviderOptions { model: Some("m".into()), think: Some(false), ..Default::default() };
+        let p = HttpProvider::new(&crate::llm::config::resolve("box", &args, &file, &env, 1).unwrap()).unwrap();
+        assert_eq!(p.body(&request, 1, 0, false)["reasoning_effort"], "none");
     }
 }

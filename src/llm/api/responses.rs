@@ -38,6 +38,7 @@ const PROFILES: &[Builtin] = &[Builtin {
     key_env: Some("OPENAI_API_KEY"),
     base_url_env: Some("OPENAI_BASE_URL"),
     n: Some(false),
+    think_via: None,
     about: "OpenAI's Responses API",
 }];
 
