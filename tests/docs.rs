@@ -37,26 +37,93 @@ fn a_changed_generated_file_is_named_and_rewritten() {
     };
     copy("README.md");
     copy("assets/explorer.svg");
-    for entry in std::fs::read_dir(root().join("docs/reference")).unwrap() {
-        let name = entry.unwrap().file_name().into_string().unwrap();
-        copy(&format!("docs/reference/{name}"));
+    for folder in ["docs/reference", "docs/man"] {
+        for entry in std::fs::read_dir(root().join(folder)).unwrap() {
+            let name = entry.unwrap().file_name().into_string().unwrap();
+            copy(&format!("{folder}/{name}"));
+        }
     }
     let run = dir.path().join("docs/reference/run.md");
     let text = std::fs::read_to_string(&run).unwrap();
     std::fs::write(&run, text.replacen("--task", "--tsak", 1)).unwrap();
     std::fs::remove_file(dir.path().join("docs/reference/keys.md")).unwrap();
+    let man = dir.path().join("docs/man/thoughtscope-serve.1");
+    let page = std::fs::read_to_string(&man).unwrap();
+    std::fs::write(&man, page.replacen("port", "prot", 1)).unwrap();
+    std::fs::remove_file(dir.path().join("docs/man/thoughtscope-task-new.1")).unwrap();
     let out = docs(&["--check", dir.path().to_str().unwrap()]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("docs/reference/run.md") && err.contains("docs/reference/keys.md"), "{err}");
+    assert!(err.contains("docs/man/thoughtscope-serve.1") && err.contains("docs/man/thoughtscope-task-new.1"), "{err}");
     assert!(!err.contains("docs/reference/tui.md"), "only the changed files are named: {err}");
+    assert!(!err.contains("docs/man/thoughtscope-run.1"), "only the changed files are named: {err}");
     assert!(err.contains("run `cargo run -- docs`"), "{err}");
     assert_eq!(err.lines().count(), 1, "one line: {err}");
 
     let out = docs(&[dir.path().to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(std::fs::read_to_string(&run).unwrap(), text, "the file is written back");
+    assert_eq!(std::fs::read_to_string(&man).unwrap(), page, "the man page is written back");
     assert!(docs(&["--check", dir.path().to_str().unwrap()]).status.success());
+}
+
+/// The man pages come from the same clap definitions as `--help`: `thoughtscope.1`, one
+/// page per command `-h` lists and one per nested command, each with its options; no
+/// page is left for a command that is gone; and `man ./docs/man/PAGE` (what the docs
+/// tell a reader to type) shows them.
+#[test]
+fn each_command_has_a_man_page_that_man_reads() {
+    let dir = root().join("docs/man");
+    let mut pages: Vec<String> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    pages.sort();
+    let top = std::fs::read_to_string(dir.join("thoughtscope.1")).unwrap();
+    assert!(top.contains(".TH thoughtscope 1"), "{top}");
+    let commands: Vec<String> = help(&["-h"])
+        .lines()
+        .skip_while(|l| *l != "Commands:")
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .filter(|c| c != "help")
+        .collect();
+    assert!(commands.len() >= 12, "{commands:?}");
+    for command in &commands {
+        let page = format!("thoughtscope-{command}.1");
+        let text = std::fs::read_to_string(dir.join(&page)).unwrap_or_else(|e| panic!("docs/man/{page}: {e}"));
+        assert!(text.contains(&format!(".TH thoughtscope-{command} 1")), "{page}");
+        assert!(top.contains(&format!("thoughtscope\\-{command}(1)")), "thoughtscope.1 lists {command}");
+    }
+    assert!(pages.contains(&"thoughtscope-task-new.1".to_string()), "nested commands have pages: {pages:?}");
+    for page in &pages {
+        let name = page.strip_suffix(".1").unwrap_or_else(|| panic!("docs/man/{page} is not a section-1 page"));
+        let command = name.strip_prefix("thoughtscope").unwrap().trim_start_matches('-');
+        let first = command.split('-').next().unwrap();
+        assert!(command.is_empty() || commands.iter().any(|c| c == first), "docs/man/{page}: no such command");
+    }
+    let run = std::fs::read_to_string(dir.join("thoughtscope-run.1")).unwrap();
+    for flag in ["uct\\-c", "budget\\-usd", "task"] {
+        assert!(run.contains(&format!("\\-\\-{flag}")), "thoughtscope-run.1 lists --{flag}");
+    }
+
+    let Ok(out) = Command::new("man")
+        .current_dir(root())
+        .arg("./docs/man/thoughtscope-run.1")
+        .env("MANWIDTH", "80")
+        .env("MANPAGER", "cat")
+        .env("PAGER", "cat")
+        .env("LC_ALL", "C")
+        .output()
+    else {
+        eprintln!("skipped reading the page with man: this machine has no `man`");
+        return;
+    };
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "man: {}", String::from_utf8_lossy(&out.stderr));
+    for text in ["thoughtscope-run", "--uct-c", "--budget-usd", "SEE ALSO", "docs/reference/run.md"] {
+        assert!(shown.contains(text), "man shows {text}:\n{shown}");
+    }
 }
 
 /// A README without the table's marker lines is one line saying so, not a panic.

@@ -1,10 +1,13 @@
 //! `thoughtscope docs [--check] [DIR]`: the documentation made from the code. It writes
 //! the reference under `docs/reference/` (one page per command from the clap
 //! definitions, the keys from the default keymap, the methods, tasks and parameters from
-//! the registries, the config file's keys from their declarations), the README's table
+//! the registries, the config file's keys from their declarations), the man pages under
+//! `docs/man/` (from the same clap definitions, by clap_mangen), the README's table
 //! of methods and tasks (between marker comments) and `assets/explorer.svg` (the
 //! explorer drawn into ratatui's test backend from a bundled demo). `--check` writes
 //! nothing and fails naming each file that differs, so a test keeps the docs true.
+
+mod man;
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -104,6 +107,7 @@ pub(crate) fn generate(readme: &str) -> Result<Vec<(PathBuf, String)>> {
     files.push((reference.join("parameters.md"), parameters_page()));
     files.push((reference.join("config.md"), config_page()?));
     files.push((reference.join("README.md"), index_page(&cli)));
+    files.extend(man::pages(super::negative_numbers(Cli::command()))?);
     files.push((PathBuf::from("README.md"), readme_with_table(readme)?));
     files.push((PathBuf::from("assets/explorer.svg"), explorer_svg()?));
     Ok(files)

@@ -129,8 +129,8 @@ pub(crate) enum Cmd {
     Serve(Box<ServeArgs>),
     /// Rewrite the docs generated from the code.
     ///
-    /// The reference under docs/reference/, the README's method and task table, and
-    /// assets/explorer.svg.
+    /// The reference under docs/reference/, the man pages under docs/man/, the README's
+    /// method and task table, and assets/explorer.svg.
     Docs(docs::DocsArgs),
 }
 
