@@ -406,4 +406,10 @@ fn json_carries_each_calls_thinking() {
     assert!(v["totals"]["reasoning_tokens"].as_u64() > Some(0), "{}", v["totals"]);
     let plain: Value = serde_json::from_str(&export_ok(&repo("sessions/bfs-solved.jsonl"), "json")).unwrap();
     assert_eq!(plain["thinking"], serde_json::json!({}));
+    // The OpenTelemetry spans carry it in each completion, apart from its text.
+    let otel = export_ok(&repo("sessions/thinking-bfs.jsonl"), "otel");
+    assert!(
+        otel.contains("So I will start with") && otel.contains(r#"\"thinking\":[{\"kind\":\"simulated\""#),
+        "{otel:.2000}"
+    );
 }
