@@ -80,14 +80,7 @@ fn each_command_has_a_man_page_that_man_reads() {
     pages.sort();
     let top = std::fs::read_to_string(dir.join("thoughtscope.1")).unwrap();
     assert!(top.contains(".TH thoughtscope 1"), "{top}");
-    let commands: Vec<String> = help(&["-h"])
-        .lines()
-        .skip_while(|l| *l != "Commands:")
-        .skip(1)
-        .take_while(|l| l.starts_with("  "))
-        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
-        .filter(|c| c != "help")
-        .collect();
+    let commands = commands(&help(&["-h"]));
     assert!(commands.len() >= 12, "{commands:?}");
     for command in &commands {
         let page = format!("thoughtscope-{command}.1");
@@ -313,6 +306,17 @@ fn rows_at_80(text: &str) -> usize {
     text.lines().map(|l| l.chars().count().div_ceil(80).max(1)).sum()
 }
 
+/// The commands `thoughtscope -h` lists (not `help`).
+fn commands(top: &str) -> Vec<String> {
+    top.lines()
+        .skip_while(|l| *l != "Commands:")
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .filter(|c| c != "help")
+        .collect()
+}
+
 fn help(args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_thoughtscope")).args(args).output().expect("the binary runs");
     assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
@@ -326,14 +330,7 @@ fn each_short_help_fits_one_screen_and_points_to_the_rest() {
     let top = help(&["-h"]);
     assert!(rows_at_80(&top) <= 24, "thoughtscope -h takes {} rows:\n{top}", rows_at_80(&top));
     assert!(top.contains("thoughtscope tui -h") && top.contains("docs/reference/"), "{top}");
-    let commands: Vec<String> = top
-        .lines()
-        .skip_while(|l| *l != "Commands:")
-        .skip(1)
-        .take_while(|l| l.starts_with("  "))
-        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
-        .filter(|c| c != "help")
-        .collect();
+    let commands = commands(&top);
     assert!(commands.len() >= 12, "{commands:?}");
     for command in &commands {
         let short = help(&[command, "-h"]);

@@ -765,17 +765,21 @@ fn a_second_native_call_shows_in_the_transcript_as_not_run() {
     assert!(screen.contains(r#"lookup({"keyword":"born"}): not run: one call per step"#), "{screen}");
 }
 
-/// A ReAct step whose reply thought says how long, beside the step in the transcript.
-#[test]
-fn a_react_step_that_thought_says_for_how_long() {
-    use crate::tasks::qa_demo::QaDemo;
-    let dir = tempfile::tempdir().unwrap();
-    let task: Arc<dyn TaskSource> = Arc::new(QaDemo::new(None).unwrap());
-    let mut s = setup(dir.path(), Params::new(crate::engine::methods::react::KIND));
+/// A live ReAct run on the bundled QA demo's first question, not started.
+fn react_live_on_qa_demo(dir: &Path) -> App {
+    let task: Arc<dyn TaskSource> = Arc::new(crate::tasks::qa_demo::QaDemo::new(None).unwrap());
+    let mut s = setup(dir, Params::new(crate::engine::methods::react::KIND));
     s.task = Arc::clone(&task);
     s.header.task = "qa-demo".into();
     let problem = task.problem(0).unwrap();
-    let mut app = App::live(s, &problem, Keymap::default(), ThemeSet::default(), "dark");
+    App::live(s, &problem, Keymap::default(), ThemeSet::default(), "dark")
+}
+
+/// A ReAct step whose reply thought says how long, beside the step in the transcript.
+#[test]
+fn a_react_step_that_thought_says_for_how_long() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = react_live_on_qa_demo(dir.path());
     let effects = app.handle_action(Action::Step);
     let sim = SimProvider::new(SimConfig { thinking: true, ..SimConfig::default() }, &SimPlayers);
     let Some(Effect::CallLlm { call, request }) = effects.into_iter().next() else { panic!("a model call") };
@@ -791,14 +795,8 @@ fn a_react_step_that_thought_says_for_how_long() {
 
 #[test]
 fn react_runs_in_the_explorer_with_a_styled_transcript() {
-    use crate::tasks::qa_demo::QaDemo;
     let dir = tempfile::tempdir().unwrap();
-    let task: Arc<dyn TaskSource> = Arc::new(QaDemo::new(None).unwrap());
-    let mut s = setup(dir.path(), Params::new(crate::engine::methods::react::KIND));
-    s.task = Arc::clone(&task);
-    s.header.task = "qa-demo".into();
-    let problem = task.problem(0).unwrap();
-    let mut app = App::live(s, &problem, Keymap::default(), ThemeSet::default(), "dark");
+    let mut app = react_live_on_qa_demo(dir.path());
     // One step: the model's thought and action; the tool call goes to the driver.
     let effects = app.handle_action(Action::Step);
     let sim = SimProvider::new(SimConfig::default(), &SimPlayers);
@@ -1442,14 +1440,8 @@ async fn the_clock_counts_busy_time_and_messages_expire() {
 
 /// A live ReAct run on qa-demo, finished by the sim, with its tool runner.
 fn react_on_qa_demo(dir: &Path) -> (App, crate::runtime::tools::ToolRunner) {
-    use crate::tasks::qa_demo::QaDemo;
-    let task: Arc<dyn TaskSource> = Arc::new(QaDemo::new(None).unwrap());
-    let mut tools = crate::runtime::tools::ToolRunner::new(task.tools().unwrap());
-    let mut s = setup(dir, Params::new(crate::engine::methods::react::KIND));
-    s.task = Arc::clone(&task);
-    s.header.task = "qa-demo".into();
-    let problem = task.problem(0).unwrap();
-    let mut app = App::live(s, &problem, Keymap::default(), ThemeSet::default(), "dark");
+    let mut app = react_live_on_qa_demo(dir);
+    let mut tools = crate::runtime::tools::ToolRunner::new(app.session.setup.task.tools().unwrap());
     let fx = app.handle_action(Action::RunPause);
     settle_react(&mut app, fx, &mut tools);
     assert!(app.session.run.engine.is_finished());
