@@ -317,7 +317,7 @@ impl Run {
             "proposals" => ("proposal lines", "unreadable or invalid"),
             "value_samples" => ("value samples", "with no class word"),
             "vote_samples" => ("vote samples", "with no readable choice"),
-            "answers" => ("answers", "graded from a fallback line (no answer line)"),
+            "answers" => ("answers", "with no answer line (empty, or graded from a fallback line)"),
             "steps" => ("ReAct steps", "without an action"),
             "retries" => ("ReAct steps", "asked again with a format reminder"),
             _ => ("tool calls asked for", "never made"),

@@ -179,7 +179,7 @@ async fn nothing_listening_is_a_connection_error_retried_then_reported() {
 }
 
 #[tokio::test]
-async fn malformed_truncated_and_empty_replies_are_retried() {
+async fn malformed_truncated_and_choiceless_replies_are_retried() {
     let server = FakeServer::start(|i, _| match i {
         0 => Reply::json(200, r#"{"choices":[{"message":{"content":"su"#),
         1 => Reply::json(200, r#"{"id":"x","choices":[]}"#),
@@ -207,15 +207,6 @@ async fn malformed_truncated_and_empty_replies_are_retried() {
     assert_eq!(e.kind, CallErrorKind::Malformed, "{e}");
     assert!(e.message.contains("not valid JSON") && e.message.contains("gave up after 4 attempts"), "{e}");
     assert_eq!(server.requests(), 4, "one attempt and three retries");
-
-    // Anthropic: an empty content list is retried too.
-    let server = FakeServer::start(|i, _| match i {
-        0 => Reply::json(200, r#"{"type":"message","content":[],"stop_reason":"end_turn"}"#),
-        _ => anthropic_reply("likely"),
-    });
-    let p = HttpProvider::new(&resolved("anthropic", &server.url, |_| {})).unwrap();
-    assert_eq!(p.complete(&request(1), CallOptions::default()).await.unwrap().completions[0].text, "likely");
-    assert_eq!(server.requests(), 2);
 }
 
 #[tokio::test]
@@ -650,50 +641,6 @@ async fn anthropic_streamed_tool_use_is_put_together() {
     assert_eq!((c.tool_calls[0].id.as_deref(), c.tool_calls[0].name.as_str()), (Some("toolu_9"), "search"));
     assert_eq!(c.tool_calls[0].arguments, json!({"entity": "Ilse Varga"}));
     assert_eq!((reply.usage.prompt_tokens, reply.usage.completion_tokens), (30, 25));
-}
-
-/// A reply without text (`"content": null`, `""`, blank) and without a tool call is a
-/// fault of the reply: retried like a malformed one, whole or streamed, and when every
-/// attempt comes back so, the call fails (kind `empty`), saying why.
-#[tokio::test]
-async fn null_or_empty_content_is_retried_and_fails_the_call_when_it_persists() {
-    let empty = |content: &str| {
-        let body = format!(r#"{{"choices":[{{"message":{{"content":{content}}},"finish_reason":"stop"}}]}}"#);
-        Reply::json(200, body)
-    };
-    let server = FakeServer::start(move |i, _| match i {
-        0 => empty("null"),
-        1 => empty("\"\""),
-        _ => Reply::chat(&["sure"], Some((20, 1))),
-    });
-    let reply =
-        openai(&server).complete(&request(1), CallOptions::default()).await.expect("the third attempt has text");
-    assert_eq!(reply.completions[0].text, "sure");
-    assert_eq!(server.requests(), 3, "null and empty content were both retried");
-
-    let server = FakeServer::start(move |_, _| empty("null"));
-    let e = openai(&server).complete(&request(1), CallOptions::default()).await.unwrap_err();
-    assert_eq!(e.kind, CallErrorKind::Empty, "{e}");
-    assert!(e.message.contains("no text") && e.message.contains("gave up after 4 attempts"), "{e}");
-    assert_eq!(server.requests(), 4);
-
-    // Streamed: a stream that ends properly with no text is retried too (nothing was shown).
-    let server = FakeServer::start(|i, _| match i {
-        0 => Reply::chat_stream(&[], false),
-        _ => Reply::chat_stream(&["4 + 4", " = 8"], false),
-    });
-    let reply =
-        openai(&server).complete(&request(1), CallOptions::streaming(Arc::new(|_, _: Streamed<'_>| {}))).await.unwrap();
-    assert_eq!((reply.completions[0].text.as_str(), server.requests()), ("4 + 4 = 8", 2));
-
-    // Anthropic: a message whose content holds no text block and no tool use.
-    let server = FakeServer::start(|i, _| match i {
-        0 => Reply::json(200, r#"{"type":"message","content":[{"type":"text","text":""}],"stop_reason":"end_turn"}"#),
-        _ => anthropic_reply("likely"),
-    });
-    let p = HttpProvider::new(&resolved("anthropic", &server.url, |_| {})).unwrap();
-    assert_eq!(p.complete(&request(1), CallOptions::default()).await.unwrap().completions[0].text, "likely");
-    assert_eq!(server.requests(), 2);
 }
 
 /// A server that ignores `n` gets one request a sample; when a later one fails after its

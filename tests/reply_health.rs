@@ -144,7 +144,7 @@ fn answers_graded_from_a_fallback_line_are_said() {
     assert_eq!(answers["bad"].as_u64(), Some(n), "{s}");
     let human = stdout(&replay(dir.path(), &rec, false));
     let said = format!(
-        "{n} of {n} answers graded from a fallback line (no answer line), e.g. \"4 * 6 = 24\": graded as \"4 * 6 = 24\""
+        "{n} of {n} answers with no answer line (empty, or graded from a fallback line), e.g. \"4 * 6 = 24\": graded as \"4 * 6 = 24\""
     );
     assert!(human.contains(&said), "{human}");
     assert_eq!(support::last_json(&replay(dir.path(), &rec, true))["reply_health"], s["reply_health"]);

@@ -35,7 +35,7 @@ fn proposal(numbers: &str, n: u32) -> LlmRequest {
 /// A server honouring `n` or not, and a client of it sending `seed` (or none).
 fn connect(honour_n: bool, seed: Option<u64>) -> (LatencyServer, Registering) {
     let registry = Registry::default();
-    let options = ServerOptions { latency: Duration::from_millis(2), honour_n };
+    let options = ServerOptions::new(Duration::from_millis(2), honour_n);
     let server = LatencyServer::start(options, registry.clone(), SimProvider::new(SimConfig::default(), &SimPlayers))
         .expect("the local server starts");
     let args = ProviderOptions {

@@ -13,6 +13,7 @@ mod crosswords;
 mod diff;
 mod docs;
 mod e2e_pty;
+mod empty_replies;
 mod engine_is_sans_io;
 mod export;
 mod grade;

@@ -237,9 +237,11 @@ pub(crate) fn bench_http(args: &BenchArgs) -> Result<()> {
         "http: tot-bfs on game24 against a local OpenAI-compatible server answering after {latency} ms, --concurrency {c}"
     );
     let rt = tokio::runtime::Runtime::new()?;
+    // The first small run's lead over the reference's loop, which the empty-reply run is held to.
+    let mut clean_lead = None;
     for honour_n in [true, false] {
         let registry = Registry::default();
-        let options = ServerOptions { latency: Duration::from_millis(latency), honour_n };
+        let options = ServerOptions::new(Duration::from_millis(latency), honour_n);
         let server =
             LatencyServer::start(options, registry.clone(), SimProvider::new(SimConfig::default(), &SimPlayers))
                 .map_err(|e| eyre!("cannot start the local server: {e}"))?;
@@ -247,23 +249,7 @@ pub(crate) fn bench_http(args: &BenchArgs) -> Result<()> {
         for &n in &args.http_puzzles {
             let range = format!("900..{}", 900 + n);
             let c_text = c.to_string();
-            let http_args = [
-                "--range",
-                &range,
-                "--provider",
-                "openai",
-                "--base-url",
-                &server.url,
-                "--model",
-                "bench-model",
-                "--concurrency",
-                &c_text,
-                "--timeout",
-                "120",
-                // The reference's prompts, so the requests are the reference's search's.
-                "--prompt-style",
-                "reference",
-            ];
+            let http_args = http_run_args(&range, &server.url, &c_text);
             let before = server.requests();
             let (mut setup, problems) = run_setup(&http_args)?;
             let inner = Arc::clone(&setup.provider);
@@ -303,18 +289,100 @@ pub(crate) fn bench_http(args: &BenchArgs) -> Result<()> {
                 outln!("    ({} calls failed: {:?})", summary.failed_calls, summary.stopped);
             }
             if honour_n && n <= 5 {
-                let sequential = sequential_requests(&rt, &http_args)?;
+                let (sequential, reference_secs) = reference_run(&rt, &http_args, options)?;
                 outln!(
                     "                 one problem after another (the reference's order, its value cache shared): {sequential} \
                      requests; side by side {requests} ({:.2}x)",
                     requests as f64 / sequential.max(1) as f64
                 );
+                let lead = reference_secs / secs;
+                outln!("                 one call at a time, as the reference's loop: {reference_secs:.2} s; lead {lead:.1}x");
+                if clean_lead.is_none() {
+                    clean_lead = Some((n, lead, secs));
+                }
             }
         }
         drop(server);
     }
+    if let Some((n, lead, wall)) = clean_lead {
+        bench_http_empty(&rt, args, n, (lead, wall))?;
+    }
     drop(rt);
     Ok(())
+}
+
+/// 1 in this many proposals answered empty in the empty-reply run.
+const EMPTY_PROPOSALS: u32 = 5;
+
+/// The same small run against a server answering 1 in [`EMPTY_PROPOSALS`] proposals with
+/// empty content and `finish_reason: "stop"`: an empty reply is an answer (counted as
+/// unreadable), so the requests stay the reference's loop's and the lead over it the clean
+/// server's (`clean`: its lead and wall, for `n` puzzles).
+fn bench_http_empty(rt: &tokio::runtime::Runtime, args: &BenchArgs, n: usize, clean: (f64, f64)) -> Result<()> {
+    let (clean_lead, clean_wall) = clean;
+    let latency = args.http_latency_ms;
+    let options =
+        ServerOptions { empty_proposals: EMPTY_PROPOSALS, ..ServerOptions::new(Duration::from_millis(latency), true) };
+    let registry = Registry::default();
+    let server = LatencyServer::start(options, registry.clone(), SimProvider::new(SimConfig::default(), &SimPlayers))
+        .map_err(|e| eyre!("cannot start the local server: {e}"))?;
+    outln!("  server honours n and answers 1 in {EMPTY_PROPOSALS} proposals empty (finish reason \"stop\"):");
+    let range = format!("900..{}", 900 + n);
+    let c_text = args.http_concurrency.to_string();
+    let http_args = http_run_args(&range, &server.url, &c_text);
+    let (mut setup, problems) = run_setup(&http_args)?;
+    let inner = Arc::clone(&setup.provider);
+    setup.provider = Arc::new(Registering { inner, registry });
+    let started = Instant::now();
+    let results = rt.block_on(run_problems(&setup, &problems, |_| {}));
+    let secs = started.elapsed().as_secs_f64();
+    let summary = summarize(&setup, &results, (secs * 1000.0) as u64);
+    let requests = server.requests();
+    let unreadable = summary.reply_health.proposals.bad;
+    outln!(
+        "    {n:>3} puzzles  wall {secs:6.2} s  {} calls ({requests} requests, {} solved, {} failed)  \
+         proposal lines unreadable {unreadable}/{}",
+        summary.llm_calls,
+        summary.solved,
+        summary.failed_calls,
+        summary.reply_health.proposals.n,
+    );
+    let (reference, reference_secs) = reference_run(rt, &http_args, options)?;
+    drop(server);
+    let lead = reference_secs / secs;
+    outln!(
+        "                 one problem after another, one call at a time, as the reference's loop: {reference} requests in \
+         {reference_secs:.2} s"
+    );
+    outln!(
+        "                 requests {requests} against the reference's {reference} ({:.2}x, goal ≤ 1x); lead {lead:.1}x \
+         against the clean server's {clean_lead:.1}x ({:.2}x of it, goal ≥ 0.9x); wall {:.2}x the clean server's",
+        requests as f64 / reference.max(1) as f64,
+        lead / clean_lead,
+        secs / clean_wall
+    );
+    Ok(())
+}
+
+/// The arguments of an HTTP section run of the puzzles `range` against the server at `url`.
+fn http_run_args<'a>(range: &'a str, url: &'a str, concurrency: &'a str) -> [&'a str; 14] {
+    [
+        "--range",
+        range,
+        "--provider",
+        "openai",
+        "--base-url",
+        url,
+        "--model",
+        "bench-model",
+        "--concurrency",
+        concurrency,
+        "--timeout",
+        "120",
+        // The reference's prompts, so the requests are the reference's search's.
+        "--prompt-style",
+        "reference",
+    ]
 }
 
 /// Requests per second `serve` sustains against the HTTP section's latency, with io and
@@ -324,13 +392,11 @@ fn bench_serve(args: &BenchArgs) -> Result<()> {
     thoughtscope::serve::bench::serve_bench(args.http_latency_ms, 200, 16, &mut out).map_err(|e| eyre!(e))
 }
 
-/// The driver's CPU per call: a tot-bfs run on the sim without latency through the
-/// driver, against the same problems fed synchronously (engine and sim alone).
-/// How many requests the run `http_args` names makes with its problems one after another
-/// and one call at a time, as the reference's loop does, against a local server answering
-/// at once (the same seeded answers): the count side-by-side runs are held to.
-fn sequential_requests(rt: &tokio::runtime::Runtime, http_args: &[&str]) -> Result<u64> {
-    let options = ServerOptions { latency: Duration::ZERO, honour_n: true };
+/// The requests the run `http_args` names makes with its problems one after another and
+/// one call at a time, as the reference's loop makes them, against a fresh server answering
+/// as `options` say (the same seeded answers), and the time it takes: the count side-by-side
+/// runs are held to, and the time their lead is measured against.
+fn reference_run(rt: &tokio::runtime::Runtime, http_args: &[&str], options: ServerOptions) -> Result<(u64, f64)> {
     let registry = Registry::default();
     let server = LatencyServer::start(options, registry.clone(), SimProvider::new(SimConfig::default(), &SimPlayers))
         .map_err(|e| eyre!("cannot start the local server: {e}"))?;
@@ -345,13 +411,17 @@ fn sequential_requests(rt: &tokio::runtime::Runtime, http_args: &[&str]) -> Resu
     let (mut setup, problems) = run_setup(&args)?;
     let inner = Arc::clone(&setup.provider);
     setup.provider = Arc::new(Registering { inner, registry });
+    let started = Instant::now();
     let results = rt.block_on(run_problems(&setup, &problems, |_| {}));
+    let secs = started.elapsed().as_secs_f64();
     if results.iter().any(|r| r.failed_calls > 0) {
         return Err(eyre!("the one-after-another run had failed calls"));
     }
-    Ok(server.requests())
+    Ok((server.requests(), secs))
 }
 
+/// The driver's CPU per call: a tot-bfs run on the sim without latency through the
+/// driver, against the same problems fed synchronously (engine and sim alone).
 pub(crate) fn bench_overhead() -> Result<()> {
     let args = ["--range", "0..300", "--concurrency", "16"];
     let cpu = thoughtscope::runtime::bench::cpu_seconds;

@@ -86,6 +86,8 @@ pub struct ReadTallies {
     pub proposals: Tally,
     pub value_samples: Tally,
     pub vote_samples: Tally,
+    /// Whole answers (io, cot) that came empty: no node is made of them to count later.
+    pub answers: Tally,
 }
 
 impl ReadTallies {
@@ -163,7 +165,8 @@ pub struct ReplyHealth {
     /// Vote samples; bad: no choice (or one outside the list) read.
     #[serde(default, skip_serializing_if = "Tally::is_empty")]
     pub vote_samples: Tally,
-    /// Answers graded; bad: read from a fallback line (the reply had no answer line).
+    /// Answers graded, and empty ones; bad: empty, or read from a fallback line (the reply
+    /// had no answer line).
     #[serde(default, skip_serializing_if = "Tally::is_empty")]
     pub answers: Tally,
     /// ReAct steps the model wrote; bad: no action could be read.
@@ -186,7 +189,7 @@ const KINDS: [(&str, &str, &str); 8] = [
     ("proposals", "proposal lines", "unreadable or invalid"),
     ("value_samples", "value samples", "with no class word"),
     ("vote_samples", "vote samples", "with no readable choice"),
-    ("answers", "answers", "graded from a fallback line (no answer line)"),
+    ("answers", "answers", "with no answer line (empty, or graded from a fallback line)"),
     ("steps", "ReAct steps", "without an action"),
     ("retries", "ReAct steps", "asked again with a format reminder"),
     ("tool_calls", "tool calls asked for", "never made"),
@@ -206,6 +209,7 @@ impl ReplyHealth {
             proposals: read.proposals.clone(),
             value_samples: read.value_samples.clone(),
             vote_samples: read.vote_samples.clone(),
+            answers: read.answers.clone(),
             ..ReplyHealth::default()
         };
         let tree = engine.tree();

@@ -722,6 +722,11 @@ impl Engine {
             }
             CallKind::Own(tag) => self.method.on_reply(&mut self.core, node, tag, &response),
             CallKind::Answer => {
+                // An empty reply makes no answer node: it is counted here, as an answer with
+                // nothing to grade (the others are counted from the outcome).
+                for _ in texts.iter().filter(|t| t.trim().is_empty()) {
+                    self.core.read_tallies.answers.bad("", "an empty reply, nothing to grade");
+                }
                 let proposals = texts
                     .iter()
                     .map(|t| Proposal { thought: t.trim().to_string(), path: t.clone(), problem: None })

@@ -87,6 +87,9 @@ pub struct Profile {
     /// The tag pairs a model served raw puts its thinking between, replacing the
     /// defaults (`[["<think>", "</think>"], ...]`; `[]` turns the splitting off).
     pub think_tags: Option<Vec<[String; 2]>>,
+    /// Ask a reply with no text and no tool call once more, at once (default false: an
+    /// empty reply is an answer, which the task's reader counts as unreadable).
+    pub retry_empty: Option<bool>,
 }
 
 /// The levels `reasoning_effort` takes.
@@ -141,7 +144,8 @@ impl Profile {
             thinking_budget,
             think,
             think_via,
-            think_tags
+            think_tags,
+            retry_empty
         );
         self
     }
@@ -402,6 +406,8 @@ pub struct Resolved {
     pub seed: Option<u64>,
     pub max_tokens_param: String,
     pub stream_usage: bool,
+    /// Ask a reply with no text once more, at once (the profile's `retry_empty`).
+    pub retry_empty: bool,
     /// The context window the command line or the profile states, with where it came from.
     pub context: Option<crate::llm::ContextWindow>,
     /// What the API is asked of a reasoning model (see [`super::api::Reasoning`]).
@@ -634,6 +640,7 @@ pub fn resolve(
         seed: profile.seed.unwrap_or(true).then_some(seed),
         max_tokens_param: max_tokens_param(&profile, &reasoning),
         stream_usage: profile.stream_usage.unwrap_or(true),
+        retry_empty: profile.retry_empty.unwrap_or(false),
         context: context_of(args.context_window, profile.context, &file_key("context"))?,
         reasoning,
     })

@@ -192,8 +192,9 @@ impl HttpCore {
         }
     }
 
-    /// A reply that came back but could not be used: malformed, cut short, empty, or
-    /// an error the server reported inside a 200. These are transient (a server under
+    /// A reply that came back but could not be used: malformed, cut short, with no
+    /// choices at all, or an error the server reported inside a 200 (a choice with no
+    /// text is no fault: an empty answer). These are transient (a server under
     /// load, a proxy that dropped a connection), so they are retried like a 5xx.
     pub fn reply_fault<T>(&self, e: CallError) -> Attempt<T> {
         let error = CallError { message: self.scrub(&e.message), ..e };

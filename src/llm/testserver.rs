@@ -11,6 +11,7 @@
 //! from `seed` on (so `n` choices of seed `s` are the same as one choice each of seeds
 //! `s`, `s+1`, ... that the client sends where `n` is ignored), and a request without
 //! one gets the next draws of its messages (a count per prompt), never the same again.
+//! It can answer a share of proposals with empty content ([`ServerOptions::empty_proposals`]).
 //!
 //! HTTP/1.1 with keep-alive, one request at a time per connection (as reqwest sends
 //! them), on 127.0.0.1 with a port of its own; its own thread and runtime; stops when
@@ -100,6 +101,27 @@ pub struct ServerOptions {
     pub latency: Duration,
     /// Return `n` choices (false: one, whatever `n` asks).
     pub honour_n: bool,
+    /// Answer 1 in this many proposal requests (`Purpose::Propose`) with empty content and
+    /// `finish_reason: "stop"`, as a server does that filtered the answer or whose model
+    /// had nothing to say (0: none). Which ones is a hash of the messages, so a request
+    /// gets the same answer whenever it is asked, in any order.
+    pub empty_proposals: u32,
+}
+
+impl ServerOptions {
+    /// A server answering after `latency`, honouring `n` or not, every reply with text.
+    pub fn new(latency: Duration, honour_n: bool) -> ServerOptions {
+        ServerOptions { latency, honour_n, empty_proposals: 0 }
+    }
+}
+
+/// Whether the request filed under `key` is one the server answers empty.
+fn answered_empty(options: &ServerOptions, purpose: crate::protocol::Purpose, key: &str) -> bool {
+    // FNV-1a: stable across runs and platforms, unlike the standard library's hasher.
+    let hash = key.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+    options.empty_proposals > 0
+        && purpose == crate::protocol::Purpose::Propose
+        && hash % u64::from(options.empty_proposals) == 0
 }
 
 pub struct LatencyServer {
@@ -245,6 +267,7 @@ fn answer(shared: &Shared, path: &str, body: &[u8]) -> (String, String) {
     let Some((mut request, key)) = shared.registry.find(&body) else {
         return error("400 Bad Request", "no request with these messages was filed with the server");
     };
+    let empty = answered_empty(&shared.options, request.purpose, &key);
     let asked = body.get("n").and_then(Value::as_u64).unwrap_or(1).max(1) as u32;
     request.n = if shared.options.honour_n { asked } else { 1 };
     let first = match body.get("seed").and_then(Value::as_u64) {
@@ -265,13 +288,17 @@ fn answer(shared: &Shared, path: &str, body: &[u8]) -> (String, String) {
         .completions
         .iter()
         .enumerate()
-        .map(|(i, c)| json!({"index": i, "message": {"role": "assistant", "content": c.text}, "finish_reason": "stop"}))
+        .map(|(i, c)| {
+            let content = if empty { "" } else { c.text.as_str() };
+            json!({"index": i, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"})
+        })
         .collect();
+    let completion_tokens = if empty { 0 } else { reply.usage.completion_tokens };
     let model = body.get("model").cloned().unwrap_or(Value::Null);
     let usage = json!({
         "prompt_tokens": reply.usage.prompt_tokens,
-        "completion_tokens": reply.usage.completion_tokens,
-        "total_tokens": reply.usage.prompt_tokens + reply.usage.completion_tokens,
+        "completion_tokens": completion_tokens,
+        "total_tokens": reply.usage.prompt_tokens + completion_tokens,
     });
     let out = json!({"id": "bench", "object": "chat.completion", "model": model, "choices": choices, "usage": usage});
     ("200 OK".to_string(), out.to_string())

@@ -48,13 +48,14 @@ pub enum CallErrorKind {
     Malformed,
     /// The stream ended before the reply did.
     Truncated,
-    /// The reply had no choices or content.
+    /// The reply had no choices at all (a reply whose choices have no text is an
+    /// answer, an empty one, and no error).
     Empty,
     /// The prompt does not fit the model's context window (the server said so, in one
     /// of the usual phrasings): the same prompt can never succeed, so the branch stops.
     ContextOverflow,
-    /// A reasoning model spent the whole completion limit thinking and gave no answer:
-    /// the same request cannot do better (the completion limit must be raised).
+    /// The reply reached its completion limit before any text (a reasoning model spent
+    /// it thinking): the same request cannot do better (the completion limit must be raised).
     AllThinking,
     /// A replayed run asked something the recording does not have.
     NotRecorded,

@@ -120,10 +120,15 @@ pub fn issue(core: &mut Core, node: NodeId, tag: u32, prompt: Prompt) {
 }
 
 /// A new attempt under `parent` from a reply: the first completion's text. `None` when
-/// the reply is empty (the caller says so and stops).
+/// the reply is empty (the caller says so and stops; it is counted as an answer with
+/// nothing to grade).
 pub fn add_attempt(core: &mut Core, parent: NodeId, reply: &LlmResponse, origin: Origin) -> Option<NodeId> {
     let text = reply.completions.first().map(|c| c.text.clone()).unwrap_or_default();
-    add_attempt_text(core, parent, &text, origin)
+    let added = add_attempt_text(core, parent, &text, origin);
+    if added.is_none() {
+        core.read_tallies.answers.bad("", "an empty reply, nothing to grade");
+    }
+    added
 }
 
 pub fn add_attempt_text(core: &mut Core, parent: NodeId, text: &str, origin: Origin) -> Option<NodeId> {

@@ -575,12 +575,15 @@ mod tests {
         assert_eq!(parse_chat(r#"{"error":{"message":"boom"}}"#).unwrap_err().message, "boom");
         let no_usage = parse_chat(r#"{"choices":[{"message":{"content":"x"}}]}"#).unwrap();
         assert_eq!((no_usage.usage, no_usage.completions[0].text.as_str()), (None, "x"));
-        // No text in any choice (null, empty, blank) and no tool call: a fault of the reply.
+        // No text in any choice (null, empty, blank) and no tool call: an empty answer, unless
+        // it stopped at its length.
         for content in ["null", "\"\"", "\" \\n \""] {
             let reply = format!(r#"{{"choices":[{{"message":{{"content":{content}}},"finish_reason":"stop"}}]}}"#);
-            let e = parse_chat(&reply).and_then(Part::with_text).unwrap_err();
-            assert_eq!(e.kind, CallErrorKind::Empty, "{content}: {e}");
-            assert!(e.message.contains("no text") && e.message.contains("\"stop\""), "{e}");
+            let p = parse_chat(&reply).and_then(Part::judged).unwrap();
+            assert!(p.is_blank() && p.completions[0].finish_reason.as_deref() == Some("stop"), "{content}");
+            let cut = reply.replace("\"stop\"", "\"length\"");
+            let e = parse_chat(&cut).and_then(Part::judged).unwrap_err();
+            assert_eq!(e.kind, CallErrorKind::AllThinking, "{content}: {e}");
         }
         let two = r#"{"choices":[{"message":{"content":""}},{"index":1,"message":{"content":"b"}}]}"#;
         assert_eq!(parse_chat(two).unwrap().completions.len(), 2, "one choice with text is a reply");

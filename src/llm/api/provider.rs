@@ -39,35 +39,40 @@ pub struct Part {
 }
 
 impl Part {
-    /// `self`, unless no completion of it has text or a tool call (`"content": null`, `""`,
-    /// only whitespace): such a reply gives a method nothing to read, so it is a fault of
-    /// the reply, retried like a malformed one and a failed call when the retries run out,
-    /// never an empty answer to score.
-    ///
-    /// A reply that is all thinking and stopped at its length is said as such: retrying
-    /// it cannot help, the completion limit must be raised.
-    pub fn with_text(self) -> Result<Part, CallError> {
-        let blank = |c: &Completion| c.text.trim().is_empty() && c.tool_calls.is_empty();
-        if !self.completions.iter().all(blank) {
+    /// Whether no completion has text or a tool call (`"content": null`, `""`, only
+    /// whitespace).
+    pub fn is_blank(&self) -> bool {
+        self.completions.iter().all(|c| c.text.trim().is_empty() && c.tool_calls.is_empty())
+    }
+
+    /// `self`, unless it is blank and stopped at its length: retrying that cannot help,
+    /// the completion limit must be raised, so it fails the call saying so (never
+    /// retried). A blank reply that stopped otherwise (`"stop"`, a content filter, no
+    /// reason) is an answer, an empty one: the task's reader counts it as unreadable.
+    pub fn judged(self) -> Result<Part, CallError> {
+        let length = self.completions.iter().any(|c| c.finish_reason.as_deref() == Some("length"));
+        if !length || !self.is_blank() {
             return Ok(self);
         }
-        let finish = self.completions.iter().find_map(|c| c.finish_reason.as_deref());
         let thought: usize = self.completions.iter().map(|c| c.thinking_text().chars().count()).sum();
-        if thought > 0 && finish == Some("length") {
-            return Err(CallError {
-                kind: CallErrorKind::AllThinking,
-                message: format!(
-                    "the model spent its whole completion limit thinking ({thought} characters of thinking, no answer): \
-                     the task's limit on a reply covers thinking and answer together; lower --reasoning-effort, or \
-                     use a model that thinks less"
-                ),
-            });
-        }
-        let how = finish.map(|f| format!(", finish reason {f:?}")).unwrap_or_default();
-        Err(CallError {
-            kind: CallErrorKind::Empty,
-            message: format!("the reply has no text (its content is null or empty and it calls no tool{how})"),
-        })
+        let message = if thought > 0 {
+            format!(
+                "the model spent its whole completion limit thinking ({thought} characters of thinking, no answer): \
+                 the task's limit on a reply covers thinking and answer together; lower --reasoning-effort, or \
+                 use a model that thinks less"
+            )
+        } else {
+            let hidden = match self.reasoning_tokens.filter(|&r| r > 0) {
+                Some(r) => format!(" ({r} tokens of thinking the server did not show)"),
+                None => String::new(),
+            };
+            format!(
+                "the reply reached its completion limit (finish reason \"length\") before any text{hidden}: raise \
+                 the completion limit (for a reasoning model it covers thinking and answer together: or lower \
+                 --reasoning-effort)"
+            )
+        };
+        Err(CallError { kind: CallErrorKind::AllThinking, message })
     }
 }
 
@@ -160,6 +165,8 @@ pub struct HttpProvider {
     settings: Settings,
     /// The context window the command line or the profile states.
     context: Option<ContextWindow>,
+    /// Ask a reply with no text once more, at once (the profile's `retry_empty`).
+    retry_empty: bool,
 }
 
 impl HttpProvider {
@@ -189,6 +196,7 @@ impl HttpProvider {
                 reasoning: r.reasoning.clone(),
             },
             context: r.context.clone(),
+            retry_empty: r.retry_empty,
         })
     }
 
@@ -243,7 +251,33 @@ impl HttpProvider {
     }
 
     /// One HTTP request (with retries) for `n` samples, the first being sample `sample`.
+    /// A reply with no text and no tool call is an answer (an empty one, for the task's
+    /// reader to count as unreadable), never a fault retried with back-off: where the
+    /// profile says `retry_empty`, it is asked once more at once, and the second reply
+    /// stands whatever it is.
     async fn one(
+        &self,
+        request: &LlmRequest,
+        n: u32,
+        sample: u32,
+        deltas: Option<&DeltaFn>,
+    ) -> Result<Part, CallError> {
+        let part = self.send(request, n, sample, deltas).await?;
+        if !(self.retry_empty && part.is_blank()) {
+            return Ok(part);
+        }
+        self.http.retries_made.fetch_add(1, Ordering::Relaxed);
+        if let Some(d) = deltas {
+            // Whatever blank text was shown of each sample is asked again from its start.
+            for i in sample..sample + n {
+                d(i, crate::llm::Streamed::Restart);
+            }
+        }
+        self.send(request, n, sample, deltas).await
+    }
+
+    /// One HTTP request with its retries on faults (see [`HttpCore::with_retries`]).
+    async fn send(
         &self,
         request: &LlmRequest,
         n: u32,
@@ -284,7 +318,7 @@ impl HttpProvider {
                     }
                     None => match http.body_text(url, resp).await {
                         Err(attempt) => attempt,
-                        Ok(text) => match api.parse(&text).map(split).and_then(Part::with_text) {
+                        Ok(text) => match api.parse(&text).map(split).and_then(Part::judged) {
                             Ok(p) => Attempt::Done(p),
                             Err(e) => http.reply_fault(e),
                         },
@@ -381,7 +415,7 @@ async fn read_stream(
     for ev in parser.finish() {
         state.event(&ev.data, first_sample, Some(deltas))?;
     }
-    state.finish().map(split).and_then(Part::with_text)
+    state.finish().map(split).and_then(Part::judged)
 }
 
 impl Provider for HttpProvider {
@@ -511,14 +545,28 @@ mod tests {
     }
 
     #[test]
-    fn a_reply_with_no_text_and_no_tool_call_is_a_fault() {
-        for text in ["", " \n "] {
-            let part = Part { completions: vec![Completion::text(text, Some("stop".into()))], ..Part::default() };
-            let e = part.with_text().unwrap_err();
-            assert!(e.kind == CallErrorKind::Empty && e.message.contains("\"stop\""), "{e}");
+    fn a_reply_with_no_text_is_an_answer_unless_it_stopped_at_its_length() {
+        let part = |texts: &[&str], finish: Option<&str>| Part {
+            completions: texts.iter().map(|t| Completion::text(*t, finish.map(Into::into))).collect(),
+            ..Part::default()
+        };
+        for finish in [Some("stop"), Some("content_filter"), None] {
+            for text in ["", " \n "] {
+                let blank = part(&[text], finish);
+                assert!(blank.is_blank());
+                let read = blank.judged().expect("an empty reply is an answer");
+                assert_eq!(read.completions[0].text, text, "handed on as it came ({finish:?})");
+            }
         }
-        let two =
-            Part { completions: vec![Completion::text("", None), Completion::text("b", None)], ..Part::default() };
-        assert_eq!(two.with_text().unwrap().completions.len(), 2, "one completion with text is a reply");
+        assert!(!part(&["", "b"], Some("stop")).is_blank(), "one completion with text is not blank");
+        // Stopped at its length with no text: said, never handed on as an answer.
+        let e = part(&[""], Some("length")).judged().unwrap_err();
+        assert_eq!(e.kind, CallErrorKind::AllThinking, "{e}");
+        assert!(e.message.contains("raise the completion limit") && !e.message.contains("did not show"), "{e}");
+        let hidden = Part { reasoning_tokens: Some(64), ..part(&[""], Some("length")) };
+        let e = hidden.judged().unwrap_err();
+        assert!(e.message.contains("64 tokens of thinking the server did not show"), "{e}");
+        // Text cut at its length is a reply like any other.
+        assert!(part(&["4 + 4"], Some("length")).judged().is_ok());
     }
 }
