@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 use support::{FakeServer, Reply, Seen};
 use thoughtscope::llm::api::HttpProvider;
 use thoughtscope::llm::config::{resolve, FileConfig, ProviderOptions, Resolved};
-use thoughtscope::llm::{CallOptions, DeltaFn, Provider, Streamed};
+use thoughtscope::llm::{CallOptions, Provider, Streamed};
 use thoughtscope::protocol::{CallErrorKind, LlmRequest, Message, Purpose};
 
 const KEY: &str = "sk-empty-test-0123456789";
@@ -44,18 +44,8 @@ fn provider(name: &str, server: &FakeServer) -> HttpProvider {
 }
 
 fn request() -> LlmRequest {
-    LlmRequest {
-        purpose: Purpose::Propose,
-        messages: vec![Message::user("Input: 4 5 6 10\nPossible next steps:")],
-        n: 1,
-        temperature: 0.7,
-        max_tokens: Some(50),
-        stop: vec![],
-        context: Value::Null,
-        nonce: 0,
-        tools: vec![],
-        sampling: Default::default(),
-    }
+    let messages = vec![Message::user("Input: 4 5 6 10\nPossible next steps:")];
+    LlmRequest { max_tokens: Some(50), ..LlmRequest::simple(Purpose::Propose, messages) }
 }
 
 /// An OpenAI chat reply of one choice with this `content` (JSON) and finish reason.
@@ -118,14 +108,7 @@ async fn an_empty_reply_of_any_kind_is_an_answer_asked_once() {
 /// Streamed replies of each kind: the same, and the watcher is told nothing to forget.
 #[tokio::test]
 async fn an_empty_stream_of_any_kind_is_an_answer_asked_once() {
-    let shown = Arc::new(Mutex::new(Vec::new()));
-    let s = Arc::clone(&shown);
-    let deltas: DeltaFn = Arc::new(move |i, piece: Streamed<'_>| {
-        s.lock().unwrap().push(match piece {
-            Streamed::Text(t) => format!("{i}:{t}"),
-            Streamed::Restart => format!("{i}:restart"),
-        })
-    });
+    let (deltas, shown) = support::recorded_deltas();
     let server = FakeServer::start(|_, _| Reply::chat_stream(&[], false));
     let p = provider("openai", &server);
     let reply = p.complete(&request(), CallOptions::streaming(Arc::clone(&deltas))).await.unwrap();
@@ -191,14 +174,7 @@ async fn the_profiles_retry_empty_asks_once_more_at_once() {
 
     // A streamed retry tells the watcher to forget the sample's first (blank) reply.
     let server = FakeServer::start(|i, _| Reply::chat_stream(if i == 0 { &[" "] } else { &["4 + 5", " = 9"] }, false));
-    let shown = Arc::new(Mutex::new(Vec::new()));
-    let s = Arc::clone(&shown);
-    let deltas: DeltaFn = Arc::new(move |i, piece: Streamed<'_>| {
-        s.lock().unwrap().push(match piece {
-            Streamed::Text(t) => format!("{i}:{t}"),
-            Streamed::Restart => format!("{i}:restart"),
-        })
-    });
+    let (deltas, shown) = support::recorded_deltas();
     let reply = with(&server.url).complete(&request(), CallOptions::streaming(deltas)).await.unwrap();
     assert_eq!((reply.completions[0].text.as_str(), server.requests()), ("4 + 5 = 9", 2));
     assert_eq!(*shown.lock().unwrap(), ["0: ", "0:restart", "0:4 + 5", "0: = 9"]);

@@ -280,18 +280,8 @@ async fn anthropic_samples_go_side_by_side_each_under_a_slot_of_the_limit() {
     let env = |k: &str| (k == "ANTHROPIC_API_KEY").then(|| "sk-ant-test".to_string());
     let resolved = resolve("anthropic", &args, &FileConfig::default(), &env, 1).unwrap();
     let provider = thoughtscope::llm::api::HttpProvider::new(&resolved).unwrap();
-    let request = LlmRequest {
-        purpose: Purpose::Value,
-        messages: vec![Message::user("Evaluate if given numbers can reach 24: 4 4 10")],
-        n: 4,
-        temperature: 0.7,
-        max_tokens: Some(50),
-        stop: vec![],
-        context: Value::Null,
-        nonce: 0,
-        tools: vec![],
-        sampling: Default::default(),
-    };
+    let messages = vec![Message::user("Evaluate if given numbers can reach 24: 4 4 10")];
+    let request = LlmRequest { n: 4, max_tokens: Some(50), ..LlmRequest::simple(Purpose::Value, messages) };
     // The call holds one slot of four; the other three are free. The fake server answers
     // two requests at a time (its two threads), so two or more samples at once is side by side.
     let limit = Arc::new(tokio::sync::Semaphore::new(4));

@@ -6,13 +6,11 @@
 
 use crate::support;
 
-use std::sync::{Arc, Mutex};
-
 use serde_json::{json, Value};
 use support::{FakeServer, Reply, Seen};
 use thoughtscope::llm::api::HttpProvider;
 use thoughtscope::llm::config::{resolve, FileConfig, ProviderOptions};
-use thoughtscope::llm::{CallOptions, DeltaFn, Provider, Streamed};
+use thoughtscope::llm::{CallOptions, Provider};
 use thoughtscope::protocol::{CallErrorKind, LlmRequest, Message, Purpose};
 
 const KEY: &str = "sk-responses-test-0123456789";
@@ -106,14 +104,7 @@ async fn streamed_replies_show_text_as_it_comes_and_a_cut_stream_is_retried() {
     };
     let server = FakeServer::start(move |i, _| Reply::Sse { events: events(i == 0), cut: i == 0 });
     let p = provider(&server);
-    let shown = Arc::new(Mutex::new(Vec::new()));
-    let s = Arc::clone(&shown);
-    let deltas: DeltaFn = Arc::new(move |i, piece: Streamed<'_>| {
-        s.lock().unwrap().push(match piece {
-            Streamed::Text(t) => format!("{i}:{t}"),
-            Streamed::Restart => format!("{i}:restart"),
-        })
-    });
+    let (deltas, shown) = support::recorded_deltas();
     let reply = p.complete(&request(1, &[]), CallOptions::streaming(deltas)).await.unwrap();
     assert_eq!(reply.completions[0].text, "4 + 4 = 8");
     assert_eq!((reply.usage.prompt_tokens, reply.usage.completion_tokens), (40, 9));

@@ -375,3 +375,17 @@ pub fn anchor(heading: &str) -> String {
         .map(|c| if c == ' ' { '-' } else { c })
         .collect()
 }
+
+/// A stream watcher that records what it is handed, as `sample:text` and `sample:restart`.
+pub fn recorded_deltas() -> (thoughtscope::llm::DeltaFn, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use thoughtscope::llm::Streamed;
+    let shown = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let s = std::sync::Arc::clone(&shown);
+    let deltas: thoughtscope::llm::DeltaFn = std::sync::Arc::new(move |i, piece: Streamed<'_>| {
+        s.lock().unwrap().push(match piece {
+            Streamed::Text(t) => format!("{i}:{t}"),
+            Streamed::Restart => format!("{i}:restart"),
+        })
+    });
+    (deltas, shown)
+}
