@@ -330,12 +330,7 @@ fn bench_http_empty(rt: &tokio::runtime::Runtime, args: &BenchArgs, n: usize, cl
     let range = format!("900..{}", 900 + n);
     let c_text = args.http_concurrency.to_string();
     let http_args = http_run_args(&range, &server.url, &c_text);
-    let (mut setup, problems) = run_setup(&http_args)?;
-    let inner = Arc::clone(&setup.provider);
-    setup.provider = Arc::new(Registering { inner, registry });
-    let started = Instant::now();
-    let results = rt.block_on(run_problems(&setup, &problems, |_| {}));
-    let secs = started.elapsed().as_secs_f64();
+    let (setup, results, secs) = registered_run(rt, &http_args, registry)?;
     let summary = summarize(&setup, &results, (secs * 1000.0) as u64);
     let requests = server.requests();
     let unreadable = summary.reply_health.proposals.bad;
@@ -392,6 +387,21 @@ fn bench_serve(args: &BenchArgs) -> Result<()> {
     thoughtscope::serve::bench::serve_bench(args.http_latency_ms, 200, 16, &mut out).map_err(|e| eyre!(e))
 }
 
+/// The run `args` names, its calls registered in `registry`: its set-up, results and wall
+/// time in seconds.
+fn registered_run(
+    rt: &tokio::runtime::Runtime,
+    args: &[&str],
+    registry: Registry,
+) -> Result<(thoughtscope::runtime::headless::RunSetup, Vec<thoughtscope::runtime::headless::ProblemResult>, f64)> {
+    let (mut setup, problems) = run_setup(args)?;
+    let inner = Arc::clone(&setup.provider);
+    setup.provider = Arc::new(Registering { inner, registry });
+    let started = Instant::now();
+    let results = rt.block_on(run_problems(&setup, &problems, |_| {}));
+    Ok((setup, results, started.elapsed().as_secs_f64()))
+}
+
 /// The requests the run `http_args` names makes with its problems one after another and
 /// one call at a time, as the reference's loop makes them, against a fresh server answering
 /// as `options` say (the same seeded answers), and the time it takes: the count side-by-side
@@ -408,12 +418,7 @@ fn reference_run(rt: &tokio::runtime::Runtime, http_args: &[&str], options: Serv
     if let Some(i) = at("--concurrency", &args) {
         args[i] = "1";
     }
-    let (mut setup, problems) = run_setup(&args)?;
-    let inner = Arc::clone(&setup.provider);
-    setup.provider = Arc::new(Registering { inner, registry });
-    let started = Instant::now();
-    let results = rt.block_on(run_problems(&setup, &problems, |_| {}));
-    let secs = started.elapsed().as_secs_f64();
+    let (_, results, secs) = registered_run(rt, &args, registry)?;
     if results.iter().any(|r| r.failed_calls > 0) {
         return Err(eyre!("the one-after-another run had failed calls"));
     }

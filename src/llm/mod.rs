@@ -162,8 +162,5 @@ pub fn build_http(
     Ok(Arc::new(api::HttpProvider::new(resolved)?.priced(price)))
 }
 
-/// A temperature as the request body sends it: the decimal the user gave (`0.7`), not
-/// the f32's binary value widened to f64 (`0.699999988079071`).
-pub fn wire_temperature(t: f32) -> f64 {
-    t.to_string().parse::<f64>().unwrap_or(f64::from(t))
-}
+/// A temperature as the request body sends it (see [`crate::protocol::as_written`]).
+pub use crate::protocol::as_written as wire_temperature;

@@ -21,7 +21,7 @@ mod tool;
 
 pub use error::{CallError, CallErrorKind};
 pub use estimate::{estimate_prompt_tokens, estimate_tokens};
-pub use request::{LlmRequest, Message, Prompt, Purpose, Role, Sampling};
+pub use request::{as_written, LlmRequest, Message, Prompt, Purpose, Role, Sampling};
 pub use response::{Completion, LlmResponse, LostSamples, Usage};
 pub use text::Text;
 pub use thinking::{

@@ -111,6 +111,12 @@ impl Message {
     }
 }
 
+/// A sampling number as a request body sends it: the decimal the user gave (`0.7`), not
+/// the f32's binary value widened to f64 (`0.699999988079071`).
+pub fn as_written(x: f32) -> f64 {
+    x.to_string().parse::<f64>().unwrap_or(f64::from(x))
+}
+
 /// Sampling fields besides the temperature, sent only where a request says them (`serve`
 /// passing a client's own through io); each API kind sends those it takes
 /// ([`crate::llm::Provider::sampling_fields`]), and a request with one it does not take is
@@ -145,8 +151,7 @@ impl Sampling {
     /// Put the fields set into a request body (their values as written, not widened).
     pub fn insert_into(&self, body: &mut serde_json::Map<String, serde_json::Value>, takes: &[&str]) {
         for (name, value) in self.fields().into_iter().filter(|(name, _)| takes.contains(name)) {
-            let written = value.to_string().parse::<f64>().unwrap_or(f64::from(value));
-            body.insert(name.into(), serde_json::json!(written));
+            body.insert(name.into(), serde_json::json!(as_written(value)));
         }
     }
 }

@@ -148,6 +148,16 @@ pub fn assemble(request: &LlmRequest, parts: Vec<Part>, want: usize, model: &str
     }
 }
 
+/// Which replies of a run came without token usage.
+#[derive(Default)]
+struct UsageMissing {
+    streamed: std::sync::atomic::AtomicBool,
+    plain: std::sync::atomic::AtomicBool,
+    /// Some of them answered a request that offered tools (whose definitions the
+    /// estimate counts).
+    with_tools: std::sync::atomic::AtomicBool,
+}
+
 /// A model behind an HTTP API of any kind.
 pub struct HttpProvider {
     api: &'static dyn Api,
@@ -160,8 +170,8 @@ pub struct HttpProvider {
     n_mode: AtomicU8,
     /// The server was found to ignore `n` in this run (it was not known before).
     n_found_ignored: std::sync::atomic::AtomicBool,
-    /// Replies came without usage in this run: (streamed, plain, with tools offered).
-    usage_missing: [std::sync::atomic::AtomicBool; 3],
+    /// Replies came without usage in this run.
+    usage_missing: UsageMissing,
     settings: Settings,
     /// The context window the command line or the profile states.
     context: Option<ContextWindow>,
@@ -436,9 +446,11 @@ impl Provider for HttpProvider {
             let streamed = options.stream.is_some();
             let reply = self.call(request, options.stream, options.slots).await?;
             if reply.usage.estimated {
-                self.usage_missing[usize::from(!streamed)].store(true, Ordering::Relaxed);
+                let missing = &self.usage_missing;
+                let kind = if streamed { &missing.streamed } else { &missing.plain };
+                kind.store(true, Ordering::Relaxed);
                 if !request.tools.is_empty() {
-                    self.usage_missing[2].store(true, Ordering::Relaxed);
+                    missing.with_tools.store(true, Ordering::Relaxed);
                 }
             }
             Ok(reply)
@@ -487,15 +499,15 @@ impl Provider for HttpProvider {
                 self.describe()
             ));
         }
-        let missing = |i: usize| self.usage_missing[i].load(Ordering::Relaxed);
-        let how = match (missing(0), missing(1)) {
-            (true, true) => Some("its replies"),
+        let missing = |flag: &std::sync::atomic::AtomicBool| flag.load(Ordering::Relaxed);
+        let m = &self.usage_missing;
+        let how = match (missing(&m.streamed), missing(&m.plain)) {
+            (_, true) => Some("its replies"),
             (true, false) => Some("its streamed replies (stream_options.include_usage was not honoured)"),
-            (false, true) => Some("its replies"),
             (false, false) => None,
         };
         if let Some(how) = how {
-            let tools = match missing(2) {
+            let tools = match missing(&m.with_tools) {
                 true => {
                     "; the prompt estimates count the tool definitions, which a server that drops `tools` never saw"
                 }
